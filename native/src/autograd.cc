@@ -1,0 +1,137 @@
+// Autograd: requires_grad, backward, grad read/write, autograd.grad and grad mode.
+#include "state.h"
+
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/function.h>
+
+namespace tailor {
+namespace {
+
+Napi::Value SetRequiresGrad(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "requiresGrad_: ", [&]() -> Napi::Value {
+    at::Tensor t = getTensor(env, info[0]);
+    t.set_requires_grad(info[1].ToBoolean().Value());
+    return env.Undefined();
+  });
+}
+
+Napi::Value RequiresGrad(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "requiresGrad: ", [&]() -> Napi::Value {
+    return Napi::Boolean::New(env, getTensor(env, info[0]).requires_grad());
+  });
+}
+
+Napi::Value IsLeaf(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "isLeaf: ", [&]() -> Napi::Value {
+    return Napi::Boolean::New(env, getTensor(env, info[0]).is_leaf());
+  });
+}
+
+Napi::Value GradFnName(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "gradFn: ", [&]() -> Napi::Value {
+    const auto& fn = getTensor(env, info[0]).grad_fn();
+    if (!fn) return env.Null();
+    return Napi::String::New(env, fn->name());
+  });
+}
+
+// grad(handle) -> a new handle to .grad, or null when there is none.
+Napi::Value Grad(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "grad: ", [&]() -> Napi::Value {
+    const at::Tensor& g = getTensor(env, info[0]).grad();
+    if (!g.defined()) return env.Null();
+    return Napi::Number::New(env, putTensor(env, g));
+  });
+}
+
+// setGrad(handle, gradHandle | null): null clears the gradient (zero_grad(set_to_none=True)).
+Napi::Value SetGrad(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "setGrad: ", [&]() -> Napi::Value {
+    at::Tensor t = getTensor(env, info[0]);
+    if (info[1].IsNull() || info[1].IsUndefined()) {
+      t.mutable_grad() = at::Tensor();
+    } else {
+      t.mutable_grad() = getTensor(env, info[1], "grad");
+    }
+    return env.Undefined();
+  });
+}
+
+// backward(handle, gradHandle | null, retainGraph, createGraph)
+Napi::Value Backward(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "backward: ", [&]() -> Napi::Value {
+    at::Tensor t = getTensor(env, info[0]);
+    std::vector<at::Tensor> grads;
+    if (!(info[1].IsNull() || info[1].IsUndefined())) {
+      grads.push_back(getTensor(env, info[1], "gradient"));
+    } else if (t.numel() != 1) {
+      throw std::invalid_argument("backward() without a gradient needs a scalar (one-element) tensor; this one has shape " +
+                                  c10::str(t.sizes()));
+    }
+    bool retain = info.Length() > 2 && info[2].ToBoolean().Value();
+    bool create = info.Length() > 3 && info[3].ToBoolean().Value();
+    torch::autograd::backward({t}, grads, retain, create);
+    return env.Undefined();
+  });
+}
+
+std::vector<at::Tensor> tensorList(Napi::Env env, const Napi::Value& v, const char* what) {
+  std::vector<at::Tensor> out;
+  if (v.IsNull() || v.IsUndefined()) return out;
+  Napi::Array a = v.As<Napi::Array>();
+  for (uint32_t i = 0; i < a.Length(); i++) out.push_back(getTensor(env, a.Get(i), what));
+  return out;
+}
+
+// autogradGrad(outputs[], inputs[], gradOutputs[] | null, retainGraph, createGraph, allowUnused)
+Napi::Value AutogradGrad(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "autograd.grad: ", [&]() -> Napi::Value {
+    auto outputs = tensorList(env, info[0], "outputs");
+    auto inputs = tensorList(env, info[1], "inputs");
+    auto gradOutputs = tensorList(env, info[2], "gradOutputs");
+    bool create = info[4].ToBoolean().Value();
+    c10::optional<bool> retain;
+    if (info[3].IsBoolean()) retain = info[3].ToBoolean().Value();
+    bool allowUnused = info[5].ToBoolean().Value();
+    auto result = torch::autograd::grad(outputs, inputs, gradOutputs, retain, create, allowUnused);
+    Napi::Array out = Napi::Array::New(env, result.size());
+    for (uint32_t i = 0; i < result.size(); i++) {
+      out.Set(i, result[i].defined() ? Napi::Value(Napi::Number::New(env, putTensor(env, result[i]))) : env.Null());
+    }
+    return out;
+  });
+}
+
+Napi::Value SetGradEnabled(const Napi::CallbackInfo& info) {
+  at::GradMode::set_enabled(info[0].ToBoolean().Value());
+  return info.Env().Undefined();
+}
+
+Napi::Value IsGradEnabled(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), at::GradMode::is_enabled());
+}
+
+}  // namespace
+
+void initAutograd(Napi::Env env, Napi::Object exports) {
+  exports.Set("setRequiresGrad", Napi::Function::New(env, SetRequiresGrad));
+  exports.Set("requiresGrad", Napi::Function::New(env, RequiresGrad));
+  exports.Set("isLeaf", Napi::Function::New(env, IsLeaf));
+  exports.Set("gradFnName", Napi::Function::New(env, GradFnName));
+  exports.Set("grad", Napi::Function::New(env, Grad));
+  exports.Set("setGrad", Napi::Function::New(env, SetGrad));
+  exports.Set("backward", Napi::Function::New(env, Backward));
+  exports.Set("autogradGrad", Napi::Function::New(env, AutogradGrad));
+  exports.Set("setGradEnabled", Napi::Function::New(env, SetGradEnabled));
+  exports.Set("isGradEnabled", Napi::Function::New(env, IsGradEnabled));
+}
+
+}  // namespace tailor

@@ -1,0 +1,50 @@
+// Shared declarations of the tailor native addon: per-instance state (a table of tensor
+// handles and of resolved operators) and the conversions between JS values and IValues.
+#pragma once
+#include <napi.h>
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tailor {
+
+// Tensors live in a slot table; JS holds slot numbers. This keeps JS objects tiny, needs no
+// N-API finalizers (which only run when the event loop turns) and lets JS free eagerly.
+struct State {
+  std::vector<at::Tensor> tensors;
+  std::vector<uint32_t> freeSlots;
+  size_t live = 0;
+  std::vector<c10::OperatorHandle> ops;
+  std::unordered_map<std::string, uint32_t> opIndex;
+};
+
+State& state(Napi::Env env);
+uint32_t putTensor(Napi::Env env, at::Tensor tensor);
+const at::Tensor& getTensor(Napi::Env env, const Napi::Value& handle, const char* what = "tensor");
+void releaseTensor(Napi::Env env, const Napi::Value& handle);
+
+// Converts a JS argument to the IValue the schema argument expects; throws std::invalid_argument
+// with a message naming the argument when the value does not fit.
+c10::IValue toIValue(Napi::Env env, const Napi::Value& value, const c10::Argument& argument);
+Napi::Value fromIValue(Napi::Env env, const c10::IValue& value);
+
+// Runs fn, turning C++ exceptions into JS errors prefixed with context.
+template <typename F>
+auto guarded(Napi::Env env, const std::string& context, F&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const c10::Error& e) {
+    throw Napi::Error::New(env, context + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(env, context + e.what());
+  }
+}
+
+void initTensors(Napi::Env env, Napi::Object exports);
+void initAutograd(Napi::Env env, Napi::Object exports);
+
+}  // namespace tailor
