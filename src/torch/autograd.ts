@@ -1,0 +1,45 @@
+// Grad mode scopes and functional gradients.
+import { native } from './native.js';
+import { Tensor, wrap } from './tensor.js';
+
+/** Runs fn with gradient tracking off (torch.no_grad); restores the previous mode even on throw. */
+export function noGrad<T>(fn: () => T): T {
+  const previous = native.isGradEnabled();
+  native.setGradEnabled(false);
+  try {
+    return fn();
+  } finally {
+    native.setGradEnabled(previous);
+  }
+}
+
+export function enableGrad<T>(fn: () => T): T {
+  const previous = native.isGradEnabled();
+  native.setGradEnabled(true);
+  try {
+    return fn();
+  } finally {
+    native.setGradEnabled(previous);
+  }
+}
+
+export function isGradEnabled(): boolean {
+  return native.isGradEnabled();
+}
+
+/** torch.autograd.grad: gradients of outputs with respect to inputs (null where unused). */
+export function grad(
+  outputs: Tensor[],
+  inputs: Tensor[],
+  options: { gradOutputs?: Tensor[]; retainGraph?: boolean; createGraph?: boolean; allowUnused?: boolean } = {},
+): (Tensor | null)[] {
+  const result = native.autogradGrad(
+    outputs.map((t) => t.handle),
+    inputs.map((t) => t.handle),
+    options.gradOutputs ? options.gradOutputs.map((t) => t.handle) : null,
+    options.retainGraph ?? null,
+    options.createGraph ?? false,
+    options.allowUnused ?? false,
+  );
+  return result.map((h) => (h === null ? null : wrap(h)));
+}

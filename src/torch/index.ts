@@ -1,0 +1,8 @@
+// The tensor library: what users write models with.
+export { Tensor, type Scalar } from './tensor.js';
+export type { DType, NumericArray } from './dtype.js';
+export { tidy, tidyAsync, keep, dispose, liveTensors } from './scope.js';
+export * from './creation.js';
+export { noGrad, enableGrad, isGradEnabled, grad } from './autograd.js';
+export { engineInfo } from './native.js';
+export * as aten from './generated/aten.js';

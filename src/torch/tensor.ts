@@ -1,0 +1,392 @@
+// The Tensor class: a handle to a libtorch tensor with typed methods. Arithmetic, broadcasting
+// and dtype promotion are libtorch's own, so they follow PyTorch's rules exactly.
+import { native } from './native.js';
+import { dtypeCode, dtypeName, type DType, type NumericArray } from './dtype.js';
+import { track, untrack } from './scope.js';
+import * as aten from './generated/aten.js';
+
+/** A number (integral values are int Scalars), a boolean, or {float: x} to force a float Scalar. */
+export type Scalar = number | boolean | { float: number };
+
+export function scalarArg(s: Scalar | null): unknown {
+  return s;
+}
+
+export class Tensor {
+  #handle: number;
+
+  constructor(handle: number) {
+    this.#handle = handle;
+    track(this, handle);
+  }
+
+  /** The engine handle; throws if the tensor was disposed. */
+  get handle(): number {
+    if (this.#handle < 0) {
+      throw new Error('this tensor was already disposed (use it inside its tidy() scope, or keep() it)');
+    }
+    return this.#handle;
+  }
+
+  get isDisposed(): boolean {
+    return this.#handle < 0;
+  }
+
+  dispose(): void {
+    if (this.#handle < 0) return;
+    untrack(this);
+    native.dispose(this.#handle);
+    this.#handle = -1;
+  }
+
+  get shape(): number[] {
+    return native.shape(this.handle);
+  }
+  get dtype(): DType {
+    return dtypeName(native.dtype(this.handle));
+  }
+  get ndim(): number {
+    return native.dim(this.handle);
+  }
+  get numel(): number {
+    return native.numel(this.handle);
+  }
+  get strides(): number[] {
+    return native.strides(this.handle);
+  }
+  get isContiguous(): boolean {
+    return native.isContiguous(this.handle);
+  }
+  size(dim: number): number {
+    const shape = this.shape;
+    const d = dim < 0 ? dim + shape.length : dim;
+    if (d < 0 || d >= shape.length) throw new RangeError(`dimension ${dim} out of range for shape [${shape}]`);
+    return shape[d]!;
+  }
+
+  // ---- data ----
+  /** A copy of the data in a typed array of the tensor's dtype (row-major). */
+  toArray(): NumericArray {
+    return native.toArray(this.handle);
+  }
+  /** The data as float64 numbers (converting integer and bool tensors). */
+  toFloat64Array(): Float64Array {
+    const a = this.toArray();
+    return a instanceof Float64Array ? a : Float64Array.from(a as ArrayLike<number>, Number);
+  }
+  toFloat32Array(): Float32Array {
+    const a = this.toArray();
+    return a instanceof Float32Array ? a : Float32Array.from(a as ArrayLike<number>, Number);
+  }
+  /** The data as plain numbers. */
+  toNumbers(): number[] {
+    return Array.from(this.toArray() as ArrayLike<number | bigint>, Number);
+  }
+  item(): number {
+    return Number(native.item(this.handle));
+  }
+  toString(): string {
+    if (this.isDisposed) return 'Tensor(disposed)';
+    const values = this.numel <= 20 ? `[${this.toNumbers().map((v) => +v.toPrecision(6)).join(', ')}]` : '[...]';
+    return `Tensor(shape=[${this.shape}], dtype=${this.dtype}, ${values})`;
+  }
+
+  // ---- autograd ----
+  get requiresGrad(): boolean {
+    return native.requiresGrad(this.handle);
+  }
+  /** Sets requires_grad in place (leaf tensors); returns this. */
+  requiresGrad_(value = true): this {
+    native.setRequiresGrad(this.handle, value);
+    return this;
+  }
+  get isLeaf(): boolean {
+    return native.isLeaf(this.handle);
+  }
+  get gradFn(): string | null {
+    return native.gradFnName(this.handle);
+  }
+  /** The accumulated gradient (a new handle to it, owned by the caller/scope), or null. */
+  get grad(): Tensor | null {
+    const g = native.grad(this.handle);
+    return g === null ? null : new Tensor(g);
+  }
+  set grad(value: Tensor | null) {
+    native.setGrad(this.handle, value === null ? null : value.handle);
+  }
+  backward(gradient?: Tensor, options: { retainGraph?: boolean; createGraph?: boolean } = {}): void {
+    native.backward(this.handle, gradient ? gradient.handle : null, options.retainGraph ?? false, options.createGraph ?? false);
+  }
+  /** Replaces the data (like `p.data = t` in PyTorch), keeping this handle and its grad state. */
+  setData(source: Tensor): void {
+    native.setData(this.handle, source.handle);
+  }
+
+  // ---- arithmetic (broadcasting) ----
+  add(other: Tensor | Scalar, alpha?: Scalar): Tensor {
+    return other instanceof Tensor ? aten.add_Tensor(this, other, alpha) : aten.add_Scalar(this, other, alpha);
+  }
+  sub(other: Tensor | Scalar, alpha?: Scalar): Tensor {
+    return other instanceof Tensor ? aten.sub_Tensor(this, other, alpha) : aten.sub_Scalar(this, other, alpha);
+  }
+  mul(other: Tensor | Scalar): Tensor {
+    return other instanceof Tensor ? aten.mul_Tensor(this, other) : aten.mul_Scalar(this, other);
+  }
+  div(other: Tensor | Scalar): Tensor {
+    return other instanceof Tensor ? aten.div_Tensor(this, other) : aten.div_Scalar(this, other);
+  }
+  pow(exponent: Tensor | Scalar): Tensor {
+    return exponent instanceof Tensor ? aten.pow_Tensor_Tensor(this, exponent) : aten.pow_Tensor_Scalar(this, exponent);
+  }
+  neg(): Tensor {
+    return aten.neg(this);
+  }
+  exp(): Tensor {
+    return aten.exp(this);
+  }
+  log(): Tensor {
+    return aten.log(this);
+  }
+  log1p(): Tensor {
+    return aten.log1p(this);
+  }
+  sqrt(): Tensor {
+    return aten.sqrt(this);
+  }
+  rsqrt(): Tensor {
+    return aten.rsqrt(this);
+  }
+  abs(): Tensor {
+    return aten.abs(this);
+  }
+  square(): Tensor {
+    return aten.mul_Tensor(this, this);
+  }
+  sign(): Tensor {
+    return aten.sign(this);
+  }
+  reciprocal(): Tensor {
+    return aten.reciprocal(this);
+  }
+  sin(): Tensor {
+    return aten.sin(this);
+  }
+  cos(): Tensor {
+    return aten.cos(this);
+  }
+  floor(): Tensor {
+    return aten.floor(this);
+  }
+  round(): Tensor {
+    return aten.round(this);
+  }
+  relu(): Tensor {
+    return aten.relu(this);
+  }
+  sigmoid(): Tensor {
+    return aten.sigmoid(this);
+  }
+  tanh(): Tensor {
+    return aten.tanh(this);
+  }
+  clamp(min?: Scalar | null, max?: Scalar | null): Tensor {
+    return aten.clamp(this, min ?? null, max ?? null);
+  }
+  maximum(other: Tensor): Tensor {
+    return aten.maximum(this, other);
+  }
+  minimum(other: Tensor): Tensor {
+    return aten.minimum(this, other);
+  }
+  matmul(other: Tensor): Tensor {
+    return aten.matmul(this, other);
+  }
+  /** In-place ops (used by optimizers under noGrad). */
+  add_(other: Tensor | Scalar, alpha?: Scalar): this {
+    if (other instanceof Tensor) aten.add__Tensor(this, other, alpha);
+    else aten.add__Scalar(this, other, alpha);
+    return this;
+  }
+  mul_(other: Tensor | Scalar): this {
+    if (other instanceof Tensor) aten.mul__Tensor(this, other);
+    else aten.mul__Scalar(this, other);
+    return this;
+  }
+  copy_(source: Tensor): this {
+    aten.copy_(this, source);
+    return this;
+  }
+  zero_(): this {
+    aten.zero_(this);
+    return this;
+  }
+  fill_(value: Scalar): this {
+    aten.fill__Scalar(this, value);
+    return this;
+  }
+
+  // ---- comparison ----
+  eq(other: Tensor | Scalar): Tensor {
+    return other instanceof Tensor ? aten.eq_Tensor(this, other) : aten.eq_Scalar(this, other);
+  }
+  ne(other: Tensor | Scalar): Tensor {
+    return other instanceof Tensor ? aten.ne_Tensor(this, other) : aten.ne_Scalar(this, other);
+  }
+  lt(other: Tensor | Scalar): Tensor {
+    return other instanceof Tensor ? aten.lt_Tensor(this, other) : aten.lt_Scalar(this, other);
+  }
+  le(other: Tensor | Scalar): Tensor {
+    return other instanceof Tensor ? aten.le_Tensor(this, other) : aten.le_Scalar(this, other);
+  }
+  gt(other: Tensor | Scalar): Tensor {
+    return other instanceof Tensor ? aten.gt_Tensor(this, other) : aten.gt_Scalar(this, other);
+  }
+  ge(other: Tensor | Scalar): Tensor {
+    return other instanceof Tensor ? aten.ge_Tensor(this, other) : aten.ge_Scalar(this, other);
+  }
+
+  // ---- reductions ----
+  sum(dim?: number | number[], keepdim = false): Tensor {
+    return dim === undefined ? aten.sum(this) : aten.sum_dim_IntList(this, dim, keepdim);
+  }
+  mean(dim?: number | number[], keepdim = false): Tensor {
+    return dim === undefined ? aten.mean(this) : aten.mean_dim(this, dim, keepdim);
+  }
+  /** Maximum over all elements, or [values, indices] along dim. */
+  max(): Tensor;
+  max(dim: number, keepdim?: boolean): [Tensor, Tensor];
+  max(dim?: number, keepdim = false): Tensor | [Tensor, Tensor] {
+    return dim === undefined ? aten.max(this) : aten.max_dim(this, dim, keepdim);
+  }
+  min(): Tensor;
+  min(dim: number, keepdim?: boolean): [Tensor, Tensor];
+  min(dim?: number, keepdim = false): Tensor | [Tensor, Tensor] {
+    return dim === undefined ? aten.min(this) : aten.min_dim(this, dim, keepdim);
+  }
+  amax(dim: number | number[], keepdim = false): Tensor {
+    return aten.amax(this, dim, keepdim);
+  }
+  argmax(dim?: number, keepdim = false): Tensor {
+    return aten.argmax(this, dim ?? null, keepdim);
+  }
+  logsumexp(dim: number | number[], keepdim = false): Tensor {
+    return aten.logsumexp(this, dim, keepdim);
+  }
+  /** Variance with Bessel's correction by default (correction = 1), as torch.var. */
+  var(dim?: number | number[] | null, correction = 1, keepdim = false): Tensor {
+    return aten.var_correction(this, dim ?? null, correction, keepdim);
+  }
+  std(dim?: number | number[] | null, correction = 1, keepdim = false): Tensor {
+    return aten.std_correction(this, dim ?? null, correction, keepdim);
+  }
+  cumsum(dim: number): Tensor {
+    return aten.cumsum(this, dim);
+  }
+  softmax(dim: number): Tensor {
+    return aten.softmax_int(this, dim);
+  }
+  logSoftmax(dim: number): Tensor {
+    return aten.log_softmax_int(this, dim);
+  }
+  norm(p = 2, dim?: number | number[] | null, keepdim = false): Tensor {
+    return aten.linalg_vector_norm(this, p, dim ?? null, keepdim);
+  }
+
+  // ---- shape ----
+  reshape(...shape: number[]): Tensor {
+    return aten.reshape(this, shape);
+  }
+  view(...shape: number[]): Tensor {
+    return aten.view(this, shape);
+  }
+  flatten(startDim = 0, endDim = -1): Tensor {
+    return aten.flatten_using_ints(this, startDim, endDim);
+  }
+  permute(...dims: number[]): Tensor {
+    return aten.permute(this, dims);
+  }
+  transpose(dim0: number, dim1: number): Tensor {
+    return aten.transpose_int(this, dim0, dim1);
+  }
+  t(): Tensor {
+    return aten.t(this);
+  }
+  unsqueeze(dim: number): Tensor {
+    return aten.unsqueeze(this, dim);
+  }
+  squeeze(dim?: number): Tensor {
+    return dim === undefined ? aten.squeeze(this) : aten.squeeze_dim(this, dim);
+  }
+  expand(...shape: number[]): Tensor {
+    return aten.expand(this, shape);
+  }
+  expandAs(other: Tensor): Tensor {
+    return aten.expand_as(this, other);
+  }
+  repeat(...repeats: number[]): Tensor {
+    return aten.repeat(this, repeats);
+  }
+  contiguous(): Tensor {
+    return aten.contiguous(this);
+  }
+  clone(): Tensor {
+    return aten.clone(this);
+  }
+  detach(): Tensor {
+    return aten.detach(this);
+  }
+  narrow(dim: number, start: number, length: number): Tensor {
+    return aten.narrow(this, dim, start, length);
+  }
+  slice(dim: number, start: number | null = null, end: number | null = null, step = 1): Tensor {
+    return aten.slice_Tensor(this, dim, start, end, step);
+  }
+  select(dim: number, index: number): Tensor {
+    return aten.select_int(this, dim, index);
+  }
+  indexSelect(dim: number, index: Tensor): Tensor {
+    return aten.index_select(this, dim, index);
+  }
+  gather(dim: number, index: Tensor): Tensor {
+    return aten.gather(this, dim, index);
+  }
+  maskedFill(mask: Tensor, value: Scalar): Tensor {
+    return aten.masked_fill_Scalar(this, mask, value);
+  }
+  chunk(chunks: number, dim = 0): Tensor[] {
+    return aten.chunk(this, chunks, dim);
+  }
+  split(size: number, dim = 0): Tensor[] {
+    return aten.split_Tensor(this, size, dim);
+  }
+  flip(...dims: number[]): Tensor {
+    return aten.flip(this, dims);
+  }
+
+  // ---- dtype ----
+  to(dtype: DType): Tensor {
+    return aten.to_dtype(this, dtype);
+  }
+  float(): Tensor {
+    return this.to('float32');
+  }
+  double(): Tensor {
+    return this.to('float64');
+  }
+  long(): Tensor {
+    return this.to('int64');
+  }
+  int(): Tensor {
+    return this.to('int32');
+  }
+  bool(): Tensor {
+    return this.to('bool');
+  }
+}
+
+/** Wraps an engine handle in a Tensor registered with the current scope. */
+export function wrap(handle: number): Tensor {
+  return new Tensor(handle);
+}
+
+export { dtypeCode };
