@@ -6,3 +6,4 @@ export * from './creation.js';
 export { noGrad, enableGrad, isGradEnabled, grad } from './autograd.js';
 export { engineInfo } from './native.js';
 export * as aten from './generated/aten.js';
+export * as nn from './nn/index.js';

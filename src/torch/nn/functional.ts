@@ -1,0 +1,114 @@
+// Stateless functions (torch.nn.functional).
+import { Tensor } from '../tensor.js';
+import * as aten from '../generated/aten.js';
+
+export type Reduction = 'none' | 'mean' | 'sum';
+const reductionCode: Record<Reduction, number> = { none: 0, mean: 1, sum: 2 };
+
+export interface CrossEntropyOptions {
+  weight?: Tensor | null;
+  reduction?: Reduction;
+  ignoreIndex?: number;
+  labelSmoothing?: number;
+}
+
+/**
+ * Cross-entropy of logits [N, C, ...] against class indices [N, ...] (int64) or class
+ * probabilities of the logits' shape (soft targets, for mixup), as F.cross_entropy.
+ */
+export function crossEntropy(logits: Tensor, target: Tensor, options: CrossEntropyOptions = {}): Tensor {
+  return aten.cross_entropy_loss(
+    logits,
+    target,
+    options.weight ?? null,
+    reductionCode[options.reduction ?? 'mean'],
+    options.ignoreIndex ?? -100,
+    options.labelSmoothing ?? 0,
+  );
+}
+
+export function nllLoss(logProbs: Tensor, target: Tensor, options: { weight?: Tensor | null; reduction?: Reduction } = {}): Tensor {
+  return aten.nll_loss(logProbs, target, options.weight ?? null, reductionCode[options.reduction ?? 'mean']);
+}
+
+export function mseLoss(input: Tensor, target: Tensor, reduction: Reduction = 'mean'): Tensor {
+  return aten.mse_loss(input, target, reductionCode[reduction]);
+}
+
+export function l1Loss(input: Tensor, target: Tensor, reduction: Reduction = 'mean'): Tensor {
+  return aten.l1_loss(input, target, reductionCode[reduction]);
+}
+
+export function smoothL1Loss(input: Tensor, target: Tensor, beta = 1, reduction: Reduction = 'mean'): Tensor {
+  return aten.smooth_l1_loss(input, target, reductionCode[reduction], beta);
+}
+
+export function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, reduction: Reduction = 'mean'): Tensor {
+  return aten.binary_cross_entropy_with_logits(input, target, null, null, reductionCode[reduction]);
+}
+
+export function logSoftmax(x: Tensor, dim = -1): Tensor {
+  return aten.log_softmax_int(x, dim);
+}
+
+export function softmax(x: Tensor, dim = -1): Tensor {
+  return aten.softmax_int(x, dim);
+}
+
+/** x / max(||x||_p, eps) along dim, as F.normalize. */
+export function normalize(x: Tensor, p = 2, dim = 1, eps = 1e-12): Tensor {
+  const norm = aten.linalg_vector_norm(x, p, [dim], true);
+  const clamped = aten.clamp_min(norm, { float: eps });
+  const out = aten.div_Tensor(x, clamped);
+  norm.dispose();
+  clamped.dispose();
+  return out;
+}
+
+export function cosineSimilarity(a: Tensor, b: Tensor, dim = 1, eps = 1e-8): Tensor {
+  return aten.cosine_similarity(a, b, dim, eps);
+}
+
+export function oneHot(labels: Tensor, numClasses = -1): Tensor {
+  return aten.one_hot(labels, numClasses);
+}
+
+export function relu(x: Tensor): Tensor {
+  return aten.relu(x);
+}
+
+export function gelu(x: Tensor, approximate: 'none' | 'tanh' = 'none'): Tensor {
+  return aten.gelu(x, approximate);
+}
+
+export function linear(x: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {
+  return aten.linear(x, weight, bias ?? null);
+}
+
+export function dropout(x: Tensor, p: number, training: boolean): Tensor {
+  return aten.dropout(x, p, training);
+}
+
+/** Pads the last dimensions: pad = [left, right, (top, bottom, ...)] as F.pad. */
+export function pad(x: Tensor, padding: number[], mode: 'constant' | 'reflect' | 'replicate' | 'circular' = 'constant', value = 0): Tensor {
+  return aten.pad(x, padding, mode, mode === 'constant' ? value : null);
+}
+
+export interface InterpolateOptions {
+  size?: number[];
+  scaleFactor?: number[];
+  mode?: 'nearest' | 'linear' | 'bilinear';
+  alignCorners?: boolean;
+}
+
+/** Resizes [N, C, L] (nearest/linear) or [N, C, H, W] (nearest/bilinear) inputs, as F.interpolate. */
+export function interpolate(x: Tensor, options: InterpolateOptions): Tensor {
+  const mode = options.mode ?? 'nearest';
+  const size = options.size ?? null;
+  const scales = options.scaleFactor ?? null;
+  if (x.ndim === 3 && mode === 'linear') return aten.upsample_linear1d_vec(x, size, options.alignCorners ?? false, scales);
+  if (x.ndim === 3 && mode === 'nearest') return aten.upsample_nearest1d_vec(x, size, scales);
+  if (x.ndim === 4 && mode === 'bilinear') return aten.upsample_bilinear2d_vec(x, size, options.alignCorners ?? false, scales);
+  if (x.ndim === 4 && mode === 'nearest') return aten.upsample_nearest2d_vec(x, size, scales);
+  throw new Error(`interpolate: mode '${mode}' does not apply to a ${x.ndim}-d input`);
+}

@@ -1,0 +1,207 @@
+// Layers with parameters: Linear, Conv1d/Conv2d, normalisation, dropout, embedding.
+import { Tensor } from '../tensor.js';
+import { empty, ones, zeros } from '../creation.js';
+import { noGrad } from '../autograd.js';
+import * as aten from '../generated/aten.js';
+import { Module } from './module.js';
+import { fanInAndOut, kaimingUniform_, uniform_ } from './init.js';
+
+export class Linear extends Module {
+  readonly weight: Tensor;
+  readonly bias: Tensor | null;
+
+  constructor(
+    readonly inFeatures: number,
+    readonly outFeatures: number,
+    options: { bias?: boolean } = {},
+  ) {
+    super();
+    this.weight = this.registerParameter('weight', empty([outFeatures, inFeatures]));
+    this.bias = options.bias === false ? null : this.registerParameter('bias', empty([outFeatures]));
+    resetLinearLike(this.weight, this.bias);
+  }
+
+  forward(x: Tensor): Tensor {
+    return aten.linear(x, this.weight, this.bias);
+  }
+}
+
+/** PyTorch's default for Linear and Conv: kaiming_uniform(a=sqrt 5) weights, U(+-1/sqrt(fan_in)) bias. */
+function resetLinearLike(weight: Tensor, bias: Tensor | null): void {
+  kaimingUniform_(weight, { a: Math.sqrt(5) });
+  if (bias) {
+    const { fanIn } = fanInAndOut(weight.shape);
+    const bound = fanIn > 0 ? 1 / Math.sqrt(fanIn) : 0;
+    uniform_(bias, -bound, bound);
+  }
+}
+
+export interface ConvOptions {
+  stride?: number;
+  padding?: number;
+  dilation?: number;
+  groups?: number;
+  bias?: boolean;
+}
+
+abstract class ConvNd extends Module {
+  readonly weight: Tensor;
+  readonly bias: Tensor | null;
+  readonly stride: number;
+  readonly padding: number;
+  readonly dilation: number;
+  readonly groups: number;
+
+  constructor(inChannels: number, outChannels: number, kernel: number[], options: ConvOptions) {
+    super();
+    this.stride = options.stride ?? 1;
+    this.padding = options.padding ?? 0;
+    this.dilation = options.dilation ?? 1;
+    this.groups = options.groups ?? 1;
+    if (inChannels % this.groups !== 0 || outChannels % this.groups !== 0) {
+      throw new Error(`conv: in (${inChannels}) and out (${outChannels}) channels must be divisible by groups (${this.groups})`);
+    }
+    this.weight = this.registerParameter('weight', empty([outChannels, inChannels / this.groups, ...kernel]));
+    this.bias = options.bias === false ? null : this.registerParameter('bias', empty([outChannels]));
+    resetLinearLike(this.weight, this.bias);
+  }
+}
+
+export class Conv1d extends ConvNd {
+  constructor(inChannels: number, outChannels: number, kernelSize: number, options: ConvOptions = {}) {
+    super(inChannels, outChannels, [kernelSize], options);
+  }
+  forward(x: Tensor): Tensor {
+    return aten.conv1d(x, this.weight, this.bias, this.stride, this.padding, this.dilation, this.groups);
+  }
+}
+
+export class Conv2d extends ConvNd {
+  constructor(inChannels: number, outChannels: number, kernelSize: number, options: ConvOptions = {}) {
+    super(inChannels, outChannels, [kernelSize, kernelSize], options);
+  }
+  forward(x: Tensor): Tensor {
+    return aten.conv2d(x, this.weight, this.bias, this.stride, this.padding, this.dilation, this.groups);
+  }
+}
+
+export interface BatchNormOptions {
+  eps?: number;
+  momentum?: number;
+  affine?: boolean;
+  trackRunningStats?: boolean;
+}
+
+class BatchNormNd extends Module {
+  readonly weight: Tensor | null;
+  readonly bias: Tensor | null;
+  readonly runningMean: Tensor | null;
+  readonly runningVar: Tensor | null;
+  readonly numBatchesTracked: Tensor | null;
+  readonly eps: number;
+  readonly momentum: number;
+
+  constructor(
+    readonly numFeatures: number,
+    private readonly expectedDims: number[],
+    options: BatchNormOptions,
+  ) {
+    super();
+    this.eps = options.eps ?? 1e-5;
+    this.momentum = options.momentum ?? 0.1;
+    const affine = options.affine ?? true;
+    this.weight = affine ? this.registerParameter('weight', ones([numFeatures])) : null;
+    this.bias = affine ? this.registerParameter('bias', zeros([numFeatures])) : null;
+    const track = options.trackRunningStats ?? true;
+    this.runningMean = track ? this.registerBuffer('running_mean', zeros([numFeatures])) : null;
+    this.runningVar = track ? this.registerBuffer('running_var', ones([numFeatures])) : null;
+    this.numBatchesTracked = track ? this.registerBuffer('num_batches_tracked', zeros([], 'int64')) : null;
+  }
+
+  forward(x: Tensor): Tensor {
+    if (!this.expectedDims.includes(x.ndim)) {
+      throw new Error(`${this.constructor.name}: expected a ${this.expectedDims.join(' or ')}-d input, got shape [${x.shape}]`);
+    }
+    const useBatchStats = this.training || this.runningMean === null;
+    if (this.training && this.numBatchesTracked) noGrad(() => this.numBatchesTracked!.add_(1));
+    return aten.batch_norm(x, this.weight, this.bias, this.runningMean, this.runningVar, useBatchStats, this.momentum, this.eps, true);
+  }
+}
+
+export class BatchNorm1d extends BatchNormNd {
+  constructor(numFeatures: number, options: BatchNormOptions = {}) {
+    super(numFeatures, [2, 3], options);
+  }
+}
+
+export class BatchNorm2d extends BatchNormNd {
+  constructor(numFeatures: number, options: BatchNormOptions = {}) {
+    super(numFeatures, [4], options);
+  }
+}
+
+export class GroupNorm extends Module {
+  readonly weight: Tensor | null;
+  readonly bias: Tensor | null;
+
+  constructor(
+    readonly numGroups: number,
+    readonly numChannels: number,
+    options: { eps?: number; affine?: boolean } = {},
+  ) {
+    super();
+    if (numChannels % numGroups !== 0) throw new Error(`GroupNorm: ${numChannels} channels do not split into ${numGroups} groups`);
+    this.eps = options.eps ?? 1e-5;
+    const affine = options.affine ?? true;
+    this.weight = affine ? this.registerParameter('weight', ones([numChannels])) : null;
+    this.bias = affine ? this.registerParameter('bias', zeros([numChannels])) : null;
+  }
+  readonly eps: number;
+
+  forward(x: Tensor): Tensor {
+    return aten.group_norm(x, this.numGroups, this.weight, this.bias, this.eps, true);
+  }
+}
+
+export class LayerNorm extends Module {
+  readonly weight: Tensor | null;
+  readonly bias: Tensor | null;
+  readonly eps: number;
+
+  constructor(
+    readonly normalizedShape: number[],
+    options: { eps?: number; elementwiseAffine?: boolean } = {},
+  ) {
+    super();
+    this.eps = options.eps ?? 1e-5;
+    const affine = options.elementwiseAffine ?? true;
+    this.weight = affine ? this.registerParameter('weight', ones(normalizedShape)) : null;
+    this.bias = affine ? this.registerParameter('bias', zeros(normalizedShape)) : null;
+  }
+
+  forward(x: Tensor): Tensor {
+    return aten.layer_norm(x, this.normalizedShape, this.weight, this.bias, this.eps, true);
+  }
+}
+
+export class Dropout extends Module {
+  constructor(readonly p = 0.5) {
+    super();
+    if (p < 0 || p > 1) throw new RangeError(`Dropout probability must be in [0, 1], got ${p}`);
+  }
+  forward(x: Tensor): Tensor {
+    return aten.dropout(x, this.p, this.training);
+  }
+}
+
+export class Embedding extends Module {
+  readonly weight: Tensor;
+  constructor(numEmbeddings: number, embeddingDim: number) {
+    super();
+    this.weight = this.registerParameter('weight', empty([numEmbeddings, embeddingDim]));
+    noGrad(() => aten.normal_(this.weight, 0, 1));
+  }
+  forward(indices: Tensor): Tensor {
+    return aten.embedding(this.weight, indices);
+  }
+}

@@ -1,0 +1,129 @@
+// Module: the base of every layer and model, in the shape of torch.nn.Module (parameters,
+// buffers, submodules, train/eval, named state dict, apply).
+import { Tensor } from '../tensor.js';
+import { keep } from '../scope.js';
+import { noGrad } from '../autograd.js';
+
+export abstract class Module {
+  training = true;
+  private readonly parametersByName = new Map<string, Tensor | null>();
+  private readonly buffersByName = new Map<string, Tensor | null>();
+  private readonly modulesByName = new Map<string, Module>();
+
+  /** Registers a trainable tensor (requires_grad is switched on); the module owns it. */
+  protected registerParameter(name: string, value: Tensor | null): Tensor {
+    if (value) keep(value.requiresGrad_(true));
+    this.parametersByName.set(name, value);
+    return value as Tensor;
+  }
+
+  /** Registers state that is saved but not trained (running statistics). */
+  protected registerBuffer(name: string, value: Tensor | null): Tensor {
+    if (value) keep(value);
+    this.buffersByName.set(name, value);
+    return value as Tensor;
+  }
+
+  protected registerModule<M extends Module>(name: string, module: M): M {
+    this.modulesByName.set(name, module);
+    return module;
+  }
+
+  /** Replaces a registered parameter or buffer tensor (disposing the old one). */
+  protected replaceTensor(name: string, value: Tensor): void {
+    const map = this.parametersByName.has(name) ? this.parametersByName : this.buffersByName;
+    const old = map.get(name);
+    if (old && old !== value) old.dispose();
+    map.set(name, keep(value));
+  }
+
+  *namedChildren(): Generator<[string, Module]> {
+    yield* this.modulesByName.entries();
+  }
+
+  *namedModules(prefix = ''): Generator<[string, Module]> {
+    yield [prefix, this];
+    for (const [name, child] of this.modulesByName) yield* child.namedModules(prefix ? `${prefix}.${name}` : name);
+  }
+
+  *namedParameters(prefix = ''): Generator<[string, Tensor]> {
+    for (const [name, p] of this.parametersByName) if (p) yield [prefix ? `${prefix}.${name}` : name, p];
+    for (const [name, child] of this.modulesByName) yield* child.namedParameters(prefix ? `${prefix}.${name}` : name);
+  }
+
+  *namedBuffers(prefix = ''): Generator<[string, Tensor]> {
+    for (const [name, b] of this.buffersByName) if (b) yield [prefix ? `${prefix}.${name}` : name, b];
+    for (const [name, child] of this.modulesByName) yield* child.namedBuffers(prefix ? `${prefix}.${name}` : name);
+  }
+
+  parameters(): Tensor[] {
+    return [...this.namedParameters()].map(([, p]) => p);
+  }
+
+  buffers(): Tensor[] {
+    return [...this.namedBuffers()].map(([, b]) => b);
+  }
+
+  numParameters(): number {
+    return this.parameters().reduce((n, p) => n + p.numel, 0);
+  }
+
+  /** Parameters and buffers by dotted name. The tensors are the module's own: do not dispose them. */
+  stateDict(): Record<string, Tensor> {
+    const out: Record<string, Tensor> = {};
+    for (const [name, p] of this.namedParameters()) out[name] = p;
+    for (const [name, b] of this.namedBuffers()) out[name] = b;
+    return out;
+  }
+
+  /**
+   * Copies values into the module's tensors. strict: every key must match both ways, with the
+   * same shape; errors name the offending keys.
+   */
+  loadStateDict(state: Record<string, Tensor>, strict = true): { missing: string[]; unexpected: string[] } {
+    const own = this.stateDict();
+    const missing = Object.keys(own).filter((k) => !(k in state));
+    const unexpected = Object.keys(state).filter((k) => !(k in own));
+    if (strict && (missing.length > 0 || unexpected.length > 0)) {
+      throw new Error(
+        `loadStateDict: ${missing.length ? `missing keys: ${missing.join(', ')}` : ''}${missing.length && unexpected.length ? '; ' : ''}${unexpected.length ? `unexpected keys: ${unexpected.join(', ')}` : ''}`,
+      );
+    }
+    noGrad(() => {
+      for (const [name, target] of Object.entries(own)) {
+        const source = state[name];
+        if (!source) continue;
+        const a = target.shape.join('x');
+        const b = source.shape.join('x');
+        if (a !== b) throw new Error(`loadStateDict: '${name}' has shape [${b}] in the checkpoint but [${a}] in the model`);
+        target.copy_(source);
+      }
+    });
+    return { missing, unexpected };
+  }
+
+  train(mode = true): this {
+    for (const [, m] of this.namedModules()) m.training = mode;
+    return this;
+  }
+
+  eval(): this {
+    return this.train(false);
+  }
+
+  apply(fn: (module: Module) => void): this {
+    for (const [, child] of this.modulesByName) child.apply(fn);
+    fn(this);
+    return this;
+  }
+
+  /** Clears every parameter's gradient (set to none, as PyTorch's default). */
+  zeroGrad(): void {
+    for (const p of this.parameters()) p.grad = null;
+  }
+
+  /** Frees every parameter and buffer of the module tree. */
+  dispose(): void {
+    for (const t of [...this.parameters(), ...this.buffers()]) t.dispose();
+  }
+}
