@@ -9,7 +9,17 @@ interface CommandEntry {
 }
 
 const commands: Record<string, CommandEntry> = {
+  train: { summary: 'train a long-tail model from a JSON config (SADE, BalPoE, LDAM-DRW, PRL)', load: () => import('./commands/train.js') },
+  test: { summary: 'evaluate a long-tail checkpoint on the uniform test set', load: () => import('./commands/test.js') },
+  'test-all': { summary: 'evaluate a long-tail checkpoint on the eleven test distributions', load: () => import('./commands/test-all.js') },
+  'test-time-train': { summary: 'test-time aggregation / preference search on the eleven distributions', load: () => import('./commands/test-time-train.js') },
   version: { summary: 'print the version and the engine build', load: () => import('./commands/version.js') },
+  data: { summary: 'long-tailed data sets: per-class counts, shot groups, test-set sizes', load: () => import('./commands/data.js') },
+  gmm: { summary: 'Gaussian mixtures by EM: fit, predict, score, select (BIC), sample', load: () => import('./commands/gmm.js') },
+  subgroup: { summary: 'latent-subgroup mixed model by EM: fit, lrt (membership), select (BIC over K)', load: () => import('./commands/subgroup.js') },
+  nmr: { summary: 'multi-SNR NMR: simulate data sets, evaluate baselines, process vendor files', load: () => import('./commands/nmr.js') },
+  report: { summary: 'write the HTML report of a run directory (long-tail, mixture, subgroup, NMR)', load: () => import('./commands/report.js') },
+  serve: { summary: 'browse run reports in a local web app, with a live PRL preference control', load: () => import('./commands/serve.js') },
 };
 
 function usage(): string {

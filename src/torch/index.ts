@@ -7,3 +7,6 @@ export { noGrad, enableGrad, isGradEnabled, grad } from './autograd.js';
 export { engineInfo } from './native.js';
 export * as aten from './generated/aten.js';
 export * as nn from './nn/index.js';
+export * as optim from './optim/index.js';
+export * from './checkpoint.js';
+export * as data from './data/index.js';

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Golden data for tailor's optimizers, LR schedulers and safetensors I/O, from PyTorch 1.13.
+
+Run with Debian's python3-torch:  /usr/bin/python3 scripts/golden/optim.py
+Writes test/golden/torch/optim.json, test/golden/torch/lr_scheduler.json and
+test/golden/torch/python_written.safetensors (a file written by a hand-written safetensors
+writer, independent of tailor, which the TypeScript tests read back).
+
+  /usr/bin/python3 scripts/golden/optim.py --check FILE.safetensors
+reads a safetensors file (for example one tailor wrote) with a hand-written reader that follows
+the format spec, checks it strictly and prints each tensor's name, dtype, shape and a checksum.
+"""
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+import torch
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
+OUT = os.path.join(ROOT, 'test', 'golden', 'torch')
+
+
+def values(t):
+    return [float(v) for v in t.detach().double().reshape(-1).tolist()]
+
+
+def make_problem(seed, shapes, steps):
+    g = torch.Generator().manual_seed(seed)
+    params = [torch.randn(s, generator=g) for s in shapes]
+    grads = [[torch.randn(s, generator=g) for s in shapes] for _ in range(steps)]
+    return params, grads
+
+
+def run_case(name, make_optimizer, groups_lr=None, steps=5, seed=0, skip=None):
+    """groups_lr: per-group lr overrides ([3, 4] params form group 0, [5] group 1)."""
+    shapes = [[3, 4], [5]]
+    init, grads = make_problem(seed, shapes, steps)
+    params = [p.clone().requires_grad_(True) for p in init]
+    if groups_lr is None:
+        opt = make_optimizer(params)
+    else:
+        opt = make_optimizer([{'params': [params[0]], 'lr': groups_lr[0]}, {'params': [params[1]]}])
+    history = []
+    for step in range(steps):
+        for i, p in enumerate(params):
+            # skip = (step, index): that parameter has no gradient at that step (PyTorch skips it).
+            p.grad = None if skip == (step, i) else grads[step][i].clone()
+        opt.step()
+        history.append([values(p) for p in params])
+    state = {}
+    for i, p in enumerate(params):
+        s = opt.state[p]
+        state[str(i)] = {k: (values(v) if v.dim() > 0 else float(v)) if torch.is_tensor(v) else v for k, v in s.items()}
+    return {
+        'name': name,
+        'shapes': shapes,
+        'init': [values(p) for p in init],
+        'grads': [[values(g) for g in step] for step in grads],
+        'skip': list(skip) if skip else None,
+        'history': history,
+        'state': state,
+    }
+
+
+def optim_cases():
+    SGD, AdamW = torch.optim.SGD, torch.optim.AdamW
+    cases = [
+        ('sgd_plain', {'type': 'SGD', 'lr': 0.5}, lambda p: SGD(p, lr=0.5), None),
+        ('sgd_cifar_recipe', {'type': 'SGD', 'lr': 0.1, 'momentum': 0.9, 'nesterov': True, 'weightDecay': 5e-4},
+         lambda p: SGD(p, lr=0.1, momentum=0.9, nesterov=True, weight_decay=5e-4), None),
+        ('sgd_momentum_dampening_wd', {'type': 'SGD', 'lr': 0.05, 'momentum': 0.8, 'dampening': 0.3, 'weightDecay': 1e-2},
+         lambda p: SGD(p, lr=0.05, momentum=0.8, dampening=0.3, weight_decay=1e-2), None),
+        ('sgd_maximize_groups', {'type': 'SGD', 'lr': 0.01, 'momentum': 0.9, 'maximize': True, 'groupLr': [0.2, None]},
+         lambda p: SGD(p, lr=0.01, momentum=0.9, maximize=True), [0.2, None]),
+        ('sgd_skipped_grad', {'type': 'SGD', 'lr': 0.1, 'momentum': 0.9, 'nesterov': True, 'skip': [1, 0]},
+         lambda p: SGD(p, lr=0.1, momentum=0.9, nesterov=True), None),
+        ('adamw_default', {'type': 'AdamW'}, lambda p: AdamW(p), None),
+        ('adamw_custom', {'type': 'AdamW', 'lr': 0.01, 'betas': [0.8, 0.99], 'eps': 1e-6, 'weightDecay': 0.1},
+         lambda p: AdamW(p, lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1), None),
+        ('adamw_amsgrad_groups', {'type': 'AdamW', 'lr': 0.02, 'amsgrad': True, 'groupLr': [0.005, None]},
+         lambda p: AdamW(p, lr=0.02, amsgrad=True), [0.005, None]),
+        ('adamw_maximize', {'type': 'AdamW', 'lr': 0.01, 'maximize': True, 'weightDecay': 0.05},
+         lambda p: AdamW(p, lr=0.01, maximize=True, weight_decay=0.05), None),
+    ]
+    out = []
+    for seed, (name, options, make, groups_lr) in enumerate(cases):
+        skip = tuple(options['skip']) if 'skip' in options else None
+        case = run_case(name, make, groups_lr=groups_lr, steps=6, seed=seed, skip=skip)
+        case['options'] = options
+        out.append(case)
+    return out
+
+
+def scheduler_cases():
+    def lrs_of(make, epochs, base=(0.1, 0.01)):
+        params = [torch.zeros(1, requires_grad=True), torch.zeros(1, requires_grad=True)]
+        opt = torch.optim.SGD([{'params': [params[0]], 'lr': base[0]}, {'params': [params[1]], 'lr': base[1]}], lr=base[0])
+        sched = make(opt)
+        lrs = []
+        for _ in range(epochs):
+            lrs.append([g['lr'] for g in opt.param_groups])
+            opt.step()
+            sched.step()
+        return lrs
+
+    # The SADE / BalPoE CustomLR lambda, verbatim in behaviour (utils/util.py).
+    def custom_lambda(step1, step2, gamma, warmup_epoch):
+        def lr_lambda(epoch):
+            if epoch >= step2:
+                lr = gamma * gamma
+            elif epoch >= step1:
+                lr = gamma
+            else:
+                lr = 1
+            if epoch < warmup_epoch:
+                lr = lr * float(1 + epoch) / warmup_epoch
+            return lr
+        return lr_lambda
+
+    S = torch.optim.lr_scheduler
+    return {
+        'base': [0.1, 0.01],
+        'custom_lr': lrs_of(lambda o: S.LambdaLR(o, custom_lambda(160, 180, 0.1, 5)), 200),
+        'multistep': lrs_of(lambda o: S.MultiStepLR(o, milestones=[160, 180], gamma=0.1), 200),
+        'step': lrs_of(lambda o: S.StepLR(o, step_size=30, gamma=0.5), 100),
+        'cosine': lrs_of(lambda o: S.CosineAnnealingLR(o, T_max=180, eta_min=0.0), 200),
+        'cosine_eta': lrs_of(lambda o: S.CosineAnnealingLR(o, T_max=50, eta_min=1e-4), 120),
+    }
+
+
+# ---- safetensors, written and read by hand from the spec (no safetensors package needed) ----
+DTYPES = {'F64': np.float64, 'F32': np.float32, 'F16': np.float16, 'I64': np.int64, 'I32': np.int32, 'I16': np.int16,
+          'I8': np.int8, 'U8': np.uint8, 'BOOL': np.bool_, 'BF16': np.uint16}  # BF16: raw bits, numpy has no bfloat16
+
+
+def write_safetensors(path, tensors, metadata):
+    header = {'__metadata__': metadata}
+    blobs = []
+    offset = 0
+    # Largest element size first, then by name: the order the reference library (and tailor) use.
+    order = sorted(tensors.items(), key=lambda kv: (-np.dtype(DTYPES[kv[1][0]]).itemsize, kv[0]))
+    for name, (dtype, array) in order:
+        data = np.ascontiguousarray(array, dtype=DTYPES[dtype]).astype(np.dtype(DTYPES[dtype]).newbyteorder('<')).tobytes()
+        header[name] = {'dtype': dtype, 'shape': list(array.shape), 'data_offsets': [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(',', ':')).encode('utf-8')
+    text += b' ' * ((8 - len(text) % 8) % 8)
+    with open(path, 'wb') as f:
+        f.write(struct.pack('<Q', len(text)))
+        f.write(text)
+        for b in blobs:
+            f.write(b)
+
+
+DTYPES_BY_NAME = {}
+
+
+def read_safetensors(path):
+    with open(path, 'rb') as f:
+        raw = f.read()
+    if len(raw) < 8:
+        raise ValueError(f'{path}: shorter than the 8-byte header length')
+    (n,) = struct.unpack('<Q', raw[:8])
+    if 8 + n > len(raw):
+        raise ValueError(f'{path}: header length {n} runs past the end of the file')
+    header = json.loads(raw[8:8 + n].decode('utf-8'))
+    if not raw[8:8 + n].decode('utf-8').startswith('{'):
+        raise ValueError(f'{path}: header does not start with {{')
+    body = raw[8 + n:]
+    metadata = header.pop('__metadata__', None)
+    if metadata is not None and not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
+        raise ValueError(f'{path}: __metadata__ must map strings to strings')
+    out = {}
+    spans = []
+    for name, info in header.items():
+        dtype = DTYPES[info['dtype']]
+        begin, end = info['data_offsets']
+        count = int(np.prod(info['shape'])) if info['shape'] else 1
+        if end - begin != count * np.dtype(dtype).itemsize:
+            raise ValueError(f'{path}: {name}: data_offsets size {end - begin} does not match shape {info["shape"]}')
+        spans.append((begin, end))
+        DTYPES_BY_NAME[name] = info['dtype']
+        out[name] = np.frombuffer(body[begin:end], dtype=np.dtype(dtype).newbyteorder('<')).reshape(info['shape'])
+    spans.sort()
+    pos = 0
+    for begin, end in spans:
+        if begin != pos:
+            raise ValueError(f'{path}: the data buffer has a hole or overlap at byte {begin}')
+        pos = end
+    if pos != len(body):
+        raise ValueError(f'{path}: {len(body) - pos} bytes after the last tensor')
+    return out, metadata
+
+
+def check(path):
+    tensors, metadata = read_safetensors(path)
+    print('metadata', json.dumps(metadata, sort_keys=True))
+    for name in sorted(tensors):
+        a = tensors[name]
+        a = a.astype(a.dtype.newbyteorder('='))
+        if DTYPES_BY_NAME.get(name) == 'BF16':
+            t = torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
+        else:
+            t = torch.from_numpy(a.copy())
+        print(name, str(t.dtype), list(a.shape), 'sum=%.9g' % float(t.double().sum()), 'first=%s' % (t.reshape(-1)[:3].tolist(),))
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == '--check':
+        check(sys.argv[2])
+        return
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, 'optim.json'), 'w') as f:
+        json.dump({'torch': torch.__version__, 'cases': optim_cases()}, f)
+    with open(os.path.join(OUT, 'lr_scheduler.json'), 'w') as f:
+        json.dump({'torch': torch.__version__, **scheduler_cases()}, f)
+    g = torch.Generator().manual_seed(7)
+    weight = torch.randn(4, 3, generator=g)
+    tensors = {
+        'layer.weight': ('F32', weight.numpy()),
+        'layer.bias': ('F64', np.array([0.5, -1.25, 3.0])),
+        'counts': ('I64', np.array([[1, -2], [2**40, 7]], dtype=np.int64)),
+        'labels': ('I32', np.array([3, 1, 4, 1, 5], dtype=np.int32)),
+        'mask': ('BOOL', np.array([True, False, True])),
+        'scalar': ('F32', np.array(2.5, dtype=np.float32)),
+        'empty': ('F32', np.zeros((0, 3), dtype=np.float32)),
+    }
+    write_safetensors(os.path.join(OUT, 'python_written.safetensors'), tensors, {'format': 'pt', 'epoch': '12'})
+    with open(os.path.join(OUT, 'python_written.json'), 'w') as f:
+        json.dump({name: {'dtype': d, 'shape': list(a.shape), 'values': [float(v) for v in np.asarray(a).reshape(-1)]}
+                   for name, (d, a) in tensors.items()}, f)
+    print('wrote', OUT)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,407 @@
+// `tailor gmm fit | predict | score | select | sample`: Gaussian mixtures by EM, CSV in, JSON out.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { CliError } from '../errors.js';
+import { writeFileAtomic, writeJsonAtomic } from '../../torch/fs.js';
+import { Rng } from '../../torch/rng.js';
+import { GaussianMixture, type GaussianInit, type GaussianMixtureOptions } from '../../mixture/gaussian.js';
+import {
+  COVARIANCE_TYPES,
+  SingularCovarianceError,
+  type CovarianceType,
+} from '../../mixture/gaussianParams.js';
+import { CsvError, readLabelsFile, readMatrixCsv, type CsvMatrix } from '../../mixture/gaussianCsv.js';
+import { gaussianModelFromJson, gaussianModelToJson } from '../../mixture/gaussianModel.js';
+import { formatBicTable, selectByBic } from '../../mixture/select.js';
+
+const HELP = `usage: tailor gmm <subcommand> [options]
+
+Gaussian mixture models fitted by EM (as scikit-learn's GaussianMixture). Data: CSV with a header
+row, one sample per row, numeric cells (--columns picks some columns; default all).
+
+subcommands:
+  fit      fit K components; writes the model JSON (weights, means, covariances,
+           precisionsCholesky, score, bic, aic, nIter, converged, trace)
+  predict  component labels (and probabilities) of new data under a fitted model, as CSV
+  score    mean log-likelihood, BIC and AIC of data under a fitted model, as JSON
+  select   BIC table over K and covariance types
+  sample   draw samples from a fitted model, as CSV
+
+fit options:
+  --data FILE         training data (CSV)                                 [required]
+  --k K               number of components                                [required]
+  --covariance T      full (default), tied, diag or spherical
+  --init I            kmeans (default: k-means labels), kmeans++ (k-means++ seeds only),
+                      random (random responsibilities), random-from-data (K random points),
+                      labels:FILE (0-based labels, one per row), model:FILE (weights, means and
+                      precisions of a saved model)
+  --n-init N          number of starts, the best lower bound is kept (default 1)
+  --tol T             stop when the mean log-likelihood changes by less (default 1e-3)
+  --max-iter M        EM iterations per start (default 100)
+  --reg-covar R       added to the covariance diagonal (default 1e-6)
+  --seed S            seed of the initialisation (default 0)
+  --columns A,B       use these columns only
+  --out FILE          write the model JSON there (default: print it)
+
+predict options:  --model FILE --data FILE [--proba] [--log-density] [--out FILE]
+score options:    --model FILE --data FILE
+select options:   --data FILE --k 1..9 (or 1,2,4) [--covariance all|full,tied,...] [--n-init N]
+                  [--init I] [--tol T] [--max-iter M] [--reg-covar R] [--seed S] [--columns A,B] [--json]
+sample options:   --model FILE --n N [--seed S] [--out FILE]
+  -h, --help          this text`;
+
+const OPTIONS = {
+  data: { type: 'string' },
+  k: { type: 'string' },
+  covariance: { type: 'string' },
+  init: { type: 'string', default: 'kmeans' },
+  'n-init': { type: 'string', default: '1' },
+  tol: { type: 'string', default: '1e-3' },
+  'max-iter': { type: 'string', default: '100' },
+  'reg-covar': { type: 'string', default: '1e-6' },
+  seed: { type: 'string', default: '0' },
+  columns: { type: 'string' },
+  out: { type: 'string' },
+  model: { type: 'string' },
+  proba: { type: 'boolean', default: false },
+  'log-density': { type: 'boolean', default: false },
+  n: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>['values'];
+
+export async function run(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '-h' || sub === '--help' || sub === 'help') {
+    console.log(HELP);
+    return sub === undefined ? 1 : 0;
+  }
+  let values: Values;
+  try {
+    values = parseArgs({ args: rest, options: OPTIONS, strict: true }).values;
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}\n\n${HELP}`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  try {
+    switch (sub) {
+      case 'fit':
+        return fit(values);
+      case 'predict':
+        return predict(values);
+      case 'score':
+        return score(values);
+      case 'select':
+        return select(values);
+      case 'sample':
+        return sample(values);
+      default:
+        throw new CliError(
+          `unknown gmm subcommand '${sub}' (fit, predict, score, select, sample; see tailor gmm --help)`,
+        );
+    }
+  } catch (error) {
+    if (
+      error instanceof SingularCovarianceError ||
+      error instanceof CsvError ||
+      error instanceof RangeError
+    ) {
+      throw new CliError(error.message);
+    }
+    throw error;
+  }
+}
+
+function fit(v: Values): number {
+  const x = loadData(v);
+  const k = parseNumber(required(v.k, '--k'), '--k', { integer: true, min: 1 });
+  if (x.rows < k)
+    throw new CliError(`${x.file} has ${x.rows} data rows, fewer than the ${k} components of --k`);
+  const options = mixtureOptions(v, k, x);
+  const gm = new GaussianMixture(options);
+  gm.fit(x);
+  for (const w of gm.warnings) console.error(`tailor: warning: ${w}`);
+  const json = gaussianModelToJson(gm, x, {
+    columns: x.columns,
+    options: {
+      data: v.data,
+      k,
+      covariance: options.covarianceType,
+      init: v.init,
+      nInit: options.nInit,
+      tol: options.tol,
+      maxIter: options.maxIter,
+      regCovar: options.regCovar,
+      seed: options.seed,
+    },
+  });
+  if (v.out) {
+    writeJsonAtomic(v.out, json);
+    console.log(
+      `${gm.covarianceType} GMM, K = ${k}, n = ${x.rows}, d = ${x.cols}: score ${json.score.toFixed(6)}, ` +
+        `BIC ${json.bic.toFixed(3)}, AIC ${json.aic.toFixed(3)}, ${json.nIter} iterations, ` +
+        `${json.converged ? 'converged' : 'NOT converged'}; wrote ${v.out}`,
+    );
+  } else {
+    console.log(JSON.stringify(json, null, 2));
+  }
+  return 0;
+}
+
+function predict(v: Values): number {
+  const { model, x } = loadModelAndData(v);
+  const k = model.nComponents;
+  const labels = model.predict(x);
+  const proba = v.proba ? model.predictProba(x) : undefined;
+  const density = v['log-density'] ? model.scoreSamples(x) : undefined;
+  const header = ['label'];
+  if (proba) for (let c = 0; c < k; c++) header.push(`p${c}`);
+  if (density) header.push('log_density');
+  const lines = [header.join(',')];
+  for (let i = 0; i < x.rows; i++) {
+    const cells: (number | string)[] = [labels[i]!];
+    if (proba) for (let c = 0; c < k; c++) cells.push(proba[i * k + c]!);
+    if (density) cells.push(density[i]!);
+    lines.push(cells.join(','));
+  }
+  emit(lines.join('\n') + '\n', v.out);
+  return 0;
+}
+
+function score(v: Values): number {
+  const { model, x } = loadModelAndData(v);
+  const s = model.score(x);
+  console.log(
+    JSON.stringify(
+      {
+        n: x.rows,
+        score: s,
+        logLik: s * x.rows,
+        bic: model.bic(x),
+        aic: model.aic(x),
+        nParameters: model.nParameters(),
+      },
+      null,
+      2,
+    ),
+  );
+  return 0;
+}
+
+function select(v: Values): number {
+  const x = loadData(v);
+  const ks = parseKs(required(v.k, '--k'));
+  const types = parseCovarianceTypes(v.covariance ?? 'all');
+  if (v.init!.includes(':'))
+    throw new CliError(
+      `select: --init ${v.init} fixes one K; use kmeans, kmeans++, random or random-from-data`,
+    );
+  const base = mixtureOptions({ ...v, covariance: undefined }, 1, x);
+  const result = selectByBic(x, {
+    ks,
+    covarianceTypes: types,
+    nInit: base.nInit,
+    seed: base.seed,
+    tol: base.tol,
+    maxIter: base.maxIter,
+    regCovar: base.regCovar,
+    initParams: base.initParams,
+  });
+  if (v.json)
+    console.log(
+      JSON.stringify({ n: x.rows, d: x.cols, rows: result.rows, best: result.best ?? null }, null, 2),
+    );
+  else console.log(formatBicTable(result));
+  return result.best ? 0 : 1;
+}
+
+function sample(v: Values): number {
+  const { model, columns } = loadModel(required(v.model, '--model'));
+  const n = parseNumber(required(v.n, '--n'), '--n', { integer: true, min: 1 });
+  const seed = parseNumber(v.seed!, '--seed', { integer: true });
+  const { x, labels } = model.sample(n, new Rng(seed));
+  const names = columns ?? Array.from({ length: x.cols }, (_, j) => `x${j + 1}`);
+  const lines = [[...names, 'component'].join(',')];
+  for (let i = 0; i < n; i++)
+    lines.push([...x.data.subarray(i * x.cols, (i + 1) * x.cols), labels[i]].join(','));
+  emit(lines.join('\n') + '\n', v.out);
+  return 0;
+}
+
+// ---- helpers ----
+
+function mixtureOptions(v: Values, k: number, x: CsvMatrix): GaussianMixtureOptions {
+  const covarianceType = (v.covariance ?? 'full') as CovarianceType;
+  if (v.covariance !== undefined && v.covariance !== 'all' && !COVARIANCE_TYPES.includes(covarianceType)) {
+    throw new CliError(`--covariance must be one of ${COVARIANCE_TYPES.join(', ')}, got '${v.covariance}'`);
+  }
+  const options: GaussianMixtureOptions = {
+    nComponents: k,
+    covarianceType: v.covariance === 'all' ? 'full' : covarianceType,
+    nInit: parseNumber(v['n-init']!, '--n-init', { integer: true, min: 1 }),
+    tol: parseNumber(v.tol!, '--tol', { min: 0 }),
+    maxIter: parseNumber(v['max-iter']!, '--max-iter', { integer: true, min: 0 }),
+    regCovar: parseNumber(v['reg-covar']!, '--reg-covar', { min: 0 }),
+    seed: parseNumber(v.seed!, '--seed', { integer: true }),
+    onWarning: () => {},
+  };
+  const init = v.init!;
+  const named: Record<string, GaussianInit> = {
+    kmeans: 'kmeans',
+    'kmeans++': 'k-means++',
+    'k-means++': 'k-means++',
+    random: 'random',
+    'random-from-data': 'random_from_data',
+    random_from_data: 'random_from_data',
+  };
+  if (named[init]) {
+    options.initParams = named[init];
+  } else if (init.startsWith('labels:')) {
+    options.initLabels = readLabelsFile(init.slice('labels:'.length), x.rows, k);
+  } else if (init.startsWith('model:')) {
+    const file = init.slice('model:'.length);
+    const { model } = loadModel(file);
+    if (model.nComponents !== k || model.nFeatures !== x.cols) {
+      throw new CliError(
+        `--init ${init}: the model has K = ${model.nComponents}, d = ${model.nFeatures}; the fit has K = ${k}, d = ${x.cols}`,
+      );
+    }
+    const p = model.parametersAsArrays();
+    options.weightsInit = p.weights;
+    options.meansInit = p.means;
+    options.precisionsInit = precisionsOf(model);
+    if (model.covarianceType !== options.covarianceType) {
+      throw new CliError(
+        `--init ${init}: the model's covariance type is ${model.covarianceType}, not ${options.covarianceType}`,
+      );
+    }
+  } else {
+    throw new CliError(
+      `--init must be kmeans, kmeans++, random, random-from-data, labels:FILE or model:FILE; got '${init}'`,
+    );
+  }
+  return options;
+}
+
+/** Precision matrices (A A^T from the Cholesky factors) in the model's covariance shape. */
+function precisionsOf(model: GaussianMixture): number[] {
+  const d = model.nFeatures;
+  const a = model.precisionsCholesky;
+  if (model.covarianceType === 'diag' || model.covarianceType === 'spherical')
+    return Array.from(a, (v) => v * v);
+  const out = new Array<number>(a.length).fill(0);
+  for (let off = 0; off < a.length; off += d * d) {
+    for (let i = 0; i < d; i++) {
+      for (let j = 0; j < d; j++) {
+        let s = 0;
+        for (let m = 0; m < d; m++) s += a[off + i * d + m]! * a[off + j * d + m]!;
+        out[off + i * d + j] = s;
+      }
+    }
+  }
+  return out;
+}
+
+function loadData(v: Values): CsvMatrix {
+  const columns = v.columns ? v.columns.split(',').map((c) => c.trim()) : undefined;
+  return readMatrixCsv(required(v.data, '--data'), columns);
+}
+
+function loadModel(file: string): { model: GaussianMixture; columns?: string[] } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read model ${file}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${file}: not valid JSON (${(error as Error).message})`);
+  }
+  try {
+    return gaussianModelFromJson(value, file);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
+function loadModelAndData(v: Values): { model: GaussianMixture; x: CsvMatrix } {
+  const { model, columns } = loadModel(required(v.model, '--model'));
+  // Use the model's columns by name when the file has them all; otherwise all columns in order.
+  let x: CsvMatrix;
+  if (v.columns) {
+    x = loadData(v);
+  } else {
+    const all = readMatrixCsv(required(v.data, '--data'));
+    const byName = columns !== undefined && columns.every((c) => all.columns.includes(c));
+    x = byName ? readMatrixCsv(v.data!, columns) : all;
+    if (columns && !byName && all.cols === columns.length) {
+      console.error(
+        `tailor: note: ${all.file} lacks the model's columns (${columns.join(', ')}); using its columns in order`,
+      );
+    }
+  }
+  if (x.cols !== model.nFeatures) {
+    throw new CliError(
+      `${x.file} has ${x.cols} columns (${x.columns.join(', ')}) but the model was fitted on ${model.nFeatures}` +
+        (columns ? ` (${columns.join(', ')})` : '') +
+        '; pick them with --columns',
+    );
+  }
+  return { model, x };
+}
+
+function parseKs(text: string): number[] {
+  const range = /^(\d+)\s*\.\.\s*(\d+)$/.exec(text);
+  const ks = range
+    ? Array.from(
+        { length: Math.max(0, Number(range[2]) - Number(range[1]) + 1) },
+        (_, i) => Number(range[1]) + i,
+      )
+    : text.split(',').map((s) => parseNumber(s.trim(), '--k', { integer: true, min: 1 }));
+  if (ks.length === 0 || ks.some((k) => !(k >= 1)))
+    throw new CliError(`--k must be a range like 1..9 or a list like 1,2,4; got '${text}'`);
+  return ks;
+}
+
+function parseCovarianceTypes(text: string): CovarianceType[] {
+  if (text === 'all') return [...COVARIANCE_TYPES];
+  const types = text.split(',').map((s) => s.trim());
+  for (const t of types) {
+    if (!COVARIANCE_TYPES.includes(t as CovarianceType)) {
+      throw new CliError(`--covariance: '${t}' is not one of all, ${COVARIANCE_TYPES.join(', ')}`);
+    }
+  }
+  return types as CovarianceType[];
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new CliError(`${flag} is required (see tailor gmm --help)`);
+  return value;
+}
+
+function parseNumber(text: string, flag: string, o: { integer?: boolean; min?: number } = {}): number {
+  const value = Number(text);
+  if (
+    text.trim() === '' ||
+    !Number.isFinite(value) ||
+    (o.integer && !Number.isInteger(value)) ||
+    (o.min !== undefined && value < o.min)
+  ) {
+    const kind = o.integer ? 'an integer' : 'a number';
+    throw new CliError(`${flag} must be ${kind}${o.min !== undefined ? ` >= ${o.min}` : ''}, got '${text}'`);
+  }
+  return value;
+}
+
+function emit(text: string, out: string | undefined): void {
+  if (out) writeFileAtomic(out, text);
+  else process.stdout.write(text);
+}

@@ -1,0 +1,375 @@
+// `tailor nmr simulate | evaluate | process`: multi-SNR NMR data sets, classical baselines and
+// the metrics table, and conversion of vendor files to processed CSV spectra.
+import { parseArgs } from 'node:util';
+import { CliError } from '../errors.js';
+import { writeSemiSyntheticDataset, writeSyntheticDataset } from '../../nmr/data/generate.js';
+import { Dataset } from '../../nmr/data/dataset.js';
+import {
+  BASELINES,
+  evaluateDataset,
+  type BaselineName,
+  type EvaluationReport,
+} from '../../nmr/eval/evaluate.js';
+import { NmrFormatError } from '../../nmr/io/errors.js';
+import { readNmr } from '../../nmr/io/load.js';
+import { writeCsvSpectrum } from '../../nmr/io/csv.js';
+import { processFid, type Apodization } from '../../nmr/process.js';
+import type { Fid } from '../../nmr/types.js';
+import { isPowerOfTwo } from '../../nmr/fft.js';
+import type { RescaleMethod } from '../../nmr/pipeline/rescale.js';
+
+const HELP = `usage: tailor nmr <subcommand> [options]
+
+Multi-SNR NMR denoising (frequency domain, real part). Spectra of one sample measured K+1 times
+with SNR rising by a factor T per experiment.
+
+subcommands:
+  simulate   write a multi-SNR data set (synthetic with ground truth, or semi-synthetic from
+             real high-SNR FIDs with noise added in the time domain)
+  evaluate   run the classical baselines on a data set and print the metrics table
+             (alias: baseline)
+  process    read a Bruker folder / JCAMP-DX / NMRPipe / CSV file and write the processed
+             real spectrum as CSV (ppm, intensity)
+
+simulate options:
+  --samples N        number of samples                                      [required]
+  --levels K1        experiments per sample, K+1 >= 2 (level 0 = lowest SNR)  (default 3)
+  --ratio T          SNR factor between consecutive experiments, > 1          (default 2)
+  --points L         spectrum points, a power of two                          (default 8192)
+  --seed S           random seed                                              (default 0)
+  --out DIR          output folder                                            [required]
+  --snr-min A        lowest peak SNR of level 0 (tallest line / sigma_0)      (default 5)
+  --snr-max B        highest peak SNR of level 0                              (default 50)
+  --sf MHZ           spectrometer frequency of synthetic data                 (default 400)
+  --sw-ppm W         spectral width of synthetic data                         (default 12)
+  --from PATH        semi-synthetic: a clean FID (Bruker folder, JCAMP-DX FID, NMRPipe FID);
+                     repeat for several (they must share one ppm axis)
+  --lb HZ            semi-synthetic: exponential line broadening              (default 0.3)
+  --max-shift P      largest global shift of levels k < K in points           (default 1.5 synthetic, 0 semi)
+
+evaluate options:
+  --data DIR         data set written by 'simulate'                          [required]
+  --baselines LIST   all (default) or a comma list of ${BASELINES.join(', ')}
+  --max-samples N    use only the first N samples
+  --validation F     fraction of samples used to tune Savitzky-Golay (default 0.2; not scored)
+  --rescale M        huber (default), inverse, seed (the plan's formula) or none
+  --local-align      also align locally in anchor-peak windows
+  --model FILE       score a trained model too (needs the U-Net; not available yet)
+  --json             print the report as JSON ({"methods": {name: {energy_snr_db, peak_f1, ...}}})
+
+process options:
+  --input PATH       Bruker expno folder, JCAMP-DX, NMRPipe or CSV file       [required]
+  --out FILE         output CSV                                               [required]
+  --size N           spectrum points (power of two; default 2x the FID length rounded up)
+  --lb HZ            exponential line broadening (default: the data's LB, else none)
+  --gb HZ            Gaussian broadening instead (FWHM in Hz)
+  --phase P          params (default), auto, none, or P0,P1 in degrees
+  --processed        for Bruker folders: read pdata/1/1r instead of the fid
+  --row R            for pseudo-2D (ser) data: which row (default 0)
+
+  -h, --help         this text`;
+
+function num(value: string | undefined, name: string, fallback?: number): number {
+  if (value === undefined) {
+    if (fallback === undefined) throw new CliError(`--${name} is required\n\n${HELP}`);
+    return fallback;
+  }
+  const v = Number(value);
+  if (!Number.isFinite(v)) throw new CliError(`--${name}: '${value}' is not a number`);
+  return v;
+}
+
+function int(value: string | undefined, name: string, fallback?: number, min = 0): number {
+  const v = num(value, name, fallback);
+  if (!Number.isInteger(v) || v < min)
+    throw new CliError(`--${name}: expected an integer >= ${min}, got ${value}`);
+  return v;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '-h' || sub === '--help' || sub === 'help') {
+    console.log(HELP);
+    return sub === undefined ? 1 : 0;
+  }
+  try {
+    switch (sub) {
+      case 'simulate':
+        return simulate(rest);
+      case 'evaluate':
+      case 'baseline':
+        return evaluate(rest);
+      case 'process':
+        return processCommand(rest);
+      case 'train':
+      case 'denoise':
+        throw new CliError(`'nmr ${sub}' needs the U-Net model, which is not implemented yet`, 3);
+      default:
+        throw new CliError(`unknown subcommand 'nmr ${sub}'\n\n${HELP}`);
+    }
+  } catch (e) {
+    if (e instanceof NmrFormatError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+function simulate(argv: string[]): number {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      samples: { type: 'string' },
+      levels: { type: 'string' },
+      ratio: { type: 'string' },
+      points: { type: 'string' },
+      seed: { type: 'string' },
+      out: { type: 'string' },
+      'snr-min': { type: 'string' },
+      'snr-max': { type: 'string' },
+      sf: { type: 'string' },
+      'sw-ppm': { type: 'string' },
+      from: { type: 'string', multiple: true },
+      lb: { type: 'string' },
+      'max-shift': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const samples = int(values.samples, 'samples', undefined, 1);
+  const levels = int(values.levels, 'levels', 3, 2);
+  const ratio = num(values.ratio, 'ratio', 2);
+  if (!(ratio > 1)) throw new CliError(`--ratio must be > 1, got ${ratio}`);
+  const points = int(values.points, 'points', 8192, 64);
+  if (!isPowerOfTwo(points)) throw new CliError(`--points must be a power of two, got ${points}`);
+  const seed = int(values.seed, 'seed', 0);
+  const out = values.out;
+  if (!out) throw new CliError(`--out is required\n\n${HELP}`);
+  const semi = values.from && values.from.length > 0;
+  const snrRange: [number, number] = [
+    num(values['snr-min'], 'snr-min', 5),
+    num(values['snr-max'], 'snr-max', 50),
+  ];
+  if (!(snrRange[0] > 0 && snrRange[1] >= snrRange[0]))
+    throw new CliError(`--snr-min/--snr-max: need 0 < min <= max, got ${snrRange.join(', ')}`);
+  const t0 = Date.now();
+  const progress = (i: number): void => {
+    if (process.stderr.isTTY && (i % 10 === 0 || i === samples)) process.stderr.write(`\r${i}/${samples}`);
+  };
+  let manifest;
+  if (semi) {
+    const fids: Fid[] = values.from!.map((p) => {
+      const d = readNmr(p);
+      if (d.kind === 'fid') return d.fid;
+      if (d.kind === 'fids') return d.fids[0]!;
+      throw new CliError(`--from ${p}: a processed spectrum; semi-synthetic data need a FID (time domain)`);
+    });
+    const apodization: Apodization = { kind: 'exponential', lbHz: num(values.lb, 'lb', 0.3) };
+    manifest = writeSemiSyntheticDataset(
+      out,
+      samples,
+      seed,
+      fids,
+      {
+        points,
+        levels,
+        ratio,
+        snrRange,
+        apodization,
+        maxShiftPoints: num(values['max-shift'], 'max-shift', 0),
+      },
+      progress,
+    );
+  } else {
+    manifest = writeSyntheticDataset(
+      out,
+      samples,
+      seed,
+      {
+        points,
+        levels,
+        ratio,
+        snrRange,
+        sfMHz: num(values.sf, 'sf', 400),
+        swPpm: num(values['sw-ppm'], 'sw-ppm', 12),
+        maxShiftPoints: num(values['max-shift'], 'max-shift', 1.5),
+      },
+      progress,
+    );
+  }
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  console.log(
+    `wrote ${manifest.samples} ${manifest.generator.kind} samples x ${manifest.levels} levels x ${manifest.points} points (T = ${manifest.ratio}) to ${out} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
+  return 0;
+}
+
+function evaluate(argv: string[]): number {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      data: { type: 'string' },
+      baselines: { type: 'string', default: 'all' },
+      'max-samples': { type: 'string' },
+      validation: { type: 'string' },
+      rescale: { type: 'string', default: 'huber' },
+      'local-align': { type: 'boolean', default: false },
+      model: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (values.model)
+    throw new CliError(
+      '--model: scoring a trained model needs the U-Net, which is not implemented yet; run without --model for the baselines',
+      3,
+    );
+  if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
+  const methods: BaselineName[] =
+    values.baselines === 'all'
+      ? [...BASELINES]
+      : values.baselines!.split(',').map((s) => {
+          const name = s.trim() as BaselineName;
+          if (!BASELINES.includes(name))
+            throw new CliError(`--baselines: unknown '${s}'; choose from all, ${BASELINES.join(', ')}`);
+          return name;
+        });
+  const rescaleChoice = values.rescale!;
+  if (!['huber', 'inverse', 'seed', 'none'].includes(rescaleChoice))
+    throw new CliError(`--rescale: expected huber, inverse, seed or none, got '${rescaleChoice}'`);
+  const ds = new Dataset(values.data);
+  try {
+    const options: Parameters<typeof evaluateDataset>[1] = {
+      methods,
+      preprocess: {
+        rescale: rescaleChoice === 'none' ? false : (rescaleChoice as RescaleMethod),
+        align: { local: values['local-align'] },
+      },
+    };
+    if (values['max-samples'] !== undefined)
+      options.maxSamples = int(values['max-samples'], 'max-samples', undefined, 2);
+    if (values.validation !== undefined) options.validationFraction = num(values.validation, 'validation');
+    const report = evaluateDataset(ds, options);
+    console.log(values.json ? JSON.stringify(report, null, 2) : formatReport(report));
+  } finally {
+    ds.close();
+  }
+  return 0;
+}
+
+const COLUMNS: [string, string, number][] = [
+  ['energy_snr_db', 'E-SNR dB', 2],
+  ['snr_gain_db', 'gain dB', 2],
+  ['peak_f1', 'F1', 3],
+  ['peak_precision', 'prec', 3],
+  ['peak_recall', 'recall', 3],
+  ['hallucinated', 'halluc', 1],
+  ['position_error_hz', 'pos Hz', 3],
+  ['fwhm_rel_error', 'FWHM err', 3],
+  ['integral_rel_error', 'int err', 3],
+  ['nrmse', 'NRMSE', 3],
+];
+
+export function formatReport(r: EvaluationReport): string {
+  const lines: string[] = [];
+  lines.push(
+    `data set ${r.dataset.dir}: ${r.dataset.samples} samples x ${r.dataset.levels} levels x ${r.dataset.points} points, T = ${r.dataset.ratio}; ` +
+      `${r.validationSamples} used to tune Savitzky-Golay, ${r.evaluatedSamples} scored`,
+  );
+  lines.push(
+    `pipeline: T estimate ${r.pipeline.t_hat.toFixed(3)} (mean |error| ${r.pipeline.t_abs_error.toFixed(3)}); alignment error (points) per level ${r.pipeline.alignment_error_points.map((v) => v.toFixed(3)).join(' ')}; scale error ${r.pipeline.scale_rel_error.map((v) => (100 * v).toFixed(2) + '%').join(' ')}`,
+  );
+  lines.push(
+    `input peak SNR per level: ${r.inputPeakSnr.map((v) => v.toFixed(1)).join(' ')}; Savitzky-Golay tuned: ${r.tuned.savgol.map((g) => `w${g.window}/p${g.order}`).join(' ')}`,
+  );
+  const levels = r.dataset.levels;
+  for (let k = 0; k < levels; k++) {
+    lines.push(
+      '',
+      `input level ${k}${k === 0 ? ' (lowest SNR)' : k === levels - 1 ? ' (highest SNR)' : ''}; stack methods (fusion, pseudo_gt) use all levels`,
+    );
+    lines.push(['method'.padEnd(10), ...COLUMNS.map(([, h]) => h.padStart(9))].join(' '));
+    for (const [name, per] of Object.entries(r.perLevel)) {
+      const m = per[Math.min(k, per.length - 1)];
+      if (!m) continue;
+      const cells = COLUMNS.map(([key, , digits]) => {
+        const v = (m as unknown as Record<string, number>)[key]!;
+        return (Number.isFinite(v) ? v.toFixed(digits) : '-').padStart(9);
+      });
+      lines.push([name.padEnd(10), ...cells].join(' '));
+    }
+  }
+  lines.push('', `(${r.pipeline.seconds.toFixed(1)} s)`);
+  return lines.join('\n');
+}
+
+function processCommand(argv: string[]): number {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      input: { type: 'string' },
+      out: { type: 'string' },
+      size: { type: 'string' },
+      lb: { type: 'string' },
+      gb: { type: 'string' },
+      phase: { type: 'string', default: 'params' },
+      processed: { type: 'boolean', default: false },
+      row: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (!values.input || !values.out) throw new CliError(`--input and --out are required\n\n${HELP}`);
+  const data = readNmr(values.input, { prefer: values.processed ? 'processed' : 'raw' });
+  let spectrum;
+  if (data.kind === 'spectrum') spectrum = data.spectrum;
+  else {
+    const fid = data.kind === 'fid' ? data.fid : data.fids[int(values.row, 'row', 0)];
+    if (!fid) throw new CliError(`--row: the data have ${data.kind === 'fids' ? data.fids.length : 1} rows`);
+    let phase: 'params' | 'auto' | 'none' | { p0: number; p1: number };
+    if (values.phase === 'params' || values.phase === 'auto' || values.phase === 'none') phase = values.phase;
+    else {
+      const parts = values.phase!.split(',').map(Number);
+      if (parts.length !== 2 || parts.some((v) => !Number.isFinite(v)))
+        throw new CliError(`--phase: expected params, auto, none or P0,P1, got '${values.phase}'`);
+      phase = { p0: parts[0]!, p1: parts[1]! };
+    }
+    const options: Parameters<typeof processFid>[1] = { phase };
+    if (values.size !== undefined) {
+      const size = int(values.size, 'size', undefined, 2);
+      if (!isPowerOfTwo(size)) throw new CliError(`--size must be a power of two, got ${size}`);
+      options.size = size;
+    }
+    if (values.gb !== undefined) options.apodization = { kind: 'gaussian', gbHz: num(values.gb, 'gb') };
+    else if (values.lb !== undefined)
+      options.apodization = { kind: 'exponential', lbHz: num(values.lb, 'lb') };
+    const processed = processFid(fid, options);
+    // The CSV holds the real (absorption) part only.
+    spectrum = {
+      real: processed.real,
+      ppmFirst: processed.ppmFirst,
+      ppmLast: processed.ppmLast,
+      refMHz: processed.refMHz,
+      source: processed.source,
+    };
+    console.error(
+      `phase p0 ${processed.phase.p0.toFixed(2)} p1 ${processed.phase.p1.toFixed(2)} deg, group delay ${fid.groupDelay.toFixed(3)} points`,
+    );
+  }
+  writeCsvSpectrum(values.out, spectrum, `processed from ${values.input} by tailor nmr process`);
+  console.log(
+    `wrote ${spectrum.real.length} points, ${spectrum.ppmFirst.toFixed(4)} .. ${spectrum.ppmLast.toFixed(4)} ppm, to ${values.out}`,
+  );
+  return 0;
+}

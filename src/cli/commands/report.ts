@@ -1,0 +1,53 @@
+// `tailor report --run DIR`: writes DIR/report.html, a self-contained page (opens offline) with
+// the charts of whatever the run's results.json holds.
+import { parseArgs } from 'node:util';
+import { CliError } from '../errors.js';
+import { writeFileAtomic } from '../../torch/fs.js';
+import { join } from 'node:path';
+import { runPage } from '../../report/index.js';
+import { renderPage } from '../../report/html.js';
+
+const HELP = `usage: tailor report --run DIR [--out FILE]
+
+Writes an HTML report of a run directory (default DIR/report.html), detecting its kind from
+DIR/results.json: a long-tail training run (training curves, per-class accuracy against class
+size, the eleven test distributions, confusion matrix, PRL controllability), a Gaussian mixture
+('tailor gmm fit --out DIR/results.json'; data beside it as data.csv or at the recorded path;
+'gmm select --json' output as DIR/select.json adds the BIC curve), a subgroup model
+('tailor subgroup fit --out DIR/results.json --posterior DIR/posterior.csv', or 'subgroup select
+--out DIR/results.json') or an NMR evaluation ('tailor nmr evaluate --json > DIR/results.json').
+The page inlines its chart library and needs no server or network.
+
+options:
+  --run DIR    the run directory                                   [required]
+  --out FILE   write the page there instead of DIR/report.html
+  -h, --help   this text`;
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: { run: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+      strict: true,
+    }).values;
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}\n\n${HELP}`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (!values.run) throw new CliError(`--run DIR is required\n\n${HELP}`);
+  const path = values.out ?? join(values.run, 'report.html');
+  let kind: string;
+  try {
+    const page = runPage(values.run);
+    kind = page.kind;
+    writeFileAtomic(path, renderPage(page));
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+  console.log(`wrote ${path} (${kind} report)`);
+  return 0;
+}

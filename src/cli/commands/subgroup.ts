@@ -1,0 +1,253 @@
+// `tailor subgroup fit | lrt | select`: the latent-subgroup linear mixed model on long-format CSV
+// data (one row per visit), JSON out.
+import { parseArgs } from 'node:util';
+import { CliError } from '../errors.js';
+import { writeFileAtomic, writeJsonAtomic } from '../../torch/fs.js';
+import { CsvError } from '../../mixture/subgroup/csv.js';
+import { type SubgroupData, dropMembership, readSubgroupCsv } from '../../mixture/subgroup/data.js';
+import { type SubgroupFitOptions, fitSubgroup } from '../../mixture/subgroup/fit.js';
+import { membershipLrt, selectClasses } from '../../mixture/subgroup/compare.js';
+import { fitToJson, lrtToJson, posteriorCsv, selectionTable } from '../../mixture/subgroup/report.js';
+
+const COMMON = `data options:
+  --data FILE          long-format CSV with a header row: one row per visit (required)
+  --id COL             subject id column (default id)
+  --time COL           time column; visits are sorted by it and AR(1) uses it (default time)
+  --y COL              outcome column (default y)
+  --fixed A,B          fixed-effect columns W (no intercept: the class means mu_k play that role)
+  --membership U,V     membership covariates U (constant per subject; an intercept is added)
+
+model and fitting options:
+  --cor C              residual correlation: independent (default) or ar1 (phi^|t - s|)
+  --starts N           EM starts: the quantile start plus N-1 random ones (default 20)
+  --seed S             seed of the random starts (default 0)
+  --tol T              stop when the total log-likelihood changes by less than T (default 1e-8)
+  --max-iter M         EM iteration limit per start (default 10000)
+  --acceleration A     squarem (default) or none (plain EM)
+  --gamma-bound B      bound on |gamma| that keeps separated fits finite (default 25)
+  --no-se              skip the standard errors (observed information)
+  -h, --help           this text`;
+
+const HELP = `usage: tailor subgroup <fit|lrt|select> [options]
+
+The latent-subgroup linear mixed model: y_i = W_i alpha + 1 b_i + e_i, b_i ~ N(mu_k, sigmaB2) in
+latent class k, e_i ~ N(0, sigmaEps2 R_i), P(class k | U_i) multinomial logit (class 1 reference).
+Classes are reported ordered by mu ascending. BIC uses n = number of subjects.
+
+  tailor subgroup fit --data long.csv --fixed A,B --membership U,V --k 3 [--out fit.json] [--posterior FILE]
+      JSON with alpha, mu, sigmaB2, sigmaEps2, phi, gamma, standard errors, logLik, bic, nIter,
+      converged, warnings (to stdout, or to --out with a summary on stdout). --posterior writes a CSV
+      of id, class, prob1..probK.
+  tailor subgroup lrt --drop V[,W] --k 3 ...same options
+      likelihood-ratio test of the membership covariates V, W: prints LR, df and p
+      (df = (K - 1) x dropped covariates); --out writes both fits as JSON.
+  tailor subgroup select --k 1..4 ...same options
+      fits each K and prints the BIC table; --out writes the table and fits as JSON.
+
+${COMMON}`;
+
+const OPTIONS = {
+  data: { type: 'string' },
+  id: { type: 'string', default: 'id' },
+  time: { type: 'string', default: 'time' },
+  y: { type: 'string', default: 'y' },
+  fixed: { type: 'string', default: '' },
+  membership: { type: 'string', default: '' },
+  k: { type: 'string' },
+  cor: { type: 'string', default: 'independent' },
+  starts: { type: 'string', default: '20' },
+  seed: { type: 'string', default: '0' },
+  tol: { type: 'string', default: '1e-8' },
+  'max-iter': { type: 'string', default: '10000' },
+  acceleration: { type: 'string', default: 'squarem' },
+  'gamma-bound': { type: 'string', default: '25' },
+  'no-se': { type: 'boolean', default: false },
+  out: { type: 'string' },
+  posterior: { type: 'string' },
+  drop: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type Values = ReturnType<typeof parse>['values'];
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: false, strict: true });
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}\n\n${HELP}`);
+  }
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+function number(value: string, name: string, check: (x: number) => boolean, what: string): number {
+  const x = Number(value);
+  if (value.trim() === '' || !Number.isFinite(x) || !check(x))
+    throw new CliError(`--${name} must be ${what}, got '${value}'`);
+  return x;
+}
+
+/** '3', '1..4' or '1,2,3'. */
+export function parseKList(value: string): number[] {
+  const range = /^\s*(\d+)\s*\.\.\s*(\d+)\s*$/.exec(value);
+  let ks: number[];
+  if (range) {
+    const lo = Number(range[1]);
+    const hi = Number(range[2]);
+    if (hi < lo) throw new CliError(`--k range '${value}' is empty (write low..high)`);
+    ks = Array.from({ length: hi - lo + 1 }, (_, j) => lo + j);
+  } else {
+    ks = list(value).map((s) =>
+      number(
+        s,
+        'k',
+        (x) => Number.isInteger(x) && x >= 1,
+        'a positive integer, a list 1,2,3 or a range 1..4',
+      ),
+    );
+  }
+  if (ks.length === 0 || ks.some((k) => !(k >= 1)))
+    throw new CliError(`--k must name at least one K >= 1, got '${value}'`);
+  return ks;
+}
+
+function fitOptions(values: Values): Omit<SubgroupFitOptions, 'K'> {
+  const cor = values.cor;
+  if (cor !== 'independent' && cor !== 'ar1')
+    throw new CliError(`--cor must be independent or ar1, got '${cor}'`);
+  const acceleration = values.acceleration;
+  if (acceleration !== 'squarem' && acceleration !== 'none') {
+    throw new CliError(`--acceleration must be squarem or none, got '${acceleration}'`);
+  }
+  return {
+    correlation: cor,
+    starts: number(values.starts, 'starts', (x) => Number.isInteger(x) && x >= 1, 'an integer >= 1'),
+    seed: number(values.seed, 'seed', Number.isInteger, 'an integer'),
+    tol: number(values.tol, 'tol', (x) => x > 0, 'a positive number'),
+    maxIter: number(values['max-iter'], 'max-iter', (x) => Number.isInteger(x) && x >= 1, 'an integer >= 1'),
+    acceleration,
+    gammaBound: number(values['gamma-bound'], 'gamma-bound', (x) => x > 0, 'a positive number'),
+    standardErrors: !values['no-se'],
+  };
+}
+
+function readData(values: Values): SubgroupData {
+  if (!values.data) throw new CliError(`--data FILE is required\n\n${HELP}`);
+  return readSubgroupCsv(values.data, {
+    id: values.id,
+    time: values.time,
+    y: values.y,
+    fixed: list(values.fixed),
+    membership: list(values.membership),
+  });
+}
+
+function singleK(values: Values): number {
+  if (!values.k) throw new CliError('--k (the number of classes) is required');
+  const ks = parseKList(values.k);
+  if (ks.length !== 1)
+    throw new CliError(`--k must be one number here, got '${values.k}' (use 'subgroup select' for several)`);
+  return ks[0]!;
+}
+
+function printWarnings(warnings: string[]): void {
+  for (const w of warnings) console.error(`warning: ${w}`);
+}
+
+async function runFit(values: Values): Promise<number> {
+  const K = singleK(values);
+  const data = readData(values);
+  const fit = fitSubgroup(data, { ...fitOptions(values), K });
+  const json = fitToJson(fit, data, { data: values.data });
+  if (values.posterior) writeFileAtomic(values.posterior, posteriorCsv(fit, data));
+  if (values.out) {
+    writeJsonAtomic(values.out, json);
+    console.log(
+      `K=${K} logLik=${fit.logLik.toFixed(5)} BIC=${fit.bic.toFixed(3)} (n=${data.nSubjects} subjects) ` +
+        `nIter=${fit.nIter} converged=${fit.converged} mu=[${Array.from(fit.params.mu, (m) => m.toFixed(4)).join(', ')}] ` +
+        `class sizes ${fit.classSizes.join('/')} -> ${values.out}`,
+    );
+  } else {
+    console.log(JSON.stringify(json, null, 2));
+  }
+  printWarnings(fit.warnings);
+  return 0;
+}
+
+async function runLrt(values: Values): Promise<number> {
+  const K = singleK(values);
+  const drop = list(values.drop);
+  if (drop.length === 0) throw new CliError('--drop V[,W] (the membership covariates to test) is required');
+  const data = readData(values);
+  const result = membershipLrt(data, drop, { ...fitOptions(values), K });
+  console.log(`LR ${result.lr}`);
+  console.log(`df ${result.df}`);
+  console.log(`p ${result.pValue}`);
+  console.log(
+    `logLik full ${result.full.logLik} (membership: ${['(intercept)', ...data.membershipNames].join(', ')})`,
+  );
+  const reducedData = dropMembership(data, drop);
+  console.log(
+    `logLik reduced ${result.reduced.logLik} (membership: ${['(intercept)', ...reducedData.membershipNames].join(', ')})`,
+  );
+  if (values.out) writeJsonAtomic(values.out, lrtToJson(result, data, reducedData));
+  printWarnings([
+    ...result.warnings,
+    ...result.full.warnings.map((w) => `full fit: ${w}`),
+    ...result.reduced.warnings.map((w) => `reduced fit: ${w}`),
+  ]);
+  return 0;
+}
+
+async function runSelect(values: Values): Promise<number> {
+  if (!values.k) throw new CliError('--k is required (for example --k 1..4)');
+  const ks = parseKList(values.k);
+  const data = readData(values);
+  const selection = selectClasses(data, ks, fitOptions(values));
+  console.log(selectionTable(selection));
+  if (values.out) {
+    writeJsonAtomic(values.out, {
+      bicN: data.nSubjects,
+      bestK: selection.bestK,
+      table: selection.rows,
+      fits: selection.fits.map((f) => fitToJson(f, data)),
+    });
+  }
+  printWarnings(selection.rows.flatMap((r) => r.warnings.map((w) => `K=${r.K}: ${w}`)));
+  return 0;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '-h' || sub === '--help' || sub === 'help') {
+    console.log(HELP);
+    return sub === undefined ? 1 : 0;
+  }
+  const { values } = parse(rest);
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (values.drop !== undefined && sub !== 'lrt') throw new CliError('--drop belongs to subgroup lrt');
+  if (values.posterior !== undefined && sub !== 'fit')
+    throw new CliError('--posterior belongs to subgroup fit');
+  try {
+    if (sub === 'fit') return await runFit(values);
+    if (sub === 'lrt') return await runLrt(values);
+    if (sub === 'select') return await runSelect(values);
+  } catch (error) {
+    if (error instanceof CsvError) throw new CliError(error.message);
+    if (error instanceof CliError) throw error;
+    if (error instanceof Error && !(error instanceof TypeError) && !(error instanceof ReferenceError)) {
+      // Model errors (too few subjects for K, collinear columns, ...) concern the data file.
+      throw new CliError(values.data ? `${values.data}: ${error.message}` : error.message);
+    }
+    throw error;
+  }
+  throw new CliError(`unknown subgroup command '${sub}': use fit, lrt or select\n\n${HELP}`);
+}

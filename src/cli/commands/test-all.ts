@@ -1,0 +1,71 @@
+// tailor test-all -r CHECKPOINT [--json] [--preference a,b,c]: the eleven test distributions.
+import { parseArgs } from 'node:util';
+import * as torch from '../../torch/index.js';
+import { evaluateSession, writeResults } from '../../longtail/results.js';
+import { CliError } from '../errors.js';
+import { PreferenceEvaluator, type ControllabilityGrid } from '../../longtail/prl/controllability.js';
+import { controllabilityTable, distributionTable, jsonGroup, loadRun, parsePreference } from './longtail-common.js';
+
+const HELP = `usage: tailor test-all -r CHECKPOINT [--json] [--preference a,b,c] [--save] [--root DIR] [--threads N]
+
+Evaluates a checkpoint on the eleven test-agnostic distributions (forward 50/25/10/5/2, uniform,
+backward 2/5/10/25/50) drawn from the balanced test set, with the test transform.
+--preference (PRL): generate the experts for this preference (no retraining).
+--grid STEPS (PRL): also evaluate every preference on the simplex grid with spacing 1/STEPS
+  (the controllability table; saved as results.controllability with --save).
+--save: also write the results into the run's results.json.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      resume: { type: 'string', short: 'r' },
+      json: { type: 'boolean', default: false },
+      preference: { type: 'string' },
+      save: { type: 'boolean', default: false },
+      grid: { type: 'string' },
+      root: { type: 'string' },
+      threads: { type: 'string', default: '2' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (!values.resume) throw new CliError(`give the checkpoint with -r CHECKPOINT\n\n${HELP}`);
+  torch.setNumThreads(Number(values.threads));
+  const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
+  const system = loaded.session.system as { preference?: number[] };
+  const preference = parsePreference(values.preference, loaded.session.model.experts.length);
+  if (preference) {
+    if (!system.preference) throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
+    system.preference = preference;
+  }
+  const results = evaluateSession(loaded.session, loaded.checkpoint, loaded.history);
+  if (values.grid !== undefined) {
+    const steps = Number(values.grid);
+    if (!(Number.isInteger(steps) && steps >= 1 && steps <= 50)) throw new CliError(`--grid needs an integer in 1..50, got '${values.grid}'`);
+    if (!system.preference) throw new CliError('--grid applies to PRL checkpoints only (this run has no hypernetwork)');
+    const evaluator = PreferenceEvaluator.fromSession(loaded.session);
+    results.controllability = evaluator.grid(steps);
+    evaluator.dispose();
+  }
+  if (values.save) writeResults(loaded.runDir, results);
+  if (values.json) {
+    const distributions = Object.fromEntries(Object.entries(results.distributions).map(([k, v]) => [k, jsonGroup(v)]));
+    console.log(
+      JSON.stringify({
+        distributions,
+        mean_top1: results.mean_top1,
+        ...(system.preference ? { preference: system.preference } : {}),
+        ...(results.controllability ? { controllability: results.controllability } : {}),
+      }),
+    );
+  } else {
+    console.log(`${loaded.checkpoint}${system.preference ? ` (preference ${system.preference.map((v) => v.toFixed(3)).join(', ')})` : ''}`);
+    console.log(distributionTable(results.distributions, results.mean_top1));
+    if (results.controllability) console.log(controllabilityTable(results.controllability as ControllabilityGrid));
+  }
+  return 0;
+}

@@ -1,0 +1,91 @@
+// tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json]
+import { parseArgs } from 'node:util';
+import * as torch from '../../torch/index.js';
+import { ConfigError } from '../../longtail/config/config.js';
+import { loadTestTimeConfig } from '../../longtail/config/testtime.js';
+import { runTestTime } from '../../longtail/testtime.js';
+import { writeResults, type LongtailResults } from '../../longtail/results.js';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CliError } from '../errors.js';
+import { loadRun } from './longtail-common.js';
+
+const HELP = `usage: tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json] [--save] [--threads N]
+
+On each of the eleven test distributions (unlabeled), learns SADE's expert aggregation weights
+by self-supervised prediction stability of two augmented views; for PRL checkpoints also the
+preference (through the hypernetwork). Prints the chosen weights/preference and accuracies, and
+separately an oracle that adds the log of the true test prior to the logits.
+--save writes the results into the run's results.json (section test_time).`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      config: { type: 'string', short: 'c' },
+      resume: { type: 'string', short: 'r' },
+      json: { type: 'boolean', default: false },
+      save: { type: 'boolean', default: false },
+      threads: { type: 'string', default: '2' },
+      root: { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (!values.config || !values.resume) throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
+  torch.setNumThreads(Number(values.threads));
+  const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
+  const isPrl = 'hyper' in loaded.session.system;
+  let options;
+  try {
+    options = loadTestTimeConfig(values.config, isPrl);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(error.message);
+    throw error;
+  }
+  const { results } = runTestTime(loaded.session, { ...options, quiet: values.quiet || values.json });
+  const group = (r: { top1: number | null; many: number | null; medium: number | null; few: number | null }) => ({ top1: r.top1, many: r.many, medium: r.medium, few: r.few });
+  const distributions = Object.fromEntries(
+    Object.entries(results).map(([name, r]) => {
+      const best = r.preference ?? r.aggregation ?? r.before;
+      return [
+        name,
+        {
+          ...group(best),
+          ...(r.aggregation ? { weights: r.aggregation.weights, aggregation: group(r.aggregation) } : {}),
+          ...(r.preference ? { preference: r.preference.preference, preference_search: group(r.preference) } : {}),
+          before: group(r.before),
+          oracle: group(r.oracle),
+        },
+      ];
+    }),
+  );
+  const names = Object.keys(distributions);
+  const mean = (pick: (r: (typeof results)[string]) => number | null | undefined) => names.reduce((s, n) => s + (pick(results[n]!) ?? 0), 0) / names.length;
+  const summary = {
+    distributions,
+    mean_top1: mean((r) => (r.preference ?? r.aggregation ?? r.before).top1),
+    mean_top1_before: mean((r) => r.before.top1),
+    ...(isPrl || options.methods.includes('aggregation') ? { mean_top1_aggregation: mean((r) => r.aggregation?.top1) } : {}),
+    ...(isPrl && options.methods.includes('preference') ? { mean_top1_preference: mean((r) => r.preference?.top1) } : {}),
+    mean_top1_oracle: mean((r) => r.oracle.top1),
+  };
+  if (values.save) {
+    const path = join(loaded.runDir, 'results.json');
+    if (existsSync(path)) {
+      const old = JSON.parse(readFileSync(path, 'utf8')) as LongtailResults;
+      writeResults(loaded.runDir, { ...old, test_time: summary });
+    }
+  }
+  if (values.json) {
+    console.log(JSON.stringify(summary));
+  } else {
+    const pct = (v: number | null | undefined) => (v === null || v === undefined ? '-' : (100 * v).toFixed(2));
+    console.log(`mean top-1: before ${pct(summary.mean_top1_before)}  after ${pct(summary.mean_top1)}  (oracle prior ${pct(summary.mean_top1_oracle)})`);
+  }
+  return 0;
+}

@@ -1,0 +1,48 @@
+// tailor test -r CHECKPOINT [--json]: the uniform test set, top-1 and many/medium/few.
+import { parseArgs } from 'node:util';
+import * as torch from '../../torch/index.js';
+import { testPredictions, uniformDetail } from '../../longtail/results.js';
+import { CliError } from '../errors.js';
+import { groupsLine, jsonGroup, loadRun, parsePreference } from './longtail-common.js';
+
+const HELP = `usage: tailor test -r CHECKPOINT [--json] [--preference a,b,c] [--root DIR] [--threads N]
+
+Evaluates a checkpoint on the uniform (balanced) test set with the test transform:
+top-1 and the many (>100 training images) / medium (20..100) / few (<20) class groups.
+--preference (PRL checkpoints): generate the experts for this preference first.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      resume: { type: 'string', short: 'r' },
+      json: { type: 'boolean', default: false },
+      preference: { type: 'string' },
+      root: { type: 'string' },
+      threads: { type: 'string', default: '2' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (!values.resume) throw new CliError(`give the checkpoint with -r CHECKPOINT\n\n${HELP}`);
+  torch.setNumThreads(Number(values.threads));
+  const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
+  const system = loaded.session.system as { preference?: number[]; experts?: number };
+  const preference = parsePreference(values.preference, loaded.session.model.experts.length);
+  if (preference) {
+    if (!system.preference) throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
+    system.preference = preference;
+  }
+  const p = testPredictions(loaded.session);
+  const u = uniformDetail(p, loaded.session.data.trainCounts);
+  if (values.json) {
+    console.log(JSON.stringify({ checkpoint: loaded.checkpoint, n: u.n, ...jsonGroup(u), ece: u.ece, per_class: u.per_class, ...(system.preference ? { preference: system.preference } : {}) }));
+  } else {
+    console.log(`${loaded.checkpoint}: uniform test set (${u.n} images)`);
+    console.log(groupsLine(u));
+  }
+  return 0;
+}

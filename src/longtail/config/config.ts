@@ -1,0 +1,224 @@
+// Training configs in the structure of the SADE / BalPoE / PRL reference code (name, arch,
+// data_loader, optimizer, loss, lr_scheduler, trainer), accepting their type names, plus the
+// few sections of our own (mixup, prl, seed). Loaded and checked before anything runs.
+import { readFileSync } from 'node:fs';
+import { ConfigError, bool, int, num, obj, required, str, suggestion, validate, type Schema } from './schema.js';
+
+export interface TypedSection<A = Record<string, unknown>> {
+  type: string;
+  args: A;
+}
+
+export interface TrainConfig {
+  name: string;
+  n_gpu?: number;
+  seed?: number;
+  arch: TypedSection;
+  data_loader: TypedSection;
+  optimizer: TypedSection;
+  loss: TypedSection;
+  lr_scheduler?: TypedSection;
+  add_extra_info?: boolean;
+  mixup?: { alpha: number };
+  prl?: PrlSection;
+  trainer: {
+    epochs: number;
+    save_dir?: string;
+    save_period?: number;
+    verbosity?: number;
+    monitor?: string;
+    tensorboard?: boolean;
+    early_stop?: number;
+    eval_period?: number;
+    threads?: number;
+  };
+}
+
+export interface PrlSection {
+  /** 'paper': the preference reaches the loss through the scalarization; 'released': the released code. */
+  variant?: 'paper' | 'released';
+  alpha?: number;
+  scalarization?: 'stch' | 'linear';
+  mu?: number;
+  z?: number;
+  hidden?: number[];
+  generate_norm_affine?: boolean;
+  expert_losses?: { type: 'forward' | 'uniform' | 'backward'; tau?: number }[];
+}
+
+export const ARCH_TYPES: Record<string, Schema> = {
+  ResNet32Model: obj({
+    num_classes: required(int('classes', 1)),
+    reduce_dimension: bool(),
+    layer2_output_dim: int(),
+    layer3_output_dim: int(),
+    use_norm: bool('cosine classifier'),
+    returns_feat: bool(),
+    num_experts: int('experts', 1),
+    s: num('cosine classifier scale'),
+    in_channels: int('input channels (1 for Fashion-MNIST)', 1),
+    share_layer3: bool(),
+    use_experts: { kind: 'any', optional: true },
+  }),
+};
+
+const imbalanceLoaderArgs: Record<string, Schema> = {
+  data_dir: str(undefined, 'directory of the data set'),
+  batch_size: int('batch size', 1),
+  shuffle: bool(),
+  num_workers: int(),
+  imb_factor: num('1 / imbalance ratio, e.g. 0.01 for IR100', { min: 0, max: 1 }),
+  imb_type: str(['exp', 'step'] as const),
+  training: bool(),
+  randaugm: bool(),
+  test_imb_factor: num('test-set imbalance (test-time training)'),
+  reverse: bool(),
+  validation_split: num(),
+  retain_epoch_size: bool(),
+  balanced: bool('class-balanced sampling'),
+  seed: int('subsampling seed'),
+};
+
+export const DATA_LOADER_TYPES: Record<string, Schema> = {
+  ImbalanceCIFAR100DataLoader: obj(imbalanceLoaderArgs),
+  ImbalanceCIFAR10DataLoader: obj(imbalanceLoaderArgs),
+  ImbalanceFashionMNISTDataLoader: obj(imbalanceLoaderArgs),
+};
+
+export const OPTIMIZER_TYPES: Record<string, Schema> = {
+  SGD: obj({
+    lr: required(num('learning rate', { min: 0 })),
+    momentum: num(),
+    weight_decay: num(),
+    nesterov: bool(),
+    dampening: num(),
+  }),
+  AdamW: obj({ lr: required(num('learning rate', { min: 0 })), weight_decay: num(), betas: { kind: 'array', items: { kind: 'number' }, optional: true }, eps: num(), amsgrad: bool() }),
+};
+
+export const SCHEDULER_TYPES: Record<string, Schema> = {
+  CustomLR: obj({ step1: int(), step2: int(), gamma: num(), warmup_epoch: int() }),
+
+  MultiStepLR: obj({ milestones: { kind: 'array', items: { kind: 'number' } }, gamma: num() }),
+  CosineAnnealingLR: obj({ T_max: int(), eta_min: num() }),
+  StepLR: obj({ step_size: int(), gamma: num() }),
+};
+
+const trainerSchema = obj(
+  {
+    epochs: required(int('number of epochs', 1)),
+    save_dir: str(),
+    save_period: int(),
+    verbosity: int(),
+    monitor: str(),
+    tensorboard: bool(),
+    early_stop: int(),
+    eval_period: int('evaluate every N epochs', 1),
+    threads: int('libtorch threads', 1),
+  },
+  false,
+);
+
+const typed = (types: Record<string, Schema>, optional = false): Schema => obj({ type: required(str(Object.keys(types))), args: { kind: 'any', optional: true } }, optional);
+
+const topLevel: Schema = obj(
+  {
+    name: required(str()),
+    n_gpu: int(),
+    seed: int('global seed'),
+    arch: typed(ARCH_TYPES),
+    data_loader: typed(DATA_LOADER_TYPES),
+    optimizer: typed(OPTIMIZER_TYPES),
+    loss: obj(
+      {
+        type: required(str()),
+        args: { kind: 'any', optional: true },
+        // BalPoE keeps these beside args
+        tau_min: num(),
+        tau_max: num(),
+        return_expert_losses: bool(),
+      },
+      false,
+    ),
+    // the released PRL configs: a hypernetwork switch and the solver of the expert losses
+    use_hnet: bool('released PRL: train with the hypernetwork (maps to prl.variant "released")'),
+    Solvers: obj({ name: str(), mu: num(), Z: num() }),
+    lr_scheduler: typed(SCHEDULER_TYPES, true),
+    add_extra_info: bool(),
+    mixup: obj({ alpha: required(num('Beta(alpha, alpha) mixing', { min: 0 })) }),
+    prl: obj({
+      variant: str(['paper', 'released'] as const),
+      alpha: num('Dirichlet concentration of the preference', { min: 0 }),
+      scalarization: str(['stch', 'linear'] as const),
+      mu: num('smoothing of the Tchebycheff scalarization', { min: 0 }),
+      z: num('ideal point'),
+      hidden: { kind: 'array', items: { kind: 'number', integer: true, min: 1 }, optional: true },
+      generate_norm_affine: bool('also generate the last normalization layer affine parameters'),
+      expert_losses: {
+        kind: 'array',
+        optional: true,
+        items: obj({ type: required(str(['forward', 'uniform', 'backward'] as const)), tau: num() }, false),
+      },
+    }),
+    trainer: trainerSchema,
+  },
+  false,
+);
+
+/** Where a JSON.parse error happened, as line:column. */
+function jsonErrorLocation(text: string, message: string): string {
+  const m = /position (\d+)/.exec(message);
+  if (!m) return '';
+  const pos = Number(m[1]);
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  const column = pos - before.lastIndexOf('\n');
+  return `:${line}:${column}`;
+}
+
+export function parseConfig(text: string, file: string): TrainConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    throw new ConfigError(`${file}${jsonErrorLocation(text, message)}`, '', `invalid JSON: ${message}`);
+  }
+  validate(topLevel, raw, file);
+  const config = raw as TrainConfig;
+  const checkArgs = (section: 'arch' | 'data_loader' | 'optimizer' | 'lr_scheduler', types: Record<string, Schema>) => {
+    const s = config[section];
+    if (!s) return;
+    const schema = types[s.type];
+    if (!schema) throw new ConfigError(file, `${section}.type`, `unknown type '${s.type}'${suggestion(s.type, Object.keys(types))}`);
+    s.args ??= {};
+    validate(schema, s.args, file, `${section}.args`);
+  };
+  checkArgs('arch', ARCH_TYPES);
+  checkArgs('data_loader', DATA_LOADER_TYPES);
+  checkArgs('optimizer', OPTIMIZER_TYPES);
+  checkArgs('lr_scheduler', SCHEDULER_TYPES);
+  config.loss.args ??= {};
+  const released = raw as { use_hnet?: boolean; Solvers?: { name?: string; mu?: number; Z?: number } };
+  if (released.use_hnet && !config.prl) {
+    config.prl = {
+      variant: 'released',
+      ...(released.Solvers?.name ? { scalarization: released.Solvers.name === 'ls' ? 'linear' : 'stch' } : {}),
+      ...(released.Solvers?.mu !== undefined ? { mu: released.Solvers.mu } : {}),
+      ...(released.Solvers?.Z !== undefined ? { z: released.Solvers.Z } : {}),
+    };
+  }
+  return config;
+}
+
+export function loadConfig(file: string): TrainConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(file, '', `cannot read the config: ${(error as Error).message}`);
+  }
+  return parseConfig(text, file);
+}
+
+export { ConfigError };

@@ -1,0 +1,66 @@
+// Test-time training configs: SADE's test-time files (their arch/data_loader/trainer sections
+// are accepted; what matters here is the optimizer, the epochs and the batch size) plus our
+// fields: the methods to run, the early-stop weight, the distributions.
+import { readFileSync } from 'node:fs';
+import { ConfigError, bool, int, num, obj, required, str, suggestion, validate, type Schema } from './schema.js';
+import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
+import type { TestTimeOptions } from '../testtime.js';
+
+const schema: Schema = obj(
+  {
+    name: str(),
+    n_gpu: int(),
+    seed: int(),
+    method: str(['aggregation', 'preference', 'both'] as const, 'what to learn at test time'),
+    min_weight: num('stop when an expert weight drops below this', { min: 0, max: 1 }),
+    distributions: { kind: 'array', items: { kind: 'string', values: TEST_DISTRIBUTIONS }, optional: true },
+    arch: { kind: 'any', optional: true },
+    loss: { kind: 'any', optional: true },
+    lr_scheduler: { kind: 'any', optional: true },
+    add_extra_info: bool(),
+    data_loader: obj({ type: str(), args: obj({ batch_size: int('batch size', 1), data_dir: str(), shuffle: bool(), num_workers: int(), training: bool(), test_imb_factor: num(), reverse: bool() }) }),
+    optimizer: obj({ type: required(str(['SGD'] as const)), args: obj({ lr: required(num('learning rate', { min: 0 })), momentum: num(), weight_decay: num(), nesterov: bool() }, false) }),
+    trainer: obj({ epochs: int('test-time epochs', 1), save_dir: str(), save_period: int(), verbosity: int(), monitor: str(), tensorboard: bool() }),
+  },
+  false,
+);
+
+interface Raw {
+  seed?: number;
+  method?: 'aggregation' | 'preference' | 'both';
+  min_weight?: number;
+  distributions?: string[];
+  data_loader?: { args?: { batch_size?: number } };
+  optimizer?: { args: { lr: number; momentum?: number; weight_decay?: number; nesterov?: boolean } };
+  trainer?: { epochs?: number };
+}
+
+export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOptions {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(file, '', `cannot read the test-time config: ${(error as Error).message}`);
+  }
+  validate(schema, raw, file);
+  const c = raw as Raw;
+  const method = c.method ?? (isPrl ? 'both' : 'aggregation');
+  if (method !== 'aggregation' && !isPrl) {
+    throw new ConfigError(file, 'method', `'${method}' needs a PRL checkpoint (a hypernetwork); use 'aggregation'${suggestion('aggregation', ['aggregation'])}`);
+  }
+  const opt = c.optimizer?.args ?? { lr: 0.025 };
+  const nesterov = opt.nesterov ?? true;
+  const momentum = opt.momentum ?? 0.9;
+  return {
+    epochs: c.trainer?.epochs ?? 5,
+    batchSize: c.data_loader?.args?.batch_size ?? 128,
+    lr: opt.lr,
+    momentum,
+    weightDecay: opt.weight_decay ?? 5e-4,
+    nesterov: nesterov && momentum > 0,
+    minWeight: c.min_weight ?? 0.05,
+    seed: c.seed ?? 0,
+    methods: method === 'both' ? ['aggregation', 'preference'] : [method],
+    distributions: c.distributions ?? TEST_DISTRIBUTIONS,
+  };
+}

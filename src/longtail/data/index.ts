@@ -1,0 +1,33 @@
+// One entry point for the built-in data sets: Fashion-MNIST (idx), CIFAR-10/100 (python or
+// binary layout), each as balanced train and test splits held in memory.
+import { readCifar } from './cifar.js';
+import { FASHION_MNIST_DEFAULT_ROOT, readFashionMnist } from './idx.js';
+import type { PipelineKind } from './pipelines.js';
+import type { ImageDataset } from './types.js';
+
+export type BuiltinDataset = 'fmnist' | 'cifar10' | 'cifar100';
+export const BUILTIN_DATASETS: readonly BuiltinDataset[] = ['fmnist', 'cifar10', 'cifar100'];
+
+/** Per-class sizes of the published balanced splits (for summaries without the files). */
+export const PUBLISHED_SPLITS: Record<BuiltinDataset, { classes: number; trainPerClass: number; testPerClass: number }> = {
+  fmnist: { classes: 10, trainPerClass: 6000, testPerClass: 1000 },
+  cifar10: { classes: 10, trainPerClass: 5000, testPerClass: 1000 },
+  cifar100: { classes: 100, trainPerClass: 500, testPerClass: 100 },
+};
+
+export function pipelineKind(name: BuiltinDataset): PipelineKind {
+  return name === 'fmnist' ? 'fmnist' : 'cifar';
+}
+
+export function loadBuiltin(name: BuiltinDataset, split: 'train' | 'test', root?: string): ImageDataset {
+  switch (name) {
+    case 'fmnist':
+      return readFashionMnist(root ?? FASHION_MNIST_DEFAULT_ROOT, split);
+    case 'cifar10':
+    case 'cifar100':
+      if (!root) throw new Error(`${name} needs a data directory (no download at run time)`);
+      return readCifar(root, name, split);
+    default:
+      throw new RangeError(`unknown data set '${String(name)}' (use ${BUILTIN_DATASETS.join(', ')})`);
+  }
+}

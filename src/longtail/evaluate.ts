@@ -1,0 +1,105 @@
+// Evaluation: logits of a model over a data set (test transform only, eval mode, no grad) and
+// the metrics of the protocol over the uniform and the eleven test-agnostic distributions.
+import * as torch from '../torch/index.js';
+import type { Tensor } from '../torch/index.js';
+import { iterateBatches } from './data/batches.js';
+import type { ImageTransform } from './data/augment.js';
+import type { ImageDataset } from './data/types.js';
+import { TEST_DISTRIBUTIONS, testDistributionSubset } from './data/longtail.js';
+import { evaluateLogits, type EvaluationReport } from './metrics.js';
+import type { MultiExpertOutput } from './models/resnet_cifar.js';
+
+export type ForwardFn = (x: Tensor) => MultiExpertOutput;
+
+export interface Predictions {
+  n: number;
+  classes: number;
+  experts: number;
+  /** n x classes, the model output (mean of experts). */
+  logits: Float32Array;
+  /** experts x n x classes. */
+  expertLogits: Float32Array;
+  labels: Int32Array;
+}
+
+export function predict(forward: ForwardFn, ds: ImageDataset, transform: ImageTransform, batchSize = 256, indices?: ArrayLike<number>): Predictions {
+  const n = indices ? indices.length : ds.labels.length;
+  const classes = ds.classes;
+  const labels = new Int32Array(n);
+  let logits = new Float32Array(0);
+  let expertLogits = new Float32Array(0);
+  let experts = 0;
+  let offset = 0;
+  torch.noGrad(() => {
+    for (const batch of iterateBatches(ds, { batchSize, sampler: 'sequential', transform, ...(indices ? { indices } : {}) })) {
+      torch.tidy(() => {
+        const x = torch.tensor(batch.x, { shape: [batch.n, ...batch.shape] });
+        const out = forward(x);
+        if (experts === 0) {
+          experts = out.logits.shape[0]!;
+          logits = new Float32Array(n * classes);
+          expertLogits = new Float32Array(experts * n * classes);
+        }
+        logits.set(out.output.toFloat32Array(), offset * classes);
+        const per = out.logits.toFloat32Array();
+        for (let e = 0; e < experts; e++) {
+          expertLogits.set(per.subarray(e * batch.n * classes, (e + 1) * batch.n * classes), (e * n + offset) * classes);
+        }
+        labels.set(batch.y, offset);
+        offset += batch.n;
+      });
+    }
+  });
+  return { n, classes, experts, logits, expertLogits, labels };
+}
+
+export interface GroupResult {
+  top1: number | null;
+  many: number | null;
+  medium: number | null;
+  few: number | null;
+}
+
+export function summarize(report: EvaluationReport): GroupResult {
+  return { top1: report.top1, many: report.groups.many, medium: report.groups.medium, few: report.groups.few };
+}
+
+/** Rows of the predictions (a subset of the test set). */
+export function selectRows(p: Predictions, rows: ArrayLike<number>): Predictions {
+  const { classes, experts, n } = p;
+  const m = rows.length;
+  const logits = new Float32Array(m * classes);
+  const expertLogits = new Float32Array(experts * m * classes);
+  const labels = new Int32Array(m);
+  for (let k = 0; k < m; k++) {
+    const i = rows[k]!;
+    logits.set(p.logits.subarray(i * classes, (i + 1) * classes), k * classes);
+    for (let e = 0; e < experts; e++) {
+      expertLogits.set(p.expertLogits.subarray((e * n + i) * classes, (e * n + i + 1) * classes), (e * m + k) * classes);
+    }
+    labels[k] = p.labels[i]!;
+  }
+  return { n: m, classes, experts, logits, expertLogits, labels };
+}
+
+/**
+ * The eleven test distributions drawn from the balanced test set (whose predictions are given),
+ * each scored from logits produced by `score` (default: the model output).
+ */
+export function evaluateDistributions(
+  testPredictions: Predictions,
+  trainCounts: readonly number[],
+  score: (p: Predictions) => Float32Array = (p) => p.logits,
+  seed = 0,
+): { distributions: Record<string, GroupResult & { n: number }>; meanTop1: number } {
+  const distributions: Record<string, GroupResult & { n: number }> = {};
+  let sum = 0;
+  for (const name of TEST_DISTRIBUTIONS) {
+    const subset = testDistributionSubset(testPredictions.labels, name, { trainCounts, seed });
+    const rows = selectRows(testPredictions, subset.indices);
+    const report = evaluateLogits(score(rows), rows.labels, rows.classes, trainCounts);
+    distributions[name] = { n: rows.n, ...summarize(report) };
+    sum += report.top1 ?? 0;
+  }
+  return { distributions, meanTop1: sum / TEST_DISTRIBUTIONS.length };
+}

@@ -1,0 +1,47 @@
+// Classifier heads of the long-tail models: the cosine ("normed") classifier of LDAM/RIDE/SADE
+// and a plain linear one. Both can also run with externally generated weights (PRL).
+import { Tensor, aten, noGrad, nn, empty, tidy } from '../../torch/index.js';
+
+/**
+ * s * normalize(x) . normalize(W) with W stored [inFeatures, classes] as in the reference code
+ * (initialised uniform(-1, 1), renormalised per column).
+ */
+export class NormedLinear extends nn.Module {
+  readonly weight: Tensor;
+
+  constructor(
+    readonly inFeatures: number,
+    readonly classes: number,
+    readonly scale = 30,
+  ) {
+    super();
+    this.weight = this.registerParameter('weight', empty([inFeatures, classes]));
+    noGrad(() =>
+      tidy(() => {
+        aten.uniform_(this.weight, -1, 1);
+        // renorm_(2, 1, 1e-5).mul_(1e5): every column gets unit norm (up to the reference's scaling).
+        const norms = this.weight.norm(2, 0, true).clamp(1e-12);
+        this.weight.copy_(this.weight.div(norms));
+      }),
+    );
+  }
+
+  forward(x: Tensor, weight: Tensor = this.weight): Tensor {
+    return tidy(() => {
+      const xn = nn.functional.normalize(x, 2, 1);
+      const wn = nn.functional.normalize(weight, 2, 0);
+      return xn.matmul(wn).mul(this.scale);
+    });
+  }
+}
+
+export class LinearHead extends nn.Module {
+  readonly linear: nn.Linear;
+  constructor(inFeatures: number, classes: number) {
+    super();
+    this.linear = this.registerModule('linear', new nn.Linear(inFeatures, classes));
+  }
+  forward(x: Tensor): Tensor {
+    return this.linear.forward(x);
+  }
+}

@@ -1,0 +1,140 @@
+// CIFAR ResNet-32 (He et al., option-A shortcuts) and its multi-expert form from RIDE/SADE:
+// the stem and stage 1 are shared, every expert owns stages 2 and 3 (24/48 channels with
+// reduce_dimension) and a classifier; the model output is the mean of the expert logits.
+// inChannels = 1 gives the Fashion-MNIST (28x28 grey) variant; any number of experts works.
+import { Tensor, nn, tidy, aten } from '../../torch/index.js';
+import { NormedLinear } from './heads.js';
+
+class BasicBlock extends nn.Module {
+  readonly conv1: nn.Conv2d;
+  readonly bn1: nn.BatchNorm2d;
+  readonly conv2: nn.Conv2d;
+  readonly bn2: nn.BatchNorm2d;
+  private readonly padChannels: number;
+
+  constructor(
+    inPlanes: number,
+    readonly planes: number,
+    readonly stride: number,
+  ) {
+    super();
+    this.conv1 = this.registerModule('conv1', new nn.Conv2d(inPlanes, planes, 3, { stride, padding: 1, bias: false }));
+    this.bn1 = this.registerModule('bn1', new nn.BatchNorm2d(planes));
+    this.conv2 = this.registerModule('conv2', new nn.Conv2d(planes, planes, 3, { stride: 1, padding: 1, bias: false }));
+    this.bn2 = this.registerModule('bn2', new nn.BatchNorm2d(planes));
+    this.padChannels = stride !== 1 || inPlanes !== planes ? (planes - inPlanes) / 2 : -1;
+  }
+
+  forward(x: Tensor): Tensor {
+    return tidy(() => {
+      const out = this.bn2.forward(this.conv2.forward(this.bn1.forward(this.conv1.forward(x)).relu()));
+      // Option A: subsample spatially and zero-pad the channels; no parameters.
+      const shortcut =
+        this.padChannels < 0
+          ? x
+          : aten.constant_pad_nd(x.slice(2, null, null, this.stride).slice(3, null, null, this.stride), [0, 0, 0, 0, this.padChannels, this.padChannels]);
+      return out.add(shortcut).relu();
+    });
+  }
+}
+
+function makeStage(inPlanes: number, planes: number, blocks: number, stride: number): nn.Sequential {
+  const layers: BasicBlock[] = [];
+  for (let i = 0; i < blocks; i++) layers.push(new BasicBlock(i === 0 ? inPlanes : planes, planes, i === 0 ? stride : 1));
+  return new nn.Sequential(...layers);
+}
+
+export interface ResNetCifarOptions {
+  classes: number;
+  experts?: number;
+  inChannels?: number;
+  blocksPerStage?: number;
+  /** Stage-2/3 widths 24/48 instead of 32/64 per expert (RIDE/SADE reduce_dimension). */
+  reduceDimension?: boolean;
+  /** Cosine classifier with scale s (default true, s = 30) or a plain linear one. */
+  normedClassifier?: boolean;
+  scale?: number;
+}
+
+export interface MultiExpertOutput {
+  /** Mean of the expert logits, [N, C]. */
+  output: Tensor;
+  /** Per-expert logits, [E, N, C]. */
+  logits: Tensor;
+}
+
+export class Expert extends nn.Module {
+  readonly layer2: nn.Sequential;
+  readonly layer3: nn.Sequential;
+  readonly classifier: NormedLinear | nn.Linear;
+  constructor(width2: number, width3: number, blocks: number, classes: number, normed: boolean, scale: number) {
+    super();
+    this.layer2 = this.registerModule('layer2', makeStage(16, width2, blocks, 2));
+    this.layer3 = this.registerModule('layer3', makeStage(width2, width3, blocks, 2));
+    this.classifier = this.registerModule('classifier', normed ? new NormedLinear(width3, classes, scale) : new nn.Linear(width3, classes));
+  }
+  features(shared: Tensor): Tensor {
+    return tidy(() => aten.adaptive_avg_pool2d(this.layer3.forward(this.layer2.forward(shared)), 1).flatten(1));
+  }
+  /** Logits from features, optionally with a classifier weight generated elsewhere (PRL). */
+  classify(features: Tensor, weight?: Tensor): Tensor {
+    if (this.classifier instanceof NormedLinear) return this.classifier.forward(features, weight);
+    return this.classifier.forward(features);
+  }
+}
+
+export class ResNetCifar extends nn.Module {
+  readonly conv1: nn.Conv2d;
+  readonly bn1: nn.BatchNorm2d;
+  readonly layer1: nn.Sequential;
+  readonly experts: nn.ModuleList<Expert>;
+  readonly featureDim: number;
+
+  constructor(readonly options: ResNetCifarOptions) {
+    super();
+    const blocks = options.blocksPerStage ?? 5;
+    const experts = options.experts ?? 1;
+    if (!(experts >= 1 && Number.isInteger(experts))) throw new Error(`experts must be a positive integer, got ${experts}`);
+    const reduce = options.reduceDimension ?? experts > 1;
+    const width2 = reduce ? 24 : 32;
+    const width3 = reduce ? 48 : 64;
+    this.featureDim = width3;
+    this.conv1 = this.registerModule('conv1', new nn.Conv2d(options.inChannels ?? 3, 16, 3, { padding: 1, bias: false }));
+    this.bn1 = this.registerModule('bn1', new nn.BatchNorm2d(16));
+    this.layer1 = this.registerModule('layer1', makeStage(16, 16, blocks, 1));
+    const list: Expert[] = [];
+    for (let e = 0; e < experts; e++) list.push(new Expert(width2, width3, blocks, options.classes, options.normedClassifier ?? true, options.scale ?? 30));
+    this.experts = this.registerModule('experts', new nn.ModuleList(list));
+    // RIDE/SADE initialise conv and linear weights with kaiming_normal_.
+    this.apply((m) => {
+      if (m instanceof nn.Conv2d || m instanceof nn.Linear) nn.init.kaimingNormal_(m.weight);
+    });
+  }
+
+  /** Shared stem + stage 1. */
+  shared(x: Tensor): Tensor {
+    return tidy(() => this.layer1.forward(this.bn1.forward(this.conv1.forward(x)).relu()));
+  }
+
+  /** Per-expert pooled features, [E, N, D]. */
+  expertFeatures(x: Tensor): Tensor {
+    return tidy(() => {
+      const s = this.shared(x);
+      return aten.stack(this.experts.items.map((e) => e.features(s)), 0);
+    });
+  }
+
+  forward(x: Tensor, classifierWeights?: Tensor[]): MultiExpertOutput {
+    return tidy(() => {
+      const s = this.shared(x);
+      const logits = aten.stack(
+        this.experts.items.map((e, i) => {
+          const f = e.features(s);
+          return e.classify(f, classifierWeights?.[i]);
+        }),
+        0,
+      );
+      return { output: logits.mean(0), logits };
+    });
+  }
+}

@@ -1,0 +1,71 @@
+// PRL's hypernetwork: an MLP on the preference vector r (one weight per expert, on the simplex)
+// that generates every expert's classifier weights, and optionally a feature-wise affine
+// modulation (scale, shift) of each expert's pooled features.
+import * as torch from '../../torch/index.js';
+import { nn, type Tensor } from '../../torch/index.js';
+
+export interface HyperNetworkOptions {
+  experts: number;
+  featureDim: number;
+  classes: number;
+  hidden?: number[];
+  /** Also generate a per-channel scale and shift of each expert's features. */
+  generateAffine?: boolean;
+}
+
+export interface GeneratedExperts {
+  /** One [featureDim, classes] classifier weight per expert. */
+  classifiers: Tensor[];
+  /** Per expert [featureDim] scale (1 + output) and shift, when generateAffine. */
+  affine?: { scale: Tensor; shift: Tensor }[];
+}
+
+export class HyperNetwork extends nn.Module {
+  readonly body: nn.Sequential;
+  readonly head: nn.Linear;
+  private readonly perExpert: number;
+
+  constructor(readonly options: HyperNetworkOptions) {
+    super();
+    const hidden = options.hidden ?? [128, 128, 128];
+    const layers: nn.Layer[] = [];
+    let width = options.experts;
+    for (const h of hidden) {
+      layers.push(new nn.Linear(width, h), new nn.ReLU());
+      width = h;
+    }
+    this.body = this.registerModule('body', new nn.Sequential(...layers));
+    this.perExpert = options.featureDim * options.classes + (options.generateAffine ? 2 * options.featureDim : 0);
+    this.head = this.registerModule('head', new nn.Linear(width, options.experts * this.perExpert));
+  }
+
+  /** The experts' parameters for one preference vector r (length = experts). */
+  forward(preference: Tensor): GeneratedExperts {
+    return torch.tidy(() => {
+      const { experts, featureDim, classes } = this.options;
+      const flat = this.head.forward(this.body.forward(preference.reshape(1, experts))).reshape(experts, this.perExpert);
+      const classifiers: Tensor[] = [];
+      const affine: { scale: Tensor; shift: Tensor }[] = [];
+      for (let e = 0; e < experts; e++) {
+        const row = flat.select(0, e);
+        classifiers.push(row.narrow(0, 0, featureDim * classes).reshape(featureDim, classes));
+        if (this.options.generateAffine) {
+          const base = featureDim * classes;
+          affine.push({ scale: row.narrow(0, base, featureDim).add(1), shift: row.narrow(0, base + featureDim, featureDim) });
+        }
+      }
+      return this.options.generateAffine ? { classifiers, affine } : { classifiers };
+    });
+  }
+}
+
+/** Checks a user-given preference: one non-negative weight per expert, normalised to sum 1. */
+export function normalizePreference(values: number[], experts: number, what = '--preference'): number[] {
+  if (values.length !== experts) {
+    throw new Error(`${what} needs ${experts} comma-separated weights (one per expert), got ${values.length}`);
+  }
+  if (values.some((v) => !(Number.isFinite(v) && v >= 0))) throw new Error(`${what}: weights must be non-negative numbers`);
+  const sum = values.reduce((a, b) => a + b, 0);
+  if (!(sum > 0)) throw new Error(`${what}: the weights must not all be zero`);
+  return values.map((v) => v / sum);
+}

@@ -1,0 +1,100 @@
+// PRL as a trainable system: per batch a preference r ~ Dirichlet(alpha) on the simplex, the
+// hypernetwork generates the experts' classifiers for r, and the loss scalarizes the experts'
+// losses with r (smooth Tchebycheff by default). The 'released' variant reproduces the released
+// code instead: alpha 0.5, one hypernetwork call per expert with its own draw, min-max
+// normalised preferences with a learnable offset (not on the simplex), and a loss the
+// preference never reaches.
+import * as torch from '../../torch/index.js';
+import { nn, type Tensor } from '../../torch/index.js';
+import type { Rng } from '../../torch/rng.js';
+import { createPrlLoss } from '../losses/index.js';
+import type { PrlSection } from '../config/config.js';
+import type { MultiExpertOutput, ResNetCifar } from '../models/resnet_cifar.js';
+import type { TrainableSystem } from '../system.js';
+import { HyperNetwork, type GeneratedExperts } from './hypernet.js';
+
+class ReleasedOffset extends nn.Module {
+  readonly offset: Tensor;
+  constructor(experts: number) {
+    super();
+    this.offset = this.registerParameter('offset', torch.zeros([experts]));
+  }
+}
+
+export interface PrlSystem extends TrainableSystem {
+  readonly hyper: HyperNetwork;
+  readonly model: ResNetCifar;
+  readonly experts: number;
+  /** The preference used by evalForward (default: uniform). */
+  preference: number[];
+  /** Forward with the experts generated for a given preference. */
+  forwardWith(x: Tensor, generated: GeneratedExperts): MultiExpertOutput;
+  generate(preference: number[] | Tensor): GeneratedExperts;
+}
+
+export function buildPrlSystem(model: ResNetCifar, prl: PrlSection, trainCounts: number[], file: string): PrlSystem {
+  const experts = model.experts.length;
+  const variant = prl.variant ?? 'paper';
+  const alpha = prl.alpha ?? (variant === 'released' ? 0.5 : 1.2);
+  const hyper = new HyperNetwork({
+    experts,
+    featureDim: model.featureDim,
+    classes: model.options.classes,
+    hidden: prl.hidden ?? [128, 128, 128],
+    generateAffine: prl.generate_norm_affine ?? false,
+  });
+  const released = variant === 'released' ? new ReleasedOffset(experts) : null;
+  const loss = createPrlLoss(prl, { classCounts: trainCounts, experts, file });
+
+  const generate = (preference: number[] | Tensor): GeneratedExperts =>
+    torch.tidy(() => hyper.forward(preference instanceof torch.Tensor ? preference : torch.tensor(preference)));
+
+  const forwardWith = (x: Tensor, generated: GeneratedExperts): MultiExpertOutput =>
+    torch.tidy(() => {
+      const shared = model.shared(x);
+      const logits = torch.stack(
+        model.experts.items.map((expert, e) => {
+          let f = expert.features(shared);
+          const a = generated.affine?.[e];
+          if (a) f = f.mul(a.scale).add(a.shift);
+          return expert.classify(f, generated.classifiers[e]);
+        }),
+        0,
+      );
+      return { output: logits.mean(0), logits };
+    });
+
+  const releasedGenerate = (rng: Rng): GeneratedExperts =>
+    torch.tidy(() => {
+      // One call per expert, each with its own draw, min-max normalised after a learnable offset.
+      const classifiers: Tensor[] = [];
+      for (let e = 0; e < experts; e++) {
+        const r = torch.tensor(rng.dirichlet(alpha, experts)).add(released!.offset);
+        const min = r.min();
+        const max = r.max();
+        const normalised = r.sub(min).div(max.sub(min).add(1e-8));
+        classifiers.push(hyper.forward(normalised).classifiers[e]!);
+      }
+      return { classifiers };
+    });
+
+  const system: PrlSystem = {
+    modules: released ? { model, hyper, released } : { model, hyper },
+    hyper,
+    model,
+    experts,
+    loss,
+    preference: new Array<number>(experts).fill(1 / experts),
+    generate,
+    forwardWith,
+    trainForward(x: Tensor, rng: Rng) {
+      if (released) return { out: forwardWith(x, releasedGenerate(rng)) };
+      const preference = rng.dirichlet(alpha, experts);
+      return { out: torch.tidy(() => forwardWith(x, generate(preference))), extra: { preference } };
+    },
+    evalForward(x: Tensor) {
+      return torch.tidy(() => forwardWith(x, generate(system.preference)));
+    },
+  };
+  return system;
+}

@@ -1,0 +1,82 @@
+// A run's results: the uniform test set in detail and the eleven test distributions, written
+// as results.json (the HTML report and `tailor serve` read it).
+import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeJsonAtomic } from '../torch/fs.js';
+import { evaluateLogits } from './metrics.js';
+import { evaluateDistributions, predict, type GroupResult, type Predictions } from './evaluate.js';
+import type { Session } from './session.js';
+import type { EpochRecord } from './trainer.js';
+
+export interface UniformDetail extends GroupResult {
+  n: number;
+  per_class: (number | null)[];
+  ece: number | null;
+  confusion: number[][];
+}
+
+export interface LongtailResults {
+  kind: 'longtail';
+  name: string;
+  method: string;
+  checkpoint: string;
+  dataset: { name: string; classes: number; class_names?: string[]; train_counts: number[]; imbalance: number; profile: string };
+  preference?: number[];
+  uniform: UniformDetail;
+  distributions: Record<string, GroupResult & { n: number }>;
+  mean_top1: number;
+  history?: EpochRecord[];
+  controllability?: unknown;
+  test_time?: unknown;
+}
+
+export function uniformDetail(p: Predictions, trainCounts: number[]): UniformDetail {
+  const r = evaluateLogits(p.logits, p.labels, p.classes, trainCounts);
+  const confusion: number[][] = [];
+  for (let i = 0; i < p.classes; i++) confusion.push(Array.from(r.confusion.subarray(i * p.classes, (i + 1) * p.classes)));
+  return { n: r.n, top1: r.top1, many: r.groups.many, medium: r.groups.medium, few: r.groups.few, per_class: r.perClass, ece: r.ece, confusion };
+}
+
+/** Test predictions on the whole balanced test set (every distribution is a subset of it). */
+export function testPredictions(session: Session): Predictions {
+  for (const m of Object.values(session.system.modules)) m.eval();
+  return predict((x) => session.system.evalForward(x), session.data.test, session.testTransform);
+}
+
+export function evaluateSession(session: Session, checkpoint: string, history?: EpochRecord[]): LongtailResults {
+  const p = testPredictions(session);
+  const { distributions, meanTop1 } = evaluateDistributions(p, session.data.trainCounts);
+  const d = session.data;
+  const prefs = (session.system as { preference?: number[] }).preference;
+  return {
+    kind: 'longtail',
+    name: session.config.name,
+    method: session.config.prl ? `PRL (${session.config.prl.variant ?? 'paper'})` : session.config.loss.type,
+    checkpoint,
+    dataset: {
+      name: d.dataset,
+      classes: d.train.classes,
+      ...(d.train.classNames ? { class_names: d.train.classNames } : {}),
+      train_counts: d.trainCounts,
+      imbalance: d.subset.imbalance,
+      profile: d.subset.profile,
+    },
+    ...(session.config.prl && prefs ? { preference: prefs } : {}),
+    uniform: uniformDetail(p, d.trainCounts),
+    distributions,
+    mean_top1: meanTop1,
+    ...(history ? { history } : {}),
+  };
+}
+
+export function writeResults(runDir: string, results: LongtailResults): string {
+  const path = join(runDir, 'results.json');
+  let merged: LongtailResults = results;
+  if (existsSync(path)) {
+    // Keep sections other commands added (controllability, test-time training).
+    const old = JSON.parse(readFileSync(path, 'utf8')) as Partial<LongtailResults>;
+    merged = { ...old, ...results, history: results.history ?? old.history } as LongtailResults;
+  }
+  writeJsonAtomic(path, merged);
+  return path;
+}

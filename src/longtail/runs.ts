@@ -1,0 +1,42 @@
+// Finding and loading a training run's checkpoint and rebuilding its session.
+import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import * as torch from '../torch/index.js';
+import { loadCheckpoint } from '../torch/checkpoint.js';
+import { sessionFromRecord, type Session, type SessionRecord } from './session.js';
+import { loadSystemState } from './system.js';
+import type { EpochRecord } from './trainer.js';
+
+/** A user-facing problem with a run or checkpoint path. */
+export class RunError extends Error {}
+
+export interface LoadedRun {
+  session: Session;
+  checkpoint: string;
+  runDir: string;
+  history?: EpochRecord[];
+  epoch?: number;
+}
+
+export function resolveCheckpoint(path: string): string {
+  const candidates = [path, `${path}.json`, path.replace(/\.safetensors$/, '.json'), `${path}/checkpoint-last.json`];
+  for (const c of candidates) if (c.endsWith('.json') && existsSync(c)) return resolve(c);
+  throw new RunError(`no checkpoint at '${path}' (give a run directory or a checkpoint .json/.safetensors written by 'tailor train')`);
+}
+
+export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
+  const checkpoint = resolveCheckpoint(path);
+  const ck = loadCheckpoint(checkpoint);
+  const extra = (ck.extra ?? {}) as Partial<SessionRecord> & { history?: EpochRecord[] };
+  if (!extra.config) {
+    torch.dispose([ck.weights, ck.optimizer?.state]);
+    throw new RunError(`${checkpoint} has no stored config; it was not written by 'tailor train'`);
+  }
+  const record = extra as SessionRecord;
+  if (options.root) record.overrides = { ...record.overrides, root: options.root };
+  const session = sessionFromRecord(record, checkpoint);
+  torch.tidy(() => loadSystemState(session.system, ck.weights));
+  torch.dispose([ck.weights, ck.optimizer?.state]);
+  return { session, checkpoint, runDir: dirname(checkpoint), ...(extra.history ? { history: extra.history } : {}), ...(ck.epoch !== undefined ? { epoch: ck.epoch } : {}) };
+}
+

@@ -1,0 +1,53 @@
+// What the trainer trains: a model (and for PRL a hypernetwork) with its training-time and
+// evaluation-time forward passes and the loss. Plain multi-expert methods and PRL both fit it.
+import type { Tensor, nn } from '../torch/index.js';
+import type { Rng } from '../torch/rng.js';
+import type { MultiExpertOutput } from './models/resnet_cifar.js';
+
+import type { Loss, LossExtra } from './losses/types.js';
+
+export type { Loss, LossExtra };
+
+export interface TrainableSystem {
+  /** Named modules; their state dicts are saved as `<name>.<key>`. */
+  readonly modules: Record<string, nn.Module>;
+  /** Forward pass in training mode; may draw randomness (PRL preference) from rng. */
+  trainForward(x: Tensor, rng: Rng): { out: MultiExpertOutput; extra?: LossExtra };
+  /** Deterministic forward pass for evaluation. */
+  evalForward(x: Tensor): MultiExpertOutput;
+  readonly loss: Loss;
+}
+
+export function systemParameters(system: TrainableSystem): Tensor[] {
+  return Object.values(system.modules).flatMap((m) => m.parameters());
+}
+
+export function systemStateDict(system: TrainableSystem): Record<string, Tensor> {
+  const out: Record<string, Tensor> = {};
+  for (const [prefix, m] of Object.entries(system.modules)) {
+    for (const [k, v] of Object.entries(m.stateDict())) out[`${prefix}.${k}`] = v;
+  }
+  return out;
+}
+
+export function loadSystemState(system: TrainableSystem, state: Record<string, Tensor>): void {
+  for (const [prefix, m] of Object.entries(system.modules)) {
+    const part: Record<string, Tensor> = {};
+    for (const [k, v] of Object.entries(state)) if (k.startsWith(`${prefix}.`)) part[k.slice(prefix.length + 1)] = v;
+    m.loadStateDict(part, true);
+  }
+}
+
+export function setTraining(system: TrainableSystem, training: boolean): void {
+  for (const m of Object.values(system.modules)) m.train(training);
+}
+
+/** A plain multi-expert model (SADE, BalPoE, LDAM, CE ...): the model alone, its own output. */
+export function plainSystem(model: nn.Module & { forward(x: Tensor): MultiExpertOutput }, loss: Loss): TrainableSystem {
+  return {
+    modules: { model },
+    loss,
+    trainForward: (x) => ({ out: model.forward(x) }),
+    evalForward: (x) => model.forward(x),
+  };
+}

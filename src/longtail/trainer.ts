@@ -1,0 +1,182 @@
+// The training loop of the long-tail commands: epochs of augmented (optionally mixup) batches,
+// an SGD/AdamW step per batch, the LR schedule per epoch, evaluation on the uniform test set,
+// JSONL metrics, best/last checkpoints and exact resume (same RNG streams and optimizer state).
+import { join } from 'node:path';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import * as torch from '../torch/index.js';
+import { optim } from '../torch/index.js';
+import { Rng } from '../torch/rng.js';
+import { saveCheckpoint, loadCheckpoint, restoreTorchRng } from '../torch/checkpoint.js';
+import { iterateBatches, mixup } from './data/batches.js';
+import type { ImageTransform } from './data/augment.js';
+import type { ImageDataset } from './data/types.js';
+import { evaluateLogits } from './metrics.js';
+import { predict, summarize, type GroupResult } from './evaluate.js';
+import { Progress, formatSeconds } from './progress.js';
+import { loadSystemState, setTraining, systemStateDict, type TrainableSystem } from './system.js';
+
+export interface EpochRecord {
+  epoch: number;
+  lr: number;
+  train_loss: number;
+  train_acc: number;
+  val: GroupResult | null;
+  seconds: number;
+}
+
+export interface TrainOptions {
+  system: TrainableSystem;
+  optimizer: optim.SGD | optim.AdamW;
+  scheduler: optim.LRScheduler | null;
+  train: ImageDataset;
+  test: ImageDataset;
+  trainCounts: number[];
+  trainTransform: ImageTransform;
+  testTransform: ImageTransform;
+  epochs: number;
+  batchSize: number;
+  balancedSampling?: boolean;
+  mixupAlpha?: number;
+  seed: number;
+  runDir: string;
+  evalPeriod?: number;
+  savePeriod?: number;
+  resumeFrom?: string;
+  /** Stored in every checkpoint so test commands can rebuild the experiment. */
+  checkpointExtra: Record<string, unknown>;
+  log?: (line: string) => void;
+  quiet?: boolean;
+}
+
+export class NonFiniteLossError extends Error {}
+
+export interface TrainResult {
+  history: EpochRecord[];
+  best: { epoch: number; top1: number } | null;
+  lastCheckpoint: string;
+  bestCheckpoint: string | null;
+}
+
+export function trainSystem(o: TrainOptions): TrainResult {
+  const log = o.log ?? ((s: string) => console.error(s));
+  mkdirSync(o.runDir, { recursive: true });
+  const lastBase = join(o.runDir, 'checkpoint-last');
+  const bestBase = join(o.runDir, 'model_best');
+  const metricsPath = join(o.runDir, 'metrics.jsonl');
+  let history: EpochRecord[] = [];
+  let best: { epoch: number; top1: number } | null = null;
+  let startEpoch = 1;
+
+  if (o.resumeFrom) {
+    const ck = loadCheckpoint(o.resumeFrom);
+    torch.tidy(() => loadSystemState(o.system, ck.weights));
+    if (ck.optimizer) o.optimizer.loadStateDict(ck.optimizer);
+    if (ck.scheduler && o.scheduler) o.scheduler.loadStateDict(ck.scheduler);
+    restoreTorchRng(ck);
+    const extra = (ck.extra ?? {}) as { history?: EpochRecord[]; best?: { epoch: number; top1: number } | null };
+    history = extra.history ?? [];
+    best = extra.best ?? null;
+    startEpoch = (ck.epoch ?? 0) + 1;
+    torch.dispose([ck.weights, ck.optimizer?.state]);
+    log(`resumed from ${o.resumeFrom} at epoch ${startEpoch}`);
+  }
+
+
+  for (let epoch = startEpoch; epoch <= o.epochs; epoch++) {
+    const started = performance.now();
+    // The schedule is indexed from epoch 0 like the reference (lr for epoch e = f(e - 1)).
+    if (o.scheduler && epoch > 1 && o.scheduler.lastEpoch < epoch - 1) {
+      while (o.scheduler.lastEpoch < epoch - 1) o.scheduler.step();
+    }
+    o.system.loss.setEpoch?.(epoch);
+    setTraining(o.system, true);
+    // Every epoch's randomness derives from (seed, epoch): a resumed run draws what an
+    // uninterrupted one would have drawn.
+    const rng = new Rng((o.seed * 1000003 + epoch) >>> 0);
+    const batches = iterateBatches(o.train, {
+      batchSize: o.batchSize,
+      sampler: o.balancedSampling ? 'class-balanced' : 'shuffle',
+      seed: o.seed,
+      epoch,
+      transform: o.trainTransform,
+    });
+    const total = o.train.labels.length;
+    const progress = new Progress({ label: `epoch ${epoch}/${o.epochs}`, total, unit: 'img', quiet: o.quiet ?? false });
+    let lossSum = 0;
+    let correct = 0;
+    let seen = 0;
+    let step = 0;
+    for (const batch of batches) {
+      step++;
+      const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
+      const stepLoss = torch.tidy(() => {
+        const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
+        const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
+        const { out, extra } = o.system.trainForward(x, rng);
+        let loss: torch.Tensor;
+        if (mixed && mixed.lam < 1) {
+          const yB = torch.tensor(mixed.yB).long();
+          const l = o.system.loss;
+          loss = l.forwardMixup
+            ? l.forwardMixup(out, yA, yB, mixed.lam, extra)
+            : l.forward(out, yA, extra).mul(mixed.lam).add(l.forward(out, yB, extra).mul(1 - mixed.lam));
+        } else {
+          loss = o.system.loss.forward(out, yA, extra);
+        }
+        const value = loss.item();
+        if (!Number.isFinite(value)) {
+          throw new NonFiniteLossError(
+            `the loss became ${value} at epoch ${epoch}, step ${step}; lower the learning rate (optimizer.args.lr) or check the data, then resume from ${lastBase}.json`,
+          );
+        }
+        loss.backward();
+        const pred = out.output.argmax(1);
+        correct += pred.eq(torch.tensor(batch.y).long()).sum().item();
+        return value;
+      });
+      o.optimizer.step();
+      o.optimizer.zeroGrad();
+      lossSum += stepLoss * batch.n;
+      seen += batch.n;
+      progress.tick(batch.n, `loss ${(lossSum / seen).toFixed(4)}`);
+    }
+    progress.finish();
+    let val: GroupResult | null = null;
+    const evalPeriod = o.evalPeriod ?? 1;
+    if (epoch % evalPeriod === 0 || epoch === o.epochs) {
+      setTraining(o.system, false);
+      const p = predict((x) => o.system.evalForward(x), o.test, o.testTransform);
+      val = summarize(evaluateLogits(p.logits, p.labels, p.classes, o.trainCounts));
+    }
+    const record: EpochRecord = {
+      epoch,
+      lr: o.optimizer.paramGroups[0]!.lr,
+      train_loss: lossSum / Math.max(seen, 1),
+      train_acc: correct / Math.max(seen, 1),
+      val,
+      seconds: (performance.now() - started) / 1000,
+    };
+    history.push(record);
+    appendFileSync(metricsPath, JSON.stringify(record) + '\n');
+    const fmt = (v: number | null | undefined) => (v === null || v === undefined ? '  -  ' : (100 * v).toFixed(2));
+    log(
+      `epoch ${epoch}/${o.epochs} lr ${record.lr.toExponential(2)} loss ${record.train_loss.toFixed(4)} train acc ${fmt(record.train_acc)}` +
+        (val ? ` | uniform top1 ${fmt(val.top1)} many ${fmt(val.many)} medium ${fmt(val.medium)} few ${fmt(val.few)}` : '') +
+        ` (${formatSeconds(record.seconds)})`,
+    );
+    const improved = val !== null && val.top1 !== null && (best === null || val.top1 > best.top1);
+    if (improved) best = { epoch, top1: val!.top1! };
+    const content = {
+      weights: systemStateDict(o.system),
+      optimizer: o.optimizer.stateDict(),
+      ...(o.scheduler ? { scheduler: o.scheduler.stateDict() } : {}),
+      epoch,
+      extra: { ...o.checkpointExtra, history, best },
+    };
+    saveCheckpoint(lastBase, content);
+    if (improved) saveCheckpoint(bestBase, content);
+    if (o.savePeriod && epoch % o.savePeriod === 0) saveCheckpoint(join(o.runDir, `checkpoint-epoch${epoch}`), content);
+  }
+
+  return { history, best, lastCheckpoint: `${lastBase}.json`, bestCheckpoint: best ? `${bestBase}.json` : null };
+}

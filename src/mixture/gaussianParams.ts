@@ -1,0 +1,428 @@
+// The parameter computations of a Gaussian mixture for the four covariance types, following
+// scikit-learn 1.2 (`_estimate_gaussian_parameters`, `_compute_precision_cholesky`,
+// `_estimate_log_gaussian_prob`) with the corrections of reference/mixture.md: covariances are
+// centred on their component mean, and densities use the precision Cholesky factor A = L^{-T}
+// (A A^T = Sigma^{-1}, upper triangular) so that log|Sigma^{-1}|/2 = sum log diag(A) and the
+// Mahalanobis term is ||(x - mu) A||^2: no matrix inverse, no determinant.
+//
+// Storage (row-major Float64Array), as scikit-learn's shapes:
+//   full: K x d x d   tied: d x d   diag: K x d   spherical: K
+import type { DenseMatrix } from './linalg.js';
+import { choleskyLower, inverseLowerTransposed } from './linalg.js';
+import {
+  diagMahalanobisKernel,
+  diagScatterKernel,
+  mahalanobisKernel,
+  scatterKernel,
+  weightedSumKernel,
+} from './gaussianKernels.js';
+
+export type CovarianceType = 'full' | 'tied' | 'diag' | 'spherical';
+export const COVARIANCE_TYPES: readonly CovarianceType[] = ['full', 'tied', 'diag', 'spherical'];
+
+/** Added to every N_k, as scikit-learn does (10 * float64 machine epsilon), so that empty components divide safely. */
+export const NK_EPSILON = 10 * 2.220446049250313e-16;
+const LOG_2PI = Math.log(2 * Math.PI);
+
+/** Number of stored covariance values for a type. */
+export function covarianceSize(type: CovarianceType, k: number, d: number): number {
+  switch (type) {
+    case 'full':
+      return k * d * d;
+    case 'tied':
+      return d * d;
+    case 'diag':
+      return k * d;
+    case 'spherical':
+      return k;
+  }
+}
+
+/** Free parameters: K - 1 weights, K d means, and the covariance parameters. */
+export function gaussianParameterCount(type: CovarianceType, k: number, d: number): number {
+  const cov =
+    type === 'full'
+      ? (k * d * (d + 1)) / 2
+      : type === 'tied'
+        ? (d * (d + 1)) / 2
+        : type === 'diag'
+          ? k * d
+          : k;
+  return cov + k * d + k - 1;
+}
+
+/** A covariance that is not positive definite: names the component and the remedy. */
+export class SingularCovarianceError extends Error {
+  constructor(
+    readonly covarianceType: CovarianceType,
+    /** 0-based component index, or -1 for the shared (tied) covariance. */
+    readonly component: number,
+    readonly nComponents: number,
+    readonly regCovar: number,
+    readonly effectiveSamples?: number,
+  ) {
+    const which =
+      component < 0
+        ? 'the shared (tied) covariance'
+        : `component ${component} of ${nComponents} (0-based, ${covarianceType} covariance)`;
+    const size =
+      effectiveSamples === undefined
+        ? ''
+        : effectiveSamples < 0.5
+          ? ' It is empty (no sample is assigned to it).'
+          : ` It holds about ${effectiveSamples.toPrecision(3)} samples.`;
+    super(
+      `ill-defined empirical covariance for ${which}: it is not positive definite (singular or collapsed onto too ` +
+        `few points).${size} Remedy: increase the regularisation added to the covariance diagonal, reg_covar ` +
+        `(--reg-covar on the command line, now ${regCovar}; try ${suggestReg(regCovar)}), use fewer components, ` +
+        `or remove constant or duplicated columns and rescale the data.`,
+    );
+    this.name = 'SingularCovarianceError';
+  }
+}
+
+function suggestReg(reg: number): string {
+  return reg > 0 ? (reg * 100).toExponential(0) : '1e-6';
+}
+
+export interface GaussianEstimate {
+  /** Sum of responsibilities per component, plus NK_EPSILON. */
+  nk: Float64Array;
+  means: Float64Array;
+  covariances: Float64Array;
+}
+
+/**
+ * Total scatter of the data about its column means, computed once per fit for the tied M step:
+ * with responsibilities summing to one per sample, sum_ik r_ik (x_i - mu_k)(x_i - mu_k)^T equals
+ * this minus sum_k N_k (mu_k - c)(mu_k - c)^T (c = the column means; the shift keeps cancellation
+ * small, unlike scikit-learn's uncentred X^T X).
+ */
+export interface TiedScatter {
+  center: Float64Array;
+  scatter: Float64Array;
+}
+
+export function computeTiedScatter(x: DenseMatrix): TiedScatter {
+  const { rows: n, cols: d, data } = x;
+  const center = new Float64Array(d);
+  for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) center[j]! += data[i * d + j]!;
+  for (let j = 0; j < d; j++) center[j]! /= n;
+  const scatter = new Float64Array(d * d);
+  const diff = new Float64Array(d);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < d; j++) diff[j] = data[i * d + j]! - center[j]!;
+    for (let a = 0; a < d; a++) {
+      const da = diff[a]!;
+      for (let b = 0; b <= a; b++) scatter[a * d + b]! += da * diff[b]!;
+    }
+  }
+  symmetrizeLower(scatter, 0, d);
+  return { center, scatter };
+}
+
+/**
+ * Weights (unnormalised: N_k), means and covariances from responsibilities (n x K). `tied`, when
+ * given, is the precomputed scatter and the responsibilities must sum to one per sample (true
+ * after an E step); without it the tied covariance is summed directly.
+ */
+export function estimateGaussianParameters(
+  x: DenseMatrix,
+  resp: Float64Array,
+  k: number,
+  regCovar: number,
+  type: CovarianceType,
+  tied?: TiedScatter,
+): GaussianEstimate {
+  const { rows: n, cols: d, data } = x;
+  const nk = new Float64Array(k);
+  const means = new Float64Array(k * d);
+  const sumKernel = weightedSumKernel(d);
+  if (sumKernel) sumKernel(data, n, resp, k, nk, means);
+  else weightedSumLoops(data, n, d, resp, k, nk, means);
+  for (let c = 0; c < k; c++) {
+    nk[c]! += NK_EPSILON;
+    for (let j = 0; j < d; j++) means[c * d + j]! /= nk[c]!;
+  }
+  let covariances: Float64Array;
+  if (type === 'full') covariances = fullCovariances(x, resp, k, nk, means, regCovar);
+  else if (type === 'tied') covariances = tiedCovariance(x, resp, k, nk, means, regCovar, tied);
+  else covariances = diagCovariances(x, resp, k, nk, means, regCovar, type === 'spherical');
+  return { nk, means, covariances };
+}
+
+function fullCovariances(
+  x: DenseMatrix,
+  resp: Float64Array,
+  k: number,
+  nk: Float64Array,
+  means: Float64Array,
+  reg: number,
+): Float64Array {
+  const { rows: n, cols: d, data } = x;
+  const dd = d * d;
+  const cov = new Float64Array(k * dd);
+  const kernel = scatterKernel(d);
+  if (kernel) kernel(data, n, resp, k, means, cov);
+  else scatterLoops(data, n, d, resp, k, means, cov);
+  for (let c = 0; c < k; c++) {
+    const co = c * dd;
+    symmetrizeLower(cov, co, d);
+    for (let e = 0; e < dd; e++) cov[co + e]! /= nk[c]!;
+    for (let j = 0; j < d; j++) cov[co + j * d + j]! += reg;
+  }
+  return cov;
+}
+
+/** The loop form of WeightedSumKernel. */
+function weightedSumLoops(
+  data: Float64Array,
+  n: number,
+  d: number,
+  resp: Float64Array,
+  k: number,
+  nk: Float64Array,
+  means: Float64Array,
+): void {
+  for (let i = 0; i < n; i++) {
+    const xo = i * d;
+    for (let c = 0; c < k; c++) {
+      const r = resp[i * k + c]!;
+      if (r === 0) continue;
+      nk[c]! += r;
+      const mo = c * d;
+      for (let j = 0; j < d; j++) means[mo + j]! += r * data[xo + j]!;
+    }
+  }
+}
+
+/** The loop form of ScatterKernel (for d above the unrolling limit). */
+function scatterLoops(
+  data: Float64Array,
+  n: number,
+  d: number,
+  resp: Float64Array,
+  k: number,
+  means: Float64Array,
+  cov: Float64Array,
+): void {
+  const diff = new Float64Array(d);
+  for (let i = 0; i < n; i++) {
+    const xo = i * d;
+    for (let c = 0; c < k; c++) {
+      const r = resp[i * k + c]!;
+      if (r === 0) continue;
+      const mo = c * d;
+      for (let j = 0; j < d; j++) diff[j] = data[xo + j]! - means[mo + j]!;
+      const co = c * d * d;
+      for (let a = 0; a < d; a++) {
+        const ra = r * diff[a]!;
+        const row = co + a * d;
+        for (let b = 0; b <= a; b++) cov[row + b]! += ra * diff[b]!;
+      }
+    }
+  }
+}
+
+function tiedCovariance(
+  x: DenseMatrix,
+  resp: Float64Array,
+  k: number,
+  nk: Float64Array,
+  means: Float64Array,
+  reg: number,
+  tied: TiedScatter | undefined,
+): Float64Array {
+  const d = x.cols;
+  let cov: Float64Array;
+  if (tied) {
+    cov = Float64Array.from(tied.scatter);
+    const shifted = new Float64Array(d);
+    for (let c = 0; c < k; c++) {
+      for (let j = 0; j < d; j++) shifted[j] = means[c * d + j]! - tied.center[j]!;
+      for (let a = 0; a < d; a++)
+        for (let b = 0; b < d; b++) cov[a * d + b]! -= nk[c]! * shifted[a]! * shifted[b]!;
+    }
+  } else {
+    // Direct sum: the full-covariance scatter of every component, pooled.
+    const perComponent = fullCovariances(
+      x,
+      resp,
+      k,
+      Float64Array.from({ length: k }, () => 1),
+      means,
+      0,
+    );
+    cov = new Float64Array(d * d);
+    for (let c = 0; c < k; c++) for (let e = 0; e < d * d; e++) cov[e]! += perComponent[c * d * d + e]!;
+  }
+  let total = 0;
+  for (let c = 0; c < k; c++) total += nk[c]!;
+  for (let e = 0; e < d * d; e++) cov[e]! /= total;
+  for (let j = 0; j < d; j++) cov[j * d + j]! += reg;
+  return cov;
+}
+
+function diagCovariances(
+  x: DenseMatrix,
+  resp: Float64Array,
+  k: number,
+  nk: Float64Array,
+  means: Float64Array,
+  reg: number,
+  spherical: boolean,
+): Float64Array {
+  const { rows: n, cols: d, data } = x;
+  const vars = new Float64Array(k * d);
+  const kernel = diagScatterKernel(d);
+  if (kernel) kernel(data, n, resp, k, means, vars);
+  else {
+    for (let i = 0; i < n; i++) {
+      const xo = i * d;
+      for (let c = 0; c < k; c++) {
+        const r = resp[i * k + c]!;
+        if (r === 0) continue;
+        const mo = c * d;
+        for (let j = 0; j < d; j++) {
+          const t = data[xo + j]! - means[mo + j]!;
+          vars[mo + j]! += r * t * t;
+        }
+      }
+    }
+  }
+  for (let c = 0; c < k; c++) for (let j = 0; j < d; j++) vars[c * d + j] = vars[c * d + j]! / nk[c]! + reg;
+  if (!spherical) return vars;
+  const out = new Float64Array(k);
+  for (let c = 0; c < k; c++) {
+    let s = 0;
+    for (let j = 0; j < d; j++) s += vars[c * d + j]!;
+    out[c] = s / d;
+  }
+  return out;
+}
+
+/**
+ * Precision Cholesky factors from covariances: full / tied: A = L^{-T} (upper triangular) with
+ * L L^T = Sigma; diag / spherical: 1 / sqrt(sigma^2). Throws SingularCovarianceError naming the
+ * component when a covariance is not positive definite.
+ */
+export function computePrecisionCholesky(
+  covariances: Float64Array,
+  type: CovarianceType,
+  k: number,
+  d: number,
+  regCovar: number,
+  nk?: Float64Array,
+): Float64Array {
+  const out = new Float64Array(covariances.length);
+  if (type === 'full' || type === 'tied') {
+    const count = type === 'full' ? k : 1;
+    const l = new Float64Array(d * d);
+    for (let c = 0; c < count; c++) {
+      if (choleskyLower(covariances, c * d * d, d, l, 0) >= 0) {
+        throw new SingularCovarianceError(
+          type,
+          type === 'tied' ? -1 : c,
+          k,
+          regCovar,
+          nk && type === 'full' ? nk[c] : undefined,
+        );
+      }
+      inverseLowerTransposed(l, 0, d, out, c * d * d);
+    }
+    return out;
+  }
+  const per = type === 'diag' ? d : 1;
+  for (let e = 0; e < covariances.length; e++) {
+    const v = covariances[e]!;
+    if (!(v > 0) || !Number.isFinite(v)) {
+      const c = Math.floor(e / per);
+      throw new SingularCovarianceError(type, c, k, regCovar, nk ? nk[c] : undefined);
+    }
+    out[e] = 1 / Math.sqrt(v);
+  }
+  return out;
+}
+
+/** log N(x_i; mu_k, Sigma_k) + logWeights[k] for every sample and component, n x K row-major. */
+export function estimateWeightedLogGaussianProb(
+  x: DenseMatrix,
+  means: Float64Array,
+  precisionsChol: Float64Array,
+  logWeights: Float64Array,
+  type: CovarianceType,
+): Float64Array {
+  const { rows: n, cols: d, data } = x;
+  const k = logWeights.length;
+  const out = new Float64Array(n * k);
+  // Per-component constant: log weight - d/2 log(2 pi) + log|A|.
+  const constant = new Float64Array(k);
+  for (let c = 0; c < k; c++) {
+    let logDet = 0;
+    if (type === 'full')
+      for (let j = 0; j < d; j++) logDet += Math.log(precisionsChol[c * d * d + j * d + j]!);
+    else if (type === 'tied') for (let j = 0; j < d; j++) logDet += Math.log(precisionsChol[j * d + j]!);
+    else if (type === 'diag') for (let j = 0; j < d; j++) logDet += Math.log(precisionsChol[c * d + j]!);
+    else logDet = d * Math.log(precisionsChol[c]!);
+    constant[c] = logWeights[c]! - 0.5 * d * LOG_2PI + logDet;
+  }
+  if (type === 'full' || type === 'tied') {
+    const kernel = mahalanobisKernel(d);
+    if (kernel) {
+      kernel(data, n, means, precisionsChol, type === 'full' ? d * d : 0, constant, k, out);
+      return out;
+    }
+    const diff = new Float64Array(d);
+    const dd = d * d;
+    for (let i = 0; i < n; i++) {
+      const xo = i * d;
+      for (let c = 0; c < k; c++) {
+        const mo = c * d;
+        for (let j = 0; j < d; j++) diff[j] = data[xo + j]! - means[mo + j]!;
+        const ao = type === 'full' ? c * dd : 0;
+        // y_j = sum_{l <= j} diff_l A[l][j] (A upper triangular).
+        let sq = 0;
+        for (let j = 0; j < d; j++) {
+          let y = 0;
+          for (let l = 0; l <= j; l++) y += diff[l]! * precisionsChol[ao + l * d + j]!;
+          sq += y * y;
+        }
+        out[i * k + c] = constant[c]! - 0.5 * sq;
+      }
+    }
+    return out;
+  }
+  // diag / spherical: squared precisions.
+  const prec = new Float64Array(type === 'diag' ? k * d : k);
+  for (let e = 0; e < prec.length; e++) prec[e] = precisionsChol[e]! * precisionsChol[e]!;
+  const kernel = diagMahalanobisKernel(d, type === 'spherical');
+  if (kernel) {
+    kernel(data, n, means, prec, constant, k, out);
+    return out;
+  }
+  for (let i = 0; i < n; i++) {
+    const xo = i * d;
+    for (let c = 0; c < k; c++) {
+      const mo = c * d;
+      let sq = 0;
+      if (type === 'diag') {
+        for (let j = 0; j < d; j++) {
+          const t = data[xo + j]! - means[mo + j]!;
+          sq += t * t * prec[mo + j]!;
+        }
+      } else {
+        for (let j = 0; j < d; j++) {
+          const t = data[xo + j]! - means[mo + j]!;
+          sq += t * t;
+        }
+        sq *= prec[c]!;
+      }
+      out[i * k + c] = constant[c]! - 0.5 * sq;
+    }
+  }
+  return out;
+}
+
+function symmetrizeLower(m: Float64Array, off: number, d: number): void {
+  for (let a = 0; a < d; a++) for (let b = 0; b < a; b++) m[off + b * d + a] = m[off + a * d + b]!;
+}

@@ -1,0 +1,25 @@
+// The mixture-model package: the EM base shared by the models, and the Gaussian mixture.
+export { BaseMixture, type BaseMixtureOptions, type EStepResult, type StartSummary } from './base.js';
+export {
+  GaussianMixture,
+  GAUSSIAN_INITS,
+  type GaussianInit,
+  type GaussianMixtureOptions,
+  type GaussianParameters,
+} from './gaussian.js';
+export {
+  COVARIANCE_TYPES,
+  SingularCovarianceError,
+  gaussianParameterCount,
+  type CovarianceType,
+} from './gaussianParams.js';
+export {
+  gaussianModelFromJson,
+  gaussianModelToJson,
+  GMM_MODEL_FORMAT,
+  type GaussianModelJson,
+} from './gaussianModel.js';
+export { CsvError, parseMatrixCsv, readLabelsFile, readMatrixCsv, type CsvMatrix } from './gaussianCsv.js';
+export { kmeans, kmeansPlusPlus, type KMeansResult } from './kmeans.js';
+export { denseMatrix, fromRows, toRows, type DenseMatrix } from './linalg.js';
+export { formatBicTable, selectByBic, type SelectionResult, type SelectionRow } from './select.js';

@@ -1,0 +1,144 @@
+// Long-format longitudinal data for the latent-subgroup mixed model: one row per visit, grouped
+// into subjects (possibly with different numbers of visits), visits sorted by time. Membership
+// covariates describe the subject, so they must be constant within a subject.
+import { readFileSync } from 'node:fs';
+import { CsvError, type CsvTable, columnIndex, numericCell, parseCsv } from './csv.js';
+
+export interface SubgroupData {
+  /** Subject identifiers, in order of first appearance in the file. */
+  ids: string[];
+  nSubjects: number;
+  nObs: number;
+  /** Number of fixed-effect columns (no intercept: the class means play that role). */
+  p: number;
+  /** Number of membership columns including the leading intercept. */
+  q: number;
+  fixedNames: string[];
+  /** Membership covariate names, without the intercept. */
+  membershipNames: string[];
+  /** Visits of subject i are offsets[i] .. offsets[i+1]-1, sorted by time. */
+  offsets: Int32Array;
+  time: Float64Array;
+  y: Float64Array;
+  /** nObs x p, row-major. */
+  W: Float64Array;
+  /** nSubjects x q, row-major, first column 1. */
+  U: Float64Array;
+}
+
+export interface LongColumns {
+  id: string;
+  time: string;
+  y: string;
+  fixed: string[];
+  membership: string[];
+}
+
+export function readSubgroupCsv(file: string, columns: LongColumns): SubgroupData {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CsvError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  return subgroupDataFromTable(parseCsv(text, file), columns);
+}
+
+export function subgroupDataFromTable(table: CsvTable, columns: LongColumns): SubgroupData {
+  const seen = new Set<string>();
+  for (const name of [columns.id, columns.time, columns.y, ...columns.fixed, ...columns.membership]) {
+    if (seen.has(name)) throw new CsvError(`column '${name}' is named twice in the options`);
+    seen.add(name);
+  }
+  const idCol = columnIndex(table, columns.id, '--id');
+  const timeCol = columnIndex(table, columns.time, '--time');
+  const yCol = columnIndex(table, columns.y, '--y');
+  const wCols = columns.fixed.map((n) => columnIndex(table, n, '--fixed'));
+  const uCols = columns.membership.map((n) => columnIndex(table, n, '--membership'));
+  if (table.rows.length === 0) throw new CsvError(`${table.file}: no data rows after the header`);
+
+  const rowsBySubject = new Map<string, number[]>();
+  for (let r = 0; r < table.rows.length; r++) {
+    const id = table.rows[r]![idCol]!.trim();
+    if (id === '') {
+      throw new CsvError(
+        `${table.file}:${table.lines[r]}: column '${columns.id}' is empty (every row needs a subject id)`,
+      );
+    }
+    let list = rowsBySubject.get(id);
+    if (!list) rowsBySubject.set(id, (list = []));
+    list.push(r);
+  }
+  const ids = [...rowsBySubject.keys()];
+  const nSubjects = ids.length;
+  const nObs = table.rows.length;
+  const p = wCols.length;
+  const q = uCols.length + 1;
+  const offsets = new Int32Array(nSubjects + 1);
+  const time = new Float64Array(nObs);
+  const y = new Float64Array(nObs);
+  const W = new Float64Array(nObs * p);
+  const U = new Float64Array(nSubjects * q);
+  let o = 0;
+  for (let i = 0; i < nSubjects; i++) {
+    const rows = rowsBySubject.get(ids[i]!)!;
+    const times = rows.map((r) => numericCell(table, r, timeCol));
+    const order = rows.map((_, j) => j).sort((a, b) => times[a]! - times[b]! || a - b);
+    offsets[i] = o;
+    for (const j of order) {
+      const r = rows[j]!;
+      time[o] = times[j]!;
+      y[o] = numericCell(table, r, yCol);
+      for (let c = 0; c < p; c++) W[o * p + c] = numericCell(table, r, wCols[c]!);
+      o++;
+    }
+    U[i * q] = 1;
+    const first = rows[0]!;
+    for (let c = 0; c < uCols.length; c++) {
+      const value = numericCell(table, first, uCols[c]!);
+      U[i * q + c + 1] = value;
+      for (const r of rows) {
+        if (numericCell(table, r, uCols[c]!) !== value) {
+          throw new CsvError(
+            `${table.file}:${table.lines[r]}: membership column '${columns.membership[c]}' changes within subject ` +
+              `'${ids[i]}' (${value} on line ${table.lines[first]}); membership covariates must be constant per subject`,
+          );
+        }
+      }
+    }
+  }
+  offsets[nSubjects] = o;
+  return {
+    ids,
+    nSubjects,
+    nObs,
+    p,
+    q,
+    fixedNames: [...columns.fixed],
+    membershipNames: [...columns.membership],
+    offsets,
+    time,
+    y,
+    W,
+    U,
+  };
+}
+
+/** The same data with some membership covariates removed (the reduced model of a LR test). */
+export function dropMembership(data: SubgroupData, drop: string[]): SubgroupData {
+  for (const name of drop) {
+    if (!data.membershipNames.includes(name)) {
+      throw new CsvError(
+        `cannot drop '${name}': it is not a membership covariate (they are: ${data.membershipNames.join(', ') || 'none'})`,
+      );
+    }
+  }
+  const keep = data.membershipNames.map((n, j) => (drop.includes(n) ? -1 : j + 1)).filter((j) => j >= 0);
+  const q = keep.length + 1;
+  const U = new Float64Array(data.nSubjects * q);
+  for (let i = 0; i < data.nSubjects; i++) {
+    U[i * q] = 1;
+    keep.forEach((j, c) => (U[i * q + c + 1] = data.U[i * data.q + j]!));
+  }
+  return { ...data, q, U, membershipNames: keep.map((j) => data.membershipNames[j - 1]!) };
+}

@@ -1,0 +1,88 @@
+// CSV spectra: two columns (ppm, intensity) or three (ppm, real, imaginary), an optional header
+// line, comma/semicolon/tab separated. Written with a '# ' comment header giving the source.
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../torch/fs.js';
+import { NmrFormatError } from './errors.js';
+import type { Spectrum } from '../types.js';
+
+export function parseCsvSpectrum(text: string, file: string): Spectrum {
+  const ppm: number[] = [];
+  const re: number[] = [];
+  const im: number[] = [];
+  const lines = text.split(/\r\n|\r|\n/);
+  let columns = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const cells = line.split(/[,;\t]|\s+/).filter((c) => c !== '');
+    const nums = cells.map(Number);
+    if (nums.some((v) => !Number.isFinite(v))) {
+      if (ppm.length === 0 && columns === 0) {
+        columns = -1; // a header line
+        continue;
+      }
+      throw new NmrFormatError(file, `line ${i + 1}`, `not a number in '${line.slice(0, 40)}'`);
+    }
+    if (nums.length < 2)
+      throw new NmrFormatError(file, `line ${i + 1}`, 'expected at least two columns (ppm, intensity)');
+    if (columns > 0 && nums.length !== columns)
+      throw new NmrFormatError(file, `line ${i + 1}`, `expected ${columns} columns, found ${nums.length}`);
+    columns = nums.length;
+    ppm.push(nums[0]!);
+    re.push(nums[1]!);
+    if (nums.length > 2) im.push(nums[2]!);
+  }
+  if (ppm.length < 2) throw new NmrFormatError(file, 'rows', 'fewer than two data rows');
+  const n = ppm.length;
+  const step = (ppm[n - 1]! - ppm[0]!) / (n - 1);
+  for (let i = 1; i < n; i++) {
+    if (Math.abs(ppm[i]! - ppm[0]! - i * step) > 1e-3 * Math.abs(step) + 1e-9) {
+      throw new NmrFormatError(
+        file,
+        `line of point ${i + 1}`,
+        'the ppm axis is not evenly spaced',
+        'resample the spectrum to a uniform axis',
+      );
+    }
+  }
+  let real = Float64Array.from(re);
+  let imag = im.length ? Float64Array.from(im) : undefined;
+  let first = ppm[0]!;
+  let last = ppm[n - 1]!;
+  if (first < last) {
+    real = real.reverse();
+    imag = imag?.reverse();
+    [first, last] = [last, first];
+  }
+  const spectrum: Spectrum = { real, ppmFirst: first, ppmLast: last, refMHz: NaN, source: file };
+  const mhz = /#.*(?:frequency|MHz)[^\d]*([\d.]+)/i.exec(text);
+  if (mhz) spectrum.refMHz = Number(mhz[1]);
+  if (imag) spectrum.imag = imag;
+  return spectrum;
+}
+
+export function readCsvSpectrum(path: string): Spectrum {
+  return parseCsvSpectrum(readFileSync(path, 'utf8'), path);
+}
+
+export function formatCsvSpectrum(s: Spectrum, comment?: string): string {
+  const n = s.real.length;
+  const step = n > 1 ? (s.ppmLast - s.ppmFirst) / (n - 1) : 0;
+  const out: string[] = [];
+  if (comment) out.push(`# ${comment}`);
+  if (Number.isFinite(s.refMHz)) out.push(`# frequency MHz ${s.refMHz}`);
+  out.push(s.imag ? 'ppm,real,imag' : 'ppm,intensity');
+  for (let i = 0; i < n; i++) {
+    const p = (s.ppmFirst + i * step).toPrecision(10);
+    out.push(
+      s.imag
+        ? `${p},${s.real[i]!.toPrecision(8)},${s.imag[i]!.toPrecision(8)}`
+        : `${p},${s.real[i]!.toPrecision(8)}`,
+    );
+  }
+  return out.join('\n') + '\n';
+}
+
+export function writeCsvSpectrum(path: string, s: Spectrum, comment?: string): void {
+  writeFileAtomic(path, formatCsvSpectrum(s, comment));
+}

@@ -1,0 +1,12 @@
+/** A malformed or unsupported input file: names the file, the field and what to do about it. */
+export class NmrFormatError extends Error {
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    problem: string,
+    remedy?: string,
+  ) {
+    super(`${file}: ${field}: ${problem}${remedy ? ` (${remedy})` : ''}`);
+    this.name = 'NmrFormatError';
+  }
+}

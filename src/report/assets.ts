@@ -1,0 +1,44 @@
+// The browser code a report inlines: uPlot (MIT, from node_modules) and web/report.js.
+import { readFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface ReportAssets {
+  uplotJs: string;
+  uplotCss: string;
+  clientJs: string;
+}
+
+let cached: ReportAssets | undefined;
+
+/** The repository root, found upwards from this module (it runs from src/ or dist/src/). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'web', 'report.js'))) return dir;
+    dir = dirname(dir);
+  }
+  throw new Error('report: cannot find web/report.js above ' + fileURLToPath(import.meta.url));
+}
+
+function read(path: string, remedy: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`report: cannot read ${path} (${(error as Error).message}); ${remedy}`);
+  }
+}
+
+export function reportAssets(): ReportAssets {
+  if (cached) return cached;
+  const root = packageRoot();
+  const uplot = join(root, 'node_modules', 'uplot', 'dist');
+  const js = read(join(uplot, 'uPlot.iife.min.js'), "run 'npm install' (the report inlines uPlot)");
+  cached = {
+    // A literal "</script" inside inlined code would end the element early.
+    uplotJs: js.replace(/<\/script/gi, '<\\/script'),
+    uplotCss: read(join(uplot, 'uPlot.min.css'), "run 'npm install'"),
+    clientJs: read(join(root, 'web', 'report.js'), 'the checkout is incomplete').replace(/<\/script/gi, '<\\/script'),
+  };
+  return cached;
+}

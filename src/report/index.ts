@@ -1,0 +1,77 @@
+// Static HTML reports of run directories: detects what a run's results.json holds and renders
+// the matching report (long-tail training, Gaussian mixture, subgroup model, NMR evaluation).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../torch/fs.js';
+import { renderPage } from './html.js';
+import { longtailPage, loadLongtailRun } from './longtail.js';
+import { gmmPage, isGmmModel, isGmmSelection } from './gmm.js';
+import { isSubgroupFit, isSubgroupSelection, subgroupPage } from './subgroup.js';
+import { isNmrReport, nmrPage } from './nmr.js';
+import type { ReportPage, RunKind } from './types.js';
+
+export { renderLongtailReport, writeLongtailReport } from './longtail.js';
+export type { ControllabilityGrid, PreferenceAnswer, ReportPage, RunKind } from './types.js';
+
+export function detectRunKind(results: unknown): RunKind | null {
+  if (typeof results !== 'object' || results === null) return null;
+  if ((results as { kind?: unknown }).kind === 'longtail') return 'longtail';
+  if (isGmmModel(results)) return 'gmm';
+  if (isGmmSelection(results)) return 'gmm-select';
+  if (isSubgroupFit(results)) return 'subgroup';
+  if (isSubgroupSelection(results)) return 'subgroup-select';
+  if (isNmrReport(results)) return 'nmr';
+  return null;
+}
+
+export function readResults(runDir: string): unknown {
+  const path = join(runDir, 'results.json');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`${path}: cannot read (${(error as Error).message}); a run directory holds the results.json its command wrote`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${path}: not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/** The report page of any run directory (errors name results.json and what it should be). */
+export function runPage(runDir: string): ReportPage {
+  const results = readResults(runDir);
+  const kind = detectRunKind(results);
+  switch (kind) {
+    case 'longtail': {
+      const { results: r, history } = loadLongtailRun(runDir);
+      return longtailPage(r, history);
+    }
+    case 'gmm':
+    case 'gmm-select':
+      return gmmPage(runDir, results);
+    case 'subgroup':
+    case 'subgroup-select':
+      return subgroupPage(runDir, results);
+    case 'nmr':
+      return nmrPage(runDir, results);
+    default:
+      throw new Error(
+        `${join(runDir, 'results.json')}: unknown kind of results (expected a long-tail run with "kind": "longtail", ` +
+          `'tailor gmm fit' / 'gmm select --json' output, 'tailor subgroup fit/select' output or 'tailor nmr evaluate --json' output)`,
+      );
+  }
+}
+
+export function renderRunReport(runDir: string, live?: { endpoint: string }): string {
+  const page = runPage(runDir);
+  return renderPage(live ? { ...page, live } : page);
+}
+
+/** Writes DIR/report.html for any kind of run; returns its path. */
+export function writeRunReport(runDir: string): string {
+  const out = join(runDir, 'report.html');
+  writeFileAtomic(out, renderRunReport(runDir));
+  return out;
+}

@@ -1,0 +1,135 @@
+// Reports of NMR denoising evaluations (`tailor nmr evaluate --json > DIR/results.json`): the
+// metrics per method and input level, and an input / denoised / reference overlay of one scored
+// sample (recomputed from the data set with the same preprocessing and baselines), with zoom.
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { Dataset } from '../nmr/data/dataset.js';
+import type { EvaluationReport } from '../nmr/eval/evaluate.js';
+import { preprocessStack } from '../nmr/pipeline/preprocess.js';
+import { inverseVarianceFusion } from '../nmr/pipeline/fusion.js';
+import { matchedFilter, savgolBaseline, waveletBaseline } from '../nmr/eval/baselines.js';
+import { chartDiv, escapeHtml, note, num, section, table } from './html.js';
+import type { ChartSpec, LineSeries, ReportPage } from './types.js';
+
+/** Spectra to overlay (an evaluation may store one as `example`; otherwise it is recomputed). */
+export interface NmrExample {
+  sample: number;
+  ppm: number[];
+  input: number[];
+  reference: number[];
+  outputs: Record<string, number[]>;
+}
+
+export function isNmrReport(v: unknown): v is EvaluationReport & { example?: NmrExample } {
+  const r = v as Partial<EvaluationReport>;
+  return typeof v === 'object' && v !== null && typeof r.dataset === 'object' && r.dataset !== null && typeof r.methods === 'object' && typeof r.perLevel === 'object';
+}
+
+const COLUMNS: [string, string, number][] = [
+  ['energy_snr_db', 'E-SNR dB', 2], ['snr_gain_db', 'gain dB', 2], ['peak_f1', 'peak F1', 3], ['peak_precision', 'precision', 3],
+  ['peak_recall', 'recall', 3], ['hallucinated', 'hallucinated', 1], ['position_error_hz', 'position Hz', 3],
+  ['fwhm_rel_error', 'FWHM error', 3], ['integral_rel_error', 'integral error', 3], ['nrmse', 'NRMSE', 3],
+];
+
+function datasetDir(runDir: string, dir: string): string | null {
+  for (const d of [isAbsolute(dir) ? dir : join(runDir, dir), resolve(dir), join(runDir, 'data')]) if (existsSync(join(d, 'manifest.json'))) return d;
+  return null;
+}
+
+/** Input level 0, the classical outputs and the truth of the first scored sample, in truth units. */
+export function recomputeExample(report: EvaluationReport, dir: string): NmrExample {
+  const ds = new Dataset(dir);
+  try {
+    const index = Math.min(report.validationSamples, ds.size - 1);
+    const record = ds.sample(index);
+    const pre = preprocessStack(record.spectra);
+    const K = record.spectra.length - 1;
+    const toTruth = 1 / record.meta.levels[K]!.scale;
+    const scale = (x: Float64Array) => Array.from(x, (v) => v * toTruth);
+    const tuned = report.tuned?.savgol?.[0] ?? { window: 11, order: 2 };
+    const input = pre.spectra[0]!;
+    const all: Record<string, () => Float64Array> = {
+      savgol: () => savgolBaseline(input, tuned.window, tuned.order),
+      matched: () => matchedFilter(input).output,
+      wavelet: () => waveletBaseline(input),
+      fusion: () => inverseVarianceFusion(pre.spectra, pre.sigmas),
+      pseudo_gt: () => pre.pseudoTruth,
+    };
+    const outputs: Record<string, number[]> = {};
+    for (const name of Object.keys(report.methods)) if (all[name]) outputs[name] = scale(all[name]());
+    const m = ds.manifest;
+    const ppm = Array.from({ length: m.points }, (_, i) => m.axis.ppmFirst + ((m.axis.ppmLast - m.axis.ppmFirst) * i) / (m.points - 1));
+    return { sample: index, ppm, input: scale(input), reference: Array.from(record.truth), outputs };
+  } finally {
+    ds.close();
+  }
+}
+
+const round = (v: number) => (Number.isFinite(v) ? Number(v.toPrecision(5)) : null);
+
+function overlaySection(example: NmrExample, charts: Record<string, ChartSpec>): string {
+  // uPlot wants x ascending; NMR draws ppm decreasing to the right, so the scale is reversed.
+  const ascending = example.ppm[0]! <= example.ppm[example.ppm.length - 1]!;
+  const order = (a: number[]) => (ascending ? a : [...a].reverse());
+  const series: LineSeries[] = [
+    { label: 'input (level 0)', values: order(example.input).map(round), color: '#bbbbbb', points: false },
+    { label: 'reference', values: order(example.reference).map(round), color: '#000000', points: false },
+    ...Object.entries(example.outputs).map(([name, y]) => ({ label: name, values: order(y).map(round), points: false })),
+  ];
+  charts.overlay = { type: 'lines', x: order(example.ppm).map((v) => Number(v.toFixed(5))), xLabel: 'ppm', yLabel: 'intensity (truth units)', series, reverseX: true, height: 380 };
+  return section(
+    'Input, denoised and reference',
+    chartDiv('overlay', `Sample ${example.sample}: the lowest-SNR input, each method's output and the reference. Drag across to zoom, double-click to reset; click a legend entry to hide a series.`),
+    'overlay',
+  );
+}
+
+function metricsSections(r: EvaluationReport, charts: Record<string, ChartSpec>): string[] {
+  const names = Object.keys(r.methods);
+  const rows = names.map((n) => {
+    const m = r.methods[n] as unknown as Record<string, number>;
+    return [escapeHtml(n), ...COLUMNS.map(([k, , d]) => num(m[k], d))];
+  });
+  const levels = r.dataset.levels;
+  charts.levels = {
+    type: 'lines', x: Array.from({ length: levels }, (_, k) => k), xLabel: 'input level (0 = lowest SNR)', integerX: true, yLabel: 'energy SNR dB', zoom: false,
+    series: names.map((n) => ({ label: n, points: true, values: Array.from({ length: levels }, (_, k) => (r.perLevel[n]?.[k] as unknown as Record<string, number> | undefined)?.energy_snr_db ?? null) })),
+  };
+  return [
+    section(
+      'Metrics per method (input level 0)',
+      table(['method', ...COLUMNS.map(([, h]) => h)], rows, 'id="nmr-metrics"') +
+        `<p>${r.evaluatedSamples} samples scored, ${r.validationSamples} used to tune Savitzky-Golay; T estimate ${num(r.pipeline?.t_hat, 3)}; input peak SNR per level ${escapeHtml((r.inputPeakSnr ?? []).map((v) => num(v, 1)).join(', '))}.</p>`,
+      'metrics',
+    ),
+    section('Energy SNR by input level', chartDiv('levels', 'Stack methods (fusion, pseudo_gt) use every level and have one point.'), 'levels'),
+  ];
+}
+
+export function nmrPage(runDir: string, results: unknown): ReportPage {
+  if (!isNmrReport(results)) throw new Error(`${join(runDir, 'results.json')}: not a 'tailor nmr evaluate --json' report`);
+  const charts: Record<string, ChartSpec> = {};
+  const sections = metricsSections(results, charts);
+  let example = results.example;
+  let why = '';
+  if (!example) {
+    const dir = datasetDir(runDir, results.dataset.dir);
+    if (dir) {
+      try {
+        example = recomputeExample(results, dir);
+      } catch (error) {
+        why = `the overlay could not be recomputed: ${(error as Error).message}`;
+      }
+    } else {
+      why = `the data set ${results.dataset.dir} was not found (nor ${join(runDir, 'data')}), so there is no overlay`;
+    }
+  }
+  sections.unshift(example ? overlaySection(example, charts) : section('Input, denoised and reference', note(why), 'overlay'));
+  return {
+    title: 'NMR denoising evaluation',
+    subtitle: `${results.dataset.samples} samples x ${results.dataset.levels} levels x ${results.dataset.points} points, T = ${results.dataset.ratio}`,
+    kind: 'nmr',
+    sections,
+    charts,
+  };
+}

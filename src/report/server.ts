@@ -1,0 +1,303 @@
+// `tailor serve`: a read-only local web app over a runs directory. It lists the runs, renders
+// each run's report live, serves files inside run directories, and answers one query endpoint
+// (the accuracy of a PRL run at a preference). Every path is decoded segment by segment and
+// checked, so no file outside the runs directory can be reached (no `..`, no encoded slashes,
+// no symbolic links leading out).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createReadStream, realpathSync, statSync } from 'node:fs';
+import { extname, join, sep } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { escapeHtml } from './html.js';
+import { readResults, renderRunReport } from './index.js';
+import { listRuns, type RunEntry } from './runs.js';
+import type { PreferenceAnswer } from './types.js';
+
+export type EvaluatePreference = (runDir: string, preference: number[]) => Promise<PreferenceAnswer>;
+
+export interface ServeOptions {
+  runsDir: string;
+  port?: number;
+  host?: string;
+  /** The evaluator of the preference endpoint; by default src/longtail/prl/controllability.ts. */
+  evaluatePreference?: EvaluatePreference;
+  /** Module (relative to this file) that exports evaluatePreference; tests point it elsewhere. */
+  evaluatorModule?: string;
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.json': 'application/json; charset=utf-8', '.jsonl': 'text/plain; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8', '.log': 'text/plain; charset=utf-8', '.csv': 'text/csv; charset=utf-8',
+  '.png': 'image/png', '.svg': 'image/svg+xml', '.jpg': 'image/jpeg',
+};
+
+// Pages inline their scripts and styles; nothing else may load, and fetch goes only back here.
+const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
+
+/** Decoded path segments; rejects traversal and encoded separators (403) and bad escapes (400). */
+export function safeSegments(rawPath: string): string[] {
+  if (!rawPath.startsWith('/')) throw new HttpError(400, 'the request path must start with /');
+  const segments = rawPath.slice(1).split('/');
+  return segments.map((s, i) => {
+    let d: string;
+    try {
+      d = decodeURIComponent(s);
+    } catch {
+      throw new HttpError(400, `bad percent-encoding in path segment ${i + 1}`);
+    }
+    if (d === '..' || d === '.' || d.includes('/') || d.includes('\\') || d.includes('\0')) throw new HttpError(403, 'path traversal is not allowed');
+    return d;
+  });
+}
+
+/** True when real path p is root or inside it. */
+function inside(root: string, p: string): boolean {
+  return p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.end(text);
+}
+
+function sendHtml(res: ServerResponse, status: number, html: string, head: boolean): void {
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' });
+  res.end(head ? undefined : html);
+}
+
+function indexPage(runs: RunEntry[], runsDir: string): string {
+  const rows = runs
+    .map((r) => `<tr><td><a href="/runs/${r.id.split('/').map(encodeURIComponent).join('/')}/">${escapeHtml(r.id)}</a></td><td>${escapeHtml(r.kind ?? 'unknown')}</td><td>${escapeHtml(r.error ?? r.title)}</td></tr>`)
+    .join('\n');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tailor runs</title>
+<style>body{font:14px system-ui,sans-serif;margin:20px auto;max-width:1000px} table{border-collapse:collapse} td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}</style></head>
+<body><h1>Runs in ${escapeHtml(runsDir)}</h1>
+${runs.length ? `<table id="runs"><thead><tr><th>run</th><th>kind</th><th>summary</th></tr></thead><tbody>${rows}</tbody></table>` : '<p>No run directories (folders with a results.json) here yet.</p>'}
+</body></html>`;
+}
+
+/** A preference from `r=a,b,c` (or a JSON body {"preference": [...]}), normalised to the simplex. */
+export function parsePreference(text: string | null, experts: number | null): number[] {
+  if (text === null || text.trim() === '') throw new HttpError(400, 'give the preference as ?r=a,b,c (one non-negative weight per expert)');
+  const parts = text.split(',').map((s) => s.trim());
+  const r = parts.map(Number);
+  if (parts.some((p) => p === '') || r.some((v) => !Number.isFinite(v) || v < 0)) throw new HttpError(400, `r must be non-negative numbers separated by commas, got '${text.slice(0, 100)}'`);
+  if (experts !== null && r.length !== experts) throw new HttpError(400, `r has ${r.length} weights but the run has ${experts} experts`);
+  const sum = r.reduce((a, b) => a + b, 0);
+  if (!(sum > 0)) throw new HttpError(400, 'the weights of r sum to 0');
+  return r.map((v) => v / sum);
+}
+
+export const EVALUATOR_MODULE = '../longtail/prl/controllability.js';
+
+async function defaultEvaluator(specifier = EVALUATOR_MODULE): Promise<EvaluatePreference> {
+  // A variable specifier keeps this optional module out of compile-time resolution.
+  let mod: { evaluatePreference?: unknown };
+  try {
+    mod = (await import(specifier)) as { evaluatePreference?: unknown };
+  } catch (error) {
+    throw new HttpError(501, `live evaluation is not available in this build: src/longtail/prl/controllability.ts could not be loaded (${(error as Error).message.split('\n')[0]})`);
+  }
+  if (typeof mod.evaluatePreference !== 'function') throw new HttpError(501, 'live evaluation is not available in this build: src/longtail/prl/controllability.ts has no evaluatePreference');
+  return mod.evaluatePreference as EvaluatePreference;
+}
+
+function readBody(req: IncomingMessage, limit = 16 * 1024): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        reject(new HttpError(413, 'request body too large'));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolvePromise(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export function createReportServer(o: ServeOptions): Server {
+  const root = realpathSync(o.runsDir);
+  const log = o.log ?? (() => {});
+  let cache: { at: number; runs: RunEntry[] } | null = null;
+  const runs = (): RunEntry[] => {
+    if (!cache || Date.now() - cache.at > 2000) cache = { at: Date.now(), runs: listRuns(root) };
+    return cache.runs;
+  };
+  // One evaluation at a time: the evaluator drives the tensor engine.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(f: () => Promise<T>): Promise<T> => {
+    const next = queue.then(f, f);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  const allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]', o.host ?? '127.0.0.1']);
+  const hostAllowed = (req: IncomingMessage): boolean => {
+    if (o.host === '0.0.0.0' || o.host === '::') return true;
+    const h = req.headers.host;
+    if (!h) return false;
+    const name = h.startsWith('[') ? h.slice(0, h.indexOf(']') + 1) : h.split(':')[0]!;
+    return allowedHosts.has(name.toLowerCase());
+  };
+
+  const findRun = (segments: string[]): { run: RunEntry; rest: string[] } => {
+    const list = runs();
+    for (let n = segments.length; n >= 1; n--) {
+      const id = segments.slice(0, n).join('/');
+      const run = list.find((r) => r.id === id);
+      if (run) return { run, rest: segments.slice(n) };
+    }
+    throw new HttpError(404, 'no such run');
+  };
+
+  const serveFile = (res: ServerResponse, run: RunEntry, rel: string[], head: boolean): void => {
+    if (rel.length === 0 || rel.some((s) => s === '')) throw new HttpError(403, 'bad file path');
+    let real: string;
+    try {
+      real = realpathSync(join(run.dir, ...rel));
+    } catch {
+      throw new HttpError(404, 'no such file');
+    }
+    // The real path must stay inside both the run and the runs root (symbolic links included).
+    const runReal = realpathSync(run.dir);
+    if (!inside(root, real) || !inside(runReal, real)) throw new HttpError(403, 'outside the runs directory');
+    const st = statSync(real);
+    if (!st.isFile()) throw new HttpError(404, 'not a file');
+    const type = CONTENT_TYPES[extname(real).toLowerCase()] ?? 'application/octet-stream';
+    const headers: Record<string, string | number> = { 'content-type': type, 'content-length': st.size, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+    if (type.startsWith('text/html')) headers['content-security-policy'] = CSP;
+    res.writeHead(200, headers);
+    if (head) res.end();
+    else createReadStream(real).pipe(res);
+  };
+
+  const preference = async (req: IncomingMessage, res: ServerResponse, run: RunEntry, query: URLSearchParams): Promise<void> => {
+    const started = performance.now();
+    let results: Record<string, unknown>;
+    try {
+      results = readResults(run.dir) as Record<string, unknown>;
+    } catch (error) {
+      throw new HttpError(500, (error as Error).message);
+    }
+    const grid = results.controllability as { experts?: number } | undefined;
+    const isPrl = results.kind === 'longtail' && (String(results.method ?? '').startsWith('PRL') || grid !== undefined || Array.isArray(results.preference));
+    if (!isPrl) throw new HttpError(501, `run ${run.id} is not a PRL run: only PRL checkpoints can be evaluated at a preference`);
+    const experts = typeof grid?.experts === 'number' ? grid.experts : Array.isArray(results.preference) ? (results.preference as unknown[]).length : null;
+    let text = query.get('r');
+    if (req.method === 'POST' && text === null) {
+      const body = await readBody(req);
+      try {
+        const parsed = JSON.parse(body) as { preference?: unknown; r?: unknown };
+        const v = parsed.preference ?? parsed.r;
+        text = Array.isArray(v) ? v.join(',') : typeof v === 'string' ? v : null;
+      } catch {
+        throw new HttpError(400, 'the POST body must be JSON {"preference": [a, b, c]} (or pass ?r=a,b,c)');
+      }
+    }
+    const r = parsePreference(text, experts);
+    const evaluate = o.evaluatePreference ?? (await defaultEvaluator(o.evaluatorModule));
+    let answer: PreferenceAnswer;
+    try {
+      answer = await serialized(() => evaluate(run.dir, r));
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      throw new HttpError(500, `evaluation failed: ${(error as Error).message}`);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    log(`preference ${run.id} r=${r.map((v) => v.toFixed(3)).join(',')} ${seconds.toFixed(3)} s`);
+    sendJson(res, 200, { run: run.id, preference: r, many: answer.many, medium: answer.medium, few: answer.few, top1: answer.top1, distributions: answer.distributions, seconds });
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!hostAllowed(req)) throw new HttpError(403, 'unexpected Host header');
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    const rawPath = q >= 0 ? rawUrl.slice(0, q) : rawUrl;
+    const query = new URLSearchParams(q >= 0 ? rawUrl.slice(q + 1) : '');
+    const segments = safeSegments(rawPath);
+    const method = req.method ?? 'GET';
+    const head = method === 'HEAD';
+    const isPreference = segments[0] === 'api' && segments[1] === 'runs' && segments.length >= 4 && segments[segments.length - 1] === 'preference';
+    if (method === 'POST' && !isPreference) throw new HttpError(405, 'read-only server: the only POST endpoint is /api/runs/<id>/preference');
+    if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw new HttpError(405, `method ${method} is not allowed`);
+
+    if (segments.length === 1 && segments[0] === '') return sendHtml(res, 200, indexPage(runs(), o.runsDir), head);
+    if (segments[0] === 'api' && segments[1] === 'runs' && segments.length === 2) {
+      return sendJson(res, 200, runs().map((r) => ({ id: r.id, kind: r.kind, title: r.title, ...(r.error ? { error: r.error } : {}) })));
+    }
+    if (isPreference) {
+      const { run, rest } = findRun(segments.slice(2, -1));
+      if (rest.length > 0) throw new HttpError(404, 'no such run');
+      return preference(req, res, run, query);
+    }
+    if (segments[0] === 'runs' && segments.length >= 2) {
+      const { run, rest } = findRun(segments.slice(1));
+      if (rest.length === 0) {
+        res.writeHead(301, { location: rawPath + '/' });
+        return void res.end();
+      }
+      if (rest.length === 1 && (rest[0] === '' || rest[0] === 'report.html')) {
+        let html: string;
+        try {
+          const endpoint = '/api/runs/' + run.id.split('/').map(encodeURIComponent).join('/') + '/preference';
+          const results = readResults(run.dir) as Record<string, unknown>;
+          html = renderRunReport(run.dir, results.kind === 'longtail' && results.controllability !== undefined ? { endpoint } : undefined);
+        } catch (error) {
+          throw new HttpError(500, (error as Error).message);
+        }
+        return sendHtml(res, 200, html, head);
+      }
+      if (rest[0] === 'files') return serveFile(res, run, rest.slice(1), head);
+    }
+    throw new HttpError(404, 'not found');
+  };
+
+  return createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const status = error instanceof HttpError ? error.status : 500;
+      if (!(error instanceof HttpError)) log(`error: ${(error as Error).stack ?? String(error)}`);
+      if (res.headersSent) return void res.end();
+      const message = error instanceof Error ? error.message : String(error);
+      if ((req.url ?? '').startsWith('/api/')) sendJson(res, status, { error: message });
+      else sendHtml(res, status, `<!doctype html><title>${status}</title><h1>${status}</h1><p>${escapeHtml(message)}</p>`, req.method === 'HEAD');
+    });
+  });
+}
+
+export function startReportServer(o: ServeOptions): Promise<RunningServer> {
+  const server = createReportServer(o);
+  return new Promise((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => {
+      const addr = server.address() as AddressInfo;
+      const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+      resolvePromise({
+        server,
+        url: `http://${host}:${addr.port}`,
+        close: () => new Promise<void>((done) => {
+          server.closeAllConnections();
+          server.close(() => done());
+        }),
+      });
+    });
+  });
+}

@@ -1,0 +1,202 @@
+// Training checkpoints: model weights in a safetensors file (loadable by PyTorch users), the
+// optimizer's state tensors in a second safetensors file, and everything else (optimizer
+// hyperparameters, scheduler position, epoch, RNG states, user data) in a JSON sidecar.
+import { readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { Tensor } from './tensor.js';
+import { getRngState, setRngState } from './creation.js';
+import { dispose } from './scope.js';
+import { writeFileAtomic, writeJsonAtomic } from './fs.js';
+import { encodeSafetensors, loadSafetensors } from './safetensors.js';
+import type { RngState } from './rng.js';
+import type { OptimizerStateDict, ParamState } from './optim/optimizer.js';
+import type { SchedulerState } from './optim/lr_scheduler.js';
+
+export * from './safetensors.js';
+
+export interface CheckpointContent {
+  /** Model weights (a named state dict); written to `<base>.safetensors`, loadable by PyTorch users. */
+  weights: Record<string, Tensor>;
+  /** String metadata stored in the weights file's __metadata__. */
+  metadata?: Record<string, string>;
+  /** An optimizer state dict (optimizer.stateDict()); its tensors go to `<base>.optim.safetensors`. */
+  optimizer?: OptimizerStateDict;
+  scheduler?: SchedulerState;
+  epoch?: number;
+  step?: number;
+  /** Store libtorch's generator state (default true). */
+  torchRng?: boolean;
+  /** States of tailor's own generators (Rng.state()), by name. */
+  rng?: Record<string, RngState>;
+  /** Any other JSON-able data (config, metrics, history). */
+  extra?: unknown;
+}
+
+interface Sidecar {
+  format: 'tailor-checkpoint';
+  version: 1;
+  weights: { file: string; bytes: number };
+  optimizerTensors?: { file: string; bytes: number };
+  optimizer?: {
+    paramGroups: OptimizerStateDict['paramGroups'];
+    state: Record<string, Record<string, number | { tensor: string }>>;
+  };
+  scheduler?: SchedulerState;
+  epoch?: number;
+  step?: number;
+  torchRngState?: string;
+  rng?: Record<string, RngState>;
+  extra?: unknown;
+}
+
+export interface LoadedCheckpoint {
+  weights: Record<string, Tensor>;
+  metadata: Record<string, string>;
+  /** With tensors owned by the caller: pass to optimizer.loadStateDict (which copies), then dispose. */
+  optimizer?: OptimizerStateDict;
+  scheduler?: SchedulerState;
+  epoch?: number;
+  step?: number;
+  torchRngState?: Uint8Array;
+  rng?: Record<string, RngState>;
+  extra?: unknown;
+}
+
+function checkpointPaths(base: string): { weights: string; optim: string; sidecar: string } {
+  const stem = base.endsWith('.safetensors') ? base.slice(0, -'.safetensors'.length) : base;
+  return { weights: `${stem}.safetensors`, optim: `${stem}.optim.safetensors`, sidecar: `${stem}.json` };
+}
+
+/**
+ * Saves a training checkpoint as `<base>.safetensors` (weights), `<base>.optim.safetensors`
+ * (optimizer state tensors, if any) and `<base>.json` (everything else). Each file is written
+ * atomically and the sidecar last, recording the sizes of the others, so a crash mid-save leaves
+ * either the previous checkpoint or a mismatch that loadCheckpoint reports.
+ */
+export function saveCheckpoint(
+  base: string,
+  content: CheckpointContent,
+): { weights: string; sidecar: string; optimizer?: string } {
+  const paths = checkpointPaths(base);
+  const weightBytes = encodeSafetensors(content.weights, content.metadata ?? {});
+  writeFileAtomic(paths.weights, weightBytes);
+  const sidecar: Sidecar = {
+    format: 'tailor-checkpoint',
+    version: 1,
+    weights: { file: basename(paths.weights), bytes: weightBytes.length },
+  };
+  let optimPath: string | undefined;
+  if (content.optimizer) {
+    const optimTensors: Record<string, Tensor> = {};
+    const state: Record<string, Record<string, number | { tensor: string }>> = {};
+    for (const [index, s] of Object.entries(content.optimizer.state)) {
+      state[index] = {};
+      for (const [key, value] of Object.entries(s)) {
+        if (value instanceof Tensor) {
+          const name = `state.${index}.${key}`;
+          optimTensors[name] = value;
+          state[index]![key] = { tensor: name };
+        } else {
+          state[index]![key] = value;
+        }
+      }
+    }
+    sidecar.optimizer = { paramGroups: content.optimizer.paramGroups, state };
+    if (Object.keys(optimTensors).length > 0) {
+      const bytes = encodeSafetensors(optimTensors, { format: 'tailor-optimizer-state' });
+      writeFileAtomic(paths.optim, bytes);
+      sidecar.optimizerTensors = { file: basename(paths.optim), bytes: bytes.length };
+      optimPath = paths.optim;
+    }
+  }
+  if (content.scheduler) sidecar.scheduler = content.scheduler;
+  if (content.epoch !== undefined) sidecar.epoch = content.epoch;
+  if (content.step !== undefined) sidecar.step = content.step;
+  if (content.torchRng ?? true) sidecar.torchRngState = Buffer.from(getRngState()).toString('base64');
+  if (content.rng) sidecar.rng = content.rng;
+  if (content.extra !== undefined) sidecar.extra = content.extra;
+  writeJsonAtomic(paths.sidecar, sidecar);
+  return { weights: paths.weights, sidecar: paths.sidecar, ...(optimPath ? { optimizer: optimPath } : {}) };
+}
+
+/** Loads what saveCheckpoint wrote (`base` with or without `.safetensors`). The tensors are the caller's. */
+export function loadCheckpoint(base: string): LoadedCheckpoint {
+  const paths = checkpointPaths(base);
+  let sidecar: Sidecar;
+  try {
+    sidecar = JSON.parse(readFileSync(paths.sidecar, 'utf8')) as Sidecar;
+  } catch (error) {
+    throw new Error(`cannot read checkpoint sidecar ${paths.sidecar}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  if (sidecar?.format !== 'tailor-checkpoint' || sidecar.version !== 1) {
+    throw new Error(
+      `${paths.sidecar}: not a tailor checkpoint sidecar (format/version fields missing or unknown)`,
+    );
+  }
+  const dir = dirname(paths.sidecar);
+  const checkSize = (file: string, bytes: number) => {
+    const path = join(dir, file);
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch {
+      throw new Error(`${paths.sidecar} refers to ${path}, which is missing`);
+    }
+    if (size !== bytes) {
+      throw new Error(
+        `${path} is ${size} bytes but ${paths.sidecar} recorded ${bytes} (interrupted save or mixed checkpoints)`,
+      );
+    }
+    return path;
+  };
+  const weightsFile = loadSafetensors(checkSize(sidecar.weights.file, sidecar.weights.bytes));
+  const loaded: LoadedCheckpoint = { weights: weightsFile.tensors, metadata: weightsFile.metadata };
+  let tensors: Record<string, Tensor> = {};
+  try {
+    if (sidecar.optimizer) {
+      if (sidecar.optimizerTensors) {
+        tensors = loadSafetensors(
+          checkSize(sidecar.optimizerTensors.file, sidecar.optimizerTensors.bytes),
+        ).tensors;
+      }
+      const used = new Set<string>();
+      const state: Record<string, ParamState> = {};
+      for (const [index, s] of Object.entries(sidecar.optimizer.state)) {
+        state[index] = {};
+        for (const [key, value] of Object.entries(s)) {
+          if (typeof value === 'number') {
+            state[index]![key] = value;
+          } else {
+            const t = tensors[value.tensor];
+            if (!t)
+              throw new Error(
+                `${paths.sidecar}: optimizer state ${index}.${key} names tensor '${value.tensor}', which is missing`,
+              );
+            state[index]![key] = t;
+            used.add(value.tensor);
+          }
+        }
+      }
+      loaded.optimizer = { paramGroups: sidecar.optimizer.paramGroups, state };
+      for (const [name, t] of Object.entries(tensors)) if (!used.has(name)) t.dispose();
+    }
+  } catch (error) {
+    dispose([loaded.weights, tensors]);
+    throw error;
+  }
+  if (sidecar.scheduler) loaded.scheduler = sidecar.scheduler;
+  if (sidecar.epoch !== undefined) loaded.epoch = sidecar.epoch;
+  if (sidecar.step !== undefined) loaded.step = sidecar.step;
+  if (sidecar.torchRngState)
+    loaded.torchRngState = new Uint8Array(Buffer.from(sidecar.torchRngState, 'base64'));
+  if (sidecar.rng) loaded.rng = sidecar.rng;
+  if (sidecar.extra !== undefined) loaded.extra = sidecar.extra;
+  return loaded;
+}
+
+/** Restores libtorch's generator from a loaded checkpoint (no-op if it stored none). */
+export function restoreTorchRng(checkpoint: Pick<LoadedCheckpoint, 'torchRngState'>): void {
+  if (checkpoint.torchRngState) setRngState(checkpoint.torchRngState);
+}

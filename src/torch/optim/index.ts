@@ -1,0 +1,11 @@
+// Optimizers and learning-rate schedules.
+export {
+  Optimizer,
+  type OptimizerStateDict,
+  type ParamGroup,
+  type ParamGroupInput,
+  type ParamState,
+} from './optimizer.js';
+export { SGD, type SGDOptions } from './sgd.js';
+export { AdamW, type AdamWOptions } from './adamw.js';
+export * from './lr_scheduler.js';

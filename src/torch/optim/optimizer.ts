@@ -1,0 +1,223 @@
+// The optimizer base: parameter groups with per-group hyperparameters, per-parameter state
+// tensors owned by the optimizer (freed by dispose()), zeroGrad, and a state dict that is plain
+// JSON-able data plus tensors, indexed like PyTorch's (parameters numbered across groups in order).
+import { Tensor } from '../tensor.js';
+import { keep } from '../scope.js';
+import { noGrad } from '../autograd.js';
+import { isFloatingPoint } from '../dtype.js';
+
+/** A hyperparameter value: numbers, flags, or tuples of numbers (AdamW's betas). */
+export type HyperValue = number | boolean | number[];
+export type Hyperparameters = Record<string, HyperValue>;
+
+/** A parameter group as users pass it: params plus any hyperparameters that override the defaults. */
+export type ParamGroupInput<H> = { params: Tensor[] } & Partial<H>;
+/** A parameter group inside an optimizer: every hyperparameter filled in. `lr` is what schedulers set. */
+export type ParamGroup<H> = { params: Tensor[] } & H;
+
+/** Per-parameter state: tensors (momentum buffers, moments) and numbers (step counts). */
+export type ParamState = Record<string, Tensor | number>;
+
+/** What stateDict() returns: `params` hold the global parameter indices, as in PyTorch. */
+export interface OptimizerStateDict {
+  state: Record<string, ParamState>;
+  paramGroups: ({ params: number[] } & Hyperparameters)[];
+}
+
+export abstract class Optimizer<H extends { lr: number }> {
+  readonly defaults: H;
+  readonly paramGroups: ParamGroup<H>[] = [];
+  /** State per parameter, created lazily by step(). */
+  protected readonly state = new Map<Tensor, ParamState>();
+
+  constructor(params: Tensor[] | ParamGroupInput<H>[], defaults: H) {
+    this.defaults = defaults;
+    if (!Array.isArray(params) || params.length === 0) {
+      throw new TypeError(`${this.constructor.name}: got an empty parameter list (pass model.parameters())`);
+    }
+    const groups: ParamGroupInput<H>[] =
+      params[0] instanceof Tensor
+        ? [{ params: params as Tensor[] } as ParamGroupInput<H>]
+        : (params as ParamGroupInput<H>[]);
+    for (const group of groups) this.addParamGroup(group);
+  }
+
+  /** Adds a group; hyperparameters it lacks come from the defaults. A parameter may be in one group only. */
+  addParamGroup(group: ParamGroupInput<H>): void {
+    if (!group || !Array.isArray(group.params)) {
+      throw new TypeError(`${this.constructor.name}: a parameter group needs a 'params' array of tensors`);
+    }
+    const seen = new Set<Tensor>(this.paramGroups.flatMap((g) => g.params));
+    for (const [i, p] of group.params.entries()) {
+      if (!(p instanceof Tensor))
+        throw new TypeError(`${this.constructor.name}: params[${i}] is not a Tensor`);
+      if (seen.has(p))
+        throw new Error(`${this.constructor.name}: params[${i}] appears in more than one parameter group`);
+      seen.add(p);
+    }
+    const filled = { ...this.defaults } as unknown as Hyperparameters;
+    for (const [key, value] of Object.entries(group)) {
+      if (key === 'params' || value === undefined) continue;
+      if (!(key in (this.defaults as object))) {
+        throw new TypeError(
+          `${this.constructor.name}: unknown hyperparameter '${key}' in a parameter group (known: ${Object.keys(this.defaults).join(', ')})`,
+        );
+      }
+      filled[key] = Array.isArray(value) ? [...(value as unknown as number[])] : (value as HyperValue);
+    }
+    this.validate(filled as unknown as H);
+    this.paramGroups.push({ ...(filled as unknown as H), params: [...group.params] });
+  }
+
+  /** Checks a group's hyperparameters; throws a message naming the bad field. */
+  protected abstract validate(hyper: H): void;
+
+  /** One update of every parameter that has a gradient (parameters without one are skipped). */
+  abstract step(): void;
+
+  /** Clears gradients: by default sets them to none (PyTorch's set_to_none=True), else zeroes them in place. */
+  zeroGrad(setToNone = true): void {
+    for (const group of this.paramGroups) {
+      for (const p of group.params) {
+        if (setToNone) {
+          p.grad = null;
+        } else {
+          const g = p.grad;
+          if (g) {
+            noGrad(() => g.zero_());
+            g.dispose();
+          }
+        }
+      }
+    }
+  }
+
+  /** The state tensors and numbers for one parameter (created empty on first use). */
+  protected stateOf(p: Tensor): ParamState {
+    let s = this.state.get(p);
+    if (!s) {
+      s = {};
+      this.state.set(p, s);
+    }
+    return s;
+  }
+
+  /** Stores a state tensor, taking ownership of it (kept out of any tidy scope; the old one is freed). */
+  protected setStateTensor(state: ParamState, key: string, value: Tensor): Tensor {
+    const old = state[key];
+    if (old instanceof Tensor && old !== value) old.dispose();
+    state[key] = keep(value);
+    return value;
+  }
+
+  /**
+   * The optimizer's state: hyperparameters per group and state per parameter index. The tensors
+   * are the optimizer's own (not copies): read or save them, do not dispose them.
+   */
+  stateDict(): OptimizerStateDict {
+    const index = new Map<Tensor, number>();
+    const paramGroups = this.paramGroups.map((group) => {
+      const { params, ...hyper } = group;
+      const ids = params.map((p) => {
+        index.set(p, index.size);
+        return index.size - 1;
+      });
+      return { ...cloneHyper(hyper as unknown as Hyperparameters), params: ids };
+    });
+    const state: Record<string, ParamState> = {};
+    for (const [p, s] of this.state) {
+      const id = index.get(p);
+      if (id !== undefined && Object.keys(s).length > 0) state[String(id)] = { ...s };
+    }
+    return { state, paramGroups };
+  }
+
+  /**
+   * Restores hyperparameters and state saved by stateDict() (possibly from another optimizer over
+   * parameters of the same shapes, in the same order). State tensors are copied, cast to the
+   * parameter's dtype when floating point, as PyTorch does.
+   */
+  loadStateDict(dict: OptimizerStateDict): void {
+    const name = this.constructor.name;
+    if (!dict || !Array.isArray(dict.paramGroups) || typeof dict.state !== 'object' || dict.state === null) {
+      throw new TypeError(`${name}.loadStateDict: expected { state, paramGroups }`);
+    }
+    if (dict.paramGroups.length !== this.paramGroups.length) {
+      throw new Error(
+        `${name}.loadStateDict: the saved state has ${dict.paramGroups.length} parameter groups, this optimizer has ${this.paramGroups.length}`,
+      );
+    }
+    const byId = new Map<number, Tensor>();
+    dict.paramGroups.forEach((saved, g) => {
+      const group = this.paramGroups[g]!;
+      if (!Array.isArray(saved.params) || saved.params.length !== group.params.length) {
+        throw new Error(
+          `${name}.loadStateDict: parameter group ${g} has ${saved.params?.length} parameters in the saved state, ${group.params.length} here`,
+        );
+      }
+      saved.params.forEach((id, i) => byId.set(id, group.params[i]!));
+    });
+    // Validate everything before changing anything, so a bad dict leaves the optimizer intact.
+    for (const [id, s] of Object.entries(dict.state)) {
+      const p = byId.get(Number(id));
+      if (!p)
+        throw new Error(`${name}.loadStateDict: state for parameter ${id}, which no parameter group lists`);
+      for (const [key, value] of Object.entries(s)) {
+        if (value instanceof Tensor && key !== 'step' && value.numel !== p.numel) {
+          throw new Error(
+            `${name}.loadStateDict: state '${key}' of parameter ${id} has shape [${value.shape}], the parameter has [${p.shape}]`,
+          );
+        }
+      }
+    }
+    dict.paramGroups.forEach((saved, g) => {
+      const group = this.paramGroups[g] as unknown as Record<string, unknown>;
+      for (const [key, value] of Object.entries(saved)) {
+        if (key !== 'params') group[key] = Array.isArray(value) ? [...value] : value;
+      }
+    });
+    this.disposeState();
+    for (const [id, s] of Object.entries(dict.state)) {
+      const p = byId.get(Number(id))!;
+      const restored: ParamState = {};
+      for (const [key, value] of Object.entries(s)) {
+        if (value instanceof Tensor) {
+          const copy = noGrad(() =>
+            isFloatingPoint(value.dtype) && value.dtype !== p.dtype ? value.to(p.dtype) : value.clone(),
+          );
+          restored[key] = keep(copy.reshape(...p.shape));
+          if (restored[key] !== copy) copy.dispose();
+        } else {
+          restored[key] = value;
+        }
+      }
+      this.state.set(p, restored);
+    }
+  }
+
+  /** Frees the state tensors (the optimizer can still step; state starts over). */
+  disposeState(): void {
+    for (const s of this.state.values()) {
+      for (const v of Object.values(s)) if (v instanceof Tensor) v.dispose();
+    }
+    this.state.clear();
+  }
+
+  /** Frees everything the optimizer owns. */
+  dispose(): void {
+    this.disposeState();
+  }
+}
+
+function cloneHyper(hyper: Hyperparameters): Hyperparameters {
+  const out: Hyperparameters = {};
+  for (const [k, v] of Object.entries(hyper)) out[k] = Array.isArray(v) ? [...v] : v;
+  return out;
+}
+
+/** Throws unless value is a finite number >= min (naming the field). */
+export function checkNumber(owner: string, field: string, value: unknown, min = 0): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+    throw new RangeError(`${owner}: invalid ${field} ${String(value)} (expected a finite number >= ${min})`);
+  }
+}

@@ -1,0 +1,68 @@
+// SGD with momentum, dampening, Nesterov and (L2) weight decay, in exactly PyTorch 1.13's order of
+// operations (torch/optim/sgd.py, _single_tensor_sgd), so results match it to float rounding.
+import type { Tensor } from '../tensor.js';
+import { tidy } from '../scope.js';
+import { noGrad } from '../autograd.js';
+import { Optimizer, checkNumber, type ParamGroupInput } from './optimizer.js';
+
+export interface SGDOptions {
+  lr: number;
+  momentum: number;
+  dampening: number;
+  weightDecay: number;
+  nesterov: boolean;
+  maximize: boolean;
+}
+
+export class SGD extends Optimizer<SGDOptions> {
+  constructor(
+    params: Tensor[] | ParamGroupInput<SGDOptions>[],
+    options: Partial<SGDOptions> & { lr: number },
+  ) {
+    super(params, {
+      lr: options.lr,
+      momentum: options.momentum ?? 0,
+      dampening: options.dampening ?? 0,
+      weightDecay: options.weightDecay ?? 0,
+      nesterov: options.nesterov ?? false,
+      maximize: options.maximize ?? false,
+    });
+  }
+
+  protected validate(h: SGDOptions): void {
+    checkNumber('SGD', 'lr', h.lr);
+    checkNumber('SGD', 'momentum', h.momentum);
+    checkNumber('SGD', 'weightDecay', h.weightDecay);
+    checkNumber('SGD', 'dampening', h.dampening, -Infinity);
+    if (h.nesterov && (h.momentum <= 0 || h.dampening !== 0)) {
+      throw new RangeError('SGD: Nesterov momentum requires a momentum > 0 and zero dampening');
+    }
+  }
+
+  step(): void {
+    noGrad(() =>
+      tidy(() => {
+        for (const group of this.paramGroups) {
+          const { lr, momentum, dampening, weightDecay, nesterov, maximize } = group;
+          for (const p of group.params) {
+            const grad = p.grad;
+            if (!grad) continue;
+            let d = maximize ? grad.neg() : grad;
+            if (weightDecay !== 0) d = d.add(p, weightDecay);
+            if (momentum !== 0) {
+              const state = this.stateOf(p);
+              let buf = state.momentumBuffer as Tensor | undefined;
+              if (buf === undefined) {
+                buf = this.setStateTensor(state, 'momentumBuffer', d.clone().detach());
+              } else {
+                buf.mul_(momentum).add_(d, 1 - dampening);
+              }
+              d = nesterov ? d.add(buf, momentum) : buf;
+            }
+            p.add_(d, -lr);
+          }
+        }
+      }),
+    );
+  }
+}

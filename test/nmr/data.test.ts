@@ -1,0 +1,194 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot, sharedDir } from '../helpers.js';
+import { Rng } from '../../src/torch/rng.js';
+import { simulateSample, simulationAxis } from '../../src/nmr/data/simulate.js';
+import { semiSyntheticSample, prepareReference } from '../../src/nmr/data/semisynthetic.js';
+import { writeSyntheticDataset } from '../../src/nmr/data/generate.js';
+import { Dataset } from '../../src/nmr/data/dataset.js';
+import { evaluateDataset } from '../../src/nmr/eval/evaluate.js';
+import { readBrukerFid } from '../../src/nmr/io/bruker.js';
+import { robustStd } from '../../src/nmr/stats.js';
+import { pickPeaks } from '../../src/nmr/eval/peaks.js';
+
+const tmp = (): string => mkdtempSync(join(tmpdir(), 'tailor-nmr-data-'));
+
+test('synthetic sample: reproducible, noise ladder sigma_k = sigma_0 / T^k, lines where the table says', () => {
+  const options = { points: 8192, levels: 3, ratio: 2, snrRange: [10, 10] as [number, number] };
+  const a = simulateSample(new Rng(4), options);
+  const b = simulateSample(new Rng(4), options);
+  assert.deepEqual(Array.from(a.spectra[0]!.subarray(0, 50)), Array.from(b.spectra[0]!.subarray(0, 50)));
+  assert.equal(a.spectra.length, 3);
+  for (const m of a.multiplets) assert.ok(m.from <= m.index && m.index <= m.to);
+  const height = a.truth.reduce((x, v) => Math.max(x, v), 0);
+  // Level noise measured far from any line, in truth units.
+  const quiet = a.truthPeakMask.map((v) => (v ? 0 : 1));
+  for (let k = 0; k < 3; k++) {
+    const lv = a.levels[k]!;
+    const resid: number[] = [];
+    for (let i = 0; i < 8192; i++) if (quiet[i]) resid.push(a.spectra[k]![i]! / lv.scale - a.truth[i]!);
+    const measured = robustStd(resid);
+    assert.ok(Math.abs(measured / lv.sigma - 1) < 0.1, `level ${k}: noise ${measured} vs ${lv.sigma}`);
+    assert.ok(Math.abs(lv.sigma - a.levels[0]!.sigma / 2 ** k) < 1e-12);
+  }
+  assert.ok(Math.abs(height / a.levels[0]!.sigma - 10) < 0.6, 'peak SNR of level 0 as asked');
+  assert.equal(a.levels[2]!.shift, 0);
+  // The tallest clean line sits where the line table puts one.
+  const axis = simulationAxis(options);
+  assert.ok(axis.ppmFirst > axis.ppmLast);
+  const top = pickPeaks(a.truth, 0.5 * height)[0]!;
+  assert.ok(
+    a.lines.some((l) => Math.abs(l.index - top.index) < 1.5),
+    'a true line at the tallest peak',
+  );
+  // Line areas add up to the integral of the clean spectrum (drift excluded: integrate line regions).
+  const m = a.multiplets.find((x) => x.kind === 'multiplet')!;
+  const areaTable = a.lines.filter((l) => l.multiplet === m.id).reduce((s, l) => s + l.area, 0);
+  assert.ok(areaTable > 0);
+});
+
+test('semi-synthetic sample from a real FID: noise added in the time domain follows the ladder', () => {
+  const fid = readBrukerFid(join(sharedDir, 'data/nmr/single/bruker/aspirin-1h/1'));
+  const ref = prepareReference(fid, { points: 16384 });
+  const s = semiSyntheticSample(new Rng(8), ref, { points: 16384, levels: 3, ratio: 2, snrRange: [20, 20] });
+  const edge = 1500; // the outer ppm ranges of aspirin are empty
+  for (let k = 0; k < 3; k++) {
+    const x = s.spectra[k]!.map((v) => v / s.levels[k]!.scale);
+    const tail = Float64Array.from([...x.subarray(0, edge)].map((v, i) => v - s.truth[i]!));
+    const measured = robustStd(tail);
+    assert.ok(
+      Math.abs(measured / s.levels[k]!.sigma - 1) < 0.12,
+      `level ${k}: ${measured} vs ${s.levels[k]!.sigma}`,
+    );
+  }
+  assert.ok(Math.abs(ref.height / s.levels[0]!.sigma - 20) < 1e-9);
+});
+
+test('data set on disk: write, read back, shapes and metadata; bad manifests are named', () => {
+  const dir = tmp();
+  const manifest = writeSyntheticDataset(dir, 3, 5, { points: 1024, levels: 2, ratio: 3 });
+  assert.equal(manifest.samples, 3);
+  const ds = new Dataset(dir);
+  assert.equal(ds.size, 3);
+  const s = ds.sample(2);
+  assert.equal(s.spectra.length, 2);
+  assert.equal(s.spectra[1]!.length, 1024);
+  assert.equal(s.meta.levels.length, 2);
+  // float32 storage: the regenerated sample equals the stored one to float32 precision.
+  const again = simulateSample(new Rng(new Rng(5).nextUint32()), { points: 1024, levels: 2, ratio: 3 });
+  const first = ds.sample(0);
+  for (let i = 0; i < 1024; i++) {
+    assert.ok(
+      Math.abs(first.spectra[1]![i]! - again.spectra[1]![i]!) <=
+        1e-6 * Math.abs(again.spectra[1]![i]!) + 1e-30,
+    );
+    assert.ok(Math.abs(first.truth[i]! - again.truth[i]!) <= 1e-6 * Math.abs(again.truth[i]!) + 1e-30);
+  }
+  assert.throws(() => ds.sample(3), /out of range/);
+  ds.close();
+  const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...m, samples: 4 }));
+  assert.throws(() => new Dataset(dir), /spectra\.f32: size: \d+ bytes, expected \d+/);
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...m, format: 'other' }));
+  assert.throws(() => new Dataset(dir), /manifest\.json: format: expected 'tailor-nmr-multisnr'/);
+  assert.throws(() => new Dataset(join(dir, 'missing')), /manifest\.json: file: not found/);
+});
+
+test('evaluation: baselines beat raw where they should, and fusion gains about 10 log10(21/16) dB over level K', () => {
+  const dir = tmp();
+  writeSyntheticDataset(dir, 10, 2, { points: 4096, levels: 3, ratio: 2, snrRange: [20, 40] });
+  const ds = new Dataset(dir);
+  const r = evaluateDataset(ds, { validationFraction: 0.2 });
+  ds.close();
+  assert.equal(r.validationSamples, 2);
+  assert.equal(r.evaluatedSamples, 8);
+  const raw0 = r.perLevel.raw![0]!;
+  const rawK = r.perLevel.raw![2]!;
+  assert.ok(
+    rawK.energy_snr_db - raw0.energy_snr_db > 9 && rawK.energy_snr_db - raw0.energy_snr_db < 15,
+    'two factors of 2 in SNR = 12 dB',
+  );
+  for (const name of ['savgol', 'matched', 'wavelet'])
+    assert.ok(r.methods[name]!.energy_snr_db > raw0.energy_snr_db + 1, `${name} improves on raw`);
+  const gain = r.methods.fusion!.energy_snr_db - rawK.energy_snr_db;
+  assert.ok(gain > 0.3 && gain < 2.5, `fusion over the best level: ${gain} dB`);
+  assert.ok(Math.abs(r.pipeline.t_hat - 2) < 0.3);
+  assert.equal(r.methods.raw!.snr_gain_db, 0);
+});
+
+test('CLI: nmr simulate writes a data set, nmr evaluate --json prints the methods table', () => {
+  const dir = tmp();
+  const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+  const sim = spawnSync(
+    process.execPath,
+    [
+      cli,
+      'nmr',
+      'simulate',
+      '--samples',
+      '6',
+      '--levels',
+      '3',
+      '--ratio',
+      '2',
+      '--points',
+      '2048',
+      '--seed',
+      '1',
+      '--out',
+      dir,
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(sim.status, 0, sim.stderr);
+  assert.match(sim.stdout, /wrote 6 synthetic samples x 3 levels x 2048 points/);
+  const ev = spawnSync(
+    process.execPath,
+    [cli, 'nmr', 'evaluate', '--data', dir, '--baselines', 'raw,fusion,savgol', '--json'],
+    { encoding: 'utf8' },
+  );
+  assert.equal(ev.status, 0, ev.stderr);
+  const report = JSON.parse(ev.stdout) as {
+    methods: Record<string, { energy_snr_db: number; peak_f1: number; integral_rel_error: number }>;
+  };
+  assert.deepEqual(Object.keys(report.methods).sort(), ['fusion', 'raw', 'savgol']);
+  for (const m of Object.values(report.methods)) assert.equal(typeof m.energy_snr_db, 'number');
+  const text = spawnSync(process.execPath, [cli, 'nmr', 'baseline', '--data', dir, '--baselines', 'raw'], {
+    encoding: 'utf8',
+  });
+  assert.match(text.stdout, /input level 0 \(lowest SNR\)/);
+  const bad = spawnSync(
+    process.execPath,
+    [cli, 'nmr', 'simulate', '--samples', '2', '--points', '1000', '--out', dir],
+    { encoding: 'utf8' },
+  );
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--points must be a power of two/);
+  const missing = spawnSync(process.execPath, [cli, 'nmr', 'evaluate', '--data', join(dir, 'nope')], {
+    encoding: 'utf8',
+  });
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /manifest\.json: file: not found/);
+  const processed = spawnSync(
+    process.execPath,
+    [
+      cli,
+      'nmr',
+      'process',
+      '--input',
+      join(sharedDir, 'data/nmr/single/jcamp/aspirin-1h.fid.dx'),
+      '--out',
+      join(dir, 'a.csv'),
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(processed.status, 0, processed.stderr);
+  assert.match(
+    readFileSync(join(dir, 'a.csv'), 'utf8').split('\n').slice(0, 4).join('\n'),
+    /ppm,intensity\n1[56]\.\d+,/,
+  );
+});
