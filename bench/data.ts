@@ -8,7 +8,12 @@ import { parseArgs } from 'node:util';
 import { Rng } from '../src/torch/rng.js';
 import { BatchBufferPool, iterateBatches, mixup } from '../src/longtail/data/batches.js';
 import { longTailSubset } from '../src/longtail/data/longtail.js';
-import { testTimeViewTransform, testTransform, trainTransform, type PipelineSpec } from '../src/longtail/data/pipelines.js';
+import {
+  testTimeViewTransform,
+  testTransform,
+  trainTransform,
+  type PipelineSpec,
+} from '../src/longtail/data/pipelines.js';
 import { ParallelBatchLoader } from '../src/longtail/data/parallel.js';
 import type { ImageTransform } from '../src/longtail/data/augment.js';
 import type { ImageDataset } from '../src/longtail/data/types.js';
@@ -36,7 +41,12 @@ for (let i = 0; i < images.length; i += 4) {
   images[i + 2] = (v >>> 16) & 255;
   images[i + 3] = v >>> 24;
 }
-const ds: ImageDataset = { images, labels: Int32Array.from({ length: n }, (_, i) => i % 100), shape: [3, 32, 32], classes: 100 };
+const ds: ImageDataset = {
+  images,
+  labels: Int32Array.from({ length: n }, (_, i) => i % 100),
+  shape: [3, 32, 32],
+  classes: 100,
+};
 const lt = longTailSubset(ds.labels, 100, { imbalance: 100 });
 
 interface Case {
@@ -57,7 +67,10 @@ const cases: Case[] = [
   { name: 'train, CIFAR-100-LT IR100 subset', transform: trainTransform('cifar'), indices: lt.indices },
   { name: 'test-time two views (jitter/gray/blur)', transform: testTimeViewTransform('cifar'), views: 2 },
   { name: `train, ${workers} worker threads`, parallel: { stage: 'train', kind: 'cifar' } },
-  { name: `train + rotation 15, ${workers} worker threads`, parallel: { stage: 'train', kind: 'cifar', options: { rotationDegrees: 15 } } },
+  {
+    name: `train + rotation 15, ${workers} worker threads`,
+    parallel: { stage: 'train', kind: 'cifar', options: { rotationDegrees: 15 } },
+  },
 ];
 const loader = new ParallelBatchLoader(ds, workers);
 
@@ -119,9 +132,17 @@ await loader.close();
 
 if (values.json) {
   const load = loadavg()[0];
-  console.log(JSON.stringify({ bench: 'data', batch_size: batchSize, dataset_images: n, node: process.version, load, results }, null, 2));
+  console.log(
+    JSON.stringify(
+      { bench: 'data', batch_size: batchSize, dataset_images: n, node: process.version, load, results },
+      null,
+      2,
+    ),
+  );
 } else {
-  console.log(`data pipeline, batches of ${batchSize}, ${n} CIFAR-like 32x32x3 images, best of ${repeats} epochs`);
+  console.log(
+    `data pipeline, batches of ${batchSize}, ${n} CIFAR-like 32x32x3 images, best of ${repeats} epochs`,
+  );
   for (const r of results) {
     console.log(
       `  ${r.name.padEnd(42)} ${String(r.images).padStart(6)} images  ${r.seconds.toFixed(3).padStart(7)} s wall ` +

@@ -314,6 +314,8 @@
     wrap.appendChild(controls);
     var cv = makeCanvas(wrap, side + 2 * pad + 90, geo.h + 2 * pad + 20);
     cv.canvas.className = 'ternary-canvas';
+    // Corner positions in CSS pixels (expert 1, 2, 3), for tests and tools that drive the control.
+    cv.canvas.setAttribute('data-corners', JSON.stringify([geo.A, geo.B, geo.C]));
     var ctx = cv.ctx;
     var marker = projectToSimplex([1 / 3, 1 / 3, 1 / 3]);
 

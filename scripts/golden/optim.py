@@ -140,8 +140,8 @@ def write_safetensors(path, tensors, metadata):
     header = {'__metadata__': metadata}
     blobs = []
     offset = 0
-    # Largest element size first, then by name: the order the reference library (and tailor) use.
-    order = sorted(tensors.items(), key=lambda kv: (-np.dtype(DTYPES[kv[1][0]]).itemsize, kv[0]))
+    # The reference library's order (and tailor's): its Dtype enum descending, then by name.
+    order = sorted(tensors.items(), key=lambda kv: (-DTYPE_RANK[kv[1][0]], kv[0]))
     for name, (dtype, array) in order:
         data = np.ascontiguousarray(array, dtype=DTYPES[dtype]).astype(np.dtype(DTYPES[dtype]).newbyteorder('<')).tobytes()
         header[name] = {'dtype': dtype, 'shape': list(array.shape), 'data_offsets': [offset, offset + len(data)]}
@@ -157,6 +157,8 @@ def write_safetensors(path, tensors, metadata):
 
 
 DTYPES_BY_NAME = {}
+# Position in safetensors' Dtype enum (BOOL, U8, I8, F8_E5M2, F8_E4M3, I16, U16, F16, BF16, I32, U32, F32, F64, I64, U64).
+DTYPE_RANK = {'BOOL': 0, 'U8': 1, 'I8': 2, 'I16': 5, 'F16': 7, 'BF16': 8, 'I32': 9, 'F32': 11, 'F64': 12, 'I64': 13}
 
 
 def read_safetensors(path):

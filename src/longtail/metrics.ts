@@ -22,7 +22,8 @@ export function shotGroups(trainCounts: readonly number[]): Record<ShotGroup, nu
 
 /** Row-wise argmax of n x classes scores (first maximum wins). */
 export function argmaxRows(scores: ArrayLike<number>, n: number, classes: number): Int32Array {
-  if (scores.length !== n * classes) throw new RangeError(`scores have ${scores.length} values, expected ${n} x ${classes}`);
+  if (scores.length !== n * classes)
+    throw new RangeError(`scores have ${scores.length} values, expected ${n} x ${classes}`);
   const out = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     let best = 0;
@@ -40,7 +41,8 @@ export function argmaxRows(scores: ArrayLike<number>, n: number, classes: number
 }
 
 function checkPair(pred: ArrayLike<number>, labels: ArrayLike<number>): void {
-  if (pred.length !== labels.length) throw new RangeError(`${pred.length} predictions for ${labels.length} labels`);
+  if (pred.length !== labels.length)
+    throw new RangeError(`${pred.length} predictions for ${labels.length} labels`);
 }
 
 /** Fraction of correct predictions; null for an empty set. */
@@ -53,7 +55,11 @@ export function top1(pred: ArrayLike<number>, labels: ArrayLike<number>): number
 }
 
 /** Accuracy of each class over its test images; null for a class without test images. */
-export function perClassAccuracy(pred: ArrayLike<number>, labels: ArrayLike<number>, classes: number): (number | null)[] {
+export function perClassAccuracy(
+  pred: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  classes: number,
+): (number | null)[] {
   checkPair(pred, labels);
   const total = new Array<number>(classes).fill(0);
   const correct = new Array<number>(classes).fill(0);
@@ -67,25 +73,36 @@ export function perClassAccuracy(pred: ArrayLike<number>, labels: ArrayLike<numb
 }
 
 /** Mean per-class accuracy in each shot group (classes without test images are left out). */
-export function shotAccuracy(perClass: readonly (number | null)[], trainCounts: readonly number[]): Record<ShotGroup, number | null> {
-  if (perClass.length !== trainCounts.length) throw new RangeError(`${perClass.length} classes, ${trainCounts.length} training counts`);
+export function shotAccuracy(
+  perClass: readonly (number | null)[],
+  trainCounts: readonly number[],
+): Record<ShotGroup, number | null> {
+  if (perClass.length !== trainCounts.length)
+    throw new RangeError(`${perClass.length} classes, ${trainCounts.length} training counts`);
   const out: Record<ShotGroup, number | null> = { many: null, medium: null, few: null };
   const groups = shotGroups(trainCounts);
   for (const g of SHOT_GROUPS) {
-    const values = groups[g].map((c) => perClass[c]).filter((v): v is number => v !== null && v !== undefined);
+    const values = groups[g]
+      .map((c) => perClass[c])
+      .filter((v): v is number => v !== null && v !== undefined);
     out[g] = values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
   }
   return out;
 }
 
 /** counts[true * classes + predicted]. */
-export function confusionMatrix(pred: ArrayLike<number>, labels: ArrayLike<number>, classes: number): Int32Array {
+export function confusionMatrix(
+  pred: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  classes: number,
+): Int32Array {
   checkPair(pred, labels);
   const m = new Int32Array(classes * classes);
   for (let i = 0; i < labels.length; i++) {
     const y = labels[i]!;
     const p = pred[i]!;
-    if (!(y >= 0 && y < classes && p >= 0 && p < classes)) throw new RangeError(`label ${y} / prediction ${p} at ${i} out of range`);
+    if (!(y >= 0 && y < classes && p >= 0 && p < classes))
+      throw new RangeError(`label ${y} / prediction ${p} at ${i} out of range`);
     m[y * classes + p]!++;
   }
   return m;
@@ -108,8 +125,13 @@ export function softmaxRows(logits: ArrayLike<number>, n: number, classes: numbe
  * Expected calibration error (Guo et al. 2017): confidences in `bins` equal-width bins
  * (lo, hi], ECE = sum over bins of |B|/n * |accuracy(B) - mean confidence(B)|.
  */
-export function expectedCalibrationError(confidence: ArrayLike<number>, correct: ArrayLike<boolean | number>, bins = 15): number | null {
-  if (confidence.length !== correct.length) throw new RangeError(`${confidence.length} confidences for ${correct.length} outcomes`);
+export function expectedCalibrationError(
+  confidence: ArrayLike<number>,
+  correct: ArrayLike<boolean | number>,
+  bins = 15,
+): number | null {
+  if (confidence.length !== correct.length)
+    throw new RangeError(`${confidence.length} confidences for ${correct.length} outcomes`);
   const n = confidence.length;
   if (n === 0) return null;
   const count = new Float64Array(bins);

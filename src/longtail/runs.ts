@@ -26,7 +26,7 @@ export function resolveCheckpoint(path: string): string {
 
 export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
   const checkpoint = resolveCheckpoint(path);
-  const ck = loadCheckpoint(checkpoint);
+  const ck = loadCheckpoint(checkpoint.replace(/\.json$/, ''));
   const extra = (ck.extra ?? {}) as Partial<SessionRecord> & { history?: EpochRecord[] };
   if (!extra.config) {
     torch.dispose([ck.weights, ck.optimizer?.state]);

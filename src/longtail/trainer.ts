@@ -68,7 +68,7 @@ export function trainSystem(o: TrainOptions): TrainResult {
   let startEpoch = 1;
 
   if (o.resumeFrom) {
-    const ck = loadCheckpoint(o.resumeFrom);
+    const ck = loadCheckpoint(o.resumeFrom.replace(/\.json$/, ''));
     torch.tidy(() => loadSystemState(o.system, ck.weights));
     if (ck.optimizer) o.optimizer.loadStateDict(ck.optimizer);
     if (ck.scheduler && o.scheduler) o.scheduler.loadStateDict(ck.scheduler);

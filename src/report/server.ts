@@ -87,7 +87,7 @@ function indexPage(runs: RunEntry[], runsDir: string): string {
     .join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tailor runs</title>
 <style>body{font:14px system-ui,sans-serif;margin:20px auto;max-width:1000px} table{border-collapse:collapse} td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}</style></head>
-<body><h1>Runs in ${escapeHtml(runsDir)}</h1>
+<body data-ready="true"><h1>Runs in ${escapeHtml(runsDir)}</h1>
 ${runs.length ? `<table id="runs"><thead><tr><th>run</th><th>kind</th><th>summary</th></tr></thead><tbody>${rows}</tbody></table>` : '<p>No run directories (folders with a results.json) here yet.</p>'}
 </body></html>`;
 }
@@ -241,6 +241,10 @@ export function createReportServer(o: ServeOptions): Server {
     if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw new HttpError(405, `method ${method} is not allowed`);
 
     if (segments.length === 1 && segments[0] === '') return sendHtml(res, 200, indexPage(runs(), o.runsDir), head);
+    if (segments.length === 1 && segments[0] === 'favicon.ico') {
+      res.writeHead(204, { 'cache-control': 'max-age=86400' });
+      return void res.end();
+    }
     if (segments[0] === 'api' && segments[1] === 'runs' && segments.length === 2) {
       return sendJson(res, 200, runs().map((r) => ({ id: r.id, kind: r.kind, title: r.title, ...(r.error ? { error: r.error } : {}) })));
     }

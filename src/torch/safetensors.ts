@@ -37,6 +37,20 @@ const fromSafe: Record<SafeDType, { dtype: DType; bytes: number }> = {
   BOOL: { dtype: 'bool', bytes: 1 },
 };
 
+/** Position in the reference implementation's Dtype enum (safetensors/src/tensor.rs), which orders tensors in a file. */
+const dtypeRank: Record<SafeDType, number> = {
+  BOOL: 0,
+  U8: 1,
+  I8: 2,
+  I16: 5,
+  F16: 7,
+  BF16: 8,
+  I32: 9,
+  F32: 11,
+  F64: 12,
+  I64: 13,
+};
+
 /** The reference implementation refuses headers above 100 MB; so do we (a corrupt length otherwise allocates wildly). */
 const MAX_HEADER_BYTES = 100_000_000;
 const littleEndianHost = endianness() === 'LE';
@@ -125,7 +139,7 @@ function tensorBytes(t: Tensor, safe: SafeDType): Uint8Array {
   return out;
 }
 
-/** The bytes of a safetensors file holding these tensors (sorted by element size, then name, like the reference writer). */
+/** The bytes of a safetensors file holding these tensors, laid out as the reference writer lays them out. */
 export function encodeSafetensors(
   tensors: Record<string, Tensor>,
   metadata: Record<string, string> = {},
@@ -143,9 +157,10 @@ export function encodeSafetensors(
       throw new TypeError(`safetensors: tensor '${name}' has dtype ${t.dtype}, which the format cannot hold`);
     return { name, t, safe };
   });
+  // The reference writer's order: dtype (its enum order, descending, so wider types come first
+  // and every tensor stays aligned), then name.
   entries.sort(
-    (a, b) =>
-      fromSafe[b.safe].bytes - fromSafe[a.safe].bytes || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    (a, b) => dtypeRank[b.safe] - dtypeRank[a.safe] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
   );
   const header: Record<string, unknown> = {};
   if (Object.keys(metadata).length > 0) header.__metadata__ = metadata;

@@ -14,16 +14,30 @@ import {
   rotation,
   type ImageView,
 } from '../../src/longtail/data/augment.js';
-import { adjustHue, blur, colorJitter, gaussianBlur, grayscale, normalize } from '../../src/longtail/data/augment-color.js';
+import {
+  adjustHue,
+  blur,
+  colorJitter,
+  gaussianBlur,
+  grayscale,
+  normalize,
+} from '../../src/longtail/data/augment-color.js';
 import { testTimeViewTransform, testTransform, trainTransform } from '../../src/longtail/data/pipelines.js';
 import { assertClose } from '../helpers.js';
 
-function image(c: number, h: number, w: number, f = (k: number, y: number, x: number) => (k * 100 + y * 10 + x) / 1000): ImageView {
+function image(
+  c: number,
+  h: number,
+  w: number,
+  f = (k: number, y: number, x: number) => (k * 100 + y * 10 + x) / 1000,
+): ImageView {
   const data = new Float32Array(c * h * w);
-  for (let k = 0; k < c; k++) for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data[k * h * w + y * w + x] = f(k, y, x);
+  for (let k = 0; k < c; k++)
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data[k * h * w + y * w + x] = f(k, y, x);
   return { data, c, h, w };
 }
-const at = (img: ImageView, k: number, y: number, x: number): number => img.data[k * img.h * img.w + y * img.w + x]!;
+const at = (img: ImageView, k: number, y: number, x: number): number =>
+  img.data[k * img.h * img.w + y * img.w + x]!;
 const copy = (img: ImageView): ImageView => ({ ...img, data: Float32Array.from(img.data) });
 
 test('random crop with padding is a shifted window with zeros outside', () => {
@@ -40,7 +54,8 @@ test('random crop with padding is a shifted window with zeros outside', () => {
     assert.equal(out.data.length, 192);
     // locate the shift from where pixel (0,0) value landed (or infer from zeros)
     let found = '';
-    for (let y = 0; y < 8 && !found; y++) for (let x = 0; x < 8; x++) if (at(out, 1, y, x) === at(img, 1, 0, 0)) found = `${y},${x}`;
+    for (let y = 0; y < 8 && !found; y++)
+      for (let x = 0; x < 8; x++) if (at(out, 1, y, x) === at(img, 1, 0, 0)) found = `${y},${x}`;
     offsets.add(found);
   }
   // all 9 x 9 offsets of a 4-pixel padding occur; 25 of them keep pixel (0,0) inside the crop
@@ -50,7 +65,8 @@ test('random crop with padding is a shifted window with zeros outside', () => {
 test('horizontal flip mirrors every row; p = 0 leaves the image alone', () => {
   const img = image(2, 3, 5);
   const flipped = horizontalFlip(1)(copy(img), new Rng(0));
-  for (let y = 0; y < 3; y++) for (let x = 0; x < 5; x++) assert.equal(at(flipped, 1, y, x), at(img, 1, y, 4 - x));
+  for (let y = 0; y < 3; y++)
+    for (let x = 0; x < 5; x++) assert.equal(at(flipped, 1, y, x), at(img, 1, y, 4 - x));
   assert.deepEqual(horizontalFlip(0)(copy(img), new Rng(0)).data, img.data);
 });
 
@@ -60,7 +76,11 @@ test('rotation: 0 degrees is the identity, 90 degrees maps rows to columns, corn
   const r = rotate(img, Math.PI / 2);
   // counter-clockwise: the top row ends up as the left column, read bottom to top
   for (let x = 0; x < 5; x++) assert.ok(Math.abs(at(r, 0, 4 - x, 0) - at(img, 0, 0, x)) < 1e-6);
-  const r45 = rotate(image(1, 9, 9, () => 1), Math.PI / 4, 'bilinear');
+  const r45 = rotate(
+    image(1, 9, 9, () => 1),
+    Math.PI / 4,
+    'bilinear',
+  );
   assert.equal(at(r45, 0, 0, 0), 0);
   assert.equal(at(r45, 0, 4, 4), 1);
   const out = rotation(15)(copy(img), new Rng(3));
@@ -76,7 +96,15 @@ test('RandomResizedCrop: boxes inside the image with area and aspect in range; f
   }
   const img = image(3, 6, 6);
   assertClose(resizedCrop(img, 0, 0, 6, 6, 6, 6).data, img.data, 1e-6);
-  const up = resizedCrop(image(1, 2, 2, (_, y, x) => y * 2 + x), 0, 0, 2, 2, 4, 4);
+  const up = resizedCrop(
+    image(1, 2, 2, (_, y, x) => y * 2 + x),
+    0,
+    0,
+    2,
+    2,
+    4,
+    4,
+  );
   assert.deepEqual([...up.data.subarray(0, 4)], [0, 0.25, 0.75, 1]);
   const out = randomResizedCrop(10)(image(3, 20, 30), new Rng(2));
   assert.deepEqual([out.c, out.h, out.w], [3, 10, 10]);
@@ -107,7 +135,10 @@ test('gaussian blur keeps constants and mass; normalize standardizes', () => {
   const b = blur(dot, 1);
   assert.ok(Math.abs(b.data.reduce((s, v) => s + v, 0) - 1) < 1e-5);
   assert.ok(at(b, 0, 7, 7) < 0.2 && at(b, 0, 7, 8) > 0.05);
-  const n = normalize([0.5, 0.25, 0], [0.5, 0.25, 2])(image(3, 1, 1, () => 1), new Rng(0));
+  const n = normalize([0.5, 0.25, 0], [0.5, 0.25, 2])(
+    image(3, 1, 1, () => 1),
+    new Rng(0),
+  );
   assertClose(n.data, [1, 3, 0.5], 1e-6);
   assert.throws(() => normalize([0], [1])(image(3, 1, 1), new Rng(0)), /1 means/);
 });

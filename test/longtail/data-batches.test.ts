@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/torch/rng.js';
-import { BatchBufferPool, batchIndices, epochOrder, iterateBatches, mixup, type Batch } from '../../src/longtail/data/batches.js';
+import {
+  BatchBufferPool,
+  batchIndices,
+  epochOrder,
+  iterateBatches,
+  mixup,
+  type Batch,
+} from '../../src/longtail/data/batches.js';
 import { ParallelBatchLoader } from '../../src/longtail/data/parallel.js';
 import { longTailSubset } from '../../src/longtail/data/longtail.js';
 import {
@@ -11,7 +18,7 @@ import {
   trainTransform,
   type PipelineSpec,
 } from '../../src/longtail/data/pipelines.js';
-import { compose, horizontalFlip, randomCrop } from '../../src/longtail/data/augment.js';
+import { compose, horizontalFlip, randomCrop, rotation } from '../../src/longtail/data/augment.js';
 import { normalize } from '../../src/longtail/data/augment-color.js';
 import { assertClose } from '../helpers.js';
 import { classCounts, selectImages, type ImageDataset } from '../../src/longtail/data/types.js';
@@ -41,11 +48,17 @@ test('an epoch visits every image once, in a seeded order that changes with the 
     }
   }
   assert.equal(batches, 3);
-  assert.deepEqual([...seen].sort((a, b) => a - b), Array.from({ length: 300 }, (_, i) => i));
+  assert.deepEqual(
+    [...seen].sort((a, b) => a - b),
+    Array.from({ length: 300 }, (_, i) => i),
+  );
   const o1 = epochOrder(ds.labels, { batchSize: 1, seed: 4, epoch: 0 });
   assert.deepEqual(o1, epochOrder(ds.labels, { batchSize: 1, seed: 4, epoch: 0 }));
   assert.notDeepEqual(o1, epochOrder(ds.labels, { batchSize: 1, seed: 4, epoch: 1 }));
-  assert.deepEqual([...epochOrder(ds.labels, { batchSize: 1, sampler: 'sequential' })].slice(0, 3), [0, 1, 2]);
+  assert.deepEqual(
+    [...epochOrder(ds.labels, { batchSize: 1, sampler: 'sequential' })].slice(0, 3),
+    [0, 1, 2],
+  );
 });
 
 test('drop_last drops the incomplete batch; indices restrict the epoch to a subset', () => {
@@ -61,27 +74,45 @@ test('drop_last drops the incomplete batch; indices restrict the epoch to a subs
   const ds = cifarLike(300, 10);
   const subset = [5, 17, 42, 99];
   const got = [...iterateBatches(ds, { batchSize: 3, indices: subset })].flatMap((b) => [...b.indices]);
-  assert.deepEqual(got.sort((a, b) => a - b), subset);
+  assert.deepEqual(
+    got.sort((a, b) => a - b),
+    subset,
+  );
   assert.throws(() => batchIndices(order, 0), /batch size/);
 });
 
 test('class-balanced sampler draws classes about equally from a long-tailed set', () => {
   const ds = cifarLike(2000, 10);
   const lt = longTailSubset(ds.labels, 10, { imbalance: 100 });
-  const order = epochOrder(ds.labels, { batchSize: 64, sampler: 'class-balanced', indices: lt.indices, seed: 2 });
+  const order = epochOrder(ds.labels, {
+    batchSize: 64,
+    sampler: 'class-balanced',
+    indices: lt.indices,
+    seed: 2,
+  });
   assert.equal(order.length, lt.indices.length);
   const allowed = new Set(lt.indices);
   for (const i of order) assert.ok(allowed.has(i));
-  const counts = classCounts([...order].map((i) => ds.labels[i]!), 10);
+  const counts = classCounts(
+    [...order].map((i) => ds.labels[i]!),
+    10,
+  );
   const expected = order.length / 10;
-  for (const c of counts) assert.ok(Math.abs(c - expected) < 0.35 * expected, `class count ${c} vs ${expected}`);
+  for (const c of counts)
+    assert.ok(Math.abs(c - expected) < 0.35 * expected, `class count ${c} vs ${expected}`);
   // the plain shuffle keeps the imbalance
-  const plain = classCounts([...epochOrder(ds.labels, { batchSize: 64, indices: lt.indices })].map((i) => ds.labels[i]!), 10);
+  const plain = classCounts(
+    [...epochOrder(ds.labels, { batchSize: 64, indices: lt.indices })].map((i) => ds.labels[i]!),
+    10,
+  );
   assert.deepEqual(plain, lt.counts);
 });
 
 test('augmented batches are reproducible; two views differ; test batches are deterministic', () => {
-  const ds = selectImages(cifarLike(64, 10), Array.from({ length: 40 }, (_, i) => i));
+  const ds = selectImages(
+    cifarLike(64, 10),
+    Array.from({ length: 40 }, (_, i) => i),
+  );
   const opts = { batchSize: 16, seed: 7, transform: trainTransform('cifar') };
   const a = [...iterateBatches(ds, opts)];
   const b = [...iterateBatches(ds, opts)];
@@ -91,8 +122,22 @@ test('augmented batches are reproducible; two views differ; test batches are det
   assert.ok(two.x2);
   assert.equal(two.x2.length, two.x.length);
   assert.notDeepEqual(two.x, two.x2);
-  const t1 = [...iterateBatches(ds, { batchSize: 16, sampler: 'sequential', transform: testTransform('cifar'), seed: 1 })];
-  const t2 = [...iterateBatches(ds, { batchSize: 16, sampler: 'sequential', transform: testTransform('cifar'), seed: 2 })];
+  const t1 = [
+    ...iterateBatches(ds, {
+      batchSize: 16,
+      sampler: 'sequential',
+      transform: testTransform('cifar'),
+      seed: 1,
+    }),
+  ];
+  const t2 = [
+    ...iterateBatches(ds, {
+      batchSize: 16,
+      sampler: 'sequential',
+      transform: testTransform('cifar'),
+      seed: 2,
+    }),
+  ];
   assert.deepEqual(t1[1]!.x, t2[1]!.x);
 });
 
@@ -104,7 +149,8 @@ test('mixup mixes pairs with one lambda and returns both targets', () => {
   // every mixed image is lam * own + (1 - lam) * partner, partner label in yB
   for (let k = 0; k < 3; k++) {
     const j = m.yB[k]!;
-    for (let p = 0; p < 4; p++) assert.ok(Math.abs(m.x[k * 4 + p]! - (m.lam * x[k * 4 + p]! + (1 - m.lam) * x[j * 4 + p]!)) < 1e-5);
+    for (let p = 0; p < 4; p++)
+      assert.ok(Math.abs(m.x[k * 4 + p]! - (m.lam * x[k * 4 + p]! + (1 - m.lam) * x[j * 4 + p]!)) < 1e-5);
   }
   assert.deepEqual([...m.yA], [0, 1, 2]);
   assert.deepEqual([...m.yB].sort(), [0, 1, 2]);
@@ -120,6 +166,16 @@ test('the fused crop/flip/normalize kernel gives the same batches as the compose
   assert.ok((fused as { fused?: unknown }).fused, 'the CIFAR training pipeline is fused');
   const norm = NORMALIZATION.cifar;
   const composed = compose(randomCrop(32, 32, 4), horizontalFlip(), normalize(norm.mean, norm.std));
+  const rotated = trainTransform('cifar', { rotationDegrees: 15 });
+  const rotatedComposed = compose(
+    randomCrop(32, 32, 4),
+    horizontalFlip(),
+    rotation(15),
+    normalize(norm.mean, norm.std),
+  );
+  const r1 = [...iterateBatches(ds, { batchSize: 50, seed: 5, transform: rotated })][0]!;
+  const r2 = [...iterateBatches(ds, { batchSize: 50, seed: 5, transform: rotatedComposed })][0]!;
+  assertClose(r1.x, r2.x, 2e-5, 0, 'crop + flip + rotation');
   for (const views of [1, 2] as const) {
     const a = [...iterateBatches(ds, { batchSize: 20, seed: 3, transform: fused, views })];
     const b = [...iterateBatches(ds, { batchSize: 20, seed: 3, transform: composed, views })];
@@ -131,8 +187,16 @@ test('the fused crop/flip/normalize kernel gives the same batches as the compose
       if (views === 2) assertClose(a[i]!.x2!, b[i]!.x2!, 2e-5, 0, `batch ${i} view 2`);
     }
   }
-  const testFused = [...iterateBatches(ds, { batchSize: 50, transform: testTransform('cifar'), sampler: 'sequential' })][0]!;
-  const testPlain = [...iterateBatches(ds, { batchSize: 50, transform: normalize(norm.mean, norm.std), sampler: 'sequential' })][0]!;
+  const testFused = [
+    ...iterateBatches(ds, { batchSize: 50, transform: testTransform('cifar'), sampler: 'sequential' }),
+  ][0]!;
+  const testPlain = [
+    ...iterateBatches(ds, {
+      batchSize: 50,
+      transform: normalize(norm.mean, norm.std),
+      sampler: 'sequential',
+    }),
+  ][0]!;
   assertClose(testFused.x, testPlain.x, 2e-5);
 });
 
@@ -172,7 +236,9 @@ test('a buffer pool recycles released batch arrays without changing the batches'
   const ds = cifarLike(100, 10);
   const pool = new BatchBufferPool();
   const transform = trainTransform('cifar');
-  const fresh = [...iterateBatches(ds, { batchSize: 25, seed: 1, transform })].map((b) => Float32Array.from(b.x));
+  const fresh = [...iterateBatches(ds, { batchSize: 25, seed: 1, transform })].map((b) =>
+    Float32Array.from(b.x),
+  );
   const arrays = new Set<Float32Array>();
   let i = 0;
   for (const b of iterateBatches(ds, { batchSize: 25, seed: 1, transform, pool })) {

@@ -69,9 +69,21 @@ test('tailor data summary reads CIFAR files when --root is given (python and bin
     const s = summary('--dataset', 'cifar10', '--imbalance', '10', '--root', join(root, layout));
     assert.deepEqual(s.train_counts, [40, 30, 23, 18, 14, 11, 8, 6, 5, 4]);
     assert.equal(s.test_sets.uniform, 200);
-    assert.equal(s.test_sets.forward2, [20, 18, 17, 15, 14, 13, 12, 11, 10, 10].reduce((a, b) => a + b, 0));
+    assert.equal(
+      s.test_sets.forward2,
+      [20, 18, 17, 15, 14, 13, 12, 11, 10, 10].reduce((a, b) => a + b, 0),
+    );
   }
-  const step = summary('--dataset', 'cifar10', '--imbalance', '10', '--profile', 'step', '--root', join(root, 'py'));
+  const step = summary(
+    '--dataset',
+    'cifar10',
+    '--imbalance',
+    '10',
+    '--profile',
+    'step',
+    '--root',
+    join(root, 'py'),
+  );
   assert.deepEqual(step.train_counts, [40, 40, 40, 40, 40, 4, 4, 4, 4, 4]);
   const missing = tailor('data', 'summary', '--dataset', 'cifar100', '--root', join(root, 'py'));
   assert.equal(missing.code, 2);
@@ -83,7 +95,9 @@ test('tailor data summary --dataset list: training list as given, ready-made tes
   const root = tempDir('cli-list');
   mkdirSync(join(root, 'img'));
   const lines = (counts: number[], prefix: string): string =>
-    counts.flatMap((n, c) => Array.from({ length: n }, (_, i) => `img/${prefix}_${c}_${i}.jpg ${c}`)).join('\n') + '\n';
+    counts
+      .flatMap((n, c) => Array.from({ length: n }, (_, i) => `img/${prefix}_${c}_${i}.jpg ${c}`))
+      .join('\n') + '\n';
   writeFileSync(join(root, 'train.txt'), lines([30, 12, 3], 'tr'));
   writeFileSync(join(root, 'test.txt'), lines([10, 10, 10], 'te'));
   const lists = join(root, 'lists');
@@ -92,9 +106,20 @@ test('tailor data summary --dataset list: training list as given, ready-made tes
     writeFileSync(join(lists, `iNaturalist18_${name}.txt`), lines([name.length, 1, 1], name));
   }
   // images are not on disk: --skip-missing would drop them all, so create the training ones
-  for (const l of lines([30, 12, 3], 'tr').trim().split('\n')) writeFileSync(join(root, l.split(' ')[0]!), '');
-  for (const l of lines([10, 10, 10], 'te').trim().split('\n')) writeFileSync(join(root, l.split(' ')[0]!), '');
-  const s = summary('--dataset', 'list', '--root', root, '--train-list', join(root, 'train.txt'), '--test-list', join(root, 'test.txt'));
+  for (const l of lines([30, 12, 3], 'tr').trim().split('\n'))
+    writeFileSync(join(root, l.split(' ')[0]!), '');
+  for (const l of lines([10, 10, 10], 'te').trim().split('\n'))
+    writeFileSync(join(root, l.split(' ')[0]!), '');
+  const s = summary(
+    '--dataset',
+    'list',
+    '--root',
+    root,
+    '--train-list',
+    join(root, 'train.txt'),
+    '--test-list',
+    join(root, 'test.txt'),
+  );
   assert.deepEqual(s.train_counts, [30, 12, 3]);
   assert.deepEqual(s.groups, { many: 0, medium: 1, few: 2 });
   assert.equal(s.test_sets.uniform, 30);
@@ -113,9 +138,39 @@ test('tailor data summary --dataset list: training list as given, ready-made tes
   );
   assert.deepEqual(given.test_sets, { forward3: 10, forward2: 10, uniform: 9, backward2: 11, backward3: 11 });
   writeFileSync(join(root, 'bad.txt'), 'img/tr_0_0.jpg 0\nimg/tr_0_1.jpg 7\n');
-  const bad = tailor('data', 'summary', '--dataset', 'list', '--root', root, '--train-list', join(root, 'bad.txt'), '--classes', '3', '--lists', lists);
+  const bad = tailor(
+    'data',
+    'summary',
+    '--dataset',
+    'list',
+    '--root',
+    root,
+    '--train-list',
+    join(root, 'bad.txt'),
+    '--classes',
+    '3',
+    '--lists',
+    lists,
+  );
   assert.equal(bad.code, 2);
   assert.match(bad.err, /bad\.txt:2: label 7 out of range 0\.\.2/);
+  rmSync(join(lists, 'iNaturalist18_backward3.txt'));
+  const noList = tailor(
+    'data',
+    'summary',
+    '--dataset',
+    'list',
+    '--root',
+    root,
+    '--train-list',
+    join(root, 'train.txt'),
+    '--lists',
+    lists,
+    '--distributions',
+    'inat',
+  );
+  assert.equal(noList.code, 2);
+  assert.match(noList.err, /no list for 'backward3' \(expected a file named \*_backward3\.txt\)/);
   rmSync(root, { recursive: true });
 });
 
@@ -126,7 +181,10 @@ test('tailor data: bad options are user errors with a remedy', () => {
   const dataset = tailor('data', 'summary', '--dataset', 'mnist');
   assert.equal(dataset.code, 2);
   assert.match(dataset.err, /--dataset must be one of fmnist, cifar10, cifar100, list/);
-  assert.match(tailor('data', 'summary', '--imbalance', 'lots').err, /--imbalance needs a non-negative number/);
+  assert.match(
+    tailor('data', 'summary', '--imbalance', 'lots').err,
+    /--imbalance needs a non-negative number/,
+  );
   assert.match(tailor('data', 'summary', '--dataset', 'list').err, /needs --train-list/);
   assert.match(tailor('data', 'frobnicate').err, /unknown data subcommand/);
   const help = tailor('data', 'summary', '--help');

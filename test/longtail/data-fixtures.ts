@@ -14,7 +14,8 @@ export function tempDir(prefix: string): string {
 /** Deterministic pixels: image i, byte p gets (i * 31 + p * 7) mod 256. */
 export function makeImages(n: number, size: number, salt = 0): Uint8Array {
   const out = new Uint8Array(n * size);
-  for (let i = 0; i < n; i++) for (let p = 0; p < size; p++) out[i * size + p] = (i * 31 + p * 7 + salt) & 255;
+  for (let i = 0; i < n; i++)
+    for (let p = 0; p < size; p++) out[i * size + p] = (i * 31 + p * 7 + salt) & 255;
   return out;
 }
 
@@ -26,9 +27,19 @@ export function idxBytes(dims: number[], data: Uint8Array): Uint8Array {
   return Buffer.concat([header, data]);
 }
 
-export function writeFashionMnist(dir: string, split: 'train' | 't10k', images: Uint8Array, labels: Uint8Array, h = 28, w = 28): void {
+export function writeFashionMnist(
+  dir: string,
+  split: 'train' | 't10k',
+  images: Uint8Array,
+  labels: Uint8Array,
+  h = 28,
+  w = 28,
+): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${split}-images-idx3-ubyte.gz`), gzipSync(idxBytes([labels.length, h, w], images)));
+  writeFileSync(
+    join(dir, `${split}-images-idx3-ubyte.gz`),
+    gzipSync(idxBytes([labels.length, h, w], images)),
+  );
   writeFileSync(join(dir, `${split}-labels-idx1-ubyte.gz`), gzipSync(idxBytes([labels.length], labels)));
 }
 
@@ -153,16 +164,29 @@ export function cifarPythonBatch(variant: 'cifar10' | 'cifar100', split: Split, 
   if (variant === 'cifar10') entries.push(['labels', () => p.list(split.labels, (v) => p.int(v))]);
   else {
     entries.push(['fine_labels', () => p.list(split.labels, (v) => p.int(v))]);
-    entries.push(['coarse_labels', () => p.list(split.coarse ?? split.labels.map((v) => v % 20), (v) => p.int(v))]);
+    entries.push([
+      'coarse_labels',
+      () => p.list(split.coarse ?? split.labels.map((v) => v % 20), (v) => p.int(v)),
+    ]);
   }
   entries.push(['batch_label', () => p.str(batchLabel)]);
-  entries.push(['filenames', () => p.list(split.labels.map((_, i) => `image_${i}_s_${String(i).padStart(6, '0')}.png`), (s) => p.str(s))]);
+  entries.push([
+    'filenames',
+    () =>
+      p.list(
+        split.labels.map((_, i) => `image_${i}_s_${String(i).padStart(6, '0')}.png`),
+        (s) => p.str(s),
+      ),
+  ]);
   return p.dict(entries);
 }
 
 export function cifarMetaPickle(key: string, names: string[], extra: [string, number][] = []): Buffer {
   const p = new Py2Pickler();
-  return p.dict([[key, () => p.list(names, (s) => p.str(s))], ...extra.map(([k, v]): [string, () => void] => [k, () => p.int(v)])]);
+  return p.dict([
+    [key, () => p.list(names, (s) => p.str(s))],
+    ...extra.map(([k, v]): [string, () => void] => [k, () => p.int(v)]),
+  ]);
 }
 
 export function classNames(n: number): string[] {
@@ -170,7 +194,12 @@ export function classNames(n: number): string[] {
 }
 
 /** cifar-10-batches-py or cifar-100-python under root; cifar-10 train is split into 5 batches. */
-export function writeCifarPython(root: string, variant: 'cifar10' | 'cifar100', train: Split, test: Split): string {
+export function writeCifarPython(
+  root: string,
+  variant: 'cifar10' | 'cifar100',
+  train: Split,
+  test: Split,
+): string {
   const dir = join(root, variant === 'cifar10' ? 'cifar-10-batches-py' : 'cifar-100-python');
   mkdirSync(dir, { recursive: true });
   if (variant === 'cifar100') {
@@ -179,10 +208,19 @@ export function writeCifarPython(root: string, variant: 'cifar10' | 'cifar100', 
     writeFileSync(join(dir, 'meta'), cifarMetaPickle('fine_label_names', classNames(100)));
   } else {
     for (const [k, part] of splitInFive(train).entries()) {
-      writeFileSync(join(dir, `data_batch_${k + 1}`), cifarPythonBatch(variant, part, `training batch ${k + 1} of 5`));
+      writeFileSync(
+        join(dir, `data_batch_${k + 1}`),
+        cifarPythonBatch(variant, part, `training batch ${k + 1} of 5`),
+      );
     }
     writeFileSync(join(dir, 'test_batch'), cifarPythonBatch(variant, test, 'testing batch 1 of 1'));
-    writeFileSync(join(dir, 'batches.meta'), cifarMetaPickle('label_names', classNames(10), [['num_cases_per_batch', 10000], ['num_vis', 3072]]));
+    writeFileSync(
+      join(dir, 'batches.meta'),
+      cifarMetaPickle('label_names', classNames(10), [
+        ['num_cases_per_batch', 10000],
+        ['num_vis', 3072],
+      ]),
+    );
   }
   return dir;
 }
@@ -208,7 +246,12 @@ export function cifarBinaryRecords(variant: 'cifar10' | 'cifar100', s: Split): B
   return out;
 }
 
-export function writeCifarBinary(root: string, variant: 'cifar10' | 'cifar100', train: Split, test: Split): string {
+export function writeCifarBinary(
+  root: string,
+  variant: 'cifar10' | 'cifar100',
+  train: Split,
+  test: Split,
+): string {
   const dir = join(root, variant === 'cifar10' ? 'cifar-10-batches-bin' : 'cifar-100-binary');
   mkdirSync(dir, { recursive: true });
   if (variant === 'cifar100') {
@@ -217,7 +260,8 @@ export function writeCifarBinary(root: string, variant: 'cifar10' | 'cifar100', 
     writeFileSync(join(dir, 'fine_label_names.txt'), classNames(100).join('\n') + '\n');
     writeFileSync(join(dir, 'coarse_label_names.txt'), classNames(20).join('\n') + '\n');
   } else {
-    for (const [k, part] of splitInFive(train).entries()) writeFileSync(join(dir, `data_batch_${k + 1}.bin`), cifarBinaryRecords(variant, part));
+    for (const [k, part] of splitInFive(train).entries())
+      writeFileSync(join(dir, `data_batch_${k + 1}.bin`), cifarBinaryRecords(variant, part));
     writeFileSync(join(dir, 'test_batch.bin'), cifarBinaryRecords(variant, test));
     writeFileSync(join(dir, 'batches.meta.txt'), classNames(10).join('\n') + '\n\n');
   }

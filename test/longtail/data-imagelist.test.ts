@@ -53,10 +53,18 @@ test('image list lines: labels, duplicates, malformed lines name the file and li
   );
   assert.equal(ok.classes, 4);
   throwsAt(() => parseImageList('a.jpg 1\nb.jpg 7\n', 'L.txt', 5), /label 7 out of range 0\.\.4/, 'L.txt:2');
-  throwsAt(() => parseImageList('a.jpg 1\nb.jpg x\n', 'L.txt'), /label 'x' is not a non-negative integer/, 'L.txt:2');
+  throwsAt(
+    () => parseImageList('a.jpg 1\nb.jpg x\n', 'L.txt'),
+    /label 'x' is not a non-negative integer/,
+    'L.txt:2',
+  );
   throwsAt(() => parseImageList('a.jpg 1\nb.jpg -1\n', 'L.txt'), /not a non-negative integer/, 'L.txt:2');
   throwsAt(() => parseImageList('a.jpg 1\nlonely\n', 'L.txt'), /expected 'relative\/path label'/, 'L.txt:2');
-  throwsAt(() => parseImageList('a.jpg 1\nb.jpg 2\na.jpg 1\n', 'L.txt'), /duplicate path 'a\.jpg' \(first on line 1\)/, 'L.txt:3');
+  throwsAt(
+    () => parseImageList('a.jpg 1\nb.jpg 2\na.jpg 1\n', 'L.txt'),
+    /duplicate path 'a\.jpg' \(first on line 1\)/,
+    'L.txt:3',
+  );
   throwsAt(() => parseImageList('\n\n', 'L.txt'), /no entries/, 'L.txt');
 });
 
@@ -86,7 +94,8 @@ test('decoding: PNG pixels arrive exactly, CHW; grayscale becomes 3 channels; ce
   const src = rgbPixels(6, 8);
   for (let y = 0; y < 6; y++)
     for (let x = 0; x < 8; x++)
-      for (let c = 0; c < 3; c++) assert.equal(chw[c * 48 + y * 8 + x], src[(y * 8 + x) * 3 + c], `${c},${y},${x}`);
+      for (let c = 0; c < 3; c++)
+        assert.equal(chw[c * 48 + y * 8 + x], src[(y * 8 + x) * 3 + c], `${c},${y},${x}`);
   // Resize(shorter 6) + CenterCrop(4, 4): columns 2..5 of the original, rows 1..4
   const crop = await decodeImage(file, { height: 4, width: 4, resizeShorter: 6 });
   assert.equal(crop[0], src[(1 * 8 + 2) * 3]);
@@ -104,11 +113,14 @@ test('decoding: PNG pixels arrive exactly, CHW; grayscale becomes 3 channels; ce
   const j = await decodeImage(jpeg, { height: 16, width: 16, mode: 'stretch' });
   assert.ok(Math.abs(j[16 * 16 + 5]! - 100) <= 6, `green of row 0 is about 100, got ${j[16 * 16 + 5]}`);
   writeFileSync(join(root, 'bad.jpg'), Buffer.from('not an image at all'));
-  await assert.rejects(decodeImage(join(root, 'bad.jpg'), { height: 2, width: 2 }, 'list.txt', 7), (e: unknown) => {
-    assert.ok(e instanceof DataFormatError);
-    assert.match(e.message, /^list\.txt:7: cannot decode image/);
-    return true;
-  });
+  await assert.rejects(
+    decodeImage(join(root, 'bad.jpg'), { height: 2, width: 2 }, 'list.txt', 7),
+    (e: unknown) => {
+      assert.ok(e instanceof DataFormatError);
+      assert.match(e.message, /^list\.txt:7: cannot decode image/);
+      return true;
+    },
+  );
   rmSync(root, { recursive: true });
 });
 
@@ -136,11 +148,15 @@ test('class-per-folder layout and lazy batches decode the right images', async (
       assert.equal(batch.y[k], ds.labels[i]);
       // pixel (0,0) red = shift = 40 * (folder index in ['zebra','ant','mole']) + file index
       const e = list.entries[i]!;
-      const shift = 40 * ['zebra', 'ant', 'mole'].indexOf(e.path.split('/')[0]!) + Number(e.path.split('/')[1]![0]);
+      const shift =
+        40 * ['zebra', 'ant', 'mole'].indexOf(e.path.split('/')[0]!) + Number(e.path.split('/')[1]![0]);
       assert.ok(Math.abs(batch.x[k * 48]! - shift / 255) < 1e-6);
     }
   }
-  assert.deepEqual(seen.sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+  assert.deepEqual(
+    seen.sort((a, b) => a - b),
+    [0, 1, 2, 3, 4, 5, 6, 7, 8],
+  );
   mkdirSync(join(root, 'empty'));
   throwsAt(() => readImageFolder(root), /class folder 'empty' has no images/, 'empty');
   rmSync(root, { recursive: true });

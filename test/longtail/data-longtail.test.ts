@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import {
   INATURALIST_TEST_DISTRIBUTIONS,
   TEST_DISTRIBUTIONS,
+  describeSubset,
   longTailCounts,
   longTailSubset,
   parseTestDistribution,
@@ -59,13 +60,17 @@ test('the eleven test distributions have the reference CIFAR-100 sizes', () => {
     backward50: 2486,
   };
   assert.deepEqual([...TEST_DISTRIBUTIONS], Object.keys(expected));
-  for (const name of TEST_DISTRIBUTIONS) assert.equal(sum(testDistributionCounts(name, 100, train)), expected[name], name);
+  for (const name of TEST_DISTRIBUTIONS)
+    assert.equal(sum(testDistributionCounts(name, 100, train)), expected[name], name);
   const f50 = testDistributionCounts('forward50', 100, train);
   const b50 = testDistributionCounts('backward50', 100, train);
   assert.equal(f50[0], 100);
   assert.equal(f50[99], 2);
   assert.deepEqual(b50, [...f50].reverse());
-  assert.deepEqual([...INATURALIST_TEST_DISTRIBUTIONS], ['forward3', 'forward2', 'uniform', 'backward2', 'backward3']);
+  assert.deepEqual(
+    [...INATURALIST_TEST_DISTRIBUTIONS],
+    ['forward3', 'forward2', 'uniform', 'backward2', 'backward3'],
+  );
   assert.deepEqual(testDistributionCounts('forward3', 3, [5, 4, 3]), [3, 1, 1]);
 });
 
@@ -79,7 +84,11 @@ test('test distributions rank classes by training frequency, not by label', () =
   assert.ok(counts[1]! > counts[2]!);
   assert.equal(testDistributionCounts('backward10', 100, train)[0], 100);
   assert.throws(() => parseTestDistribution('sideways5'), /unknown test distribution 'sideways5'/);
-  assert.deepEqual(parseTestDistribution('backward25'), { name: 'backward25', direction: 'backward', ratio: 25 });
+  assert.deepEqual(parseTestDistribution('backward25'), {
+    name: 'backward25',
+    direction: 'backward',
+    ratio: 25,
+  });
 });
 
 test('numpy legacy generator reproduces np.random.seed + np.random.shuffle', () => {
@@ -100,6 +109,10 @@ test('long-tailed subset: the reference recipe selects exactly the images numpy 
   assert.deepEqual([...subset.indices], golden.cifar_lt_selected);
   assert.equal(subset.nMax, 20);
   assert.equal(subset.sampler, 'numpy');
+  const record = describeSubset(subset);
+  assert.equal(record.total, 78);
+  assert.deepEqual(record.class_order, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.equal(record.seed, 0);
 });
 
 test('long-tailed subset: seeded, reproducible, counts respected for both samplers', () => {
@@ -110,13 +123,25 @@ test('long-tailed subset: seeded, reproducible, counts respected for both sample
     const c = longTailSubset(labels, 100, { imbalance: 100, seed: 4, sampler, nMax: 50 });
     assert.deepEqual(a.indices, b.indices);
     assert.notDeepEqual(a.indices, c.indices);
-    assert.deepEqual(classCounts([...a.indices].map((i) => labels[i]!), 100), longTailCounts(100, 50, 100));
+    assert.deepEqual(
+      classCounts(
+        [...a.indices].map((i) => labels[i]!),
+        100,
+      ),
+      longTailCounts(100, 50, 100),
+    );
     assert.equal(new Set(a.indices).size, a.indices.length, 'no image twice');
   }
   const random = longTailSubset(labels, 100, { imbalance: 100, classOrder: 'random', seed: 1 });
-  assert.notDeepEqual(random.classOrder, Array.from({ length: 100 }, (_, i) => i));
+  assert.notDeepEqual(
+    random.classOrder,
+    Array.from({ length: 100 }, (_, i) => i),
+  );
   assert.equal(random.counts[random.classOrder[0]!], 50);
-  assert.throws(() => longTailSubset(labels, 100, { imbalance: 10, nMax: 60 }), /class 0 has 50 images, the profile asks for 60/);
+  assert.throws(
+    () => longTailSubset(labels, 100, { imbalance: 10, nMax: 60 }),
+    /class 0 has 50 images, the profile asks for 60/,
+  );
   assert.throws(() => longTailSubset(labels, 100, { imbalance: 10, classOrder: [0, 1] }), /permutation/);
 });
 
@@ -125,7 +150,16 @@ test('test distribution subsets come from the balanced test set, per class and s
   const train = longTailCounts(100, 500, 100);
   const f10 = testDistributionSubset(testLabels, 'forward10', { trainCounts: train });
   assert.equal(f10.indices.length, 3876);
-  assert.deepEqual(classCounts([...f10.indices].map((i) => testLabels[i]!), 100), f10.counts);
+  assert.deepEqual(
+    classCounts(
+      [...f10.indices].map((i) => testLabels[i]!),
+      100,
+    ),
+    f10.counts,
+  );
   const uniform = testDistributionSubset(testLabels, 'uniform', { trainCounts: train });
-  assert.deepEqual([...uniform.indices].sort((a, b) => a - b), Array.from({ length: 10000 }, (_, i) => i));
+  assert.deepEqual(
+    [...uniform.indices].sort((a, b) => a - b),
+    Array.from({ length: 10000 }, (_, i) => i),
+  );
 });

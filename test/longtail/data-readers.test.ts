@@ -34,7 +34,12 @@ test('Fashion-MNIST idx (gz): generated files in the Debian layout read back exa
   const labels = Uint8Array.from({ length: 50 }, (_, i) => (i * 3) % 10);
   const images = makeImages(50, 28 * 28);
   writeFashionMnist(dir, 'train', images, labels);
-  writeFashionMnist(dir, 't10k', makeImages(20, 784, 9), Uint8Array.from({ length: 20 }, (_, i) => i % 10));
+  writeFashionMnist(
+    dir,
+    't10k',
+    makeImages(20, 784, 9),
+    Uint8Array.from({ length: 20 }, (_, i) => i % 10),
+  );
   const train = readFashionMnist(dir, 'train');
   assert.deepEqual(train.shape, [1, 28, 28]);
   assert.equal(train.classes, 10);
@@ -68,19 +73,23 @@ test('Fashion-MNIST idx: truncated, bad magic, label out of range, count mismatc
   rmSync(dir, { recursive: true });
 });
 
-test('Fashion-MNIST from the Debian package dataset-fashion-mnist', { skip: !existsSync(FASHION_MNIST_DEFAULT_ROOT) }, () => {
-  const train = readFashionMnist();
-  const testSet = readFashionMnist(undefined, 'test');
-  assert.equal(train.labels.length, 60000);
-  assert.equal(testSet.labels.length, 10000);
-  assert.equal(train.images.length, 60000 * 784);
-  assert.deepEqual(classCounts(train.labels, 10), new Array(10).fill(6000));
-  assert.deepEqual(classCounts(testSet.labels, 10), new Array(10).fill(1000));
-  // the first training image is an ankle boot (label 9), as in the published file
-  assert.equal(train.labels[0], 9);
-  const raw = readIdx(join(FASHION_MNIST_DEFAULT_ROOT, 't10k-labels-idx1-ubyte.gz'));
-  assert.deepEqual(raw.dims, [10000]);
-});
+test(
+  'Fashion-MNIST from the Debian package dataset-fashion-mnist',
+  { skip: !existsSync(FASHION_MNIST_DEFAULT_ROOT) },
+  () => {
+    const train = readFashionMnist();
+    const testSet = readFashionMnist(undefined, 'test');
+    assert.equal(train.labels.length, 60000);
+    assert.equal(testSet.labels.length, 10000);
+    assert.equal(train.images.length, 60000 * 784);
+    assert.deepEqual(classCounts(train.labels, 10), new Array(10).fill(6000));
+    assert.deepEqual(classCounts(testSet.labels, 10), new Array(10).fill(1000));
+    // the first training image is an ankle boot (label 9), as in the published file
+    assert.equal(train.labels[0], 9);
+    const raw = readIdx(join(FASHION_MNIST_DEFAULT_ROOT, 't10k-labels-idx1-ubyte.gz'));
+    assert.deepEqual(raw.dims, [10000]);
+  },
+);
 
 for (const variant of ['cifar10', 'cifar100'] as const) {
   test(`${variant}: python pickle batches and binary records give the same data`, () => {
@@ -103,7 +112,11 @@ for (const variant of ['cifar10', 'cifar100'] as const) {
       assert.deepEqual(t.images, testSplit.images);
     }
     // the layout directory itself works as the root too
-    const direct = readCifar(join(root, 'py', variant === 'cifar10' ? 'cifar-10-batches-py' : 'cifar-100-python'), variant, 'test');
+    const direct = readCifar(
+      join(root, 'py', variant === 'cifar10' ? 'cifar-10-batches-py' : 'cifar-100-python'),
+      variant,
+      'test',
+    );
     assert.equal(direct.labels.length, classes * 2);
     rmSync(root, { recursive: true });
   });
@@ -112,7 +125,10 @@ for (const variant of ['cifar10', 'cifar100'] as const) {
 test('CIFAR-100 pickles re-saved by Python 3 (protocol 2 with _codecs.encode) read too', () => {
   const ds = readCifar(join(goldenDir, 'longtail', 'cifar100_py3_protocol2'), 'cifar100', 'test');
   assert.equal(ds.labels.length, 100);
-  assert.deepEqual([...ds.labels], Array.from({ length: 100 }, (_, i) => i));
+  assert.deepEqual(
+    [...ds.labels],
+    Array.from({ length: 100 }, (_, i) => i),
+  );
   for (const [i, p] of [
     [0, 0],
     [5, 100],
@@ -141,8 +157,14 @@ test('CIFAR binary: truncated file, label out of range, missing batch', () => {
   const d100 = writeCifarBinary(root100, 'cifar100', balancedSplit(100, 1), balancedSplit(100, 1));
   const records = cifarBinaryRecords('cifar100', { images: makeImages(2, 3072), labels: [3, 100] });
   writeFileSync(join(d100, 'train.bin'), records);
-  throwsData(() => readCifar(root100, 'cifar100'), /label 100 out of range 0\.\.99 \(record 1\)/, 'train.bin');
-  throwsData(() => readCifar(tempDir('empty'), 'cifar100'), /no cifar100 data found/);
+  throwsData(
+    () => readCifar(root100, 'cifar100'),
+    /label 100 out of range 0\.\.99 \(record 1\)/,
+    'train.bin',
+  );
+  const empty = tempDir('empty');
+  throwsData(() => readCifar(empty, 'cifar100'), /no cifar100 data found/);
+  rmSync(empty, { recursive: true });
   rmSync(root, { recursive: true });
   rmSync(root100, { recursive: true });
 });
@@ -158,9 +180,23 @@ test('CIFAR python: truncated pickle, wrong keys, label out of range, count mism
   labels[7] = 100;
   writeFileSync(f, cifarPythonBatch('cifar100', { images: makeImages(200, 3072), labels }, 'x'));
   throwsData(() => readCifar(root, 'cifar100'), /label 100 out of range 0\.\.99 \(record 7\)/, f);
-  writeFileSync(f, cifarPythonBatch('cifar100', { images: makeImages(200, 3072), labels: labels.slice(0, 199), shapeN: 200 }, 'x'));
+  writeFileSync(
+    f,
+    cifarPythonBatch(
+      'cifar100',
+      { images: makeImages(200, 3072), labels: labels.slice(0, 199), shapeN: 200 },
+      'x',
+    ),
+  );
   throwsData(() => readCifar(root, 'cifar100'), /199 labels in 'fine_labels' for 200 images/, f);
-  writeFileSync(f, cifarPythonBatch('cifar100', { images: makeImages(199, 3072), labels: labels.slice(0, 200), shapeN: 200 }, 'x'));
+  writeFileSync(
+    f,
+    cifarPythonBatch(
+      'cifar100',
+      { images: makeImages(199, 3072), labels: labels.slice(0, 200), shapeN: 200 },
+      'x',
+    ),
+  );
   throwsData(() => readCifar(root, 'cifar100'), /truncated 'data': 611328 bytes for 200 images/, f);
   // a CIFAR-10 batch where a CIFAR-100 one is expected: no fine_labels
   writeFileSync(f, cifarPythonBatch('cifar10', balancedSplit(10, 2), 'x'));

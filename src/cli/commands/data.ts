@@ -1,11 +1,15 @@
 // `tailor data summary`: the per-class training counts of a long-tailed set, its shot groups and
 // the sizes of the test-agnostic test sets, for Fashion-MNIST, CIFAR-10/100 or an image list.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
-import { BUILTIN_DATASETS, PUBLISHED_SPLITS, loadBuiltin, type BuiltinDataset } from '../../longtail/data/index.js';
-import { parseImageList, readImageList } from '../../longtail/data/imagelist.js';
+import {
+  BUILTIN_DATASETS,
+  PUBLISHED_SPLITS,
+  loadBuiltin,
+  type BuiltinDataset,
+} from '../../longtail/data/index.js';
+import { findDistributionList, parseImageList, readImageList } from '../../longtail/data/imagelist.js';
 import {
   INATURALIST_TEST_DISTRIBUTIONS,
   TEST_DISTRIBUTIONS,
@@ -65,7 +69,8 @@ export async function run(argv: string[]): Promise<number> {
     console.log(HELP);
     return sub === undefined ? 1 : 0;
   }
-  if (sub !== 'summary') throw new CliError(`unknown data subcommand '${sub}' (use: tailor data summary --help)`);
+  if (sub !== 'summary')
+    throw new CliError(`unknown data subcommand '${sub}' (use: tailor data summary --help)`);
   let values;
   try {
     values = parseArgs({
@@ -96,16 +101,20 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const profile = values.profile as ImbalanceProfile;
-  if (profile !== 'exp' && profile !== 'step') throw new CliError(`--profile must be exp or step, got '${values.profile}'`);
+  if (profile !== 'exp' && profile !== 'step')
+    throw new CliError(`--profile must be exp or step, got '${values.profile}'`);
   const sampler = values.sampler as SubsetSampler;
-  if (sampler !== 'numpy' && sampler !== 'tailor') throw new CliError(`--sampler must be numpy or tailor, got '${values.sampler}'`);
+  if (sampler !== 'numpy' && sampler !== 'tailor')
+    throw new CliError(`--sampler must be numpy or tailor, got '${values.sampler}'`);
   const seed = parseNumber(values.seed, '--seed', true);
   const imbalance = values.imbalance === undefined ? undefined : parseNumber(values.imbalance, '--imbalance');
-  if (imbalance !== undefined && imbalance < 1) throw new CliError(`--imbalance must be >= 1 (n_max / n_min), got ${imbalance}`);
+  if (imbalance !== undefined && imbalance < 1)
+    throw new CliError(`--imbalance must be >= 1 (n_max / n_min), got ${imbalance}`);
   if (values.distributions !== 'all' && values.distributions !== 'inat') {
     throw new CliError(`--distributions must be all or inat, got '${values.distributions}'`);
   }
-  const names: readonly string[] = values.distributions === 'inat' ? INATURALIST_TEST_DISTRIBUTIONS : TEST_DISTRIBUTIONS;
+  const names: readonly string[] =
+    values.distributions === 'inat' ? INATURALIST_TEST_DISTRIBUTIONS : TEST_DISTRIBUTIONS;
   const dataset = values.dataset!;
 
   let summary: Summary;
@@ -113,7 +122,15 @@ export async function run(argv: string[]): Promise<number> {
     if (dataset === 'list') {
       summary = listSummary(values, imbalance, profile, seed, sampler, names);
     } else if ((BUILTIN_DATASETS as readonly string[]).includes(dataset)) {
-      summary = builtinSummary(dataset as BuiltinDataset, values.root, imbalance ?? 100, profile, seed, sampler, names);
+      summary = builtinSummary(
+        dataset as BuiltinDataset,
+        values.root,
+        imbalance ?? 100,
+        profile,
+        seed,
+        sampler,
+        names,
+      );
     } else {
       throw new CliError(`--dataset must be one of fmnist, cifar10, cifar100, list; got '${dataset}'`);
     }
@@ -127,7 +144,13 @@ export async function run(argv: string[]): Promise<number> {
 
 function parseNumber(text: string | undefined, option: string, integer = false): number {
   const v = Number(text);
-  if (text === undefined || text.trim() === '' || !Number.isFinite(v) || (integer && !Number.isInteger(v)) || v < 0) {
+  if (
+    text === undefined ||
+    text.trim() === '' ||
+    !Number.isFinite(v) ||
+    (integer && !Number.isInteger(v)) ||
+    v < 0
+  ) {
     throw new CliError(`${option} needs a non-negative ${integer ? 'integer' : 'number'}, got '${text}'`);
   }
   return v;
@@ -195,15 +218,19 @@ function listSummary(
 ): Summary {
   const trainList = values['train-list'] as string | undefined;
   const root = values.root as string | undefined;
-  if (!trainList) throw new CliError('--dataset list needs --train-list FILE (and --root DIR, the image root)');
-  if (!root) throw new CliError('--dataset list needs --root DIR, the directory the list paths are relative to');
-  const classesOpt = values.classes === undefined ? undefined : parseNumber(values.classes as string, '--classes', true);
+  if (!trainList)
+    throw new CliError('--dataset list needs --train-list FILE (and --root DIR, the image root)');
+  if (!root)
+    throw new CliError('--dataset list needs --root DIR, the directory the list paths are relative to');
+  const classesOpt =
+    values.classes === undefined ? undefined : parseNumber(values.classes as string, '--classes', true);
   const missing = values['skip-missing'] ? 'skip' : 'error';
   const train = readImageList(root, trainList, { classes: classesOpt, missing });
   const classes = train.classes;
   const labels = Int32Array.from(train.entries, (e) => e.label);
   let trainCounts = classCounts(labels, classes);
-  if (imbalance !== undefined) trainCounts = longTailSubset(labels, classes, { imbalance, profile, seed, sampler }).counts;
+  if (imbalance !== undefined)
+    trainCounts = longTailSubset(labels, classes, { imbalance, profile, seed, sampler }).counts;
   const testSets: Record<string, number> = {};
   const listsDir = values.lists as string | undefined;
   if (listsDir) {
@@ -214,9 +241,15 @@ function listSummary(
     }
   } else {
     const testList = values['test-list'] as string | undefined;
-    if (!testList) throw new CliError('--dataset list needs --test-list FILE or --lists DIR for the test sets');
+    if (!testList)
+      throw new CliError('--dataset list needs --test-list FILE or --lists DIR for the test sets');
     const test = readImageList(root, testList, { classes, missing });
-    const perClass = Math.min(...classCounts(Int32Array.from(test.entries, (e) => e.label), classes));
+    const perClass = Math.min(
+      ...classCounts(
+        Int32Array.from(test.entries, (e) => e.label),
+        classes,
+      ),
+    );
     for (const name of names) testSets[name] = sum(testDistributionCounts(name, perClass, trainCounts));
   }
   return {
@@ -235,30 +268,34 @@ function listSummary(
   };
 }
 
-/** The list for distribution `name` in `dir`: NAME.txt or anything ending in _NAME.txt. */
-export function findDistributionList(dir: string, name: string): string {
-  if (!existsSync(dir)) throw new CliError(`--lists directory '${dir}' does not exist`);
-  const files = readdirSync(dir).filter((f) => f === `${name}.txt` || f.endsWith(`_${name}.txt`));
-  if (files.length === 0) throw new CliError(`no list for '${name}' in ${dir} (expected a file named *_${name}.txt)`);
-  if (files.length > 1) throw new CliError(`several lists for '${name}' in ${dir}: ${files.join(', ')}`);
-  return join(dir, files[0]!);
-}
-
 function sum(values: readonly number[]): number {
   return values.reduce((a, b) => a + b, 0);
 }
 
 function formatSummary(s: Summary): string {
   const lines: string[] = [];
-  const how = s.imbalance === null ? 'training list as given' : `profile ${s.profile}, imbalance ${s.imbalance}, seed ${s.seed} (${s.sampler} sampler)`;
+  const how =
+    s.imbalance === null
+      ? 'training list as given'
+      : `profile ${s.profile}, imbalance ${s.imbalance}, seed ${s.seed} (${s.sampler} sampler)`;
   lines.push(`${s.dataset}: ${s.classes} classes, ${how}`);
   lines.push(`source: ${s.source}`);
-  lines.push(`training images: ${s.train_total} (largest class ${Math.max(...s.train_counts)}, smallest ${Math.min(...s.train_counts)})`);
+  lines.push(
+    `training images: ${s.train_total} (largest class ${Math.max(...s.train_counts)}, smallest ${Math.min(...s.train_counts)})`,
+  );
   lines.push('per-class training counts (class: count):');
   for (let c = 0; c < s.train_counts.length; c += 10) {
-    lines.push('  ' + s.train_counts.slice(c, c + 10).map((n, k) => `${String(c + k).padStart(3)}: ${String(n).padStart(5)}`).join('  '));
+    lines.push(
+      '  ' +
+        s.train_counts
+          .slice(c, c + 10)
+          .map((n, k) => `${String(c + k).padStart(3)}: ${String(n).padStart(5)}`)
+          .join('  '),
+    );
   }
-  lines.push(`shot groups: many (> 100) ${s.groups.many} classes, medium (20..100) ${s.groups.medium}, few (< 20) ${s.groups.few}`);
+  lines.push(
+    `shot groups: many (> 100) ${s.groups.many} classes, medium (20..100) ${s.groups.medium}, few (< 20) ${s.groups.few}`,
+  );
   lines.push('test sets (from the balanced test set, test transforms only):');
   for (const [name, n] of Object.entries(s.test_sets)) lines.push(`  ${name.padEnd(11)} ${n}`);
   return lines.join('\n');

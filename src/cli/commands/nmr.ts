@@ -17,6 +17,7 @@ import { processFid, type Apodization } from '../../nmr/process.js';
 import type { Fid } from '../../nmr/types.js';
 import { isPowerOfTwo } from '../../nmr/fft.js';
 import type { RescaleMethod } from '../../nmr/pipeline/rescale.js';
+import { realStack } from '../../nmr/realstack.js';
 
 const HELP = `usage: tailor nmr <subcommand> [options]
 
@@ -30,6 +31,8 @@ subcommands:
              (alias: baseline)
   process    read a Bruker folder / JCAMP-DX / NMRPipe / CSV file and write the processed
              real spectrum as CSV (ppm, intensity)
+  stack      run the preprocessing (alignment, rescaling, masks, noise, T, pseudo truth) on
+             real experiments of one sample and report what it found
 
 simulate options:
   --samples N        number of samples                                      [required]
@@ -67,6 +70,20 @@ process options:
   --processed        for Bruker folders: read pdata/1/1r instead of the fid
   --row R            for pseudo-2D (ser) data: which row (default 0)
 
+stack options:
+  --input PATH       an experiment; repeat, from the lowest to the highest SNR    [>= 2 required]
+  --size N           spectrum points for FIDs (power of two)
+  --lb HZ            exponential line broadening for FIDs (default: the data's LB)
+  --phase P          params (default) or auto
+  --ppm LO,HI        keep only this ppm window
+  --same-index       keep the points as they are instead of resampling onto the first file's
+                     ppm axis (when the files' referencing disagrees)
+  --noise M          mad (default, the plan's) or diff (for spectra without a clean baseline)
+  --rescale M        huber (default), inverse, seed or none
+  --local-align      also align locally in anchor-peak windows
+  --out FILE         write the pseudo ground truth as CSV
+  --json             print the report as JSON
+
   -h, --help         this text`;
 
 function num(value: string | undefined, name: string, fallback?: number): number {
@@ -101,6 +118,8 @@ export async function run(argv: string[]): Promise<number> {
         return evaluate(rest);
       case 'process':
         return processCommand(rest);
+      case 'stack':
+        return stackCommand(rest);
       case 'train':
       case 'denoise':
         throw new CliError(`'nmr ${sub}' needs the U-Net model, which is not implemented yet`, 3);
@@ -371,5 +390,115 @@ function processCommand(argv: string[]): number {
   console.log(
     `wrote ${spectrum.real.length} points, ${spectrum.ppmFirst.toFixed(4)} .. ${spectrum.ppmLast.toFixed(4)} ppm, to ${values.out}`,
   );
+  return 0;
+}
+
+function stackCommand(argv: string[]): number {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      input: { type: 'string', multiple: true },
+      size: { type: 'string' },
+      lb: { type: 'string' },
+      phase: { type: 'string', default: 'params' },
+      ppm: { type: 'string' },
+      noise: { type: 'string', default: 'mad' },
+      rescale: { type: 'string', default: 'huber' },
+      'local-align': { type: 'boolean', default: false },
+      'same-index': { type: 'boolean', default: false },
+      out: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const inputs = values.input ?? [];
+  if (inputs.length < 2)
+    throw new CliError(`give at least two --input experiments, lowest SNR first\n\n${HELP}`);
+  if (values.phase !== 'params' && values.phase !== 'auto')
+    throw new CliError(`--phase: expected params or auto, got '${values.phase}'`);
+  if (values.noise !== 'mad' && values.noise !== 'diff')
+    throw new CliError(`--noise: expected mad or diff, got '${values.noise}'`);
+  if (!['huber', 'inverse', 'seed', 'none'].includes(values.rescale!))
+    throw new CliError(`--rescale: expected huber, inverse, seed or none, got '${values.rescale}'`);
+  const options: Parameters<typeof realStack>[1] = {
+    phase: values.phase,
+    axis: values['same-index'] ? 'index' : 'ppm',
+    preprocess: {
+      noise: values.noise,
+      rescale: values.rescale === 'none' ? false : (values.rescale as RescaleMethod),
+      align: { local: values['local-align'] },
+    },
+  };
+  if (values.size !== undefined) {
+    const size = int(values.size, 'size', undefined, 64);
+    if (!isPowerOfTwo(size)) throw new CliError(`--size must be a power of two, got ${size}`);
+    options.size = size;
+  }
+  if (values.lb !== undefined) options.apodization = { kind: 'exponential', lbHz: num(values.lb, 'lb') };
+  if (values.ppm !== undefined) {
+    const parts = values.ppm.split(',').map(Number);
+    if (parts.length !== 2 || parts.some((v) => !Number.isFinite(v)))
+      throw new CliError(`--ppm: expected LO,HI, got '${values.ppm}'`);
+    options.ppmRange = [parts[0]!, parts[1]!];
+  }
+  const stack = realStack(inputs, options);
+  const r = stack.result;
+  const report = {
+    sources: stack.sources,
+    points: stack.spectra[0]!.length,
+    ppm: [stack.ppmFirst, stack.ppmLast],
+    shifts_points: r.shifts,
+    scales: r.scales,
+    sigmas: r.sigmas,
+    snrs: r.snrs,
+    t_hat: r.tHat,
+    weights: r.weights,
+    peak_fraction: r.masks.peak.reduce((a, b) => a + b, 0) / r.masks.peak.length,
+  };
+  if (values.out) {
+    writeCsvSpectrum(
+      values.out,
+      {
+        real: r.pseudoTruth,
+        ppmFirst: stack.ppmFirst,
+        ppmLast: stack.ppmLast,
+        refMHz: stack.refMHz,
+        source: 'pseudo truth',
+      },
+      `pseudo ground truth of ${inputs.join(' ')}`,
+    );
+  }
+  if (values.json) console.log(JSON.stringify(report, null, 2));
+  else {
+    console.log(
+      `${report.points} points, ${stack.ppmFirst.toFixed(3)} .. ${stack.ppmLast.toFixed(3)} ppm; T estimate ${r.tHat.toFixed(3)}; peak mask ${(100 * report.peak_fraction).toFixed(1)} % of points`,
+    );
+    console.log(
+      ['level', 'shift pts', 'scale', 'sigma', 'SNR', 'weight', 'source']
+        .map((h) => h.padStart(10))
+        .join(' '),
+    );
+    stack.sources.forEach((src, k) =>
+      console.log(
+        [
+          String(k),
+          r.shifts[k]!.toFixed(3),
+          r.scales[k]!.toPrecision(4),
+          r.sigmas[k]!.toPrecision(4),
+          r.snrs[k]!.toFixed(1),
+          r.weights[k]!.toFixed(3),
+        ]
+          .map((c) => c.padStart(10))
+          .join(' ') +
+          '  ' +
+          src,
+      ),
+    );
+  }
   return 0;
 }

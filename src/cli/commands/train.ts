@@ -68,7 +68,7 @@ export async function run(argv: string[]): Promise<number> {
   let resumeCheckpoint: string | undefined;
   if (values.resume) {
     resumeCheckpoint = resolveCheckpoint(values.resume);
-    const ck = loadCheckpoint(resumeCheckpoint);
+    const ck = loadCheckpoint(resumeCheckpoint.replace(/\.json$/, ''));
     record = ck.extra as SessionRecord;
     torch.dispose([ck.weights, ck.optimizer?.state]);
   }

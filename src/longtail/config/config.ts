@@ -2,6 +2,7 @@
 // data_loader, optimizer, loss, lr_scheduler, trainer), accepting their type names, plus the
 // few sections of our own (mixup, prl, seed). Loaded and checked before anything runs.
 import { readFileSync } from 'node:fs';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { ConfigError, bool, int, num, obj, required, str, suggestion, validate, type Schema } from './schema.js';
 
 export interface TypedSection<A = Record<string, unknown>> {
@@ -165,14 +166,15 @@ const topLevel: Schema = obj(
   false,
 );
 
-/** Where a JSON.parse error happened, as line:column. */
-function jsonErrorLocation(text: string, message: string): string {
-  const m = /position (\d+)/.exec(message);
-  if (!m) return '';
-  const pos = Number(m[1]);
-  const before = text.slice(0, pos);
+/** Where the first JSON syntax error is, as :line:column (jsonc-parser reports offsets). */
+function jsonErrorLocation(text: string): string {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true });
+  const first = errors[0];
+  if (!first) return '';
+  const before = text.slice(0, first.offset);
   const line = before.split('\n').length;
-  const column = pos - before.lastIndexOf('\n');
+  const column = first.offset - before.lastIndexOf('\n');
   return `:${line}:${column}`;
 }
 
@@ -182,7 +184,7 @@ export function parseConfig(text: string, file: string): TrainConfig {
     raw = JSON.parse(text);
   } catch (error) {
     const message = (error as Error).message;
-    throw new ConfigError(`${file}${jsonErrorLocation(text, message)}`, '', `invalid JSON: ${message}`);
+    throw new ConfigError(`${file}${jsonErrorLocation(text)}`, '', `invalid JSON: ${message}`);
   }
   validate(topLevel, raw, file);
   const config = raw as TrainConfig;

@@ -1,7 +1,6 @@
 // Photometric augmentation on float CHW images in [0, 1]: torchvision's ColorJitter (brightness,
 // contrast, saturation, hue in a random order), RandomGrayscale, a Gaussian blur with a random
 // sigma (MoCo / SADE's GaussianBlur([0.1, 2.0])), and per-channel normalization.
-import type { Rng } from '../../torch/rng.js';
 import type { ImageTransform, ImageView } from './augment.js';
 
 const clamp01 = (v: number): number => (v < 0 ? 0 : v > 1 ? 1 : v);
@@ -155,7 +154,8 @@ export function blur(img: ImageView, sigma: number): ImageView {
   const radius = Math.max(1, Math.ceil(3 * sigma));
   const kernel = new Float32Array(2 * radius + 1);
   let sum = 0;
-  for (let k = -radius; k <= radius; k++) sum += kernel[k + radius] = Math.exp((-k * k) / (2 * sigma * sigma));
+  for (let k = -radius; k <= radius; k++)
+    sum += kernel[k + radius] = Math.exp((-k * k) / (2 * sigma * sigma));
   for (let k = 0; k < kernel.length; k++) kernel[k]! /= sum;
   const { h, w } = img;
   const reflect = (i: number, n: number): number => {
@@ -188,7 +188,9 @@ export function blur(img: ImageView, sigma: number): ImageView {
 export function normalize(mean: readonly number[], std: readonly number[]): ImageTransform {
   return (img) => {
     if (mean.length !== img.c || std.length !== img.c) {
-      throw new RangeError(`normalize has ${mean.length} means / ${std.length} stds for a ${img.c}-channel image`);
+      throw new RangeError(
+        `normalize has ${mean.length} means / ${std.length} stds for a ${img.c}-channel image`,
+      );
     }
     const plane = img.h * img.w;
     for (let c = 0; c < img.c; c++) {

@@ -30,7 +30,8 @@ export function randomCrop(height: number, width: number = height, padding = 0, 
   return (img, rng) => {
     const ph = img.h + 2 * padding;
     const pw = img.w + 2 * padding;
-    if (height > ph || width > pw) throw new RangeError(`randomCrop ${height}x${width} is larger than the padded image ${ph}x${pw}`);
+    if (height > ph || width > pw)
+      throw new RangeError(`randomCrop ${height}x${width} is larger than the padded image ${ph}x${pw}`);
     const top = rng.int(ph - height + 1) - padding;
     const left = rng.int(pw - width + 1) - padding;
     return cropPadded(img, top, left, height, width, fill);
@@ -38,7 +39,14 @@ export function randomCrop(height: number, width: number = height, padding = 0, 
 }
 
 /** The h x w window at (top, left) of img, with `fill` outside the image. */
-export function cropPadded(img: ImageView, top: number, left: number, height: number, width: number, fill = 0): ImageView {
+export function cropPadded(
+  img: ImageView,
+  top: number,
+  left: number,
+  height: number,
+  width: number,
+  fill = 0,
+): ImageView {
   const out = new Float32Array(img.c * height * width);
   if (fill !== 0) out.fill(fill);
   const y0 = Math.max(0, -top);
@@ -77,14 +85,23 @@ export function horizontalFlip(p = 0.5): ImageTransform {
  * torchvision RandomRotation(degrees): an angle uniform in [-degrees, degrees], counter-clockwise,
  * about the image center, same size, `fill` outside; nearest (torchvision's default) or bilinear.
  */
-export function rotation(degrees: number, interpolation: 'nearest' | 'bilinear' = 'nearest', fill = 0): ImageTransform {
+export function rotation(
+  degrees: number,
+  interpolation: 'nearest' | 'bilinear' = 'nearest',
+  fill = 0,
+): ImageTransform {
   return (img, rng) => {
     const angle = ((rng.uniform() * 2 - 1) * degrees * Math.PI) / 180;
     return rotate(img, angle, interpolation, fill);
   };
 }
 
-export function rotate(img: ImageView, angle: number, interpolation: 'nearest' | 'bilinear' = 'nearest', fill = 0): ImageView {
+export function rotate(
+  img: ImageView,
+  angle: number,
+  interpolation: 'nearest' | 'bilinear' = 'nearest',
+  fill = 0,
+): ImageView {
   const { c, h, w, data } = img;
   const out = new Float32Array(c * h * w);
   const cos = Math.cos(angle);
@@ -113,19 +130,37 @@ export function rotate(img: ImageView, angle: number, interpolation: 'nearest' |
   return { data: out, c, h, w };
 }
 
-function sampleBilinear(data: Float32Array, base: number, h: number, w: number, y: number, x: number, fill: number): number {
+function sampleBilinear(
+  data: Float32Array,
+  base: number,
+  h: number,
+  w: number,
+  y: number,
+  x: number,
+  fill: number,
+): number {
   const x0 = Math.floor(x);
   const y0 = Math.floor(y);
   const fx = x - x0;
   const fy = y - y0;
-  const at = (yy: number, xx: number): number => (yy >= 0 && yy < h && xx >= 0 && xx < w ? data[base + yy * w + xx]! : fill);
+  const at = (yy: number, xx: number): number =>
+    yy >= 0 && yy < h && xx >= 0 && xx < w ? data[base + yy * w + xx]! : fill;
   return (
-    (1 - fy) * ((1 - fx) * at(y0, x0) + fx * at(y0, x0 + 1)) + fy * ((1 - fx) * at(y0 + 1, x0) + fx * at(y0 + 1, x0 + 1))
+    (1 - fy) * ((1 - fx) * at(y0, x0) + fx * at(y0, x0 + 1)) +
+    fy * ((1 - fx) * at(y0 + 1, x0) + fx * at(y0 + 1, x0 + 1))
   );
 }
 
 /** Bilinear resize of the (top, left, height, width) region to outH x outW (align_corners = false). */
-export function resizedCrop(img: ImageView, top: number, left: number, height: number, width: number, outH: number, outW: number): ImageView {
+export function resizedCrop(
+  img: ImageView,
+  top: number,
+  left: number,
+  height: number,
+  width: number,
+  outH: number,
+  outW: number,
+): ImageView {
   const out = new Float32Array(img.c * outH * outW);
   const sy = height / outH;
   const sx = width / outW;
@@ -195,5 +230,6 @@ export function randomResizedCrop(
 
 /** Center crop (test transform), zero-padded if the image is smaller. */
 export function centerCrop(height: number, width: number = height): ImageTransform {
-  return (img) => cropPadded(img, Math.floor((img.h - height) / 2), Math.floor((img.w - width) / 2), height, width);
+  return (img) =>
+    cropPadded(img, Math.floor((img.h - height) / 2), Math.floor((img.w - width) / 2), height, width);
 }

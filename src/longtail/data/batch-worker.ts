@@ -41,7 +41,11 @@ parentPort!.on('message', (message: BatchJob | { release: Float32Array[] }) => {
     }
     const rng = batchRng(job.seed, job.epoch, job.batch);
     const b = buildBatch(images, init.shape, labels, job.indices, transform, rng, job.views, undefined, pool);
-    const transfer: ArrayBuffer[] = [b.x.buffer as ArrayBuffer, b.y.buffer as ArrayBuffer, b.indices.buffer as ArrayBuffer];
+    const transfer: ArrayBuffer[] = [
+      b.x.buffer as ArrayBuffer,
+      b.y.buffer as ArrayBuffer,
+      b.indices.buffer as ArrayBuffer,
+    ];
     if (b.x2) transfer.push(b.x2.buffer as ArrayBuffer);
     parentPort!.postMessage({ id: job.id, batch: b }, transfer);
   } catch (error) {

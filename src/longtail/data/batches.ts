@@ -78,7 +78,9 @@ export function batchRng(seed: number, epoch: number, b: number): Rng {
 
 /** The order in which one epoch visits the images (positions refer to the data set). */
 export function epochOrder(labels: Int32Array, options: BatchOptions): Int32Array {
-  const pool = options.indices ? Int32Array.from(options.indices) : Int32Array.from({ length: labels.length }, (_, i) => i);
+  const pool = options.indices
+    ? Int32Array.from(options.indices)
+    : Int32Array.from({ length: labels.length }, (_, i) => i);
   const sampler = options.sampler ?? 'shuffle';
   if (sampler === 'sequential') return pool;
   const rng = epochRng(options.seed ?? 0, options.epoch ?? 0, 1);
@@ -111,7 +113,8 @@ export function epochOrder(labels: Int32Array, options: BatchOptions): Int32Arra
 
 /** The batches of one epoch as index arrays. */
 export function batchIndices(order: Int32Array, batchSize: number, dropLast = false): Int32Array[] {
-  if (!(Number.isInteger(batchSize) && batchSize >= 1)) throw new RangeError(`batch size must be a positive integer, got ${batchSize}`);
+  if (!(Number.isInteger(batchSize) && batchSize >= 1))
+    throw new RangeError(`batch size must be a positive integer, got ${batchSize}`);
   const out: Int32Array[] = [];
   for (let s = 0; s < order.length; s += batchSize) {
     const chunk = order.subarray(s, Math.min(order.length, s + batchSize));
@@ -145,7 +148,8 @@ export function buildBatch(
     const ow = fused.crop?.width ?? w;
     const outs = Array.from({ length: views }, () => alloc(n * c * oh * ow));
     for (let v = 0; v < views; v++) {
-      for (let k = 0; k < n; k++) fusedImage(images, position(k) * size, c, h, w, fused, rng, outs[v]!, k * c * oh * ow);
+      for (let k = 0; k < n; k++)
+        fusedImage(images, position(k) * size, c, h, w, fused, rng, outs[v]!, k * c * oh * ow);
     }
     for (let k = 0; k < n; k++) y[k] = labels[indices[k]!]!;
     const batch: Batch = { x: outs[0]!, y, n, shape: [c, oh, ow], indices: Int32Array.from(indices) };
@@ -172,7 +176,9 @@ export function buildBatch(
       img = transform(img, rng);
       if (!outShape) outShape = [img.c, img.h, img.w];
       else if (img.c !== outShape[0] || img.h !== outShape[1] || img.w !== outShape[2]) {
-        throw new RangeError(`the transform gave images of different shapes (${outShape.join('x')} and ${img.c}x${img.h}x${img.w})`);
+        throw new RangeError(
+          `the transform gave images of different shapes (${outShape.join('x')} and ${img.c}x${img.h}x${img.w})`,
+        );
       }
       x ??= alloc(n * img.data.length);
       x.set(img.data, k * img.data.length);
@@ -180,7 +186,13 @@ export function buildBatch(
     }
     outs.push(x ?? new Float32Array(0));
   }
-  const batch: Batch = { x: outs[0]!, y, n, shape: outShape ?? [...shape], indices: Int32Array.from(indices) };
+  const batch: Batch = {
+    x: outs[0]!,
+    y,
+    n,
+    shape: outShape ?? [...shape],
+    indices: Int32Array.from(indices),
+  };
   if (views === 2) batch.x2 = outs[1]!;
   return batch;
 }
@@ -206,7 +218,10 @@ export function* iterateBatches(ds: ImageDataset, options: BatchOptions): Genera
 }
 
 /** One epoch of batches of a lazily decoded image list; decoding of batch k+1 overlaps the use of batch k. */
-export async function* iterateBatchesAsync(ds: LazyImageDataset | ImageDataset, options: BatchOptions): AsyncGenerator<Batch> {
+export async function* iterateBatchesAsync(
+  ds: LazyImageDataset | ImageDataset,
+  options: BatchOptions,
+): AsyncGenerator<Batch> {
   if (!('loadImages' in ds)) {
     yield* iterateBatches(ds, options);
     return;
@@ -218,7 +233,17 @@ export async function* iterateBatchesAsync(ds: LazyImageDataset | ImageDataset, 
     const images = await pending!;
     pending = b + 1 < chunks.length ? ds.loadImages(chunks[b + 1]!) : undefined;
     const rng = batchRng(options.seed ?? 0, options.epoch ?? 0, b);
-    yield buildBatch(images, ds.shape, ds.labels, chunks[b]!, options.transform, rng, options.views ?? 1, (k) => k, options.pool);
+    yield buildBatch(
+      images,
+      ds.shape,
+      ds.labels,
+      chunks[b]!,
+      options.transform,
+      rng,
+      options.views ?? 1,
+      (k) => k,
+      options.pool,
+    );
   }
 }
 
@@ -239,7 +264,8 @@ export function mixup(
   out?: Float32Array,
 ): MixedBatch {
   if (!(alpha > 0)) return { x: batch.x, yA: batch.y, yB: batch.y, lam: 1 };
-  if (out && (out.length !== batch.x.length || out === batch.x)) throw new RangeError('mixup: out must be a separate array of the batch size');
+  if (out && (out.length !== batch.x.length || out === batch.x))
+    throw new RangeError('mixup: out must be a separate array of the batch size');
   const g1 = rng.gamma(alpha);
   const g2 = rng.gamma(alpha);
   const lam = g1 / (g1 + g2);

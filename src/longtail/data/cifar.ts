@@ -46,11 +46,19 @@ export function findCifarLayout(root: string, variant: CifarVariant): LayoutInfo
   );
 }
 
-export function readCifar(root: string, variant: CifarVariant, split: 'train' | 'test' = 'train'): ImageDataset {
+export function readCifar(
+  root: string,
+  variant: CifarVariant,
+  split: 'train' | 'test' = 'train',
+): ImageDataset {
   const { dir, layout } = findCifarLayout(root, variant);
   const files = splitFiles(variant, layout, split).map((f) => join(dir, f));
-  for (const f of files) if (!existsSync(f)) throw new DataFormatError(`missing ${variant} batch file (the download is incomplete)`, f);
-  const parts = files.map((f) => (layout === 'python' ? readPythonBatch(f, variant) : readBinaryBatch(f, variant)));
+  for (const f of files)
+    if (!existsSync(f))
+      throw new DataFormatError(`missing ${variant} batch file (the download is incomplete)`, f);
+  const parts = files.map((f) =>
+    layout === 'python' ? readPythonBatch(f, variant) : readBinaryBatch(f, variant),
+  );
   const n = parts.reduce((a, p) => a + p.labels.length, 0);
   const images = new Uint8Array(n * PIXELS);
   const labels = new Int32Array(n);
@@ -63,7 +71,10 @@ export function readCifar(root: string, variant: CifarVariant, split: 'train' | 
   const classNames = readCifarClassNames(dir, variant, layout);
   const classes = variant === 'cifar10' ? 10 : 100;
   if (classNames && classNames.length !== classes) {
-    throw new DataFormatError(`${classNames.length} class names, expected ${classes}`, join(dir, layout === 'python' ? 'meta' : 'names'));
+    throw new DataFormatError(
+      `${classNames.length} class names, expected ${classes}`,
+      join(dir, layout === 'python' ? 'meta' : 'names'),
+    );
   }
   const out: ImageDataset = { images, labels, shape: [3, 32, 32], classes, source: dir };
   if (classNames) out.classNames = classNames;
@@ -112,7 +123,8 @@ function readPickleDict(file: string): Map<string, PickleValue> {
     if (error instanceof PickleError) throw new DataFormatError(error.message.replace(`${file}: `, ''), file);
     throw error;
   }
-  if (!(value instanceof Map)) throw new DataFormatError('the pickle does not hold a dict (not a CIFAR python batch)', file);
+  if (!(value instanceof Map))
+    throw new DataFormatError('the pickle does not hold a dict (not a CIFAR python batch)', file);
   return value;
 }
 
@@ -126,14 +138,22 @@ export function readPythonBatch(file: string, variant: CifarVariant): Batch {
   }
   const array = data as PickledArray;
   if (array.dtype !== '|u1' || array.shape.length !== 2 || array.shape[1] !== PIXELS || array.fortranOrder) {
-    throw new DataFormatError(`'data' is ${array.dtype} ${array.shape.join('x')}, expected uint8 Nx${PIXELS} (C order)`, file);
+    throw new DataFormatError(
+      `'data' is ${array.dtype} ${array.shape.join('x')}, expected uint8 Nx${PIXELS} (C order)`,
+      file,
+    );
   }
   const n = array.shape[0]!;
   if (array.data.length !== n * PIXELS) {
-    throw new DataFormatError(`truncated 'data': ${array.data.length} bytes for ${n} images of ${PIXELS}`, file);
+    throw new DataFormatError(
+      `truncated 'data': ${array.data.length} bytes for ${n} images of ${PIXELS}`,
+      file,
+    );
   }
-  if (!Array.isArray(rawLabels)) throw new DataFormatError(`no '${labelKey}' list (keys: ${[...dict.keys()].join(', ')})`, file);
-  if (rawLabels.length !== n) throw new DataFormatError(`${rawLabels.length} labels in '${labelKey}' for ${n} images`, file);
+  if (!Array.isArray(rawLabels))
+    throw new DataFormatError(`no '${labelKey}' list (keys: ${[...dict.keys()].join(', ')})`, file);
+  if (rawLabels.length !== n)
+    throw new DataFormatError(`${rawLabels.length} labels in '${labelKey}' for ${n} images`, file);
   const labels = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     const y = rawLabels[i];

@@ -40,14 +40,19 @@ export function readIdx(file: string): IdxArray {
 
 export function parseIdx(bytes: Uint8Array, file: string): IdxArray {
   if (bytes.length < 4) throw new DataFormatError(`truncated: ${bytes.length} bytes, no idx header`, file);
-  if (bytes[0] !== 0 || bytes[1] !== 0) throw new DataFormatError('not an idx file (magic must start with two zero bytes)', file);
+  if (bytes[0] !== 0 || bytes[1] !== 0)
+    throw new DataFormatError('not an idx file (magic must start with two zero bytes)', file);
   if (bytes[2] !== 0x08) {
-    throw new DataFormatError(`idx element type 0x${bytes[2]!.toString(16)} is not supported (only 0x08, unsigned byte)`, file);
+    throw new DataFormatError(
+      `idx element type 0x${bytes[2]!.toString(16)} is not supported (only 0x08, unsigned byte)`,
+      file,
+    );
   }
   const ndims = bytes[3]!;
   if (ndims < 1 || ndims > 4) throw new DataFormatError(`idx file with ${ndims} dimensions`, file);
   const header = 4 + 4 * ndims;
-  if (bytes.length < header) throw new DataFormatError(`truncated header (${bytes.length} of ${header} bytes)`, file);
+  if (bytes.length < header)
+    throw new DataFormatError(`truncated header (${bytes.length} of ${header} bytes)`, file);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const dims: number[] = [];
   for (let d = 0; d < ndims; d++) dims.push(view.getUint32(4 + 4 * d, false));
@@ -60,7 +65,8 @@ export function parseIdx(bytes: Uint8Array, file: string): IdxArray {
       file,
     );
   }
-  if (have > expected) throw new DataFormatError(`${have - expected} unexpected bytes after the ${dims.join('x')} array`, file);
+  if (have > expected)
+    throw new DataFormatError(`${have - expected} unexpected bytes after the ${dims.join('x')} array`, file);
   // a plain Uint8Array view (not a Buffer) so that callers see one array type everywhere
   return { dims, data: new Uint8Array(bytes.buffer, bytes.byteOffset + header, expected) };
 }
@@ -77,16 +83,24 @@ function findFile(root: string, stem: string): string {
 }
 
 /** Reads one split of an (Fashion-)MNIST directory. */
-export function readFashionMnist(root: string = FASHION_MNIST_DEFAULT_ROOT, split: 'train' | 'test' = 'train'): ImageDataset {
+export function readFashionMnist(
+  root: string = FASHION_MNIST_DEFAULT_ROOT,
+  split: 'train' | 'test' = 'train',
+): ImageDataset {
   const prefix = split === 'train' ? 'train' : 't10k';
   const imageFile = findFile(root, `${prefix}-images-idx3-ubyte`);
   const labelFile = findFile(root, `${prefix}-labels-idx1-ubyte`);
   const images = readIdx(imageFile);
   const labels = readIdx(labelFile);
-  if (images.dims.length !== 3) throw new DataFormatError(`image file must have 3 dimensions, has ${images.dims.length}`, imageFile);
-  if (labels.dims.length !== 1) throw new DataFormatError(`label file must have 1 dimension, has ${labels.dims.length}`, labelFile);
+  if (images.dims.length !== 3)
+    throw new DataFormatError(`image file must have 3 dimensions, has ${images.dims.length}`, imageFile);
+  if (labels.dims.length !== 1)
+    throw new DataFormatError(`label file must have 1 dimension, has ${labels.dims.length}`, labelFile);
   if (images.dims[0] !== labels.dims[0]) {
-    throw new DataFormatError(`${images.dims[0]} images but ${labels.dims[0]} labels in ${labelFile}`, imageFile);
+    throw new DataFormatError(
+      `${images.dims[0]} images but ${labels.dims[0]} labels in ${labelFile}`,
+      imageFile,
+    );
   }
   const y = Int32Array.from(labels.data);
   checkLabels(y, 10, labelFile, () => undefined);

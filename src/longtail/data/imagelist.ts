@@ -30,7 +30,11 @@ export interface ImageList {
 }
 
 /** Parses a list file without touching the images (labels and duplicates are checked). */
-export function parseImageList(text: string, listFile: string, classes?: number): { entries: ListedImage[]; classes: number } {
+export function parseImageList(
+  text: string,
+  listFile: string,
+  classes?: number,
+): { entries: ListedImage[]; classes: number } {
   const entries: ListedImage[] = [];
   const firstLine = new Map<string, number>();
   const lines = text.split(/\r?\n/);
@@ -44,13 +48,15 @@ export function parseImageList(text: string, listFile: string, classes?: number)
     if (!m) throw new DataFormatError(`expected 'relative/path label', got '${line}'`, listFile, lineNo);
     const path = m[1]!;
     const labelText = m[2]!;
-    if (!/^\d+$/.test(labelText)) throw new DataFormatError(`label '${labelText}' is not a non-negative integer`, listFile, lineNo);
+    if (!/^\d+$/.test(labelText))
+      throw new DataFormatError(`label '${labelText}' is not a non-negative integer`, listFile, lineNo);
     const label = Number(labelText);
     if (classes !== undefined && label >= classes) {
       throw new DataFormatError(`label ${label} out of range 0..${classes - 1}`, listFile, lineNo);
     }
     const previous = firstLine.get(path);
-    if (previous !== undefined) throw new DataFormatError(`duplicate path '${path}' (first on line ${previous})`, listFile, lineNo);
+    if (previous !== undefined)
+      throw new DataFormatError(`duplicate path '${path}' (first on line ${previous})`, listFile, lineNo);
     firstLine.set(path, lineNo);
     maxLabel = Math.max(maxLabel, label);
     entries.push({ path, label, line: lineNo });
@@ -62,7 +68,8 @@ export function parseImageList(text: string, listFile: string, classes?: number)
 /** Reads `listFile` and checks its images exist under `root`. */
 export function readImageList(root: string, listFile: string, options: ReadListOptions = {}): ImageList {
   if (!existsSync(listFile)) throw new DataFormatError('list file not found', listFile);
-  if (!existsSync(root) || !statSync(root).isDirectory()) throw new DataFormatError(`image root '${root}' is not a directory`, listFile);
+  if (!existsSync(root) || !statSync(root).isDirectory())
+    throw new DataFormatError(`image root '${root}' is not a directory`, listFile);
   const parsed = parseImageList(readFileSync(listFile, 'utf8'), listFile, options.classes);
   const missing = options.missing ?? 'error';
   let entries = parsed.entries;
@@ -75,14 +82,33 @@ export function readImageList(root: string, listFile: string, options: ReadListO
         continue;
       }
       if (missing === 'error') {
-        throw new DataFormatError(`image '${e.path}' not found under ${root} (use the skip option to drop missing images)`, listFile, e.line);
+        throw new DataFormatError(
+          `image '${e.path}' not found under ${root} (use the skip option to drop missing images)`,
+          listFile,
+          e.line,
+        );
       }
       skipped++;
       (options.warn ?? console.warn)(`${listFile}:${e.line}: skipping missing image '${e.path}'`);
     }
-    if (entries.length === 0) throw new DataFormatError(`none of the listed images exist under ${root}`, listFile);
+    if (entries.length === 0)
+      throw new DataFormatError(`none of the listed images exist under ${root}`, listFile);
   }
   return { root, listFile, entries, classes: parsed.classes, skipped };
+}
+
+/**
+ * The ready-made list of test distribution `name` (e.g. forward50) in `dir`: NAME.txt or a file
+ * ending in _NAME.txt (ImageNet_LT_forward50.txt, iNaturalist18_backward3.txt, ...).
+ */
+export function findDistributionList(dir: string, name: string): string {
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new DataFormatError('the directory of test lists does not exist', dir);
+  const files = readdirSync(dir).filter((f) => f === `${name}.txt` || f.endsWith(`_${name}.txt`));
+  if (files.length === 0)
+    throw new DataFormatError(`no list for '${name}' (expected a file named *_${name}.txt)`, dir);
+  if (files.length > 1) throw new DataFormatError(`several lists for '${name}': ${files.join(', ')}`, dir);
+  return join(dir, files[0]!);
 }
 
 const IMAGE_EXTENSIONS = /\.(jpe?g|png|webp|bmp|tiff?)$/i;
@@ -94,11 +120,13 @@ export function readImageFolder(root: string): ImageList {
     .filter((d) => d.isDirectory())
     .map((d) => d.name)
     .sort();
-  if (classNames.length === 0) throw new DataFormatError('no class folders (expected root/<class>/<image files>)', root);
+  if (classNames.length === 0)
+    throw new DataFormatError('no class folders (expected root/<class>/<image files>)', root);
   const entries: ListedImage[] = [];
   classNames.forEach((name, label) => {
     const files = walk(join(root, name)).filter((f) => IMAGE_EXTENSIONS.test(f));
-    if (files.length === 0) throw new DataFormatError(`class folder '${name}' has no images`, join(root, name));
+    if (files.length === 0)
+      throw new DataFormatError(`class folder '${name}' has no images`, join(root, name));
     for (const f of files.sort()) entries.push({ path: relative(root, f), label, line: 0 });
   });
   return { root, listFile: root, entries, classes: classNames.length, classNames, skipped: 0 };
@@ -127,7 +155,12 @@ export interface DecodeOptions {
 }
 
 /** Decodes one image file to CHW uint8 RGB of the requested size. */
-export async function decodeImage(file: string, options: DecodeOptions, where = file, line?: number): Promise<Uint8Array> {
+export async function decodeImage(
+  file: string,
+  options: DecodeOptions,
+  where = file,
+  line?: number,
+): Promise<Uint8Array> {
   const { height, width } = options;
   let pipeline: Sharp;
   try {
@@ -157,7 +190,8 @@ export async function decodeImage(file: string, options: DecodeOptions, where = 
       .toColourspace('srgb')
       .raw()
       .toBuffer({ resolveWithObject: true });
-    if (info.width !== width || info.height !== height) throw new Error(`decoded to ${info.width}x${info.height}`);
+    if (info.width !== width || info.height !== height)
+      throw new Error(`decoded to ${info.width}x${info.height}`);
     return interleavedToChw(data, height, width, info.channels);
   } catch (error) {
     if (error instanceof DataFormatError) throw error;

@@ -9,7 +9,10 @@ export type BuiltinDataset = 'fmnist' | 'cifar10' | 'cifar100';
 export const BUILTIN_DATASETS: readonly BuiltinDataset[] = ['fmnist', 'cifar10', 'cifar100'];
 
 /** Per-class sizes of the published balanced splits (for summaries without the files). */
-export const PUBLISHED_SPLITS: Record<BuiltinDataset, { classes: number; trainPerClass: number; testPerClass: number }> = {
+export const PUBLISHED_SPLITS: Record<
+  BuiltinDataset,
+  { classes: number; trainPerClass: number; testPerClass: number }
+> = {
   fmnist: { classes: 10, trainPerClass: 6000, testPerClass: 1000 },
   cifar10: { classes: 10, trainPerClass: 5000, testPerClass: 1000 },
   cifar100: { classes: 100, trainPerClass: 500, testPerClass: 100 },

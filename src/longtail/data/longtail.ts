@@ -24,9 +24,11 @@ export function longTailCounts(
   profile: ImbalanceProfile = 'exp',
   reverse = false,
 ): number[] {
-  if (!(Number.isInteger(classes) && classes >= 1)) throw new RangeError(`classes must be a positive integer, got ${classes}`);
+  if (!(Number.isInteger(classes) && classes >= 1))
+    throw new RangeError(`classes must be a positive integer, got ${classes}`);
   if (!(nMax >= 1)) throw new RangeError(`n_max must be at least 1, got ${nMax}`);
-  if (!(imbalance >= 1)) throw new RangeError(`the imbalance ratio must be >= 1 (n_max / n_min), got ${imbalance}`);
+  if (!(imbalance >= 1))
+    throw new RangeError(`the imbalance ratio must be >= 1 (n_max / n_min), got ${imbalance}`);
   // the reference computes with imb_factor = 1/r as a float, then int(); keep the same arithmetic
   const factor = 1 / imbalance;
   const counts: number[] = [];
@@ -34,7 +36,8 @@ export function longTailCounts(
     const rank = reverse ? classes - 1 - i : i;
     if (profile === 'none' || classes === 1) counts.push(Math.floor(nMax));
     else if (profile === 'exp') counts.push(Math.floor(nMax * Math.pow(factor, rank / (classes - 1))));
-    else if (profile === 'step') counts.push(Math.floor(rank < Math.floor(classes / 2) ? nMax : nMax * factor));
+    else if (profile === 'step')
+      counts.push(Math.floor(rank < Math.floor(classes / 2) ? nMax : nMax * factor));
     else throw new RangeError(`unknown imbalance profile '${String(profile)}' (use exp, step or none)`);
   }
   return counts;
@@ -66,7 +69,11 @@ export interface LongTailSubset {
 }
 
 /** Draws the long-tailed subset of a (balanced) labelled set. */
-export function longTailSubset(labels: ArrayLike<number>, classes: number, options: LongTailOptions): LongTailSubset {
+export function longTailSubset(
+  labels: ArrayLike<number>,
+  classes: number,
+  options: LongTailOptions,
+): LongTailSubset {
   const profile = options.profile ?? 'exp';
   const seed = options.seed ?? 0;
   const sampler = options.sampler ?? 'numpy';
@@ -88,11 +95,29 @@ export function longTailSubset(labels: ArrayLike<number>, classes: number, optio
   };
 }
 
+/** What a run records about its training subset (JSON-ready, snake_case like the run files). */
+export function describeSubset(subset: LongTailSubset): Record<string, unknown> {
+  return {
+    imbalance: subset.imbalance,
+    profile: subset.profile,
+    seed: subset.seed,
+    sampler: subset.sampler,
+    n_max: subset.nMax,
+    class_order: subset.classOrder,
+    counts: subset.counts,
+    total: subset.indices.length,
+  };
+}
+
 function resolveClassOrder(order: LongTailOptions['classOrder'], classes: number, seed: number): number[] {
   if (order === undefined || order === 'identity') return Array.from({ length: classes }, (_, i) => i);
   if (order === 'random') return new Rng(seed ^ 0x5eed).permutation(classes);
   const seen = new Set(order);
-  if (order.length !== classes || seen.size !== classes || order.some((c) => !(Number.isInteger(c) && c >= 0 && c < classes))) {
+  if (
+    order.length !== classes ||
+    seen.size !== classes ||
+    order.some((c) => !(Number.isInteger(c) && c >= 0 && c < classes))
+  ) {
     throw new RangeError(`classOrder must be a permutation of 0..${classes - 1}`);
   }
   return [...order];
@@ -119,7 +144,8 @@ export function drawPerClass(
   for (let c = 0; c < classes; c++) {
     const idx = members[c]!;
     const n = counts[c]!;
-    if (n > idx.length) throw new RangeError(`class ${c} has ${idx.length} images, the profile asks for ${n}`);
+    if (n > idx.length)
+      throw new RangeError(`class ${c} has ${idx.length} images, the profile asks for ${n}`);
     // numpy's np.unique(targets) skips classes without images; so does its shuffle sequence
     if (idx.length === 0) continue;
     if (numpy) numpy.shuffle(idx);
@@ -145,7 +171,13 @@ export const TEST_DISTRIBUTIONS = [
   'backward50',
 ] as const;
 /** iNaturalist 2018 only has these (its test set has 3 images per class). */
-export const INATURALIST_TEST_DISTRIBUTIONS = ['forward3', 'forward2', 'uniform', 'backward2', 'backward3'] as const;
+export const INATURALIST_TEST_DISTRIBUTIONS = [
+  'forward3',
+  'forward2',
+  'uniform',
+  'backward2',
+  'backward3',
+] as const;
 
 export interface TestDistribution {
   name: string;
@@ -157,7 +189,9 @@ export function parseTestDistribution(name: string): TestDistribution {
   if (name === 'uniform') return { name, direction: 'uniform', ratio: 1 };
   const m = /^(forward|backward)(\d+(?:\.\d+)?)$/.exec(name);
   if (!m || !(Number(m[2]) >= 1)) {
-    throw new RangeError(`unknown test distribution '${name}' (use uniform, forwardR or backwardR with R >= 1, e.g. forward50)`);
+    throw new RangeError(
+      `unknown test distribution '${name}' (use uniform, forwardR or backwardR with R >= 1, e.g. forward50)`,
+    );
   }
   return { name, direction: m[1] as 'forward' | 'backward', ratio: Number(m[2]) };
 }
@@ -174,7 +208,11 @@ export function rankByFrequency(trainCounts: readonly number[]): number[] {
 }
 
 /** Per-class test counts of one distribution: counts[c] for class label c. */
-export function testDistributionCounts(name: string, nPerClass: number, trainCounts: readonly number[]): number[] {
+export function testDistributionCounts(
+  name: string,
+  nPerClass: number,
+  trainCounts: readonly number[],
+): number[] {
   const d = parseTestDistribution(name);
   const classes = trainCounts.length;
   const byRank =

@@ -16,7 +16,12 @@ export interface ParallelBatchOptions extends Omit<BatchOptions, 'transform'> {
 }
 
 function shared(src: Uint8Array | Int32Array): SharedArrayBuffer {
-  if (src.buffer instanceof SharedArrayBuffer && src.byteOffset === 0 && src.byteLength === src.buffer.byteLength) return src.buffer;
+  if (
+    src.buffer instanceof SharedArrayBuffer &&
+    src.byteOffset === 0 &&
+    src.byteLength === src.buffer.byteLength
+  )
+    return src.buffer;
   const sab = new SharedArrayBuffer(src.byteLength);
   new Uint8Array(sab).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
   return sab;
@@ -74,11 +79,11 @@ export class ParallelBatchLoader {
     const fill = (): void => {
       while (next < chunks.length && pending.length < prefetch) {
         const job = this.submit({
-            indices: Int32Array.from(chunks[next]!),
-            seed: options.seed ?? 0,
-            epoch: options.epoch ?? 0,
-            batch: next,
-            views: options.views ?? 1,
+          indices: Int32Array.from(chunks[next]!),
+          seed: options.seed ?? 0,
+          epoch: options.epoch ?? 0,
+          batch: next,
+          views: options.views ?? 1,
           ...(options.pipeline ? { pipeline: options.pipeline } : {}),
         });
         // an abandoned epoch must not leave an unhandled rejection behind
@@ -102,7 +107,10 @@ export class ParallelBatchLoader {
   release(batch: Batch): void {
     const arrays = [batch.x, batch.x2].filter((a): a is Float32Array => a !== undefined);
     const worker = this.workers[this.nextRelease++ % this.workers.length]!;
-    worker.postMessage({ release: arrays }, arrays.map((a) => a.buffer as ArrayBuffer));
+    worker.postMessage(
+      { release: arrays },
+      arrays.map((a) => a.buffer as ArrayBuffer),
+    );
   }
 
   async close(): Promise<void> {

@@ -64,7 +64,8 @@ export function unpickle(bytes: Uint8Array, file: string): PickleValue {
     throw new PickleError(`${file}: byte ${at}: ${msg}`);
   };
   const need = (n: number): void => {
-    if (pos + n > bytes.length) fail(`truncated pickle: needs ${n} more bytes, file has ${bytes.length - pos}`);
+    if (pos + n > bytes.length)
+      fail(`truncated pickle: needs ${n} more bytes, file has ${bytes.length - pos}`);
   };
   const u8 = (): number => {
     need(1);
@@ -117,14 +118,16 @@ export function unpickle(bytes: Uint8Array, file: string): PickleValue {
     return fail('dict key is not a string');
   };
 
-  if (bytes.length < 2 || bytes[0] !== 0x80) fail('not a protocol-2 pickle (no PROTO opcode); expected a CIFAR python batch', 0);
+  if (bytes.length < 2 || bytes[0] !== 0x80)
+    fail('not a protocol-2 pickle (no PROTO opcode); expected a CIFAR python batch', 0);
   for (;;) {
     const at = pos;
     const op = u8();
     switch (op) {
       case 0x80: {
         const proto = u8();
-        if (proto !== 2) fail(`pickle protocol ${proto}; only protocol 2 (the CIFAR python batches) is supported`, at);
+        if (proto !== 2)
+          fail(`pickle protocol ${proto}; only protocol 2 (the CIFAR python batches) is supported`, at);
         break;
       }
       case 0x2e: // STOP
@@ -238,14 +241,17 @@ export function unpickle(bytes: Uint8Array, file: string): PickleValue {
         // SETITEMS
         const items = popMark();
         const d = top();
-        if (!(d instanceof Map) || items.length % 2 !== 0) fail('SETITEMS on a non-dict or with an odd item count', at);
-        for (let i = 0; i < items.length; i += 2) (d as Map<string, PickleValue>).set(asKey(items[i]!), items[i + 1] as PickleValue);
+        if (!(d instanceof Map) || items.length % 2 !== 0)
+          fail('SETITEMS on a non-dict or with an odd item count', at);
+        for (let i = 0; i < items.length; i += 2)
+          (d as Map<string, PickleValue>).set(asKey(items[i]!), items[i + 1] as PickleValue);
         break;
       }
       case 0x63: {
         // GLOBAL
         const name = `${line()}.${line()}`;
-        if (!ALLOWED_GLOBALS.has(name)) fail(`global '${name}' is not allowed (only numpy arrays, lists, ints and strings)`, at);
+        if (!ALLOWED_GLOBALS.has(name))
+          fail(`global '${name}' is not allowed (only numpy arrays, lists, ints and strings)`, at);
         stack.push(new PickleGlobal(name));
         break;
       }
@@ -253,7 +259,8 @@ export function unpickle(bytes: Uint8Array, file: string): PickleValue {
         // REDUCE
         const args = pop();
         const fn = pop();
-        if (!(fn instanceof PickleGlobal) || !(args instanceof PickleTuple)) fail('REDUCE without a global and an argument tuple', at);
+        if (!(fn instanceof PickleGlobal) || !(args instanceof PickleTuple))
+          fail('REDUCE without a global and an argument tuple', at);
         stack.push(reduce((fn as PickleGlobal).name, (args as PickleTuple).items, fail, at));
         break;
       }
@@ -265,7 +272,10 @@ export function unpickle(bytes: Uint8Array, file: string): PickleValue {
         break;
       }
       default:
-        fail(`unsupported pickle opcode 0x${op.toString(16).padStart(2, '0')} ('${String.fromCharCode(op)}')`, at);
+        fail(
+          `unsupported pickle opcode 0x${op.toString(16).padStart(2, '0')} ('${String.fromCharCode(op)}')`,
+          at,
+        );
     }
   }
 }
@@ -273,7 +283,13 @@ export function unpickle(bytes: Uint8Array, file: string): PickleValue {
 function reduce(fn: string, args: PickleValue[], fail: (m: string, at?: number) => never, at: number): Item {
   if (fn.endsWith('._reconstruct')) {
     // _reconstruct(ndarray, (0,), b'b'): an empty array whose state BUILD fills in
-    return { kind: 'ndarray', shape: [0], dtype: '|u1', fortranOrder: false, data: new Uint8Array(0) } satisfies PickledArray;
+    return {
+      kind: 'ndarray',
+      shape: [0],
+      dtype: '|u1',
+      fortranOrder: false,
+      data: new Uint8Array(0),
+    } satisfies PickledArray;
   }
   if (fn === 'numpy.dtype') {
     const code = args[0];
@@ -283,7 +299,8 @@ function reduce(fn: string, args: PickleValue[], fail: (m: string, at?: number) 
   if (fn === '_codecs.encode') {
     // Python 3 writes bytes at protocol 2 as _codecs.encode(text, 'latin1')
     const [text, encoding] = args;
-    if (typeof text !== 'string' || (encoding !== 'latin1' && encoding !== 'latin-1')) return fail('unsupported _codecs.encode call', at);
+    if (typeof text !== 'string' || (encoding !== 'latin1' && encoding !== 'latin-1'))
+      return fail('unsupported _codecs.encode call', at);
     return new Uint8Array(Buffer.from(text, 'latin1'));
   }
   if (fn === '__builtin__.bytearray') return new Uint8Array(0);
@@ -298,12 +315,15 @@ function build(obj: Item, state: Item, fail: (m: string, at?: number) => never, 
   }
   if (obj && typeof obj === 'object' && 'kind' in obj && obj.kind === 'ndarray') {
     // ndarray state: (version, shape, dtype, is_fortran, raw data)
-    if (!(state instanceof PickleTuple) || state.items.length !== 5) return fail('ndarray state is not a 5-tuple', at);
+    if (!(state instanceof PickleTuple) || state.items.length !== 5)
+      return fail('ndarray state is not a 5-tuple', at);
     const [, shape, dtype, fortran, data] = state.items;
-    if (!(shape instanceof PickleTuple) || !shape.items.every((d) => typeof d === 'number')) return fail('ndarray shape is not a tuple of ints', at);
+    if (!(shape instanceof PickleTuple) || !shape.items.every((d) => typeof d === 'number'))
+      return fail('ndarray shape is not a tuple of ints', at);
     if (!((dtype as unknown) instanceof PickleDtype)) return fail('ndarray dtype missing', at);
     const bytes = typeof data === 'string' ? new Uint8Array(Buffer.from(data, 'latin1')) : data;
-    if (!(bytes instanceof Uint8Array)) return fail('ndarray data is not a byte string (object arrays are not supported)', at);
+    if (!(bytes instanceof Uint8Array))
+      return fail('ndarray data is not a byte string (object arrays are not supported)', at);
     const d = dtype as unknown as PickleDtype;
     obj.shape = shape.items as number[];
     obj.dtype = `${d.order}${d.code}`;

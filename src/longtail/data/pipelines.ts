@@ -1,7 +1,16 @@
 // The training, test and test-time-training transforms of the recipes, kept apart on purpose:
 // SADE built its non-uniform CIFAR test sets with the training augmentation; here test sets only
 // ever get the deterministic test transform.
-import { compose, horizontalFlip, randomApply, randomCrop, randomResizedCrop, rotation, centerCrop, type ImageTransform } from './augment.js';
+import {
+  compose,
+  horizontalFlip,
+  randomApply,
+  randomCrop,
+  randomResizedCrop,
+  rotation,
+  centerCrop,
+  type ImageTransform,
+} from './augment.js';
 import { colorJitter, gaussianBlur, grayscale, normalize } from './augment-color.js';
 import { withFused } from './fused.js';
 
@@ -37,12 +46,15 @@ export function trainTransform(kind: PipelineKind, options: TrainAugmentOptions 
     const size = kind === 'cifar' ? 32 : 28;
     const padding = kind === 'cifar' ? 4 : 2;
     steps.push(randomCrop(size, size, padding), horizontalFlip());
-    if (!options.rotationDegrees) {
-      // same draws and values as the composed steps, in one pass from the bytes
-      const t = compose(...steps, normalize(norm.mean, norm.std));
-      return withFused(t, { crop: { height: size, width: size, padding }, flipP: 0.5, ...norm });
-    }
-    steps.push(rotation(options.rotationDegrees));
+    if (options.rotationDegrees) steps.push(rotation(options.rotationDegrees));
+    // same draws and values as the composed steps, in one pass from the bytes
+    const t = compose(...steps, normalize(norm.mean, norm.std));
+    return withFused(t, {
+      crop: { height: size, width: size, padding },
+      flipP: 0.5,
+      ...(options.rotationDegrees ? { rotationDegrees: options.rotationDegrees } : {}),
+      ...norm,
+    });
   } else {
     const size = options.size ?? 224;
     steps.push(randomResizedCrop(size), horizontalFlip());
@@ -72,7 +84,11 @@ export function testTransform(kind: PipelineKind, size = 224): ImageTransform {
 export function testTimeViewTransform(kind: PipelineKind, size = 224): ImageTransform {
   const norm = NORMALIZATION[kind];
   const crop =
-    kind === 'cifar' ? randomCrop(32, 32, 4) : kind === 'fmnist' ? randomCrop(28, 28, 2) : randomResizedCrop(size, size, [0.2, 1]);
+    kind === 'cifar'
+      ? randomCrop(32, 32, 4)
+      : kind === 'fmnist'
+        ? randomCrop(28, 28, 2)
+        : randomResizedCrop(size, size, [0.2, 1]);
   return compose(
     crop,
     randomApply(colorJitter(0.4, 0.4, 0.4, 0.1), 0.8),
@@ -101,6 +117,8 @@ export function makeTransform(spec: PipelineSpec): ImageTransform {
     case 'test-time-views':
       return testTimeViewTransform(spec.kind, spec.size);
     default:
-      throw new RangeError(`unknown pipeline stage '${String(spec.stage)}' (use train, test or test-time-views)`);
+      throw new RangeError(
+        `unknown pipeline stage '${String(spec.stage)}' (use train, test or test-time-views)`,
+      );
   }
 }

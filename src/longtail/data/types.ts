@@ -54,7 +54,8 @@ export function selectImages(ds: ImageDataset, indices: ArrayLike<number>): Imag
   const labels = new Int32Array(indices.length);
   for (let k = 0; k < indices.length; k++) {
     const i = indices[k]!;
-    if (!(i >= 0 && i < ds.labels.length)) throw new RangeError(`selectImages: index ${i} out of range 0..${ds.labels.length - 1}`);
+    if (!(i >= 0 && i < ds.labels.length))
+      throw new RangeError(`selectImages: index ${i} out of range 0..${ds.labels.length - 1}`);
     images.set(ds.images.subarray(i * size, (i + 1) * size), k * size);
     labels[k] = ds.labels[i]!;
   }
@@ -65,7 +66,12 @@ export function selectImages(ds: ImageDataset, indices: ArrayLike<number>): Imag
 }
 
 /** Checks that every label lies in 0..classes-1; `where(i)` describes record i for the message. */
-export function checkLabels(labels: ArrayLike<number>, classes: number, file: string, where: (i: number) => number | undefined): void {
+export function checkLabels(
+  labels: ArrayLike<number>,
+  classes: number,
+  file: string,
+  where: (i: number) => number | undefined,
+): void {
   for (let i = 0; i < labels.length; i++) {
     const y = labels[i]!;
     if (!(Number.isInteger(y) && y >= 0 && y < classes)) {

@@ -28,13 +28,23 @@ export function dwtStep(x: Float64Array, h: number[]): { a: Float64Array; d: Flo
   const half = n / 2;
   const a = new Float64Array(half);
   const d = new Float64Array(half);
+  const L = h.length;
   for (let i = 0; i < half; i++) {
     let sa = 0;
     let sd = 0;
-    for (let k = 0; k < h.length; k++) {
-      const v = x[(2 * i + k) % n]!;
-      sa += h[k]! * v;
-      sd += g[k]! * v;
+    const base = 2 * i;
+    if (base + L <= n) {
+      for (let k = 0; k < L; k++) {
+        const v = x[base + k]!;
+        sa += h[k]! * v;
+        sd += g[k]! * v;
+      }
+    } else {
+      for (let k = 0; k < L; k++) {
+        const v = x[(base + k) % n]!;
+        sa += h[k]! * v;
+        sd += g[k]! * v;
+      }
     }
     a[i] = sa;
     d[i] = sd;
@@ -48,8 +58,13 @@ export function idwtStep(a: Float64Array, d: Float64Array, h: number[]): Float64
   const n = 2 * half;
   const g = highPass(h);
   const x = new Float64Array(n);
+  const L = h.length;
   for (let i = 0; i < half; i++) {
-    for (let k = 0; k < h.length; k++) x[(2 * i + k) % n]! += h[k]! * a[i]! + g[k]! * d[i]!;
+    const base = 2 * i;
+    const ai = a[i]!;
+    const di = d[i]!;
+    if (base + L <= n) for (let k = 0; k < L; k++) x[base + k]! += h[k]! * ai + g[k]! * di;
+    else for (let k = 0; k < L; k++) x[(base + k) % n]! += h[k]! * ai + g[k]! * di;
   }
   return x;
 }

@@ -108,12 +108,25 @@ export function estimateShift(
     const denom = a - 2 * b + c;
     return { shift: best + (denom < 0 ? (0.5 * (a - c)) / denom : 0), quality };
   }
+  // c(d) = sum_k Re(P_k e^{2 pi i f_k d / m}); the phase factors come from a complex recurrence
+  // (re-seeded every 1024 bins against rounding drift), so each evaluation costs no trig per bin.
   const corrAt = (d: number): number => {
     let s = 0;
+    const stepAngle = (2 * Math.PI * d) / m;
+    const sr = Math.cos(stepAngle);
+    const si = Math.sin(stepAngle);
+    let wr = 1;
+    let wi = 0;
     for (let k = 0; k < m; k++) {
-      const f = k < m / 2 ? k : k - m;
-      const ang = (2 * Math.PI * f * d) / m;
-      s += pr[k]! * Math.cos(ang) - pi[k]! * Math.sin(ang);
+      if ((k & 1023) === 0 || k === m / 2) {
+        const f = k < m / 2 ? k : k - m;
+        wr = Math.cos(stepAngle * f);
+        wi = Math.sin(stepAngle * f);
+      }
+      s += pr[k]! * wr - pi[k]! * wi;
+      const t = wr * sr - wi * si;
+      wi = wr * si + wi * sr;
+      wr = t;
     }
     return s;
   };

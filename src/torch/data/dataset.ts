@@ -41,7 +41,22 @@ export function isBatchDataset(d: AnyDataset): d is BatchDataset {
   return typeof (d as BatchDataset).getBatch === 'function';
 }
 
-type TypedArrayConstructor = new (length: number) => HostTypedArray;
+type TypedArrayConstructor = {
+  new (buffer: ArrayBuffer, byteOffset: number, length: number): HostTypedArray;
+  readonly BYTES_PER_ELEMENT: number;
+};
+
+/**
+ * A typed array the caller will overwrite entirely, in its own ArrayBuffer (so it can be transferred
+ * between threads). Uninitialized memory: with jemalloc preloaded, a zeroed `new Float32Array(n)` of a
+ * batch's size comes from freshly mapped pages and page-faults on first write, measured at ~10x the
+ * cost of the copy itself (6.3 ms vs 0.6 ms for 1.5 MB).
+ */
+export function uninitializedArray<T extends HostTypedArray>(like: T, length: number): T {
+  const ctor = like.constructor as TypedArrayConstructor;
+  const bytes = Buffer.allocUnsafeSlow(length * ctor.BYTES_PER_ELEMENT);
+  return new ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset, length) as T;
+}
 
 /**
  * Stacks samples into a batch. Array fields are concatenated (all samples must agree in type and
@@ -70,7 +85,7 @@ export function collate(
       continue;
     }
     const n = first.length;
-    const data = new (first.constructor as TypedArrayConstructor)(n * samples.length);
+    const data = uninitializedArray(first, n * samples.length); // every value is written below
     samples.forEach((s, i) => {
       const v = s[key];
       if (typeof v === 'number' || v === undefined || v.constructor !== first.constructor || v.length !== n) {
@@ -170,7 +185,7 @@ export class ArrayDataset implements Dataset, BatchDataset {
     const fields: Record<string, HostArray> = {};
     for (const [key, { data, shape }] of Object.entries(this.arrays)) {
       const size = this.rowSize[key]!;
-      const out = new (data.constructor as TypedArrayConstructor)(indices.length * size);
+      const out = uninitializedArray(data, indices.length * size); // every row is written below
       indices.forEach((index, i) => {
         this.check(index);
         (out as Float32Array).set(

@@ -76,7 +76,7 @@ export class AdamW extends Optimizer<AdamWOptions> {
               max.copy_(aten.maximum(max, expAvgSq));
               second = max;
             }
-            const denom = second.sqrt().div(biasCorrection2Sqrt).add_(eps);
+            const denom = aten.div__Scalar(second.sqrt(), biasCorrection2Sqrt).add_(eps);
             aten.addcdiv_(p, expAvg, denom, -stepSize);
           }
         }

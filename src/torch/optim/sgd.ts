@@ -47,8 +47,11 @@ export class SGD extends Optimizer<SGDOptions> {
           for (const p of group.params) {
             const grad = p.grad;
             if (!grad) continue;
+            // In-place arithmetic on d only once it is a temporary of ours (never on p.grad itself):
+            // the same kernels on the same values, so the results are unchanged, with fewer allocations.
+            const owned = maximize || weightDecay !== 0;
             let d = maximize ? grad.neg() : grad;
-            if (weightDecay !== 0) d = d.add(p, weightDecay);
+            if (weightDecay !== 0) d = maximize ? d.add_(p, weightDecay) : d.add(p, weightDecay);
             if (momentum !== 0) {
               const state = this.stateOf(p);
               let buf = state.momentumBuffer as Tensor | undefined;
@@ -57,7 +60,7 @@ export class SGD extends Optimizer<SGDOptions> {
               } else {
                 buf.mul_(momentum).add_(d, 1 - dampening);
               }
-              d = nesterov ? d.add(buf, momentum) : buf;
+              d = nesterov ? (owned ? d.add_(buf, momentum) : d.add(buf, momentum)) : buf;
             }
             p.add_(d, -lr);
           }

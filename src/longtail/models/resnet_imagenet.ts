@@ -1,0 +1,203 @@
+// ImageNet-size backbones (ResNet-50, ResNeXt-50 32x4d, ResNet-152) in the multi-expert form of
+// RIDE/SADE (fb_resnets/Expert_ResNet.py, Expert_ResNeXt.py): the stem, stage 1 and stage 2 are
+// shared, every expert owns stages 3 and 4, global average pooling and a classifier; the model
+// output is the mean of the expert logits. With one expert and reduceDimension off it is exactly
+// torchvision's resnet50 / resnext50_32x4d / resnet152 (same modules, same parameter count).
+// The interface matches ResNetCifar so the trainer, the PRL hypernetwork and test-time code work
+// with either.
+import { Tensor, nn, tidy, aten, noGrad } from '../../torch/index.js';
+import { NormedLinear } from './heads.js';
+import type { MultiExpertOutput } from './resnet_cifar.js';
+import { BOTTLENECK_EXPANSION, Bottleneck, bottleneckStage, type BottleneckShape } from './bottleneck.js';
+
+export type ImageNetArch = 'resnet50' | 'resnext50_32x4d' | 'resnet152';
+
+interface ArchSpec extends BottleneckShape {
+  /** Bottleneck blocks in stages 1..4. */
+  blocks: [number, number, number, number];
+}
+
+export const IMAGENET_ARCHS: Record<ImageNetArch, ArchSpec> = {
+  resnet50: { blocks: [3, 4, 6, 3], groups: 1, widthPerGroup: 64 },
+  resnext50_32x4d: { blocks: [3, 4, 6, 3], groups: 32, widthPerGroup: 4 },
+  resnet152: { blocks: [3, 8, 36, 3], groups: 1, widthPerGroup: 64 },
+};
+
+/** The `arch.type` names of the SADE/RIDE/BalPoE configs and the backbone each one builds. */
+export const IMAGENET_CONFIG_TYPES: Record<string, ImageNetArch> = {
+  ResNet50Model: 'resnet50',
+  ResNeXt50Model: 'resnext50_32x4d',
+  ResNet152Model: 'resnet152',
+};
+
+export interface ResNetImageNetOptions {
+  arch: ImageNetArch;
+  classes: number;
+  experts?: number;
+  inChannels?: number;
+  /**
+   * Per-expert stage-3/4 bottleneck planes 192/384 instead of 256/512 (RIDE/SADE
+   * reduce_dimension; features 1536-d instead of 2048-d). Default: on when experts > 1, as in
+   * ResNetCifar; a config builder should pass the config's value (SADE's default is false).
+   */
+  reduceDimension?: boolean;
+  /** Stage-3 planes per expert (SADE layer3_output_dim); overrides reduceDimension. */
+  layer3Planes?: number;
+  /** Stage-4 planes per expert (SADE layer4_output_dim); overrides reduceDimension. */
+  layer4Planes?: number;
+  /** Stage 3 shared too, experts own stage 4 only (SADE share_layer3, ResNet-152 on Places). */
+  shareLayer3?: boolean;
+  /** 3x3 stride-1 first convolution instead of 7x7 stride 2 (SADE reduce_first_kernel). */
+  reduceFirstKernel?: boolean;
+  /** Cosine classifier with scale s (default true, s = 30) or a plain linear one (SADE use_norm). */
+  normedClassifier?: boolean;
+  scale?: number;
+  /** Zero-init the last BN of every block so each residual branch starts as identity (Goyal et al.). */
+  zeroInitResidual?: boolean;
+}
+
+export class ImageNetExpert extends nn.Module {
+  /** Null when stage 3 is shared (shareLayer3). */
+  readonly layer3: nn.Sequential | null;
+  readonly layer4: nn.Sequential;
+  readonly classifier: NormedLinear | nn.Linear;
+
+  constructor(
+    layer3: nn.Sequential | null,
+    layer4: nn.Sequential,
+    featureDim: number,
+    classes: number,
+    normed: boolean,
+    scale: number,
+  ) {
+    super();
+    this.layer3 = layer3 ? this.registerModule('layer3', layer3) : null;
+    this.layer4 = this.registerModule('layer4', layer4);
+    this.classifier = this.registerModule(
+      'classifier',
+      normed ? new NormedLinear(featureDim, classes, scale) : new nn.Linear(featureDim, classes),
+    );
+  }
+
+  /** Pooled features [N, D] from the shared trunk's output. */
+  features(shared: Tensor): Tensor {
+    return tidy(() => {
+      const x = this.layer3 ? this.layer3.forward(shared) : shared;
+      // Adaptive pooling: identical to SADE's AvgPool2d(7) at 224 px, and works at any input size.
+      return aten.adaptive_avg_pool2d(this.layer4.forward(x), 1).flatten(1);
+    });
+  }
+
+  /** Logits from features, optionally with a classifier weight generated elsewhere (PRL). */
+  classify(features: Tensor, weight?: Tensor): Tensor {
+    if (this.classifier instanceof NormedLinear) return this.classifier.forward(features, weight);
+    if (weight) throw new Error('a generated classifier weight needs the cosine classifier (use_norm: true)');
+    return this.classifier.forward(features);
+  }
+}
+
+export class ResNetImageNet extends nn.Module {
+  readonly conv1: nn.Conv2d;
+  readonly bn1: nn.BatchNorm2d;
+  readonly layer1: nn.Sequential;
+  readonly layer2: nn.Sequential;
+  /** Present only with shareLayer3. */
+  readonly layer3: nn.Sequential | null;
+  readonly experts: nn.ModuleList<ImageNetExpert>;
+  /** Width of each expert's pooled features (layer4 planes x 4). */
+  readonly featureDim: number;
+  private readonly firstKernelReduced: boolean;
+
+  constructor(readonly options: ResNetImageNetOptions) {
+    super();
+    const spec = IMAGENET_ARCHS[options.arch];
+    if (!spec) {
+      throw new Error(`unknown ImageNet backbone '${String(options.arch)}'; expected one of ${Object.keys(IMAGENET_ARCHS).join(', ')}`);
+    }
+    const experts = options.experts ?? 1;
+    if (!(Number.isInteger(experts) && experts >= 1)) throw new Error(`experts must be a positive integer, got ${experts}`);
+    if (!(Number.isInteger(options.classes) && options.classes >= 1)) {
+      throw new Error(`classes must be a positive integer, got ${options.classes}`);
+    }
+    const reduce = options.reduceDimension ?? experts > 1;
+    const planes3 = options.layer3Planes ?? (reduce ? 192 : 256);
+    const planes4 = options.layer4Planes ?? (reduce ? 384 : 512);
+    for (const [name, v] of [['layer3Planes', planes3], ['layer4Planes', planes4]] as const) {
+      if (!(Number.isInteger(v) && v >= 1)) throw new Error(`${name} must be a positive integer, got ${v}`);
+      // The grouped 3x3 conv needs at least one channel per group: floor(planes * widthPerGroup / 64) >= 1.
+      if (Math.floor((v * spec.widthPerGroup) / 64) < 1) {
+        throw new Error(`${name} = ${v} leaves no channels per group in ${options.arch}; use at least ${64 / spec.widthPerGroup}`);
+      }
+    }
+    this.firstKernelReduced = options.reduceFirstKernel ?? false;
+    this.featureDim = planes4 * BOTTLENECK_EXPANSION;
+
+    const inChannels = options.inChannels ?? 3;
+    this.conv1 = this.registerModule(
+      'conv1',
+      this.firstKernelReduced
+        ? new nn.Conv2d(inChannels, 64, 3, { stride: 1, padding: 1, bias: false })
+        : new nn.Conv2d(inChannels, 64, 7, { stride: 2, padding: 3, bias: false }),
+    );
+    this.bn1 = this.registerModule('bn1', new nn.BatchNorm2d(64));
+    this.layer1 = this.registerModule('layer1', bottleneckStage(64, 64, spec.blocks[0], 1, spec));
+    this.layer2 = this.registerModule('layer2', bottleneckStage(256, 128, spec.blocks[1], 2, spec));
+    const stage3Out = planes3 * BOTTLENECK_EXPANSION;
+    const shareLayer3 = options.shareLayer3 ?? false;
+    this.layer3 = shareLayer3 ? this.registerModule('layer3', bottleneckStage(512, planes3, spec.blocks[2], 2, spec)) : null;
+
+    const list: ImageNetExpert[] = [];
+    for (let e = 0; e < experts; e++) {
+      const layer3 = shareLayer3 ? null : bottleneckStage(512, planes3, spec.blocks[2], 2, spec);
+      const layer4 = bottleneckStage(stage3Out, planes4, spec.blocks[3], 2, spec);
+      list.push(
+        new ImageNetExpert(layer3, layer4, this.featureDim, options.classes, options.normedClassifier ?? true, options.scale ?? 30),
+      );
+    }
+    this.experts = this.registerModule('experts', new nn.ModuleList(list));
+    this.initialise(options.zeroInitResidual ?? false);
+  }
+
+  /**
+   * torchvision's initialisation (also RIDE/SADE's normal(0, sqrt(2 / (k*k*out)))): kaiming
+   * normal, fan_out, ReLU gain for every conv; BN weight 1, bias 0 (already so at construction).
+   * Linear and cosine classifiers keep their own default initialisation, as in both references.
+   */
+  private initialise(zeroInitResidual: boolean): void {
+    for (const [, m] of this.namedModules()) {
+      if (m instanceof nn.Conv2d) nn.init.kaimingNormal_(m.weight, { mode: 'fan_out', nonlinearity: 'relu' });
+      if (zeroInitResidual && m instanceof Bottleneck && m.bn3.weight) noGrad(() => m.bn3.weight!.zero_());
+    }
+  }
+
+  /** Shared trunk: stem, max pool, stages 1-2 (and 3 with shareLayer3). */
+  shared(x: Tensor): Tensor {
+    return tidy(() => {
+      const stem = aten.max_pool2d(this.bn1.forward(this.conv1.forward(x)).relu(), 3, 2, 1);
+      const out = this.layer2.forward(this.layer1.forward(stem));
+      return this.layer3 ? this.layer3.forward(out) : out;
+    });
+  }
+
+  /** Per-expert pooled features, [E, N, D]. */
+  expertFeatures(x: Tensor): Tensor {
+    return tidy(() => {
+      const s = this.shared(x);
+      return aten.stack(
+        this.experts.items.map((e) => e.features(s)),
+        0,
+      );
+    });
+  }
+
+  forward(x: Tensor, classifierWeights?: Tensor[]): MultiExpertOutput {
+    return tidy(() => {
+      const s = this.shared(x);
+      const logits = aten.stack(
+        this.experts.items.map((e, i) => e.classify(e.features(s), classifierWeights?.[i])),
+        0,
+      );
+      return { output: logits.mean(0), logits };
+    });
+  }
+}

@@ -1,0 +1,60 @@
+// Applying a trained U-Net: loading it from a checkpoint (the architecture is stored in the
+// weights file's metadata, so a checkpoint is self-describing), denoising spectra in batches, and
+// a Denoiser for the evaluation code (src/nmr/eval/evaluate.ts extraMethods).
+import * as torch from '../../torch/index.js';
+import { UNet1d, resolveUNetConfig, type UNetConfig } from './unet.js';
+import type { Denoiser } from '../eval/evaluate.js';
+
+export const MODEL_FORMAT = 'tailor-nmr-unet';
+
+export function modelMetadata(config: UNetConfig): Record<string, string> {
+  return { format: MODEL_FORMAT, model: JSON.stringify(config) };
+}
+
+/** Loads a model from a checkpoint written by `tailor nmr train` (last.json, best.json or their .safetensors). */
+export function loadDenoiser(path: string): UNet1d {
+  const ck = torch.loadCheckpoint(path);
+  try {
+    if (ck.metadata.format !== MODEL_FORMAT || !ck.metadata.model)
+      throw new Error(
+        `${path}: not an NMR denoising model (metadata format '${ck.metadata.format ?? ''}'); give a checkpoint written by 'tailor nmr train'`,
+      );
+    let config: UNetConfig;
+    try {
+      config = resolveUNetConfig(JSON.parse(ck.metadata.model) as Partial<UNetConfig>, `${path}: model`);
+    } catch (e) {
+      throw new Error(`${path}: the stored model description is invalid (${(e as Error).message})`);
+    }
+    const model = new UNet1d(config);
+    model.loadStateDict(ck.weights);
+    return model.eval();
+  } finally {
+    torch.dispose([ck.weights, ck.optimizer?.state]);
+  }
+}
+
+/** Denoises spectra (any lengths) with the model; returns float64 copies. */
+export function denoiseSpectra(model: UNet1d, spectra: ArrayLike<number>[], batch = 8): Float64Array[] {
+  const out: Float64Array[] = [];
+  model.eval();
+  // Spectra of one length go through together; others one at a time.
+  let i = 0;
+  while (i < spectra.length) {
+    const L = spectra[i]!.length;
+    let j = i;
+    while (j < spectra.length && j - i < batch && spectra[j]!.length === L) j++;
+    const data = new Float32Array((j - i) * L);
+    for (let k = i; k < j; k++) data.set(Float32Array.from(spectra[k]!), (k - i) * L);
+    const result = torch.noGrad(() =>
+      torch.tidy(() => model.forward(torch.tensor(data, { shape: [j - i, L] })).toFloat32Array()),
+    );
+    for (let k = i; k < j; k++) out.push(Float64Array.from(result.subarray((k - i) * L, (k - i + 1) * L)));
+    i = j;
+  }
+  return out;
+}
+
+/** The model as an evaluation method: applied to each (aligned, rescaled) input level. */
+export function modelDenoiser(model: UNet1d): Denoiser {
+  return (input) => denoiseSpectra(model, [input])[0]!;
+}

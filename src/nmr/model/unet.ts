@@ -1,0 +1,212 @@
+// The residual 1D U-Net of seed section 4.1 (frequency domain, real part): R^L -> R^L.
+//   stem Conv1d(1 -> c0, k) ; encoder level i: [Conv1d stride-2 down (c_{i-1} -> c_i) for i > 0]
+//   + ResBlock(c_i, dilation d_i) ; the last level is the bottleneck ; decoder level i (from the
+//   deepest up): ConvTranspose1d x2 up (c_{i+1} -> c_i), concat with the encoder's level-i
+//   features, 1x1 fuse (2 c_i -> c_i), ResBlock(c_i, d_i) ; head Conv1d(c0 -> 1, k = 1), linear
+//   or tanh, added to the input (short residual: the network predicts minus the noise).
+// Defaults: 4 levels, 64-128-256-256 channels, dilations 1/2/4/8, k = 9, GroupNorm(8), GELU,
+// SE attention at the bottleneck and the shallowest decoder level: about 2.7 M parameters.
+import { Tensor, nn, tidy, aten } from '../../torch/index.js';
+import { ResBlock1d } from './blocks.js';
+
+export type SePlacement = 'none' | 'bottleneck' | 'bottleneck+shallow';
+
+export interface UNetConfig {
+  /** Channels per level; the last one is the bottleneck (default [64, 128, 256, 256]). */
+  channels: number[];
+  /** Dilation of each level's convolution (default [1, 2, 4, 8]). */
+  dilations: number[];
+  kernel: number;
+  /** GroupNorm groups (reduced to a divisor of the channel count where needed). */
+  groups: number;
+  se: SePlacement;
+  seReduction: number;
+  /** 'linear' or 'tanh' on the head before it is added to the input. */
+  head: 'linear' | 'tanh';
+  /**
+   * 'max': divide each input spectrum by its largest |value| and multiply the output back, so the
+   * network sees spectra of any normalization on one scale; 'none': use values as given.
+   */
+  inputNorm: 'max' | 'none';
+}
+
+export const DEFAULT_UNET: UNetConfig = {
+  channels: [64, 128, 256, 256],
+  dilations: [1, 2, 4, 8],
+  kernel: 9,
+  groups: 8,
+  se: 'bottleneck+shallow',
+  seReduction: 16,
+  head: 'linear',
+  inputNorm: 'max',
+};
+
+/** Checks a (possibly partial, user-given) configuration; errors name the field. */
+export function resolveUNetConfig(partial: Partial<UNetConfig> = {}, where = 'model'): UNetConfig {
+  const c: UNetConfig = { ...DEFAULT_UNET, ...partial };
+  const positiveInts = (v: unknown, field: string): void => {
+    if (!Array.isArray(v) || v.length === 0 || v.some((x) => !Number.isInteger(x) || x < 1))
+      throw new RangeError(`${where}.${field}: expected a non-empty list of positive integers, got ${JSON.stringify(v)}`);
+  };
+  positiveInts(c.channels, 'channels');
+  positiveInts(c.dilations, 'dilations');
+  if (c.channels.length < 2) throw new RangeError(`${where}.channels: need at least 2 levels`);
+  if (c.dilations.length !== c.channels.length)
+    throw new RangeError(
+      `${where}.dilations: ${c.dilations.length} values for ${c.channels.length} levels (give one per level)`,
+    );
+  if (!Number.isInteger(c.kernel) || c.kernel < 1 || c.kernel % 2 === 0)
+    throw new RangeError(`${where}.kernel: expected an odd positive integer, got ${c.kernel}`);
+  if (!Number.isInteger(c.groups) || c.groups < 1)
+    throw new RangeError(`${where}.groups: expected a positive integer, got ${c.groups}`);
+  if (!['none', 'bottleneck', 'bottleneck+shallow'].includes(c.se))
+    throw new RangeError(`${where}.se: expected none, bottleneck or bottleneck+shallow, got ${String(c.se)}`);
+  if (!(c.seReduction >= 1)) throw new RangeError(`${where}.seReduction: expected >= 1, got ${c.seReduction}`);
+  if (c.head !== 'linear' && c.head !== 'tanh')
+    throw new RangeError(`${where}.head: expected linear or tanh, got ${String(c.head)}`);
+  if (c.inputNorm !== 'max' && c.inputNorm !== 'none')
+    throw new RangeError(`${where}.inputNorm: expected max or none, got ${String(c.inputNorm)}`);
+  return c;
+}
+
+/** nn.ConvTranspose1d (weight [in, out, k]) with PyTorch's default initialization. */
+export class ConvTranspose1d extends nn.Module {
+  readonly weight: Tensor;
+  readonly bias: Tensor;
+
+  constructor(
+    inChannels: number,
+    outChannels: number,
+    readonly kernel: number,
+    readonly stride: number,
+  ) {
+    super();
+    this.weight = this.registerParameter('weight', aten.empty_memory_format([inChannels, outChannels, kernel], 'float32'));
+    this.bias = this.registerParameter('bias', aten.empty_memory_format([outChannels], 'float32'));
+    nn.init.kaimingUniform_(this.weight, { a: Math.sqrt(5) });
+    const { fanIn } = nn.init.fanInAndOut(this.weight.shape);
+    nn.init.uniform_(this.bias, -1 / Math.sqrt(fanIn), 1 / Math.sqrt(fanIn));
+  }
+
+  forward(x: Tensor): Tensor {
+    return aten.conv_transpose1d(x, this.weight, this.bias, this.stride);
+  }
+}
+
+export class UNet1d extends nn.Module {
+  readonly config: UNetConfig;
+  readonly stem: nn.Conv1d;
+  readonly down: nn.ModuleList<nn.Conv1d>;
+  readonly encoder: nn.ModuleList<ResBlock1d>;
+  readonly up: nn.ModuleList<ConvTranspose1d>;
+  readonly fuse: nn.ModuleList<nn.Conv1d>;
+  readonly decoder: nn.ModuleList<ResBlock1d>;
+  readonly head: nn.Conv1d;
+
+  constructor(partial: Partial<UNetConfig> = {}) {
+    super();
+    const c = resolveUNetConfig(partial);
+    this.config = c;
+    const ch = c.channels;
+    const n = ch.length;
+    const se = { reduction: c.seReduction };
+    const block = (i: number, withSe: boolean) =>
+      new ResBlock1d(ch[i]!, ch[i]!, { kernel: c.kernel, dilation: c.dilations[i]!, groups: c.groups, se: withSe ? se : null });
+    this.stem = this.registerModule('stem', new nn.Conv1d(1, ch[0]!, c.kernel, { padding: (c.kernel - 1) / 2 }));
+    this.down = this.registerModule(
+      'down',
+      new nn.ModuleList(ch.slice(1).map((out, i) => new nn.Conv1d(ch[i]!, out, 2, { stride: 2 }))),
+    );
+    this.encoder = this.registerModule(
+      'encoder',
+      new nn.ModuleList(ch.map((_, i) => block(i, i === n - 1 && c.se !== 'none'))),
+    );
+    // Decoder modules are indexed by the level they produce (0 = full resolution).
+    this.up = this.registerModule(
+      'up',
+      new nn.ModuleList(ch.slice(0, n - 1).map((out, i) => new ConvTranspose1d(ch[i + 1]!, out, 2, 2))),
+    );
+    this.fuse = this.registerModule(
+      'fuse',
+      new nn.ModuleList(ch.slice(0, n - 1).map((out) => new nn.Conv1d(2 * out, out, 1))),
+    );
+    this.decoder = this.registerModule(
+      'decoder',
+      new nn.ModuleList(ch.slice(0, n - 1).map((_, i) => block(i, i === 0 && c.se === 'bottleneck+shallow'))),
+    );
+    this.head = this.registerModule('head', new nn.Conv1d(ch[0]!, 1, 1));
+  }
+
+  /** Lengths must be multiples of this (forward pads by edge replication otherwise). */
+  get lengthMultiple(): number {
+    return 2 ** (this.config.channels.length - 1);
+  }
+
+  /** [N, L] or [N, 1, L] spectra -> denoised spectra of the same shape. */
+  forward(input: Tensor): Tensor {
+    return tidy(() => {
+      const flat = input.ndim === 2;
+      if (!flat && !(input.ndim === 3 && input.shape[1] === 1))
+        throw new RangeError(`UNet1d: expected [N, L] or [N, 1, L], got [${input.shape}]`);
+      let x = flat ? input.unsqueeze(1) : input;
+      const length = x.shape[2]!;
+      const m = this.lengthMultiple;
+      const padded = Math.ceil(length / m) * m;
+      if (padded !== length) x = nn.functional.pad(x, [0, padded - length], 'replicate');
+      let scale: Tensor | null = null;
+      if (this.config.inputNorm === 'max') {
+        // Detached: the scale is a fixed property of the input, not something to learn through.
+        scale = x.detach().abs().amax(2, true).clamp(1e-12);
+        x = x.div(scale);
+      }
+      const n = this.config.channels.length;
+      const skips: Tensor[] = [];
+      let h = this.stem.forward(x);
+      for (let i = 0; i < n; i++) {
+        if (i > 0) h = this.down.at(i - 1).forward(h);
+        h = this.encoder.at(i).forward(h);
+        skips.push(h);
+      }
+      for (let i = n - 2; i >= 0; i--) {
+        const upsampled = this.up.at(i).forward(h);
+        h = this.decoder.at(i).forward(this.fuse.at(i).forward(torchCat([upsampled, skips[i]!])));
+      }
+      let correction = this.head.forward(h);
+      if (this.config.head === 'tanh') correction = correction.tanh();
+      let out = x.add(correction);
+      if (scale) out = out.mul(scale);
+      if (padded !== length) out = out.narrow(2, 0, length);
+      return flat ? out.squeeze(1) : out;
+    });
+  }
+}
+
+function torchCat(parts: Tensor[]): Tensor {
+  return aten.cat(parts, 1);
+}
+
+export interface ParameterRow {
+  name: string;
+  parameters: number;
+}
+
+/** Parameter counts per top-level part and in total. */
+export function parameterSummary(model: nn.Module): { rows: ParameterRow[]; total: number } {
+  const byPart = new Map<string, number>();
+  for (const [name, p] of model.namedParameters()) {
+    const parts = name.split('.');
+    const key = /^\d+$/.test(parts[1] ?? '') ? `${parts[0]}.${parts[1]}` : parts[0]!;
+    byPart.set(key, (byPart.get(key) ?? 0) + p.numel);
+  }
+  const rows = [...byPart].map(([name, parameters]) => ({ name, parameters }));
+  return { rows, total: rows.reduce((a, r) => a + r.parameters, 0) };
+}
+
+/** A printable table of parameterSummary. */
+export function formatParameterSummary(model: nn.Module): string {
+  const { rows, total } = parameterSummary(model);
+  const width = Math.max(10, ...rows.map((r) => r.name.length));
+  const lines = rows.map((r) => `  ${r.name.padEnd(width)} ${r.parameters.toLocaleString('en-US').padStart(12)}`);
+  lines.push(`  ${'total'.padEnd(width)} ${total.toLocaleString('en-US').padStart(12)}`);
+  return lines.join('\n');
+}

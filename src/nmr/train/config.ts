@@ -1,0 +1,270 @@
+// The JSON configuration of `tailor nmr train`: defaults from the seed (sections 4-6), and a
+// validation that names the offending field and says what is expected.
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { DEFAULT_UNET, resolveUNetConfig, type UNetConfig } from '../model/unet.js';
+import { SEED_LOSS_WEIGHTS, type LossWeights } from './losses.js';
+
+export type TargetKind = 'pseudo' | 'last' | 'truth';
+
+export interface DataConfig {
+  /** Training set (a folder written by `tailor nmr simulate`). */
+  train: string;
+  /** Validation set; if absent, the last valFraction of the training samples. */
+  val: string | null;
+  valFraction: number;
+  maxSamples: number | null;
+  /** Training windows of this many points (one window per sample and step, shared by its levels); 0 = whole spectra. */
+  crop: number;
+  /** Supervised target: the SNR-weighted pseudo ground truth (seed 3.1), level K only, or the simulator's truth. */
+  target: TargetKind;
+  /** Section 2.2 rescaling method, or 'none' (ablation). */
+  rescale: 'huber' | 'inverse' | 'seed' | 'none';
+  localAlign: boolean;
+  fusion: { scheme: 'snr' | 'T'; gamma: number; wMax: number };
+  /** T of the residual-ratio constraint: per-sample estimate from the sigmas, the data set's ratio, or a number. */
+  T: 'estimate' | 'manifest' | number;
+}
+
+export interface StageConfig {
+  epochs: number;
+  /** Loss weights of this stage (missing ones come from the seed's section 5.4). */
+  loss: LossWeights;
+  /** Levels k > 0 drawn per sample for consistency / T (seed stage A: 1-2; 'all' = every level). */
+  extraLevels: [number, number] | 'all';
+  /** Stage B: epochs over which the lowest eligible k goes from K - 1 down to 1 (0 = no curriculum). */
+  curriculumEpochs: number;
+  /** Stage B: peak weight and lambda_2 at the end of the stage (linear from loss.* over the stage). */
+  peakWeightEnd: number | null;
+  curvEnd: number | null;
+}
+
+export interface OptimConfig {
+  lr: number;
+  weightDecay: number;
+  warmupEpochs: number;
+  minLrFactor: number;
+  /** Clip the global gradient norm to this (0 = off). */
+  gradClip: number;
+}
+
+export interface NmrTrainConfig {
+  name: string;
+  out: string;
+  seed: number;
+  threads: number;
+  data: DataConfig;
+  model: UNetConfig;
+  stageA: StageConfig;
+  stageB: StageConfig;
+  optim: OptimConfig;
+  /** Samples per batch; each brings its level 0 and its drawn levels k > 0. */
+  batchSamples: number;
+  /** Optimizer steps per epoch (0 = one pass over the training samples). */
+  stepsPerEpoch: number;
+  logEvery: number;
+  checkpointEvery: number;
+}
+
+export const DEFAULT_CONFIG: Omit<NmrTrainConfig, 'data' | 'out'> & { data: Omit<DataConfig, 'train'> } = {
+  name: 'nmr-unet',
+  seed: 0,
+  threads: 2,
+  data: {
+    val: null,
+    valFraction: 0.1,
+    maxSamples: null,
+    crop: 2048,
+    target: 'pseudo',
+    rescale: 'huber',
+    localAlign: false,
+    fusion: { scheme: 'snr', gamma: 1, wMax: 0.7 },
+    T: 'estimate',
+  },
+  model: DEFAULT_UNET,
+  stageA: {
+    epochs: 40,
+    loss: { ...SEED_LOSS_WEIGHTS, ratio: 0 },
+    extraLevels: [1, 2],
+    curriculumEpochs: 0,
+    peakWeightEnd: null,
+    curvEnd: null,
+  },
+  stageB: {
+    epochs: 50,
+    loss: { ...SEED_LOSS_WEIGHTS, cons: 1, ratio: 0.5 },
+    extraLevels: 'all',
+    curriculumEpochs: 20,
+    peakWeightEnd: null,
+    curvEnd: 0.05,
+  },
+  optim: { lr: 3e-4, weightDecay: 1e-4, warmupEpochs: 5, minLrFactor: 0.01, gradClip: 1 },
+  batchSamples: 4,
+  stepsPerEpoch: 0,
+  logEvery: 20,
+  checkpointEvery: 1,
+};
+
+type Json = Record<string, unknown>;
+
+class ConfigError extends Error {}
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function checkKeys(obj: Json, allowed: string[], where: string): void {
+  for (const key of Object.keys(obj)) {
+    if (!allowed.includes(key))
+      throw new ConfigError(`${where}.${key}: unknown field (allowed: ${allowed.join(', ')})`);
+  }
+}
+
+function num(obj: Json, key: string, fallback: number, where: string, min = -Infinity, max = Infinity): number {
+  const v = obj[key] ?? fallback;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max)
+    throw new ConfigError(`${where}.${key}: expected a number in [${min}, ${max}], got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function int(obj: Json, key: string, fallback: number, where: string, min = 0): number {
+  const v = num(obj, key, fallback, where, min);
+  if (!Number.isInteger(v)) throw new ConfigError(`${where}.${key}: expected an integer, got ${v}`);
+  return v;
+}
+
+function oneOf<T extends string>(obj: Json, key: string, fallback: T, options: readonly T[], where: string): T {
+  const v = obj[key] ?? fallback;
+  if (typeof v !== 'string' || !options.includes(v as T))
+    throw new ConfigError(`${where}.${key}: expected one of ${options.join(', ')}, got ${JSON.stringify(v)}`);
+  return v as T;
+}
+
+function section(obj: Json, key: string, where: string): Json {
+  const v = obj[key] ?? {};
+  if (!isObject(v)) throw new ConfigError(`${where}.${key}: expected an object`);
+  return v;
+}
+
+function lossWeights(raw: Json, base: LossWeights, where: string): LossWeights {
+  checkKeys(raw, Object.keys(SEED_LOSS_WEIGHTS), where);
+  const out = {} as LossWeights;
+  for (const k of Object.keys(SEED_LOSS_WEIGHTS) as (keyof LossWeights)[]) out[k] = num(raw, k, base[k], where, 0);
+  return out;
+}
+
+function stage(raw: Json, base: StageConfig, where: string): StageConfig {
+  checkKeys(raw, ['epochs', 'loss', 'extraLevels', 'curriculumEpochs', 'peakWeightEnd', 'curvEnd'], where);
+  const extra = raw.extraLevels ?? base.extraLevels;
+  if (
+    extra !== 'all' &&
+    !(Array.isArray(extra) && extra.length === 2 && extra.every((v) => Number.isInteger(v) && v >= 0) && extra[0] <= extra[1])
+  )
+    throw new ConfigError(`${where}.extraLevels: expected "all" or [min, max] with 0 <= min <= max, got ${JSON.stringify(extra)}`);
+  const nullableNum = (key: 'peakWeightEnd' | 'curvEnd'): number | null =>
+    raw[key] === null ? null : raw[key] === undefined ? base[key] : num(raw, key, 0, where, 0);
+  return {
+    epochs: int(raw, 'epochs', base.epochs, where),
+    loss: lossWeights(section(raw, 'loss', where), base.loss, `${where}.loss`),
+    extraLevels: extra as StageConfig['extraLevels'],
+    curriculumEpochs: int(raw, 'curriculumEpochs', base.curriculumEpochs, where),
+    peakWeightEnd: nullableNum('peakWeightEnd'),
+    curvEnd: nullableNum('curvEnd'),
+  };
+}
+
+/** Validates a parsed JSON config; relative paths are resolved against baseDir. */
+export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): NmrTrainConfig {
+  try {
+    if (!isObject(raw)) throw new ConfigError('the top level must be a JSON object');
+    const d = DEFAULT_CONFIG;
+    checkKeys(
+      raw,
+      ['name', 'out', 'seed', 'threads', 'data', 'model', 'stageA', 'stageB', 'optim', 'batchSamples', 'stepsPerEpoch', 'logEvery', 'checkpointEvery', '$comment'],
+      'config',
+    );
+    const path = (v: unknown, where: string): string => {
+      if (typeof v !== 'string' || v === '') throw new ConfigError(`${where}: expected a path string`);
+      return isAbsolute(v) ? v : resolve(baseDir, v);
+    };
+    const dataRaw = section(raw, 'data', 'config');
+    checkKeys(dataRaw, ['train', 'val', 'valFraction', 'maxSamples', 'crop', 'target', 'rescale', 'localAlign', 'fusion', 'T'], 'config.data');
+    const fusionRaw = section(dataRaw, 'fusion', 'config.data');
+    checkKeys(fusionRaw, ['scheme', 'gamma', 'wMax'], 'config.data.fusion');
+    const T = dataRaw.T ?? d.data.T;
+    if (!(T === 'estimate' || T === 'manifest' || (typeof T === 'number' && T > 1)))
+      throw new ConfigError(`config.data.T: expected "estimate", "manifest" or a number > 1, got ${JSON.stringify(T)}`);
+    const crop = int(dataRaw, 'crop', d.data.crop, 'config.data');
+    if (crop !== 0 && crop < 16) throw new ConfigError(`config.data.crop: expected 0 (whole spectra) or >= 16, got ${crop}`);
+    const data: DataConfig = {
+      train: path(dataRaw.train, 'config.data.train'),
+      val: dataRaw.val === undefined || dataRaw.val === null ? null : path(dataRaw.val, 'config.data.val'),
+      valFraction: num(dataRaw, 'valFraction', d.data.valFraction, 'config.data', 0, 0.9),
+      maxSamples: dataRaw.maxSamples === undefined || dataRaw.maxSamples === null ? null : int(dataRaw, 'maxSamples', 0, 'config.data', 1),
+      crop,
+      target: oneOf(dataRaw, 'target', d.data.target, ['pseudo', 'last', 'truth'] as const, 'config.data'),
+      rescale: oneOf(dataRaw, 'rescale', d.data.rescale, ['huber', 'inverse', 'seed', 'none'] as const, 'config.data'),
+      localAlign: Boolean(dataRaw.localAlign ?? d.data.localAlign),
+      fusion: {
+        scheme: oneOf(fusionRaw, 'scheme', d.data.fusion.scheme, ['snr', 'T'] as const, 'config.data.fusion'),
+        gamma: num(fusionRaw, 'gamma', d.data.fusion.gamma, 'config.data.fusion', 0, 10),
+        wMax: num(fusionRaw, 'wMax', d.data.fusion.wMax, 'config.data.fusion', 0.01, 1),
+      },
+      T: T as DataConfig['T'],
+    };
+    const modelRaw = section(raw, 'model', 'config');
+    checkKeys(modelRaw, Object.keys(DEFAULT_UNET), 'config.model');
+    let model: UNetConfig;
+    try {
+      model = resolveUNetConfig(modelRaw as Partial<UNetConfig>, 'config.model');
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
+    const optimRaw = section(raw, 'optim', 'config');
+    checkKeys(optimRaw, ['lr', 'weightDecay', 'warmupEpochs', 'minLrFactor', 'gradClip'], 'config.optim');
+    const cfg: NmrTrainConfig = {
+      name: typeof raw.name === 'string' ? raw.name : d.name,
+      out: raw.out === undefined ? resolve(baseDir, 'runs', 'nmr', String(raw.name ?? d.name)) : path(raw.out, 'config.out'),
+      seed: int(raw, 'seed', d.seed, 'config'),
+      threads: int(raw, 'threads', d.threads, 'config', 1),
+      data,
+      model,
+      stageA: stage(section(raw, 'stageA', 'config'), d.stageA, 'config.stageA'),
+      stageB: stage(section(raw, 'stageB', 'config'), d.stageB, 'config.stageB'),
+      optim: {
+        lr: num(optimRaw, 'lr', d.optim.lr, 'config.optim', 1e-8, 1),
+        weightDecay: num(optimRaw, 'weightDecay', d.optim.weightDecay, 'config.optim', 0, 1),
+        warmupEpochs: int(optimRaw, 'warmupEpochs', d.optim.warmupEpochs, 'config.optim'),
+        minLrFactor: num(optimRaw, 'minLrFactor', d.optim.minLrFactor, 'config.optim', 0, 1),
+        gradClip: num(optimRaw, 'gradClip', d.optim.gradClip, 'config.optim', 0),
+      },
+      batchSamples: int(raw, 'batchSamples', d.batchSamples, 'config', 1),
+      stepsPerEpoch: int(raw, 'stepsPerEpoch', d.stepsPerEpoch, 'config'),
+      logEvery: int(raw, 'logEvery', d.logEvery, 'config', 1),
+      checkpointEvery: int(raw, 'checkpointEvery', d.checkpointEvery, 'config', 1),
+    };
+    if (cfg.stageA.epochs + cfg.stageB.epochs === 0)
+      throw new ConfigError('config.stageA.epochs + config.stageB.epochs: must be at least 1');
+    return cfg;
+  } catch (e) {
+    if (e instanceof ConfigError) throw new Error(`${file}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Reads and validates a config file (paths inside are relative to the current directory). */
+export function loadConfig(file: string, cwd = process.cwd()): NmrTrainConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`${file}: cannot read the config (${(e as Error).message})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  return resolveConfig(raw, cwd, file);
+}

@@ -1,0 +1,180 @@
+// The losses of seed section 5 (frequency domain, real part), on tensors:
+//   y, x     [B, G, L]  model outputs and inputs for G levels of each sample (aligned, rescaled);
+//                       group 0 is the target input k = 0
+//   target   [B, L]     pseudo ground truth s_hat (section 3.1)
+//   peak     [B, L]     peak mask M (0/1), base [B, L] baseline mask B (0/1)
+// Every function returns a scalar tensor. scripts/golden/nmr_losses.py computes the same
+// quantities with PyTorch 1.13 for the tests.
+import { Tensor, tidy, zeros } from '../../torch/index.js';
+
+/** z[..., 1:] - z[..., :-1] along the last dimension. */
+export function diff1(z: Tensor): Tensor {
+  return tidy(() => {
+    const n = z.size(-1);
+    return z.narrow(-1, 1, n - 1).sub(z.narrow(-1, 0, n - 1));
+  });
+}
+
+/** z[..., 2:] - 2 z[..., 1:-1] + z[..., :-2]. */
+export function diff2(z: Tensor): Tensor {
+  return tidy(() => {
+    const n = z.size(-1);
+    return z.narrow(-1, 2, n - 2).sub(z.narrow(-1, 1, n - 2).mul(2)).add(z.narrow(-1, 0, n - 2));
+  });
+}
+
+/**
+ * Section 5.1 with the peak weighting: mean(W |y0 - s_hat|), W = wPeak inside M and wBase
+ * elsewhere. (The seed's pseudocode uses wBase * B + wPeak * M, which gives weight 0 to the
+ * eroded gap between the masks; here every point outside M counts as baseline.)
+ */
+export function peakWeightedL1(y0: Tensor, target: Tensor, peak: Tensor, wPeak: number, wBase = 1): Tensor {
+  return tidy(() => {
+    const weight = peak.mul(wPeak - wBase).add(wBase);
+    return weight.mul(y0.sub(target).abs()).mean();
+  });
+}
+
+/** Section 5.1: mean |diff1(y0) - diff1(s_hat)|. */
+export function derivativeL1(y0: Tensor, target: Tensor): Tensor {
+  return tidy(() => diff1(y0).sub(diff1(target)).abs().mean());
+}
+
+/** Section 5.2: mean |diff2(y0) * B[1:-1]| (second differences counted inside the baseline only). */
+export function baselineCurvature(y0: Tensor, base: Tensor): Tensor {
+  return tidy(() => {
+    const n = base.size(-1);
+    return diff2(y0).mul(base.narrow(-1, 1, n - 2)).abs().mean();
+  });
+}
+
+/** Section 3.2: the mean over pairs g < h of mean |y_g - y_h| (y [B, G, L]); 0 when G < 2. */
+export function consistencyL1(y: Tensor): Tensor {
+  return tidy(() => {
+    const groups = y.size(1);
+    if (groups < 2) return zeros([]);
+    let sum: Tensor | null = null;
+    let count = 0;
+    for (let g = 0; g < groups; g++) {
+      for (let h = g + 1; h < groups; h++) {
+        const term = y.select(1, g).sub(y.select(1, h)).abs().mean();
+        sum = sum ? sum.add(term) : term;
+        count++;
+      }
+    }
+    return sum!.div(count);
+  });
+}
+
+export interface ResidualRatioOptions {
+  /** Level index k of each group (the T exponent is the level difference). */
+  levels: number[];
+  /** T per sample [B] (e.g. the pipeline's estimate) or one number for all. */
+  T: Tensor | number;
+  /** Added to both residual norms (the seed's epsilon). */
+  eps?: number;
+  /** Samples with fewer baseline points than this are left out (default 8). */
+  minBaselinePoints?: number;
+}
+
+/**
+ * Section 3.3: L_T = mean over pairs g < h and samples of |log R_gh - log alpha_gh|, with
+ * R_gh = (||r_g B||_2 + eps) / (||r_h B||_2 + eps), r = x - y, the residual (the noise removed).
+ *
+ * Direction of alpha: the seed writes alpha_ij = T^-(j-i), but with its own definitions (level
+ * k + 1 has T times the SNR of level k, all levels rescaled to one signal scale) the noise of
+ * level i is T^(j-i) times that of level j > i, so R_ij ~ T^(j-i) and that is what is used here.
+ * Returns 0 when fewer than two groups are given or no sample has enough baseline.
+ */
+export function residualRatioLoss(x: Tensor, y: Tensor, base: Tensor, options: ResidualRatioOptions): Tensor {
+  return tidy(() => {
+    const groups = y.size(1);
+    const { levels } = options;
+    if (levels.length !== groups) throw new RangeError(`residualRatioLoss: ${levels.length} levels for ${groups} groups`);
+    if (groups < 2) return zeros([]);
+    const eps = options.eps ?? 1e-8;
+    const valid = base.sum(-1).ge(options.minBaselinePoints ?? 8).to('float32'); // [B]
+    const nValid = valid.sum().item();
+    if (nValid === 0) return zeros([]);
+    const logT = typeof options.T === 'number' ? Math.log(options.T) : options.T.log();
+    // ||r_g B||_2 per sample and group; the tiny constant keeps sqrt differentiable at 0.
+    const norms = x.sub(y).mul(base.unsqueeze(1)).square().sum(-1).add(1e-20).sqrt().add(eps); // [B, G]
+    const logNorms = norms.log();
+    let sum: Tensor | null = null;
+    let count = 0;
+    for (let g = 0; g < groups; g++) {
+      for (let h = g + 1; h < groups; h++) {
+        const logAlpha = typeof logT === 'number' ? logT * (levels[h]! - levels[g]!) : logT.mul(levels[h]! - levels[g]!);
+        const dev = logNorms.select(1, g).sub(logNorms.select(1, h)).sub(logAlpha).abs();
+        const term = dev.mul(valid).sum().div(nValid);
+        sum = sum ? sum.add(term) : term;
+        count++;
+      }
+    }
+    return sum!.div(count);
+  });
+}
+
+export interface LossWeights {
+  /** Peak-mask weight of the reconstruction L1 (seed: 6) and the weight elsewhere (1). */
+  peakWeight: number;
+  baseWeight: number;
+  /** lambda_1..lambda_4 of section 5.4 (seed: 0.5, 0.1, 0.5, 0.2). */
+  deriv: number;
+  curv: number;
+  cons: number;
+  ratio: number;
+}
+
+export const SEED_LOSS_WEIGHTS: LossWeights = {
+  peakWeight: 6,
+  baseWeight: 1,
+  deriv: 0.5,
+  curv: 0.1,
+  cons: 0.5,
+  ratio: 0.2,
+};
+
+export interface LossParts {
+  rec: Tensor;
+  deriv: Tensor;
+  curv: Tensor;
+  cons: Tensor;
+  ratio: Tensor;
+  total: Tensor;
+}
+
+export interface LossBatch {
+  x: Tensor;
+  y: Tensor;
+  target: Tensor;
+  peak: Tensor;
+  base: Tensor;
+  levels: number[];
+  T: Tensor | number;
+  /** First group that takes part in consistency and the T constraint (1 leaves level 0 out; default 0). */
+  consFrom?: number;
+}
+
+/**
+ * Section 5.4: L = L_rec + l1 L_deriv + l2 L_curv + l3 L_cons + l4 L_T. The supervised terms use
+ * group 0 (level 0); consistency and the T constraint use the groups from consFrom on. Terms whose weight is
+ * 0 are not computed (they are reported as 0).
+ */
+export function totalLoss(batch: LossBatch, w: LossWeights): LossParts {
+  return tidy(() => {
+    const y0 = batch.y.select(1, 0);
+    const rec = peakWeightedL1(y0, batch.target, batch.peak, w.peakWeight, w.baseWeight);
+    const deriv = w.deriv !== 0 ? derivativeL1(y0, batch.target) : zeros([]);
+    const curv = w.curv !== 0 ? baselineCurvature(y0, batch.base) : zeros([]);
+    const from = batch.consFrom ?? 0;
+    const groups = batch.y.size(1) - from;
+    const ySelf = from === 0 ? batch.y : batch.y.narrow(1, from, groups);
+    const xSelf = from === 0 ? batch.x : batch.x.narrow(1, from, groups);
+    const levels = batch.levels.slice(from);
+    const cons = w.cons !== 0 ? consistencyL1(ySelf) : zeros([]);
+    const ratio = w.ratio !== 0 ? residualRatioLoss(xSelf, ySelf, batch.base, { levels, T: batch.T }) : zeros([]);
+    const total = rec.add(deriv.mul(w.deriv)).add(curv.mul(w.curv)).add(cons.mul(w.cons)).add(ratio.mul(w.ratio));
+    return { rec, deriv, curv, cons, ratio, total };
+  });
+}

@@ -1,0 +1,172 @@
+// End-to-end: reports in headless Chromium (Debian's chromium, driven by playwright-core). A
+// static report opens from disk with every chart drawn; a served PRL run updates its numbers live
+// when the preference point is dragged. Skips when /usr/bin/chromium is not installed.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import sharp from 'sharp';
+import { writeLongtailReport } from '../../src/report/longtail.js';
+import { writeRunReport } from '../../src/report/index.js';
+import { startReportServer, type RunningServer } from '../../src/report/server.js';
+import { syntheticAccuracy, syntheticGmm, syntheticLongtail, writeRun } from '../report/fixtures.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium): browser tests skipped`;
+if (skip) console.log(`# ${skip}`);
+
+type Browser = import('playwright-core').Browser;
+type Page = import('playwright-core').Page;
+
+let dir: string;
+let server: RunningServer;
+let browser: Browser;
+const evaluated: number[][] = [];
+
+before(async () => {
+  if (skip) return;
+  dir = mkdtempSync(join(tmpdir(), 'tailor-e2e-'));
+  writeRun(join(dir, 'runs', 'prl'), syntheticLongtail({ prl: true }));
+  const g = syntheticGmm();
+  writeRun(join(dir, 'runs', 'gmm'), g.model, { 'data.csv': g.csv, 'select.json': JSON.stringify(g.selection) });
+  writeLongtailReport(join(dir, 'runs', 'prl'));
+  writeRunReport(join(dir, 'runs', 'gmm'));
+  server = await startReportServer({
+    runsDir: join(dir, 'runs'),
+    port: 0,
+    evaluatePreference: async (_runDir, r) => {
+      evaluated.push(r);
+      return syntheticAccuracy(r);
+    },
+  });
+  const { chromium } = await import('playwright-core');
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Opens a page, failing on script errors and on any request that leaves file:// or the server. */
+async function open(url: string): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith('file://') && !u.startsWith(server.url) && !u.startsWith('data:')) problems.push(`external request ${u}`);
+  });
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  return { page, problems };
+}
+
+/** Every chart drew, and its screenshot is a picture (many colours, not a blank box). */
+async function assertChartsDrawn(page: Page, expected: string[], pictures = expected): Promise<void> {
+  const charts = await page.$$eval('[data-chart]', (els) => els.map((e) => ({ id: e.getAttribute('data-chart'), drawn: e.getAttribute('data-drawn'), error: e.getAttribute('data-error') })));
+  assert.deepEqual(charts.map((c) => c.id).sort(), [...expected].sort());
+  for (const c of charts) assert.equal(c.drawn, 'true', `chart ${c.id} did not draw: ${c.error}`);
+  for (const id of pictures) {
+    // The plotting surface only (canvas), so legends and labels alone cannot pass the check.
+    const png = await page.locator(`[data-chart="${id}"] canvas`).first().screenshot();
+    const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const colours = new Set<number>();
+    let coloured = 0;
+    for (let i = 0; i < data.length; i += info.channels) {
+      const [r, g, b] = [data[i]!, data[i + 1]!, data[i + 2]!];
+      colours.add((r << 16) | (g << 8) | b);
+      // Axes, grid and text are grey; data (series colours, heat-map ramps) is saturated.
+      if (Math.max(r, g, b) - Math.min(r, g, b) > 40) coloured++;
+    }
+    const pixels = data.length / info.channels;
+    assert.ok(colours.size >= 8, `chart ${id}: only ${colours.size} colours`);
+    assert.ok(coloured >= 150, `chart ${id}: only ${coloured} of ${pixels} pixels carry data colours`);
+  }
+}
+
+async function simplexValues(page: Page): Promise<Record<string, string>> {
+  return page.$$eval('#simplex-values td[data-key]', (tds) => Object.fromEntries(tds.map((td) => [td.getAttribute('data-key')!, td.textContent ?? ''])));
+}
+
+test('static report opens offline from disk with every chart drawn', { skip }, async () => {
+  const { page, problems } = await open(pathToFileURL(join(dir, 'runs', 'prl', 'report.html')).href);
+  try {
+    await assertChartsDrawn(page, ['loss', 'accuracy', 'lr', 'perClass', 'distributions', 'confusion', 'simplex']);
+    // Offline (no server), the simplex panel shows the values of the nearest grid point.
+    const text = await page.textContent('#simplex-status');
+    assert.match(text ?? '', /nearest grid point/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('served PRL run: dragging the preference point updates the numbers live', { skip }, async () => {
+  const index = await open(server.url + '/');
+  await index.page.click('a[href="/runs/prl/"]');
+  await index.page.waitForSelector('body[data-ready="true"]');
+  const page = index.page;
+  try {
+    // The static test above checks every picture; here the live control's.
+    await assertChartsDrawn(page, ['loss', 'accuracy', 'lr', 'perClass', 'distributions', 'confusion', 'simplex'], ['simplex']);
+    await page.waitForSelector('#simplex-values[data-state="ready"]');
+    const canvas = page.locator('.ternary-canvas');
+    const box = (await canvas.boundingBox())!;
+    const corners = JSON.parse((await canvas.getAttribute('data-corners'))!) as [number, number][];
+    const at = (w: number[]) => [box.x + w[0]! * corners[0]![0] + w[1]! * corners[1]![0] + w[2]! * corners[2]![0], box.y + w[0]! * corners[0]![1] + w[1]! * corners[1]![1] + w[2]! * corners[2]![1]] as const;
+
+    const dragTo = async (target: number[]) => {
+      const before = evaluated.length;
+      const [sx, sy] = at([1 / 3, 1 / 3, 1 / 3]);
+      const [tx, ty] = at(target);
+      await page.mouse.move(sx, sy);
+      await page.mouse.down();
+      await page.mouse.move(tx, ty, { steps: 8 });
+      await page.mouse.up();
+      await page.waitForFunction(() => document.querySelector('#simplex-values')?.getAttribute('data-state') === 'ready');
+      assert.ok(evaluated.length > before, 'the page queried the server');
+      const shown = await simplexValues(page);
+      const last = evaluated.at(-1)!;
+      const expected = syntheticAccuracy(last);
+      // The numbers on the page are the server's answer for the preference it last sent.
+      assert.equal(shown.few, (100 * expected.few).toFixed(2));
+      assert.equal(shown.many, (100 * expected.many).toFixed(2));
+      assert.equal(shown.backward50, (100 * expected.distributions.backward50!).toFixed(2));
+      const pref = ((await page.getAttribute('#simplex-values', 'data-preference')) ?? '').split(',').map(Number);
+      pref.forEach((v, i) => assert.ok(Math.abs(v - last[i]!) < 1e-3, `shown preference ${pref} vs sent ${last}`));
+      assert.match((await page.textContent('#simplex-status')) ?? '', /evaluated by the server/);
+      return { shown, last };
+    };
+
+    const tail = await dragTo([0.05, 0.05, 0.9]);
+    assert.ok(tail.last[2]! > 0.8, `dragged towards the backward corner: ${tail.last}`);
+    const head = await dragTo([0.9, 0.05, 0.05]);
+    assert.ok(head.last[0]! > 0.8, `dragged towards the forward corner: ${head.last}`);
+    // Moving from the backward to the forward expert moves accuracy from tail to head classes.
+    assert.ok(Number(head.shown.many) > Number(tail.shown.many));
+    assert.ok(Number(head.shown.few) < Number(tail.shown.few));
+    assert.deepEqual(index.problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('served GMM run draws the scatter with ellipses and the BIC curve', { skip }, async () => {
+  const { page, problems } = await open(server.url + '/runs/gmm/');
+  try {
+    await assertChartsDrawn(page, ['scatter', 'trace', 'bic']);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

@@ -1,0 +1,128 @@
+// The long-tail commands end to end on a tiny Fashion-MNIST-LT run, through the real CLI.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers.js';
+
+const fmnistAvailable = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
+const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+const tiny = ['--epochs', '1', '--train-max-per-class', '12', '--test-per-class', '4', '--quiet'];
+
+function tailor(...args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: repoRoot });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const DISTRIBUTIONS = [
+  'forward50',
+  'forward25',
+  'forward10',
+  'forward5',
+  'forward2',
+  'uniform',
+  'backward2',
+  'backward5',
+  'backward10',
+  'backward25',
+  'backward50',
+];
+
+test(
+  'train, test, test-all and test-time-train on PRL',
+  { skip: !fmnistAvailable && 'Fashion-MNIST not installed' },
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tailor-cli-'));
+    try {
+      const run = join(dir, 'prl');
+      const t = tailor('train', '-c', 'configs/fmnist_lt_ir100_prl.json', ...tiny, '--out', run);
+      assert.equal(t.code, 0, t.err);
+      const results = JSON.parse(readFileSync(join(run, 'results.json'), 'utf8'));
+      assert.equal(results.kind, 'longtail');
+      assert.deepEqual(Object.keys(results.distributions), DISTRIBUTIONS);
+      assert.equal(results.controllability.points.length, 66);
+
+      const one = tailor('test', '-r', run, '--json');
+      assert.equal(one.code, 0, one.err);
+      const u = JSON.parse(one.out);
+      assert.ok(u.top1 >= 0 && u.top1 <= 1);
+      assert.equal(u.n, 40);
+
+      const all = tailor('test-all', '-r', join(run, 'checkpoint-last.json'), '--json');
+      assert.equal(all.code, 0, all.err);
+      const a = JSON.parse(all.out);
+      assert.deepEqual(Object.keys(a.distributions), DISTRIBUTIONS);
+      for (const d of Object.values(a.distributions) as { top1: number; many: number | null }[])
+        assert.ok(d.top1 >= 0 && d.top1 <= 1);
+      assert.ok(typeof a.mean_top1 === 'number');
+
+      // Another preference changes the experts without retraining; it matches the grid's point.
+      const pref = tailor('test-all', '-r', run, '--json', '--preference', '0.8,0.1,0.1');
+      assert.equal(pref.code, 0, pref.err);
+      const p = JSON.parse(pref.out);
+      assert.deepEqual(
+        p.preference.map((v: number) => +v.toFixed(6)),
+        [0.8, 0.1, 0.1],
+      );
+      const point = results.controllability.points.find((q: { preference: number[] }) =>
+        q.preference.every((v, i) => Math.abs(v - [0.8, 0.1, 0.1][i]!) < 1e-9),
+      );
+      assert.ok(point, 'grid has the point 0.8/0.1/0.1');
+      for (const name of DISTRIBUTIONS)
+        assert.ok(Math.abs(point.distributions[name] - p.distributions[name].top1) < 1e-9, name);
+
+      const ttConfig = join(dir, 'tt.json');
+      writeFileSync(
+        ttConfig,
+        JSON.stringify({
+          name: 'tt',
+          method: 'both',
+          distributions: ['forward50', 'backward50'],
+          optimizer: { type: 'SGD', args: { lr: 0.025, momentum: 0.9 } },
+          trainer: { epochs: 1 },
+          data_loader: { args: { batch_size: 16 } },
+        }),
+      );
+      const tt = tailor('test-time-train', '-c', ttConfig, '-r', run, '--json');
+      assert.equal(tt.code, 0, tt.err);
+      const r = JSON.parse(tt.out);
+      for (const name of ['forward50', 'backward50']) {
+        const d = r.distributions[name];
+        assert.equal(d.weights.length, 3);
+        assert.ok(Math.abs(d.weights.reduce((s: number, v: number) => s + v, 0) - 1) < 1e-6);
+        assert.equal(d.preference.length, 3);
+        assert.ok(d.oracle.top1 >= 0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'user errors: bad config, missing checkpoint, wrong preference',
+  { skip: !fmnistAvailable && 'Fashion-MNIST not installed' },
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tailor-cli-err-'));
+    try {
+      const cfg = JSON.parse(readFileSync(join(repoRoot, 'configs', 'fmnist_lt_ir100_sade.json'), 'utf8'));
+      cfg.optimizer.args.momentun = 0.9;
+      writeFileSync(join(dir, 'bad.json'), JSON.stringify(cfg));
+      const bad = tailor('train', '-c', join(dir, 'bad.json'));
+      assert.equal(bad.code, 2);
+      assert.match(bad.err, /bad\.json: optimizer\.args\.momentun: unknown key; did you mean 'momentum'\?/);
+      const missing = tailor('test-all', '-r', join(dir, 'nothing'));
+      assert.equal(missing.code, 2);
+      assert.match(missing.err, /no checkpoint at/);
+      const run = join(dir, 'sade');
+      assert.equal(tailor('train', '-c', 'configs/fmnist_lt_ir100_sade.json', ...tiny, '--out', run).code, 0);
+      const pref = tailor('test-all', '-r', run, '--preference', '1,0,0');
+      assert.equal(pref.code, 2);
+      assert.match(pref.err, /PRL checkpoints only/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

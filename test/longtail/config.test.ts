@@ -1,0 +1,88 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseConfig, ConfigError } from '../../src/longtail/config/config.js';
+import { repoRoot } from '../helpers.js';
+
+const sade = {
+  name: 'Imbalance_CIFAR100_LT_IR100_SADE',
+  n_gpu: 1,
+  arch: {
+    type: 'ResNet32Model',
+    args: { num_classes: 100, reduce_dimension: true, use_norm: true, returns_feat: true, num_experts: 3 },
+  },
+  data_loader: {
+    type: 'ImbalanceCIFAR100DataLoader',
+    args: { data_dir: './data/CIFAR-100', batch_size: 128, shuffle: true, num_workers: 2, imb_factor: 0.01 },
+  },
+  optimizer: { type: 'SGD', args: { lr: 0.1, weight_decay: 5e-4, momentum: 0.9, nesterov: true } },
+  add_extra_info: true,
+  loss: { type: 'DiverseExpertLoss', args: { tau: 2 } },
+  lr_scheduler: { type: 'CustomLR', args: { step1: 160, step2: 180, gamma: 0.1, warmup_epoch: 5 } },
+  trainer: {
+    epochs: 200,
+    save_dir: 'saved/cifar100/ir100/sade',
+    save_period: 100,
+    verbosity: 2,
+    monitor: 'max val_accuracy',
+    tensorboard: false,
+  },
+};
+
+test('an official SADE config parses unchanged', () => {
+  const c = parseConfig(JSON.stringify(sade), 'sade.json');
+  assert.equal(c.arch.type, 'ResNet32Model');
+  assert.equal(c.trainer.epochs, 200);
+  assert.equal(c.prl, undefined);
+});
+
+test('every config in configs/ parses', () => {
+  for (const f of readdirSync(join(repoRoot, 'configs')).filter((f) => /^fmnist_lt_.*\.json$/.test(f))) {
+    parseConfig(readFileSync(join(repoRoot, 'configs', f), 'utf8'), f);
+  }
+});
+
+test('a misspelled key is an error naming it and suggesting the valid key', () => {
+  const bad = structuredClone(sade) as Record<string, unknown>;
+  (bad.optimizer as { args: Record<string, unknown> }).args = { lr: 0.1, wieght_decay: 5e-4 };
+  assert.throws(
+    () => parseConfig(JSON.stringify(bad), 'c.json'),
+    (e: Error) => {
+      assert.ok(e instanceof ConfigError);
+      assert.match(
+        e.message,
+        /c\.json: optimizer\.args\.wieght_decay: unknown key; did you mean 'weight_decay'\?/,
+      );
+      return true;
+    },
+  );
+  const bad2 = { ...sade, trainr: sade.trainer };
+  assert.throws(
+    () => parseConfig(JSON.stringify(bad2), 'c.json'),
+    /trainr: unknown key; did you mean 'trainer'/,
+  );
+  const bad3 = { ...sade, arch: { type: 'ResNet23Model', args: {} } };
+  assert.throws(
+    () => parseConfig(JSON.stringify(bad3), 'c.json'),
+    /arch\.type: unknown value 'ResNet23Model'; did you mean 'ResNet32Model'/,
+  );
+  const bad4 = { ...sade, trainer: { ...sade.trainer, epochs: -3 } };
+  assert.throws(() => parseConfig(JSON.stringify(bad4), 'c.json'), /trainer\.epochs: must be >= 1/);
+});
+
+test('invalid JSON reports line and column', () => {
+  assert.throws(
+    () => parseConfig('{\n  "name": "x",\n  "arch": }', 'broken.json'),
+    /broken\.json:3:\d+: invalid JSON/,
+  );
+});
+
+test('released PRL configs (use_hnet, Solvers) map to the released variant', () => {
+  const c = parseConfig(
+    JSON.stringify({ ...sade, use_hnet: true, Solvers: { name: 'stch', mu: 0.1, Z: 0 } }),
+    'prl.json',
+  );
+  assert.equal(c.prl?.variant, 'released');
+  assert.equal(c.prl?.mu, 0.1);
+});

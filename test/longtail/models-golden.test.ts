@@ -1,0 +1,130 @@
+// The multi-expert backbones against PyTorch 1.13 (test/golden/longtail/models.json, from
+// scripts/golden/longtail_models.py, which builds the models independently in RIDE/SADE's layout):
+// parameter names and shapes (after renaming layer3s.E -> experts.E.layer3, linears.E ->
+// experts.E.classifier), the mean output, per-expert logits and features, and gradients of a
+// fixed linear function of the output, in training mode (batch statistics). Every parameter and
+// the input are filled on both sides by the same integer hash, so no weights are stored.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as torch from '../../src/torch/index.js';
+import { ResNetImageNet, type ResNetImageNetOptions } from '../../src/longtail/models/resnet_imagenet.js';
+import { ResNetCifar, type ResNetCifarOptions } from '../../src/longtail/models/resnet_cifar.js';
+import { assertClose, goldenDir } from '../helpers.js';
+
+interface GoldenCase {
+  name: string;
+  options: Omit<ResNetImageNetOptions, 'classes'> | Omit<ResNetCifarOptions, 'classes'>;
+  input_shape: number[];
+  classes: number;
+  parameters: [string, number[]][];
+  num_parameters: number;
+  output: number[];
+  logits: number[];
+  logits_shape: number[];
+  feature_shape: number[];
+  feature_sums: number[];
+  feature_head: number[];
+  input_grad_sum: number;
+  input_grad_abs_sum: number;
+  grads: Record<string, { sum: number; abs_sum: number; head: number[] }>;
+}
+const golden = JSON.parse(readFileSync(join(goldenDir, 'longtail', 'models.json'), 'utf8')) as {
+  cases: GoldenCase[];
+};
+
+function nameHash(name: string): number {
+  let h = 0;
+  for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) % 1000003;
+  return h;
+}
+
+/** The generator's deterministic values: same uint32 arithmetic, same scaling, rounded to float32. */
+function deterministic(name: string, shape: number[]): Float32Array {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const h = nameHash(name);
+  const scale = shape.length >= 2 ? Math.sqrt(12 / (n / shape[0]!)) : 0;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    let x = (Math.imul(i, 0x9e3779b1) + h) >>> 0;
+    x ^= x >>> 16;
+    x = Math.imul(x, 0x85ebca6b);
+    x ^= x >>> 13;
+    x = Math.imul(x, 0xc2b2ae35);
+    x = (x ^ (x >>> 16)) >>> 0;
+    const u = x / 4294967296 - 0.5;
+    out[i] = shape.length >= 2 ? u * scale : name.endsWith('weight') ? 1 + 0.5 * u : 0.2 * u;
+  }
+  return out;
+}
+
+function build(c: GoldenCase): ResNetImageNet | ResNetCifar {
+  return 'arch' in c.options
+    ? new ResNetImageNet({ ...c.options, classes: c.classes })
+    : new ResNetCifar({ ...(c.options as Omit<ResNetCifarOptions, 'classes'>), classes: c.classes });
+}
+
+/** Compares with a tolerance relative to the largest magnitude (deep nets in float32). */
+function close(actual: ArrayLike<number>, expected: number[], rel: number, what: string): void {
+  const scale = Math.max(1e-6, ...expected.map(Math.abs));
+  assertClose(actual, expected, rel * scale, rel, what);
+}
+
+for (const c of golden.cases) {
+  test(`models golden: ${c.name}`, () => {
+    const before = torch.liveTensors();
+    const model = build(c);
+    try {
+      const own = [...model.namedParameters()].map(([n, p]) => `${n} [${p.shape.join(',')}]`).sort();
+      const ref = c.parameters.map(([n, s]) => `${n} [${s.join(',')}]`).sort();
+      assert.deepEqual(own, ref, 'parameter names and shapes differ from the PyTorch reference');
+      assert.equal(model.numParameters(), c.num_parameters);
+      torch.noGrad(() =>
+        torch.tidy(() => {
+          for (const [name, p] of model.namedParameters())
+            p.copy_(torch.tensor(deterministic(name, p.shape), { shape: p.shape }));
+        }),
+      );
+      model.train();
+      torch.tidy(() => {
+        const input = deterministic('input', c.input_shape).map((v) => v * 4);
+        const x = torch.tensor(input, { shape: c.input_shape }).requiresGrad_();
+        const { output, logits } = model.forward(x);
+        assert.deepEqual(logits.shape, c.logits_shape);
+        close(output.toFloat32Array(), c.output, 2e-3, 'output');
+        close(logits.toFloat32Array(), c.logits, 2e-3, 'logits');
+        const upstream = deterministic('upstream', output.shape).map((v) => v * 4);
+        output
+          .mul(torch.tensor(upstream, { shape: output.shape }))
+          .sum()
+          .backward();
+        const g = x.grad!.toFloat64Array();
+        close([g.reduce((a, b) => a + b, 0)], [c.input_grad_sum], 5e-3, 'input grad sum');
+        close([g.reduce((a, b) => a + Math.abs(b), 0)], [c.input_grad_abs_sum], 5e-3, 'input grad abs sum');
+        const params = model.stateDict();
+        for (const [name, ref] of Object.entries(c.grads)) {
+          const grad = params[name]!.grad;
+          assert.ok(grad, `${name} has no gradient`);
+          const v = grad.toFloat64Array();
+          close([v.reduce((a, b) => a + Math.abs(b), 0)], [ref.abs_sum], 5e-3, `${name} grad abs sum`);
+          close(v.subarray(0, 8), ref.head, 5e-3, `${name} grad head`);
+        }
+      });
+      // Features come from a separate (no-grad) pass; batch statistics make it identical.
+      torch.noGrad(() =>
+        torch.tidy(() => {
+          const input = deterministic('input', c.input_shape).map((v) => v * 4);
+          const f = model.expertFeatures(torch.tensor(input, { shape: c.input_shape }));
+          assert.deepEqual(f.shape, c.feature_shape);
+          close(f.sum(2).toFloat32Array(), c.feature_sums, 2e-3, 'feature sums');
+          close(f.slice(2, 0, 4).contiguous().toFloat32Array(), c.feature_head, 2e-3, 'feature head');
+        }),
+      );
+    } finally {
+      model.zeroGrad();
+      model.dispose();
+    }
+    assert.equal(torch.liveTensors(), before, 'tensors leaked');
+  });
+}
