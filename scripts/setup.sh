@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES="libtorch-dev libjemalloc2 python3-torch python3-sklearn python3-numpy dataset-fashion-mnist g++ make python3"
+APT_PACKAGES="libtorch-dev libjemalloc2 python3-torch python3-sklearn python3-numpy dataset-fashion-mnist chromium g++ make python3"
 missing=""
 for p in $APT_PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -2,9 +2,21 @@
 // dependency-free browser JavaScript apart from uPlot, which the page inlines before it).
 // The page carries its data as JSON in <script id="report-data">; every element with a
 // data-chart attribute names one chart spec of that JSON. A chart that drew sets data-drawn.
+/* global window, document, fetch, uPlot */
 (function () {
   'use strict';
-  var PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
+  var PALETTE = [
+    '#1f77b4',
+    '#d62728',
+    '#2ca02c',
+    '#ff7f0e',
+    '#9467bd',
+    '#8c564b',
+    '#e377c2',
+    '#7f7f7f',
+    '#bcbd22',
+    '#17becf',
+  ];
 
   function color(i) {
     return PALETTE[i % PALETTE.length];
@@ -35,7 +47,15 @@
     var f = x - i;
     var a = RAMP[i];
     var b = RAMP[i + 1];
-    return 'rgb(' + [0, 1, 2].map(function (k) { return Math.round(a[k] + f * (b[k] - a[k])); }).join(',') + ')';
+    return (
+      'rgb(' +
+      [0, 1, 2]
+        .map(function (k) {
+          return Math.round(a[k] + f * (b[k] - a[k]));
+        })
+        .join(',') +
+      ')'
+    );
   }
 
   function widthOf(el) {
@@ -79,9 +99,13 @@
     var axes = [axisFor(spec.xLabel), axisFor(spec.yLabel)];
     if (spec.xTicks) {
       axes[0].values = function (u, splits) {
-        return splits.map(function (v) { return Number.isInteger(v) && spec.xTicks[v] !== undefined ? spec.xTicks[v] : ''; });
+        return splits.map(function (v) {
+          return Number.isInteger(v) && spec.xTicks[v] !== undefined ? spec.xTicks[v] : '';
+        });
       };
-      axes[0].splits = function () { return spec.x.slice(); };
+      axes[0].splits = function () {
+        return spec.x.slice();
+      };
       axes[0].rotate = -30;
       axes[0].size = 60;
     }
@@ -106,18 +130,33 @@
     spec.series.forEach(function (s, si) {
       for (var i = 0; i < s.x.length; i++) all.push({ x: s.x[i], y: s.y[i], s: si });
     });
-    all.sort(function (a, b) { return a.x - b.x; });
-    var xs = all.map(function (p) { return p.x; });
+    all.sort(function (a, b) {
+      return a.x - b.x;
+    });
+    var xs = all.map(function (p) {
+      return p.x;
+    });
     var data = [xs];
     var series = [{ label: spec.xLabel || 'x' }];
     spec.series.forEach(function (s, si) {
-      data.push(all.map(function (p) { return p.s === si ? p.y : null; }));
+      data.push(
+        all.map(function (p) {
+          return p.s === si ? p.y : null;
+        }),
+      );
       series.push({
         label: s.label,
         stroke: s.color || color(si),
         fill: s.color || color(si),
-        paths: function () { return null; },
-        points: { show: true, size: spec.pointSize || 7, fill: s.color || color(si), stroke: s.color || color(si) },
+        paths: function () {
+          return null;
+        },
+        points: {
+          show: true,
+          size: spec.pointSize || 7,
+          fill: s.color || color(si),
+          stroke: s.color || color(si),
+        },
       });
     });
     var xScale = { time: false };
@@ -125,11 +164,22 @@
     var yScale = spec.yRange ? { range: spec.yRange } : { auto: true };
     if (spec.ellipses && spec.ellipses.length && !spec.yRange) {
       // Fit the ellipses into view as well as the points.
-      var lo = Infinity, hi = -Infinity, xlo = Infinity, xhi = -Infinity;
-      all.forEach(function (p) { lo = Math.min(lo, p.y); hi = Math.max(hi, p.y); xlo = Math.min(xlo, p.x); xhi = Math.max(xhi, p.x); });
+      var lo = Infinity,
+        hi = -Infinity,
+        xlo = Infinity,
+        xhi = -Infinity;
+      all.forEach(function (p) {
+        lo = Math.min(lo, p.y);
+        hi = Math.max(hi, p.y);
+        xlo = Math.min(xlo, p.x);
+        xhi = Math.max(xhi, p.x);
+      });
       spec.ellipses.forEach(function (e) {
         var r = Math.max(e.rx, e.ry);
-        lo = Math.min(lo, e.cy - r); hi = Math.max(hi, e.cy + r); xlo = Math.min(xlo, e.cx - r); xhi = Math.max(xhi, e.cx + r);
+        lo = Math.min(lo, e.cy - r);
+        hi = Math.max(hi, e.cy + r);
+        xlo = Math.min(xlo, e.cx - r);
+        xhi = Math.max(xhi, e.cx + r);
       });
       yScale = { range: [lo, hi] };
       xScale.range = [xlo, xhi];
@@ -206,11 +256,19 @@
     var cv = makeCanvas(el, margin + cell * m + 70, margin + cell * n + 10);
     var ctx = cv.ctx;
     var shown = spec.matrix.map(function (row) {
-      var total = row.reduce(function (a, b) { return a + b; }, 0);
-      return row.map(function (v) { return spec.normalizeRows ? (total > 0 ? v / total : NaN) : v; });
+      var total = row.reduce(function (a, b) {
+        return a + b;
+      }, 0);
+      return row.map(function (v) {
+        return spec.normalizeRows ? (total > 0 ? v / total : NaN) : v;
+      });
     });
     var max = 0;
-    shown.forEach(function (row) { row.forEach(function (v) { if (isFinite(v)) max = Math.max(max, v); }); });
+    shown.forEach(function (row) {
+      row.forEach(function (v) {
+        if (isFinite(v)) max = Math.max(max, v);
+      });
+    });
     for (var i = 0; i < n; i++) {
       for (var j = 0; j < m; j++) {
         ctx.fillStyle = ramp(max > 0 ? shown[i][j] / max : 0);
@@ -222,7 +280,8 @@
     if (showLabels) {
       ctx.textAlign = 'right';
       ctx.textBaseline = 'middle';
-      for (var r = 0; r < n; r++) ctx.fillText(String(spec.rows[r]).slice(0, 16), margin - 4, margin + (r + 0.5) * cell);
+      for (var r = 0; r < n; r++)
+        ctx.fillText(String(spec.rows[r]).slice(0, 16), margin - 4, margin + (r + 0.5) * cell);
       for (var c = 0; c < m; c++) {
         ctx.save();
         ctx.translate(margin + (c + 0.5) * cell, margin - 4);
@@ -248,8 +307,17 @@
       var j2 = Math.floor((ev.clientX - rect.left - margin) / cell);
       var i2 = Math.floor((ev.clientY - rect.top - margin) / cell);
       if (i2 >= 0 && i2 < n && j2 >= 0 && j2 < m) {
-        cv.canvas.title = (spec.yLabel || 'row') + ' ' + spec.rows[i2] + ', ' + (spec.xLabel || 'column') + ' ' + spec.cols[j2] +
-          ': ' + spec.matrix[i2][j2] + (spec.normalizeRows ? ' (' + pct(shown[i2][j2]) + '% of the row)' : '');
+        cv.canvas.title =
+          (spec.yLabel || 'row') +
+          ' ' +
+          spec.rows[i2] +
+          ', ' +
+          (spec.xLabel || 'column') +
+          ' ' +
+          spec.cols[j2] +
+          ': ' +
+          spec.matrix[i2][j2] +
+          (spec.normalizeRows ? ' (' + pct(shown[i2][j2]) + '% of the row)' : '');
       }
     });
     return cv;
@@ -262,7 +330,10 @@
     var B = [pad + side / 2, pad];
     var C = [pad + side, pad + h];
     return {
-      A: A, B: B, C: C, h: h,
+      A: A,
+      B: B,
+      C: C,
+      h: h,
       toXY: function (r) {
         return [r[0] * A[0] + r[1] * B[0] + r[2] * C[0], r[0] * A[1] + r[1] * B[1] + r[2] * C[1]];
       },
@@ -276,9 +347,15 @@
   }
 
   function projectToSimplex(r) {
-    var c = r.map(function (v) { return Math.max(0, v); });
+    var c = r.map(function (v) {
+      return Math.max(0, v);
+    });
     var s = c[0] + c[1] + c[2];
-    return s > 0 ? c.map(function (v) { return v / s; }) : [1 / 3, 1 / 3, 1 / 3];
+    return s > 0
+      ? c.map(function (v) {
+          return v / s;
+        })
+      : [1 / 3, 1 / 3, 1 / 3];
   }
 
   function nearestPoint(points, r) {
@@ -287,7 +364,10 @@
     points.forEach(function (p) {
       var d = 0;
       for (var k = 0; k < r.length; k++) d += (p.preference[k] - r[k]) * (p.preference[k] - r[k]);
-      if (d < bestD) { bestD = d; best = p; }
+      if (d < bestD) {
+        bestD = d;
+        best = p;
+      }
     });
     return best;
   }
@@ -321,7 +401,13 @@
 
     function render() {
       var metric = select.value;
-      var vals = spec.points.map(function (p) { return p.values[metric]; }).filter(function (v) { return v !== null && isFinite(v); });
+      var vals = spec.points
+        .map(function (p) {
+          return p.values[metric];
+        })
+        .filter(function (v) {
+          return v !== null && isFinite(v);
+        });
       var lo = Math.min.apply(null, vals.length ? vals : [0]);
       var hi = Math.max.apply(null, vals.length ? vals : [1]);
       ctx.clearRect(0, 0, cv.canvas.width, cv.canvas.height);
@@ -332,7 +418,8 @@
           if (r[0] < -0.01 || r[1] < -0.01 || r[2] < -0.01) continue;
           var p = nearestPoint(spec.points, r);
           var v = p ? p.values[metric] : null;
-          ctx.fillStyle = v === null || v === undefined ? 'rgb(220,220,220)' : ramp(hi > lo ? (v - lo) / (hi - lo) : 0.5);
+          ctx.fillStyle =
+            v === null || v === undefined ? 'rgb(220,220,220)' : ramp(hi > lo ? (v - lo) / (hi - lo) : 0.5);
           ctx.fillRect(x, y, step, step);
         }
       }
@@ -419,10 +506,26 @@
     });
 
     function show(values, r, note) {
-      keys.forEach(function (k) { cells[k].textContent = pct(values[k]); });
-      prefLine.textContent = 'r = (' + r.map(function (v) { return v.toFixed(3); }).join(', ') + ')';
+      keys.forEach(function (k) {
+        cells[k].textContent = pct(values[k]);
+      });
+      prefLine.textContent =
+        'r = (' +
+        r
+          .map(function (v) {
+            return v.toFixed(3);
+          })
+          .join(', ') +
+        ')';
       status.textContent = note;
-      table.setAttribute('data-preference', r.map(function (v) { return v.toFixed(4); }).join(','));
+      table.setAttribute(
+        'data-preference',
+        r
+          .map(function (v) {
+            return v.toFixed(4);
+          })
+          .join(','),
+      );
     }
 
     var inFlight = false;
@@ -430,23 +533,48 @@
     function query(r) {
       if (!live) {
         var p = nearestPoint(spec.points, r);
-        if (p) show(p.values, r, 'values of the nearest grid point r = (' + p.preference.map(function (v) { return v.toFixed(2); }).join(', ') + '); run `tailor serve` for exact values');
+        if (p)
+          show(
+            p.values,
+            r,
+            'values of the nearest grid point r = (' +
+              p.preference
+                .map(function (v) {
+                  return v.toFixed(2);
+                })
+                .join(', ') +
+              '); run `tailor serve` for exact values',
+          );
         table.setAttribute('data-state', 'ready');
         return;
       }
-      if (inFlight) { pending = r; return; }
+      if (inFlight) {
+        pending = r;
+        return;
+      }
       inFlight = true;
       table.setAttribute('data-state', 'pending');
-      var url = live.endpoint + '?r=' + r.map(function (v) { return v.toFixed(6); }).join(',');
+      var url =
+        live.endpoint +
+        '?r=' +
+        r
+          .map(function (v) {
+            return v.toFixed(6);
+          })
+          .join(',');
       fetch(url, { method: 'GET' })
         .then(function (res) {
-          return res.json().then(function (body) { return { ok: res.ok, status: res.status, body: body }; });
+          return res.json().then(function (body) {
+            return { ok: res.ok, status: res.status, body: body };
+          });
         })
         .then(function (out) {
           if (!out.ok) throw new Error(out.body && out.body.error ? out.body.error : 'HTTP ' + out.status);
           var b = out.body;
           var values = { top1: b.top1, many: b.many, medium: b.medium, few: b.few };
-          Object.keys(b.distributions || {}).forEach(function (d) { values[d] = b.distributions[d]; });
+          Object.keys(b.distributions || {}).forEach(function (d) {
+            values[d] = b.distributions[d];
+          });
           show(values, b.preference || r, 'evaluated by the server in ' + fmt(b.seconds, 3) + ' s');
         })
         .catch(function (err) {

@@ -13,6 +13,7 @@ const commands: Record<string, CommandEntry> = {
   test: { summary: 'evaluate a long-tail checkpoint on the uniform test set', load: () => import('./commands/test.js') },
   'test-all': { summary: 'evaluate a long-tail checkpoint on the eleven test distributions', load: () => import('./commands/test-all.js') },
   'test-time-train': { summary: 'test-time aggregation / preference search on the eleven distributions', load: () => import('./commands/test-time-train.js') },
+  compare: { summary: 'compare long-tail runs over the eleven test distributions', load: () => import('./commands/compare.js') },
   version: { summary: 'print the version and the engine build', load: () => import('./commands/version.js') },
   data: { summary: 'long-tailed data sets: per-class counts, shot groups, test-set sizes', load: () => import('./commands/data.js') },
   gmm: { summary: 'Gaussian mixtures by EM: fit, predict, score, select (BIC), sample', load: () => import('./commands/gmm.js') },

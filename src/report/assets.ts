@@ -25,7 +25,7 @@ function read(path: string, remedy: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`report: cannot read ${path} (${(error as Error).message}); ${remedy}`);
+    throw new Error(`report: cannot read ${path} (${(error as Error).message}); ${remedy}`, { cause: error });
   }
 }
 
@@ -38,7 +38,10 @@ export function reportAssets(): ReportAssets {
     // A literal "</script" inside inlined code would end the element early.
     uplotJs: js.replace(/<\/script/gi, '<\\/script'),
     uplotCss: read(join(uplot, 'uPlot.min.css'), "run 'npm install'"),
-    clientJs: read(join(root, 'web', 'report.js'), 'the checkout is incomplete').replace(/<\/script/gi, '<\\/script'),
+    clientJs: read(join(root, 'web', 'report.js'), 'the checkout is incomplete').replace(
+      /<\/script/gi,
+      '<\\/script',
+    ),
   };
   return cached;
 }

@@ -8,7 +8,9 @@ const GROUPS = ['top1', 'many', 'medium', 'few'] as const;
 /** Validates the grid; errors name the field (source says where it came from). */
 export function parseControllability(value: unknown, source: string): ControllabilityGrid {
   const fail = (what: string): never => {
-    throw new Error(`${source}: ${what} (expected { experts, points: [{ preference, many, medium, few, top1, distributions }] })`);
+    throw new Error(
+      `${source}: ${what} (expected { experts, points: [{ preference, many, medium, few, top1, distributions }] })`,
+    );
   };
   if (typeof value !== 'object' || value === null) fail('not an object');
   const g = value as Partial<ControllabilityGrid>;
@@ -17,12 +19,18 @@ export function parseControllability(value: unknown, source: string): Controllab
   const isNum = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
   g.points!.forEach((p, i) => {
     if (!p || typeof p !== 'object') fail(`points[${i}] is not an object`);
-    if (!Array.isArray(p.preference) || p.preference.length !== g.experts || !p.preference.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+    if (
+      !Array.isArray(p.preference) ||
+      p.preference.length !== g.experts ||
+      !p.preference.every((v) => typeof v === 'number' && Number.isFinite(v))
+    ) {
       fail(`points[${i}].preference is not ${g.experts} numbers`);
     }
     for (const k of GROUPS) if (!isNum(p[k])) fail(`points[${i}].${k} is not a number or null`);
-    if (typeof p.distributions !== 'object' || p.distributions === null) fail(`points[${i}].distributions is missing`);
-    for (const [d, v] of Object.entries(p.distributions)) if (!isNum(v)) fail(`points[${i}].distributions.${d} is not a number or null`);
+    if (typeof p.distributions !== 'object' || p.distributions === null)
+      fail(`points[${i}].distributions is missing`);
+    for (const [d, v] of Object.entries(p.distributions))
+      if (!isNum(v)) fail(`points[${i}].distributions.${d} is not a number or null`);
   });
   return g as ControllabilityGrid;
 }
@@ -37,7 +45,10 @@ export function controllabilitySection(grid: ControllabilityGrid, charts: Record
   const dists = [...new Set(grid.points.flatMap((p) => Object.keys(p.distributions)))];
   const metrics = [...GROUPS, ...dists];
   const valuesOf = (p: ControllabilityGrid['points'][number]): Record<string, number | null> => ({
-    top1: p.top1, many: p.many, medium: p.medium, few: p.few,
+    top1: p.top1,
+    many: p.many,
+    medium: p.medium,
+    few: p.few,
     ...Object.fromEntries(dists.map((d) => [d, p.distributions[d] ?? null])),
   });
   const names = expertNames(grid.experts);
@@ -49,11 +60,18 @@ export function controllabilitySection(grid: ControllabilityGrid, charts: Record
       metrics,
       points: grid.points.map((p) => ({ preference: p.preference, values: valuesOf(p) })),
     };
-    figure = chartDiv('simplex', 'Accuracy over the preference simplex (colour: the chosen metric). Drag the point: the panel shows the values for that preference.');
+    figure = chartDiv(
+      'simplex',
+      'Accuracy over the preference simplex (colour: the chosen metric). Drag the point: the panel shows the values for that preference.',
+    );
   } else if (grid.experts === 2 && grid.points.length > 0) {
     const pts = [...grid.points].sort((a, b) => a.preference[0]! - b.preference[0]!);
     charts.simplex = {
-      type: 'lines', x: pts.map((p) => p.preference[0]!), xLabel: `weight of ${names[0]}`, yLabel: 'accuracy', yRange: [0, 1],
+      type: 'lines',
+      x: pts.map((p) => p.preference[0]!),
+      xLabel: `weight of ${names[0]}`,
+      yLabel: 'accuracy',
+      yRange: [0, 1],
       series: GROUPS.map((k) => ({ label: k, values: pts.map((p) => p[k]) })),
     };
     figure = chartDiv('simplex', 'Accuracy against the preference of the first expert.');
@@ -68,7 +86,12 @@ export function controllabilitySection(grid: ControllabilityGrid, charts: Record
   ]);
   return section(
     'Controllability (preference grid)',
-    figure + `<details open><summary>Table (${grid.points.length} preferences)</summary>${table(header.map((h) => h), rows.map((r) => r.map(escapeHtml)), 'id="controllability"')}</details>`,
+    figure +
+      `<details open><summary>Table (${grid.points.length} preferences)</summary>${table(
+        header.map((h) => h),
+        rows.map((r) => r.map(escapeHtml)),
+        'id="controllability"',
+      )}</details>`,
     'controllability',
   );
 }

@@ -12,7 +12,16 @@ import type { ChartSpec, Ellipse, ReportPage } from './types.js';
 export interface GmmSelectionJson {
   n: number;
   d: number;
-  rows: { k: number; covarianceType: string; bic: number; aic: number; logLik: number; nParameters: number; converged: boolean; error?: string }[];
+  rows: {
+    k: number;
+    covarianceType: string;
+    bic: number;
+    aic: number;
+    logLik: number;
+    nParameters: number;
+    converged: boolean;
+    error?: string;
+  }[];
   best: { k: number; covarianceType: string; bic: number } | null;
 }
 
@@ -22,14 +31,25 @@ export function isGmmModel(v: unknown): v is GaussianModelJson {
 
 export function isGmmSelection(v: unknown): v is GmmSelectionJson {
   const r = (v as { rows?: unknown })?.rows;
-  return Array.isArray(r) && r.length > 0 && typeof r[0] === 'object' && r[0] !== null && 'covarianceType' in r[0] && 'bic' in r[0];
+  return (
+    Array.isArray(r) &&
+    r.length > 0 &&
+    typeof r[0] === 'object' &&
+    r[0] !== null &&
+    'covarianceType' in r[0] &&
+    'bic' in r[0]
+  );
 }
 
 /** Covariance matrix of component k in the model's covariance shape. */
-export function componentCovariance(m: Pick<GaussianModelJson, 'covarianceType' | 'covariances' | 'nFeatures'>, k: number): number[][] {
+export function componentCovariance(
+  m: Pick<GaussianModelJson, 'covarianceType' | 'covariances' | 'nFeatures'>,
+  k: number,
+): number[][] {
   const d = m.nFeatures;
   const c = m.covariances as unknown[];
-  const diag = (v: number[]) => Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? v[i]! : 0)));
+  const diag = (v: number[]) =>
+    Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? v[i]! : 0)));
   switch (m.covarianceType) {
     case 'full':
       return c[k] as number[][];
@@ -43,23 +63,36 @@ export function componentCovariance(m: Pick<GaussianModelJson, 'covarianceType' 
 }
 
 /** Two orthonormal directions to draw: the first two axes (d <= 2) or principal components. */
-export function projectionBasis(x: CsvMatrix | null, d: number): { basis: number[][]; labels: [string, string]; pca: boolean } {
+export function projectionBasis(
+  x: CsvMatrix | null,
+  d: number,
+): { basis: number[][]; labels: [string, string]; pca: boolean } {
   const names = x?.columns ?? Array.from({ length: d }, (_, j) => `x${j + 1}`);
   if (d <= 2 || !x || x.rows < 3) {
     const e = (i: number) => Array.from({ length: d }, (_, j) => (j === i ? 1 : 0));
-    return { basis: [e(0), d > 1 ? e(1) : e(0)], labels: [names[0]!, d > 1 ? names[1]! : names[0]!], pca: false };
+    return {
+      basis: [e(0), d > 1 ? e(1) : e(0)],
+      labels: [names[0]!, d > 1 ? names[1]! : names[0]!],
+      pca: false,
+    };
   }
   const mean = new Array<number>(d).fill(0);
   for (let i = 0; i < x.rows; i++) for (let j = 0; j < d; j++) mean[j]! += x.data[i * d + j]! / x.rows;
   const cov = Matrix.zeros(d, d);
   for (let i = 0; i < x.rows; i++)
     for (let a = 0; a < d; a++)
-      for (let b = 0; b < d; b++) cov.set(a, b, cov.get(a, b) + ((x.data[i * d + a]! - mean[a]!) * (x.data[i * d + b]! - mean[b]!)) / (x.rows - 1));
+      for (let b = 0; b < d; b++)
+        cov.set(
+          a,
+          b,
+          cov.get(a, b) + ((x.data[i * d + a]! - mean[a]!) * (x.data[i * d + b]! - mean[b]!)) / (x.rows - 1),
+        );
   const evd = new EigenvalueDecomposition(cov, { assumeSymmetric: true });
   const order = evd.realEigenvalues.map((v, i) => [v, i] as const).sort((p, q) => q[0] - p[0]);
   const vec = (i: number) => evd.eigenvectorMatrix.getColumn(order[i]![1]);
   const total = evd.realEigenvalues.reduce((s, v) => s + Math.max(0, v), 0);
-  const share = (i: number) => (total > 0 ? ` (${((100 * order[i]![0]) / total).toFixed(1)} % of variance)` : '');
+  const share = (i: number) =>
+    total > 0 ? ` (${((100 * order[i]![0]) / total).toFixed(1)} % of variance)` : '';
   return { basis: [vec(0), vec(1)], labels: [`PC1${share(0)}`, `PC2${share(1)}`], pca: true };
 }
 
@@ -83,7 +116,13 @@ export function projectedEllipse(mean: number[], cov: number[][], basis: number[
   const l1 = tr + disc;
   const l2 = Math.max(0, tr - disc);
   const angle = 0.5 * Math.atan2(2 * b, a - c);
-  return { cx: dot(u, mean), cy: dot(v, mean), rx: 2 * Math.sqrt(Math.max(0, l1)), ry: 2 * Math.sqrt(l2), angle };
+  return {
+    cx: dot(u, mean),
+    cy: dot(v, mean),
+    rx: 2 * Math.sqrt(Math.max(0, l1)),
+    ry: 2 * Math.sqrt(l2),
+    angle,
+  };
 }
 
 /** The training data named by the model (options.data), looked up beside the run as well. */
@@ -97,7 +136,8 @@ function findData(runDir: string, model: GaussianModelJson): CsvMatrix | null {
     if (!existsSync(file)) continue;
     try {
       const all = readMatrixCsv(file);
-      const cols = model.columns && model.columns.every((c) => all.columns.includes(c)) ? model.columns : undefined;
+      const cols =
+        model.columns && model.columns.every((c) => all.columns.includes(c)) ? model.columns : undefined;
       const x = cols ? readMatrixCsv(file, cols) : all;
       if (x.cols === model.nFeatures) return x;
     } catch {
@@ -109,13 +149,24 @@ function findData(runDir: string, model: GaussianModelJson): CsvMatrix | null {
 
 const MAX_POINTS = 5000;
 
-export function gmmModelSections(model: GaussianModelJson, x: CsvMatrix | null, charts: Record<string, ChartSpec>): string[] {
+export function gmmModelSections(
+  model: GaussianModelJson,
+  x: CsvMatrix | null,
+  charts: Record<string, ChartSpec>,
+): string[] {
   const out: string[] = [];
   const d = model.nFeatures;
   const K = model.nComponents;
   const { basis, labels, pca } = projectionBasis(x, d);
-  const ellipses = model.means.map((mu, k) => ({ ...projectedEllipse(mu, componentCovariance(model, k), basis), label: `component ${k + 1}` }));
-  const series: { label: string; x: number[]; y: number[] }[] = Array.from({ length: K }, (_, k) => ({ label: `component ${k + 1} (weight ${model.weights[k]!.toFixed(3)})`, x: [], y: [] }));
+  const ellipses = model.means.map((mu, k) => ({
+    ...projectedEllipse(mu, componentCovariance(model, k), basis),
+    label: `component ${k + 1}`,
+  }));
+  const series: { label: string; x: number[]; y: number[] }[] = Array.from({ length: K }, (_, k) => ({
+    label: `component ${k + 1} (weight ${model.weights[k]!.toFixed(3)})`,
+    x: [],
+    y: [],
+  }));
   let caption = 'Component means (squares) and 2-sigma ellipses';
   if (x) {
     const { model: gm } = gaussianModelFromJson(model, 'results.json');
@@ -134,30 +185,57 @@ export function gmmModelSections(model: GaussianModelJson, x: CsvMatrix | null, 
       s.y.push(ellipses[k]!.cy);
     });
   }
-  charts.scatter = { type: 'scatter', xLabel: labels[0], yLabel: labels[1], series, ellipses, pointSize: x ? 5 : 9 };
+  charts.scatter = {
+    type: 'scatter',
+    xLabel: labels[0],
+    yLabel: labels[1],
+    series,
+    ellipses,
+    pointSize: x ? 5 : 9,
+  };
   out.push(
     section(
       'Data and components',
-      chartDiv('scatter', caption) + (x ? '' : note(`The training data (${String(model.options?.data ?? 'not recorded')}) was not found; put it beside results.json as data.csv to draw it.`)),
+      chartDiv('scatter', caption) +
+        (x
+          ? ''
+          : note(
+              `The training data (${String(model.options?.data ?? 'not recorded')}) was not found; put it beside results.json as data.csv to draw it.`,
+            )),
       'scatter',
     ),
   );
-  const rows = model.means.map((mu, k) => [String(k + 1), num(model.weights[k], 4), escapeHtml(mu.map((v) => num(v, 3)).join(', '))]);
+  const rows = model.means.map((mu, k) => [
+    String(k + 1),
+    num(model.weights[k], 4),
+    escapeHtml(mu.map((v) => num(v, 3)).join(', ')),
+  ]);
   out.push(
     section(
       'Fit',
-      table(['', ''], [
-        ['covariance', escapeHtml(model.covarianceType)],
-        ['K, d, n', `${K}, ${d}, ${model.nSamples}`],
-        ['mean log-likelihood', num(model.score, 5)],
-        ['BIC / AIC', `${num(model.bic, 3)} / ${num(model.aic, 3)}`],
-        ['EM iterations', `${model.nIter} (${model.converged ? 'converged' : 'not converged'})`],
-      ]) + table(['component', 'weight', 'mean'], rows, 'id="components"'),
+      table(
+        ['', ''],
+        [
+          ['covariance', escapeHtml(model.covarianceType)],
+          ['K, d, n', `${K}, ${d}, ${model.nSamples}`],
+          ['mean log-likelihood', num(model.score, 5)],
+          ['BIC / AIC', `${num(model.bic, 3)} / ${num(model.aic, 3)}`],
+          ['EM iterations', `${model.nIter} (${model.converged ? 'converged' : 'not converged'})`],
+        ],
+      ) + table(['component', 'weight', 'mean'], rows, 'id="components"'),
       'fit',
     ),
   );
   if (model.trace && model.trace.length > 1) {
-    charts.trace = { type: 'lines', x: model.trace.map((_, i) => i + 1), xLabel: 'EM iteration', integerX: true, yLabel: 'mean log-likelihood (lower bound)', series: [{ label: 'lower bound', values: model.trace }], height: 220 };
+    charts.trace = {
+      type: 'lines',
+      x: model.trace.map((_, i) => i + 1),
+      xLabel: 'EM iteration',
+      integerX: true,
+      yLabel: 'mean log-likelihood (lower bound)',
+      series: [{ label: 'lower bound', values: model.trace }],
+      height: 220,
+    };
     out.push(section('EM trace', chartDiv('trace', 'Lower bound per EM iteration (best start).'), 'trace'));
   }
   return out;
@@ -167,7 +245,12 @@ export function bicSection(sel: GmmSelectionJson, charts: Record<string, ChartSp
   const ks = [...new Set(sel.rows.map((r) => r.k))].sort((a, b) => a - b);
   const types = [...new Set(sel.rows.map((r) => r.covarianceType))];
   charts.bic = {
-    type: 'lines', x: ks, xLabel: 'K (components)', integerX: true, yLabel: 'BIC (lower is better)', zoom: false,
+    type: 'lines',
+    x: ks,
+    xLabel: 'K (components)',
+    integerX: true,
+    yLabel: 'BIC (lower is better)',
+    zoom: false,
     series: types.map((t) => ({
       label: t,
       points: true,
@@ -178,13 +261,23 @@ export function bicSection(sel: GmmSelectionJson, charts: Record<string, ChartSp
     })),
   };
   const rows = sel.rows.map((r) => [
-    String(r.k) + (sel.best && sel.best.k === r.k && sel.best.covarianceType === r.covarianceType ? ' *' : ''),
-    escapeHtml(r.covarianceType), num(r.bic, 3), num(r.aic, 3), num(r.logLik, 3), String(r.nParameters), r.error ? escapeHtml(r.error) : r.converged ? 'yes' : 'no',
+    String(r.k) +
+      (sel.best && sel.best.k === r.k && sel.best.covarianceType === r.covarianceType ? ' *' : ''),
+    escapeHtml(r.covarianceType),
+    num(r.bic, 3),
+    num(r.aic, 3),
+    num(r.logLik, 3),
+    String(r.nParameters),
+    r.error ? escapeHtml(r.error) : r.converged ? 'yes' : 'no',
   ]);
   return section(
     'BIC by K',
     chartDiv('bic', `BIC of each K and covariance type (n = ${sel.n}, d = ${sel.d}).`) +
-      table(['K', 'covariance', 'BIC', 'AIC', 'log-likelihood', 'parameters', 'converged'], rows, 'id="bic"') +
+      table(
+        ['K', 'covariance', 'BIC', 'AIC', 'log-likelihood', 'parameters', 'converged'],
+        rows,
+        'id="bic"',
+      ) +
       (sel.best ? `<p>Smallest BIC: K = ${sel.best.k}, ${escapeHtml(sel.best.covarianceType)}.</p>` : ''),
     'bic',
   );
@@ -194,7 +287,7 @@ function readJson(path: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new Error(`${path}: ${(error as Error).message}`);
+    throw new Error(`${path}: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -225,7 +318,15 @@ export function gmmPage(runDir: string, results: unknown): ReportPage {
     };
   }
   if (isGmmSelection(results)) {
-    return { title: 'Gaussian mixture model selection', subtitle: `n = ${results.n}, d = ${results.d}`, kind: 'gmm-select', sections: [bicSection(results, charts)], charts };
+    return {
+      title: 'Gaussian mixture model selection',
+      subtitle: `n = ${results.n}, d = ${results.d}`,
+      kind: 'gmm-select',
+      sections: [bicSection(results, charts)],
+      charts,
+    };
   }
-  throw new Error(`${join(runDir, 'results.json')}: not a 'tailor gmm fit' model or 'tailor gmm select --json' table`);
+  throw new Error(
+    `${join(runDir, 'results.json')}: not a 'tailor gmm fit' model or 'tailor gmm select --json' table`,
+  );
 }

@@ -30,12 +30,15 @@ export function readResults(runDir: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`${path}: cannot read (${(error as Error).message}); a run directory holds the results.json its command wrote`);
+    throw new Error(
+      `${path}: cannot read (${(error as Error).message}); a run directory holds the results.json its command wrote`,
+      { cause: error },
+    );
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new Error(`${path}: not valid JSON (${(error as Error).message})`);
+    throw new Error(`${path}: not valid JSON (${(error as Error).message})`, { cause: error });
   }
 }
 

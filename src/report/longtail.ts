@@ -11,8 +11,17 @@ import { parseControllability, controllabilitySection } from './controllability.
 import type { ChartSpec, ReportPage } from './types.js';
 
 export const DISTRIBUTION_ORDER = [
-  'forward50', 'forward25', 'forward10', 'forward5', 'forward2', 'uniform',
-  'backward2', 'backward5', 'backward10', 'backward25', 'backward50',
+  'forward50',
+  'forward25',
+  'forward10',
+  'forward5',
+  'forward2',
+  'uniform',
+  'backward2',
+  'backward5',
+  'backward10',
+  'backward25',
+  'backward50',
 ];
 
 /** many: more than 100 training images; few: fewer than 20 (as src/longtail/metrics.ts). */
@@ -27,7 +36,9 @@ function className(r: LongtailResults, c: number): string {
 /** Checks the fields the report reads, naming the first one that is wrong. */
 export function validateLongtailResults(value: unknown, source: string): LongtailResults {
   const fail = (what: string): never => {
-    throw new Error(`${source}: ${what} (expected results.json written by 'tailor train' or 'tailor test-all')`);
+    throw new Error(
+      `${source}: ${what} (expected results.json written by 'tailor train' or 'tailor test-all')`,
+    );
   };
   if (typeof value !== 'object' || value === null) fail('not a JSON object');
   const r = value as Partial<LongtailResults>;
@@ -35,7 +46,8 @@ export function validateLongtailResults(value: unknown, source: string): Longtai
   if (!r.dataset || !Array.isArray(r.dataset.train_counts)) fail("field 'dataset.train_counts' is missing");
   if (!r.uniform || !Array.isArray(r.uniform.per_class)) fail("field 'uniform.per_class' is missing");
   if (!Array.isArray(r.uniform!.confusion)) fail("field 'uniform.confusion' is missing");
-  if (typeof r.distributions !== 'object' || r.distributions === null) fail("field 'distributions' is missing");
+  if (typeof r.distributions !== 'object' || r.distributions === null)
+    fail("field 'distributions' is missing");
   if (r.history !== undefined && !Array.isArray(r.history)) fail("field 'history' is not an array");
   return r as LongtailResults;
 }
@@ -52,9 +64,10 @@ export function readMetricsJsonl(path: string): EpochRecord[] {
       try {
         rec = JSON.parse(line);
       } catch (error) {
-        throw new Error(`${path} line ${i + 1}: not JSON (${(error as Error).message})`);
+        throw new Error(`${path} line ${i + 1}: not JSON (${(error as Error).message})`, { cause: error });
       }
-      if (typeof rec === 'object' && rec !== null && typeof (rec as EpochRecord).epoch === 'number') out.push(rec as EpochRecord);
+      if (typeof rec === 'object' && rec !== null && typeof (rec as EpochRecord).epoch === 'number')
+        out.push(rec as EpochRecord);
     });
   return out;
 }
@@ -63,25 +76,50 @@ function summarySection(r: LongtailResults): string {
   const u = r.uniform;
   const info = [
     ['method', escapeHtml(r.method)],
-    ['data set', escapeHtml(`${r.dataset.name} (${r.dataset.classes} classes, ${r.dataset.profile} profile, imbalance ${r.dataset.imbalance})`)],
+    [
+      'data set',
+      escapeHtml(
+        `${r.dataset.name} (${r.dataset.classes} classes, ${r.dataset.profile} profile, imbalance ${r.dataset.imbalance})`,
+      ),
+    ],
     ['checkpoint', escapeHtml(r.checkpoint)],
     ...(r.preference ? [['preference r', escapeHtml(r.preference.map((v) => v.toFixed(3)).join(', '))]] : []),
-    ['uniform test set', escapeHtml(`${u.n} images; top-1 ${pct(u.top1)} %, many ${pct(u.many)}, medium ${pct(u.medium)}, few ${pct(u.few)}, ECE ${num(u.ece, 4)}`)],
+    [
+      'uniform test set',
+      escapeHtml(
+        `${u.n} images; top-1 ${pct(u.top1)} %, many ${pct(u.many)}, medium ${pct(u.medium)}, few ${pct(u.few)}, ECE ${num(u.ece, 4)}`,
+      ),
+    ],
     ['mean top-1 over the eleven distributions', escapeHtml(`${pct(r.mean_top1)} %`)],
   ];
   return section('Summary', table(['', ''], info, 'id="summary"'), 'summary');
 }
 
 function curvesSection(history: EpochRecord[], charts: Record<string, ChartSpec>): string {
-  if (history.length === 0) return section('Training curves', note('No epoch history in results.json or metrics.jsonl.'), 'curves');
+  if (history.length === 0)
+    return section('Training curves', note('No epoch history in results.json or metrics.jsonl.'), 'curves');
   const x = history.map((h) => h.epoch);
   const val = (k: 'top1' | 'many' | 'medium' | 'few') => history.map((h) => h.val?.[k] ?? null);
   charts.loss = {
-    type: 'lines', x, xLabel: 'epoch', integerX: true, yLabel: 'training loss',
-    series: [{ label: 'train loss', values: history.map((h) => (Number.isFinite(h.train_loss) ? h.train_loss : null)) }],
+    type: 'lines',
+    x,
+    xLabel: 'epoch',
+    integerX: true,
+    yLabel: 'training loss',
+    series: [
+      {
+        label: 'train loss',
+        values: history.map((h) => (Number.isFinite(h.train_loss) ? h.train_loss : null)),
+      },
+    ],
   };
   charts.accuracy = {
-    type: 'lines', x, xLabel: 'epoch', integerX: true, yLabel: 'accuracy', yRange: [0, 1],
+    type: 'lines',
+    x,
+    xLabel: 'epoch',
+    integerX: true,
+    yLabel: 'accuracy',
+    yRange: [0, 1],
     series: [
       { label: 'train acc', values: history.map((h) => h.train_acc), dash: true },
       { label: 'test top-1', values: val('top1') },
@@ -90,11 +128,22 @@ function curvesSection(history: EpochRecord[], charts: Record<string, ChartSpec>
       { label: 'few', values: val('few') },
     ],
   };
-  charts.lr = { type: 'lines', x, xLabel: 'epoch', integerX: true, yLabel: 'learning rate', series: [{ label: 'lr', values: history.map((h) => h.lr) }], height: 200 };
+  charts.lr = {
+    type: 'lines',
+    x,
+    xLabel: 'epoch',
+    integerX: true,
+    yLabel: 'learning rate',
+    series: [{ label: 'lr', values: history.map((h) => h.lr) }],
+    height: 200,
+  };
   return section(
     'Training curves',
     chartDiv('loss', 'Training loss per epoch.') +
-      chartDiv('accuracy', 'Training accuracy and uniform test accuracy (top-1 and shot groups) per epoch; drag to zoom, double-click to reset.') +
+      chartDiv(
+        'accuracy',
+        'Training accuracy and uniform test accuracy (top-1 and shot groups) per epoch; drag to zoom, double-click to reset.',
+      ) +
       chartDiv('lr', 'Learning rate schedule.'),
     'curves',
   );
@@ -102,7 +151,11 @@ function curvesSection(history: EpochRecord[], charts: Record<string, ChartSpec>
 
 function perClassSection(r: LongtailResults, charts: Record<string, ChartSpec>): string {
   const counts = r.dataset.train_counts;
-  const groups = { many: { x: [] as number[], y: [] as number[] }, medium: { x: [] as number[], y: [] as number[] }, few: { x: [] as number[], y: [] as number[] } };
+  const groups = {
+    many: { x: [] as number[], y: [] as number[] },
+    medium: { x: [] as number[], y: [] as number[] },
+    few: { x: [] as number[], y: [] as number[] },
+  };
   const rows: string[][] = [];
   counts.forEach((n, c) => {
     const acc = r.uniform.per_class[c] ?? null;
@@ -114,14 +167,21 @@ function perClassSection(r: LongtailResults, charts: Record<string, ChartSpec>):
     rows.push([escapeHtml(className(r, c)), String(n), g, pct(acc)]);
   });
   charts.perClass = {
-    type: 'scatter', xLabel: 'training images of the class (log scale)', yLabel: 'test accuracy', logX: true, yRange: [0, 1],
+    type: 'scatter',
+    xLabel: 'training images of the class (log scale)',
+    yLabel: 'test accuracy',
+    logX: true,
+    yRange: [0, 1],
     series: [
       { label: 'many (> 100)', ...groups.many },
       { label: 'medium (20..100)', ...groups.medium },
       { label: 'few (< 20)', ...groups.few },
     ].filter((s) => s.x.length > 0),
   };
-  const byCount = rows.map((row, c) => ({ row, n: counts[c]! })).sort((a, b) => b.n - a.n).map((e) => e.row);
+  const byCount = rows
+    .map((row, c) => ({ row, n: counts[c]! }))
+    .sort((a, b) => b.n - a.n)
+    .map((e) => e.row);
   return section(
     'Per-class accuracy against training class size',
     chartDiv('perClass', 'Uniform test accuracy of each class against its number of training images.') +
@@ -137,7 +197,13 @@ function distributionsSection(r: LongtailResults, charts: Record<string, ChartSp
   ];
   const get = (k: 'top1' | 'many' | 'medium' | 'few') => names.map((d) => r.distributions[d]![k] ?? null);
   charts.distributions = {
-    type: 'lines', x: names.map((_, i) => i), xTicks: names, xLabel: 'test distribution', yLabel: 'accuracy', yRange: [0, 1], zoom: false,
+    type: 'lines',
+    x: names.map((_, i) => i),
+    xTicks: names,
+    xLabel: 'test distribution',
+    yLabel: 'accuracy',
+    yRange: [0, 1],
+    zoom: false,
     series: [
       { label: 'top-1', values: get('top1'), points: true },
       { label: 'many', values: get('many'), points: true, dash: true },
@@ -152,7 +218,10 @@ function distributionsSection(r: LongtailResults, charts: Record<string, ChartSp
   rows.push(['<b>mean top-1</b>', '', `<b>${pct(r.mean_top1)}</b>`, '', '', '']);
   return section(
     'Accuracy over the test distributions',
-    chartDiv('distributions', 'Forward-N: head classes N times as frequent as tail classes; backward-N: the reverse.') +
+    chartDiv(
+      'distributions',
+      'Forward-N: head classes N times as frequent as tail classes; backward-N: the reverse.',
+    ) +
       table(['distribution', 'images', 'top-1 %', 'many %', 'medium %', 'few %'], rows, 'id="distributions"'),
     'distributions',
   );
@@ -161,10 +230,21 @@ function distributionsSection(r: LongtailResults, charts: Record<string, ChartSp
 function confusionSection(r: LongtailResults, charts: Record<string, ChartSpec>): string {
   const k = r.uniform.confusion.length;
   const names = Array.from({ length: k }, (_, c) => className(r, c));
-  charts.confusion = { type: 'heatmap', matrix: r.uniform.confusion, rows: names, cols: names, xLabel: 'predicted', yLabel: 'true', normalizeRows: true };
+  charts.confusion = {
+    type: 'heatmap',
+    matrix: r.uniform.confusion,
+    rows: names,
+    cols: names,
+    xLabel: 'predicted',
+    yLabel: 'true',
+    normalizeRows: true,
+  };
   return section(
     'Confusion matrix (uniform test set)',
-    chartDiv('confusion', 'Rows: true class; columns: predicted class; colour: fraction of the row. Hover for counts.'),
+    chartDiv(
+      'confusion',
+      'Rows: true class; columns: predicted class; colour: fraction of the row. Hover for counts.',
+    ),
     'confusion',
   );
 }
@@ -173,15 +253,35 @@ function testTimeSection(value: unknown): string {
   // Shape of `test-time-train --json`: distributions {name: {top1.., weights|preference}}.
   const t = value as { distributions?: Record<string, Record<string, unknown>>; mean_top1?: number };
   if (!t || typeof t !== 'object' || !t.distributions || typeof t.distributions !== 'object') {
-    return section('Test-time aggregation', `<pre>${escapeHtml(JSON.stringify(value, null, 2))}</pre>`, 'test-time');
+    return section(
+      'Test-time aggregation',
+      `<pre>${escapeHtml(JSON.stringify(value, null, 2))}</pre>`,
+      'test-time',
+    );
   }
   const rows = Object.entries(t.distributions).map(([d, e]) => {
     const w = (e.weights ?? e.preference) as number[] | undefined;
     const n = (k: string) => (typeof e[k] === 'number' ? (e[k] as number) : null);
-    return [escapeHtml(d), pct(n('top1')), pct(n('many')), pct(n('medium')), pct(n('few')), escapeHtml(Array.isArray(w) ? w.map((v) => Number(v).toFixed(3)).join(', ') : '')];
+    return [
+      escapeHtml(d),
+      pct(n('top1')),
+      pct(n('many')),
+      pct(n('medium')),
+      pct(n('few')),
+      escapeHtml(Array.isArray(w) ? w.map((v) => Number(v).toFixed(3)).join(', ') : ''),
+    ];
   });
-  if (typeof t.mean_top1 === 'number') rows.push(['<b>mean top-1</b>', `<b>${pct(t.mean_top1)}</b>`, '', '', '', '']);
-  return section('Test-time aggregation', table(['distribution', 'top-1 %', 'many %', 'medium %', 'few %', 'weights / preference'], rows, 'id="test-time"'), 'test-time');
+  if (typeof t.mean_top1 === 'number')
+    rows.push(['<b>mean top-1</b>', `<b>${pct(t.mean_top1)}</b>`, '', '', '', '']);
+  return section(
+    'Test-time aggregation',
+    table(
+      ['distribution', 'top-1 %', 'many %', 'medium %', 'few %', 'weights / preference'],
+      rows,
+      'id="test-time"',
+    ),
+    'test-time',
+  );
 }
 
 export function longtailPage(results: LongtailResults, extraHistory?: EpochRecord[]): ReportPage {
@@ -219,7 +319,7 @@ export function loadLongtailRun(runDir: string): { results: LongtailResults; his
   try {
     value = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new Error(`${path}: ${(error as Error).message}`);
+    throw new Error(`${path}: ${(error as Error).message}`, { cause: error });
   }
   const results = validateLongtailResults(value, path);
   const history = results.history?.length ? [] : readMetricsJsonl(join(runDir, 'metrics.jsonl'));

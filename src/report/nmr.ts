@@ -22,17 +22,32 @@ export interface NmrExample {
 
 export function isNmrReport(v: unknown): v is EvaluationReport & { example?: NmrExample } {
   const r = v as Partial<EvaluationReport>;
-  return typeof v === 'object' && v !== null && typeof r.dataset === 'object' && r.dataset !== null && typeof r.methods === 'object' && typeof r.perLevel === 'object';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof r.dataset === 'object' &&
+    r.dataset !== null &&
+    typeof r.methods === 'object' &&
+    typeof r.perLevel === 'object'
+  );
 }
 
 const COLUMNS: [string, string, number][] = [
-  ['energy_snr_db', 'E-SNR dB', 2], ['snr_gain_db', 'gain dB', 2], ['peak_f1', 'peak F1', 3], ['peak_precision', 'precision', 3],
-  ['peak_recall', 'recall', 3], ['hallucinated', 'hallucinated', 1], ['position_error_hz', 'position Hz', 3],
-  ['fwhm_rel_error', 'FWHM error', 3], ['integral_rel_error', 'integral error', 3], ['nrmse', 'NRMSE', 3],
+  ['energy_snr_db', 'E-SNR dB', 2],
+  ['snr_gain_db', 'gain dB', 2],
+  ['peak_f1', 'peak F1', 3],
+  ['peak_precision', 'precision', 3],
+  ['peak_recall', 'recall', 3],
+  ['hallucinated', 'hallucinated', 1],
+  ['position_error_hz', 'position Hz', 3],
+  ['fwhm_rel_error', 'FWHM error', 3],
+  ['integral_rel_error', 'integral error', 3],
+  ['nrmse', 'NRMSE', 3],
 ];
 
 function datasetDir(runDir: string, dir: string): string | null {
-  for (const d of [isAbsolute(dir) ? dir : join(runDir, dir), resolve(dir), join(runDir, 'data')]) if (existsSync(join(d, 'manifest.json'))) return d;
+  for (const d of [isAbsolute(dir) ? dir : join(runDir, dir), resolve(dir), join(runDir, 'data')])
+    if (existsSync(join(d, 'manifest.json'))) return d;
   return null;
 }
 
@@ -58,7 +73,10 @@ export function recomputeExample(report: EvaluationReport, dir: string): NmrExam
     const outputs: Record<string, number[]> = {};
     for (const name of Object.keys(report.methods)) if (all[name]) outputs[name] = scale(all[name]());
     const m = ds.manifest;
-    const ppm = Array.from({ length: m.points }, (_, i) => m.axis.ppmFirst + ((m.axis.ppmLast - m.axis.ppmFirst) * i) / (m.points - 1));
+    const ppm = Array.from(
+      { length: m.points },
+      (_, i) => m.axis.ppmFirst + ((m.axis.ppmLast - m.axis.ppmFirst) * i) / (m.points - 1),
+    );
     return { sample: index, ppm, input: scale(input), reference: Array.from(record.truth), outputs };
   } finally {
     ds.close();
@@ -74,12 +92,27 @@ function overlaySection(example: NmrExample, charts: Record<string, ChartSpec>):
   const series: LineSeries[] = [
     { label: 'input (level 0)', values: order(example.input).map(round), color: '#bbbbbb', points: false },
     { label: 'reference', values: order(example.reference).map(round), color: '#000000', points: false },
-    ...Object.entries(example.outputs).map(([name, y]) => ({ label: name, values: order(y).map(round), points: false })),
+    ...Object.entries(example.outputs).map(([name, y]) => ({
+      label: name,
+      values: order(y).map(round),
+      points: false,
+    })),
   ];
-  charts.overlay = { type: 'lines', x: order(example.ppm).map((v) => Number(v.toFixed(5))), xLabel: 'ppm', yLabel: 'intensity (truth units)', series, reverseX: true, height: 380 };
+  charts.overlay = {
+    type: 'lines',
+    x: order(example.ppm).map((v) => Number(v.toFixed(5))),
+    xLabel: 'ppm',
+    yLabel: 'intensity (truth units)',
+    series,
+    reverseX: true,
+    height: 380,
+  };
   return section(
     'Input, denoised and reference',
-    chartDiv('overlay', `Sample ${example.sample}: the lowest-SNR input, each method's output and the reference. Drag across to zoom, double-click to reset; click a legend entry to hide a series.`),
+    chartDiv(
+      'overlay',
+      `Sample ${example.sample}: the lowest-SNR input, each method's output and the reference. Drag across to zoom, double-click to reset; click a legend entry to hide a series.`,
+    ),
     'overlay',
   );
 }
@@ -92,8 +125,21 @@ function metricsSections(r: EvaluationReport, charts: Record<string, ChartSpec>)
   });
   const levels = r.dataset.levels;
   charts.levels = {
-    type: 'lines', x: Array.from({ length: levels }, (_, k) => k), xLabel: 'input level (0 = lowest SNR)', integerX: true, yLabel: 'energy SNR dB', zoom: false,
-    series: names.map((n) => ({ label: n, points: true, values: Array.from({ length: levels }, (_, k) => (r.perLevel[n]?.[k] as unknown as Record<string, number> | undefined)?.energy_snr_db ?? null) })),
+    type: 'lines',
+    x: Array.from({ length: levels }, (_, k) => k),
+    xLabel: 'input level (0 = lowest SNR)',
+    integerX: true,
+    yLabel: 'energy SNR dB',
+    zoom: false,
+    series: names.map((n) => ({
+      label: n,
+      points: true,
+      values: Array.from(
+        { length: levels },
+        (_, k) =>
+          (r.perLevel[n]?.[k] as unknown as Record<string, number> | undefined)?.energy_snr_db ?? null,
+      ),
+    })),
   };
   return [
     section(
@@ -102,12 +148,17 @@ function metricsSections(r: EvaluationReport, charts: Record<string, ChartSpec>)
         `<p>${r.evaluatedSamples} samples scored, ${r.validationSamples} used to tune Savitzky-Golay; T estimate ${num(r.pipeline?.t_hat, 3)}; input peak SNR per level ${escapeHtml((r.inputPeakSnr ?? []).map((v) => num(v, 1)).join(', '))}.</p>`,
       'metrics',
     ),
-    section('Energy SNR by input level', chartDiv('levels', 'Stack methods (fusion, pseudo_gt) use every level and have one point.'), 'levels'),
+    section(
+      'Energy SNR by input level',
+      chartDiv('levels', 'Stack methods (fusion, pseudo_gt) use every level and have one point.'),
+      'levels',
+    ),
   ];
 }
 
 export function nmrPage(runDir: string, results: unknown): ReportPage {
-  if (!isNmrReport(results)) throw new Error(`${join(runDir, 'results.json')}: not a 'tailor nmr evaluate --json' report`);
+  if (!isNmrReport(results))
+    throw new Error(`${join(runDir, 'results.json')}: not a 'tailor nmr evaluate --json' report`);
   const charts: Record<string, ChartSpec> = {};
   const sections = metricsSections(results, charts);
   let example = results.example;
@@ -124,7 +175,11 @@ export function nmrPage(runDir: string, results: unknown): ReportPage {
       why = `the data set ${results.dataset.dir} was not found (nor ${join(runDir, 'data')}), so there is no overlay`;
     }
   }
-  sections.unshift(example ? overlaySection(example, charts) : section('Input, denoised and reference', note(why), 'overlay'));
+  sections.unshift(
+    example
+      ? overlaySection(example, charts)
+      : section('Input, denoised and reference', note(why), 'overlay'),
+  );
   return {
     title: 'NMR denoising evaluation',
     subtitle: `${results.dataset.samples} samples x ${results.dataset.levels} levels x ${results.dataset.points} points, T = ${results.dataset.ratio}`,

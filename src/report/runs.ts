@@ -48,7 +48,8 @@ export function listRuns(root: string): RunEntry[] {
     }
     for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
       // Dirent.isDirectory() is false for symbolic links, so links out of the root are never walked.
-      if (e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules') walk(join(dir, e.name), [...rel, e.name], depth + 1);
+      if (e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules')
+        walk(join(dir, e.name), [...rel, e.name], depth + 1);
     }
   };
   walk(root, [], 0);

@@ -41,13 +41,20 @@ export class HttpError extends Error {
 }
 
 const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.json': 'application/json; charset=utf-8', '.jsonl': 'text/plain; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8', '.log': 'text/plain; charset=utf-8', '.csv': 'text/csv; charset=utf-8',
-  '.png': 'image/png', '.svg': 'image/svg+xml', '.jpg': 'image/jpeg',
+  '.html': 'text/html; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.jsonl': 'text/plain; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.log': 'text/plain; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.jpg': 'image/jpeg',
 };
 
 // Pages inline their scripts and styles; nothing else may load, and fetch goes only back here.
-const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
+const CSP =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
 
 /** Decoded path segments; rejects traversal and encoded separators (403) and bad escapes (400). */
 export function safeSegments(rawPath: string): string[] {
@@ -60,7 +67,8 @@ export function safeSegments(rawPath: string): string[] {
     } catch {
       throw new HttpError(400, `bad percent-encoding in path segment ${i + 1}`);
     }
-    if (d === '..' || d === '.' || d.includes('/') || d.includes('\\') || d.includes('\0')) throw new HttpError(403, 'path traversal is not allowed');
+    if (d === '..' || d === '.' || d.includes('/') || d.includes('\\') || d.includes('\0'))
+      throw new HttpError(403, 'path traversal is not allowed');
     return d;
   });
 }
@@ -72,18 +80,31 @@ function inside(root: string, p: string): boolean {
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
   res.end(text);
 }
 
 function sendHtml(res: ServerResponse, status: number, html: string, head: boolean): void {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' });
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-security-policy': CSP,
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+  });
   res.end(head ? undefined : html);
 }
 
 function indexPage(runs: RunEntry[], runsDir: string): string {
   const rows = runs
-    .map((r) => `<tr><td><a href="/runs/${r.id.split('/').map(encodeURIComponent).join('/')}/">${escapeHtml(r.id)}</a></td><td>${escapeHtml(r.kind ?? 'unknown')}</td><td>${escapeHtml(r.error ?? r.title)}</td></tr>`)
+    .map(
+      (r) =>
+        `<tr><td><a href="/runs/${r.id.split('/').map(encodeURIComponent).join('/')}/">${escapeHtml(r.id)}</a></td><td>${escapeHtml(r.kind ?? 'unknown')}</td><td>${escapeHtml(r.error ?? r.title)}</td></tr>`,
+    )
     .join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tailor runs</title>
 <style>body{font:14px system-ui,sans-serif;margin:20px auto;max-width:1000px} table{border-collapse:collapse} td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}</style></head>
@@ -94,11 +115,17 @@ ${runs.length ? `<table id="runs"><thead><tr><th>run</th><th>kind</th><th>summar
 
 /** A preference from `r=a,b,c` (or a JSON body {"preference": [...]}), normalised to the simplex. */
 export function parsePreference(text: string | null, experts: number | null): number[] {
-  if (text === null || text.trim() === '') throw new HttpError(400, 'give the preference as ?r=a,b,c (one non-negative weight per expert)');
+  if (text === null || text.trim() === '')
+    throw new HttpError(400, 'give the preference as ?r=a,b,c (one non-negative weight per expert)');
   const parts = text.split(',').map((s) => s.trim());
   const r = parts.map(Number);
-  if (parts.some((p) => p === '') || r.some((v) => !Number.isFinite(v) || v < 0)) throw new HttpError(400, `r must be non-negative numbers separated by commas, got '${text.slice(0, 100)}'`);
-  if (experts !== null && r.length !== experts) throw new HttpError(400, `r has ${r.length} weights but the run has ${experts} experts`);
+  if (parts.some((p) => p === '') || r.some((v) => !Number.isFinite(v) || v < 0))
+    throw new HttpError(
+      400,
+      `r must be non-negative numbers separated by commas, got '${text.slice(0, 100)}'`,
+    );
+  if (experts !== null && r.length !== experts)
+    throw new HttpError(400, `r has ${r.length} weights but the run has ${experts} experts`);
   const sum = r.reduce((a, b) => a + b, 0);
   if (!(sum > 0)) throw new HttpError(400, 'the weights of r sum to 0');
   return r.map((v) => v / sum);
@@ -112,9 +139,16 @@ async function defaultEvaluator(specifier = EVALUATOR_MODULE): Promise<EvaluateP
   try {
     mod = (await import(specifier)) as { evaluatePreference?: unknown };
   } catch (error) {
-    throw new HttpError(501, `live evaluation is not available in this build: src/longtail/prl/controllability.ts could not be loaded (${(error as Error).message.split('\n')[0]})`);
+    throw new HttpError(
+      501,
+      `live evaluation is not available in this build: src/longtail/prl/controllability.ts could not be loaded (${(error as Error).message.split('\n')[0]})`,
+    );
   }
-  if (typeof mod.evaluatePreference !== 'function') throw new HttpError(501, 'live evaluation is not available in this build: src/longtail/prl/controllability.ts has no evaluatePreference');
+  if (typeof mod.evaluatePreference !== 'function')
+    throw new HttpError(
+      501,
+      'live evaluation is not available in this build: src/longtail/prl/controllability.ts has no evaluatePreference',
+    );
   return mod.evaluatePreference as EvaluatePreference;
 }
 
@@ -183,14 +217,24 @@ export function createReportServer(o: ServeOptions): Server {
     const st = statSync(real);
     if (!st.isFile()) throw new HttpError(404, 'not a file');
     const type = CONTENT_TYPES[extname(real).toLowerCase()] ?? 'application/octet-stream';
-    const headers: Record<string, string | number> = { 'content-type': type, 'content-length': st.size, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+    const headers: Record<string, string | number> = {
+      'content-type': type,
+      'content-length': st.size,
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+    };
     if (type.startsWith('text/html')) headers['content-security-policy'] = CSP;
     res.writeHead(200, headers);
     if (head) res.end();
     else createReadStream(real).pipe(res);
   };
 
-  const preference = async (req: IncomingMessage, res: ServerResponse, run: RunEntry, query: URLSearchParams): Promise<void> => {
+  const preference = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    run: RunEntry,
+    query: URLSearchParams,
+  ): Promise<void> => {
     const started = performance.now();
     let results: Record<string, unknown>;
     try {
@@ -199,9 +243,22 @@ export function createReportServer(o: ServeOptions): Server {
       throw new HttpError(500, (error as Error).message);
     }
     const grid = results.controllability as { experts?: number } | undefined;
-    const isPrl = results.kind === 'longtail' && (String(results.method ?? '').startsWith('PRL') || grid !== undefined || Array.isArray(results.preference));
-    if (!isPrl) throw new HttpError(501, `run ${run.id} is not a PRL run: only PRL checkpoints can be evaluated at a preference`);
-    const experts = typeof grid?.experts === 'number' ? grid.experts : Array.isArray(results.preference) ? (results.preference as unknown[]).length : null;
+    const isPrl =
+      results.kind === 'longtail' &&
+      (String(results.method ?? '').startsWith('PRL') ||
+        grid !== undefined ||
+        Array.isArray(results.preference));
+    if (!isPrl)
+      throw new HttpError(
+        501,
+        `run ${run.id} is not a PRL run: only PRL checkpoints can be evaluated at a preference`,
+      );
+    const experts =
+      typeof grid?.experts === 'number'
+        ? grid.experts
+        : Array.isArray(results.preference)
+          ? (results.preference as unknown[]).length
+          : null;
     let text = query.get('r');
     if (req.method === 'POST' && text === null) {
       const body = await readBody(req);
@@ -224,7 +281,16 @@ export function createReportServer(o: ServeOptions): Server {
     }
     const seconds = (performance.now() - started) / 1000;
     log(`preference ${run.id} r=${r.map((v) => v.toFixed(3)).join(',')} ${seconds.toFixed(3)} s`);
-    sendJson(res, 200, { run: run.id, preference: r, many: answer.many, medium: answer.medium, few: answer.few, top1: answer.top1, distributions: answer.distributions, seconds });
+    sendJson(res, 200, {
+      run: run.id,
+      preference: r,
+      many: answer.many,
+      medium: answer.medium,
+      few: answer.few,
+      top1: answer.top1,
+      distributions: answer.distributions,
+      seconds,
+    });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -236,17 +302,33 @@ export function createReportServer(o: ServeOptions): Server {
     const segments = safeSegments(rawPath);
     const method = req.method ?? 'GET';
     const head = method === 'HEAD';
-    const isPreference = segments[0] === 'api' && segments[1] === 'runs' && segments.length >= 4 && segments[segments.length - 1] === 'preference';
-    if (method === 'POST' && !isPreference) throw new HttpError(405, 'read-only server: the only POST endpoint is /api/runs/<id>/preference');
-    if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw new HttpError(405, `method ${method} is not allowed`);
+    const isPreference =
+      segments[0] === 'api' &&
+      segments[1] === 'runs' &&
+      segments.length >= 4 &&
+      segments[segments.length - 1] === 'preference';
+    if (method === 'POST' && !isPreference)
+      throw new HttpError(405, 'read-only server: the only POST endpoint is /api/runs/<id>/preference');
+    if (method !== 'GET' && method !== 'HEAD' && method !== 'POST')
+      throw new HttpError(405, `method ${method} is not allowed`);
 
-    if (segments.length === 1 && segments[0] === '') return sendHtml(res, 200, indexPage(runs(), o.runsDir), head);
+    if (segments.length === 1 && segments[0] === '')
+      return sendHtml(res, 200, indexPage(runs(), o.runsDir), head);
     if (segments.length === 1 && segments[0] === 'favicon.ico') {
       res.writeHead(204, { 'cache-control': 'max-age=86400' });
       return void res.end();
     }
     if (segments[0] === 'api' && segments[1] === 'runs' && segments.length === 2) {
-      return sendJson(res, 200, runs().map((r) => ({ id: r.id, kind: r.kind, title: r.title, ...(r.error ? { error: r.error } : {}) })));
+      return sendJson(
+        res,
+        200,
+        runs().map((r) => ({
+          id: r.id,
+          kind: r.kind,
+          title: r.title,
+          ...(r.error ? { error: r.error } : {}),
+        })),
+      );
     }
     if (isPreference) {
       const { run, rest } = findRun(segments.slice(2, -1));
@@ -264,7 +346,10 @@ export function createReportServer(o: ServeOptions): Server {
         try {
           const endpoint = '/api/runs/' + run.id.split('/').map(encodeURIComponent).join('/') + '/preference';
           const results = readResults(run.dir) as Record<string, unknown>;
-          html = renderRunReport(run.dir, results.kind === 'longtail' && results.controllability !== undefined ? { endpoint } : undefined);
+          html = renderRunReport(
+            run.dir,
+            results.kind === 'longtail' && results.controllability !== undefined ? { endpoint } : undefined,
+          );
         } catch (error) {
           throw new HttpError(500, (error as Error).message);
         }
@@ -282,7 +367,13 @@ export function createReportServer(o: ServeOptions): Server {
       if (res.headersSent) return void res.end();
       const message = error instanceof Error ? error.message : String(error);
       if ((req.url ?? '').startsWith('/api/')) sendJson(res, status, { error: message });
-      else sendHtml(res, status, `<!doctype html><title>${status}</title><h1>${status}</h1><p>${escapeHtml(message)}</p>`, req.method === 'HEAD');
+      else
+        sendHtml(
+          res,
+          status,
+          `<!doctype html><title>${status}</title><h1>${status}</h1><p>${escapeHtml(message)}</p>`,
+          req.method === 'HEAD',
+        );
     });
   });
 }
@@ -297,10 +388,11 @@ export function startReportServer(o: ServeOptions): Promise<RunningServer> {
       resolvePromise({
         server,
         url: `http://${host}:${addr.port}`,
-        close: () => new Promise<void>((done) => {
-          server.closeAllConnections();
-          server.close(() => done());
-        }),
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
       });
     });
   });

@@ -35,7 +35,15 @@ export interface SubgroupFitJson {
 export interface SubgroupSelectionJson {
   bicN: number;
   bestK: number;
-  table: { K: number; logLik: number; npm: number; bic: number; aic: number; converged: boolean; classSizes: number[] }[];
+  table: {
+    K: number;
+    logLik: number;
+    npm: number;
+    bic: number;
+    aic: number;
+    converged: boolean;
+    classSizes: number[];
+  }[];
   fits: SubgroupFitJson[];
 }
 
@@ -47,14 +55,24 @@ export function isSubgroupFit(v: unknown): v is SubgroupFitJson {
 
 export function isSubgroupSelection(v: unknown): v is SubgroupSelectionJson {
   const s = v as Partial<SubgroupSelectionJson>;
-  return typeof v === 'object' && v !== null && Array.isArray(s.table) && Array.isArray(s.fits) && typeof s.bestK === 'number';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    Array.isArray(s.table) &&
+    Array.isArray(s.fits) &&
+    typeof s.bestK === 'number'
+  );
 }
 
 /** Posterior CSV: id, class (1-based), prob1..probK. */
-export function parsePosteriorCsv(text: string, file: string): { ids: string[]; cls: number[]; probs: number[][] } {
+export function parsePosteriorCsv(
+  text: string,
+  file: string,
+): { ids: string[]; cls: number[]; probs: number[][] } {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   const header = lines[0]?.split(',') ?? [];
-  if (header[0] !== 'id' || header[1] !== 'class') throw new Error(`${file} line 1: expected the header id,class,prob1,... written by --posterior`);
+  if (header[0] !== 'id' || header[1] !== 'class')
+    throw new Error(`${file} line 1: expected the header id,class,prob1,... written by --posterior`);
   const K = header.length - 2;
   const ids: string[] = [];
   const cls: number[] = [];
@@ -63,8 +81,15 @@ export function parsePosteriorCsv(text: string, file: string): { ids: string[]; 
     // Ids may be quoted; the numeric cells are the last K + 1.
     const cells = line.split(',');
     const tail = cells.slice(cells.length - K - 1).map(Number);
-    if (tail.some((v) => !Number.isFinite(v))) throw new Error(`${file} line ${i + 2}: expected numbers in the class and probability columns`);
-    ids.push(cells.slice(0, cells.length - K - 1).join(',').replace(/^"|"$/g, '').replace(/""/g, '"'));
+    if (tail.some((v) => !Number.isFinite(v)))
+      throw new Error(`${file} line ${i + 2}: expected numbers in the class and probability columns`);
+    ids.push(
+      cells
+        .slice(0, cells.length - K - 1)
+        .join(',')
+        .replace(/^"|"$/g, '')
+        .replace(/""/g, '"'),
+    );
     cls.push(tail[0]! - 1);
     probs.push(tail.slice(1));
   });
@@ -72,11 +97,22 @@ export function parsePosteriorCsv(text: string, file: string): { ids: string[]; 
 }
 
 function findData(runDir: string, fit: SubgroupFitJson): SubgroupData | null {
-  const candidates = [...(fit.data ? [isAbsolute(fit.data) ? fit.data : join(runDir, fit.data), join(runDir, basename(fit.data)), fit.data] : []), join(runDir, 'data.csv')];
+  const candidates = [
+    ...(fit.data
+      ? [isAbsolute(fit.data) ? fit.data : join(runDir, fit.data), join(runDir, basename(fit.data)), fit.data]
+      : []),
+    join(runDir, 'data.csv'),
+  ];
   for (const file of candidates) {
     if (!existsSync(file)) continue;
     try {
-      return readSubgroupCsv(file, { id: 'id', time: 'time', y: 'y', fixed: fit.fixed, membership: fit.membership.filter((m) => m !== '(intercept)') });
+      return readSubgroupCsv(file, {
+        id: 'id',
+        time: 'time',
+        y: 'y',
+        fixed: fit.fixed,
+        membership: fit.membership.filter((m) => m !== '(intercept)'),
+      });
     } catch {
       // Other column names or another file: try the next candidate.
     }
@@ -92,7 +128,10 @@ function timeBins(times: Float64Array): { centers: number[]; binOf: (t: number) 
     return { centers: distinct, binOf: (t) => index.get(t)! };
   }
   const sorted = Float64Array.from(times).sort();
-  const edges = Array.from({ length: 21 }, (_, b) => sorted[Math.min(sorted.length - 1, Math.floor((b / 20) * sorted.length))]!);
+  const edges = Array.from(
+    { length: 21 },
+    (_, b) => sorted[Math.min(sorted.length - 1, Math.floor((b / 20) * sorted.length))]!,
+  );
   const centers = Array.from({ length: 20 }, (_, b) => (edges[b]! + edges[b + 1]!) / 2);
   const binOf = (t: number): number => {
     let b = 0;
@@ -102,7 +141,12 @@ function timeBins(times: Float64Array): { centers: number[]; binOf: (t: number) 
   return { centers, binOf };
 }
 
-function trajectorySection(fit: SubgroupFitJson, data: SubgroupData, classOf: Map<string, number>, charts: Record<string, ChartSpec>): string {
+function trajectorySection(
+  fit: SubgroupFitJson,
+  data: SubgroupData,
+  classOf: Map<string, number>,
+  charts: Record<string, ChartSpec>,
+): string {
   const K = fit.K;
   const { centers, binOf } = timeBins(data.time);
   const sumY = Array.from({ length: K }, () => new Array<number>(centers.length).fill(0));
@@ -126,46 +170,96 @@ function trajectorySection(fit: SubgroupFitJson, data: SubgroupData, classOf: Ma
     const mean = (s: number[]) => s.map((v, b) => (count[k]![b]! > 0 ? v / count[k]![b]! : null));
     const color = palette[k % palette.length]!;
     series.push({ label: `class ${k + 1} observed`, values: mean(sumY[k]!), color, points: true });
-    series.push({ label: `class ${k + 1} model`, values: mean(sumModel[k]!), color, dash: true, points: false });
+    series.push({
+      label: `class ${k + 1} model`,
+      values: mean(sumModel[k]!),
+      color,
+      dash: true,
+      points: false,
+    });
   }
   charts.trajectories = { type: 'lines', x: centers, xLabel: 'time', yLabel: 'y', series };
   return section(
     'Class trajectories',
-    chartDiv('trajectories', 'Mean outcome over time of the subjects assigned to each class (most probable class): observed (solid) and model-implied mu_k + W alpha (dashed).'),
+    chartDiv(
+      'trajectories',
+      'Mean outcome over time of the subjects assigned to each class (most probable class): observed (solid) and model-implied mu_k + W alpha (dashed).',
+    ),
     'trajectories',
   );
 }
 
-function posteriorSection(post: { cls: number[]; probs: number[][] }, K: number, charts: Record<string, ChartSpec>): string {
-  const order = post.cls.map((c, i) => i).sort((a, b) => post.cls[a]! - post.cls[b]! || post.probs[b]![post.cls[b]!]! - post.probs[a]![post.cls[a]!]!);
-  const series = Array.from({ length: K }, (_, k) => ({ label: `P(class ${k + 1})`, x: [] as number[], y: [] as number[] }));
+function posteriorSection(
+  post: { cls: number[]; probs: number[][] },
+  K: number,
+  charts: Record<string, ChartSpec>,
+): string {
+  const order = post.cls
+    .map((c, i) => i)
+    .sort(
+      (a, b) => post.cls[a]! - post.cls[b]! || post.probs[b]![post.cls[b]!]! - post.probs[a]![post.cls[a]!]!,
+    );
+  const series = Array.from({ length: K }, (_, k) => ({
+    label: `P(class ${k + 1})`,
+    x: [] as number[],
+    y: [] as number[],
+  }));
   order.forEach((i, rank) => {
     for (let k = 0; k < K; k++) {
       series[k]!.x.push(rank + 1);
       series[k]!.y.push(post.probs[i]![k]!);
     }
   });
-  charts.posterior = { type: 'scatter', xLabel: 'subject (sorted by assigned class, then certainty)', yLabel: 'posterior probability', series, yRange: [0, 1], pointSize: 4 };
+  charts.posterior = {
+    type: 'scatter',
+    xLabel: 'subject (sorted by assigned class, then certainty)',
+    yLabel: 'posterior probability',
+    series,
+    yRange: [0, 1],
+    pointSize: 4,
+  };
   const certain = post.probs.filter((p) => Math.max(...p) >= 0.9).length;
   return section(
     'Posterior class probabilities',
-    chartDiv('posterior', `Each subject's posterior probability of every class; ${certain} of ${post.probs.length} subjects are assigned with probability >= 0.9.`),
+    chartDiv(
+      'posterior',
+      `Each subject's posterior probability of every class; ${certain} of ${post.probs.length} subjects are assigned with probability >= 0.9.`,
+    ),
     'posterior',
   );
 }
 
 function parameterSection(fit: SubgroupFitJson): string {
-  const rows = fit.mu.map((m, k) => [String(k + 1), num(m, 4), String(fit.classSizes[k] ?? ''), num(fit.meanPosterior[k], 4), escapeHtml((fit.gamma[k] ?? []).map((g) => num(g, 3)).join(', '))]);
+  const rows = fit.mu.map((m, k) => [
+    String(k + 1),
+    num(m, 4),
+    String(fit.classSizes[k] ?? ''),
+    num(fit.meanPosterior[k], 4),
+    escapeHtml((fit.gamma[k] ?? []).map((g) => num(g, 3)).join(', ')),
+  ]);
   return section(
     'Fit',
-    table(['', ''], [
-      ['K, subjects, visits', `${fit.K}, ${fit.nSubjects}, ${fit.nObservations}`],
-      ['log-likelihood, BIC, AIC', `${num(fit.logLik, 4)}, ${num(fit.bic, 3)}, ${num(fit.aic, 3)}`],
-      ['sigmaB2, sigmaEps2, phi', `${num(fit.sigmaB2, 4)}, ${num(fit.sigmaEps2, 4)}, ${num(fit.phi, 4)}`],
-      ['fixed effects', escapeHtml(fit.fixed.map((n, j) => `${n} = ${num(fit.alpha[j], 4)}`).join(', ') || '(none)')],
-      ['EM', `${fit.nIter} iterations, ${fit.converged ? 'converged' : 'not converged'}`],
-    ]) + table(['class', 'mu', 'size', 'mean posterior', `gamma (${fit.membership.join(', ')})`], rows, 'id="classes"') +
-      (fit.warnings && fit.warnings.length ? `<ul>${fit.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : ''),
+    table(
+      ['', ''],
+      [
+        ['K, subjects, visits', `${fit.K}, ${fit.nSubjects}, ${fit.nObservations}`],
+        ['log-likelihood, BIC, AIC', `${num(fit.logLik, 4)}, ${num(fit.bic, 3)}, ${num(fit.aic, 3)}`],
+        ['sigmaB2, sigmaEps2, phi', `${num(fit.sigmaB2, 4)}, ${num(fit.sigmaEps2, 4)}, ${num(fit.phi, 4)}`],
+        [
+          'fixed effects',
+          escapeHtml(fit.fixed.map((n, j) => `${n} = ${num(fit.alpha[j], 4)}`).join(', ') || '(none)'),
+        ],
+        ['EM', `${fit.nIter} iterations, ${fit.converged ? 'converged' : 'not converged'}`],
+      ],
+    ) +
+      table(
+        ['class', 'mu', 'size', 'mean posterior', `gamma (${fit.membership.join(', ')})`],
+        rows,
+        'id="classes"',
+      ) +
+      (fit.warnings && fit.warnings.length
+        ? `<ul>${fit.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>`
+        : ''),
     'fit',
   );
 }
@@ -177,10 +271,28 @@ function fitSections(runDir: string, fit: SubgroupFitJson, charts: Record<string
   if (post && post.probs[0]?.length === fit.K) {
     out.push(posteriorSection(post, fit.K, charts));
     const data = findData(runDir, fit);
-    if (data) out.push(trajectorySection(fit, data, new Map(post.ids.map((id, i) => [id, post.cls[i]!])), charts));
-    else out.push(section('Class trajectories', note('The data CSV (with columns id, time, y) was not found beside results.json (data.csv) or at the path recorded in it.'), 'trajectories'));
+    if (data)
+      out.push(trajectorySection(fit, data, new Map(post.ids.map((id, i) => [id, post.cls[i]!])), charts));
+    else
+      out.push(
+        section(
+          'Class trajectories',
+          note(
+            'The data CSV (with columns id, time, y) was not found beside results.json (data.csv) or at the path recorded in it.',
+          ),
+          'trajectories',
+        ),
+      );
   } else {
-    out.push(section('Posterior class probabilities', note(`No posterior.csv with ${fit.K} classes beside results.json; write it with 'tailor subgroup fit --posterior DIR/posterior.csv'.`), 'posterior'));
+    out.push(
+      section(
+        'Posterior class probabilities',
+        note(
+          `No posterior.csv with ${fit.K} classes beside results.json; write it with 'tailor subgroup fit --posterior DIR/posterior.csv'.`,
+        ),
+        'posterior',
+      ),
+    );
   }
   return out;
 }
@@ -188,22 +300,57 @@ function fitSections(runDir: string, fit: SubgroupFitJson, charts: Record<string
 export function subgroupPage(runDir: string, results: unknown): ReportPage {
   const charts: Record<string, ChartSpec> = {};
   if (isSubgroupFit(results)) {
-    return { title: `Latent-subgroup model: K = ${results.K}`, subtitle: `${results.nSubjects} subjects, BIC ${num(results.bic, 2)}`, kind: 'subgroup', sections: fitSections(runDir, results, charts), charts };
+    return {
+      title: `Latent-subgroup model: K = ${results.K}`,
+      subtitle: `${results.nSubjects} subjects, BIC ${num(results.bic, 2)}`,
+      kind: 'subgroup',
+      sections: fitSections(runDir, results, charts),
+      charts,
+    };
   }
   if (isSubgroupSelection(results)) {
     const rows = [...results.table].sort((a, b) => a.K - b.K);
-    charts.bic = { type: 'lines', x: rows.map((r) => r.K), xLabel: 'K (classes)', integerX: true, yLabel: 'BIC (lower is better)', zoom: false, series: [{ label: 'BIC', values: rows.map((r) => r.bic), points: true }, { label: 'AIC', values: rows.map((r) => r.aic), points: true, dash: true }] };
+    charts.bic = {
+      type: 'lines',
+      x: rows.map((r) => r.K),
+      xLabel: 'K (classes)',
+      integerX: true,
+      yLabel: 'BIC (lower is better)',
+      zoom: false,
+      series: [
+        { label: 'BIC', values: rows.map((r) => r.bic), points: true },
+        { label: 'AIC', values: rows.map((r) => r.aic), points: true, dash: true },
+      ],
+    };
     const sections = [
       section(
         'BIC by K',
         chartDiv('bic', `BIC with n = ${results.bicN} subjects.`) +
-          table(['K', 'log-likelihood', 'parameters', 'BIC', 'AIC', 'converged', 'class sizes'], rows.map((r) => [String(r.K) + (r.K === results.bestK ? ' *' : ''), num(r.logLik, 4), String(r.npm), num(r.bic, 3), num(r.aic, 3), r.converged ? 'yes' : 'no', r.classSizes.join('/')]), 'id="bic"'),
+          table(
+            ['K', 'log-likelihood', 'parameters', 'BIC', 'AIC', 'converged', 'class sizes'],
+            rows.map((r) => [
+              String(r.K) + (r.K === results.bestK ? ' *' : ''),
+              num(r.logLik, 4),
+              String(r.npm),
+              num(r.bic, 3),
+              num(r.aic, 3),
+              r.converged ? 'yes' : 'no',
+              r.classSizes.join('/'),
+            ]),
+            'id="bic"',
+          ),
         'bic',
       ),
     ];
     const best = results.fits.find((f) => f.K === results.bestK);
     if (best) sections.push(parameterSection(best));
-    return { title: 'Latent-subgroup model selection', subtitle: `smallest BIC at K = ${results.bestK}`, kind: 'subgroup-select', sections, charts };
+    return {
+      title: 'Latent-subgroup model selection',
+      subtitle: `smallest BIC at K = ${results.bestK}`,
+      kind: 'subgroup-select',
+      sections,
+      charts,
+    };
   }
   throw new Error(`${join(runDir, 'results.json')}: not a 'tailor subgroup fit' or 'subgroup select' output`);
 }

@@ -10,3 +10,4 @@ export * as nn from './nn/index.js';
 export * as optim from './optim/index.js';
 export * from './checkpoint.js';
 export * as data from './data/index.js';
+export { gradcheck } from './gradcheck.js';

@@ -14,7 +14,9 @@ import { startReportServer, type RunningServer } from '../../src/report/server.j
 import { syntheticAccuracy, syntheticGmm, syntheticLongtail, writeRun } from '../report/fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium): browser tests skipped`;
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is not installed (apt-get install chromium): browser tests skipped`;
 if (skip) console.log(`# ${skip}`);
 
 type Browser = import('playwright-core').Browser;
@@ -30,7 +32,10 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tailor-e2e-'));
   writeRun(join(dir, 'runs', 'prl'), syntheticLongtail({ prl: true }));
   const g = syntheticGmm();
-  writeRun(join(dir, 'runs', 'gmm'), g.model, { 'data.csv': g.csv, 'select.json': JSON.stringify(g.selection) });
+  writeRun(join(dir, 'runs', 'gmm'), g.model, {
+    'data.csv': g.csv,
+    'select.json': JSON.stringify(g.selection),
+  });
   writeLongtailReport(join(dir, 'runs', 'prl'));
   writeRunReport(join(dir, 'runs', 'gmm'));
   server = await startReportServer({
@@ -44,7 +49,16 @@ before(async () => {
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -64,7 +78,8 @@ async function open(url: string): Promise<{ page: Page; problems: string[] }> {
   });
   page.on('request', (r) => {
     const u = r.url();
-    if (!u.startsWith('file://') && !u.startsWith(server.url) && !u.startsWith('data:')) problems.push(`external request ${u}`);
+    if (!u.startsWith('file://') && !u.startsWith(server.url) && !u.startsWith('data:'))
+      problems.push(`external request ${u}`);
   });
   await page.goto(url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
@@ -73,7 +88,13 @@ async function open(url: string): Promise<{ page: Page; problems: string[] }> {
 
 /** Every chart drew, and its screenshot is a picture (many colours, not a blank box). */
 async function assertChartsDrawn(page: Page, expected: string[], pictures = expected): Promise<void> {
-  const charts = await page.$$eval('[data-chart]', (els) => els.map((e) => ({ id: e.getAttribute('data-chart'), drawn: e.getAttribute('data-drawn'), error: e.getAttribute('data-error') })));
+  const charts = await page.$$eval('[data-chart]', (els) =>
+    els.map((e) => ({
+      id: e.getAttribute('data-chart'),
+      drawn: e.getAttribute('data-drawn'),
+      error: e.getAttribute('data-error'),
+    })),
+  );
   assert.deepEqual(charts.map((c) => c.id).sort(), [...expected].sort());
   for (const c of charts) assert.equal(c.drawn, 'true', `chart ${c.id} did not draw: ${c.error}`);
   for (const id of pictures) {
@@ -95,13 +116,23 @@ async function assertChartsDrawn(page: Page, expected: string[], pictures = expe
 }
 
 async function simplexValues(page: Page): Promise<Record<string, string>> {
-  return page.$$eval('#simplex-values td[data-key]', (tds) => Object.fromEntries(tds.map((td) => [td.getAttribute('data-key')!, td.textContent ?? ''])));
+  return page.$$eval('#simplex-values td[data-key]', (tds) =>
+    Object.fromEntries(tds.map((td) => [td.getAttribute('data-key')!, td.textContent ?? ''])),
+  );
 }
 
 test('static report opens offline from disk with every chart drawn', { skip }, async () => {
   const { page, problems } = await open(pathToFileURL(join(dir, 'runs', 'prl', 'report.html')).href);
   try {
-    await assertChartsDrawn(page, ['loss', 'accuracy', 'lr', 'perClass', 'distributions', 'confusion', 'simplex']);
+    await assertChartsDrawn(page, [
+      'loss',
+      'accuracy',
+      'lr',
+      'perClass',
+      'distributions',
+      'confusion',
+      'simplex',
+    ]);
     // Offline (no server), the simplex panel shows the values of the nearest grid point.
     const text = await page.textContent('#simplex-status');
     assert.match(text ?? '', /nearest grid point/);
@@ -118,12 +149,20 @@ test('served PRL run: dragging the preference point updates the numbers live', {
   const page = index.page;
   try {
     // The static test above checks every picture; here the live control's.
-    await assertChartsDrawn(page, ['loss', 'accuracy', 'lr', 'perClass', 'distributions', 'confusion', 'simplex'], ['simplex']);
+    await assertChartsDrawn(
+      page,
+      ['loss', 'accuracy', 'lr', 'perClass', 'distributions', 'confusion', 'simplex'],
+      ['simplex'],
+    );
     await page.waitForSelector('#simplex-values[data-state="ready"]');
     const canvas = page.locator('.ternary-canvas');
     const box = (await canvas.boundingBox())!;
     const corners = JSON.parse((await canvas.getAttribute('data-corners'))!) as [number, number][];
-    const at = (w: number[]) => [box.x + w[0]! * corners[0]![0] + w[1]! * corners[1]![0] + w[2]! * corners[2]![0], box.y + w[0]! * corners[0]![1] + w[1]! * corners[1]![1] + w[2]! * corners[2]![1]] as const;
+    const at = (w: number[]) =>
+      [
+        box.x + w[0]! * corners[0]![0] + w[1]! * corners[1]![0] + w[2]! * corners[2]![0],
+        box.y + w[0]! * corners[0]![1] + w[1]! * corners[1]![1] + w[2]! * corners[2]![1],
+      ] as const;
 
     const dragTo = async (target: number[]) => {
       const before = evaluated.length;
@@ -133,7 +172,9 @@ test('served PRL run: dragging the preference point updates the numbers live', {
       await page.mouse.down();
       await page.mouse.move(tx, ty, { steps: 8 });
       await page.mouse.up();
-      await page.waitForFunction(() => document.querySelector('#simplex-values')?.getAttribute('data-state') === 'ready');
+      await page.waitForFunction(
+        () => document.querySelector('#simplex-values')?.getAttribute('data-state') === 'ready',
+      );
       assert.ok(evaluated.length > before, 'the page queried the server');
       const shown = await simplexValues(page);
       const last = evaluated.at(-1)!;
@@ -142,8 +183,12 @@ test('served PRL run: dragging the preference point updates the numbers live', {
       assert.equal(shown.few, (100 * expected.few).toFixed(2));
       assert.equal(shown.many, (100 * expected.many).toFixed(2));
       assert.equal(shown.backward50, (100 * expected.distributions.backward50!).toFixed(2));
-      const pref = ((await page.getAttribute('#simplex-values', 'data-preference')) ?? '').split(',').map(Number);
-      pref.forEach((v, i) => assert.ok(Math.abs(v - last[i]!) < 1e-3, `shown preference ${pref} vs sent ${last}`));
+      const pref = ((await page.getAttribute('#simplex-values', 'data-preference')) ?? '')
+        .split(',')
+        .map(Number);
+      pref.forEach((v, i) =>
+        assert.ok(Math.abs(v - last[i]!) < 1e-3, `shown preference ${pref} vs sent ${last}`),
+      );
       assert.match((await page.textContent('#simplex-status')) ?? '', /evaluated by the server/);
       return { shown, last };
     };

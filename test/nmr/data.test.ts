@@ -11,6 +11,7 @@ import { semiSyntheticSample, prepareReference } from '../../src/nmr/data/semisy
 import { writeSyntheticDataset } from '../../src/nmr/data/generate.js';
 import { Dataset } from '../../src/nmr/data/dataset.js';
 import { evaluateDataset } from '../../src/nmr/eval/evaluate.js';
+import { trainingExample } from '../../src/nmr/data/training.js';
 import { readBrukerFid } from '../../src/nmr/io/bruker.js';
 import { robustStd } from '../../src/nmr/stats.js';
 import { pickPeaks } from '../../src/nmr/eval/peaks.js';
@@ -191,4 +192,26 @@ test('CLI: nmr simulate writes a data set, nmr evaluate --json prints the method
     readFileSync(join(dir, 'a.csv'), 'utf8').split('\n').slice(0, 4).join('\n'),
     /ppm,intensity\n1[56]\.\d+,/,
   );
+});
+
+test('training examples: normalized aligned stack, masks, pseudo truth without the input, truth in the same units', () => {
+  const dir = tmp();
+  writeSyntheticDataset(dir, 2, 9, { points: 2048, levels: 3, ratio: 2, snrRange: [30, 30] });
+  const ds = new Dataset(dir);
+  const ex = trainingExample(ds.sample(0));
+  ds.close();
+  assert.equal(ex.spectra.length, 3);
+  assert.equal(ex.spectra[0]!.length, 2048);
+  const maxAbs = ex.pseudoTruth.reduce((a, v) => Math.max(a, Math.abs(v)), 0);
+  assert.ok(Math.abs(maxAbs - 1) < 1e-6);
+  // The highest level and the truth agree up to its noise.
+  let err = 0;
+  let energy = 0;
+  for (let i = 0; i < 2048; i++) {
+    err += (ex.spectra[2]![i]! - ex.truth![i]!) ** 2;
+    energy += ex.truth![i]! ** 2;
+  }
+  assert.ok(err < 0.2 * energy, `level K vs truth: ${err} / ${energy}`);
+  for (let i = 0; i < 2048; i++) assert.ok(!(ex.peakMask[i] && ex.baselineMask[i]));
+  assert.ok(Math.abs(ex.tHat - 2) < 0.5);
 });

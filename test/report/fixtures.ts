@@ -6,15 +6,30 @@ import type { LongtailResults } from '../../src/longtail/results.js';
 import type { ControllabilityGrid } from '../../src/report/types.js';
 
 export const DISTRIBUTIONS = [
-  'forward50', 'forward25', 'forward10', 'forward5', 'forward2', 'uniform',
-  'backward2', 'backward5', 'backward10', 'backward25', 'backward50',
+  'forward50',
+  'forward25',
+  'forward10',
+  'forward5',
+  'forward2',
+  'uniform',
+  'backward2',
+  'backward5',
+  'backward10',
+  'backward25',
+  'backward50',
 ];
 
 /** A name that must come out escaped in HTML. */
 export const HOSTILE_NAME = '<script>alert("x")</script>&co';
 
 /** Accuracy model of the synthetic PRL run: preference r moves accuracy from head to tail. */
-export function syntheticAccuracy(r: number[]): { many: number; medium: number; few: number; top1: number; distributions: Record<string, number> } {
+export function syntheticAccuracy(r: number[]): {
+  many: number;
+  medium: number;
+  few: number;
+  top1: number;
+  distributions: Record<string, number>;
+} {
   const [f, u, b] = [r[0] ?? 1 / 3, r[1] ?? 1 / 3, r[2] ?? 1 / 3];
   const many = 0.9 * f + 0.8 * u + 0.6 * b;
   const medium = 0.7 * f + 0.75 * u + 0.7 * b;
@@ -39,10 +54,14 @@ export function syntheticGrid(step = 0.25): ControllabilityGrid {
   return { experts: 3, points };
 }
 
-export function syntheticLongtail(o: { prl?: boolean; classes?: number; epochs?: number } = {}): LongtailResults {
+export function syntheticLongtail(
+  o: { prl?: boolean; classes?: number; epochs?: number } = {},
+): LongtailResults {
   const classes = o.classes ?? 10;
   const rng = new Rng(7);
-  const trainCounts = Array.from({ length: classes }, (_, c) => Math.round(500 * Math.pow(0.01, c / (classes - 1))));
+  const trainCounts = Array.from({ length: classes }, (_, c) =>
+    Math.round(500 * Math.pow(0.01, c / (classes - 1))),
+  );
   const perClass = trainCounts.map((n) => Math.min(1, 0.35 + 0.1 * Math.log10(n) + 0.05 * rng.uniform()));
   const confusion = perClass.map((acc, c) => {
     const row = new Array<number>(classes).fill(0);
@@ -52,7 +71,14 @@ export function syntheticLongtail(o: { prl?: boolean; classes?: number; epochs?:
   });
   const acc = syntheticAccuracy([1 / 3, 1 / 3, 1 / 3]);
   const distributions: LongtailResults['distributions'] = {};
-  for (const d of DISTRIBUTIONS) distributions[d] = { n: 1000, top1: acc.distributions[d]!, many: acc.many, medium: acc.medium, few: acc.few };
+  for (const d of DISTRIBUTIONS)
+    distributions[d] = {
+      n: 1000,
+      top1: acc.distributions[d]!,
+      many: acc.many,
+      medium: acc.medium,
+      few: acc.few,
+    };
   const epochs = o.epochs ?? 6;
   const history = Array.from({ length: epochs }, (_, e) => ({
     epoch: e + 1,
@@ -68,9 +94,25 @@ export function syntheticLongtail(o: { prl?: boolean; classes?: number; epochs?:
     name: o.prl ? 'fmnist_lt_ir100_prl' : 'fmnist_lt_ir100_sade',
     method: o.prl ? 'PRL (paper)' : 'DiverseExpertLoss',
     checkpoint: 'model_best',
-    dataset: { name: 'fashion-mnist', classes, class_names: names, train_counts: trainCounts, imbalance: 100, profile: 'exp' },
+    dataset: {
+      name: 'fashion-mnist',
+      classes,
+      class_names: names,
+      train_counts: trainCounts,
+      imbalance: 100,
+      profile: 'exp',
+    },
     ...(o.prl ? { preference: [1 / 3, 1 / 3, 1 / 3] } : {}),
-    uniform: { n: 100 * classes, top1: acc.top1, many: acc.many, medium: acc.medium, few: acc.few, per_class: perClass, ece: 0.05, confusion },
+    uniform: {
+      n: 100 * classes,
+      top1: acc.top1,
+      many: acc.many,
+      medium: acc.medium,
+      few: acc.few,
+      per_class: perClass,
+      ece: 0.05,
+      confusion,
+    },
     distributions,
     mean_top1: DISTRIBUTIONS.reduce((s, d) => s + acc.distributions[d]!, 0) / DISTRIBUTIONS.length,
     history,
@@ -86,24 +128,87 @@ export function writeRun(dir: string, results: unknown, extra: Record<string, st
 }
 
 /** Two well separated 2-D clusters as CSV, and the K = 2 full-covariance model fitted to them. */
-export function syntheticGmm(): { csv: string; model: Record<string, unknown>; selection: Record<string, unknown> } {
+export function syntheticGmm(): {
+  csv: string;
+  model: Record<string, unknown>;
+  selection: Record<string, unknown>;
+} {
   const rng = new Rng(3);
   const lines = ['a,b,c'];
   for (let i = 0; i < 200; i++) {
     const k = i % 2;
-    lines.push([rng.normal() + (k ? 5 : 0), 0.5 * rng.normal() + (k ? 3 : 0), rng.normal()].map((v) => v.toFixed(5)).join(','));
+    lines.push(
+      [rng.normal() + (k ? 5 : 0), 0.5 * rng.normal() + (k ? 3 : 0), rng.normal()]
+        .map((v) => v.toFixed(5))
+        .join(','),
+    );
   }
   const model = {
-    format: 'tailor-gmm', version: 1, covarianceType: 'full', nComponents: 2, nFeatures: 3, columns: ['a', 'b', 'c'], regCovar: 1e-6,
-    weights: [0.5, 0.5], means: [[0, 0, 0], [5, 3, 0]],
-    covariances: [[[1, 0, 0], [0, 0.25, 0], [0, 0, 1]], [[1, 0.2, 0], [0.2, 0.25, 0], [0, 0, 1]]],
-    precisionsCholesky: [[[1, 0, 0], [0, 2, 0], [0, 0, 1]], [[1, 0, 0], [0, 2, 0], [0, 0, 1]]],
-    score: -3.9, lowerBound: -3.9, logLik: -780, nSamples: 200, nParameters: 19, bic: 1660.7, aic: 1598, nIter: 4, converged: true,
-    trace: [-5, -4.2, -3.95, -3.9], starts: [], warnings: [], options: { data: 'data.csv', k: 2 },
+    format: 'tailor-gmm',
+    version: 1,
+    covarianceType: 'full',
+    nComponents: 2,
+    nFeatures: 3,
+    columns: ['a', 'b', 'c'],
+    regCovar: 1e-6,
+    weights: [0.5, 0.5],
+    means: [
+      [0, 0, 0],
+      [5, 3, 0],
+    ],
+    covariances: [
+      [
+        [1, 0, 0],
+        [0, 0.25, 0],
+        [0, 0, 1],
+      ],
+      [
+        [1, 0.2, 0],
+        [0.2, 0.25, 0],
+        [0, 0, 1],
+      ],
+    ],
+    precisionsCholesky: [
+      [
+        [1, 0, 0],
+        [0, 2, 0],
+        [0, 0, 1],
+      ],
+      [
+        [1, 0, 0],
+        [0, 2, 0],
+        [0, 0, 1],
+      ],
+    ],
+    score: -3.9,
+    lowerBound: -3.9,
+    logLik: -780,
+    nSamples: 200,
+    nParameters: 19,
+    bic: 1660.7,
+    aic: 1598,
+    nIter: 4,
+    converged: true,
+    trace: [-5, -4.2, -3.95, -3.9],
+    starts: [],
+    warnings: [],
+    options: { data: 'data.csv', k: 2 },
   };
   const selection = {
-    n: 200, d: 3,
-    rows: [1, 2, 3].flatMap((k) => ['full', 'diag'].map((t) => ({ k, covarianceType: t, bic: 1700 - (k === 2 ? 60 : 0) + k * 5 + (t === 'diag' ? 3 : 0), aic: 1650, logLik: -800, nParameters: 10 * k, nIter: 5, converged: true }))),
+    n: 200,
+    d: 3,
+    rows: [1, 2, 3].flatMap((k) =>
+      ['full', 'diag'].map((t) => ({
+        k,
+        covarianceType: t,
+        bic: 1700 - (k === 2 ? 60 : 0) + k * 5 + (t === 'diag' ? 3 : 0),
+        aic: 1650,
+        logLik: -800,
+        nParameters: 10 * k,
+        nIter: 5,
+        converged: true,
+      })),
+    ),
     best: { k: 2, covarianceType: 'full', bic: 1650 },
   };
   return { csv: lines.join('\n') + '\n', model, selection };

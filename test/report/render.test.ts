@@ -11,8 +11,21 @@ import { jsonForScript } from '../../src/report/html.js';
 import { parseControllability } from '../../src/report/controllability.js';
 import { projectedEllipse } from '../../src/report/gmm.js';
 import { parsePosteriorCsv } from '../../src/report/subgroup.js';
-import type { ChartSpec, HeatmapChart, LinesChart, ScatterChart, TernaryChart } from '../../src/report/types.js';
-import { DISTRIBUTIONS, HOSTILE_NAME, syntheticGmm, syntheticGrid, syntheticLongtail, writeRun } from './fixtures.js';
+import type {
+  ChartSpec,
+  HeatmapChart,
+  LinesChart,
+  ScatterChart,
+  TernaryChart,
+} from '../../src/report/types.js';
+import {
+  DISTRIBUTIONS,
+  HOSTILE_NAME,
+  syntheticGmm,
+  syntheticGrid,
+  syntheticLongtail,
+  writeRun,
+} from './fixtures.js';
 import { assertClose } from '../helpers.js';
 
 function chartsOf(html: string): Record<string, ChartSpec> {
@@ -24,7 +37,11 @@ function chartsOf(html: string): Record<string, ChartSpec> {
 function assertSelfContained(html: string): void {
   assert.doesNotMatch(html, /<script[^>]+src=/i, 'no external scripts');
   assert.doesNotMatch(html, /<link[^>]+href=/i, 'no external stylesheets');
-  assert.doesNotMatch(html, /(src|href)\s*=\s*["']?https?:|url\(\s*["']?https?:|fetch\(\s*["']https?:/i, 'no network resources');
+  assert.doesNotMatch(
+    html,
+    /(src|href)\s*=\s*["']?https?:|url\(\s*["']?https?:|fetch\(\s*["']https?:/i,
+    'no network resources',
+  );
   assert.match(html, /uPlot/, 'uPlot is inlined');
 }
 
@@ -43,17 +60,32 @@ test('long-tail report carries curves, per-class, distributions and confusion da
   }
   const loss = charts.loss as LinesChart;
   assert.deepEqual(loss.x, [1, 2, 3, 4, 5, 6]);
-  assertClose(loss.series[0]!.values as number[], r.history!.map((h) => h.train_loss), 1e-12);
+  assertClose(
+    loss.series[0]!.values as number[],
+    r.history!.map((h) => h.train_loss),
+    1e-12,
+  );
   const dist = charts.distributions as LinesChart;
   assert.deepEqual(dist.xTicks, DISTRIBUTIONS);
-  assertClose(dist.series[0]!.values as number[], DISTRIBUTIONS.map((d) => r.distributions[d]!.top1!), 1e-12);
+  assertClose(
+    dist.series[0]!.values as number[],
+    DISTRIBUTIONS.map((d) => r.distributions[d]!.top1!),
+    1e-12,
+  );
   const perClass = charts.perClass as ScatterChart;
   const xs = perClass.series.flatMap((s) => s.x).sort((a, b) => a - b);
-  assert.deepEqual(xs, [...r.dataset.train_counts].sort((a, b) => a - b));
+  assert.deepEqual(
+    xs,
+    [...r.dataset.train_counts].sort((a, b) => a - b),
+  );
   assert.ok(perClass.logX);
   assert.deepEqual((charts.confusion as HeatmapChart).matrix, r.uniform.confusion);
   // Each distribution's row is in the table, with percentages.
-  assert.ok(html.includes(`<td>backward50</td><td>1000</td><td>${(100 * r.distributions.backward50!.top1!).toFixed(2)}</td>`));
+  assert.ok(
+    html.includes(
+      `<td>backward50</td><td>1000</td><td>${(100 * r.distributions.backward50!.top1!).toFixed(2)}</td>`,
+    ),
+  );
   assert.ok(!html.includes('data-chart="simplex"'), 'no simplex for a non-PRL run');
 });
 
@@ -63,7 +95,10 @@ test('class names and run names are escaped in HTML and in the JSON block', () =
   const html = renderLongtailReport(r);
   assert.ok(!html.includes(HOSTILE_NAME), 'the raw name never appears');
   assert.ok(!html.includes('<script>alert'), 'no injected script element');
-  assert.ok(html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;co'), 'escaped in the per-class table');
+  assert.ok(
+    html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;co'),
+    'escaped in the per-class table',
+  );
   assert.ok(html.includes('\\u003cscript\\u003ealert'), 'escaped in the JSON block');
   assert.ok(html.includes('run &lt;/script&gt;&lt;b&gt;x&lt;/b&gt;'), 'title escaped');
   const heat = chartsOf(html).confusion as HeatmapChart;
@@ -82,7 +117,9 @@ test('PRL report has the ternary controllability map and its table', () => {
   const grid = syntheticGrid();
   assert.equal(t.points[4]!.values.few, grid.points[4]!.few);
   assert.equal(t.points[4]!.values.forward10, grid.points[4]!.distributions.forward10);
-  const rows = /<table class="numbers" id="controllability">[\s\S]*?<\/table>/.exec(html)![0].match(/<tr>/g)!.length;
+  const rows = /<table class="numbers" id="controllability">[\s\S]*?<\/table>/
+    .exec(html)![0]
+    .match(/<tr>/g)!.length;
   assert.equal(rows, 16, 'header + 15 preferences');
 });
 
@@ -90,8 +127,14 @@ test('bad results name the field', () => {
   assert.throws(() => renderLongtailReport({ ...syntheticLongtail(), kind: 'gmm' } as never), /field 'kind'/);
   const bad = syntheticGrid();
   bad.points[2]!.preference = [0.5, 0.5];
-  assert.throws(() => parseControllability(bad, 'results.json controllability'), /results\.json controllability: points\[2\]\.preference is not 3 numbers/);
-  assert.throws(() => parseControllability({ experts: 3, points: [{ ...syntheticGrid().points[0], many: 'x' }] }, 'g'), /points\[0\]\.many/);
+  assert.throws(
+    () => parseControllability(bad, 'results.json controllability'),
+    /results\.json controllability: points\[2\]\.preference is not 3 numbers/,
+  );
+  assert.throws(
+    () => parseControllability({ experts: 3, points: [{ ...syntheticGrid().points[0], many: 'x' }] }, 'g'),
+    /points\[0\]\.many/,
+  );
 });
 
 test('writeLongtailReport writes report.html atomically and falls back to metrics.jsonl', () => {
@@ -103,9 +146,16 @@ test('writeLongtailReport writes report.html atomically and falls back to metric
     writeRun(dir, r, { 'metrics.jsonl': history.map((h) => JSON.stringify(h)).join('\n') + '\n' });
     const out = writeLongtailReport(dir);
     assert.equal(out, join(dir, 'report.html'));
-    assert.deepEqual(readdirSync(dir).sort(), ['metrics.jsonl', 'report.html', 'results.json'], 'no temporary file left');
+    assert.deepEqual(
+      readdirSync(dir).sort(),
+      ['metrics.jsonl', 'report.html', 'results.json'],
+      'no temporary file left',
+    );
     const loss = chartsOf(readFileSync(out, 'utf8')).loss as LinesChart;
-    assert.deepEqual(loss.x, history.map((h) => h.epoch));
+    assert.deepEqual(
+      loss.x,
+      history.map((h) => h.epoch),
+    );
     writeFileSync(join(dir, 'metrics.jsonl'), '{"epoch": 1}\nnot json\n');
     assert.throws(() => writeLongtailReport(dir), /metrics\.jsonl line 2/);
   } finally {
@@ -114,10 +164,31 @@ test('writeLongtailReport writes report.html atomically and falls back to metric
 });
 
 test('projected ellipses: axis-aligned and rotated covariances', () => {
-  const e = projectedEllipse([1, 2], [[4, 0], [0, 1]], [[1, 0], [0, 1]]);
+  const e = projectedEllipse(
+    [1, 2],
+    [
+      [4, 0],
+      [0, 1],
+    ],
+    [
+      [1, 0],
+      [0, 1],
+    ],
+  );
   assertClose([e.cx, e.cy, e.rx, e.ry, e.angle], [1, 2, 4, 2, 0], 1e-12);
   // Covariance with eigenvectors (1,1)/sqrt2 (variance 9) and (1,-1)/sqrt2 (variance 1).
-  const r = projectedEllipse([0, 0, 5], [[5, 4, 0], [4, 5, 0], [0, 0, 7]], [[1, 0, 0], [0, 1, 0]]);
+  const r = projectedEllipse(
+    [0, 0, 5],
+    [
+      [5, 4, 0],
+      [4, 5, 0],
+      [0, 0, 7],
+    ],
+    [
+      [1, 0, 0],
+      [0, 1, 0],
+    ],
+  );
   assertClose([r.rx, r.ry, r.angle], [6, 2, Math.PI / 4], 1e-12);
 });
 
@@ -131,7 +202,10 @@ test('GMM run: scatter with every point on the principal plane, ellipses, BIC cu
     assertSelfContained(html);
     const charts = chartsOf(html);
     const s = charts.scatter as ScatterChart;
-    assert.equal(s.series.reduce((n, x) => n + x.x.length, 0), 200);
+    assert.equal(
+      s.series.reduce((n, x) => n + x.x.length, 0),
+      200,
+    );
     assert.equal(s.ellipses!.length, 2);
     assert.match(s.xLabel, /^PC1/);
     // The clusters differ along (5, 3, 0): the first component separates them.
@@ -141,13 +215,19 @@ test('GMM run: scatter with every point on the principal plane, ellipses, BIC cu
     assert.deepEqual(s.series.map((x) => x.x.length).sort(), [100, 100]);
     const bic = charts.bic as LinesChart;
     assert.deepEqual(bic.x, [1, 2, 3]);
-    assert.deepEqual(bic.series.map((x) => x.label), ['full', 'diag']);
+    assert.deepEqual(
+      bic.series.map((x) => x.label),
+      ['full', 'diag'],
+    );
     assert.deepEqual(bic.series[0]!.values, [1705, 1650, 1715]);
     assert.ok(charts.trace);
     // Without the data, the means still place the components.
     rmSync(join(dir, 'data.csv'));
     const s2 = chartsOf(renderRunReport(dir)).scatter as ScatterChart;
-    assert.equal(s2.series.reduce((n, x) => n + x.x.length, 0), 2);
+    assert.equal(
+      s2.series.reduce((n, x) => n + x.x.length, 0),
+      2,
+    );
     assert.match(renderRunReport(dir), /was not found/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -159,13 +239,35 @@ test('subgroup run: posterior probabilities and class trajectories', () => {
   try {
     const ids = ['s1', 's2', 's3', 's4'];
     const data = ['id,time,y,x'];
-    ids.forEach((id, i) => [0, 1, 2].forEach((t) => data.push(`${id},${t},${(i < 2 ? 0 : 10) + t + 0.1 * i},${t}`)));
+    ids.forEach((id, i) =>
+      [0, 1, 2].forEach((t) => data.push(`${id},${t},${(i < 2 ? 0 : 10) + t + 0.1 * i},${t}`)),
+    );
     const fit = {
-      model: 'latent-subgroup linear mixed model', K: 2, correlation: 'independent', nSubjects: 4, nObservations: 12,
-      fixed: ['x'], membership: ['(intercept)'], alpha: [1], mu: [0.05, 10.25], sigmaB2: 0.1, sigmaEps2: 0.01, phi: 0, gamma: [[0], [0.1]],
-      logLik: -3, bic: 14, aic: 12, nIter: 10, converged: true, classSizes: [2, 2], meanPosterior: [0.5, 0.5], warnings: [], data: 'data.csv',
+      model: 'latent-subgroup linear mixed model',
+      K: 2,
+      correlation: 'independent',
+      nSubjects: 4,
+      nObservations: 12,
+      fixed: ['x'],
+      membership: ['(intercept)'],
+      alpha: [1],
+      mu: [0.05, 10.25],
+      sigmaB2: 0.1,
+      sigmaEps2: 0.01,
+      phi: 0,
+      gamma: [[0], [0.1]],
+      logLik: -3,
+      bic: 14,
+      aic: 12,
+      nIter: 10,
+      converged: true,
+      classSizes: [2, 2],
+      meanPosterior: [0.5, 0.5],
+      warnings: [],
+      data: 'data.csv',
     };
-    const posterior = 'id,class,prob1,prob2\ns1,1,0.99,0.01\ns2,1,0.8,0.2\ns3,2,0.05,0.95\ns4,2,0.001,0.999\n';
+    const posterior =
+      'id,class,prob1,prob2\ns1,1,0.99,0.01\ns2,1,0.8,0.2\ns3,2,0.05,0.95\ns4,2,0.001,0.999\n';
     writeRun(dir, fit, { 'data.csv': data.join('\n') + '\n', 'posterior.csv': posterior });
     assert.equal(detectRunKind(fit), 'subgroup');
     const charts = chartsOf(renderRunReport(dir));
@@ -175,7 +277,13 @@ test('subgroup run: posterior probabilities and class trajectories', () => {
     const traj = charts.trajectories as LinesChart;
     assert.deepEqual(traj.x, [0, 1, 2]);
     assertClose(traj.series[0]!.values as number[], [0.05, 1.05, 2.05], 1e-12, 0, 'class 1 observed');
-    assertClose(traj.series[3]!.values as number[], [10.25, 11.25, 12.25], 1e-12, 0, 'class 2 model mu + x alpha');
+    assertClose(
+      traj.series[3]!.values as number[],
+      [10.25, 11.25, 12.25],
+      1e-12,
+      0,
+      'class 2 model mu + x alpha',
+    );
     assert.throws(() => parsePosteriorCsv('a,b\n', 'p.csv'), /p\.csv line 1/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,12 @@ import { request } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startReportServer, parsePreference, safeSegments, type RunningServer } from '../../src/report/server.js';
+import {
+  startReportServer,
+  parsePreference,
+  safeSegments,
+  type RunningServer,
+} from '../../src/report/server.js';
 import { repoRoot } from '../helpers.js';
 import { syntheticAccuracy, syntheticLongtail, writeRun } from './fixtures.js';
 
@@ -24,15 +29,33 @@ interface Reply {
 }
 
 /** A raw request: the path goes out byte for byte (no client-side normalisation). */
-function raw(path: string, o: { method?: string; host?: string; body?: string; srv?: RunningServer } = {}): Promise<Reply> {
+function raw(
+  path: string,
+  o: { method?: string; host?: string; body?: string; srv?: RunningServer } = {},
+): Promise<Reply> {
   const url = new URL((o.srv ?? server).url);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path, method: o.method ?? 'GET', headers: { host: o.host ?? `127.0.0.1:${url.port}`, ...(o.body ? { 'content-type': 'application/json' } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: o.method ?? 'GET',
+        headers: {
+          host: o.host ?? `127.0.0.1:${url.port}`,
+          ...(o.body ? { 'content-type': 'application/json' } : {}),
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            headers: res.headers,
+          }),
+        );
       },
     );
     req.on('error', reject);
@@ -74,7 +97,10 @@ test('index lists the runs (not the symlinked one) and pages render', async () =
   assert.match(index.body, /href="\/runs\/group\/sade\/"/);
   assert.ok(!index.body.includes('linked-run'), 'symbolic links are not followed when listing');
   const list = JSON.parse((await raw('/api/runs')).body) as { id: string; kind: string }[];
-  assert.deepEqual(list.map((r) => r.id), ['group/sade', 'prl']);
+  assert.deepEqual(
+    list.map((r) => r.id),
+    ['group/sade', 'prl'],
+  );
   const page = await raw('/runs/prl/');
   assert.equal(page.status, 200);
   assert.match(String(page.headers['content-security-policy']), /default-src 'none'/);
@@ -130,7 +156,8 @@ test('no path outside the runs directory can be read', async () => {
 });
 
 test('read-only: other methods and foreign hosts are refused', async () => {
-  for (const method of ['PUT', 'DELETE', 'PATCH']) assert.equal((await raw('/runs/prl/files/notes.txt', { method })).status, 405);
+  for (const method of ['PUT', 'DELETE', 'PATCH'])
+    assert.equal((await raw('/runs/prl/files/notes.txt', { method })).status, 405);
   assert.equal((await raw('/runs/prl/', { method: 'POST', body: '{}' })).status, 405);
   assert.equal((await raw('/api/runs', { method: 'POST', body: '{}' })).status, 405);
   const rebound = await raw('/runs/prl/', { host: 'evil.example:80' });
@@ -141,13 +168,22 @@ test('read-only: other methods and foreign hosts are refused', async () => {
 test('preference endpoint: answers for the given r, normalised to the simplex', async () => {
   const r1 = await raw('/api/runs/prl/preference?r=2,0,2');
   assert.equal(r1.status, 200, r1.body);
-  const body = JSON.parse(r1.body) as { preference: number[]; few: number; many: number; distributions: Record<string, number>; seconds: number };
+  const body = JSON.parse(r1.body) as {
+    preference: number[];
+    few: number;
+    many: number;
+    distributions: Record<string, number>;
+    seconds: number;
+  };
   assert.deepEqual(body.preference, [0.5, 0, 0.5]);
   const expected = syntheticAccuracy([0.5, 0, 0.5]);
   assert.equal(body.few, expected.few);
   assert.equal(body.distributions.backward50, expected.distributions.backward50);
   assert.deepEqual(calls.at(-1), [0.5, 0, 0.5]);
-  const post = await raw('/api/runs/prl/preference', { method: 'POST', body: JSON.stringify({ preference: [0, 0, 1] }) });
+  const post = await raw('/api/runs/prl/preference', {
+    method: 'POST',
+    body: JSON.stringify({ preference: [0, 0, 1] }),
+  });
   assert.equal(post.status, 200, post.body);
   assert.equal((JSON.parse(post.body) as { few: number }).few, syntheticAccuracy([0, 0, 1]).few);
   for (const [q, re] of [
@@ -172,7 +208,10 @@ test('preference endpoint without an evaluator module answers 501 with the reaso
   try {
     const r = await raw('/api/runs/prl/preference?r=1,0,0', { srv: other });
     assert.equal(r.status, 501);
-    assert.match((JSON.parse(r.body) as { error: string }).error, /live evaluation is not available.*controllability\.ts/);
+    assert.match(
+      (JSON.parse(r.body) as { error: string }).error,
+      /live evaluation is not available.*controllability\.ts/,
+    );
   } finally {
     await other.close();
   }

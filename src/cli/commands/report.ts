@@ -28,7 +28,11 @@ export async function run(argv: string[]): Promise<number> {
   try {
     values = parseArgs({
       args: argv,
-      options: { run: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+      options: {
+        run: { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
       strict: true,
     }).values;
   } catch (error) {

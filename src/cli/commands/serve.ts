@@ -40,17 +40,29 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be an integer 0..65535, got '${values.port}'`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new CliError(`--port must be an integer 0..65535, got '${values.port}'`);
   if (!existsSync(values.runs) || !statSync(values.runs).isDirectory()) {
-    throw new CliError(`--runs ${values.runs}: not a directory (train a model with 'tailor train --out ${values.runs}/NAME' first, or pass --runs)`);
+    throw new CliError(
+      `--runs ${values.runs}: not a directory (train a model with 'tailor train --out ${values.runs}/NAME' first, or pass --runs)`,
+    );
   }
   let running;
   try {
-    running = await startReportServer({ runsDir: values.runs, port, host: values.host, log: (l) => console.error(l) });
+    running = await startReportServer({
+      runsDir: values.runs,
+      port,
+      host: values.host,
+      log: (l) => console.error(l),
+    });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') throw new CliError(`port ${port} is in use on ${values.host}; pick another with --port (0 = any free port)`);
-    if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') throw new CliError(`--host ${values.host}: cannot bind that address (${e.message})`);
+    if (e.code === 'EADDRINUSE')
+      throw new CliError(
+        `port ${port} is in use on ${values.host}; pick another with --port (0 = any free port)`,
+      );
+    if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND')
+      throw new CliError(`--host ${values.host}: cannot bind that address (${e.message})`);
     throw error;
   }
   console.log(`serving ${values.runs} at ${running.url}/ (Ctrl-C to stop)`);

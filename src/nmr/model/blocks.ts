@@ -54,7 +54,8 @@ export class ResBlock1d extends nn.Module {
 
   constructor(inChannels: number, outChannels: number, options: ResBlockOptions) {
     super();
-    if (options.kernel % 2 !== 1) throw new RangeError(`ResBlock1d: kernel must be odd, got ${options.kernel}`);
+    if (options.kernel % 2 !== 1)
+      throw new RangeError(`ResBlock1d: kernel must be odd, got ${options.kernel}`);
     const padding = (options.dilation * (options.kernel - 1)) / 2;
     this.conv = this.registerModule(
       'conv',
@@ -62,7 +63,9 @@ export class ResBlock1d extends nn.Module {
     );
     this.norm = this.registerModule('norm', groupNorm(outChannels, options.groups));
     this.act = this.registerModule('act', new nn.GELU());
-    this.se = options.se ? this.registerModule('se', new SqueezeExcite1d(outChannels, options.se.reduction)) : null;
+    this.se = options.se
+      ? this.registerModule('se', new SqueezeExcite1d(outChannels, options.se.reduction))
+      : null;
     this.shortcut =
       inChannels === outChannels
         ? null

@@ -11,9 +11,16 @@ export function modelMetadata(config: UNetConfig): Record<string, string> {
   return { format: MODEL_FORMAT, model: JSON.stringify(config) };
 }
 
+/** The base path saveCheckpoint/loadCheckpoint take, from any of a checkpoint's file names. */
+export function checkpointBase(path: string): string {
+  for (const suffix of ['.optim.safetensors', '.safetensors', '.json'])
+    if (path.endsWith(suffix)) return path.slice(0, -suffix.length);
+  return path;
+}
+
 /** Loads a model from a checkpoint written by `tailor nmr train` (last.json, best.json or their .safetensors). */
 export function loadDenoiser(path: string): UNet1d {
-  const ck = torch.loadCheckpoint(path);
+  const ck = torch.loadCheckpoint(checkpointBase(path));
   try {
     if (ck.metadata.format !== MODEL_FORMAT || !ck.metadata.model)
       throw new Error(

@@ -46,7 +46,9 @@ export function resolveUNetConfig(partial: Partial<UNetConfig> = {}, where = 'mo
   const c: UNetConfig = { ...DEFAULT_UNET, ...partial };
   const positiveInts = (v: unknown, field: string): void => {
     if (!Array.isArray(v) || v.length === 0 || v.some((x) => !Number.isInteger(x) || x < 1))
-      throw new RangeError(`${where}.${field}: expected a non-empty list of positive integers, got ${JSON.stringify(v)}`);
+      throw new RangeError(
+        `${where}.${field}: expected a non-empty list of positive integers, got ${JSON.stringify(v)}`,
+      );
   };
   positiveInts(c.channels, 'channels');
   positiveInts(c.dilations, 'dilations');
@@ -61,7 +63,8 @@ export function resolveUNetConfig(partial: Partial<UNetConfig> = {}, where = 'mo
     throw new RangeError(`${where}.groups: expected a positive integer, got ${c.groups}`);
   if (!['none', 'bottleneck', 'bottleneck+shallow'].includes(c.se))
     throw new RangeError(`${where}.se: expected none, bottleneck or bottleneck+shallow, got ${String(c.se)}`);
-  if (!(c.seReduction >= 1)) throw new RangeError(`${where}.seReduction: expected >= 1, got ${c.seReduction}`);
+  if (!(c.seReduction >= 1))
+    throw new RangeError(`${where}.seReduction: expected >= 1, got ${c.seReduction}`);
   if (c.head !== 'linear' && c.head !== 'tanh')
     throw new RangeError(`${where}.head: expected linear or tanh, got ${String(c.head)}`);
   if (c.inputNorm !== 'max' && c.inputNorm !== 'none')
@@ -81,7 +84,10 @@ export class ConvTranspose1d extends nn.Module {
     readonly stride: number,
   ) {
     super();
-    this.weight = this.registerParameter('weight', aten.empty_memory_format([inChannels, outChannels, kernel], 'float32'));
+    this.weight = this.registerParameter(
+      'weight',
+      aten.empty_memory_format([inChannels, outChannels, kernel], 'float32'),
+    );
     this.bias = this.registerParameter('bias', aten.empty_memory_format([outChannels], 'float32'));
     nn.init.kaimingUniform_(this.weight, { a: Math.sqrt(5) });
     const { fanIn } = nn.init.fanInAndOut(this.weight.shape);
@@ -111,8 +117,16 @@ export class UNet1d extends nn.Module {
     const n = ch.length;
     const se = { reduction: c.seReduction };
     const block = (i: number, withSe: boolean) =>
-      new ResBlock1d(ch[i]!, ch[i]!, { kernel: c.kernel, dilation: c.dilations[i]!, groups: c.groups, se: withSe ? se : null });
-    this.stem = this.registerModule('stem', new nn.Conv1d(1, ch[0]!, c.kernel, { padding: (c.kernel - 1) / 2 }));
+      new ResBlock1d(ch[i]!, ch[i]!, {
+        kernel: c.kernel,
+        dilation: c.dilations[i]!,
+        groups: c.groups,
+        se: withSe ? se : null,
+      });
+    this.stem = this.registerModule(
+      'stem',
+      new nn.Conv1d(1, ch[0]!, c.kernel, { padding: (c.kernel - 1) / 2 }),
+    );
     this.down = this.registerModule(
       'down',
       new nn.ModuleList(ch.slice(1).map((out, i) => new nn.Conv1d(ch[i]!, out, 2, { stride: 2 }))),
@@ -206,7 +220,9 @@ export function parameterSummary(model: nn.Module): { rows: ParameterRow[]; tota
 export function formatParameterSummary(model: nn.Module): string {
   const { rows, total } = parameterSummary(model);
   const width = Math.max(10, ...rows.map((r) => r.name.length));
-  const lines = rows.map((r) => `  ${r.name.padEnd(width)} ${r.parameters.toLocaleString('en-US').padStart(12)}`);
+  const lines = rows.map(
+    (r) => `  ${r.name.padEnd(width)} ${r.parameters.toLocaleString('en-US').padStart(12)}`,
+  );
   lines.push(`  ${'total'.padEnd(width)} ${total.toLocaleString('en-US').padStart(12)}`);
   return lines.join('\n');
 }

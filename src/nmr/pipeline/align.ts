@@ -56,23 +56,32 @@ export function estimateShift(
     // conj(R) * X
     pr[k] = R.re[k]! * X.re[k]! + R.im[k]! * X.im[k]!;
     pi[k] = R.re[k]! * X.im[k]! - R.im[k]! * X.re[k]!;
-    maxMag = Math.max(maxMag, Math.hypot(pr[k]!, pi[k]!));
+    maxMag = Math.max(maxMag, pr[k]! * pr[k]! + pi[k]! * pi[k]!);
   }
+  maxMag = Math.sqrt(maxMag);
   if (options.method === 'phase') {
     const eps = 1e-9 * maxMag;
     for (let k = 0; k < m; k++) {
-      const mag = Math.hypot(pr[k]!, pi[k]!) + eps;
+      const mag = Math.sqrt(pr[k]! * pr[k]! + pi[k]! * pi[k]!) + eps;
       pr[k]! /= mag;
       pi[k]! /= mag;
     }
   }
   const smooth = options.smooth ?? 2;
+  // Lorentzian smoothing of both spectra = weight exp(-2 pi w |q| / m) on the cross power, built
+  // by a recurrence (one exp per half).
+  const weight = new Float64Array(m).fill(1);
   if (smooth > 0) {
+    const r = Math.exp((-2 * Math.PI * smooth) / m);
+    let w = 1;
+    for (let q = 0; q <= m / 2; q++) {
+      weight[q] = w;
+      if (q > 0) weight[m - q] = w;
+      w *= r;
+    }
     for (let k = 0; k < m; k++) {
-      const q = k < m / 2 ? k : m - k;
-      const w = Math.exp((-2 * Math.PI * smooth * q) / m);
-      pr[k]! *= w;
-      pi[k]! *= w;
+      pr[k]! *= weight[k]!;
+      pi[k]! *= weight[k]!;
     }
   }
   const cr = Float64Array.from(pr);
@@ -91,10 +100,8 @@ export function estimateShift(
   let energyR = 0;
   let energyX = 0;
   for (let k = 0; k < m; k++) {
-    const q = k < m / 2 ? k : m - k;
-    const w = smooth > 0 ? Math.exp((-2 * Math.PI * smooth * q) / m) : 1;
-    energyR += (R.re[k]! ** 2 + R.im[k]! ** 2) * w;
-    energyX += (X.re[k]! ** 2 + X.im[k]! ** 2) * w;
+    energyR += (R.re[k]! ** 2 + R.im[k]! ** 2) * weight[k]!;
+    energyX += (X.re[k]! ** 2 + X.im[k]! ** 2) * weight[k]!;
   }
   const quality =
     options.method === 'phase' ? bestValue : (bestValue * m) / Math.sqrt(energyR * energyX || 1);

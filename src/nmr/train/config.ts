@@ -120,7 +120,14 @@ function checkKeys(obj: Json, allowed: string[], where: string): void {
   }
 }
 
-function num(obj: Json, key: string, fallback: number, where: string, min = -Infinity, max = Infinity): number {
+function num(
+  obj: Json,
+  key: string,
+  fallback: number,
+  where: string,
+  min = -Infinity,
+  max = Infinity,
+): number {
   const v = obj[key] ?? fallback;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max)
     throw new ConfigError(`${where}.${key}: expected a number in [${min}, ${max}], got ${JSON.stringify(v)}`);
@@ -133,7 +140,13 @@ function int(obj: Json, key: string, fallback: number, where: string, min = 0): 
   return v;
 }
 
-function oneOf<T extends string>(obj: Json, key: string, fallback: T, options: readonly T[], where: string): T {
+function oneOf<T extends string>(
+  obj: Json,
+  key: string,
+  fallback: T,
+  options: readonly T[],
+  where: string,
+): T {
   const v = obj[key] ?? fallback;
   if (typeof v !== 'string' || !options.includes(v as T))
     throw new ConfigError(`${where}.${key}: expected one of ${options.join(', ')}, got ${JSON.stringify(v)}`);
@@ -149,7 +162,8 @@ function section(obj: Json, key: string, where: string): Json {
 function lossWeights(raw: Json, base: LossWeights, where: string): LossWeights {
   checkKeys(raw, Object.keys(SEED_LOSS_WEIGHTS), where);
   const out = {} as LossWeights;
-  for (const k of Object.keys(SEED_LOSS_WEIGHTS) as (keyof LossWeights)[]) out[k] = num(raw, k, base[k], where, 0);
+  for (const k of Object.keys(SEED_LOSS_WEIGHTS) as (keyof LossWeights)[])
+    out[k] = num(raw, k, base[k], where, 0);
   return out;
 }
 
@@ -158,9 +172,16 @@ function stage(raw: Json, base: StageConfig, where: string): StageConfig {
   const extra = raw.extraLevels ?? base.extraLevels;
   if (
     extra !== 'all' &&
-    !(Array.isArray(extra) && extra.length === 2 && extra.every((v) => Number.isInteger(v) && v >= 0) && extra[0] <= extra[1])
+    !(
+      Array.isArray(extra) &&
+      extra.length === 2 &&
+      extra.every((v) => Number.isInteger(v) && v >= 0) &&
+      extra[0] <= extra[1]
+    )
   )
-    throw new ConfigError(`${where}.extraLevels: expected "all" or [min, max] with 0 <= min <= max, got ${JSON.stringify(extra)}`);
+    throw new ConfigError(
+      `${where}.extraLevels: expected "all" or [min, max] with 0 <= min <= max, got ${JSON.stringify(extra)}`,
+    );
   const nullableNum = (key: 'peakWeightEnd' | 'curvEnd'): number | null =>
     raw[key] === null ? null : raw[key] === undefined ? base[key] : num(raw, key, 0, where, 0);
   return {
@@ -180,7 +201,22 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
     const d = DEFAULT_CONFIG;
     checkKeys(
       raw,
-      ['name', 'out', 'seed', 'threads', 'data', 'model', 'stageA', 'stageB', 'optim', 'batchSamples', 'stepsPerEpoch', 'logEvery', 'checkpointEvery', '$comment'],
+      [
+        'name',
+        'out',
+        'seed',
+        'threads',
+        'data',
+        'model',
+        'stageA',
+        'stageB',
+        'optim',
+        'batchSamples',
+        'stepsPerEpoch',
+        'logEvery',
+        'checkpointEvery',
+        '$comment',
+      ],
       'config',
     );
     const path = (v: unknown, where: string): string => {
@@ -188,22 +224,38 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
       return isAbsolute(v) ? v : resolve(baseDir, v);
     };
     const dataRaw = section(raw, 'data', 'config');
-    checkKeys(dataRaw, ['train', 'val', 'valFraction', 'maxSamples', 'crop', 'target', 'rescale', 'localAlign', 'fusion', 'T'], 'config.data');
+    checkKeys(
+      dataRaw,
+      ['train', 'val', 'valFraction', 'maxSamples', 'crop', 'target', 'rescale', 'localAlign', 'fusion', 'T'],
+      'config.data',
+    );
     const fusionRaw = section(dataRaw, 'fusion', 'config.data');
     checkKeys(fusionRaw, ['scheme', 'gamma', 'wMax'], 'config.data.fusion');
     const T = dataRaw.T ?? d.data.T;
     if (!(T === 'estimate' || T === 'manifest' || (typeof T === 'number' && T > 1)))
-      throw new ConfigError(`config.data.T: expected "estimate", "manifest" or a number > 1, got ${JSON.stringify(T)}`);
+      throw new ConfigError(
+        `config.data.T: expected "estimate", "manifest" or a number > 1, got ${JSON.stringify(T)}`,
+      );
     const crop = int(dataRaw, 'crop', d.data.crop, 'config.data');
-    if (crop !== 0 && crop < 16) throw new ConfigError(`config.data.crop: expected 0 (whole spectra) or >= 16, got ${crop}`);
+    if (crop !== 0 && crop < 16)
+      throw new ConfigError(`config.data.crop: expected 0 (whole spectra) or >= 16, got ${crop}`);
     const data: DataConfig = {
       train: path(dataRaw.train, 'config.data.train'),
       val: dataRaw.val === undefined || dataRaw.val === null ? null : path(dataRaw.val, 'config.data.val'),
       valFraction: num(dataRaw, 'valFraction', d.data.valFraction, 'config.data', 0, 0.9),
-      maxSamples: dataRaw.maxSamples === undefined || dataRaw.maxSamples === null ? null : int(dataRaw, 'maxSamples', 0, 'config.data', 1),
+      maxSamples:
+        dataRaw.maxSamples === undefined || dataRaw.maxSamples === null
+          ? null
+          : int(dataRaw, 'maxSamples', 0, 'config.data', 1),
       crop,
       target: oneOf(dataRaw, 'target', d.data.target, ['pseudo', 'last', 'truth'] as const, 'config.data'),
-      rescale: oneOf(dataRaw, 'rescale', d.data.rescale, ['huber', 'inverse', 'seed', 'none'] as const, 'config.data'),
+      rescale: oneOf(
+        dataRaw,
+        'rescale',
+        d.data.rescale,
+        ['huber', 'inverse', 'seed', 'none'] as const,
+        'config.data',
+      ),
       localAlign: Boolean(dataRaw.localAlign ?? d.data.localAlign),
       fusion: {
         scheme: oneOf(fusionRaw, 'scheme', d.data.fusion.scheme, ['snr', 'T'] as const, 'config.data.fusion'),
@@ -224,7 +276,10 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
     checkKeys(optimRaw, ['lr', 'weightDecay', 'warmupEpochs', 'minLrFactor', 'gradClip'], 'config.optim');
     const cfg: NmrTrainConfig = {
       name: typeof raw.name === 'string' ? raw.name : d.name,
-      out: raw.out === undefined ? resolve(baseDir, 'runs', 'nmr', String(raw.name ?? d.name)) : path(raw.out, 'config.out'),
+      out:
+        raw.out === undefined
+          ? resolve(baseDir, 'runs', 'nmr', String(raw.name ?? d.name))
+          : path(raw.out, 'config.out'),
       seed: int(raw, 'seed', d.seed, 'config'),
       threads: int(raw, 'threads', d.threads, 'config', 1),
       data,

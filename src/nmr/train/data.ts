@@ -88,7 +88,12 @@ export function drawLevels(K: number, extra: [number, number] | 'all', minLevel:
 }
 
 /** Builds a batch tensor set from samples, one window [start, start + length) per sample. */
-export function makeBatch(samples: PreparedSample[], levels: number[], starts: number[], length: number): Batch {
+export function makeBatch(
+  samples: PreparedSample[],
+  levels: number[],
+  starts: number[],
+  length: number,
+): Batch {
   const B = samples.length;
   const G = levels.length;
   const x = new Float32Array(B * G * length);

@@ -19,7 +19,10 @@ export function diff1(z: Tensor): Tensor {
 export function diff2(z: Tensor): Tensor {
   return tidy(() => {
     const n = z.size(-1);
-    return z.narrow(-1, 2, n - 2).sub(z.narrow(-1, 1, n - 2).mul(2)).add(z.narrow(-1, 0, n - 2));
+    return z
+      .narrow(-1, 2, n - 2)
+      .sub(z.narrow(-1, 1, n - 2).mul(2))
+      .add(z.narrow(-1, 0, n - 2));
   });
 }
 
@@ -44,7 +47,10 @@ export function derivativeL1(y0: Tensor, target: Tensor): Tensor {
 export function baselineCurvature(y0: Tensor, base: Tensor): Tensor {
   return tidy(() => {
     const n = base.size(-1);
-    return diff2(y0).mul(base.narrow(-1, 1, n - 2)).abs().mean();
+    return diff2(y0)
+      .mul(base.narrow(-1, 1, n - 2))
+      .abs()
+      .mean();
   });
 }
 
@@ -90,10 +96,14 @@ export function residualRatioLoss(x: Tensor, y: Tensor, base: Tensor, options: R
   return tidy(() => {
     const groups = y.size(1);
     const { levels } = options;
-    if (levels.length !== groups) throw new RangeError(`residualRatioLoss: ${levels.length} levels for ${groups} groups`);
+    if (levels.length !== groups)
+      throw new RangeError(`residualRatioLoss: ${levels.length} levels for ${groups} groups`);
     if (groups < 2) return zeros([]);
     const eps = options.eps ?? 1e-8;
-    const valid = base.sum(-1).ge(options.minBaselinePoints ?? 8).to('float32'); // [B]
+    const valid = base
+      .sum(-1)
+      .ge(options.minBaselinePoints ?? 8)
+      .to('float32'); // [B]
     const nValid = valid.sum().item();
     if (nValid === 0) return zeros([]);
     const logT = typeof options.T === 'number' ? Math.log(options.T) : options.T.log();
@@ -104,7 +114,8 @@ export function residualRatioLoss(x: Tensor, y: Tensor, base: Tensor, options: R
     let count = 0;
     for (let g = 0; g < groups; g++) {
       for (let h = g + 1; h < groups; h++) {
-        const logAlpha = typeof logT === 'number' ? logT * (levels[h]! - levels[g]!) : logT.mul(levels[h]! - levels[g]!);
+        const logAlpha =
+          typeof logT === 'number' ? logT * (levels[h]! - levels[g]!) : logT.mul(levels[h]! - levels[g]!);
         const dev = logNorms.select(1, g).sub(logNorms.select(1, h)).sub(logAlpha).abs();
         const term = dev.mul(valid).sum().div(nValid);
         sum = sum ? sum.add(term) : term;
@@ -173,8 +184,13 @@ export function totalLoss(batch: LossBatch, w: LossWeights): LossParts {
     const xSelf = from === 0 ? batch.x : batch.x.narrow(1, from, groups);
     const levels = batch.levels.slice(from);
     const cons = w.cons !== 0 ? consistencyL1(ySelf) : zeros([]);
-    const ratio = w.ratio !== 0 ? residualRatioLoss(xSelf, ySelf, batch.base, { levels, T: batch.T }) : zeros([]);
-    const total = rec.add(deriv.mul(w.deriv)).add(curv.mul(w.curv)).add(cons.mul(w.cons)).add(ratio.mul(w.ratio));
+    const ratio =
+      w.ratio !== 0 ? residualRatioLoss(xSelf, ySelf, batch.base, { levels, T: batch.T }) : zeros([]);
+    const total = rec
+      .add(deriv.mul(w.deriv))
+      .add(curv.mul(w.curv))
+      .add(cons.mul(w.cons))
+      .add(ratio.mul(w.ratio));
     return { rec, deriv, curv, cons, ratio, total };
   });
 }

@@ -10,7 +10,7 @@ import * as torch from '../../torch/index.js';
 import { Rng } from '../../torch/rng.js';
 import { writeJsonAtomic } from '../../torch/fs.js';
 import { UNet1d, parameterSummary } from '../model/unet.js';
-import { modelMetadata } from '../model/denoise.js';
+import { checkpointBase, modelMetadata } from '../model/denoise.js';
 import type { NmrTrainConfig, StageConfig } from './config.js';
 import { drawLevels, makeBatch, openDataset, prepareSamples, type PreparedSample } from './data.js';
 import { totalLoss, peakWeightedL1, type LossWeights } from './losses.js';
@@ -96,7 +96,12 @@ function energySnrDb(y: ArrayLike<number>, truth: ArrayLike<number>): number {
   return 10 * Math.log10(signal / Math.max(error, 1e-300));
 }
 
-export function validate(model: UNet1d, samples: PreparedSample[], peakWeight: number, batch = 4): ValidationScores {
+export function validate(
+  model: UNet1d,
+  samples: PreparedSample[],
+  peakWeight: number,
+  batch = 4,
+): ValidationScores {
   if (samples.length === 0) return { rec: NaN, energySnrDb: NaN, inputEnergySnrDb: NaN };
   model.eval();
   let rec = 0;
@@ -108,7 +113,12 @@ export function validate(model: UNet1d, samples: PreparedSample[], peakWeight: n
     const L = group[0]!.target.length;
     torch.noGrad(() =>
       torch.tidy(() => {
-        const b = makeBatch(group, [0], group.map(() => 0), L);
+        const b = makeBatch(
+          group,
+          [0],
+          group.map(() => 0),
+          L,
+        );
         const y = model.forward(b.x.reshape(group.length, L));
         rec += peakWeightedL1(y, b.target, b.peak, peakWeight).item() * group.length;
         const out = y.toFloat32Array();
@@ -161,14 +171,21 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
   const t0 = Date.now();
   const ds = openDataset(cfg.data.train);
   const split = splitIndices(cfg, ds.size);
-  if (split.train.length === 0) throw new Error(`${cfg.data.train}: no training samples left after the validation split`);
+  if (split.train.length === 0)
+    throw new Error(`${cfg.data.train}: no training samples left after the validation split`);
   const trainSet = prepareSamples(ds, split.train, cfg.data);
   let valSet: PreparedSample[];
   if (cfg.data.val !== null) {
     const vds = openDataset(cfg.data.val);
     if (vds.manifest.points !== ds.manifest.points)
-      throw new Error(`${cfg.data.val}: ${vds.manifest.points} points, the training set has ${ds.manifest.points}`);
-    valSet = prepareSamples(vds, Array.from({ length: vds.size }, (_, i) => i), cfg.data);
+      throw new Error(
+        `${cfg.data.val}: ${vds.manifest.points} points, the training set has ${ds.manifest.points}`,
+      );
+    valSet = prepareSamples(
+      vds,
+      Array.from({ length: vds.size }, (_, i) => i),
+      cfg.data,
+    );
     vds.close();
   } else valSet = prepareSamples(ds, split.val, cfg.data);
   ds.close();
@@ -182,8 +199,13 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
 
   const model = new UNet1d(cfg.model);
   const parameters = parameterSummary(model).total;
-  log(`model: residual 1D U-Net, channels ${cfg.model.channels.join('-')}, ${parameters.toLocaleString('en-US')} parameters`);
-  const optimizer = new torch.optim.AdamW(model.parameters(), { lr: cfg.optim.lr, weightDecay: cfg.optim.weightDecay });
+  log(
+    `model: residual 1D U-Net, channels ${cfg.model.channels.join('-')}, ${parameters.toLocaleString('en-US')} parameters`,
+  );
+  const optimizer = new torch.optim.AdamW(model.parameters(), {
+    lr: cfg.optim.lr,
+    weightDecay: cfg.optim.weightDecay,
+  });
   const stepsPerEpoch = cfg.stepsPerEpoch || Math.ceil(trainSet.length / cfg.batchSamples);
   const totalEpochs = cfg.stageA.epochs + cfg.stageB.epochs;
   const scheduler = new torch.optim.WarmupCosineLR(optimizer, {
@@ -196,14 +218,18 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
   let history: EpochRecord[] = [];
   let best = -Infinity;
   if (options.resume) {
-    const ck = torch.loadCheckpoint(options.resume);
+    const ck = torch.loadCheckpoint(checkpointBase(options.resume));
     const saved = (ck.extra ?? {}) as { config?: NmrTrainConfig; history?: EpochRecord[]; best?: number };
     if (saved.config && JSON.stringify(saved.config.model) !== JSON.stringify(cfg.model))
-      throw new Error(`${options.resume}: the checkpoint's model (${JSON.stringify(saved.config.model)}) differs from the config's`);
+      throw new Error(
+        `${options.resume}: the checkpoint's model (${JSON.stringify(saved.config.model)}) differs from the config's`,
+      );
     model.loadStateDict(ck.weights);
     torch.dispose(ck.weights);
     if (!ck.optimizer || !ck.scheduler || ck.epoch === undefined || !ck.rng?.data)
-      throw new Error(`${options.resume}: not a training checkpoint (no optimizer, schedule, epoch or generator state); use last.json`);
+      throw new Error(
+        `${options.resume}: not a training checkpoint (no optimizer, schedule, epoch or generator state); use last.json`,
+      );
     optimizer.loadStateDict(ck.optimizer);
     torch.dispose(ck.optimizer.state);
     scheduler.loadStateDict(ck.scheduler);
@@ -298,7 +324,13 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
     const extra = { config: cfg, history, best: Math.max(best, Number.isFinite(score) ? score : -Infinity) };
     if (Number.isFinite(score) && score > best) {
       best = score;
-      torch.saveCheckpoint(bestBase, { weights: model.stateDict(), metadata: modelMetadata(cfg.model), epoch, torchRng: false, extra });
+      torch.saveCheckpoint(bestBase, {
+        weights: model.stateDict(),
+        metadata: modelMetadata(cfg.model),
+        epoch,
+        torchRng: false,
+        extra,
+      });
     }
     if ((epoch + 1) % cfg.checkpointEvery === 0 || epoch + 1 === endEpoch) {
       torch.saveCheckpoint(lastBase, {

@@ -246,12 +246,13 @@ class WorkerPool {
 
   async close(): Promise<void> {
     this.fail(new Error('DataLoader was closed'));
-    // ref() so the process waits for the threads to stop rather than exiting under an await.
-    await Promise.all(
-      this.workers.map((w) => {
-        w.worker.ref();
-        return w.worker.terminate();
-      }),
-    );
+    // A terminating worker's handle no longer keeps the event loop alive, so without this timer
+    // the process could exit while this await is pending (seen as a hang-then-exit under load).
+    const keepAlive = setInterval(() => undefined, 1000);
+    try {
+      await Promise.all(this.workers.map((w) => w.worker.terminate()));
+    } finally {
+      clearInterval(keepAlive);
+    }
   }
 }

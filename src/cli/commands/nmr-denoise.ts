@@ -1,0 +1,139 @@
+// `tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR`: applies a trained
+// U-Net to spectra (CSV, JCAMP-DX, NMRPipe, Bruker folders; FIDs are processed first with the
+// file's own parameters) and writes each result as CSV and JCAMP-DX.
+import { parseArgs } from 'node:util';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { CliError } from '../errors.js';
+import { loadDenoiser, denoiseSpectra } from '../../nmr/model/denoise.js';
+import { writeJcampSpectrum } from '../../nmr/model/jcamp-writer.js';
+import { readNmr } from '../../nmr/io/load.js';
+import { isBrukerDir } from '../../nmr/io/bruker.js';
+import { writeCsvSpectrum } from '../../nmr/io/csv.js';
+import { processFid } from '../../nmr/process.js';
+import { NmrFormatError } from '../../nmr/io/errors.js';
+import { Dataset } from '../../nmr/data/dataset.js';
+import type { Spectrum } from '../../nmr/types.js';
+
+const HELP = `usage: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR
+
+Denoises real 1D spectra with a model trained by 'tailor nmr train' and writes, per input,
+DIR/<name>.denoised.csv (ppm, intensity) and DIR/<name>.denoised.jdx (JCAMP-DX, XYDATA in ppm).
+
+inputs (repeat --input): a CSV, JCAMP-DX or NMRPipe file, a Bruker experiment folder, a folder of
+such files, or a data set written by 'tailor nmr simulate' (each sample's level 0 is denoised).
+FIDs are Fourier transformed with their own parameters (line broadening, phase) first.
+
+options:
+      --model FILE      checkpoint (OUT/best.json or OUT/last.json)           [required]
+      --input PATH      input (repeatable)                                     [required]
+      --out DIR         output folder                                          [required]
+      --processed       for Bruker folders: use pdata/1/1r instead of the fid
+  -h, --help            this text`;
+
+interface Item {
+  name: string;
+  spectrum: Spectrum;
+}
+
+const KNOWN = new Set(['.csv', '.tsv', '.txt', '.jdx', '.dx', '.jcamp', '.fid', '.ft1', '.ft']);
+
+function readOne(path: string, prefer: 'raw' | 'processed'): Spectrum {
+  const data = readNmr(path, { prefer });
+  if (data.kind === 'spectrum') return data.spectrum;
+  if (data.kind === 'fid') return processFid(data.fid);
+  throw new NmrFormatError(path, 'data', 'a series of FIDs (pseudo-2D)', "extract one row with 'tailor nmr process --row R'");
+}
+
+function collect(path: string, prefer: 'raw' | 'processed'): Item[] {
+  if (!existsSync(path)) throw new CliError(`--input ${path}: does not exist`);
+  const stem = (p: string) => basename(p, extname(p)) || basename(p);
+  if (statSync(path).isDirectory()) {
+    if (existsSync(join(path, 'manifest.json'))) {
+      const ds = new Dataset(path);
+      const { ppmFirst, ppmLast, sfMHz } = ds.manifest.axis;
+      const items = Array.from({ length: ds.size }, (_, i) => ({
+        name: `${basename(path)}-sample${String(i).padStart(4, '0')}`,
+        spectrum: { real: ds.sample(i).spectra[0]!, ppmFirst, ppmLast, refMHz: sfMHz, source: `${path}#${i}` },
+      }));
+      ds.close();
+      return items;
+    }
+    if (isBrukerDir(path)) return [{ name: basename(path), spectrum: readOne(path, prefer) }];
+    const entries = readdirSync(path)
+      .sort()
+      .map((e) => join(path, e))
+      .filter((p) => (statSync(p).isDirectory() ? isBrukerDir(p) : KNOWN.has(extname(p).toLowerCase())));
+    if (entries.length === 0)
+      throw new CliError(`--input ${path}: no spectra found (expected CSV/JCAMP-DX/NMRPipe files or Bruker folders)`);
+    // Bruker experiment folders are numbers: keep the sample folder's name in front.
+    return entries.map((p) => ({
+      name: statSync(p).isDirectory() ? `${basename(path)}-${basename(p)}` : stem(p),
+      spectrum: readOne(p, prefer),
+    }));
+  }
+  return [{ name: stem(path), spectrum: readOne(path, prefer) }];
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        model: { type: 'string' },
+        input: { type: 'string', multiple: true },
+        out: { type: 'string' },
+        processed: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    throw new CliError(`${(e as Error).message}\n\n${HELP}`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (!values.model) throw new CliError(`--model is required\n\n${HELP}`);
+  if (!values.input?.length) throw new CliError(`--input is required\n\n${HELP}`);
+  if (!values.out) throw new CliError(`--out is required\n\n${HELP}`);
+  let model;
+  try {
+    model = loadDenoiser(values.model);
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+  const prefer = values.processed ? 'processed' : 'raw';
+  let items: Item[];
+  try {
+    items = values.input.flatMap((p) => collect(p, prefer));
+  } catch (e) {
+    if (e instanceof NmrFormatError) throw new CliError(e.message);
+    throw e;
+  }
+  mkdirSync(values.out, { recursive: true });
+  const t0 = Date.now();
+  const outputs = denoiseSpectra(
+    model,
+    items.map((it) => it.spectrum.real),
+  );
+  const seconds = (Date.now() - t0) / 1000;
+  const used = new Map<string, number>();
+  items.forEach((it, i) => {
+    // Two inputs with the same name (from different folders) get distinct outputs.
+    const count = used.get(it.name) ?? 0;
+    used.set(it.name, count + 1);
+    const name = count ? `${it.name}-${count + 1}` : it.name;
+    const denoised: Spectrum = { ...it.spectrum, real: outputs[i]! };
+    delete denoised.imag;
+    const note = `denoised by tailor nmr denoise (model ${values.model}) from ${it.spectrum.source}`;
+    writeCsvSpectrum(join(values.out!, `${name}.denoised.csv`), denoised, note);
+    writeJcampSpectrum(join(values.out!, `${name}.denoised.jdx`), denoised, `${name} (denoised)`);
+  });
+  model.dispose();
+  console.log(
+    `denoised ${items.length} spectra in ${seconds.toFixed(2)} s (${(items.length / Math.max(seconds, 1e-9)).toFixed(1)} spectra/s); wrote CSV and JCAMP-DX to ${values.out}`,
+  );
+  return 0;
+}

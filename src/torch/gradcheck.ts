@@ -1,0 +1,49 @@
+// Finite-difference gradient checks in float64 (as torch.autograd.gradcheck): compares the
+// gradient autograd computes for a random projection of f's output with central differences.
+import { Tensor } from './tensor.js';
+import { tensor, randn } from './creation.js';
+import { tidy } from './scope.js';
+import { noGrad, grad } from './autograd.js';
+
+export interface GradcheckOptions {
+  eps?: number;
+  atol?: number;
+  rtol?: number;
+}
+
+/**
+ * Checks d/dx_i <w, f(x)> for every input element against (g(x + eps) - g(x - eps)) / 2eps.
+ * Inputs must be float64. Returns the worst absolute error; throws with the offending element.
+ */
+export function gradcheck(f: (...inputs: Tensor[]) => Tensor, inputs: Tensor[], options: GradcheckOptions = {}): number {
+  const eps = options.eps ?? 1e-6;
+  const atol = options.atol ?? 1e-5;
+  const rtol = options.rtol ?? 1e-3;
+  return tidy(() => {
+    for (const x of inputs) if (x.dtype !== 'float64') throw new TypeError('gradcheck needs float64 inputs');
+    const leaves = inputs.map((x) => x.detach().clone().requiresGrad_());
+    const out = f(...leaves);
+    const w = randn(out.shape, 'float64');
+    const analytic = grad([out.mul(w).sum()], leaves, { allowUnused: true }).map((g, i) => (g ? g.toFloat64Array() : new Float64Array(leaves[i]!.numel)));
+    const scalar = (values: Float64Array[]) =>
+      noGrad(() => tidy(() => f(...values.map((v, i) => tensor(v, { shape: inputs[i]!.shape }))).mul(w).sum().item()));
+    const base = inputs.map((x) => x.toFloat64Array());
+    let worst = 0;
+    base.forEach((values, which) => {
+      for (let k = 0; k < values.length; k++) {
+        const plus = base.map((b) => b.slice());
+        const minus = base.map((b) => b.slice());
+        plus[which]![k] += eps;
+        minus[which]![k] -= eps;
+        const numeric = (scalar(plus) - scalar(minus)) / (2 * eps);
+        const a = analytic[which]![k]!;
+        const err = Math.abs(a - numeric);
+        worst = Math.max(worst, err);
+        if (err > atol + rtol * Math.abs(numeric)) {
+          throw new Error(`gradcheck: input ${which}, element ${k}: autograd ${a}, finite differences ${numeric}`);
+        }
+      }
+    });
+    return worst;
+  });
+}
