@@ -87,11 +87,33 @@ export function controllabilitySection(grid: ControllabilityGrid, charts: Record
   return section(
     'Controllability (preference grid)',
     figure +
-      `<details open><summary>Table (${grid.points.length} preferences)</summary>${table(
+      `<details${grid.points.length <= 30 ? ' open' : ''}><summary>Table (${grid.points.length} preferences)</summary>${table(
         header.map((h) => h),
         rows.map((r) => r.map(escapeHtml)),
         'id="controllability"',
       )}</details>`,
+    'controllability',
+  );
+}
+
+/**
+ * The preference control of a served PRL run whose results.json has no grid yet: an uncoloured
+ * triangle whose point queries the server.
+ */
+export function liveOnlySection(distributions: string[], charts: Record<string, ChartSpec>): string {
+  const names = expertNames(3);
+  charts.simplex = {
+    type: 'ternary',
+    corners: [names[0]!, names[1]!, names[2]!],
+    metrics: [...GROUPS, ...distributions],
+    points: [],
+  };
+  return section(
+    'Controllability (live)',
+    chartDiv('simplex', 'Drag the point: the server evaluates the model at that preference.') +
+      note(
+        'results.json has no controllability grid, so the triangle is not coloured; compute the grid to add the heat map.',
+      ),
     'controllability',
   );
 }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../torch/fs.js';
 import { renderPage } from './html.js';
-import { longtailPage, loadLongtailRun } from './longtail.js';
+import { longtailPage, loadLongtailRun, type LongtailPageOptions } from './longtail.js';
 import { gmmPage, isGmmModel, isGmmSelection } from './gmm.js';
 import { isSubgroupFit, isSubgroupSelection, subgroupPage } from './subgroup.js';
 import { isNmrReport, nmrPage } from './nmr.js';
@@ -43,13 +43,13 @@ export function readResults(runDir: string): unknown {
 }
 
 /** The report page of any run directory (errors name results.json and what it should be). */
-export function runPage(runDir: string): ReportPage {
+export function runPage(runDir: string, options: LongtailPageOptions = {}): ReportPage {
   const results = readResults(runDir);
   const kind = detectRunKind(results);
   switch (kind) {
     case 'longtail': {
       const { results: r, history } = loadLongtailRun(runDir);
-      return longtailPage(r, history);
+      return longtailPage(r, history, options);
     }
     case 'gmm':
     case 'gmm-select':
@@ -68,7 +68,7 @@ export function runPage(runDir: string): ReportPage {
 }
 
 export function renderRunReport(runDir: string, live?: { endpoint: string }): string {
-  const page = runPage(runDir);
+  const page = runPage(runDir, { liveControl: live !== undefined });
   return renderPage(live ? { ...page, live } : page);
 }
 

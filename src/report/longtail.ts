@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../torch/fs.js';
 import type { LongtailResults } from '../longtail/results.js';
 import type { EpochRecord } from '../longtail/trainer.js';
 import { chartDiv, escapeHtml, note, num, pct, renderPage, section, table } from './html.js';
-import { parseControllability, controllabilitySection } from './controllability.js';
+import { parseControllability, controllabilitySection, liveOnlySection } from './controllability.js';
 import type { ChartSpec, ReportPage } from './types.js';
 
 export const DISTRIBUTION_ORDER = [
@@ -284,7 +284,36 @@ function testTimeSection(value: unknown): string {
   );
 }
 
-export function longtailPage(results: LongtailResults, extraHistory?: EpochRecord[]): ReportPage {
+/** A PRL run: its model takes a preference (method PRL, a preference or a controllability grid). */
+export function isPrlResults(r: unknown): boolean {
+  const v = r as Partial<LongtailResults> | null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    v.kind === 'longtail' &&
+    (String(v.method ?? '').startsWith('PRL') ||
+      v.controllability !== undefined ||
+      Array.isArray(v.preference))
+  );
+}
+
+/** Number of experts of a PRL run, from its grid or its preference; null when unknown. */
+export function prlExperts(r: Partial<LongtailResults>): number | null {
+  const grid = r.controllability as { experts?: unknown } | undefined;
+  if (grid && typeof grid.experts === 'number') return grid.experts;
+  return Array.isArray(r.preference) ? r.preference.length : null;
+}
+
+export interface LongtailPageOptions {
+  /** Served with a live preference endpoint: show the control even without a grid. */
+  liveControl?: boolean;
+}
+
+export function longtailPage(
+  results: LongtailResults,
+  extraHistory?: EpochRecord[],
+  options: LongtailPageOptions = {},
+): ReportPage {
   const charts: Record<string, ChartSpec> = {};
   const history = results.history && results.history.length > 0 ? results.history : (extraHistory ?? []);
   const sections = [
@@ -297,6 +326,8 @@ export function longtailPage(results: LongtailResults, extraHistory?: EpochRecor
   if (results.controllability !== undefined) {
     const grid = parseControllability(results.controllability, 'results.json controllability');
     sections.push(controllabilitySection(grid, charts));
+  } else if (options.liveControl && isPrlResults(results) && prlExperts(results) === 3) {
+    sections.push(liveOnlySection(Object.keys(results.distributions), charts));
   }
   if (results.test_time !== undefined) sections.push(testTimeSection(results.test_time));
   return {

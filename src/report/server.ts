@@ -9,6 +9,7 @@ import { extname, join, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { escapeHtml } from './html.js';
 import { readResults, renderRunReport } from './index.js';
+import { isPrlResults, prlExperts } from './longtail.js';
 import { listRuns, type RunEntry } from './runs.js';
 import type { PreferenceAnswer } from './types.js';
 
@@ -242,23 +243,13 @@ export function createReportServer(o: ServeOptions): Server {
     } catch (error) {
       throw new HttpError(500, (error as Error).message);
     }
-    const grid = results.controllability as { experts?: number } | undefined;
-    const isPrl =
-      results.kind === 'longtail' &&
-      (String(results.method ?? '').startsWith('PRL') ||
-        grid !== undefined ||
-        Array.isArray(results.preference));
-    if (!isPrl)
+    if (!isPrlResults(results)) {
       throw new HttpError(
         501,
         `run ${run.id} is not a PRL run: only PRL checkpoints can be evaluated at a preference`,
       );
-    const experts =
-      typeof grid?.experts === 'number'
-        ? grid.experts
-        : Array.isArray(results.preference)
-          ? (results.preference as unknown[]).length
-          : null;
+    }
+    const experts = prlExperts(results);
     let text = query.get('r');
     if (req.method === 'POST' && text === null) {
       const body = await readBody(req);
@@ -346,10 +337,8 @@ export function createReportServer(o: ServeOptions): Server {
         try {
           const endpoint = '/api/runs/' + run.id.split('/').map(encodeURIComponent).join('/') + '/preference';
           const results = readResults(run.dir) as Record<string, unknown>;
-          html = renderRunReport(
-            run.dir,
-            results.kind === 'longtail' && results.controllability !== undefined ? { endpoint } : undefined,
-          );
+          const live = isPrlResults(results) && prlExperts(results) === 3;
+          html = renderRunReport(run.dir, live ? { endpoint } : undefined);
         } catch (error) {
           throw new HttpError(500, (error as Error).message);
         }

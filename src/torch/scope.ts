@@ -17,11 +17,14 @@ const safetyNet = new FinalizationRegistry<number>((handle) => {
   native.dispose(handle);
 });
 
-/** Called by Tensor's constructor: registers the new tensor with the innermost scope. */
+/**
+ * Called by Tensor's constructor: registers the new tensor with the innermost scope, which
+ * will free it. Only tensors no scope owns get the (comparatively costly) finalizer.
+ */
 export function track(tensor: Tracked, handle: number): void {
-  safetyNet.register(tensor, handle, tensor);
   const scope = scopes[scopes.length - 1];
   if (scope) scope.add(tensor);
+  else safetyNet.register(tensor, handle, tensor);
 }
 
 /** Called when a tensor is disposed explicitly, so the safety net never frees a reused slot. */
@@ -34,7 +37,9 @@ export function untrack(tensor: Tracked): void {
 /** Removes a tensor (or every tensor in a structure) from all open scopes: the caller owns it. */
 export function keep<T>(value: T): T {
   visit(value, (t) => {
-    for (const scope of scopes) scope.delete(t);
+    let owned = false;
+    for (const scope of scopes) owned = scope.delete(t) || owned;
+    if (owned && !t.isDisposed) safetyNet.register(t, t.handle, t);
   });
   return value;
 }
@@ -106,6 +111,7 @@ function closeScope(scope: Set<Tracked>, result: unknown): void {
   for (const t of scope) {
     if (survivors.has(t)) {
       if (parent) parent.add(t);
+      else if (!t.isDisposed) safetyNet.register(t, t.handle, t);
     } else if (!t.isDisposed) {
       t.dispose();
     }

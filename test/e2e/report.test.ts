@@ -156,6 +156,8 @@ test('served PRL run: dragging the preference point updates the numbers live', {
     );
     await page.waitForSelector('#simplex-values[data-state="ready"]');
     const canvas = page.locator('.ternary-canvas');
+    // Mouse coordinates are the viewport's: bring the triangle into view first.
+    await canvas.scrollIntoViewIfNeeded();
     const box = (await canvas.boundingBox())!;
     const corners = JSON.parse((await canvas.getAttribute('data-corners'))!) as [number, number][];
     const at = (w: number[]) =>

@@ -157,3 +157,28 @@ test('pipelines are seeded; the test transform has no randomness', () => {
   assert.deepEqual([big.c, big.h, big.w], [3, 16, 16]);
   assert.equal(compose()(img, new Rng(0)), img);
 });
+
+test('gaussian blur matches a direct 2-D convolution with reflected edges', () => {
+  const rng = new Rng(4);
+  const img = image(2, 5, 7, () => rng.uniform());
+  const sigma = 1.3;
+  const radius = Math.ceil(3 * sigma);
+  const g = (k: number): number => Math.exp((-k * k) / (2 * sigma * sigma));
+  let norm = 0;
+  for (let k = -radius; k <= radius; k++) norm += g(k);
+  const refl = (i: number, n: number): number => {
+    while (i < 0 || i >= n) i = i < 0 ? -i : 2 * (n - 1) - i;
+    return i;
+  };
+  const expected: number[] = [];
+  for (let c = 0; c < 2; c++)
+    for (let y = 0; y < 5; y++)
+      for (let x = 0; x < 7; x++) {
+        let v = 0;
+        for (let a = -radius; a <= radius; a++)
+          for (let b = -radius; b <= radius; b++)
+            v += (g(a) * g(b) * at(img, c, refl(y + a, 5), refl(x + b, 7))) / (norm * norm);
+        expected.push(v);
+      }
+  assertClose(blur(copy(img), sigma).data, expected, 1e-5);
+});

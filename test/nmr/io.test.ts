@@ -186,6 +186,10 @@ test('JCAMP-DX: malformed files name the file and the field', () => {
   );
   const noFreq = bad.replace('##NPOINTS= 5', '##NPOINTS= 3');
   assert.throws(() => parseJcamp(noFreq, 'nofreq.jdx'), /nofreq\.jdx: \.OBSERVE FREQUENCY: missing/);
+  // Blank and comment lines inside the table keep the reported line number exact.
+  const badChar =
+    '##TITLE= t\n##XUNITS= PPM\n##FIRSTX= 10\n##LASTX= 0\n##XYDATA= (X++(Y..Y))\n\n$$ c\n10 1 2 3\n7 4 # 5\n##END=';
+  assert.throws(() => parseJcamp(badChar, 'char.jdx'), /char\.jdx: line 9: unexpected character '#'/);
   const ok = parseJcamp(noFreq.replace('##XUNITS= HZ', '##XUNITS= PPM'), 'ok.jdx');
   assert.equal(ok.kind, 'spectrum');
   if (ok.kind === 'spectrum') assert.deepEqual(Array.from(ok.spectrum.real), [1, 2, 3]);

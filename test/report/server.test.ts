@@ -71,6 +71,9 @@ before(async () => {
   writeRun(join(base, 'outside-run'), syntheticLongtail(), { 'secret.txt': SECRET });
   writeRun(join(runsDir, 'prl'), syntheticLongtail({ prl: true }), { 'notes.txt': 'hello' });
   writeRun(join(runsDir, 'group', 'sade'), syntheticLongtail());
+  const noGrid = syntheticLongtail({ prl: true });
+  delete noGrid.controllability;
+  writeRun(join(runsDir, 'prl-nogrid'), noGrid);
   symlinkSync(join(base, 'secret.txt'), join(runsDir, 'prl', 'link-out.txt'));
   symlinkSync(join(base, 'outside-run'), join(runsDir, 'linked-run'));
   symlinkSync(base, join(runsDir, 'prl', 'up'));
@@ -99,7 +102,7 @@ test('index lists the runs (not the symlinked one) and pages render', async () =
   const list = JSON.parse((await raw('/api/runs')).body) as { id: string; kind: string }[];
   assert.deepEqual(
     list.map((r) => r.id),
-    ['group/sade', 'prl'],
+    ['group/sade', 'prl', 'prl-nogrid'],
   );
   const page = await raw('/runs/prl/');
   assert.equal(page.status, 200);
@@ -108,6 +111,13 @@ test('index lists the runs (not the symlinked one) and pages render', async () =
   const nested = await raw('/runs/group/sade/');
   assert.equal(nested.status, 200);
   assert.ok(!nested.body.includes('"live"'), 'no live control without a controllability grid');
+  const noGrid = await raw('/runs/prl-nogrid/');
+  assert.ok(
+    noGrid.body.includes('"live":{"endpoint":"/api/runs/prl-nogrid/preference"}'),
+    'PRL without a grid: live control',
+  );
+  assert.ok(noGrid.body.includes('"simplex":{"type":"ternary"'));
+  assert.ok(noGrid.body.includes('has no controllability grid'));
   assert.equal((await raw('/runs/prl')).status, 301);
   const file = await raw('/runs/prl/files/notes.txt');
   assert.equal(file.status, 200);

@@ -158,25 +158,30 @@ export function blur(img: ImageView, sigma: number): ImageView {
     sum += kernel[k + radius] = Math.exp((-k * k) / (2 * sigma * sigma));
   for (let k = 0; k < kernel.length; k++) kernel[k]! /= sum;
   const { h, w } = img;
+  // reflected coordinates precomputed once: xs[x + k + radius] is the source column of x + k
   const reflect = (i: number, n: number): number => {
     if (n === 1) return 0;
     while (i < 0 || i >= n) i = i < 0 ? -i : 2 * (n - 1) - i;
     return i;
   };
+  const xs = Int32Array.from({ length: w + 2 * radius }, (_, i) => reflect(i - radius, w));
+  const ys = Int32Array.from({ length: h + 2 * radius }, (_, i) => reflect(i - radius, h) * w);
+  const taps = kernel.length;
   const tmp = new Float32Array(h * w);
   for (let c = 0; c < img.c; c++) {
     const plane = img.data.subarray(c * h * w, (c + 1) * h * w);
     for (let y = 0; y < h; y++) {
+      const row = y * w;
       for (let x = 0; x < w; x++) {
         let v = 0;
-        for (let k = -radius; k <= radius; k++) v += kernel[k + radius]! * plane[y * w + reflect(x + k, w)]!;
-        tmp[y * w + x] = v;
+        for (let k = 0; k < taps; k++) v += kernel[k]! * plane[row + xs[x + k]!]!;
+        tmp[row + x] = v;
       }
     }
     for (let y = 0; y < h; y++) {
       for (let x = 0; x < w; x++) {
         let v = 0;
-        for (let k = -radius; k <= radius; k++) v += kernel[k + radius]! * tmp[reflect(y + k, h) * w + x]!;
+        for (let k = 0; k < taps; k++) v += kernel[k]! * tmp[ys[y + k]! + x]!;
         plane[y * w + x] = v;
       }
     }

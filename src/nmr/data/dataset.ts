@@ -164,9 +164,10 @@ function writeAll(fd: number, bytes: Uint8Array): void {
 export class Dataset {
   readonly manifest: DatasetManifest;
   readonly meta: SampleMeta[];
+  // Files are read per sample (large sets need not fit in memory).
   private fdSpectra: number;
-  private truthBytes: Buffer;
-  private maskBytes: Buffer;
+  private fdTruth: number;
+  private fdMask: number;
 
   constructor(readonly dir: string) {
     const mpath = join(dir, 'manifest.json');
@@ -207,8 +208,8 @@ export class Dataset {
     requireSize(join(dir, m.files.truth), m.samples * m.points * 4);
     requireSize(join(dir, m.files.peakMask), m.samples * m.points);
     this.fdSpectra = openSync(spath, 'r');
-    this.truthBytes = readFileSync(join(dir, m.files.truth));
-    this.maskBytes = readFileSync(join(dir, m.files.peakMask));
+    this.fdTruth = openSync(join(dir, m.files.truth), 'r');
+    this.fdMask = openSync(join(dir, m.files.peakMask), 'r');
     const lines = readFileSync(join(dir, m.files.samples), 'utf8')
       .split('\n')
       .filter((l) => l.trim() !== '');
@@ -246,12 +247,17 @@ export class Dataset {
     const spectra = Array.from({ length: levels }, (_, k) =>
       Float64Array.from(f.subarray(k * points, (k + 1) * points)),
     );
-    const t = new Float32Array(this.truthBytes.buffer, this.truthBytes.byteOffset + i * points * 4, points);
-    const mask = Uint8Array.from(this.maskBytes.subarray(i * points, (i + 1) * points));
+    const truthBytes = Buffer.alloc(points * 4);
+    readSync(this.fdTruth, truthBytes, 0, truthBytes.length, i * truthBytes.length);
+    const t = new Float32Array(truthBytes.buffer, truthBytes.byteOffset, points);
+    const mask = new Uint8Array(points);
+    readSync(this.fdMask, mask, 0, points, i * points);
     return { spectra, truth: Float64Array.from(t), truthPeakMask: mask, meta: this.meta[i]! };
   }
 
   close(): void {
     closeSync(this.fdSpectra);
+    closeSync(this.fdTruth);
+    closeSync(this.fdMask);
   }
 }

@@ -286,7 +286,8 @@ function parseJcampRecords(text: string): LabelledRecord[] {
     } else if (current) {
       const c = raw.indexOf('$$');
       const v = c >= 0 ? raw.slice(0, c) : raw;
-      if (v.trim() !== '') chunks[chunks.length - 1]!.push(v);
+      // Blank and comment-only lines are kept (empty) so that data line numbers stay exact.
+      chunks[chunks.length - 1]!.push(v.trim() === '' ? '' : v);
     }
   }
   for (let i = 0; i < out.length; i++) out[i]!.value = chunks[i]!.join('\n');

@@ -6,6 +6,7 @@
 //   or tanh, added to the input (short residual: the network predicts minus the noise).
 // Defaults: 4 levels, 64-128-256-256 channels, dilations 1/2/4/8, k = 9, GroupNorm(8), GELU,
 // SE attention at the bottleneck and the shallowest decoder level: about 2.7 M parameters.
+import * as torch from '../../torch/index.js';
 import { Tensor, nn, tidy, aten } from '../../torch/index.js';
 import { ResBlock1d } from './blocks.js';
 
@@ -149,6 +150,12 @@ export class UNet1d extends nn.Module {
       new nn.ModuleList(ch.slice(0, n - 1).map((_, i) => block(i, i === 0 && c.se === 'bottleneck+shallow'))),
     );
     this.head = this.registerModule('head', new nn.Conv1d(ch[0]!, 1, 1));
+    // A zero head makes the untrained network the identity (output = input), so training starts
+    // from the raw spectrum instead of the raw spectrum plus a random correction.
+    torch.noGrad(() => {
+      this.head.weight.zero_();
+      this.head.bias!.zero_();
+    });
   }
 
   /** Lengths must be multiples of this (forward pads by edge replication otherwise). */

@@ -11,7 +11,7 @@ import type { DataConfig } from './config.js';
 
 export interface PreparedSample {
   index: number;
-  /** Aligned and rescaled spectra, [K+1][L], level-K units. */
+  /** Aligned and rescaled spectra, [K+1][L], in level-K units divided by max |target|. */
   levels: Float32Array[];
   target: Float32Array;
   peak: Float32Array;
@@ -52,13 +52,19 @@ export function prepareSamples(ds: Dataset, indices: number[], cfg: DataConfig):
     else if (cfg.T === 'estimate' && Number.isFinite(pre.tHat) && pre.tHat > 1) T = pre.tHat;
     else T = ds.manifest.ratio;
     const scaleK = record.meta.levels[K]?.scale ?? 1;
+    // One factor per sample puts the target's largest value at 1, so that loss values (and the
+    // balance between the terms) do not depend on each spectrum's arbitrary normalization.
+    let max = 0;
+    for (let j = 0; j < target.length; j++) max = Math.max(max, Math.abs(target[j]!));
+    const unit = max > 0 ? 1 / max : 1;
+    const f32 = (x: ArrayLike<number>, factor = unit): Float32Array => Float32Array.from(x, (v) => v * factor);
     return {
       index: i,
-      levels: pre.spectra.map((x) => Float32Array.from(x)),
-      target: Float32Array.from(target),
+      levels: pre.spectra.map((x) => f32(x)),
+      target: f32(target),
       peak: Float32Array.from(pre.masks.peak),
       base: Float32Array.from(pre.masks.baseline),
-      truth: record.truth.length ? Float32Array.from(record.truth, (v) => v * scaleK) : null,
+      truth: record.truth.length ? f32(record.truth, scaleK * unit) : null,
       T,
     };
   });

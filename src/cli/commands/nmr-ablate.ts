@@ -1,0 +1,88 @@
+// `tailor nmr ablate -c CONFIG --data DIR`: the ablations of seed section 8, each trained like the
+// config and scored on a held-out data set; writes OUT/ablation/ablation.{json,md}.
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { CliError } from '../errors.js';
+import { loadConfig } from '../../nmr/train/config.js';
+import { ABLATIONS, formatAblationTable, runAblation } from '../../nmr/train/ablation.js';
+import { TrainingDivergedError } from '../../nmr/train/trainer.js';
+import { NmrFormatError } from '../../nmr/io/errors.js';
+
+const HELP = `usage: tailor nmr ablate -c CONFIG --data DIR [options]
+
+Trains one model per ablation of the plan's section 8 and scores each on DIR (a data set with
+ground truth, e.g. from 'tailor nmr simulate'), next to the raw input and the fusion baseline.
+
+variants:
+${Object.entries(ABLATIONS)
+  .map(([k, v]) => `  ${k.padEnd(16)} ${v.description}`)
+  .join('\n')}
+
+options:
+  -c, --config FILE      training config (as for 'tailor nmr train')                 [required]
+      --data DIR         held-out evaluation set                                      [required]
+      --variants LIST    comma list of variants (default: all)
+      --epochs A,B       override the epochs of stage A and stage B for every variant
+      --max-samples N    score only the first N samples of DIR
+      --out DIR          override the config's output folder (results go to DIR/ablation)
+  -h, --help             this text`;
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        config: { type: 'string', short: 'c' },
+        data: { type: 'string' },
+        variants: { type: 'string' },
+        epochs: { type: 'string' },
+        'max-samples': { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    throw new CliError(`${(e as Error).message}\n\n${HELP}`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (!values.config) throw new CliError(`-c/--config is required\n\n${HELP}`);
+  if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
+  let cfg;
+  try {
+    cfg = loadConfig(values.config);
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+  if (values.out) cfg.out = resolve(values.out);
+  if (values.epochs) {
+    const parts = values.epochs.split(',').map(Number);
+    if (parts.length !== 2 || parts.some((v) => !Number.isInteger(v) || v < 0))
+      throw new CliError(`--epochs: expected A,B (two integers >= 0), got '${values.epochs}'`);
+    [cfg.stageA.epochs, cfg.stageB.epochs] = parts as [number, number];
+  }
+  const variants = values.variants?.split(',').map((v) => v.trim());
+  for (const v of variants ?? [])
+    if (!ABLATIONS[v]) throw new CliError(`--variants: unknown variant '${v}' (known: ${Object.keys(ABLATIONS).join(', ')})`);
+  let maxSamples: number | undefined;
+  if (values['max-samples'] !== undefined) {
+    maxSamples = Number(values['max-samples']);
+    if (!Number.isInteger(maxSamples) || maxSamples < 1)
+      throw new CliError(`--max-samples: expected a positive integer, got '${values['max-samples']}'`);
+  }
+  try {
+    const rows = runAblation(cfg, {
+      data: resolve(values.data),
+      ...(variants ? { variants } : {}),
+      ...(maxSamples ? { maxSamples } : {}),
+    });
+    console.log(formatAblationTable(rows));
+    return 0;
+  } catch (e) {
+    if (e instanceof TrainingDivergedError || e instanceof NmrFormatError) throw new CliError(e.message, 3);
+    throw e;
+  }
+}

@@ -1,0 +1,92 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeSyntheticDataset } from '../../src/nmr/data/generate.js';
+import { run as train } from '../../src/cli/commands/nmr-train.js';
+import { run as denoise } from '../../src/cli/commands/nmr-denoise.js';
+import { run as ablate } from '../../src/cli/commands/nmr-ablate.js';
+import { readCsvSpectrum } from '../../src/nmr/io/csv.js';
+import { readJcamp } from '../../src/nmr/io/jcamp.js';
+import { CliError } from '../../src/cli/errors.js';
+
+const root = mkdtempSync(join(tmpdir(), 'nmr-cli-'));
+const data = join(root, 'data');
+writeSyntheticDataset(data, 6, 11, { points: 256, levels: 3, ratio: 2 });
+const config = {
+  out: join(root, 'run'),
+  threads: 1,
+  data: { train: data, valFraction: 0.2, crop: 64 },
+  model: { channels: [4, 8, 8], dilations: [1, 2, 4], groups: 2, se: 'none' },
+  stageA: { epochs: 1 },
+  stageB: { epochs: 1 },
+  optim: { warmupEpochs: 0 },
+  batchSamples: 2,
+  stepsPerEpoch: 2,
+};
+const configPath = join(root, 'config.json');
+writeFileSync(configPath, JSON.stringify(config));
+
+async function quietly<T>(fn: () => Promise<T>): Promise<T> {
+  const log = console.log;
+  console.log = () => {};
+  try {
+    return await fn();
+  } finally {
+    console.log = log;
+  }
+}
+
+test('nmr train -c, resume with -r, then nmr denoise writes CSV and JCAMP-DX that read back', async () => {
+  assert.equal(await quietly(() => train(['-c', configPath, '--epochs', '1,0'])), 0);
+  assert.ok(existsSync(join(root, 'run', 'last.json')));
+  assert.equal(await quietly(() => train(['-c', configPath, '-r', join(root, 'run', 'last.json')])), 0);
+  const history = JSON.parse(readFileSync(join(root, 'run', 'history.json'), 'utf8')) as { stage: string }[];
+  assert.deepEqual(
+    history.map((h) => h.stage),
+    ['A', 'B'],
+  );
+  const out = join(root, 'denoised');
+  assert.equal(await quietly(() => denoise(['--model', join(root, 'run', 'best.json'), '--input', data, '--out', out])), 0);
+  const csv = readCsvSpectrum(join(out, 'data-sample0000.denoised.csv'));
+  const jdx = readJcamp(join(out, 'data-sample0000.denoised.jdx'));
+  assert.equal(csv.real.length, 256);
+  assert.equal(jdx.kind, 'spectrum');
+  if (jdx.kind === 'spectrum') {
+    const scale = Math.max(...csv.real.map(Math.abs));
+    for (let i = 0; i < 256; i++) assert.ok(Math.abs(jdx.spectrum.real[i]! - csv.real[i]!) <= 1e-6 * scale);
+    assert.ok(Math.abs(jdx.spectrum.ppmFirst - csv.ppmFirst) < 1e-8);
+  }
+});
+
+test('nmr train / denoise: user errors are CliErrors that name the problem', async () => {
+  await assert.rejects(() => train([]), (e: Error) => e instanceof CliError && /-c\/--config is required/.test(e.message));
+  const bad = join(root, 'bad.json');
+  writeFileSync(bad, JSON.stringify({ ...config, batchSamples: 0 }));
+  await assert.rejects(() => train(['-c', bad]), (e: Error) => e instanceof CliError && /bad\.json: config\.batchSamples/.test(e.message));
+  await assert.rejects(
+    () => denoise(['--model', join(root, 'nope.json'), '--input', data, '--out', root]),
+    (e: Error) => e instanceof CliError && /nope\.json/.test(e.message),
+  );
+  assert.equal(await quietly(() => train(['-c', configPath, '--params'])), 0);
+});
+
+test('nmr ablate: trains and scores the chosen section-8 variants', async () => {
+  const val = join(root, 'val');
+  writeSyntheticDataset(val, 2, 12, { points: 256, levels: 3, ratio: 2 });
+  const code = await quietly(() =>
+    ablate(['-c', configPath, '--data', val, '--variants', 'full,no-cons-T', '--epochs', '1,0', '--out', join(root, 'abl')]),
+  );
+  assert.equal(code, 0);
+  const result = JSON.parse(readFileSync(join(root, 'abl', 'ablation', 'ablation.json'), 'utf8')) as {
+    rows: { variant: string; model: { energy_snr_db: number; peak_f1: number } }[];
+  };
+  assert.deepEqual(
+    result.rows.map((r) => r.variant),
+    ['full', 'no-cons-T'],
+  );
+  assert.ok(result.rows.every((r) => Number.isFinite(r.model.energy_snr_db)));
+  assert.match(readFileSync(join(root, 'abl', 'ablation', 'ablation.md'), 'utf8'), /\| no-cons-T \|/);
+  await assert.rejects(() => ablate(['-c', configPath, '--data', val, '--variants', 'nope']), /unknown variant 'nope'/);
+});

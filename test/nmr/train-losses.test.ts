@@ -1,0 +1,129 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as torch from '../../src/torch/index.js';
+import { assertClose, goldenDir } from '../helpers.js';
+import {
+  baselineCurvature,
+  consistencyL1,
+  derivativeL1,
+  diff2,
+  peakWeightedL1,
+  residualRatioLoss,
+  SEED_LOSS_WEIGHTS,
+  totalLoss,
+} from '../../src/nmr/train/losses.js';
+import { resolveConfig } from '../../src/nmr/train/config.js';
+import { curriculumMinLevel, stageWeights } from '../../src/nmr/train/trainer.js';
+import { drawLevels } from '../../src/nmr/train/data.js';
+import { Rng } from '../../src/torch/rng.js';
+
+interface Golden {
+  shape: [number, number, number];
+  levels: number[];
+  T: number[];
+  weights: typeof SEED_LOSS_WEIGHTS;
+  x: number[];
+  y: number[];
+  target: number[];
+  peak: number[];
+  base: number[];
+  rec: number;
+  deriv: number;
+  curv: number;
+  cons: number;
+  ratio: number;
+  total: number;
+  grad_y: number[];
+}
+
+test('every loss and the gradient of the total match PyTorch 1.13 (scripts/golden/nmr_losses.py)', () => {
+  const g = JSON.parse(readFileSync(join(goldenDir, 'nmr', 'losses.json'), 'utf8')) as Golden;
+  const [B, G, L] = g.shape;
+  torch.tidy(() => {
+    const f64 = (a: number[], shape: number[]) => torch.tensor(Float64Array.from(a), { shape });
+    const x = f64(g.x, [B, G, L]);
+    const y = f64(g.y, [B, G, L]).requiresGrad_(true);
+    const target = f64(g.target, [B, L]);
+    const peak = f64(g.peak, [B, L]);
+    const base = f64(g.base, [B, L]);
+    const T = f64(g.T, [B]);
+    const parts = totalLoss({ x, y, target, peak, base, levels: g.levels, T }, g.weights);
+    for (const k of ['rec', 'deriv', 'curv', 'cons', 'ratio', 'total'] as const)
+      assertClose([parts[k].item()], [g[k]], 1e-12, 1e-12, k);
+    parts.total.backward();
+    assertClose(y.grad!.toFloat64Array(), g.grad_y, 1e-12, 1e-10, 'd total / d y');
+  });
+});
+
+test('peak-weighted L1, derivative L1 and baseline curvature by hand', () => {
+  torch.tidy(() => {
+    const y = torch.tensor([[1, 2, 4, 4]]);
+    const s = torch.tensor([[0, 2, 2, 5]]);
+    const peak = torch.tensor([[0, 0, 1, 1]]);
+    // |y - s| = 1, 0, 2, 1 ; weights 1, 1, 6, 6 -> (1 + 0 + 12 + 6) / 4
+    assert.equal(peakWeightedL1(y, s, peak, 6).item(), 19 / 4);
+    // diff y = 1, 2, 0 ; diff s = 2, 0, 3 -> |.| = 1, 2, 3 -> mean 2
+    assert.equal(derivativeL1(y, s).item(), 2);
+    // diff2 y = 1, -2 ; B[1:-1] = 1, 0 -> mean(|1|, 0) = 0.5
+    assert.deepEqual(diff2(y).toNumbers(), [1, -2]);
+    assert.equal(baselineCurvature(y, torch.tensor([[1, 1, 0, 1]])).item(), 0.5);
+    // consistency over 3 groups: pairs (0,1) |1-3| = 2, (0,2) 0, (1,2) 2 -> 4 / 3
+    assert.ok(Math.abs(consistencyL1(torch.tensor([[[1], [3], [1]]])).item() - 4 / 3) < 1e-6);
+    assert.equal(consistencyL1(torch.tensor([[[1, 2]]])).item(), 0);
+  });
+});
+
+test('T constraint: zero when the baseline residuals fall by exactly T per level, |log| otherwise', () => {
+  torch.tidy(() => {
+    const base = torch.tensor([[1, 1, 1, 1, 1, 1, 1, 1, 0, 0]]);
+    const noise = [0.3, -0.2, 0.5, 0.1, -0.4, 0.2, -0.1, 0.3, 9, 9];
+    // Residual of level k is noise * 2^(2 - k) on the baseline (levels 0, 1, 2; T = 2); outputs 0.
+    const x = torch.tensor([[noise.map((v) => v * 4), noise.map((v) => v * 2), noise]]);
+    const y = torch.zerosLike(x);
+    const opts = { levels: [0, 1, 2], T: 2, eps: 0 };
+    assert.ok(Math.abs(residualRatioLoss(x, y, base, opts).item()) < 1e-6);
+    // With T = 4 the pairs are off by log 2, log 2 and 2 log 2: mean (4/3) log 2.
+    assert.ok(Math.abs(residualRatioLoss(x, y, base, { ...opts, T: 4 }).item() - (4 / 3) * Math.log(2)) < 1e-6);
+    // A sample with too little baseline is left out.
+    assert.equal(residualRatioLoss(x, y, torch.tensor([[1, 1, 0, 0, 0, 0, 0, 0, 0, 0]]), opts).item(), 0);
+  });
+});
+
+test('config: seed defaults, and errors name the field', () => {
+  const cfg = resolveConfig({ data: { train: 'd' } }, '/tmp');
+  assert.equal(cfg.data.train, '/tmp/d');
+  assert.equal(cfg.optim.lr, 3e-4);
+  assert.equal(cfg.optim.weightDecay, 1e-4);
+  assert.equal(cfg.optim.warmupEpochs, 5);
+  assert.equal(cfg.stageA.loss.peakWeight, 6);
+  assert.equal(cfg.stageA.loss.deriv, 0.5);
+  assert.equal(cfg.stageA.loss.curv, 0.1);
+  assert.equal(cfg.stageA.loss.cons, 0.5);
+  assert.ok(cfg.stageB.loss.cons > cfg.stageA.loss.cons && cfg.stageB.loss.ratio > cfg.stageA.loss.ratio);
+  assert.throws(() => resolveConfig({ data: { train: 'd' }, optim: { lr: 'fast' } }, '/tmp', 'c.json'), /c\.json: config\.optim\.lr: expected a number/);
+  assert.throws(() => resolveConfig({ data: { train: 'd', T: 0.5 } }, '/tmp'), /config\.data\.T/);
+  assert.throws(() => resolveConfig({ data: { train: 'd' }, stageA: { loss: { lambda9: 1 } } }, '/tmp'), /config\.stageA\.loss\.lambda9: unknown field/);
+  assert.throws(() => resolveConfig({ data: {} }, '/tmp'), /config\.data\.train: expected a path/);
+  assert.throws(() => resolveConfig({ data: { train: 'd' }, model: { channels: [8] } }, '/tmp'), /config\.model\.channels/);
+});
+
+test('SNR curriculum, stage-B ramps and level draws', () => {
+  const cfg = resolveConfig({ data: { train: 'd' }, stageB: { epochs: 10, curriculumEpochs: 6, curvEnd: 0.05, peakWeightEnd: 8 } }, '/tmp');
+  const B = (e: number) => ({ name: 'B' as const, cfg: cfg.stageB, epochInStage: e });
+  // K = 3: lowest level k >= 2 (the two highest), then 1, then 0 (every level).
+  assert.deepEqual([0, 1, 2, 3, 4, 5, 6, 9].map((e) => curriculumMinLevel(B(e), 3)), [2, 2, 1, 1, 0, 0, 0, 0]);
+  assert.equal(curriculumMinLevel({ name: 'A', cfg: cfg.stageA, epochInStage: 0 }, 3), 1);
+  assert.equal(stageWeights(B(0)).curv, 0.1);
+  assert.ok(Math.abs(stageWeights(B(9)).curv - 0.05) < 1e-12);
+  assert.equal(stageWeights(B(9)).peakWeight, 8);
+  const rng = new Rng(5);
+  for (let i = 0; i < 20; i++) {
+    const lv = drawLevels(4, [1, 2], 1, rng);
+    assert.equal(lv[0], 0);
+    assert.ok(lv.length >= 2 && lv.length <= 3);
+    assert.ok(lv.slice(1).every((k, j, a) => k >= 1 && k <= 4 && (j === 0 || k > a[j - 1]!)));
+  }
+  assert.deepEqual(drawLevels(4, 'all', 2, rng), [0, 2, 3, 4]);
+});
