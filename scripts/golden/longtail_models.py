@@ -199,11 +199,13 @@ def forward_backward(make_model, input_shape, watch, dtype):
         'logits': flat(logits),
         'feature_sums': feats.detach().double().sum(2).reshape(-1).tolist(),
         'feature_head': flat(feats[:, :, :4]),
-        'input_grad_sums': [x.grad.double().sum().item(), x.grad.double().abs().sum().item()],
+        'input_grad_sum': [x.grad.double().sum().item()],
+        'input_grad_abs_sum': [x.grad.double().abs().sum().item()],
     }
     for sade_name in watch:
         g = params[sade_name].grad.double()
-        values['grad:' + ts_name(sade_name)] = [g.abs().sum().item()] + flat(g, 8)
+        values['grad_abs_sum:' + ts_name(sade_name)] = [g.abs().sum().item()]
+        values['grad_head:' + ts_name(sade_name)] = flat(g, 8)
     return model, values, list(logits.shape), list(feats.shape)
 
 

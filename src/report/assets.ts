@@ -1,4 +1,4 @@
-// The browser code a report inlines: uPlot (MIT, from node_modules) and web/report.js.
+// The browser code a report inlines: uPlot (MIT, from node_modules) and web/report-*.js.
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,9 @@ export interface ReportAssets {
   uplotCss: string;
   clientJs: string;
 }
+
+/** The client code, in load order (helpers and charts, the simplex control, the page wiring). */
+export const CLIENT_FILES = ['report-core.js', 'report-simplex.js', 'report.js'];
 
 let cached: ReportAssets | undefined;
 
@@ -38,10 +41,9 @@ export function reportAssets(): ReportAssets {
     // A literal "</script" inside inlined code would end the element early.
     uplotJs: js.replace(/<\/script/gi, '<\\/script'),
     uplotCss: read(join(uplot, 'uPlot.min.css'), "run 'npm install'"),
-    clientJs: read(join(root, 'web', 'report.js'), 'the checkout is incomplete').replace(
-      /<\/script/gi,
-      '<\\/script',
-    ),
+    clientJs: CLIENT_FILES.map((f) => read(join(root, 'web', f), 'the checkout is incomplete'))
+      .join('\n')
+      .replace(/<\/script/gi, '<\\/script'),
   };
   return cached;
 }

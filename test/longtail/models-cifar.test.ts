@@ -50,7 +50,10 @@ test('ResNet-32, 3 experts on 4x3x32x32: output [4,100], logits [3,4,100], featu
       assert.ok(logits.abs().max().item() <= 30 + 1e-4, 'cosine logits are bounded by s = 30');
       output.mul(torch.randn([4, 100])).sum().backward();
     });
-    for (const [name, p] of m.namedParameters()) assert.ok(p.grad, `${name} got no gradient`);
+    // p.grad returns a new handle: read it inside tidy.
+    torch.tidy(() => {
+      for (const [name, p] of m.namedParameters()) assert.ok(p.grad, `${name} got no gradient`);
+    });
     torch.noGrad(() =>
       torch.tidy(() => {
         assert.deepEqual(m.shared(torch.randn([4, 3, 32, 32])).shape, [4, 16, 32, 32]);

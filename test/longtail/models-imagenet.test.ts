@@ -99,12 +99,13 @@ for (const arch of ['resnet50', 'resnext50_32x4d'] as const) {
         assert.ok(logits.select(0, 0).sub(logits.select(0, 1)).abs().max().item() > 1e-3);
         output.mul(torch.randn([2, 6])).sum().backward();
       });
-      for (const [name, p] of m.namedParameters()) {
-        assert.ok(p.grad, `${name} got no gradient`);
-      }
-      const nonzero = (t: torch.Tensor) => t.grad!.abs().sum().item() > 0;
-      assert.ok(nonzero(m.conv1.weight), 'stem gradient is zero');
-      for (const e of m.experts.items) assert.ok(nonzero(e.classifier.weight), 'classifier gradient is zero');
+      // p.grad returns a new handle: read it inside tidy.
+      torch.tidy(() => {
+        for (const [name, p] of m.namedParameters()) assert.ok(p.grad, `${name} got no gradient`);
+        const nonzero = (t: torch.Tensor) => t.grad!.abs().sum().item() > 0;
+        assert.ok(nonzero(m.conv1.weight), 'stem gradient is zero');
+        for (const e of m.experts.items) assert.ok(nonzero(e.classifier.weight), 'classifier gradient is zero');
+      });
       torch.noGrad(() =>
         torch.tidy(() => {
           const f = m.expertFeatures(torch.randn([2, 3, 64, 64]));
@@ -124,7 +125,8 @@ test('resnet152: one expert forward/backward at 1x3x64x64 (shapes only, the gold
       assert.deepEqual(logits.shape, [1, 1, 3]);
       output.sum().backward();
     });
-    assert.ok(m.conv1.weight.grad && m.experts.at(0).layer3!.layers.length === 36);
+    assert.equal(m.experts.at(0).layer3!.layers.length, 36);
+    torch.tidy(() => assert.ok(m.conv1.weight.grad && m.experts.at(0).layer4.layers[2] instanceof Bottleneck));
   });
 });
 

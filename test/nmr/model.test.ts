@@ -17,7 +17,13 @@ import { denoiseSpectra, loadDenoiser, modelMetadata } from '../../src/nmr/model
 import { formatJcampSpectrum } from '../../src/nmr/model/jcamp-writer.js';
 import { parseJcamp } from '../../src/nmr/io/jcamp.js';
 
-const TINY = { channels: [4, 8, 8], dilations: [1, 2, 4], groups: 2, se: 'bottleneck' as const, seReduction: 2 };
+const TINY = {
+  channels: [4, 8, 8],
+  dilations: [1, 2, 4],
+  groups: 2,
+  se: 'bottleneck' as const,
+  seReduction: 2,
+};
 
 /** A tiny model with a random (not the initial zero) head, so that it is not the identity. */
 function tinyModel(): UNet1d {
@@ -74,8 +80,17 @@ test('U-Net with inputNorm max is scale-equivariant: f(c x) = c f(x) for c > 0',
     const x = torch.randn([2, 32]);
     const y = model.forward(x).toFloat32Array();
     const y7 = model.forward(x.mul(7.5)).toFloat32Array();
-    assert.ok(y.some((v, i) => Math.abs(v - x.toFloat32Array()[i]!) > 1e-2), 'not the identity');
-    assertClose(y7, Array.from(y, (v) => v * 7.5), 1e-4, 1e-4, 'f(7.5 x)');
+    assert.ok(
+      y.some((v, i) => Math.abs(v - x.toFloat32Array()[i]!) > 1e-2),
+      'not the identity',
+    );
+    assertClose(
+      y7,
+      Array.from(y, (v) => v * 7.5),
+      1e-4,
+      1e-4,
+      'f(7.5 x)',
+    );
   });
   model.dispose();
 });
@@ -87,7 +102,12 @@ test('ConvTranspose1d k = 2, stride 2: out[o, 2i + j] = sum_c w[c, o, j] x[c, i]
     up.bias.copy_(torch.tensor([0.5]));
   });
   torch.tidy(() => {
-    const x = torch.tensor([[[1, 10], [100, 1000]]]); // [1, 2 channels, 2]
+    const x = torch.tensor([
+      [
+        [1, 10],
+        [100, 1000],
+      ],
+    ]); // [1, 2 channels, 2]
     const y = up.forward(x).toNumbers();
     // i = 0: 1*1 + 100*3 = 301, 1*2 + 100*4 = 402 ; i = 1: 10 + 3000 = 3010, 20 + 4000 = 4020
     assert.deepEqual(y, [301.5, 402.5, 3010.5, 4020.5]);
@@ -122,7 +142,10 @@ test('ResBlock1d: identity shortcut when channels agree, 1x1 otherwise; SE gates
 
 test('model config validation names the field', () => {
   assert.throws(() => resolveUNetConfig({ kernel: 8 }), /model\.kernel: expected an odd/);
-  assert.throws(() => resolveUNetConfig({ channels: [8, 8], dilations: [1] }), /model\.dilations: 1 values for 2 levels/);
+  assert.throws(
+    () => resolveUNetConfig({ channels: [8, 8], dilations: [1] }),
+    /model\.dilations: 1 values for 2 levels/,
+  );
   assert.throws(() => resolveUNetConfig({ se: 'cbam' as never }), /model\.se/);
   assert.equal(resolveUNetConfig({}).channels.join('-'), '64-128-256-256');
 });
@@ -131,8 +154,14 @@ test('checkpoint round trip: loadDenoiser rebuilds the architecture from metadat
   torch.manualSeed(4);
   const model = tinyModel();
   const dir = mkdtempSync(join(tmpdir(), 'nmr-model-'));
-  torch.saveCheckpoint(join(dir, 'm'), { weights: model.stateDict(), metadata: modelMetadata(model.config), torchRng: false });
-  const x = Array.from({ length: 3 }, (_, i) => Float64Array.from({ length: 40 }, (_, j) => Math.sin(i + j / 3)));
+  torch.saveCheckpoint(join(dir, 'm'), {
+    weights: model.stateDict(),
+    metadata: modelMetadata(model.config),
+    torchRng: false,
+  });
+  const x = Array.from({ length: 3 }, (_, i) =>
+    Float64Array.from({ length: 40 }, (_, j) => Math.sin(i + j / 3)),
+  );
   const before = denoiseSpectra(model, x);
   const loaded = loadDenoiser(join(dir, 'm.json'));
   const after = denoiseSpectra(loaded, [x[0]!, x[1]!, x[2]!.subarray(0, 17)]);
@@ -147,7 +176,10 @@ test('checkpoint round trip: loadDenoiser rebuilds the architecture from metadat
 
 test('JCAMP-DX writer: the reader gets the spectrum back (axis, 9 significant digits)', () => {
   const real = Float64Array.from({ length: 23 }, (_, i) => Math.exp(-((i - 11) ** 2) / 4) * 1e5 - 3 * i);
-  const text = formatJcampSpectrum({ real, ppmFirst: 10, ppmLast: -1, refMHz: 400.13, nucleus: '1H', source: 'x' }, 'test');
+  const text = formatJcampSpectrum(
+    { real, ppmFirst: 10, ppmLast: -1, refMHz: 400.13, nucleus: '1H', source: 'x' },
+    'test',
+  );
   const back = parseJcamp(text, 'test.jdx');
   assert.equal(back.kind, 'spectrum');
   if (back.kind !== 'spectrum') return;
@@ -155,5 +187,12 @@ test('JCAMP-DX writer: the reader gets the spectrum back (axis, 9 significant di
   assert.equal(back.spectrum.ppmFirst, 10);
   assert.equal(back.spectrum.ppmLast, -1);
   assert.equal(back.spectrum.refMHz, 400.13);
-  assert.throws(() => formatJcampSpectrum({ real: Float64Array.of(1, NaN), ppmFirst: 1, ppmLast: 0, refMHz: 1, source: '' }, 'bad'), /non-finite/);
+  assert.throws(
+    () =>
+      formatJcampSpectrum(
+        { real: Float64Array.of(1, NaN), ppmFirst: 1, ppmLast: 0, refMHz: 1, source: '' },
+        'bad',
+      ),
+    /non-finite/,
+  );
 });

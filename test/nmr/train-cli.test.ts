@@ -48,7 +48,10 @@ test('nmr train -c, resume with -r, then nmr denoise writes CSV and JCAMP-DX tha
     ['A', 'B'],
   );
   const out = join(root, 'denoised');
-  assert.equal(await quietly(() => denoise(['--model', join(root, 'run', 'best.json'), '--input', data, '--out', out])), 0);
+  assert.equal(
+    await quietly(() => denoise(['--model', join(root, 'run', 'best.json'), '--input', data, '--out', out])),
+    0,
+  );
   const csv = readCsvSpectrum(join(out, 'data-sample0000.denoised.csv'));
   const jdx = readJcamp(join(out, 'data-sample0000.denoised.jdx'));
   assert.equal(csv.real.length, 256);
@@ -61,10 +64,16 @@ test('nmr train -c, resume with -r, then nmr denoise writes CSV and JCAMP-DX tha
 });
 
 test('nmr train / denoise: user errors are CliErrors that name the problem', async () => {
-  await assert.rejects(() => train([]), (e: Error) => e instanceof CliError && /-c\/--config is required/.test(e.message));
+  await assert.rejects(
+    () => train([]),
+    (e: Error) => e instanceof CliError && /-c\/--config is required/.test(e.message),
+  );
   const bad = join(root, 'bad.json');
   writeFileSync(bad, JSON.stringify({ ...config, batchSamples: 0 }));
-  await assert.rejects(() => train(['-c', bad]), (e: Error) => e instanceof CliError && /bad\.json: config\.batchSamples/.test(e.message));
+  await assert.rejects(
+    () => train(['-c', bad]),
+    (e: Error) => e instanceof CliError && /bad\.json: config\.batchSamples/.test(e.message),
+  );
   await assert.rejects(
     () => denoise(['--model', join(root, 'nope.json'), '--input', data, '--out', root]),
     (e: Error) => e instanceof CliError && /nope\.json/.test(e.message),
@@ -76,7 +85,18 @@ test('nmr ablate: trains and scores the chosen section-8 variants', async () => 
   const val = join(root, 'val');
   writeSyntheticDataset(val, 2, 12, { points: 256, levels: 3, ratio: 2 });
   const code = await quietly(() =>
-    ablate(['-c', configPath, '--data', val, '--variants', 'full,no-cons-T', '--epochs', '1,0', '--out', join(root, 'abl')]),
+    ablate([
+      '-c',
+      configPath,
+      '--data',
+      val,
+      '--variants',
+      'full,no-cons-T',
+      '--epochs',
+      '1,0',
+      '--out',
+      join(root, 'abl'),
+    ]),
   );
   assert.equal(code, 0);
   const result = JSON.parse(readFileSync(join(root, 'abl', 'ablation', 'ablation.json'), 'utf8')) as {
@@ -88,5 +108,8 @@ test('nmr ablate: trains and scores the chosen section-8 variants', async () => 
   );
   assert.ok(result.rows.every((r) => Number.isFinite(r.model.energy_snr_db)));
   assert.match(readFileSync(join(root, 'abl', 'ablation', 'ablation.md'), 'utf8'), /\| no-cons-T \|/);
-  await assert.rejects(() => ablate(['-c', configPath, '--data', val, '--variants', 'nope']), /unknown variant 'nope'/);
+  await assert.rejects(
+    () => ablate(['-c', configPath, '--data', val, '--variants', 'nope']),
+    /unknown variant 'nope'/,
+  );
 });

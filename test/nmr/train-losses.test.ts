@@ -85,7 +85,9 @@ test('T constraint: zero when the baseline residuals fall by exactly T per level
     const opts = { levels: [0, 1, 2], T: 2, eps: 0 };
     assert.ok(Math.abs(residualRatioLoss(x, y, base, opts).item()) < 1e-6);
     // With T = 4 the pairs are off by log 2, log 2 and 2 log 2: mean (4/3) log 2.
-    assert.ok(Math.abs(residualRatioLoss(x, y, base, { ...opts, T: 4 }).item() - (4 / 3) * Math.log(2)) < 1e-6);
+    assert.ok(
+      Math.abs(residualRatioLoss(x, y, base, { ...opts, T: 4 }).item() - (4 / 3) * Math.log(2)) < 1e-6,
+    );
     // A sample with too little baseline is left out.
     assert.equal(residualRatioLoss(x, y, torch.tensor([[1, 1, 0, 0, 0, 0, 0, 0, 0, 0]]), opts).item(), 0);
   });
@@ -102,18 +104,33 @@ test('config: seed defaults, and errors name the field', () => {
   assert.equal(cfg.stageA.loss.curv, 0.1);
   assert.equal(cfg.stageA.loss.cons, 0.5);
   assert.ok(cfg.stageB.loss.cons > cfg.stageA.loss.cons && cfg.stageB.loss.ratio > cfg.stageA.loss.ratio);
-  assert.throws(() => resolveConfig({ data: { train: 'd' }, optim: { lr: 'fast' } }, '/tmp', 'c.json'), /c\.json: config\.optim\.lr: expected a number/);
+  assert.throws(
+    () => resolveConfig({ data: { train: 'd' }, optim: { lr: 'fast' } }, '/tmp', 'c.json'),
+    /c\.json: config\.optim\.lr: expected a number/,
+  );
   assert.throws(() => resolveConfig({ data: { train: 'd', T: 0.5 } }, '/tmp'), /config\.data\.T/);
-  assert.throws(() => resolveConfig({ data: { train: 'd' }, stageA: { loss: { lambda9: 1 } } }, '/tmp'), /config\.stageA\.loss\.lambda9: unknown field/);
+  assert.throws(
+    () => resolveConfig({ data: { train: 'd' }, stageA: { loss: { lambda9: 1 } } }, '/tmp'),
+    /config\.stageA\.loss\.lambda9: unknown field/,
+  );
   assert.throws(() => resolveConfig({ data: {} }, '/tmp'), /config\.data\.train: expected a path/);
-  assert.throws(() => resolveConfig({ data: { train: 'd' }, model: { channels: [8] } }, '/tmp'), /config\.model\.channels/);
+  assert.throws(
+    () => resolveConfig({ data: { train: 'd' }, model: { channels: [8] } }, '/tmp'),
+    /config\.model\.channels/,
+  );
 });
 
 test('SNR curriculum, stage-B ramps and level draws', () => {
-  const cfg = resolveConfig({ data: { train: 'd' }, stageB: { epochs: 10, curriculumEpochs: 6, curvEnd: 0.05, peakWeightEnd: 8 } }, '/tmp');
+  const cfg = resolveConfig(
+    { data: { train: 'd' }, stageB: { epochs: 10, curriculumEpochs: 6, curvEnd: 0.05, peakWeightEnd: 8 } },
+    '/tmp',
+  );
   const B = (e: number) => ({ name: 'B' as const, cfg: cfg.stageB, epochInStage: e });
   // K = 3: lowest level k >= 2 (the two highest), then 1, then 0 (every level).
-  assert.deepEqual([0, 1, 2, 3, 4, 5, 6, 9].map((e) => curriculumMinLevel(B(e), 3)), [2, 2, 1, 1, 0, 0, 0, 0]);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4, 5, 6, 9].map((e) => curriculumMinLevel(B(e), 3)),
+    [2, 2, 1, 1, 0, 0, 0, 0],
+  );
   assert.equal(curriculumMinLevel({ name: 'A', cfg: cfg.stageA, epochInStage: 0 }, 3), 1);
   assert.equal(stageWeights(B(0)).curv, 0.1);
   assert.ok(Math.abs(stageWeights(B(9)).curv - 0.05) < 1e-12);

@@ -51,9 +51,18 @@ test('a tiny stage-A run on a simulated set lowers the training and validation l
   // The network starts as the identity (zero head); training moves it towards the target.
   assert.ok(last.rec < 0.8 * first.rec, `training rec ${first.rec} -> ${last.rec}`);
   assert.ok(last.val.rec < 0.9 * first.val.rec, `validation rec ${first.val.rec} -> ${last.val.rec}`);
-  assert.ok(last.val.energySnrDb > last.val.inputEnergySnrDb + 1, `energy SNR ${last.val.inputEnergySnrDb} -> ${last.val.energySnrDb} dB`);
-  assert.ok(lines.some((l) => /^\[A\] epoch 8\/8 loss [\d.e-]+ \(rec .* val rec .* energy SNR .* dB/.test(l)), lines.join('\n'));
-  assert.ok(lines.some((l) => /step 1\/2 loss .* lr /.test(l)), 'progress line within an epoch');
+  assert.ok(
+    last.val.energySnrDb > last.val.inputEnergySnrDb + 1,
+    `energy SNR ${last.val.inputEnergySnrDb} -> ${last.val.energySnrDb} dB`,
+  );
+  assert.ok(
+    lines.some((l) => /^\[A\] epoch 8\/8 loss [\d.e-]+ \(rec .* val rec .* energy SNR .* dB/.test(l)),
+    lines.join('\n'),
+  );
+  assert.ok(
+    lines.some((l) => /step 1\/2 loss .* lr /.test(l)),
+    'progress line within an epoch',
+  );
   for (const f of ['last.json', 'last.safetensors', 'last.optim.safetensors', 'best.json', 'history.json'])
     assert.ok(existsSync(join(cfg.out, f)), f);
   const model = loadDenoiser(join(cfg.out, 'best.json'));
@@ -85,9 +94,13 @@ test('a non-finite loss stops training with a message that names the step and th
   const fd = openSync(join(bad, 'truth.f32'), 'r+');
   writeSync(fd, new Uint8Array(new Float32Array([NaN]).buffer), 0, 4, 40);
   closeSync(fd);
-  const cfg = tinyConfig(join(root, 'bad-run'), { data: { train: bad, target: 'truth', valFraction: 0, crop: 0 } });
+  const cfg = tinyConfig(join(root, 'bad-run'), {
+    data: { train: bad, target: 'truth', valFraction: 0, crop: 0 },
+  });
   assert.throws(
     () => trainNmr(cfg, { log: () => {} }),
-    (e: Error) => e instanceof TrainingDivergedError && /loss is NaN at epoch 1 step \d+ .*Lower optim\.lr/.test(e.message),
+    (e: Error) =>
+      e instanceof TrainingDivergedError &&
+      /loss is NaN at epoch 1 step \d+ .*Lower optim\.lr/.test(e.message),
   );
 });

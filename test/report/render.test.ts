@@ -333,3 +333,24 @@ test('unknown results.json is an error that names the file', () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('tailor report --run DIR writes the page and names a missing results.json', async () => {
+  const { run } = await import('../../src/cli/commands/report.js');
+  const dir = tempDir();
+  const log = console.log;
+  const lines: string[] = [];
+  console.log = (s: string) => lines.push(s);
+  try {
+    writeRun(join(dir, 'run'), syntheticLongtail({ prl: true }));
+    assert.equal(await run(['--run', join(dir, 'run')]), 0);
+    assert.match(lines.join('\n'), /wrote .*report\.html \(longtail report\)/);
+    assert.ok(readFileSync(join(dir, 'run', 'report.html'), 'utf8').includes('data-chart="simplex"'));
+    assert.equal(await run(['--run', join(dir, 'run'), '--out', join(dir, 'elsewhere.html')]), 0);
+    assert.ok(existsSync(join(dir, 'elsewhere.html')));
+    await assert.rejects(run(['--run', join(dir, 'missing')]), /missing[/\\]results\.json: cannot read/);
+    await assert.rejects(run([]), /--run DIR is required/);
+  } finally {
+    console.log = log;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -242,3 +242,33 @@ test('the default evaluator on a run without a checkpoint fails with a JSON erro
     await other.close();
   }
 });
+
+test('tailor serve starts, answers, and stops on SIGTERM', async () => {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(
+    process.execPath,
+    [join(repoRoot, 'dist/src/cli/main.js'), 'serve', '--runs', runsDir, '--port', '0'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+      setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 10000);
+    });
+    const res = await fetch(url + '/api/runs');
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as unknown[]).length, 3);
+  } finally {
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  }
+});

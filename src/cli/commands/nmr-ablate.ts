@@ -66,7 +66,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   const variants = values.variants?.split(',').map((v) => v.trim());
   for (const v of variants ?? [])
-    if (!ABLATIONS[v]) throw new CliError(`--variants: unknown variant '${v}' (known: ${Object.keys(ABLATIONS).join(', ')})`);
+    if (!ABLATIONS[v])
+      throw new CliError(`--variants: unknown variant '${v}' (known: ${Object.keys(ABLATIONS).join(', ')})`);
   let maxSamples: number | undefined;
   if (values['max-samples'] !== undefined) {
     maxSamples = Number(values['max-samples']);

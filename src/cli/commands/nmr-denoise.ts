@@ -42,7 +42,12 @@ function readOne(path: string, prefer: 'raw' | 'processed'): Spectrum {
   const data = readNmr(path, { prefer });
   if (data.kind === 'spectrum') return data.spectrum;
   if (data.kind === 'fid') return processFid(data.fid);
-  throw new NmrFormatError(path, 'data', 'a series of FIDs (pseudo-2D)', "extract one row with 'tailor nmr process --row R'");
+  throw new NmrFormatError(
+    path,
+    'data',
+    'a series of FIDs (pseudo-2D)',
+    "extract one row with 'tailor nmr process --row R'",
+  );
 }
 
 function collect(path: string, prefer: 'raw' | 'processed'): Item[] {
@@ -54,7 +59,13 @@ function collect(path: string, prefer: 'raw' | 'processed'): Item[] {
       const { ppmFirst, ppmLast, sfMHz } = ds.manifest.axis;
       const items = Array.from({ length: ds.size }, (_, i) => ({
         name: `${basename(path)}-sample${String(i).padStart(4, '0')}`,
-        spectrum: { real: ds.sample(i).spectra[0]!, ppmFirst, ppmLast, refMHz: sfMHz, source: `${path}#${i}` },
+        spectrum: {
+          real: ds.sample(i).spectra[0]!,
+          ppmFirst,
+          ppmLast,
+          refMHz: sfMHz,
+          source: `${path}#${i}`,
+        },
       }));
       ds.close();
       return items;
@@ -65,7 +76,9 @@ function collect(path: string, prefer: 'raw' | 'processed'): Item[] {
       .map((e) => join(path, e))
       .filter((p) => (statSync(p).isDirectory() ? isBrukerDir(p) : KNOWN.has(extname(p).toLowerCase())));
     if (entries.length === 0)
-      throw new CliError(`--input ${path}: no spectra found (expected CSV/JCAMP-DX/NMRPipe files or Bruker folders)`);
+      throw new CliError(
+        `--input ${path}: no spectra found (expected CSV/JCAMP-DX/NMRPipe files or Bruker folders)`,
+      );
     // Bruker experiment folders are numbers: keep the sample folder's name in front.
     return entries.map((p) => ({
       name: statSync(p).isDirectory() ? `${basename(path)}-${basename(p)}` : stem(p),

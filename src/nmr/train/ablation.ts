@@ -82,7 +82,8 @@ export function runAblation(base: NmrTrainConfig, options: AblationOptions): Abl
   const log = options.log ?? ((l: string) => console.log(l));
   const names = options.variants ?? Object.keys(ABLATIONS);
   for (const n of names)
-    if (!ABLATIONS[n]) throw new Error(`unknown ablation '${n}' (known: ${Object.keys(ABLATIONS).join(', ')})`);
+    if (!ABLATIONS[n])
+      throw new Error(`unknown ablation '${n}' (known: ${Object.keys(ABLATIONS).join(', ')})`);
   const dir = join(base.out, 'ablation');
   const rows: AblationRow[] = [];
   for (const name of names) {

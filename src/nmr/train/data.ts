@@ -57,7 +57,8 @@ export function prepareSamples(ds: Dataset, indices: number[], cfg: DataConfig):
     let max = 0;
     for (let j = 0; j < target.length; j++) max = Math.max(max, Math.abs(target[j]!));
     const unit = max > 0 ? 1 / max : 1;
-    const f32 = (x: ArrayLike<number>, factor = unit): Float32Array => Float32Array.from(x, (v) => v * factor);
+    const f32 = (x: ArrayLike<number>, factor = unit): Float32Array =>
+      Float32Array.from(x, (v) => v * factor);
     return {
       index: i,
       levels: pre.spectra.map((x) => f32(x)),
