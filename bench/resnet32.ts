@@ -96,7 +96,7 @@ for (let i = 0; i < n; i++) aten.add_Tensor(a, b).dispose();
 const tinyOpUs = ((performance.now() - t0) / n) * 1000;
 const rssAfterSpeed = rssMb();
 
-let rss: number[] = [];
+const rss: number[] = [];
 if (rssSteps > 0) {
   const small = makeTrainer(Number(values['rss-batch']));
   small.model.train();

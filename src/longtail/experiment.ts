@@ -6,6 +6,7 @@ import { longTailSubset, type LongTailSubset } from './data/longtail.js';
 import type { ImageDataset } from './data/types.js';
 import { ConfigError, type TrainConfig } from './config/config.js';
 import { ResNetCifar } from './models/resnet_cifar.js';
+import { IMAGENET_CONFIG_TYPES, ResNetImageNet, type MultiExpertBackbone } from './models/resnet_imagenet.js';
 
 const LOADER_DATASETS: Record<string, BuiltinDataset> = {
   ImbalanceCIFAR100DataLoader: 'cifar100',
@@ -87,7 +88,7 @@ export function pipelineFor(dataset: BuiltinDataset): 'cifar' | 'fmnist' | 'imag
   return pipelineKind(dataset);
 }
 
-export function buildModel(config: TrainConfig, inChannels: number, classes: number, file = 'config'): ResNetCifar {
+export function buildModel(config: TrainConfig, inChannels: number, classes: number, file = 'config'): MultiExpertBackbone {
   const arch = config.arch;
   const a = arch.args as {
     num_classes?: number;
@@ -96,6 +97,11 @@ export function buildModel(config: TrainConfig, inChannels: number, classes: num
     use_norm?: boolean;
     s?: number;
     in_channels?: number;
+    layer3_output_dim?: number;
+    layer4_output_dim?: number;
+    share_layer3?: boolean;
+    reduce_first_kernel?: boolean;
+    zero_init_residual?: boolean;
   };
   if (a.num_classes !== undefined && a.num_classes !== classes) {
     throw new ConfigError(file, 'arch.args.num_classes', `is ${a.num_classes} but the data set has ${classes} classes`);
@@ -109,6 +115,23 @@ export function buildModel(config: TrainConfig, inChannels: number, classes: num
         reduceDimension: a.reduce_dimension ?? false,
         normedClassifier: a.use_norm ?? false,
         scale: a.s ?? 30,
+      });
+    case 'ResNet50Model':
+    case 'ResNeXt50Model':
+    case 'ResNet152Model':
+      return new ResNetImageNet({
+        arch: IMAGENET_CONFIG_TYPES[arch.type]!,
+        classes,
+        experts: a.num_experts ?? 1,
+        inChannels: a.in_channels ?? inChannels,
+        reduceDimension: a.reduce_dimension ?? false,
+        ...(a.layer3_output_dim !== undefined ? { layer3Planes: a.layer3_output_dim } : {}),
+        ...(a.layer4_output_dim !== undefined ? { layer4Planes: a.layer4_output_dim } : {}),
+        shareLayer3: a.share_layer3 ?? false,
+        reduceFirstKernel: a.reduce_first_kernel ?? false,
+        normedClassifier: a.use_norm ?? false,
+        scale: a.s ?? 30,
+        zeroInitResidual: a.zero_init_residual ?? false,
       });
     default:
       throw new ConfigError(file, 'arch.type', `unsupported architecture '${arch.type}'`);

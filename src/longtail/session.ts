@@ -7,14 +7,14 @@ import { buildData, buildModel, pipelineFor, type DataOverrides, type Experiment
 import { plainSystem, type TrainableSystem } from './system.js';
 import { testTransform, trainTransform } from './data/pipelines.js';
 import type { ImageTransform } from './data/augment.js';
-import type { ResNetCifar } from './models/resnet_cifar.js';
+import type { MultiExpertBackbone } from './models/resnet_imagenet.js';
 import { buildPrlSystem } from './prl/system.js';
 
 export interface Session {
   config: TrainConfig;
   file: string;
   data: ExperimentData;
-  model: ResNetCifar;
+  model: MultiExpertBackbone;
   system: TrainableSystem;
   trainTransform: ImageTransform;
   testTransform: ImageTransform;

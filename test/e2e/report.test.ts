@@ -217,3 +217,81 @@ test('served GMM run draws the scatter with ellipses and the BIC curve', { skip 
     await page.close();
   }
 });
+
+// With a real PRL run (TAILOR_E2E_PRL_RUN=DIR, a directory written by `tailor train` with a PRL
+// config), the live numbers must equal `tailor test-all --preference` for the same r.
+const realRun = process.env.TAILOR_E2E_PRL_RUN;
+const realSkip =
+  skip || (realRun ? false : 'set TAILOR_E2E_PRL_RUN=DIR (a trained PRL run) to compare with test-all');
+
+test('real PRL run: the live answer equals tailor test-all --preference', { skip: realSkip }, async () => {
+  const { basename, dirname } = await import('node:path');
+  const { execFileSync } = await import('node:child_process');
+  const { repoRoot } = await import('../helpers.js');
+  const run = realRun!.replace(/\/+$/, '');
+  const real = await startReportServer({ runsDir: dirname(run), port: 0 });
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  try {
+    await page.goto(`${real.url}/runs/${encodeURIComponent(basename(run))}/`);
+    await page.waitForSelector('#simplex-values[data-state="ready"]', { timeout: 120000 });
+    const canvas = page.locator('.ternary-canvas');
+    await canvas.scrollIntoViewIfNeeded();
+    const box = (await canvas.boundingBox())!;
+    const corners = JSON.parse((await canvas.getAttribute('data-corners'))!) as [number, number][];
+    const w = [0.2, 0.3, 0.5];
+    const x = box.x + w.reduce((s, v, i) => s + v * corners[i]![0], 0);
+    const y = box.y + w.reduce((s, v, i) => s + v * corners[i]![1], 0);
+    const answer = page.waitForResponse((r) => r.url().includes('/preference?'), { timeout: 120000 });
+    await page.mouse.click(x, y);
+    const body = (await (await answer).json()) as {
+      preference: number[];
+      top1: number | null;
+      many: number | null;
+      medium: number | null;
+      few: number | null;
+      distributions: Record<string, number | null>;
+    };
+    await page.waitForFunction(
+      () => document.querySelector('#simplex-values')?.getAttribute('data-state') === 'ready',
+    );
+    const shown = await simplexValues(page);
+    const out = execFileSync(
+      process.execPath,
+      [
+        join(repoRoot, 'dist/src/cli/main.js'),
+        'test-all',
+        '-r',
+        run,
+        '--preference',
+        body.preference.join(','),
+        '--json',
+      ],
+      { encoding: 'utf8', timeout: 300000 },
+    );
+    const cli = JSON.parse(out) as {
+      distributions: Record<
+        string,
+        { top1: number | null; many: number | null; medium: number | null; few: number | null }
+      >;
+    };
+    for (const [d, v] of Object.entries(cli.distributions)) {
+      assert.ok(
+        Math.abs((v.top1 ?? NaN) - (body.distributions[d] ?? NaN)) < 1e-9 ||
+          (v.top1 === null && body.distributions[d] === null),
+        `${d}: server ${body.distributions[d]} vs test-all ${v.top1}`,
+      );
+      assert.equal(shown[d], v.top1 === null ? '–' : (100 * v.top1).toFixed(2), `${d} on the page`);
+    }
+    const u = cli.distributions.uniform!;
+    for (const k of ['top1', 'many', 'medium', 'few'] as const) {
+      assert.equal(
+        body[k] === null ? null : Number(body[k]!.toFixed(9)),
+        u[k] === null ? null : Number(u[k]!.toFixed(9)),
+        k,
+      );
+    }
+  } finally {
+    await page.close();
+    await real.close();
+  }
+});

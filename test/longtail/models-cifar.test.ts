@@ -25,9 +25,21 @@ const COUNTS: [string, ResNetCifarOptions, number][] = [
   ['plain, CIFAR-100, linear head', { classes: 100, experts: 1, normedClassifier: false }, 470_004],
   ['plain, CIFAR-10, linear head', { classes: 10, experts: 1, normedClassifier: false }, 464_154],
   ['plain, CIFAR-100, cosine head', { classes: 100, experts: 1, normedClassifier: true }, 469_904],
-  ['3 experts, reduced 24/48, CIFAR-100, cosine head', { classes: 100, experts: 3, reduceDimension: true }, 783_856],
-  ['1 channel, 3 experts, reduced, 10 classes, cosine', { classes: 10, experts: 3, inChannels: 1, reduceDimension: true }, 770_608],
-  ['1 channel, plain, 10 classes, linear', { classes: 10, experts: 1, inChannels: 1, normedClassifier: false }, 463_866],
+  [
+    '3 experts, reduced 24/48, CIFAR-100, cosine head',
+    { classes: 100, experts: 3, reduceDimension: true },
+    783_856,
+  ],
+  [
+    '1 channel, 3 experts, reduced, 10 classes, cosine',
+    { classes: 10, experts: 3, inChannels: 1, reduceDimension: true },
+    770_608,
+  ],
+  [
+    '1 channel, plain, 10 classes, linear',
+    { classes: 10, experts: 1, inChannels: 1, normedClassifier: false },
+    463_866,
+  ],
 ];
 for (const [name, options, count] of COUNTS) {
   test(`ResNet-32 parameter count: ${name} = ${count}`, () => {
@@ -48,7 +60,10 @@ test('ResNet-32, 3 experts on 4x3x32x32: output [4,100], logits [3,4,100], featu
       assert.deepEqual(logits.shape, [3, 4, 100]);
       assert.ok(output.sub(logits.mean(0)).abs().max().item() < 1e-6);
       assert.ok(logits.abs().max().item() <= 30 + 1e-4, 'cosine logits are bounded by s = 30');
-      output.mul(torch.randn([4, 100])).sum().backward();
+      output
+        .mul(torch.randn([4, 100]))
+        .sum()
+        .backward();
     });
     // p.grad returns a new handle: read it inside tidy.
     torch.tidy(() => {
@@ -64,18 +79,21 @@ test('ResNet-32, 3 experts on 4x3x32x32: output [4,100], logits [3,4,100], featu
 });
 
 test('ResNet-32, 1-channel 28x28 variant: forward/backward, features [E,N,64] without reduction', () => {
-  withModel({ classes: 10, experts: 2, inChannels: 1, reduceDimension: false, normedClassifier: false }, (m) => {
-    assert.deepEqual(m.conv1.weight.shape, [16, 1, 3, 3]);
-    torch.tidy(() => {
-      const x = torch.randn([3, 1, 28, 28]).requiresGrad_();
-      const { output, logits } = m.forward(x);
-      assert.deepEqual(output.shape, [3, 10]);
-      assert.deepEqual(logits.shape, [2, 3, 10]);
-      output.sum().backward();
-      assert.deepEqual(x.grad!.shape, [3, 1, 28, 28]);
-      assert.deepEqual(torch.noGrad(() => m.expertFeatures(x)).shape, [2, 3, 64]);
-    });
-  });
+  withModel(
+    { classes: 10, experts: 2, inChannels: 1, reduceDimension: false, normedClassifier: false },
+    (m) => {
+      assert.deepEqual(m.conv1.weight.shape, [16, 1, 3, 3]);
+      torch.tidy(() => {
+        const x = torch.randn([3, 1, 28, 28]).requiresGrad_();
+        const { output, logits } = m.forward(x);
+        assert.deepEqual(output.shape, [3, 10]);
+        assert.deepEqual(logits.shape, [2, 3, 10]);
+        output.sum().backward();
+        assert.deepEqual(x.grad!.shape, [3, 1, 28, 28]);
+        assert.deepEqual(torch.noGrad(() => m.expertFeatures(x)).shape, [2, 3, 64]);
+      });
+    },
+  );
 });
 
 test('ResNet-32: a wrong input channel count fails instead of running', () => {

@@ -51,6 +51,10 @@ test('default U-Net: 4 levels 64-128-256-256, dilations 1/2/4/8, k = 9, about 2.
   assert.match(formatParameterSummary(model), /total\s+2,750,869/);
   const noSe = new UNet1d({ se: 'none' });
   assert.ok(noSe.numParameters() < total);
+  assert.equal(model.encoder.at(0).norm.numGroups, 8);
+  const layer = new UNet1d({ ...TINY, norm: 'layer' });
+  assert.equal(layer.encoder.at(1).norm.numGroups, 1);
+  layer.dispose();
   model.dispose();
   noSe.dispose();
 });

@@ -100,13 +100,19 @@ test('nmr ablate: trains and scores the chosen section-8 variants', async () => 
   );
   assert.equal(code, 0);
   const result = JSON.parse(readFileSync(join(root, 'abl', 'ablation', 'ablation.json'), 'utf8')) as {
-    rows: { variant: string; model: { energy_snr_db: number; peak_f1: number } }[];
+    rows: {
+      variant: string;
+      model: { energy_snr_db: number; peak_f1: number };
+      modelEnergySnrByLevel: number[];
+    }[];
   };
   assert.deepEqual(
     result.rows.map((r) => r.variant),
     ['full', 'no-cons-T'],
   );
   assert.ok(result.rows.every((r) => Number.isFinite(r.model.energy_snr_db)));
+  assert.equal(result.rows[0]!.modelEnergySnrByLevel.length, 3);
+  assert.equal(result.rows[0]!.modelEnergySnrByLevel[0], result.rows[0]!.model.energy_snr_db);
   assert.match(readFileSync(join(root, 'abl', 'ablation', 'ablation.md'), 'utf8'), /\| no-cons-T \|/);
   await assert.rejects(
     () => ablate(['-c', configPath, '--data', val, '--variants', 'nope']),

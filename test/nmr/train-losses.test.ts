@@ -14,7 +14,9 @@ import {
   SEED_LOSS_WEIGHTS,
   totalLoss,
 } from '../../src/nmr/train/losses.js';
-import { resolveConfig } from '../../src/nmr/train/config.js';
+import { loadConfig, resolveConfig } from '../../src/nmr/train/config.js';
+import { readdirSync } from 'node:fs';
+import { repoRoot } from '../helpers.js';
 import { curriculumMinLevel, stageWeights } from '../../src/nmr/train/trainer.js';
 import { drawLevels } from '../../src/nmr/train/data.js';
 import { Rng } from '../../src/torch/rng.js';
@@ -143,4 +145,17 @@ test('SNR curriculum, stage-B ramps and level draws', () => {
     assert.ok(lv.slice(1).every((k, j, a) => k >= 1 && k <= 4 && (j === 0 || k > a[j - 1]!)));
   }
   assert.deepEqual(drawLevels(4, 'all', 2, rng), [0, 2, 3, 4]);
+});
+
+test('the shipped configs/nmr_*.json validate, and nmr_unet.json is the seed setting', () => {
+  const files = readdirSync(join(repoRoot, 'configs')).filter((f) => /^nmr_.*\.json$/.test(f));
+  assert.ok(files.length >= 2);
+  for (const f of files) loadConfig(join(repoRoot, 'configs', f), repoRoot);
+  const seed = loadConfig(join(repoRoot, 'configs', 'nmr_unet.json'), repoRoot);
+  assert.deepEqual(seed.model.channels, [64, 128, 256, 256]);
+  assert.deepEqual(seed.model.dilations, [1, 2, 4, 8]);
+  assert.equal(seed.model.kernel, 9);
+  assert.equal(seed.stageA.epochs, 40);
+  assert.equal(seed.stageB.epochs, 50);
+  assert.deepEqual(seed.stageA.extraLevels, [1, 2]);
 });

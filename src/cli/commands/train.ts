@@ -14,7 +14,7 @@ import { writeJsonAtomic } from '../../torch/fs.js';
 import { PreferenceEvaluator } from '../../longtail/prl/controllability.js';
 import { CliError } from '../errors.js';
 import { distributionTable, groupsLine, resolveCheckpoint } from './longtail-common.js';
-import { writeRunReport } from './report-hook.js';
+import { writeLongtailReport } from '../../report/index.js';
 
 const HELP = `usage: tailor train -c CONFIG [-r CHECKPOINT] [options]
 
@@ -133,7 +133,7 @@ export async function run(argv: string[]): Promise<number> {
     const resultsPath = writeResults(runDir, results);
     console.log(`uniform test set (last epoch): ${groupsLine(results.uniform)}`);
     console.log(distributionTable(results.distributions, results.mean_top1));
-    const report = await writeRunReport(runDir);
+    const report = writeLongtailReport(runDir);
     console.log(`results: ${resultsPath}${report ? `\nreport:  ${report}` : ''}\ncheckpoint: ${result.lastCheckpoint}`);
     return 0;
   } catch (error) {

@@ -47,7 +47,27 @@ export interface PrlSection {
   expert_losses?: { type: 'forward' | 'uniform' | 'backward'; tau?: number }[];
 }
 
+const imagenetArchArgs = obj({
+  num_classes: required(int('classes', 1)),
+  num_experts: int('experts', 1),
+  reduce_dimension: bool(),
+  layer3_output_dim: int(),
+  layer4_output_dim: int(),
+  use_norm: bool('cosine classifier'),
+  s: num('cosine classifier scale'),
+  returns_feat: bool(),
+  share_layer3: bool(),
+  reduce_first_kernel: bool(),
+  zero_init_residual: bool(),
+  in_channels: int('input channels', 1),
+  use_experts: { kind: 'any', optional: true },
+  dropout: { kind: 'any', optional: true },
+});
+
 export const ARCH_TYPES: Record<string, Schema> = {
+  ResNet50Model: imagenetArchArgs,
+  ResNeXt50Model: imagenetArchArgs,
+  ResNet152Model: imagenetArchArgs,
   ResNet32Model: obj({
     num_classes: required(int('classes', 1)),
     reduce_dimension: bool(),

@@ -69,7 +69,14 @@ export function bottleneckStage(
 ): nn.Sequential {
   const layers: Bottleneck[] = [];
   for (let i = 0; i < blocks; i++) {
-    layers.push(new Bottleneck(i === 0 ? inChannels : planes * BOTTLENECK_EXPANSION, planes, i === 0 ? stride : 1, shape));
+    layers.push(
+      new Bottleneck(
+        i === 0 ? inChannels : planes * BOTTLENECK_EXPANSION,
+        planes,
+        i === 0 ? stride : 1,
+        shape,
+      ),
+    );
   }
   return new nn.Sequential(...layers);
 }

@@ -56,6 +56,26 @@ export interface ResNetImageNetOptions {
   zeroInitResidual?: boolean;
 }
 
+/** What an expert offers the trainer, the PRL hypernetwork and test-time code (both backbones fit). */
+export interface ExpertLike extends nn.Module {
+  readonly classifier: NormedLinear | nn.Linear;
+  features(shared: Tensor): Tensor;
+  classify(features: Tensor, weight?: Tensor): Tensor;
+}
+
+/**
+ * The backbone interface shared by ResNetCifar and ResNetImageNet, for code that should accept
+ * either (today's PRL and session types name ResNetCifar).
+ */
+export interface MultiExpertBackbone extends nn.Module {
+  readonly options: { classes: number };
+  readonly featureDim: number;
+  readonly experts: nn.ModuleList<ExpertLike>;
+  shared(x: Tensor): Tensor;
+  expertFeatures(x: Tensor): Tensor;
+  forward(x: Tensor, classifierWeights?: Tensor[]): MultiExpertOutput;
+}
+
 export class ImageNetExpert extends nn.Module {
   /** Null when stage 3 is shared (shareLayer3). */
   readonly layer3: nn.Sequential | null;
@@ -106,36 +126,43 @@ export class ResNetImageNet extends nn.Module {
   readonly experts: nn.ModuleList<ImageNetExpert>;
   /** Width of each expert's pooled features (layer4 planes x 4). */
   readonly featureDim: number;
-  private readonly firstKernelReduced: boolean;
 
   constructor(readonly options: ResNetImageNetOptions) {
     super();
     const spec = IMAGENET_ARCHS[options.arch];
     if (!spec) {
-      throw new Error(`unknown ImageNet backbone '${String(options.arch)}'; expected one of ${Object.keys(IMAGENET_ARCHS).join(', ')}`);
+      throw new Error(
+        `unknown ImageNet backbone '${String(options.arch)}'; expected one of ${Object.keys(IMAGENET_ARCHS).join(', ')}`,
+      );
     }
     const experts = options.experts ?? 1;
-    if (!(Number.isInteger(experts) && experts >= 1)) throw new Error(`experts must be a positive integer, got ${experts}`);
+    if (!(Number.isInteger(experts) && experts >= 1)) {
+      throw new Error(`experts must be a positive integer, got ${experts}`);
+    }
     if (!(Number.isInteger(options.classes) && options.classes >= 1)) {
       throw new Error(`classes must be a positive integer, got ${options.classes}`);
     }
     const reduce = options.reduceDimension ?? experts > 1;
     const planes3 = options.layer3Planes ?? (reduce ? 192 : 256);
     const planes4 = options.layer4Planes ?? (reduce ? 384 : 512);
-    for (const [name, v] of [['layer3Planes', planes3], ['layer4Planes', planes4]] as const) {
+    for (const [name, v] of [
+      ['layer3Planes', planes3],
+      ['layer4Planes', planes4],
+    ] as const) {
       if (!(Number.isInteger(v) && v >= 1)) throw new Error(`${name} must be a positive integer, got ${v}`);
       // The grouped 3x3 conv needs at least one channel per group: floor(planes * widthPerGroup / 64) >= 1.
       if (Math.floor((v * spec.widthPerGroup) / 64) < 1) {
-        throw new Error(`${name} = ${v} leaves no channels per group in ${options.arch}; use at least ${64 / spec.widthPerGroup}`);
+        throw new Error(
+          `${name} = ${v} leaves no channels per group in ${options.arch}; use at least ${64 / spec.widthPerGroup}`,
+        );
       }
     }
-    this.firstKernelReduced = options.reduceFirstKernel ?? false;
     this.featureDim = planes4 * BOTTLENECK_EXPANSION;
 
     const inChannels = options.inChannels ?? 3;
     this.conv1 = this.registerModule(
       'conv1',
-      this.firstKernelReduced
+      options.reduceFirstKernel
         ? new nn.Conv2d(inChannels, 64, 3, { stride: 1, padding: 1, bias: false })
         : new nn.Conv2d(inChannels, 64, 7, { stride: 2, padding: 3, bias: false }),
     );
@@ -144,14 +171,23 @@ export class ResNetImageNet extends nn.Module {
     this.layer2 = this.registerModule('layer2', bottleneckStage(256, 128, spec.blocks[1], 2, spec));
     const stage3Out = planes3 * BOTTLENECK_EXPANSION;
     const shareLayer3 = options.shareLayer3 ?? false;
-    this.layer3 = shareLayer3 ? this.registerModule('layer3', bottleneckStage(512, planes3, spec.blocks[2], 2, spec)) : null;
+    this.layer3 = shareLayer3
+      ? this.registerModule('layer3', bottleneckStage(512, planes3, spec.blocks[2], 2, spec))
+      : null;
 
     const list: ImageNetExpert[] = [];
     for (let e = 0; e < experts; e++) {
       const layer3 = shareLayer3 ? null : bottleneckStage(512, planes3, spec.blocks[2], 2, spec);
       const layer4 = bottleneckStage(stage3Out, planes4, spec.blocks[3], 2, spec);
       list.push(
-        new ImageNetExpert(layer3, layer4, this.featureDim, options.classes, options.normedClassifier ?? true, options.scale ?? 30),
+        new ImageNetExpert(
+          layer3,
+          layer4,
+          this.featureDim,
+          options.classes,
+          options.normedClassifier ?? true,
+          options.scale ?? 30,
+        ),
       );
     }
     this.experts = this.registerModule('experts', new nn.ModuleList(list));

@@ -9,7 +9,10 @@ import { nn, type Tensor } from '../../torch/index.js';
 import type { Rng } from '../../torch/rng.js';
 import { createPrlLoss } from '../losses/index.js';
 import type { PrlSection } from '../config/config.js';
-import type { MultiExpertOutput, ResNetCifar } from '../models/resnet_cifar.js';
+import type { MultiExpertOutput } from '../models/resnet_cifar.js';
+import type { MultiExpertBackbone } from '../models/resnet_imagenet.js';
+import { NormedLinear } from '../models/heads.js';
+import { ConfigError } from '../config/config.js';
 import type { TrainableSystem } from '../system.js';
 import { HyperNetwork, type GeneratedExperts } from './hypernet.js';
 
@@ -23,7 +26,7 @@ class ReleasedOffset extends nn.Module {
 
 export interface PrlSystem extends TrainableSystem {
   readonly hyper: HyperNetwork;
-  readonly model: ResNetCifar;
+  readonly model: MultiExpertBackbone;
   readonly experts: number;
   /** The preference used by evalForward (default: uniform). */
   preference: number[];
@@ -32,8 +35,11 @@ export interface PrlSystem extends TrainableSystem {
   generate(preference: number[] | Tensor): GeneratedExperts;
 }
 
-export function buildPrlSystem(model: ResNetCifar, prl: PrlSection, trainCounts: number[], file: string): PrlSystem {
+export function buildPrlSystem(model: MultiExpertBackbone, prl: PrlSection, trainCounts: number[], file: string): PrlSystem {
   const experts = model.experts.length;
+  if (model.experts.items.some((e) => !(e.classifier instanceof NormedLinear))) {
+    throw new ConfigError(file, 'arch.args.use_norm', 'PRL generates cosine classifiers: set use_norm to true');
+  }
   const variant = prl.variant ?? 'paper';
   const alpha = prl.alpha ?? (variant === 'released' ? 0.5 : 1.2);
   const hyper = new HyperNetwork({

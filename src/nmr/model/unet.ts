@@ -20,6 +20,8 @@ export interface UNetConfig {
   kernel: number;
   /** GroupNorm groups (reduced to a divisor of the channel count where needed). */
   groups: number;
+  /** 'group': GroupNorm(groups); 'layer': one group, i.e. LayerNorm over channels and length. */
+  norm: 'group' | 'layer';
   se: SePlacement;
   seReduction: number;
   /** 'linear' or 'tanh' on the head before it is added to the input. */
@@ -36,6 +38,7 @@ export const DEFAULT_UNET: UNetConfig = {
   dilations: [1, 2, 4, 8],
   kernel: 9,
   groups: 8,
+  norm: 'group',
   se: 'bottleneck+shallow',
   seReduction: 16,
   head: 'linear',
@@ -62,6 +65,8 @@ export function resolveUNetConfig(partial: Partial<UNetConfig> = {}, where = 'mo
     throw new RangeError(`${where}.kernel: expected an odd positive integer, got ${c.kernel}`);
   if (!Number.isInteger(c.groups) || c.groups < 1)
     throw new RangeError(`${where}.groups: expected a positive integer, got ${c.groups}`);
+  if (c.norm !== 'group' && c.norm !== 'layer')
+    throw new RangeError(`${where}.norm: expected group or layer, got ${String(c.norm)}`);
   if (!['none', 'bottleneck', 'bottleneck+shallow'].includes(c.se))
     throw new RangeError(`${where}.se: expected none, bottleneck or bottleneck+shallow, got ${String(c.se)}`);
   if (!(c.seReduction >= 1))
@@ -121,7 +126,7 @@ export class UNet1d extends nn.Module {
       new ResBlock1d(ch[i]!, ch[i]!, {
         kernel: c.kernel,
         dilation: c.dilations[i]!,
-        groups: c.groups,
+        groups: c.norm === 'layer' ? 1 : c.groups,
         se: withSe ? se : null,
       });
     this.stem = this.registerModule(

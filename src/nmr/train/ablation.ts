@@ -64,6 +64,8 @@ export interface AblationRow {
   variant: string;
   description: string;
   model: MethodMetrics;
+  /** Energy SNR (dB) of the model applied to each input level k = 0..K. */
+  modelEnergySnrByLevel: number[];
   raw: MethodMetrics;
   fusion: MethodMetrics;
   trainSeconds: number;
@@ -109,6 +111,7 @@ export function runAblation(base: NmrTrainConfig, options: AblationOptions): Abl
         variant: name,
         description: ablation.description,
         model: report.methods.model!,
+        modelEnergySnrByLevel: (report.perLevel.model ?? []).map((m) => m.energy_snr_db),
         raw: report.methods.raw!,
         fusion: report.methods.fusion!,
         trainSeconds,
