@@ -77,6 +77,26 @@ test('peak-weighted L1, derivative L1 and baseline curvature by hand', () => {
   });
 });
 
+test('recOthers adds the peak-weighted L1 of the other levels to L_rec', () => {
+  torch.tidy(() => {
+    const target = torch.tensor([[0, 1]]);
+    const y = torch.tensor([
+      [
+        [0, 1],
+        [2, 1],
+        [0, 3],
+      ],
+    ]); // level 0 exact; others off by 2 at one point
+    const peak = torch.tensor([[0, 1]]);
+    const base = torch.tensor([[1, 0]]);
+    const w = { ...SEED_LOSS_WEIGHTS, deriv: 0, curv: 0, cons: 0, ratio: 0 };
+    const batch = { x: y, y, target, peak, base, levels: [0, 1, 2], T: 2 };
+    assert.equal(totalLoss(batch, w).rec.item(), 0);
+    // others: weights (1, 6); |err| level 1 (2, 0), level 2 (0, 2) -> (2 + 12) / 4 = 3.5, times 0.5
+    assert.equal(totalLoss(batch, { ...w, recOthers: 0.5 }).rec.item(), 1.75);
+  });
+});
+
 test('T constraint: zero when the baseline residuals fall by exactly T per level, |log| otherwise', () => {
   torch.tidy(() => {
     const base = torch.tensor([[1, 1, 1, 1, 1, 1, 1, 1, 0, 0]]);

@@ -135,6 +135,12 @@ export interface LossWeights {
   curv: number;
   cons: number;
   ratio: number;
+  /**
+   * Weight of the reconstruction L1 on the other drawn levels k > 0 (seed 5.1: "required for
+   * k = 0, the others may be sampled"); default 0, the seed's section-9 loop. It teaches the
+   * network inputs of every SNR, so that it does not over-smooth high-SNR spectra.
+   */
+  recOthers: number;
 }
 
 export const SEED_LOSS_WEIGHTS: LossWeights = {
@@ -144,6 +150,7 @@ export const SEED_LOSS_WEIGHTS: LossWeights = {
   curv: 0.1,
   cons: 0.5,
   ratio: 0.2,
+  recOthers: 0,
 };
 
 export interface LossParts {
@@ -169,13 +176,24 @@ export interface LossBatch {
 
 /**
  * Section 5.4: L = L_rec + l1 L_deriv + l2 L_curv + l3 L_cons + l4 L_T. The supervised terms use
- * group 0 (level 0); consistency and the T constraint use the groups from consFrom on. Terms whose weight is
+ * group 0 (level 0; L_rec also the other groups with weight recOthers); consistency and the T constraint use the groups from consFrom on. Terms whose weight is
  * 0 are not computed (they are reported as 0).
  */
 export function totalLoss(batch: LossBatch, w: LossWeights): LossParts {
   return tidy(() => {
     const y0 = batch.y.select(1, 0);
-    const rec = peakWeightedL1(y0, batch.target, batch.peak, w.peakWeight, w.baseWeight);
+    let rec = peakWeightedL1(y0, batch.target, batch.peak, w.peakWeight, w.baseWeight);
+    const G = batch.y.size(1);
+    if ((w.recOthers ?? 0) !== 0 && G > 1) {
+      // Mean over the other groups of the same peak-weighted L1 (target broadcast over groups).
+      const others = batch.y.narrow(1, 1, G - 1);
+      const weight = batch.peak
+        .mul(w.peakWeight - w.baseWeight)
+        .add(w.baseWeight)
+        .unsqueeze(1);
+      const term = weight.mul(others.sub(batch.target.unsqueeze(1)).abs()).mean();
+      rec = rec.add(term.mul(w.recOthers));
+    }
     const deriv = w.deriv !== 0 ? derivativeL1(y0, batch.target) : zeros([]);
     const curv = w.curv !== 0 ? baselineCurvature(y0, batch.base) : zeros([]);
     const from = batch.consFrom ?? 0;
