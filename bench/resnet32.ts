@@ -38,7 +38,13 @@ function rssMb(): number {
 }
 
 function makeTrainer(b: number) {
-  const model = new ResNetCifar({ classes: 100, experts: 1, inChannels: 3, reduceDimension: false, normedClassifier: false });
+  const model = new ResNetCifar({
+    classes: 100,
+    experts: 1,
+    inChannels: 3,
+    reduceDimension: false,
+    normedClassifier: false,
+  });
   const params = model.parameters();
   const momentum = params.map(() => null as torch.Tensor | null);
   const x = torch.keep(torch.randn([b, 3, 32, 32]));
@@ -109,12 +115,23 @@ if (rssSteps > 0) {
 const script = fileURLToPath(new URL('../../bench/resnet32_torch.py', import.meta.url));
 const env = { ...process.env };
 delete env.LD_PRELOAD; // the reference runs as users run it: stock Python, glibc malloc
-const py = spawnSync('/usr/bin/python3', [script, String(steps), String(threads), String(batch)], { encoding: 'utf8', env });
+const py = spawnSync('/usr/bin/python3', [script, String(steps), String(threads), String(batch)], {
+  encoding: 'utf8',
+  env,
+});
 if (py.status !== 0) throw new Error(`PyTorch reference failed: ${py.stderr}`);
-const ref = JSON.parse(py.stdout.trim().split('\n').pop()!) as { train_img_s: number; infer_img_s: number; tiny_op_us: number };
+const ref = JSON.parse(py.stdout.trim().split('\n').pop()!) as {
+  train_img_s: number;
+  infer_img_s: number;
+  tiny_op_us: number;
+};
 let refRss: number[] = [];
 if (rssSteps > 0) {
-  const r = spawnSync('/usr/bin/python3', [script, String(rssSteps), String(threads), values['rss-batch']!, 'rss'], { encoding: 'utf8', env });
+  const r = spawnSync(
+    '/usr/bin/python3',
+    [script, String(rssSteps), String(threads), values['rss-batch']!, 'rss'],
+    { encoding: 'utf8', env },
+  );
   refRss = (JSON.parse(r.stdout.trim().split('\n').pop()!) as { rss_mb: number[] }).rss_mb;
 }
 
@@ -143,10 +160,18 @@ const result = {
 if (values.json) console.log(JSON.stringify(result));
 else {
   log(`ResNet-32, batch ${batch}, ${threads} threads, ${steps} steps (jemalloc: ${result.jemalloc})`);
-  log(`train  img/s: tailor ${trainImgS.toFixed(1)}  torch ${ref.train_img_s.toFixed(1)}  ratio ${result.ratio.toFixed(3)}`);
-  log(`infer  img/s: tailor ${inferImgS.toFixed(1)}  torch ${ref.infer_img_s.toFixed(1)}  ratio ${result.infer_ratio.toFixed(3)}`);
-  log(`tiny op   us: tailor ${tinyOpUs.toFixed(2)}  torch ${ref.tiny_op_us.toFixed(2)}  ratio ${result.tiny_op_ratio.toFixed(2)}`);
+  log(
+    `train  img/s: tailor ${trainImgS.toFixed(1)}  torch ${ref.train_img_s.toFixed(1)}  ratio ${result.ratio.toFixed(3)}`,
+  );
+  log(
+    `infer  img/s: tailor ${inferImgS.toFixed(1)}  torch ${ref.infer_img_s.toFixed(1)}  ratio ${result.infer_ratio.toFixed(3)}`,
+  );
+  log(
+    `tiny op   us: tailor ${tinyOpUs.toFixed(2)}  torch ${ref.tiny_op_us.toFixed(2)}  ratio ${result.tiny_op_ratio.toFixed(2)}`,
+  );
   if (rssSteps > 0) {
-    log(`RSS over ${rssSteps} steps (MB): tailor ${rss[1]?.toFixed(0)} -> ${rss.at(-1)?.toFixed(0)} (${(100 * result.tailor_rss_growth).toFixed(1)} %), torch ${refRss[1]?.toFixed(0)} -> ${refRss.at(-1)?.toFixed(0)} (${(100 * result.torch_rss_growth).toFixed(1)} %)`);
+    log(
+      `RSS over ${rssSteps} steps (MB): tailor ${rss[1]?.toFixed(0)} -> ${rss.at(-1)?.toFixed(0)} (${(100 * result.tailor_rss_growth).toFixed(1)} %), torch ${refRss[1]?.toFixed(0)} -> ${refRss.at(-1)?.toFixed(0)} (${(100 * result.torch_rss_growth).toFixed(1)} %)`,
+    );
   }
 }

@@ -9,9 +9,13 @@ if (!name) {
   console.error('usage: npm run bench -- NAME [--json] (NAME is a file of bench/, without .ts)');
   process.exit(2);
 }
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
-  stdio: 'inherit',
-});
+execFileSync(
+  process.execPath,
+  [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')],
+  {
+    stdio: 'inherit',
+  },
+);
 const file = join(root, 'dist/bench', `${name}.js`);
 if (!existsSync(file)) {
   console.error(`no benchmark '${name}' (looked for bench/${name}.ts)`);
@@ -19,6 +23,7 @@ if (!existsSync(file)) {
 }
 const jemalloc = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
 const env = { ...process.env };
-if (existsSync(jemalloc) && !env.TAILOR_NO_JEMALLOC) env.LD_PRELOAD = [env.LD_PRELOAD, jemalloc].filter(Boolean).join(':');
+if (existsSync(jemalloc) && !env.TAILOR_NO_JEMALLOC)
+  env.LD_PRELOAD = [env.LD_PRELOAD, jemalloc].filter(Boolean).join(':');
 const r = spawnSync(process.execPath, ['--expose-gc', file, ...args], { stdio: 'inherit', env });
 process.exit(r.status ?? 1);

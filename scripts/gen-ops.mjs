@@ -52,7 +52,10 @@ function parseSchema(schema) {
     const eq = part.indexOf('=');
     const decl = eq >= 0 ? part.slice(0, eq) : part;
     const space = decl.lastIndexOf(' ');
-    const type = decl.slice(0, space).replace(/\([a-z][^)]*\)/g, '').trim();
+    const type = decl
+      .slice(0, space)
+      .replace(/\([a-z][^)]*\)/g, '')
+      .trim();
     const name = decl.slice(space + 1).trim();
     args.push({ type, name, hasDefault: eq >= 0 });
   }
@@ -117,7 +120,13 @@ function retType(ret) {
     return { ts: k, wrap: (e) => `return ${e} as ${k};` };
   }
   const ts = `[${kinds.join(', ')}]`;
-  const parts = kinds.map((k, i) => (k === 'Tensor' ? `wrap(r[${i}] as number)` : k === 'Tensor[]' ? `(r[${i}] as number[]).map(wrap)` : `r[${i}] as ${k}`));
+  const parts = kinds.map((k, i) =>
+    k === 'Tensor'
+      ? `wrap(r[${i}] as number)`
+      : k === 'Tensor[]'
+        ? `(r[${i}] as number[]).map(wrap)`
+        : `r[${i}] as ${k}`,
+  );
   return { ts, wrap: (e) => `const r = ${e} as unknown[];\n  return [${parts.join(', ')}];` };
 }
 

@@ -5,9 +5,13 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
-  stdio: 'inherit',
-});
+execFileSync(
+  process.execPath,
+  [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')],
+  {
+    stdio: 'inherit',
+  },
+);
 
 function collect(dir) {
   const out = [];
@@ -23,7 +27,10 @@ const files = collect(join(root, 'dist/test'))
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
   .sort();
 const env = { ...process.env, ...preloadEnv() };
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...files], { stdio: 'inherit', env });
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...files], {
+  stdio: 'inherit',
+  env,
+});
 process.exit(result.status ?? 1);
 
 function preloadEnv() {

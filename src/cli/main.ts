@@ -9,18 +9,51 @@ interface CommandEntry {
 }
 
 const commands: Record<string, CommandEntry> = {
-  train: { summary: 'train a long-tail model from a JSON config (SADE, BalPoE, LDAM-DRW, PRL)', load: () => import('./commands/train.js') },
-  test: { summary: 'evaluate a long-tail checkpoint on the uniform test set', load: () => import('./commands/test.js') },
-  'test-all': { summary: 'evaluate a long-tail checkpoint on the eleven test distributions', load: () => import('./commands/test-all.js') },
-  'test-time-train': { summary: 'test-time aggregation / preference search on the eleven distributions', load: () => import('./commands/test-time-train.js') },
-  compare: { summary: 'compare long-tail runs over the eleven test distributions', load: () => import('./commands/compare.js') },
+  train: {
+    summary: 'train a long-tail model from a JSON config (SADE, BalPoE, LDAM-DRW, PRL)',
+    load: () => import('./commands/train.js'),
+  },
+  test: {
+    summary: 'evaluate a long-tail checkpoint on the uniform test set',
+    load: () => import('./commands/test.js'),
+  },
+  'test-all': {
+    summary: 'evaluate a long-tail checkpoint on the eleven test distributions',
+    load: () => import('./commands/test-all.js'),
+  },
+  'test-time-train': {
+    summary: 'test-time aggregation / preference search on the eleven distributions',
+    load: () => import('./commands/test-time-train.js'),
+  },
+  compare: {
+    summary: 'compare long-tail runs over the eleven test distributions',
+    load: () => import('./commands/compare.js'),
+  },
   version: { summary: 'print the version and the engine build', load: () => import('./commands/version.js') },
-  data: { summary: 'long-tailed data sets: per-class counts, shot groups, test-set sizes', load: () => import('./commands/data.js') },
-  gmm: { summary: 'Gaussian mixtures by EM: fit, predict, score, select (BIC), sample', load: () => import('./commands/gmm.js') },
-  subgroup: { summary: 'latent-subgroup mixed model by EM: fit, lrt (membership), select (BIC over K)', load: () => import('./commands/subgroup.js') },
-  nmr: { summary: 'multi-SNR NMR: simulate data sets, evaluate baselines, process vendor files', load: () => import('./commands/nmr.js') },
-  report: { summary: 'write the HTML report of a run directory (long-tail, mixture, subgroup, NMR)', load: () => import('./commands/report.js') },
-  serve: { summary: 'browse run reports in a local web app, with a live PRL preference control', load: () => import('./commands/serve.js') },
+  data: {
+    summary: 'long-tailed data sets: per-class counts, shot groups, test-set sizes',
+    load: () => import('./commands/data.js'),
+  },
+  gmm: {
+    summary: 'Gaussian mixtures by EM: fit, predict, score, select (BIC), sample',
+    load: () => import('./commands/gmm.js'),
+  },
+  subgroup: {
+    summary: 'latent-subgroup mixed model by EM: fit, lrt (membership), select (BIC over K)',
+    load: () => import('./commands/subgroup.js'),
+  },
+  nmr: {
+    summary: 'multi-SNR NMR: simulate data sets, evaluate baselines, process vendor files',
+    load: () => import('./commands/nmr.js'),
+  },
+  report: {
+    summary: 'write the HTML report of a run directory (long-tail, mixture, subgroup, NMR)',
+    load: () => import('./commands/report.js'),
+  },
+  serve: {
+    summary: 'browse run reports in a local web app, with a live PRL preference control',
+    load: () => import('./commands/serve.js'),
+  },
 };
 
 function usage(): string {
@@ -43,7 +76,9 @@ async function main(argv: string[]): Promise<number> {
   const entry = commands[name];
   if (!entry) {
     const suggestion = closest(name, Object.keys(commands));
-    throw new CliError(`unknown command '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}\n\n${usage()}`);
+    throw new CliError(
+      `unknown command '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}\n\n${usage()}`,
+    );
   }
   const mod = await entry.load();
   return mod.run(rest);
@@ -76,7 +111,8 @@ export function levenshtein(a: string, b: string): number {
   return row[b.length]!;
 }
 
-const isEntryPoint = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].split('/').pop()!);
+const isEntryPoint =
+  process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].split('/').pop()!);
 if (isEntryPoint) {
   main(process.argv.slice(2)).then(
     (code) => {

@@ -22,7 +22,13 @@ export interface Predictions {
   labels: Int32Array;
 }
 
-export function predict(forward: ForwardFn, ds: ImageDataset, transform: ImageTransform, batchSize = 256, indices?: ArrayLike<number>): Predictions {
+export function predict(
+  forward: ForwardFn,
+  ds: ImageDataset,
+  transform: ImageTransform,
+  batchSize = 256,
+  indices?: ArrayLike<number>,
+): Predictions {
   const n = indices ? indices.length : ds.labels.length;
   const classes = ds.classes;
   const labels = new Int32Array(n);
@@ -31,7 +37,12 @@ export function predict(forward: ForwardFn, ds: ImageDataset, transform: ImageTr
   let experts = 0;
   let offset = 0;
   torch.noGrad(() => {
-    for (const batch of iterateBatches(ds, { batchSize, sampler: 'sequential', transform, ...(indices ? { indices } : {}) })) {
+    for (const batch of iterateBatches(ds, {
+      batchSize,
+      sampler: 'sequential',
+      transform,
+      ...(indices ? { indices } : {}),
+    })) {
       torch.tidy(() => {
         const x = torch.tensor(batch.x, { shape: [batch.n, ...batch.shape] });
         const out = forward(x);
@@ -43,7 +54,10 @@ export function predict(forward: ForwardFn, ds: ImageDataset, transform: ImageTr
         logits.set(out.output.toFloat32Array(), offset * classes);
         const per = out.logits.toFloat32Array();
         for (let e = 0; e < experts; e++) {
-          expertLogits.set(per.subarray(e * batch.n * classes, (e + 1) * batch.n * classes), (e * n + offset) * classes);
+          expertLogits.set(
+            per.subarray(e * batch.n * classes, (e + 1) * batch.n * classes),
+            (e * n + offset) * classes,
+          );
         }
         labels.set(batch.y, offset);
         offset += batch.n;
@@ -61,7 +75,12 @@ export interface GroupResult {
 }
 
 export function summarize(report: EvaluationReport): GroupResult {
-  return { top1: report.top1, many: report.groups.many, medium: report.groups.medium, few: report.groups.few };
+  return {
+    top1: report.top1,
+    many: report.groups.many,
+    medium: report.groups.medium,
+    few: report.groups.few,
+  };
 }
 
 /** Rows of the predictions (a subset of the test set). */
@@ -75,7 +94,10 @@ export function selectRows(p: Predictions, rows: ArrayLike<number>): Predictions
     const i = rows[k]!;
     logits.set(p.logits.subarray(i * classes, (i + 1) * classes), k * classes);
     for (let e = 0; e < experts; e++) {
-      expertLogits.set(p.expertLogits.subarray((e * n + i) * classes, (e * n + i + 1) * classes), (e * m + k) * classes);
+      expertLogits.set(
+        p.expertLogits.subarray((e * n + i) * classes, (e * n + i + 1) * classes),
+        (e * m + k) * classes,
+      );
     }
     labels[k] = p.labels[i]!;
   }

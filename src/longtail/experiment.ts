@@ -33,16 +33,36 @@ export interface DataOverrides {
   trainMaxPerClass?: number;
 }
 
-export function buildData(config: TrainConfig, overrides: DataOverrides = {}, file = 'config'): ExperimentData {
+export function buildData(
+  config: TrainConfig,
+  overrides: DataOverrides = {},
+  file = 'config',
+): ExperimentData {
   const loader = config.data_loader;
   const dataset = LOADER_DATASETS[loader.type];
   if (!dataset) throw new ConfigError(file, 'data_loader.type', `unsupported data loader '${loader.type}'`);
-  const args = loader.args as { data_dir?: string; imb_factor?: number; imb_type?: 'exp' | 'step'; batch_size?: number; balanced?: boolean; seed?: number };
+  const args = loader.args as {
+    data_dir?: string;
+    imb_factor?: number;
+    imb_type?: 'exp' | 'step';
+    batch_size?: number;
+    balanced?: boolean;
+    seed?: number;
+  };
   const root = overrides.root ?? (dataset === 'fmnist' ? undefined : args.data_dir);
-  const train = loadBuiltin(dataset, 'train', root ?? (dataset === 'fmnist' && args.data_dir ? args.data_dir : undefined));
-  let test = loadBuiltin(dataset, 'test', root ?? (dataset === 'fmnist' && args.data_dir ? args.data_dir : undefined));
+  const train = loadBuiltin(
+    dataset,
+    'train',
+    root ?? (dataset === 'fmnist' && args.data_dir ? args.data_dir : undefined),
+  );
+  let test = loadBuiltin(
+    dataset,
+    'test',
+    root ?? (dataset === 'fmnist' && args.data_dir ? args.data_dir : undefined),
+  );
   const imbFactor = args.imb_factor ?? 0.01;
-  if (!(imbFactor > 0 && imbFactor <= 1)) throw new ConfigError(file, 'data_loader.args.imb_factor', 'must be in (0, 1], e.g. 0.01 for IR100');
+  if (!(imbFactor > 0 && imbFactor <= 1))
+    throw new ConfigError(file, 'data_loader.args.imb_factor', 'must be in (0, 1], e.g. 0.01 for IR100');
   const subset = longTailSubset(train.labels, train.classes, {
     imbalance: 1 / imbFactor,
     profile: args.imb_type ?? 'exp',
@@ -88,7 +108,12 @@ export function pipelineFor(dataset: BuiltinDataset): 'cifar' | 'fmnist' | 'imag
   return pipelineKind(dataset);
 }
 
-export function buildModel(config: TrainConfig, inChannels: number, classes: number, file = 'config'): MultiExpertBackbone {
+export function buildModel(
+  config: TrainConfig,
+  inChannels: number,
+  classes: number,
+  file = 'config',
+): MultiExpertBackbone {
   const arch = config.arch;
   const a = arch.args as {
     num_classes?: number;
@@ -104,7 +129,11 @@ export function buildModel(config: TrainConfig, inChannels: number, classes: num
     zero_init_residual?: boolean;
   };
   if (a.num_classes !== undefined && a.num_classes !== classes) {
-    throw new ConfigError(file, 'arch.args.num_classes', `is ${a.num_classes} but the data set has ${classes} classes`);
+    throw new ConfigError(
+      file,
+      'arch.args.num_classes',
+      `is ${a.num_classes} but the data set has ${classes} classes`,
+    );
   }
   switch (arch.type) {
     case 'ResNet32Model':
@@ -140,7 +169,16 @@ export function buildModel(config: TrainConfig, inChannels: number, classes: num
 
 export function buildOptimizer(config: TrainConfig, params: Tensor[]): optim.SGD | optim.AdamW {
   const o = config.optimizer;
-  const a = o.args as { lr: number; momentum?: number; weight_decay?: number; nesterov?: boolean; dampening?: number; betas?: number[]; eps?: number; amsgrad?: boolean };
+  const a = o.args as {
+    lr: number;
+    momentum?: number;
+    weight_decay?: number;
+    nesterov?: boolean;
+    dampening?: number;
+    betas?: number[];
+    eps?: number;
+    amsgrad?: boolean;
+  };
   if (o.type === 'SGD') {
     return new optim.SGD(params, {
       lr: a.lr,
@@ -159,7 +197,10 @@ export function buildOptimizer(config: TrainConfig, params: Tensor[]): optim.SGD
   });
 }
 
-export function buildScheduler(config: TrainConfig, optimizer: optim.SGD | optim.AdamW): optim.LRScheduler | null {
+export function buildScheduler(
+  config: TrainConfig,
+  optimizer: optim.SGD | optim.AdamW,
+): optim.LRScheduler | null {
   if (!config.lr_scheduler) return null;
   return optim.schedulerFromConfig(optimizer, config.lr_scheduler);
 }

@@ -36,7 +36,9 @@ export class Progress {
       const frac = Math.min(1, this.done / this.options.total);
       const filled = Math.round(frac * width);
       const bar = '#'.repeat(filled) + '.'.repeat(width - filled);
-      this.stream.write(`\r${this.options.label} [${bar}] ${(100 * frac).toFixed(0).padStart(3)}% ${this.stats()} ${info}\x1b[K`);
+      this.stream.write(
+        `\r${this.options.label} [${bar}] ${(100 * frac).toFixed(0).padStart(3)}% ${this.stats()} ${info}\x1b[K`,
+      );
     } else if (this.done >= this.nextPlain || this.done >= this.options.total) {
       this.nextPlain += (this.options.plainEvery ?? 0.25) * this.options.total;
       this.stream.write(`${this.options.label} ${this.done}/${this.options.total} ${this.stats()} ${info}\n`);
@@ -62,5 +64,7 @@ export function formatSeconds(s: number): string {
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
   const sec = total % 60;
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${String(sec).padStart(2, '0')}` : `${m}:${String(sec).padStart(2, '0')}`;
+  return h > 0
+    ? `${h}:${String(m).padStart(2, '0')}:${String(sec).padStart(2, '0')}`
+    : `${m}:${String(sec).padStart(2, '0')}`;
 }

@@ -20,7 +20,14 @@ export interface LongtailResults {
   name: string;
   method: string;
   checkpoint: string;
-  dataset: { name: string; classes: number; class_names?: string[]; train_counts: number[]; imbalance: number; profile: string };
+  dataset: {
+    name: string;
+    classes: number;
+    class_names?: string[];
+    train_counts: number[];
+    imbalance: number;
+    profile: string;
+  };
   preference?: number[];
   uniform: UniformDetail;
   distributions: Record<string, GroupResult & { n: number }>;
@@ -33,8 +40,18 @@ export interface LongtailResults {
 export function uniformDetail(p: Predictions, trainCounts: number[]): UniformDetail {
   const r = evaluateLogits(p.logits, p.labels, p.classes, trainCounts);
   const confusion: number[][] = [];
-  for (let i = 0; i < p.classes; i++) confusion.push(Array.from(r.confusion.subarray(i * p.classes, (i + 1) * p.classes)));
-  return { n: r.n, top1: r.top1, many: r.groups.many, medium: r.groups.medium, few: r.groups.few, per_class: r.perClass, ece: r.ece, confusion };
+  for (let i = 0; i < p.classes; i++)
+    confusion.push(Array.from(r.confusion.subarray(i * p.classes, (i + 1) * p.classes)));
+  return {
+    n: r.n,
+    top1: r.top1,
+    many: r.groups.many,
+    medium: r.groups.medium,
+    few: r.groups.few,
+    per_class: r.perClass,
+    ece: r.ece,
+    confusion,
+  };
 }
 
 /** Test predictions on the whole balanced test set (every distribution is a subset of it). */
@@ -43,7 +60,11 @@ export function testPredictions(session: Session): Predictions {
   return predict((x) => session.system.evalForward(x), session.data.test, session.testTransform);
 }
 
-export function evaluateSession(session: Session, checkpoint: string, history?: EpochRecord[]): LongtailResults {
+export function evaluateSession(
+  session: Session,
+  checkpoint: string,
+  history?: EpochRecord[],
+): LongtailResults {
   const p = testPredictions(session);
   const { distributions, meanTop1 } = evaluateDistributions(p, session.data.trainCounts);
   const d = session.data;

@@ -19,9 +19,16 @@ export interface LoadedRun {
 }
 
 export function resolveCheckpoint(path: string): string {
-  const candidates = [path, `${path}.json`, path.replace(/\.safetensors$/, '.json'), `${path}/checkpoint-last.json`];
+  const candidates = [
+    path,
+    `${path}.json`,
+    path.replace(/\.safetensors$/, '.json'),
+    `${path}/checkpoint-last.json`,
+  ];
   for (const c of candidates) if (c.endsWith('.json') && existsSync(c)) return resolve(c);
-  throw new RunError(`no checkpoint at '${path}' (give a run directory or a checkpoint .json/.safetensors written by 'tailor train')`);
+  throw new RunError(
+    `no checkpoint at '${path}' (give a run directory or a checkpoint .json/.safetensors written by 'tailor train')`,
+  );
 }
 
 export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
@@ -37,6 +44,11 @@ export function loadRun(path: string, options: { root?: string } = {}): LoadedRu
   const session = sessionFromRecord(record, checkpoint);
   torch.tidy(() => loadSystemState(session.system, ck.weights));
   torch.dispose([ck.weights, ck.optimizer?.state]);
-  return { session, checkpoint, runDir: dirname(checkpoint), ...(extra.history ? { history: extra.history } : {}), ...(ck.epoch !== undefined ? { epoch: ck.epoch } : {}) };
+  return {
+    session,
+    checkpoint,
+    runDir: dirname(checkpoint),
+    ...(extra.history ? { history: extra.history } : {}),
+    ...(ck.epoch !== undefined ? { epoch: ck.epoch } : {}),
+  };
 }
-

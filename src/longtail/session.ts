@@ -28,7 +28,15 @@ export function buildSession(config: TrainConfig, file: string, overrides: DataO
   const kind = pipelineFor(data.dataset);
   const system = config.prl
     ? buildPrlSystem(model, config.prl, data.trainCounts, file)
-    : plainSystem(model, createLoss(config.loss.type, config.loss.args, { classCounts: data.trainCounts, experts, epochs: config.trainer.epochs, file }));
+    : plainSystem(
+        model,
+        createLoss(config.loss.type, config.loss.args, {
+          classCounts: data.trainCounts,
+          experts,
+          epochs: config.trainer.epochs,
+          file,
+        }),
+      );
   return {
     config,
     file,
@@ -50,7 +58,15 @@ export interface SessionRecord {
   config: TrainConfig;
   configFile: string;
   overrides: DataOverrides;
-  dataset: { name: string; classes: number; trainCounts: number[]; imbalance: number; profile: string; seed: number; classOrder: number[] };
+  dataset: {
+    name: string;
+    classes: number;
+    trainCounts: number[];
+    imbalance: number;
+    profile: string;
+    seed: number;
+    classOrder: number[];
+  };
 }
 
 export function sessionRecord(s: Session): SessionRecord {

@@ -33,7 +33,8 @@ export function systemStateDict(system: TrainableSystem): Record<string, Tensor>
 export function loadSystemState(system: TrainableSystem, state: Record<string, Tensor>): void {
   for (const [prefix, m] of Object.entries(system.modules)) {
     const part: Record<string, Tensor> = {};
-    for (const [k, v] of Object.entries(state)) if (k.startsWith(`${prefix}.`)) part[k.slice(prefix.length + 1)] = v;
+    for (const [k, v] of Object.entries(state))
+      if (k.startsWith(`${prefix}.`)) part[k.slice(prefix.length + 1)] = v;
     m.loadStateDict(part, true);
   }
 }
@@ -43,7 +44,10 @@ export function setTraining(system: TrainableSystem, training: boolean): void {
 }
 
 /** A plain multi-expert model (SADE, BalPoE, LDAM, CE ...): the model alone, its own output. */
-export function plainSystem(model: nn.Module & { forward(x: Tensor): MultiExpertOutput }, loss: Loss): TrainableSystem {
+export function plainSystem(
+  model: nn.Module & { forward(x: Tensor): MultiExpertOutput },
+  loss: Loss,
+): TrainableSystem {
   return {
     modules: { model },
     loss,

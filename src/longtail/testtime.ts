@@ -16,7 +16,12 @@ import { testPredictions } from './results.js';
 import { pipelineFor } from './experiment.js';
 import type { Session } from './session.js';
 import type { PrlSystem } from './prl/system.js';
-import { logitsFromFeatures, computeExpertFeatures, featuresTensor, type ExpertFeatures } from './prl/features.js';
+import {
+  logitsFromFeatures,
+  computeExpertFeatures,
+  featuresTensor,
+  type ExpertFeatures,
+} from './prl/features.js';
 import { Progress } from './progress.js';
 
 export interface TestTimeOptions {
@@ -60,7 +65,11 @@ function weightedSum(expertLogits: Tensor, weights: Tensor): Tensor {
   return expertLogits.mul(weights.reshape(-1, 1, 1)).sum(0);
 }
 
-export function runTestTime(session: Session, o: TestTimeOptions, log: (s: string) => void = (s) => console.error(s)) {
+export function runTestTime(
+  session: Session,
+  o: TestTimeOptions,
+  log: (s: string) => void = (s) => console.error(s),
+) {
   const system = session.system;
   const prl = 'hyper' in system ? (system as PrlSystem) : null;
   const experts = session.model.experts.length;
@@ -70,29 +79,53 @@ export function runTestTime(session: Session, o: TestTimeOptions, log: (s: strin
   const all = testPredictions(session);
   const viewTransform = testTimeViewTransform(pipelineFor(session.data.dataset));
   let features: ExpertFeatures | null = null;
-  if (prl && o.methods.includes('preference')) features = computeExpertFeatures(prl, test, session.testTransform);
+  if (prl && o.methods.includes('preference'))
+    features = computeExpertFeatures(prl, test, session.testTransform);
   const frozen = Object.values(system.modules).flatMap((m) => m.parameters());
   const results: Record<string, DistributionTestTime> = {};
 
   for (const name of o.distributions) {
     const { rows, counts, predictions } = distributionRows(all, name, trainCounts);
-    const score = (logits: ArrayLike<number>) => summarize(evaluateLogits(logits, predictions.labels, predictions.classes, trainCounts));
+    const score = (logits: ArrayLike<number>) =>
+      summarize(evaluateLogits(logits, predictions.labels, predictions.classes, trainCounts));
     const before = score(predictions.logits);
-    const entry: DistributionTestTime = { n: predictions.n, before, oracle: oracle(predictions, counts, score) };
+    const entry: DistributionTestTime = {
+      n: predictions.n,
+      before,
+      oracle: oracle(predictions, counts, score),
+    };
     const epochBatches = (epoch: number) =>
-      iterateBatches(test, { batchSize: o.batchSize, sampler: 'shuffle', seed: o.seed, epoch, views: 2, transform: viewTransform, indices: rows });
+      iterateBatches(test, {
+        batchSize: o.batchSize,
+        sampler: 'shuffle',
+        seed: o.seed,
+        epoch,
+        views: 2,
+        transform: viewTransform,
+        indices: rows,
+      });
 
     // Freeze the model: only the aggregation weights / the preference are learned.
     frozen.forEach((p) => p.requiresGrad_(false));
     try {
       if (o.methods.includes('aggregation')) {
         const w = torch.keep(torch.zeros([experts]).requiresGrad_());
-        const opt = new optim.SGD([w], { lr: o.lr, momentum: o.momentum, weightDecay: o.weightDecay, nesterov: o.nesterov });
+        const opt = new optim.SGD([w], {
+          lr: o.lr,
+          momentum: o.momentum,
+          weightDecay: o.weightDecay,
+          nesterov: o.nesterov,
+        });
         let stopped = false;
         let epochsRun = 0;
         for (let epoch = 1; epoch <= o.epochs && !stopped; epoch++) {
           epochsRun = epoch;
-          const progress = new Progress({ label: `${name} aggregation epoch ${epoch}`, total: predictions.n, unit: 'img', quiet: o.quiet ?? false });
+          const progress = new Progress({
+            label: `${name} aggregation epoch ${epoch}`,
+            total: predictions.n,
+            unit: 'img',
+            quiet: o.quiet ?? false,
+          });
           for (const batch of epochBatches(epoch)) {
             torch.tidy(() => {
               const shape = [batch.n, ...batch.shape];
@@ -115,7 +148,10 @@ export function runTestTime(session: Session, o: TestTimeOptions, log: (s: strin
         const weights = torch.tidy(() => w.softmax(0).toNumbers());
         w.dispose();
         const agg = torch.tidy(() =>
-          weightedSum(torch.tensor(predictions.expertLogits, { shape: [experts, predictions.n, predictions.classes] }), torch.tensor(weights)).toFloat32Array(),
+          weightedSum(
+            torch.tensor(predictions.expertLogits, { shape: [experts, predictions.n, predictions.classes] }),
+            torch.tensor(weights),
+          ).toFloat32Array(),
         );
         entry.aggregation = { ...score(agg), weights, epochs: epochsRun, stopped_early: stopped };
       }
@@ -126,11 +162,16 @@ export function runTestTime(session: Session, o: TestTimeOptions, log: (s: strin
       frozen.forEach((p) => p.requiresGrad_(true));
     }
     results[name] = entry;
-    const pct = (v: number | null | undefined) => (v === null || v === undefined ? '-' : (100 * v).toFixed(2));
+    const pct = (v: number | null | undefined) =>
+      v === null || v === undefined ? '-' : (100 * v).toFixed(2);
     log(
       `${name}: before ${pct(before.top1)}` +
-        (entry.aggregation ? ` | aggregation ${pct(entry.aggregation.top1)} weights ${entry.aggregation.weights.map((v) => v.toFixed(3)).join('/')}` : '') +
-        (entry.preference ? ` | preference ${pct(entry.preference.top1)} r ${entry.preference.preference.map((v) => v.toFixed(3)).join('/')}` : '') +
+        (entry.aggregation
+          ? ` | aggregation ${pct(entry.aggregation.top1)} weights ${entry.aggregation.weights.map((v) => v.toFixed(3)).join('/')}`
+          : '') +
+        (entry.preference
+          ? ` | preference ${pct(entry.preference.top1)} r ${entry.preference.preference.map((v) => v.toFixed(3)).join('/')}`
+          : '') +
         ` | oracle prior ${pct(entry.oracle.top1)}`,
     );
   }
@@ -141,7 +182,9 @@ function oracle(p: Predictions, counts: number[], score: (l: ArrayLike<number>) 
   const total = counts.reduce((a, b) => a + b, 0);
   const logPrior = counts.map((c) => Math.log(Math.max(c, 1e-12) / total));
   const adjusted = new Float32Array(p.logits.length);
-  for (let i = 0; i < p.n; i++) for (let c = 0; c < p.classes; c++) adjusted[i * p.classes + c] = p.logits[i * p.classes + c]! + logPrior[c]!;
+  for (let i = 0; i < p.n; i++)
+    for (let c = 0; c < p.classes; c++)
+      adjusted[i * p.classes + c] = p.logits[i * p.classes + c]! + logPrior[c]!;
   return score(adjusted);
 }
 
@@ -149,19 +192,31 @@ function searchPreference(
   prl: PrlSystem,
   features: ExpertFeatures,
   rows: Int32Array,
-  epochBatches: (epoch: number) => Iterable<{ x: Float32Array; x2?: Float32Array; n: number; shape: [number, number, number] }>,
+  epochBatches: (
+    epoch: number,
+  ) => Iterable<{ x: Float32Array; x2?: Float32Array; n: number; shape: [number, number, number] }>,
   o: TestTimeOptions,
   score: (l: ArrayLike<number>) => GroupResult,
   name: string,
   _session: Session,
 ): GroupResult & { preference: number[]; epochs: number; stopped_early: boolean } {
   const theta = torch.keep(torch.zeros([prl.experts]).requiresGrad_());
-  const opt = new optim.SGD([theta], { lr: o.lr, momentum: o.momentum, weightDecay: o.weightDecay, nesterov: o.nesterov });
+  const opt = new optim.SGD([theta], {
+    lr: o.lr,
+    momentum: o.momentum,
+    weightDecay: o.weightDecay,
+    nesterov: o.nesterov,
+  });
   let stopped = false;
   let epochsRun = 0;
   for (let epoch = 1; epoch <= o.epochs && !stopped; epoch++) {
     epochsRun = epoch;
-    const progress = new Progress({ label: `${name} preference epoch ${epoch}`, total: rows.length, unit: 'img', quiet: o.quiet ?? false });
+    const progress = new Progress({
+      label: `${name} preference epoch ${epoch}`,
+      total: rows.length,
+      unit: 'img',
+      quiet: o.quiet ?? false,
+    });
     for (const batch of epochBatches(epoch)) {
       torch.tidy(() => {
         const shape = [batch.n, ...batch.shape];

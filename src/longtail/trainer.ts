@@ -73,14 +73,16 @@ export function trainSystem(o: TrainOptions): TrainResult {
     if (ck.optimizer) o.optimizer.loadStateDict(ck.optimizer);
     if (ck.scheduler && o.scheduler) o.scheduler.loadStateDict(ck.scheduler);
     restoreTorchRng(ck);
-    const extra = (ck.extra ?? {}) as { history?: EpochRecord[]; best?: { epoch: number; top1: number } | null };
+    const extra = (ck.extra ?? {}) as {
+      history?: EpochRecord[];
+      best?: { epoch: number; top1: number } | null;
+    };
     history = extra.history ?? [];
     best = extra.best ?? null;
     startEpoch = (ck.epoch ?? 0) + 1;
     torch.dispose([ck.weights, ck.optimizer?.state]);
     log(`resumed from ${o.resumeFrom} at epoch ${startEpoch}`);
   }
-
 
   for (let epoch = startEpoch; epoch <= o.epochs; epoch++) {
     const started = performance.now();
@@ -101,7 +103,12 @@ export function trainSystem(o: TrainOptions): TrainResult {
       transform: o.trainTransform,
     });
     const total = o.train.labels.length;
-    const progress = new Progress({ label: `epoch ${epoch}/${o.epochs}`, total, unit: 'img', quiet: o.quiet ?? false });
+    const progress = new Progress({
+      label: `epoch ${epoch}/${o.epochs}`,
+      total,
+      unit: 'img',
+      quiet: o.quiet ?? false,
+    });
     let lossSum = 0;
     let correct = 0;
     let seen = 0;
@@ -119,7 +126,10 @@ export function trainSystem(o: TrainOptions): TrainResult {
           const l = o.system.loss;
           loss = l.forwardMixup
             ? l.forwardMixup(out, yA, yB, mixed.lam, extra)
-            : l.forward(out, yA, extra).mul(mixed.lam).add(l.forward(out, yB, extra).mul(1 - mixed.lam));
+            : l
+                .forward(out, yA, extra)
+                .mul(mixed.lam)
+                .add(l.forward(out, yB, extra).mul(1 - mixed.lam));
         } else {
           loss = o.system.loss.forward(out, yA, extra);
         }
@@ -158,10 +168,13 @@ export function trainSystem(o: TrainOptions): TrainResult {
     };
     history.push(record);
     appendFileSync(metricsPath, JSON.stringify(record) + '\n');
-    const fmt = (v: number | null | undefined) => (v === null || v === undefined ? '  -  ' : (100 * v).toFixed(2));
+    const fmt = (v: number | null | undefined) =>
+      v === null || v === undefined ? '  -  ' : (100 * v).toFixed(2);
     log(
       `epoch ${epoch}/${o.epochs} lr ${record.lr.toExponential(2)} loss ${record.train_loss.toFixed(4)} train acc ${fmt(record.train_acc)}` +
-        (val ? ` | uniform top1 ${fmt(val.top1)} many ${fmt(val.many)} medium ${fmt(val.medium)} few ${fmt(val.few)}` : '') +
+        (val
+          ? ` | uniform top1 ${fmt(val.top1)} many ${fmt(val.many)} medium ${fmt(val.medium)} few ${fmt(val.few)}`
+          : '') +
         ` (${formatSeconds(record.seconds)})`,
     );
     const improved = val !== null && val.top1 !== null && (best === null || val.top1 > best.top1);
@@ -175,8 +188,14 @@ export function trainSystem(o: TrainOptions): TrainResult {
     };
     saveCheckpoint(lastBase, content);
     if (improved) saveCheckpoint(bestBase, content);
-    if (o.savePeriod && epoch % o.savePeriod === 0) saveCheckpoint(join(o.runDir, `checkpoint-epoch${epoch}`), content);
+    if (o.savePeriod && epoch % o.savePeriod === 0)
+      saveCheckpoint(join(o.runDir, `checkpoint-epoch${epoch}`), content);
   }
 
-  return { history, best, lastCheckpoint: `${lastBase}.json`, bestCheckpoint: best ? `${bestBase}.json` : null };
+  return {
+    history,
+    best,
+    lastCheckpoint: `${lastBase}.json`,
+    bestCheckpoint: best ? `${bestBase}.json` : null,
+  };
 }

@@ -31,7 +31,12 @@ export function isGradEnabled(): boolean {
 export function grad(
   outputs: Tensor[],
   inputs: Tensor[],
-  options: { gradOutputs?: Tensor[]; retainGraph?: boolean; createGraph?: boolean; allowUnused?: boolean } = {},
+  options: {
+    gradOutputs?: Tensor[];
+    retainGraph?: boolean;
+    createGraph?: boolean;
+    allowUnused?: boolean;
+  } = {},
 ): (Tensor | null)[] {
   const result = native.autogradGrad(
     outputs.map((t) => t.handle),

@@ -20,7 +20,10 @@ function inferShape(data: NestedNumbers): number[] {
  * A tensor from JS data (copied). Typed arrays keep their dtype unless `dtype` is given; nested
  * arrays default to float32 (PyTorch's default dtype), booleans to bool.
  */
-export function tensor(data: NestedNumbers | NumericArray, options: { shape?: number[]; dtype?: DType; requiresGrad?: boolean } = {}): Tensor {
+export function tensor(
+  data: NestedNumbers | NumericArray,
+  options: { shape?: number[]; dtype?: DType; requiresGrad?: boolean } = {},
+): Tensor {
   let array: NumericArray;
   let shape: number[];
   let sourceDtype: DType;
@@ -28,13 +31,25 @@ export function tensor(data: NestedNumbers | NumericArray, options: { shape?: nu
     array = data;
     shape = options.shape ?? [data.length];
     sourceDtype =
-      data instanceof Float32Array ? 'float32' : data instanceof Float64Array ? 'float64' : data instanceof Int32Array ? 'int32'
-        : data instanceof BigInt64Array ? 'int64' : data instanceof Uint8Array ? 'uint8' : data instanceof Int8Array ? 'int8' : 'int16';
+      data instanceof Float32Array
+        ? 'float32'
+        : data instanceof Float64Array
+          ? 'float64'
+          : data instanceof Int32Array
+            ? 'int32'
+            : data instanceof BigInt64Array
+              ? 'int64'
+              : data instanceof Uint8Array
+                ? 'uint8'
+                : data instanceof Int8Array
+                  ? 'int8'
+                  : 'int16';
   } else {
     const inferred = inferShape(data);
     const flat = (Array.isArray(data) ? (data as unknown[]).flat(Infinity) : [data]) as (number | boolean)[];
     const expected = inferred.reduce((a, b) => a * b, 1);
-    if (flat.length !== expected) throw new RangeError(`tensor(): ragged nested array (expected ${expected} values, got ${flat.length})`);
+    if (flat.length !== expected)
+      throw new RangeError(`tensor(): ragged nested array (expected ${expected} values, got ${flat.length})`);
     shape = options.shape ?? inferred;
     if (typeof flat[0] === 'boolean') {
       array = Uint8Array.from(flat, (v) => (v ? 1 : 0));

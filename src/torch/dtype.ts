@@ -1,6 +1,18 @@
 // Data types: names users write, and the c10::ScalarType codes the engine uses.
 
-export type DType = 'uint8' | 'int8' | 'int16' | 'int32' | 'int64' | 'float16' | 'float32' | 'float64' | 'bool' | 'bfloat16' | 'complex64' | 'complex128';
+export type DType =
+  | 'uint8'
+  | 'int8'
+  | 'int16'
+  | 'int32'
+  | 'int64'
+  | 'float16'
+  | 'float32'
+  | 'float64'
+  | 'bool'
+  | 'bfloat16'
+  | 'complex64'
+  | 'complex128';
 
 const codes: Record<DType, number> = {
   uint8: 0,
@@ -49,4 +61,5 @@ export type TypedArrayOf<D extends DType> = D extends 'float32'
           : ArrayLike<number | bigint>;
 
 /** The typed arrays the engine can read from and write to. */
-export type NumericArray = Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array | Int16Array;
+export type NumericArray =
+  Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array | Int16Array;

@@ -15,7 +15,11 @@ export interface GradcheckOptions {
  * Checks d/dx_i <w, f(x)> for every input element against (g(x + eps) - g(x - eps)) / 2eps.
  * Inputs must be float64. Returns the worst absolute error; throws with the offending element.
  */
-export function gradcheck(f: (...inputs: Tensor[]) => Tensor, inputs: Tensor[], options: GradcheckOptions = {}): number {
+export function gradcheck(
+  f: (...inputs: Tensor[]) => Tensor,
+  inputs: Tensor[],
+  options: GradcheckOptions = {},
+): number {
   const eps = options.eps ?? 1e-6;
   const atol = options.atol ?? 1e-5;
   const rtol = options.rtol ?? 1e-3;
@@ -24,9 +28,18 @@ export function gradcheck(f: (...inputs: Tensor[]) => Tensor, inputs: Tensor[], 
     const leaves = inputs.map((x) => x.detach().clone().requiresGrad_());
     const out = f(...leaves);
     const w = randn(out.shape, 'float64');
-    const analytic = grad([out.mul(w).sum()], leaves, { allowUnused: true }).map((g, i) => (g ? g.toFloat64Array() : new Float64Array(leaves[i]!.numel)));
+    const analytic = grad([out.mul(w).sum()], leaves, { allowUnused: true }).map((g, i) =>
+      g ? g.toFloat64Array() : new Float64Array(leaves[i]!.numel),
+    );
     const scalar = (values: Float64Array[]) =>
-      noGrad(() => tidy(() => f(...values.map((v, i) => tensor(v, { shape: inputs[i]!.shape }))).mul(w).sum().item()));
+      noGrad(() =>
+        tidy(() =>
+          f(...values.map((v, i) => tensor(v, { shape: inputs[i]!.shape })))
+            .mul(w)
+            .sum()
+            .item(),
+        ),
+      );
     const base = inputs.map((x) => x.toFloat64Array());
     let worst = 0;
     base.forEach((values, which) => {
@@ -40,7 +53,9 @@ export function gradcheck(f: (...inputs: Tensor[]) => Tensor, inputs: Tensor[], 
         const err = Math.abs(a - numeric);
         worst = Math.max(worst, err);
         if (err > atol + rtol * Math.abs(numeric)) {
-          throw new Error(`gradcheck: input ${which}, element ${k}: autograd ${a}, finite differences ${numeric}`);
+          throw new Error(
+            `gradcheck: input ${which}, element ${k}: autograd ${a}, finite differences ${numeric}`,
+          );
         }
       }
     });

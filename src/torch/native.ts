@@ -15,7 +15,9 @@ export interface NativeAddon {
   getRngState(): Uint8Array;
   setRngState(state: Uint8Array): void;
   fromArray(data: ArrayBufferView, shape: number[], dtype?: number): number;
-  toArray(handle: number): Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array | Int16Array;
+  toArray(
+    handle: number,
+  ): Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array | Int16Array;
   item(handle: number): number | boolean;
   shape(handle: number): number[];
   strides(handle: number): number[];

@@ -61,8 +61,11 @@ function visit(value: unknown, fn: (t: Tracked) => void, seen = new Set<unknown>
 }
 
 function isTracked(value: object): value is Tracked {
-  return typeof (value as Tracked).dispose === 'function' && typeof (value as { handle?: unknown }).handle !== 'undefined' &&
-    'isDisposed' in value;
+  return (
+    typeof (value as Tracked).dispose === 'function' &&
+    typeof (value as { handle?: unknown }).handle !== 'undefined' &&
+    'isDisposed' in value
+  );
 }
 
 /**

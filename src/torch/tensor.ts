@@ -60,7 +60,8 @@ export class Tensor {
   size(dim: number): number {
     const shape = this.shape;
     const d = dim < 0 ? dim + shape.length : dim;
-    if (d < 0 || d >= shape.length) throw new RangeError(`dimension ${dim} out of range for shape [${shape}]`);
+    if (d < 0 || d >= shape.length)
+      throw new RangeError(`dimension ${dim} out of range for shape [${shape}]`);
     return shape[d]!;
   }
 
@@ -87,7 +88,12 @@ export class Tensor {
   }
   toString(): string {
     if (this.isDisposed) return 'Tensor(disposed)';
-    const values = this.numel <= 20 ? `[${this.toNumbers().map((v) => +v.toPrecision(6)).join(', ')}]` : '[...]';
+    const values =
+      this.numel <= 20
+        ? `[${this.toNumbers()
+            .map((v) => +v.toPrecision(6))
+            .join(', ')}]`
+        : '[...]';
     return `Tensor(shape=[${this.shape}], dtype=${this.dtype}, ${values})`;
   }
 
@@ -115,7 +121,12 @@ export class Tensor {
     native.setGrad(this.handle, value === null ? null : value.handle);
   }
   backward(gradient?: Tensor, options: { retainGraph?: boolean; createGraph?: boolean } = {}): void {
-    native.backward(this.handle, gradient ? gradient.handle : null, options.retainGraph ?? false, options.createGraph ?? false);
+    native.backward(
+      this.handle,
+      gradient ? gradient.handle : null,
+      options.retainGraph ?? false,
+      options.createGraph ?? false,
+    );
   }
   /** Replaces the data (like `p.data = t` in PyTorch), keeping this handle and its grad state. */
   setData(source: Tensor): void {
@@ -124,10 +135,14 @@ export class Tensor {
 
   // ---- arithmetic (broadcasting) ----
   add(other: Tensor | Scalar, alpha?: Scalar): Tensor {
-    return other instanceof Tensor ? aten.add_Tensor(this, other, alpha) : aten.add_Scalar(this, other, alpha);
+    return other instanceof Tensor
+      ? aten.add_Tensor(this, other, alpha)
+      : aten.add_Scalar(this, other, alpha);
   }
   sub(other: Tensor | Scalar, alpha?: Scalar): Tensor {
-    return other instanceof Tensor ? aten.sub_Tensor(this, other, alpha) : aten.sub_Scalar(this, other, alpha);
+    return other instanceof Tensor
+      ? aten.sub_Tensor(this, other, alpha)
+      : aten.sub_Scalar(this, other, alpha);
   }
   mul(other: Tensor | Scalar): Tensor {
     return other instanceof Tensor ? aten.mul_Tensor(this, other) : aten.mul_Scalar(this, other);
@@ -136,7 +151,9 @@ export class Tensor {
     return other instanceof Tensor ? aten.div_Tensor(this, other) : aten.div_Scalar(this, other);
   }
   pow(exponent: Tensor | Scalar): Tensor {
-    return exponent instanceof Tensor ? aten.pow_Tensor_Tensor(this, exponent) : aten.pow_Tensor_Scalar(this, exponent);
+    return exponent instanceof Tensor
+      ? aten.pow_Tensor_Tensor(this, exponent)
+      : aten.pow_Tensor_Scalar(this, exponent);
   }
   neg(): Tensor {
     return aten.neg(this);

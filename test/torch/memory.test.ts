@@ -6,8 +6,19 @@ import { nn, optim } from '../../src/torch/index.js';
 
 test('training steps keep the number of live tensors constant', () => {
   torch.manualSeed(0);
-  const model = new nn.Sequential(new nn.Conv2d(1, 4, 3, { padding: 1 }), new nn.BatchNorm2d(4), new nn.ReLU(), new nn.Flatten(), new nn.Linear(4 * 8 * 8, 3));
-  const opt = new optim.SGD(model.parameters(), { lr: 0.1, momentum: 0.9, nesterov: true, weightDecay: 5e-4 });
+  const model = new nn.Sequential(
+    new nn.Conv2d(1, 4, 3, { padding: 1 }),
+    new nn.BatchNorm2d(4),
+    new nn.ReLU(),
+    new nn.Flatten(),
+    new nn.Linear(4 * 8 * 8, 3),
+  );
+  const opt = new optim.SGD(model.parameters(), {
+    lr: 0.1,
+    momentum: 0.9,
+    nesterov: true,
+    weightDecay: 5e-4,
+  });
   const x = torch.keep(torch.randn([6, 1, 8, 8]));
   const y = torch.keep(torch.randint(0, 3, [6]));
   const counts: number[] = [];

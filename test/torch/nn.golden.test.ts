@@ -34,7 +34,9 @@ interface LossCase {
   loss: number;
   input_grad: number[];
 }
-const golden = JSON.parse(readFileSync(join(goldenDir, 'torch', 'nn.json'), 'utf8')) as { cases: (LayerCase | LossCase)[] };
+const golden = JSON.parse(readFileSync(join(goldenDir, 'torch', 'nn.json'), 'utf8')) as {
+  cases: (LayerCase | LossCase)[];
+};
 
 const makers: Record<string, () => nn.Module & { forward(x: torch.Tensor): torch.Tensor }> = {
   linear: () => new nn.Linear(7, 5),
@@ -69,7 +71,8 @@ for (const c of golden.cases) {
         assertClose(state[name]!.toFloat64Array(), p.data, 1e-6, 0, `${c.name} init ${name}`);
       }
       const loaded: Record<string, torch.Tensor> = {};
-      for (const [name, p] of Object.entries(c.params)) loaded[name] = torch.tensor(Float32Array.from(p.data), { shape: p.shape });
+      for (const [name, p] of Object.entries(c.params))
+        loaded[name] = torch.tensor(Float32Array.from(p.data), { shape: p.shape });
       layer.loadStateDict(loaded, false);
       layer.train(c.train);
       const x = torch.tensor(Float32Array.from(c.input.data), { shape: c.input.shape }).requiresGrad_();
@@ -94,7 +97,8 @@ for (const c of golden.cases) {
 const F = nn.functional;
 const losses: Record<string, (x: torch.Tensor, t: torch.Tensor, c: LossCase) => torch.Tensor> = {
   cross_entropy: (x, t) => F.crossEntropy(x, t),
-  cross_entropy_weight: (x, t, c) => F.crossEntropy(x, t, { weight: torch.tensor(c.extra.weight!, { dtype: 'float64' }) }),
+  cross_entropy_weight: (x, t, c) =>
+    F.crossEntropy(x, t, { weight: torch.tensor(c.extra.weight!, { dtype: 'float64' }) }),
   cross_entropy_smoothing: (x, t, c) => F.crossEntropy(x, t, { labelSmoothing: c.extra.label_smoothing! }),
   cross_entropy_soft: (x, t) => F.crossEntropy(x, t),
   mse: (x, t) => F.mseLoss(x, t),
@@ -109,7 +113,10 @@ for (const c of golden.cases) {
       const x = torch.tensor(Float64Array.from(c.input.data), { shape: c.input.shape }).requiresGrad_();
       const t =
         c.target.dtype === 'torch.int64'
-          ? torch.tensor(BigInt64Array.from(c.target.data, (v) => BigInt(v)), { shape: c.target.shape })
+          ? torch.tensor(
+              BigInt64Array.from(c.target.data, (v) => BigInt(v)),
+              { shape: c.target.shape },
+            )
           : torch.tensor(Float64Array.from(c.target.data), { shape: c.target.shape });
       const loss = losses[c.name]!(x, t, c);
       assertClose([loss.item()], [c.loss], 1e-10, 0, `${c.name} loss`);

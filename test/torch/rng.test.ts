@@ -6,7 +6,10 @@ test('Rng is reproducible from a seed and from a saved state', () => {
   const a = new Rng(42);
   const b = new Rng(42);
   const xs = Array.from({ length: 5 }, () => a.uniform());
-  assert.deepEqual(xs, Array.from({ length: 5 }, () => b.uniform()));
+  assert.deepEqual(
+    xs,
+    Array.from({ length: 5 }, () => b.uniform()),
+  );
   const saved = a.state();
   const next = a.uniform();
   assert.equal(new Rng(saved).uniform(), next);

@@ -55,7 +55,13 @@ test('autograd: gradients of a small expression, backward with a gradient, no-gr
     const w = torch.noGrad(() => x.mul(2));
     assert.equal(w.requiresGrad, false);
     assert.equal(torch.isGradEnabled(), true);
-    assert.throws(() => torch.noGrad(() => { throw new Error('boom'); }), /boom/);
+    assert.throws(
+      () =>
+        torch.noGrad(() => {
+          throw new Error('boom');
+        }),
+      /boom/,
+    );
     assert.equal(torch.isGradEnabled(), true);
     const [g] = torch.grad([x.pow(3).sum()], [x]);
     assertClose(g!.toFloat64Array(), [3, 12, 27], 1e-12);

@@ -1,6 +1,11 @@
 // Shared by the long-tail commands: loading a checkpoint's session, tables, preference parsing.
 import type { GroupResult } from '../../longtail/evaluate.js';
-import { loadRun as loadRunCore, resolveCheckpoint as resolveCheckpointCore, RunError, type LoadedRun } from '../../longtail/runs.js';
+import {
+  loadRun as loadRunCore,
+  resolveCheckpoint as resolveCheckpointCore,
+  RunError,
+  type LoadedRun,
+} from '../../longtail/runs.js';
 import { CliError } from '../errors.js';
 
 export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
@@ -25,19 +30,29 @@ export function parsePreference(text: string | undefined, experts: number): numb
   if (text === undefined) return undefined;
   const values = text.split(',').map((s) => Number(s.trim()));
   if (values.length !== experts || values.some((v) => !(Number.isFinite(v) && v >= 0))) {
-    throw new CliError(`--preference needs ${experts} non-negative comma-separated weights (one per expert), got '${text}'`);
+    throw new CliError(
+      `--preference needs ${experts} non-negative comma-separated weights (one per expert), got '${text}'`,
+    );
   }
   const sum = values.reduce((a, b) => a + b, 0);
   if (!(sum > 0)) throw new CliError('--preference: the weights must not all be zero');
   return values.map((v) => v / sum);
 }
 
-const pct = (v: number | null | undefined) => (v === null || v === undefined ? 'absent' : (100 * v).toFixed(2));
+const pct = (v: number | null | undefined) =>
+  v === null || v === undefined ? 'absent' : (100 * v).toFixed(2);
 
-export function distributionTable(distributions: Record<string, GroupResult & { n: number }>, meanTop1: number): string {
-  const lines = [`${'distribution'.padEnd(12)} ${'n'.padStart(6)} ${'top1'.padStart(7)} ${'many'.padStart(7)} ${'medium'.padStart(7)} ${'few'.padStart(7)}`];
+export function distributionTable(
+  distributions: Record<string, GroupResult & { n: number }>,
+  meanTop1: number,
+): string {
+  const lines = [
+    `${'distribution'.padEnd(12)} ${'n'.padStart(6)} ${'top1'.padStart(7)} ${'many'.padStart(7)} ${'medium'.padStart(7)} ${'few'.padStart(7)}`,
+  ];
   for (const [name, r] of Object.entries(distributions)) {
-    lines.push(`${name.padEnd(12)} ${String(r.n).padStart(6)} ${pct(r.top1).padStart(7)} ${pct(r.many).padStart(7)} ${pct(r.medium).padStart(7)} ${pct(r.few).padStart(7)}`);
+    lines.push(
+      `${name.padEnd(12)} ${String(r.n).padStart(6)} ${pct(r.top1).padStart(7)} ${pct(r.many).padStart(7)} ${pct(r.medium).padStart(7)} ${pct(r.few).padStart(7)}`,
+    );
   }
   lines.push(`${'mean'.padEnd(12)} ${''.padStart(6)} ${pct(meanTop1).padStart(7)}`);
   return lines.join('\n');
@@ -47,15 +62,36 @@ export function groupsLine(r: GroupResult): string {
   return `top1 ${pct(r.top1)}  many ${pct(r.many)}  medium ${pct(r.medium)}  few ${pct(r.few)}`;
 }
 
-export function jsonGroup(r: GroupResult): { top1: number | null; many: number | null; medium: number | null; few: number | null } {
+export function jsonGroup(r: GroupResult): {
+  top1: number | null;
+  many: number | null;
+  medium: number | null;
+  few: number | null;
+} {
   return { top1: r.top1, many: r.many, medium: r.medium, few: r.few };
 }
 
-export function controllabilityTable(grid: { points: { preference: number[]; top1: number | null; many: number | null; medium: number | null; few: number | null; distributions: Record<string, number | null> }[] }): string {
-  const lines = [`${'preference'.padEnd(20)} ${'top1'.padStart(7)} ${'many'.padStart(7)} ${'medium'.padStart(7)} ${'few'.padStart(7)} ${'fwd50'.padStart(7)} ${'bwd50'.padStart(7)}`];
+export function controllabilityTable(grid: {
+  points: {
+    preference: number[];
+    top1: number | null;
+    many: number | null;
+    medium: number | null;
+    few: number | null;
+    distributions: Record<string, number | null>;
+  }[];
+}): string {
+  const lines = [
+    `${'preference'.padEnd(20)} ${'top1'.padStart(7)} ${'many'.padStart(7)} ${'medium'.padStart(7)} ${'few'.padStart(7)} ${'fwd50'.padStart(7)} ${'bwd50'.padStart(7)}`,
+  ];
   for (const p of grid.points) {
     lines.push(
-      `${p.preference.map((v) => v.toFixed(2)).join('/').padEnd(20)} ${pct(p.top1).padStart(7)} ${pct(p.many).padStart(7)} ${pct(p.medium).padStart(7)} ${pct(p.few).padStart(7)} ${pct(p.distributions.forward50).padStart(7)} ${pct(p.distributions.backward50).padStart(7)}`,
+      `${p.preference
+        .map((v) => v.toFixed(2))
+        .join('/')
+        .padEnd(
+          20,
+        )} ${pct(p.top1).padStart(7)} ${pct(p.many).padStart(7)} ${pct(p.medium).padStart(7)} ${pct(p.few).padStart(7)} ${pct(p.distributions.forward50).padStart(7)} ${pct(p.distributions.backward50).padStart(7)}`,
     );
   }
   return lines.join('\n');

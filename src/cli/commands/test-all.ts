@@ -4,7 +4,13 @@ import * as torch from '../../torch/index.js';
 import { evaluateSession, writeResults } from '../../longtail/results.js';
 import { CliError } from '../errors.js';
 import { PreferenceEvaluator, type ControllabilityGrid } from '../../longtail/prl/controllability.js';
-import { controllabilityTable, distributionTable, jsonGroup, loadRun, parsePreference } from './longtail-common.js';
+import {
+  controllabilityTable,
+  distributionTable,
+  jsonGroup,
+  loadRun,
+  parsePreference,
+} from './longtail-common.js';
 
 const HELP = `usage: tailor test-all -r CHECKPOINT [--json] [--preference a,b,c] [--save] [--root DIR] [--threads N]
 
@@ -39,21 +45,26 @@ export async function run(argv: string[]): Promise<number> {
   const system = loaded.session.system as { preference?: number[] };
   const preference = parsePreference(values.preference, loaded.session.model.experts.length);
   if (preference) {
-    if (!system.preference) throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
+    if (!system.preference)
+      throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
     system.preference = preference;
   }
   const results = evaluateSession(loaded.session, loaded.checkpoint, loaded.history);
   if (values.grid !== undefined) {
     const steps = Number(values.grid);
-    if (!(Number.isInteger(steps) && steps >= 1 && steps <= 50)) throw new CliError(`--grid needs an integer in 1..50, got '${values.grid}'`);
-    if (!system.preference) throw new CliError('--grid applies to PRL checkpoints only (this run has no hypernetwork)');
+    if (!(Number.isInteger(steps) && steps >= 1 && steps <= 50))
+      throw new CliError(`--grid needs an integer in 1..50, got '${values.grid}'`);
+    if (!system.preference)
+      throw new CliError('--grid applies to PRL checkpoints only (this run has no hypernetwork)');
     const evaluator = PreferenceEvaluator.fromSession(loaded.session);
     results.controllability = evaluator.grid(steps);
     evaluator.dispose();
   }
   if (values.save) writeResults(loaded.runDir, results);
   if (values.json) {
-    const distributions = Object.fromEntries(Object.entries(results.distributions).map(([k, v]) => [k, jsonGroup(v)]));
+    const distributions = Object.fromEntries(
+      Object.entries(results.distributions).map(([k, v]) => [k, jsonGroup(v)]),
+    );
     console.log(
       JSON.stringify({
         distributions,
@@ -63,9 +74,12 @@ export async function run(argv: string[]): Promise<number> {
       }),
     );
   } else {
-    console.log(`${loaded.checkpoint}${system.preference ? ` (preference ${system.preference.map((v) => v.toFixed(3)).join(', ')})` : ''}`);
+    console.log(
+      `${loaded.checkpoint}${system.preference ? ` (preference ${system.preference.map((v) => v.toFixed(3)).join(', ')})` : ''}`,
+    );
     console.log(distributionTable(results.distributions, results.mean_top1));
-    if (results.controllability) console.log(controllabilityTable(results.controllability as ControllabilityGrid));
+    if (results.controllability)
+      console.log(controllabilityTable(results.controllability as ControllabilityGrid));
   }
   return 0;
 }

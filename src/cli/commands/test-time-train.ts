@@ -36,7 +36,8 @@ export async function run(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  if (!values.config || !values.resume) throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
+  if (!values.config || !values.resume)
+    throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
   torch.setNumThreads(Number(values.threads));
   const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
   const isPrl = 'hyper' in loaded.session.system;
@@ -48,7 +49,12 @@ export async function run(argv: string[]): Promise<number> {
     throw error;
   }
   const { results } = runTestTime(loaded.session, { ...options, quiet: values.quiet || values.json });
-  const group = (r: { top1: number | null; many: number | null; medium: number | null; few: number | null }) => ({ top1: r.top1, many: r.many, medium: r.medium, few: r.few });
+  const group = (r: {
+    top1: number | null;
+    many: number | null;
+    medium: number | null;
+    few: number | null;
+  }) => ({ top1: r.top1, many: r.many, medium: r.medium, few: r.few });
   const distributions = Object.fromEntries(
     Object.entries(results).map(([name, r]) => {
       const best = r.preference ?? r.aggregation ?? r.before;
@@ -57,7 +63,9 @@ export async function run(argv: string[]): Promise<number> {
         {
           ...group(best),
           ...(r.aggregation ? { weights: r.aggregation.weights, aggregation: group(r.aggregation) } : {}),
-          ...(r.preference ? { preference: r.preference.preference, preference_search: group(r.preference) } : {}),
+          ...(r.preference
+            ? { preference: r.preference.preference, preference_search: group(r.preference) }
+            : {}),
           before: group(r.before),
           oracle: group(r.oracle),
         },
@@ -65,13 +73,18 @@ export async function run(argv: string[]): Promise<number> {
     }),
   );
   const names = Object.keys(distributions);
-  const mean = (pick: (r: (typeof results)[string]) => number | null | undefined) => names.reduce((s, n) => s + (pick(results[n]!) ?? 0), 0) / names.length;
+  const mean = (pick: (r: (typeof results)[string]) => number | null | undefined) =>
+    names.reduce((s, n) => s + (pick(results[n]!) ?? 0), 0) / names.length;
   const summary = {
     distributions,
     mean_top1: mean((r) => (r.preference ?? r.aggregation ?? r.before).top1),
     mean_top1_before: mean((r) => r.before.top1),
-    ...(isPrl || options.methods.includes('aggregation') ? { mean_top1_aggregation: mean((r) => r.aggregation?.top1) } : {}),
-    ...(isPrl && options.methods.includes('preference') ? { mean_top1_preference: mean((r) => r.preference?.top1) } : {}),
+    ...(isPrl || options.methods.includes('aggregation')
+      ? { mean_top1_aggregation: mean((r) => r.aggregation?.top1) }
+      : {}),
+    ...(isPrl && options.methods.includes('preference')
+      ? { mean_top1_preference: mean((r) => r.preference?.top1) }
+      : {}),
     mean_top1_oracle: mean((r) => r.oracle.top1),
   };
   if (values.save) {
@@ -84,8 +97,11 @@ export async function run(argv: string[]): Promise<number> {
   if (values.json) {
     console.log(JSON.stringify(summary));
   } else {
-    const pct = (v: number | null | undefined) => (v === null || v === undefined ? '-' : (100 * v).toFixed(2));
-    console.log(`mean top-1: before ${pct(summary.mean_top1_before)}  after ${pct(summary.mean_top1)}  (oracle prior ${pct(summary.mean_top1_oracle)})`);
+    const pct = (v: number | null | undefined) =>
+      v === null || v === undefined ? '-' : (100 * v).toFixed(2);
+    console.log(
+      `mean top-1: before ${pct(summary.mean_top1_before)}  after ${pct(summary.mean_top1)}  (oracle prior ${pct(summary.mean_top1_oracle)})`,
+    );
   }
   return 0;
 }

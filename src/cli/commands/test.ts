@@ -33,13 +33,23 @@ export async function run(argv: string[]): Promise<number> {
   const system = loaded.session.system as { preference?: number[]; experts?: number };
   const preference = parsePreference(values.preference, loaded.session.model.experts.length);
   if (preference) {
-    if (!system.preference) throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
+    if (!system.preference)
+      throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
     system.preference = preference;
   }
   const p = testPredictions(loaded.session);
   const u = uniformDetail(p, loaded.session.data.trainCounts);
   if (values.json) {
-    console.log(JSON.stringify({ checkpoint: loaded.checkpoint, n: u.n, ...jsonGroup(u), ece: u.ece, per_class: u.per_class, ...(system.preference ? { preference: system.preference } : {}) }));
+    console.log(
+      JSON.stringify({
+        checkpoint: loaded.checkpoint,
+        n: u.n,
+        ...jsonGroup(u),
+        ece: u.ece,
+        per_class: u.per_class,
+        ...(system.preference ? { preference: system.preference } : {}),
+      }),
+    );
   } else {
     console.log(`${loaded.checkpoint}: uniform test set (${u.n} images)`);
     console.log(groupsLine(u));

@@ -72,15 +72,19 @@ export async function run(argv: string[]): Promise<number> {
     record = ck.extra as SessionRecord;
     torch.dispose([ck.weights, ck.optimizer?.state]);
   }
-  if (!values.config && !record) throw new CliError(`give a config with -c CONFIG (or resume with -r CHECKPOINT)\n\n${HELP}`);
+  if (!values.config && !record)
+    throw new CliError(`give a config with -c CONFIG (or resume with -r CHECKPOINT)\n\n${HELP}`);
 
   try {
     const file = values.config ?? record!.configFile;
-    const config = values.config ? loadConfig(values.config) : parseConfig(JSON.stringify(record!.config), `${resumeCheckpoint} (stored config)`);
+    const config = values.config
+      ? loadConfig(values.config)
+      : parseConfig(JSON.stringify(record!.config), `${resumeCheckpoint} (stored config)`);
     const epochs = positiveInt('epochs', values.epochs) ?? config.trainer.epochs;
     config.trainer.epochs = epochs;
     const seed = values.seed !== undefined ? Number(values.seed) : (config.seed ?? 0);
-    if (!Number.isInteger(seed) || seed < 0) throw new CliError(`--seed needs a non-negative integer, got '${values.seed}'`);
+    if (!Number.isInteger(seed) || seed < 0)
+      throw new CliError(`--seed needs a non-negative integer, got '${values.seed}'`);
     config.seed = seed;
     const threads = positiveInt('threads', values.threads) ?? config.trainer.threads ?? 2;
     torch.setNumThreads(threads);
@@ -88,8 +92,12 @@ export async function run(argv: string[]): Promise<number> {
     const overrides = {
       ...(record?.overrides ?? {}),
       ...(values.root ? { root: values.root } : {}),
-      ...(values['train-max-per-class'] ? { trainMaxPerClass: positiveInt('train-max-per-class', values['train-max-per-class'])! } : {}),
-      ...(values['test-per-class'] ? { testPerClass: positiveInt('test-per-class', values['test-per-class'])! } : {}),
+      ...(values['train-max-per-class']
+        ? { trainMaxPerClass: positiveInt('train-max-per-class', values['train-max-per-class'])! }
+        : {}),
+      ...(values['test-per-class']
+        ? { testPerClass: positiveInt('test-per-class', values['test-per-class'])! }
+        : {}),
     };
     const runDir = values.out ?? (resumeCheckpoint ? dirname(resumeCheckpoint) : defaultRunDir(config));
     mkdirSync(runDir, { recursive: true });
@@ -134,10 +142,13 @@ export async function run(argv: string[]): Promise<number> {
     console.log(`uniform test set (last epoch): ${groupsLine(results.uniform)}`);
     console.log(distributionTable(results.distributions, results.mean_top1));
     const report = writeLongtailReport(runDir);
-    console.log(`results: ${resultsPath}${report ? `\nreport:  ${report}` : ''}\ncheckpoint: ${result.lastCheckpoint}`);
+    console.log(
+      `results: ${resultsPath}${report ? `\nreport:  ${report}` : ''}\ncheckpoint: ${result.lastCheckpoint}`,
+    );
     return 0;
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof NonFiniteLossError) throw new CliError(error.message);
+    if (error instanceof ConfigError || error instanceof NonFiniteLossError)
+      throw new CliError(error.message);
     throw error;
   }
 }

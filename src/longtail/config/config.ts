@@ -3,7 +3,18 @@
 // few sections of our own (mixup, prl, seed). Loaded and checked before anything runs.
 import { readFileSync } from 'node:fs';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
-import { ConfigError, bool, int, num, obj, required, str, suggestion, validate, type Schema } from './schema.js';
+import {
+  ConfigError,
+  bool,
+  int,
+  num,
+  obj,
+  required,
+  str,
+  suggestion,
+  validate,
+  type Schema,
+} from './schema.js';
 
 export interface TypedSection<A = Record<string, unknown>> {
   type: string;
@@ -114,7 +125,13 @@ export const OPTIMIZER_TYPES: Record<string, Schema> = {
     nesterov: bool(),
     dampening: num(),
   }),
-  AdamW: obj({ lr: required(num('learning rate', { min: 0 })), weight_decay: num(), betas: { kind: 'array', items: { kind: 'number' }, optional: true }, eps: num(), amsgrad: bool() }),
+  AdamW: obj({
+    lr: required(num('learning rate', { min: 0 })),
+    weight_decay: num(),
+    betas: { kind: 'array', items: { kind: 'number' }, optional: true },
+    eps: num(),
+    amsgrad: bool(),
+  }),
 };
 
 export const SCHEDULER_TYPES: Record<string, Schema> = {
@@ -140,7 +157,8 @@ const trainerSchema = obj(
   false,
 );
 
-const typed = (types: Record<string, Schema>, optional = false): Schema => obj({ type: required(str(Object.keys(types))), args: { kind: 'any', optional: true } }, optional);
+const typed = (types: Record<string, Schema>, optional = false): Schema =>
+  obj({ type: required(str(Object.keys(types))), args: { kind: 'any', optional: true } }, optional);
 
 const topLevel: Schema = obj(
   {
@@ -208,11 +226,19 @@ export function parseConfig(text: string, file: string): TrainConfig {
   }
   validate(topLevel, raw, file);
   const config = raw as TrainConfig;
-  const checkArgs = (section: 'arch' | 'data_loader' | 'optimizer' | 'lr_scheduler', types: Record<string, Schema>) => {
+  const checkArgs = (
+    section: 'arch' | 'data_loader' | 'optimizer' | 'lr_scheduler',
+    types: Record<string, Schema>,
+  ) => {
     const s = config[section];
     if (!s) return;
     const schema = types[s.type];
-    if (!schema) throw new ConfigError(file, `${section}.type`, `unknown type '${s.type}'${suggestion(s.type, Object.keys(types))}`);
+    if (!schema)
+      throw new ConfigError(
+        file,
+        `${section}.type`,
+        `unknown type '${s.type}'${suggestion(s.type, Object.keys(types))}`,
+      );
     s.args ??= {};
     validate(schema, s.args, file, `${section}.args`);
   };
@@ -225,7 +251,9 @@ export function parseConfig(text: string, file: string): TrainConfig {
   if (released.use_hnet && !config.prl) {
     config.prl = {
       variant: 'released',
-      ...(released.Solvers?.name ? { scalarization: released.Solvers.name === 'ls' ? 'linear' : 'stch' } : {}),
+      ...(released.Solvers?.name
+        ? { scalarization: released.Solvers.name === 'ls' ? 'linear' : 'stch' }
+        : {}),
       ...(released.Solvers?.mu !== undefined ? { mu: released.Solvers.mu } : {}),
       ...(released.Solvers?.Z !== undefined ? { z: released.Solvers.Z } : {}),
     };

@@ -24,12 +24,15 @@ export class ConfigError extends Error {
 export function levenshtein(a: string, b: string): number {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
-  const d: number[][] = Array.from({ length: x.length + 1 }, (_, i) => Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: x.length + 1 }, (_, i) =>
+    Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= x.length; i++) {
     for (let j = 1; j <= y.length; j++) {
       const cost = x[i - 1] === y[j - 1] ? 0 : 1;
       let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1])
+        v = Math.min(v, d[i - 2]![j - 2]! + 1);
       d[i]![j] = v;
     }
   }
@@ -71,22 +74,29 @@ export function validate(schema: Schema, value: unknown, file: string, path = ''
     case 'any':
       return;
     case 'number':
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw new ConfigError(file, path, `expected a number, got ${describe(value)}`);
-      if (schema.integer && !Number.isInteger(value)) throw new ConfigError(file, path, `expected an integer, got ${value}`);
-      if (schema.min !== undefined && value < schema.min) throw new ConfigError(file, path, `must be >= ${schema.min}, got ${value}`);
-      if (schema.max !== undefined && value > schema.max) throw new ConfigError(file, path, `must be <= ${schema.max}, got ${value}`);
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        throw new ConfigError(file, path, `expected a number, got ${describe(value)}`);
+      if (schema.integer && !Number.isInteger(value))
+        throw new ConfigError(file, path, `expected an integer, got ${value}`);
+      if (schema.min !== undefined && value < schema.min)
+        throw new ConfigError(file, path, `must be >= ${schema.min}, got ${value}`);
+      if (schema.max !== undefined && value > schema.max)
+        throw new ConfigError(file, path, `must be <= ${schema.max}, got ${value}`);
       return;
     case 'string':
-      if (typeof value !== 'string') throw new ConfigError(file, path, `expected a string, got ${describe(value)}`);
+      if (typeof value !== 'string')
+        throw new ConfigError(file, path, `expected a string, got ${describe(value)}`);
       if (schema.values && !schema.values.includes(value)) {
         throw new ConfigError(file, path, `unknown value '${value}'${suggestion(value, schema.values)}`);
       }
       return;
     case 'boolean':
-      if (typeof value !== 'boolean') throw new ConfigError(file, path, `expected true or false, got ${describe(value)}`);
+      if (typeof value !== 'boolean')
+        throw new ConfigError(file, path, `expected true or false, got ${describe(value)}`);
       return;
     case 'array':
-      if (!Array.isArray(value)) throw new ConfigError(file, path, `expected an array, got ${describe(value)}`);
+      if (!Array.isArray(value))
+        throw new ConfigError(file, path, `expected an array, got ${describe(value)}`);
       if (schema.minLength !== undefined && value.length < schema.minLength) {
         throw new ConfigError(file, path, `needs at least ${schema.minLength} entries`);
       }
@@ -99,7 +109,11 @@ export function validate(schema: Schema, value: unknown, file: string, path = ''
       const record = value as Record<string, unknown>;
       for (const key of Object.keys(record)) {
         if (!(key in schema.fields)) {
-          throw new ConfigError(file, path ? `${path}.${key}` : key, `unknown key${suggestion(key, Object.keys(schema.fields))}`);
+          throw new ConfigError(
+            file,
+            path ? `${path}.${key}` : key,
+            `unknown key${suggestion(key, Object.keys(schema.fields))}`,
+          );
         }
       }
       for (const [key, fieldSchema] of Object.entries(schema.fields)) {
@@ -110,13 +124,22 @@ export function validate(schema: Schema, value: unknown, file: string, path = ''
   }
 }
 
-export const num = (doc?: string, extra: Partial<{ integer: boolean; min: number; max: number }> = {}): Schema => ({
+export const num = (
+  doc?: string,
+  extra: Partial<{ integer: boolean; min: number; max: number }> = {},
+): Schema => ({
   kind: 'number',
   optional: true,
   ...extra,
   ...(doc ? { doc } : {}),
 });
-export const int = (doc?: string, min = 0): Schema => ({ kind: 'number', integer: true, min, optional: true, ...(doc ? { doc } : {}) });
+export const int = (doc?: string, min = 0): Schema => ({
+  kind: 'number',
+  integer: true,
+  min,
+  optional: true,
+  ...(doc ? { doc } : {}),
+});
 export const bool = (doc?: string): Schema => ({ kind: 'boolean', optional: true, ...(doc ? { doc } : {}) });
 export const str = (values?: readonly string[], doc?: string): Schema => ({
   kind: 'string',
@@ -124,5 +147,9 @@ export const str = (values?: readonly string[], doc?: string): Schema => ({
   ...(values ? { values } : {}),
   ...(doc ? { doc } : {}),
 });
-export const obj = (fields: Record<string, Schema>, optional = true): Schema => ({ kind: 'object', fields, optional });
+export const obj = (fields: Record<string, Schema>, optional = true): Schema => ({
+  kind: 'object',
+  fields,
+  optional,
+});
 export const required = (s: Schema): Schema => ({ ...s, optional: false });

@@ -2,7 +2,18 @@
 // are accepted; what matters here is the optimizer, the epochs and the batch size) plus our
 // fields: the methods to run, the early-stop weight, the distributions.
 import { readFileSync } from 'node:fs';
-import { ConfigError, bool, int, num, obj, required, str, suggestion, validate, type Schema } from './schema.js';
+import {
+  ConfigError,
+  bool,
+  int,
+  num,
+  obj,
+  required,
+  str,
+  suggestion,
+  validate,
+  type Schema,
+} from './schema.js';
 import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
 import type { TestTimeOptions } from '../testtime.js';
 
@@ -18,9 +29,38 @@ const schema: Schema = obj(
     loss: { kind: 'any', optional: true },
     lr_scheduler: { kind: 'any', optional: true },
     add_extra_info: bool(),
-    data_loader: obj({ type: str(), args: obj({ batch_size: int('batch size', 1), data_dir: str(), shuffle: bool(), num_workers: int(), training: bool(), test_imb_factor: num(), reverse: bool() }) }),
-    optimizer: obj({ type: required(str(['SGD'] as const)), args: obj({ lr: required(num('learning rate', { min: 0 })), momentum: num(), weight_decay: num(), nesterov: bool() }, false) }),
-    trainer: obj({ epochs: int('test-time epochs', 1), save_dir: str(), save_period: int(), verbosity: int(), monitor: str(), tensorboard: bool() }),
+    data_loader: obj({
+      type: str(),
+      args: obj({
+        batch_size: int('batch size', 1),
+        data_dir: str(),
+        shuffle: bool(),
+        num_workers: int(),
+        training: bool(),
+        test_imb_factor: num(),
+        reverse: bool(),
+      }),
+    }),
+    optimizer: obj({
+      type: required(str(['SGD'] as const)),
+      args: obj(
+        {
+          lr: required(num('learning rate', { min: 0 })),
+          momentum: num(),
+          weight_decay: num(),
+          nesterov: bool(),
+        },
+        false,
+      ),
+    }),
+    trainer: obj({
+      epochs: int('test-time epochs', 1),
+      save_dir: str(),
+      save_period: int(),
+      verbosity: int(),
+      monitor: str(),
+      tensorboard: bool(),
+    }),
   },
   false,
 );
@@ -46,7 +86,11 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
   const c = raw as Raw;
   const method = c.method ?? (isPrl ? 'both' : 'aggregation');
   if (method !== 'aggregation' && !isPrl) {
-    throw new ConfigError(file, 'method', `'${method}' needs a PRL checkpoint (a hypernetwork); use 'aggregation'${suggestion('aggregation', ['aggregation'])}`);
+    throw new ConfigError(
+      file,
+      'method',
+      `'${method}' needs a PRL checkpoint (a hypernetwork); use 'aggregation'${suggestion('aggregation', ['aggregation'])}`,
+    );
   }
   const opt = c.optimizer?.args ?? { lr: 0.025 };
   const nesterov = opt.nesterov ?? true;

@@ -18,9 +18,15 @@ class BasicBlock extends nn.Module {
     readonly stride: number,
   ) {
     super();
-    this.conv1 = this.registerModule('conv1', new nn.Conv2d(inPlanes, planes, 3, { stride, padding: 1, bias: false }));
+    this.conv1 = this.registerModule(
+      'conv1',
+      new nn.Conv2d(inPlanes, planes, 3, { stride, padding: 1, bias: false }),
+    );
     this.bn1 = this.registerModule('bn1', new nn.BatchNorm2d(planes));
-    this.conv2 = this.registerModule('conv2', new nn.Conv2d(planes, planes, 3, { stride: 1, padding: 1, bias: false }));
+    this.conv2 = this.registerModule(
+      'conv2',
+      new nn.Conv2d(planes, planes, 3, { stride: 1, padding: 1, bias: false }),
+    );
     this.bn2 = this.registerModule('bn2', new nn.BatchNorm2d(planes));
     this.padChannels = stride !== 1 || inPlanes !== planes ? (planes - inPlanes) / 2 : -1;
   }
@@ -32,7 +38,14 @@ class BasicBlock extends nn.Module {
       const shortcut =
         this.padChannels < 0
           ? x
-          : aten.constant_pad_nd(x.slice(2, null, null, this.stride).slice(3, null, null, this.stride), [0, 0, 0, 0, this.padChannels, this.padChannels]);
+          : aten.constant_pad_nd(x.slice(2, null, null, this.stride).slice(3, null, null, this.stride), [
+              0,
+              0,
+              0,
+              0,
+              this.padChannels,
+              this.padChannels,
+            ]);
       return out.add(shortcut).relu();
     });
   }
@@ -40,7 +53,8 @@ class BasicBlock extends nn.Module {
 
 function makeStage(inPlanes: number, planes: number, blocks: number, stride: number): nn.Sequential {
   const layers: BasicBlock[] = [];
-  for (let i = 0; i < blocks; i++) layers.push(new BasicBlock(i === 0 ? inPlanes : planes, planes, i === 0 ? stride : 1));
+  for (let i = 0; i < blocks; i++)
+    layers.push(new BasicBlock(i === 0 ? inPlanes : planes, planes, i === 0 ? stride : 1));
   return new nn.Sequential(...layers);
 }
 
@@ -67,14 +81,26 @@ export class Expert extends nn.Module {
   readonly layer2: nn.Sequential;
   readonly layer3: nn.Sequential;
   readonly classifier: NormedLinear | nn.Linear;
-  constructor(width2: number, width3: number, blocks: number, classes: number, normed: boolean, scale: number) {
+  constructor(
+    width2: number,
+    width3: number,
+    blocks: number,
+    classes: number,
+    normed: boolean,
+    scale: number,
+  ) {
     super();
     this.layer2 = this.registerModule('layer2', makeStage(16, width2, blocks, 2));
     this.layer3 = this.registerModule('layer3', makeStage(width2, width3, blocks, 2));
-    this.classifier = this.registerModule('classifier', normed ? new NormedLinear(width3, classes, scale) : new nn.Linear(width3, classes));
+    this.classifier = this.registerModule(
+      'classifier',
+      normed ? new NormedLinear(width3, classes, scale) : new nn.Linear(width3, classes),
+    );
   }
   features(shared: Tensor): Tensor {
-    return tidy(() => aten.adaptive_avg_pool2d(this.layer3.forward(this.layer2.forward(shared)), 1).flatten(1));
+    return tidy(() =>
+      aten.adaptive_avg_pool2d(this.layer3.forward(this.layer2.forward(shared)), 1).flatten(1),
+    );
   }
   /** Logits from features, optionally with a classifier weight generated elsewhere (PRL). */
   classify(features: Tensor, weight?: Tensor): Tensor {
@@ -94,16 +120,30 @@ export class ResNetCifar extends nn.Module {
     super();
     const blocks = options.blocksPerStage ?? 5;
     const experts = options.experts ?? 1;
-    if (!(experts >= 1 && Number.isInteger(experts))) throw new Error(`experts must be a positive integer, got ${experts}`);
+    if (!(experts >= 1 && Number.isInteger(experts)))
+      throw new Error(`experts must be a positive integer, got ${experts}`);
     const reduce = options.reduceDimension ?? experts > 1;
     const width2 = reduce ? 24 : 32;
     const width3 = reduce ? 48 : 64;
     this.featureDim = width3;
-    this.conv1 = this.registerModule('conv1', new nn.Conv2d(options.inChannels ?? 3, 16, 3, { padding: 1, bias: false }));
+    this.conv1 = this.registerModule(
+      'conv1',
+      new nn.Conv2d(options.inChannels ?? 3, 16, 3, { padding: 1, bias: false }),
+    );
     this.bn1 = this.registerModule('bn1', new nn.BatchNorm2d(16));
     this.layer1 = this.registerModule('layer1', makeStage(16, 16, blocks, 1));
     const list: Expert[] = [];
-    for (let e = 0; e < experts; e++) list.push(new Expert(width2, width3, blocks, options.classes, options.normedClassifier ?? true, options.scale ?? 30));
+    for (let e = 0; e < experts; e++)
+      list.push(
+        new Expert(
+          width2,
+          width3,
+          blocks,
+          options.classes,
+          options.normedClassifier ?? true,
+          options.scale ?? 30,
+        ),
+      );
     this.experts = this.registerModule('experts', new nn.ModuleList(list));
     // RIDE/SADE initialise conv and linear weights with kaiming_normal_.
     this.apply((m) => {
@@ -120,7 +160,10 @@ export class ResNetCifar extends nn.Module {
   expertFeatures(x: Tensor): Tensor {
     return tidy(() => {
       const s = this.shared(x);
-      return aten.stack(this.experts.items.map((e) => e.features(s)), 0);
+      return aten.stack(
+        this.experts.items.map((e) => e.features(s)),
+        0,
+      );
     });
   }
 

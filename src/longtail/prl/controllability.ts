@@ -6,7 +6,12 @@ import type { Tensor } from '../../torch/index.js';
 import { evaluateLogits } from '../metrics.js';
 import { evaluateDistributions, type Predictions } from '../evaluate.js';
 import type { PrlSystem } from './system.js';
-import { computeExpertFeatures, featuresTensor, logitsFromFeatures, type ExpertFeatures } from './features.js';
+import {
+  computeExpertFeatures,
+  featuresTensor,
+  logitsFromFeatures,
+  type ExpertFeatures,
+} from './features.js';
 import type { Session } from '../session.js';
 
 export interface PreferenceResult {
@@ -50,7 +55,8 @@ export class PreferenceEvaluator {
 
   static fromSession(session: Session): PreferenceEvaluator {
     const system = session.system as PrlSystem;
-    if (!('hyper' in system)) throw new Error('this run is not a PRL model (no hypernetwork): preferences do not apply');
+    if (!('hyper' in system))
+      throw new Error('this run is not a PRL model (no hypernetwork): preferences do not apply');
     const f = computeExpertFeatures(system, session.data.test, session.testTransform);
     return new PreferenceEvaluator(system, f, session.data.trainCounts);
   }
@@ -89,7 +95,10 @@ export class PreferenceEvaluator {
   }
 
   grid(steps = 10): ControllabilityGrid {
-    return { experts: this.cached.experts, points: simplexGrid(this.cached.experts, steps).map((r) => this.evaluate(r)) };
+    return {
+      experts: this.cached.experts,
+      points: simplexGrid(this.cached.experts, steps).map((r) => this.evaluate(r)),
+    };
   }
 
   dispose(): void {
@@ -100,7 +109,10 @@ export class PreferenceEvaluator {
 const evaluators = new Map<string, Promise<PreferenceEvaluator>>();
 
 /** For `tailor serve`: the accuracy of a run's PRL model at a preference (features cached per run). */
-export async function evaluatePreference(runDir: string, preference: number[]): Promise<Omit<PreferenceResult, 'preference'>> {
+export async function evaluatePreference(
+  runDir: string,
+  preference: number[],
+): Promise<Omit<PreferenceResult, 'preference'>> {
   let evaluator = evaluators.get(runDir);
   if (!evaluator) {
     evaluator = (async () => {

@@ -19,7 +19,12 @@ export interface ExpertFeatures {
   labels: Int32Array;
 }
 
-export function computeExpertFeatures(system: PrlSystem, ds: ImageDataset, transform: ImageTransform, batchSize = 256): ExpertFeatures {
+export function computeExpertFeatures(
+  system: PrlSystem,
+  ds: ImageDataset,
+  transform: ImageTransform,
+  batchSize = 256,
+): ExpertFeatures {
   const n = ds.labels.length;
   const experts = system.experts;
   const dim = system.model.featureDim;
@@ -32,7 +37,8 @@ export function computeExpertFeatures(system: PrlSystem, ds: ImageDataset, trans
       torch.tidy(() => {
         const x = torch.tensor(batch.x, { shape: [batch.n, ...batch.shape] });
         const f = system.model.expertFeatures(x).toFloat32Array();
-        for (let e = 0; e < experts; e++) data.set(f.subarray(e * batch.n * dim, (e + 1) * batch.n * dim), (e * n + offset) * dim);
+        for (let e = 0; e < experts; e++)
+          data.set(f.subarray(e * batch.n * dim, (e + 1) * batch.n * dim), (e * n + offset) * dim);
         labels.set(batch.y, offset);
         offset += batch.n;
       });
@@ -50,7 +56,11 @@ export function logitsFromFeatures(system: PrlSystem, features: Tensor, generate
       const a = generated.affine?.[e];
       if (a) f = f.mul(a.scale).add(a.shift);
       const expert = system.model.experts.at(e);
-      per.push(expert.classifier instanceof NormedLinear ? expert.classifier.forward(f, generated.classifiers[e]) : expert.classify(f));
+      per.push(
+        expert.classifier instanceof NormedLinear
+          ? expert.classifier.forward(f, generated.classifiers[e])
+          : expert.classify(f),
+      );
     }
     return torch.stack(per, 0);
   });

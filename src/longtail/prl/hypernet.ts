@@ -35,7 +35,8 @@ export class HyperNetwork extends nn.Module {
       width = h;
     }
     this.body = this.registerModule('body', new nn.Sequential(...layers));
-    this.perExpert = options.featureDim * options.classes + (options.generateAffine ? 2 * options.featureDim : 0);
+    this.perExpert =
+      options.featureDim * options.classes + (options.generateAffine ? 2 * options.featureDim : 0);
     this.head = this.registerModule('head', new nn.Linear(width, options.experts * this.perExpert));
   }
 
@@ -43,7 +44,9 @@ export class HyperNetwork extends nn.Module {
   forward(preference: Tensor): GeneratedExperts {
     return torch.tidy(() => {
       const { experts, featureDim, classes } = this.options;
-      const flat = this.head.forward(this.body.forward(preference.reshape(1, experts))).reshape(experts, this.perExpert);
+      const flat = this.head
+        .forward(this.body.forward(preference.reshape(1, experts)))
+        .reshape(experts, this.perExpert);
       const classifiers: Tensor[] = [];
       const affine: { scale: Tensor; shift: Tensor }[] = [];
       for (let e = 0; e < experts; e++) {
@@ -51,7 +54,10 @@ export class HyperNetwork extends nn.Module {
         classifiers.push(row.narrow(0, 0, featureDim * classes).reshape(featureDim, classes));
         if (this.options.generateAffine) {
           const base = featureDim * classes;
-          affine.push({ scale: row.narrow(0, base, featureDim).add(1), shift: row.narrow(0, base + featureDim, featureDim) });
+          affine.push({
+            scale: row.narrow(0, base, featureDim).add(1),
+            shift: row.narrow(0, base + featureDim, featureDim),
+          });
         }
       }
       return this.options.generateAffine ? { classifiers, affine } : { classifiers };
@@ -62,9 +68,12 @@ export class HyperNetwork extends nn.Module {
 /** Checks a user-given preference: one non-negative weight per expert, normalised to sum 1. */
 export function normalizePreference(values: number[], experts: number, what = '--preference'): number[] {
   if (values.length !== experts) {
-    throw new Error(`${what} needs ${experts} comma-separated weights (one per expert), got ${values.length}`);
+    throw new Error(
+      `${what} needs ${experts} comma-separated weights (one per expert), got ${values.length}`,
+    );
   }
-  if (values.some((v) => !(Number.isFinite(v) && v >= 0))) throw new Error(`${what}: weights must be non-negative numbers`);
+  if (values.some((v) => !(Number.isFinite(v) && v >= 0)))
+    throw new Error(`${what}: weights must be non-negative numbers`);
   const sum = values.reduce((a, b) => a + b, 0);
   if (!(sum > 0)) throw new Error(`${what}: the weights must not all be zero`);
   return values.map((v) => v / sum);

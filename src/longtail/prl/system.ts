@@ -35,10 +35,19 @@ export interface PrlSystem extends TrainableSystem {
   generate(preference: number[] | Tensor): GeneratedExperts;
 }
 
-export function buildPrlSystem(model: MultiExpertBackbone, prl: PrlSection, trainCounts: number[], file: string): PrlSystem {
+export function buildPrlSystem(
+  model: MultiExpertBackbone,
+  prl: PrlSection,
+  trainCounts: number[],
+  file: string,
+): PrlSystem {
   const experts = model.experts.length;
   if (model.experts.items.some((e) => !(e.classifier instanceof NormedLinear))) {
-    throw new ConfigError(file, 'arch.args.use_norm', 'PRL generates cosine classifiers: set use_norm to true');
+    throw new ConfigError(
+      file,
+      'arch.args.use_norm',
+      'PRL generates cosine classifiers: set use_norm to true',
+    );
   }
   const variant = prl.variant ?? 'paper';
   const alpha = prl.alpha ?? (variant === 'released' ? 0.5 : 1.2);
@@ -53,7 +62,9 @@ export function buildPrlSystem(model: MultiExpertBackbone, prl: PrlSection, trai
   const loss = createPrlLoss(prl, { classCounts: trainCounts, experts, file });
 
   const generate = (preference: number[] | Tensor): GeneratedExperts =>
-    torch.tidy(() => hyper.forward(preference instanceof torch.Tensor ? preference : torch.tensor(preference)));
+    torch.tidy(() =>
+      hyper.forward(preference instanceof torch.Tensor ? preference : torch.tensor(preference)),
+    );
 
   const forwardWith = (x: Tensor, generated: GeneratedExperts): MultiExpertOutput =>
     torch.tidy(() => {

@@ -46,6 +46,13 @@ export const ABLATIONS: Record<string, Ablation> = {
         s.loss.ratio = 0;
       }),
   },
+  'rec-input-only': {
+    description: 'reconstruction L1 on level 0 only (recOthers = 0, the seed section-9 loop)',
+    apply: (cfg) =>
+      bothStages(cfg, (s) => {
+        s.loss.recOthers = 0;
+      }),
+  },
   'target-last': {
     description: 'pseudo ground truth = the highest-SNR spectrum k = K only (no SNR-weighted fusion)',
     apply: (cfg) => {

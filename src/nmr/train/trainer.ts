@@ -250,7 +250,7 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
     const stage = stageAt(cfg, epoch);
     const weights = stageWeights(stage);
     const minLevel = curriculumMinLevel(stage, K);
-    const selfSupervised = weights.cons !== 0 || weights.ratio !== 0;
+    const usesOtherLevels = weights.cons !== 0 || weights.ratio !== 0 || weights.recOthers !== 0;
     const order = rng.shuffle(indices.slice());
     const sums = { loss: 0, rec: 0, deriv: 0, curv: 0, cons: 0, ratio: 0 };
     model.train();
@@ -259,7 +259,7 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
       for (let b = 0; b < Math.min(cfg.batchSamples, trainSet.length); b++)
         picked.push(trainSet[order[(step * cfg.batchSamples + b) % order.length]!]!);
       const starts = picked.map(() => rng.int(L - crop + 1));
-      const levels = selfSupervised ? drawLevels(K, stage.cfg.extraLevels, minLevel, rng) : [0];
+      const levels = usesOtherLevels ? drawLevels(K, stage.cfg.extraLevels, minLevel, rng) : [0];
       const values = torch.tidy(() => {
         const batch = makeBatch(picked, levels, starts, crop);
         const B = picked.length;

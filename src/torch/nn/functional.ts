@@ -27,7 +27,11 @@ export function crossEntropy(logits: Tensor, target: Tensor, options: CrossEntro
   );
 }
 
-export function nllLoss(logProbs: Tensor, target: Tensor, options: { weight?: Tensor | null; reduction?: Reduction } = {}): Tensor {
+export function nllLoss(
+  logProbs: Tensor,
+  target: Tensor,
+  options: { weight?: Tensor | null; reduction?: Reduction } = {},
+): Tensor {
   return aten.nll_loss(logProbs, target, options.weight ?? null, reductionCode[options.reduction ?? 'mean']);
 }
 
@@ -43,7 +47,11 @@ export function smoothL1Loss(input: Tensor, target: Tensor, beta = 1, reduction:
   return aten.smooth_l1_loss(input, target, reductionCode[reduction], beta);
 }
 
-export function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, reduction: Reduction = 'mean'): Tensor {
+export function binaryCrossEntropyWithLogits(
+  input: Tensor,
+  target: Tensor,
+  reduction: Reduction = 'mean',
+): Tensor {
   return aten.binary_cross_entropy_with_logits(input, target, null, null, reductionCode[reduction]);
 }
 
@@ -90,7 +98,12 @@ export function dropout(x: Tensor, p: number, training: boolean): Tensor {
 }
 
 /** Pads the last dimensions: pad = [left, right, (top, bottom, ...)] as F.pad. */
-export function pad(x: Tensor, padding: number[], mode: 'constant' | 'reflect' | 'replicate' | 'circular' = 'constant', value = 0): Tensor {
+export function pad(
+  x: Tensor,
+  padding: number[],
+  mode: 'constant' | 'reflect' | 'replicate' | 'circular' = 'constant',
+  value = 0,
+): Tensor {
   return aten.pad(x, padding, mode, mode === 'constant' ? value : null);
 }
 
@@ -106,9 +119,11 @@ export function interpolate(x: Tensor, options: InterpolateOptions): Tensor {
   const mode = options.mode ?? 'nearest';
   const size = options.size ?? null;
   const scales = options.scaleFactor ?? null;
-  if (x.ndim === 3 && mode === 'linear') return aten.upsample_linear1d_vec(x, size, options.alignCorners ?? false, scales);
+  if (x.ndim === 3 && mode === 'linear')
+    return aten.upsample_linear1d_vec(x, size, options.alignCorners ?? false, scales);
   if (x.ndim === 3 && mode === 'nearest') return aten.upsample_nearest1d_vec(x, size, scales);
-  if (x.ndim === 4 && mode === 'bilinear') return aten.upsample_bilinear2d_vec(x, size, options.alignCorners ?? false, scales);
+  if (x.ndim === 4 && mode === 'bilinear')
+    return aten.upsample_bilinear2d_vec(x, size, options.alignCorners ?? false, scales);
   if (x.ndim === 4 && mode === 'nearest') return aten.upsample_nearest2d_vec(x, size, scales);
   throw new Error(`interpolate: mode '${mode}' does not apply to a ${x.ndim}-d input`);
 }

@@ -59,7 +59,9 @@ abstract class ConvNd extends Module {
     this.dilation = options.dilation ?? 1;
     this.groups = options.groups ?? 1;
     if (inChannels % this.groups !== 0 || outChannels % this.groups !== 0) {
-      throw new Error(`conv: in (${inChannels}) and out (${outChannels}) channels must be divisible by groups (${this.groups})`);
+      throw new Error(
+        `conv: in (${inChannels}) and out (${outChannels}) channels must be divisible by groups (${this.groups})`,
+      );
     }
     this.weight = this.registerParameter('weight', empty([outChannels, inChannels / this.groups, ...kernel]));
     this.bias = options.bias === false ? null : this.registerParameter('bias', empty([outChannels]));
@@ -120,11 +122,23 @@ class BatchNormNd extends Module {
 
   forward(x: Tensor): Tensor {
     if (!this.expectedDims.includes(x.ndim)) {
-      throw new Error(`${this.constructor.name}: expected a ${this.expectedDims.join(' or ')}-d input, got shape [${x.shape}]`);
+      throw new Error(
+        `${this.constructor.name}: expected a ${this.expectedDims.join(' or ')}-d input, got shape [${x.shape}]`,
+      );
     }
     const useBatchStats = this.training || this.runningMean === null;
     if (this.training && this.numBatchesTracked) noGrad(() => this.numBatchesTracked!.add_(1));
-    return aten.batch_norm(x, this.weight, this.bias, this.runningMean, this.runningVar, useBatchStats, this.momentum, this.eps, true);
+    return aten.batch_norm(
+      x,
+      this.weight,
+      this.bias,
+      this.runningMean,
+      this.runningVar,
+      useBatchStats,
+      this.momentum,
+      this.eps,
+      true,
+    );
   }
 }
 
@@ -150,7 +164,8 @@ export class GroupNorm extends Module {
     options: { eps?: number; affine?: boolean } = {},
   ) {
     super();
-    if (numChannels % numGroups !== 0) throw new Error(`GroupNorm: ${numChannels} channels do not split into ${numGroups} groups`);
+    if (numChannels % numGroups !== 0)
+      throw new Error(`GroupNorm: ${numChannels} channels do not split into ${numGroups} groups`);
     this.eps = options.eps ?? 1e-5;
     const affine = options.affine ?? true;
     this.weight = affine ? this.registerParameter('weight', ones([numChannels])) : null;

@@ -43,17 +43,20 @@ export abstract class Module {
 
   *namedModules(prefix = ''): Generator<[string, Module]> {
     yield [prefix, this];
-    for (const [name, child] of this.modulesByName) yield* child.namedModules(prefix ? `${prefix}.${name}` : name);
+    for (const [name, child] of this.modulesByName)
+      yield* child.namedModules(prefix ? `${prefix}.${name}` : name);
   }
 
   *namedParameters(prefix = ''): Generator<[string, Tensor]> {
     for (const [name, p] of this.parametersByName) if (p) yield [prefix ? `${prefix}.${name}` : name, p];
-    for (const [name, child] of this.modulesByName) yield* child.namedParameters(prefix ? `${prefix}.${name}` : name);
+    for (const [name, child] of this.modulesByName)
+      yield* child.namedParameters(prefix ? `${prefix}.${name}` : name);
   }
 
   *namedBuffers(prefix = ''): Generator<[string, Tensor]> {
     for (const [name, b] of this.buffersByName) if (b) yield [prefix ? `${prefix}.${name}` : name, b];
-    for (const [name, child] of this.modulesByName) yield* child.namedBuffers(prefix ? `${prefix}.${name}` : name);
+    for (const [name, child] of this.modulesByName)
+      yield* child.namedBuffers(prefix ? `${prefix}.${name}` : name);
   }
 
   parameters(): Tensor[] {
@@ -95,7 +98,10 @@ export abstract class Module {
         if (!source) continue;
         const a = target.shape.join('x');
         const b = source.shape.join('x');
-        if (a !== b) throw new Error(`loadStateDict: '${name}' has shape [${b}] in the checkpoint but [${a}] in the model`);
+        if (a !== b)
+          throw new Error(
+            `loadStateDict: '${name}' has shape [${b}] in the checkpoint but [${a}] in the model`,
+          );
         target.copy_(source);
       }
     });
