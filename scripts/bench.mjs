@@ -1,4 +1,5 @@
-// npm run bench -- NAME [args]: runs the compiled benchmark bench/NAME.ts with jemalloc preloaded.
+// npm run bench -- NAME [args]: runs the compiled benchmark bench/NAME.ts (TAILOR_JEMALLOC=1
+// preloads jemalloc, as the launcher does).
 import { spawnSync, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +24,7 @@ if (!existsSync(file)) {
 }
 const jemalloc = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
 const env = { ...process.env };
-if (existsSync(jemalloc) && !env.TAILOR_NO_JEMALLOC)
+if (existsSync(jemalloc) && env.TAILOR_JEMALLOC && env.TAILOR_JEMALLOC !== '0')
   env.LD_PRELOAD = [env.LD_PRELOAD, jemalloc].filter(Boolean).join(':');
 const r = spawnSync(process.execPath, ['--expose-gc', file, ...args], { stdio: 'inherit', env });
 process.exit(r.status ?? 1);

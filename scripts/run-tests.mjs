@@ -34,8 +34,9 @@ const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ..
 process.exit(result.status ?? 1);
 
 function preloadEnv() {
-  // Same allocator as the `tailor` launcher: jemalloc keeps RSS flat with libtorch.
+  // Same allocator choice as the `tailor` launcher: glibc unless TAILOR_JEMALLOC=1.
   const jemalloc = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
+  if (!process.env.TAILOR_JEMALLOC || process.env.TAILOR_JEMALLOC === '0') return {};
   try {
     statSync(jemalloc);
     return { LD_PRELOAD: [process.env.LD_PRELOAD, jemalloc].filter(Boolean).join(':') };

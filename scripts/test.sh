@@ -3,4 +3,6 @@
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
+npx eslint .
+npx prettier --check .
 node scripts/run-tests.mjs "$@"

@@ -27,8 +27,11 @@ with SNR rising by a factor T per experiment.
 subcommands:
   simulate   write a multi-SNR data set (synthetic with ground truth, or semi-synthetic from
              real high-SNR FIDs with noise added in the time domain)
-  evaluate   run the classical baselines on a data set and print the metrics table
-             (alias: baseline)
+  evaluate   run the classical baselines (and a trained model with --model CHECKPOINT) on a
+             data set and print the metrics table (alias: baseline)
+  train      train the residual 1D U-Net: tailor nmr train -c CONFIG [-r CHECKPOINT]
+  denoise    denoise spectra: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR
+  ablate     train and score the variants of the plan's section 8: tailor nmr ablate -c CONFIG
   process    read a Bruker folder / JCAMP-DX / NMRPipe / CSV file and write the processed
              real spectrum as CSV (ppm, intensity)
   stack      run the preprocessing (alignment, rescaling, masks, noise, T, pseudo truth) on
@@ -115,14 +118,17 @@ export async function run(argv: string[]): Promise<number> {
         return simulate(rest);
       case 'evaluate':
       case 'baseline':
-        return evaluate(rest);
+        return await evaluate(rest);
       case 'process':
         return processCommand(rest);
       case 'stack':
         return stackCommand(rest);
       case 'train':
+        return await (await import('./nmr-train.js')).run(rest);
       case 'denoise':
-        throw new CliError(`'nmr ${sub}' needs the U-Net model, which is not implemented yet`, 3);
+        return await (await import('./nmr-denoise.js')).run(rest);
+      case 'ablate':
+        return await (await import('./nmr-ablate.js')).run(rest);
       default:
         throw new CliError(`unknown subcommand 'nmr ${sub}'\n\n${HELP}`);
     }
@@ -225,7 +231,7 @@ function simulate(argv: string[]): number {
   return 0;
 }
 
-function evaluate(argv: string[]): number {
+async function evaluate(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -245,11 +251,13 @@ function evaluate(argv: string[]): number {
     console.log(HELP);
     return 0;
   }
-  if (values.model)
-    throw new CliError(
-      '--model: scoring a trained model needs the U-Net, which is not implemented yet; run without --model for the baselines',
-      3,
-    );
+  // Loaded only when asked for, so the other subcommands work without libtorch.
+  const extraMethods = values.model
+    ? await (async () => {
+        const { loadDenoiser, modelDenoiser } = await import('../../nmr/model/denoise.js');
+        return { model: modelDenoiser(loadDenoiser(values.model!)) };
+      })()
+    : undefined;
   if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
   const methods: BaselineName[] =
     values.baselines === 'all'
@@ -271,6 +279,7 @@ function evaluate(argv: string[]): number {
         rescale: rescaleChoice === 'none' ? false : (rescaleChoice as RescaleMethod),
         align: { local: values['local-align'] },
       },
+      ...(extraMethods ? { extraMethods } : {}),
     };
     if (values['max-samples'] !== undefined)
       options.maxSamples = int(values['max-samples'], 'max-samples', undefined, 2);

@@ -30,7 +30,9 @@ export function loadDenoiser(path: string): UNet1d {
     try {
       config = resolveUNetConfig(JSON.parse(ck.metadata.model) as Partial<UNetConfig>, `${path}: model`);
     } catch (e) {
-      throw new Error(`${path}: the stored model description is invalid (${(e as Error).message})`);
+      throw new Error(`${path}: the stored model description is invalid (${(e as Error).message})`, {
+        cause: e,
+      });
     }
     const model = new UNet1d(config);
     model.loadStateDict(ck.weights);

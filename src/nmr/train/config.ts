@@ -302,7 +302,7 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
       throw new ConfigError('config.stageA.epochs + config.stageB.epochs: must be at least 1');
     return cfg;
   } catch (e) {
-    if (e instanceof ConfigError) throw new Error(`${file}: ${e.message}`);
+    if (e instanceof ConfigError) throw new Error(`${file}: ${e.message}`, { cause: e });
     throw e;
   }
 }
@@ -313,13 +313,13 @@ export function loadConfig(file: string, cwd = process.cwd()): NmrTrainConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`${file}: cannot read the config (${(e as Error).message})`);
+    throw new Error(`${file}: cannot read the config (${(e as Error).message})`, { cause: e });
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
+    throw new Error(`${file}: not valid JSON (${(e as Error).message})`, { cause: e });
   }
   return resolveConfig(raw, cwd, file);
 }
