@@ -32,6 +32,8 @@ export interface TestTimeOptions {
   weightDecay: number;
   nesterov: boolean;
   minWeight: number;
+  /** Adam step size of the preference logits (the stability gradient wrt r is tiny, ~1e-7). */
+  preferenceLr: number;
   seed: number;
   methods: ('aggregation' | 'preference')[];
   distributions: readonly string[];
@@ -201,12 +203,8 @@ function searchPreference(
   _session: Session,
 ): GroupResult & { preference: number[]; epochs: number; stopped_early: boolean } {
   const theta = torch.keep(torch.zeros([prl.experts]).requiresGrad_());
-  const opt = new optim.SGD([theta], {
-    lr: o.lr,
-    momentum: o.momentum,
-    weightDecay: o.weightDecay,
-    nesterov: o.nesterov,
-  });
+  // Adam: scale-free steps, because the stability objective is nearly flat in r.
+  const opt = new optim.AdamW([theta], { lr: o.preferenceLr, weightDecay: 0 });
   let stopped = false;
   let epochsRun = 0;
   for (let epoch = 1; epoch <= o.epochs && !stopped; epoch++) {

@@ -24,6 +24,7 @@ const schema: Schema = obj(
     seed: int(),
     method: str(['aggregation', 'preference', 'both'] as const, 'what to learn at test time'),
     min_weight: num('stop when an expert weight drops below this', { min: 0, max: 1 }),
+    preference_lr: num('Adam step size of the preference search', { min: 0 }),
     distributions: { kind: 'array', items: { kind: 'string', values: TEST_DISTRIBUTIONS }, optional: true },
     arch: { kind: 'any', optional: true },
     loss: { kind: 'any', optional: true },
@@ -69,6 +70,7 @@ interface Raw {
   seed?: number;
   method?: 'aggregation' | 'preference' | 'both';
   min_weight?: number;
+  preference_lr?: number;
   distributions?: string[];
   data_loader?: { args?: { batch_size?: number } };
   optimizer?: { args: { lr: number; momentum?: number; weight_decay?: number; nesterov?: boolean } };
@@ -103,6 +105,7 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
     weightDecay: opt.weight_decay ?? 5e-4,
     nesterov: nesterov && momentum > 0,
     minWeight: c.min_weight ?? 0.05,
+    preferenceLr: c.preference_lr ?? 0.05,
     seed: c.seed ?? 0,
     methods: method === 'both' ? ['aggregation', 'preference'] : [method],
     distributions: c.distributions ?? TEST_DISTRIBUTIONS,
