@@ -17,6 +17,7 @@ import { pipelineFor } from './experiment.js';
 import type { Session } from './session.js';
 import type { PrlSystem } from './prl/system.js';
 import {
+  aggregateByPreference,
   logitsFromFeatures,
   computeExpertFeatures,
   featuresTensor,
@@ -220,9 +221,10 @@ function searchPreference(
         const shape = [batch.n, ...batch.shape];
         const f1 = torch.noGrad(() => prl.model.expertFeatures(torch.tensor(batch.x, { shape })));
         const f2 = torch.noGrad(() => prl.model.expertFeatures(torch.tensor(batch.x2!, { shape })));
-        const generated = prl.generate(theta.softmax(0));
-        const a1 = logitsFromFeatures(prl, f1, generated).mean(0);
-        const a2 = logitsFromFeatures(prl, f2, generated).mean(0);
+        const r = theta.softmax(0);
+        const generated = prl.generate(r);
+        const a1 = aggregateByPreference(logitsFromFeatures(prl, f1, generated), r);
+        const a2 = aggregateByPreference(logitsFromFeatures(prl, f2, generated), r);
         negativeCosine(a1, a2).backward();
       });
       opt.step();
@@ -242,7 +244,10 @@ function searchPreference(
     torch.tidy(() => {
       const all = featuresTensor(features);
       const sub = all.indexSelect(1, torch.tensor(rows).long());
-      return logitsFromFeatures(prl, sub, prl.generate(preference)).mean(0).toFloat32Array();
+      return aggregateByPreference(
+        logitsFromFeatures(prl, sub, prl.generate(preference)),
+        preference,
+      ).toFloat32Array();
     }),
   );
   return { ...score(logits), preference, epochs: epochsRun, stopped_early: stopped };

@@ -7,6 +7,7 @@ import { evaluateLogits } from '../metrics.js';
 import { evaluateDistributions, type Predictions } from '../evaluate.js';
 import type { PrlSystem } from './system.js';
 import {
+  aggregateByPreference,
   computeExpertFeatures,
   featuresTensor,
   logitsFromFeatures,
@@ -72,7 +73,7 @@ export class PreferenceEvaluator {
           n,
           classes,
           experts: this.cached.experts,
-          logits: logits.mean(0).toFloat32Array(),
+          logits: aggregateByPreference(logits, preference).toFloat32Array(),
           expertLogits: logits.toFloat32Array(),
           labels: this.cached.labels,
         };

@@ -69,3 +69,17 @@ export function logitsFromFeatures(system: PrlSystem, features: Tensor, generate
 export function featuresTensor(f: ExpertFeatures): Tensor {
   return torch.tensor(f.data, { shape: [f.experts, f.n, f.dim] });
 }
+
+/**
+ * The model output for a preference: the experts' logits [E, N, C] weighted by r (r = 1/E each
+ * gives the plain mean), so the preference controls the head/tail balance at inference.
+ */
+export function aggregateByPreference(expertLogits: Tensor, preference: number[] | Tensor): Tensor {
+  return torch.tidy(() => {
+    const r =
+      preference instanceof torch.Tensor
+        ? preference
+        : torch.tensor(preference, { dtype: expertLogits.dtype });
+    return expertLogits.mul(r.reshape(-1, 1, 1)).sum(0);
+  });
+}

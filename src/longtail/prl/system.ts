@@ -15,6 +15,7 @@ import { NormedLinear } from '../models/heads.js';
 import { ConfigError } from '../config/config.js';
 import type { TrainableSystem } from '../system.js';
 import { HyperNetwork, type GeneratedExperts } from './hypernet.js';
+import { aggregateByPreference } from './features.js';
 
 class ReleasedOffset extends nn.Module {
   readonly offset: Tensor;
@@ -31,7 +32,8 @@ export interface PrlSystem extends TrainableSystem {
   /** The preference used by evalForward (default: uniform). */
   preference: number[];
   /** Forward with the experts generated for a given preference. */
-  forwardWith(x: Tensor, generated: GeneratedExperts): MultiExpertOutput;
+  /** Forward with generated experts; the output weights the experts by the preference if given. */
+  forwardWith(x: Tensor, generated: GeneratedExperts, preference?: number[] | Tensor): MultiExpertOutput;
   generate(preference: number[] | Tensor): GeneratedExperts;
 }
 
@@ -66,7 +68,11 @@ export function buildPrlSystem(
       hyper.forward(preference instanceof torch.Tensor ? preference : torch.tensor(preference)),
     );
 
-  const forwardWith = (x: Tensor, generated: GeneratedExperts): MultiExpertOutput =>
+  const forwardWith = (
+    x: Tensor,
+    generated: GeneratedExperts,
+    preference?: number[] | Tensor,
+  ): MultiExpertOutput =>
     torch.tidy(() => {
       const shared = model.shared(x);
       const logits = torch.stack(
@@ -78,7 +84,7 @@ export function buildPrlSystem(
         }),
         0,
       );
-      return { output: logits.mean(0), logits };
+      return { output: preference ? aggregateByPreference(logits, preference) : logits.mean(0), logits };
     });
 
   const releasedGenerate = (rng: Rng): GeneratedExperts =>
@@ -107,10 +113,13 @@ export function buildPrlSystem(
     trainForward(x: Tensor, rng: Rng) {
       if (released) return { out: forwardWith(x, releasedGenerate(rng)) };
       const preference = rng.dirichlet(alpha, experts);
-      return { out: torch.tidy(() => forwardWith(x, generate(preference))), extra: { preference } };
+      return {
+        out: torch.tidy(() => forwardWith(x, generate(preference), preference)),
+        extra: { preference },
+      };
     },
     evalForward(x: Tensor) {
-      return torch.tidy(() => forwardWith(x, generate(system.preference)));
+      return torch.tidy(() => forwardWith(x, generate(system.preference), system.preference));
     },
   };
   return system;
