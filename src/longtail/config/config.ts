@@ -109,6 +109,8 @@ const imbalanceLoaderArgs: Record<string, Schema> = {
   retain_epoch_size: bool(),
   balanced: bool('class-balanced sampling'),
   seed: int('subsampling seed'),
+  n_max: int('images of the head class (default: all the balanced set has)', 1),
+  test_per_class: int('use only this many test images per class', 1),
 };
 
 export const DATA_LOADER_TYPES: Record<string, Schema> = {
