@@ -48,6 +48,14 @@ export function buildData(
     batch_size?: number;
     balanced?: boolean;
     seed?: number;
+    n_max?: number;
+    test_per_class?: number;
+  };
+  // The config's caps, unless the command line gives its own.
+  overrides = {
+    ...(args.n_max ? { trainMaxPerClass: args.n_max } : {}),
+    ...(args.test_per_class ? { testPerClass: args.test_per_class } : {}),
+    ...overrides,
   };
   const root = overrides.root ?? (dataset === 'fmnist' ? undefined : args.data_dir);
   const train = loadBuiltin(
