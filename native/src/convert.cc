@@ -26,7 +26,7 @@ int64_t toInt(const Napi::Value& v, const c10::Argument& argument) {
   mismatch(argument, "an integer");
 }
 
-double toDouble(const Napi::Value& v, const c10::Argument& argument) {
+double toFloat64(const Napi::Value& v, const c10::Argument& argument) {
   if (v.IsNumber()) return v.As<Napi::Number>().DoubleValue();
   if (v.IsBigInt()) {
     bool lossless = false;
@@ -83,7 +83,7 @@ c10::IValue convert(Napi::Env env, const Napi::Value& value, const c10::TypePtr&
     case TypeKind::SymIntType:
       return toInt(value, argument);
     case TypeKind::FloatType:
-      return toDouble(value, argument);
+      return toFloat64(value, argument);
     case TypeKind::BoolType:
       if (value.IsBoolean()) return value.As<Napi::Boolean>().Value();
       if (value.IsNumber()) return value.As<Napi::Number>().DoubleValue() != 0;
@@ -114,7 +114,7 @@ c10::IValue convert(Napi::Env env, const Napi::Value& value, const c10::TypePtr&
           if (!value.IsArray()) mismatch(argument, "an array of numbers");
           Napi::Array a = value.As<Napi::Array>();
           std::vector<double> out(a.Length());
-          for (uint32_t i = 0; i < a.Length(); i++) out[i] = toDouble(a.Get(i), argument);
+          for (uint32_t i = 0; i < a.Length(); i++) out[i] = toFloat64(a.Get(i), argument);
           return out;
         }
         case TypeKind::BoolType: {

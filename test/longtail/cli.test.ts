@@ -73,6 +73,14 @@ test(
       for (const name of DISTRIBUTIONS)
         assert.ok(Math.abs(point.distributions[name] - p.distributions[name].top1) < 1e-9, name);
 
+      const cmp = tailor('compare', run, run, '--json');
+      assert.equal(cmp.code, 0, cmp.err);
+      const rows = JSON.parse(cmp.out);
+      assert.equal(rows.length, 2);
+      assert.deepEqual(Object.keys(rows[0].distributions), DISTRIBUTIONS);
+      assert.equal(rows[0].mean_top1, results.mean_top1);
+      assert.equal(tailor('compare', join(dir, 'nothing')).code, 2);
+
       const ttConfig = join(dir, 'tt.json');
       writeFileSync(
         ttConfig,

@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig, ConfigError } from '../../src/longtail/config/config.js';
+import { loadTestTimeConfig } from '../../src/longtail/config/testtime.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { repoRoot } from '../helpers.js';
 
 const sade = {
@@ -85,4 +88,26 @@ test('released PRL configs (use_hnet, Solvers) map to the released variant', () 
   );
   assert.equal(c.prl?.variant, 'released');
   assert.equal(c.prl?.mu, 0.1);
+});
+
+test('test-time configs: defaults, invalid JSON with its position, unknown keys, PRL-only methods', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tailor-tt-config-'));
+  try {
+    const file = join(dir, 'tt.json');
+    writeFileSync(file, readFileSync(join(repoRoot, 'configs', 'fmnist_test_time.json')));
+    const o = loadTestTimeConfig(file, true);
+    assert.deepEqual(o.methods, ['aggregation', 'preference']);
+    assert.equal(o.distributions.length, 11);
+    assert.equal(o.epochs, 5);
+    assert.throws(() => loadTestTimeConfig(file, false), /method: 'both' needs a PRL checkpoint/);
+    writeFileSync(file, '{\n  "method": "aggregation",\n  "epochs" 3\n}');
+    assert.throws(() => loadTestTimeConfig(file, false), /tt\.json:3:\d+: invalid JSON/);
+    writeFileSync(file, JSON.stringify({ method: 'aggregation', min_wieght: 0.1 }));
+    assert.throws(
+      () => loadTestTimeConfig(file, false),
+      /min_wieght: unknown key; did you mean 'min_weight'/,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
 import { parseConfig, type TrainConfig } from '../../src/longtail/config/config.js';
 import { buildSession } from '../../src/longtail/session.js';
-import { buildOptimizer, buildScheduler } from '../../src/longtail/experiment.js';
+import { buildData, buildOptimizer, buildScheduler } from '../../src/longtail/experiment.js';
 import { systemParameters, systemStateDict } from '../../src/longtail/system.js';
 import { trainSystem, NonFiniteLossError } from '../../src/longtail/trainer.js';
 import { repoRoot } from '../helpers.js';
@@ -120,5 +120,20 @@ test(
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  },
+);
+
+test(
+  'a config caps the head class and the test set (n_max, test_per_class); the command line wins',
+  { skip: !fmnistAvailable && 'Fashion-MNIST not installed' },
+  () => {
+    const c = config('fmnist_lt_ir100_sade.json');
+    const d = buildData(c);
+    assert.equal(d.trainCounts[0], 1000);
+    assert.equal(d.train.labels.length, 2478);
+    assert.equal(d.test.labels.length, 3000);
+    const small = buildData(c, { trainMaxPerClass: 100, testPerClass: 5 });
+    assert.equal(small.trainCounts[0], 100);
+    assert.equal(small.test.labels.length, 50);
   },
 );

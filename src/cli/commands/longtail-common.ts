@@ -1,4 +1,5 @@
 // Shared by the long-tail commands: loading a checkpoint's session, tables, preference parsing.
+import * as torch from '../../torch/index.js';
 import type { GroupResult } from '../../longtail/evaluate.js';
 import {
   loadRun as loadRunCore,
@@ -24,6 +25,35 @@ export function resolveCheckpoint(path: string): string {
     if (error instanceof RunError) throw new CliError(error.message);
     throw error;
   }
+}
+
+/**
+ * The shared start of the evaluation commands: thread count, the run, and an optional PRL
+ * preference set on its system (an error for runs without a hypernetwork).
+ */
+export function loadRunForEvaluation(
+  values: {
+    resume?: string | undefined;
+    root?: string | undefined;
+    threads?: string | undefined;
+    preference?: string | undefined;
+  },
+  help: string,
+): { loaded: LoadedRun; system: { preference?: number[] } } {
+  if (!values.resume) throw new CliError(`give the checkpoint with -r CHECKPOINT\n\n${help}`);
+  const threads = Number(values.threads ?? '2');
+  if (!(Number.isInteger(threads) && threads > 0))
+    throw new CliError(`--threads needs a positive integer, got '${values.threads}'`);
+  torch.setNumThreads(threads);
+  const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
+  const system = loaded.session.system as { preference?: number[] };
+  const preference = parsePreference(values.preference, loaded.session.model.experts.length);
+  if (preference) {
+    if (!system.preference)
+      throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
+    system.preference = preference;
+  }
+  return { loaded, system };
 }
 
 export function parsePreference(text: string | undefined, experts: number): number[] | undefined {

@@ -1,6 +1,5 @@
 // tailor test-all -r CHECKPOINT [--json] [--preference a,b,c]: the eleven test distributions.
 import { parseArgs } from 'node:util';
-import * as torch from '../../torch/index.js';
 import { evaluateSession, writeResults } from '../../longtail/results.js';
 import { CliError } from '../errors.js';
 import { PreferenceEvaluator, type ControllabilityGrid } from '../../longtail/prl/controllability.js';
@@ -8,8 +7,7 @@ import {
   controllabilityTable,
   distributionTable,
   jsonGroup,
-  loadRun,
-  parsePreference,
+  loadRunForEvaluation,
 } from './longtail-common.js';
 
 const HELP = `usage: tailor test-all -r CHECKPOINT [--json] [--preference a,b,c] [--save] [--root DIR] [--threads N]
@@ -39,16 +37,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  if (!values.resume) throw new CliError(`give the checkpoint with -r CHECKPOINT\n\n${HELP}`);
-  torch.setNumThreads(Number(values.threads));
-  const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
-  const system = loaded.session.system as { preference?: number[] };
-  const preference = parsePreference(values.preference, loaded.session.model.experts.length);
-  if (preference) {
-    if (!system.preference)
-      throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
-    system.preference = preference;
-  }
+  const { loaded, system } = loadRunForEvaluation(values, HELP);
   const results = evaluateSession(loaded.session, loaded.checkpoint, loaded.history);
   if (values.grid !== undefined) {
     const steps = Number(values.grid);

@@ -1,9 +1,7 @@
 // tailor test -r CHECKPOINT [--json]: the uniform test set, top-1 and many/medium/few.
 import { parseArgs } from 'node:util';
-import * as torch from '../../torch/index.js';
 import { testPredictions, uniformDetail } from '../../longtail/results.js';
-import { CliError } from '../errors.js';
-import { groupsLine, jsonGroup, loadRun, parsePreference } from './longtail-common.js';
+import { groupsLine, jsonGroup, loadRunForEvaluation } from './longtail-common.js';
 
 const HELP = `usage: tailor test -r CHECKPOINT [--json] [--preference a,b,c] [--root DIR] [--threads N]
 
@@ -27,16 +25,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  if (!values.resume) throw new CliError(`give the checkpoint with -r CHECKPOINT\n\n${HELP}`);
-  torch.setNumThreads(Number(values.threads));
-  const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
-  const system = loaded.session.system as { preference?: number[]; experts?: number };
-  const preference = parsePreference(values.preference, loaded.session.model.experts.length);
-  if (preference) {
-    if (!system.preference)
-      throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
-    system.preference = preference;
-  }
+  const { loaded, system } = loadRunForEvaluation(values, HELP);
   const p = testPredictions(loaded.session);
   const u = uniformDetail(p, loaded.session.data.trainCounts);
   if (values.json) {

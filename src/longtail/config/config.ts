@@ -218,14 +218,32 @@ function jsonErrorLocation(text: string): string {
   return `:${line}:${column}`;
 }
 
-export function parseConfig(text: string, file: string): TrainConfig {
-  let raw: unknown;
+/** Parses JSON text; a syntax error is a ConfigError naming file:line:column. */
+export function parseJsonText(text: string, file: string): unknown {
   try {
-    raw = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     const message = (error as Error).message;
     throw new ConfigError(`${file}${jsonErrorLocation(text)}`, '', `invalid JSON: ${message}`);
   }
+}
+
+/** Reads and parses a JSON config file, with errors that name the file (and line:column). */
+export function readJsonFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(file, '', `cannot read the config: ${(error as Error).message}`);
+  }
+  return parseJsonText(text, file);
+}
+
+export function parseConfig(text: string, file: string): TrainConfig {
+  return checkConfig(parseJsonText(text, file), file);
+}
+
+function checkConfig(raw: unknown, file: string): TrainConfig {
   validate(topLevel, raw, file);
   const config = raw as TrainConfig;
   const checkArgs = (
@@ -264,13 +282,7 @@ export function parseConfig(text: string, file: string): TrainConfig {
 }
 
 export function loadConfig(file: string): TrainConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError(file, '', `cannot read the config: ${(error as Error).message}`);
-  }
-  return parseConfig(text, file);
+  return checkConfig(readJsonFile(file), file);
 }
 
 export { ConfigError };

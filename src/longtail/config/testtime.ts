@@ -1,20 +1,9 @@
 // Test-time training configs: SADE's test-time files (their arch/data_loader/trainer sections
 // are accepted; what matters here is the optimizer, the epochs and the batch size) plus our
 // fields: the methods to run, the early-stop weight, the distributions.
-import { readFileSync } from 'node:fs';
-import {
-  ConfigError,
-  bool,
-  int,
-  num,
-  obj,
-  required,
-  str,
-  suggestion,
-  validate,
-  type Schema,
-} from './schema.js';
+import { ConfigError, bool, int, num, obj, required, str, validate, type Schema } from './schema.js';
 import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
+import { readJsonFile } from './config.js';
 import type { TestTimeOptions } from '../testtime.js';
 
 const schema: Schema = obj(
@@ -78,12 +67,7 @@ interface Raw {
 }
 
 export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOptions {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new ConfigError(file, '', `cannot read the test-time config: ${(error as Error).message}`);
-  }
+  const raw = readJsonFile(file);
   validate(schema, raw, file);
   const c = raw as Raw;
   const method = c.method ?? (isPrl ? 'both' : 'aggregation');
@@ -91,7 +75,7 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
     throw new ConfigError(
       file,
       'method',
-      `'${method}' needs a PRL checkpoint (a hypernetwork); use 'aggregation'${suggestion('aggregation', ['aggregation'])}`,
+      `'${method}' needs a PRL checkpoint (a hypernetwork); use 'aggregation'`,
     );
   }
   const opt = c.optimizer?.args ?? { lr: 0.025 };

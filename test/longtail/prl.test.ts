@@ -1,0 +1,46 @@
+// PRL pieces that need no training: preference aggregation, the simplex grid, preference checks.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as torch from '../../src/torch/index.js';
+import { aggregateByPreference } from '../../src/longtail/prl/features.js';
+import { simplexGrid } from '../../src/longtail/prl/controllability.js';
+import { normalizePreference } from '../../src/longtail/prl/hypernet.js';
+import { assertClose } from '../helpers.js';
+
+test('the output weights the experts by the preference; uniform r is the mean', () => {
+  torch.tidy(() => {
+    const logits = torch.randn([3, 4, 5], 'float64');
+    assertClose(
+      aggregateByPreference(logits, [1 / 3, 1 / 3, 1 / 3]).toFloat64Array(),
+      logits.mean(0).toFloat64Array(),
+      1e-12,
+    );
+    assertClose(
+      aggregateByPreference(logits, [0, 0, 1]).toFloat64Array(),
+      logits.select(0, 2).toFloat64Array(),
+      1e-12,
+    );
+    const r = torch.tensor([0.2, 0.3, 0.5], { dtype: 'float64' }).requiresGrad_();
+    aggregateByPreference(logits, r).sum().backward();
+    assertClose(
+      r.grad!.toFloat64Array(),
+      [0, 1, 2].map((e) => logits.select(0, e).sum().item()),
+      1e-9,
+    );
+  });
+});
+
+test('the simplex grid covers every point with spacing 1/steps', () => {
+  const grid = simplexGrid(3, 10);
+  assert.equal(grid.length, 66);
+  for (const p of grid) assert.ok(Math.abs(p.reduce((a, b) => a + b, 0) - 1) < 1e-12);
+  assert.equal(new Set(grid.map((p) => p.join('/'))).size, 66);
+  assert.equal(simplexGrid(2, 4).length, 5);
+});
+
+test('user preferences are checked and normalised', () => {
+  assert.deepEqual(normalizePreference([2, 1, 1], 3), [0.5, 0.25, 0.25]);
+  assert.throws(() => normalizePreference([1, 1], 3), /needs 3 comma-separated weights/);
+  assert.throws(() => normalizePreference([1, -1, 1], 3), /non-negative/);
+  assert.throws(() => normalizePreference([0, 0, 0], 3), /not all be zero/);
+});
