@@ -111,3 +111,16 @@ test('test-time configs: defaults, invalid JSON with its position, unknown keys,
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('prl.z takes a number, one per expert, or "running_min"; anything else names the field', () => {
+  const withZ = (z: unknown) =>
+    JSON.stringify({ ...sade, loss: { type: 'PRLLoss', args: {} }, prl: { variant: 'paper', z } });
+  for (const z of [0, [0, 0.1, 0.2], 'running_min'])
+    assert.deepEqual(parseConfig(withZ(z), 'p.json').prl?.z, z);
+  assert.throws(
+    () => parseConfig(withZ('runing_min'), 'p.json'),
+    (e: Error) =>
+      e instanceof ConfigError &&
+      /p\.json: prl\.z: expected a number, one number per expert, or "running_min"/.test(e.message),
+  );
+});

@@ -281,3 +281,32 @@ test('LDAM refuses soft targets (its margin needs the class); mixupLoss handles 
     assert.equal(labels([1]).dtype, 'int64');
   });
 });
+
+test('PRL running ideal point: z is the lowest loss each expert reached, and no gradient flows into it', () => {
+  torch.tidy(() => {
+    const loss = createPrlLoss({ z: 'running_min' }, { classCounts: COUNTS, experts: 3 });
+    assert.ok(loss.ideal, 'running_min creates the online ideal point');
+    const r = [0.2, 0.3, 0.5];
+    const seen: number[][] = [];
+    for (let step = 0; step < 3; step++) {
+      const { output, logits, target } = randomBatch(3, 16, 10);
+      const leaf = logits.detach().requiresGrad_();
+      const perExpert = loss.expertLosses({ output, logits: leaf }, target).toNumbers();
+      seen.push(perExpert);
+      const value = loss.forward({ output, logits: leaf }, target, { preference: r });
+      const best = perExpert.map((_, e) => Math.min(...seen.map((s) => s[e]!)));
+      assert.deepEqual(
+        loss.ideal.best.toNumbers().map((v) => Number(v.toFixed(5))),
+        best.map((v) => Number(v.toFixed(5))),
+      );
+      const expected = smoothTchebycheff(torch.tensor(perExpert), r, { z: best }).item();
+      assert.ok(Math.abs(value.item() - expected) < 1e-5, `step ${step}: ${value.item()} vs ${expected}`);
+      value.backward();
+      assert.ok(leaf.grad, 'the experts get a gradient');
+    }
+    assert.throws(
+      () => createPrlLoss({ z: 'running_min', scalarization: 'linear' }, { classCounts: COUNTS, experts: 3 }),
+      /running_min.*no effect with 'linear'/,
+    );
+  });
+});

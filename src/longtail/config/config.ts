@@ -52,7 +52,8 @@ export interface PrlSection {
   alpha?: number;
   scalarization?: 'stch' | 'linear';
   mu?: number;
-  z?: number;
+  /** Ideal point: a number, one per expert, or 'running_min' (the lowest loss each expert reached). */
+  z?: number | number[] | 'running_min';
   hidden?: number[];
   generate_norm_affine?: boolean;
   expert_losses?: { type: 'forward' | 'uniform' | 'backward'; tau?: number }[];
@@ -192,7 +193,13 @@ const topLevel: Schema = obj(
       alpha: num('Dirichlet concentration of the preference', { min: 0 }),
       scalarization: str(['stch', 'linear'] as const),
       mu: num('smoothing of the Tchebycheff scalarization', { min: 0 }),
-      z: num('ideal point'),
+      z: {
+        kind: 'oneOf',
+        options: [num(), { kind: 'array', items: num() }, str(['running_min'] as const)],
+        expected: 'a number, one number per expert, or "running_min"',
+        optional: true,
+        doc: 'ideal point of the Tchebycheff scalarization',
+      },
       hidden: { kind: 'array', items: { kind: 'number', integer: true, min: 1 }, optional: true },
       generate_norm_affine: bool('also generate the last normalization layer affine parameters'),
       expert_losses: {

@@ -7,7 +7,8 @@ export type Schema =
   | { kind: 'boolean'; optional?: boolean; doc?: string }
   | { kind: 'array'; items: Schema; minLength?: number; optional?: boolean; doc?: string }
   | { kind: 'object'; fields: Record<string, Schema>; optional?: boolean; doc?: string }
-  | { kind: 'any'; optional?: boolean; doc?: string };
+  | { kind: 'any'; optional?: boolean; doc?: string }
+  | { kind: 'oneOf'; options: Schema[]; expected: string; optional?: boolean; doc?: string };
 
 export class ConfigError extends Error {
   constructor(
@@ -73,6 +74,18 @@ export function validate(schema: Schema, value: unknown, file: string, path = ''
   switch (schema.kind) {
     case 'any':
       return;
+    case 'oneOf': {
+      const fits = schema.options.some((option) => {
+        try {
+          validate(option, value, file, path);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      if (!fits) throw new ConfigError(file, path, `expected ${schema.expected}, got ${describe(value)}`);
+      return;
+    }
     case 'number':
       if (typeof value !== 'number' || !Number.isFinite(value))
         throw new ConfigError(file, path, `expected a number, got ${describe(value)}`);

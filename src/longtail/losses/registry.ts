@@ -190,7 +190,7 @@ export function createPrlLoss(
     variant?: 'paper' | 'released';
     scalarization?: string;
     mu?: number;
-    z?: number | number[];
+    z?: number | number[] | 'running_min';
     expert_losses?: { type: ExpertKind; tau?: number }[];
   },
   ctx: LossContext,

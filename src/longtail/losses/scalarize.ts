@@ -2,7 +2,7 @@
 // reference notes): smooth Tchebycheff mu * log sum_e exp(r_e (L_e - z_e) / mu) (the paper's
 // method; mu = 0.1, z = 0), linear sum_e r_e L_e (the paper's ablation), and the released code's
 // STCH solver, which ignores r.
-import { tidy, type Tensor } from '../../torch/index.js';
+import { Tensor, tidy } from '../../torch/index.js';
 import { constant } from './priors.js';
 import { floatDtype } from './types.js';
 
@@ -11,11 +11,12 @@ export type ScalarizationName = 'stch' | 'linear' | 'released_stch' | 'sum';
 export interface ScalarizationOptions {
   /** Smoothing of the Tchebycheff scalarization (> 0). */
   mu?: number;
-  /** Ideal point z: one value for all experts or one per expert. */
-  z?: number | number[];
+  /** Ideal point z: one value for all experts, one per expert, or a tensor [E] (estimated online). */
+  z?: number | number[] | Tensor;
 }
 
-export type Scalarization = (losses: Tensor, preference?: number[] | Tensor) => Tensor;
+/** Scalarizes per-expert losses under r; `z` (a tensor [E]) overrides the configured ideal point. */
+export type Scalarization = (losses: Tensor, preference?: number[] | Tensor, z?: Tensor) => Tensor;
 
 /** r as a tensor of the losses' dtype, checked against the number of experts. */
 export function preferenceTensor(preference: number[] | Tensor | undefined, losses: Tensor): Tensor {
@@ -62,7 +63,10 @@ export function smoothTchebycheff(
   checkLosses(losses);
   return tidy(() => {
     const r = preferenceTensor(preference, losses);
-    const z = constant(idealPoint(options.z, losses.size(0)), floatDtype(losses));
+    const z =
+      options.z instanceof Tensor
+        ? options.z.to(floatDtype(losses))
+        : constant(idealPoint(options.z, losses.size(0)), floatDtype(losses));
     return r.mul(losses.sub(z)).div(mu).logsumexp(0).mul(mu);
   });
 }
@@ -89,7 +93,7 @@ export function createScalarization(name: string, options: ScalarizationOptions 
   switch (name.toLowerCase()) {
     case 'stch':
     case 'stchsolver':
-      return (losses, r) => smoothTchebycheff(losses, r, options);
+      return (losses, r, z) => smoothTchebycheff(losses, r, z ? { ...options, z } : options);
     case 'linear':
     case 'ls':
       return (losses, r) => linearScalarization(losses, r);

@@ -101,8 +101,12 @@ export function buildPrlSystem(
       return { classifiers };
     });
 
+  const modules: Record<string, nn.Module> = { model, hyper };
+  if (released) modules.released = released;
+  // The online ideal point is training state: the checkpoint carries it for an exact resume.
+  if (loss.ideal) modules.ideal = loss.ideal;
   const system: PrlSystem = {
-    modules: released ? { model, hyper, released } : { model, hyper },
+    modules,
     hyper,
     model,
     experts,
