@@ -7,19 +7,18 @@
 // - an oracle, reported as such: the logits plus the log of the true test prior.
 import * as torch from '../torch/index.js';
 import { optim, type Tensor } from '../torch/index.js';
-import { iterateBatches } from './data/batches.js';
-import { testTimeViewTransform } from './data/pipelines.js';
+import { epochBatches, type ImageSet } from './data/source.js';
+import type { Batch } from './data/batches.js';
+import { expertFeaturesOf } from './expert-features.js';
 import { TEST_DISTRIBUTIONS, testDistributionSubset } from './data/longtail.js';
 import { evaluateLogits } from './metrics.js';
 import { selectRows, summarize, type GroupResult, type Predictions } from './evaluate.js';
 import { testPredictions } from './results.js';
-import { pipelineFor } from './experiment.js';
 import type { Session } from './session.js';
 import type { PrlSystem } from './prl/system.js';
 import {
   aggregateByPreference,
   logitsFromFeatures,
-  computeExpertFeatures,
   featuresTensor,
   type ExpertFeatures,
 } from './prl/features.js';
@@ -68,7 +67,7 @@ function weightedSum(expertLogits: Tensor, weights: Tensor): Tensor {
   return expertLogits.mul(weights.reshape(-1, 1, 1)).sum(0);
 }
 
-export function runTestTime(
+export async function runTestTime(
   session: Session,
   o: TestTimeOptions,
   log: (s: string) => void = (s) => console.error(s),
@@ -77,13 +76,13 @@ export function runTestTime(
   const prl = 'hyper' in system ? (system as PrlSystem) : null;
   const experts = session.model.experts.length;
   for (const m of Object.values(system.modules)) m.eval();
-  const test = session.data.test;
+  const test: ImageSet = session.data.test;
   const trainCounts = session.data.trainCounts;
-  const all = testPredictions(session);
-  const viewTransform = testTimeViewTransform(pipelineFor(session.data.dataset));
+  const all = await testPredictions(session);
+  const viewTransform = session.viewTransform;
   let features: ExpertFeatures | null = null;
   if (prl && o.methods.includes('preference'))
-    features = computeExpertFeatures(prl, test, session.testTransform);
+    features = await expertFeaturesOf(prl, test, session.testTransform);
   const frozen = Object.values(system.modules).flatMap((m) => m.parameters());
   const results: Record<string, DistributionTestTime> = {};
 
@@ -97,8 +96,8 @@ export function runTestTime(
       before,
       oracle: oracle(predictions, counts, score),
     };
-    const epochBatches = (epoch: number) =>
-      iterateBatches(test, {
+    const viewBatches = (epoch: number) =>
+      epochBatches(test, {
         batchSize: o.batchSize,
         sampler: 'shuffle',
         seed: o.seed,
@@ -129,7 +128,7 @@ export function runTestTime(
             unit: 'img',
             quiet: o.quiet ?? false,
           });
-          for (const batch of epochBatches(epoch)) {
+          for await (const batch of viewBatches(epoch)) {
             torch.tidy(() => {
               const shape = [batch.n, ...batch.shape];
               const z1 = torch.noGrad(() => system.evalForward(torch.tensor(batch.x, { shape })).logits);
@@ -159,7 +158,7 @@ export function runTestTime(
         entry.aggregation = { ...score(agg), weights, epochs: epochsRun, stopped_early: stopped };
       }
       if (prl && features && o.methods.includes('preference')) {
-        entry.preference = searchPreference(prl, features, rows, epochBatches, o, score, name, session);
+        entry.preference = await searchPreference(prl, features, rows, viewBatches, o, score, name, session);
       }
     } finally {
       frozen.forEach((p) => p.requiresGrad_(true));
@@ -191,18 +190,16 @@ function oracle(p: Predictions, counts: number[], score: (l: ArrayLike<number>) 
   return score(adjusted);
 }
 
-function searchPreference(
+async function searchPreference(
   prl: PrlSystem,
   features: ExpertFeatures,
   rows: Int32Array,
-  epochBatches: (
-    epoch: number,
-  ) => Iterable<{ x: Float32Array; x2?: Float32Array; n: number; shape: [number, number, number] }>,
+  viewBatches: (epoch: number) => Iterable<Batch> | AsyncIterable<Batch>,
   o: TestTimeOptions,
   score: (l: ArrayLike<number>) => GroupResult,
   name: string,
   _session: Session,
-): GroupResult & { preference: number[]; epochs: number; stopped_early: boolean } {
+): Promise<GroupResult & { preference: number[]; epochs: number; stopped_early: boolean }> {
   const theta = torch.keep(torch.zeros([prl.experts]).requiresGrad_());
   // Adam: scale-free steps, because the stability objective is nearly flat in r.
   const opt = new optim.AdamW([theta], { lr: o.preferenceLr, weightDecay: 0 });
@@ -216,7 +213,7 @@ function searchPreference(
       unit: 'img',
       quiet: o.quiet ?? false,
     });
-    for (const batch of epochBatches(epoch)) {
+    for await (const batch of viewBatches(epoch)) {
       torch.tidy(() => {
         const shape = [batch.n, ...batch.shape];
         const f1 = torch.noGrad(() => prl.model.expertFeatures(torch.tensor(batch.x, { shape })));
