@@ -297,6 +297,7 @@ test('an ImageNet backbone (ResNeXt50Model) trains with PRL from an image list; 
   const tt = writeConfig('tt-prl', {
     name: 'tiny_tt_prl',
     method: 'both',
+    distributions: ['forward50', 'uniform', 'backward50'],
     data_loader: { type: 'TestAgnosticImageNetLTDataLoader', args: { batch_size: 4 } },
     optimizer: { type: 'SGD', args: { lr: 0.025, momentum: 0.9, weight_decay: 5e-4, nesterov: true } },
     trainer: { epochs: 1 },
@@ -304,6 +305,7 @@ test('an ImageNet backbone (ResNeXt50Model) trains with PRL from an image list; 
   const ttt = tailor('test-time-train', '-c', tt, '-r', run, '--json', '--threads', '1');
   assert.equal(ttt.code, 0, ttt.err);
   const s = JSON.parse(ttt.out);
+  assert.deepEqual(Object.keys(s.distributions), ['forward50', 'uniform', 'backward50']);
   assert.equal(s.distributions.uniform.preference.length, 3);
   assert.equal(typeof s.mean_top1_preference, 'number');
 });
