@@ -2,9 +2,8 @@
 // the metrics of the protocol over the uniform and the eleven test-agnostic distributions.
 import * as torch from '../torch/index.js';
 import type { Tensor } from '../torch/index.js';
-import { iterateBatches } from './data/batches.js';
 import type { ImageTransform } from './data/augment.js';
-import type { ImageDataset } from './data/types.js';
+import { forEachBatch, type ImageSet } from './data/source.js';
 import { TEST_DISTRIBUTIONS, testDistributionSubset } from './data/longtail.js';
 import { evaluateLogits, type EvaluationReport } from './metrics.js';
 import type { MultiExpertOutput } from './models/resnet_cifar.js';
@@ -22,13 +21,14 @@ export interface Predictions {
   labels: Int32Array;
 }
 
-export function predict(
+/** The model's logits over a data set (in memory, or an image list decoded batch by batch). */
+export async function predict(
   forward: ForwardFn,
-  ds: ImageDataset,
+  ds: ImageSet,
   transform: ImageTransform,
   batchSize = 256,
   indices?: ArrayLike<number>,
-): Predictions {
+): Promise<Predictions> {
   const n = indices ? indices.length : ds.labels.length;
   const classes = ds.classes;
   const labels = new Int32Array(n);
@@ -36,34 +36,32 @@ export function predict(
   let expertLogits = new Float32Array(0);
   let experts = 0;
   let offset = 0;
-  torch.noGrad(() => {
-    for (const batch of iterateBatches(ds, {
-      batchSize,
-      sampler: 'sequential',
-      transform,
-      ...(indices ? { indices } : {}),
-    })) {
-      torch.tidy(() => {
-        const x = torch.tensor(batch.x, { shape: [batch.n, ...batch.shape] });
-        const out = forward(x);
-        if (experts === 0) {
-          experts = out.logits.shape[0]!;
-          logits = new Float32Array(n * classes);
-          expertLogits = new Float32Array(experts * n * classes);
-        }
-        logits.set(out.output.toFloat32Array(), offset * classes);
-        const per = out.logits.toFloat32Array();
-        for (let e = 0; e < experts; e++) {
-          expertLogits.set(
-            per.subarray(e * batch.n * classes, (e + 1) * batch.n * classes),
-            (e * n + offset) * classes,
-          );
-        }
-        labels.set(batch.y, offset);
-        offset += batch.n;
-      });
-    }
-  });
+  await forEachBatch(
+    ds,
+    { batchSize, sampler: 'sequential', transform, ...(indices ? { indices } : {}) },
+    (batch) =>
+      torch.noGrad(() =>
+        torch.tidy(() => {
+          const x = torch.tensor(batch.x, { shape: [batch.n, ...batch.shape] });
+          const out = forward(x);
+          if (experts === 0) {
+            experts = out.logits.shape[0]!;
+            logits = new Float32Array(n * classes);
+            expertLogits = new Float32Array(experts * n * classes);
+          }
+          logits.set(out.output.toFloat32Array(), offset * classes);
+          const per = out.logits.toFloat32Array();
+          for (let e = 0; e < experts; e++) {
+            expertLogits.set(
+              per.subarray(e * batch.n * classes, (e + 1) * batch.n * classes),
+              (e * n + offset) * classes,
+            );
+          }
+          labels.set(batch.y, offset);
+          offset += batch.n;
+        }),
+      ),
+  );
   return { n, classes, experts, logits, expertLogits, labels };
 }
 

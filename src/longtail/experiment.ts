@@ -1,9 +1,15 @@
-// Builds what a config describes: the long-tailed training set and the balanced test set, the
-// model, the optimizer and the learning-rate schedule.
+// Builds what a config describes: the long-tailed training set and the balanced test set (the
+// built-in sets in memory, or image lists read lazily), the model, the optimizer and the
+// learning-rate schedule.
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import { optim, type Tensor } from '../torch/index.js';
 import { loadBuiltin, pipelineKind, type BuiltinDataset } from './data/index.js';
 import { longTailSubset, type LongTailSubset } from './data/longtail.js';
-import type { ImageDataset } from './data/types.js';
+import { classCounts, type ImageDataset } from './data/types.js';
+import { LazyImageDataset, readImageList, type ImageList } from './data/imagelist.js';
+import type { PipelineKind } from './data/pipelines.js';
+import type { ImageSet } from './data/source.js';
 import { ConfigError, type TrainConfig } from './config/config.js';
 import { ResNetCifar } from './models/resnet_cifar.js';
 import { IMAGENET_CONFIG_TYPES, ResNetImageNet, type MultiExpertBackbone } from './models/resnet_imagenet.js';
@@ -14,10 +20,58 @@ const LOADER_DATASETS: Record<string, BuiltinDataset> = {
   ImbalanceFashionMNISTDataLoader: 'fmnist',
 };
 
+/**
+ * The image-list loaders of the SADE configs (data_loader/imagenet_lt_data_loaders.py,
+ * places_loader.py, inaturalist_data_loaders.py): the data set they read, its pipeline and the
+ * list files they look for (in data_dir, or under data_txt/<folder> as the reference keeps them).
+ */
+export interface ImageListLoader {
+  dataset: string;
+  pipeline: PipelineKind;
+  lists: { train: string; val: string; test: string };
+  folder: string;
+}
+
+const IMAGENET_LT: ImageListLoader = {
+  dataset: 'imagenet_lt',
+  pipeline: 'imagenet',
+  lists: { train: 'ImageNet_LT_train.txt', val: 'ImageNet_LT_val.txt', test: 'ImageNet_LT_test.txt' },
+  folder: 'ImageNet_LT',
+};
+const PLACES_LT: ImageListLoader = {
+  dataset: 'places_lt',
+  pipeline: 'imagenet',
+  lists: { train: 'Places_LT_train.txt', val: 'Places_LT_val.txt', test: 'Places_LT_test.txt' },
+  folder: 'Places_LT_v2',
+};
+// iNaturalist 2018 has no separate test split: its validation list is the test set
+const INATURALIST: ImageListLoader = {
+  dataset: 'inat2018',
+  pipeline: 'inat',
+  lists: { train: 'iNaturalist18_train.txt', val: 'iNaturalist18_val.txt', test: 'iNaturalist18_val.txt' },
+  folder: 'iNaturalist18',
+};
+
+export const IMAGE_LIST_LOADERS: Record<string, ImageListLoader> = {
+  ImageNetLTDataLoader: IMAGENET_LT,
+  // SADE's class is Places_LT; Places_LT_DataLoader is accepted as well
+  Places_LT: PLACES_LT,
+  Places_LT_DataLoader: PLACES_LT,
+  iNaturalistDataLoader: INATURALIST,
+};
+
 export interface ExperimentData {
-  dataset: BuiltinDataset;
-  train: ImageDataset;
-  test: ImageDataset;
+  /** fmnist, cifar10, cifar100, or imagenet_lt, places_lt, inat2018 for image lists. */
+  dataset: string;
+  pipeline: PipelineKind;
+  /** Output size of the transforms of image lists (224 by default). */
+  imageSize?: number;
+  train: ImageSet;
+  test: ImageSet;
+  /** Evaluated after every epoch: the val list of image lists, the test set otherwise. */
+  val: ImageSet;
+  /** The list files read (image lists only), for messages. */
+  lists?: { train: string; val: string; test: string };
   subset: LongTailSubset;
   /** Training images per class of the long-tailed set. */
   trainCounts: number[];
@@ -39,6 +93,8 @@ export function buildData(
   file = 'config',
 ): ExperimentData {
   const loader = config.data_loader;
+  const listLoader = IMAGE_LIST_LOADERS[loader.type];
+  if (listLoader) return buildImageListData(config, listLoader, overrides, file);
   const dataset = LOADER_DATASETS[loader.type];
   if (!dataset) throw new ConfigError(file, 'data_loader.type', `unsupported data loader '${loader.type}'`);
   const args = loader.args as {
@@ -91,10 +147,138 @@ export function buildData(
   }
   return {
     dataset,
+    pipeline: pipelineKind(dataset),
     train: trainSet,
     test,
+    val: test,
     subset,
     trainCounts: subset.counts,
+    batchSize: args.batch_size ?? 128,
+    balancedSampling: args.balanced ?? false,
+  };
+}
+
+interface ImageListArgs {
+  data_dir?: string;
+  batch_size?: number;
+  balanced?: boolean;
+  train_txt?: string;
+  val_txt?: string;
+  eval_txt?: string;
+  test_txt?: string;
+  image_size?: number;
+  resize_size?: number;
+  skip_missing?: boolean;
+  n_max?: number;
+  test_per_class?: number;
+}
+
+/**
+ * Where a list file is: an explicit `*_txt` is tried as given (absolute, or relative to the
+ * working directory) and under data_dir (SADE writes data_dir + "/ImageNet_LT_train.txt"); the
+ * default name is looked for in data_dir, data_dir/data_txt/<folder> and ./data_txt/<folder>.
+ */
+function findList(
+  dataDir: string,
+  loader: ImageListLoader,
+  split: 'train' | 'val' | 'test',
+  explicit: string | undefined,
+  file: string,
+  key: string,
+): string | null {
+  const candidates = explicit
+    ? [...(isAbsolute(explicit) ? [explicit] : []), join(dataDir, explicit), resolve(explicit)]
+    : [
+        join(dataDir, loader.lists[split]),
+        join(dataDir, 'data_txt', loader.folder, loader.lists[split]),
+        resolve('data_txt', loader.folder, loader.lists[split]),
+      ];
+  const found = candidates.find((c) => existsSync(c));
+  if (found) return resolve(found);
+  if (!explicit && split === 'val') return null;
+  throw new ConfigError(
+    file,
+    `data_loader.args.${key}`,
+    `no ${split} list found (tried ${[...new Set(candidates)].join(', ')})` +
+      (explicit ? '' : `; set data_loader.args.${key} to the list file`),
+  );
+}
+
+/** The first `perClass` entries of every class, in list order (quick runs and tests). */
+function capPerClass(list: ImageList, perClass: number | undefined): ImageList {
+  if (!perClass) return list;
+  const seen = new Array<number>(list.classes).fill(0);
+  const entries = list.entries.filter((e) => seen[e.label]!++ < perClass);
+  return { ...list, entries };
+}
+
+/** Image lists (ImageNet-LT, Places-LT, iNaturalist 2018): long-tailed as given, decoded per batch. */
+function buildImageListData(
+  config: TrainConfig,
+  loader: ImageListLoader,
+  overrides: DataOverrides,
+  file: string,
+): ExperimentData {
+  const args = config.data_loader.args as ImageListArgs;
+  overrides = {
+    ...(args.n_max ? { trainMaxPerClass: args.n_max } : {}),
+    ...(args.test_per_class ? { testPerClass: args.test_per_class } : {}),
+    ...overrides,
+  };
+  const dataDir = resolve(overrides.root ?? args.data_dir ?? '.');
+  if (!existsSync(dataDir))
+    throw new ConfigError(file, 'data_loader.args.data_dir', `image root '${dataDir}' does not exist`);
+  const imageSize = args.image_size ?? 224;
+  const resizeSize = args.resize_size ?? Math.round((imageSize * 256) / 224);
+  if (resizeSize < imageSize)
+    throw new ConfigError(file, 'data_loader.args.resize_size', `must be >= image_size (${imageSize})`);
+  const numClasses = (config.arch.args as { num_classes?: number }).num_classes;
+  const missing = args.skip_missing ? 'skip' : 'error';
+  const trainFile = findList(dataDir, loader, 'train', args.train_txt, file, 'train_txt')!;
+  const testFile = findList(dataDir, loader, 'test', args.test_txt, file, 'test_txt')!;
+  const valExplicit = args.val_txt ?? args.eval_txt;
+  const valFile =
+    findList(dataDir, loader, 'val', valExplicit, file, args.val_txt ? 'val_txt' : 'eval_txt') ?? testFile;
+  const trainList = capPerClass(
+    readImageList(dataDir, trainFile, { ...(numClasses ? { classes: numClasses } : {}), missing }),
+    overrides.trainMaxPerClass,
+  );
+  const classes = trainList.classes;
+  const read = (f: string) =>
+    capPerClass(readImageList(dataDir, f, { classes, missing }), overrides.testPerClass);
+  // training: RandomResizedCrop draws from the whole image, decoded (stretched) at resize_size;
+  // evaluation: Resize(resize_size) + CenterCrop(image_size) at decoding
+  const train = new LazyImageDataset(trainList, { height: resizeSize, width: resizeSize, mode: 'stretch' });
+  const evalDecode = {
+    height: imageSize,
+    width: imageSize,
+    mode: 'resize-crop' as const,
+    resizeShorter: resizeSize,
+  };
+  const test = new LazyImageDataset(read(testFile), evalDecode);
+  const val = valFile === testFile ? test : new LazyImageDataset(read(valFile), evalDecode);
+  const counts = classCounts(train.labels, classes);
+  const positive = counts.filter((c) => c > 0);
+  const subset: LongTailSubset = {
+    indices: Int32Array.from({ length: train.length }, (_, i) => i),
+    counts,
+    classOrder: Array.from({ length: classes }, (_, i) => i),
+    imbalance: Math.max(...positive) / Math.min(...positive),
+    profile: 'none',
+    seed: 0,
+    sampler: 'tailor',
+    nMax: Math.max(...counts),
+  };
+  return {
+    dataset: loader.dataset,
+    pipeline: loader.pipeline,
+    imageSize,
+    train,
+    test,
+    val,
+    lists: { train: trainFile, val: valFile, test: testFile },
+    subset,
+    trainCounts: counts,
     batchSize: args.batch_size ?? 128,
     balancedSampling: args.balanced ?? false,
   };
@@ -112,7 +296,7 @@ function selectByIndices(ds: ImageDataset, indices: ArrayLike<number>): ImageDat
   return { ...ds, images, labels };
 }
 
-export function pipelineFor(dataset: BuiltinDataset): 'cifar' | 'fmnist' | 'imagenet' {
+export function pipelineFor(dataset: BuiltinDataset): PipelineKind {
   return pipelineKind(dataset);
 }
 

@@ -55,19 +55,20 @@ export function uniformDetail(p: Predictions, trainCounts: number[]): UniformDet
 }
 
 /** Test predictions on the whole balanced test set (every distribution is a subset of it). */
-export function testPredictions(session: Session): Predictions {
+export async function testPredictions(session: Session): Promise<Predictions> {
   for (const m of Object.values(session.system.modules)) m.eval();
   return predict((x) => session.system.evalForward(x), session.data.test, session.testTransform);
 }
 
-export function evaluateSession(
+export async function evaluateSession(
   session: Session,
   checkpoint: string,
   history?: EpochRecord[],
-): LongtailResults {
-  const p = testPredictions(session);
+): Promise<LongtailResults> {
+  const p = await testPredictions(session);
   const { distributions, meanTop1 } = evaluateDistributions(p, session.data.trainCounts);
   const d = session.data;
+  const classNames = 'list' in d.train ? d.train.list.classNames : d.train.classNames;
   const prefs = (session.system as { preference?: number[] }).preference;
   return {
     kind: 'longtail',
@@ -77,7 +78,7 @@ export function evaluateSession(
     dataset: {
       name: d.dataset,
       classes: d.train.classes,
-      ...(d.train.classNames ? { class_names: d.train.classNames } : {}),
+      ...(classNames ? { class_names: classNames } : {}),
       train_counts: d.trainCounts,
       imbalance: d.subset.imbalance,
       profile: d.subset.profile,

@@ -3,9 +3,9 @@
 import { join } from 'node:path';
 import { createLoss } from './losses/index.js';
 import { loadConfig, parseConfig, type TrainConfig } from './config/config.js';
-import { buildData, buildModel, pipelineFor, type DataOverrides, type ExperimentData } from './experiment.js';
+import { buildData, buildModel, type DataOverrides, type ExperimentData } from './experiment.js';
 import { plainSystem, type TrainableSystem } from './system.js';
-import { testTransform, trainTransform } from './data/pipelines.js';
+import { testTimeViewTransform, testTransform, trainTransform } from './data/pipelines.js';
 import type { ImageTransform } from './data/augment.js';
 import type { MultiExpertBackbone } from './models/resnet_imagenet.js';
 import { buildPrlSystem } from './prl/system.js';
@@ -18,6 +18,8 @@ export interface Session {
   system: TrainableSystem;
   trainTransform: ImageTransform;
   testTransform: ImageTransform;
+  /** The two-view augmentation of test-time training. */
+  viewTransform: ImageTransform;
   overrides: DataOverrides;
 }
 
@@ -25,7 +27,8 @@ export function buildSession(config: TrainConfig, file: string, overrides: DataO
   const data = buildData(config, overrides, file);
   const model = buildModel(config, data.train.shape[0], data.train.classes, file);
   const experts = model.experts.length;
-  const kind = pipelineFor(data.dataset);
+  const kind = data.pipeline;
+  const size = data.imageSize;
   const system = config.prl
     ? buildPrlSystem(model, config.prl, data.trainCounts, file)
     : plainSystem(
@@ -43,8 +46,9 @@ export function buildSession(config: TrainConfig, file: string, overrides: DataO
     data,
     model,
     system,
-    trainTransform: trainTransform(kind),
-    testTransform: testTransform(kind),
+    trainTransform: trainTransform(kind, size ? { size } : {}),
+    testTransform: testTransform(kind, size),
+    viewTransform: testTimeViewTransform(kind, size),
     overrides,
   };
 }

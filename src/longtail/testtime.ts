@@ -7,20 +7,18 @@
 // - an oracle, reported as such: the logits plus the log of the true test prior.
 import * as torch from '../torch/index.js';
 import { optim, type Tensor } from '../torch/index.js';
-import { iterateBatches } from './data/batches.js';
+import { forEachBatch } from './data/source.js';
+import { expertFeaturesOf } from './expert-features.js';
 import { Rng } from '../torch/rng.js';
-import { testTimeViewTransform } from './data/pipelines.js';
 import { TEST_DISTRIBUTIONS, testDistributionSubset } from './data/longtail.js';
 import { evaluateLogits } from './metrics.js';
 import { selectRows, summarize, type GroupResult, type Predictions } from './evaluate.js';
 import { testPredictions } from './results.js';
-import { pipelineFor } from './experiment.js';
 import type { Session } from './session.js';
 import type { PrlSystem } from './prl/system.js';
 import {
   aggregateByPreference,
   logitsFromFeatures,
-  computeExpertFeatures,
   featuresTensor,
   type ExpertFeatures,
 } from './prl/features.js';
@@ -83,14 +81,13 @@ interface EpochViews {
  * of repeating it per distribution (about 7x less work); the views an image gets in an epoch do
  * not depend on which distribution asks for them.
  */
-function computeEpochViews(
+async function computeEpochViews(
   session: Session,
   prl: PrlSystem | null,
   epoch: number,
   o: TestTimeOptions,
-): EpochViews {
+): Promise<EpochViews> {
   const test = session.data.test;
-  const viewTransform = testTimeViewTransform(pipelineFor(session.data.dataset));
   const parts: Tensor[][] = [[], [], [], []];
   const progress = new Progress({
     label: `test-time views epoch ${epoch}`,
@@ -98,15 +95,16 @@ function computeEpochViews(
     unit: 'img',
     quiet: o.quiet ?? false,
   });
-  torch.noGrad(() => {
-    for (const batch of iterateBatches(test, {
-      batchSize: 256,
-      sampler: 'sequential',
-      seed: o.seed,
-      epoch,
-      views: 2,
-      transform: viewTransform,
-    })) {
+  const options = {
+    batchSize: 256,
+    sampler: 'sequential',
+    seed: o.seed,
+    epoch,
+    views: 2,
+    transform: session.viewTransform,
+  } as const;
+  await forEachBatch(test, options, (batch) => {
+    torch.noGrad(() => {
       const shape = [batch.n, ...batch.shape];
       [batch.x, batch.x2!].forEach((x, v) => {
         torch.tidy(() => {
@@ -121,7 +119,7 @@ function computeEpochViews(
         });
       });
       progress.tick(batch.n);
-    }
+    });
   });
   progress.finish();
   const cat = (list: Tensor[]) => {
@@ -179,7 +177,7 @@ function learnerEpoch(
   }
 }
 
-export function runTestTime(
+export async function runTestTime(
   session: Session,
   o: TestTimeOptions,
   log: (s: string) => void = (s) => console.error(s),
@@ -189,11 +187,11 @@ export function runTestTime(
   const experts = session.model.experts.length;
   for (const m of Object.values(system.modules)) m.eval();
   const trainCounts = session.data.trainCounts;
-  const all = testPredictions(session);
+  const all = await testPredictions(session);
   const searchPreference = prl !== null && o.methods.includes('preference');
   const aggregate = o.methods.includes('aggregation');
   let features: ExpertFeatures | null = null;
-  if (searchPreference) features = computeExpertFeatures(prl, session.data.test, session.testTransform);
+  if (searchPreference) features = await expertFeaturesOf(prl, session.data.test, session.testTransform);
 
   const tasks = o.distributions.map((name, index) => {
     const { rows, counts, predictions } = distributionRows(all, name, trainCounts);
@@ -235,7 +233,7 @@ export function runTestTime(
         (t) => (t.aggregation && !t.aggregation.stopped) || (t.preference && !t.preference.stopped),
       );
       if (active.length === 0) break;
-      const views = computeEpochViews(session, prl, epoch, o);
+      const views = await computeEpochViews(session, prl, epoch, o);
       try {
         for (const t of active) {
           const batches = shuffledBatches(t.rows, o.batchSize, o.seed * 1_000_003 + epoch * 101 + t.index);

@@ -1,15 +1,17 @@
 // The training loop of the long-tail commands: epochs of augmented (optionally mixup) batches,
 // an SGD/AdamW step per batch, the LR schedule per epoch, evaluation on the uniform test set,
 // JSONL metrics, best/last checkpoints and exact resume (same RNG streams and optimizer state).
+// One loop for both kinds of data: in-memory sets give their batches synchronously, image lists
+// asynchronously (decoded while the previous batch trains); `for await` consumes either.
 import { join } from 'node:path';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import * as torch from '../torch/index.js';
 import { optim } from '../torch/index.js';
 import { Rng } from '../torch/rng.js';
 import { saveCheckpoint, loadCheckpoint, restoreTorchRng } from '../torch/checkpoint.js';
-import { iterateBatches, mixup } from './data/batches.js';
+import { mixup } from './data/batches.js';
 import type { ImageTransform } from './data/augment.js';
-import type { ImageDataset } from './data/types.js';
+import { epochBatches, type ImageSet } from './data/source.js';
 import { evaluateLogits } from './metrics.js';
 import { predict, summarize, type GroupResult } from './evaluate.js';
 import { Progress, formatSeconds } from './progress.js';
@@ -28,8 +30,9 @@ export interface TrainOptions {
   system: TrainableSystem;
   optimizer: optim.SGD | optim.AdamW;
   scheduler: optim.LRScheduler | null;
-  train: ImageDataset;
-  test: ImageDataset;
+  train: ImageSet;
+  /** Evaluated after every epoch (the uniform test set, or an image list's val list). */
+  test: ImageSet;
   trainCounts: number[];
   trainTransform: ImageTransform;
   testTransform: ImageTransform;
@@ -57,7 +60,7 @@ export interface TrainResult {
   bestCheckpoint: string | null;
 }
 
-export function trainSystem(o: TrainOptions): TrainResult {
+export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
   const log = o.log ?? ((s: string) => console.error(s));
   mkdirSync(o.runDir, { recursive: true });
   const lastBase = join(o.runDir, 'checkpoint-last');
@@ -95,7 +98,7 @@ export function trainSystem(o: TrainOptions): TrainResult {
     // Every epoch's randomness derives from (seed, epoch): a resumed run draws what an
     // uninterrupted one would have drawn.
     const rng = new Rng((o.seed * 1000003 + epoch) >>> 0);
-    const batches = iterateBatches(o.train, {
+    const batches = epochBatches(o.train, {
       batchSize: o.batchSize,
       sampler: o.balancedSampling ? 'class-balanced' : 'shuffle',
       seed: o.seed,
@@ -113,7 +116,7 @@ export function trainSystem(o: TrainOptions): TrainResult {
     let correct = 0;
     let seen = 0;
     let step = 0;
-    for (const batch of batches) {
+    for await (const batch of batches) {
       step++;
       const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
       const stepLoss = torch.tidy(() => {
@@ -155,7 +158,7 @@ export function trainSystem(o: TrainOptions): TrainResult {
     const evalPeriod = o.evalPeriod ?? 1;
     if (epoch % evalPeriod === 0 || epoch === o.epochs) {
       setTraining(o.system, false);
-      const p = predict((x) => o.system.evalForward(x), o.test, o.testTransform);
+      const p = await predict((x) => o.system.evalForward(x), o.test, o.testTransform);
       val = summarize(evaluateLogits(p.logits, p.labels, p.classes, o.trainCounts));
     }
     const record: EpochRecord = {

@@ -24,12 +24,12 @@ function config(name: string, patch: (c: TrainConfig) => void = () => {}): Train
   return c;
 }
 
-function trainRun(c: TrainConfig, runDir: string, epochs: number, resumeFrom?: string) {
+async function trainRun(c: TrainConfig, runDir: string, epochs: number, resumeFrom?: string) {
   torch.manualSeed(0);
   const s = buildSession(c, 'test', overrides);
   const optimizer = buildOptimizer(c, systemParameters(s.system));
   const scheduler = buildScheduler(c, optimizer);
-  const result = trainSystem({
+  const result = await trainSystem({
     system: s.system,
     optimizer,
     scheduler,
@@ -58,13 +58,13 @@ function trainRun(c: TrainConfig, runDir: string, epochs: number, resumeFrom?: s
 test(
   'an interrupted and resumed run ends exactly where an uninterrupted one does (SADE, mixup)',
   { skip: !fmnistAvailable && 'Fashion-MNIST not installed' },
-  () => {
+  async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tailor-resume-'));
     try {
       const c = () => config('fmnist_lt_ir100_sade.json', (x) => (x.mixup = { alpha: 0.4 }));
-      const straight = trainRun(c(), join(dir, 'a'), 2);
-      trainRun(c(), join(dir, 'b'), 1);
-      const resumed = trainRun(c(), join(dir, 'b'), 2, join(dir, 'b', 'checkpoint-last.json'));
+      const straight = await trainRun(c(), join(dir, 'a'), 2);
+      await trainRun(c(), join(dir, 'b'), 1);
+      const resumed = await trainRun(c(), join(dir, 'b'), 2, join(dir, 'b', 'checkpoint-last.json'));
       assert.equal(resumed.result.history.length, 2);
       for (const [k, v] of Object.entries(straight.weights)) {
         assert.deepEqual(resumed.weights[k], v, `weight ${k} differs after resume`);
@@ -83,12 +83,12 @@ test(
 test(
   'PRL trains and the resumed run matches too',
   { skip: !fmnistAvailable && 'Fashion-MNIST not installed' },
-  () => {
+  async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tailor-prl-'));
     try {
-      const straight = trainRun(config('fmnist_lt_ir100_prl.json'), join(dir, 'a'), 2);
-      trainRun(config('fmnist_lt_ir100_prl.json'), join(dir, 'b'), 1);
-      const resumed = trainRun(
+      const straight = await trainRun(config('fmnist_lt_ir100_prl.json'), join(dir, 'a'), 2);
+      await trainRun(config('fmnist_lt_ir100_prl.json'), join(dir, 'b'), 1);
+      const resumed = await trainRun(
         config('fmnist_lt_ir100_prl.json'),
         join(dir, 'b'),
         2,
@@ -106,14 +106,14 @@ test(
 test(
   'a diverging run stops with a message naming the epoch and step',
   { skip: !fmnistAvailable && 'Fashion-MNIST not installed' },
-  () => {
+  async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tailor-nan-'));
     try {
       const c = config('fmnist_lt_ir100_sade.json', (x) => {
         x.optimizer.args = { ...x.optimizer.args, lr: 1e30 };
         delete x.lr_scheduler;
       });
-      assert.throws(
+      await assert.rejects(
         () => trainRun(c, dir, 2),
         (e: Error) => e instanceof NonFiniteLossError && /at epoch \d+, step \d+/.test(e.message),
       );

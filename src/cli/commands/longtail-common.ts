@@ -8,12 +8,15 @@ import {
   type LoadedRun,
 } from '../../longtail/runs.js';
 import { CliError } from '../errors.js';
+import { DataFormatError } from '../../longtail/data/types.js';
+import { ConfigError } from '../../longtail/config/config.js';
 
 export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
   try {
     return loadRunCore(path, options);
   } catch (error) {
-    if (error instanceof RunError) throw new CliError(error.message);
+    if (error instanceof RunError || error instanceof DataFormatError || error instanceof ConfigError)
+      throw new CliError(error.message);
     throw error;
   }
 }

@@ -38,14 +38,14 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const { loaded, system } = loadRunForEvaluation(values, HELP);
-  const results = evaluateSession(loaded.session, loaded.checkpoint, loaded.history);
+  const results = await evaluateSession(loaded.session, loaded.checkpoint, loaded.history);
   if (values.grid !== undefined) {
     const steps = Number(values.grid);
     if (!(Number.isInteger(steps) && steps >= 1 && steps <= 50))
       throw new CliError(`--grid needs an integer in 1..50, got '${values.grid}'`);
     if (!system.preference)
       throw new CliError('--grid applies to PRL checkpoints only (this run has no hypernetwork)');
-    const evaluator = PreferenceEvaluator.fromSession(loaded.session);
+    const evaluator = await PreferenceEvaluator.fromSession(loaded.session);
     results.controllability = evaluator.grid(steps);
     evaluator.dispose();
   }

@@ -48,7 +48,7 @@ export async function run(argv: string[]): Promise<number> {
     if (error instanceof ConfigError) throw new CliError(error.message);
     throw error;
   }
-  const { results } = runTestTime(loaded.session, { ...options, quiet: values.quiet || values.json });
+  const { results } = await runTestTime(loaded.session, { ...options, quiet: values.quiet || values.json });
   const group = (r: {
     top1: number | null;
     many: number | null;

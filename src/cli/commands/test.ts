@@ -26,7 +26,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const { loaded, system } = loadRunForEvaluation(values, HELP);
-  const p = testPredictions(loaded.session);
+  const p = await testPredictions(loaded.session);
   const u = uniformDetail(p, loaded.session.data.trainCounts);
   if (values.json) {
     console.log(

@@ -13,6 +13,7 @@ import { evaluateSession, writeResults } from '../../longtail/results.js';
 import { writeJsonAtomic } from '../../torch/fs.js';
 import { PreferenceEvaluator } from '../../longtail/prl/controllability.js';
 import { CliError } from '../errors.js';
+import { DataFormatError } from '../../longtail/data/types.js';
 import { distributionTable, groupsLine, resolveCheckpoint } from './longtail-common.js';
 import { writeLongtailReport } from '../../report/index.js';
 
@@ -103,20 +104,23 @@ export async function run(argv: string[]): Promise<number> {
     mkdirSync(runDir, { recursive: true });
     const session = buildSession(config, file, overrides);
     const d = session.data;
+    const what = d.lists
+      ? `${d.dataset} (${d.lists.train}, IR ${d.subset.imbalance.toFixed(1)} as listed, evaluated on ${d.lists.val} each epoch)`
+      : `${d.dataset}-LT (IR ${d.subset.imbalance}, ${d.subset.profile})`;
     console.error(
-      `tailor train: ${config.name} on ${d.dataset}-LT (IR ${d.subset.imbalance}, ${d.subset.profile}), ${d.train.labels.length} training images ` +
-        `(${d.trainCounts[0]} .. ${d.trainCounts[d.trainCounts.length - 1]} per class), ${session.model.experts.length} expert(s), ` +
+      `tailor train: ${config.name} on ${what}, ${d.train.labels.length} training images ` +
+        `(${Math.max(...d.trainCounts)} .. ${Math.min(...d.trainCounts)} per class), ${session.model.experts.length} expert(s), ` +
         `${session.model.numParameters()} parameters, ${threads} threads, seed ${seed}; run directory ${runDir}`,
     );
     writeJsonAtomic(`${runDir}/config.json`, config);
     const optimizer = buildOptimizer(config, systemParameters(session.system));
     const scheduler = buildScheduler(config, optimizer);
-    const result = trainSystem({
+    const result = await trainSystem({
       system: session.system,
       optimizer,
       scheduler,
       train: d.train,
-      test: d.test,
+      test: d.val,
       trainCounts: d.trainCounts,
       trainTransform: session.trainTransform,
       testTransform: session.testTransform,
@@ -132,9 +136,9 @@ export async function run(argv: string[]): Promise<number> {
       checkpointExtra: sessionRecord(session) as unknown as Record<string, unknown>,
       quiet: values.quiet ?? false,
     });
-    const results = evaluateSession(session, result.lastCheckpoint, result.history);
+    const results = await evaluateSession(session, result.lastCheckpoint, result.history);
     if ('hyper' in session.system) {
-      const evaluator = PreferenceEvaluator.fromSession(session);
+      const evaluator = await PreferenceEvaluator.fromSession(session);
       results.controllability = evaluator.grid(10);
       evaluator.dispose();
     }
@@ -147,7 +151,11 @@ export async function run(argv: string[]): Promise<number> {
     );
     return 0;
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof NonFiniteLossError)
+    if (
+      error instanceof ConfigError ||
+      error instanceof NonFiniteLossError ||
+      error instanceof DataFormatError
+    )
       throw new CliError(error.message);
     throw error;
   }

@@ -114,10 +114,35 @@ const imbalanceLoaderArgs: Record<string, Schema> = {
   test_per_class: int('use only this many test images per class', 1),
 };
 
+/** The image-list loaders (ImageNet-LT, Places-LT, iNaturalist 2018): a root and txt lists. */
+const imageListLoaderArgs: Record<string, Schema> = {
+  data_dir: required(str(undefined, 'image root; the list paths are relative to it')),
+  batch_size: int('batch size', 1),
+  shuffle: bool(),
+  num_workers: int('accepted for compatibility; images are decoded on libuv threads (UV_THREADPOOL_SIZE)'),
+  training: bool(),
+  balanced: bool('class-balanced sampling'),
+  retain_epoch_size: bool(),
+  train_txt: str(undefined, 'training list (absolute, relative to data_dir or to the working directory)'),
+  val_txt: str(undefined, 'list evaluated after every epoch (default: the test list if none is found)'),
+  eval_txt: str(undefined, 'same as val_txt (the name of the Places/iNaturalist loaders)'),
+  test_txt: str(undefined, 'test list'),
+  image_size: int('crop size of the transforms (224)', 1),
+  resize_size: int('decode size: Resize before CenterCrop at test time (256)', 1),
+  skip_missing: bool('drop list lines whose image is missing (with a warning) instead of failing'),
+  n_max: int('use at most this many training images per class (quick runs)', 1),
+  test_per_class: int('use only this many test images per class', 1),
+};
+
 export const DATA_LOADER_TYPES: Record<string, Schema> = {
   ImbalanceCIFAR100DataLoader: obj(imbalanceLoaderArgs),
   ImbalanceCIFAR10DataLoader: obj(imbalanceLoaderArgs),
   ImbalanceFashionMNISTDataLoader: obj(imbalanceLoaderArgs),
+  ImageNetLTDataLoader: obj(imageListLoaderArgs),
+  iNaturalistDataLoader: obj(imageListLoaderArgs),
+  // SADE's class name, and the longer spelling
+  Places_LT: obj(imageListLoaderArgs),
+  Places_LT_DataLoader: obj(imageListLoaderArgs),
 };
 
 export const OPTIMIZER_TYPES: Record<string, Schema> = {
@@ -187,6 +212,8 @@ const topLevel: Schema = obj(
     Solvers: obj({ name: str(), mu: num(), Z: num() }),
     lr_scheduler: typed(SCHEDULER_TYPES, true),
     add_extra_info: bool(),
+    // the reference configs list their metrics; accuracy and the shot groups are always reported
+    metrics: { kind: 'array', items: { kind: 'string' }, optional: true },
     mixup: obj({ alpha: required(num('Beta(alpha, alpha) mixing', { min: 0 })) }),
     prl: obj({
       variant: str(['paper', 'released'] as const),

@@ -234,10 +234,17 @@ export async function* iterateBatchesAsync(
   }
   const order = epochOrder(ds.labels, options);
   const chunks = batchIndices(order, options.batchSize, options.dropLast);
-  let pending = chunks.length > 0 ? ds.loadImages(chunks[0]!) : undefined;
+  // a consumer that stops early leaves the prefetched batch behind: its failure must not
+  // become an unhandled rejection (awaiting it still throws)
+  const load = (b: number): Promise<Uint8Array> => {
+    const p = ds.loadImages(chunks[b]!);
+    p.catch(() => undefined);
+    return p;
+  };
+  let pending = chunks.length > 0 ? load(0) : undefined;
   for (let b = 0; b < chunks.length; b++) {
     const images = await pending!;
-    pending = b + 1 < chunks.length ? ds.loadImages(chunks[b + 1]!) : undefined;
+    pending = b + 1 < chunks.length ? load(b + 1) : undefined;
     const rng = batchRng(options.seed ?? 0, options.epoch ?? 0, b);
     yield buildBatch(
       images,

@@ -20,14 +20,17 @@ export interface Normalization {
 }
 
 /** The statistics the references normalize with. */
-export const NORMALIZATION: Record<'cifar' | 'imagenet' | 'fmnist', Normalization> = {
+export const NORMALIZATION: Record<PipelineKind, Normalization> = {
   // SADE / BalPoE / PRL use the CIFAR-10 statistics for CIFAR-100 too
   cifar: { mean: [0.4914, 0.4822, 0.4465], std: [0.2023, 0.1994, 0.201] },
   imagenet: { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] },
   fmnist: { mean: [0.286], std: [0.353] },
+  // SADE's iNaturalist 2018 loader
+  inat: { mean: [0.466, 0.471, 0.38], std: [0.195, 0.194, 0.192] },
 };
 
-export type PipelineKind = 'cifar' | 'imagenet' | 'fmnist';
+/** 'inat' is the ImageNet pipeline with iNaturalist statistics and no color jitter (SADE). */
+export type PipelineKind = 'cifar' | 'imagenet' | 'fmnist' | 'inat';
 
 export interface TrainAugmentOptions {
   /** Random rotation range in degrees (BalPoE adds 15 for CIFAR); 0 = none. */
@@ -58,7 +61,7 @@ export function trainTransform(kind: PipelineKind, options: TrainAugmentOptions 
   } else {
     const size = options.size ?? 224;
     steps.push(randomResizedCrop(size), horizontalFlip());
-    const j = options.jitter ?? 0.4;
+    const j = options.jitter ?? (kind === 'inat' ? 0 : 0.4);
     if (j > 0) steps.push(colorJitter(j, j, j, 0));
   }
   steps.push(normalize(norm.mean, norm.std));
@@ -72,7 +75,8 @@ export function trainTransform(kind: PipelineKind, options: TrainAugmentOptions 
  */
 export function testTransform(kind: PipelineKind, size = 224): ImageTransform {
   const norm = NORMALIZATION[kind];
-  if (kind === 'imagenet') return compose(centerCrop(size), normalize(norm.mean, norm.std));
+  if (kind === 'imagenet' || kind === 'inat')
+    return compose(centerCrop(size), normalize(norm.mean, norm.std));
   return withFused(normalize(norm.mean, norm.std), { flipP: 0, ...norm });
 }
 

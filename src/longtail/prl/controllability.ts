@@ -6,9 +6,9 @@ import type { Tensor } from '../../torch/index.js';
 import { evaluateLogits } from '../metrics.js';
 import { evaluateDistributions, type Predictions } from '../evaluate.js';
 import type { PrlSystem } from './system.js';
+import { expertFeaturesOf } from '../expert-features.js';
 import {
   aggregateByPreference,
-  computeExpertFeatures,
   featuresTensor,
   logitsFromFeatures,
   type ExpertFeatures,
@@ -54,11 +54,11 @@ export class PreferenceEvaluator {
     this.features = torch.keep(featuresTensor(cached));
   }
 
-  static fromSession(session: Session): PreferenceEvaluator {
+  static async fromSession(session: Session): Promise<PreferenceEvaluator> {
     const system = session.system as PrlSystem;
     if (!('hyper' in system))
       throw new Error('this run is not a PRL model (no hypernetwork): preferences do not apply');
-    const f = computeExpertFeatures(system, session.data.test, session.testTransform);
+    const f = await expertFeaturesOf(system, session.data.test, session.testTransform);
     return new PreferenceEvaluator(system, f, session.data.trainCounts);
   }
 
