@@ -1,7 +1,8 @@
 #!/bin/sh
 # The main job of the README: set up (idempotent), then train PRL (the paper's method) and the
 # SADE baseline on Fashion-MNIST-LT IR100 with the same backbone and budget, evaluate both on the
-# eleven test distributions, run test-time training on the PRL model, and write the reports.
+# eleven test distributions, run test-time training on both (SADE aggregation; PRL aggregation,
+# preference search and the oracle prior) and write the reports.
 # The configs' budget: head class of 1,000 images (2,478 training images at IR 100), 300 test
 # images per class, 10 epochs. EPOCHS=N changes the length, FULL=1 uses all of Fashion-MNIST
 # (14,886 training images, the whole test set; several times longer). RUNS=DIR sets where the runs
@@ -24,8 +25,9 @@ resume_or_start() { # $1 config, $2 run directory: resumes an interrupted run, s
 }
 resume_or_start configs/fmnist_lt_ir100_prl.json "$RUNS/prl"
 resume_or_start configs/fmnist_lt_ir100_sade.json "$RUNS/sade"
-./bin/tailor test-time-train -c configs/fmnist_test_time.json -r "$RUNS/prl" --save
 ./bin/tailor test-all -r "$RUNS/sade" --save > /dev/null
+./bin/tailor test-time-train -c configs/fmnist_test_time.json -r "$RUNS/prl" --save
+./bin/tailor test-time-train -c configs/fmnist_test_time.json -r "$RUNS/sade" --save
 ./bin/tailor report --run "$RUNS/prl"
 ./bin/tailor report --run "$RUNS/sade"
 ./bin/tailor compare "$RUNS/prl" "$RUNS/sade"

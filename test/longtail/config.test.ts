@@ -99,7 +99,10 @@ test('test-time configs: defaults, invalid JSON with its position, unknown keys,
     assert.deepEqual(o.methods, ['aggregation', 'preference']);
     assert.equal(o.distributions.length, 11);
     assert.equal(o.epochs, 5);
-    assert.throws(() => loadTestTimeConfig(file, false), /method: 'both' needs a PRL checkpoint/);
+    assert.deepEqual(loadTestTimeConfig(file, false).methods, ['aggregation'], "'both' on SADE");
+    writeFileSync(file, JSON.stringify({ method: 'preference' }));
+    assert.throws(() => loadTestTimeConfig(file, false), /method: 'preference' needs a PRL checkpoint/);
+    writeFileSync(file, readFileSync(join(repoRoot, 'configs', 'fmnist_test_time.json')));
     writeFileSync(file, '{\n  "method": "aggregation",\n  "epochs" 3\n}');
     assert.throws(() => loadTestTimeConfig(file, false), /tt\.json:3:\d+: invalid JSON/);
     writeFileSync(file, JSON.stringify({ method: 'aggregation', min_wieght: 0.1 }));

@@ -70,12 +70,14 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
   const raw = readJsonFile(file);
   validate(schema, raw, file);
   const c = raw as Raw;
-  const method = c.method ?? (isPrl ? 'both' : 'aggregation');
-  if (method !== 'aggregation' && !isPrl) {
+  // 'both' means everything the checkpoint supports, so one config serves SADE and PRL runs alike;
+  // asking for the preference search alone on a model without a hypernetwork is a mistake.
+  const method = c.method ?? 'both';
+  if (method === 'preference' && !isPrl) {
     throw new ConfigError(
       file,
       'method',
-      `'${method}' needs a PRL checkpoint (a hypernetwork); use 'aggregation'`,
+      `'preference' needs a PRL checkpoint (a hypernetwork); use 'aggregation' or 'both'`,
     );
   }
   const opt = c.optimizer?.args ?? { lr: 0.025 };
@@ -91,7 +93,7 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
     minWeight: c.min_weight ?? 0.05,
     preferenceLr: c.preference_lr ?? 0.05,
     seed: c.seed ?? 0,
-    methods: method === 'both' ? ['aggregation', 'preference'] : [method],
+    methods: method === 'both' ? (isPrl ? ['aggregation', 'preference'] : ['aggregation']) : [method],
     distributions: c.distributions ?? TEST_DISTRIBUTIONS,
   };
 }
