@@ -8,7 +8,6 @@
 import * as torch from '../torch/index.js';
 import { optim, type Tensor } from '../torch/index.js';
 import { forEachBatch } from './data/source.js';
-import { expertFeaturesOf } from './expert-features.js';
 import { Rng } from '../torch/rng.js';
 import { TEST_DISTRIBUTIONS, testDistributionSubset } from './data/longtail.js';
 import { evaluateLogits } from './metrics.js';
@@ -18,6 +17,7 @@ import type { Session } from './session.js';
 import type { PrlSystem } from './prl/system.js';
 import {
   aggregateByPreference,
+  computeExpertFeatures,
   logitsFromFeatures,
   featuresTensor,
   type ExpertFeatures,
@@ -191,7 +191,7 @@ export async function runTestTime(
   const searchPreference = prl !== null && o.methods.includes('preference');
   const aggregate = o.methods.includes('aggregation');
   let features: ExpertFeatures | null = null;
-  if (searchPreference) features = await expertFeaturesOf(prl, session.data.test, session.testTransform);
+  if (searchPreference) features = await computeExpertFeatures(prl, session.data.test, session.testTransform);
 
   const tasks = o.distributions.map((name, index) => {
     const { rows, counts, predictions } = distributionRows(all, name, trainCounts);

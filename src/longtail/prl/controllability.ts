@@ -6,9 +6,9 @@ import type { Tensor } from '../../torch/index.js';
 import { evaluateLogits } from '../metrics.js';
 import { evaluateDistributions, type Predictions } from '../evaluate.js';
 import type { PrlSystem } from './system.js';
-import { expertFeaturesOf } from '../expert-features.js';
 import {
   aggregateByPreference,
+  computeExpertFeatures,
   featuresTensor,
   logitsFromFeatures,
   type ExpertFeatures,
@@ -58,7 +58,7 @@ export class PreferenceEvaluator {
     const system = session.system as PrlSystem;
     if (!('hyper' in system))
       throw new Error('this run is not a PRL model (no hypernetwork): preferences do not apply');
-    const f = await expertFeaturesOf(system, session.data.test, session.testTransform);
+    const f = await computeExpertFeatures(system, session.data.test, session.testTransform);
     return new PreferenceEvaluator(system, f, session.data.trainCounts);
   }
 

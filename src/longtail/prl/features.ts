@@ -3,9 +3,8 @@
 // controllability grid, the dashboard's simplex, test-time search) is scored from them.
 import * as torch from '../../torch/index.js';
 import type { Tensor } from '../../torch/index.js';
-import { iterateBatches } from '../data/batches.js';
+import { forEachBatch, type ImageSet } from '../data/source.js';
 import type { ImageTransform } from '../data/augment.js';
-import type { ImageDataset } from '../data/types.js';
 import type { PrlSystem } from './system.js';
 import type { GeneratedExperts } from './hypernet.js';
 import { NormedLinear } from '../models/heads.js';
@@ -19,12 +18,13 @@ export interface ExpertFeatures {
   labels: Int32Array;
 }
 
-export function computeExpertFeatures(
+/** Per-expert features of a whole set, in its order (image lists are decoded batch by batch). */
+export async function computeExpertFeatures(
   system: PrlSystem,
-  ds: ImageDataset,
+  ds: ImageSet,
   transform: ImageTransform,
   batchSize = 256,
-): ExpertFeatures {
+): Promise<ExpertFeatures> {
   const n = ds.labels.length;
   const experts = system.experts;
   const dim = system.model.featureDim;
@@ -32,8 +32,8 @@ export function computeExpertFeatures(
   const labels = new Int32Array(n);
   for (const m of Object.values(system.modules)) m.eval();
   let offset = 0;
-  torch.noGrad(() => {
-    for (const batch of iterateBatches(ds, { batchSize, sampler: 'sequential', transform })) {
+  await forEachBatch(ds, { batchSize, sampler: 'sequential', transform }, (batch) =>
+    torch.noGrad(() =>
       torch.tidy(() => {
         const x = torch.tensor(batch.x, { shape: [batch.n, ...batch.shape] });
         const f = system.model.expertFeatures(x).toFloat32Array();
@@ -41,9 +41,9 @@ export function computeExpertFeatures(
           data.set(f.subarray(e * batch.n * dim, (e + 1) * batch.n * dim), (e * n + offset) * dim);
         labels.set(batch.y, offset);
         offset += batch.n;
-      });
-    }
-  });
+      }),
+    ),
+  );
   return { experts, n, dim, data, labels };
 }
 
