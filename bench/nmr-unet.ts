@@ -49,11 +49,16 @@ for (const model of models) {
   const run = (): void => torch.noGrad(() => torch.tidy(() => void model.forward(x).toFloat32Array()));
   run(); // warm-up
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   for (let r = 0; r < reps; r++) run();
   const perSecond = batch / ((performance.now() - t0) / 1000 / reps);
+  // CPU seconds (all threads) per spectrum: on a shared machine a steadier measure of the work
+  // than wall time; with the machine to itself, wall time would be about this / threads.
+  const cpu = process.cpuUsage(cpu0);
+  const cpuPerSpectrum = (cpu.user + cpu.system) / 1e6 / (reps * batch);
   console.log(
     `tailor  U-Net ${channels.join('-')} k=${kernel} conv=${model.config.conv}: ${perSecond.toFixed(2)} spectra/s ` +
-      `(${(gflop * perSecond).toFixed(1)} GFLOP/s)`,
+      `(${(gflop * perSecond).toFixed(1)} GFLOP/s), ${cpuPerSpectrum.toFixed(2)} CPU s per spectrum`,
   );
 }
 if (values.torch) {
@@ -74,9 +79,10 @@ if (values.torch) {
   );
   if (r.status !== 0) console.log(`pytorch run failed: ${r.stderr}`);
   for (const line of r.stdout.trim().split('\n').filter(Boolean)) {
-    const j = JSON.parse(line) as { mode: string; spectra_per_s: number };
+    const j = JSON.parse(line) as { mode: string; spectra_per_s: number; cpu_s_per_spectrum: number };
     console.log(
-      `pytorch U-Net ${channels.join('-')} k=${kernel} conv=${j.mode}: ${j.spectra_per_s.toFixed(2)} spectra/s`,
+      `pytorch U-Net ${channels.join('-')} k=${kernel} conv=${j.mode}: ${j.spectra_per_s.toFixed(2)} spectra/s ` +
+        `(${(gflop * j.spectra_per_s).toFixed(1)} GFLOP/s), ${j.cpu_s_per_spectrum.toFixed(2)} CPU s per spectrum`,
     );
   }
 }
