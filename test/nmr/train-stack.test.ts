@@ -9,6 +9,7 @@ import { writeSyntheticDataset } from '../../src/nmr/data/generate.js';
 import { Dataset } from '../../src/nmr/data/dataset.js';
 import { resolveConfig } from '../../src/nmr/train/config.js';
 import { trainNmr } from '../../src/nmr/train/trainer.js';
+import { prepareSamples } from '../../src/nmr/train/data.js';
 import { loadDenoiser, modelDenoiser } from '../../src/nmr/model/denoise.js';
 import { evaluateDataset } from '../../src/nmr/eval/evaluate.js';
 import { run as denoise } from '../../src/cli/commands/nmr-denoise.js';
@@ -84,4 +85,25 @@ test('stack model: trains against the truth, evaluate scores it once per sample,
       e instanceof CliError && /denoises stacks of 3 levels; .* a single spectrum/.test(e.message),
   );
   model.dispose();
+});
+
+test("data.peakMask 'truth': the loss masks are the simulator's peak mask and its complement eroded by 2", () => {
+  const ds = new Dataset(data);
+  const base = resolveConfig({ data: { train: data, target: 'truth' } }, root).data;
+  const [estimate] = prepareSamples(ds, [0], base);
+  const [truth] = prepareSamples(ds, [0], { ...base, peakMask: 'truth' });
+  const mask = ds.sample(0).truthPeakMask;
+  ds.close();
+  assert.deepEqual(Array.from(truth!.peak), Array.from(mask));
+  for (let i = 0; i < mask.length; i++) {
+    // Baseline only where no true peak lies within 2 points.
+    let near = false;
+    for (let j = Math.max(0, i - 2); j <= Math.min(mask.length - 1, i + 2); j++) near ||= mask[j] === 1;
+    assert.equal(truth!.base[i], near ? 0 : 1, `point ${i}`);
+  }
+  assert.notDeepEqual(Array.from(estimate!.peak), Array.from(truth!.peak));
+  assert.throws(
+    () => resolveConfig({ data: { train: data, peakMask: 'both' } }, root),
+    /config\.data\.peakMask: expected one of estimate, truth/,
+  );
 });
