@@ -97,6 +97,20 @@ test('recOthers adds the peak-weighted L1 of the other levels to L_rec', () => {
   });
 });
 
+test('mse adds the peak-weighted squared error of level 0 to L_rec', () => {
+  torch.tidy(() => {
+    const target = torch.tensor([[0, 1, 1]]);
+    const y = torch.tensor([[[1, 1, 3]]]); // errors 1, 0, 2
+    const peak = torch.tensor([[0, 1, 1]]);
+    const base = torch.tensor([[1, 0, 0]]);
+    const w = { ...SEED_LOSS_WEIGHTS, deriv: 0, curv: 0, cons: 0, ratio: 0 };
+    const batch = { x: y, y, target, peak, base, levels: [0], T: 2 };
+    // L1: (1 * 1 + 6 * 0 + 6 * 2) / 3 = 13 / 3 ; squared: (1 * 1 + 0 + 6 * 4) / 3 = 25 / 3
+    assert.ok(Math.abs(totalLoss(batch, w).rec.item() - 13 / 3) < 1e-6);
+    assert.ok(Math.abs(totalLoss(batch, { ...w, mse: 2 }).rec.item() - (13 / 3 + 50 / 3)) < 1e-5);
+  });
+});
+
 test('T constraint: zero when the baseline residuals fall by exactly T per level, |log| otherwise', () => {
   torch.tidy(() => {
     const base = torch.tensor([[1, 1, 1, 1, 1, 1, 1, 1, 0, 0]]);

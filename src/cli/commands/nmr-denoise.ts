@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { CliError } from '../errors.js';
-import { loadDenoiser, denoiseSpectra } from '../../nmr/model/denoise.js';
+import { loadDenoiser, denoiseSpectra, denoiseStacks, isStackModel } from '../../nmr/model/denoise.js';
+import { preprocessStack } from '../../nmr/pipeline/preprocess.js';
 import { writeJcampSpectrum } from '../../nmr/model/jcamp-writer.js';
 import { readNmr } from '../../nmr/io/load.js';
 import { isBrukerDir } from '../../nmr/io/bruker.js';
@@ -21,7 +22,9 @@ Denoises real 1D spectra with a model trained by 'tailor nmr train' and writes, 
 DIR/<name>.denoised.csv (ppm, intensity) and DIR/<name>.denoised.jdx (JCAMP-DX, XYDATA in ppm).
 
 inputs (repeat --input): a CSV, JCAMP-DX or NMRPipe file, a Bruker experiment folder, a folder of
-such files, or a data set written by 'tailor nmr simulate' (each sample's level 0 is denoised).
+such files, or a data set written by 'tailor nmr simulate' (each sample's level 0 is denoised;
+a stack model, trained with model.inputLevels = K+1, takes each sample's aligned and rescaled
+K+1 levels and writes one spectrum in level-K units, so it needs such a data set).
 FIDs are Fourier transformed with their own parameters (line broadening, phase) first.
 
 options:
@@ -34,6 +37,8 @@ options:
 interface Item {
   name: string;
   spectrum: Spectrum;
+  /** All levels of a multi-SNR data set sample (level 0 first), for stack models. */
+  stack?: Float64Array[];
 }
 
 const KNOWN = new Set(['.csv', '.tsv', '.txt', '.jdx', '.dx', '.jcamp', '.fid', '.ft1', '.ft']);
@@ -59,6 +64,7 @@ function collect(path: string, prefer: 'raw' | 'processed'): Item[] {
       const { ppmFirst, ppmLast, sfMHz } = ds.manifest.axis;
       const items = Array.from({ length: ds.size }, (_, i) => ({
         name: `${basename(path)}-sample${String(i).padStart(4, '0')}`,
+        stack: ds.sample(i).spectra,
         spectrum: {
           real: ds.sample(i).spectra[0]!,
           ppmFirst,
@@ -126,11 +132,26 @@ export async function run(argv: string[]): Promise<number> {
     throw e;
   }
   mkdirSync(values.out, { recursive: true });
-  const t0 = Date.now();
-  const outputs = denoiseSpectra(
-    model,
-    items.map((it) => it.spectrum.real),
-  );
+  let outputs: Float64Array[];
+  let t0: number;
+  if (isStackModel(model)) {
+    const G = model.config.inputLevels;
+    const bad = items.find((it) => it.stack?.length !== G);
+    if (bad)
+      throw new CliError(
+        `--model ${values.model} denoises stacks of ${G} levels; ${bad.spectrum.source} is ${bad.stack ? `a sample of ${bad.stack.length} levels` : 'a single spectrum'} (give a data set written by 'tailor nmr simulate' with --levels ${G})`,
+      );
+    // The seed's preprocessing (alignment to level K, rescaling) is what the model was trained on.
+    const stacks = items.map((it) => preprocessStack(it.stack!).spectra);
+    t0 = Date.now();
+    outputs = denoiseStacks(model, stacks);
+  } else {
+    t0 = Date.now();
+    outputs = denoiseSpectra(
+      model,
+      items.map((it) => it.spectrum.real),
+    );
+  }
   const seconds = (Date.now() - t0) / 1000;
   const used = new Map<string, number>();
   items.forEach((it, i) => {

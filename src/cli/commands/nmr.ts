@@ -60,7 +60,7 @@ evaluate options:
   --validation F     fraction of samples used to tune Savitzky-Golay (default 0.2; not scored)
   --rescale M        huber (default), inverse, seed (the plan's formula) or none
   --local-align      also align locally in anchor-peak windows
-  --model FILE       score a trained model too (needs the U-Net; not available yet)
+  --model FILE       score a trained model too (a stack model is scored once per sample)
   --json             print the report as JSON ({"methods": {name: {energy_snr_db, peak_f1, ...}}})
 
 process options:
@@ -252,10 +252,11 @@ async function evaluate(argv: string[]): Promise<number> {
     return 0;
   }
   // Loaded only when asked for, so the other subcommands work without libtorch.
-  const extraMethods = values.model
+  const loaded = values.model
     ? await (async () => {
-        const { loadDenoiser, modelDenoiser } = await import('../../nmr/model/denoise.js');
-        return { model: modelDenoiser(loadDenoiser(values.model!)) };
+        const { loadDenoiser, modelDenoiser, isStackModel } = await import('../../nmr/model/denoise.js');
+        const model = loadDenoiser(values.model!);
+        return { extraMethods: { model: modelDenoiser(model) }, stack: isStackModel(model), model };
       })()
     : undefined;
   if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
@@ -279,8 +280,13 @@ async function evaluate(argv: string[]): Promise<number> {
         rescale: rescaleChoice === 'none' ? false : (rescaleChoice as RescaleMethod),
         align: { local: values['local-align'] },
       },
-      ...(extraMethods ? { extraMethods } : {}),
+      ...(loaded ? { extraMethods: loaded.extraMethods } : {}),
+      ...(loaded?.stack ? { stackMethods: ['model'] } : {}),
     };
+    if (loaded?.stack && loaded.model.config.inputLevels !== ds.manifest.levels)
+      throw new CliError(
+        `--model ${values.model}: the model takes stacks of ${loaded.model.config.inputLevels} levels, ${values.data} has ${ds.manifest.levels}`,
+      );
     if (values['max-samples'] !== undefined)
       options.maxSamples = int(values['max-samples'], 'max-samples', undefined, 2);
     if (values.validation !== undefined) options.validationFraction = num(values.validation, 'validation');

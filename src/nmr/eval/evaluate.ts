@@ -20,6 +20,8 @@ export type Denoiser = (input: Float64Array, pre: PreprocessResult, level: numbe
 export interface EvaluateOptions {
   methods?: BaselineName[];
   extraMethods?: Record<string, Denoiser>;
+  /** Names of extra methods that denoise the whole stack (scored once, like fusion). */
+  stackMethods?: string[];
   validationFraction?: number;
   maxSamples?: number;
   preprocess?: PreprocessOptions;
@@ -161,7 +163,7 @@ export function evaluateDataset(ds: Dataset, options: EvaluateOptions = {}): Eva
     tHat.push(pre.tHat);
     for (const name of names) {
       for (let k = 0; k < K1; k++) {
-        if (STACK_METHODS.has(name) && k > 0) break;
+        if ((STACK_METHODS.has(name) || options.stackMethods?.includes(name)) && k > 0) break;
         const input = pre.spectra[k]!;
         let out: Float64Array;
         switch (name) {

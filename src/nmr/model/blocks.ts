@@ -1,6 +1,46 @@
 // Building blocks of the 1D U-Net of seed section 4.1: a residual block (dilated Conv1d k = 9,
 // GroupNorm, GELU, identity or 1x1 shortcut) and squeeze-and-excitation channel attention.
-import { Tensor, nn, tidy } from '../../torch/index.js';
+import { Tensor, nn, tidy, aten } from '../../torch/index.js';
+
+/**
+ * How a dilated convolution is computed. 'direct': one aten.conv1d with dilation d. 'polyphase':
+ * the same result from a dilation-1 convolution over the d interleaved subsequences x[p::d] (see
+ * polyphaseConv1d), for builds whose CPU dilated path is the slow im2col kernel
+ * (slow_conv_dilated). With this libtorch 1.13 (float32, large inputs) both go to mkldnn and run
+ * at the same speed (bench/nmr-unet.ts), so 'direct' is the default.
+ */
+export type DilatedConvMode = 'polyphase' | 'direct';
+
+/**
+ * conv1d(x, weight, bias, stride 1, padding = d (k - 1) / 2, dilation d) for odd k, computed as a
+ * dilation-1 convolution: output point i = p + d j (phase p = i mod d) only reads inputs of the
+ * same phase, x[p + d (j + t)], so phase p is an ordinary convolution of the subsequence x[p::d]
+ * with padding (k - 1) / 2. The d phases are stacked into the batch ([N, C, L] -> [N d, C, L/d]),
+ * convolved once, and interleaved back. A length that d does not divide is zero-padded on the
+ * right first: the 'same' convolution reads zeros there anyway, so the kept outputs are unchanged.
+ */
+export function polyphaseConv1d(x: Tensor, weight: Tensor, bias: Tensor | null, dilation: number): Tensor {
+  const k = weight.shape[2]!;
+  if (k % 2 !== 1) throw new RangeError(`polyphaseConv1d: kernel must be odd, got ${k}`);
+  const half = (k - 1) / 2;
+  if (dilation === 1) return aten.conv1d(x, weight, bias, [1], [half], [1], 1);
+  return tidy(() => {
+    const [n, c, length] = x.shape as [number, number, number];
+    const m = Math.ceil(length / dilation);
+    const padded = m * dilation === length ? x : nn.functional.pad(x, [0, m * dilation - length]);
+    // [N, C, m, d] -> [N, d, C, m] -> [N d, C, m]: row (b, p) holds x[b, :, p::d].
+    const phases = padded
+      .reshape(n, c, m, dilation)
+      .permute(0, 3, 1, 2)
+      .reshape(n * dilation, c, m);
+    const y = aten.conv1d(phases, weight, bias, [1], [half], [1], 1);
+    const out = y
+      .reshape(n, dilation, y.shape[1]!, m)
+      .permute(0, 2, 3, 1)
+      .reshape(n, y.shape[1]!, m * dilation);
+    return m * dilation === length ? out : out.narrow(2, 0, length);
+  });
+}
 
 /** GroupNorm with the largest group count <= wanted that divides the channels (8 for 64..256). */
 export function groupNorm(channels: number, wanted: number): nn.GroupNorm {
@@ -38,6 +78,8 @@ export interface ResBlockOptions {
   dilation: number;
   groups: number;
   se?: { reduction: number } | null;
+  /** How the dilated convolution is computed (default 'direct'; both give the same output). */
+  conv?: DilatedConvMode;
 }
 
 /**
@@ -51,9 +93,13 @@ export class ResBlock1d extends nn.Module {
   readonly act: nn.GELU;
   readonly se: SqueezeExcite1d | null;
   readonly shortcut: nn.Conv1d | null;
+  readonly dilation: number;
+  readonly convMode: DilatedConvMode;
 
   constructor(inChannels: number, outChannels: number, options: ResBlockOptions) {
     super();
+    this.dilation = options.dilation;
+    this.convMode = options.conv ?? 'direct';
     if (options.kernel % 2 !== 1)
       throw new RangeError(`ResBlock1d: kernel must be odd, got ${options.kernel}`);
     const padding = (options.dilation * (options.kernel - 1)) / 2;
@@ -74,7 +120,11 @@ export class ResBlock1d extends nn.Module {
 
   forward(x: Tensor): Tensor {
     return tidy(() => {
-      let h = this.act.forward(this.norm.forward(this.conv.forward(x)));
+      const conv =
+        this.convMode === 'polyphase'
+          ? polyphaseConv1d(x, this.conv.weight, this.conv.bias, this.dilation)
+          : this.conv.forward(x);
+      let h = this.act.forward(this.norm.forward(conv));
       if (this.se) h = this.se.forward(h);
       const skip = this.shortcut ? this.shortcut.forward(x) : x;
       return h.add(skip);

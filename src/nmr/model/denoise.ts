@@ -63,7 +63,48 @@ export function denoiseSpectra(model: UNet1d, spectra: ArrayLike<number>[], batc
   return out;
 }
 
-/** The model as an evaluation method: applied to each (aligned, rescaled) input level. */
+/**
+ * Denoises aligned, rescaled stacks ([K+1][L] each, level 0 first, one length per stack) with a
+ * stack model (inputLevels = K + 1); returns one float64 spectrum per stack.
+ */
+export function denoiseStacks(model: UNet1d, stacks: ArrayLike<number>[][], batch = 8): Float64Array[] {
+  const G = model.config.inputLevels;
+  const out: Float64Array[] = [];
+  model.eval();
+  let i = 0;
+  while (i < stacks.length) {
+    const L = stacks[i]![0]!.length;
+    let j = i;
+    while (j < stacks.length && j - i < batch && stacks[j]![0]!.length === L) j++;
+    const data = new Float32Array((j - i) * G * L);
+    for (let k = i; k < j; k++) {
+      const stack = stacks[k]!;
+      if (stack.length !== G || stack.some((x) => x.length !== L))
+        throw new RangeError(
+          `denoiseStacks: the model takes ${G} levels of one length; stack ${k} has ${stack.length} levels of lengths ${stack.map((x) => x.length).join(', ')}`,
+        );
+      stack.forEach((x, g) => data.set(Float32Array.from(x), ((k - i) * G + g) * L));
+    }
+    const result = torch.noGrad(() =>
+      torch.tidy(() => model.forward(torch.tensor(data, { shape: [j - i, G, L] })).toFloat32Array()),
+    );
+    for (let k = i; k < j; k++) out.push(Float64Array.from(result.subarray((k - i) * L, (k - i + 1) * L)));
+    i = j;
+  }
+  return out;
+}
+
+/** Whether the model denoises a whole multi-SNR stack (scored once per sample) or one spectrum. */
+export function isStackModel(model: UNet1d): boolean {
+  return model.config.inputLevels > 1;
+}
+
+/**
+ * The model as an evaluation method: a single-spectrum model is applied to each (aligned,
+ * rescaled) input level; a stack model to the whole preprocessed stack (pass its name in
+ * EvaluateOptions.stackMethods so that it is scored once, as level 0).
+ */
 export function modelDenoiser(model: UNet1d): Denoiser {
+  if (isStackModel(model)) return (_input, pre) => denoiseStacks(model, [pre.spectra])[0]!;
   return (input) => denoiseSpectra(model, [input])[0]!;
 }

@@ -1,14 +1,17 @@
-// The residual 1D U-Net of seed section 4.1 (frequency domain, real part): R^L -> R^L.
-//   stem Conv1d(1 -> c0, k) ; encoder level i: [Conv1d stride-2 down (c_{i-1} -> c_i) for i > 0]
+// The residual 1D U-Net of seed section 4.1 (frequency domain, real part): R^L -> R^L, or, with
+// inputLevels = K + 1, R^{(K+1) x L} -> R^L (the aligned, rescaled multi-SNR stack as channels).
+//   stem Conv1d(inputLevels -> c0, k) ; encoder level i: [Conv1d stride-2 down (c_{i-1} -> c_i) for i > 0]
 //   + ResBlock(c_i, dilation d_i) ; the last level is the bottleneck ; decoder level i (from the
 //   deepest up): ConvTranspose1d x2 up (c_{i+1} -> c_i), concat with the encoder's level-i
 //   features, 1x1 fuse (2 c_i -> c_i), ResBlock(c_i, d_i) ; head Conv1d(c0 -> 1, k = 1), linear
-//   or tanh, added to the input (short residual: the network predicts minus the noise).
+//   or tanh, added to the input (short residual: the network predicts minus the noise). With a
+//   stack input the short residual adds a learned per-level mix of the inputs instead, started
+//   at inverse-variance weights for T = 2 (so the untrained network is the fusion baseline).
 // Defaults: 4 levels, 64-128-256-256 channels, dilations 1/2/4/8, k = 9, GroupNorm(8), GELU,
 // SE attention at the bottleneck and the shallowest decoder level: about 2.7 M parameters.
 import * as torch from '../../torch/index.js';
 import { Tensor, nn, tidy, aten } from '../../torch/index.js';
-import { ResBlock1d } from './blocks.js';
+import { ResBlock1d, type DilatedConvMode } from './blocks.js';
 
 export type SePlacement = 'none' | 'bottleneck' | 'bottleneck+shallow';
 
@@ -31,6 +34,15 @@ export interface UNetConfig {
    * network sees spectra of any normalization on one scale; 'none': use values as given.
    */
   inputNorm: 'max' | 'none';
+  /** How dilated convolutions are computed: 'direct' (the default) or 'polyphase' (same output). */
+  conv: DilatedConvMode;
+  /**
+   * Spectra per input: 1 = one spectrum (the seed's f(x^(0))); K + 1 = the whole aligned and
+   * rescaled stack, level 0 (lowest SNR) first, denoised into one output. A single-spectrum
+   * model cannot use the other levels at test time, so it can at best match what fusing them
+   * gives; the stack model starts from the fusion and removes what noise is left.
+   */
+  inputLevels: number;
 }
 
 export const DEFAULT_UNET: UNetConfig = {
@@ -43,6 +55,8 @@ export const DEFAULT_UNET: UNetConfig = {
   seReduction: 16,
   head: 'linear',
   inputNorm: 'max',
+  conv: 'direct',
+  inputLevels: 1,
 };
 
 /** Checks a (possibly partial, user-given) configuration; errors name the field. */
@@ -75,7 +89,34 @@ export function resolveUNetConfig(partial: Partial<UNetConfig> = {}, where = 'mo
     throw new RangeError(`${where}.head: expected linear or tanh, got ${String(c.head)}`);
   if (c.inputNorm !== 'max' && c.inputNorm !== 'none')
     throw new RangeError(`${where}.inputNorm: expected max or none, got ${String(c.inputNorm)}`);
+  if (!Number.isInteger(c.inputLevels) || c.inputLevels < 1)
+    throw new RangeError(`${where}.inputLevels: expected a positive integer, got ${String(c.inputLevels)}`);
+  if (c.conv !== 'polyphase' && c.conv !== 'direct')
+    throw new RangeError(`${where}.conv: expected polyphase or direct, got ${String(c.conv)}`);
   return c;
+}
+
+/**
+ * Multiply-adds x 2 of one forward pass over a spectrum of length points (convolutions, transposed
+ * convolutions and 1x1 layers; norms, activations and SE are a few per value and left out). It
+ * says how fast a network can be at best on a machine of known FLOP/s.
+ */
+export function unetFlops(config: UNetConfig, points: number): number {
+  const ch = config.channels;
+  const k = config.kernel;
+  let macs = points * config.inputLevels * ch[0]! * k; // stem
+  for (let i = 0; i < ch.length; i++) {
+    const len = points / 2 ** i;
+    macs += len * ch[i]! * ch[i]! * k; // encoder block
+    if (i > 0) macs += len * ch[i - 1]! * ch[i]! * 2; // stride-2 down, k = 2
+    if (i < ch.length - 1) {
+      macs += len * ch[i]! * ch[i]! * k; // decoder block
+      macs += len * ch[i + 1]! * ch[i]!; // transposed conv x2 up (k = 2 over len / 2 inputs)
+      macs += len * 2 * ch[i]! * ch[i]!; // 1x1 fuse
+    }
+  }
+  macs += points * ch[0]!; // head
+  return 2 * macs;
 }
 
 /** nn.ConvTranspose1d (weight [in, out, k]) with PyTorch's default initialization. */
@@ -114,6 +155,8 @@ export class UNet1d extends nn.Module {
   readonly fuse: nn.ModuleList<nn.Conv1d>;
   readonly decoder: nn.ModuleList<ResBlock1d>;
   readonly head: nn.Conv1d;
+  /** Stack input only: the learned mix of the input levels the head's correction is added to. */
+  readonly mix: nn.Conv1d | null;
 
   constructor(partial: Partial<UNetConfig> = {}) {
     super();
@@ -128,10 +171,11 @@ export class UNet1d extends nn.Module {
         dilation: c.dilations[i]!,
         groups: c.norm === 'layer' ? 1 : c.groups,
         se: withSe ? se : null,
+        conv: c.conv,
       });
     this.stem = this.registerModule(
       'stem',
-      new nn.Conv1d(1, ch[0]!, c.kernel, { padding: (c.kernel - 1) / 2 }),
+      new nn.Conv1d(c.inputLevels, ch[0]!, c.kernel, { padding: (c.kernel - 1) / 2 }),
     );
     this.down = this.registerModule(
       'down',
@@ -161,6 +205,19 @@ export class UNet1d extends nn.Module {
       this.head.weight.zero_();
       this.head.bias!.zero_();
     });
+    this.mix = null;
+    if (c.inputLevels > 1) {
+      this.mix = this.registerModule('mix', new nn.Conv1d(c.inputLevels, 1, 1, { bias: false }));
+      // Inverse-variance weights for T = 2 (sigma_k ~ 2^-k, weight ~ 4^k), summing to 1.
+      const w = Array.from({ length: c.inputLevels }, (_, k) => 4 ** k);
+      const total = w.reduce((a, b) => a + b, 0);
+      const init = torch.tensor(
+        Float32Array.from(w, (v) => v / total),
+        { shape: [1, c.inputLevels, 1] },
+      );
+      torch.noGrad(() => this.mix!.weight.copy_(init));
+      init.dispose();
+    }
   }
 
   /** Lengths must be multiples of this (forward pads by edge replication otherwise). */
@@ -168,12 +225,20 @@ export class UNet1d extends nn.Module {
     return 2 ** (this.config.channels.length - 1);
   }
 
-  /** [N, L] or [N, 1, L] spectra -> denoised spectra of the same shape. */
+  /**
+   * [N, L] or [N, 1, L] spectra -> denoised spectra of the same shape; a stack model takes
+   * [N, K+1, L] (level 0 first) and returns [N, 1, L].
+   */
   forward(input: Tensor): Tensor {
     return tidy(() => {
-      const flat = input.ndim === 2;
-      if (!flat && !(input.ndim === 3 && input.shape[1] === 1))
-        throw new RangeError(`UNet1d: expected [N, L] or [N, 1, L], got [${input.shape}]`);
+      const levels = this.config.inputLevels;
+      const flat = input.ndim === 2 && levels === 1;
+      if (!flat && !(input.ndim === 3 && input.shape[1] === levels))
+        throw new RangeError(
+          levels === 1
+            ? `UNet1d: expected [N, L] or [N, 1, L], got [${input.shape}]`
+            : `UNet1d: this model takes stacks of ${levels} levels, [N, ${levels}, L]; got [${input.shape}]`,
+        );
       let x = flat ? input.unsqueeze(1) : input;
       const length = x.shape[2]!;
       const m = this.lengthMultiple;
@@ -182,7 +247,9 @@ export class UNet1d extends nn.Module {
       let scale: Tensor | null = null;
       if (this.config.inputNorm === 'max') {
         // Detached: the scale is a fixed property of the input, not something to learn through.
-        scale = x.detach().abs().amax(2, true).clamp(1e-12);
+        // A stack is scaled by its last (highest-SNR) level, whose maximum noise moves least.
+        const ref = levels > 1 ? x.narrow(1, levels - 1, 1) : x;
+        scale = ref.detach().abs().amax(2, true).clamp(1e-12);
         x = x.div(scale);
       }
       const n = this.config.channels.length;
@@ -199,7 +266,7 @@ export class UNet1d extends nn.Module {
       }
       let correction = this.head.forward(h);
       if (this.config.head === 'tanh') correction = correction.tanh();
-      let out = x.add(correction);
+      let out = (this.mix ? this.mix.forward(x) : x).add(correction);
       if (scale) out = out.mul(scale);
       if (padded !== length) out = out.narrow(2, 0, length);
       return flat ? out.squeeze(1) : out;

@@ -18,6 +18,12 @@ export interface DataConfig {
   crop: number;
   /** Supervised target: the SNR-weighted pseudo ground truth (seed 3.1), level K only, or the simulator's truth. */
   target: TargetKind;
+  /**
+   * Peak mask of the loss weighting and baseline terms: the pipeline's estimate from the stack
+   * (seed 2.3), or, for synthetic data, the simulator's true peak mask (its complement eroded by
+   * 2 points is the baseline), which also covers weak peaks the estimate misses.
+   */
+  peakMask: 'estimate' | 'truth';
   /** Section 2.2 rescaling method, or 'none' (ablation). */
   rescale: 'huber' | 'inverse' | 'seed' | 'none';
   localAlign: boolean;
@@ -76,6 +82,7 @@ export const DEFAULT_CONFIG: Omit<NmrTrainConfig, 'data' | 'out'> & { data: Omit
     maxSamples: null,
     crop: 2048,
     target: 'pseudo',
+    peakMask: 'estimate',
     rescale: 'huber',
     localAlign: false,
     fusion: { scheme: 'snr', gamma: 1, wMax: 0.7 },
@@ -226,7 +233,19 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
     const dataRaw = section(raw, 'data', 'config');
     checkKeys(
       dataRaw,
-      ['train', 'val', 'valFraction', 'maxSamples', 'crop', 'target', 'rescale', 'localAlign', 'fusion', 'T'],
+      [
+        'train',
+        'val',
+        'valFraction',
+        'maxSamples',
+        'crop',
+        'target',
+        'peakMask',
+        'rescale',
+        'localAlign',
+        'fusion',
+        'T',
+      ],
       'config.data',
     );
     const fusionRaw = section(dataRaw, 'fusion', 'config.data');
@@ -249,6 +268,7 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
           : int(dataRaw, 'maxSamples', 0, 'config.data', 1),
       crop,
       target: oneOf(dataRaw, 'target', d.data.target, ['pseudo', 'last', 'truth'] as const, 'config.data'),
+      peakMask: oneOf(dataRaw, 'peakMask', d.data.peakMask, ['estimate', 'truth'] as const, 'config.data'),
       rescale: oneOf(
         dataRaw,
         'rescale',

@@ -7,6 +7,7 @@ import type { Rng } from '../../torch/rng.js';
 import { Dataset } from '../data/dataset.js';
 import { preprocessStack, type PreprocessOptions } from '../pipeline/preprocess.js';
 import { fusionWeights, weightedFusion } from '../pipeline/fusion.js';
+import { erode } from '../pipeline/masks.js';
 import type { DataConfig } from './config.js';
 
 export interface PreparedSample {
@@ -63,12 +64,31 @@ export function prepareSamples(ds: Dataset, indices: number[], cfg: DataConfig):
       index: i,
       levels: pre.spectra.map((x) => f32(x)),
       target: f32(target),
-      peak: Float32Array.from(pre.masks.peak),
-      base: Float32Array.from(pre.masks.baseline),
+      ...masks(record.truthPeakMask, pre.masks, cfg.peakMask),
       truth: record.truth.length ? f32(record.truth, scaleK * unit) : null,
       T,
     };
   });
+}
+
+/** The loss masks: the pipeline's estimate, or the true peak mask and its eroded complement. */
+function masks(
+  truthPeak: Uint8Array,
+  estimate: { peak: ArrayLike<number>; baseline: ArrayLike<number> },
+  kind: DataConfig['peakMask'],
+): { peak: Float32Array; base: Float32Array } {
+  if (kind === 'estimate')
+    return { peak: Float32Array.from(estimate.peak), base: Float32Array.from(estimate.baseline) };
+  if (truthPeak.length === 0) throw new Error('data.peakMask "truth": the data set has no true peak mask');
+  return {
+    peak: Float32Array.from(truthPeak),
+    base: Float32Array.from(
+      erode(
+        truthPeak.map((v) => (v ? 0 : 1)),
+        2,
+      ),
+    ),
+  };
 }
 
 export interface Batch {

@@ -141,6 +141,14 @@ export interface LossWeights {
    * network inputs of every SNR, so that it does not over-smooth high-SNR spectra.
    */
   recOthers: number;
+  /**
+   * Weight of a peak-weighted squared error of level 0, mean(W (y0 - s_hat)^2), added to L_rec
+   * (default 0, not in the seed). The L1 optimum for a peak the input barely shows is the median
+   * guess, often zero, so L1 alone shrinks weak peaks and integrals; the squared error is
+   * minimized by the mean and keeps them. Values are in units of the target's maximum, so a
+   * weight near 1 / (typical error) balances it with the L1 term (e.g. 100).
+   */
+  mse: number;
 }
 
 export const SEED_LOSS_WEIGHTS: LossWeights = {
@@ -151,6 +159,7 @@ export const SEED_LOSS_WEIGHTS: LossWeights = {
   cons: 0.5,
   ratio: 0.2,
   recOthers: 0,
+  mse: 0,
 };
 
 export interface LossParts {
@@ -176,7 +185,8 @@ export interface LossBatch {
 
 /**
  * Section 5.4: L = L_rec + l1 L_deriv + l2 L_curv + l3 L_cons + l4 L_T. The supervised terms use
- * group 0 (level 0; L_rec also the other groups with weight recOthers); consistency and the T constraint use the groups from consFrom on. Terms whose weight is
+ * group 0 (level 0; L_rec also the other groups with weight recOthers, and the squared error
+ * with weight mse); consistency and the T constraint use the groups from consFrom on. Terms whose weight is
  * 0 are not computed (they are reported as 0).
  */
 export function totalLoss(batch: LossBatch, w: LossWeights): LossParts {
@@ -193,6 +203,10 @@ export function totalLoss(batch: LossBatch, w: LossWeights): LossParts {
         .unsqueeze(1);
       const term = weight.mul(others.sub(batch.target.unsqueeze(1)).abs()).mean();
       rec = rec.add(term.mul(w.recOthers));
+    }
+    if ((w.mse ?? 0) !== 0) {
+      const weight = batch.peak.mul(w.peakWeight - w.baseWeight).add(w.baseWeight);
+      rec = rec.add(weight.mul(y0.sub(batch.target).square()).mean().mul(w.mse));
     }
     const deriv = w.deriv !== 0 ? derivativeL1(y0, batch.target) : zeros([]);
     const curv = w.curv !== 0 ? baselineCurvature(y0, batch.base) : zeros([]);

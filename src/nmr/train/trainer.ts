@@ -113,13 +113,16 @@ export function validate(
     const L = group[0]!.target.length;
     torch.noGrad(() =>
       torch.tidy(() => {
+        const stackLevels = model.config.inputLevels;
         const b = makeBatch(
           group,
-          [0],
+          Array.from({ length: stackLevels }, (_, k) => k),
           group.map(() => 0),
           L,
         );
-        const y = model.forward(b.x.reshape(group.length, L));
+        const y = model
+          .forward(stackLevels > 1 ? b.x : b.x.reshape(group.length, L))
+          .reshape(group.length, L);
         rec += peakWeightedL1(y, b.target, b.peak, peakWeight).item() * group.length;
         const out = y.toFloat32Array();
         group.forEach((s, j) => {
@@ -197,11 +200,21 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
       `(windows of ${crop}), prepared in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
 
+  // A stack model takes every level as input channels and gives one output per sample: the
+  // supervised terms apply to it; consistency and the T constraint compare outputs of separate
+  // levels, which a stack model does not produce, so they are left out (logged below).
+  const stackModel = cfg.model.inputLevels > 1;
+  if (stackModel && cfg.model.inputLevels !== K + 1)
+    throw new Error(
+      `config.model.inputLevels: ${cfg.model.inputLevels}, but ${cfg.data.train} has K+1 = ${K + 1} levels per sample`,
+    );
   const model = new UNet1d(cfg.model);
   const parameters = parameterSummary(model).total;
   log(
     `model: residual 1D U-Net, channels ${cfg.model.channels.join('-')}, ${parameters.toLocaleString('en-US')} parameters`,
   );
+  if (stackModel)
+    log(`stack input: the model sees all ${K + 1} levels; consistency and T-constraint weights are not used`);
   const optimizer = new torch.optim.AdamW(model.parameters(), {
     lr: cfg.optim.lr,
     weightDecay: cfg.optim.weightDecay,
@@ -259,13 +272,29 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
       for (let b = 0; b < Math.min(cfg.batchSamples, trainSet.length); b++)
         picked.push(trainSet[order[(step * cfg.batchSamples + b) % order.length]!]!);
       const starts = picked.map(() => rng.int(L - crop + 1));
-      const levels = usesOtherLevels ? drawLevels(K, stage.cfg.extraLevels, minLevel, rng) : [0];
+      const levels = stackModel
+        ? Array.from({ length: K + 1 }, (_, k) => k)
+        : usesOtherLevels
+          ? drawLevels(K, stage.cfg.extraLevels, minLevel, rng)
+          : [0];
       const values = torch.tidy(() => {
         const batch = makeBatch(picked, levels, starts, crop);
         const B = picked.length;
         const G = levels.length;
-        const y = model.forward(batch.x.reshape(B * G, crop)).reshape(B, G, crop);
-        const parts = totalLoss({ ...batch, y, consFrom: minLevel === 0 ? 0 : 1 }, weights);
+        const parts = stackModel
+          ? totalLoss(
+              // One output group (level 0's slot), scored against the target like a level-0 output.
+              { ...batch, x: batch.x.narrow(1, 0, 1), y: model.forward(batch.x), levels: [0] },
+              weights,
+            )
+          : totalLoss(
+              {
+                ...batch,
+                y: model.forward(batch.x.reshape(B * G, crop)).reshape(B, G, crop),
+                consFrom: minLevel === 0 ? 0 : 1,
+              },
+              weights,
+            );
         const v = {
           loss: parts.total.item(),
           rec: parts.rec.item(),
