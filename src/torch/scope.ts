@@ -32,7 +32,7 @@ function protect(tensor: Tracked): void {
 // registered when it fills or when the current task's synchronous code ends, skipping the
 // tensors disposed by then. A forgotten tensor is thus collectable a little later, never leaked.
 let pending: Tracked[] = [];
-const pendingLimit = 1024;
+const pendingLimit = 256;
 
 function protectPending(): void {
   const batch = pending;
