@@ -33,11 +33,17 @@ function protect(tensor: Tracked): void {
 // tensors disposed by then. A forgotten tensor is thus collectable a little later, never leaked.
 let pending: Tracked[] = [];
 const pendingLimit = 256;
+let flushQueued = false;
 
 function protectPending(): void {
   const batch = pending;
   pending = [];
   for (const t of batch) protect(t);
+}
+
+function flushAtTaskEnd(): void {
+  flushQueued = false;
+  protectPending();
 }
 
 /**
@@ -50,8 +56,12 @@ export function track(tensor: Tracked): void {
     scope.add(tensor);
     return;
   }
-  if (pending.length === 0) queueMicrotask(protectPending);
-  else if (pending.length >= pendingLimit) protectPending();
+  if (!flushQueued) {
+    flushQueued = true;
+    queueMicrotask(flushAtTaskEnd);
+  } else if (pending.length >= pendingLimit) {
+    protectPending();
+  }
   pending.push(tensor);
 }
 
