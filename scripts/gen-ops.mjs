@@ -169,10 +169,10 @@ for (const entry of wanted) {
   const inPlace = /^Tensor\(a!\)$/.test(ret) && /Tensor\(a!\) self/.test(schema);
   if (inPlace) {
     // In-place operators return self: hand back the caller's Tensor instead of a new handle.
-    out.push(`  native.call(${idVar}, [${callArgs}], true);`);
+    out.push(`  native.callVoid(${idVar}, ${callArgs});`);
     out.push('  return self_;');
-  } else if (r.ts === 'void') out.push(`  native.call(${idVar}, [${callArgs}], true);`);
-  else out.push(`  ${r.wrap(`native.call(${idVar}, [${callArgs}])`)}`);
+  } else if (r.ts === 'void') out.push(`  native.callVoid(${idVar}, ${callArgs});`);
+  else out.push(`  ${r.wrap(`native.call(${idVar}, ${callArgs})`)}`);
   out.push('}');
   out.push('');
 }

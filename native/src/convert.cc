@@ -35,6 +35,8 @@ double toFloat64(const Napi::Value& v, const c10::Argument& argument) {
   mismatch(argument, "a number");
 }
 
+}  // namespace
+
 c10::Scalar toScalar(const Napi::Value& v, const c10::Argument& argument) {
   if (v.IsBoolean()) return c10::Scalar(v.As<Napi::Boolean>().Value());
   if (v.IsBigInt()) {
@@ -56,6 +58,8 @@ c10::Scalar toScalar(const Napi::Value& v, const c10::Argument& argument) {
   }
   mismatch(argument, "a number or boolean");
 }
+
+namespace {
 
 std::vector<int64_t> toIntList(const Napi::Value& v, const c10::Argument& argument) {
   if (v.IsNumber() || v.IsBigInt()) {

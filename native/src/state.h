@@ -6,9 +6,32 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <string>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 namespace tailor {
+
+// The unboxed signatures of the common small operators (elementwise arithmetic, unary maths,
+// comparisons, their in-place forms). A call through the boxed dispatcher boxes every argument
+// into an IValue stack and unboxes it again in the kernel wrapper; for a 1-element tensor that
+// is a large share of the op's cost, so operators whose schema is one of these are called typed.
+using CT = const at::Tensor&;
+using CS = const at::Scalar&;
+using MT = at::Tensor&;
+template <typename Sig>
+using Typed = c10::TypedOperatorHandle<Sig>;
+using FastCall = std::variant<std::monostate, Typed<at::Tensor(CT)>, Typed<at::Tensor(CT, CT)>,
+                              Typed<at::Tensor(CT, CS)>, Typed<at::Tensor(CT, CT, CS)>,
+                              Typed<at::Tensor(CT, CS, CS)>, Typed<MT(MT, CT)>, Typed<MT(MT, CS)>,
+                              Typed<MT(MT, CT, CS)>>;
+
+// A resolved operator: its handle, and (when its signature allows) the typed fast path with the
+// schema defaults of its Scalar arguments, looked up once here instead of on every call.
+struct Op {
+  c10::OperatorHandle handle;
+  FastCall fast;
+  std::vector<c10::optional<c10::Scalar>> scalarDefaults;
+};
 
 // Tensors live in a slot table; JS holds slot numbers. This keeps JS objects tiny, needs no
 // N-API finalizers (which only run when the event loop turns) and lets JS free eagerly.
@@ -16,7 +39,7 @@ struct State {
   std::vector<at::Tensor> tensors;
   std::vector<uint32_t> freeSlots;
   size_t live = 0;
-  std::vector<c10::OperatorHandle> ops;
+  std::vector<Op> ops;
   std::unordered_map<std::string, uint32_t> opIndex;
 };
 
@@ -29,6 +52,7 @@ void releaseTensor(Napi::Env env, const Napi::Value& handle);
 // with a message naming the argument when the value does not fit.
 c10::IValue toIValue(Napi::Env env, const Napi::Value& value, const c10::Argument& argument);
 Napi::Value fromIValue(Napi::Env env, const c10::IValue& value);
+c10::Scalar toScalar(const Napi::Value& value, const c10::Argument& argument);
 
 // Runs fn, turning C++ exceptions into JS errors prefixed with context.
 template <typename F>

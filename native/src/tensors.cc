@@ -21,6 +21,7 @@ uint32_t putTensor(Napi::Env env, at::Tensor tensor) {
 const at::Tensor& getTensor(Napi::Env env, const Napi::Value& handle, const char* what) {
   State& s = state(env);
   if (!handle.IsNumber()) {
+    if (handle.IsUndefined()) throw std::invalid_argument(std::string("missing required argument '") + what + "'");
     throw std::invalid_argument(std::string("argument '") + what + "' expects a tensor");
   }
   int64_t slot = handle.As<Napi::Number>().Int64Value();
@@ -185,11 +186,11 @@ Napi::Value IsContiguous(const Napi::CallbackInfo& info) {
 
 Napi::Value Dispose(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info[0].IsArray()) {
+  if (info[0].IsNumber()) {
+    releaseTensor(env, info[0]);
+  } else if (info[0].IsArray()) {
     Napi::Array a = info[0].As<Napi::Array>();
     for (uint32_t i = 0; i < a.Length(); i++) releaseTensor(env, a.Get(i));
-  } else if (info[0].IsNumber()) {
-    releaseTensor(env, info[0]);
   }
   return env.Undefined();
 }

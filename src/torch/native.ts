@@ -5,8 +5,12 @@ import { fileURLToPath } from 'node:url';
 
 export interface NativeAddon {
   torchVersion: string;
-  resolve(name: string, overload: string): number;
-  call(op: number, args: unknown[], discardResult?: boolean): unknown;
+  /** boxedOnly keeps the operator off the native typed fast path (for tests). */
+  resolve(name: string, overload: string, boxedOnly?: boolean): number;
+  /** Runs an operator; missing trailing arguments take their schema defaults. */
+  call(op: number, ...args: unknown[]): unknown;
+  /** call() that drops the result (in-place operators, operators returning nothing). */
+  callVoid(op: number, ...args: unknown[]): void;
   schema(op: number): string;
   listSchemas(prefix?: string): string[];
   setNumThreads(n: number): void;

@@ -9,7 +9,10 @@ export interface Disposable {
   readonly isDisposed: boolean;
 }
 
-type Tracked = Disposable & { readonly handle: number };
+/** Set on a tensor while the safety net holds it, so dispose() unregisters only those. */
+export const inSafetyNet: unique symbol = Symbol('inSafetyNet');
+
+type Tracked = Disposable & { readonly handle: number; [inSafetyNet]?: boolean };
 
 const scopes: Set<Tracked>[] = [];
 
@@ -17,19 +20,57 @@ const safetyNet = new FinalizationRegistry<number>((handle) => {
   native.dispose(handle);
 });
 
+function protect(tensor: Tracked): void {
+  if (tensor.isDisposed || tensor[inSafetyNet]) return;
+  safetyNet.register(tensor, tensor.handle, tensor);
+  tensor[inSafetyNet] = true;
+}
+
+// Unowned tensors wait here before they get their finalizer. FinalizationRegistry's register
+// plus unregister cost more than a whole small op (about 1 us), and most tensors made outside a
+// scope are disposed right away (`x.add(y).dispose()`), so registration is deferred: a batch is
+// registered when it fills or when the current task's synchronous code ends, skipping the
+// tensors disposed by then. A forgotten tensor is thus collectable a little later, never leaked.
+let pending: Tracked[] = [];
+const pendingLimit = 256;
+let flushQueued = false;
+
+function protectPending(): void {
+  const batch = pending;
+  pending = [];
+  for (const t of batch) protect(t);
+}
+
+function flushAtTaskEnd(): void {
+  flushQueued = false;
+  protectPending();
+}
+
 /**
  * Called by Tensor's constructor: registers the new tensor with the innermost scope, which
  * will free it. Only tensors no scope owns get the (comparatively costly) finalizer.
  */
-export function track(tensor: Tracked, handle: number): void {
+export function track(tensor: Tracked): void {
   const scope = scopes[scopes.length - 1];
-  if (scope) scope.add(tensor);
-  else safetyNet.register(tensor, handle, tensor);
+  if (scope) {
+    scope.add(tensor);
+    return;
+  }
+  if (!flushQueued) {
+    flushQueued = true;
+    queueMicrotask(flushAtTaskEnd);
+  } else if (pending.length >= pendingLimit) {
+    protectPending();
+  }
+  pending.push(tensor);
 }
 
 /** Called when a tensor is disposed explicitly, so the safety net never frees a reused slot. */
 export function untrack(tensor: Tracked): void {
-  safetyNet.unregister(tensor);
+  if (tensor[inSafetyNet]) {
+    safetyNet.unregister(tensor);
+    tensor[inSafetyNet] = false;
+  }
   const scope = scopes[scopes.length - 1];
   if (scope) scope.delete(tensor);
 }
@@ -39,7 +80,7 @@ export function keep<T>(value: T): T {
   visit(value, (t) => {
     let owned = false;
     for (const scope of scopes) owned = scope.delete(t) || owned;
-    if (owned && !t.isDisposed) safetyNet.register(t, t.handle, t);
+    if (owned) protect(t);
   });
   return value;
 }
@@ -114,7 +155,7 @@ function closeScope(scope: Set<Tracked>, result: unknown): void {
   for (const t of scope) {
     if (survivors.has(t)) {
       if (parent) parent.add(t);
-      else if (!t.isDisposed) safetyNet.register(t, t.handle, t);
+      else protect(t);
     } else if (!t.isDisposed) {
       t.dispose();
     }

@@ -8,21 +8,21 @@ let op_add_Tensor = -1;
 /** `aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` */
 export function add_Tensor(self_: Tensor, other: Tensor, alpha?: Scalar): Tensor {
   if (op_add_Tensor < 0) op_add_Tensor = native.resolve('aten::add', 'Tensor');
-  return wrap(native.call(op_add_Tensor, [self_.handle, other.handle, alpha === undefined ? undefined : scalarArg(alpha)]) as number);
+  return wrap(native.call(op_add_Tensor, self_.handle, other.handle, alpha === undefined ? undefined : scalarArg(alpha)) as number);
 }
 
 let op_add_Scalar = -1;
 /** `aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor` */
 export function add_Scalar(self_: Tensor, other: Scalar, alpha?: Scalar): Tensor {
   if (op_add_Scalar < 0) op_add_Scalar = native.resolve('aten::add', 'Scalar');
-  return wrap(native.call(op_add_Scalar, [self_.handle, scalarArg(other), alpha === undefined ? undefined : scalarArg(alpha)]) as number);
+  return wrap(native.call(op_add_Scalar, self_.handle, scalarArg(other), alpha === undefined ? undefined : scalarArg(alpha)) as number);
 }
 
 let op_add__Tensor = -1;
 /** `aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)` */
 export function add__Tensor(self_: Tensor, other: Tensor, alpha?: Scalar): Tensor {
   if (op_add__Tensor < 0) op_add__Tensor = native.resolve('aten::add_', 'Tensor');
-  native.call(op_add__Tensor, [self_.handle, other.handle, alpha === undefined ? undefined : scalarArg(alpha)], true);
+  native.callVoid(op_add__Tensor, self_.handle, other.handle, alpha === undefined ? undefined : scalarArg(alpha));
   return self_;
 }
 
@@ -30,7 +30,7 @@ let op_add__Scalar = -1;
 /** `aten::add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)` */
 export function add__Scalar(self_: Tensor, other: Scalar, alpha?: Scalar): Tensor {
   if (op_add__Scalar < 0) op_add__Scalar = native.resolve('aten::add_', 'Scalar');
-  native.call(op_add__Scalar, [self_.handle, scalarArg(other), alpha === undefined ? undefined : scalarArg(alpha)], true);
+  native.callVoid(op_add__Scalar, self_.handle, scalarArg(other), alpha === undefined ? undefined : scalarArg(alpha));
   return self_;
 }
 
@@ -38,21 +38,21 @@ let op_sub_Tensor = -1;
 /** `aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` */
 export function sub_Tensor(self_: Tensor, other: Tensor, alpha?: Scalar): Tensor {
   if (op_sub_Tensor < 0) op_sub_Tensor = native.resolve('aten::sub', 'Tensor');
-  return wrap(native.call(op_sub_Tensor, [self_.handle, other.handle, alpha === undefined ? undefined : scalarArg(alpha)]) as number);
+  return wrap(native.call(op_sub_Tensor, self_.handle, other.handle, alpha === undefined ? undefined : scalarArg(alpha)) as number);
 }
 
 let op_sub_Scalar = -1;
 /** `aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor` */
 export function sub_Scalar(self_: Tensor, other: Scalar, alpha?: Scalar): Tensor {
   if (op_sub_Scalar < 0) op_sub_Scalar = native.resolve('aten::sub', 'Scalar');
-  return wrap(native.call(op_sub_Scalar, [self_.handle, scalarArg(other), alpha === undefined ? undefined : scalarArg(alpha)]) as number);
+  return wrap(native.call(op_sub_Scalar, self_.handle, scalarArg(other), alpha === undefined ? undefined : scalarArg(alpha)) as number);
 }
 
 let op_sub__Tensor = -1;
 /** `aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)` */
 export function sub__Tensor(self_: Tensor, other: Tensor, alpha?: Scalar): Tensor {
   if (op_sub__Tensor < 0) op_sub__Tensor = native.resolve('aten::sub_', 'Tensor');
-  native.call(op_sub__Tensor, [self_.handle, other.handle, alpha === undefined ? undefined : scalarArg(alpha)], true);
+  native.callVoid(op_sub__Tensor, self_.handle, other.handle, alpha === undefined ? undefined : scalarArg(alpha));
   return self_;
 }
 
@@ -60,21 +60,21 @@ let op_mul_Tensor = -1;
 /** `aten::mul.Tensor(Tensor self, Tensor other) -> Tensor` */
 export function mul_Tensor(self_: Tensor, other: Tensor): Tensor {
   if (op_mul_Tensor < 0) op_mul_Tensor = native.resolve('aten::mul', 'Tensor');
-  return wrap(native.call(op_mul_Tensor, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_mul_Tensor, self_.handle, other.handle) as number);
 }
 
 let op_mul_Scalar = -1;
 /** `aten::mul.Scalar(Tensor self, Scalar other) -> Tensor` */
 export function mul_Scalar(self_: Tensor, other: Scalar): Tensor {
   if (op_mul_Scalar < 0) op_mul_Scalar = native.resolve('aten::mul', 'Scalar');
-  return wrap(native.call(op_mul_Scalar, [self_.handle, scalarArg(other)]) as number);
+  return wrap(native.call(op_mul_Scalar, self_.handle, scalarArg(other)) as number);
 }
 
 let op_mul__Tensor = -1;
 /** `aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
 export function mul__Tensor(self_: Tensor, other: Tensor): Tensor {
   if (op_mul__Tensor < 0) op_mul__Tensor = native.resolve('aten::mul_', 'Tensor');
-  native.call(op_mul__Tensor, [self_.handle, other.handle], true);
+  native.callVoid(op_mul__Tensor, self_.handle, other.handle);
   return self_;
 }
 
@@ -82,7 +82,7 @@ let op_mul__Scalar = -1;
 /** `aten::mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)` */
 export function mul__Scalar(self_: Tensor, other: Scalar): Tensor {
   if (op_mul__Scalar < 0) op_mul__Scalar = native.resolve('aten::mul_', 'Scalar');
-  native.call(op_mul__Scalar, [self_.handle, scalarArg(other)], true);
+  native.callVoid(op_mul__Scalar, self_.handle, scalarArg(other));
   return self_;
 }
 
@@ -90,28 +90,28 @@ let op_div_Tensor = -1;
 /** `aten::div.Tensor(Tensor self, Tensor other) -> Tensor` */
 export function div_Tensor(self_: Tensor, other: Tensor): Tensor {
   if (op_div_Tensor < 0) op_div_Tensor = native.resolve('aten::div', 'Tensor');
-  return wrap(native.call(op_div_Tensor, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_div_Tensor, self_.handle, other.handle) as number);
 }
 
 let op_div_Scalar = -1;
 /** `aten::div.Scalar(Tensor self, Scalar other) -> Tensor` */
 export function div_Scalar(self_: Tensor, other: Scalar): Tensor {
   if (op_div_Scalar < 0) op_div_Scalar = native.resolve('aten::div', 'Scalar');
-  return wrap(native.call(op_div_Scalar, [self_.handle, scalarArg(other)]) as number);
+  return wrap(native.call(op_div_Scalar, self_.handle, scalarArg(other)) as number);
 }
 
 let op_div_Tensor_mode = -1;
 /** `aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` */
 export function div_Tensor_mode(self_: Tensor, other: Tensor, rounding_mode?: string | null): Tensor {
   if (op_div_Tensor_mode < 0) op_div_Tensor_mode = native.resolve('aten::div', 'Tensor_mode');
-  return wrap(native.call(op_div_Tensor_mode, [self_.handle, other.handle, rounding_mode]) as number);
+  return wrap(native.call(op_div_Tensor_mode, self_.handle, other.handle, rounding_mode) as number);
 }
 
 let op_div__Tensor = -1;
 /** `aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
 export function div__Tensor(self_: Tensor, other: Tensor): Tensor {
   if (op_div__Tensor < 0) op_div__Tensor = native.resolve('aten::div_', 'Tensor');
-  native.call(op_div__Tensor, [self_.handle, other.handle], true);
+  native.callVoid(op_div__Tensor, self_.handle, other.handle);
   return self_;
 }
 
@@ -119,7 +119,7 @@ let op_div__Scalar = -1;
 /** `aten::div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)` */
 export function div__Scalar(self_: Tensor, other: Scalar): Tensor {
   if (op_div__Scalar < 0) op_div__Scalar = native.resolve('aten::div_', 'Scalar');
-  native.call(op_div__Scalar, [self_.handle, scalarArg(other)], true);
+  native.callVoid(op_div__Scalar, self_.handle, scalarArg(other));
   return self_;
 }
 
@@ -127,182 +127,182 @@ let op_remainder_Scalar = -1;
 /** `aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor` */
 export function remainder_Scalar(self_: Tensor, other: Scalar): Tensor {
   if (op_remainder_Scalar < 0) op_remainder_Scalar = native.resolve('aten::remainder', 'Scalar');
-  return wrap(native.call(op_remainder_Scalar, [self_.handle, scalarArg(other)]) as number);
+  return wrap(native.call(op_remainder_Scalar, self_.handle, scalarArg(other)) as number);
 }
 
 let op_remainder_Tensor = -1;
 /** `aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor` */
 export function remainder_Tensor(self_: Tensor, other: Tensor): Tensor {
   if (op_remainder_Tensor < 0) op_remainder_Tensor = native.resolve('aten::remainder', 'Tensor');
-  return wrap(native.call(op_remainder_Tensor, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_remainder_Tensor, self_.handle, other.handle) as number);
 }
 
 let op_neg = -1;
 /** `aten::neg(Tensor self) -> Tensor` */
 export function neg(self_: Tensor): Tensor {
   if (op_neg < 0) op_neg = native.resolve('aten::neg', '');
-  return wrap(native.call(op_neg, [self_.handle]) as number);
+  return wrap(native.call(op_neg, self_.handle) as number);
 }
 
 let op_pow_Tensor_Scalar = -1;
 /** `aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor` */
 export function pow_Tensor_Scalar(self_: Tensor, exponent: Scalar): Tensor {
   if (op_pow_Tensor_Scalar < 0) op_pow_Tensor_Scalar = native.resolve('aten::pow', 'Tensor_Scalar');
-  return wrap(native.call(op_pow_Tensor_Scalar, [self_.handle, scalarArg(exponent)]) as number);
+  return wrap(native.call(op_pow_Tensor_Scalar, self_.handle, scalarArg(exponent)) as number);
 }
 
 let op_pow_Tensor_Tensor = -1;
 /** `aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor` */
 export function pow_Tensor_Tensor(self_: Tensor, exponent: Tensor): Tensor {
   if (op_pow_Tensor_Tensor < 0) op_pow_Tensor_Tensor = native.resolve('aten::pow', 'Tensor_Tensor');
-  return wrap(native.call(op_pow_Tensor_Tensor, [self_.handle, exponent.handle]) as number);
+  return wrap(native.call(op_pow_Tensor_Tensor, self_.handle, exponent.handle) as number);
 }
 
 let op_pow_Scalar = -1;
 /** `aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor` */
 export function pow_Scalar(self_: Scalar, exponent: Tensor): Tensor {
   if (op_pow_Scalar < 0) op_pow_Scalar = native.resolve('aten::pow', 'Scalar');
-  return wrap(native.call(op_pow_Scalar, [scalarArg(self_), exponent.handle]) as number);
+  return wrap(native.call(op_pow_Scalar, scalarArg(self_), exponent.handle) as number);
 }
 
 let op_exp = -1;
 /** `aten::exp(Tensor self) -> Tensor` */
 export function exp(self_: Tensor): Tensor {
   if (op_exp < 0) op_exp = native.resolve('aten::exp', '');
-  return wrap(native.call(op_exp, [self_.handle]) as number);
+  return wrap(native.call(op_exp, self_.handle) as number);
 }
 
 let op_expm1 = -1;
 /** `aten::expm1(Tensor self) -> Tensor` */
 export function expm1(self_: Tensor): Tensor {
   if (op_expm1 < 0) op_expm1 = native.resolve('aten::expm1', '');
-  return wrap(native.call(op_expm1, [self_.handle]) as number);
+  return wrap(native.call(op_expm1, self_.handle) as number);
 }
 
 let op_log = -1;
 /** `aten::log(Tensor self) -> Tensor` */
 export function log(self_: Tensor): Tensor {
   if (op_log < 0) op_log = native.resolve('aten::log', '');
-  return wrap(native.call(op_log, [self_.handle]) as number);
+  return wrap(native.call(op_log, self_.handle) as number);
 }
 
 let op_log1p = -1;
 /** `aten::log1p(Tensor self) -> Tensor` */
 export function log1p(self_: Tensor): Tensor {
   if (op_log1p < 0) op_log1p = native.resolve('aten::log1p', '');
-  return wrap(native.call(op_log1p, [self_.handle]) as number);
+  return wrap(native.call(op_log1p, self_.handle) as number);
 }
 
 let op_log2 = -1;
 /** `aten::log2(Tensor self) -> Tensor` */
 export function log2(self_: Tensor): Tensor {
   if (op_log2 < 0) op_log2 = native.resolve('aten::log2', '');
-  return wrap(native.call(op_log2, [self_.handle]) as number);
+  return wrap(native.call(op_log2, self_.handle) as number);
 }
 
 let op_sqrt = -1;
 /** `aten::sqrt(Tensor self) -> Tensor` */
 export function sqrt(self_: Tensor): Tensor {
   if (op_sqrt < 0) op_sqrt = native.resolve('aten::sqrt', '');
-  return wrap(native.call(op_sqrt, [self_.handle]) as number);
+  return wrap(native.call(op_sqrt, self_.handle) as number);
 }
 
 let op_rsqrt = -1;
 /** `aten::rsqrt(Tensor self) -> Tensor` */
 export function rsqrt(self_: Tensor): Tensor {
   if (op_rsqrt < 0) op_rsqrt = native.resolve('aten::rsqrt', '');
-  return wrap(native.call(op_rsqrt, [self_.handle]) as number);
+  return wrap(native.call(op_rsqrt, self_.handle) as number);
 }
 
 let op_abs = -1;
 /** `aten::abs(Tensor self) -> Tensor` */
 export function abs(self_: Tensor): Tensor {
   if (op_abs < 0) op_abs = native.resolve('aten::abs', '');
-  return wrap(native.call(op_abs, [self_.handle]) as number);
+  return wrap(native.call(op_abs, self_.handle) as number);
 }
 
 let op_sign = -1;
 /** `aten::sign(Tensor self) -> Tensor` */
 export function sign(self_: Tensor): Tensor {
   if (op_sign < 0) op_sign = native.resolve('aten::sign', '');
-  return wrap(native.call(op_sign, [self_.handle]) as number);
+  return wrap(native.call(op_sign, self_.handle) as number);
 }
 
 let op_sin = -1;
 /** `aten::sin(Tensor self) -> Tensor` */
 export function sin(self_: Tensor): Tensor {
   if (op_sin < 0) op_sin = native.resolve('aten::sin', '');
-  return wrap(native.call(op_sin, [self_.handle]) as number);
+  return wrap(native.call(op_sin, self_.handle) as number);
 }
 
 let op_cos = -1;
 /** `aten::cos(Tensor self) -> Tensor` */
 export function cos(self_: Tensor): Tensor {
   if (op_cos < 0) op_cos = native.resolve('aten::cos', '');
-  return wrap(native.call(op_cos, [self_.handle]) as number);
+  return wrap(native.call(op_cos, self_.handle) as number);
 }
 
 let op_atan2 = -1;
 /** `aten::atan2(Tensor self, Tensor other) -> Tensor` */
 export function atan2(self_: Tensor, other: Tensor): Tensor {
   if (op_atan2 < 0) op_atan2 = native.resolve('aten::atan2', '');
-  return wrap(native.call(op_atan2, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_atan2, self_.handle, other.handle) as number);
 }
 
 let op_floor = -1;
 /** `aten::floor(Tensor self) -> Tensor` */
 export function floor(self_: Tensor): Tensor {
   if (op_floor < 0) op_floor = native.resolve('aten::floor', '');
-  return wrap(native.call(op_floor, [self_.handle]) as number);
+  return wrap(native.call(op_floor, self_.handle) as number);
 }
 
 let op_ceil = -1;
 /** `aten::ceil(Tensor self) -> Tensor` */
 export function ceil(self_: Tensor): Tensor {
   if (op_ceil < 0) op_ceil = native.resolve('aten::ceil', '');
-  return wrap(native.call(op_ceil, [self_.handle]) as number);
+  return wrap(native.call(op_ceil, self_.handle) as number);
 }
 
 let op_round = -1;
 /** `aten::round(Tensor self) -> Tensor` */
 export function round(self_: Tensor): Tensor {
   if (op_round < 0) op_round = native.resolve('aten::round', '');
-  return wrap(native.call(op_round, [self_.handle]) as number);
+  return wrap(native.call(op_round, self_.handle) as number);
 }
 
 let op_reciprocal = -1;
 /** `aten::reciprocal(Tensor self) -> Tensor` */
 export function reciprocal(self_: Tensor): Tensor {
   if (op_reciprocal < 0) op_reciprocal = native.resolve('aten::reciprocal', '');
-  return wrap(native.call(op_reciprocal, [self_.handle]) as number);
+  return wrap(native.call(op_reciprocal, self_.handle) as number);
 }
 
 let op_sigmoid = -1;
 /** `aten::sigmoid(Tensor self) -> Tensor` */
 export function sigmoid(self_: Tensor): Tensor {
   if (op_sigmoid < 0) op_sigmoid = native.resolve('aten::sigmoid', '');
-  return wrap(native.call(op_sigmoid, [self_.handle]) as number);
+  return wrap(native.call(op_sigmoid, self_.handle) as number);
 }
 
 let op_tanh = -1;
 /** `aten::tanh(Tensor self) -> Tensor` */
 export function tanh(self_: Tensor): Tensor {
   if (op_tanh < 0) op_tanh = native.resolve('aten::tanh', '');
-  return wrap(native.call(op_tanh, [self_.handle]) as number);
+  return wrap(native.call(op_tanh, self_.handle) as number);
 }
 
 let op_relu = -1;
 /** `aten::relu(Tensor self) -> Tensor` */
 export function relu(self_: Tensor): Tensor {
   if (op_relu < 0) op_relu = native.resolve('aten::relu', '');
-  return wrap(native.call(op_relu, [self_.handle]) as number);
+  return wrap(native.call(op_relu, self_.handle) as number);
 }
 
 let op_relu_ = -1;
 /** `aten::relu_(Tensor(a!) self) -> Tensor(a!)` */
 export function relu_(self_: Tensor): Tensor {
   if (op_relu_ < 0) op_relu_ = native.resolve('aten::relu_', '');
-  native.call(op_relu_, [self_.handle], true);
+  native.callVoid(op_relu_, self_.handle);
   return self_;
 }
 
@@ -310,56 +310,56 @@ let op_gelu = -1;
 /** `aten::gelu(Tensor self, *, str approximate="none") -> Tensor` */
 export function gelu(self_: Tensor, approximate?: string): Tensor {
   if (op_gelu < 0) op_gelu = native.resolve('aten::gelu', '');
-  return wrap(native.call(op_gelu, [self_.handle, approximate]) as number);
+  return wrap(native.call(op_gelu, self_.handle, approximate) as number);
 }
 
 let op_silu = -1;
 /** `aten::silu(Tensor self) -> Tensor` */
 export function silu(self_: Tensor): Tensor {
   if (op_silu < 0) op_silu = native.resolve('aten::silu', '');
-  return wrap(native.call(op_silu, [self_.handle]) as number);
+  return wrap(native.call(op_silu, self_.handle) as number);
 }
 
 let op_leaky_relu = -1;
 /** `aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor` */
 export function leaky_relu(self_: Tensor, negative_slope?: Scalar): Tensor {
   if (op_leaky_relu < 0) op_leaky_relu = native.resolve('aten::leaky_relu', '');
-  return wrap(native.call(op_leaky_relu, [self_.handle, negative_slope === undefined ? undefined : scalarArg(negative_slope)]) as number);
+  return wrap(native.call(op_leaky_relu, self_.handle, negative_slope === undefined ? undefined : scalarArg(negative_slope)) as number);
 }
 
 let op_elu = -1;
 /** `aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor` */
 export function elu(self_: Tensor, alpha?: Scalar, scale?: Scalar, input_scale?: Scalar): Tensor {
   if (op_elu < 0) op_elu = native.resolve('aten::elu', '');
-  return wrap(native.call(op_elu, [self_.handle, alpha === undefined ? undefined : scalarArg(alpha), scale === undefined ? undefined : scalarArg(scale), input_scale === undefined ? undefined : scalarArg(input_scale)]) as number);
+  return wrap(native.call(op_elu, self_.handle, alpha === undefined ? undefined : scalarArg(alpha), scale === undefined ? undefined : scalarArg(scale), input_scale === undefined ? undefined : scalarArg(input_scale)) as number);
 }
 
 let op_softplus = -1;
 /** `aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor` */
 export function softplus(self_: Tensor, beta?: Scalar, threshold?: Scalar): Tensor {
   if (op_softplus < 0) op_softplus = native.resolve('aten::softplus', '');
-  return wrap(native.call(op_softplus, [self_.handle, beta === undefined ? undefined : scalarArg(beta), threshold === undefined ? undefined : scalarArg(threshold)]) as number);
+  return wrap(native.call(op_softplus, self_.handle, beta === undefined ? undefined : scalarArg(beta), threshold === undefined ? undefined : scalarArg(threshold)) as number);
 }
 
 let op_clamp = -1;
 /** `aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` */
 export function clamp(self_: Tensor, min?: Scalar | null, max?: Scalar | null): Tensor {
   if (op_clamp < 0) op_clamp = native.resolve('aten::clamp', '');
-  return wrap(native.call(op_clamp, [self_.handle, min === undefined ? undefined : scalarArg(min), max === undefined ? undefined : scalarArg(max)]) as number);
+  return wrap(native.call(op_clamp, self_.handle, min === undefined ? undefined : scalarArg(min), max === undefined ? undefined : scalarArg(max)) as number);
 }
 
 let op_clamp_Tensor = -1;
 /** `aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` */
 export function clamp_Tensor(self_: Tensor, min?: Tensor | null, max?: Tensor | null): Tensor {
   if (op_clamp_Tensor < 0) op_clamp_Tensor = native.resolve('aten::clamp', 'Tensor');
-  return wrap(native.call(op_clamp_Tensor, [self_.handle, min === undefined ? undefined : min == null ? min : min.handle, max === undefined ? undefined : max == null ? max : max.handle]) as number);
+  return wrap(native.call(op_clamp_Tensor, self_.handle, min === undefined ? undefined : min == null ? min : min.handle, max === undefined ? undefined : max == null ? max : max.handle) as number);
 }
 
 let op_clamp_ = -1;
 /** `aten::clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)` */
 export function clamp_(self_: Tensor, min?: Scalar | null, max?: Scalar | null): Tensor {
   if (op_clamp_ < 0) op_clamp_ = native.resolve('aten::clamp_', '');
-  native.call(op_clamp_, [self_.handle, min === undefined ? undefined : scalarArg(min), max === undefined ? undefined : scalarArg(max)], true);
+  native.callVoid(op_clamp_, self_.handle, min === undefined ? undefined : scalarArg(min), max === undefined ? undefined : scalarArg(max));
   return self_;
 }
 
@@ -367,42 +367,42 @@ let op_clamp_min = -1;
 /** `aten::clamp_min(Tensor self, Scalar min) -> Tensor` */
 export function clamp_min(self_: Tensor, min: Scalar): Tensor {
   if (op_clamp_min < 0) op_clamp_min = native.resolve('aten::clamp_min', '');
-  return wrap(native.call(op_clamp_min, [self_.handle, scalarArg(min)]) as number);
+  return wrap(native.call(op_clamp_min, self_.handle, scalarArg(min)) as number);
 }
 
 let op_clamp_max = -1;
 /** `aten::clamp_max(Tensor self, Scalar max) -> Tensor` */
 export function clamp_max(self_: Tensor, max: Scalar): Tensor {
   if (op_clamp_max < 0) op_clamp_max = native.resolve('aten::clamp_max', '');
-  return wrap(native.call(op_clamp_max, [self_.handle, scalarArg(max)]) as number);
+  return wrap(native.call(op_clamp_max, self_.handle, scalarArg(max)) as number);
 }
 
 let op_maximum = -1;
 /** `aten::maximum(Tensor self, Tensor other) -> Tensor` */
 export function maximum(self_: Tensor, other: Tensor): Tensor {
   if (op_maximum < 0) op_maximum = native.resolve('aten::maximum', '');
-  return wrap(native.call(op_maximum, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_maximum, self_.handle, other.handle) as number);
 }
 
 let op_minimum = -1;
 /** `aten::minimum(Tensor self, Tensor other) -> Tensor` */
 export function minimum(self_: Tensor, other: Tensor): Tensor {
   if (op_minimum < 0) op_minimum = native.resolve('aten::minimum', '');
-  return wrap(native.call(op_minimum, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_minimum, self_.handle, other.handle) as number);
 }
 
 let op_where_self = -1;
 /** `aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor` */
 export function where_self(condition: Tensor, self_: Tensor, other: Tensor): Tensor {
   if (op_where_self < 0) op_where_self = native.resolve('aten::where', 'self');
-  return wrap(native.call(op_where_self, [condition.handle, self_.handle, other.handle]) as number);
+  return wrap(native.call(op_where_self, condition.handle, self_.handle, other.handle) as number);
 }
 
 let op_lerp__Scalar = -1;
 /** `aten::lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)` */
 export function lerp__Scalar(self_: Tensor, end: Tensor, weight: Scalar): Tensor {
   if (op_lerp__Scalar < 0) op_lerp__Scalar = native.resolve('aten::lerp_', 'Scalar');
-  native.call(op_lerp__Scalar, [self_.handle, end.handle, scalarArg(weight)], true);
+  native.callVoid(op_lerp__Scalar, self_.handle, end.handle, scalarArg(weight));
   return self_;
 }
 
@@ -410,7 +410,7 @@ let op_addcmul_ = -1;
 /** `aten::addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)` */
 export function addcmul_(self_: Tensor, tensor1: Tensor, tensor2: Tensor, value?: Scalar): Tensor {
   if (op_addcmul_ < 0) op_addcmul_ = native.resolve('aten::addcmul_', '');
-  native.call(op_addcmul_, [self_.handle, tensor1.handle, tensor2.handle, value === undefined ? undefined : scalarArg(value)], true);
+  native.callVoid(op_addcmul_, self_.handle, tensor1.handle, tensor2.handle, value === undefined ? undefined : scalarArg(value));
   return self_;
 }
 
@@ -418,7 +418,7 @@ let op_addcdiv_ = -1;
 /** `aten::addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)` */
 export function addcdiv_(self_: Tensor, tensor1: Tensor, tensor2: Tensor, value?: Scalar): Tensor {
   if (op_addcdiv_ < 0) op_addcdiv_ = native.resolve('aten::addcdiv_', '');
-  native.call(op_addcdiv_, [self_.handle, tensor1.handle, tensor2.handle, value === undefined ? undefined : scalarArg(value)], true);
+  native.callVoid(op_addcdiv_, self_.handle, tensor1.handle, tensor2.handle, value === undefined ? undefined : scalarArg(value));
   return self_;
 }
 
@@ -426,7 +426,7 @@ let op_sqrt_ = -1;
 /** `aten::sqrt_(Tensor(a!) self) -> Tensor(a!)` */
 export function sqrt_(self_: Tensor): Tensor {
   if (op_sqrt_ < 0) op_sqrt_ = native.resolve('aten::sqrt_', '');
-  native.call(op_sqrt_, [self_.handle], true);
+  native.callVoid(op_sqrt_, self_.handle);
   return self_;
 }
 
@@ -434,7 +434,7 @@ let op_zero_ = -1;
 /** `aten::zero_(Tensor(a!) self) -> Tensor(a!)` */
 export function zero_(self_: Tensor): Tensor {
   if (op_zero_ < 0) op_zero_ = native.resolve('aten::zero_', '');
-  native.call(op_zero_, [self_.handle], true);
+  native.callVoid(op_zero_, self_.handle);
   return self_;
 }
 
@@ -442,7 +442,7 @@ let op_fill__Scalar = -1;
 /** `aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)` */
 export function fill__Scalar(self_: Tensor, value: Scalar): Tensor {
   if (op_fill__Scalar < 0) op_fill__Scalar = native.resolve('aten::fill_', 'Scalar');
-  native.call(op_fill__Scalar, [self_.handle, scalarArg(value)], true);
+  native.callVoid(op_fill__Scalar, self_.handle, scalarArg(value));
   return self_;
 }
 
@@ -450,7 +450,7 @@ let op_copy_ = -1;
 /** `aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)` */
 export function copy_(self_: Tensor, src: Tensor, non_blocking?: boolean): Tensor {
   if (op_copy_ < 0) op_copy_ = native.resolve('aten::copy_', '');
-  native.call(op_copy_, [self_.handle, src.handle, non_blocking], true);
+  native.callVoid(op_copy_, self_.handle, src.handle, non_blocking);
   return self_;
 }
 
@@ -458,7 +458,7 @@ let op_normal_ = -1;
 /** `aten::normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)` */
 export function normal_(self_: Tensor, mean?: number, std?: number, generator?: null): Tensor {
   if (op_normal_ < 0) op_normal_ = native.resolve('aten::normal_', '');
-  native.call(op_normal_, [self_.handle, mean, std, generator], true);
+  native.callVoid(op_normal_, self_.handle, mean, std, generator);
   return self_;
 }
 
@@ -466,7 +466,7 @@ let op_uniform_ = -1;
 /** `aten::uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)` */
 export function uniform_(self_: Tensor, from_?: number, to_?: number, generator?: null): Tensor {
   if (op_uniform_ < 0) op_uniform_ = native.resolve('aten::uniform_', '');
-  native.call(op_uniform_, [self_.handle, from_, to_, generator], true);
+  native.callVoid(op_uniform_, self_.handle, from_, to_, generator);
   return self_;
 }
 
@@ -474,7 +474,7 @@ let op_bernoulli__float = -1;
 /** `aten::bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)` */
 export function bernoulli__float(self_: Tensor, p?: number, generator?: null): Tensor {
   if (op_bernoulli__float < 0) op_bernoulli__float = native.resolve('aten::bernoulli_', 'float');
-  native.call(op_bernoulli__float, [self_.handle, p, generator], true);
+  native.callVoid(op_bernoulli__float, self_.handle, p, generator);
   return self_;
 }
 
@@ -482,7 +482,7 @@ let op_exponential_ = -1;
 /** `aten::exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)` */
 export function exponential_(self_: Tensor, lambd?: number, generator?: null): Tensor {
   if (op_exponential_ < 0) op_exponential_ = native.resolve('aten::exponential_', '');
-  native.call(op_exponential_, [self_.handle, lambd, generator], true);
+  native.callVoid(op_exponential_, self_.handle, lambd, generator);
   return self_;
 }
 
@@ -490,189 +490,189 @@ let op_eq_Tensor = -1;
 /** `aten::eq.Tensor(Tensor self, Tensor other) -> Tensor` */
 export function eq_Tensor(self_: Tensor, other: Tensor): Tensor {
   if (op_eq_Tensor < 0) op_eq_Tensor = native.resolve('aten::eq', 'Tensor');
-  return wrap(native.call(op_eq_Tensor, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_eq_Tensor, self_.handle, other.handle) as number);
 }
 
 let op_eq_Scalar = -1;
 /** `aten::eq.Scalar(Tensor self, Scalar other) -> Tensor` */
 export function eq_Scalar(self_: Tensor, other: Scalar): Tensor {
   if (op_eq_Scalar < 0) op_eq_Scalar = native.resolve('aten::eq', 'Scalar');
-  return wrap(native.call(op_eq_Scalar, [self_.handle, scalarArg(other)]) as number);
+  return wrap(native.call(op_eq_Scalar, self_.handle, scalarArg(other)) as number);
 }
 
 let op_ne_Tensor = -1;
 /** `aten::ne.Tensor(Tensor self, Tensor other) -> Tensor` */
 export function ne_Tensor(self_: Tensor, other: Tensor): Tensor {
   if (op_ne_Tensor < 0) op_ne_Tensor = native.resolve('aten::ne', 'Tensor');
-  return wrap(native.call(op_ne_Tensor, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_ne_Tensor, self_.handle, other.handle) as number);
 }
 
 let op_ne_Scalar = -1;
 /** `aten::ne.Scalar(Tensor self, Scalar other) -> Tensor` */
 export function ne_Scalar(self_: Tensor, other: Scalar): Tensor {
   if (op_ne_Scalar < 0) op_ne_Scalar = native.resolve('aten::ne', 'Scalar');
-  return wrap(native.call(op_ne_Scalar, [self_.handle, scalarArg(other)]) as number);
+  return wrap(native.call(op_ne_Scalar, self_.handle, scalarArg(other)) as number);
 }
 
 let op_lt_Tensor = -1;
 /** `aten::lt.Tensor(Tensor self, Tensor other) -> Tensor` */
 export function lt_Tensor(self_: Tensor, other: Tensor): Tensor {
   if (op_lt_Tensor < 0) op_lt_Tensor = native.resolve('aten::lt', 'Tensor');
-  return wrap(native.call(op_lt_Tensor, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_lt_Tensor, self_.handle, other.handle) as number);
 }
 
 let op_lt_Scalar = -1;
 /** `aten::lt.Scalar(Tensor self, Scalar other) -> Tensor` */
 export function lt_Scalar(self_: Tensor, other: Scalar): Tensor {
   if (op_lt_Scalar < 0) op_lt_Scalar = native.resolve('aten::lt', 'Scalar');
-  return wrap(native.call(op_lt_Scalar, [self_.handle, scalarArg(other)]) as number);
+  return wrap(native.call(op_lt_Scalar, self_.handle, scalarArg(other)) as number);
 }
 
 let op_le_Tensor = -1;
 /** `aten::le.Tensor(Tensor self, Tensor other) -> Tensor` */
 export function le_Tensor(self_: Tensor, other: Tensor): Tensor {
   if (op_le_Tensor < 0) op_le_Tensor = native.resolve('aten::le', 'Tensor');
-  return wrap(native.call(op_le_Tensor, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_le_Tensor, self_.handle, other.handle) as number);
 }
 
 let op_le_Scalar = -1;
 /** `aten::le.Scalar(Tensor self, Scalar other) -> Tensor` */
 export function le_Scalar(self_: Tensor, other: Scalar): Tensor {
   if (op_le_Scalar < 0) op_le_Scalar = native.resolve('aten::le', 'Scalar');
-  return wrap(native.call(op_le_Scalar, [self_.handle, scalarArg(other)]) as number);
+  return wrap(native.call(op_le_Scalar, self_.handle, scalarArg(other)) as number);
 }
 
 let op_gt_Tensor = -1;
 /** `aten::gt.Tensor(Tensor self, Tensor other) -> Tensor` */
 export function gt_Tensor(self_: Tensor, other: Tensor): Tensor {
   if (op_gt_Tensor < 0) op_gt_Tensor = native.resolve('aten::gt', 'Tensor');
-  return wrap(native.call(op_gt_Tensor, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_gt_Tensor, self_.handle, other.handle) as number);
 }
 
 let op_gt_Scalar = -1;
 /** `aten::gt.Scalar(Tensor self, Scalar other) -> Tensor` */
 export function gt_Scalar(self_: Tensor, other: Scalar): Tensor {
   if (op_gt_Scalar < 0) op_gt_Scalar = native.resolve('aten::gt', 'Scalar');
-  return wrap(native.call(op_gt_Scalar, [self_.handle, scalarArg(other)]) as number);
+  return wrap(native.call(op_gt_Scalar, self_.handle, scalarArg(other)) as number);
 }
 
 let op_ge_Tensor = -1;
 /** `aten::ge.Tensor(Tensor self, Tensor other) -> Tensor` */
 export function ge_Tensor(self_: Tensor, other: Tensor): Tensor {
   if (op_ge_Tensor < 0) op_ge_Tensor = native.resolve('aten::ge', 'Tensor');
-  return wrap(native.call(op_ge_Tensor, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_ge_Tensor, self_.handle, other.handle) as number);
 }
 
 let op_ge_Scalar = -1;
 /** `aten::ge.Scalar(Tensor self, Scalar other) -> Tensor` */
 export function ge_Scalar(self_: Tensor, other: Scalar): Tensor {
   if (op_ge_Scalar < 0) op_ge_Scalar = native.resolve('aten::ge', 'Scalar');
-  return wrap(native.call(op_ge_Scalar, [self_.handle, scalarArg(other)]) as number);
+  return wrap(native.call(op_ge_Scalar, self_.handle, scalarArg(other)) as number);
 }
 
 let op_logical_and = -1;
 /** `aten::logical_and(Tensor self, Tensor other) -> Tensor` */
 export function logical_and(self_: Tensor, other: Tensor): Tensor {
   if (op_logical_and < 0) op_logical_and = native.resolve('aten::logical_and', '');
-  return wrap(native.call(op_logical_and, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_logical_and, self_.handle, other.handle) as number);
 }
 
 let op_logical_or = -1;
 /** `aten::logical_or(Tensor self, Tensor other) -> Tensor` */
 export function logical_or(self_: Tensor, other: Tensor): Tensor {
   if (op_logical_or < 0) op_logical_or = native.resolve('aten::logical_or', '');
-  return wrap(native.call(op_logical_or, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_logical_or, self_.handle, other.handle) as number);
 }
 
 let op_logical_not = -1;
 /** `aten::logical_not(Tensor self) -> Tensor` */
 export function logical_not(self_: Tensor): Tensor {
   if (op_logical_not < 0) op_logical_not = native.resolve('aten::logical_not', '');
-  return wrap(native.call(op_logical_not, [self_.handle]) as number);
+  return wrap(native.call(op_logical_not, self_.handle) as number);
 }
 
 let op_isnan = -1;
 /** `aten::isnan(Tensor self) -> Tensor` */
 export function isnan(self_: Tensor): Tensor {
   if (op_isnan < 0) op_isnan = native.resolve('aten::isnan', '');
-  return wrap(native.call(op_isnan, [self_.handle]) as number);
+  return wrap(native.call(op_isnan, self_.handle) as number);
 }
 
 let op_isfinite = -1;
 /** `aten::isfinite(Tensor self) -> Tensor` */
 export function isfinite(self_: Tensor): Tensor {
   if (op_isfinite < 0) op_isfinite = native.resolve('aten::isfinite', '');
-  return wrap(native.call(op_isfinite, [self_.handle]) as number);
+  return wrap(native.call(op_isfinite, self_.handle) as number);
 }
 
 let op_all = -1;
 /** `aten::all(Tensor self) -> Tensor` */
 export function all(self_: Tensor): Tensor {
   if (op_all < 0) op_all = native.resolve('aten::all', '');
-  return wrap(native.call(op_all, [self_.handle]) as number);
+  return wrap(native.call(op_all, self_.handle) as number);
 }
 
 let op_any = -1;
 /** `aten::any(Tensor self) -> Tensor` */
 export function any(self_: Tensor): Tensor {
   if (op_any < 0) op_any = native.resolve('aten::any', '');
-  return wrap(native.call(op_any, [self_.handle]) as number);
+  return wrap(native.call(op_any, self_.handle) as number);
 }
 
 let op_sum = -1;
 /** `aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor` */
 export function sum(self_: Tensor, dtype?: DType | null): Tensor {
   if (op_sum < 0) op_sum = native.resolve('aten::sum', '');
-  return wrap(native.call(op_sum, [self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)]) as number);
+  return wrap(native.call(op_sum, self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
 
 let op_sum_dim_IntList = -1;
 /** `aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` */
 export function sum_dim_IntList(self_: Tensor, dim?: number | number[] | null, keepdim?: boolean, dtype?: DType | null): Tensor {
   if (op_sum_dim_IntList < 0) op_sum_dim_IntList = native.resolve('aten::sum', 'dim_IntList');
-  return wrap(native.call(op_sum_dim_IntList, [self_.handle, dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)]) as number);
+  return wrap(native.call(op_sum_dim_IntList, self_.handle, dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
 
 let op_mean = -1;
 /** `aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor` */
 export function mean(self_: Tensor, dtype?: DType | null): Tensor {
   if (op_mean < 0) op_mean = native.resolve('aten::mean', '');
-  return wrap(native.call(op_mean, [self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)]) as number);
+  return wrap(native.call(op_mean, self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
 
 let op_mean_dim = -1;
 /** `aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` */
 export function mean_dim(self_: Tensor, dim?: number | number[] | null, keepdim?: boolean, dtype?: DType | null): Tensor {
   if (op_mean_dim < 0) op_mean_dim = native.resolve('aten::mean', 'dim');
-  return wrap(native.call(op_mean_dim, [self_.handle, dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)]) as number);
+  return wrap(native.call(op_mean_dim, self_.handle, dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
 
 let op_prod = -1;
 /** `aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor` */
 export function prod(self_: Tensor, dtype?: DType | null): Tensor {
   if (op_prod < 0) op_prod = native.resolve('aten::prod', '');
-  return wrap(native.call(op_prod, [self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)]) as number);
+  return wrap(native.call(op_prod, self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
 
 let op_prod_dim_int = -1;
 /** `aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` */
 export function prod_dim_int(self_: Tensor, dim: number, keepdim?: boolean, dtype?: DType | null): Tensor {
   if (op_prod_dim_int < 0) op_prod_dim_int = native.resolve('aten::prod', 'dim_int');
-  return wrap(native.call(op_prod_dim_int, [self_.handle, dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)]) as number);
+  return wrap(native.call(op_prod_dim_int, self_.handle, dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
 
 let op_max = -1;
 /** `aten::max(Tensor self) -> Tensor` */
 export function max(self_: Tensor): Tensor {
   if (op_max < 0) op_max = native.resolve('aten::max', '');
-  return wrap(native.call(op_max, [self_.handle]) as number);
+  return wrap(native.call(op_max, self_.handle) as number);
 }
 
 let op_max_dim = -1;
 /** `aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` */
 export function max_dim(self_: Tensor, dim: number, keepdim?: boolean): [Tensor, Tensor] {
   if (op_max_dim < 0) op_max_dim = native.resolve('aten::max', 'dim');
-  const r = native.call(op_max_dim, [self_.handle, dim, keepdim]) as unknown[];
+  const r = native.call(op_max_dim, self_.handle, dim, keepdim) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
 }
 
@@ -680,14 +680,14 @@ let op_min = -1;
 /** `aten::min(Tensor self) -> Tensor` */
 export function min(self_: Tensor): Tensor {
   if (op_min < 0) op_min = native.resolve('aten::min', '');
-  return wrap(native.call(op_min, [self_.handle]) as number);
+  return wrap(native.call(op_min, self_.handle) as number);
 }
 
 let op_min_dim = -1;
 /** `aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` */
 export function min_dim(self_: Tensor, dim: number, keepdim?: boolean): [Tensor, Tensor] {
   if (op_min_dim < 0) op_min_dim = native.resolve('aten::min', 'dim');
-  const r = native.call(op_min_dim, [self_.handle, dim, keepdim]) as unknown[];
+  const r = native.call(op_min_dim, self_.handle, dim, keepdim) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
 }
 
@@ -695,84 +695,84 @@ let op_amax = -1;
 /** `aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor` */
 export function amax(self_: Tensor, dim?: number | number[], keepdim?: boolean): Tensor {
   if (op_amax < 0) op_amax = native.resolve('aten::amax', '');
-  return wrap(native.call(op_amax, [self_.handle, dim, keepdim]) as number);
+  return wrap(native.call(op_amax, self_.handle, dim, keepdim) as number);
 }
 
 let op_amin = -1;
 /** `aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor` */
 export function amin(self_: Tensor, dim?: number | number[], keepdim?: boolean): Tensor {
   if (op_amin < 0) op_amin = native.resolve('aten::amin', '');
-  return wrap(native.call(op_amin, [self_.handle, dim, keepdim]) as number);
+  return wrap(native.call(op_amin, self_.handle, dim, keepdim) as number);
 }
 
 let op_argmax = -1;
 /** `aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` */
 export function argmax(self_: Tensor, dim?: number | null, keepdim?: boolean): Tensor {
   if (op_argmax < 0) op_argmax = native.resolve('aten::argmax', '');
-  return wrap(native.call(op_argmax, [self_.handle, dim, keepdim]) as number);
+  return wrap(native.call(op_argmax, self_.handle, dim, keepdim) as number);
 }
 
 let op_argmin = -1;
 /** `aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` */
 export function argmin(self_: Tensor, dim?: number | null, keepdim?: boolean): Tensor {
   if (op_argmin < 0) op_argmin = native.resolve('aten::argmin', '');
-  return wrap(native.call(op_argmin, [self_.handle, dim, keepdim]) as number);
+  return wrap(native.call(op_argmin, self_.handle, dim, keepdim) as number);
 }
 
 let op_std_correction = -1;
 /** `aten::std.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor` */
 export function std_correction(self_: Tensor, dim?: number | number[] | null, correction?: number | null, keepdim?: boolean): Tensor {
   if (op_std_correction < 0) op_std_correction = native.resolve('aten::std', 'correction');
-  return wrap(native.call(op_std_correction, [self_.handle, dim, correction, keepdim]) as number);
+  return wrap(native.call(op_std_correction, self_.handle, dim, correction, keepdim) as number);
 }
 
 let op_var_correction = -1;
 /** `aten::var.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor` */
 export function var_correction(self_: Tensor, dim?: number | number[] | null, correction?: number | null, keepdim?: boolean): Tensor {
   if (op_var_correction < 0) op_var_correction = native.resolve('aten::var', 'correction');
-  return wrap(native.call(op_var_correction, [self_.handle, dim, correction, keepdim]) as number);
+  return wrap(native.call(op_var_correction, self_.handle, dim, correction, keepdim) as number);
 }
 
 let op_logsumexp = -1;
 /** `aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor` */
 export function logsumexp(self_: Tensor, dim: number | number[], keepdim?: boolean): Tensor {
   if (op_logsumexp < 0) op_logsumexp = native.resolve('aten::logsumexp', '');
-  return wrap(native.call(op_logsumexp, [self_.handle, dim, keepdim]) as number);
+  return wrap(native.call(op_logsumexp, self_.handle, dim, keepdim) as number);
 }
 
 let op_cumsum = -1;
 /** `aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` */
 export function cumsum(self_: Tensor, dim: number, dtype?: DType | null): Tensor {
   if (op_cumsum < 0) op_cumsum = native.resolve('aten::cumsum', '');
-  return wrap(native.call(op_cumsum, [self_.handle, dim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)]) as number);
+  return wrap(native.call(op_cumsum, self_.handle, dim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
 
 let op_cumprod = -1;
 /** `aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` */
 export function cumprod(self_: Tensor, dim: number, dtype?: DType | null): Tensor {
   if (op_cumprod < 0) op_cumprod = native.resolve('aten::cumprod', '');
-  return wrap(native.call(op_cumprod, [self_.handle, dim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)]) as number);
+  return wrap(native.call(op_cumprod, self_.handle, dim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
 
 let op_softmax_int = -1;
 /** `aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` */
 export function softmax_int(self_: Tensor, dim: number, dtype?: DType | null): Tensor {
   if (op_softmax_int < 0) op_softmax_int = native.resolve('aten::softmax', 'int');
-  return wrap(native.call(op_softmax_int, [self_.handle, dim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)]) as number);
+  return wrap(native.call(op_softmax_int, self_.handle, dim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
 
 let op_log_softmax_int = -1;
 /** `aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` */
 export function log_softmax_int(self_: Tensor, dim: number, dtype?: DType | null): Tensor {
   if (op_log_softmax_int < 0) op_log_softmax_int = native.resolve('aten::log_softmax', 'int');
-  return wrap(native.call(op_log_softmax_int, [self_.handle, dim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)]) as number);
+  return wrap(native.call(op_log_softmax_int, self_.handle, dim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
 
 let op_sort = -1;
 /** `aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)` */
 export function sort(self_: Tensor, dim?: number, descending?: boolean): [Tensor, Tensor] {
   if (op_sort < 0) op_sort = native.resolve('aten::sort', '');
-  const r = native.call(op_sort, [self_.handle, dim, descending]) as unknown[];
+  const r = native.call(op_sort, self_.handle, dim, descending) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
 }
 
@@ -780,14 +780,14 @@ let op_argsort = -1;
 /** `aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor` */
 export function argsort(self_: Tensor, dim?: number, descending?: boolean): Tensor {
   if (op_argsort < 0) op_argsort = native.resolve('aten::argsort', '');
-  return wrap(native.call(op_argsort, [self_.handle, dim, descending]) as number);
+  return wrap(native.call(op_argsort, self_.handle, dim, descending) as number);
 }
 
 let op_topk = -1;
 /** `aten::topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` */
 export function topk(self_: Tensor, k: number, dim?: number, largest?: boolean, sorted?: boolean): [Tensor, Tensor] {
   if (op_topk < 0) op_topk = native.resolve('aten::topk', '');
-  const r = native.call(op_topk, [self_.handle, k, dim, largest, sorted]) as unknown[];
+  const r = native.call(op_topk, self_.handle, k, dim, largest, sorted) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
 }
 
@@ -795,7 +795,7 @@ let op_kthvalue = -1;
 /** `aten::kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` */
 export function kthvalue(self_: Tensor, k: number, dim?: number, keepdim?: boolean): [Tensor, Tensor] {
   if (op_kthvalue < 0) op_kthvalue = native.resolve('aten::kthvalue', '');
-  const r = native.call(op_kthvalue, [self_.handle, k, dim, keepdim]) as unknown[];
+  const r = native.call(op_kthvalue, self_.handle, k, dim, keepdim) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
 }
 
@@ -803,14 +803,14 @@ let op_median = -1;
 /** `aten::median(Tensor self) -> Tensor` */
 export function median(self_: Tensor): Tensor {
   if (op_median < 0) op_median = native.resolve('aten::median', '');
-  return wrap(native.call(op_median, [self_.handle]) as number);
+  return wrap(native.call(op_median, self_.handle) as number);
 }
 
 let op_median_dim = -1;
 /** `aten::median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` */
 export function median_dim(self_: Tensor, dim: number, keepdim?: boolean): [Tensor, Tensor] {
   if (op_median_dim < 0) op_median_dim = native.resolve('aten::median', 'dim');
-  const r = native.call(op_median_dim, [self_.handle, dim, keepdim]) as unknown[];
+  const r = native.call(op_median_dim, self_.handle, dim, keepdim) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
 }
 
@@ -818,28 +818,28 @@ let op_nanmedian = -1;
 /** `aten::nanmedian(Tensor self) -> Tensor` */
 export function nanmedian(self_: Tensor): Tensor {
   if (op_nanmedian < 0) op_nanmedian = native.resolve('aten::nanmedian', '');
-  return wrap(native.call(op_nanmedian, [self_.handle]) as number);
+  return wrap(native.call(op_nanmedian, self_.handle) as number);
 }
 
 let op_quantile = -1;
 /** `aten::quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation="linear") -> Tensor` */
 export function quantile(self_: Tensor, q: Tensor, dim?: number | null, keepdim?: boolean, interpolation?: string): Tensor {
   if (op_quantile < 0) op_quantile = native.resolve('aten::quantile', '');
-  return wrap(native.call(op_quantile, [self_.handle, q.handle, dim, keepdim, interpolation]) as number);
+  return wrap(native.call(op_quantile, self_.handle, q.handle, dim, keepdim, interpolation) as number);
 }
 
 let op_quantile_scalar = -1;
 /** `aten::quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation="linear") -> Tensor` */
 export function quantile_scalar(self_: Tensor, q: number, dim?: number | null, keepdim?: boolean, interpolation?: string): Tensor {
   if (op_quantile_scalar < 0) op_quantile_scalar = native.resolve('aten::quantile', 'scalar');
-  return wrap(native.call(op_quantile_scalar, [self_.handle, q, dim, keepdim, interpolation]) as number);
+  return wrap(native.call(op_quantile_scalar, self_.handle, q, dim, keepdim, interpolation) as number);
 }
 
 let op_unique_dim = -1;
 /** `aten::unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)` */
 export function unique_dim(self_: Tensor, dim: number, sorted?: boolean, return_inverse?: boolean, return_counts?: boolean): [Tensor, Tensor, Tensor] {
   if (op_unique_dim < 0) op_unique_dim = native.resolve('aten::unique_dim', '');
-  const r = native.call(op_unique_dim, [self_.handle, dim, sorted, return_inverse, return_counts]) as unknown[];
+  const r = native.call(op_unique_dim, self_.handle, dim, sorted, return_inverse, return_counts) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number), wrap(r[2] as number)];
 }
 
@@ -847,98 +847,98 @@ let op_bincount = -1;
 /** `aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor` */
 export function bincount(self_: Tensor, weights?: Tensor | null, minlength?: number): Tensor {
   if (op_bincount < 0) op_bincount = native.resolve('aten::bincount', '');
-  return wrap(native.call(op_bincount, [self_.handle, weights === undefined ? undefined : weights == null ? weights : weights.handle, minlength]) as number);
+  return wrap(native.call(op_bincount, self_.handle, weights === undefined ? undefined : weights == null ? weights : weights.handle, minlength) as number);
 }
 
 let op_histc = -1;
 /** `aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor` */
 export function histc(self_: Tensor, bins?: number, min?: Scalar, max?: Scalar): Tensor {
   if (op_histc < 0) op_histc = native.resolve('aten::histc', '');
-  return wrap(native.call(op_histc, [self_.handle, bins, min === undefined ? undefined : scalarArg(min), max === undefined ? undefined : scalarArg(max)]) as number);
+  return wrap(native.call(op_histc, self_.handle, bins, min === undefined ? undefined : scalarArg(min), max === undefined ? undefined : scalarArg(max)) as number);
 }
 
 let op_matmul = -1;
 /** `aten::matmul(Tensor self, Tensor other) -> Tensor` */
 export function matmul(self_: Tensor, other: Tensor): Tensor {
   if (op_matmul < 0) op_matmul = native.resolve('aten::matmul', '');
-  return wrap(native.call(op_matmul, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_matmul, self_.handle, other.handle) as number);
 }
 
 let op_mm = -1;
 /** `aten::mm(Tensor self, Tensor mat2) -> Tensor` */
 export function mm(self_: Tensor, mat2: Tensor): Tensor {
   if (op_mm < 0) op_mm = native.resolve('aten::mm', '');
-  return wrap(native.call(op_mm, [self_.handle, mat2.handle]) as number);
+  return wrap(native.call(op_mm, self_.handle, mat2.handle) as number);
 }
 
 let op_bmm = -1;
 /** `aten::bmm(Tensor self, Tensor mat2) -> Tensor` */
 export function bmm(self_: Tensor, mat2: Tensor): Tensor {
   if (op_bmm < 0) op_bmm = native.resolve('aten::bmm', '');
-  return wrap(native.call(op_bmm, [self_.handle, mat2.handle]) as number);
+  return wrap(native.call(op_bmm, self_.handle, mat2.handle) as number);
 }
 
 let op_addmm = -1;
 /** `aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` */
 export function addmm(self_: Tensor, mat1: Tensor, mat2: Tensor, beta?: Scalar, alpha?: Scalar): Tensor {
   if (op_addmm < 0) op_addmm = native.resolve('aten::addmm', '');
-  return wrap(native.call(op_addmm, [self_.handle, mat1.handle, mat2.handle, beta === undefined ? undefined : scalarArg(beta), alpha === undefined ? undefined : scalarArg(alpha)]) as number);
+  return wrap(native.call(op_addmm, self_.handle, mat1.handle, mat2.handle, beta === undefined ? undefined : scalarArg(beta), alpha === undefined ? undefined : scalarArg(alpha)) as number);
 }
 
 let op_outer = -1;
 /** `aten::outer(Tensor self, Tensor vec2) -> Tensor` */
 export function outer(self_: Tensor, vec2: Tensor): Tensor {
   if (op_outer < 0) op_outer = native.resolve('aten::outer', '');
-  return wrap(native.call(op_outer, [self_.handle, vec2.handle]) as number);
+  return wrap(native.call(op_outer, self_.handle, vec2.handle) as number);
 }
 
 let op_dot = -1;
 /** `aten::dot(Tensor self, Tensor tensor) -> Tensor` */
 export function dot(self_: Tensor, tensor: Tensor): Tensor {
   if (op_dot < 0) op_dot = native.resolve('aten::dot', '');
-  return wrap(native.call(op_dot, [self_.handle, tensor.handle]) as number);
+  return wrap(native.call(op_dot, self_.handle, tensor.handle) as number);
 }
 
 let op_einsum = -1;
 /** `aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor` */
 export function einsum(equation: string, tensors: Tensor[], path?: number | number[] | null): Tensor {
   if (op_einsum < 0) op_einsum = native.resolve('aten::einsum', '');
-  return wrap(native.call(op_einsum, [equation, tensors.map((t) => t.handle), path]) as number);
+  return wrap(native.call(op_einsum, equation, tensors.map((t) => t.handle), path) as number);
 }
 
 let op_linalg_vector_norm = -1;
 /** `aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` */
 export function linalg_vector_norm(self_: Tensor, ord?: Scalar, dim?: number | number[] | null, keepdim?: boolean, dtype?: DType | null): Tensor {
   if (op_linalg_vector_norm < 0) op_linalg_vector_norm = native.resolve('aten::linalg_vector_norm', '');
-  return wrap(native.call(op_linalg_vector_norm, [self_.handle, ord === undefined ? undefined : scalarArg(ord), dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)]) as number);
+  return wrap(native.call(op_linalg_vector_norm, self_.handle, ord === undefined ? undefined : scalarArg(ord), dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
 
 let op_linalg_cholesky = -1;
 /** `aten::linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor` */
 export function linalg_cholesky(self_: Tensor, upper?: boolean): Tensor {
   if (op_linalg_cholesky < 0) op_linalg_cholesky = native.resolve('aten::linalg_cholesky', '');
-  return wrap(native.call(op_linalg_cholesky, [self_.handle, upper]) as number);
+  return wrap(native.call(op_linalg_cholesky, self_.handle, upper) as number);
 }
 
 let op_linalg_inv = -1;
 /** `aten::linalg_inv(Tensor A) -> Tensor` */
 export function linalg_inv(A: Tensor): Tensor {
   if (op_linalg_inv < 0) op_linalg_inv = native.resolve('aten::linalg_inv', '');
-  return wrap(native.call(op_linalg_inv, [A.handle]) as number);
+  return wrap(native.call(op_linalg_inv, A.handle) as number);
 }
 
 let op_linalg_solve = -1;
 /** `aten::linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` */
 export function linalg_solve(A: Tensor, B: Tensor, left?: boolean): Tensor {
   if (op_linalg_solve < 0) op_linalg_solve = native.resolve('aten::linalg_solve', '');
-  return wrap(native.call(op_linalg_solve, [A.handle, B.handle, left]) as number);
+  return wrap(native.call(op_linalg_solve, A.handle, B.handle, left) as number);
 }
 
 let op_linalg_slogdet = -1;
 /** `aten::linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` */
 export function linalg_slogdet(A: Tensor): [Tensor, Tensor] {
   if (op_linalg_slogdet < 0) op_linalg_slogdet = native.resolve('aten::linalg_slogdet', '');
-  const r = native.call(op_linalg_slogdet, [A.handle]) as unknown[];
+  const r = native.call(op_linalg_slogdet, A.handle) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
 }
 
@@ -946,7 +946,7 @@ let op_linalg_eigh = -1;
 /** `aten::linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` */
 export function linalg_eigh(self_: Tensor, UPLO?: string): [Tensor, Tensor] {
   if (op_linalg_eigh < 0) op_linalg_eigh = native.resolve('aten::linalg_eigh', '');
-  const r = native.call(op_linalg_eigh, [self_.handle, UPLO]) as unknown[];
+  const r = native.call(op_linalg_eigh, self_.handle, UPLO) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
 }
 
@@ -954,7 +954,7 @@ let op_triangular_solve = -1;
 /** `aten::triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)` */
 export function triangular_solve(self_: Tensor, A: Tensor, upper?: boolean, transpose?: boolean, unitriangular?: boolean): [Tensor, Tensor] {
   if (op_triangular_solve < 0) op_triangular_solve = native.resolve('aten::triangular_solve', '');
-  const r = native.call(op_triangular_solve, [self_.handle, A.handle, upper, transpose, unitriangular]) as unknown[];
+  const r = native.call(op_triangular_solve, self_.handle, A.handle, upper, transpose, unitriangular) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
 }
 
@@ -962,301 +962,301 @@ let op_cholesky_solve = -1;
 /** `aten::cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor` */
 export function cholesky_solve(self_: Tensor, input2: Tensor, upper?: boolean): Tensor {
   if (op_cholesky_solve < 0) op_cholesky_solve = native.resolve('aten::cholesky_solve', '');
-  return wrap(native.call(op_cholesky_solve, [self_.handle, input2.handle, upper]) as number);
+  return wrap(native.call(op_cholesky_solve, self_.handle, input2.handle, upper) as number);
 }
 
 let op_diag = -1;
 /** `aten::diag(Tensor self, int diagonal=0) -> Tensor` */
 export function diag(self_: Tensor, diagonal?: number): Tensor {
   if (op_diag < 0) op_diag = native.resolve('aten::diag', '');
-  return wrap(native.call(op_diag, [self_.handle, diagonal]) as number);
+  return wrap(native.call(op_diag, self_.handle, diagonal) as number);
 }
 
 let op_diagonal = -1;
 /** `aten::diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)` */
 export function diagonal(self_: Tensor, offset?: number, dim1?: number, dim2?: number): Tensor {
   if (op_diagonal < 0) op_diagonal = native.resolve('aten::diagonal', '');
-  return wrap(native.call(op_diagonal, [self_.handle, offset, dim1, dim2]) as number);
+  return wrap(native.call(op_diagonal, self_.handle, offset, dim1, dim2) as number);
 }
 
 let op_diag_embed = -1;
 /** `aten::diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` */
 export function diag_embed(self_: Tensor, offset?: number, dim1?: number, dim2?: number): Tensor {
   if (op_diag_embed < 0) op_diag_embed = native.resolve('aten::diag_embed', '');
-  return wrap(native.call(op_diag_embed, [self_.handle, offset, dim1, dim2]) as number);
+  return wrap(native.call(op_diag_embed, self_.handle, offset, dim1, dim2) as number);
 }
 
 let op_tril = -1;
 /** `aten::tril(Tensor self, int diagonal=0) -> Tensor` */
 export function tril(self_: Tensor, diagonal?: number): Tensor {
   if (op_tril < 0) op_tril = native.resolve('aten::tril', '');
-  return wrap(native.call(op_tril, [self_.handle, diagonal]) as number);
+  return wrap(native.call(op_tril, self_.handle, diagonal) as number);
 }
 
 let op_triu = -1;
 /** `aten::triu(Tensor self, int diagonal=0) -> Tensor` */
 export function triu(self_: Tensor, diagonal?: number): Tensor {
   if (op_triu < 0) op_triu = native.resolve('aten::triu', '');
-  return wrap(native.call(op_triu, [self_.handle, diagonal]) as number);
+  return wrap(native.call(op_triu, self_.handle, diagonal) as number);
 }
 
 let op_trace = -1;
 /** `aten::trace(Tensor self) -> Tensor` */
 export function trace(self_: Tensor): Tensor {
   if (op_trace < 0) op_trace = native.resolve('aten::trace', '');
-  return wrap(native.call(op_trace, [self_.handle]) as number);
+  return wrap(native.call(op_trace, self_.handle) as number);
 }
 
 let op_eye = -1;
 /** `aten::eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function eye(n: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_eye < 0) op_eye = native.resolve('aten::eye', '');
-  return wrap(native.call(op_eye, [n, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_eye, n, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_eye_m = -1;
 /** `aten::eye.m(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function eye_m(n: number, m: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_eye_m < 0) op_eye_m = native.resolve('aten::eye', 'm');
-  return wrap(native.call(op_eye_m, [n, m, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_eye_m, n, m, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_reshape = -1;
 /** `aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)` */
 export function reshape(self_: Tensor, shape: number | number[]): Tensor {
   if (op_reshape < 0) op_reshape = native.resolve('aten::reshape', '');
-  return wrap(native.call(op_reshape, [self_.handle, shape]) as number);
+  return wrap(native.call(op_reshape, self_.handle, shape) as number);
 }
 
 let op_view = -1;
 /** `aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)` */
 export function view(self_: Tensor, size: number | number[]): Tensor {
   if (op_view < 0) op_view = native.resolve('aten::view', '');
-  return wrap(native.call(op_view, [self_.handle, size]) as number);
+  return wrap(native.call(op_view, self_.handle, size) as number);
 }
 
 let op_view_as = -1;
 /** `aten::view_as(Tensor(a) self, Tensor other) -> Tensor(a)` */
 export function view_as(self_: Tensor, other: Tensor): Tensor {
   if (op_view_as < 0) op_view_as = native.resolve('aten::view_as', '');
-  return wrap(native.call(op_view_as, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_view_as, self_.handle, other.handle) as number);
 }
 
 let op_permute = -1;
 /** `aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)` */
 export function permute(self_: Tensor, dims: number | number[]): Tensor {
   if (op_permute < 0) op_permute = native.resolve('aten::permute', '');
-  return wrap(native.call(op_permute, [self_.handle, dims]) as number);
+  return wrap(native.call(op_permute, self_.handle, dims) as number);
 }
 
 let op_transpose_int = -1;
 /** `aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)` */
 export function transpose_int(self_: Tensor, dim0: number, dim1: number): Tensor {
   if (op_transpose_int < 0) op_transpose_int = native.resolve('aten::transpose', 'int');
-  return wrap(native.call(op_transpose_int, [self_.handle, dim0, dim1]) as number);
+  return wrap(native.call(op_transpose_int, self_.handle, dim0, dim1) as number);
 }
 
 let op_t = -1;
 /** `aten::t(Tensor(a) self) -> Tensor(a)` */
 export function t(self_: Tensor): Tensor {
   if (op_t < 0) op_t = native.resolve('aten::t', '');
-  return wrap(native.call(op_t, [self_.handle]) as number);
+  return wrap(native.call(op_t, self_.handle) as number);
 }
 
 let op_unsqueeze = -1;
 /** `aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)` */
 export function unsqueeze(self_: Tensor, dim: number): Tensor {
   if (op_unsqueeze < 0) op_unsqueeze = native.resolve('aten::unsqueeze', '');
-  return wrap(native.call(op_unsqueeze, [self_.handle, dim]) as number);
+  return wrap(native.call(op_unsqueeze, self_.handle, dim) as number);
 }
 
 let op_squeeze = -1;
 /** `aten::squeeze(Tensor(a) self) -> Tensor(a)` */
 export function squeeze(self_: Tensor): Tensor {
   if (op_squeeze < 0) op_squeeze = native.resolve('aten::squeeze', '');
-  return wrap(native.call(op_squeeze, [self_.handle]) as number);
+  return wrap(native.call(op_squeeze, self_.handle) as number);
 }
 
 let op_squeeze_dim = -1;
 /** `aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)` */
 export function squeeze_dim(self_: Tensor, dim: number): Tensor {
   if (op_squeeze_dim < 0) op_squeeze_dim = native.resolve('aten::squeeze', 'dim');
-  return wrap(native.call(op_squeeze_dim, [self_.handle, dim]) as number);
+  return wrap(native.call(op_squeeze_dim, self_.handle, dim) as number);
 }
 
 let op_flatten_using_ints = -1;
 /** `aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)` */
 export function flatten_using_ints(self_: Tensor, start_dim?: number, end_dim?: number): Tensor {
   if (op_flatten_using_ints < 0) op_flatten_using_ints = native.resolve('aten::flatten', 'using_ints');
-  return wrap(native.call(op_flatten_using_ints, [self_.handle, start_dim, end_dim]) as number);
+  return wrap(native.call(op_flatten_using_ints, self_.handle, start_dim, end_dim) as number);
 }
 
 let op_unflatten_int = -1;
 /** `aten::unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)` */
 export function unflatten_int(self_: Tensor, dim: number, sizes: number | number[]): Tensor {
   if (op_unflatten_int < 0) op_unflatten_int = native.resolve('aten::unflatten', 'int');
-  return wrap(native.call(op_unflatten_int, [self_.handle, dim, sizes]) as number);
+  return wrap(native.call(op_unflatten_int, self_.handle, dim, sizes) as number);
 }
 
 let op_expand = -1;
 /** `aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)` */
 export function expand(self_: Tensor, size: number | number[], implicit?: boolean): Tensor {
   if (op_expand < 0) op_expand = native.resolve('aten::expand', '');
-  return wrap(native.call(op_expand, [self_.handle, size, implicit]) as number);
+  return wrap(native.call(op_expand, self_.handle, size, implicit) as number);
 }
 
 let op_expand_as = -1;
 /** `aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a)` */
 export function expand_as(self_: Tensor, other: Tensor): Tensor {
   if (op_expand_as < 0) op_expand_as = native.resolve('aten::expand_as', '');
-  return wrap(native.call(op_expand_as, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_expand_as, self_.handle, other.handle) as number);
 }
 
 let op_repeat = -1;
 /** `aten::repeat(Tensor self, SymInt[] repeats) -> Tensor` */
 export function repeat(self_: Tensor, repeats: number | number[]): Tensor {
   if (op_repeat < 0) op_repeat = native.resolve('aten::repeat', '');
-  return wrap(native.call(op_repeat, [self_.handle, repeats]) as number);
+  return wrap(native.call(op_repeat, self_.handle, repeats) as number);
 }
 
 let op_repeat_interleave_self_int = -1;
 /** `aten::repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor` */
 export function repeat_interleave_self_int(self_: Tensor, repeats: number, dim?: number | null, output_size?: number | null): Tensor {
   if (op_repeat_interleave_self_int < 0) op_repeat_interleave_self_int = native.resolve('aten::repeat_interleave', 'self_int');
-  return wrap(native.call(op_repeat_interleave_self_int, [self_.handle, repeats, dim, output_size]) as number);
+  return wrap(native.call(op_repeat_interleave_self_int, self_.handle, repeats, dim, output_size) as number);
 }
 
 let op_contiguous = -1;
 /** `aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)` */
 export function contiguous(self_: Tensor, memory_format?: number): Tensor {
   if (op_contiguous < 0) op_contiguous = native.resolve('aten::contiguous', '');
-  return wrap(native.call(op_contiguous, [self_.handle, memory_format]) as number);
+  return wrap(native.call(op_contiguous, self_.handle, memory_format) as number);
 }
 
 let op_clone = -1;
 /** `aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor` */
 export function clone(self_: Tensor, memory_format?: number | null): Tensor {
   if (op_clone < 0) op_clone = native.resolve('aten::clone', '');
-  return wrap(native.call(op_clone, [self_.handle, memory_format]) as number);
+  return wrap(native.call(op_clone, self_.handle, memory_format) as number);
 }
 
 let op_detach = -1;
 /** `aten::detach(Tensor(a) self) -> Tensor(a)` */
 export function detach(self_: Tensor): Tensor {
   if (op_detach < 0) op_detach = native.resolve('aten::detach', '');
-  return wrap(native.call(op_detach, [self_.handle]) as number);
+  return wrap(native.call(op_detach, self_.handle) as number);
 }
 
 let op_cat = -1;
 /** `aten::cat(Tensor[] tensors, int dim=0) -> Tensor` */
 export function cat(tensors: Tensor[], dim?: number): Tensor {
   if (op_cat < 0) op_cat = native.resolve('aten::cat', '');
-  return wrap(native.call(op_cat, [tensors.map((t) => t.handle), dim]) as number);
+  return wrap(native.call(op_cat, tensors.map((t) => t.handle), dim) as number);
 }
 
 let op_stack = -1;
 /** `aten::stack(Tensor[] tensors, int dim=0) -> Tensor` */
 export function stack(tensors: Tensor[], dim?: number): Tensor {
   if (op_stack < 0) op_stack = native.resolve('aten::stack', '');
-  return wrap(native.call(op_stack, [tensors.map((t) => t.handle), dim]) as number);
+  return wrap(native.call(op_stack, tensors.map((t) => t.handle), dim) as number);
 }
 
 let op_split_Tensor = -1;
 /** `aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]` */
 export function split_Tensor(self_: Tensor, split_size: number, dim?: number): Tensor[] {
   if (op_split_Tensor < 0) op_split_Tensor = native.resolve('aten::split', 'Tensor');
-  return (native.call(op_split_Tensor, [self_.handle, split_size, dim]) as number[]).map(wrap);
+  return (native.call(op_split_Tensor, self_.handle, split_size, dim) as number[]).map(wrap);
 }
 
 let op_split_with_sizes = -1;
 /** `aten::split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]` */
 export function split_with_sizes(self_: Tensor, split_sizes: number | number[], dim?: number): Tensor[] {
   if (op_split_with_sizes < 0) op_split_with_sizes = native.resolve('aten::split_with_sizes', '');
-  return (native.call(op_split_with_sizes, [self_.handle, split_sizes, dim]) as number[]).map(wrap);
+  return (native.call(op_split_with_sizes, self_.handle, split_sizes, dim) as number[]).map(wrap);
 }
 
 let op_chunk = -1;
 /** `aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]` */
 export function chunk(self_: Tensor, chunks: number, dim?: number): Tensor[] {
   if (op_chunk < 0) op_chunk = native.resolve('aten::chunk', '');
-  return (native.call(op_chunk, [self_.handle, chunks, dim]) as number[]).map(wrap);
+  return (native.call(op_chunk, self_.handle, chunks, dim) as number[]).map(wrap);
 }
 
 let op_narrow = -1;
 /** `aten::narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)` */
 export function narrow(self_: Tensor, dim: number, start: number, length: number): Tensor {
   if (op_narrow < 0) op_narrow = native.resolve('aten::narrow', '');
-  return wrap(native.call(op_narrow, [self_.handle, dim, start, length]) as number);
+  return wrap(native.call(op_narrow, self_.handle, dim, start, length) as number);
 }
 
 let op_slice_Tensor = -1;
 /** `aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)` */
 export function slice_Tensor(self_: Tensor, dim?: number, start?: number | null, end?: number | null, step?: number): Tensor {
   if (op_slice_Tensor < 0) op_slice_Tensor = native.resolve('aten::slice', 'Tensor');
-  return wrap(native.call(op_slice_Tensor, [self_.handle, dim, start, end, step]) as number);
+  return wrap(native.call(op_slice_Tensor, self_.handle, dim, start, end, step) as number);
 }
 
 let op_select_int = -1;
 /** `aten::select.int(Tensor(a) self, int dim, int index) -> Tensor(a)` */
 export function select_int(self_: Tensor, dim: number, index: number): Tensor {
   if (op_select_int < 0) op_select_int = native.resolve('aten::select', 'int');
-  return wrap(native.call(op_select_int, [self_.handle, dim, index]) as number);
+  return wrap(native.call(op_select_int, self_.handle, dim, index) as number);
 }
 
 let op_index_select = -1;
 /** `aten::index_select(Tensor self, int dim, Tensor index) -> Tensor` */
 export function index_select(self_: Tensor, dim: number, index: Tensor): Tensor {
   if (op_index_select < 0) op_index_select = native.resolve('aten::index_select', '');
-  return wrap(native.call(op_index_select, [self_.handle, dim, index.handle]) as number);
+  return wrap(native.call(op_index_select, self_.handle, dim, index.handle) as number);
 }
 
 let op_gather = -1;
 /** `aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor` */
 export function gather(self_: Tensor, dim: number, index: Tensor, sparse_grad?: boolean): Tensor {
   if (op_gather < 0) op_gather = native.resolve('aten::gather', '');
-  return wrap(native.call(op_gather, [self_.handle, dim, index.handle, sparse_grad]) as number);
+  return wrap(native.call(op_gather, self_.handle, dim, index.handle, sparse_grad) as number);
 }
 
 let op_scatter_src = -1;
 /** `aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` */
 export function scatter_src(self_: Tensor, dim: number, index: Tensor, src: Tensor): Tensor {
   if (op_scatter_src < 0) op_scatter_src = native.resolve('aten::scatter', 'src');
-  return wrap(native.call(op_scatter_src, [self_.handle, dim, index.handle, src.handle]) as number);
+  return wrap(native.call(op_scatter_src, self_.handle, dim, index.handle, src.handle) as number);
 }
 
 let op_scatter_value = -1;
 /** `aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` */
 export function scatter_value(self_: Tensor, dim: number, index: Tensor, value: Scalar): Tensor {
   if (op_scatter_value < 0) op_scatter_value = native.resolve('aten::scatter', 'value');
-  return wrap(native.call(op_scatter_value, [self_.handle, dim, index.handle, scalarArg(value)]) as number);
+  return wrap(native.call(op_scatter_value, self_.handle, dim, index.handle, scalarArg(value)) as number);
 }
 
 let op_scatter_add = -1;
 /** `aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` */
 export function scatter_add(self_: Tensor, dim: number, index: Tensor, src: Tensor): Tensor {
   if (op_scatter_add < 0) op_scatter_add = native.resolve('aten::scatter_add', '');
-  return wrap(native.call(op_scatter_add, [self_.handle, dim, index.handle, src.handle]) as number);
+  return wrap(native.call(op_scatter_add, self_.handle, dim, index.handle, src.handle) as number);
 }
 
 let op_index_Tensor = -1;
 /** `aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor` */
 export function index_Tensor(self_: Tensor, indices: (Tensor | null)[]): Tensor {
   if (op_index_Tensor < 0) op_index_Tensor = native.resolve('aten::index', 'Tensor');
-  return wrap(native.call(op_index_Tensor, [self_.handle, indices.map((t) => (t === null ? null : t.handle))]) as number);
+  return wrap(native.call(op_index_Tensor, self_.handle, indices.map((t) => (t === null ? null : t.handle))) as number);
 }
 
 let op_index_put = -1;
 /** `aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor` */
 export function index_put(self_: Tensor, indices: (Tensor | null)[], values: Tensor, accumulate?: boolean): Tensor {
   if (op_index_put < 0) op_index_put = native.resolve('aten::index_put', '');
-  return wrap(native.call(op_index_put, [self_.handle, indices.map((t) => (t === null ? null : t.handle)), values.handle, accumulate]) as number);
+  return wrap(native.call(op_index_put, self_.handle, indices.map((t) => (t === null ? null : t.handle)), values.handle, accumulate) as number);
 }
 
 let op_index_put_ = -1;
 /** `aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)` */
 export function index_put_(self_: Tensor, indices: (Tensor | null)[], values: Tensor, accumulate?: boolean): Tensor {
   if (op_index_put_ < 0) op_index_put_ = native.resolve('aten::index_put_', '');
-  native.call(op_index_put_, [self_.handle, indices.map((t) => (t === null ? null : t.handle)), values.handle, accumulate], true);
+  native.callVoid(op_index_put_, self_.handle, indices.map((t) => (t === null ? null : t.handle)), values.handle, accumulate);
   return self_;
 }
 
@@ -1264,336 +1264,336 @@ let op_index_add = -1;
 /** `aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` */
 export function index_add(self_: Tensor, dim: number, index: Tensor, source: Tensor, alpha?: Scalar): Tensor {
   if (op_index_add < 0) op_index_add = native.resolve('aten::index_add', '');
-  return wrap(native.call(op_index_add, [self_.handle, dim, index.handle, source.handle, alpha === undefined ? undefined : scalarArg(alpha)]) as number);
+  return wrap(native.call(op_index_add, self_.handle, dim, index.handle, source.handle, alpha === undefined ? undefined : scalarArg(alpha)) as number);
 }
 
 let op_masked_fill_Scalar = -1;
 /** `aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` */
 export function masked_fill_Scalar(self_: Tensor, mask: Tensor, value: Scalar): Tensor {
   if (op_masked_fill_Scalar < 0) op_masked_fill_Scalar = native.resolve('aten::masked_fill', 'Scalar');
-  return wrap(native.call(op_masked_fill_Scalar, [self_.handle, mask.handle, scalarArg(value)]) as number);
+  return wrap(native.call(op_masked_fill_Scalar, self_.handle, mask.handle, scalarArg(value)) as number);
 }
 
 let op_masked_fill_Tensor = -1;
 /** `aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` */
 export function masked_fill_Tensor(self_: Tensor, mask: Tensor, value: Tensor): Tensor {
   if (op_masked_fill_Tensor < 0) op_masked_fill_Tensor = native.resolve('aten::masked_fill', 'Tensor');
-  return wrap(native.call(op_masked_fill_Tensor, [self_.handle, mask.handle, value.handle]) as number);
+  return wrap(native.call(op_masked_fill_Tensor, self_.handle, mask.handle, value.handle) as number);
 }
 
 let op_masked_select = -1;
 /** `aten::masked_select(Tensor self, Tensor mask) -> Tensor` */
 export function masked_select(self_: Tensor, mask: Tensor): Tensor {
   if (op_masked_select < 0) op_masked_select = native.resolve('aten::masked_select', '');
-  return wrap(native.call(op_masked_select, [self_.handle, mask.handle]) as number);
+  return wrap(native.call(op_masked_select, self_.handle, mask.handle) as number);
 }
 
 let op_nonzero = -1;
 /** `aten::nonzero(Tensor self) -> Tensor` */
 export function nonzero(self_: Tensor): Tensor {
   if (op_nonzero < 0) op_nonzero = native.resolve('aten::nonzero', '');
-  return wrap(native.call(op_nonzero, [self_.handle]) as number);
+  return wrap(native.call(op_nonzero, self_.handle) as number);
 }
 
 let op_flip = -1;
 /** `aten::flip(Tensor self, int[] dims) -> Tensor` */
 export function flip(self_: Tensor, dims: number | number[]): Tensor {
   if (op_flip < 0) op_flip = native.resolve('aten::flip', '');
-  return wrap(native.call(op_flip, [self_.handle, dims]) as number);
+  return wrap(native.call(op_flip, self_.handle, dims) as number);
 }
 
 let op_roll = -1;
 /** `aten::roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor` */
 export function roll(self_: Tensor, shifts: number | number[], dims?: number | number[]): Tensor {
   if (op_roll < 0) op_roll = native.resolve('aten::roll', '');
-  return wrap(native.call(op_roll, [self_.handle, shifts, dims]) as number);
+  return wrap(native.call(op_roll, self_.handle, shifts, dims) as number);
 }
 
 let op_to_dtype = -1;
 /** `aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)` */
 export function to_dtype(self_: Tensor, dtype: DType, non_blocking?: boolean, copy?: boolean, memory_format?: number | null): Tensor {
   if (op_to_dtype < 0) op_to_dtype = native.resolve('aten::to', 'dtype');
-  return wrap(native.call(op_to_dtype, [self_.handle, dtype == null ? dtype : dtypeCode(dtype), non_blocking, copy, memory_format]) as number);
+  return wrap(native.call(op_to_dtype, self_.handle, dtype == null ? dtype : dtypeCode(dtype), non_blocking, copy, memory_format) as number);
 }
 
 let op_to_other = -1;
 /** `aten::to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)` */
 export function to_other(self_: Tensor, other: Tensor, non_blocking?: boolean, copy?: boolean, memory_format?: number | null): Tensor {
   if (op_to_other < 0) op_to_other = native.resolve('aten::to', 'other');
-  return wrap(native.call(op_to_other, [self_.handle, other.handle, non_blocking, copy, memory_format]) as number);
+  return wrap(native.call(op_to_other, self_.handle, other.handle, non_blocking, copy, memory_format) as number);
 }
 
 let op_type_as = -1;
 /** `aten::type_as(Tensor self, Tensor other) -> Tensor` */
 export function type_as(self_: Tensor, other: Tensor): Tensor {
   if (op_type_as < 0) op_type_as = native.resolve('aten::type_as', '');
-  return wrap(native.call(op_type_as, [self_.handle, other.handle]) as number);
+  return wrap(native.call(op_type_as, self_.handle, other.handle) as number);
 }
 
 let op_zeros = -1;
 /** `aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function zeros(size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_zeros < 0) op_zeros = native.resolve('aten::zeros', '');
-  return wrap(native.call(op_zeros, [size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_zeros, size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_zeros_like = -1;
 /** `aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` */
 export function zeros_like(self_: Tensor, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null, memory_format?: number | null): Tensor {
   if (op_zeros_like < 0) op_zeros_like = native.resolve('aten::zeros_like', '');
-  return wrap(native.call(op_zeros_like, [self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format]) as number);
+  return wrap(native.call(op_zeros_like, self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format) as number);
 }
 
 let op_ones = -1;
 /** `aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function ones(size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_ones < 0) op_ones = native.resolve('aten::ones', '');
-  return wrap(native.call(op_ones, [size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_ones, size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_ones_like = -1;
 /** `aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` */
 export function ones_like(self_: Tensor, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null, memory_format?: number | null): Tensor {
   if (op_ones_like < 0) op_ones_like = native.resolve('aten::ones_like', '');
-  return wrap(native.call(op_ones_like, [self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format]) as number);
+  return wrap(native.call(op_ones_like, self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format) as number);
 }
 
 let op_full = -1;
 /** `aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function full(size: number | number[], fill_value: Scalar, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_full < 0) op_full = native.resolve('aten::full', '');
-  return wrap(native.call(op_full, [size, scalarArg(fill_value), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_full, size, scalarArg(fill_value), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_full_like = -1;
 /** `aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` */
 export function full_like(self_: Tensor, fill_value: Scalar, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null, memory_format?: number | null): Tensor {
   if (op_full_like < 0) op_full_like = native.resolve('aten::full_like', '');
-  return wrap(native.call(op_full_like, [self_.handle, scalarArg(fill_value), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format]) as number);
+  return wrap(native.call(op_full_like, self_.handle, scalarArg(fill_value), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format) as number);
 }
 
 let op_empty_memory_format = -1;
 /** `aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` */
 export function empty_memory_format(size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null, memory_format?: number | null): Tensor {
   if (op_empty_memory_format < 0) op_empty_memory_format = native.resolve('aten::empty', 'memory_format');
-  return wrap(native.call(op_empty_memory_format, [size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format]) as number);
+  return wrap(native.call(op_empty_memory_format, size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format) as number);
 }
 
 let op_empty_like = -1;
 /** `aten::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` */
 export function empty_like(self_: Tensor, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null, memory_format?: number | null): Tensor {
   if (op_empty_like < 0) op_empty_like = native.resolve('aten::empty_like', '');
-  return wrap(native.call(op_empty_like, [self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format]) as number);
+  return wrap(native.call(op_empty_like, self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format) as number);
 }
 
 let op_arange_start_step = -1;
 /** `aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function arange_start_step(start: Scalar, end: Scalar, step?: Scalar, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_arange_start_step < 0) op_arange_start_step = native.resolve('aten::arange', 'start_step');
-  return wrap(native.call(op_arange_start_step, [scalarArg(start), scalarArg(end), step === undefined ? undefined : scalarArg(step), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_arange_start_step, scalarArg(start), scalarArg(end), step === undefined ? undefined : scalarArg(step), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_arange_start = -1;
 /** `aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function arange_start(start: Scalar, end: Scalar, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_arange_start < 0) op_arange_start = native.resolve('aten::arange', 'start');
-  return wrap(native.call(op_arange_start, [scalarArg(start), scalarArg(end), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_arange_start, scalarArg(start), scalarArg(end), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_arange = -1;
 /** `aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function arange(end: Scalar, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_arange < 0) op_arange = native.resolve('aten::arange', '');
-  return wrap(native.call(op_arange, [scalarArg(end), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_arange, scalarArg(end), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_linspace = -1;
 /** `aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function linspace(start: Scalar, end: Scalar, steps: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_linspace < 0) op_linspace = native.resolve('aten::linspace', '');
-  return wrap(native.call(op_linspace, [scalarArg(start), scalarArg(end), steps, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_linspace, scalarArg(start), scalarArg(end), steps, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_rand = -1;
 /** `aten::rand(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function rand(size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_rand < 0) op_rand = native.resolve('aten::rand', '');
-  return wrap(native.call(op_rand, [size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_rand, size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_randn = -1;
 /** `aten::randn(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function randn(size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_randn < 0) op_randn = native.resolve('aten::randn', '');
-  return wrap(native.call(op_randn, [size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_randn, size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_randint_low = -1;
 /** `aten::randint.low(int low, int high, int[] size, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function randint_low(low: number, high: number, size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_randint_low < 0) op_randint_low = native.resolve('aten::randint', 'low');
-  return wrap(native.call(op_randint_low, [low, high, size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_randint_low, low, high, size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_randperm = -1;
 /** `aten::randperm(int n, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function randperm(n: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_randperm < 0) op_randperm = native.resolve('aten::randperm', '');
-  return wrap(native.call(op_randperm, [n, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_randperm, n, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_rand_like = -1;
 /** `aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` */
 export function rand_like(self_: Tensor, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null, memory_format?: number | null): Tensor {
   if (op_rand_like < 0) op_rand_like = native.resolve('aten::rand_like', '');
-  return wrap(native.call(op_rand_like, [self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format]) as number);
+  return wrap(native.call(op_rand_like, self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format) as number);
 }
 
 let op_randn_like = -1;
 /** `aten::randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` */
 export function randn_like(self_: Tensor, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null, memory_format?: number | null): Tensor {
   if (op_randn_like < 0) op_randn_like = native.resolve('aten::randn_like', '');
-  return wrap(native.call(op_randn_like, [self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format]) as number);
+  return wrap(native.call(op_randn_like, self_.handle, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format) as number);
 }
 
 let op_multinomial = -1;
 /** `aten::multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor` */
 export function multinomial(self_: Tensor, num_samples: number, replacement?: boolean, generator?: null): Tensor {
   if (op_multinomial < 0) op_multinomial = native.resolve('aten::multinomial', '');
-  return wrap(native.call(op_multinomial, [self_.handle, num_samples, replacement, generator]) as number);
+  return wrap(native.call(op_multinomial, self_.handle, num_samples, replacement, generator) as number);
 }
 
 let op_one_hot = -1;
 /** `aten::one_hot(Tensor self, int num_classes=-1) -> Tensor` */
 export function one_hot(self_: Tensor, num_classes?: number): Tensor {
   if (op_one_hot < 0) op_one_hot = native.resolve('aten::one_hot', '');
-  return wrap(native.call(op_one_hot, [self_.handle, num_classes]) as number);
+  return wrap(native.call(op_one_hot, self_.handle, num_classes) as number);
 }
 
 let op_embedding = -1;
 /** `aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` */
 export function embedding(weight: Tensor, indices: Tensor, padding_idx?: number, scale_grad_by_freq?: boolean, sparse?: boolean): Tensor {
   if (op_embedding < 0) op_embedding = native.resolve('aten::embedding', '');
-  return wrap(native.call(op_embedding, [weight.handle, indices.handle, padding_idx, scale_grad_by_freq, sparse]) as number);
+  return wrap(native.call(op_embedding, weight.handle, indices.handle, padding_idx, scale_grad_by_freq, sparse) as number);
 }
 
 let op_linear = -1;
 /** `aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` */
 export function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {
   if (op_linear < 0) op_linear = native.resolve('aten::linear', '');
-  return wrap(native.call(op_linear, [input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle]) as number);
+  return wrap(native.call(op_linear, input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle) as number);
 }
 
 let op_conv1d = -1;
 /** `aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] dilation=[1], int groups=1) -> Tensor` */
 export function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, stride?: number | number[], padding?: number | number[], dilation?: number | number[], groups?: number): Tensor {
   if (op_conv1d < 0) op_conv1d = native.resolve('aten::conv1d', '');
-  return wrap(native.call(op_conv1d, [input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, stride, padding, dilation, groups]) as number);
+  return wrap(native.call(op_conv1d, input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, stride, padding, dilation, groups) as number);
 }
 
 let op_conv2d = -1;
 /** `aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor` */
 export function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, stride?: number | number[], padding?: number | number[], dilation?: number | number[], groups?: number): Tensor {
   if (op_conv2d < 0) op_conv2d = native.resolve('aten::conv2d', '');
-  return wrap(native.call(op_conv2d, [input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, stride, padding, dilation, groups]) as number);
+  return wrap(native.call(op_conv2d, input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, stride, padding, dilation, groups) as number);
 }
 
 let op_conv_transpose1d = -1;
 /** `aten::conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] output_padding=[0], int groups=1, int[1] dilation=[1]) -> Tensor` */
 export function conv_transpose1d(input: Tensor, weight: Tensor, bias?: Tensor | null, stride?: number | number[], padding?: number | number[], output_padding?: number | number[], groups?: number, dilation?: number | number[]): Tensor {
   if (op_conv_transpose1d < 0) op_conv_transpose1d = native.resolve('aten::conv_transpose1d', '');
-  return wrap(native.call(op_conv_transpose1d, [input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, stride, padding, output_padding, groups, dilation]) as number);
+  return wrap(native.call(op_conv_transpose1d, input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, stride, padding, output_padding, groups, dilation) as number);
 }
 
 let op_batch_norm = -1;
 /** `aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor` */
 export function batch_norm(input: Tensor, weight?: Tensor | null, bias?: Tensor | null, running_mean?: Tensor | null, running_var?: Tensor | null, training?: boolean, momentum?: number, eps?: number, cudnn_enabled?: boolean): Tensor {
   if (op_batch_norm < 0) op_batch_norm = native.resolve('aten::batch_norm', '');
-  return wrap(native.call(op_batch_norm, [input.handle, weight === undefined ? undefined : weight == null ? weight : weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, running_mean === undefined ? undefined : running_mean == null ? running_mean : running_mean.handle, running_var === undefined ? undefined : running_var == null ? running_var : running_var.handle, training, momentum, eps, cudnn_enabled]) as number);
+  return wrap(native.call(op_batch_norm, input.handle, weight === undefined ? undefined : weight == null ? weight : weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, running_mean === undefined ? undefined : running_mean == null ? running_mean : running_mean.handle, running_var === undefined ? undefined : running_var == null ? running_var : running_var.handle, training, momentum, eps, cudnn_enabled) as number);
 }
 
 let op_group_norm = -1;
 /** `aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enabled=True) -> Tensor` */
 export function group_norm(input: Tensor, num_groups: number, weight?: Tensor | null, bias?: Tensor | null, eps?: number, cudnn_enabled?: boolean): Tensor {
   if (op_group_norm < 0) op_group_norm = native.resolve('aten::group_norm', '');
-  return wrap(native.call(op_group_norm, [input.handle, num_groups, weight === undefined ? undefined : weight == null ? weight : weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, eps, cudnn_enabled]) as number);
+  return wrap(native.call(op_group_norm, input.handle, num_groups, weight === undefined ? undefined : weight == null ? weight : weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, eps, cudnn_enabled) as number);
 }
 
 let op_layer_norm = -1;
 /** `aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor` */
 export function layer_norm(input: Tensor, normalized_shape: number | number[], weight?: Tensor | null, bias?: Tensor | null, eps?: number, cudnn_enable?: boolean): Tensor {
   if (op_layer_norm < 0) op_layer_norm = native.resolve('aten::layer_norm', '');
-  return wrap(native.call(op_layer_norm, [input.handle, normalized_shape, weight === undefined ? undefined : weight == null ? weight : weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, eps, cudnn_enable]) as number);
+  return wrap(native.call(op_layer_norm, input.handle, normalized_shape, weight === undefined ? undefined : weight == null ? weight : weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, eps, cudnn_enable) as number);
 }
 
 let op_instance_norm = -1;
 /** `aten::instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor` */
 export function instance_norm(input: Tensor, weight?: Tensor | null, bias?: Tensor | null, running_mean?: Tensor | null, running_var?: Tensor | null, use_input_stats?: boolean, momentum?: number, eps?: number, cudnn_enabled?: boolean): Tensor {
   if (op_instance_norm < 0) op_instance_norm = native.resolve('aten::instance_norm', '');
-  return wrap(native.call(op_instance_norm, [input.handle, weight === undefined ? undefined : weight == null ? weight : weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, running_mean === undefined ? undefined : running_mean == null ? running_mean : running_mean.handle, running_var === undefined ? undefined : running_var == null ? running_var : running_var.handle, use_input_stats, momentum, eps, cudnn_enabled]) as number);
+  return wrap(native.call(op_instance_norm, input.handle, weight === undefined ? undefined : weight == null ? weight : weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, running_mean === undefined ? undefined : running_mean == null ? running_mean : running_mean.handle, running_var === undefined ? undefined : running_var == null ? running_var : running_var.handle, use_input_stats, momentum, eps, cudnn_enabled) as number);
 }
 
 let op_dropout = -1;
 /** `aten::dropout(Tensor input, float p, bool train) -> Tensor` */
 export function dropout(input: Tensor, p: number, train: boolean): Tensor {
   if (op_dropout < 0) op_dropout = native.resolve('aten::dropout', '');
-  return wrap(native.call(op_dropout, [input.handle, p, train]) as number);
+  return wrap(native.call(op_dropout, input.handle, p, train) as number);
 }
 
 let op_feature_dropout = -1;
 /** `aten::feature_dropout(Tensor input, float p, bool train) -> Tensor` */
 export function feature_dropout(input: Tensor, p: number, train: boolean): Tensor {
   if (op_feature_dropout < 0) op_feature_dropout = native.resolve('aten::feature_dropout', '');
-  return wrap(native.call(op_feature_dropout, [input.handle, p, train]) as number);
+  return wrap(native.call(op_feature_dropout, input.handle, p, train) as number);
 }
 
 let op_max_pool1d = -1;
 /** `aten::max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> Tensor` */
 export function max_pool1d(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], dilation?: number | number[], ceil_mode?: boolean): Tensor {
   if (op_max_pool1d < 0) op_max_pool1d = native.resolve('aten::max_pool1d', '');
-  return wrap(native.call(op_max_pool1d, [self_.handle, kernel_size, stride, padding, dilation, ceil_mode]) as number);
+  return wrap(native.call(op_max_pool1d, self_.handle, kernel_size, stride, padding, dilation, ceil_mode) as number);
 }
 
 let op_max_pool2d = -1;
 /** `aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor` */
 export function max_pool2d(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], dilation?: number | number[], ceil_mode?: boolean): Tensor {
   if (op_max_pool2d < 0) op_max_pool2d = native.resolve('aten::max_pool2d', '');
-  return wrap(native.call(op_max_pool2d, [self_.handle, kernel_size, stride, padding, dilation, ceil_mode]) as number);
+  return wrap(native.call(op_max_pool2d, self_.handle, kernel_size, stride, padding, dilation, ceil_mode) as number);
 }
 
 let op_avg_pool1d = -1;
 /** `aten::avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor` */
 export function avg_pool1d(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], ceil_mode?: boolean, count_include_pad?: boolean): Tensor {
   if (op_avg_pool1d < 0) op_avg_pool1d = native.resolve('aten::avg_pool1d', '');
-  return wrap(native.call(op_avg_pool1d, [self_.handle, kernel_size, stride, padding, ceil_mode, count_include_pad]) as number);
+  return wrap(native.call(op_avg_pool1d, self_.handle, kernel_size, stride, padding, ceil_mode, count_include_pad) as number);
 }
 
 let op_avg_pool2d = -1;
 /** `aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` */
 export function avg_pool2d(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], ceil_mode?: boolean, count_include_pad?: boolean, divisor_override?: number | null): Tensor {
   if (op_avg_pool2d < 0) op_avg_pool2d = native.resolve('aten::avg_pool2d', '');
-  return wrap(native.call(op_avg_pool2d, [self_.handle, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override]) as number);
+  return wrap(native.call(op_avg_pool2d, self_.handle, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) as number);
 }
 
 let op_adaptive_avg_pool1d = -1;
 /** `aten::adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor` */
 export function adaptive_avg_pool1d(self_: Tensor, output_size: number | number[]): Tensor {
   if (op_adaptive_avg_pool1d < 0) op_adaptive_avg_pool1d = native.resolve('aten::adaptive_avg_pool1d', '');
-  return wrap(native.call(op_adaptive_avg_pool1d, [self_.handle, output_size]) as number);
+  return wrap(native.call(op_adaptive_avg_pool1d, self_.handle, output_size) as number);
 }
 
 let op_adaptive_avg_pool2d = -1;
 /** `aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor` */
 export function adaptive_avg_pool2d(self_: Tensor, output_size: number | number[]): Tensor {
   if (op_adaptive_avg_pool2d < 0) op_adaptive_avg_pool2d = native.resolve('aten::adaptive_avg_pool2d', '');
-  return wrap(native.call(op_adaptive_avg_pool2d, [self_.handle, output_size]) as number);
+  return wrap(native.call(op_adaptive_avg_pool2d, self_.handle, output_size) as number);
 }
 
 let op_adaptive_max_pool2d = -1;
 /** `aten::adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)` */
 export function adaptive_max_pool2d(self_: Tensor, output_size: number | number[]): [Tensor, Tensor] {
   if (op_adaptive_max_pool2d < 0) op_adaptive_max_pool2d = native.resolve('aten::adaptive_max_pool2d', '');
-  const r = native.call(op_adaptive_max_pool2d, [self_.handle, output_size]) as unknown[];
+  const r = native.call(op_adaptive_max_pool2d, self_.handle, output_size) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
 }
 
@@ -1601,299 +1601,299 @@ let op_upsample_linear1d_vec = -1;
 /** `aten::upsample_linear1d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor` */
 export function upsample_linear1d_vec(input: Tensor, output_size?: number | number[] | null, align_corners?: boolean, scale_factors?: number[] | null): Tensor {
   if (op_upsample_linear1d_vec < 0) op_upsample_linear1d_vec = native.resolve('aten::upsample_linear1d', 'vec');
-  return wrap(native.call(op_upsample_linear1d_vec, [input.handle, output_size, align_corners, scale_factors]) as number);
+  return wrap(native.call(op_upsample_linear1d_vec, input.handle, output_size, align_corners, scale_factors) as number);
 }
 
 let op_upsample_nearest1d_vec = -1;
 /** `aten::upsample_nearest1d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor` */
 export function upsample_nearest1d_vec(input: Tensor, output_size?: number | number[] | null, scale_factors?: number[] | null): Tensor {
   if (op_upsample_nearest1d_vec < 0) op_upsample_nearest1d_vec = native.resolve('aten::upsample_nearest1d', 'vec');
-  return wrap(native.call(op_upsample_nearest1d_vec, [input.handle, output_size, scale_factors]) as number);
+  return wrap(native.call(op_upsample_nearest1d_vec, input.handle, output_size, scale_factors) as number);
 }
 
 let op_upsample_nearest2d_vec = -1;
 /** `aten::upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor` */
 export function upsample_nearest2d_vec(input: Tensor, output_size?: number | number[] | null, scale_factors?: number[] | null): Tensor {
   if (op_upsample_nearest2d_vec < 0) op_upsample_nearest2d_vec = native.resolve('aten::upsample_nearest2d', 'vec');
-  return wrap(native.call(op_upsample_nearest2d_vec, [input.handle, output_size, scale_factors]) as number);
+  return wrap(native.call(op_upsample_nearest2d_vec, input.handle, output_size, scale_factors) as number);
 }
 
 let op_upsample_bilinear2d_vec = -1;
 /** `aten::upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor` */
 export function upsample_bilinear2d_vec(input: Tensor, output_size?: number | number[] | null, align_corners?: boolean, scale_factors?: number[] | null): Tensor {
   if (op_upsample_bilinear2d_vec < 0) op_upsample_bilinear2d_vec = native.resolve('aten::upsample_bilinear2d', 'vec');
-  return wrap(native.call(op_upsample_bilinear2d_vec, [input.handle, output_size, align_corners, scale_factors]) as number);
+  return wrap(native.call(op_upsample_bilinear2d_vec, input.handle, output_size, align_corners, scale_factors) as number);
 }
 
 let op_grid_sampler = -1;
 /** `aten::grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor` */
 export function grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: number, padding_mode: number, align_corners: boolean): Tensor {
   if (op_grid_sampler < 0) op_grid_sampler = native.resolve('aten::grid_sampler', '');
-  return wrap(native.call(op_grid_sampler, [input.handle, grid.handle, interpolation_mode, padding_mode, align_corners]) as number);
+  return wrap(native.call(op_grid_sampler, input.handle, grid.handle, interpolation_mode, padding_mode, align_corners) as number);
 }
 
 let op_affine_grid_generator = -1;
 /** `aten::affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor` */
 export function affine_grid_generator(theta: Tensor, size: number | number[], align_corners: boolean): Tensor {
   if (op_affine_grid_generator < 0) op_affine_grid_generator = native.resolve('aten::affine_grid_generator', '');
-  return wrap(native.call(op_affine_grid_generator, [theta.handle, size, align_corners]) as number);
+  return wrap(native.call(op_affine_grid_generator, theta.handle, size, align_corners) as number);
 }
 
 let op_pad = -1;
 /** `aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None) -> Tensor` */
 export function pad(self_: Tensor, pad: number | number[], mode?: string, value?: number | null): Tensor {
   if (op_pad < 0) op_pad = native.resolve('aten::pad', '');
-  return wrap(native.call(op_pad, [self_.handle, pad, mode, value]) as number);
+  return wrap(native.call(op_pad, self_.handle, pad, mode, value) as number);
 }
 
 let op_constant_pad_nd = -1;
 /** `aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor` */
 export function constant_pad_nd(self_: Tensor, pad: number | number[], value?: Scalar): Tensor {
   if (op_constant_pad_nd < 0) op_constant_pad_nd = native.resolve('aten::constant_pad_nd', '');
-  return wrap(native.call(op_constant_pad_nd, [self_.handle, pad, value === undefined ? undefined : scalarArg(value)]) as number);
+  return wrap(native.call(op_constant_pad_nd, self_.handle, pad, value === undefined ? undefined : scalarArg(value)) as number);
 }
 
 let op_reflection_pad1d = -1;
 /** `aten::reflection_pad1d(Tensor self, int[2] padding) -> Tensor` */
 export function reflection_pad1d(self_: Tensor, padding: number | number[]): Tensor {
   if (op_reflection_pad1d < 0) op_reflection_pad1d = native.resolve('aten::reflection_pad1d', '');
-  return wrap(native.call(op_reflection_pad1d, [self_.handle, padding]) as number);
+  return wrap(native.call(op_reflection_pad1d, self_.handle, padding) as number);
 }
 
 let op_replication_pad1d = -1;
 /** `aten::replication_pad1d(Tensor self, int[2] padding) -> Tensor` */
 export function replication_pad1d(self_: Tensor, padding: number | number[]): Tensor {
   if (op_replication_pad1d < 0) op_replication_pad1d = native.resolve('aten::replication_pad1d', '');
-  return wrap(native.call(op_replication_pad1d, [self_.handle, padding]) as number);
+  return wrap(native.call(op_replication_pad1d, self_.handle, padding) as number);
 }
 
 let op_pixel_shuffle = -1;
 /** `aten::pixel_shuffle(Tensor self, int upscale_factor) -> Tensor` */
 export function pixel_shuffle(self_: Tensor, upscale_factor: number): Tensor {
   if (op_pixel_shuffle < 0) op_pixel_shuffle = native.resolve('aten::pixel_shuffle', '');
-  return wrap(native.call(op_pixel_shuffle, [self_.handle, upscale_factor]) as number);
+  return wrap(native.call(op_pixel_shuffle, self_.handle, upscale_factor) as number);
 }
 
 let op_cross_entropy_loss = -1;
 /** `aten::cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.) -> Tensor` */
 export function cross_entropy_loss(self_: Tensor, target: Tensor, weight?: Tensor | null, reduction?: number, ignore_index?: number, label_smoothing?: number): Tensor {
   if (op_cross_entropy_loss < 0) op_cross_entropy_loss = native.resolve('aten::cross_entropy_loss', '');
-  return wrap(native.call(op_cross_entropy_loss, [self_.handle, target.handle, weight === undefined ? undefined : weight == null ? weight : weight.handle, reduction, ignore_index, label_smoothing]) as number);
+  return wrap(native.call(op_cross_entropy_loss, self_.handle, target.handle, weight === undefined ? undefined : weight == null ? weight : weight.handle, reduction, ignore_index, label_smoothing) as number);
 }
 
 let op_nll_loss = -1;
 /** `aten::nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor` */
 export function nll_loss(self_: Tensor, target: Tensor, weight?: Tensor | null, reduction?: number, ignore_index?: number): Tensor {
   if (op_nll_loss < 0) op_nll_loss = native.resolve('aten::nll_loss', '');
-  return wrap(native.call(op_nll_loss, [self_.handle, target.handle, weight === undefined ? undefined : weight == null ? weight : weight.handle, reduction, ignore_index]) as number);
+  return wrap(native.call(op_nll_loss, self_.handle, target.handle, weight === undefined ? undefined : weight == null ? weight : weight.handle, reduction, ignore_index) as number);
 }
 
 let op_mse_loss = -1;
 /** `aten::mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor` */
 export function mse_loss(self_: Tensor, target: Tensor, reduction?: number): Tensor {
   if (op_mse_loss < 0) op_mse_loss = native.resolve('aten::mse_loss', '');
-  return wrap(native.call(op_mse_loss, [self_.handle, target.handle, reduction]) as number);
+  return wrap(native.call(op_mse_loss, self_.handle, target.handle, reduction) as number);
 }
 
 let op_l1_loss = -1;
 /** `aten::l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor` */
 export function l1_loss(self_: Tensor, target: Tensor, reduction?: number): Tensor {
   if (op_l1_loss < 0) op_l1_loss = native.resolve('aten::l1_loss', '');
-  return wrap(native.call(op_l1_loss, [self_.handle, target.handle, reduction]) as number);
+  return wrap(native.call(op_l1_loss, self_.handle, target.handle, reduction) as number);
 }
 
 let op_smooth_l1_loss = -1;
 /** `aten::smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.) -> Tensor` */
 export function smooth_l1_loss(self_: Tensor, target: Tensor, reduction?: number, beta?: number): Tensor {
   if (op_smooth_l1_loss < 0) op_smooth_l1_loss = native.resolve('aten::smooth_l1_loss', '');
-  return wrap(native.call(op_smooth_l1_loss, [self_.handle, target.handle, reduction, beta]) as number);
+  return wrap(native.call(op_smooth_l1_loss, self_.handle, target.handle, reduction, beta) as number);
 }
 
 let op_huber_loss = -1;
 /** `aten::huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.) -> Tensor` */
 export function huber_loss(self_: Tensor, target: Tensor, reduction?: number, delta?: number): Tensor {
   if (op_huber_loss < 0) op_huber_loss = native.resolve('aten::huber_loss', '');
-  return wrap(native.call(op_huber_loss, [self_.handle, target.handle, reduction, delta]) as number);
+  return wrap(native.call(op_huber_loss, self_.handle, target.handle, reduction, delta) as number);
 }
 
 let op_binary_cross_entropy = -1;
 /** `aten::binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor` */
 export function binary_cross_entropy(self_: Tensor, target: Tensor, weight?: Tensor | null, reduction?: number): Tensor {
   if (op_binary_cross_entropy < 0) op_binary_cross_entropy = native.resolve('aten::binary_cross_entropy', '');
-  return wrap(native.call(op_binary_cross_entropy, [self_.handle, target.handle, weight === undefined ? undefined : weight == null ? weight : weight.handle, reduction]) as number);
+  return wrap(native.call(op_binary_cross_entropy, self_.handle, target.handle, weight === undefined ? undefined : weight == null ? weight : weight.handle, reduction) as number);
 }
 
 let op_binary_cross_entropy_with_logits = -1;
 /** `aten::binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor` */
 export function binary_cross_entropy_with_logits(self_: Tensor, target: Tensor, weight?: Tensor | null, pos_weight?: Tensor | null, reduction?: number): Tensor {
   if (op_binary_cross_entropy_with_logits < 0) op_binary_cross_entropy_with_logits = native.resolve('aten::binary_cross_entropy_with_logits', '');
-  return wrap(native.call(op_binary_cross_entropy_with_logits, [self_.handle, target.handle, weight === undefined ? undefined : weight == null ? weight : weight.handle, pos_weight === undefined ? undefined : pos_weight == null ? pos_weight : pos_weight.handle, reduction]) as number);
+  return wrap(native.call(op_binary_cross_entropy_with_logits, self_.handle, target.handle, weight === undefined ? undefined : weight == null ? weight : weight.handle, pos_weight === undefined ? undefined : pos_weight == null ? pos_weight : pos_weight.handle, reduction) as number);
 }
 
 let op_kl_div = -1;
 /** `aten::kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor` */
 export function kl_div(self_: Tensor, target: Tensor, reduction?: number, log_target?: boolean): Tensor {
   if (op_kl_div < 0) op_kl_div = native.resolve('aten::kl_div', '');
-  return wrap(native.call(op_kl_div, [self_.handle, target.handle, reduction, log_target]) as number);
+  return wrap(native.call(op_kl_div, self_.handle, target.handle, reduction, log_target) as number);
 }
 
 let op_cosine_similarity = -1;
 /** `aten::cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor` */
 export function cosine_similarity(x1: Tensor, x2: Tensor, dim?: number, eps?: number): Tensor {
   if (op_cosine_similarity < 0) op_cosine_similarity = native.resolve('aten::cosine_similarity', '');
-  return wrap(native.call(op_cosine_similarity, [x1.handle, x2.handle, dim, eps]) as number);
+  return wrap(native.call(op_cosine_similarity, x1.handle, x2.handle, dim, eps) as number);
 }
 
 let op_pairwise_distance = -1;
 /** `aten::pairwise_distance(Tensor x1, Tensor x2, float p=2., float eps=9.9999999999999995e-07, bool keepdim=False) -> Tensor` */
 export function pairwise_distance(x1: Tensor, x2: Tensor, p?: number, eps?: number, keepdim?: boolean): Tensor {
   if (op_pairwise_distance < 0) op_pairwise_distance = native.resolve('aten::pairwise_distance', '');
-  return wrap(native.call(op_pairwise_distance, [x1.handle, x2.handle, p, eps, keepdim]) as number);
+  return wrap(native.call(op_pairwise_distance, x1.handle, x2.handle, p, eps, keepdim) as number);
 }
 
 let op_cdist = -1;
 /** `aten::cdist(Tensor x1, Tensor x2, float p=2., int? compute_mode=None) -> Tensor` */
 export function cdist(x1: Tensor, x2: Tensor, p?: number, compute_mode?: number | null): Tensor {
   if (op_cdist < 0) op_cdist = native.resolve('aten::cdist', '');
-  return wrap(native.call(op_cdist, [x1.handle, x2.handle, p, compute_mode]) as number);
+  return wrap(native.call(op_cdist, x1.handle, x2.handle, p, compute_mode) as number);
 }
 
 let op_cosine_embedding_loss = -1;
 /** `aten::cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0., int reduction=1) -> Tensor` */
 export function cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin?: number, reduction?: number): Tensor {
   if (op_cosine_embedding_loss < 0) op_cosine_embedding_loss = native.resolve('aten::cosine_embedding_loss', '');
-  return wrap(native.call(op_cosine_embedding_loss, [input1.handle, input2.handle, target.handle, margin, reduction]) as number);
+  return wrap(native.call(op_cosine_embedding_loss, input1.handle, input2.handle, target.handle, margin, reduction) as number);
 }
 
 let op_fft_fft = -1;
 /** `aten::fft_fft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor` */
 export function fft_fft(self_: Tensor, n?: number | null, dim?: number, norm?: string | null): Tensor {
   if (op_fft_fft < 0) op_fft_fft = native.resolve('aten::fft_fft', '');
-  return wrap(native.call(op_fft_fft, [self_.handle, n, dim, norm]) as number);
+  return wrap(native.call(op_fft_fft, self_.handle, n, dim, norm) as number);
 }
 
 let op_fft_ifft = -1;
 /** `aten::fft_ifft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor` */
 export function fft_ifft(self_: Tensor, n?: number | null, dim?: number, norm?: string | null): Tensor {
   if (op_fft_ifft < 0) op_fft_ifft = native.resolve('aten::fft_ifft', '');
-  return wrap(native.call(op_fft_ifft, [self_.handle, n, dim, norm]) as number);
+  return wrap(native.call(op_fft_ifft, self_.handle, n, dim, norm) as number);
 }
 
 let op_fft_rfft = -1;
 /** `aten::fft_rfft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor` */
 export function fft_rfft(self_: Tensor, n?: number | null, dim?: number, norm?: string | null): Tensor {
   if (op_fft_rfft < 0) op_fft_rfft = native.resolve('aten::fft_rfft', '');
-  return wrap(native.call(op_fft_rfft, [self_.handle, n, dim, norm]) as number);
+  return wrap(native.call(op_fft_rfft, self_.handle, n, dim, norm) as number);
 }
 
 let op_fft_irfft = -1;
 /** `aten::fft_irfft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor` */
 export function fft_irfft(self_: Tensor, n?: number | null, dim?: number, norm?: string | null): Tensor {
   if (op_fft_irfft < 0) op_fft_irfft = native.resolve('aten::fft_irfft', '');
-  return wrap(native.call(op_fft_irfft, [self_.handle, n, dim, norm]) as number);
+  return wrap(native.call(op_fft_irfft, self_.handle, n, dim, norm) as number);
 }
 
 let op_fft_fftshift = -1;
 /** `aten::fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor` */
 export function fft_fftshift(self_: Tensor, dim?: number | number[] | null): Tensor {
   if (op_fft_fftshift < 0) op_fft_fftshift = native.resolve('aten::fft_fftshift', '');
-  return wrap(native.call(op_fft_fftshift, [self_.handle, dim]) as number);
+  return wrap(native.call(op_fft_fftshift, self_.handle, dim) as number);
 }
 
 let op_fft_ifftshift = -1;
 /** `aten::fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor` */
 export function fft_ifftshift(self_: Tensor, dim?: number | number[] | null): Tensor {
   if (op_fft_ifftshift < 0) op_fft_ifftshift = native.resolve('aten::fft_ifftshift', '');
-  return wrap(native.call(op_fft_ifftshift, [self_.handle, dim]) as number);
+  return wrap(native.call(op_fft_ifftshift, self_.handle, dim) as number);
 }
 
 let op_fft_fftfreq = -1;
 /** `aten::fft_fftfreq(int n, float d=1., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function fft_fftfreq(n: number, d?: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
   if (op_fft_fftfreq < 0) op_fft_fftfreq = native.resolve('aten::fft_fftfreq', '');
-  return wrap(native.call(op_fft_fftfreq, [n, d, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory]) as number);
+  return wrap(native.call(op_fft_fftfreq, n, d, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
 
 let op_view_as_real = -1;
 /** `aten::view_as_real(Tensor(a) self) -> Tensor(a)` */
 export function view_as_real(self_: Tensor): Tensor {
   if (op_view_as_real < 0) op_view_as_real = native.resolve('aten::view_as_real', '');
-  return wrap(native.call(op_view_as_real, [self_.handle]) as number);
+  return wrap(native.call(op_view_as_real, self_.handle) as number);
 }
 
 let op_view_as_complex = -1;
 /** `aten::view_as_complex(Tensor(a) self) -> Tensor(a)` */
 export function view_as_complex(self_: Tensor): Tensor {
   if (op_view_as_complex < 0) op_view_as_complex = native.resolve('aten::view_as_complex', '');
-  return wrap(native.call(op_view_as_complex, [self_.handle]) as number);
+  return wrap(native.call(op_view_as_complex, self_.handle) as number);
 }
 
 let op_real = -1;
 /** `aten::real(Tensor(a) self) -> Tensor(a)` */
 export function real(self_: Tensor): Tensor {
   if (op_real < 0) op_real = native.resolve('aten::real', '');
-  return wrap(native.call(op_real, [self_.handle]) as number);
+  return wrap(native.call(op_real, self_.handle) as number);
 }
 
 let op_imag = -1;
 /** `aten::imag(Tensor(a) self) -> Tensor(a)` */
 export function imag(self_: Tensor): Tensor {
   if (op_imag < 0) op_imag = native.resolve('aten::imag', '');
-  return wrap(native.call(op_imag, [self_.handle]) as number);
+  return wrap(native.call(op_imag, self_.handle) as number);
 }
 
 let op_angle = -1;
 /** `aten::angle(Tensor self) -> Tensor` */
 export function angle(self_: Tensor): Tensor {
   if (op_angle < 0) op_angle = native.resolve('aten::angle', '');
-  return wrap(native.call(op_angle, [self_.handle]) as number);
+  return wrap(native.call(op_angle, self_.handle) as number);
 }
 
 let op_complex = -1;
 /** `aten::complex(Tensor real, Tensor imag) -> Tensor` */
 export function complex(real: Tensor, imag: Tensor): Tensor {
   if (op_complex < 0) op_complex = native.resolve('aten::complex', '');
-  return wrap(native.call(op_complex, [real.handle, imag.handle]) as number);
+  return wrap(native.call(op_complex, real.handle, imag.handle) as number);
 }
 
 let op_polar = -1;
 /** `aten::polar(Tensor abs, Tensor angle) -> Tensor` */
 export function polar(abs: Tensor, angle: Tensor): Tensor {
   if (op_polar < 0) op_polar = native.resolve('aten::polar', '');
-  return wrap(native.call(op_polar, [abs.handle, angle.handle]) as number);
+  return wrap(native.call(op_polar, abs.handle, angle.handle) as number);
 }
 
 let op_conj = -1;
 /** `aten::conj(Tensor(a) self) -> Tensor(a)` */
 export function conj(self_: Tensor): Tensor {
   if (op_conj < 0) op_conj = native.resolve('aten::conj', '');
-  return wrap(native.call(op_conj, [self_.handle]) as number);
+  return wrap(native.call(op_conj, self_.handle) as number);
 }
 
 let op_erf = -1;
 /** `aten::erf(Tensor self) -> Tensor` */
 export function erf(self_: Tensor): Tensor {
   if (op_erf < 0) op_erf = native.resolve('aten::erf', '');
-  return wrap(native.call(op_erf, [self_.handle]) as number);
+  return wrap(native.call(op_erf, self_.handle) as number);
 }
 
 let op_erfinv = -1;
 /** `aten::erfinv(Tensor self) -> Tensor` */
 export function erfinv(self_: Tensor): Tensor {
   if (op_erfinv < 0) op_erfinv = native.resolve('aten::erfinv', '');
-  return wrap(native.call(op_erfinv, [self_.handle]) as number);
+  return wrap(native.call(op_erfinv, self_.handle) as number);
 }
 
 let op_lgamma = -1;
 /** `aten::lgamma(Tensor self) -> Tensor` */
 export function lgamma(self_: Tensor): Tensor {
   if (op_lgamma < 0) op_lgamma = native.resolve('aten::lgamma', '');
-  return wrap(native.call(op_lgamma, [self_.handle]) as number);
+  return wrap(native.call(op_lgamma, self_.handle) as number);
 }
 
 let op_digamma = -1;
 /** `aten::digamma(Tensor self) -> Tensor` */
 export function digamma(self_: Tensor): Tensor {
   if (op_digamma < 0) op_digamma = native.resolve('aten::digamma', '');
-  return wrap(native.call(op_digamma, [self_.handle]) as number);
+  return wrap(native.call(op_digamma, self_.handle) as number);
 }
