@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers.js';
+import { TEST_DISTRIBUTIONS } from '../../src/longtail/data/longtail.js';
 
 const fmnistAvailable = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
 const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -16,19 +17,7 @@ function tailor(...args: string[]) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-const DISTRIBUTIONS = [
-  'forward50',
-  'forward25',
-  'forward10',
-  'forward5',
-  'forward2',
-  'uniform',
-  'backward2',
-  'backward5',
-  'backward10',
-  'backward25',
-  'backward50',
-];
+const DISTRIBUTIONS = TEST_DISTRIBUTIONS;
 
 test(
   'train, test, test-all and test-time-train on PRL',

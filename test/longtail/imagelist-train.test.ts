@@ -17,21 +17,10 @@ import { trainSystem } from '../../src/longtail/trainer.js';
 import { repoRoot } from '../helpers.js';
 import { tempDir } from './data-fixtures.js';
 import { tinyListConfig, writeTinyImageList } from './imagelist-fixtures.js';
+import { TEST_DISTRIBUTIONS } from '../../src/longtail/data/longtail.js';
 
 const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
-const DISTRIBUTIONS = [
-  'forward50',
-  'forward25',
-  'forward10',
-  'forward5',
-  'forward2',
-  'uniform',
-  'backward2',
-  'backward5',
-  'backward10',
-  'backward25',
-  'backward50',
-];
+const DISTRIBUTIONS = TEST_DISTRIBUTIONS;
 
 let dir = '';
 let root = '';
