@@ -278,6 +278,7 @@ export async function runTestTime(
     if (t.aggregation) {
       const weights = torch.tidy(() => t.aggregation!.theta.softmax(0).toNumbers());
       t.aggregation.theta.dispose();
+      t.aggregation.opt.dispose();
       const agg = torch.tidy(() =>
         weightedSum(
           torch.tensor(predictions.expertLogits, { shape: [experts, predictions.n, predictions.classes] }),
@@ -294,6 +295,7 @@ export async function runTestTime(
     if (t.preference && prl && features) {
       const preference = torch.tidy(() => t.preference!.theta.softmax(0).toNumbers());
       t.preference.theta.dispose();
+      t.preference.opt.dispose();
       const logits = torch.noGrad(() =>
         torch.tidy(() => {
           const sub = featuresTensor(features).indexSelect(1, torch.tensor(t.rows).long());
