@@ -127,3 +127,20 @@ test('prl.z takes a number, one per expert, or "running_min"; anything else name
       /p\.json: prl\.z: expected a number, one number per expert, or "running_min"/.test(e.message),
   );
 });
+
+test('a PRLLoss without a prl section trains PRL with the loss arguments; bad ones name loss.args', () => {
+  const prlLoss = (args: unknown, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ ...sade, loss: { type: 'PRLLoss', args }, ...extra });
+  const c = parseConfig(prlLoss({ z: 'running_min', mu: 0.2, scalarization: 'stch' }), 'p.json');
+  assert.deepEqual(c.prl, { scalarization: 'stch', mu: 0.2, z: 'running_min' });
+  assert.deepEqual(parseConfig(prlLoss({ Z: 0.5 }), 'p.json').prl, { z: 0.5 });
+  assert.equal(parseConfig(prlLoss({}, { prl: { alpha: 2 } }), 'p.json').prl?.alpha, 2);
+  assert.throws(
+    () => parseConfig(prlLoss({ z: 'min' }), 'p.json'),
+    /p\.json: loss\.args\.z: expected a number, one number per expert, or "running_min"/,
+  );
+  assert.throws(
+    () => parseConfig(prlLoss({ muu: 0.1 }), 'p.json'),
+    /loss\.args\.muu: unknown key; did you mean 'mu'/,
+  );
+});

@@ -247,7 +247,7 @@ test('registry: unknown types and misspelled args name the field and suggest the
   );
   assert.throws(
     () => createLoss('PRLLoss', { Z: 'zero' }, ctx),
-    /loss\.args\.Z: expected a number or an array/,
+    /loss\.args\.Z: expected a number, one number per expert, or "running_min"/,
   );
   assert.throws(
     () => createLoss('FocalLoss', { weight: [1, 2] }, ctx),

@@ -15,6 +15,7 @@ import {
   validate,
   type Schema,
 } from './schema.js';
+import { IDEAL_POINT, LOSS_TYPES } from '../losses/registry.js';
 
 export interface TypedSection<A = Record<string, unknown>> {
   type: string;
@@ -50,7 +51,8 @@ export interface PrlSection {
   /** 'paper': the preference reaches the loss through the scalarization; 'released': the released code. */
   variant?: 'paper' | 'released';
   alpha?: number;
-  scalarization?: 'stch' | 'linear';
+  /** 'stch' or 'linear' (a PRLLoss's args may also name the released solvers: 'ls', 'released_stch', 'sum'). */
+  scalarization?: 'stch' | 'linear' | 'ls' | 'released_stch' | 'sum';
   mu?: number;
   /** Ideal point: a number, one per expert, or 'running_min' (the lowest loss each expert reached). */
   z?: number | number[] | 'running_min';
@@ -220,13 +222,7 @@ const topLevel: Schema = obj(
       alpha: num('Dirichlet concentration of the preference', { min: 0 }),
       scalarization: str(['stch', 'linear'] as const),
       mu: num('smoothing of the Tchebycheff scalarization', { min: 0 }),
-      z: {
-        kind: 'oneOf',
-        options: [num(), { kind: 'array', items: num() }, str(['running_min'] as const)],
-        expected: 'a number, one number per expert, or "running_min"',
-        optional: true,
-        doc: 'ideal point of the Tchebycheff scalarization',
-      },
+      z: IDEAL_POINT,
       hidden: { kind: 'array', items: { kind: 'number', integer: true, min: 1 }, optional: true },
       generate_norm_affine: bool('also generate the last normalization layer affine parameters'),
       expert_losses: {
@@ -310,6 +306,21 @@ function checkConfig(raw: unknown, file: string): TrainConfig {
         : {}),
       ...(released.Solvers?.mu !== undefined ? { mu: released.Solvers.mu } : {}),
       ...(released.Solvers?.Z !== undefined ? { z: released.Solvers.Z } : {}),
+    };
+  }
+  if ((config.loss.type === 'PRLLoss' || config.loss.type === 'PRL') && !config.prl) {
+    // The preference that PRLLoss scalarizes with is drawn by the PRL system (hypernetwork), so
+    // a PRL loss without a prl section trains PRL with the loss's arguments.
+    validate(LOSS_TYPES.PRLLoss!, config.loss.args, file, 'loss.args');
+    const a = config.loss.args as Record<string, unknown>;
+    const pick = <K extends keyof PrlSection>(key: K, value: unknown) =>
+      value === undefined ? {} : ({ [key]: value } as Pick<PrlSection, K>);
+    config.prl = {
+      ...pick('variant', a.variant),
+      ...pick('scalarization', a.scalarization),
+      ...pick('mu', a.mu),
+      ...pick('z', a.z ?? a.Z),
+      ...pick('expert_losses', a.expert_losses),
     };
   }
   return config;
