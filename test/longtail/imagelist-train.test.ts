@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
 import { ConfigError, parseConfig, type TrainConfig } from '../../src/longtail/config/config.js';
 import { buildSession } from '../../src/longtail/session.js';
-import { buildData, buildOptimizer, buildScheduler } from '../../src/longtail/experiment.js';
+import { buildData } from '../../src/longtail/experiment.js';
 import { isLazy } from '../../src/longtail/data/source.js';
-import { systemParameters, systemStateDict } from '../../src/longtail/system.js';
-import { trainSystem } from '../../src/longtail/trainer.js';
+import { systemStateDict } from '../../src/longtail/system.js';
+import { trainSession } from '../../src/longtail/train-session.js';
 import { repoRoot } from '../helpers.js';
 import { tempDir } from './data-fixtures.js';
 import { tinyListConfig, writeTinyImageList } from './imagelist-fixtures.js';
@@ -182,25 +182,12 @@ test('train, test, test-all and test-time-train from an image list through the C
 async function trainRun(c: TrainConfig, runDir: string, epochs: number, resumeFrom?: string) {
   torch.manualSeed(0);
   const s = buildSession(c, 'tiny.json');
-  const optimizer = buildOptimizer(c, systemParameters(s.system));
-  const scheduler = buildScheduler(c, optimizer);
-  const result = await trainSystem({
-    system: s.system,
-    optimizer,
-    scheduler,
-    train: s.data.train,
-    test: s.data.val,
-    trainCounts: s.data.trainCounts,
-    trainTransform: s.trainTransform,
-    testTransform: s.testTransform,
+  const result = await trainSession(s, {
     epochs,
-    batchSize: s.data.batchSize,
     seed: 0,
     runDir,
-    checkpointExtra: {},
     quiet: true,
     log: () => {},
-    ...(c.mixup ? { mixupAlpha: c.mixup.alpha } : {}),
     ...(resumeFrom ? { resumeFrom } : {}),
   });
   const weights = Object.fromEntries(

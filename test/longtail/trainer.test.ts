@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
 import { parseConfig, type TrainConfig } from '../../src/longtail/config/config.js';
 import { buildSession } from '../../src/longtail/session.js';
-import { buildData, buildOptimizer, buildScheduler } from '../../src/longtail/experiment.js';
-import { systemParameters, systemStateDict } from '../../src/longtail/system.js';
-import { trainSystem, NonFiniteLossError } from '../../src/longtail/trainer.js';
+import { buildData } from '../../src/longtail/experiment.js';
+import { systemStateDict } from '../../src/longtail/system.js';
+import { NonFiniteLossError } from '../../src/longtail/trainer.js';
+import { trainSession } from '../../src/longtail/train-session.js';
 import { repoRoot } from '../helpers.js';
 
 const fmnistAvailable = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
@@ -27,25 +28,12 @@ function config(name: string, patch: (c: TrainConfig) => void = () => {}): Train
 async function trainRun(c: TrainConfig, runDir: string, epochs: number, resumeFrom?: string) {
   torch.manualSeed(0);
   const s = buildSession(c, 'test', overrides);
-  const optimizer = buildOptimizer(c, systemParameters(s.system));
-  const scheduler = buildScheduler(c, optimizer);
-  const result = await trainSystem({
-    system: s.system,
-    optimizer,
-    scheduler,
-    train: s.data.train,
-    test: s.data.test,
-    trainCounts: s.data.trainCounts,
-    trainTransform: s.trainTransform,
-    testTransform: s.testTransform,
+  const result = await trainSession(s, {
     epochs,
-    batchSize: 16,
     seed: 0,
     runDir,
-    checkpointExtra: {},
     quiet: true,
     log: () => {},
-    ...(c.mixup ? { mixupAlpha: c.mixup.alpha } : {}),
     ...(resumeFrom ? { resumeFrom } : {}),
   });
   const weights = Object.fromEntries(

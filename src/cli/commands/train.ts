@@ -5,10 +5,9 @@ import { mkdirSync } from 'node:fs';
 import * as torch from '../../torch/index.js';
 import { loadCheckpoint } from '../../torch/checkpoint.js';
 import { loadConfig, ConfigError, parseConfig } from '../../longtail/config/config.js';
-import { buildSession, defaultRunDir, sessionRecord, type SessionRecord } from '../../longtail/session.js';
-import { buildOptimizer, buildScheduler } from '../../longtail/experiment.js';
-import { systemParameters } from '../../longtail/system.js';
-import { trainSystem, NonFiniteLossError } from '../../longtail/trainer.js';
+import { buildSession, defaultRunDir, type SessionRecord } from '../../longtail/session.js';
+import { NonFiniteLossError } from '../../longtail/trainer.js';
+import { trainSession } from '../../longtail/train-session.js';
 import { evaluateSession, writeResults } from '../../longtail/results.js';
 import { writeJsonAtomic } from '../../torch/fs.js';
 import { PreferenceEvaluator } from '../../longtail/prl/controllability.js';
@@ -113,27 +112,11 @@ export async function run(argv: string[]): Promise<number> {
         `${session.model.numParameters()} parameters, ${threads} threads, seed ${seed}; run directory ${runDir}`,
     );
     writeJsonAtomic(`${runDir}/config.json`, config);
-    const optimizer = buildOptimizer(config, systemParameters(session.system));
-    const scheduler = buildScheduler(config, optimizer);
-    const result = await trainSystem({
-      system: session.system,
-      optimizer,
-      scheduler,
-      train: d.train,
-      test: d.val,
-      trainCounts: d.trainCounts,
-      trainTransform: session.trainTransform,
-      testTransform: session.testTransform,
+    const result = await trainSession(session, {
       epochs,
-      batchSize: d.batchSize,
-      balancedSampling: d.balancedSampling,
-      ...(config.mixup ? { mixupAlpha: config.mixup.alpha } : {}),
       seed,
       runDir,
-      ...(config.trainer.eval_period ? { evalPeriod: config.trainer.eval_period } : {}),
-      ...(config.trainer.save_period ? { savePeriod: config.trainer.save_period } : {}),
       ...(resumeCheckpoint ? { resumeFrom: resumeCheckpoint } : {}),
-      checkpointExtra: sessionRecord(session) as unknown as Record<string, unknown>,
       quiet: values.quiet ?? false,
     });
     const results = await evaluateSession(session, result.lastCheckpoint, result.history);
