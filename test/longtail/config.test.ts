@@ -128,6 +128,14 @@ test('prl.z takes a number, one per expert, or "running_min"; anything else name
   );
 });
 
+test('prl.draws_per_batch is a whole number of preferences, at least 1', () => {
+  const withDraws = (draws: unknown) =>
+    JSON.stringify({ ...sade, loss: { type: 'PRLLoss', args: {} }, prl: { draws_per_batch: draws } });
+  assert.equal(parseConfig(withDraws(8), 'p.json').prl?.draws_per_batch, 8);
+  for (const bad of [0, 2.5, '8'])
+    assert.throws(() => parseConfig(withDraws(bad), 'p.json'), /p\.json: prl\.draws_per_batch: /);
+});
+
 test('a PRLLoss without a prl section trains PRL with the loss arguments; bad ones name loss.args', () => {
   const prlLoss = (args: unknown, extra: Record<string, unknown> = {}) =>
     JSON.stringify({ ...sade, loss: { type: 'PRLLoss', args }, ...extra });

@@ -310,3 +310,32 @@ test('PRL running ideal point: z is the lowest loss each expert reached, and no 
     );
   });
 });
+
+test('PRL with several preferences per batch: the loss is the mean of each draw scalarized with its own r', () => {
+  torch.tidy(() => {
+    const loss = createPrlLoss({}, { classCounts: COUNTS, experts: 3 });
+    const { target } = randomBatch(3, 16, 10);
+    const draws = [
+      [0.2, 0.3, 0.5],
+      [0.7, 0.2, 0.1],
+      [0.1, 0.1, 0.8],
+    ].map((preference) => {
+      const { output, logits } = randomBatch(3, 16, 10);
+      return { preference, out: { output, logits: logits.detach().requiresGrad_() } };
+    });
+    const each = draws.map((d) => loss.forward(d.out, target, { preference: d.preference }).item());
+    const value = loss.forward(draws[0]!.out, target, { preference: draws[0]!.preference, draws });
+    const mean = each.reduce((a, b) => a + b, 0) / each.length;
+    assert.ok(Math.abs(value.item() - mean) < 1e-12, `${value.item()} vs ${mean}`);
+    value.backward();
+    for (const d of draws) assert.ok(d.out.logits.grad, 'every draw gets a gradient');
+    const lam = 0.3;
+    const ya = target;
+    const yb = target.flip(0);
+    const mixed = loss.forwardMixup(draws[0]!.out, ya, yb, lam, { draws }).item();
+    const mixedEach = draws.map((d) =>
+      loss.forwardMixup(d.out, ya, yb, lam, { preference: d.preference }).item(),
+    );
+    assert.ok(Math.abs(mixed - mixedEach.reduce((a, b) => a + b, 0) / 3) < 1e-12);
+  });
+});

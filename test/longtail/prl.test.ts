@@ -6,6 +6,9 @@ import { aggregateByPreference } from '../../src/longtail/prl/features.js';
 import { simplexGrid } from '../../src/longtail/prl/controllability.js';
 import { normalizePreference } from '../../src/longtail/prl/hypernet.js';
 import { assertClose } from '../helpers.js';
+import { ResNetCifar } from '../../src/longtail/models/resnet_cifar.js';
+import { buildPrlSystem } from '../../src/longtail/prl/system.js';
+import { Rng } from '../../src/torch/rng.js';
 
 test('the output weights the experts by the preference; uniform r is the mean', () => {
   torch.tidy(() => {
@@ -43,4 +46,33 @@ test('user preferences are checked and normalised', () => {
   assert.throws(() => normalizePreference([1, 1], 3), /needs 3 comma-separated weights/);
   assert.throws(() => normalizePreference([1, -1, 1], 3), /non-negative/);
   assert.throws(() => normalizePreference([0, 0, 0], 3), /not all be zero/);
+});
+
+test('several preferences per batch: each draw is the experts generated for its own r on shared features', () => {
+  const model = new ResNetCifar({ classes: 4, experts: 3, inChannels: 1, blocksPerStage: 1 });
+  const counts = [40, 20, 8, 2];
+  const system = buildPrlSystem(model, { draws_per_batch: 3 }, counts, 'p.json');
+  try {
+    torch.tidy(() => {
+      for (const m of Object.values(system.modules)) m.eval();
+      const x = torch.randn([5, 1, 12, 12]);
+      const { out, extra } = system.trainForward(x, new Rng(7));
+      const draws = extra!.draws!;
+      assert.equal(draws.length, 3);
+      assert.deepEqual(extra!.preference, draws[0]!.preference);
+      assert.equal(out, draws[0]!.out);
+      const expected = new Rng(7);
+      for (const d of draws) {
+        assertClose(d.preference, expected.dirichlet(1.2, 3), 1e-12);
+        const alone = system.forwardWith(x, system.generate(d.preference), d.preference);
+        assertClose(d.out.logits!.toFloat64Array(), alone.logits.toFloat64Array(), 1e-5);
+        assertClose(d.out.output.toFloat64Array(), alone.output.toFloat64Array(), 1e-5);
+      }
+      const y = torch.tensor([0, 1, 2, 3, 0]).long();
+      system.loss.forward(out, y, extra).backward();
+      assert.ok(system.hyper.head.weight.grad, 'the hypernetwork gets a gradient');
+    });
+  } finally {
+    for (const m of Object.values(system.modules)) m.dispose();
+  }
 });

@@ -58,6 +58,12 @@ export interface PrlSection {
   z?: number | number[] | 'running_min';
   hidden?: number[];
   generate_norm_affine?: boolean;
+  /**
+   * Preferences drawn per batch (default 1). The objective is the expectation over r of the
+   * scalarized loss; several draws per batch estimate it with less noise, and the backbone's
+   * features are computed once for all of them.
+   */
+  draws_per_batch?: number;
   expert_losses?: { type: 'forward' | 'uniform' | 'backward'; tau?: number }[];
 }
 
@@ -225,6 +231,7 @@ const topLevel: Schema = obj(
       z: IDEAL_POINT,
       hidden: { kind: 'array', items: { kind: 'number', integer: true, min: 1 }, optional: true },
       generate_norm_affine: bool('also generate the last normalization layer affine parameters'),
+      draws_per_batch: int('preferences drawn per batch', 1),
       expert_losses: {
         kind: 'array',
         optional: true,

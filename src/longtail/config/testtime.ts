@@ -91,7 +91,10 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
     weightDecay: opt.weight_decay ?? 5e-4,
     nesterov: nesterov && momentum > 0,
     minWeight: c.min_weight ?? 0.05,
-    preferenceLr: c.preference_lr ?? 0.05,
+    // Adam moves the preference logits by about this much per step whatever the gradient's size,
+    // so it bounds how far r travels from uniform (at 0.05 the search ran into a corner within an
+    // epoch on every distribution; see BENCHMARKS.md).
+    preferenceLr: c.preference_lr ?? 0.01,
     seed: c.seed ?? 0,
     methods: method === 'both' ? (isPrl ? ['aggregation', 'preference'] : ['aggregation']) : [method],
     distributions: c.distributions ?? TEST_DISTRIBUTIONS,

@@ -85,17 +85,28 @@ export class PreferenceLoss implements ExpertLoss {
   }
 
   forward(out: ModelOutput, target: Tensor, extra: LossExtra = {}): Tensor {
-    return tidy(() => this.#scalarized(this.expertLosses(out, target), extra));
+    return tidy(() =>
+      this.#overDraws(out, extra, (o, e) => this.#scalarized(this.expertLosses(o, target), e)),
+    );
   }
 
   /** Mixup mixes each expert's loss, then scalarizes: the expert losses are what r weighs. */
   forwardMixup(out: ModelOutput, ya: Tensor, yb: Tensor, lam: number, extra: LossExtra = {}): Tensor {
-    return tidy(() => {
-      const mixed = this.expertLosses(out, ya)
-        .mul(lam)
-        .add(this.expertLosses(out, yb).mul(1 - lam));
-      return this.#scalarized(mixed, extra);
-    });
+    return tidy(() =>
+      this.#overDraws(out, extra, (o, e) => {
+        const mixed = this.expertLosses(o, ya)
+          .mul(lam)
+          .add(this.expertLosses(o, yb).mul(1 - lam));
+        return this.#scalarized(mixed, e);
+      }),
+    );
+  }
+
+  /** The loss of the batch's one preference, or the mean over several draws (extra.draws). */
+  #overDraws(out: ModelOutput, extra: LossExtra, loss: (o: ModelOutput, e: LossExtra) => Tensor): Tensor {
+    const draws = extra.draws;
+    if (!draws || draws.length === 0) return loss(out, extra);
+    return torch.stack(draws.map((d) => loss(d.out, { preference: d.preference }))).mean();
   }
 
   #scalarized(losses: Tensor, extra: LossExtra): Tensor {

@@ -12,6 +12,11 @@ export interface ModelOutput {
 export interface LossExtra {
   /** PRL: the batch's preference over experts (one weight per expert, on the simplex). */
   preference?: number[] | Tensor;
+  /**
+   * PRL with several preferences drawn per batch: each draw's preference and the outputs of the
+   * experts generated for it. The loss is the mean of the draws' scalarized losses.
+   */
+  draws?: { preference: number[]; out: ModelOutput }[];
 }
 
 export interface Loss {

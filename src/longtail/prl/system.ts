@@ -68,16 +68,22 @@ export function buildPrlSystem(
       hyper.forward(preference instanceof torch.Tensor ? preference : torch.tensor(preference)),
     );
 
-  const forwardWith = (
-    x: Tensor,
+  // The experts' pooled features do not depend on the preference: computed once per batch.
+  const pooledFeatures = (x: Tensor): Tensor[] =>
+    torch.tidy(() => {
+      const shared = model.shared(x);
+      return model.experts.items.map((expert) => expert.features(shared));
+    });
+
+  const classifyWith = (
+    features: Tensor[],
     generated: GeneratedExperts,
     preference?: number[] | Tensor,
   ): MultiExpertOutput =>
     torch.tidy(() => {
-      const shared = model.shared(x);
       const logits = torch.stack(
         model.experts.items.map((expert, e) => {
-          let f = expert.features(shared);
+          let f = features[e]!;
           const a = generated.affine?.[e];
           if (a) f = f.mul(a.scale).add(a.shift);
           return expert.classify(f, generated.classifiers[e]);
@@ -86,6 +92,14 @@ export function buildPrlSystem(
       );
       return { output: preference ? aggregateByPreference(logits, preference) : logits.mean(0), logits };
     });
+
+  const forwardWith = (
+    x: Tensor,
+    generated: GeneratedExperts,
+    preference?: number[] | Tensor,
+  ): MultiExpertOutput => torch.tidy(() => classifyWith(pooledFeatures(x), generated, preference));
+
+  const drawsPerBatch = prl.draws_per_batch ?? 1;
 
   const releasedGenerate = (rng: Rng): GeneratedExperts =>
     torch.tidy(() => {
@@ -116,11 +130,22 @@ export function buildPrlSystem(
     forwardWith,
     trainForward(x: Tensor, rng: Rng) {
       if (released) return { out: forwardWith(x, releasedGenerate(rng)) };
-      const preference = rng.dirichlet(alpha, experts);
-      return {
-        out: torch.tidy(() => forwardWith(x, generate(preference), preference)),
-        extra: { preference },
-      };
+      if (drawsPerBatch === 1) {
+        const preference = rng.dirichlet(alpha, experts);
+        return {
+          out: torch.tidy(() => forwardWith(x, generate(preference), preference)),
+          extra: { preference },
+        };
+      }
+      const preferences = Array.from({ length: drawsPerBatch }, () => rng.dirichlet(alpha, experts));
+      return torch.tidy(() => {
+        const features = pooledFeatures(x);
+        const draws = preferences.map((preference) => ({
+          preference,
+          out: classifyWith(features, generate(preference), preference),
+        }));
+        return { out: draws[0]!.out, extra: { preference: preferences[0]!, draws } };
+      });
     },
     evalForward(x: Tensor) {
       return torch.tidy(() => forwardWith(x, generate(system.preference), system.preference));
