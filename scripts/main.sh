@@ -4,7 +4,7 @@
 # eleven test distributions, run test-time training on both (SADE aggregation; PRL aggregation,
 # preference search and the oracle prior) and write the reports.
 # The configs' budget: head class of 1,000 images (2,478 training images at IR 100), 300 test
-# images per class, 10 epochs. EPOCHS=N changes the length, FULL=1 uses all of Fashion-MNIST
+# images per class, 30 epochs. EPOCHS=N changes the length, FULL=1 uses all of Fashion-MNIST
 # (14,886 training images, the whole test set; several times longer). RUNS=DIR sets where the runs
 # go (default runs/main).
 set -eu
