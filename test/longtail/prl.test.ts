@@ -75,4 +75,13 @@ test('several preferences per batch: each draw is the experts generated for its 
   } finally {
     for (const m of Object.values(system.modules)) m.dispose();
   }
+  const other = new ResNetCifar({ classes: 4, experts: 3, inChannels: 1, blocksPerStage: 1 });
+  try {
+    assert.throws(
+      () => buildPrlSystem(other, { variant: 'released', draws_per_batch: 4 }, counts, 'p.json'),
+      /p\.json: prl\.draws_per_batch: the released variant/,
+    );
+  } finally {
+    other.dispose();
+  }
 });

@@ -53,6 +53,14 @@ export function buildPrlSystem(
   }
   const variant = prl.variant ?? 'paper';
   const alpha = prl.alpha ?? (variant === 'released' ? 0.5 : 1.2);
+  const drawsPerBatch = prl.draws_per_batch ?? 1;
+  if (variant === 'released' && drawsPerBatch !== 1) {
+    throw new ConfigError(
+      file,
+      'prl.draws_per_batch',
+      'the released variant draws one preference per expert call; draws_per_batch applies to the paper variant',
+    );
+  }
   const hyper = new HyperNetwork({
     experts,
     featureDim: model.featureDim,
@@ -98,8 +106,6 @@ export function buildPrlSystem(
     generated: GeneratedExperts,
     preference?: number[] | Tensor,
   ): MultiExpertOutput => torch.tidy(() => classifyWith(pooledFeatures(x), generated, preference));
-
-  const drawsPerBatch = prl.draws_per_batch ?? 1;
 
   const releasedGenerate = (rng: Rng): GeneratedExperts =>
     torch.tidy(() => {
