@@ -7,13 +7,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as torch from '../../src/torch/index.js';
 import { ConfigError, parseConfig, type TrainConfig } from '../../src/longtail/config/config.js';
-import { buildSession } from '../../src/longtail/session.js';
 import { buildData } from '../../src/longtail/experiment.js';
 import { isLazy } from '../../src/longtail/data/source.js';
-import { systemStateDict } from '../../src/longtail/system.js';
-import { trainSession } from '../../src/longtail/train-session.js';
+import { trainRun as baseTrainRun } from './train-run.js';
 import { repoRoot } from '../helpers.js';
 import { tempDir } from './data-fixtures.js';
 import { tinyListConfig, writeTinyImageList } from './imagelist-fixtures.js';
@@ -179,23 +176,8 @@ test('train, test, test-all and test-time-train from an image list through the C
   assert.equal(s.distributions.uniform.before.top1, results.uniform.top1);
 });
 
-async function trainRun(c: TrainConfig, runDir: string, epochs: number, resumeFrom?: string) {
-  torch.manualSeed(0);
-  const s = buildSession(c, 'tiny.json');
-  const result = await trainSession(s, {
-    epochs,
-    seed: 0,
-    runDir,
-    quiet: true,
-    log: () => {},
-    ...(resumeFrom ? { resumeFrom } : {}),
-  });
-  const weights = Object.fromEntries(
-    Object.entries(systemStateDict(s.system)).map(([k, v]) => [k, v.toFloat64Array()]),
-  );
-  for (const m of Object.values(s.system.modules)) m.dispose();
-  return { result, weights };
-}
+const trainRun = (c: TrainConfig, runDir: string, epochs: number, resumeFrom?: string) =>
+  baseTrainRun(c, runDir, epochs, { file: 'tiny.json', ...(resumeFrom ? { resumeFrom } : {}) });
 
 test('a resumed image-list run ends exactly where an uninterrupted one does (mixup, lazy batches)', async () => {
   const c = () => config((x) => (x.mixup = { alpha: 0.4 }));

@@ -5,13 +5,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as torch from '../../src/torch/index.js';
 import { parseConfig, type TrainConfig } from '../../src/longtail/config/config.js';
-import { buildSession } from '../../src/longtail/session.js';
 import { buildData } from '../../src/longtail/experiment.js';
-import { systemStateDict } from '../../src/longtail/system.js';
 import { NonFiniteLossError } from '../../src/longtail/trainer.js';
-import { trainSession } from '../../src/longtail/train-session.js';
+import { trainRun as baseTrainRun } from './train-run.js';
 import { repoRoot } from '../helpers.js';
 
 const fmnistAvailable = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
@@ -25,23 +22,8 @@ function config(name: string, patch: (c: TrainConfig) => void = () => {}): Train
   return c;
 }
 
-async function trainRun(c: TrainConfig, runDir: string, epochs: number, resumeFrom?: string) {
-  torch.manualSeed(0);
-  const s = buildSession(c, 'test', overrides);
-  const result = await trainSession(s, {
-    epochs,
-    seed: 0,
-    runDir,
-    quiet: true,
-    log: () => {},
-    ...(resumeFrom ? { resumeFrom } : {}),
-  });
-  const weights = Object.fromEntries(
-    Object.entries(systemStateDict(s.system)).map(([k, v]) => [k, v.toFloat64Array()]),
-  );
-  for (const m of Object.values(s.system.modules)) m.dispose();
-  return { result, weights };
-}
+const trainRun = (c: TrainConfig, runDir: string, epochs: number, resumeFrom?: string) =>
+  baseTrainRun(c, runDir, epochs, { overrides, ...(resumeFrom ? { resumeFrom } : {}) });
 
 test(
   'an interrupted and resumed run ends exactly where an uninterrupted one does (SADE, mixup)',
