@@ -136,13 +136,6 @@ export function buildPrlSystem(
     forwardWith,
     trainForward(x: Tensor, rng: Rng) {
       if (released) return { out: forwardWith(x, releasedGenerate(rng)) };
-      if (drawsPerBatch === 1) {
-        const preference = rng.dirichlet(alpha, experts);
-        return {
-          out: torch.tidy(() => forwardWith(x, generate(preference), preference)),
-          extra: { preference },
-        };
-      }
       const preferences = Array.from({ length: drawsPerBatch }, () => rng.dirichlet(alpha, experts));
       return torch.tidy(() => {
         const features = pooledFeatures(x);
