@@ -1,8 +1,8 @@
 #!/bin/sh
 # The main job of the README: set up (idempotent), then train PRL (the paper's method) and the
 # SADE baseline on Fashion-MNIST-LT IR100 with the same backbone and budget, evaluate both on the
-# eleven test distributions, run test-time training on both (SADE aggregation; PRL aggregation,
-# preference search and the oracle prior) and write the reports.
+# eleven test distributions, run test-time adaptation on both (SADE aggregation and prior matching;
+# for PRL also the preference search; the oracle prior) and write the reports.
 # The configs' budget: head class of 1,000 images (2,478 training images at IR 100), 300 test
 # images per class, 30 epochs. EPOCHS=N changes the length, FULL=1 uses all of Fashion-MNIST
 # (14,886 training images, the whole test set; several times longer). RUNS=DIR sets where the runs

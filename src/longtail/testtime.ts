@@ -4,7 +4,10 @@
 //   model frozen, up to `epochs` epochs, stopping early when a weight drops below min_weight;
 // - PRL preference search: the same objective, optimizing the preference r = softmax(theta) on
 //   the simplex through the hypernetwork (which stays frozen);
-// - an oracle, reported as such: the logits plus the log of the true test prior.
+// - prior matching: the test prior estimated by EM from the experts' balanced scores, and the
+//   weights / preference whose log-prior offset fits it (prior-shift.ts);
+// - an oracle, reported as such: the balanced scores (the logits where the experts' log prior is
+//   unknown) plus the log of the true test prior.
 import * as torch from '../torch/index.js';
 import { optim, type Tensor } from '../torch/index.js';
 import { forEachBatch } from './data/source.js';
@@ -23,6 +26,9 @@ import {
   type ExpertFeatures,
 } from './prl/features.js';
 import { Progress } from './progress.js';
+import { knownPriorOffsets, oracle, priorMatched, type PriorMatched } from './testtime-prior.js';
+
+export type TestTimeMethod = 'aggregation' | 'preference' | 'prior';
 
 export interface TestTimeOptions {
   epochs: number;
@@ -35,7 +41,7 @@ export interface TestTimeOptions {
   /** Adam step size of the preference logits (the stability gradient wrt r is tiny, ~1e-7). */
   preferenceLr: number;
   seed: number;
-  methods: ('aggregation' | 'preference')[];
+  methods: TestTimeMethod[];
   distributions: readonly string[];
   quiet?: boolean;
 }
@@ -45,6 +51,8 @@ export interface DistributionTestTime {
   before: GroupResult;
   aggregation?: GroupResult & { weights: number[]; epochs: number; stopped_early: boolean };
   preference?: GroupResult & { preference: number[]; epochs: number; stopped_early: boolean };
+  /** Prior matching: `weights`, or for PRL `preference`, fitted to the EM estimate of the prior. */
+  prior?: PriorMatched;
   oracle: GroupResult;
 }
 
@@ -264,6 +272,36 @@ export async function runTestTime(
     frozen.forEach((p) => p.requiresGrad_(true));
   }
 
+  const known = knownPriorOffsets(session);
+  if (o.methods.includes('prior') && 'unknown' in known) {
+    if (o.methods.length === 1)
+      throw new Error(`test-time method 'prior': ${known.unknown}; use 'aggregation'`);
+    log(`prior matching skipped: ${known.unknown}`);
+  }
+  const knownOffsets = 'offsets' in known ? known.offsets : null;
+  const offsets = o.methods.includes('prior') ? knownOffsets : null;
+  if (offsets && prl && !features)
+    features = await computeExpertFeatures(prl, session.data.test, session.testTransform);
+  /** The experts of the test predictions weighted by w (SADE's aggregation). */
+  const weightedExperts = (w: number[], p: Predictions): Float32Array =>
+    torch.tidy(() =>
+      weightedSum(
+        torch.tensor(p.expertLogits, { shape: [experts, p.n, p.classes] }),
+        torch.tensor(w),
+      ).toFloat32Array(),
+    );
+  /** PRL's output for preference r on some rows of the test set: the experts generated for r. */
+  const preferenceLogits = (prlSystem: PrlSystem, f: ExpertFeatures, r: number[], rows: Int32Array) =>
+    torch.noGrad(() =>
+      torch.tidy(() => {
+        const sub = featuresTensor(f).indexSelect(1, torch.tensor(rows).long());
+        return aggregateByPreference(
+          logitsFromFeatures(prlSystem, sub, prlSystem.generate(r)),
+          r,
+        ).toFloat32Array();
+      }),
+    );
+
   const results: Record<string, DistributionTestTime> = {};
   for (const t of tasks) {
     const { predictions } = t;
@@ -273,40 +311,35 @@ export async function runTestTime(
     const entry: DistributionTestTime = {
       n: predictions.n,
       before,
-      oracle: oracle(predictions, t.counts, score),
+      oracle: oracle(predictions, t.counts, score, knownOffsets),
     };
     if (t.aggregation) {
       const weights = torch.tidy(() => t.aggregation!.theta.softmax(0).toNumbers());
       t.aggregation.theta.dispose();
       t.aggregation.opt.dispose();
-      const agg = torch.tidy(() =>
-        weightedSum(
-          torch.tensor(predictions.expertLogits, { shape: [experts, predictions.n, predictions.classes] }),
-          torch.tensor(weights),
-        ).toFloat32Array(),
-      );
       entry.aggregation = {
-        ...score(agg),
+        ...score(weightedExperts(weights, predictions)),
         weights,
         epochs: t.aggregation.epochs,
         stopped_early: t.aggregation.stopped,
       };
     }
+    if (offsets) {
+      entry.prior = priorMatched(
+        predictions,
+        offsets,
+        score,
+        (w) =>
+          prl && features ? preferenceLogits(prl, features, w, t.rows) : weightedExperts(w, predictions),
+        prl !== null,
+      );
+    }
     if (t.preference && prl && features) {
       const preference = torch.tidy(() => t.preference!.theta.softmax(0).toNumbers());
       t.preference.theta.dispose();
       t.preference.opt.dispose();
-      const logits = torch.noGrad(() =>
-        torch.tidy(() => {
-          const sub = featuresTensor(features).indexSelect(1, torch.tensor(t.rows).long());
-          return aggregateByPreference(
-            logitsFromFeatures(prl, sub, prl.generate(preference)),
-            preference,
-          ).toFloat32Array();
-        }),
-      );
       entry.preference = {
-        ...score(logits),
+        ...score(preferenceLogits(prl, features, preference, t.rows)),
         preference,
         epochs: t.preference.epochs,
         stopped_early: t.preference.stopped,
@@ -323,20 +356,13 @@ export async function runTestTime(
         (entry.preference
           ? ` | preference ${pct(entry.preference.top1)} r ${entry.preference.preference.map((v) => v.toFixed(3)).join('/')}`
           : '') +
+        (entry.prior
+          ? ` | prior ${pct(entry.prior.top1)} ${prl ? 'r' : 'weights'} ${(entry.prior.preference ?? entry.prior.weights ?? []).map((v) => v.toFixed(3)).join('/')} (adjusted ${pct(entry.prior.adjusted.top1)})`
+          : '') +
         ` | oracle prior ${pct(entry.oracle.top1)}`,
     );
   }
   return { experts, results };
-}
-
-function oracle(p: Predictions, counts: number[], score: (l: ArrayLike<number>) => GroupResult): GroupResult {
-  const total = counts.reduce((a, b) => a + b, 0);
-  const logPrior = counts.map((c) => Math.log(Math.max(c, 1e-12) / total));
-  const adjusted = new Float32Array(p.logits.length);
-  for (let i = 0; i < p.n; i++)
-    for (let c = 0; c < p.classes; c++)
-      adjusted[i * p.classes + c] = p.logits[i * p.classes + c]! + logPrior[c]!;
-  return score(adjusted);
 }
 
 export const ALL_DISTRIBUTIONS = TEST_DISTRIBUTIONS;

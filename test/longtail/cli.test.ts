@@ -75,7 +75,7 @@ test(
         ttConfig,
         JSON.stringify({
           name: 'tt',
-          method: 'both',
+          method: 'all',
           distributions: ['forward50', 'backward50'],
           optimizer: { type: 'SGD', args: { lr: 0.025, momentum: 0.9 } },
           trainer: { epochs: 1 },
@@ -91,7 +91,13 @@ test(
         assert.ok(Math.abs(d.weights.reduce((s: number, v: number) => s + v, 0) - 1) < 1e-6);
         assert.equal(d.preference.length, 3);
         assert.ok(d.oracle.top1 >= 0);
+        const matched = d.prior_matching;
+        assert.equal(matched.preference.length, 3);
+        assert.ok(Math.abs(matched.preference.reduce((s: number, v: number) => s + v, 0) - 1) < 1e-9);
+        assert.equal(matched.estimated_prior.length, 10);
+        assert.ok(matched.top1 >= 0 && matched.top1 <= 1 && d.prior_adjusted.top1 >= 0);
       }
+      assert.equal(typeof r.mean_top1_prior, 'number');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -90,16 +90,23 @@ test('released PRL configs (use_hnet, Solvers) map to the released variant', () 
   assert.equal(c.prl?.mu, 0.1);
 });
 
-test('test-time configs: defaults, invalid JSON with its position, unknown keys, PRL-only methods', () => {
+test('test-time configs: defaults, methods, invalid JSON with its position, unknown keys, PRL-only methods', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tailor-tt-config-'));
   try {
     const file = join(dir, 'tt.json');
     writeFileSync(file, readFileSync(join(repoRoot, 'configs', 'fmnist_test_time.json')));
     const o = loadTestTimeConfig(file, true);
-    assert.deepEqual(o.methods, ['aggregation', 'preference']);
+    assert.deepEqual(o.methods, ['aggregation', 'preference', 'prior']);
     assert.equal(o.distributions.length, 11);
     assert.equal(o.epochs, 5);
+    assert.deepEqual(loadTestTimeConfig(file, false).methods, ['aggregation', 'prior'], "'all' on SADE");
+    writeFileSync(file, JSON.stringify({ method: 'both' }));
+    assert.deepEqual(loadTestTimeConfig(file, true).methods, ['aggregation', 'preference']);
     assert.deepEqual(loadTestTimeConfig(file, false).methods, ['aggregation'], "'both' on SADE");
+    writeFileSync(file, JSON.stringify({ method: 'prior' }));
+    assert.deepEqual(loadTestTimeConfig(file, false).methods, ['prior']);
+    writeFileSync(file, JSON.stringify({ method: 'priors' }));
+    assert.throws(() => loadTestTimeConfig(file, false), /tt\.json: method: .*prior/);
     writeFileSync(file, JSON.stringify({ method: 'preference' }));
     assert.throws(() => loadTestTimeConfig(file, false), /method: 'preference' needs a PRL checkpoint/);
     writeFileSync(file, readFileSync(join(repoRoot, 'configs', 'fmnist_test_time.json')));

@@ -9,6 +9,8 @@ interface TestTimeSummary {
   mean_top1?: number;
   mean_top1_aggregation?: number;
   mean_top1_preference?: number;
+  mean_top1_prior?: number;
+  mean_top1_prior_adjusted?: number;
   mean_top1_oracle?: number;
   distributions?: Record<string, { top1: number | null }>;
 }
@@ -75,6 +77,8 @@ export async function run(argv: string[]): Promise<number> {
   for (const [label, key] of [
     ['+aggregation', 'mean_top1_aggregation'],
     ['+preference', 'mean_top1_preference'],
+    ['+prior match', 'mean_top1_prior'],
+    ['+prior adjust', 'mean_top1_prior_adjusted'],
     ['oracle prior', 'mean_top1_oracle'],
   ] as const) {
     if (runs.some((r) => r.results.test_time?.[key] !== undefined))

@@ -66,6 +66,17 @@ export async function run(argv: string[]): Promise<number> {
           ...(r.preference
             ? { preference: r.preference.preference, preference_search: group(r.preference) }
             : {}),
+          ...(r.prior
+            ? {
+                prior_matching: {
+                  ...group(r.prior),
+                  ...(r.prior.preference ? { preference: r.prior.preference } : { weights: r.prior.weights }),
+                  estimated_prior: r.prior.estimated_prior,
+                  em_iterations: r.prior.em_iterations,
+                },
+                prior_adjusted: group(r.prior.adjusted),
+              }
+            : {}),
           before: group(r.before),
           oracle: group(r.oracle),
         },
@@ -85,6 +96,12 @@ export async function run(argv: string[]): Promise<number> {
     ...(isPrl && options.methods.includes('preference')
       ? { mean_top1_preference: mean((r) => r.preference?.top1) }
       : {}),
+    ...(options.methods.includes('prior') && names.some((n) => results[n]!.prior)
+      ? {
+          mean_top1_prior: mean((r) => r.prior?.top1),
+          mean_top1_prior_adjusted: mean((r) => r.prior?.adjusted.top1),
+        }
+      : {}),
     mean_top1_oracle: mean((r) => r.oracle.top1),
   };
   if (values.save) {
@@ -99,8 +116,18 @@ export async function run(argv: string[]): Promise<number> {
   } else {
     const pct = (v: number | null | undefined) =>
       v === null || v === undefined ? '-' : (100 * v).toFixed(2);
+    const methods = (
+      [
+        ['aggregation', summary.mean_top1_aggregation],
+        ['preference', summary.mean_top1_preference],
+        ['prior', summary.mean_top1_prior],
+        ['prior-adjusted', summary.mean_top1_prior_adjusted],
+      ] as const
+    ).filter(([, v]) => v !== undefined);
     console.log(
-      `mean top-1: before ${pct(summary.mean_top1_before)}  after ${pct(summary.mean_top1)}  (oracle prior ${pct(summary.mean_top1_oracle)})`,
+      `mean top-1: before ${pct(summary.mean_top1_before)}` +
+        methods.map(([name, v]) => `  ${name} ${pct(v)}`).join('') +
+        `  (oracle prior ${pct(summary.mean_top1_oracle)})`,
     );
   }
   return 0;

@@ -4,14 +4,17 @@
 import { ConfigError, bool, int, num, obj, required, str, validate, type Schema } from './schema.js';
 import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
 import { readJsonFile } from './config.js';
-import type { TestTimeOptions } from '../testtime.js';
+import type { TestTimeMethod, TestTimeOptions } from '../testtime.js';
 
 const schema: Schema = obj(
   {
     name: str(),
     n_gpu: int(),
     seed: int(),
-    method: str(['aggregation', 'preference', 'both'] as const, 'what to learn at test time'),
+    method: str(
+      ['aggregation', 'preference', 'prior', 'both', 'all'] as const,
+      'what to learn at test time (both: aggregation and, for PRL, preference; all: also prior)',
+    ),
     min_weight: num('stop when an expert weight drops below this', { min: 0, max: 1 }),
     preference_lr: num('Adam step size of the preference search', { min: 0 }),
     distributions: { kind: 'array', items: { kind: 'string', values: TEST_DISTRIBUTIONS }, optional: true },
@@ -57,7 +60,7 @@ const schema: Schema = obj(
 
 interface Raw {
   seed?: number;
-  method?: 'aggregation' | 'preference' | 'both';
+  method?: TestTimeMethod | 'both' | 'all';
   min_weight?: number;
   preference_lr?: number;
   distributions?: string[];
@@ -70,8 +73,7 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
   const raw = readJsonFile(file);
   validate(schema, raw, file);
   const c = raw as Raw;
-  // 'both' means everything the checkpoint supports, so one config serves SADE and PRL runs alike;
-  // asking for the preference search alone on a model without a hypernetwork is a mistake.
+  // Asking for the preference search alone on a model without a hypernetwork is a mistake.
   const method = c.method ?? 'both';
   if (method === 'preference' && !isPrl) {
     throw new ConfigError(
@@ -96,7 +98,15 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
     // epoch on every distribution; see BENCHMARKS.md).
     preferenceLr: c.preference_lr ?? 0.01,
     seed: c.seed ?? 0,
-    methods: method === 'both' ? (isPrl ? ['aggregation', 'preference'] : ['aggregation']) : [method],
+    methods: expandMethod(method, isPrl),
     distributions: c.distributions ?? TEST_DISTRIBUTIONS,
   };
+}
+
+/** 'both' and 'all' mean everything the checkpoint supports, so one config serves every run. */
+function expandMethod(method: TestTimeMethod | 'both' | 'all', isPrl: boolean): TestTimeMethod[] {
+  const searches: TestTimeMethod[] = isPrl ? ['aggregation', 'preference'] : ['aggregation'];
+  if (method === 'both') return searches;
+  if (method === 'all') return [...searches, 'prior'];
+  return [method];
 }

@@ -60,6 +60,10 @@ export class BiasedExpertsLoss implements ExpertLoss {
     return this.biases.length;
   }
 
+  get logitBiases(): readonly (number[] | null)[] {
+    return this.biases;
+  }
+
   expertLosses(out: ModelOutput, target: Tensor): Tensor {
     return tidy(() => {
       const logits = expertLogits(out, this.experts, this.type);

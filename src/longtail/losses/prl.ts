@@ -80,6 +80,10 @@ export class PreferenceLoss implements ExpertLoss {
     });
   }
 
+  get logitBiases(): readonly (number[] | null)[] {
+    return this.terms.biases;
+  }
+
   expertLosses(out: ModelOutput, target: Tensor): Tensor {
     return this.terms.expertLosses(out, target);
   }

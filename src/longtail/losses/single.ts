@@ -68,6 +68,9 @@ export class CrossEntropyLoss implements Loss {
   constructor(classCounts: number[], options: ReweightOptions = {}) {
     this.weighting = classWeighting(this.type, classCounts, options);
   }
+  get logitBiases(): readonly null[] | undefined {
+    return this.weighting.weights ? undefined : [null];
+  }
   setEpoch(epoch: number): void {
     this.weighting.setEpoch(epoch);
   }
@@ -82,6 +85,9 @@ export class BalancedSoftmaxLoss implements Loss {
   readonly bias: number[];
   constructor(classCounts: number[], eps = PRIOR_EPS) {
     this.bias = logPrior(classCounts, 1, eps);
+  }
+  get logitBiases(): readonly number[][] {
+    return [this.bias];
   }
   forward(out: ModelOutput, target: Tensor): Tensor {
     return adjustedCrossEntropy(out.output, target, this.bias);
@@ -98,6 +104,9 @@ export class LogitAdjustLoss implements Loss {
     eps = PRIOR_EPS,
   ) {
     this.bias = logPrior(classCounts, tau, eps);
+  }
+  get logitBiases(): readonly number[][] {
+    return [this.bias];
   }
   forward(out: ModelOutput, target: Tensor): Tensor {
     return adjustedCrossEntropy(out.output, target, this.bias);

@@ -34,6 +34,13 @@ export interface Loss {
   forwardMixup?(out: ModelOutput, ya: Tensor, yb: Tensor, lam: number, extra?: LossExtra): Tensor;
   /** Called by the trainer before each epoch (1-based, as the reference trainers count). */
   setEpoch?(epoch: number): void;
+  /**
+   * When the loss is CE(z_e + b_e) per expert (one entry per expert, or one for the combined
+   * output; null = no bias): the biases b_e, from which test time reads the log prior each
+   * expert's logits carry. Absent for losses that are not a logit-adjusted CE (LDAM, focal,
+   * class-weighted CE).
+   */
+  readonly logitBiases?: readonly (readonly number[] | null)[];
 }
 
 /** A loss made of one term per expert (SADE, BalPoE, PRL). */

@@ -1,0 +1,85 @@
+// Test-time label-shift pieces that need the session: the experts' log-prior offsets read from
+// the loss, prior matching on one distribution, and the true-prior oracle.
+import { balancedScores, estimateTestPrior, expertPriorOffsets, matchPriorWeights } from './prior-shift.js';
+import { logPrior } from './losses/priors.js';
+import type { GroupResult, Predictions } from './evaluate.js';
+import type { Session } from './session.js';
+
+export interface PriorMatched extends GroupResult {
+  weights?: number[];
+  preference?: number[];
+  estimated_prior: number[];
+  em_iterations: number;
+  /** The balanced scores plus the log of the estimated prior (EM's own Bayes correction). */
+  adjusted: GroupResult;
+}
+
+/**
+ * Each expert's log-prior offset o_e (prior-shift.ts), from the loss's logit biases, or why they
+ * are unknown. A loss with one bias for a multi-expert model trained the combined output, so
+ * every expert gets it.
+ */
+export function knownPriorOffsets(session: Session): { offsets: number[][] } | { unknown: string } {
+  const loss = session.system.loss;
+  const experts = session.model.experts.length;
+  const biases = loss.logitBiases;
+  if (!biases) {
+    return {
+      unknown: `${loss.type} (as configured) is not a logit-adjusted cross-entropy, so the log prior its logits carry is unknown`,
+    };
+  }
+  const perExpert = biases.length === 1 ? new Array(experts).fill(biases[0]) : biases;
+  if (perExpert.length !== experts) {
+    throw new Error(`${loss.type}: ${biases.length} logit biases for ${experts} experts`);
+  }
+  return { offsets: expertPriorOffsets(perExpert, logPrior(session.data.trainCounts, 1)) };
+}
+
+function plusLogPrior(scores: ArrayLike<number>, logPrior: number[]): Float32Array {
+  const classes = logPrior.length;
+  const out = new Float32Array(scores.length);
+  for (let k = 0; k < scores.length; k++) out[k] = scores[k]! + logPrior[k % classes]!;
+  return out;
+}
+
+/**
+ * Prior matching on one distribution: the EM estimate of its prior from the balanced scores, the
+ * weights (PRL: the preference) whose offset fits it, scored through `logitsFor`.
+ */
+export function priorMatched(
+  p: Predictions,
+  offsets: number[][],
+  score: (l: ArrayLike<number>) => GroupResult,
+  logitsFor: (w: number[]) => Float32Array,
+  isPrl: boolean,
+): PriorMatched {
+  const scores = balancedScores(p.expertLogits, p, offsets);
+  const estimate = estimateTestPrior(scores, p.classes);
+  // A class EM drives to (nearly) zero would dominate the fit in log space.
+  const logEstimate = estimate.prior.map((v) => Math.log(Math.max(v, 1e-6)));
+  const weights = matchPriorWeights(offsets, logEstimate);
+  return {
+    ...score(logitsFor(weights)),
+    ...(isPrl ? { preference: weights } : { weights }),
+    estimated_prior: estimate.prior,
+    em_iterations: estimate.iterations,
+    adjusted: score(plusLogPrior(scores, logEstimate)),
+  };
+}
+
+/**
+ * The oracle: the log of the true test prior (from the distribution's class counts) added to the
+ * balanced scores, or to the model output where the experts' offsets are unknown (which counts
+ * the training prior twice for a plain CE model).
+ */
+export function oracle(
+  p: Predictions,
+  counts: number[],
+  score: (l: ArrayLike<number>) => GroupResult,
+  offsets: number[][] | null,
+): GroupResult {
+  const total = counts.reduce((a, b) => a + b, 0);
+  const logTestPrior = counts.map((c) => Math.log(Math.max(c, 1e-12) / total));
+  const base = offsets ? balancedScores(p.expertLogits, p, offsets) : p.logits;
+  return score(plusLogPrior(base, logTestPrior));
+}
