@@ -9,6 +9,7 @@ import type { EpochRecord } from '../longtail/trainer.js';
 import { chartDiv, escapeHtml, note, num, pct, renderPage, section, table } from './html.js';
 import { parseControllability, controllabilitySection, liveOnlySection } from './controllability.js';
 import type { ChartSpec, ReportPage } from './types.js';
+import { testTimeSection } from './testtime.js';
 
 export const DISTRIBUTION_ORDER = [
   'forward50',
@@ -249,41 +250,6 @@ function confusionSection(r: LongtailResults, charts: Record<string, ChartSpec>)
   );
 }
 
-function testTimeSection(value: unknown): string {
-  // Shape of `test-time-train --json`: distributions {name: {top1.., weights|preference}}.
-  const t = value as { distributions?: Record<string, Record<string, unknown>>; mean_top1?: number };
-  if (!t || typeof t !== 'object' || !t.distributions || typeof t.distributions !== 'object') {
-    return section(
-      'Test-time aggregation',
-      `<pre>${escapeHtml(JSON.stringify(value, null, 2))}</pre>`,
-      'test-time',
-    );
-  }
-  const rows = Object.entries(t.distributions).map(([d, e]) => {
-    const w = (e.weights ?? e.preference) as number[] | undefined;
-    const n = (k: string) => (typeof e[k] === 'number' ? (e[k] as number) : null);
-    return [
-      escapeHtml(d),
-      pct(n('top1')),
-      pct(n('many')),
-      pct(n('medium')),
-      pct(n('few')),
-      escapeHtml(Array.isArray(w) ? w.map((v) => Number(v).toFixed(3)).join(', ') : ''),
-    ];
-  });
-  if (typeof t.mean_top1 === 'number')
-    rows.push(['<b>mean top-1</b>', `<b>${pct(t.mean_top1)}</b>`, '', '', '', '']);
-  return section(
-    'Test-time aggregation',
-    table(
-      ['distribution', 'top-1 %', 'many %', 'medium %', 'few %', 'weights / preference'],
-      rows,
-      'id="test-time"',
-    ),
-    'test-time',
-  );
-}
-
 /** A PRL run: its model takes a preference (method PRL, a preference or a controllability grid). */
 export function isPrlResults(r: unknown): boolean {
   const v = r as Partial<LongtailResults> | null;
@@ -329,7 +295,8 @@ export function longtailPage(
   } else if (options.liveControl && isPrlResults(results) && prlExperts(results) === 3) {
     sections.push(liveOnlySection(Object.keys(results.distributions), charts));
   }
-  if (results.test_time !== undefined) sections.push(testTimeSection(results.test_time));
+  if (results.test_time !== undefined)
+    sections.push(testTimeSection(results.test_time, DISTRIBUTION_ORDER, charts));
   return {
     title: `${results.name} — ${results.method}`,
     subtitle: `long-tail run on ${results.dataset.name}: uniform top-1 ${pct(results.uniform.top1)} %, mean over the test distributions ${pct(results.mean_top1)} %`,

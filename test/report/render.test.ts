@@ -354,3 +354,54 @@ test('tailor report --run DIR writes the page and names a missing results.json',
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('test-time section: a line per method over the distributions, weights and means in the table', () => {
+  const r = syntheticLongtail({ prl: true });
+  const group = (top1: number) => ({ top1, many: null, medium: null, few: null });
+  const distributions = Object.fromEntries(
+    DISTRIBUTIONS.map((d, i) => [
+      d,
+      {
+        ...group(0.5),
+        weights: [0.2, 0.3, 0.5],
+        aggregation: group(0.5),
+        preference: [0.6, 0.3, 0.1],
+        preference_search: group(0.55),
+        prior_matching: { ...group(0.6 + i / 100), preference: [0.7, 0.2, 0.1], estimated_prior: [0.5, 0.5] },
+        prior_adjusted: group(0.58),
+        before: group(0.4),
+        oracle: group(0.7),
+      },
+    ]),
+  );
+  r.test_time = { distributions } as never;
+  const html = renderLongtailReport(r);
+  const chart = chartsOf(html).testTime as LinesChart;
+  assert.deepEqual(chart.xTicks, DISTRIBUTIONS);
+  assert.deepEqual(
+    chart.series.map((s) => s.label),
+    [
+      'before',
+      'SADE aggregation',
+      'preference search',
+      'prior matching',
+      'EM-adjusted scores',
+      'oracle prior',
+    ],
+  );
+  assertClose(
+    chart.series[3]!.values as number[],
+    DISTRIBUTIONS.map((_, i) => 0.6 + i / 100),
+    1e-12,
+  );
+  const table = /<table class="numbers" id="test-time">[\s\S]*?<\/table>/.exec(html)![0];
+  assert.ok(table.includes('<td>0.70/0.20/0.10</td>'), 'prior-matched preference');
+  assert.ok(table.includes(`<b>${(100 * (0.6 + 0.05)).toFixed(2)}</b>`), 'mean of prior matching');
+  // A run saved before prior matching existed shows only its methods.
+  for (const d of Object.values(distributions) as Record<string, unknown>[]) {
+    delete d.prior_matching;
+    delete d.prior_adjusted;
+  }
+  const older = chartsOf(renderLongtailReport(r)).testTime as LinesChart;
+  assert.equal(older.series.length, 4);
+});
