@@ -51,22 +51,31 @@ test(
 );
 
 test(
-  'PRL trains and the resumed run matches too',
+  'PRL trains and the resumed run matches too (shipped config, and the Tchebycheff running ideal point)',
   { skip: !fmnistAvailable && 'Fashion-MNIST not installed' },
   async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tailor-prl-'));
+    const variants: [string, (c: TrainConfig) => void][] = [
+      ['shipped', () => {}],
+      ['stch-running-min', (c) => (c.prl = { ...c.prl, scalarization: 'stch', z: 'running_min' })],
+    ];
     try {
-      const straight = await trainRun(config('fmnist_lt_ir100_prl.json'), join(dir, 'a'), 2);
-      await trainRun(config('fmnist_lt_ir100_prl.json'), join(dir, 'b'), 1);
-      const resumed = await trainRun(
-        config('fmnist_lt_ir100_prl.json'),
-        join(dir, 'b'),
-        2,
-        join(dir, 'b', 'checkpoint-last.json'),
-      );
-      assert.ok(Object.keys(straight.weights).some((k) => k.startsWith('hyper.')));
-      for (const [k, v] of Object.entries(straight.weights))
-        assert.deepEqual(resumed.weights[k], v, `weight ${k} differs after resume`);
+      for (const [name, patch] of variants) {
+        const c = config('fmnist_lt_ir100_prl.json', patch);
+        const straight = await trainRun(c, join(dir, name, 'a'), 2);
+        await trainRun(c, join(dir, name, 'b'), 1);
+        const resumed = await trainRun(
+          c,
+          join(dir, name, 'b'),
+          2,
+          join(dir, name, 'b', 'checkpoint-last.json'),
+        );
+        assert.ok(Object.keys(straight.weights).some((k) => k.startsWith('hyper.')));
+        if (name === 'stch-running-min')
+          assert.ok(Object.keys(straight.weights).some((k) => k.startsWith('ideal.')));
+        for (const [k, v] of Object.entries(straight.weights))
+          assert.deepEqual(resumed.weights[k], v, `${name}: weight ${k} differs after resume`);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
