@@ -57,7 +57,7 @@ export async function run(argv: string[]): Promise<number> {
   }) => ({ top1: r.top1, many: r.many, medium: r.medium, few: r.few });
   const distributions = Object.fromEntries(
     Object.entries(results).map(([name, r]) => {
-      const best = r.preference ?? r.aggregation ?? r.before;
+      const best = r.preference ?? r.aggregation ?? r.prior ?? r.before;
       return [
         name,
         {
@@ -88,9 +88,9 @@ export async function run(argv: string[]): Promise<number> {
     names.reduce((s, n) => s + (pick(results[n]!) ?? 0), 0) / names.length;
   const summary = {
     distributions,
-    mean_top1: mean((r) => (r.preference ?? r.aggregation ?? r.before).top1),
+    mean_top1: mean((r) => (r.preference ?? r.aggregation ?? r.prior ?? r.before).top1),
     mean_top1_before: mean((r) => r.before.top1),
-    ...(isPrl || options.methods.includes('aggregation')
+    ...(options.methods.includes('aggregation')
       ? { mean_top1_aggregation: mean((r) => r.aggregation?.top1) }
       : {}),
     ...(isPrl && options.methods.includes('preference')
