@@ -10,20 +10,9 @@ import { chartDiv, escapeHtml, note, num, pct, renderPage, section, table } from
 import { parseControllability, controllabilitySection, liveOnlySection } from './controllability.js';
 import type { ChartSpec, ReportPage } from './types.js';
 import { testTimeSection } from './testtime.js';
+import { DISTRIBUTION_ORDER, distributionLines, orderedDistributions } from './distributions.js';
 
-export const DISTRIBUTION_ORDER = [
-  'forward50',
-  'forward25',
-  'forward10',
-  'forward5',
-  'forward2',
-  'uniform',
-  'backward2',
-  'backward5',
-  'backward10',
-  'backward25',
-  'backward50',
-];
+export { DISTRIBUTION_ORDER };
 
 /** many: more than 100 training images; few: fewer than 20 (as src/longtail/metrics.ts). */
 function shotGroupOf(count: number): 'many' | 'medium' | 'few' {
@@ -192,26 +181,19 @@ function perClassSection(r: LongtailResults, charts: Record<string, ChartSpec>):
 }
 
 function distributionsSection(r: LongtailResults, charts: Record<string, ChartSpec>): string {
-  const names = [
-    ...DISTRIBUTION_ORDER.filter((d) => d in r.distributions),
-    ...Object.keys(r.distributions).filter((d) => !DISTRIBUTION_ORDER.includes(d)),
-  ];
+  const names = orderedDistributions(r.distributions);
   const get = (k: 'top1' | 'many' | 'medium' | 'few') => names.map((d) => r.distributions[d]![k] ?? null);
-  charts.distributions = {
-    type: 'lines',
-    x: names.map((_, i) => i),
-    xTicks: names,
-    xLabel: 'test distribution',
-    yLabel: 'accuracy',
-    yRange: [0, 1],
-    zoom: false,
-    series: [
+  charts.distributions = distributionLines(
+    names,
+    'accuracy',
+    [
       { label: 'top-1', values: get('top1'), points: true },
       { label: 'many', values: get('many'), points: true, dash: true },
       { label: 'medium', values: get('medium'), points: true, dash: true },
       { label: 'few', values: get('few'), points: true, dash: true },
     ],
-  };
+    [0, 1],
+  );
   const rows = names.map((d) => {
     const e = r.distributions[d]!;
     return [escapeHtml(d), String(e.n), pct(e.top1), pct(e.many), pct(e.medium), pct(e.few)];
@@ -295,8 +277,7 @@ export function longtailPage(
   } else if (options.liveControl && isPrlResults(results) && prlExperts(results) === 3) {
     sections.push(liveOnlySection(Object.keys(results.distributions), charts));
   }
-  if (results.test_time !== undefined)
-    sections.push(testTimeSection(results.test_time, DISTRIBUTION_ORDER, charts));
+  if (results.test_time !== undefined) sections.push(testTimeSection(results.test_time, charts));
   return {
     title: `${results.name} — ${results.method}`,
     subtitle: `long-tail run on ${results.dataset.name}: uniform top-1 ${pct(results.uniform.top1)} %, mean over the test distributions ${pct(results.mean_top1)} %`,

@@ -3,6 +3,7 @@
 // scores) and the true-prior oracle, as lines over the distributions and as a table.
 import { chartDiv, escapeHtml, note, pct, section, table } from './html.js';
 import type { ChartSpec } from './types.js';
+import { distributionLines, orderedDistributions } from './distributions.js';
 
 /** The methods of `test-time-train --json`: the key of their group in a distribution's entry. */
 const METHODS: readonly { key: string; label: string; weights?: string }[] = [
@@ -25,11 +26,7 @@ function vector(value: unknown): string {
   return Array.isArray(value) ? value.map((v) => Number(v).toFixed(2)).join('/') : '';
 }
 
-export function testTimeSection(
-  value: unknown,
-  order: readonly string[],
-  charts: Record<string, ChartSpec>,
-): string {
+export function testTimeSection(value: unknown, charts: Record<string, ChartSpec>): string {
   const t = value as { distributions?: Record<string, Entry> } | null;
   if (!t || typeof t !== 'object' || !t.distributions || typeof t.distributions !== 'object') {
     return section(
@@ -39,22 +36,18 @@ export function testTimeSection(
     );
   }
   const d = t.distributions;
-  const names = [...order.filter((n) => n in d), ...Object.keys(d).filter((n) => !order.includes(n))];
+  const names = orderedDistributions(d);
   const methods = METHODS.filter((m) => names.some((n) => top1(d[n]!, m.key) !== null));
-  charts.testTime = {
-    type: 'lines',
-    x: names.map((_, i) => i),
-    xTicks: names,
-    xLabel: 'test distribution',
-    yLabel: 'top-1',
-    zoom: false,
-    series: methods.map((m) => ({
+  charts.testTime = distributionLines(
+    names,
+    'top-1',
+    methods.map((m) => ({
       label: m.label,
       values: names.map((n) => top1(d[n]!, m.key)),
       points: true,
       ...(m.key === 'oracle' || m.key === 'before' ? { dash: true } : {}),
     })),
-  };
+  );
   const mean = (key: string) => {
     const v = names.map((n) => top1(d[n]!, key));
     return v.every((x) => x !== null) ? v.reduce((s, x) => s + x!, 0) / v.length : null;

@@ -4,20 +4,9 @@ import { join } from 'node:path';
 import { Rng } from '../../src/torch/rng.js';
 import type { LongtailResults } from '../../src/longtail/results.js';
 import type { ControllabilityGrid } from '../../src/report/types.js';
+import { TEST_DISTRIBUTIONS } from '../../src/longtail/data/longtail.js';
 
-export const DISTRIBUTIONS = [
-  'forward50',
-  'forward25',
-  'forward10',
-  'forward5',
-  'forward2',
-  'uniform',
-  'backward2',
-  'backward5',
-  'backward10',
-  'backward25',
-  'backward50',
-];
+export const DISTRIBUTIONS = [...TEST_DISTRIBUTIONS];
 
 /** A name that must come out escaped in HTML. */
 export const HOSTILE_NAME = '<script>alert("x")</script>&co';
