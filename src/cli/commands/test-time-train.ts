@@ -12,10 +12,12 @@ import { loadRun } from './longtail-common.js';
 
 const HELP = `usage: tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json] [--save] [--threads N]
 
-On each of the eleven test distributions (unlabeled), learns SADE's expert aggregation weights
-by self-supervised prediction stability of two augmented views; for PRL checkpoints also the
-preference (through the hypernetwork). Prints the chosen weights/preference and accuracies, and
-separately an oracle that adds the log of the true test prior to the logits.
+On each of the eleven test distributions (unlabeled), runs the config's methods: SADE's expert
+aggregation weights learned by self-supervised prediction stability of two augmented views; for
+PRL checkpoints also the preference (through the hypernetwork); prior matching (the test prior
+estimated by EM from the experts' balanced scores, and the weights or preference that fit it).
+Prints the chosen weights/preference and accuracies, and separately an oracle that adds the log
+of the true test prior to the balanced scores.
 --save writes the results into the run's results.json (section test_time).`;
 
 export async function run(argv: string[]): Promise<number> {
