@@ -195,6 +195,15 @@ export async function runTestTime(
   const experts = session.model.experts.length;
   for (const m of Object.values(system.modules)) m.eval();
   const trainCounts = session.data.trainCounts;
+  // Before any work: asking for prior matching alone on a model it cannot handle is an error.
+  const known = knownPriorOffsets(session);
+  if (o.methods.includes('prior') && 'unknown' in known) {
+    if (o.methods.length === 1)
+      throw new Error(`test-time method 'prior': ${known.unknown}; use 'aggregation'`);
+    log(`prior matching skipped: ${known.unknown}`);
+  }
+  const knownOffsets = 'offsets' in known ? known.offsets : null;
+  const offsets = o.methods.includes('prior') ? knownOffsets : null;
   const all = await testPredictions(session);
   const searchPreference = prl !== null && o.methods.includes('preference');
   const aggregate = o.methods.includes('aggregation');
@@ -272,14 +281,6 @@ export async function runTestTime(
     frozen.forEach((p) => p.requiresGrad_(true));
   }
 
-  const known = knownPriorOffsets(session);
-  if (o.methods.includes('prior') && 'unknown' in known) {
-    if (o.methods.length === 1)
-      throw new Error(`test-time method 'prior': ${known.unknown}; use 'aggregation'`);
-    log(`prior matching skipped: ${known.unknown}`);
-  }
-  const knownOffsets = 'offsets' in known ? known.offsets : null;
-  const offsets = o.methods.includes('prior') ? knownOffsets : null;
   if (offsets && prl && !features)
     features = await computeExpertFeatures(prl, session.data.test, session.testTransform);
   /** The experts of the test predictions weighted by w (SADE's aggregation). */

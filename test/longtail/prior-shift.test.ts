@@ -11,6 +11,11 @@ import {
   projectToSimplex,
 } from '../../src/longtail/prior-shift.js';
 import { oracle, priorMatched } from '../../src/longtail/testtime-prior.js';
+import { runTestTime } from '../../src/longtail/testtime.js';
+import { sessionFromConfigFile } from '../../src/longtail/session.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers.js';
 import { diverseExpertLoss } from '../../src/longtail/losses/experts.js';
 import { logPrior } from '../../src/longtail/losses/priors.js';
 import { CrossEntropyLoss, LDAMLoss, LogitAdjustLoss } from '../../src/longtail/losses/single.js';
@@ -152,3 +157,43 @@ test('prior matching and the oracle on a shifted set of three experts', () => {
   const plain = accuracy(Float32Array.from(p.logits, (v, k) => v + Math.log(testPrior[k % 3]!))).top1;
   assert.ok(Math.abs(oracle(p, testCounts, accuracy, null).top1! - plain) < 1e-9);
 });
+
+test(
+  "test-time 'prior' alone on an LDAM model is an error naming the loss; with other methods it is skipped",
+  {
+    skip:
+      !existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz') &&
+      'Fashion-MNIST not installed',
+  },
+  async () => {
+    const session = sessionFromConfigFile(join(repoRoot, 'configs', 'fmnist_lt_ir100_ldam_drw.json'), {
+      // LDAM's margins need an image in every class: the tail gets one at IR 100.
+      trainMaxPerClass: 100,
+      testPerClass: 4,
+    });
+    const options = {
+      epochs: 1,
+      batchSize: 16,
+      lr: 0.025,
+      momentum: 0.9,
+      weightDecay: 5e-4,
+      nesterov: true,
+      minWeight: 0.05,
+      preferenceLr: 0.01,
+      seed: 0,
+      distributions: ['uniform'],
+      quiet: true,
+    };
+    await assert.rejects(
+      runTestTime(session, { ...options, methods: ['prior'] }, () => {}),
+      /test-time method 'prior': LDAMLoss \(as configured\) is not a logit-adjusted cross-entropy/,
+    );
+    const lines: string[] = [];
+    const { results } = await runTestTime(session, { ...options, methods: ['aggregation', 'prior'] }, (s) =>
+      lines.push(s),
+    );
+    assert.ok(lines.some((l) => l.startsWith('prior matching skipped: LDAMLoss')));
+    assert.equal(results.uniform!.prior, undefined);
+    assert.ok(results.uniform!.aggregation);
+  },
+);
