@@ -103,7 +103,7 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
   };
 }
 
-/** 'both' and 'all' mean everything the checkpoint supports, so one config serves every run. */
+/** 'both': the self-supervised searches the checkpoint supports (so one config serves SADE and PRL); 'all' adds prior matching. */
 function expandMethod(method: TestTimeMethod | 'both' | 'all', isPrl: boolean): TestTimeMethod[] {
   const searches: TestTimeMethod[] = isPrl ? ['aggregation', 'preference'] : ['aggregation'];
   if (method === 'both') return searches;
