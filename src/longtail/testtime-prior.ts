@@ -1,6 +1,6 @@
 // Test-time label-shift pieces that need the session: the experts' log-prior offsets read from
 // the loss, prior matching on one distribution, and the true-prior oracle.
-import { balancedScores, estimateTestPrior, expertPriorOffsets, matchPriorWeights } from './prior-shift.js';
+import { estimateTestPrior, expertPriorOffsets, matchPriorWeights } from './prior-shift.js';
 import { logPrior } from './losses/priors.js';
 import type { GroupResult, Predictions } from './evaluate.js';
 import type { Session } from './session.js';
@@ -43,17 +43,18 @@ function plusLogPrior(scores: ArrayLike<number>, logPrior: number[]): Float32Arr
 }
 
 /**
- * Prior matching on one distribution: the EM estimate of its prior from the balanced scores, the
- * weights (PRL: the preference) whose offset fits it, scored through `logitsFor`.
+ * Prior matching on one distribution: the EM estimate of its prior from its balanced scores
+ * (balancedScores with the same offsets), the weights (PRL: the preference) whose offset fits it,
+ * scored through `logitsFor`.
  */
 export function priorMatched(
   p: Predictions,
   offsets: number[][],
+  scores: Float64Array,
   score: (l: ArrayLike<number>) => GroupResult,
   logitsFor: (w: number[]) => Float32Array,
   isPrl: boolean,
 ): PriorMatched {
-  const scores = balancedScores(p.expertLogits, p, offsets);
   const estimate = estimateTestPrior(scores, p.classes);
   // A class EM drives to (nearly) zero would dominate the fit in log space.
   const logEstimate = estimate.prior.map((v) => Math.log(Math.max(v, 1e-6)));
@@ -76,10 +77,9 @@ export function oracle(
   p: Predictions,
   counts: number[],
   score: (l: ArrayLike<number>) => GroupResult,
-  offsets: number[][] | null,
+  balanced: Float64Array | null,
 ): GroupResult {
   const total = counts.reduce((a, b) => a + b, 0);
   const logTestPrior = counts.map((c) => Math.log(Math.max(c, 1e-12) / total));
-  const base = offsets ? balancedScores(p.expertLogits, p, offsets) : p.logits;
-  return score(plusLogPrior(base, logTestPrior));
+  return score(plusLogPrior(balanced ?? p.logits, logTestPrior));
 }

@@ -27,6 +27,7 @@ import {
 } from './prl/features.js';
 import { Progress } from './progress.js';
 import { knownPriorOffsets, oracle, priorMatched, type PriorMatched } from './testtime-prior.js';
+import { balancedScores } from './prior-shift.js';
 
 export type TestTimeMethod = 'aggregation' | 'preference' | 'prior';
 
@@ -309,10 +310,14 @@ export async function runTestTime(
     const score = (logits: ArrayLike<number>) =>
       summarize(evaluateLogits(logits, predictions.labels, predictions.classes, trainCounts));
     const before = score(predictions.logits);
+    // The experts' scores without the log prior each carries: for the oracle and prior matching.
+    const balanced = knownOffsets
+      ? balancedScores(predictions.expertLogits, predictions, knownOffsets)
+      : null;
     const entry: DistributionTestTime = {
       n: predictions.n,
       before,
-      oracle: oracle(predictions, t.counts, score, knownOffsets),
+      oracle: oracle(predictions, t.counts, score, balanced),
     };
     if (t.aggregation) {
       const weights = torch.tidy(() => t.aggregation!.theta.softmax(0).toNumbers());
@@ -325,10 +330,11 @@ export async function runTestTime(
         stopped_early: t.aggregation.stopped,
       };
     }
-    if (offsets) {
+    if (offsets && balanced) {
       entry.prior = priorMatched(
         predictions,
         offsets,
+        balanced,
         score,
         (w) =>
           prl && features ? preferenceLogits(prl, features, w, t.rows) : weightedExperts(w, predictions),

@@ -139,7 +139,8 @@ test('prior matching and the oracle on a shifted set of three experts', () => {
     }
     return { top1: right / n, many: null, medium: null, few: null };
   };
-  const matched = priorMatched(p, offsets, accuracy, mean, false);
+  const balanced = balancedScores(expertLogits, p, offsets);
+  const matched = priorMatched(p, offsets, balanced, accuracy, mean, false);
   close(matched.estimated_prior, empirical, 0.02, 'estimated prior');
   const w = matched.weights!;
   assert.ok(Math.abs(w[0]! - w[2]! - 0.6) < 0.05, `w1 - w3 = ${w[0]! - w[2]!}, expected about 0.6`);
@@ -152,8 +153,8 @@ test('prior matching and the oracle on a shifted set of three experts', () => {
   );
   // The oracle adds the true log prior to the balanced scores: the Bayes rule here.
   const testCounts = testPrior.map((q) => q * n);
-  assert.ok(Math.abs(oracle(p, testCounts, accuracy, offsets).top1! - bayes) < 1e-9);
-  // Without offsets it falls back to the model output plus the log prior.
+  assert.ok(Math.abs(oracle(p, testCounts, accuracy, balanced).top1! - bayes) < 1e-9);
+  // Without balanced scores it falls back to the model output plus the log prior.
   const plain = accuracy(Float32Array.from(p.logits, (v, k) => v + Math.log(testPrior[k % 3]!))).top1;
   assert.ok(Math.abs(oracle(p, testCounts, accuracy, null).top1! - plain) < 1e-9);
 });
