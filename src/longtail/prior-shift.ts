@@ -144,3 +144,92 @@ export function matchPriorWeights(
   }
   return w;
 }
+
+/** Row-wise softmax of scores [n x C] (float64). */
+function softmaxRows(scores: ArrayLike<number>, classes: number): Float64Array {
+  const probs = new Float64Array(scores.length);
+  for (let i = 0; i < scores.length / classes; i++) {
+    let max = -Infinity;
+    for (let c = 0; c < classes; c++) max = Math.max(max, scores[i * classes + c]!);
+    let sum = 0;
+    for (let c = 0; c < classes; c++)
+      sum += probs[i * classes + c] = Math.exp(scores[i * classes + c]! - max);
+    for (let c = 0; c < classes; c++) probs[i * classes + c]! /= sum;
+  }
+  return probs;
+}
+
+/**
+ * The maximum-likelihood test prior within the experts' own family softmax(sum_e w_e o_e), w on
+ * the simplex: the prior that makes the unlabeled set most likely under the balanced scores,
+ * rather than the unconstrained EM estimate projected onto the family. The projection weighs
+ * every class's log prior equally, so EM's noise on the rarest test classes (whose log estimates
+ * swing the most) steers it; the likelihood weighs each class by the samples that carry evidence
+ * about it. Projected gradient ascent with backtracking, from the uniform weights and from every
+ * corner (the log-likelihood need not be concave in w). Returns the prior; matchPriorWeights on
+ * its log then picks the most even weights that give it.
+ */
+export function familyPriorByLikelihood(
+  offsets: number[][],
+  scores: ArrayLike<number>,
+  classes: number,
+  options: { iterations?: number } = {},
+): number[] {
+  const experts = offsets.length;
+  const n = scores.length / classes;
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`familyPriorByLikelihood: ${scores.length} scores for ${classes} classes`);
+  const iterations = options.iterations ?? 500;
+  const probs = softmaxRows(scores, classes);
+  const priorOf = (w: number[]) => {
+    const a = new Array<number>(classes).fill(0);
+    for (let e = 0; e < experts; e++) for (let c = 0; c < classes; c++) a[c]! += w[e]! * offsets[e]![c]!;
+    const max = Math.max(...a);
+    const q = a.map((v) => Math.exp(v - max));
+    const z = q.reduce((s, v) => s + v, 0);
+    return q.map((v) => v / z);
+  };
+  // Mean log-likelihood and its gradient: d/d a_c = (mean posterior of c) - q_c, a = sum w_e o_e.
+  const evaluate = (w: number[]) => {
+    const q = priorOf(w);
+    const posterior = new Array<number>(classes).fill(0);
+    let loglik = 0;
+    for (let i = 0; i < n; i++) {
+      let z = 0;
+      for (let c = 0; c < classes; c++) z += probs[i * classes + c]! * q[c]!;
+      z = Math.max(z, 1e-300);
+      loglik += Math.log(z);
+      for (let c = 0; c < classes; c++) posterior[c]! += (probs[i * classes + c]! * q[c]!) / z / n;
+    }
+    const gradient = offsets.map((o) => o.reduce((s, oc, c) => s + oc * (posterior[c]! - q[c]!), 0));
+    return { value: loglik / n, gradient, q };
+  };
+  const ascend = (start: number[]) => {
+    let w = start;
+    let current = evaluate(w);
+    let step = 1;
+    for (let it = 0; it < iterations && step > 1e-12; it++) {
+      const candidate = projectToSimplex(w.map((x, e) => x + step * current.gradient[e]!));
+      const gain = candidate.reduce((s, x, e) => s + (x - w[e]!) * current.gradient[e]!, 0);
+      if (!(gain > 0)) break; // a stationary point of the projected ascent
+      const next = evaluate(candidate);
+      if (next.value >= current.value + 1e-4 * gain) {
+        const change = Math.max(...candidate.map((x, e) => Math.abs(x - w[e]!)));
+        w = candidate;
+        current = next;
+        step *= 2;
+        if (change < 1e-10) break;
+      } else {
+        step /= 2;
+      }
+    }
+    return current;
+  };
+  const corners = offsets.map((_, e) => offsets.map((__, k) => (k === e ? 1 : 0)));
+  let best = ascend(new Array<number>(experts).fill(1 / experts));
+  for (const start of corners) {
+    const found = ascend(start);
+    if (found.value > best.value) best = found;
+  }
+  return best.q;
+}

@@ -1,13 +1,27 @@
 // Test-time label-shift pieces that need the session: the experts' log-prior offsets read from
 // the loss, prior matching on one distribution, and the true-prior oracle.
-import { estimateTestPrior, expertPriorOffsets, matchPriorWeights } from './prior-shift.js';
+import {
+  estimateTestPrior,
+  expertPriorOffsets,
+  matchPriorWeights,
+  familyPriorByLikelihood,
+} from './prior-shift.js';
 import { logPrior } from './losses/priors.js';
 import type { GroupResult, Predictions } from './evaluate.js';
 import type { Session } from './session.js';
 
+/**
+ * likelihood: the most likely prior of the experts' family given the unlabeled set;
+ * least_squares: the family member nearest (in log space) to the unconstrained EM estimate.
+ */
+export type PriorFit = 'likelihood' | 'least_squares';
+
 export interface PriorMatched extends GroupResult {
   weights?: number[];
   preference?: number[];
+  fit: PriorFit;
+  /** The prior of the family the weights were matched to (the likelihood fit), when fit is likelihood. */
+  family_prior?: number[];
   estimated_prior: number[];
   em_iterations: number;
   /** The balanced scores plus the log of the estimated prior (EM's own Bayes correction). */
@@ -43,9 +57,10 @@ function plusLogPrior(scores: ArrayLike<number>, logPrior: number[]): Float32Arr
 }
 
 /**
- * Prior matching on one distribution: the EM estimate of its prior from its balanced scores
- * (balancedScores with the same offsets), the weights (PRL: the preference) whose offset fits it,
- * scored through `logitsFor`.
+ * Prior matching on one distribution: the weights (PRL: the preference) whose log-prior offset
+ * fits its prior, fitted from its balanced scores (balancedScores with the same offsets) as `fit`
+ * says, and scored through `logitsFor`. The unconstrained EM estimate is reported either way, and
+ * gives the adjusted scores.
  */
 export function priorMatched(
   p: Predictions,
@@ -54,14 +69,20 @@ export function priorMatched(
   score: (l: ArrayLike<number>) => GroupResult,
   logitsFor: (w: number[]) => Float32Array,
   isPrl: boolean,
+  fit: PriorFit = 'likelihood',
 ): PriorMatched {
   const estimate = estimateTestPrior(scores, p.classes);
   // A class EM drives to (nearly) zero would dominate the fit in log space.
   const logEstimate = estimate.prior.map((v) => Math.log(Math.max(v, 1e-6)));
-  const weights = matchPriorWeights(offsets, logEstimate);
+  const familyPrior = fit === 'likelihood' ? familyPriorByLikelihood(offsets, scores, p.classes) : null;
+  // The likelihood fixes the prior, not the weights where the family is degenerate (forward and
+  // backward experts cancel): the least-squares match then picks the most even weights giving it.
+  const weights = matchPriorWeights(offsets, familyPrior ? familyPrior.map((v) => Math.log(v)) : logEstimate);
   return {
     ...score(logitsFor(weights)),
     ...(isPrl ? { preference: weights } : { weights }),
+    fit,
+    ...(familyPrior ? { family_prior: familyPrior } : {}),
     estimated_prior: estimate.prior,
     em_iterations: estimate.iterations,
     adjusted: score(plusLogPrior(scores, logEstimate)),

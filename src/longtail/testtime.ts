@@ -26,7 +26,13 @@ import {
   type ExpertFeatures,
 } from './prl/features.js';
 import { Progress } from './progress.js';
-import { knownPriorOffsets, oracle, priorMatched, type PriorMatched } from './testtime-prior.js';
+import {
+  knownPriorOffsets,
+  oracle,
+  priorMatched,
+  type PriorFit,
+  type PriorMatched,
+} from './testtime-prior.js';
 import { balancedScores } from './prior-shift.js';
 
 export type TestTimeMethod = 'aggregation' | 'preference' | 'prior';
@@ -41,6 +47,8 @@ export interface TestTimeOptions {
   minWeight: number;
   /** Adam step size of the preference logits (the stability gradient wrt r is tiny, ~1e-7). */
   preferenceLr: number;
+  /** How prior matching fits the experts' family to the test set (testtime-prior.ts). */
+  priorFit?: PriorFit;
   seed: number;
   methods: TestTimeMethod[];
   distributions: readonly string[];
@@ -339,6 +347,7 @@ export async function runTestTime(
         (w) =>
           prl && features ? preferenceLogits(prl, features, w, t.rows) : weightedExperts(w, predictions),
         prl !== null,
+        o.priorFit ?? 'likelihood',
       );
     }
     if (t.preference && prl && features) {

@@ -105,6 +105,11 @@ test('test-time configs: defaults, methods, invalid JSON with its position, unkn
     assert.deepEqual(loadTestTimeConfig(file, false).methods, ['aggregation'], "'both' on SADE");
     writeFileSync(file, JSON.stringify({ method: 'prior' }));
     assert.deepEqual(loadTestTimeConfig(file, false).methods, ['prior']);
+    assert.equal(loadTestTimeConfig(file, false).priorFit, 'likelihood', 'prior_fit default');
+    writeFileSync(file, JSON.stringify({ method: 'prior', prior_fit: 'least_squares' }));
+    assert.equal(loadTestTimeConfig(file, false).priorFit, 'least_squares');
+    writeFileSync(file, JSON.stringify({ method: 'prior', prior_fit: 'em' }));
+    assert.throws(() => loadTestTimeConfig(file, false), /tt\.json: prior_fit: .*likelihood/);
     writeFileSync(file, JSON.stringify({ method: 'priors' }));
     assert.throws(() => loadTestTimeConfig(file, false), /tt\.json: method: .*prior/);
     writeFileSync(file, JSON.stringify({ method: 'preference' }));

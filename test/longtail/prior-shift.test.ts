@@ -7,6 +7,7 @@ import {
   balancedScores,
   estimateTestPrior,
   expertPriorOffsets,
+  familyPriorByLikelihood,
   matchPriorWeights,
   projectToSimplex,
 } from '../../src/longtail/prior-shift.js';
@@ -79,6 +80,29 @@ test('prior matching picks the most even weights whose offset is the target log 
   close(matchPriorWeights(offsets, scaled(0.5)), [1 / 3 + 0.25, 1 / 3, 1 / 3 - 0.25], 1e-3, 'half forward');
   close(matchPriorWeights(offsets, scaled(-0.9)), [0, 0.1, 0.9], 2e-3, 'mostly backward');
   close(matchPriorWeights(offsets, scaled(3)), [1, 0, 0], 1e-6, 'beyond the forward corner');
+});
+
+test("the most likely prior of the experts' family recovers a shifted prior, from any start", () => {
+  // Forward (log pi), uniform (0) and backward (-log pi) experts: the family is pi^t, t in [-1, 1].
+  const counts = [100, 30, 5];
+  const lp = logPrior(counts, 1, 0);
+  const offsets = [lp, [0, 0, 0], lp.map((v) => -v)];
+  const power = (t: number) => {
+    const q = lp.map((v) => Math.exp(t * v));
+    return q.map((v) => v / q.reduce((a, b) => a + b, 0));
+  };
+  for (const t of [0.7, 0, -0.8, -1]) {
+    const { scores } = gaussianClasses(power(t), 20000, 11);
+    const fitted = familyPriorByLikelihood(offsets, scores, 3);
+    close(fitted, power(t), 0.015, `t = ${t}`);
+    // The family's weights for it: w1 - w3 = t.
+    const w = matchPriorWeights(offsets, fitted.map(Math.log));
+    assert.ok(Math.abs(w[0]! - w[2]! - t) < 0.05, `t = ${t}: w1 - w3 = ${w[0]! - w[2]!}`);
+  }
+  // A prior beyond the family's reach ends at its edge (the backward corner), not outside.
+  const { scores } = gaussianClasses(power(-2), 20000, 12);
+  close(familyPriorByLikelihood(offsets, scores, 3), power(-1), 1e-3, 'beyond the backward corner');
+  assert.throws(() => familyPriorByLikelihood(offsets, [1, 2], 3), /2 scores for 3 classes/);
 });
 
 test('expert offsets from the losses, and balanced scores undo them', () => {

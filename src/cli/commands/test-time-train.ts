@@ -73,6 +73,8 @@ export async function run(argv: string[]): Promise<number> {
                 prior_matching: {
                   ...group(r.prior),
                   ...(r.prior.preference ? { preference: r.prior.preference } : { weights: r.prior.weights }),
+                  fit: r.prior.fit,
+                  ...(r.prior.family_prior ? { family_prior: r.prior.family_prior } : {}),
                   estimated_prior: r.prior.estimated_prior,
                   em_iterations: r.prior.em_iterations,
                 },

@@ -5,6 +5,7 @@ import { ConfigError, bool, int, num, obj, required, str, validate, type Schema 
 import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
 import { readJsonFile } from './config.js';
 import type { TestTimeMethod, TestTimeOptions } from '../testtime.js';
+import type { PriorFit } from '../testtime-prior.js';
 
 const schema: Schema = obj(
   {
@@ -17,6 +18,10 @@ const schema: Schema = obj(
     ),
     min_weight: num('stop when an expert weight drops below this', { min: 0, max: 1 }),
     preference_lr: num('Adam step size of the preference search', { min: 0 }),
+    prior_fit: str(
+      ['likelihood', 'least_squares'] as const,
+      'how prior matching fits the experts to the test set: the most likely prior of their family, or the one nearest the EM estimate',
+    ),
     distributions: { kind: 'array', items: { kind: 'string', values: TEST_DISTRIBUTIONS }, optional: true },
     arch: { kind: 'any', optional: true },
     loss: { kind: 'any', optional: true },
@@ -63,6 +68,7 @@ interface Raw {
   method?: TestTimeMethod | 'both' | 'all';
   min_weight?: number;
   preference_lr?: number;
+  prior_fit?: PriorFit;
   distributions?: string[];
   data_loader?: { args?: { batch_size?: number } };
   optimizer?: { args: { lr: number; momentum?: number; weight_decay?: number; nesterov?: boolean } };
@@ -97,6 +103,7 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
     // so it bounds how far r travels from uniform (at 0.05 the search ran into a corner within an
     // epoch on every distribution; see BENCHMARKS.md).
     preferenceLr: c.preference_lr ?? 0.01,
+    priorFit: c.prior_fit ?? 'likelihood',
     seed: c.seed ?? 0,
     methods: expandMethod(method, isPrl),
     distributions: c.distributions ?? TEST_DISTRIBUTIONS,
