@@ -67,15 +67,7 @@ export function estimateTestPrior(
     throw new Error(`estimateTestPrior: ${scores.length} scores for ${classes} classes`);
   const maxIterations = options.maxIterations ?? 1000;
   const tolerance = options.tolerance ?? 1e-8;
-  const probs = new Float64Array(scores.length);
-  for (let i = 0; i < n; i++) {
-    let max = -Infinity;
-    for (let c = 0; c < classes; c++) max = Math.max(max, scores[i * classes + c]!);
-    let sum = 0;
-    for (let c = 0; c < classes; c++)
-      sum += probs[i * classes + c] = Math.exp(scores[i * classes + c]! - max);
-    for (let c = 0; c < classes; c++) probs[i * classes + c]! /= sum;
-  }
+  const probs = softmaxRows(scores, classes);
   let prior = new Array<number>(classes).fill(1 / classes);
   for (let it = 1; it <= maxIterations; it++) {
     const next = new Array<number>(classes).fill(0);
