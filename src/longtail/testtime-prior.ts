@@ -77,7 +77,10 @@ export function priorMatched(
   const familyPrior = fit === 'likelihood' ? familyPriorByLikelihood(offsets, scores, p.classes) : null;
   // The likelihood fixes the prior, not the weights where the family is degenerate (forward and
   // backward experts cancel): the least-squares match then picks the most even weights giving it.
-  const weights = matchPriorWeights(offsets, familyPrior ? familyPrior.map((v) => Math.log(v)) : logEstimate);
+  const weights = matchPriorWeights(
+    offsets,
+    familyPrior ? familyPrior.map((v) => Math.log(Math.max(v, 1e-300))) : logEstimate,
+  );
   return {
     ...score(logitsFor(weights)),
     ...(isPrl ? { preference: weights } : { weights }),
