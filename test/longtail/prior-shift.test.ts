@@ -82,7 +82,7 @@ test('prior matching picks the most even weights whose offset is the target log 
   close(matchPriorWeights(offsets, scaled(3)), [1, 0, 0], 1e-6, 'beyond the forward corner');
 });
 
-test("the most likely prior of the experts' family recovers a shifted prior, from any start", () => {
+test("the most likely prior of the experts' family recovers a shifted prior and stops at its edge", () => {
   // Forward (log pi), uniform (0) and backward (-log pi) experts: the family is pi^t, t in [-1, 1].
   const counts = [100, 30, 5];
   const lp = logPrior(counts, 1, 0);
@@ -168,6 +168,13 @@ test('prior matching and the oracle on a shifted set of three experts', () => {
   close(matched.estimated_prior, empirical, 0.02, 'estimated prior');
   const w = matched.weights!;
   assert.ok(Math.abs(w[0]! - w[2]! - 0.6) < 0.05, `w1 - w3 = ${w[0]! - w[2]!}, expected about 0.6`);
+  assert.equal(matched.fit, 'likelihood');
+  close(matched.family_prior!, testPrior, 0.02, 'family prior');
+  // Session 4's fit: the family member nearest the EM estimate; here it agrees.
+  const nearest = priorMatched(p, offsets, balanced, accuracy, mean, false, 'least_squares');
+  assert.equal(nearest.family_prior, undefined);
+  const wn = nearest.weights!;
+  assert.ok(Math.abs(wn[0]! - wn[2]! - 0.6) < 0.05, `least squares: w1 - w3 = ${wn[0]! - wn[2]!}`);
   const before = accuracy(p.logits).top1;
   const bayes = accuracy(Float32Array.from(scores, (s, k) => s + Math.log(testPrior[k % 3]!))).top1;
   assert.ok(matched.top1! > before + 0.02, `prior matching ${matched.top1} vs balanced ${before}`);
