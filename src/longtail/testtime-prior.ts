@@ -15,6 +15,7 @@ import type { Session } from './session.js';
  * least_squares: the family member nearest (in log space) to the unconstrained EM estimate.
  */
 export type PriorFit = 'likelihood' | 'least_squares';
+export const DEFAULT_PRIOR_FIT: PriorFit = 'likelihood';
 
 export interface PriorMatched extends GroupResult {
   weights?: number[];
@@ -69,7 +70,7 @@ export function priorMatched(
   score: (l: ArrayLike<number>) => GroupResult,
   logitsFor: (w: number[]) => Float32Array,
   isPrl: boolean,
-  fit: PriorFit = 'likelihood',
+  fit: PriorFit = DEFAULT_PRIOR_FIT,
 ): PriorMatched {
   const estimate = estimateTestPrior(scores, p.classes);
   // A class EM drives to (nearly) zero would dominate the fit in log space.

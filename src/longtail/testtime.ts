@@ -4,8 +4,8 @@
 //   model frozen, up to `epochs` epochs, stopping early when a weight drops below min_weight;
 // - PRL preference search: the same objective, optimizing the preference r = softmax(theta) on
 //   the simplex through the hypernetwork (which stays frozen);
-// - prior matching: the test prior estimated by EM from the experts' balanced scores, and the
-//   weights / preference whose log-prior offset fits it (prior-shift.ts);
+// - prior matching: the test prior the experts' weights can express that fits the experts'
+//   balanced scores best, and the weights / preference giving it (prior-shift.ts);
 // - an oracle, reported as such: the balanced scores (the logits where the experts' log prior is
 //   unknown) plus the log of the true test prior.
 import * as torch from '../torch/index.js';
@@ -30,6 +30,7 @@ import {
   knownPriorOffsets,
   oracle,
   priorMatched,
+  DEFAULT_PRIOR_FIT,
   type PriorFit,
   type PriorMatched,
 } from './testtime-prior.js';
@@ -60,7 +61,7 @@ export interface DistributionTestTime {
   before: GroupResult;
   aggregation?: GroupResult & { weights: number[]; epochs: number; stopped_early: boolean };
   preference?: GroupResult & { preference: number[]; epochs: number; stopped_early: boolean };
-  /** Prior matching: `weights`, or for PRL `preference`, fitted to the EM estimate of the prior. */
+  /** Prior matching: `weights`, or for PRL `preference`, fitted to the test prior (`priorFit`). */
   prior?: PriorMatched;
   oracle: GroupResult;
 }
@@ -347,7 +348,7 @@ export async function runTestTime(
         (w) =>
           prl && features ? preferenceLogits(prl, features, w, t.rows) : weightedExperts(w, predictions),
         prl !== null,
-        o.priorFit ?? 'likelihood',
+        o.priorFit ?? DEFAULT_PRIOR_FIT,
       );
     }
     if (t.preference && prl && features) {

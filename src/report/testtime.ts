@@ -82,7 +82,7 @@ export function testTimeSection(value: unknown, charts: Record<string, ChartSpec
         'id="test-time"',
       ) +
       note(
-        'Prior matching estimates the test prior by EM from the balanced scores and picks the weights (PRL: the preference) whose log prior fits it.',
+        'Prior matching picks the weights (PRL: the preference) whose log prior makes the unlabeled test set most likely under the balanced scores; the EM-adjusted scores add an unconstrained EM estimate of the prior to them.',
       ),
     'test-time',
   );

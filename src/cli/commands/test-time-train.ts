@@ -14,8 +14,9 @@ const HELP = `usage: tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [-
 
 On each of the eleven test distributions (unlabeled), runs the config's methods: SADE's expert
 aggregation weights learned by self-supervised prediction stability of two augmented views; for
-PRL checkpoints also the preference (through the hypernetwork); prior matching (the test prior
-estimated by EM from the experts' balanced scores, and the weights or preference that fit it).
+PRL checkpoints also the preference (through the hypernetwork); prior matching (the most likely
+test prior the experts' weights can express, given their balanced scores, and the weights or
+preference that give it; prior_fit "least_squares": the one nearest an EM estimate).
 Prints the chosen weights/preference and accuracies, and separately an oracle that adds the log
 of the true test prior to the balanced scores.
 --save writes the results into the run's results.json (section test_time).`;

@@ -5,7 +5,7 @@ import { ConfigError, bool, int, num, obj, required, str, validate, type Schema 
 import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
 import { readJsonFile } from './config.js';
 import type { TestTimeMethod, TestTimeOptions } from '../testtime.js';
-import type { PriorFit } from '../testtime-prior.js';
+import { DEFAULT_PRIOR_FIT, type PriorFit } from '../testtime-prior.js';
 
 const schema: Schema = obj(
   {
@@ -103,7 +103,7 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
     // so it bounds how far r travels from uniform (at 0.05 the search ran into a corner within an
     // epoch on every distribution; see BENCHMARKS.md).
     preferenceLr: c.preference_lr ?? 0.01,
-    priorFit: c.prior_fit ?? 'likelihood',
+    priorFit: c.prior_fit ?? DEFAULT_PRIOR_FIT,
     seed: c.seed ?? 0,
     methods: expandMethod(method, isPrl),
     distributions: c.distributions ?? TEST_DISTRIBUTIONS,
