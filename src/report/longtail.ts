@@ -4,8 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../torch/fs.js';
-import type { LongtailResults } from '../longtail/results.js';
-import type { EpochRecord } from '../longtail/trainer.js';
+import type { EpochRecord, LongtailResults } from '../longtail/index.js';
 import { chartDiv, escapeHtml, note, num, pct, renderPage, section, table } from './html.js';
 import { parseControllability, controllabilitySection, liveOnlySection } from './controllability.js';
 import type { ChartSpec, ReportPage } from './types.js';

@@ -8,24 +8,29 @@
 //   balanced scores best, and the weights / preference giving it (prior-shift.ts);
 // - an oracle, reported as such: the balanced scores (the logits where the experts' log prior is
 //   unknown) plus the log of the true test prior.
-import * as torch from '../torch/index.js';
-import { optim, type Tensor } from '../torch/index.js';
-import { forEachBatch } from './data/source.js';
-import { Rng } from '../torch/rng.js';
-import { TEST_DISTRIBUTIONS, testDistributionSubset } from './data/longtail.js';
-import { evaluateLogits } from './metrics.js';
-import { selectRows, summarize, type GroupResult, type Predictions } from './evaluate.js';
-import { testPredictions } from './results.js';
-import type { Session } from './session.js';
-import type { PrlSystem } from './prl/system.js';
+import * as torch from '../../torch/index.js';
+import { optim, type Tensor } from '../../torch/index.js';
+import { Rng } from '../../torch/rng.js';
+import { forEachBatch, type ImageSet } from '../data/source.js';
+import type { ImageTransform } from '../data/augment.js';
+import { testDistributionSubset } from '../data/longtail.js';
+import { evaluateLogits } from '../core/metrics.js';
+import { Progress } from '../core/progress.js';
 import {
   aggregateByPreference,
-  computeExpertFeatures,
   logitsFromFeatures,
-  featuresTensor,
-  type ExpertFeatures,
-} from './prl/features.js';
-import { Progress } from './progress.js';
+  setTraining,
+  type PrlSystem,
+  type System,
+} from '../systems/index.js';
+import {
+  selectRows,
+  summarize,
+  systemPredictions,
+  type GroupResult,
+  type Predictions,
+} from '../train/evaluate.js';
+import { computeExpertFeatures, featuresTensor, type ExpertFeatures } from '../train/features.js';
 import {
   knownPriorOffsets,
   oracle,
@@ -33,8 +38,20 @@ import {
   DEFAULT_PRIOR_FIT,
   type PriorFit,
   type PriorMatched,
-} from './testtime-prior.js';
+} from './prior.js';
 import { balancedScores } from './prior-shift.js';
+
+/** What test-time adaptation works on: a trained system, the unlabeled test pool and the training counts. */
+export interface AdaptInput {
+  system: System;
+  /** The balanced test pool; every test distribution is a subset of it. */
+  test: ImageSet;
+  testTransform: ImageTransform;
+  /** The two-view augmentation of the self-supervised searches. */
+  viewTransform: ImageTransform;
+  /** Training images per class (the training prior). */
+  trainCounts: number[];
+}
 
 export type TestTimeMethod = 'aggregation' | 'preference' | 'prior';
 
@@ -100,12 +117,12 @@ interface EpochViews {
  * not depend on which distribution asks for them.
  */
 async function computeEpochViews(
-  session: Session,
+  input: AdaptInput,
   prl: PrlSystem | null,
   epoch: number,
   o: TestTimeOptions,
 ): Promise<EpochViews> {
-  const test = session.data.test;
+  const test = input.test;
   const parts: Tensor[][] = [[], [], [], []];
   const progress = new Progress({
     label: `test-time views epoch ${epoch}`,
@@ -119,20 +136,20 @@ async function computeEpochViews(
     seed: o.seed,
     epoch,
     views: 2,
-    transform: session.viewTransform,
+    transform: input.viewTransform,
   } as const;
   await forEachBatch(test, options, (batch) => {
     torch.noGrad(() => {
       const shape = [batch.n, ...batch.shape];
-      [batch.x, batch.x2!].forEach((x, v) => {
+      [batch.x, batch.x2!].forEach((pixels, v) => {
         torch.tidy(() => {
-          const input = torch.tensor(x, { shape });
+          const x = torch.tensor(pixels, { shape });
           if (prl) {
-            const f = prl.model.expertFeatures(input);
+            const f = prl.model.expertFeatures(x);
             parts[2 + v]!.push(torch.keep(f));
-            parts[v]!.push(torch.keep(logitsFromFeatures(prl, f, prl.generate(prl.preference))));
+            parts[v]!.push(torch.keep(logitsFromFeatures(prl.model, f, prl.generate(prl.preference))));
           } else {
-            parts[v]!.push(torch.keep(session.system.evalForward(input).logits!));
+            parts[v]!.push(torch.keep(input.system.evalForward(x).logits));
           }
         });
       });
@@ -196,17 +213,16 @@ function learnerEpoch(
 }
 
 export async function runTestTime(
-  session: Session,
+  input: AdaptInput,
   o: TestTimeOptions,
   log: (s: string) => void = (s) => console.error(s),
 ) {
-  const system = session.system;
-  const prl = 'hyper' in system ? (system as PrlSystem) : null;
-  const experts = session.model.experts.length;
-  for (const m of Object.values(system.modules)) m.eval();
-  const trainCounts = session.data.trainCounts;
+  const { system, trainCounts } = input;
+  const prl = system.kind === 'prl' ? system : null;
+  const experts = system.experts;
+  setTraining(system, false);
   // Before any work: asking for prior matching alone on a model it cannot handle is an error.
-  const known = knownPriorOffsets(session);
+  const known = knownPriorOffsets(system, trainCounts);
   if (o.methods.includes('prior') && 'unknown' in known) {
     if (o.methods.length === 1)
       throw new Error(`test-time method 'prior': ${known.unknown}; use 'aggregation'`);
@@ -214,53 +230,57 @@ export async function runTestTime(
   }
   const knownOffsets = 'offsets' in known ? known.offsets : null;
   const offsets = o.methods.includes('prior') ? knownOffsets : null;
-  const all = await testPredictions(session);
+  const all = await systemPredictions(system, input.test, input.testTransform);
   const searchPreference = prl !== null && o.methods.includes('preference');
   const aggregate = o.methods.includes('aggregation');
   let features: ExpertFeatures | null = null;
-  if (searchPreference) features = await computeExpertFeatures(prl, session.data.test, session.testTransform);
+  if (searchPreference || (offsets && prl))
+    features = await computeExpertFeatures(system, input.test, input.testTransform);
 
-  const tasks = o.distributions.map((name, index) => {
-    const { rows, counts, predictions } = distributionRows(all, name, trainCounts);
-    const learner = (opt: 'sgd' | 'adam'): SimplexLearner => {
-      const theta = torch.keep(torch.zeros([experts]).requiresGrad_());
-      return {
-        theta,
-        // Adam for the preference: scale-free steps, because the stability objective is nearly flat in r.
-        opt:
-          opt === 'sgd'
-            ? new optim.SGD([theta], {
-                lr: o.lr,
-                momentum: o.momentum,
-                weightDecay: o.weightDecay,
-                nesterov: o.nesterov,
-              })
-            : new optim.AdamW([theta], { lr: o.preferenceLr, weightDecay: 0 }),
-        epochs: 0,
-        stopped: false,
-      };
+  const learners: SimplexLearner[] = [];
+  const learner = (opt: 'sgd' | 'adam'): SimplexLearner => {
+    const theta = torch.keep(torch.zeros([experts]).requiresGrad_());
+    const l: SimplexLearner = {
+      theta,
+      // Adam for the preference: scale-free steps, because the stability objective is nearly flat in r.
+      opt:
+        opt === 'sgd'
+          ? new optim.SGD([theta], {
+              lr: o.lr,
+              momentum: o.momentum,
+              weightDecay: o.weightDecay,
+              nesterov: o.nesterov,
+            })
+          : new optim.AdamW([theta], { lr: o.preferenceLr, weightDecay: 0 }),
+      epochs: 0,
+      stopped: false,
     };
-    return {
-      name,
-      index,
-      rows,
-      counts,
-      predictions,
-      aggregation: aggregate ? learner('sgd') : null,
-      preference: searchPreference ? learner('adam') : null,
-    };
-  });
-
+    learners.push(l);
+    return l;
+  };
   // Freeze the model: only the aggregation weights / the preference are learned.
   const frozen = Object.values(system.modules).flatMap((m) => m.parameters());
-  frozen.forEach((p) => p.requiresGrad_(false));
   try {
+    const tasks = o.distributions.map((name, index) => {
+      const { rows, counts, predictions } = distributionRows(all, name, trainCounts);
+      return {
+        name,
+        index,
+        rows,
+        counts,
+        predictions,
+        aggregation: aggregate ? learner('sgd') : null,
+        preference: searchPreference ? learner('adam') : null,
+      };
+    });
+
+    frozen.forEach((p) => p.requiresGrad_(false));
     for (let epoch = 1; epoch <= o.epochs; epoch++) {
       const active = tasks.filter(
         (t) => (t.aggregation && !t.aggregation.stopped) || (t.preference && !t.preference.stopped),
       );
       if (active.length === 0) break;
-      const views = await computeEpochViews(session, prl, epoch, o);
+      const views = await computeEpochViews(input, prl, epoch, o);
       try {
         for (const t of active) {
           const batches = shuffledBatches(t.rows, o.batchSize, o.seed * 1_000_003 + epoch * 101 + t.index);
@@ -277,8 +297,8 @@ export async function runTestTime(
               const generated = prl.generate(r);
               const [f1, f2] = views.features!;
               return negativeCosine(
-                aggregateByPreference(logitsFromFeatures(prl, f1.indexSelect(1, index), generated), r),
-                aggregateByPreference(logitsFromFeatures(prl, f2.indexSelect(1, index), generated), r),
+                aggregateByPreference(logitsFromFeatures(prl.model, f1.indexSelect(1, index), generated), r),
+                aggregateByPreference(logitsFromFeatures(prl.model, f2.indexSelect(1, index), generated), r),
               );
             });
           }
@@ -287,99 +307,131 @@ export async function runTestTime(
         disposeViews(views);
       }
     }
+    frozen.forEach((p) => p.requiresGrad_(true));
+
+    const results: Record<string, DistributionTestTime> = {};
+    for (const t of tasks) {
+      results[t.name] = scoreDistribution(t, {
+        system,
+        prl,
+        features,
+        knownOffsets,
+        offsets,
+        o,
+        trainCounts,
+      });
+      log(describe(t.name, results[t.name]!, prl !== null));
+    }
+    return { experts, results };
   } finally {
     frozen.forEach((p) => p.requiresGrad_(true));
+    for (const l of learners) {
+      l.theta.dispose();
+      l.opt.dispose();
+    }
   }
-
-  if (offsets && prl && !features)
-    features = await computeExpertFeatures(prl, session.data.test, session.testTransform);
-  /** The experts of the test predictions weighted by w (SADE's aggregation). */
-  const weightedExperts = (w: number[], p: Predictions): Float32Array =>
-    torch.tidy(() =>
-      weightedSum(
-        torch.tensor(p.expertLogits, { shape: [experts, p.n, p.classes] }),
-        torch.tensor(w),
-      ).toFloat32Array(),
-    );
-  /** PRL's output for preference r on some rows of the test set: the experts generated for r. */
-  const preferenceLogits = (prlSystem: PrlSystem, f: ExpertFeatures, r: number[], rows: Int32Array) =>
-    torch.noGrad(() =>
-      torch.tidy(() => {
-        const sub = featuresTensor(f).indexSelect(1, torch.tensor(rows).long());
-        return aggregateByPreference(
-          logitsFromFeatures(prlSystem, sub, prlSystem.generate(r)),
-          r,
-        ).toFloat32Array();
-      }),
-    );
-
-  const results: Record<string, DistributionTestTime> = {};
-  for (const t of tasks) {
-    const { predictions } = t;
-    const score = (logits: ArrayLike<number>) =>
-      summarize(evaluateLogits(logits, predictions.labels, predictions.classes, trainCounts));
-    const before = score(predictions.logits);
-    // The experts' scores without the log prior each carries: for the oracle and prior matching.
-    const balanced = knownOffsets
-      ? balancedScores(predictions.expertLogits, predictions, knownOffsets)
-      : null;
-    const entry: DistributionTestTime = {
-      n: predictions.n,
-      before,
-      oracle: oracle(predictions, t.counts, score, balanced),
-    };
-    if (t.aggregation) {
-      const weights = torch.tidy(() => t.aggregation!.theta.softmax(0).toNumbers());
-      t.aggregation.theta.dispose();
-      t.aggregation.opt.dispose();
-      entry.aggregation = {
-        ...score(weightedExperts(weights, predictions)),
-        weights,
-        epochs: t.aggregation.epochs,
-        stopped_early: t.aggregation.stopped,
-      };
-    }
-    if (offsets && balanced) {
-      entry.prior = priorMatched(
-        predictions,
-        offsets,
-        balanced,
-        score,
-        (w) =>
-          prl && features ? preferenceLogits(prl, features, w, t.rows) : weightedExperts(w, predictions),
-        prl !== null,
-        o.priorFit ?? DEFAULT_PRIOR_FIT,
-      );
-    }
-    if (t.preference && prl && features) {
-      const preference = torch.tidy(() => t.preference!.theta.softmax(0).toNumbers());
-      t.preference.theta.dispose();
-      t.preference.opt.dispose();
-      entry.preference = {
-        ...score(preferenceLogits(prl, features, preference, t.rows)),
-        preference,
-        epochs: t.preference.epochs,
-        stopped_early: t.preference.stopped,
-      };
-    }
-    results[t.name] = entry;
-    const pct = (v: number | null | undefined) =>
-      v === null || v === undefined ? '-' : (100 * v).toFixed(2);
-    log(
-      `${t.name}: before ${pct(before.top1)}` +
-        (entry.aggregation
-          ? ` | aggregation ${pct(entry.aggregation.top1)} weights ${entry.aggregation.weights.map((v) => v.toFixed(3)).join('/')}`
-          : '') +
-        (entry.preference
-          ? ` | preference ${pct(entry.preference.top1)} r ${entry.preference.preference.map((v) => v.toFixed(3)).join('/')}`
-          : '') +
-        (entry.prior
-          ? ` | prior ${pct(entry.prior.top1)} ${prl ? 'r' : 'weights'} ${(entry.prior.preference ?? entry.prior.weights ?? []).map((v) => v.toFixed(3)).join('/')} (adjusted ${pct(entry.prior.adjusted.top1)})`
-          : '') +
-        ` | oracle prior ${pct(entry.oracle.top1)}`,
-    );
-  }
-  return { experts, results };
 }
 
-export const ALL_DISTRIBUTIONS = TEST_DISTRIBUTIONS;
+/** The experts' logits [E, N, C] of some predictions weighted by w (SADE's aggregation). */
+function weightedExperts(w: number[], p: Predictions): Float32Array {
+  return torch.tidy(() =>
+    weightedSum(
+      torch.tensor(p.expertLogits, { shape: [p.experts, p.n, p.classes] }),
+      torch.tensor(w),
+    ).toFloat32Array(),
+  );
+}
+
+/** PRL's output for preference r on some rows of the test set: the experts generated for r. */
+function preferenceLogits(prl: PrlSystem, f: ExpertFeatures, r: number[], rows: Int32Array): Float32Array {
+  return torch.noGrad(() =>
+    torch.tidy(() => {
+      const sub = featuresTensor(f).indexSelect(1, torch.tensor(rows).long());
+      return aggregateByPreference(logitsFromFeatures(prl.model, sub, prl.generate(r)), r).toFloat32Array();
+    }),
+  );
+}
+
+interface DistributionTask {
+  rows: Int32Array;
+  counts: number[];
+  predictions: Predictions;
+  aggregation: SimplexLearner | null;
+  preference: SimplexLearner | null;
+}
+
+/** Before, after each method, and the oracle, on one distribution. */
+function scoreDistribution(
+  t: DistributionTask,
+  c: {
+    system: System;
+    prl: PrlSystem | null;
+    features: ExpertFeatures | null;
+    knownOffsets: number[][] | null;
+    offsets: number[][] | null;
+    o: TestTimeOptions;
+    trainCounts: number[];
+  },
+): DistributionTestTime {
+  const { predictions } = t;
+  const { prl, features } = c;
+  const score = (logits: ArrayLike<number>) =>
+    summarize(evaluateLogits(logits, predictions.labels, predictions.classes, c.trainCounts));
+  const before = score(predictions.logits);
+  // The experts' scores without the log prior each carries: for the oracle and prior matching.
+  const balanced = c.knownOffsets
+    ? balancedScores(predictions.expertLogits, predictions, c.knownOffsets)
+    : null;
+  const entry: DistributionTestTime = {
+    n: predictions.n,
+    before,
+    oracle: oracle(predictions, t.counts, score, balanced),
+  };
+  if (t.aggregation) {
+    const weights = torch.tidy(() => t.aggregation!.theta.softmax(0).toNumbers());
+    entry.aggregation = {
+      ...score(weightedExperts(weights, predictions)),
+      weights,
+      epochs: t.aggregation.epochs,
+      stopped_early: t.aggregation.stopped,
+    };
+  }
+  if (c.offsets && balanced) {
+    entry.prior = priorMatched(
+      predictions,
+      c.offsets,
+      balanced,
+      score,
+      (w) => (prl && features ? preferenceLogits(prl, features, w, t.rows) : weightedExperts(w, predictions)),
+      prl !== null,
+      c.o.priorFit ?? DEFAULT_PRIOR_FIT,
+    );
+  }
+  if (t.preference && prl && features) {
+    const preference = torch.tidy(() => t.preference!.theta.softmax(0).toNumbers());
+    entry.preference = {
+      ...score(preferenceLogits(prl, features, preference, t.rows)),
+      preference,
+      epochs: t.preference.epochs,
+      stopped_early: t.preference.stopped,
+    };
+  }
+  return entry;
+}
+
+function describe(name: string, entry: DistributionTestTime, isPrl: boolean): string {
+  const pct = (v: number | null | undefined) => (v === null || v === undefined ? '-' : (100 * v).toFixed(2));
+  return (
+    `${name}: before ${pct(entry.before.top1)}` +
+    (entry.aggregation
+      ? ` | aggregation ${pct(entry.aggregation.top1)} weights ${entry.aggregation.weights.map((v) => v.toFixed(3)).join('/')}`
+      : '') +
+    (entry.preference
+      ? ` | preference ${pct(entry.preference.top1)} r ${entry.preference.preference.map((v) => v.toFixed(3)).join('/')}`
+      : '') +
+    (entry.prior
+      ? ` | prior ${pct(entry.prior.top1)} ${isPrl ? 'r' : 'weights'} ${(entry.prior.preference ?? entry.prior.weights ?? []).map((v) => v.toFixed(3)).join('/')} (adjusted ${pct(entry.prior.adjusted.top1)})`
+      : '') +
+    ` | oracle prior ${pct(entry.oracle.top1)}`
+  );
+}

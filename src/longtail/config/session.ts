@@ -1,21 +1,22 @@
 // A long-tail session: the data, model, loss and training system a config describes, built the
 // same way for training and for the test commands (which rebuild it from a checkpoint).
 import { join } from 'node:path';
-import { createLoss } from './losses/index.js';
-import { loadConfig, parseConfig, type TrainConfig } from './config/config.js';
+import { testTimeViewTransform, testTransform, trainTransform } from '../data/pipelines.js';
+import type { ImageTransform } from '../data/augment.js';
+import type { MultiExpertModel } from '../models/multi-expert.js';
+import { NormedLinear } from '../models/heads.js';
+import { buildPrlSystem, plainSystem, type PrlSystem, type System } from '../systems/index.js';
+import { ConfigError, loadConfig, parseConfig, type PrlSection, type TrainConfig } from './config.js';
 import { buildData, buildModel, type DataOverrides, type ExperimentData } from './experiment.js';
-import { plainSystem, type TrainableSystem } from './system.js';
-import { testTimeViewTransform, testTransform, trainTransform } from './data/pipelines.js';
-import type { ImageTransform } from './data/augment.js';
-import type { MultiExpertBackbone } from './models/resnet_imagenet.js';
-import { buildPrlSystem } from './prl/system.js';
+import { createLoss, createPrlLoss } from './losses.js';
+import type { AdaptInput } from '../adapt/testtime.js';
 
 export interface Session {
   config: TrainConfig;
   file: string;
   data: ExperimentData;
-  model: MultiExpertBackbone;
-  system: TrainableSystem;
+  model: MultiExpertModel;
+  system: System;
   trainTransform: ImageTransform;
   testTransform: ImageTransform;
   /** The two-view augmentation of test-time training. */
@@ -29,8 +30,8 @@ export function buildSession(config: TrainConfig, file: string, overrides: DataO
   const experts = model.experts.length;
   const kind = data.pipeline;
   const size = data.imageSize;
-  const system = config.prl
-    ? buildPrlSystem(model, config.prl, data.trainCounts, file)
+  const system: System = config.prl
+    ? prlSystemFromConfig(model, config.prl, data.trainCounts, file)
     : plainSystem(
         model,
         createLoss(config.loss.type, config.loss.args, {
@@ -51,6 +52,43 @@ export function buildSession(config: TrainConfig, file: string, overrides: DataO
     viewTransform: testTimeViewTransform(kind, size),
     overrides,
   };
+}
+
+/** PRL from the config's `prl` section: defaults applied, errors naming the config field. */
+export function prlSystemFromConfig(
+  model: MultiExpertModel,
+  prl: PrlSection,
+  trainCounts: number[],
+  file: string,
+): PrlSystem {
+  if (model.experts.items.some((e) => !(e.classifier instanceof NormedLinear))) {
+    throw new ConfigError(
+      file,
+      'arch.args.use_norm',
+      'PRL generates cosine classifiers: set use_norm to true',
+    );
+  }
+  const variant = prl.variant ?? 'paper';
+  const drawsPerBatch = prl.draws_per_batch ?? 1;
+  if (variant === 'released' && drawsPerBatch !== 1) {
+    throw new ConfigError(
+      file,
+      'prl.draws_per_batch',
+      'the released variant draws one preference per expert call; draws_per_batch applies to the paper variant',
+    );
+  }
+  const loss = createPrlLoss(prl, { classCounts: trainCounts, experts: model.experts.length, file });
+  return buildPrlSystem(
+    model,
+    {
+      variant,
+      alpha: prl.alpha ?? (variant === 'released' ? 0.5 : 1.2),
+      drawsPerBatch,
+      hidden: prl.hidden ?? [128, 128, 128],
+      generateAffine: prl.generate_norm_affine ?? false,
+    },
+    loss,
+  );
 }
 
 export function sessionFromConfigFile(file: string, overrides: DataOverrides = {}): Session {
@@ -98,4 +136,15 @@ export function sessionFromRecord(record: SessionRecord, checkpointFile: string)
 export function defaultRunDir(config: TrainConfig): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return join(config.trainer.save_dir ?? 'runs', config.name, stamp);
+}
+
+/** What test-time adaptation and the controllability grid take from a session. */
+export function adaptInput(s: Session): AdaptInput {
+  return {
+    system: s.system,
+    test: s.data.test,
+    testTransform: s.testTransform,
+    viewTransform: s.viewTransform,
+    trainCounts: s.data.trainCounts,
+  };
 }
