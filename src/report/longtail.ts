@@ -13,7 +13,7 @@ import { DISTRIBUTION_ORDER, distributionLines, orderedDistributions } from './d
 
 export { DISTRIBUTION_ORDER };
 
-/** many: more than 100 training images; few: fewer than 20 (as src/longtail/metrics.ts). */
+/** many: more than 100 training images; few: fewer than 20 (as src/longtail/core/metrics.ts). */
 function shotGroupOf(count: number): 'many' | 'medium' | 'few' {
   return count > 100 ? 'many' : count < 20 ? 'few' : 'medium';
 }

@@ -11,11 +11,10 @@
 import * as torch from '../../torch/index.js';
 import { optim, type Tensor } from '../../torch/index.js';
 import { Rng } from '../../torch/rng.js';
-import { forEachBatch, type ImageSet } from '../data/source.js';
+import type { ImageSet } from '../data/source.js';
 import type { ImageTransform } from '../data/augment.js';
 import { testDistributionSubset } from '../data/longtail.js';
 import { evaluateLogits } from '../core/metrics.js';
-import { Progress } from '../core/progress.js';
 import {
   aggregateByPreference,
   logitsFromFeatures,
@@ -40,6 +39,7 @@ import {
   type PriorMatched,
 } from './prior.js';
 import { balancedScores } from './prior-shift.js';
+import { computeEpochViews, disposeViews } from './views.js';
 
 /** What test-time adaptation works on: a trained system, the unlabeled test pool and the training counts. */
 export interface AdaptInput {
@@ -65,7 +65,7 @@ export interface TestTimeOptions {
   minWeight: number;
   /** Adam step size of the preference logits (the stability gradient wrt r is tiny, ~1e-7). */
   preferenceLr: number;
-  /** How prior matching fits the experts' family to the test set (testtime-prior.ts). */
+  /** How prior matching fits the experts' family to the test set (prior.ts). */
   priorFit?: PriorFit;
   seed: number;
   methods: TestTimeMethod[];
@@ -100,77 +100,6 @@ function nnCos(a: Tensor, b: Tensor): Tensor {
 function weightedSum(expertLogits: Tensor, weights: Tensor): Tensor {
   // expertLogits [E, N, C], weights [E]
   return expertLogits.mul(weights.reshape(-1, 1, 1)).sum(0);
-}
-
-/** Two augmented views of every image of the test pool for one epoch, as the frozen model sees them. */
-interface EpochViews {
-  /** Per-expert logits [E, N, C] of each view. */
-  logits: [Tensor, Tensor];
-  /** Per-expert pooled features [E, N, D] of each view (PRL: the preference search needs them). */
-  features?: [Tensor, Tensor];
-}
-
-/**
- * The views of one epoch, computed once over the whole test pool. Every test distribution is a
- * subset of that pool, so the eleven searches share one forward pass per image and view instead
- * of repeating it per distribution (about 7x less work); the views an image gets in an epoch do
- * not depend on which distribution asks for them.
- */
-async function computeEpochViews(
-  input: AdaptInput,
-  prl: PrlSystem | null,
-  epoch: number,
-  o: TestTimeOptions,
-): Promise<EpochViews> {
-  const test = input.test;
-  const parts: Tensor[][] = [[], [], [], []];
-  const progress = new Progress({
-    label: `test-time views epoch ${epoch}`,
-    total: test.labels.length,
-    unit: 'img',
-    quiet: o.quiet ?? false,
-  });
-  const options = {
-    batchSize: 256,
-    sampler: 'sequential',
-    seed: o.seed,
-    epoch,
-    views: 2,
-    transform: input.viewTransform,
-  } as const;
-  await forEachBatch(test, options, (batch) => {
-    torch.noGrad(() => {
-      const shape = [batch.n, ...batch.shape];
-      [batch.x, batch.x2!].forEach((pixels, v) => {
-        torch.tidy(() => {
-          const x = torch.tensor(pixels, { shape });
-          if (prl) {
-            const f = prl.model.expertFeatures(x);
-            parts[2 + v]!.push(torch.keep(f));
-            parts[v]!.push(torch.keep(logitsFromFeatures(prl.model, f, prl.generate(prl.preference))));
-          } else {
-            parts[v]!.push(torch.keep(input.system.evalForward(x).logits));
-          }
-        });
-      });
-      progress.tick(batch.n);
-    });
-  });
-  progress.finish();
-  const cat = (list: Tensor[]) => {
-    const out = torch.keep(torch.cat(list, 1));
-    list.forEach((t) => t.dispose());
-    return out;
-  };
-  return {
-    logits: [cat(parts[0]!), cat(parts[1]!)],
-    ...(prl ? { features: [cat(parts[2]!), cat(parts[3]!)] as [Tensor, Tensor] } : {}),
-  };
-}
-
-function disposeViews(v: EpochViews): void {
-  v.logits.forEach((t) => t.dispose());
-  v.features?.forEach((t) => t.dispose());
 }
 
 /** One learner per distribution and method: the parameter on the simplex and its optimizer. */
@@ -280,7 +209,11 @@ export async function runTestTime(
         (t) => (t.aggregation && !t.aggregation.stopped) || (t.preference && !t.preference.stopped),
       );
       if (active.length === 0) break;
-      const views = await computeEpochViews(input, prl, epoch, o);
+      const views = await computeEpochViews(input.system, input.test, input.viewTransform, {
+        epoch,
+        seed: o.seed,
+        quiet: o.quiet ?? false,
+      });
       try {
         for (const t of active) {
           const batches = shuffledBatches(t.rows, o.batchSize, o.seed * 1_000_003 + epoch * 101 + t.index);

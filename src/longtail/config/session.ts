@@ -5,9 +5,23 @@ import { testTimeViewTransform, testTransform, trainTransform } from '../data/pi
 import type { ImageTransform } from '../data/augment.js';
 import type { MultiExpertModel } from '../models/multi-expert.js';
 import { NormedLinear } from '../models/heads.js';
-import { buildPrlSystem, plainSystem, type PrlSystem, type System } from '../systems/index.js';
+import type { optim } from '../../torch/index.js';
+import {
+  buildPrlSystem,
+  plainSystem,
+  systemParameters,
+  type PrlSystem,
+  type System,
+} from '../systems/index.js';
 import { ConfigError, loadConfig, parseConfig, type PrlSection, type TrainConfig } from './config.js';
-import { buildData, buildModel, type DataOverrides, type ExperimentData } from './experiment.js';
+import {
+  buildData,
+  buildModel,
+  buildOptimizer,
+  buildScheduler,
+  type DataOverrides,
+  type ExperimentData,
+} from './experiment.js';
 import { createLoss, createPrlLoss } from './losses.js';
 import type { AdaptInput } from '../adapt/testtime.js';
 
@@ -136,6 +150,34 @@ export function sessionFromRecord(record: SessionRecord, checkpointFile: string)
 export function defaultRunDir(config: TrainConfig): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return join(config.trainer.save_dir ?? 'runs', config.name, stamp);
+}
+
+/** The session's name and method as results and reports show them. */
+export function sessionLabel(s: Session): { name: string; method: string } {
+  const { config } = s;
+  return {
+    name: config.name,
+    method: config.prl ? `PRL (${config.prl.variant ?? 'paper'})` : config.loss.type,
+  };
+}
+
+/** What the training loop needs from the config besides the session's data and system. */
+export function trainingSetup(s: Session): {
+  optimizer: optim.SGD | optim.AdamW;
+  scheduler: optim.LRScheduler | null;
+  mixupAlpha?: number;
+  evalPeriod?: number;
+  savePeriod?: number;
+} {
+  const { config } = s;
+  const optimizer = buildOptimizer(config, systemParameters(s.system));
+  return {
+    optimizer,
+    scheduler: buildScheduler(config, optimizer),
+    ...(config.mixup ? { mixupAlpha: config.mixup.alpha } : {}),
+    ...(config.trainer.eval_period ? { evalPeriod: config.trainer.eval_period } : {}),
+    ...(config.trainer.save_period ? { savePeriod: config.trainer.save_period } : {}),
+  };
 }
 
 /** What test-time adaptation and the controllability grid take from a session. */

@@ -11,7 +11,7 @@ import {
   type Predictions,
 } from '../train/evaluate.js';
 import type { EpochRecord } from '../train/trainer.js';
-import type { Session } from '../config/session.js';
+import { sessionLabel, type Session } from '../config/session.js';
 
 export interface UniformDetail extends GroupResult {
   n: number;
@@ -76,8 +76,7 @@ export async function evaluateSession(
   const system = session.system;
   return {
     kind: 'longtail',
-    name: session.config.name,
-    method: session.config.prl ? `PRL (${session.config.prl.variant ?? 'paper'})` : session.config.loss.type,
+    ...sessionLabel(session),
     checkpoint,
     dataset: {
       name: d.dataset,

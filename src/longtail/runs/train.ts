@@ -2,9 +2,7 @@
 // checkpoint record all come from the session's config, so the `train` command and the tests
 // run exactly the same training; then the results on the test distributions (and PRL's
 // controllability grid) are written to the run directory.
-import { buildOptimizer, buildScheduler } from '../config/experiment.js';
-import { sessionRecord, type Session } from '../config/session.js';
-import { systemParameters } from '../systems/system.js';
+import { sessionRecord, trainingSetup, type Session } from '../config/session.js';
 import { trainSystem, type TrainResult } from '../train/trainer.js';
 import { evaluateSession, writeResults, type LongtailResults } from './results.js';
 import { controllabilityGrid } from './preference.js';
@@ -19,13 +17,13 @@ export interface SessionTrainOptions {
 }
 
 export function trainSession(session: Session, o: SessionTrainOptions): Promise<TrainResult> {
-  const { config, data } = session;
-  const optimizer = buildOptimizer(config, systemParameters(session.system));
-  const scheduler = buildScheduler(config, optimizer);
+  const { data } = session;
+  const { optimizer, scheduler, ...schedule } = trainingSetup(session);
   return trainSystem({
     system: session.system,
     optimizer,
     scheduler,
+    ...schedule,
     train: data.train,
     test: data.val,
     trainCounts: data.trainCounts,
@@ -34,11 +32,8 @@ export function trainSession(session: Session, o: SessionTrainOptions): Promise<
     epochs: o.epochs,
     batchSize: data.batchSize,
     balancedSampling: data.balancedSampling,
-    ...(config.mixup ? { mixupAlpha: config.mixup.alpha } : {}),
     seed: o.seed,
     runDir: o.runDir,
-    ...(config.trainer.eval_period ? { evalPeriod: config.trainer.eval_period } : {}),
-    ...(config.trainer.save_period ? { savePeriod: config.trainer.save_period } : {}),
     ...(o.resumeFrom ? { resumeFrom: o.resumeFrom } : {}),
     checkpointExtra: sessionRecord(session) as unknown as Record<string, unknown>,
     quiet: o.quiet ?? false,
