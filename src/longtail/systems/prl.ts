@@ -65,14 +65,21 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
       hyper.forward(preference instanceof torch.Tensor ? preference : torch.tensor(preference)),
     );
 
+  // The experts' pooled features do not depend on the preference: computed once per batch.
+  // Kept per expert (not stacked) so training runs the same kernels on the same memory as the
+  // multi-expert forward pass.
+  const pooledFeatures = (x: Tensor): Tensor[] =>
+    torch.tidy(() => {
+      const shared = model.shared(x);
+      return model.experts.items.map((expert) => expert.features(shared));
+    });
+
   const forwardWith = (
     x: Tensor,
     generated: GeneratedExperts,
     preference?: number[] | Tensor,
   ): MultiExpertOutput =>
-    torch.tidy(() =>
-      preferenceOutput(logitsFromFeatures(model, model.expertFeatures(x), generated), preference),
-    );
+    torch.tidy(() => preferenceOutput(logitsFromFeatures(model, pooledFeatures(x), generated), preference));
 
   const releasedGenerate = (rng: Rng): GeneratedExperts =>
     torch.tidy(() => {
@@ -106,8 +113,7 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
       if (released) return { out: forwardWith(x, releasedGenerate(rng)) };
       const preferences = Array.from({ length: drawsPerBatch }, () => rng.dirichlet(alpha, experts));
       return torch.tidy(() => {
-        // The experts' pooled features do not depend on the preference: computed once per batch.
-        const features = model.expertFeatures(x);
+        const features = pooledFeatures(x);
         const draws = preferences.map((preference) => ({
           preference,
           out: preferenceOutput(logitsFromFeatures(model, features, generate(preference)), preference),
@@ -122,16 +128,19 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
   return system;
 }
 
-/** Expert logits [E, N, C] for generated experts, from per-expert features [E, N, D]. */
+/**
+ * Expert logits [E, N, C] for generated experts, from per-expert features: a tensor [E, N, D]
+ * (cached features) or one [N, D] tensor per expert (a forward pass).
+ */
 export function logitsFromFeatures(
   model: MultiExpertModel,
-  features: Tensor,
+  features: Tensor | Tensor[],
   generated: GeneratedExperts,
 ): Tensor {
   return torch.tidy(() =>
     torch.stack(
       model.experts.items.map((expert, e) => {
-        let f = features.select(0, e);
+        let f = Array.isArray(features) ? features[e]! : features.select(0, e);
         const a = generated.affine?.[e];
         if (a) f = f.mul(a.scale).add(a.shift);
         return expert.classify(f, generated.classifiers[e]);
