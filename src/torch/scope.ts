@@ -216,10 +216,11 @@ function closeScope(scope: Owner, result: unknown): void {
   const parent = scopes[scopes.length - 1];
   for (const t of scope) {
     t[scopeOwner] = undefined;
+    if (t.isDisposed) continue;
     if (survivors.has(t)) {
       if (parent) adopt(parent, t);
       else protect(t);
-    } else if (!t.isDisposed) {
+    } else {
       t.dispose();
     }
   }
