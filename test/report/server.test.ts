@@ -218,7 +218,11 @@ test('the default evaluator on a run without a checkpoint fails with a JSON erro
   try {
     const r = await raw('/api/runs/prl/preference?r=1,0,0', { srv: other });
     assert.equal(r.status, 500, r.body);
-    assert.match((JSON.parse(r.body) as { error: string }).error, /evaluation failed: no checkpoint/);
+    // The default evaluator ran: it names the missing checkpoint.
+    assert.match(
+      (JSON.parse(r.body) as { error: string }).error,
+      /^evaluation failed: no checkpoint at '.*prl' \(give a run directory/,
+    );
     assert.equal((await raw('/', { srv: other })).status, 200, 'the server still answers');
   } finally {
     await other.close();
