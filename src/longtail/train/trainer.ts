@@ -50,6 +50,31 @@ export interface TrainOptions {
   checkpointExtra: Record<string, unknown>;
   log?: (line: string) => void;
   quiet?: boolean;
+  /** Stop each epoch after this many batches (benchmarks on a busy machine; not for real runs). */
+  maxBatches?: number;
+  /** Accumulates the seconds spent per phase (bench/epoch.ts); timing is all it does. */
+  phases?: PhaseTimes;
+}
+
+/** Seconds per phase of training: waiting for batches, forward + loss, backward, optimizer, evaluation. */
+export interface PhaseTimes {
+  data: number;
+  forward: number;
+  backward: number;
+  optimizer: number;
+  eval: number;
+}
+
+export function emptyPhaseTimes(): PhaseTimes {
+  return { data: 0, forward: 0, backward: 0, optimizer: 0, eval: 0 };
+}
+
+const EVAL_BATCH = 256;
+
+/** With maxBatches, evaluation covers as many batches, spread evenly over the test set (every class). */
+function evalSubset(n: number, maxBatches: number): number[] {
+  const m = Math.min(n, maxBatches * EVAL_BATCH);
+  return Array.from({ length: m }, (_, i) => Math.floor((i * n) / m));
 }
 
 export class NonFiniteLossError extends Error {}
@@ -117,12 +142,22 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     let correct = 0;
     let seen = 0;
     let step = 0;
+    const phases = o.phases;
+    let mark = performance.now();
+    // Adds the time since the last mark to a phase (no-op without o.phases).
+    const lap = (phase: keyof PhaseTimes) => {
+      if (!phases) return;
+      const now = performance.now();
+      phases[phase] += (now - mark) / 1000;
+      mark = now;
+    };
     for await (const batch of batches) {
       step++;
       const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
       const stepLoss = torch.tidy(() => {
         const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
         const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
+        lap('data');
         const { out, extra } = o.system.trainForward(x, rng);
         const loss =
           mixed && mixed.lam < 1
@@ -134,24 +169,36 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
             `the loss became ${value} at epoch ${epoch}, step ${step}; lower the learning rate (optimizer.args.lr) or check the data, then resume from ${lastBase}.json`,
           );
         }
+        lap('forward');
         loss.backward();
         const pred = out.output.argmax(1);
         correct += pred.eq(torch.tensor(batch.y).long()).sum().item();
         return value;
       });
+      lap('backward');
       o.optimizer.step();
       o.optimizer.zeroGrad();
+      lap('optimizer');
       lossSum += stepLoss * batch.n;
       seen += batch.n;
       progress.tick(batch.n, `loss ${(lossSum / seen).toFixed(4)}`);
+      if (o.maxBatches !== undefined && step >= o.maxBatches) break;
     }
     progress.finish();
     let val: GroupResult | null = null;
     const evalPeriod = o.evalPeriod ?? 1;
     if (epoch % evalPeriod === 0 || epoch === o.epochs) {
+      const evalStart = performance.now();
       setTraining(o.system, false);
-      const p = await predict((x) => o.system.evalForward(x), o.test, o.testTransform);
+      const p = await predict(
+        (x) => o.system.evalForward(x),
+        o.test,
+        o.testTransform,
+        EVAL_BATCH,
+        o.maxBatches === undefined ? undefined : evalSubset(o.test.labels.length, o.maxBatches),
+      );
       val = summarize(evaluateLogits(p.logits, p.labels, p.classes, o.trainCounts));
+      if (phases) phases.eval += (performance.now() - evalStart) / 1000;
     }
     const record: EpochRecord = {
       epoch,
