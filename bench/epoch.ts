@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as torch from '../src/torch/index.js';
 import { sessionFromConfigFile, trainingSetup, type Session } from '../src/longtail/config/session.js';
-import { trainSystem, emptyPhaseTimes, type PhaseTimes } from '../src/longtail/train/trainer.js';
+import { trainSystem } from '../src/longtail/train/trainer.js';
+import { PhaseClock, PHASES, type PhaseTimes } from '../src/longtail/train/phases.js';
 import { isLazy } from '../src/longtail/data/source.js';
 import type { ImageDataset } from '../src/longtail/data/types.js';
 
@@ -50,10 +51,10 @@ const configs = values.configs.split(',').map((c) => {
 });
 torch.setNumThreads(threads);
 
-type Phases = PhaseTimes;
 interface Run {
   seconds: number;
-  phases: Phases;
+  cpu_s: number;
+  phases: { wall: PhaseTimes; cpu: PhaseTimes };
 }
 
 function inMemory(ds: Session['data']['train']): ImageDataset {
@@ -108,7 +109,8 @@ function exportExperiment(s: Session, dir: string): string {
 
 async function runTailor(name: string, dir: string): Promise<Run> {
   const s = session(name);
-  const phases = emptyPhaseTimes();
+  const phases = new PhaseClock();
+  const cpu0 = process.cpuUsage();
   const { optimizer, scheduler } = trainingSetup(s);
   const result = await trainSystem({
     system: s.system,
@@ -132,7 +134,12 @@ async function runTailor(name: string, dir: string): Promise<Run> {
   });
   for (const m of Object.values(s.system.modules)) m.dispose();
   optimizer.dispose();
-  return { seconds: result.history[0]!.seconds, phases };
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    seconds: result.history[0]!.seconds,
+    cpu_s: (cpu.user + cpu.system) / 1e6,
+    phases: { wall: phases.wall, cpu: phases.cpu },
+  };
 }
 
 function runTorch(specFile: string): Run {
@@ -140,8 +147,7 @@ function runTorch(specFile: string): Run {
   delete env.LD_PRELOAD; // the reference runs as users run it: stock Python, glibc malloc
   const py = spawnSync('/usr/bin/python3', [script, specFile], { encoding: 'utf8', env });
   if (py.status !== 0) throw new Error(`PyTorch reference failed: ${py.stderr}`);
-  const r = JSON.parse(py.stdout.trim().split('\n').pop()!) as { seconds: number; phases: Phases };
-  return r;
+  return JSON.parse(py.stdout.trim().split('\n').pop()!) as Run;
 }
 
 const median = (xs: number[]) => {
@@ -149,11 +155,31 @@ const median = (xs: number[]) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
-const phaseNames = ['data', 'forward', 'backward', 'optimizer', 'eval'] as const;
 const ratioOf = (t: number, p: number) => (t > 0 ? p / t : null);
 
 const dir = mkdtempSync(join(tmpdir(), 'tailor-bench-epoch-'));
-const out: Record<string, unknown> = {};
+interface PhaseEntry {
+  tailor_s: number;
+  torch_s: number;
+  ratio: number | null;
+  tailor_cpu_s: number;
+  torch_cpu_s: number;
+  cpu_ratio: number | null;
+}
+interface Entry {
+  tailor_s: number;
+  torch_s: number;
+  ratio: number;
+  ratio_min: number;
+  ratio_max: number;
+  tailor_cpu_s: number;
+  torch_cpu_s: number;
+  cpu_ratio: number;
+  cpu_ratio_min: number;
+  cpu_ratio_max: number;
+  breakdown: Record<keyof PhaseTimes, PhaseEntry>;
+}
+const out: Record<string, Entry> = {};
 try {
   for (const name of configs) {
     const specFile = exportExperiment(session(name), dir);
@@ -170,31 +196,50 @@ try {
       }
     }
     const ratios = tailor.map((t, i) => ref[i]!.seconds / t.seconds);
-    const mid = (runs: Run[], k: keyof Phases) => median(runs.map((x) => x.phases[k]));
-    const breakdown = Object.fromEntries(
-      phaseNames.map((k) => [
-        k,
-        { tailor_s: mid(tailor, k), torch_s: mid(ref, k), ratio: ratioOf(mid(tailor, k), mid(ref, k)) },
-      ]),
-    );
-    out[name] = {
+    const cpuRatios = tailor.map((t, i) => ref[i]!.cpu_s / t.cpu_s);
+    const mid = (runs: Run[], clock: 'wall' | 'cpu', k: keyof PhaseTimes) =>
+      median(runs.map((x) => x.phases[clock][k]));
+    const phase = (k: keyof PhaseTimes) => {
+      const [t, p, tc, pc] = [
+        mid(tailor, 'wall', k),
+        mid(ref, 'wall', k),
+        mid(tailor, 'cpu', k),
+        mid(ref, 'cpu', k),
+      ];
+      return {
+        tailor_s: t,
+        torch_s: p,
+        ratio: ratioOf(t, p),
+        tailor_cpu_s: tc,
+        torch_cpu_s: pc,
+        cpu_ratio: ratioOf(tc, pc),
+      };
+    };
+    const entry: Entry = {
       tailor_s: median(tailor.map((t) => t.seconds)),
       torch_s: median(ref.map((t) => t.seconds)),
       ratio: median(ratios),
       ratio_min: Math.min(...ratios),
       ratio_max: Math.max(...ratios),
-      ratios,
-      breakdown,
+      tailor_cpu_s: median(tailor.map((t) => t.cpu_s)),
+      torch_cpu_s: median(ref.map((t) => t.cpu_s)),
+      cpu_ratio: median(cpuRatios),
+      cpu_ratio_min: Math.min(...cpuRatios),
+      cpu_ratio_max: Math.max(...cpuRatios),
+      breakdown: Object.fromEntries(PHASES.map((k) => [k, phase(k)])) as Entry['breakdown'],
     };
+    out[name] = entry;
     if (!values.json) {
-      const o = out[name] as { tailor_s: number; torch_s: number; ratio: number };
+      const f = (x: number) => x.toFixed(3);
       console.log(
-        `${name}: tailor ${o.tailor_s.toFixed(2)} s, torch ${o.torch_s.toFixed(2)} s, speed ratio torch/tailor ${o.ratio.toFixed(3)} (min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)}, ${repeats} pair(s))`,
+        `${name}: wall tailor ${entry.tailor_s.toFixed(2)} s torch ${entry.torch_s.toFixed(2)} s ratio ${f(entry.ratio)} [${f(entry.ratio_min)}, ${f(entry.ratio_max)}]; ` +
+          `CPU tailor ${entry.tailor_cpu_s.toFixed(2)} s torch ${entry.torch_cpu_s.toFixed(2)} s ratio ${f(entry.cpu_ratio)} [${f(entry.cpu_ratio_min)}, ${f(entry.cpu_ratio_max)}] (${repeats} pair(s))`,
       );
-      for (const k of phaseNames) {
-        const b = breakdown[k] as { tailor_s: number; torch_s: number; ratio: number | null };
+      for (const k of PHASES) {
+        const b = entry.breakdown[k];
+        const r = (x: number | null) => (x === null ? '-' : f(x));
         console.log(
-          `  ${k.padEnd(9)} tailor ${b.tailor_s.toFixed(2)} s  torch ${b.torch_s.toFixed(2)} s  ratio ${b.ratio === null ? '-' : b.ratio.toFixed(3)}`,
+          `  ${k.padEnd(9)} wall ${b.tailor_s.toFixed(2)} / ${b.torch_s.toFixed(2)} s (${r(b.ratio)})  CPU ${b.tailor_cpu_s.toFixed(2)} / ${b.torch_cpu_s.toFixed(2)} s (${r(b.cpu_ratio)})`,
         );
       }
     }
@@ -202,25 +247,23 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-// The issue's headline numbers: both configs together (sums of the medians).
-type Entry = {
-  tailor_s: number;
-  torch_s: number;
-  breakdown: Record<string, { tailor_s: number; torch_s: number }>;
-};
-const entries = configs.map((c) => out[c] as Entry);
-const sum = (f: (e: Entry) => number) => entries.reduce((a, e) => a + f(e), 0);
+// The headline numbers: both configs together (sums of the medians), ratio = torch / tailor.
+const entries = configs.map((c) => out[c]!);
+const sum = (f: (e: Entry) => number) => entries.reduce((acc, e) => acc + f(e), 0);
 const tailorTotal = sum((e) => e.tailor_s);
 const torchTotal = sum((e) => e.torch_s);
 const result = {
   tailor_s: tailorTotal,
   torch_s: torchTotal,
   ratio: torchTotal / tailorTotal,
+  cpu_ratio: sum((e) => e.torch_cpu_s) / sum((e) => e.tailor_cpu_s),
   breakdown: Object.fromEntries(
-    phaseNames.map((k) => {
-      const t = sum((e) => e.breakdown[k]!.tailor_s);
-      const p = sum((e) => e.breakdown[k]!.torch_s);
-      return [k, { tailor_s: t, torch_s: p, ratio: ratioOf(t, p) }];
+    PHASES.map((k) => {
+      const t = sum((e) => e.breakdown[k].tailor_s);
+      const p = sum((e) => e.breakdown[k].torch_s);
+      const tc = sum((e) => e.breakdown[k].tailor_cpu_s);
+      const pc = sum((e) => e.breakdown[k].torch_cpu_s);
+      return [k, { tailor_s: t, torch_s: p, ratio: ratioOf(t, p), cpu_ratio: ratioOf(tc, pc) }];
     }),
   ),
   configs: out,

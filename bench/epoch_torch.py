@@ -5,7 +5,9 @@
 # (pad + random crop + horizontal flip + normalize, per sample, DataLoader with num_workers=0),
 # SGD with Nesterov momentum, then the evaluation of the test set, written the way plain PyTorch
 # code is. Usage: python3 epoch_torch.py SPEC.json (written by bench/epoch.ts); prints one JSON
-# line {"seconds", "phases": {"data", "forward", "backward", "optimizer", "eval"}}.
+# line {"seconds", "cpu_s",
+# "phases": {"wall", "cpu"}: {"data", "forward", "backward", "optimizer", "eval"}} (process_time
+# counts all threads, like process.cpuUsage() on the tailor side).
 import json
 import sys
 import time
@@ -146,7 +148,10 @@ def forward_loss(x, y):
 
 def evaluate(limit):
     model.eval()
-    n = len(test_y) if not limit else min(len(test_y), limit * 256)
+    # With a batch limit, the same fraction of the test set as of the training set (as tailor).
+    n = len(test_y)
+    if limit:
+        n = max(1, min(n, -(-(n * limit * spec["batch"]) // len(train_y))))
     idx = (np.arange(n) * len(test_y)) // n
     correct = 0
     with torch.no_grad():
@@ -165,16 +170,19 @@ def evaluate(limit):
 
 
 phases = dict(data=0.0, forward=0.0, backward=0.0, optimizer=0.0, eval=0.0)
+cpu = dict(phases)
 loader = torch.utils.data.DataLoader(Train(), batch_size=spec["batch"], shuffle=True, num_workers=0)
 limit = spec["max_batches"]
 started = time.perf_counter()
-mark = started
+cpu_started = time.process_time()
+mark = (started, cpu_started)
 
 
 def lap(phase):
     global mark
-    now = time.perf_counter()
-    phases[phase] += now - mark
+    now = (time.perf_counter(), time.process_time())
+    phases[phase] += now[0] - mark[0]
+    cpu[phase] += now[1] - mark[1]
     mark = now
 
 
@@ -194,7 +202,13 @@ for step, (x, y) in enumerate(loader, 1):
     lap("optimizer")
     if limit and step >= limit:
         break
-t = time.perf_counter()
+mark = (time.perf_counter(), time.process_time())
 evaluate(limit)
-phases["eval"] = time.perf_counter() - t
-print(json.dumps({"seconds": time.perf_counter() - started, "phases": phases, "loss": value}))
+lap("eval")
+result = {
+    "seconds": time.perf_counter() - started,
+    "cpu_s": time.process_time() - cpu_started,
+    "phases": {"wall": phases, "cpu": cpu},
+    "loss": value,
+}
+print(json.dumps(result))

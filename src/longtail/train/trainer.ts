@@ -17,6 +17,7 @@ import { evaluateLogits } from '../core/metrics.js';
 import { Progress, formatSeconds } from '../core/progress.js';
 import { loadSystemState, setTraining, systemStateDict, type TrainableSystem } from '../systems/system.js';
 import { predict, summarize, type GroupResult } from './evaluate.js';
+import type { PhaseClock } from './phases.js';
 
 export interface EpochRecord {
   epoch: number;
@@ -53,28 +54,18 @@ export interface TrainOptions {
   /** Stop each epoch after this many batches (benchmarks on a busy machine; not for real runs). */
   maxBatches?: number;
   /** Accumulates the seconds spent per phase (bench/epoch.ts); timing is all it does. */
-  phases?: PhaseTimes;
-}
-
-/** Seconds per phase of training: waiting for batches, forward + loss, backward, optimizer, evaluation. */
-export interface PhaseTimes {
-  data: number;
-  forward: number;
-  backward: number;
-  optimizer: number;
-  eval: number;
-}
-
-export function emptyPhaseTimes(): PhaseTimes {
-  return { data: 0, forward: 0, backward: 0, optimizer: 0, eval: 0 };
+  phases?: PhaseClock;
 }
 
 const EVAL_BATCH = 256;
 
-/** With maxBatches, evaluation covers as many batches, spread evenly over the test set (every class). */
-function evalSubset(n: number, maxBatches: number): number[] {
-  const m = Math.min(n, maxBatches * EVAL_BATCH);
-  return Array.from({ length: m }, (_, i) => Math.floor((i * n) / m));
+/**
+ * With maxBatches, evaluation covers the same fraction of the test set as training covered of
+ * the training set (so the phases keep their full-epoch proportions), spread evenly over it.
+ */
+function evalSubset(nTest: number, nTrain: number, batchSize: number, maxBatches: number): number[] {
+  const m = Math.max(1, Math.min(nTest, Math.ceil((nTest * maxBatches * batchSize) / nTrain)));
+  return Array.from({ length: m }, (_, i) => Math.floor((i * nTest) / m));
 }
 
 export class NonFiniteLossError extends Error {}
@@ -143,21 +134,14 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     let seen = 0;
     let step = 0;
     const phases = o.phases;
-    let mark = performance.now();
-    // Adds the time since the last mark to a phase (no-op without o.phases).
-    const lap = (phase: keyof PhaseTimes) => {
-      if (!phases) return;
-      const now = performance.now();
-      phases[phase] += (now - mark) / 1000;
-      mark = now;
-    };
+    phases?.mark();
     for await (const batch of batches) {
       step++;
       const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
       const stepLoss = torch.tidy(() => {
         const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
         const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
-        lap('data');
+        phases?.lap('data');
         const { out, extra } = o.system.trainForward(x, rng);
         const loss =
           mixed && mixed.lam < 1
@@ -169,16 +153,16 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
             `the loss became ${value} at epoch ${epoch}, step ${step}; lower the learning rate (optimizer.args.lr) or check the data, then resume from ${lastBase}.json`,
           );
         }
-        lap('forward');
+        phases?.lap('forward');
         loss.backward();
         const pred = out.output.argmax(1);
         correct += pred.eq(torch.tensor(batch.y).long()).sum().item();
         return value;
       });
-      lap('backward');
+      phases?.lap('backward');
       o.optimizer.step();
       o.optimizer.zeroGrad();
-      lap('optimizer');
+      phases?.lap('optimizer');
       lossSum += stepLoss * batch.n;
       seen += batch.n;
       progress.tick(batch.n, `loss ${(lossSum / seen).toFixed(4)}`);
@@ -188,17 +172,19 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     let val: GroupResult | null = null;
     const evalPeriod = o.evalPeriod ?? 1;
     if (epoch % evalPeriod === 0 || epoch === o.epochs) {
-      const evalStart = performance.now();
+      phases?.mark();
       setTraining(o.system, false);
       const p = await predict(
         (x) => o.system.evalForward(x),
         o.test,
         o.testTransform,
         EVAL_BATCH,
-        o.maxBatches === undefined ? undefined : evalSubset(o.test.labels.length, o.maxBatches),
+        o.maxBatches === undefined
+          ? undefined
+          : evalSubset(o.test.labels.length, o.train.labels.length, o.batchSize, o.maxBatches),
       );
       val = summarize(evaluateLogits(p.logits, p.labels, p.classes, o.trainCounts));
-      if (phases) phases.eval += (performance.now() - evalStart) / 1000;
+      phases?.lap('eval');
     }
     const record: EpochRecord = {
       epoch,
