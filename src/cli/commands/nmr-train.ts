@@ -55,7 +55,7 @@ export async function run(argv: string[]): Promise<number> {
     throw new CliError((e as Error).message);
   }
   if (values.out) cfg.out = resolve(values.out);
-  if (values.data) cfg.data.train = resolve(values.data);
+  if (values.data) cfg.data.train = [resolve(values.data)];
   if (values.epochs) {
     const parts = values.epochs.split(',').map(Number);
     if (parts.length !== 2 || parts.some((v) => !Number.isInteger(v) || v < 0))

@@ -129,6 +129,8 @@ export async function run(argv: string[]): Promise<number> {
         return await (await import('./nmr-denoise.js')).run(rest);
       case 'ablate':
         return await (await import('./nmr-ablate.js')).run(rest);
+      case 'yardstick':
+        return await (await import('./nmr-yardstick.js')).run(rest);
       default:
         throw new CliError(`unknown subcommand 'nmr ${sub}'\n\n${HELP}`);
     }
