@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
 import { writeSemiSyntheticDataset, writeSyntheticDataset } from '../../nmr/data/generate.js';
+import { FAMILIES } from '../../nmr/data/simulate.js';
 import { Dataset } from '../../nmr/data/dataset.js';
 import {
   BASELINES,
@@ -52,6 +53,9 @@ simulate options:
                      repeat for several (they must share one ppm axis)
   --lb HZ            semi-synthetic: exponential line broadening              (default 0.3)
   --max-shift P      largest global shift of levels k < K in points           (default 1.5 synthetic, 0 semi)
+  --family F         synthetic spectra family: ${Object.keys(FAMILIES).join(', ')} (default default;
+                     the others test robustness: Gaussian-like line shapes, broad lines, strong
+                     baseline drift, phase jitter of 8 degrees, many impurities)
 
 evaluate options:
   --data DIR         data set written by 'simulate'                          [required]
@@ -157,6 +161,7 @@ function simulate(argv: string[]): number {
       from: { type: 'string', multiple: true },
       lb: { type: 'string' },
       'max-shift': { type: 'string' },
+      family: { type: 'string', default: 'default' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -165,6 +170,9 @@ function simulate(argv: string[]): number {
     console.log(HELP);
     return 0;
   }
+  const family = FAMILIES[values.family!];
+  if (!family)
+    throw new CliError(`--family: unknown '${values.family}'; choose from ${Object.keys(FAMILIES).join(', ')}`);
   const samples = int(values.samples, 'samples', undefined, 1);
   const levels = int(values.levels, 'levels', 3, 2);
   const ratio = num(values.ratio, 'ratio', 2);
@@ -219,6 +227,7 @@ function simulate(argv: string[]): number {
         levels,
         ratio,
         snrRange,
+        ...family,
         sfMHz: num(values.sf, 'sf', 400),
         swPpm: num(values['sw-ppm'], 'sw-ppm', 12),
         maxShiftPoints: num(values['max-shift'], 'max-shift', 1.5),

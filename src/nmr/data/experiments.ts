@@ -146,3 +146,21 @@ export function loadExperimentSamples(spec: ExperimentsSpec): {
 export function experimentsJsonSchema(): unknown {
   return z.toJSONSchema(EXPERIMENTS_SCHEMA, { io: 'input' });
 }
+
+/** An experiments file for a spec (absolute paths), with processing fields overriding the spec's. */
+export function experimentsFileOf(spec: ExperimentsSpec, override: Partial<ExperimentsFile> = {}): ExperimentsFile {
+  const o = spec.options;
+  const file: ExperimentsFile = {
+    samples: spec.samples.map((s) => ({
+      name: s.name,
+      experiments: s.experiments.map((e) => (typeof e === 'string' ? resolve(e) : e.map((p) => resolve(p)))),
+    })),
+  };
+  if (o.size !== undefined) file.size = o.size;
+  if (o.apodization?.kind === 'exponential') file.lb = o.apodization.lbHz;
+  if (o.phase !== undefined) file.phase = o.phase;
+  if (o.ppmRange !== undefined) file.ppm = o.ppmRange;
+  if (o.axis !== undefined) file.axis = o.axis;
+  if (o.row !== undefined) file.row = o.row;
+  return EXPERIMENTS_SCHEMA.parse({ ...file, ...override });
+}

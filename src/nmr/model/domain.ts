@@ -6,7 +6,16 @@ import { peakBaselineMasks } from '../pipeline/masks.js';
 import { robustSigma } from '../pipeline/noise.js';
 import { percentile } from '../stats.js';
 
+/** How the training experiments were processed (FIDs), so that a new scan can be processed alike. */
+export interface ProcessingDomain {
+  size?: number;
+  lbHz?: number;
+  phase?: 'params' | 'auto';
+  ppm?: [number, number];
+}
+
 export interface TrainingDomain {
+  processing?: ProcessingDomain;
   /** Noise sigma of the input level over its largest |value|: 5th and 95th percentile, and extremes. */
   relSigma: { p5: number; p95: number; min: number; max: number };
   /** Union of the training spectra's ppm windows [low, high]. */
@@ -32,6 +41,7 @@ export function relativeNoise(x: ArrayLike<number>): number {
 export function trainingDomain(
   records: { ppmFirst: number; ppmLast: number; spectra: ArrayLike<number>[] }[],
   prepared: { relSigma0: number; target: ArrayLike<number> }[],
+  processing?: ProcessingDomain,
 ): TrainingDomain {
   const rel = prepared.map((p) => p.relSigma0).filter((v) => Number.isFinite(v) && v > 0);
   const lows = records.map((r) => Math.min(r.ppmFirst, r.ppmLast));
@@ -50,6 +60,7 @@ export function trainingDomain(
     points: [Math.min(...lengths), Math.max(...lengths)],
     samples: records.length,
     levels: records[0]?.spectra.length ?? 0,
+    ...(processing ? { processing } : {}),
   };
 }
 

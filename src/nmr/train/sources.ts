@@ -5,6 +5,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { Dataset } from '../data/dataset.js';
 import { loadExperimentSamples, readExperimentsFile, type ExperimentsSpec } from '../data/experiments.js';
+import type { ProcessingDomain } from '../model/domain.js';
 
 export interface StackRecord {
   name: string;
@@ -84,4 +85,19 @@ export function loadRecords(paths: string[], maxSamples?: number): StackRecord[]
       `${bad.name}: ${bad.spectra.length} levels, but ${all[0]!.name} has ${K1}; every training sample needs the same K+1`,
     );
   return all;
+}
+
+/** Processing of the first experiments file among the sources (what a new scan must get too). */
+export function processingOf(paths: string[]): ProcessingDomain | undefined {
+  for (const p of paths) {
+    if (!existsSync(p) || statSync(p).isDirectory()) continue;
+    const o = readExperimentsFile(p).options;
+    return {
+      ...(o.size !== undefined ? { size: o.size } : {}),
+      ...(o.apodization?.kind === 'exponential' ? { lbHz: o.apodization.lbHz } : {}),
+      ...(o.phase !== undefined ? { phase: o.phase } : {}),
+      ...(o.ppmRange !== undefined ? { ppm: o.ppmRange } : {}),
+    };
+  }
+  return undefined;
 }

@@ -13,7 +13,7 @@ import { UNet1d, parameterSummary } from '../model/unet.js';
 import { checkpointBase, modelMetadata } from '../model/denoise.js';
 import type { NmrTrainConfig, StageConfig } from './config.js';
 import { drawLevels, makeBatch, prepareRecords, type PreparedSample } from './data.js';
-import { loadRecords, type StackRecord } from './sources.js';
+import { loadRecords, processingOf, type StackRecord } from './sources.js';
 import { trainingDomain } from '../model/domain.js';
 import { totalLoss, peakWeightedL1, type LossWeights } from './losses.js';
 
@@ -195,7 +195,7 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
   const crop = cfg.data.crop === 0 || cfg.data.crop >= minLength ? minLength : cfg.data.crop;
   if (cfg.data.crop === 0 && Math.max(...lengths) !== minLength)
     log(`data.crop 0: the samples differ in length (${minLength}..${Math.max(...lengths)} points); training windows of ${minLength}`);
-  const domain = trainingDomain(parts.train, trainSet);
+  const domain = trainingDomain(parts.train, trainSet, processingOf(cfg.data.train));
   log(
     `data: ${trainSet.length} training / ${valSet.length} validation samples, K+1 = ${K + 1} levels, ${minLength === Math.max(...lengths) ? minLength : `${minLength}..${Math.max(...lengths)}`} points ` +
       `(windows of ${crop}), prepared in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
@@ -348,9 +348,17 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
     log(
       `[${stage.name}] epoch ${epoch + 1}/${totalEpochs} loss ${fmt(record.loss)} (rec ${fmt(record.rec)} deriv ${fmt(record.deriv)} ` +
         `curv ${fmt(record.curv)} cons ${fmt(record.cons)} T ${fmt(record.ratio)}; k >= ${minLevel}) | val rec ${fmt(val.rec)} ` +
-        `energy SNR ${val.energySnrDb.toFixed(2)} dB (input ${val.inputEnergySnrDb.toFixed(2)}) | ${record.seconds.toFixed(1)} s`,
+        (Number.isFinite(val.energySnrDb)
+          ? `energy SNR ${val.energySnrDb.toFixed(2)} dB (input ${val.inputEnergySnrDb.toFixed(2)})`
+          : 'no ground truth') +
+        ` | ${record.seconds.toFixed(1)} s`,
     );
-    const score = Number.isFinite(val.energySnrDb) ? val.energySnrDb : -val.rec;
+    // Without truth the validation loss decides; without validation samples, the training loss.
+    const score = Number.isFinite(val.energySnrDb)
+      ? val.energySnrDb
+      : Number.isFinite(val.rec)
+        ? -val.rec
+        : -record.loss;
     const extra = { config: cfg, history, best: Math.max(best, Number.isFinite(score) ? score : -Infinity) };
     if (Number.isFinite(score) && score > best) {
       best = score;
