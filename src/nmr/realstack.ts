@@ -90,7 +90,11 @@ function readExperiment(e: ExperimentPath, row: number): { fid: Fid | null; spec
   const real = Float64Array.from(first.real);
   spectra.slice(1).forEach((s, i) => {
     if (s.real.length !== real.length)
-      throw new NmrFormatError(paths[i + 1]!, 'co-add', `${s.real.length} points, ${paths[0]} has ${real.length}`);
+      throw new NmrFormatError(
+        paths[i + 1]!,
+        'co-add',
+        `${s.real.length} points, ${paths[0]} has ${real.length}`,
+      );
     for (let j = 0; j < real.length; j++) real[j]! += s.real[j]!;
   });
   return { fid: null, spectrum: { ...first, real, source: experimentLabel(e) } };
@@ -110,7 +114,10 @@ export function loadSpectra(paths: ExperimentPath[], options: RealStackOptions =
 }
 
 /** The experiments on the first one's ppm axis, cropped to the ppm window (no pipeline yet). */
-export function experimentSpectra(paths: ExperimentPath[], options: RealStackOptions = {}): ExperimentSpectra {
+export function experimentSpectra(
+  paths: ExperimentPath[],
+  options: RealStackOptions = {},
+): ExperimentSpectra {
   const spectra = loadSpectra(paths, options);
   const first = spectra[0]!;
   const n = first.real.length;

@@ -6,7 +6,12 @@ import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { CliError } from '../errors.js';
 import { loadDenoiserInfo, denoiseSpectra, denoiseStacks, isStackModel } from '../../nmr/model/denoise.js';
-import { checkDomain, NOISE_FAR, type ProcessingDomain, type TrainingDomain } from '../../nmr/model/domain.js';
+import {
+  checkDomain,
+  NOISE_FAR,
+  type ProcessingDomain,
+  type TrainingDomain,
+} from '../../nmr/model/domain.js';
 import { preprocessStack } from '../../nmr/pipeline/preprocess.js';
 import { writeJcampSpectrum } from '../../nmr/model/jcamp-writer.js';
 import { readNmr } from '../../nmr/io/load.js';

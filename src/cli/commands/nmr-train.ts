@@ -94,12 +94,17 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const own = Boolean(values.experiments?.length || values.samples);
-  if (!values.config && !own) throw new CliError(`-c/--config (or --experiments / --samples) is required\n\n${HELP}`);
+  if (!values.config && !own)
+    throw new CliError(`-c/--config (or --experiments / --samples) is required\n\n${HELP}`);
   let cfg;
   try {
     cfg = values.config
       ? loadConfig(values.config)
-      : resolveConfig({ ...EXPERIMENTS_RUN, data: { ...EXPERIMENTS_RUN.data, train: '.' } }, process.cwd(), 'built-in run');
+      : resolveConfig(
+          { ...EXPERIMENTS_RUN, data: { ...EXPERIMENTS_RUN.data, train: '.' } },
+          process.cwd(),
+          'built-in run',
+        );
   } catch (e) {
     throw new CliError((e as Error).message);
   }

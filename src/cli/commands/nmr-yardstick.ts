@@ -70,9 +70,12 @@ export async function run(argv: string[]): Promise<number> {
   };
   const maxSamples = positive(values['max-samples'], 'max-samples', true);
   const validation = positive(values.validation, 'validation', false);
-  if (validation !== undefined && validation >= 1) throw new CliError('--validation: expected a fraction in (0, 1)');
+  if (validation !== undefined && validation >= 1)
+    throw new CliError('--validation: expected a fraction in (0, 1)');
   let ratio = positive(values.ratio, 'ratio', false);
-  const baselines = (values.baselines?.split(',').map((s) => s.trim()) ?? [...SINGLE_BASELINES]) as SingleBaseline[];
+  const baselines = (values.baselines?.split(',').map((s) => s.trim()) ?? [
+    ...SINGLE_BASELINES,
+  ]) as SingleBaseline[];
   for (const b of baselines)
     if (!SINGLE_BASELINES.includes(b))
       throw new CliError(`--baselines: unknown '${b}'; choose from ${SINGLE_BASELINES.join(', ')}`);
@@ -93,7 +96,8 @@ export async function run(argv: string[]): Promise<number> {
     if (e instanceof NmrFormatError || e instanceof Error) throw new CliError(e.message);
     throw e;
   }
-  if (samples.length === 0) throw new CliError(`give held-out samples (--data, --samples or --experiments)\n\n${HELP}`);
+  if (samples.length === 0)
+    throw new CliError(`give held-out samples (--data, --samples or --experiments)\n\n${HELP}`);
   const K1 = samples[0]!.spectra.length;
   const bad = samples.find((s) => s.spectra.length !== K1);
   if (bad) throw new CliError(`${bad.name}: ${bad.spectra.length} levels, ${samples[0]!.name} has ${K1}`);
@@ -101,7 +105,8 @@ export async function run(argv: string[]): Promise<number> {
   const methods: YardMethod[] = [];
   const disposers: (() => void)[] = [];
   if (values.model?.length) {
-    const { loadDenoiser, denoiseSpectra, denoiseStacks, isStackModel } = await import('../../nmr/model/denoise.js');
+    const { loadDenoiser, denoiseSpectra, denoiseStacks, isStackModel } =
+      await import('../../nmr/model/denoise.js');
     for (const spec of values.model) {
       const eq = spec.indexOf('=');
       const name = eq > 0 ? spec.slice(0, eq) : 'model';
@@ -115,7 +120,9 @@ export async function run(argv: string[]): Promise<number> {
       disposers.push(() => model.dispose());
       if (isStackModel(model)) {
         if (model.config.inputLevels !== K1)
-          throw new CliError(`--model ${path}: takes ${model.config.inputLevels} levels, the samples have ${K1}`);
+          throw new CliError(
+            `--model ${path}: takes ${model.config.inputLevels} levels, the samples have ${K1}`,
+          );
         methods.push({ name, stack: true, run: (pre) => denoiseStacks(model, [pre.spectra])[0]! });
       } else methods.push({ name, stack: false, run: (pre) => denoiseSpectra(model, [pre.spectra[0]!])[0]! });
     }

@@ -148,7 +148,10 @@ export function experimentsJsonSchema(): unknown {
 }
 
 /** An experiments file for a spec (absolute paths), with processing fields overriding the spec's. */
-export function experimentsFileOf(spec: ExperimentsSpec, override: Partial<ExperimentsFile> = {}): ExperimentsFile {
+export function experimentsFileOf(
+  spec: ExperimentsSpec,
+  override: Partial<ExperimentsFile> = {},
+): ExperimentsFile {
   const o = spec.options;
   const file: ExperimentsFile = {
     samples: spec.samples.map((s) => ({

@@ -213,7 +213,14 @@ function drawComponents(
     const [wLo, wHi] = options.fwhmHz ?? [0.5, 2];
     const fwhm = Math.max(minFwhm, wLo + (wHi - wLo) * rng.uniform());
     const [gLo, gHi] = options.gaussFraction ?? [0, 0.3];
-    add('multiplet', ppmLo + (ppmHi - ppmLo) * rng.uniform(), area, couplings, fwhm, gLo + (gHi - gLo) * rng.uniform());
+    add(
+      'multiplet',
+      ppmLo + (ppmHi - ppmLo) * rng.uniform(),
+      area,
+      couplings,
+      fwhm,
+      gLo + (gHi - gLo) * rng.uniform(),
+    );
   }
   const typical = areas.reduce((a, b) => a + b, 0) / areas.length;
   const [bLo, bHi] = options.broadPeaks ?? [0, 2];

@@ -20,7 +20,9 @@ export interface CadzowOptions {
 function leadingSubspace(g: Float64Array, rows: number, r: number, sweeps: number): Float64Array {
   const u = new Float64Array(rows * r);
   // A fixed, well-spread start (no randomness: the baseline must be deterministic).
-  for (let i = 0; i < rows; i++) for (let q = 0; q < r; q++) u[i * r + q] = Math.cos(((i + 0.5) * (q + 1) * Math.PI) / rows) + (i === q ? 1 : 0);
+  for (let i = 0; i < rows; i++)
+    for (let q = 0; q < r; q++)
+      u[i * r + q] = Math.cos(((i + 0.5) * (q + 1) * Math.PI) / rows) + (i === q ? 1 : 0);
   const next = new Float64Array(rows * r);
   for (let sweep = 0; sweep < sweeps; sweep++) {
     next.fill(0);

@@ -76,7 +76,8 @@ export function tuneBaselines(
     }
     return best;
   };
-  if (which.includes('savgol')) tuned.savgol = pick(TUNING_GRID.savgol, (p, x) => savgolBaseline(x, p.window, p.order));
+  if (which.includes('savgol'))
+    tuned.savgol = pick(TUNING_GRID.savgol, (p, x) => savgolBaseline(x, p.window, p.order));
   if (which.includes('tv')) tuned.tv = pick(TUNING_GRID.tv, (p, x, s) => tvDenoise(x, p.factor * s));
   if (which.includes('cadzow')) tuned.cadzow = pick(TUNING_GRID.cadzow, (p, x) => cadzowDenoise(x, p));
   return tuned;

@@ -5,7 +5,10 @@ import { loadExperimentSamples, type ExperimentsSpec } from '../data/experiments
 import { integrationRegions } from './evaluate.js';
 import type { YardSample } from './yardstick.js';
 
-export function datasetYardSamples(dir: string, maxSamples?: number): { samples: YardSample[]; ratio: number } {
+export function datasetYardSamples(
+  dir: string,
+  maxSamples?: number,
+): { samples: YardSample[]; ratio: number } {
   const ds = new Dataset(dir);
   try {
     const m = ds.manifest;

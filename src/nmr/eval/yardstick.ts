@@ -112,7 +112,7 @@ function truthContexts(s: YardSample, pre: PreprocessResult): Context[] | null {
     2,
   );
   const multiplets = s.regions && s.regions.length ? s.regions : regionsOf(s.truthPeakMask);
-  return pre.spectra.map((_, k) => ({
+  return pre.spectra.map(() => ({
     truth,
     // One picking threshold for every candidate: 3 sigma of x0 (see runYardstick).
     sigmaIn: s.trueSigmas![0]! * s.scaleK,
@@ -171,7 +171,8 @@ function score(y: Float64Array, ctx: Context): Metrics {
 export function matchLevel(v: number, ladder: number[], T: number, kind: 'energy' | 'f1'): Matched {
   const M = ladder.length - 1;
   const time = (k: number): number => Math.pow(T, 2 * k);
-  if (!Number.isFinite(v) || ladder.some((x) => !Number.isFinite(x))) return { k: NaN, bound: '', timeFactor: NaN };
+  if (!Number.isFinite(v) || ladder.some((x) => !Number.isFinite(x)))
+    return { k: NaN, bound: '', timeFactor: NaN };
   for (let k = 0; k < M; k++) {
     const a = ladder[k]!;
     const b = ladder[k + 1]!;
@@ -197,11 +198,15 @@ export function matchLevel(v: number, ladder: number[], T: number, kind: 'energy
 
 export function runYardstick(samples: YardSample[], options: YardstickOptions = {}): YardstickReport {
   const t0 = Date.now();
-  if (samples.length < 2) throw new RangeError('the yardstick needs at least 2 samples (validation + scored)');
+  if (samples.length < 2)
+    throw new RangeError('the yardstick needs at least 2 samples (validation + scored)');
   const K1 = samples[0]!.spectra.length;
   if (K1 < 2) throw new RangeError('the yardstick needs at least 2 levels per sample');
   const baselines = options.baselines ?? [...SINGLE_BASELINES];
-  const nVal = Math.min(samples.length - 1, Math.max(1, Math.round((options.validationFraction ?? 0.2) * samples.length)));
+  const nVal = Math.min(
+    samples.length - 1,
+    Math.max(1, Math.round((options.validationFraction ?? 0.2) * samples.length)),
+  );
   const prep = (s: YardSample): PreprocessResult => preprocessStack(s.spectra, options.preprocess ?? {});
 
   // Tune on the validation samples: against the truth where there is one, else the held-out level K.
@@ -211,7 +216,11 @@ export function runYardstick(samples: YardSample[], options: YardstickOptions = 
     const pre = prep(s);
     const ctx = truthContexts(s, pre)?.[0] ?? heldOutContexts(s, pre)[0]!;
     valInputs.push({ x: pre.spectra[0]!, sigma: pre.sigmas[0]! });
-    valScore.push((y) => (ctx.refSigma !== undefined ? energySnrCorrected(y, ctx.truth, ctx.refSigma) : energySnrCorrected(y, ctx.truth, 0)));
+    valScore.push((y) =>
+      ctx.refSigma !== undefined
+        ? energySnrCorrected(y, ctx.truth, ctx.refSigma)
+        : energySnrCorrected(y, ctx.truth, 0),
+    );
   }
   const tuned = tuneBaselines(valInputs, (y, i) => valScore[i]!(y), baselines);
 
@@ -224,7 +233,13 @@ export function runYardstick(samples: YardSample[], options: YardstickOptions = 
     ...(options.methods ?? []),
     ...(options.fusion === false
       ? []
-      : [{ name: 'fusion (all levels)', stack: true, run: (pre: PreprocessResult) => inverseVarianceFusion(pre.spectra, pre.sigmas) }]),
+      : [
+          {
+            name: 'fusion (all levels)',
+            stack: true,
+            run: (pre: PreprocessResult) => inverseVarianceFusion(pre.spectra, pre.sigmas),
+          },
+        ]),
   ];
   const kinds = ['truth', 'held-out level K'] as const;
   const ladders: Record<string, Metrics[][]> = { truth: [], 'held-out level K': [] };

@@ -56,7 +56,8 @@ export const ABLATIONS: Record<string, Ablation> = {
       }),
   },
   'no-stage-B': {
-    description: 'stage A only, for the epochs of both stages (no stage-B consistency, T constraint or curriculum)',
+    description:
+      'stage A only, for the epochs of both stages (no stage-B consistency, T constraint or curriculum)',
     apply: (cfg) => {
       cfg.stageA.epochs += cfg.stageB.epochs;
       cfg.stageB.epochs = 0;

@@ -64,7 +64,11 @@ export function prepareSamples(ds: Dataset, indices: number[], cfg: DataConfig):
 }
 
 /** Runs the seed's preprocessing on each record and builds its targets and masks. */
-export function prepareRecords(records: StackRecord[], cfg: DataConfig, indices?: number[]): PreparedSample[] {
+export function prepareRecords(
+  records: StackRecord[],
+  cfg: DataConfig,
+  indices?: number[],
+): PreparedSample[] {
   const options = preprocessOptions(cfg);
   return records.map((record, n) => {
     const pre = preprocessStack(record.spectra, options);
@@ -125,7 +129,8 @@ function masks(
 ): { peak: Float32Array; base: Float32Array } {
   if (kind === 'estimate')
     return { peak: Float32Array.from(estimate.peak), base: Float32Array.from(estimate.baseline) };
-  if (!truthPeak || truthPeak.length === 0) throw new Error('data.peakMask "truth": the data set has no true peak mask');
+  if (!truthPeak || truthPeak.length === 0)
+    throw new Error('data.peakMask "truth": the data set has no true peak mask');
   return {
     peak: Float32Array.from(truthPeak),
     base: Float32Array.from(
@@ -182,7 +187,9 @@ export function makeBatch(
     levels.forEach((k, g) => x.set(s.levels[k]!.subarray(from, to), (b * G + g) * length));
     target.set(s.target.subarray(from, to), b * length);
     if (others)
-      levels.slice(1).forEach((k, g) => others.set(s.targets[k]!.subarray(from, to), (b * (G - 1) + g) * length));
+      levels
+        .slice(1)
+        .forEach((k, g) => others.set(s.targets[k]!.subarray(from, to), (b * (G - 1) + g) * length));
     peak.set(s.peak.subarray(from, to), b * length);
     base.set(s.base.subarray(from, to), b * length);
   });

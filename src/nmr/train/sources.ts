@@ -63,7 +63,8 @@ export function experimentRecords(spec: ExperimentsSpec): StackRecord[] {
 
 /** A source path: a data set folder (manifest.json) or an experiments JSON file. */
 export function sourceRecords(path: string, maxSamples?: number): StackRecord[] {
-  if (!existsSync(path)) throw new Error(`${path}: does not exist (a data set folder or an experiments .json)`);
+  if (!existsSync(path))
+    throw new Error(`${path}: does not exist (a data set folder or an experiments .json)`);
   const records = statSync(path).isDirectory()
     ? datasetRecords(path, maxSamples)
     : experimentRecords(readExperimentsFile(path));

@@ -194,7 +194,9 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
   const minLength = Math.min(...lengths);
   const crop = cfg.data.crop === 0 || cfg.data.crop >= minLength ? minLength : cfg.data.crop;
   if (cfg.data.crop === 0 && Math.max(...lengths) !== minLength)
-    log(`data.crop 0: the samples differ in length (${minLength}..${Math.max(...lengths)} points); training windows of ${minLength}`);
+    log(
+      `data.crop 0: the samples differ in length (${minLength}..${Math.max(...lengths)} points); training windows of ${minLength}`,
+    );
   const domain = trainingDomain(parts.train, trainSet, processingOf(cfg.data.train));
   log(
     `data: ${trainSet.length} training / ${valSet.length} validation samples, K+1 = ${K + 1} levels, ${minLength === Math.max(...lengths) ? minLength : `${minLength}..${Math.max(...lengths)}`} points ` +
