@@ -44,7 +44,8 @@ options:
 FIDs are processed like the model's training experiments (size, line broadening, phase) when the
 model records them. Each input's relative noise and ppm range are compared with the training
 data's: outside them a warning is printed, far outside (noise ${NOISE_FAR}x beyond the training range,
-or less than half of the ppm range covered) the input is refused unless --force is given.
+or no line 5 sigma above the noise, or less than half of the ppm range covered) the input is
+refused unless --force is given.
   -h, --help            this text`;
 
 interface Item {

@@ -27,7 +27,7 @@ options:
       --model [NAME=]FILE a checkpoint from 'tailor nmr train' (repeatable)
       --baselines LIST    comma list of ${SINGLE_BASELINES.join(', ')} (default all)
       --no-fusion         leave out the fusion of all levels
-      --validation F      fraction of samples that tunes the baselines (default 0.2)
+      --validation F      fraction of samples that tunes the baselines (default 0.2; 0 = defaults)
       --max-samples N     use only the first N samples of each --data
       --ratio T           T of the time factor (default: the data set's, else the noise estimate)
       --json FILE         also write the report as JSON
@@ -69,9 +69,9 @@ export async function run(argv: string[]): Promise<number> {
     return n;
   };
   const maxSamples = positive(values['max-samples'], 'max-samples', true);
-  const validation = positive(values.validation, 'validation', false);
-  if (validation !== undefined && validation >= 1)
-    throw new CliError('--validation: expected a fraction in (0, 1)');
+  const validation = values.validation === undefined ? undefined : Number(values.validation);
+  if (validation !== undefined && !(validation >= 0 && validation < 1))
+    throw new CliError(`--validation: expected a fraction in [0, 1), got '${values.validation}'`);
   let ratio = positive(values.ratio, 'ratio', false);
   const baselines = (values.baselines?.split(',').map((s) => s.trim()) ?? [
     ...SINGLE_BASELINES,
@@ -79,7 +79,7 @@ export async function run(argv: string[]): Promise<number> {
   for (const b of baselines)
     if (!SINGLE_BASELINES.includes(b))
       throw new CliError(`--baselines: unknown '${b}'; choose from ${SINGLE_BASELINES.join(', ')}`);
-  let samples: YardSample[] = [];
+  const samples: YardSample[] = [];
   try {
     for (const dir of values.data ?? []) {
       const d = datasetYardSamples(dir, maxSamples);
@@ -101,7 +101,6 @@ export async function run(argv: string[]): Promise<number> {
   const K1 = samples[0]!.spectra.length;
   const bad = samples.find((s) => s.spectra.length !== K1);
   if (bad) throw new CliError(`${bad.name}: ${bad.spectra.length} levels, ${samples[0]!.name} has ${K1}`);
-  samples = samples.filter(Boolean);
   const methods: YardMethod[] = [];
   const disposers: (() => void)[] = [];
   if (values.model?.length) {

@@ -198,15 +198,17 @@ export function matchLevel(v: number, ladder: number[], T: number, kind: 'energy
 
 export function runYardstick(samples: YardSample[], options: YardstickOptions = {}): YardstickReport {
   const t0 = Date.now();
-  if (samples.length < 2)
-    throw new RangeError('the yardstick needs at least 2 samples (validation + scored)');
+  const fraction = options.validationFraction ?? 0.2;
+  // With a fraction of 0 nothing is tuned (the baselines keep their defaults) and all samples count.
+  const nVal =
+    fraction <= 0 ? 0 : Math.min(samples.length - 1, Math.max(1, Math.round(fraction * samples.length)));
+  if (samples.length - nVal < 1 || samples.length === 0)
+    throw new RangeError(
+      'the yardstick needs at least 2 samples (one tunes the baselines), or a validation fraction of 0',
+    );
   const K1 = samples[0]!.spectra.length;
   if (K1 < 2) throw new RangeError('the yardstick needs at least 2 levels per sample');
   const baselines = options.baselines ?? [...SINGLE_BASELINES];
-  const nVal = Math.min(
-    samples.length - 1,
-    Math.max(1, Math.round((options.validationFraction ?? 0.2) * samples.length)),
-  );
   const prep = (s: YardSample): PreprocessResult => preprocessStack(s.spectra, options.preprocess ?? {});
 
   // Tune on the validation samples: against the truth where there is one, else the held-out level K.

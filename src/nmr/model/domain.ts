@@ -74,6 +74,12 @@ export interface DomainCheck {
 /** Factor beyond the training range (in relative noise) that counts as outside, and as far outside. */
 export const NOISE_OUTSIDE = 2;
 export const NOISE_FAR = 8;
+/**
+ * Relative noise above which no line stands clearly above the noise (largest value < 5 sigma):
+ * a pure-noise input's maximum is itself a few sigma, so the ratio to the training range
+ * saturates on the noisy side and cannot flag such inputs by itself.
+ */
+export const NO_SIGNAL = 0.2;
 
 export function checkDomain(
   domain: TrainingDomain,
@@ -89,7 +95,12 @@ export function checkDomain(
   if (Number.isFinite(rel) && Number.isFinite(min)) {
     const factor = rel < min ? min / rel : rel > max ? rel / max : 1;
     const side = rel < min ? 'cleaner' : 'noisier';
-    if (factor > NOISE_FAR) {
+    if (rel > NO_SIGNAL && rel > max) {
+      worse('far');
+      messages.push(
+        `estimated noise ${rel.toExponential(2)} of the maximum: no line stands 5 sigma above the noise (training inputs ${min.toExponential(2)}..${max.toExponential(2)})`,
+      );
+    } else if (factor > NOISE_FAR) {
       worse('far');
       messages.push(
         `estimated noise ${rel.toExponential(2)} of the maximum is ${factor.toFixed(1)}x ${side} than any training input (${min.toExponential(2)}..${max.toExponential(2)})`,
