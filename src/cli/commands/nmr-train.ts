@@ -146,7 +146,11 @@ export async function run(argv: string[]): Promise<number> {
     const last = result.history[result.history.length - 1];
     console.log(
       `done: ${result.epochs} epochs, ${result.parameters.toLocaleString('en-US')} parameters` +
-        (last ? `, final validation energy SNR ${last.val.energySnrDb.toFixed(2)} dB` : '') +
+        (last && Number.isFinite(last.val.energySnrDb)
+          ? `, final validation energy SNR ${last.val.energySnrDb.toFixed(2)} dB`
+          : last && Number.isFinite(last.val.rec)
+            ? `, final validation loss ${last.val.rec.toPrecision(4)} (against the pseudo ground truth)`
+            : '') +
         `; checkpoints ${result.lastCheckpoint}, ${result.bestCheckpoint}`,
     );
     return 0;
