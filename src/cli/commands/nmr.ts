@@ -28,8 +28,12 @@ subcommands:
              real high-SNR FIDs with noise added in the time domain)
   evaluate   run the classical baselines (and a trained model with --model CHECKPOINT) on a
              data set and print the metrics table (alias: baseline)
-  train      train the residual 1D U-Net: tailor nmr train -c CONFIG [-r CHECKPOINT]
-  denoise    denoise spectra: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR
+  train      train the residual 1D U-Net on your own multi-SNR measurements
+             (tailor nmr train --experiments a,b,c [--experiments ...]) or on a simulated data set
+             (tailor nmr train -c CONFIG [-r CHECKPOINT])
+  denoise    denoise one new scan: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR
+  yardstick  score denoised single scans of held-out samples against the truth and a held-out
+             high-SNR measurement: the raw level each matches and the measurement time saved
   ablate     train and score the variants of the plan's section 8: tailor nmr ablate -c CONFIG
   process    read a Bruker folder / JCAMP-DX / NMRPipe / CSV file and write the processed
              real spectrum as CSV (ppm, intensity)

@@ -237,7 +237,7 @@ export function runYardstick(samples: YardSample[], options: YardstickOptions = 
       ? []
       : [
           {
-            name: 'fusion (all levels)',
+            name: 'fusion',
             stack: true,
             run: (pre: PreprocessResult) => inverseVarianceFusion(pre.spectra, pre.sigmas),
           },
