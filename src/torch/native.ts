@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { checkOpSchemasAtStartup } from './schema-check.js';
+import { checkOpSchemasAtStartup, setSchemaSource } from './schema-check.js';
 
 export interface BuildInfo {
   torchVersion: string;
@@ -176,6 +176,7 @@ function load(): NativeAddon {
 }
 
 export const native: NativeAddon = load();
+setSchemaSource(native);
 checkOpSchemasAtStartup();
 
 export function engineInfo(): { torchVersion: string; threads: number } {

@@ -2,8 +2,28 @@
 // were generated from lay them out. Under another libtorch an argument may have moved or changed
 // type; calling through the old layout would then be a wrong call. This module compares every
 // wrapped operator's expected schema with the running libtorch's and names each difference.
-import { native } from './native.js';
+// It does not import the addon (native.ts runs the start-up check while loading it): native.ts
+// hands the addon over with setSchemaSource.
 import { EXPECTED_SCHEMAS, GENERATED_WITH } from './generated/schemas.js';
+
+/** The part of the addon the check needs. */
+export interface SchemaSource {
+  torchVersion: string;
+  resolve(name: string, overload: string, boxedOnly?: boolean): number;
+  schema(op: number): string;
+}
+
+let source: SchemaSource | undefined;
+
+export function setSchemaSource(addon: SchemaSource): void {
+  source = addon;
+}
+
+function addon(): SchemaSource {
+  if (!source)
+    throw new Error('schema check: the libtorch addon is not loaded (import the torch library first)');
+  return source;
+}
 
 export interface SchemaArg {
   name: string;
@@ -141,7 +161,7 @@ export function checkOpSchemas(expected: Readonly<Record<string, string>> = EXPE
     const [name, overload = ''] = op.split('.');
     let actual: string | null = null;
     try {
-      actual = native.schema(native.resolve(`aten::${name}`, overload, true));
+      actual = addon().schema(addon().resolve(`aten::${name}`, overload, true));
     } catch {
       mismatches.push({
         op,
@@ -160,7 +180,7 @@ export function checkOpSchemas(expected: Readonly<Record<string, string>> = EXPE
 /** Throws OpSchemaMismatchError naming every wrapped operator whose call layout changed. */
 export function assertOpSchemas(expected?: Readonly<Record<string, string>>): number {
   const { checked, mismatches } = checkOpSchemas(expected);
-  if (mismatches.length > 0) throw new OpSchemaMismatchError(mismatches, native.torchVersion);
+  if (mismatches.length > 0) throw new OpSchemaMismatchError(mismatches, addon().torchVersion);
   return checked;
 }
 
@@ -171,6 +191,6 @@ export function assertOpSchemas(expected?: Readonly<Record<string, string>>): nu
 export function checkOpSchemasAtStartup(): void {
   const flag = process.env.TAILOR_SCHEMA_CHECK;
   if (flag === '0') return;
-  if (flag !== '1' && native.torchVersion === GENERATED_WITH) return;
+  if (flag !== '1' && addon().torchVersion === GENERATED_WITH) return;
   assertOpSchemas();
 }
