@@ -29,6 +29,14 @@ const commands: Record<string, CommandEntry> = {
     summary: 'compare long-tail runs over the eleven test distributions',
     load: () => import('./commands/compare.js'),
   },
+  launch: {
+    summary: 'start the ranks of a data-parallel job: launch --nproc-per-node N -- train ...',
+    load: () => import('./commands/launch.js'),
+  },
+  'dist-check': {
+    summary: 'check a data-parallel job: ranks answer, collectives are right, allreduce speed',
+    load: () => import('./commands/dist-check.js'),
+  },
   version: { summary: 'print the version and the engine build', load: () => import('./commands/version.js') },
   data: {
     summary: 'long-tailed data sets: per-class counts, shot groups, test-set sizes',
