@@ -101,17 +101,30 @@ function askPython(python) {
   return JSON.parse(out.trim().split('\n').pop());
 }
 
-// CUDA and NCCL headers of a wheel install come from the nvidia-* wheels beside torch.
+// CUDA and NCCL headers of a wheel install come from the nvidia-* wheels beside torch (CUDA 12
+// wheels: nvidia/<pkg>/include; CUDA 13: nvidia/cu13/include); else from CUDA_HOME.
 function findNvidiaInclude(sitePackages, pkg, header) {
-  if (!sitePackages) return null;
-  const dir = join(sitePackages, 'nvidia', pkg, 'include');
-  return existsSync(join(dir, header)) ? dir : null;
+  const candidates = [];
+  if (sitePackages && existsSync(join(sitePackages, 'nvidia'))) {
+    candidates.push(join(sitePackages, 'nvidia', pkg, 'include'));
+    for (const d of readdirSync(join(sitePackages, 'nvidia')))
+      candidates.push(join(sitePackages, 'nvidia', d, 'include'));
+  }
+  candidates.push(join(process.env.CUDA_HOME ?? '/usr/local/cuda', 'include'));
+  return candidates.find((dir) => existsSync(join(dir, header))) ?? null;
 }
 
 // Gloo headers: the libtorch's own when it ships them; otherwise Debian's libgloo-dev, exposed
 // through a directory holding only `gloo` so that /usr/include (and its torch headers) stays out.
 function glooInclude(includeDir) {
   if (existsSync(join(includeDir, 'gloo/algorithm.h'))) return { dir: null };
+  // TAILOR_GLOO_INCLUDE: a directory holding gloo/ (headers of the libtorch's Gloo version).
+  const given = process.env.TAILOR_GLOO_INCLUDE;
+  if (given) {
+    if (!existsSync(join(given, 'gloo/algorithm.h')))
+      throw new LibtorchSelectionError(`TAILOR_GLOO_INCLUDE=${given} holds no gloo/algorithm.h`);
+    return { dir: given };
+  }
   if (!existsSync('/usr/include/gloo/algorithm.h')) return null;
   const shim = join(here, 'build-deps/gloo-include');
   if (!existsSync(join(shim, 'gloo'))) {
@@ -261,6 +274,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       defines: () => r.defines.join(' '),
       cxx_std: () => `-std=${r.cxxStd}`,
       libraries: () => r.libraries.join(' '),
+      // For a compiler command line without node-gyp (scripts/gpu-check.sh).
+      cflags: () =>
+        [`-std=${r.cxxStd}`, ...r.defines.map((d) => `-D${d}`), ...r.includeDirs.map((d) => `-I${d}`)].join(
+          ' ',
+        ),
     };
     if (!fields[field]) throw new LibtorchSelectionError(`unknown field ${field}`);
     process.stdout.write(`${fields[field]()}\n`);
