@@ -10,6 +10,7 @@ export default tseslint.config(
       'web/vendor/**',
       'runs/**',
       '.tmp/**',
+      '.gpu/**',
       'src/torch/generated/**',
     ],
   },

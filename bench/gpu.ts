@@ -84,7 +84,8 @@ function golden(): Record<string, number | boolean> {
     saveCheckpoint(join(dir, 'dev'), { weights: onDevice.weights });
     const back = loadCheckpoint(join(dir, 'dev'), { mapLocation: 'cpu' });
     const k = Object.keys(back.weights)[0]!;
-    result.checkpoint_round_trip = maxDiff(back.weights[k]!.toFloat32Array(), cpuModel.stateDict()[k]!.toFloat32Array()) === 0;
+    result.checkpoint_round_trip =
+      maxDiff(back.weights[k]!.toFloat32Array(), cpuModel.stateDict()[k]!.toFloat32Array()) === 0;
     torch.dispose([onDevice.weights, back.weights]);
     // The device generator's state in a checkpoint resumes the same stream.
     torch.manualSeed(7);
