@@ -80,7 +80,11 @@ run_json() { # name, seconds, command...: the command's last output line, or an 
   if timeout "$secs" "$@" > "$log/$name.out" 2> "$log/$name.err"; then
     tail -n 1 "$log/$name.out"
   else
-    printf '{"error":%s}' "$("$NODE" -e 'console.log(JSON.stringify(require("fs").readFileSync(process.argv[1],"utf8").trim().split("\n").slice(-4).join(" | ")))' "$log/$name.err")"
+    # The first lines naming an error (not the stack frames under them).
+    printf '{"error":%s}' "$("$NODE" -e '
+      const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter((l) => l.trim() && !/^\s+at /.test(l));
+      const named = lines.filter((l) => /error|Error|failed/.test(l));
+      console.log(JSON.stringify((named.length ? named : lines).slice(0, 3).join(" | ").slice(0, 800)));' "$log/$name.err")"
   fi
 }
 

@@ -87,3 +87,17 @@ test('launch refuses bad options with a named error', () => {
   const none = spawnSync(tailor, ['launch', '--nproc-per-node', '2'], { encoding: 'utf8' });
   assert.match(none.stderr, /launch: give the command to run after --/);
 });
+
+test('a rank whose peers never arrive fails with RankFailureError at the deadline', { skip: !gloo }, () => {
+  const r = spawnSync(tailor, ['dist-check'], {
+    encoding: 'utf8',
+    timeout: 60000,
+    env: { ...process.env, RANK: '0', WORLD_SIZE: '2', MASTER_PORT: port(), TAILOR_DIST_TIMEOUT: '2' },
+  });
+  assert.equal(r.status, 3, r.stderr);
+  assert.match(
+    r.stderr,
+    /^tailor: RankFailureError: rank 0 of 2 could not join the job at 127\.0\.0\.1:\d+ within 2 s/,
+  );
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+});
