@@ -1,8 +1,18 @@
 // The JSON form of a fitted Gaussian mixture (what `tailor gmm fit --out` writes and
 // `tailor gmm predict --model` reads): parameters in scikit-learn's shapes plus the fit summary.
+import { readFileSync } from 'node:fs';
 import { GaussianMixture } from './gaussian.js';
 import { COVARIANCE_TYPES, type CovarianceType } from './gaussianParams.js';
+import { readMatrixCsv, type CsvMatrix } from './gaussianCsv.js';
 import type { DenseMatrix } from './linalg.js';
+
+/** A model file that cannot be used (unreadable, not a model, or not fitting the data given). */
+export class GaussianModelError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GaussianModelError';
+  }
+}
 
 export const GMM_MODEL_FORMAT = 'tailor-gmm';
 
@@ -72,7 +82,7 @@ export function gaussianModelFromJson(
   source: string,
 ): { model: GaussianMixture; columns?: string[] } {
   const fail = (what: string): never => {
-    throw new Error(`${source}: ${what} (expected a model written by 'tailor gmm fit --out')`);
+    throw new GaussianModelError(`${source}: ${what} (expected a model written by 'tailor gmm fit --out')`);
   };
   if (typeof value !== 'object' || value === null) fail('not a JSON object');
   const m = value as Partial<GaussianModelJson>;
@@ -109,4 +119,55 @@ export function gaussianModelFromJson(
   model.lowerBound = m.lowerBound ?? NaN;
   model.trace = m.trace ?? [];
   return { model, columns: m.columns };
+}
+
+/** Reads a model written by `tailor gmm fit --out`; every failure is a GaussianModelError naming the file. */
+export function readGaussianModel(file: string): { model: GaussianMixture; columns?: string[] } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new GaussianModelError(`cannot read model ${file}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new GaussianModelError(`${file}: not valid JSON (${(error as Error).message})`);
+  }
+  return gaussianModelFromJson(value, file);
+}
+
+/**
+ * Reads the data a fitted model is to be applied to. Given `columns`, those; otherwise the
+ * model's own columns by name when the file has them all, else every column in order (with a
+ * note saying so when the count matches but the names do not). The column count must match the
+ * model's (GaussianModelError otherwise).
+ */
+export function readDataForModel(
+  file: string,
+  model: GaussianMixture,
+  modelColumns: readonly string[] | undefined,
+  columns?: readonly string[],
+): { x: CsvMatrix; note?: string } {
+  let x: CsvMatrix;
+  let note: string | undefined;
+  if (columns) {
+    x = readMatrixCsv(file, columns);
+  } else {
+    const all = readMatrixCsv(file);
+    const byName = modelColumns !== undefined && modelColumns.every((c) => all.columns.includes(c));
+    x = byName ? readMatrixCsv(file, modelColumns) : all;
+    if (modelColumns && !byName && all.cols === modelColumns.length) {
+      note = `${all.file} lacks the model's columns (${modelColumns.join(', ')}); using its columns in order`;
+    }
+  }
+  if (x.cols !== model.nFeatures) {
+    throw new GaussianModelError(
+      `${x.file} has ${x.cols} columns (${x.columns.join(', ')}) but the model was fitted on ${model.nFeatures}` +
+        (modelColumns ? ` (${modelColumns.join(', ')})` : '') +
+        '; pick them with --columns',
+    );
+  }
+  return { x, note };
 }
