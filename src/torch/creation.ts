@@ -23,7 +23,13 @@ function inferShape(data: NestedNumbers): number[] {
  */
 export function tensor(
   data: NestedNumbers | NumericArray,
-  options: { shape?: number[]; dtype?: DType; requiresGrad?: boolean; device?: Device } = {},
+  options: {
+    shape?: number[];
+    dtype?: DType;
+    requiresGrad?: boolean;
+    device?: Device;
+    pinned?: boolean;
+  } = {},
 ): Tensor {
   let array: NumericArray;
   let shape: number[];
@@ -72,7 +78,11 @@ export function tensor(
   }
   const device = creationDevice(options.device);
   if (device !== undefined) {
-    const moved = t.toDevice(device);
+    // Host data reach a GPU through page-locked memory with a non-blocking copy (as a
+    // pin_memory DataLoader does), so the copy overlaps the work already queued.
+    const pinned = options.pinned === false ? t : t.pinMemory();
+    const moved = pinned.toDevice(device, { nonBlocking: pinned !== t });
+    if (pinned !== t) pinned.dispose();
     t.dispose();
     t = moved;
   }

@@ -198,21 +198,3 @@ test('GradScaler: skips the step on inf gradients and halves the scale; unscales
   assert.equal(other.scale, 8);
   p.dispose();
 });
-
-test('batchToDevice on the CPU gives the batch tensors there (pinned copies only on a GPU)', () => {
-  torch.tidy(() => {
-    const batch = {
-      indices: new Int32Array([0, 1]),
-      fields: {
-        x: { data: new Float32Array([1, 2, 3, 4]), shape: [2, 2] },
-        y: { data: new Int32Array([1, 0]), shape: [2] },
-      },
-    };
-    const t = torch.data.batchToDevice(batch, 'cpu');
-    assert.equal(t.x!.device, 'cpu');
-    assert.deepEqual([...t.x!.toFloat32Array()], [1, 2, 3, 4]);
-    assert.equal(t.y!.dtype, 'int32');
-    if (!hasCuda)
-      assert.throws(() => torch.data.batchToDevice(batch as never, 'cuda'), torch.DeviceUnavailableError);
-  });
-});

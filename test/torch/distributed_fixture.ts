@@ -5,7 +5,6 @@ import { Linear } from '../../src/torch/nn/layers.js';
 import { ReLU, Sequential } from '../../src/torch/nn/activation.js';
 import { crossEntropy } from '../../src/torch/nn/functional.js';
 import { SGD } from '../../src/torch/optim/sgd.js';
-import { SequentialSampler } from '../../src/torch/data/sampler.js';
 
 const { ProcessGroup, DistributedDataParallel, DistributedSampler, RankFailureError } = torch.distributed;
 
@@ -66,7 +65,10 @@ function main(): void {
       const model = makeModel(rank === 0 ? 1 : 99);
       const ddp = new DistributedDataParallel(model, group);
       const { x, y } = makeBatch();
-      const shard = new DistributedSampler(new SequentialSampler(8), { rank, worldSize: 2 }).indices(0);
+      const shard = new DistributedSampler(
+        { length: 8, indices: () => Int32Array.from({ length: 8 }, (_, i) => i) },
+        { rank, worldSize: 2 },
+      ).indices(0);
       const idx = torch.tensor(BigInt64Array.from(shard, (i) => BigInt(i)));
       const xs = x.indexSelect(0, idx);
       const ys = y.indexSelect(0, idx);

@@ -1,4 +1,4 @@
 // Datasets, seeded samplers and the DataLoader.
 export * from './dataset.js';
 export * from './sampler.js';
-export { DataLoader, batchToTensors, batchToDevice, type DataLoaderOptions, type WorkerDataset } from './loader.js';
+export { DataLoader, batchToTensors, type DataLoaderOptions, type WorkerDataset } from './loader.js';

@@ -4,8 +4,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Tensor } from '../tensor.js';
 import { tensor } from '../creation.js';
-import { dispose, tidy } from '../scope.js';
-import { checkDevice, type Device } from '../device.js';
+import { dispose } from '../scope.js';
 import type { DType } from '../dtype.js';
 import { loadBatch, mixSeed, type AnyDataset, type HostBatch } from './dataset.js';
 import { RandomSampler, SequentialSampler, batchIndices, type Sampler } from './sampler.js';
@@ -135,41 +134,6 @@ export function batchToTensors(batch: HostBatch, dtypes: Record<string, DType> =
     throw error;
   }
   return out;
-}
-
-/**
- * A host batch on `device`: on a GPU the data go through page-locked (pinned) host memory and are
- * copied without blocking, so the copy overlaps the work already queued; on the CPU this is
- * batchToTensors.
- */
-export function batchToDevice(
-  batch: HostBatch,
-  device: Device,
-  dtypes: Record<string, DType> = {},
-): Record<string, Tensor> {
-  const target = checkDevice(device);
-  if (target === 'cpu') {
-    const out: Record<string, Tensor> = {};
-    try {
-      for (const [key, { data, shape }] of Object.entries(batch.fields)) {
-        const dtype = dtypes[key];
-        out[key] = tensor(data, { shape, device: 'cpu', ...(dtype ? { dtype } : {}) });
-      }
-    } catch (error) {
-      dispose(out);
-      throw error;
-    }
-    return out;
-  }
-  return tidy(() => {
-    const out: Record<string, Tensor> = {};
-    for (const [key, { data, shape }] of Object.entries(batch.fields)) {
-      const dtype = dtypes[key];
-      const host = tensor(data, { shape, device: 'cpu', ...(dtype ? { dtype } : {}) }).pinMemory();
-      out[key] = host.toDevice(target, { nonBlocking: true });
-    }
-    return out;
-  });
 }
 
 interface PoolWorker {

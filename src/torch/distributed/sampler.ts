@@ -2,7 +2,12 @@
 // wrapped sampler, seeded identically on all ranks) and takes its own disjoint shard of it:
 // positions rank, rank + W, rank + 2W, ... The order is padded by wrapping around so every rank
 // gets the same number of samples (or truncated with dropLast), as torch's DistributedSampler.
-import type { Sampler } from '../data/sampler.js';
+
+/** An epoch order of dataset indices, the same on every rank for the same epoch. */
+export interface Sampler {
+  readonly length: number;
+  indices(epoch: number): Int32Array;
+}
 
 export interface DistributedSamplerOptions {
   rank: number;
