@@ -125,6 +125,7 @@ test('two processes over Gloo: broadcast, allreduce, allgather, barrier', { skip
     assert.equal(out.max, 1);
     assert.deepEqual(out.allgather, [0, 5]);
     assert.equal(out.barrier, true);
+    assert.deepEqual(out.buffers, [[6, 6, 6], [5, 5, 5], [5]]);
   }
 });
 

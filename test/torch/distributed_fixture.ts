@@ -1,7 +1,7 @@
 // One rank of the two-process c10d tests (test/torch/distributed.test.ts starts two of these with
 // the torchrun variables set). Prints one JSON line of results; a RankFailureError exits 3.
 import * as torch from '../../src/torch/index.js';
-import { Linear } from '../../src/torch/nn/layers.js';
+import { BatchNorm1d, Linear } from '../../src/torch/nn/layers.js';
 import { ReLU, Sequential } from '../../src/torch/nn/activation.js';
 import { crossEntropy } from '../../src/torch/nn/functional.js';
 import { SGD } from '../../src/torch/optim/sgd.js';
@@ -60,6 +60,15 @@ function main(): void {
         group.barrier();
         out.barrier = true;
       });
+      // Buffers (running statistics) follow rank 0's before each forward, as DDP's broadcast_buffers.
+      const bn = new BatchNorm1d(3);
+      torch.noGrad(() => {
+        for (const b of bn.buffers()) b.fill_(rank === 0 ? 5 : -2);
+      });
+      const ddp = new DistributedDataParallel(bn, group);
+      torch.noGrad(() => bn.buffers()[0]!.fill_(rank === 0 ? 6 : -3));
+      ddp.syncBuffers();
+      out.buffers = bn.buffers().map((b) => [...b.toFloat64Array()]);
     } else if (mode === 'ddp') {
       // Different initial weights per rank: the wrapper must broadcast rank 0's.
       const model = makeModel(rank === 0 ? 1 : 99);

@@ -62,7 +62,10 @@ export interface DDPOptions {
   broadcastBuffers?: boolean;
 }
 
-export class DistributedDataParallel<M extends Module> {
+/** What DDP synchronises: a Module, or any owner of trainable parameters and buffers. */
+export type Replica = Pick<Module, 'parameters' | 'buffers'>;
+
+export class DistributedDataParallel<M extends Replica> {
   readonly buckets: Tensor[][];
   private readonly params: Tensor[];
   private readonly broadcastBuffers: boolean;
@@ -89,11 +92,30 @@ export class DistributedDataParallel<M extends Module> {
     });
   }
 
-  /** Call before the forward pass: rank 0's buffers (running statistics) everywhere. */
+  /**
+   * Call before the forward pass: rank 0's buffers (running statistics) everywhere, in one
+   * flattened broadcast per dtype (DDP coalesces them the same way).
+   */
   syncBuffers(): void {
     if (!this.broadcastBuffers || this.group.worldSize === 1) return;
+    const byType = new Map<string, Tensor[]>();
+    for (const b of this.module.buffers()) {
+      const key = `${b.dtype}@${b.device}`;
+      if (!byType.has(key)) byType.set(key, []);
+      byType.get(key)!.push(b);
+    }
     noGrad(() => {
-      for (const b of this.module.buffers()) this.group.broadcast(b, 0);
+      for (const buffers of byType.values()) {
+        tidy(() => {
+          const flat = cat(buffers.map((b) => b.reshape(-1)));
+          this.group.broadcast(flat, 0);
+          let offset = 0;
+          for (const b of buffers) {
+            b.copy_(flat.narrow(0, offset, b.numel).view(...b.shape));
+            offset += b.numel;
+          }
+        });
+      }
     });
   }
 
