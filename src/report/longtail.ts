@@ -4,8 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../torch/fs.js';
-import type { LongtailResults } from '../longtail/results.js';
-import type { EpochRecord } from '../longtail/trainer.js';
+import type { EpochRecord, LongtailResults } from '../longtail/index.js';
 import { chartDiv, escapeHtml, note, num, pct, renderPage, section, table } from './html.js';
 import { parseControllability, controllabilitySection, liveOnlySection } from './controllability.js';
 import type { ChartSpec, ReportPage } from './types.js';
@@ -14,7 +13,7 @@ import { DISTRIBUTION_ORDER, distributionLines, orderedDistributions } from './d
 
 export { DISTRIBUTION_ORDER };
 
-/** many: more than 100 training images; few: fewer than 20 (as src/longtail/metrics.ts). */
+/** many: more than 100 training images; few: fewer than 20 (as src/longtail/core/metrics.ts). */
 function shotGroupOf(count: number): 'many' | 'medium' | 'few' {
   return count > 100 ? 'many' : count < 20 ? 'few' : 'medium';
 }
