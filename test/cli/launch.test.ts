@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers.js';
 import { native } from '../../src/torch/native.js';
@@ -101,3 +103,47 @@ test('a rank whose peers never arrive fails with RankFailureError at the deadlin
   );
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
 });
+
+test(
+  'launch -- train: two ranks train one run; rank 0 alone writes results.json with world_size 2',
+  { skip: !gloo },
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tailor-launch-train-'));
+    const run = join(dir, 'run');
+    try {
+      const r = spawnSync(
+        tailor,
+        [
+          'launch',
+          '--nproc-per-node',
+          '2',
+          '--master-port',
+          port(),
+          '--',
+          'train',
+          '-c',
+          'configs/fmnist_lt_ir100_sade.json',
+          '--epochs',
+          '1',
+          '--train-max-per-class',
+          '12',
+          '--test-per-class',
+          '4',
+          '--quiet',
+          '--out',
+          run,
+        ],
+        { encoding: 'utf8', cwd: repoRoot, timeout: 120000 },
+      );
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout.match(/^results: /gm)?.length, 1, 'one results line: rank 0 only');
+      assert.match(r.stderr, /data-parallel: 2 ranks x batch 64 = effective batch 128/);
+      const results = JSON.parse(readFileSync(join(run, 'results.json'), 'utf8')) as Record<string, unknown>;
+      assert.equal(results.world_size, 2);
+      assert.equal(results.effective_batch, 128);
+      assert.equal(readFileSync(join(run, 'metrics.jsonl'), 'utf8').trim().split('\n').length, 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
