@@ -98,3 +98,26 @@ test('nmr train / nmr denoise: --device and the config device, with named errors
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test(
+  'test / test-all / test-time-train / train: --device cuda without CUDA is the named error',
+  { skip: hasCuda },
+  () => {
+    for (const args of [
+      ['test', '-r', '/nonexistent', '--device', 'cuda'],
+      ['test-all', '-r', '/nonexistent', '--device', 'cuda'],
+      ['test-time-train', '-c', 'x', '-r', 'y', '--device', 'cuda:0'],
+      ['train', '-c', 'configs/fmnist_lt_ir100_sade.json', '--device', 'cuda', '--epochs', '1'],
+    ]) {
+      const r = spawnSync(tailor, args, { encoding: 'utf8', cwd: repoRoot });
+      assert.equal(r.status, 2, `${args[0]}: ${r.stderr}`);
+      assert.match(r.stderr, /^tailor: DeviceUnavailableError: 'cuda(:0)?' was requested/, args[0]);
+    }
+    const amp = spawnSync(tailor, ['train', '-c', 'configs/fmnist_lt_ir100_sade.json', '--amp', 'fp16'], {
+      encoding: 'utf8',
+      cwd: repoRoot,
+    });
+    assert.equal(amp.status, 2);
+    assert.match(amp.stderr, /^tailor: AmpUnsupportedError: fp16 autocast is not supported on the CPU/);
+  },
+);
