@@ -29,6 +29,14 @@ const commands: Record<string, CommandEntry> = {
     summary: 'compare long-tail runs over the eleven test distributions',
     load: () => import('./commands/compare.js'),
   },
+  launch: {
+    summary: 'start the ranks of a data-parallel job: launch --nproc-per-node N -- train ...',
+    load: () => import('./commands/launch.js'),
+  },
+  'dist-check': {
+    summary: 'check a data-parallel job: ranks answer, collectives are right, allreduce speed',
+    load: () => import('./commands/dist-check.js'),
+  },
   version: { summary: 'print the version and the engine build', load: () => import('./commands/version.js') },
   data: {
     summary: 'long-tailed data sets: per-class counts, shot groups, test-set sizes',
@@ -111,6 +119,16 @@ export function levenshtein(a: string, b: string): number {
   return row[b.length]!;
 }
 
+/** Named errors of the engine that are the user's to fix, with their exit codes. */
+const USER_ERRORS: Record<string, number> = {
+  DeviceUnavailableError: 2,
+  AmpUnsupportedError: 2,
+  OpSchemaMismatchError: 2,
+  DistEnvError: 2,
+  DistributedUnavailableError: 2,
+  RankFailureError: 3,
+};
+
 const isEntryPoint =
   process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].split('/').pop()!);
 if (isEntryPoint) {
@@ -122,6 +140,10 @@ if (isEntryPoint) {
       if (error instanceof CliError) {
         console.error(`tailor: ${error.message}`);
         process.exitCode = error.exitCode;
+      } else if (error instanceof Error && USER_ERRORS[error.name] !== undefined) {
+        // Engine errors whose message already names the problem and the remedy.
+        console.error(`tailor: ${error.message}`);
+        process.exitCode = USER_ERRORS[error.name];
       } else {
         console.error(error);
         process.exitCode = 1;

@@ -9,6 +9,7 @@ import { dispose } from './scope.js';
 import { writeFileAtomic, writeJsonAtomic } from './fs.js';
 import { encodeSafetensors, loadSafetensors } from './safetensors.js';
 import type { RngState } from './rng.js';
+import { checkDevice, cuda, type Device } from './device.js';
 import type { OptimizerStateDict, ParamState } from './optim/optimizer.js';
 import type { SchedulerState } from './optim/lr_scheduler.js';
 
@@ -45,8 +46,15 @@ interface Sidecar {
   epoch?: number;
   step?: number;
   torchRngState?: string;
+  /** CUDA generator states by device name ('cuda:0', ...), when the run had GPUs. */
+  cudaRngStates?: Record<string, string>;
   rng?: Record<string, RngState>;
   extra?: unknown;
+}
+
+export interface LoadCheckpointOptions {
+  /** Where the tensors go (torch.load's map_location): 'cpu' (default), 'cuda', 'cuda:N'. */
+  mapLocation?: Device;
 }
 
 export interface LoadedCheckpoint {
@@ -58,6 +66,7 @@ export interface LoadedCheckpoint {
   epoch?: number;
   step?: number;
   torchRngState?: Uint8Array;
+  cudaRngStates?: Record<string, Uint8Array>;
   rng?: Record<string, RngState>;
   extra?: unknown;
 }
@@ -112,15 +121,28 @@ export function saveCheckpoint(
   if (content.scheduler) sidecar.scheduler = content.scheduler;
   if (content.epoch !== undefined) sidecar.epoch = content.epoch;
   if (content.step !== undefined) sidecar.step = content.step;
-  if (content.torchRng ?? true) sidecar.torchRngState = Buffer.from(getRngState()).toString('base64');
+  if (content.torchRng ?? true) {
+    sidecar.torchRngState = Buffer.from(getRngState()).toString('base64');
+    const states = cuda.getRngStates();
+    if (Object.keys(states).length > 0) {
+      sidecar.cudaRngStates = Object.fromEntries(
+        Object.entries(states).map(([name, st]) => [name, Buffer.from(st).toString('base64')]),
+      );
+    }
+  }
   if (content.rng) sidecar.rng = content.rng;
   if (content.extra !== undefined) sidecar.extra = content.extra;
   writeJsonAtomic(paths.sidecar, sidecar);
   return { weights: paths.weights, sidecar: paths.sidecar, ...(optimPath ? { optimizer: optimPath } : {}) };
 }
 
-/** Loads what saveCheckpoint wrote (`base` with or without `.safetensors`). The tensors are the caller's. */
-export function loadCheckpoint(base: string): LoadedCheckpoint {
+/**
+ * Loads what saveCheckpoint wrote (`base` with or without `.safetensors`), its tensors on
+ * options.mapLocation (a checkpoint written on one device resumes on another). The tensors are
+ * the caller's.
+ */
+export function loadCheckpoint(base: string, options: LoadCheckpointOptions = {}): LoadedCheckpoint {
+  const location = checkDevice(options.mapLocation ?? 'cpu');
   const paths = checkpointPaths(base);
   let sidecar: Sidecar;
   try {
@@ -186,17 +208,49 @@ export function loadCheckpoint(base: string): LoadedCheckpoint {
     dispose([loaded.weights, tensors]);
     throw error;
   }
+  if (location !== 'cpu') {
+    loaded.weights = moveAll(loaded.weights, location);
+    if (loaded.optimizer) {
+      for (const s of Object.values(loaded.optimizer.state)) Object.assign(s, moveAll(s, location));
+    }
+  }
   if (sidecar.scheduler) loaded.scheduler = sidecar.scheduler;
   if (sidecar.epoch !== undefined) loaded.epoch = sidecar.epoch;
   if (sidecar.step !== undefined) loaded.step = sidecar.step;
   if (sidecar.torchRngState)
     loaded.torchRngState = new Uint8Array(Buffer.from(sidecar.torchRngState, 'base64'));
+  if (sidecar.cudaRngStates) {
+    loaded.cudaRngStates = Object.fromEntries(
+      Object.entries(sidecar.cudaRngStates).map(([name, st]) => [
+        name,
+        new Uint8Array(Buffer.from(st, 'base64')),
+      ]),
+    );
+  }
   if (sidecar.rng) loaded.rng = sidecar.rng;
   if (sidecar.extra !== undefined) loaded.extra = sidecar.extra;
   return loaded;
 }
 
-/** Restores libtorch's generator from a loaded checkpoint (no-op if it stored none). */
-export function restoreTorchRng(checkpoint: Pick<LoadedCheckpoint, 'torchRngState'>): void {
+/** Moves the tensors of a record to a device, disposing the originals; other values pass through. */
+function moveAll<T extends Record<string, unknown>>(record: T, device: Device): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (value instanceof Tensor) {
+      out[key] = value.toDevice(device, { copy: true });
+      value.dispose();
+    } else {
+      out[key] = value;
+    }
+  }
+  return out as T;
+}
+
+/**
+ * Restores libtorch's generators from a loaded checkpoint (no-op if it stored none): the CPU's and
+ * those of the GPUs present here (a resume on the same devices continues the same random streams).
+ */
+export function restoreTorchRng(checkpoint: Pick<LoadedCheckpoint, 'torchRngState' | 'cudaRngStates'>): void {
   if (checkpoint.torchRngState) setRngState(checkpoint.torchRngState);
+  if (checkpoint.cudaRngStates) cuda.setRngStates(checkpoint.cudaRngStates);
 }

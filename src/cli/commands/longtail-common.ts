@@ -11,6 +11,7 @@ import {
   type System,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
+import { resolveDevice, resolveThreads } from '../runtime.js';
 
 export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
   try {
@@ -41,14 +42,14 @@ export function loadRunForEvaluation(
     root?: string | undefined;
     threads?: string | undefined;
     preference?: string | undefined;
+    device?: string | undefined;
   },
   help: string,
 ): { loaded: LoadedRun; system: System } {
   if (!values.resume) throw new CliError(`give the checkpoint with -r CHECKPOINT\n\n${help}`);
-  const threads = Number(values.threads ?? '2');
-  if (!(Number.isInteger(threads) && threads > 0))
-    throw new CliError(`--threads needs a positive integer, got '${values.threads}'`);
-  torch.setNumThreads(threads);
+  torch.setNumThreads(resolveThreads(values.threads, 2));
+  // The model is rebuilt on the device; the checkpoint's tensors are copied into it.
+  torch.setDefaultDevice(resolveDevice(values.device));
   const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
   const system = loaded.session.system;
   const preference = parsePreference(values.preference, system.experts);

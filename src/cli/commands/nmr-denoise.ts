@@ -5,6 +5,8 @@ import { parseArgs } from 'node:util';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { CliError } from '../errors.js';
+import { resolveDevice } from '../runtime.js';
+import { setDefaultDevice } from '../../torch/device.js';
 import { loadDenoiserInfo, denoiseSpectra, denoiseStacks, isStackModel } from '../../nmr/model/denoise.js';
 import {
   checkDomain,
@@ -38,6 +40,7 @@ options:
       --input PATH      input (repeatable)                                     [required]
       --out DIR         output folder                                          [required]
       --processed       for Bruker folders: use pdata/1/1r instead of the fid
+      --device D        cpu (default), cuda or cuda:N
       --ppm LO,HI       keep only this ppm window (default: the training experiments' window)
       --force           denoise inputs far outside what the model was trained on
 
@@ -141,6 +144,7 @@ export async function run(argv: string[]): Promise<number> {
       args: argv,
       options: {
         model: { type: 'string' },
+        device: { type: 'string' },
         input: { type: 'string', multiple: true },
         out: { type: 'string' },
         processed: { type: 'boolean' },
@@ -159,6 +163,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!values.model) throw new CliError(`--model is required\n\n${HELP}`);
   if (!values.input?.length) throw new CliError(`--input is required\n\n${HELP}`);
   if (!values.out) throw new CliError(`--out is required\n\n${HELP}`);
+  setDefaultDevice(resolveDevice(values.device));
   let model;
   let domain: TrainingDomain | null;
   try {

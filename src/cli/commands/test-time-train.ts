@@ -12,9 +12,10 @@ import {
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
+import { resolveDevice, resolveThreads } from '../runtime.js';
 import { loadRun } from './longtail-common.js';
 
-const HELP = `usage: tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json] [--save] [--threads N]
+const HELP = `usage: tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json] [--save] [--threads N] [--device D]
 
 On each of the eleven test distributions (unlabeled), runs the config's methods: SADE's expert
 aggregation weights learned by self-supervised prediction stability of two augmented views; for
@@ -33,7 +34,8 @@ export async function run(argv: string[]): Promise<number> {
       resume: { type: 'string', short: 'r' },
       json: { type: 'boolean', default: false },
       save: { type: 'boolean', default: false },
-      threads: { type: 'string', default: '2' },
+      threads: { type: 'string' },
+      device: { type: 'string' },
       root: { type: 'string' },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -45,7 +47,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (!values.config || !values.resume)
     throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
-  torch.setNumThreads(Number(values.threads));
+  torch.setNumThreads(resolveThreads(values.threads, 2));
+  torch.setDefaultDevice(resolveDevice(values.device));
   const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
   const isPrl = loaded.session.system.kind === 'prl';
   let options;

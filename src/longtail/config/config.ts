@@ -25,6 +25,8 @@ export interface TypedSection<A = Record<string, unknown>> {
 export interface TrainConfig {
   name: string;
   n_gpu?: number;
+  /** 'cpu', 'cuda' or 'cuda:N'; without it n_gpu decides (0: the CPU). */
+  device?: string;
   seed?: number;
   arch: TypedSection;
   data_loader: TypedSection;
@@ -200,6 +202,7 @@ const topLevel: Schema = obj(
   {
     name: required(str()),
     n_gpu: int(),
+    device: str(undefined, "'cpu', 'cuda' or 'cuda:N' (default: cuda when n_gpu >= 1, else cpu)"),
     seed: int('global seed'),
     arch: typed(ARCH_TYPES),
     data_loader: typed(DATA_LOADER_TYPES),

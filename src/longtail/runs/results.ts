@@ -23,6 +23,11 @@ export interface UniformDetail extends GroupResult {
 export interface LongtailResults {
   kind: 'longtail';
   name: string;
+  /** Ranks of the data-parallel training run (1: a single process) and its effective batch. */
+  world_size?: number;
+  effective_batch?: number;
+  device?: string;
+  amp?: string;
   method: string;
   checkpoint: string;
   dataset: {

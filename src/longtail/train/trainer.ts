@@ -3,6 +3,9 @@
 // JSONL metrics, best/last checkpoints and exact resume (same RNG streams and optimizer state).
 // One loop for both kinds of data: in-memory sets give their batches synchronously, image lists
 // asynchronously (decoded while the previous batch trains); `for await` consumes either.
+// Data-parallel (one rank of a c10d job): every rank trains its shard of each epoch order with
+// batch B / W, gradients are averaged across ranks before each step (DDP), rank 0's buffers are
+// broadcast before each forward; rank 0 alone evaluates, logs and writes checkpoints and metrics.
 import { join } from 'node:path';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import * as torch from '../../torch/index.js';
@@ -26,6 +29,13 @@ export interface EpochRecord {
   train_acc: number;
   val: GroupResult | null;
   seconds: number;
+}
+
+/** The data-parallel job a trainer process is one rank of. */
+export interface ParallelRun {
+  group: torch.distributed.ProcessGroup;
+  rank: number;
+  worldSize: number;
 }
 
 export interface TrainOptions {
@@ -55,6 +65,11 @@ export interface TrainOptions {
   maxBatches?: number;
   /** Accumulates the seconds spent per phase (bench/epoch.ts); timing is all it does. */
   phases?: PhaseClock;
+  /** One rank of a data-parallel run (batchSize is then the effective batch over all ranks). */
+  parallel?: ParallelRun | null;
+  /** Mixed precision on `device` (autocast; fp16 with a gradient scaler). */
+  amp?: torch.AmpMode | null;
+  device?: torch.Device;
 }
 
 const EVAL_BATCH = 256;
@@ -78,8 +93,17 @@ export interface TrainResult {
 }
 
 export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
-  const log = o.log ?? ((s: string) => console.error(s));
-  mkdirSync(o.runDir, { recursive: true });
+  const par = o.parallel && o.parallel.worldSize > 1 ? o.parallel : null;
+  const isMain = !par || par.rank === 0;
+  const log = isMain ? (o.log ?? ((s: string) => console.error(s))) : () => {};
+  const world = par?.worldSize ?? 1;
+  if (o.batchSize % world !== 0) {
+    throw new RangeError(
+      `data_loader.args.batch_size ${o.batchSize} is the effective batch of the ${world} ranks and must divide by ${world}`,
+    );
+  }
+  const rankBatch = o.batchSize / world;
+  if (isMain) mkdirSync(o.runDir, { recursive: true });
   const lastBase = join(o.runDir, 'checkpoint-last');
   const bestBase = join(o.runDir, 'model_best');
   const metricsPath = join(o.runDir, 'metrics.jsonl');
@@ -103,6 +127,21 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     torch.dispose([ck.weights, ck.optimizer?.state]);
     log(`resumed from ${o.resumeFrom} at epoch ${startEpoch}`);
   }
+  // After a resume too: every rank continues from rank 0's weights.
+  const modules = Object.values(o.system.modules);
+  const ddp = par
+    ? new torch.distributed.DistributedDataParallel(
+        {
+          parameters: () => modules.flatMap((m) => m.parameters()),
+          buffers: () => modules.flatMap((m) => m.buffers()),
+        },
+        par.group,
+      )
+    : null;
+  if (par) log(`data-parallel: ${world} ranks x batch ${rankBatch} = effective batch ${o.batchSize}`);
+  const device = o.device ?? 'cpu';
+  const amp = o.amp ?? null;
+  const scaler = amp === 'fp16' ? new torch.GradScaler() : null;
 
   for (let epoch = startEpoch; epoch <= o.epochs; epoch++) {
     const started = performance.now();
@@ -121,13 +160,14 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
       seed: o.seed,
       epoch,
       transform: o.trainTransform,
+      ...(par ? { batchSize: rankBatch, shard: { rank: par.rank, worldSize: world } } : {}),
     });
-    const total = o.train.labels.length;
+    const total = Math.ceil(o.train.labels.length / world);
     const progress = new Progress({
       label: `epoch ${epoch}/${o.epochs}`,
       total,
       unit: 'img',
-      quiet: o.quiet ?? false,
+      quiet: (o.quiet ?? false) || !isMain,
     });
     let lossSum = 0;
     let correct = 0;
@@ -138,15 +178,20 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     for await (const batch of batches) {
       step++;
       const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
+      ddp?.syncBuffers();
       const stepLoss = torch.tidy(() => {
         const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
         const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
         phases?.lap('data');
-        const { out, extra } = o.system.trainForward(x, rng);
-        const loss =
-          mixed && mixed.lam < 1
-            ? mixupLoss(o.system.loss, out, yA, torch.tensor(mixed.yB).long(), mixed.lam, extra)
-            : o.system.loss.forward(out, yA, extra);
+        const forward = () => {
+          const { out, extra } = o.system.trainForward(x, rng);
+          const loss =
+            mixed && mixed.lam < 1
+              ? mixupLoss(o.system.loss, out, yA, torch.tensor(mixed.yB).long(), mixed.lam, extra)
+              : o.system.loss.forward(out, yA, extra);
+          return { out, loss };
+        };
+        const { out, loss } = amp ? torch.autocast(amp, device, forward) : forward();
         const value = loss.item();
         if (!Number.isFinite(value)) {
           throw new NonFiniteLossError(
@@ -154,13 +199,15 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
           );
         }
         phases?.lap('forward');
-        loss.backward();
+        (scaler ? scaler.scaleLoss(loss) : loss).backward();
         const pred = out.output.argmax(1);
         correct += pred.eq(torch.tensor(batch.y).long()).sum().item();
         return value;
       });
       phases?.lap('backward');
-      o.optimizer.step();
+      ddp?.syncGradients();
+      if (scaler) scaler.step(o.optimizer);
+      else o.optimizer.step();
       o.optimizer.zeroGrad();
       phases?.lap('optimizer');
       lossSum += stepLoss * batch.n;
@@ -169,9 +216,10 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
       if (o.maxBatches !== undefined && step >= o.maxBatches) break;
     }
     progress.finish();
+    if (par) [lossSum, correct, seen] = sumOverRanks(par, [lossSum, correct, seen]);
     let val: GroupResult | null = null;
     const evalPeriod = o.evalPeriod ?? 1;
-    if (epoch % evalPeriod === 0 || epoch === o.epochs) {
+    if (isMain && (epoch % evalPeriod === 0 || epoch === o.epochs)) {
       phases?.mark();
       setTraining(o.system, false);
       const p = await predict(
@@ -195,6 +243,11 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
       seconds: (performance.now() - started) / 1000,
     };
     history.push(record);
+    if (!isMain) {
+      // The others wait here while rank 0 evaluates and saves (within TAILOR_DIST_TIMEOUT).
+      par!.group.barrier();
+      continue;
+    }
     appendFileSync(metricsPath, JSON.stringify(record) + '\n');
     const fmt = (v: number | null | undefined) =>
       v === null || v === undefined ? '  -  ' : (100 * v).toFixed(2);
@@ -218,6 +271,7 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     if (improved) saveCheckpoint(bestBase, content);
     if (o.savePeriod && epoch % o.savePeriod === 0)
       saveCheckpoint(join(o.runDir, `checkpoint-epoch${epoch}`), content);
+    par?.group.barrier();
   }
 
   return {
@@ -226,4 +280,13 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     lastCheckpoint: `${lastBase}.json`,
     bestCheckpoint: best ? `${bestBase}.json` : null,
   };
+}
+
+/** The element-wise sums of a few numbers over all ranks (one float64 allreduce). */
+function sumOverRanks(par: ParallelRun, values: number[]): number[] {
+  return torch.tidy(() => {
+    const t = torch.tensor(Float64Array.from(values));
+    par.group.allreduce(t);
+    return [...t.toFloat64Array()];
+  });
 }
