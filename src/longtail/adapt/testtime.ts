@@ -40,6 +40,15 @@ import {
 } from './prior.js';
 import { balancedScores } from './prior-shift.js';
 import { computeEpochViews, disposeViews } from './views.js';
+import {
+  fitOnValidation,
+  labelShiftBaselines,
+  scoreBasis,
+  type LabelShiftResult,
+  type ScoreBasis,
+  type ValidationFit,
+} from './baselines.js';
+import { LABEL_SHIFT_METHODS, type LabelShiftMethod, type TestTimeMethod } from './methods.js';
 
 /** What test-time adaptation works on: a trained system, the unlabeled test pool and the training counts. */
 export interface AdaptInput {
@@ -51,9 +60,11 @@ export interface AdaptInput {
   viewTransform: ImageTransform;
   /** Training images per class (the training prior). */
   trainCounts: number[];
+  /** The labelled validation split (never the test set): calibration and BBSE's confusion matrix. */
+  val?: ImageSet;
 }
 
-export type TestTimeMethod = 'aggregation' | 'preference' | 'prior';
+export type { TestTimeMethod };
 
 export interface TestTimeOptions {
   epochs: number;
@@ -75,11 +86,15 @@ export interface TestTimeOptions {
 
 export interface DistributionTestTime {
   n: number;
+  /** Test images per class of this distribution (its true prior, for the prior errors). */
+  counts: number[];
   before: GroupResult;
   aggregation?: GroupResult & { weights: number[]; epochs: number; stopped_early: boolean };
   preference?: GroupResult & { preference: number[]; epochs: number; stopped_early: boolean };
   /** Prior matching: `weights`, or for PRL `preference`, fitted to the test prior (`priorFit`). */
   prior?: PriorMatched;
+  /** EM with and without calibration, BBSE (fitted on the validation split). */
+  label_shift?: Partial<Record<LabelShiftMethod, LabelShiftResult>>;
   oracle: GroupResult;
 }
 
@@ -159,6 +174,15 @@ export async function runTestTime(
   }
   const knownOffsets = 'offsets' in known ? known.offsets : null;
   const offsets = o.methods.includes('prior') ? knownOffsets : null;
+  const labelShift = LABEL_SHIFT_METHODS.filter((m) => o.methods.includes(m));
+  let calibration: { basis: ScoreBasis; fit: ValidationFit } | null = null;
+  if (labelShift.length > 0 && !input.val) {
+    log(`${labelShift.join(', ')} skipped: no validation split`);
+  } else if (labelShift.length > 0 && input.val) {
+    const basis = scoreBasis(system, trainCounts);
+    const valPredictions = await systemPredictions(system, input.val, input.testTransform);
+    calibration = { basis, fit: fitOnValidation(basis, valPredictions) };
+  }
   const all = await systemPredictions(system, input.test, input.testTransform);
   const searchPreference = prl !== null && o.methods.includes('preference');
   const aggregate = o.methods.includes('aggregation');
@@ -252,10 +276,12 @@ export async function runTestTime(
         offsets,
         o,
         trainCounts,
+        calibration,
+        labelShift,
       });
       log(describe(t.name, results[t.name]!, prl !== null));
     }
-    return { experts, results };
+    return { experts, results, calibration: calibration?.fit ?? null };
   } finally {
     frozen.forEach((p) => p.requiresGrad_(true));
     for (const l of learners) {
@@ -304,6 +330,8 @@ function scoreDistribution(
     offsets: number[][] | null;
     o: TestTimeOptions;
     trainCounts: number[];
+    calibration: { basis: ScoreBasis; fit: ValidationFit } | null;
+    labelShift: LabelShiftMethod[];
   },
 ): DistributionTestTime {
   const { predictions } = t;
@@ -317,9 +345,14 @@ function scoreDistribution(
     : null;
   const entry: DistributionTestTime = {
     n: predictions.n,
+    counts: t.counts,
     before,
     oracle: oracle(predictions, t.counts, score, balanced),
   };
+  if (c.calibration && c.labelShift.length > 0) {
+    const { basis, fit } = c.calibration;
+    entry.label_shift = labelShiftBaselines(fit, basis, predictions, t.counts, score, c.labelShift);
+  }
   if (t.aggregation) {
     const weights = torch.tidy(() => t.aggregation!.theta.softmax(0).toNumbers());
     entry.aggregation = {
@@ -365,6 +398,9 @@ function describe(name: string, entry: DistributionTestTime, isPrl: boolean): st
     (entry.prior
       ? ` | prior ${pct(entry.prior.top1)} ${isPrl ? 'r' : 'weights'} ${(entry.prior.preference ?? entry.prior.weights ?? []).map((v) => v.toFixed(3)).join('/')} (adjusted ${pct(entry.prior.adjusted.top1)})`
       : '') +
+    Object.entries(entry.label_shift ?? {})
+      .map(([m, r]) => ` | ${m} ${pct(r.top1)}`)
+      .join('') +
     ` | oracle prior ${pct(entry.oracle.top1)}`
   );
 }

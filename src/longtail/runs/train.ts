@@ -4,7 +4,7 @@
 // controllability grid) are written to the run directory.
 import { sessionRecord, trainingSetup, type Session } from '../config/session.js';
 import { trainSystem, type TrainResult } from '../train/trainer.js';
-import { evaluateSession, writeResults, type LongtailResults } from './results.js';
+import { calibrateSession, evaluateSession, writeResults, type LongtailResults } from './results.js';
 import { controllabilityGrid } from './preference.js';
 
 export interface SessionTrainOptions {
@@ -47,10 +47,14 @@ export interface TrainedRun {
   resultsPath: string;
 }
 
-/** Trains, evaluates the last epoch on the test distributions (PRL: and the controllability grid), writes results.json. */
+/**
+ * Trains, evaluates the last epoch on the test distributions (PRL: and the controllability grid),
+ * fits the calibration on the validation split, writes results.json.
+ */
 export async function trainAndEvaluate(session: Session, o: SessionTrainOptions): Promise<TrainedRun> {
   const train = await trainSession(session, o);
   const results = await evaluateSession(session, train.lastCheckpoint, train.history);
+  results.calibration = await calibrateSession(session);
   if (session.system.kind === 'prl') results.controllability = await controllabilityGrid(session, 10);
   const resultsPath = writeResults(o.runDir, results);
   return { train, results, resultsPath };
