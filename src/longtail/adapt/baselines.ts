@@ -99,7 +99,11 @@ export function labelShiftBaselines(
     else if (m === 'em_bcts') out.em_bcts = em(applyCalibration(scores, fit.bcts));
     else {
       const q = bbsePrior(fit.confusion, argmaxRows(scores, p.classes), p.classes);
-      out.bbse = { ...score(shiftScores(scores, q, source)), estimated_prior: q, prior_error: priorError(q, truth) };
+      out.bbse = {
+        ...score(shiftScores(scores, q, source)),
+        estimated_prior: q,
+        prior_error: priorError(q, truth),
+      };
     }
   }
   return out;

@@ -28,7 +28,8 @@ export function methodTable(entry: DistributionTestTime): Partial<Record<TestTim
     prior_error: priorError(prior, truth),
   });
   const rows: Partial<Record<TestTimeMethodName, MethodRow>> = { none: group(entry.before) };
-  if (entry.aggregation) rows.aggregation = { ...group(entry.aggregation), weights: entry.aggregation.weights };
+  if (entry.aggregation)
+    rows.aggregation = { ...group(entry.aggregation), weights: entry.aggregation.weights };
   if (entry.preference)
     rows.preference = { ...group(entry.preference), preference: entry.preference.preference };
   if (entry.prior) {

@@ -141,7 +141,10 @@ const imageListLoaderArgs: Record<string, Schema> = {
   skip_missing: bool('drop list lines whose image is missing (with a warning) instead of failing'),
   n_max: int('use at most this many training images per class (quick runs)', 1),
   test_per_class: int('use only this many test images per class', 1),
-  validation_per_class: int('without a val list: validation images per class held out of the training list (default 20)', 1),
+  validation_per_class: int(
+    'without a val list: validation images per class held out of the training list (default 20)',
+    1,
+  ),
 };
 
 export const DATA_LOADER_TYPES: Record<string, Schema> = {

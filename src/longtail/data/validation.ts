@@ -55,13 +55,16 @@ export function holdOutValidation(
     counts[c] = take.length;
     chosen.push(...take.sort((a, b) => a - b));
   }
-  const train = Int32Array.from(Array.prototype.filter.call(subset, (i: number) => !removed.has(i)) as number[]);
+  const train = Int32Array.from(
+    Array.prototype.filter.call(subset, (i: number) => !removed.has(i)) as number[],
+  );
   return { indices: Int32Array.from(chosen), train, perClass, seed, counts, fromSubset };
 }
 
 /** What a run records about its validation split (JSON-ready). */
 export function describeValidation(v: ValidationSplit | { source: string; counts: number[] }) {
-  if ('source' in v) return { source: v.source, counts: v.counts, total: v.counts.reduce((a, b) => a + b, 0) };
+  if ('source' in v)
+    return { source: v.source, counts: v.counts, total: v.counts.reduce((a, b) => a + b, 0) };
   return {
     source: 'held out from the training pool',
     per_class: v.perClass,
