@@ -48,6 +48,13 @@ import {
   type ScoreBasis,
   type ValidationFit,
 } from './baselines.js';
+import {
+  DEFAULT_CONSISTENCY_WEIGHT,
+  priorConsistency,
+  priorWeightedAccuracy,
+  targetPrior,
+  type SearchObjective,
+} from './search-objective.js';
 import { LABEL_SHIFT_METHODS, type LabelShiftMethod, type TestTimeMethod } from './methods.js';
 
 /** What test-time adaptation works on: a trained system, the unlabeled test pool and the training counts. */
@@ -78,10 +85,23 @@ export interface TestTimeOptions {
   preferenceLr: number;
   /** How prior matching fits the experts' family to the test set (prior.ts). */
   priorFit?: PriorFit;
+  /** SADE's aggregation objective: 'stability' as published (default). */
+  aggregationObjective?: SearchObjective;
+  /** PRL's preference search objective: 'consistent' by default (search-objective.ts). */
+  preferenceObjective?: SearchObjective;
+  /** Weight of the prior-consistency term of the 'consistent' objective (default 1). */
+  consistencyWeight?: number;
   seed: number;
   methods: TestTimeMethod[];
   distributions: readonly string[];
   quiet?: boolean;
+}
+
+interface Searched {
+  epochs: number;
+  stopped_early: boolean;
+  kept_start?: boolean;
+  searched?: number[];
 }
 
 export interface DistributionTestTime {
@@ -89,8 +109,9 @@ export interface DistributionTestTime {
   /** Test images per class of this distribution (its true prior, for the prior errors). */
   counts: number[];
   before: GroupResult;
-  aggregation?: GroupResult & { weights: number[]; epochs: number; stopped_early: boolean };
-  preference?: GroupResult & { preference: number[]; epochs: number; stopped_early: boolean };
+  /** kept_start: the guard kept the uniform start over what the search found (`searched`). */
+  aggregation?: GroupResult & Searched & { weights: number[] };
+  preference?: GroupResult & Searched & { preference: number[] };
   /** Prior matching: `weights`, or for PRL `preference`, fitted to the test prior (`priorFit`). */
   prior?: PriorMatched;
   /** EM with and without calibration, BBSE (fitted on the validation split). */
@@ -175,13 +196,29 @@ export async function runTestTime(
   const knownOffsets = 'offsets' in known ? known.offsets : null;
   const offsets = o.methods.includes('prior') ? knownOffsets : null;
   const labelShift = LABEL_SHIFT_METHODS.filter((m) => o.methods.includes(m));
+  const aggregationObjective = o.aggregationObjective ?? 'stability';
+  const preferenceObjective = o.preferenceObjective ?? 'consistent';
+  const consistent =
+    (o.methods.includes('aggregation') && aggregationObjective === 'consistent') ||
+    (system.kind === 'prl' && o.methods.includes('preference') && preferenceObjective === 'consistent');
   let calibration: { basis: ScoreBasis; fit: ValidationFit } | null = null;
+  let guard: ValidationGuard | null = null;
   if (labelShift.length > 0 && !input.val) {
     log(`${labelShift.join(', ')} skipped: no validation split`);
-  } else if (labelShift.length > 0 && input.val) {
+  } else if ((labelShift.length > 0 || consistent) && input.val) {
     const basis = scoreBasis(system, trainCounts);
     const valPredictions = await systemPredictions(system, input.val, input.testTransform);
     calibration = { basis, fit: fitOnValidation(basis, valPredictions) };
+    if (consistent) {
+      const needFeatures =
+        prl !== null && o.methods.includes('preference') && preferenceObjective === 'consistent';
+      guard = {
+        val: valPredictions,
+        features: needFeatures ? await computeExpertFeatures(system, input.val, input.testTransform) : null,
+        aggregation: aggregationObjective === 'consistent',
+        preference: preferenceObjective === 'consistent',
+      };
+    }
   }
   const all = await systemPredictions(system, input.test, input.testTransform);
   const searchPreference = prl !== null && o.methods.includes('preference');
@@ -191,6 +228,8 @@ export async function runTestTime(
     features = await computeExpertFeatures(system, input.test, input.testTransform);
 
   const learners: SimplexLearner[] = [];
+  const targets: Tensor[] = [];
+  const track = (t: Tensor) => (targets.push(t), t);
   const learner = (opt: 'sgd' | 'adam'): SimplexLearner => {
     const theta = torch.keep(torch.zeros([experts]).requiresGrad_());
     const l: SimplexLearner = {
@@ -216,12 +255,19 @@ export async function runTestTime(
   try {
     const tasks = o.distributions.map((name, index) => {
       const { rows, counts, predictions } = distributionRows(all, name, trainCounts);
+      const target = consistent
+        ? targetPrior(system, trainCounts, predictions, calibration?.fit ?? null)
+        : null;
       return {
         name,
         index,
         rows,
         counts,
         predictions,
+        // The EM estimate of this distribution's prior (BCTS-calibrated where a validation split
+        // exists) that the 'consistent' objective pulls the mean prediction towards.
+        target: target ? track(torch.tensor(target)) : null,
+        targetPrior: target,
         aggregation: aggregate ? learner('sgd') : null,
         preference: searchPreference ? learner('adam') : null,
       };
@@ -241,22 +287,33 @@ export async function runTestTime(
       try {
         for (const t of active) {
           const batches = shuffledBatches(t.rows, o.batchSize, o.seed * 1_000_003 + epoch * 101 + t.index);
+          const lambda = o.consistencyWeight ?? DEFAULT_CONSISTENCY_WEIGHT;
           if (t.aggregation) {
-            learnerEpoch(t.aggregation, batches, epoch, o.minWeight, (index, weights) =>
-              negativeCosine(
-                weightedSum(views.logits[0].indexSelect(1, index), weights),
-                weightedSum(views.logits[1].indexSelect(1, index), weights),
-              ),
-            );
+            learnerEpoch(t.aggregation, batches, epoch, o.minWeight, (index, weights) => {
+              const a1 = weightedSum(views.logits[0].indexSelect(1, index), weights);
+              const a2 = weightedSum(views.logits[1].indexSelect(1, index), weights);
+              const stability = negativeCosine(a1, a2);
+              return aggregationObjective === 'consistent' && t.target
+                ? stability.add(priorConsistency(a1, a2, t.target).mul(lambda))
+                : stability;
+            });
           }
           if (t.preference && prl) {
             learnerEpoch(t.preference, batches, epoch, o.minWeight, (index, r) => {
               const generated = prl.generate(r);
               const [f1, f2] = views.features!;
-              return negativeCosine(
-                aggregateByPreference(logitsFromFeatures(prl.model, f1.indexSelect(1, index), generated), r),
-                aggregateByPreference(logitsFromFeatures(prl.model, f2.indexSelect(1, index), generated), r),
+              const a1 = aggregateByPreference(
+                logitsFromFeatures(prl.model, f1.indexSelect(1, index), generated),
+                r,
               );
+              const a2 = aggregateByPreference(
+                logitsFromFeatures(prl.model, f2.indexSelect(1, index), generated),
+                r,
+              );
+              const stability = negativeCosine(a1, a2);
+              return preferenceObjective === 'consistent' && t.target
+                ? stability.add(priorConsistency(a1, a2, t.target).mul(lambda))
+                : stability;
             });
           }
         }
@@ -278,12 +335,14 @@ export async function runTestTime(
         trainCounts,
         calibration,
         labelShift,
+        guard,
       });
       log(describe(t.name, results[t.name]!, prl !== null));
     }
     return { experts, results, calibration: calibration?.fit ?? null };
   } finally {
     frozen.forEach((p) => p.requiresGrad_(true));
+    for (const t of targets) t.dispose();
     for (const l of learners) {
       l.theta.dispose();
       l.opt.dispose();
@@ -311,7 +370,16 @@ function preferenceLogits(prl: PrlSystem, f: ExpertFeatures, r: number[], rows: 
   );
 }
 
+/** The labelled validation split's predictions (and PRL features) for the searches' guard. */
+interface ValidationGuard {
+  val: Predictions;
+  features: ExpertFeatures | null;
+  aggregation: boolean;
+  preference: boolean;
+}
+
 interface DistributionTask {
+  targetPrior: number[] | null;
   rows: Int32Array;
   counts: number[];
   predictions: Predictions;
@@ -332,6 +400,7 @@ function scoreDistribution(
     trainCounts: number[];
     calibration: { basis: ScoreBasis; fit: ValidationFit } | null;
     labelShift: LabelShiftMethod[];
+    guard: ValidationGuard | null;
   },
 ): DistributionTestTime {
   const { predictions } = t;
@@ -353,11 +422,28 @@ function scoreDistribution(
     const { basis, fit } = c.calibration;
     entry.label_shift = labelShiftBaselines(fit, basis, predictions, t.counts, score, c.labelShift);
   }
+  // The guard: keep the uniform start where the search's result is worse on the validation
+  // split reweighted to this distribution's estimated prior.
+  const guarded = (found: number[], valLogits: (w: number[]) => ArrayLike<number>) => {
+    const g = c.guard!;
+    const start = found.map(() => 1 / found.length);
+    const acc = (w: number[]) =>
+      priorWeightedAccuracy(valLogits(w), g.val.labels, g.val.classes, t.targetPrior!);
+    return acc(found) >= acc(start)
+      ? { weights: found, kept_start: false }
+      : { weights: start, kept_start: true };
+  };
   if (t.aggregation) {
-    const weights = torch.tidy(() => t.aggregation!.theta.softmax(0).toNumbers());
+    const found = torch.tidy(() => t.aggregation!.theta.softmax(0).toNumbers());
+    const checked =
+      c.guard?.aggregation && t.targetPrior
+        ? guarded(found, (w) => weightedExperts(w, c.guard!.val))
+        : { weights: found, kept_start: false };
+    const weights = checked.weights;
     entry.aggregation = {
       ...score(weightedExperts(weights, predictions)),
       weights,
+      ...(checked.kept_start ? { kept_start: true, searched: found } : {}),
       epochs: t.aggregation.epochs,
       stopped_early: t.aggregation.stopped,
     };
@@ -374,10 +460,24 @@ function scoreDistribution(
     );
   }
   if (t.preference && prl && features) {
-    const preference = torch.tidy(() => t.preference!.theta.softmax(0).toNumbers());
+    const found = torch.tidy(() => t.preference!.theta.softmax(0).toNumbers());
+    const g = c.guard;
+    const checked =
+      g?.preference && g.features && t.targetPrior
+        ? guarded(found, (r) =>
+            preferenceLogits(
+              prl,
+              g.features!,
+              r,
+              Int32Array.from({ length: g.val.n }, (_, i) => i),
+            ),
+          )
+        : { weights: found, kept_start: false };
+    const preference = checked.weights;
     entry.preference = {
       ...score(preferenceLogits(prl, features, preference, t.rows)),
       preference,
+      ...(checked.kept_start ? { kept_start: true, searched: found } : {}),
       epochs: t.preference.epochs,
       stopped_early: t.preference.stopped,
     };

@@ -7,6 +7,7 @@ import { readJsonFile } from './config.js';
 import type { TestTimeOptions } from '../adapt/testtime.js';
 import { LABEL_SHIFT_METHODS, SELECTABLE_METHODS, type TestTimeMethod } from '../adapt/methods.js';
 import { DEFAULT_PRIOR_FIT, type PriorFit } from '../adapt/prior.js';
+import { DEFAULT_CONSISTENCY_WEIGHT, type SearchObjective } from '../adapt/search-objective.js';
 
 const schema: Schema = obj(
   {
@@ -23,6 +24,15 @@ const schema: Schema = obj(
       optional: true,
       doc: 'the test-time methods to run, by name (replaces method)',
     },
+    aggregation_objective: str(
+      ['stability', 'consistent'] as const,
+      "SADE aggregation's objective: view agreement ('stability', as published) or plus prior consistency",
+    ),
+    preference_objective: str(
+      ['stability', 'consistent'] as const,
+      "PRL preference search's objective (default 'consistent': view agreement plus prior consistency)",
+    ),
+    consistency_weight: num('weight of the prior-consistency term (default 10)', { min: 0 }),
     min_weight: num('stop when an expert weight drops below this', { min: 0, max: 1 }),
     preference_lr: num('Adam step size of the preference search', { min: 0 }),
     prior_fit: str(
@@ -74,6 +84,9 @@ interface Raw {
   seed?: number;
   method?: 'aggregation' | 'preference' | 'prior' | 'both' | 'all';
   methods?: TestTimeMethod[];
+  aggregation_objective?: SearchObjective;
+  preference_objective?: SearchObjective;
+  consistency_weight?: number;
   min_weight?: number;
   preference_lr?: number;
   prior_fit?: PriorFit;
@@ -115,6 +128,9 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
     // epoch on every distribution; see BENCHMARKS.md).
     preferenceLr: c.preference_lr ?? 0.01,
     priorFit: c.prior_fit ?? DEFAULT_PRIOR_FIT,
+    aggregationObjective: c.aggregation_objective ?? 'stability',
+    preferenceObjective: c.preference_objective ?? 'consistent',
+    consistencyWeight: c.consistency_weight ?? DEFAULT_CONSISTENCY_WEIGHT,
     seed: c.seed ?? 0,
     methods: c.methods ? [...new Set(c.methods)] : expandMethod(method, isPrl),
     distributions: c.distributions ?? TEST_DISTRIBUTIONS,
