@@ -139,7 +139,9 @@ export async function run(argv: string[]): Promise<number> {
         ['preference', summary.mean_top1_preference],
         ['prior', summary.mean_top1_prior],
         ['prior-adjusted', summary.mean_top1_prior_adjusted],
-        ...(['em', 'em_ts', 'em_bcts', 'bbse'] as const).map((m) => [m, summary.mean_top1_methods[m]] as const),
+        ...(['em', 'em_ts', 'em_bcts', 'bbse'] as const).map(
+          (m) => [m, summary.mean_top1_methods[m]] as const,
+        ),
       ] as const
     ).filter(([, v]) => v !== undefined);
     console.log(
