@@ -26,6 +26,14 @@ export type { System, PlainSystem, PrlSystem } from './systems/index.js';
 export { NonFiniteLossError, type EpochRecord } from './train/trainer.js';
 export type { GroupResult } from './train/evaluate.js';
 export { runTestTime, type TestTimeOptions, type DistributionTestTime } from './adapt/testtime.js';
+export {
+  LABEL_SHIFT_METHODS,
+  SELECTABLE_METHODS,
+  TEST_TIME_METHODS,
+  type TestTimeMethod,
+  type TestTimeMethodName,
+} from './adapt/methods.js';
+export { methodMeans, methodTable, type MethodRow } from './adapt/method-table.js';
 export type { ControllabilityGrid, PreferenceResult } from './adapt/controllability.js';
 export { ConfigError, loadConfig, parseConfig, type TrainConfig } from './config/config.js';
 export { loadTestTimeConfig } from './config/testtime.js';

@@ -5,6 +5,8 @@ import {
   ConfigError,
   adaptInput,
   loadTestTimeConfig,
+  methodMeans,
+  methodTable,
   runTestTime,
   writeResults,
   type LongtailResults,
@@ -58,7 +60,7 @@ export async function run(argv: string[]): Promise<number> {
     if (error instanceof ConfigError) throw new CliError(error.message);
     throw error;
   }
-  const { results } = await runTestTime(adaptInput(loaded.session), {
+  const { results, calibration } = await runTestTime(adaptInput(loaded.session), {
     ...options,
     quiet: values.quiet || values.json,
   });
@@ -94,6 +96,7 @@ export async function run(argv: string[]): Promise<number> {
             : {}),
           before: group(r.before),
           oracle: group(r.oracle),
+          methods: methodTable(r),
         },
       ];
     }),
@@ -118,6 +121,8 @@ export async function run(argv: string[]): Promise<number> {
         }
       : {}),
     mean_top1_oracle: mean((r) => r.oracle.top1),
+    mean_top1_methods: methodMeans(names.map((n) => distributions[n]!.methods)),
+    ...(calibration ? { calibration } : {}),
   };
   if (values.save) {
     const path = join(loaded.runDir, 'results.json');
@@ -137,6 +142,9 @@ export async function run(argv: string[]): Promise<number> {
         ['preference', summary.mean_top1_preference],
         ['prior', summary.mean_top1_prior],
         ['prior-adjusted', summary.mean_top1_prior_adjusted],
+        ...(['em', 'em_ts', 'em_bcts', 'bbse'] as const).map(
+          (m) => [m, summary.mean_top1_methods[m]] as const,
+        ),
       ] as const
     ).filter(([, v]) => v !== undefined);
     console.log(

@@ -133,7 +133,7 @@ export async function run(argv: string[]): Promise<number> {
     const d = session.data;
     const what = d.lists
       ? `${d.dataset} (${d.lists.train}, IR ${d.subset.imbalance.toFixed(1)} as listed, evaluated on ${d.lists.val} each epoch)`
-      : `${d.dataset}-LT (IR ${d.subset.imbalance}, ${d.subset.profile})`;
+      : `${d.dataset}-LT (IR ${d.subset.imbalance}, ${d.subset.profile}; ${d.val.labels.length} validation images held out of the training pool, evaluated each epoch)`;
     if (isMain)
       console.error(
         `tailor train: ${config.name} on ${what}, ${d.train.labels.length} training images ` +

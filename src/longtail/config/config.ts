@@ -122,6 +122,7 @@ const imbalanceLoaderArgs: Record<string, Schema> = {
   seed: int('subsampling seed'),
   n_max: int('images of the head class (default: all the balanced set has)', 1),
   test_per_class: int('use only this many test images per class', 1),
+  validation_per_class: int('validation images per class held out of the training pool (default 20)', 1),
 };
 
 /** The image-list loaders (ImageNet-LT, Places-LT, iNaturalist 2018): a root and txt lists. */
@@ -142,6 +143,10 @@ const imageListLoaderArgs: Record<string, Schema> = {
   skip_missing: bool('drop list lines whose image is missing (with a warning) instead of failing'),
   n_max: int('use at most this many training images per class (quick runs)', 1),
   test_per_class: int('use only this many test images per class', 1),
+  validation_per_class: int(
+    'without a val list: validation images per class held out of the training list (default 20)',
+    1,
+  ),
 };
 
 export const DATA_LOADER_TYPES: Record<string, Schema> = {

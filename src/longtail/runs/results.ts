@@ -12,6 +12,13 @@ import {
 } from '../train/evaluate.js';
 import type { EpochRecord } from '../train/trainer.js';
 import { sessionLabel, type Session } from '../config/session.js';
+import { fitOnValidation, scoreBasis, type ValidationFit } from '../adapt/baselines.js';
+
+/** Fits temperature scaling, BCTS and BBSE's confusion matrix on the session's validation split. */
+export async function calibrateSession(session: Session): Promise<ValidationFit> {
+  const p = await systemPredictions(session.system, session.data.val, session.testTransform);
+  return fitOnValidation(scoreBasis(session.system, session.data.trainCounts), p);
+}
 
 export interface UniformDetail extends GroupResult {
   n: number;
@@ -37,8 +44,12 @@ export interface LongtailResults {
     train_counts: number[];
     imbalance: number;
     profile: string;
+    /** The split evaluated after every epoch and used for model_best and calibration. */
+    validation?: unknown;
   };
   preference?: number[];
+  /** Temperature scaling and BCTS fitted on the validation split after training. */
+  calibration?: ValidationFit;
   uniform: UniformDetail;
   distributions: Record<string, GroupResult & { n: number }>;
   mean_top1: number;
@@ -90,6 +101,7 @@ export async function evaluateSession(
       train_counts: d.trainCounts,
       imbalance: d.subset.imbalance,
       profile: d.subset.profile,
+      validation: d.validation,
     },
     ...(system.kind === 'prl' ? { preference: system.preference } : {}),
     uniform: uniformDetail(p, d.trainCounts),

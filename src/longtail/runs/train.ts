@@ -5,7 +5,7 @@
 import { sessionRecord, trainingSetup, type Session } from '../config/session.js';
 import { trainSystem, type ParallelRun, type TrainResult } from '../train/trainer.js';
 import type { AmpMode, Device } from '../../torch/index.js';
-import { evaluateSession, writeResults, type LongtailResults } from './results.js';
+import { calibrateSession, evaluateSession, writeResults, type LongtailResults } from './results.js';
 import { controllabilityGrid } from './preference.js';
 
 export interface SessionTrainOptions {
@@ -55,10 +55,14 @@ export interface TrainedRun {
   resultsPath: string;
 }
 
-/** Trains, evaluates the last epoch on the test distributions (PRL: and the controllability grid), writes results.json. */
+/**
+ * Trains, evaluates the last epoch on the test distributions (PRL: and the controllability grid),
+ * fits the calibration on the validation split, writes results.json.
+ */
 export async function trainAndEvaluate(session: Session, o: SessionTrainOptions): Promise<TrainedRun> {
   const train = await trainSession(session, o);
   const results = await evaluateSession(session, train.lastCheckpoint, train.history);
+  results.calibration = await calibrateSession(session);
   if (session.system.kind === 'prl') results.controllability = await controllabilityGrid(session, 10);
   results.world_size = o.parallel?.worldSize ?? 1;
   results.effective_batch = session.data.batchSize;

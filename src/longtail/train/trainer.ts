@@ -43,7 +43,7 @@ export interface TrainOptions {
   optimizer: optim.SGD | optim.AdamW;
   scheduler: optim.LRScheduler | null;
   train: ImageSet;
-  /** Evaluated after every epoch (the uniform test set, or an image list's val list). */
+  /** Evaluated after every epoch: the validation split held out of the training pool, or an image list's val list. */
   test: ImageSet;
   trainCounts: number[];
   trainTransform: ImageTransform;
@@ -254,7 +254,7 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     log(
       `epoch ${epoch}/${o.epochs} lr ${record.lr.toExponential(2)} loss ${record.train_loss.toFixed(4)} train acc ${fmt(record.train_acc)}` +
         (val
-          ? ` | uniform top1 ${fmt(val.top1)} many ${fmt(val.many)} medium ${fmt(val.medium)} few ${fmt(val.few)}`
+          ? ` | val top1 ${fmt(val.top1)} many ${fmt(val.many)} medium ${fmt(val.medium)} few ${fmt(val.few)}`
           : '') +
         ` (${formatSeconds(record.seconds)})`,
     );
