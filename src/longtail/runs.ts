@@ -1,4 +1,5 @@
 // Finding and loading a training run's checkpoint and rebuilding its session.
+import { InputError } from '../torch/errors.js';
 import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import * as torch from '../torch/index.js';
@@ -8,7 +9,7 @@ import { loadSystemState } from './system.js';
 import type { EpochRecord } from './trainer.js';
 
 /** A user-facing problem with a run or checkpoint path. */
-export class RunError extends Error {}
+export class RunError extends InputError {}
 
 export interface LoadedRun {
   session: Session;

@@ -1,5 +1,7 @@
 // The JSON form of a fitted Gaussian mixture (what `tailor gmm fit --out` writes and
 // `tailor gmm predict --model` reads): parameters in scikit-learn's shapes plus the fit summary.
+import { readFileSync } from 'node:fs';
+import { InputError } from '../torch/errors.js';
 import { GaussianMixture } from './gaussian.js';
 import { COVARIANCE_TYPES, type CovarianceType } from './gaussianParams.js';
 import type { DenseMatrix } from './linalg.js';
@@ -72,7 +74,7 @@ export function gaussianModelFromJson(
   source: string,
 ): { model: GaussianMixture; columns?: string[] } {
   const fail = (what: string): never => {
-    throw new Error(`${source}: ${what} (expected a model written by 'tailor gmm fit --out')`);
+    throw new InputError(`${source}: ${what} (expected a model written by 'tailor gmm fit --out')`);
   };
   if (typeof value !== 'object' || value === null) fail('not a JSON object');
   const m = value as Partial<GaussianModelJson>;
@@ -109,4 +111,26 @@ export function gaussianModelFromJson(
   model.lowerBound = m.lowerBound ?? NaN;
   model.trace = m.trace ?? [];
   return { model, columns: m.columns };
+}
+
+/** Model files are a few kilobytes; anything far larger is not one (and would be slow to parse). */
+const MAX_MODEL_BYTES = 64 * 1024 * 1024;
+
+/** Reads a model file written by `tailor gmm fit --out`; errors name the file and the field. */
+export function readGaussianModel(file: string): { model: GaussianMixture; columns?: string[] } {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new InputError(`cannot read model ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  if (bytes.length > MAX_MODEL_BYTES)
+    throw new InputError(`${file}: ${bytes.length} bytes is far too large for a model file`);
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw new InputError(`${file}: not valid JSON (${(error as Error).message})`);
+  }
+  return gaussianModelFromJson(value, file);
 }

@@ -1,5 +1,4 @@
 // `tailor gmm fit | predict | score | select | sample`: Gaussian mixtures by EM, CSV in, JSON out.
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../torch/fs.js';
@@ -11,7 +10,7 @@ import {
   type CovarianceType,
 } from '../../mixture/gaussianParams.js';
 import { CsvError, readLabelsFile, readMatrixCsv, type CsvMatrix } from '../../mixture/gaussianCsv.js';
-import { gaussianModelFromJson, gaussianModelToJson } from '../../mixture/gaussianModel.js';
+import { gaussianModelToJson, readGaussianModel } from '../../mixture/gaussianModel.js';
 import { formatBicTable, selectByBic } from '../../mixture/select.js';
 
 const HELP = `usage: tailor gmm <subcommand> [options]
@@ -313,23 +312,7 @@ function loadData(v: Values): CsvMatrix {
 }
 
 function loadModel(file: string): { model: GaussianMixture; columns?: string[] } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new CliError(`cannot read model ${file}: ${(error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new CliError(`${file}: not valid JSON (${(error as Error).message})`);
-  }
-  try {
-    return gaussianModelFromJson(value, file);
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
+  return readGaussianModel(file);
 }
 
 function loadModelAndData(v: Values): { model: GaussianMixture; x: CsvMatrix } {

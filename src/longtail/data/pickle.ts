@@ -4,6 +4,7 @@
 // `_codecs.encode` form Python 3 uses for bytes at protocol 2. Anything else (other globals,
 // other opcodes, other protocols) is rejected with an error naming the opcode and its offset;
 // nothing is ever executed.
+import { InputError } from '../../torch/errors.js';
 
 /** A numpy array as stored in the pickle: shape, dtype string ('|u1', '<i8', ...), raw bytes. */
 export interface PickledArray {
@@ -50,7 +51,7 @@ const ALLOWED_GLOBALS = new Set([
   '__builtin__.bytearray',
 ]);
 
-export class PickleError extends Error {}
+export class PickleError extends InputError {}
 
 type Item = PickleValue | PickleDtype | typeof MARK;
 

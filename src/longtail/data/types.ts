@@ -1,5 +1,6 @@
 // The in-memory and lazily decoded image data sets every reader produces, and the error type
 // readers throw when a file is bad (it always names the file, and the line or record if any).
+import { InputError } from '../../torch/errors.js';
 
 /** An in-memory image data set: N images of shape [C, H, W], stored CHW per image, uint8. */
 export interface ImageDataset {
@@ -21,7 +22,7 @@ export interface ImageListEntry {
   label: number;
 }
 
-export class DataFormatError extends Error {
+export class DataFormatError extends InputError {
   constructor(
     message: string,
     readonly file: string,

@@ -1,6 +1,7 @@
 // A small RFC 4180 CSV reader: quoted fields (with "" escapes and embedded commas/newlines),
 // CRLF or LF line ends, a header row. Every cell keeps its 1-based file line so that errors about
 // the data can name the file, line and column the user has to fix.
+import { InputError } from '../../torch/errors.js';
 
 export interface CsvTable {
   file: string;
@@ -10,7 +11,7 @@ export interface CsvTable {
   lines: number[];
 }
 
-export class CsvError extends Error {
+export class CsvError extends InputError {
   constructor(message: string) {
     super(message);
     this.name = 'CsvError';
