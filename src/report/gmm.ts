@@ -1,7 +1,7 @@
 // Reports of Gaussian mixtures: the data (first two coordinates, or the first two principal
 // components) coloured by component with each component's 2-sigma ellipse, the EM trace, and
 // the BIC-by-K curves of `tailor gmm select --json`.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, basename } from 'node:path';
 import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
 import { readMatrixCsv, type CsvMatrix } from '../mixture/gaussianCsv.js';
@@ -72,7 +72,8 @@ export function validateGmmModel(value: unknown, source: string): GaussianModelJ
         : type === 'diag'
           ? matrix(m.covariances, 'covariances', K, d)
           : vector(m.covariances, 'covariances', K);
-  if (type === 'full' && (covariances as unknown[]).length !== K) f.fail('covariances', `has not ${K} matrices`);
+  if (type === 'full' && (covariances as unknown[]).length !== K)
+    f.fail('covariances', `has not ${K} matrices`);
   const options = m.options === undefined ? {} : f.object(m.options, 'options');
   return {
     ...(m as unknown as GaussianModelJson),
@@ -295,7 +296,11 @@ export function gmmModelSections(
       'scatter',
     ),
   );
-  const rows: Cell[][] = model.means.map((mu, k) => [k + 1, num(model.weights[k], 4), mu.map((v) => num(v, 3)).join(', ')]);
+  const rows: Cell[][] = model.means.map((mu, k) => [
+    k + 1,
+    num(model.weights[k], 4),
+    mu.map((v) => num(v, 3)).join(', '),
+  ]);
   out.push(
     section(
       'Fit',

@@ -41,9 +41,11 @@ export function validateLongtailResults(value: unknown, source: string): Longtai
   const perClass = f
     .array(u.per_class, 'uniform.per_class', classes)
     .map((v, i) => f.numberOrNull(v, `uniform.per_class[${i}]`, { min: 0, max: 1 }));
-  const confusion = f.array(u.confusion, 'uniform.confusion', 100_000).map((row, i) =>
-    f.numbers(f.array(row, `uniform.confusion[${i}]`, 100_000), `uniform.confusion[${i}]`, { min: 0 }),
-  );
+  const confusion = f
+    .array(u.confusion, 'uniform.confusion', 100_000)
+    .map((row, i) =>
+      f.numbers(f.array(row, `uniform.confusion[${i}]`, 100_000), `uniform.confusion[${i}]`, { min: 0 }),
+    );
   if (confusion.length * confusion.length > 25_000_000) f.fail('uniform.confusion', 'is implausibly large');
   const group = (v: unknown, field: string): GroupResult & { n: number } => {
     const g = f.object(v, field);
@@ -73,7 +75,9 @@ export function validateLongtailResults(value: unknown, source: string): Longtai
       train_counts: trainCounts,
       imbalance: f.number(ds.imbalance, 'dataset.imbalance', { nonFinite: true }),
       profile: f.string(ds.profile, 'dataset.profile'),
-      ...(ds.class_names !== undefined ? { class_names: f.strings(ds.class_names, 'dataset.class_names') } : {}),
+      ...(ds.class_names !== undefined
+        ? { class_names: f.strings(ds.class_names, 'dataset.class_names') }
+        : {}),
     },
     uniform: {
       ...group(u, 'uniform'),

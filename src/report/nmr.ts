@@ -35,7 +35,10 @@ export function isNmrReport(v: unknown): v is EvaluationReport & { example?: Nmr
 }
 
 /** Checks the fields the NMR report reads; returns a copy holding only checked values. */
-export function validateNmrReport(value: unknown, source: string): EvaluationReport & { example?: NmrExample } {
+export function validateNmrReport(
+  value: unknown,
+  source: string,
+): EvaluationReport & { example?: NmrExample } {
   const f = new Fields(source, "the output of 'tailor nmr evaluate --json'");
   const r = f.object(value, '');
   const ds = f.object(r.dataset, 'dataset');
@@ -47,10 +50,13 @@ export function validateNmrReport(value: unknown, source: string): EvaluationRep
     return out;
   };
   const methods: Record<string, unknown> = {};
-  for (const [name, m] of Object.entries(f.object(r.methods, 'methods'))) methods[name] = metrics(m, `methods.${name}`);
+  for (const [name, m] of Object.entries(f.object(r.methods, 'methods')))
+    methods[name] = metrics(m, `methods.${name}`);
   const perLevel: Record<string, unknown> = {};
   for (const [name, list] of Object.entries(f.object(r.perLevel, 'perLevel')))
-    perLevel[name] = f.array(list, `perLevel.${name}`, 1000).map((m, k) => metrics(m, `perLevel.${name}[${k}]`));
+    perLevel[name] = f
+      .array(list, `perLevel.${name}`, 1000)
+      .map((m, k) => metrics(m, `perLevel.${name}[${k}]`));
   const pipeline = r.pipeline === undefined ? undefined : f.object(r.pipeline, 'pipeline');
   const savgol = (() => {
     const t = r.tuned === undefined ? undefined : f.object(r.tuned, 'tuned');

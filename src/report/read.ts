@@ -8,7 +8,9 @@ export function readResultsText(path: string): string {
   try {
     const size = statSync(path).size;
     if (size > MAX_RESULTS_BYTES)
-      throw new InputError(`${path}: ${size} bytes is far too large for a run's results (limit ${MAX_RESULTS_BYTES})`);
+      throw new InputError(
+        `${path}: ${size} bytes is far too large for a run's results (limit ${MAX_RESULTS_BYTES})`,
+      );
     return readFileSync(path, 'utf8');
   } catch (error) {
     if (error instanceof InputError) throw error;

@@ -1,7 +1,7 @@
 // Reports of the latent-subgroup mixed model (`tailor subgroup fit --out results.json
 // --posterior posterior.csv`, or `subgroup select --out results.json`): class mean trajectories
 // (observed and model-implied), the subjects' posterior class probabilities, BIC by K.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import { readSubgroupCsv, type SubgroupData } from '../mixture/subgroup/data.js';
 import { chartDiv, escapeHtml, note, num, section, table, type Cell } from './html.js';
@@ -96,7 +96,9 @@ export function validateSubgroupFit(value: unknown, source: string, where = ''):
     sigmaB2: stat('sigmaB2'),
     sigmaEps2: stat('sigmaEps2'),
     phi: stat('phi'),
-    gamma: f.array(v.gamma, at('gamma'), MAX_CLASSES).map((g, k) => f.numbers(g, at(`gamma[${k}]`), { nonFinite: true })),
+    gamma: f
+      .array(v.gamma, at('gamma'), MAX_CLASSES)
+      .map((g, k) => f.numbers(g, at(`gamma[${k}]`), { nonFinite: true })),
     logLik: stat('logLik'),
     bic: stat('bic'),
     aic: stat('aic'),
@@ -128,7 +130,9 @@ export function validateSubgroupSelection(value: unknown, source: string): Subgr
         classSizes: f.numbers(r.classSizes ?? [], at('classSizes')),
       };
     }),
-    fits: f.array(v.fits, 'fits', MAX_CLASSES).map((fit, i) => validateSubgroupFit(fit, source, `fits[${i}]`)),
+    fits: f
+      .array(v.fits, 'fits', MAX_CLASSES)
+      .map((fit, i) => validateSubgroupFit(fit, source, `fits[${i}]`)),
   };
 }
 

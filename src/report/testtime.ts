@@ -39,7 +39,9 @@ export function testTimeSection(value: unknown, charts: Record<string, ChartSpec
   }
   // Entries that are not objects (a hand-edited or corrupt file) are left out.
   const d = Object.fromEntries(
-    Object.entries(t.distributions).filter(([, e]) => typeof e === 'object' && e !== null && !Array.isArray(e)),
+    Object.entries(t.distributions).filter(
+      ([, e]) => typeof e === 'object' && e !== null && !Array.isArray(e),
+    ),
   ) as Record<string, Entry>;
   const names = orderedDistributions(d);
   const methods = METHODS.filter((m) => names.some((n) => top1(d[n]!, m.key) !== null));

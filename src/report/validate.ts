@@ -15,7 +15,9 @@ export class Fields {
   ) {}
 
   fail(field: string, problem: string): never {
-    throw new InputError(`${this.source}: ${field ? `field '${field}' ` : ''}${problem} (expected ${this.expected})`);
+    throw new InputError(
+      `${this.source}: ${field ? `field '${field}' ` : ''}${problem} (expected ${this.expected})`,
+    );
   }
 
   object(v: unknown, field: string): Json {

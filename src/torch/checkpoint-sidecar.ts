@@ -83,7 +83,13 @@ function fileRecord(sidecar: string, field: string, v: unknown): FileRecord {
   if (!isObject(v)) fail(sidecar, field, 'missing or not an object');
   const { file, bytes, sha256 } = v;
   // A bare file name beside the sidecar: never a path that leads elsewhere.
-  if (typeof file !== 'string' || file === '' || file !== basename(file) || file === '..' || file.includes('\0'))
+  if (
+    typeof file !== 'string' ||
+    file === '' ||
+    file !== basename(file) ||
+    file === '..' ||
+    file.includes('\0')
+  )
     fail(sidecar, `${field}.file`, 'not a file name beside the sidecar');
   if (!isCount(bytes)) fail(sidecar, `${field}.bytes`, 'not a byte count');
   if (sha256 !== undefined && !(typeof sha256 === 'string' && /^[0-9a-f]{64}$/.test(sha256)))
@@ -160,7 +166,8 @@ export function readSidecar(path: string): Sidecar {
       { cause: error },
     );
   }
-  if (bytes.length > MAX_SIDECAR_BYTES) fail(path, 'size', `${bytes.length} bytes is far too large for a sidecar`);
+  if (bytes.length > MAX_SIDECAR_BYTES)
+    fail(path, 'size', `${bytes.length} bytes is far too large for a sidecar`);
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString('utf8'));
@@ -175,7 +182,8 @@ export function readSidecar(path: string): Sidecar {
     version: 1,
     weights: fileRecord(path, 'weights', v.weights),
   };
-  if (v.optimizerTensors !== undefined) out.optimizerTensors = fileRecord(path, 'optimizerTensors', v.optimizerTensors);
+  if (v.optimizerTensors !== undefined)
+    out.optimizerTensors = fileRecord(path, 'optimizerTensors', v.optimizerTensors);
   if (v.optimizer !== undefined) out.optimizer = optimizer(path, v.optimizer);
   if (v.scheduler !== undefined) out.scheduler = scheduler(path, v.scheduler);
   for (const key of ['epoch', 'step'] as const) {
@@ -206,7 +214,11 @@ export function readSidecar(path: string): Sidecar {
 }
 
 /** The path and bytes of a file the sidecar names, after checking its size and checksum. */
-export function verifiedFile(sidecar: string, dir: string, record: FileRecord): { path: string; bytes: Uint8Array } {
+export function verifiedFile(
+  sidecar: string,
+  dir: string,
+  record: FileRecord,
+): { path: string; bytes: Uint8Array } {
   const path = join(dir, record.file);
   let bytes: Buffer;
   try {

@@ -34,7 +34,6 @@ export interface CheckpointContent {
   extra?: unknown;
 }
 
-
 export interface LoadedCheckpoint {
   weights: Record<string, Tensor>;
   metadata: Record<string, string>;
@@ -131,7 +130,10 @@ export function loadCheckpoint(base: string): LoadedCheckpoint {
   const paths = checkpointPaths(base);
   const sidecar = readSidecar(paths.sidecar);
   const dir = dirname(paths.sidecar);
-  const weightsFile = loadSafetensorsChecked(paths.sidecar, verifiedFile(paths.sidecar, dir, sidecar.weights));
+  const weightsFile = loadSafetensorsChecked(
+    paths.sidecar,
+    verifiedFile(paths.sidecar, dir, sidecar.weights),
+  );
   const loaded: LoadedCheckpoint = {
     weights: weightsFile.tensors,
     metadata: weightsFile.metadata,

@@ -9,12 +9,14 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
+  readFileSync,
   renameSync,
+  statSync,
   rmSync,
   writeSync,
 } from 'node:fs';
 import { dirname, basename, join, resolve } from 'node:path';
-import { OutputError, describeSystemError, isSystemError } from './errors.js';
+import { InputError, OutputError, describeSystemError, isSystemError } from './errors.js';
 
 function outputError(error: unknown, path: string): unknown {
   if (error instanceof OutputError || !isSystemError(error)) return error;
@@ -86,5 +88,33 @@ export function appendLine(path: string, line: string): void {
     appendFileSync(path, line.endsWith('\n') ? line : line + '\n');
   } catch (error) {
     throw outputError(error, path);
+  }
+}
+
+/**
+ * Reads an input file whose plausible size is known: larger files are refused before any
+ * allocation (a corrupt or hostile file must not take the memory), and a read failure names the
+ * file. `makeError` builds the reader's own error type from a message that starts with the path.
+ */
+export function readBoundedFile(
+  path: string,
+  maxBytes: number,
+  what: string,
+  makeError: (message: string) => Error = (m) => new InputError(m),
+): Buffer {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch (error) {
+    throw makeError(isSystemError(error) ? describeSystemError(error, path) : `${path}: cannot read`);
+  }
+  if (size > maxBytes)
+    throw makeError(`${path}: ${size} bytes is far too large for ${what} (at most ${maxBytes})`);
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw makeError(
+      isSystemError(error) ? describeSystemError(error, path) : `${path}: ${(error as Error).message}`,
+    );
   }
 }

@@ -3,12 +3,12 @@
 // it), a child that dies is a crash. Prints per parser: tried, ok, named errors, other errors
 // (anything but a `tailor:` error naming the file, or markup left unescaped in a report),
 // crashes, hangs. Usage:
-//   npm run fuzz -- [--count 10000] [--seed 1] [--target SUBSTRING] [--timeout-ms 5000] [--jobs 1]
+//   npm run fuzz -- [--count 10000] [--seed 1] [--target SUBSTRING] [--timeout-ms 10000] [--jobs 1]
 //   npm run fuzz -- --target 'cifar pickle' --only 123     (replays one input, with its stack)
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { TARGETS, type FuzzTarget } from './targets.js';
@@ -45,7 +45,10 @@ function workRoot(): string {
   return existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 }
 
-function runTarget(target: FuzzTarget, o: Required<Omit<CampaignOptions, 'filter' | 'log'>>): Promise<TargetReport> {
+function runTarget(
+  target: FuzzTarget,
+  o: Required<Omit<CampaignOptions, 'filter' | 'log'>>,
+): Promise<TargetReport> {
   const report: TargetReport = {
     target: target.name,
     tried: 0,
@@ -84,6 +87,16 @@ function runTarget(target: FuzzTarget, o: Required<Omit<CampaignOptions, 'filter
         stderr = (stderr + d.toString()).slice(-2000);
       });
       let timer: NodeJS.Timeout | undefined;
+      // Start-up (modules, native libraries, seeds) may take long on a loaded machine; it is
+      // not an input's time, so the per-input limit starts with the child's 'ready'.
+      timer = setTimeout(() => {
+        finished = true;
+        child.kill('SIGKILL');
+        report.findings.push({ i: next, kind: 'crash', detail: 'the child did not start within 180 s' });
+        report.crashes++;
+        report.tried++;
+        next++;
+      }, 180_000);
       const arm = (): void => {
         clearTimeout(timer);
         timer = setTimeout(() => {
@@ -95,8 +108,8 @@ function runTarget(target: FuzzTarget, o: Required<Omit<CampaignOptions, 'filter
           child.kill('SIGKILL');
         }, o.timeoutMs);
       };
-      arm();
-      child.on('message', (m: InputResult) => {
+      child.on('message', (m: InputResult | { ready: true }) => {
+        if ('ready' in m) return arm();
         if (m.i !== next) return;
         report.tried++;
         report[m.outcome]++;
@@ -128,7 +141,7 @@ export async function runCampaign(options: CampaignOptions): Promise<TargetRepor
   const o = {
     count: options.count,
     seed: options.seed ?? 1,
-    timeoutMs: options.timeoutMs ?? 5000,
+    timeoutMs: options.timeoutMs ?? 10_000,
     jobs: Math.max(1, options.jobs ?? 1),
   };
   const targets = TARGETS.filter(
@@ -165,7 +178,17 @@ export function formatTable(reports: TargetReport[]): string {
       hangs: a.hangs + r.hangs,
       seconds: a.seconds + r.seconds,
     }),
-    { ...reports[0]!, target: '**all**', tried: 0, ok: 0, named: 0, other: 0, crashes: 0, hangs: 0, seconds: 0 },
+    {
+      ...reports[0]!,
+      target: '**all**',
+      tried: 0,
+      ok: 0,
+      named: 0,
+      other: 0,
+      crashes: 0,
+      hangs: 0,
+      seconds: 0,
+    },
   );
   return [
     `| ${HEADER.join(' | ')} |`,
@@ -182,7 +205,7 @@ async function main(): Promise<number> {
       seed: { type: 'string', default: '1' },
       target: { type: 'string', multiple: true },
       only: { type: 'string' },
-      'timeout-ms': { type: 'string', default: '5000' },
+      'timeout-ms': { type: 'string', default: '10000' },
       jobs: { type: 'string', default: '1' },
       json: { type: 'string' },
       list: { type: 'boolean', default: false },
@@ -206,7 +229,9 @@ async function main(): Promise<number> {
   }
   const count = Number(values.count);
   const started = performance.now();
-  console.log(`fuzzing ${count} inputs per parser (seed ${values.seed}, limit ${values['timeout-ms']} ms per input)`);
+  console.log(
+    `fuzzing ${count} inputs per parser (seed ${values.seed}, limit ${values['timeout-ms']} ms per input)`,
+  );
   const reports = await runCampaign({
     count,
     seed: Number(values.seed),
@@ -218,13 +243,15 @@ async function main(): Promise<number> {
   console.log(formatTable(reports));
   for (const r of reports)
     for (const f of r.findings)
-      console.log(`${r.target} #${f.i} ${f.kind}: ${f.detail}  (replay: --target '${r.target}' --only ${f.i})`);
+      console.log(
+        `${r.target} #${f.i} ${f.kind}: ${f.detail}  (replay: --target '${r.target}' --only ${f.i})`,
+      );
   console.log(`${((performance.now() - started) / 1000).toFixed(0)} s in all`);
   if (values.json) writeFileSync(values.json, JSON.stringify(reports, null, 2) + '\n');
   return reports.some((r) => r.other + r.crashes + r.hangs > 0) ? 1 : 0;
 }
 
-if (process.argv[1] !== undefined && import.meta.url.endsWith('/campaign.js')) {
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main().then(
     (code) => (process.exitCode = code),
     (error: unknown) => {

@@ -2,7 +2,8 @@
 // in-process and reports every outcome to the parent (which times each input and sees an abort
 // as a crash). Usage (by campaign.ts): node child.js TARGET START END SEED WORKDIR [--verbose]
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Rng } from '../../src/torch/rng.js';
 import { InputError } from '../../src/torch/errors.js';
 import { CliError } from '../../src/cli/errors.js';
@@ -36,7 +37,7 @@ export function makeInput(target: FuzzTarget, seeds: Files[], seed: number, i: n
   const candidates = target.mutable.filter((f) => f in base);
   const file = candidates[rng.int(candidates.length)]!;
   const donors = seeds.filter((s) => s !== base && file in s).map((s) => s[file]!);
-  const mutated = mutate(base[file]!, target.kind, rng, donors);
+  const mutated = mutate(base[file]!, target.kind, rng, donors, target.dictionary);
   const written = target.encode ? target.encode(mutated, file, rng.uniform() < 0.8) : mutated;
   return assemble(target, base, file, written);
 }
@@ -78,6 +79,10 @@ async function main(): Promise<void> {
   const dir = join(workDir!, 'input');
   const send = (r: InputResult): Promise<void> =>
     new Promise((done) => (process.send ? process.send(r, undefined, {}, () => done()) : done()));
+  // Loading the modules and building the seeds is not part of any input's time.
+  await new Promise<void>((done) =>
+    process.send ? process.send({ ready: true }, undefined, {}, () => done()) : done(),
+  );
   for (let i = Number(startText); i < Number(endText); i++) {
     writeInput(dir, makeInput(target, seeds, seed, i));
     let result: InputResult;
@@ -95,7 +100,8 @@ async function main(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const isEntryPoint = process.argv[1] !== undefined && import.meta.url.endsWith('/child.js');
+const isEntryPoint =
+  process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isEntryPoint) {
   main().then(
     () => process.disconnect?.(),

@@ -159,7 +159,8 @@ const byteOps: Op[] = [
 ];
 
 // Text edits work on latin1 strings: every byte maps to one character and back unchanged.
-const decode = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+const decode = (b: Uint8Array): string =>
+  Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 const latin1 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'latin1'));
 
 const textOps: ((s: string, rng: Rng) => string)[] = [
@@ -252,15 +253,34 @@ function jsonMutation(text: string, rng: Rng): string | undefined {
   return JSON.stringify(value);
 }
 
+/** A token of the format (an opcode with a boundary length, a keyword, a huge count) inserted or written over. */
+function tokenEdit(b: Uint8Array, rng: Rng, dictionary: readonly string[]): Uint8Array {
+  const token = latin1(pick(rng, dictionary));
+  // Text formats: often at a line start, where keywords and records begin.
+  let at = rng.int(b.length + 1);
+  if (rng.uniform() < 0.5) {
+    const nl = b.lastIndexOf(0x0a, at - 1);
+    at = nl + 1;
+  }
+  return rng.uniform() < 0.5
+    ? concat(b.subarray(0, at), token, b.subarray(at))
+    : concat(b.subarray(0, at), token, b.subarray(Math.min(b.length, at + token.length)));
+}
+
 /** One mutated input: 1 to 4 stacked edits of the seed, chosen by `rng`. */
 export function mutate(
   seed: Uint8Array,
   kind: SeedKind,
   rng: Rng,
   donors: readonly Uint8Array[] = [],
+  dictionary: readonly string[] = [],
 ): Uint8Array {
   let b = seed;
   for (let k = 1 + rng.int(4); k > 0; k--) {
+    if (dictionary.length > 0 && rng.uniform() < 0.25) {
+      b = tokenEdit(b, rng, dictionary);
+      continue;
+    }
     const r = rng.uniform();
     if (kind === 'json' && r < 0.5) {
       const m = jsonMutation(Buffer.from(b).toString('utf8'), rng);

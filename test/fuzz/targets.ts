@@ -41,6 +41,8 @@ export interface FuzzTarget {
   seeds: () => Promise<Files[]>;
   /** The files of a set that get mutated (one of them per input). */
   mutable: string[];
+  /** Tokens of the format the mutator inserts (latin1 strings). */
+  dictionary?: string[];
   /** Turns the mutated bytes into the file written (e.g. gzip after mutating the content). */
   encode?: (mutated: Uint8Array, file: string, useEncoding: boolean) => Uint8Array;
   /** Reads the input directory; throws on bad input. Returns text to check (a report) or nothing. */
@@ -73,7 +75,10 @@ function fashionFiles(gz: boolean): Files {
 /** The idx content before compression, so that mutations reach the parser behind gunzip. */
 function fashionRaw(): Files {
   const raw = fashionFiles(false);
-  return { 't10k-images-idx3-ubyte.gz': raw['t10k-images-idx3-ubyte']!, 't10k-labels-idx1-ubyte.gz': raw['t10k-labels-idx1-ubyte']! };
+  return {
+    't10k-images-idx3-ubyte.gz': raw['t10k-images-idx3-ubyte']!,
+    't10k-labels-idx1-ubyte.gz': raw['t10k-labels-idx1-ubyte']!,
+  };
 }
 
 const split3 = { images: makeImages(3, 3072), labels: [1, 0, 7] };
@@ -202,7 +207,9 @@ function subgroupCsv(): string {
   const lines = ['"id","time","y","W1","W2","W3","U1","U2"'];
   for (let s = 1; s <= 6; s++)
     for (let t = 0; t < 3; t++)
-      lines.push([s, t, (s * 1.7 + t * 0.9).toFixed(4), t % 2, (s * 0.31 - 1).toFixed(4), 1, s % 3, s % 2].join(','));
+      lines.push(
+        [s, t, (s * 1.7 + t * 0.9).toFixed(4), t % 2, (s * 0.31 - 1).toFixed(4), 1, s % 3, s % 2].join(','),
+      );
   return lines.join('\n') + '\n';
 }
 
@@ -267,11 +274,44 @@ export const TARGETS: FuzzTarget[] = [
     kind: 'binary',
     seeds: async () => [
       {
-        'cifar-10-batches-py/test_batch': new Uint8Array(cifarPythonBatch('cifar10', split3, 'testing batch 1 of 1')),
-        'cifar-10-batches-py/batches.meta': new Uint8Array(cifarMetaPickle('label_names', classNames(10), [['num_vis', 3072]])),
+        'cifar-10-batches-py/test_batch': new Uint8Array(
+          cifarPythonBatch('cifar10', split3, 'testing batch 1 of 1'),
+        ),
+        'cifar-10-batches-py/batches.meta': new Uint8Array(
+          cifarMetaPickle('label_names', classNames(10), [['num_vis', 3072]]),
+        ),
       },
     ],
     mutable: ['cifar-10-batches-py/test_batch', 'cifar-10-batches-py/batches.meta'],
+    // opcodes with negative or huge lengths, marks, memo references, stack operations
+    dictionary: [
+      'X\xff\xff\xff\xff',
+      'X\xfb\xff\xff\xff',
+      'T\xff\xff\xff\xff',
+      'T\x00\x00\x00\x7f',
+      'U\xff',
+      'r\xff\xff\xff\xff',
+      'j\xff\xff\xff\xff',
+      'h\x00',
+      'h\x01a',
+      '(',
+      't',
+      'e',
+      'a',
+      's',
+      'u',
+      'b',
+      'R',
+      ')',
+      ']',
+      '}',
+      '.',
+      'N',
+      '\x85',
+      'J\xff\xff\xff\xff',
+      'cnumpy\ndtype\n',
+      'c__builtin__\neval\n',
+    ],
     run: (dir) => readCifar(dir, 'cifar10', 'test'),
   },
   {
@@ -310,6 +350,14 @@ export const TARGETS: FuzzTarget[] = [
       },
     ],
     mutable: ['list.txt'],
+    dictionary: [
+      'x.png 1e20\n',
+      'x.png 99999999999999999999\n',
+      'x.png 4294967296\n',
+      'x.png -1\n',
+      'a b c 2\n',
+      `${' '.repeat(100_000)}1\n`,
+    ],
     run: (dir) => readImageList(dir, join(dir, 'list.txt'), { missing: 'skip', warn: () => undefined }),
   },
   {
@@ -342,8 +390,8 @@ export const TARGETS: FuzzTarget[] = [
             'conv.weight': torch.arange(0, 24).reshape(2, 3, 2, 2),
             'bn.running_mean': torch.tensor([0.5, -1], { dtype: 'float64' }),
             'bn.num_batches_tracked': torch.tensor([7], { dtype: 'int64' }),
-            'half': torch.tensor([1, 2, 3], { dtype: 'float16' }),
-            'mask': torch.tensor([1, 0], { dtype: 'uint8' }),
+            half: torch.tensor([1, 2, 3], { dtype: 'float16' }),
+            mask: torch.tensor([1, 0], { dtype: 'uint8' }),
           },
           { format: 'pt' },
         ),
@@ -367,18 +415,54 @@ export const TARGETS: FuzzTarget[] = [
       { 'spectrum.jdx': text(jcampFid()) },
     ],
     mutable: ['spectrum.jdx'],
+    dictionary: [
+      '0 S99999999999999',
+      '1 @S9999999999',
+      'J9999999999',
+      's999999999',
+      '%',
+      '@',
+      '##XYDATA= (X++(Y..Y))\n',
+      '##NPOINTS= 1e20\n',
+      '##NPOINTS= -1\n',
+      '##FIRSTX= NaN\n',
+      '##XUNITS= PPM\n',
+      '##.OBSERVE FREQUENCY= 0\n',
+      '##VAR_DIM= 1e15, 1e15\n',
+      '##FACTOR= 1e308, 1e308\n',
+      '##TITLE= nested\n',
+      '##END=\n',
+      '$$',
+      '##PAGE= N=1\n##DATA TABLE= (X++(R..R)), XYDATA\n0 S9999999999999\n',
+    ],
     run: (dir) => readJcamp(join(dir, 'spectrum.jdx')),
   },
-  ...(['acqus', 'fid', 'pdata/1/procs', 'pdata/1/1r'] as const).map(
-    (file): FuzzTarget => ({
-      name: `bruker ${file.split('/').pop()}`,
-      native: false,
-      kind: file === 'acqus' || file.endsWith('procs') ? 'text' : 'binary',
-      seeds: async () => [brukerFiles()],
-      mutable: [file],
-      run: (dir) => readBruker(dir, file.startsWith('pdata') ? 'processed' : 'raw'),
-    }),
-  ),
+  ...(['acqus', 'fid', 'pdata/1/procs', 'pdata/1/1r'] as const).map((file): FuzzTarget => ({
+    name: `bruker ${file.split('/').pop()}`,
+    native: false,
+    kind: file === 'acqus' || file.endsWith('procs') ? 'text' : 'binary',
+    seeds: async () => [brukerFiles()],
+    mutable: [file],
+    dictionary: [
+      '##$TD= 4294967296\n',
+      '##$TD= -8\n',
+      '##$TD= 7\n',
+      '##$SI= 1e12\n',
+      '##$SI= 0\n',
+      '##$NC_proc= 5000\n',
+      '##$SF= 0\n',
+      '##$SW_h= -1\n',
+      '##$DTYPA= 2\n',
+      '##$DTYPP= 2\n',
+      '##$BYTORDA= 1\n',
+      '##$GRPDLY= -1\n',
+      '##$DECIM= 0\n',
+      '##$DSPFVS= 99\n',
+      '##$PHC0= NaN\n',
+      '\xff\xff\xf0\x7f\x00\x00\x00\x00',
+    ],
+    run: (dir) => readBruker(dir, file.startsWith('pdata') ? 'processed' : 'raw'),
+  })),
   {
     name: 'nmrpipe',
     native: false,
@@ -400,6 +484,12 @@ export const TARGETS: FuzzTarget[] = [
       },
     ],
     mutable: ['spectrum.csv'],
+    dictionary: [
+      `# ${'MHz'.repeat(100_000)}\n`,
+      `#${'#'.repeat(200_000)}\n`,
+      '# frequency MHz 1e400\n',
+      'ppm,real,imag\n',
+    ],
     run: (dir) => readCsvSpectrum(join(dir, 'spectrum.csv')),
   },
   {
@@ -422,8 +512,12 @@ export const TARGETS: FuzzTarget[] = [
     name: 'label file',
     native: false,
     kind: 'text',
-    seeds: async () => [{ 'labels.csv': text('label\n0\n1\n2\n1\n0\n') }, { 'labels.csv': text('0\n1\n2\n1\n0\n') }],
+    seeds: async () => [
+      { 'labels.csv': text('label\n0\n1\n2\n1\n0\n') },
+      { 'labels.csv': text('0\n1\n2\n1\n0\n') },
+    ],
     mutable: ['labels.csv'],
+    dictionary: ['1e20\n', '-0\n', '0x1\n', '2.5\n', 'NaN\n'],
     run: (dir) => readLabelsFile(join(dir, 'labels.csv'), 5, 3),
   },
   {
@@ -434,7 +528,11 @@ export const TARGETS: FuzzTarget[] = [
     mutable: ['model.json'],
     run: (dir) => {
       const { model } = readGaussianModel(join(dir, 'model.json'));
-      model.predict({ rows: 2, cols: model.nFeatures, data: new Float64Array(2 * model.nFeatures).fill(0.5) });
+      model.predict({
+        rows: 2,
+        cols: model.nFeatures,
+        data: new Float64Array(2 * model.nFeatures).fill(0.5),
+      });
     },
   },
   {
@@ -470,7 +568,9 @@ export const TARGETS: FuzzTarget[] = [
       {
         'results.json': json(subgroupFit()),
         'data.csv': text(subgroupData()),
-        'posterior.csv': text('id,class,prob1,prob2\ns1,1,0.99,0.01\ns2,1,0.8,0.2\ns3,2,0.05,0.95\ns4,2,0.001,0.999\n'),
+        'posterior.csv': text(
+          'id,class,prob1,prob2\ns1,1,0.99,0.01\ns2,1,0.8,0.2\ns3,2,0.05,0.95\ns4,2,0.001,0.999\n',
+        ),
       },
     ],
     mutable: ['results.json', 'posterior.csv'],
@@ -491,7 +591,12 @@ function checkpointTargets(): FuzzTarget[] {
       torch.manualSeed(1);
       const layer = new torch.nn.Linear(3, 2);
       const opt = new torch.optim.SGD(layer.parameters(), { lr: 0.1, momentum: 0.9 });
-      torch.tidy(() => layer.forward(torch.ones([4, 3])).sum().backward());
+      torch.tidy(() =>
+        layer
+          .forward(torch.ones([4, 3]))
+          .sum()
+          .backward(),
+      );
       opt.step();
       torch.saveCheckpoint(join(dir, 'checkpoint-last'), {
         weights: layer.stateDict(),
@@ -514,7 +619,13 @@ function checkpointTargets(): FuzzTarget[] {
     const ck = torch.loadCheckpoint(join(dir, 'checkpoint-last'));
     try {
       torch.restoreTorchRng(ck);
-      torch.tidy(() => torch.randn([8]).add(torch.rand([8])).sum().item());
+      torch.tidy(() =>
+        torch
+          .randn([8])
+          .add(torch.rand([8]))
+          .sum()
+          .item(),
+      );
       for (const state of Object.values(ck.rng ?? {})) new Rng(state).normal();
     } finally {
       torch.dispose([ck.weights, ck.optimizer?.state]);

@@ -85,6 +85,8 @@ export function unpickle(bytes: Uint8Array, file: string): PickleValue {
     return v;
   };
   const raw = (n: number): Uint8Array => {
+    // A negative length would move pos backwards (a loop that never ends).
+    if (!(n >= 0)) fail(`negative length ${n} (corrupt pickle)`);
     need(n);
     const out = bytes.subarray(pos, pos + n);
     pos += n;
@@ -173,6 +175,7 @@ export function unpickle(bytes: Uint8Array, file: string): PickleValue {
       case 0x58: {
         // BINUNICODE
         const n = i32();
+        if (n < 0) fail('negative BINUNICODE length', at);
         stack.push(Buffer.from(raw(n)).toString('utf8'));
         break;
       }

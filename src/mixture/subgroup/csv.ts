@@ -2,6 +2,7 @@
 // CRLF or LF line ends, a header row. Every cell keeps its 1-based file line so that errors about
 // the data can name the file, line and column the user has to fix.
 import { InputError } from '../../torch/errors.js';
+import { readBoundedFile } from '../../torch/fs.js';
 
 export interface CsvTable {
   file: string;
@@ -16,6 +17,14 @@ export class CsvError extends InputError {
     super(message);
     this.name = 'CsvError';
   }
+}
+
+/** CSV inputs far larger than any data set here (and below V8's 512 MB string limit). */
+export const MAX_CSV_BYTES = 256 * 1024 * 1024;
+
+/** Reads a CSV (or label) file as text, refusing implausible sizes; errors are CsvErrors. */
+export function readCsvText(file: string): string {
+  return readBoundedFile(file, MAX_CSV_BYTES, 'a CSV file', (m) => new CsvError(m)).toString('utf8');
 }
 
 export function parseCsv(text: string, file: string): CsvTable {
