@@ -183,6 +183,28 @@ export function loadCheckpoint(base: string): LoadedCheckpoint {
   return loaded;
 }
 
+/**
+ * Runs `restore` (copying a checkpoint's weights into a model, its state into an optimizer or a
+ * schedule); a failure (missing keys, other shapes, other parameter groups) becomes a
+ * CheckpointError naming the sidecar and what did not fit.
+ */
+export function restoreFrom<T>(
+  checkpoint: Pick<LoadedCheckpoint, 'sidecar'>,
+  what: string,
+  restore: () => T,
+): T {
+  try {
+    return restore();
+  } catch (error) {
+    if (error instanceof CheckpointError) throw error;
+    const where = checkpoint.sidecar ?? 'checkpoint';
+    throw new CheckpointError(
+      `${where}: ${what} does not fit (${(error as Error).message}); is this checkpoint from another model or config?`,
+      { cause: error },
+    );
+  }
+}
+
 /** Restores libtorch's generator from a loaded checkpoint (no-op if it stored none). */
 export function restoreTorchRng(checkpoint: Pick<LoadedCheckpoint, 'torchRngState' | 'sidecar'>): void {
   if (!checkpoint.torchRngState) return;

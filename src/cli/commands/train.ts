@@ -1,7 +1,6 @@
 // tailor train -c CONFIG [-r CHECKPOINT] [--epochs N] [--out DIR] [--seed S]
 import { parseArgs } from 'node:util';
 import { dirname } from 'node:path';
-import { mkdirSync } from 'node:fs';
 import * as torch from '../../torch/index.js';
 import { loadCheckpoint } from '../../torch/checkpoint.js';
 import { loadConfig, ConfigError, parseConfig } from '../../longtail/config/config.js';
@@ -9,7 +8,7 @@ import { buildSession, defaultRunDir, type SessionRecord } from '../../longtail/
 import { NonFiniteLossError } from '../../longtail/trainer.js';
 import { trainSession } from '../../longtail/train-session.js';
 import { evaluateSession, writeResults } from '../../longtail/results.js';
-import { writeJsonAtomic } from '../../torch/fs.js';
+import { writeJsonAtomic, ensureDir } from '../../torch/fs.js';
 import { PreferenceEvaluator } from '../../longtail/prl/controllability.js';
 import { CliError } from '../errors.js';
 import { DataFormatError } from '../../longtail/data/types.js';
@@ -69,8 +68,11 @@ export async function run(argv: string[]): Promise<number> {
   if (values.resume) {
     resumeCheckpoint = resolveCheckpoint(values.resume);
     const ck = loadCheckpoint(resumeCheckpoint.replace(/\.json$/, ''));
-    record = ck.extra as SessionRecord;
     torch.dispose([ck.weights, ck.optimizer?.state]);
+    const extra = ck.extra as Partial<SessionRecord> | null | undefined;
+    if (!extra || typeof extra !== 'object' || extra.config === null || typeof extra.config !== 'object')
+      throw new CliError(`${resumeCheckpoint} has no stored config; it was not written by 'tailor train'`);
+    record = extra as SessionRecord;
   }
   if (!values.config && !record)
     throw new CliError(`give a config with -c CONFIG (or resume with -r CHECKPOINT)\n\n${HELP}`);
@@ -100,7 +102,7 @@ export async function run(argv: string[]): Promise<number> {
         : {}),
     };
     const runDir = values.out ?? (resumeCheckpoint ? dirname(resumeCheckpoint) : defaultRunDir(config));
-    mkdirSync(runDir, { recursive: true });
+    ensureDir(runDir);
     const session = buildSession(config, file, overrides);
     const d = session.data;
     const what = d.lists
