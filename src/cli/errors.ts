@@ -20,5 +20,9 @@ export function userMessage(error: unknown): string | undefined {
   if (error instanceof CliError || error instanceof InputError) return error.message;
   if (error instanceof Error && error.name === 'ConfigError') return error.message;
   if (isSystemError(error)) return describeSystemError(error);
+  // node:util parseArgs: an unknown option or a missing value ("see --help" is the remedy)
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Error && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_'))
+    return `${error.message} (see --help)`;
   return undefined;
 }

@@ -174,3 +174,60 @@ test('reports from the CLI: a hostile results.json prints a tailor: line', () =>
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('checkpoints: weights corrupted at the same size, a bad RNG state or a forged sidecar are named errors', async () => {
+  const torch = await import('../../src/torch/index.js');
+  const { CheckpointError } = await import('../../src/torch/errors.js');
+  const dir = tmp();
+  try {
+    const save = (name: string) =>
+      torch.tidy(() =>
+        torch.saveCheckpoint(join(dir, name), { weights: { w: torch.arange(0, 64) }, epoch: 1 }),
+      );
+    save('checkpoint-last');
+    save('model_best');
+    const weights = join(dir, 'checkpoint-last.safetensors');
+    const bytes = readFileSync(weights);
+    bytes[bytes.length - 3]! ^= 0x40;
+    writeFileSync(weights, bytes);
+    assert.throws(
+      () => torch.loadCheckpoint(join(dir, 'checkpoint-last')),
+      (e: unknown) =>
+        e instanceof CheckpointError &&
+        /checkpoint-last\.safetensors does not match the SHA-256/.test(e.message) &&
+        /use another checkpoint of .* instead: model_best\.json/.test(e.message),
+    );
+    const sidecar = join(dir, 'model_best.json');
+    const good = readFileSync(sidecar, 'utf8');
+    const forge = (edit: (s: Loose) => void): void => {
+      const s = JSON.parse(good) as Loose;
+      edit(s);
+      writeFileSync(sidecar, JSON.stringify(s));
+    };
+    forge((s) => (s.weights.file = '../../etc/passwd'));
+    assert.throws(
+      () => torch.loadCheckpoint(join(dir, 'model_best')),
+      /weights\.file: not a file name beside the sidecar/,
+    );
+    forge((s) => (s.epoch = '<b>1</b>'));
+    assert.throws(
+      () => torch.loadCheckpoint(join(dir, 'model_best')),
+      /model_best\.json: epoch: not a non-negative integer/,
+    );
+    forge((s) => (s.rng = { data: [0, 0, 0, 0] }));
+    assert.throws(() => torch.loadCheckpoint(join(dir, 'model_best')), /rng\.data: not four 32-bit words/);
+    forge((s) => (s.torchRngState = Buffer.alloc(5056).toString('base64')));
+    const ck = torch.loadCheckpoint(join(dir, 'model_best'));
+    try {
+      assert.throws(
+        () => torch.restoreTorchRng(ck),
+        (e: unknown) =>
+          e instanceof CheckpointError && /torchRngState is not a valid/.test((e as Error).message),
+      );
+    } finally {
+      torch.dispose(ck.weights);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
