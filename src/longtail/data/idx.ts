@@ -100,6 +100,12 @@ export function readFashionMnist(
     throw new DataFormatError(`image file must have 3 dimensions, has ${images.dims.length}`, imageFile);
   if (labels.dims.length !== 1)
     throw new DataFormatError(`label file must have 1 dimension, has ${labels.dims.length}`, labelFile);
+  const [n, h, w] = images.dims as [number, number, number];
+  if (n < 1 || h < 1 || w < 1 || h > 4096 || w > 4096)
+    throw new DataFormatError(
+      `${n} images of ${h}x${w} pixels (expected at least one image of 1..4096 pixels a side)`,
+      imageFile,
+    );
   if (images.dims[0] !== labels.dims[0]) {
     throw new DataFormatError(
       `${images.dims[0]} images but ${labels.dims[0]} labels in ${labelFile}`,
