@@ -1,10 +1,19 @@
 // The JSON form of a fitted Gaussian mixture (what `tailor gmm fit --out` writes and
 // `tailor gmm predict --model` reads): parameters in scikit-learn's shapes plus the fit summary.
-import { readFileSync } from 'node:fs';
 import { InputError } from '../torch/errors.js';
+import { readBoundedFile } from '../torch/fs.js';
 import { GaussianMixture } from './gaussian.js';
 import { COVARIANCE_TYPES, type CovarianceType } from './gaussianParams.js';
+import { readMatrixCsv, type CsvMatrix } from './gaussianCsv.js';
 import type { DenseMatrix } from './linalg.js';
+
+/** A model file that cannot be used (unreadable, not a model, or not fitting the data given). */
+export class GaussianModelError extends InputError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GaussianModelError';
+  }
+}
 
 export const GMM_MODEL_FORMAT = 'tailor-gmm';
 
@@ -74,7 +83,7 @@ export function gaussianModelFromJson(
   source: string,
 ): { model: GaussianMixture; columns?: string[] } {
   const fail = (what: string): never => {
-    throw new InputError(`${source}: ${what} (expected a model written by 'tailor gmm fit --out')`);
+    throw new GaussianModelError(`${source}: ${what} (expected a model written by 'tailor gmm fit --out')`);
   };
   if (typeof value !== 'object' || value === null) fail('not a JSON object');
   const m = value as Partial<GaussianModelJson>;
@@ -113,24 +122,53 @@ export function gaussianModelFromJson(
   return { model, columns: m.columns };
 }
 
-/** Model files are a few kilobytes; anything far larger is not one (and would be slow to parse). */
 const MAX_MODEL_BYTES = 64 * 1024 * 1024;
 
-/** Reads a model file written by `tailor gmm fit --out`; errors name the file and the field. */
+/** Reads a model written by `tailor gmm fit --out`; every failure is a GaussianModelError naming the file. */
 export function readGaussianModel(file: string): { model: GaussianMixture; columns?: string[] } {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    throw new InputError(`cannot read model ${file}: ${(error as Error).message}`, { cause: error });
-  }
-  if (bytes.length > MAX_MODEL_BYTES)
-    throw new InputError(`${file}: ${bytes.length} bytes is far too large for a model file`);
+  // Model files are kilobytes; a far larger one is not a model (and would be slow to parse).
+  const text = readBoundedFile(file, MAX_MODEL_BYTES, 'a model file', (m) => new GaussianModelError(m)).toString(
+    'utf8',
+  );
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8'));
+    value = JSON.parse(text);
   } catch (error) {
-    throw new InputError(`${file}: not valid JSON (${(error as Error).message})`);
+    throw new GaussianModelError(`${file}: not valid JSON (${(error as Error).message})`);
   }
   return gaussianModelFromJson(value, file);
+}
+
+/**
+ * Reads the data a fitted model is to be applied to. Given `columns`, those; otherwise the
+ * model's own columns by name when the file has them all, else every column in order (with a
+ * note saying so when the count matches but the names do not). The column count must match the
+ * model's (GaussianModelError otherwise).
+ */
+export function readDataForModel(
+  file: string,
+  model: GaussianMixture,
+  modelColumns: readonly string[] | undefined,
+  columns?: readonly string[],
+): { x: CsvMatrix; note?: string } {
+  let x: CsvMatrix;
+  let note: string | undefined;
+  if (columns) {
+    x = readMatrixCsv(file, columns);
+  } else {
+    const all = readMatrixCsv(file);
+    const byName = modelColumns !== undefined && modelColumns.every((c) => all.columns.includes(c));
+    x = byName ? readMatrixCsv(file, modelColumns) : all;
+    if (modelColumns && !byName && all.cols === modelColumns.length) {
+      note = `${all.file} lacks the model's columns (${modelColumns.join(', ')}); using its columns in order`;
+    }
+  }
+  if (x.cols !== model.nFeatures) {
+    throw new GaussianModelError(
+      `${x.file} has ${x.cols} columns (${x.columns.join(', ')}) but the model was fitted on ${model.nFeatures}` +
+        (modelColumns ? ` (${modelColumns.join(', ')})` : '') +
+        '; pick them with --columns',
+    );
+  }
+  return { x, note };
 }

@@ -14,11 +14,16 @@ export {
   type CovarianceType,
 } from './gaussianParams.js';
 export {
+  GaussianModelError,
   gaussianModelFromJson,
   gaussianModelToJson,
+  readDataForModel,
+  readGaussianModel,
   GMM_MODEL_FORMAT,
   type GaussianModelJson,
 } from './gaussianModel.js';
+export { gaussianInitByName, precisionsFromCholesky, warmStartFrom, type WarmStart } from './gaussianInit.js';
+export { predictionsCsv, samplesCsv, scoreSummary } from './gaussianReport.js';
 export { CsvError, parseMatrixCsv, readLabelsFile, readMatrixCsv, type CsvMatrix } from './gaussianCsv.js';
 export { kmeans, kmeansPlusPlus, type KMeansResult } from './kmeans.js';
 export { denseMatrix, fromRows, toRows, type DenseMatrix } from './linalg.js';

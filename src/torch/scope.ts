@@ -2,6 +2,8 @@
 // open belongs to that scope and is freed when it closes, except what the scope returns
 // (moved to the enclosing scope) and what was kept. Outside any scope, tensors are the
 // caller's to dispose; a FinalizationRegistry frees forgotten ones as a safety net only.
+// tidy() scopes are synchronous; code that awaits holds a TensorScope object (withScope), which
+// owns only what its own run() steps create.
 import { native } from './native.js';
 
 export interface Disposable {
@@ -11,10 +13,18 @@ export interface Disposable {
 
 /** Set on a tensor while the safety net holds it, so dispose() unregisters only those. */
 export const inSafetyNet: unique symbol = Symbol('inSafetyNet');
+/** The scope that will free a tensor (undefined: the caller owns it); one owner at most. */
+export const scopeOwner: unique symbol = Symbol('scopeOwner');
 
-type Tracked = Disposable & { readonly handle: number; [inSafetyNet]?: boolean };
+/** What a scope holds: the tensors it will free. */
+export type ScopeOwner = Set<Tracked>;
+type Owner = ScopeOwner;
+type Tracked = Disposable & { readonly handle: number; [inSafetyNet]?: boolean; [scopeOwner]?: Owner };
 
-const scopes: Set<Tracked>[] = [];
+// The scopes open in the synchronous code now running, innermost last. Only synchronous code
+// pushes and pops (tidy, TensorScope.run), so the stack is empty whenever a task or microtask
+// starts: an `await` can never leave a scope open behind it or let another task's tensors in.
+const scopes: Owner[] = [];
 
 const safetyNet = new FinalizationRegistry<number>((handle) => {
   native.dispose(handle);
@@ -54,6 +64,7 @@ export function track(tensor: Tracked): void {
   const scope = scopes[scopes.length - 1];
   if (scope) {
     scope.add(tensor);
+    tensor[scopeOwner] = scope;
     return;
   }
   if (!flushQueued) {
@@ -71,34 +82,73 @@ export function untrack(tensor: Tracked): void {
     safetyNet.unregister(tensor);
     tensor[inSafetyNet] = false;
   }
-  const scope = scopes[scopes.length - 1];
-  if (scope) scope.delete(tensor);
+  release(tensor);
 }
 
-/** Removes a tensor (or every tensor in a structure) from all open scopes: the caller owns it. */
+function release(tensor: Tracked): boolean {
+  const owner = tensor[scopeOwner];
+  if (!owner) return false;
+  owner.delete(tensor);
+  tensor[scopeOwner] = undefined;
+  return true;
+}
+
+function adopt(owner: Owner, tensor: Tracked): void {
+  owner.add(tensor);
+  tensor[scopeOwner] = owner;
+}
+
+/**
+ * Takes the tensors in a value (a tensor, or any structure of them: see tidy) away from the
+ * scope that owns them, open or held: the caller owns them and disposes them.
+ */
 export function keep<T>(value: T): T {
-  visit(value, (t) => {
-    let owned = false;
-    for (const scope of scopes) owned = scope.delete(t) || owned;
-    if (owned) protect(t);
+  visit(value, true, (t) => {
+    if (release(t)) protect(t);
   });
   return value;
 }
 
-function visit(value: unknown, fn: (t: Tracked) => void, seen = new Set<unknown>()): void {
+/**
+ * Calls fn on every tensor in value: arrays, Sets, Maps and plain objects are searched, and
+ * with `instances` also the own enumerable fields of class instances (not #private ones).
+ * Typed arrays, buffers and promises are leaves.
+ */
+function visit(
+  value: unknown,
+  instances: boolean,
+  fn: (t: Tracked) => void,
+  seen = new Set<unknown>(),
+): void {
   if (value === null || typeof value !== 'object' || seen.has(value)) return;
   seen.add(value);
   if (isTracked(value)) {
     fn(value);
     return;
   }
-  if (Array.isArray(value)) {
-    for (const v of value) visit(v, fn, seen);
+  if (Array.isArray(value) || value instanceof Set) {
+    for (const v of value) visit(v, instances, fn, seen);
   } else if (value instanceof Map) {
-    for (const v of value.values()) visit(v, fn, seen);
-  } else if (Object.getPrototypeOf(value) === Object.prototype) {
-    for (const v of Object.values(value)) visit(v, fn, seen);
+    for (const v of value.values()) visit(v, instances, fn, seen);
+  } else if (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null) {
+    for (const v of Object.values(value)) visit(v, instances, fn, seen);
+  } else if (instances && !isLeaf(value)) {
+    for (const v of Object.values(value)) visit(v, instances, fn, seen);
   }
+}
+
+function isLeaf(value: object): boolean {
+  return (
+    ArrayBuffer.isView(value) ||
+    value instanceof ArrayBuffer ||
+    value instanceof SharedArrayBuffer ||
+    value instanceof Promise ||
+    value instanceof Date ||
+    value instanceof RegExp ||
+    value instanceof Error ||
+    value instanceof WeakMap ||
+    value instanceof WeakSet
+  );
 }
 
 function isTracked(value: object): value is Tracked {
@@ -109,35 +159,49 @@ function isTracked(value: object): value is Tracked {
   );
 }
 
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as PromiseLike<unknown>).then === 'function'
+  );
+}
+
 /**
- * Runs fn in a new scope. Tensors created inside are freed when it returns, except the
- * tensors in its result (arrays, plain objects and Maps are searched), which move to the
- * enclosing scope. Works with async functions too (awaited before the scope closes).
+ * Opens owner on the scope stack for fn's synchronous run and closes it again whatever fn does.
+ * An async fn is refused: its code after the first `await` would run with the scope closed, so
+ * its tensors would belong to nobody or to whichever scope happened to be open.
  */
-export function tidy<T>(fn: () => T): T {
-  const scope = new Set<Tracked>();
-  scopes.push(scope);
+function runIn<T>(owner: Owner, fn: () => T, api: string): T {
+  scopes.push(owner);
   let result: T;
   try {
     result = fn();
-  } catch (error) {
-    closeScope(scope, undefined);
-    throw error;
+  } finally {
+    const index = scopes.lastIndexOf(owner);
+    if (index >= 0) scopes.splice(index, 1);
   }
-  if (result instanceof Promise) {
-    throw new TypeError('tidy() got an async function; use tidyAsync() so the scope closes after it settles');
+  if (isPromiseLike(result)) {
+    // The caller gets the TypeError; the abandoned promise must not also crash the process.
+    Promise.resolve(result).then(undefined, () => {});
+    throw new TypeError(
+      `${api} got an async function; use withScope(async (scope) => ...) and scope.run() for the synchronous steps`,
+    );
   }
-  closeScope(scope, result);
   return result;
 }
 
-/** tidy() for async functions: the scope stays open until the promise settles. */
-export async function tidyAsync<T>(fn: () => Promise<T>): Promise<T> {
-  const scope = new Set<Tracked>();
-  scopes.push(scope);
+/**
+ * Runs fn (synchronous) in a new scope. Tensors created inside are freed when it returns or
+ * throws, except the tensors in its result, which move to the enclosing scope (or, with none
+ * open, to the caller). The result is searched through arrays, Sets, Maps, plain objects and
+ * the public fields of class instances. Async code: see withScope.
+ */
+export function tidy<T>(fn: () => T): T {
+  const scope: Owner = new Set();
   let result: T;
   try {
-    result = await fn();
+    result = runIn(scope, fn, 'tidy()');
   } catch (error) {
     closeScope(scope, undefined);
     throw error;
@@ -146,25 +210,90 @@ export async function tidyAsync<T>(fn: () => Promise<T>): Promise<T> {
   return result;
 }
 
-function closeScope(scope: Set<Tracked>, result: unknown): void {
-  const index = scopes.lastIndexOf(scope);
-  if (index >= 0) scopes.splice(index, 1);
+function closeScope(scope: Owner, result: unknown): void {
   const survivors = new Set<Tracked>();
-  visit(result, (t) => survivors.add(t));
+  visit(result, true, (t) => survivors.add(t));
   const parent = scopes[scopes.length - 1];
   for (const t of scope) {
+    t[scopeOwner] = undefined;
+    if (t.isDisposed) continue;
     if (survivors.has(t)) {
-      if (parent) parent.add(t);
+      if (parent) adopt(parent, t);
       else protect(t);
-    } else if (!t.isDisposed) {
+    } else {
       t.dispose();
     }
+  }
+  scope.clear();
+}
+
+/**
+ * A scope held as an object, for code that awaits: it owns the tensors created inside its
+ * run() calls (synchronous steps) until dispose() frees them, however many awaits lie between.
+ * Nothing else can slip in: between run() calls it is not on the scope stack. Works with
+ * `using` (Symbol.dispose).
+ */
+export class TensorScope {
+  readonly #owned: Owner = new Set();
+  #disposed = false;
+
+  /** Runs a synchronous step; the tensors it creates, its result included, belong to this scope. */
+  run<T>(fn: () => T): T {
+    if (this.#disposed) throw new Error('TensorScope.run: this scope was already disposed');
+    return runIn(this.#owned, fn, 'TensorScope.run()');
+  }
+
+  /** Takes the tensors in value away from this scope: the caller owns them. */
+  keep<T>(value: T): T {
+    visit(value, true, (t) => {
+      if (t[scopeOwner] === this.#owned && release(t)) protect(t);
+    });
+    return value;
+  }
+
+  /** Number of live tensors this scope will free. */
+  get size(): number {
+    let n = 0;
+    for (const t of this.#owned) if (!t.isDisposed) n++;
+    return n;
+  }
+
+  get isDisposed(): boolean {
+    return this.#disposed;
+  }
+
+  /** Frees every tensor the scope still owns; later run() calls throw. */
+  dispose(): void {
+    this.#disposed = true;
+    closeScope(this.#owned, undefined);
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}
+
+/**
+ * Runs an async function with a TensorScope that is disposed when it settles (resolved or
+ * rejected). The tensors in the result that the scope owns are kept: they become the caller's.
+ *
+ *   const logits = await withScope(async (scope) => {
+ *     const batch = await loader.next();
+ *     return scope.run(() => model.forward(batch.x));
+ *   });
+ */
+export async function withScope<T>(fn: (scope: TensorScope) => Promise<T>): Promise<T> {
+  const scope = new TensorScope();
+  try {
+    return scope.keep(await fn(scope));
+  } finally {
+    scope.dispose();
   }
 }
 
 /** Disposes every tensor in a value (a tensor, an array, a plain object or a Map of them). */
 export function dispose(value: unknown): void {
-  visit(value, (t) => {
+  visit(value, false, (t) => {
     if (!t.isDisposed) t.dispose();
   });
 }

@@ -2,7 +2,7 @@
 // and dtype promotion are libtorch's own, so they follow PyTorch's rules exactly.
 import { native } from './native.js';
 import { dtypeCode, dtypeName, type DType, type NumericArray } from './dtype.js';
-import { track, untrack, inSafetyNet } from './scope.js';
+import { track, untrack, inSafetyNet, scopeOwner, type ScopeOwner } from './scope.js';
 import * as aten from './generated/aten.js';
 
 /** A number (integral values are int Scalars), a boolean, or {float: x} to force a float Scalar. */
@@ -16,6 +16,7 @@ export class Tensor {
   #handle: number;
   /** Tracking state owned by scope.ts (declared here so every Tensor has the same shape). */
   [inSafetyNet] = false;
+  [scopeOwner]: ScopeOwner | undefined = undefined;
 
   constructor(handle: number) {
     this.#handle = handle;

@@ -119,7 +119,7 @@ test('ConvTranspose1d k = 2, stride 2: out[o, 2i + j] = sum_c w[c, o, j] x[c, i]
   up.dispose();
 });
 
-test('ResBlock1d: identity shortcut when channels agree, 1x1 otherwise; SE gates lie in (0, 1)', () => {
+test('ResBlock1d: identity shortcut when channels agree, 1x1 otherwise; SE scales channels by its sigmoid gate', () => {
   torch.manualSeed(3);
   const same = new ResBlock1d(4, 4, { kernel: 9, dilation: 2, groups: 2 });
   const wider = new ResBlock1d(4, 8, { kernel: 9, dilation: 1, groups: 2 });
@@ -135,9 +135,23 @@ test('ResBlock1d: identity shortcut when channels agree, 1x1 otherwise; SE gates
     });
     assertClose(same.forward(x).toFloat32Array(), x.toFloat32Array(), 1e-6, 0, 'residual identity');
     assert.deepEqual(wider.forward(x).shape, [2, 8, 20]);
+    // SE by hand: gate_c = sigmoid(W2 relu(W1 mean_t(x) + b1) + b2)_c scales channel c of x.
     const se = new SqueezeExcite1d(4, 2);
-    const ratio = se.forward(torch.ones([1, 4, 5])).toNumbers();
-    assert.ok(ratio.every((v) => v > 0 && v < 1));
+    const xs = torch.randn([1, 4, 5]);
+    const v = xs.toNumbers();
+    const [w1, b1, w2, b2] = [se.fc1.weight, se.fc1.bias!, se.fc2.weight, se.fc2.bias!].map((t) =>
+      t.toNumbers(),
+    );
+    const hidden = b1!.length;
+    const mean = [0, 1, 2, 3].map((c) => v.slice(c * 5, c * 5 + 5).reduce((a, b) => a + b, 0) / 5);
+    const h = Array.from({ length: hidden }, (_, j) =>
+      Math.max(0, b1![j]! + mean.reduce((a, m, c) => a + w1![j * 4 + c]! * m, 0)),
+    );
+    const gate = [0, 1, 2, 3].map(
+      (c) => 1 / (1 + Math.exp(-(b2![c]! + h.reduce((a, hj, j) => a + w2![c * hidden + j]! * hj, 0)))),
+    );
+    const expected = v.map((x, i) => x * gate[Math.floor(i / 5)]!);
+    assertClose(se.forward(xs).toFloat32Array(), expected, 1e-5, 1e-5, 'SE output');
     se.dispose();
   });
   same.dispose();

@@ -220,7 +220,9 @@ test('GMM run: scatter with every point on the principal plane, ellipses, BIC cu
       ['full', 'diag'],
     );
     assert.deepEqual(bic.series[0]!.values, [1705, 1650, 1715]);
-    assert.ok(charts.trace);
+    const trace = charts.trace as LinesChart;
+    assert.deepEqual(trace.x, [1, 2, 3, 4]);
+    assert.deepEqual(trace.series[0]!.values, [-5, -4.2, -3.95, -3.9]);
     // Without the data, the means still place the components.
     rmSync(join(dir, 'data.csv'));
     const s2 = chartsOf(renderRunReport(dir)).scatter as ScatterChart;

@@ -42,7 +42,6 @@ const stateKeys: Record<string, string> = {
   step: 'step',
 };
 
-let worst = 0;
 for (const c of golden.cases) {
   test(`optimizer matches PyTorch 1.13: ${c.name}`, () => {
     const before = torch.liveTensors();
@@ -65,7 +64,6 @@ for (const c of golden.cases) {
         const actual = p.toFloat32Array();
         const expected = c.history[step]![i]!;
         assertClose(actual, expected, 1e-6, 0, `${c.name} step ${step + 1} param ${i}`);
-        for (let k = 0; k < actual.length; k++) worst = Math.max(worst, Math.abs(actual[k]! - expected[k]!));
       });
     });
     const dict = opt.stateDict();
@@ -95,11 +93,6 @@ for (const c of golden.cases) {
     assert.equal(torch.liveTensors(), before, 'the optimizer leaks no tensors');
   });
 }
-
-test('largest deviation from PyTorch over all optimizer cases is within float32 rounding', () => {
-  assert.ok(worst <= 1e-6, `worst abs error ${worst}`);
-  console.log(`# optim golden: worst |tailor - torch| = ${worst.toExponential(2)}`);
-});
 
 test('stateDict / loadStateDict resume gives the same trajectory as an uninterrupted run', () => {
   const before = torch.liveTensors();

@@ -16,7 +16,7 @@ test('Rng is reproducible from a seed and from a saved state', () => {
   assert.notDeepEqual(new Rng(1).permutation(20), new Rng(2).permutation(20));
 });
 
-test('Rng moments: uniform, normal, gamma and Dirichlet', () => {
+test('Rng moments: uniform, normal, gamma and Dirichlet (means and variances per component)', () => {
   const rng = new Rng(7);
   const n = 20000;
   let su = 0;
@@ -34,8 +34,23 @@ test('Rng moments: uniform, normal, gamma and Dirichlet', () => {
   assert.ok(Math.abs(sn / n) < 0.03);
   assert.ok(Math.abs(sn2 / n - 1) < 0.04);
   assert.ok(Math.abs(sg / n - 1.2) < 0.04);
-  const d = rng.dirichlet(1.2, 3);
-  assert.equal(d.length, 3);
-  assert.ok(Math.abs(d.reduce((a, b) => a + b, 0) - 1) < 1e-12);
-  assert.ok(d.every((v) => v > 0));
+  assert.equal(rng.dirichlet(1.2, 3).length, 3);
+  // Dirichlet(a): E[x_i] = a_i / a0 and Var[x_i] = a_i (a0 - a_i) / (a0^2 (a0 + 1)); any other
+  // normalised draw (uniforms, equal shares) has other moments.
+  const alpha = [0.5, 2, 4.5];
+  const a0 = 7;
+  const m = [0, 0, 0];
+  const m2 = [0, 0, 0];
+  for (let i = 0; i < n; i++) {
+    rng.dirichlet(alpha).forEach((v, j) => {
+      m[j]! += v / n;
+      m2[j]! += (v * v) / n;
+    });
+  }
+  alpha.forEach((a, j) => {
+    const variance = (a * (a0 - a)) / (a0 * a0 * (a0 + 1));
+    assert.ok(Math.abs(m[j]! - a / a0) < 0.005, `E[x_${j}] = ${m[j]} vs ${a / a0}`);
+    const measured = m2[j]! - m[j]! ** 2;
+    assert.ok(Math.abs(measured / variance - 1) < 0.08, `Var[x_${j}] = ${measured} vs ${variance}`);
+  });
 });

@@ -3,14 +3,21 @@ import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../torch/fs.js';
 import { Rng } from '../../torch/rng.js';
-import { GaussianMixture, type GaussianInit, type GaussianMixtureOptions } from '../../mixture/gaussian.js';
+import { GaussianMixture, type GaussianMixtureOptions } from '../../mixture/gaussian.js';
 import {
   COVARIANCE_TYPES,
   SingularCovarianceError,
   type CovarianceType,
 } from '../../mixture/gaussianParams.js';
 import { CsvError, readLabelsFile, readMatrixCsv, type CsvMatrix } from '../../mixture/gaussianCsv.js';
-import { gaussianModelToJson, readGaussianModel } from '../../mixture/gaussianModel.js';
+import { gaussianInitByName, warmStartFrom } from '../../mixture/gaussianInit.js';
+import {
+  GaussianModelError,
+  gaussianModelToJson,
+  readDataForModel,
+  readGaussianModel,
+} from '../../mixture/gaussianModel.js';
+import { predictionsCsv, samplesCsv, scoreSummary } from '../../mixture/gaussianReport.js';
 import { formatBicTable, selectByBic } from '../../mixture/select.js';
 
 const HELP = `usage: tailor gmm <subcommand> [options]
@@ -108,6 +115,7 @@ export async function run(argv: string[]): Promise<number> {
     if (
       error instanceof SingularCovarianceError ||
       error instanceof CsvError ||
+      error instanceof GaussianModelError ||
       error instanceof RangeError
     ) {
       throw new CliError(error.message);
@@ -154,41 +162,13 @@ function fit(v: Values): number {
 
 function predict(v: Values): number {
   const { model, x } = loadModelAndData(v);
-  const k = model.nComponents;
-  const labels = model.predict(x);
-  const proba = v.proba ? model.predictProba(x) : undefined;
-  const density = v['log-density'] ? model.scoreSamples(x) : undefined;
-  const header = ['label'];
-  if (proba) for (let c = 0; c < k; c++) header.push(`p${c}`);
-  if (density) header.push('log_density');
-  const lines = [header.join(',')];
-  for (let i = 0; i < x.rows; i++) {
-    const cells: (number | string)[] = [labels[i]!];
-    if (proba) for (let c = 0; c < k; c++) cells.push(proba[i * k + c]!);
-    if (density) cells.push(density[i]!);
-    lines.push(cells.join(','));
-  }
-  emit(lines.join('\n') + '\n', v.out);
+  emit(predictionsCsv(model, x, { proba: v.proba, logDensity: v['log-density'] }), v.out);
   return 0;
 }
 
 function score(v: Values): number {
   const { model, x } = loadModelAndData(v);
-  const s = model.score(x);
-  console.log(
-    JSON.stringify(
-      {
-        n: x.rows,
-        score: s,
-        logLik: s * x.rows,
-        bic: model.bic(x),
-        aic: model.aic(x),
-        nParameters: model.nParameters(),
-      },
-      null,
-      2,
-    ),
-  );
+  console.log(JSON.stringify(scoreSummary(model, x), null, 2));
   return 0;
 }
 
@@ -220,15 +200,10 @@ function select(v: Values): number {
 }
 
 function sample(v: Values): number {
-  const { model, columns } = loadModel(required(v.model, '--model'));
+  const { model, columns } = readGaussianModel(required(v.model, '--model'));
   const n = parseNumber(required(v.n, '--n'), '--n', { integer: true, min: 1 });
   const seed = parseNumber(v.seed!, '--seed', { integer: true });
-  const { x, labels } = model.sample(n, new Rng(seed));
-  const names = columns ?? Array.from({ length: x.cols }, (_, j) => `x${j + 1}`);
-  const lines = [[...names, 'component'].join(',')];
-  for (let i = 0; i < n; i++)
-    lines.push([...x.data.subarray(i * x.cols, (i + 1) * x.cols), labels[i]].join(','));
-  emit(lines.join('\n') + '\n', v.out);
+  emit(samplesCsv(model, n, new Rng(seed), columns), v.out);
   return 0;
 }
 
@@ -250,34 +225,21 @@ function mixtureOptions(v: Values, k: number, x: CsvMatrix): GaussianMixtureOpti
     onWarning: () => {},
   };
   const init = v.init!;
-  const named: Record<string, GaussianInit> = {
-    kmeans: 'kmeans',
-    'kmeans++': 'k-means++',
-    'k-means++': 'k-means++',
-    random: 'random',
-    'random-from-data': 'random_from_data',
-    random_from_data: 'random_from_data',
-  };
-  if (named[init]) {
-    options.initParams = named[init];
+  const named = gaussianInitByName(init);
+  if (named) {
+    options.initParams = named;
   } else if (init.startsWith('labels:')) {
     options.initLabels = readLabelsFile(init.slice('labels:'.length), x.rows, k);
   } else if (init.startsWith('model:')) {
-    const file = init.slice('model:'.length);
-    const { model } = loadModel(file);
-    if (model.nComponents !== k || model.nFeatures !== x.cols) {
-      throw new CliError(
-        `--init ${init}: the model has K = ${model.nComponents}, d = ${model.nFeatures}; the fit has K = ${k}, d = ${x.cols}`,
+    const { model } = readGaussianModel(init.slice('model:'.length));
+    try {
+      Object.assign(
+        options,
+        warmStartFrom(model, { nComponents: k, nFeatures: x.cols, covarianceType: options.covarianceType! }),
       );
-    }
-    const p = model.parametersAsArrays();
-    options.weightsInit = p.weights;
-    options.meansInit = p.means;
-    options.precisionsInit = precisionsOf(model);
-    if (model.covarianceType !== options.covarianceType) {
-      throw new CliError(
-        `--init ${init}: the model's covariance type is ${model.covarianceType}, not ${options.covarianceType}`,
-      );
+    } catch (error) {
+      if (error instanceof GaussianModelError) throw new CliError(`--init ${init}: ${error.message}`);
+      throw error;
     }
   } else {
     throw new CliError(
@@ -287,57 +249,16 @@ function mixtureOptions(v: Values, k: number, x: CsvMatrix): GaussianMixtureOpti
   return options;
 }
 
-/** Precision matrices (A A^T from the Cholesky factors) in the model's covariance shape. */
-function precisionsOf(model: GaussianMixture): number[] {
-  const d = model.nFeatures;
-  const a = model.precisionsCholesky;
-  if (model.covarianceType === 'diag' || model.covarianceType === 'spherical')
-    return Array.from(a, (v) => v * v);
-  const out = new Array<number>(a.length).fill(0);
-  for (let off = 0; off < a.length; off += d * d) {
-    for (let i = 0; i < d; i++) {
-      for (let j = 0; j < d; j++) {
-        let s = 0;
-        for (let m = 0; m < d; m++) s += a[off + i * d + m]! * a[off + j * d + m]!;
-        out[off + i * d + j] = s;
-      }
-    }
-  }
-  return out;
-}
-
 function loadData(v: Values): CsvMatrix {
   const columns = v.columns ? v.columns.split(',').map((c) => c.trim()) : undefined;
   return readMatrixCsv(required(v.data, '--data'), columns);
 }
 
-function loadModel(file: string): { model: GaussianMixture; columns?: string[] } {
-  return readGaussianModel(file);
-}
-
 function loadModelAndData(v: Values): { model: GaussianMixture; x: CsvMatrix } {
-  const { model, columns } = loadModel(required(v.model, '--model'));
-  // Use the model's columns by name when the file has them all; otherwise all columns in order.
-  let x: CsvMatrix;
-  if (v.columns) {
-    x = loadData(v);
-  } else {
-    const all = readMatrixCsv(required(v.data, '--data'));
-    const byName = columns !== undefined && columns.every((c) => all.columns.includes(c));
-    x = byName ? readMatrixCsv(v.data!, columns) : all;
-    if (columns && !byName && all.cols === columns.length) {
-      console.error(
-        `tailor: note: ${all.file} lacks the model's columns (${columns.join(', ')}); using its columns in order`,
-      );
-    }
-  }
-  if (x.cols !== model.nFeatures) {
-    throw new CliError(
-      `${x.file} has ${x.cols} columns (${x.columns.join(', ')}) but the model was fitted on ${model.nFeatures}` +
-        (columns ? ` (${columns.join(', ')})` : '') +
-        '; pick them with --columns',
-    );
-  }
+  const { model, columns } = readGaussianModel(required(v.model, '--model'));
+  const picked = v.columns ? v.columns.split(',').map((c) => c.trim()) : undefined;
+  const { x, note } = readDataForModel(required(v.data, '--data'), model, columns, picked);
+  if (note) console.error(`tailor: note: ${note}`);
   return { model, x };
 }
 
