@@ -1,7 +1,7 @@
 // The JSON form of a fitted Gaussian mixture (what `tailor gmm fit --out` writes and
 // `tailor gmm predict --model` reads): parameters in scikit-learn's shapes plus the fit summary.
+import { readFileSync, statSync } from 'node:fs';
 import { InputError } from '../torch/errors.js';
-import { readBoundedFile } from '../torch/fs.js';
 import { GaussianMixture } from './gaussian.js';
 import { COVARIANCE_TYPES, type CovarianceType } from './gaussianParams.js';
 import { readMatrixCsv, type CsvMatrix } from './gaussianCsv.js';
@@ -126,10 +126,17 @@ const MAX_MODEL_BYTES = 64 * 1024 * 1024;
 
 /** Reads a model written by `tailor gmm fit --out`; every failure is a GaussianModelError naming the file. */
 export function readGaussianModel(file: string): { model: GaussianMixture; columns?: string[] } {
-  // Model files are kilobytes; a far larger one is not a model (and would be slow to parse).
-  const text = readBoundedFile(file, MAX_MODEL_BYTES, 'a model file', (m) => new GaussianModelError(m)).toString(
-    'utf8',
-  );
+  let text: string;
+  try {
+    // Model files are kilobytes; a far larger one is not a model (and would be slow to parse).
+    const size = statSync(file).size;
+    if (size > MAX_MODEL_BYTES)
+      throw new GaussianModelError(`${file}: ${size} bytes is far too large for a model file`);
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof GaussianModelError) throw error;
+    throw new GaussianModelError(`cannot read model ${file}: ${(error as Error).message}`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

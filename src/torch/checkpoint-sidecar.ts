@@ -220,17 +220,26 @@ export function verifiedFile(
   record: FileRecord,
 ): { path: string; bytes: Uint8Array } {
   const path = join(dir, record.file);
-  let bytes: Buffer;
+  let size: number;
   try {
-    bytes = readFileSync(path);
+    size = statSync(path).size;
   } catch {
     throw new CheckpointError(`${sidecar} refers to ${path}, which is missing${elsewhere(sidecar)}`);
   }
-  if (bytes.length !== record.bytes) {
+  // The size first: a file of another size is not read at all.
+  if (size !== record.bytes) {
     throw new CheckpointError(
-      `${path} is ${bytes.length} bytes but ${sidecar} recorded ${record.bytes} (interrupted save or mixed checkpoints)${elsewhere(sidecar)}`,
+      `${path} is ${size} bytes but ${sidecar} recorded ${record.bytes} (interrupted save or mixed checkpoints)${elsewhere(sidecar)}`,
     );
   }
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw new CheckpointError(`${path}: cannot read (${(error as Error).message})${elsewhere(sidecar)}`);
+  }
+  if (bytes.length !== record.bytes)
+    throw new CheckpointError(`${path} changed while it was read${elsewhere(sidecar)}`);
   if (record.sha256 !== undefined && createHash('sha256').update(bytes).digest('hex') !== record.sha256) {
     throw new CheckpointError(
       `${path} does not match the SHA-256 recorded in ${sidecar}: the file was corrupted or replaced after the checkpoint was written${elsewhere(sidecar) || '; re-run the training from an earlier checkpoint'}`,
