@@ -1,7 +1,7 @@
 // The eleven test distributions in reading order (forward-50 ... uniform ... backward-50), and the
 // line chart over them that the distribution and test-time sections share.
 import type { LineSeries, LinesChart } from './types.js';
-import { TEST_DISTRIBUTIONS } from '../longtail/data/longtail.js';
+import { TEST_DISTRIBUTIONS } from '../longtail/index.js';
 
 export const DISTRIBUTION_ORDER: readonly string[] = TEST_DISTRIBUTIONS;
 

@@ -4,12 +4,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../torch/fs.js';
-import type { LongtailResults } from '../longtail/results.js';
-import type { EpochRecord } from '../longtail/trainer.js';
+import type { EpochRecord, GroupResult, LongtailResults } from '../longtail/index.js';
 import { chartDiv, markup, note, num, pct, renderPage, section, table, type Cell } from './html.js';
 import { Fields } from './validate.js';
 import { parseResultsJson, readResultsText } from './read.js';
-import type { GroupResult } from '../longtail/evaluate.js';
 import { parseControllability, controllabilitySection, liveOnlySection } from './controllability.js';
 import type { ChartSpec, ReportPage } from './types.js';
 import { testTimeSection } from './testtime.js';
@@ -17,7 +15,7 @@ import { DISTRIBUTION_ORDER, distributionLines, orderedDistributions } from './d
 
 export { DISTRIBUTION_ORDER };
 
-/** many: more than 100 training images; few: fewer than 20 (as src/longtail/metrics.ts). */
+/** many: more than 100 training images; few: fewer than 20 (as src/longtail/core/metrics.ts). */
 function shotGroupOf(count: number): 'many' | 'medium' | 'few' {
   return count > 100 ? 'many' : count < 20 ? 'few' : 'medium';
 }

@@ -13,6 +13,7 @@ import { readResults, renderRunReport } from './index.js';
 import { isPrlResults, prlExperts } from './longtail.js';
 import { listRuns, type RunEntry } from './runs.js';
 import type { PreferenceAnswer } from './types.js';
+import { evaluatePreference as evaluateRunPreference } from '../longtail/index.js';
 
 export type EvaluatePreference = (runDir: string, preference: number[]) => Promise<PreferenceAnswer>;
 
@@ -20,10 +21,8 @@ export interface ServeOptions {
   runsDir: string;
   port?: number;
   host?: string;
-  /** The evaluator of the preference endpoint; by default src/longtail/prl/controllability.ts. */
+  /** The evaluator of the preference endpoint; by default the run's PRL model (src/longtail/runs/preference.ts). */
   evaluatePreference?: EvaluatePreference;
-  /** Module (relative to this file) that exports evaluatePreference; tests point it elsewhere. */
-  evaluatorModule?: string;
   log?: (line: string) => void;
 }
 
@@ -131,27 +130,6 @@ export function parsePreference(text: string | null, experts: number | null): nu
   const sum = r.reduce((a, b) => a + b, 0);
   if (!(sum > 0)) throw new HttpError(400, 'the weights of r sum to 0');
   return r.map((v) => v / sum);
-}
-
-export const EVALUATOR_MODULE = '../longtail/prl/controllability.js';
-
-async function defaultEvaluator(specifier = EVALUATOR_MODULE): Promise<EvaluatePreference> {
-  // A variable specifier keeps this optional module out of compile-time resolution.
-  let mod: { evaluatePreference?: unknown };
-  try {
-    mod = (await import(specifier)) as { evaluatePreference?: unknown };
-  } catch (error) {
-    throw new HttpError(
-      501,
-      `live evaluation is not available in this build: src/longtail/prl/controllability.ts could not be loaded (${(error as Error).message.split('\n')[0]})`,
-    );
-  }
-  if (typeof mod.evaluatePreference !== 'function')
-    throw new HttpError(
-      501,
-      'live evaluation is not available in this build: src/longtail/prl/controllability.ts has no evaluatePreference',
-    );
-  return mod.evaluatePreference as EvaluatePreference;
 }
 
 function readBody(req: IncomingMessage, limit = 16 * 1024): Promise<string> {
@@ -263,7 +241,7 @@ export function createReportServer(o: ServeOptions): Server {
       }
     }
     const r = parsePreference(text, experts);
-    const evaluate = o.evaluatePreference ?? (await defaultEvaluator(o.evaluatorModule));
+    const evaluate = o.evaluatePreference ?? evaluateRunPreference;
     let answer: PreferenceAnswer;
     try {
       answer = await serialized(() => evaluate(run.dir, r));

@@ -9,5 +9,4 @@ export * as aten from './generated/aten.js';
 export * as nn from './nn/index.js';
 export * as optim from './optim/index.js';
 export * from './checkpoint.js';
-export * as data from './data/index.js';
 export { gradcheck } from './gradcheck.js';

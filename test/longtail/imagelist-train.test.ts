@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, parseConfig, type TrainConfig } from '../../src/longtail/config/config.js';
-import { buildData } from '../../src/longtail/experiment.js';
+import { buildData } from '../../src/longtail/config/experiment.js';
 import { isLazy } from '../../src/longtail/data/source.js';
 import { trainRun as baseTrainRun } from './train-run.js';
 import { repoRoot } from '../helpers.js';

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
-import { createLoss, mixupLoss } from '../../src/longtail/losses/index.js';
+import { mixupLoss } from '../../src/longtail/losses/index.js';
+import { createLoss } from '../../src/longtail/config/losses.js';
 import { assertClose, goldenDir } from '../helpers.js';
 
 interface InputSet {

@@ -5,8 +5,6 @@ import assert from 'node:assert/strict';
 import * as torch from '../../src/torch/index.js';
 import {
   classBalancedWeights,
-  createLoss,
-  createPrlLoss,
   createScalarization,
   inversePrior,
   LDAMLoss,
@@ -16,6 +14,7 @@ import {
   releasedStch,
   smoothTchebycheff,
 } from '../../src/longtail/losses/index.js';
+import { createLoss, createPrlLoss } from '../../src/longtail/config/losses.js';
 
 const COUNTS = [500, 299, 179, 107, 64, 38, 23, 13, 8, 5];
 

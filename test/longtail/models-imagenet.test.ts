@@ -10,12 +10,12 @@ import {
   IMAGENET_CONFIG_TYPES,
   ResNetImageNet,
   type ImageNetArch,
-  type MultiExpertBackbone,
   type ResNetImageNetOptions,
 } from '../../src/longtail/models/resnet_imagenet.js';
 import { Bottleneck } from '../../src/longtail/models/bottleneck.js';
 import { NormedLinear } from '../../src/longtail/models/heads.js';
 import { ResNetCifar } from '../../src/longtail/models/resnet_cifar.js';
+import type { MultiExpertModel } from '../../src/longtail/models/multi-expert.js';
 
 /** Builds, runs fn, disposes, and checks that the live tensor count is back where it started. */
 function withModel(options: ResNetImageNetOptions, fn: (model: ResNetImageNet) => void): void {
@@ -261,9 +261,9 @@ test('SADE config type names map to the backbones', () => {
   });
 });
 
-test('both backbones satisfy the MultiExpertBackbone interface (checked by the compiler)', () => {
+test('both backbones satisfy the MultiExpertModel base (checked by the compiler)', () => {
   const before = torch.liveTensors();
-  const models: MultiExpertBackbone[] = [
+  const models: MultiExpertModel[] = [
     new ResNetCifar({ classes: 3, experts: 2 }),
     new ResNetImageNet({ arch: 'resnet50', classes: 3, experts: 2 }),
   ];

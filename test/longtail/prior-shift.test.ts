@@ -10,10 +10,10 @@ import {
   familyPriorByLikelihood,
   matchPriorWeights,
   projectToSimplex,
-} from '../../src/longtail/prior-shift.js';
-import { oracle, priorMatched } from '../../src/longtail/testtime-prior.js';
-import { runTestTime } from '../../src/longtail/testtime.js';
-import { sessionFromConfigFile } from '../../src/longtail/session.js';
+} from '../../src/longtail/adapt/prior-shift.js';
+import { oracle, priorMatched } from '../../src/longtail/adapt/prior.js';
+import { runTestTime } from '../../src/longtail/adapt/testtime.js';
+import { adaptInput, sessionFromConfigFile } from '../../src/longtail/config/session.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers.js';
@@ -217,12 +217,14 @@ test(
       quiet: true,
     };
     await assert.rejects(
-      runTestTime(session, { ...options, methods: ['prior'] }, () => {}),
+      runTestTime(adaptInput(session), { ...options, methods: ['prior'] }, () => {}),
       /test-time method 'prior': LDAMLoss \(as configured\) is not a logit-adjusted cross-entropy/,
     );
     const lines: string[] = [];
-    const { results } = await runTestTime(session, { ...options, methods: ['aggregation', 'prior'] }, (s) =>
-      lines.push(s),
+    const { results } = await runTestTime(
+      adaptInput(session),
+      { ...options, methods: ['aggregation', 'prior'] },
+      (s) => lines.push(s),
     );
     assert.ok(lines.some((l) => l.startsWith('prior matching skipped: LDAMLoss')));
     assert.equal(results.uniform!.prior, undefined);

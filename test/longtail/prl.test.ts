@@ -2,12 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as torch from '../../src/torch/index.js';
-import { aggregateByPreference } from '../../src/longtail/prl/features.js';
-import { simplexGrid } from '../../src/longtail/prl/controllability.js';
-import { normalizePreference } from '../../src/longtail/prl/hypernet.js';
+import { simplexGrid } from '../../src/longtail/adapt/controllability.js';
 import { assertClose } from '../helpers.js';
 import { ResNetCifar } from '../../src/longtail/models/resnet_cifar.js';
-import { buildPrlSystem } from '../../src/longtail/prl/system.js';
+import { aggregateByPreference } from '../../src/longtail/systems/prl.js';
+import { prlSystemFromConfig } from '../../src/longtail/config/session.js';
 import { Rng } from '../../src/torch/rng.js';
 
 test('the output weights the experts by the preference; uniform r is the mean', () => {
@@ -41,17 +40,10 @@ test('the simplex grid covers every point with spacing 1/steps', () => {
   assert.equal(simplexGrid(2, 4).length, 5);
 });
 
-test('user preferences are checked and normalised', () => {
-  assert.deepEqual(normalizePreference([2, 1, 1], 3), [0.5, 0.25, 0.25]);
-  assert.throws(() => normalizePreference([1, 1], 3), /needs 3 comma-separated weights/);
-  assert.throws(() => normalizePreference([1, -1, 1], 3), /non-negative/);
-  assert.throws(() => normalizePreference([0, 0, 0], 3), /not all be zero/);
-});
-
 test('several preferences per batch: each draw is the experts generated for its own r on shared features', () => {
   const model = new ResNetCifar({ classes: 4, experts: 3, inChannels: 1, blocksPerStage: 1 });
   const counts = [40, 20, 8, 2];
-  const system = buildPrlSystem(model, { draws_per_batch: 3 }, counts, 'p.json');
+  const system = prlSystemFromConfig(model, { draws_per_batch: 3 }, counts, 'p.json');
   try {
     torch.tidy(() => {
       for (const m of Object.values(system.modules)) m.eval();
@@ -78,7 +70,7 @@ test('several preferences per batch: each draw is the experts generated for its 
   const other = new ResNetCifar({ classes: 4, experts: 3, inChannels: 1, blocksPerStage: 1 });
   try {
     assert.throws(
-      () => buildPrlSystem(other, { variant: 'released', draws_per_batch: 4 }, counts, 'p.json'),
+      () => prlSystemFromConfig(other, { variant: 'released', draws_per_batch: 4 }, counts, 'p.json'),
       /p\.json: prl\.draws_per_batch: the released variant/,
     );
   } finally {

@@ -2,9 +2,9 @@
 // of the trained system (copied out, so the system can be freed).
 import * as torch from '../../src/torch/index.js';
 import type { TrainConfig } from '../../src/longtail/config/config.js';
-import { buildSession } from '../../src/longtail/session.js';
-import { systemStateDict } from '../../src/longtail/system.js';
-import { trainSession } from '../../src/longtail/train-session.js';
+import { buildSession } from '../../src/longtail/config/session.js';
+import { systemStateDict } from '../../src/longtail/systems/system.js';
+import { trainSession } from '../../src/longtail/runs/train.js';
 
 export async function trainRun(
   c: TrainConfig,

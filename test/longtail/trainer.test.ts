@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig, type TrainConfig } from '../../src/longtail/config/config.js';
-import { buildData } from '../../src/longtail/experiment.js';
-import { NonFiniteLossError } from '../../src/longtail/trainer.js';
+import { buildData } from '../../src/longtail/config/experiment.js';
+import { NonFiniteLossError } from '../../src/longtail/train/trainer.js';
 import { trainRun as baseTrainRun } from './train-run.js';
 import { repoRoot } from '../helpers.js';
 

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Rng } from '../../src/torch/rng.js';
-import type { LongtailResults } from '../../src/longtail/results.js';
+import type { LongtailResults } from '../../src/longtail/runs/results.js';
 import type { ControllabilityGrid } from '../../src/report/types.js';
 import { TEST_DISTRIBUTIONS } from '../../src/longtail/data/longtail.js';
 

@@ -213,27 +213,12 @@ test('preference endpoint: answers for the given r, normalised to the simplex', 
   assert.throws(() => parsePreference('1,,2', 3), /non-negative numbers/);
 });
 
-test('preference endpoint without an evaluator module answers 501 with the reason', async () => {
-  const other = await startReportServer({ runsDir, port: 0, evaluatorModule: './no-such-evaluator.js' });
-  try {
-    const r = await raw('/api/runs/prl/preference?r=1,0,0', { srv: other });
-    assert.equal(r.status, 501);
-    assert.match(
-      (JSON.parse(r.body) as { error: string }).error,
-      /live evaluation is not available.*controllability\.ts/,
-    );
-  } finally {
-    await other.close();
-  }
-});
-
 test('the default evaluator on a run without a checkpoint fails with a JSON error, not a crash', async () => {
   const other = await startReportServer({ runsDir, port: 0 });
   try {
     const r = await raw('/api/runs/prl/preference?r=1,0,0', { srv: other });
-    assert.ok([500, 501].includes(r.status), `status ${r.status}: ${r.body}`);
-    // The default evaluator was found and ran: it names the missing checkpoint (a missing
-    // evaluator module would answer 501 with another reason).
+    assert.equal(r.status, 500, r.body);
+    // The default evaluator ran: it names the missing checkpoint.
     assert.match(
       (JSON.parse(r.body) as { error: string }).error,
       /^evaluation failed: no checkpoint at '.*prl' \(give a run directory/,

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
-import type { LongtailResults } from '../../longtail/results.js';
+import type { LongtailResults } from '../../longtail/index.js';
 
 interface TestTimeSummary {
   mean_top1?: number;

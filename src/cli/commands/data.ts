@@ -5,22 +5,23 @@ import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
 import {
   BUILTIN_DATASETS,
-  PUBLISHED_SPLITS,
-  loadBuiltin,
-  type BuiltinDataset,
-} from '../../longtail/data/index.js';
-import { findDistributionList, parseImageList, readImageList } from '../../longtail/data/imagelist.js';
-import {
+  DataFormatError,
   INATURALIST_TEST_DISTRIBUTIONS,
+  PUBLISHED_SPLITS,
   TEST_DISTRIBUTIONS,
+  classCounts,
+  findDistributionList,
+  loadBuiltin,
   longTailCounts,
   longTailSubset,
+  parseImageList,
+  readImageList,
+  shotGroups,
   testDistributionCounts,
+  type BuiltinDataset,
   type ImbalanceProfile,
   type SubsetSampler,
-} from '../../longtail/data/longtail.js';
-import { DataFormatError, classCounts } from '../../longtail/data/types.js';
-import { shotGroups } from '../../longtail/metrics.js';
+} from '../../longtail/index.js';
 
 const HELP = `usage: tailor data summary [options]
 

@@ -1,15 +1,16 @@
 // Shared by the long-tail commands: loading a checkpoint's session, tables, preference parsing.
 import * as torch from '../../torch/index.js';
-import type { GroupResult } from '../../longtail/evaluate.js';
 import {
+  ConfigError,
+  DataFormatError,
+  RunError,
   loadRun as loadRunCore,
   resolveCheckpoint as resolveCheckpointCore,
-  RunError,
+  type GroupResult,
   type LoadedRun,
-} from '../../longtail/runs.js';
+  type System,
+} from '../../longtail/index.js';
 import { CliError } from '../errors.js';
-import { DataFormatError } from '../../longtail/data/types.js';
-import { ConfigError } from '../../longtail/config/config.js';
 
 export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
   try {
@@ -42,17 +43,17 @@ export function loadRunForEvaluation(
     preference?: string | undefined;
   },
   help: string,
-): { loaded: LoadedRun; system: { preference?: number[] } } {
+): { loaded: LoadedRun; system: System } {
   if (!values.resume) throw new CliError(`give the checkpoint with -r CHECKPOINT\n\n${help}`);
   const threads = Number(values.threads ?? '2');
   if (!(Number.isInteger(threads) && threads > 0))
     throw new CliError(`--threads needs a positive integer, got '${values.threads}'`);
   torch.setNumThreads(threads);
   const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
-  const system = loaded.session.system as { preference?: number[] };
-  const preference = parsePreference(values.preference, loaded.session.model.experts.length);
+  const system = loaded.session.system;
+  const preference = parsePreference(values.preference, system.experts);
   if (preference) {
-    if (!system.preference)
+    if (system.kind !== 'prl')
       throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
     system.preference = preference;
   }

@@ -1,8 +1,12 @@
 // tailor test-all -r CHECKPOINT [--json] [--preference a,b,c]: the eleven test distributions.
 import { parseArgs } from 'node:util';
-import { evaluateSession, writeResults } from '../../longtail/results.js';
+import {
+  controllabilityGrid,
+  evaluateSession,
+  writeResults,
+  type ControllabilityGrid,
+} from '../../longtail/index.js';
 import { CliError } from '../errors.js';
-import { PreferenceEvaluator, type ControllabilityGrid } from '../../longtail/prl/controllability.js';
 import {
   controllabilityTable,
   distributionTable,
@@ -43,11 +47,9 @@ export async function run(argv: string[]): Promise<number> {
     const steps = Number(values.grid);
     if (!(Number.isInteger(steps) && steps >= 1 && steps <= 50))
       throw new CliError(`--grid needs an integer in 1..50, got '${values.grid}'`);
-    if (!system.preference)
+    if (system.kind !== 'prl')
       throw new CliError('--grid applies to PRL checkpoints only (this run has no hypernetwork)');
-    const evaluator = await PreferenceEvaluator.fromSession(loaded.session);
-    results.controllability = evaluator.grid(steps);
-    evaluator.dispose();
+    results.controllability = await controllabilityGrid(loaded.session, steps);
   }
   if (values.save) writeResults(loaded.runDir, results);
   if (values.json) {
@@ -58,13 +60,13 @@ export async function run(argv: string[]): Promise<number> {
       JSON.stringify({
         distributions,
         mean_top1: results.mean_top1,
-        ...(system.preference ? { preference: system.preference } : {}),
+        ...(system.kind === 'prl' ? { preference: system.preference } : {}),
         ...(results.controllability ? { controllability: results.controllability } : {}),
       }),
     );
   } else {
     console.log(
-      `${loaded.checkpoint}${system.preference ? ` (preference ${system.preference.map((v) => v.toFixed(3)).join(', ')})` : ''}`,
+      `${loaded.checkpoint}${system.kind === 'prl' ? ` (preference ${system.preference.map((v) => v.toFixed(3)).join(', ')})` : ''}`,
     );
     console.log(distributionTable(results.distributions, results.mean_top1));
     if (results.controllability)

@@ -1,10 +1,14 @@
 // tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json]
 import { parseArgs } from 'node:util';
 import * as torch from '../../torch/index.js';
-import { ConfigError } from '../../longtail/config/config.js';
-import { loadTestTimeConfig } from '../../longtail/config/testtime.js';
-import { runTestTime } from '../../longtail/testtime.js';
-import { writeResults, type LongtailResults } from '../../longtail/results.js';
+import {
+  ConfigError,
+  adaptInput,
+  loadTestTimeConfig,
+  runTestTime,
+  writeResults,
+  type LongtailResults,
+} from '../../longtail/index.js';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
@@ -43,7 +47,7 @@ export async function run(argv: string[]): Promise<number> {
     throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
   torch.setNumThreads(Number(values.threads));
   const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
-  const isPrl = 'hyper' in loaded.session.system;
+  const isPrl = loaded.session.system.kind === 'prl';
   let options;
   try {
     options = loadTestTimeConfig(values.config, isPrl);
@@ -51,7 +55,10 @@ export async function run(argv: string[]): Promise<number> {
     if (error instanceof ConfigError) throw new CliError(error.message);
     throw error;
   }
-  const { results } = await runTestTime(loaded.session, { ...options, quiet: values.quiet || values.json });
+  const { results } = await runTestTime(adaptInput(loaded.session), {
+    ...options,
+    quiet: values.quiet || values.json,
+  });
   const group = (r: {
     top1: number | null;
     many: number | null;

@@ -1,6 +1,6 @@
 // tailor test -r CHECKPOINT [--json]: the uniform test set, top-1 and many/medium/few.
 import { parseArgs } from 'node:util';
-import { testPredictions, uniformDetail } from '../../longtail/results.js';
+import { testPredictions, uniformDetail } from '../../longtail/index.js';
 import { groupsLine, jsonGroup, loadRunForEvaluation } from './longtail-common.js';
 
 const HELP = `usage: tailor test -r CHECKPOINT [--json] [--preference a,b,c] [--root DIR] [--threads N]
@@ -36,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
         ...jsonGroup(u),
         ece: u.ece,
         per_class: u.per_class,
-        ...(system.preference ? { preference: system.preference } : {}),
+        ...(system.kind === 'prl' ? { preference: system.preference } : {}),
       }),
     );
   } else {

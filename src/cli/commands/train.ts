@@ -2,18 +2,23 @@
 import { parseArgs } from 'node:util';
 import { dirname } from 'node:path';
 import * as torch from '../../torch/index.js';
-import { loadCheckpoint } from '../../torch/checkpoint.js';
-import { loadConfig, ConfigError, parseConfig } from '../../longtail/config/config.js';
-import { buildSession, defaultRunDir, type SessionRecord } from '../../longtail/session.js';
-import { NonFiniteLossError } from '../../longtail/trainer.js';
-import { trainSession } from '../../longtail/train-session.js';
-import { evaluateSession, writeResults } from '../../longtail/results.js';
-import { writeJsonAtomic, ensureDir } from '../../torch/fs.js';
-import { PreferenceEvaluator } from '../../longtail/prl/controllability.js';
-import { CliError } from '../errors.js';
-import { DataFormatError } from '../../longtail/data/types.js';
-import { distributionTable, groupsLine, resolveCheckpoint } from './longtail-common.js';
+import { ensureDir, writeJsonAtomic } from '../../torch/fs.js';
+import {
+  ConfigError,
+  DataFormatError,
+  NonFiniteLossError,
+  RunError,
+  buildSession,
+  defaultRunDir,
+  loadConfig,
+  parseConfig,
+  readSessionRecord,
+  trainAndEvaluate,
+  type SessionRecord,
+} from '../../longtail/index.js';
 import { writeLongtailReport } from '../../report/index.js';
+import { CliError } from '../errors.js';
+import { distributionTable, groupsLine, resolveCheckpoint } from './longtail-common.js';
 
 const HELP = `usage: tailor train -c CONFIG [-r CHECKPOINT] [options]
 
@@ -67,12 +72,12 @@ export async function run(argv: string[]): Promise<number> {
   let resumeCheckpoint: string | undefined;
   if (values.resume) {
     resumeCheckpoint = resolveCheckpoint(values.resume);
-    const ck = loadCheckpoint(resumeCheckpoint.replace(/\.json$/, ''));
-    torch.dispose([ck.weights, ck.optimizer?.state]);
-    const extra = ck.extra as Partial<SessionRecord> | null | undefined;
-    if (!extra || typeof extra !== 'object' || extra.config === null || typeof extra.config !== 'object')
-      throw new CliError(`${resumeCheckpoint} has no stored config; it was not written by 'tailor train'`);
-    record = extra as SessionRecord;
+    try {
+      record = readSessionRecord(resumeCheckpoint);
+    } catch (error) {
+      if (error instanceof RunError) throw new CliError(error.message);
+      throw error;
+    }
   }
   if (!values.config && !record)
     throw new CliError(`give a config with -c CONFIG (or resume with -r CHECKPOINT)\n\n${HELP}`);
@@ -114,20 +119,17 @@ export async function run(argv: string[]): Promise<number> {
         `${session.model.numParameters()} parameters, ${threads} threads, seed ${seed}; run directory ${runDir}`,
     );
     writeJsonAtomic(`${runDir}/config.json`, config);
-    const result = await trainSession(session, {
+    const {
+      train: result,
+      results,
+      resultsPath,
+    } = await trainAndEvaluate(session, {
       epochs,
       seed,
       runDir,
       ...(resumeCheckpoint ? { resumeFrom: resumeCheckpoint } : {}),
       quiet: values.quiet ?? false,
     });
-    const results = await evaluateSession(session, result.lastCheckpoint, result.history);
-    if ('hyper' in session.system) {
-      const evaluator = await PreferenceEvaluator.fromSession(session);
-      results.controllability = evaluator.grid(10);
-      evaluator.dispose();
-    }
-    const resultsPath = writeResults(runDir, results);
     console.log(`uniform test set (last epoch): ${groupsLine(results.uniform)}`);
     console.log(distributionTable(results.distributions, results.mean_top1));
     const report = writeLongtailReport(runDir);

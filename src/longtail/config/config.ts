@@ -15,7 +15,7 @@ import {
   validate,
   type Schema,
 } from './schema.js';
-import { IDEAL_POINT, LOSS_TYPES } from '../losses/registry.js';
+import { IDEAL_POINT, LOSS_TYPES } from './losses.js';
 
 export interface TypedSection<A = Record<string, unknown>> {
   type: string;

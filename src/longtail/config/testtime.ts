@@ -4,8 +4,8 @@
 import { ConfigError, bool, int, num, obj, required, str, validate, type Schema } from './schema.js';
 import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
 import { readJsonFile } from './config.js';
-import type { TestTimeMethod, TestTimeOptions } from '../testtime.js';
-import { DEFAULT_PRIOR_FIT, type PriorFit } from '../testtime-prior.js';
+import type { TestTimeMethod, TestTimeOptions } from '../adapt/testtime.js';
+import { DEFAULT_PRIOR_FIT, type PriorFit } from '../adapt/prior.js';
 
 const schema: Schema = obj(
   {

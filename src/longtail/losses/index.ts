@@ -1,5 +1,5 @@
 // Long-tail losses: single-output (CE, balanced softmax, logit adjustment, focal, LDAM-DRW),
-// multi-expert (SADE, BalPoE), PRL's preference scalarizations, mixup and the config registry.
+// multi-expert (SADE, BalPoE), PRL's preference scalarizations, and mixup.
 export * from './types.js';
 export * from './priors.js';
 export * from './single.js';
@@ -7,4 +7,3 @@ export * from './experts.js';
 export * from './scalarize.js';
 export * from './prl.js';
 export * from './mixup.js';
-export * from './registry.js';

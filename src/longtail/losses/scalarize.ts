@@ -6,8 +6,6 @@ import { Tensor, tidy } from '../../torch/index.js';
 import { constant } from './priors.js';
 import { floatDtype } from './types.js';
 
-export type ScalarizationName = 'stch' | 'linear' | 'released_stch' | 'sum';
-
 export interface ScalarizationOptions {
   /** Smoothing of the Tchebycheff scalarization (> 0). */
   mu?: number;

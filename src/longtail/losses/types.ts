@@ -49,17 +49,6 @@ export interface ExpertLoss extends Loss {
   expertLosses(out: ModelOutput, target: Tensor): Tensor;
 }
 
-export interface LossContext {
-  /** Training images per class (the reference code's cls_num_list). */
-  classCounts: number[];
-  /** Experts of the model (1 = a plain model). */
-  experts: number;
-  /** Total training epochs, if known. */
-  epochs?: number;
-  /** The config file, named in error messages. */
-  file?: string;
-}
-
 /** A float dtype for constants that must match the logits (float64 in golden tests). */
 export function floatDtype(t: Tensor): DType {
   const d = t.dtype;

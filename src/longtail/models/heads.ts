@@ -1,5 +1,5 @@
-// Classifier heads of the long-tail models: the cosine ("normed") classifier of LDAM/RIDE/SADE
-// and a plain linear one. Both can also run with externally generated weights (PRL).
+// The cosine ("normed") classifier of LDAM/RIDE/SADE; it can also run with externally generated
+// weights (PRL).
 import { Tensor, aten, noGrad, nn, empty, tidy } from '../../torch/index.js';
 
 /**
@@ -32,16 +32,5 @@ export class NormedLinear extends nn.Module {
       const wn = nn.functional.normalize(weight, 2, 0);
       return xn.matmul(wn).mul(this.scale);
     });
-  }
-}
-
-export class LinearHead extends nn.Module {
-  readonly linear: nn.Linear;
-  constructor(inFeatures: number, classes: number) {
-    super();
-    this.linear = this.registerModule('linear', new nn.Linear(inFeatures, classes));
-  }
-  forward(x: Tensor): Tensor {
-    return this.linear.forward(x);
   }
 }

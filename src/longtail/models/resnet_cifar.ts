@@ -4,6 +4,7 @@
 // inChannels = 1 gives the Fashion-MNIST (28x28 grey) variant; any number of experts works.
 import { Tensor, nn, tidy, aten } from '../../torch/index.js';
 import { NormedLinear } from './heads.js';
+import { ExpertBase, MultiExpertModel } from './multi-expert.js';
 
 class BasicBlock extends nn.Module {
   readonly conv1: nn.Conv2d;
@@ -70,14 +71,7 @@ export interface ResNetCifarOptions {
   scale?: number;
 }
 
-export interface MultiExpertOutput {
-  /** Mean of the expert logits, [N, C]. */
-  output: Tensor;
-  /** Per-expert logits, [E, N, C]. */
-  logits: Tensor;
-}
-
-export class Expert extends nn.Module {
+export class Expert extends ExpertBase {
   readonly layer2: nn.Sequential;
   readonly layer3: nn.Sequential;
   readonly classifier: NormedLinear | nn.Linear;
@@ -102,14 +96,9 @@ export class Expert extends nn.Module {
       aten.adaptive_avg_pool2d(this.layer3.forward(this.layer2.forward(shared)), 1).flatten(1),
     );
   }
-  /** Logits from features, optionally with a classifier weight generated elsewhere (PRL). */
-  classify(features: Tensor, weight?: Tensor): Tensor {
-    if (this.classifier instanceof NormedLinear) return this.classifier.forward(features, weight);
-    return this.classifier.forward(features);
-  }
 }
 
-export class ResNetCifar extends nn.Module {
+export class ResNetCifar extends MultiExpertModel {
   readonly conv1: nn.Conv2d;
   readonly bn1: nn.BatchNorm2d;
   readonly layer1: nn.Sequential;
@@ -154,30 +143,5 @@ export class ResNetCifar extends nn.Module {
   /** Shared stem + stage 1. */
   shared(x: Tensor): Tensor {
     return tidy(() => this.layer1.forward(this.bn1.forward(this.conv1.forward(x)).relu()));
-  }
-
-  /** Per-expert pooled features, [E, N, D]. */
-  expertFeatures(x: Tensor): Tensor {
-    return tidy(() => {
-      const s = this.shared(x);
-      return aten.stack(
-        this.experts.items.map((e) => e.features(s)),
-        0,
-      );
-    });
-  }
-
-  forward(x: Tensor, classifierWeights?: Tensor[]): MultiExpertOutput {
-    return tidy(() => {
-      const s = this.shared(x);
-      const logits = aten.stack(
-        this.experts.items.map((e, i) => {
-          const f = e.features(s);
-          return e.classify(f, classifierWeights?.[i]);
-        }),
-        0,
-      );
-      return { output: logits.mean(0), logits };
-    });
   }
 }

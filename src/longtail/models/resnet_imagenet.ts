@@ -3,11 +3,10 @@
 // shared, every expert owns stages 3 and 4, global average pooling and a classifier; the model
 // output is the mean of the expert logits. With one expert and reduceDimension off it is exactly
 // torchvision's resnet50 / resnext50_32x4d / resnet152 (same modules, same parameter count).
-// The interface matches ResNetCifar so the trainer, the PRL hypernetwork and test-time code work
-// with either.
+// The multi-expert forward passes are shared with ResNetCifar (multi-expert.ts).
 import { Tensor, nn, tidy, aten, noGrad } from '../../torch/index.js';
 import { NormedLinear } from './heads.js';
-import type { MultiExpertOutput } from './resnet_cifar.js';
+import { ExpertBase, MultiExpertModel } from './multi-expert.js';
 import { BOTTLENECK_EXPANSION, Bottleneck, bottleneckStage, type BottleneckShape } from './bottleneck.js';
 
 export type ImageNetArch = 'resnet50' | 'resnext50_32x4d' | 'resnet152';
@@ -56,27 +55,7 @@ export interface ResNetImageNetOptions {
   zeroInitResidual?: boolean;
 }
 
-/** What an expert offers the trainer, the PRL hypernetwork and test-time code (both backbones fit). */
-export interface ExpertLike extends nn.Module {
-  readonly classifier: NormedLinear | nn.Linear;
-  features(shared: Tensor): Tensor;
-  classify(features: Tensor, weight?: Tensor): Tensor;
-}
-
-/**
- * The backbone interface shared by ResNetCifar and ResNetImageNet, for code that should accept
- * either (today's PRL and session types name ResNetCifar).
- */
-export interface MultiExpertBackbone extends nn.Module {
-  readonly options: { classes: number };
-  readonly featureDim: number;
-  readonly experts: nn.ModuleList<ExpertLike>;
-  shared(x: Tensor): Tensor;
-  expertFeatures(x: Tensor): Tensor;
-  forward(x: Tensor, classifierWeights?: Tensor[]): MultiExpertOutput;
-}
-
-export class ImageNetExpert extends nn.Module {
+export class ImageNetExpert extends ExpertBase {
   /** Null when stage 3 is shared (shareLayer3). */
   readonly layer3: nn.Sequential | null;
   readonly layer4: nn.Sequential;
@@ -107,16 +86,9 @@ export class ImageNetExpert extends nn.Module {
       return aten.adaptive_avg_pool2d(this.layer4.forward(x), 1).flatten(1);
     });
   }
-
-  /** Logits from features, optionally with a classifier weight generated elsewhere (PRL). */
-  classify(features: Tensor, weight?: Tensor): Tensor {
-    if (this.classifier instanceof NormedLinear) return this.classifier.forward(features, weight);
-    if (weight) throw new Error('a generated classifier weight needs the cosine classifier (use_norm: true)');
-    return this.classifier.forward(features);
-  }
 }
 
-export class ResNetImageNet extends nn.Module {
+export class ResNetImageNet extends MultiExpertModel {
   readonly conv1: nn.Conv2d;
   readonly bn1: nn.BatchNorm2d;
   readonly layer1: nn.Sequential;
@@ -212,28 +184,6 @@ export class ResNetImageNet extends nn.Module {
       const stem = aten.max_pool2d(this.bn1.forward(this.conv1.forward(x)).relu(), 3, 2, 1);
       const out = this.layer2.forward(this.layer1.forward(stem));
       return this.layer3 ? this.layer3.forward(out) : out;
-    });
-  }
-
-  /** Per-expert pooled features, [E, N, D]. */
-  expertFeatures(x: Tensor): Tensor {
-    return tidy(() => {
-      const s = this.shared(x);
-      return aten.stack(
-        this.experts.items.map((e) => e.features(s)),
-        0,
-      );
-    });
-  }
-
-  forward(x: Tensor, classifierWeights?: Tensor[]): MultiExpertOutput {
-    return tidy(() => {
-      const s = this.shared(x);
-      const logits = aten.stack(
-        this.experts.items.map((e, i) => e.classify(e.features(s), classifierWeights?.[i])),
-        0,
-      );
-      return { output: logits.mean(0), logits };
     });
   }
 }

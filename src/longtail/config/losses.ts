@@ -1,11 +1,29 @@
 // Builds a loss from a config's `loss` section ({type, args}) with the type and argument names of
 // the SADE / BalPoE / LDAM-DRW / PRL reference code. cls_num_list is never an argument: like the
 // reference trainers, we pass the training class counts in (ctx.classCounts).
-import { ConfigError, bool, num, obj, str, suggestion, validate, type Schema } from '../config/schema.js';
-import { BalancedSoftmaxLoss, CrossEntropyLoss, FocalLoss, LDAMLoss, LogitAdjustLoss } from './single.js';
-import { bsExpertLoss, diverseExpertLoss, type ExpertKind, type ExpertTerm } from './experts.js';
-import { PreferenceLoss } from './prl.js';
-import type { Loss, LossContext } from './types.js';
+import { ConfigError, bool, num, obj, str, suggestion, validate, type Schema } from './schema.js';
+import {
+  BalancedSoftmaxLoss,
+  CrossEntropyLoss,
+  FocalLoss,
+  LDAMLoss,
+  LogitAdjustLoss,
+} from '../losses/single.js';
+import { bsExpertLoss, diverseExpertLoss, type ExpertKind, type ExpertTerm } from '../losses/experts.js';
+import { PreferenceLoss } from '../losses/prl.js';
+import type { Loss } from '../losses/types.js';
+
+/** What a loss is built for. */
+export interface LossContext {
+  /** Training images per class (the reference code's cls_num_list). */
+  classCounts: number[];
+  /** Experts of the model (1 = a plain model). */
+  experts: number;
+  /** Total training epochs, if known. */
+  epochs?: number;
+  /** The config file, named in error messages. */
+  file?: string;
+}
 
 const numbers: Schema = { kind: 'array', items: { kind: 'number' }, optional: true };
 const drwEpoch = num('DRW: class-balanced weights for epochs > this (1-based); -1 never', {

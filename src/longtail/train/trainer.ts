@@ -5,17 +5,18 @@
 // asynchronously (decoded while the previous batch trains); `for await` consumes either.
 import { join } from 'node:path';
 import { appendFileSync, mkdirSync } from 'node:fs';
-import * as torch from '../torch/index.js';
-import { optim } from '../torch/index.js';
-import { Rng } from '../torch/rng.js';
-import { saveCheckpoint, loadCheckpoint, restoreTorchRng } from '../torch/checkpoint.js';
-import { mixup } from './data/batches.js';
-import type { ImageTransform } from './data/augment.js';
-import { epochBatches, type ImageSet } from './data/source.js';
-import { evaluateLogits } from './metrics.js';
+import * as torch from '../../torch/index.js';
+import { optim } from '../../torch/index.js';
+import { Rng } from '../../torch/rng.js';
+import { saveCheckpoint, loadCheckpoint, restoreTorchRng } from '../../torch/checkpoint.js';
+import { mixup } from '../data/batches.js';
+import type { ImageTransform } from '../data/augment.js';
+import { epochBatches, type ImageSet } from '../data/source.js';
+import { mixupLoss } from '../losses/mixup.js';
+import { evaluateLogits } from '../core/metrics.js';
+import { Progress, formatSeconds } from '../core/progress.js';
+import { loadSystemState, setTraining, systemStateDict, type TrainableSystem } from '../systems/system.js';
 import { predict, summarize, type GroupResult } from './evaluate.js';
-import { Progress, formatSeconds } from './progress.js';
-import { loadSystemState, setTraining, systemStateDict, type TrainableSystem } from './system.js';
 
 export interface EpochRecord {
   epoch: number;
@@ -123,19 +124,10 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
         const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
         const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
         const { out, extra } = o.system.trainForward(x, rng);
-        let loss: torch.Tensor;
-        if (mixed && mixed.lam < 1) {
-          const yB = torch.tensor(mixed.yB).long();
-          const l = o.system.loss;
-          loss = l.forwardMixup
-            ? l.forwardMixup(out, yA, yB, mixed.lam, extra)
-            : l
-                .forward(out, yA, extra)
-                .mul(mixed.lam)
-                .add(l.forward(out, yB, extra).mul(1 - mixed.lam));
-        } else {
-          loss = o.system.loss.forward(out, yA, extra);
-        }
+        const loss =
+          mixed && mixed.lam < 1
+            ? mixupLoss(o.system.loss, out, yA, torch.tensor(mixed.yB).long(), mixed.lam, extra)
+            : o.system.loss.forward(out, yA, extra);
         const value = loss.item();
         if (!Number.isFinite(value)) {
           throw new NonFiniteLossError(

@@ -1,12 +1,13 @@
 // Evaluation: logits of a model over a data set (test transform only, eval mode, no grad) and
 // the metrics of the protocol over the uniform and the eleven test-agnostic distributions.
-import * as torch from '../torch/index.js';
-import type { Tensor } from '../torch/index.js';
-import type { ImageTransform } from './data/augment.js';
-import { forEachBatch, type ImageSet } from './data/source.js';
-import { TEST_DISTRIBUTIONS, testDistributionSubset } from './data/longtail.js';
-import { evaluateLogits, type EvaluationReport } from './metrics.js';
-import type { MultiExpertOutput } from './models/resnet_cifar.js';
+import * as torch from '../../torch/index.js';
+import type { Tensor } from '../../torch/index.js';
+import type { ImageTransform } from '../data/augment.js';
+import { forEachBatch, type ImageSet } from '../data/source.js';
+import { TEST_DISTRIBUTIONS, testDistributionSubset } from '../data/longtail.js';
+import { evaluateLogits, type EvaluationReport } from '../core/metrics.js';
+import type { MultiExpertOutput } from '../core/types.js';
+import { setTraining, type TrainableSystem } from '../systems/system.js';
 
 export type ForwardFn = (x: Tensor) => MultiExpertOutput;
 
@@ -63,6 +64,16 @@ export async function predict(
       ),
   );
   return { n, classes, experts, logits, expertLogits, labels };
+}
+
+/** A system's predictions on a whole (balanced test) set, in eval mode. */
+export async function systemPredictions(
+  system: TrainableSystem,
+  ds: ImageSet,
+  transform: ImageTransform,
+): Promise<Predictions> {
+  setTraining(system, false);
+  return predict((x) => system.evalForward(x), ds, transform);
 }
 
 export interface GroupResult {

@@ -3,16 +3,17 @@
 // learning-rate schedule.
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { optim, type Tensor } from '../torch/index.js';
-import { loadBuiltin, pipelineKind, type BuiltinDataset } from './data/index.js';
-import { longTailSubset, type LongTailSubset } from './data/longtail.js';
-import { classCounts, type ImageDataset } from './data/types.js';
-import { LazyImageDataset, readImageList, type ImageList } from './data/imagelist.js';
-import type { PipelineKind } from './data/pipelines.js';
-import type { ImageSet } from './data/source.js';
-import { ConfigError, type TrainConfig } from './config/config.js';
-import { ResNetCifar } from './models/resnet_cifar.js';
-import { IMAGENET_CONFIG_TYPES, ResNetImageNet, type MultiExpertBackbone } from './models/resnet_imagenet.js';
+import { optim, type Tensor } from '../../torch/index.js';
+import { loadBuiltin, pipelineKind, type BuiltinDataset } from '../data/index.js';
+import { longTailSubset, type LongTailSubset } from '../data/longtail.js';
+import { classCounts, type ImageDataset } from '../data/types.js';
+import { LazyImageDataset, readImageList, type ImageList } from '../data/imagelist.js';
+import type { PipelineKind } from '../data/pipelines.js';
+import type { ImageSet } from '../data/source.js';
+import type { MultiExpertModel } from '../models/multi-expert.js';
+import { ResNetCifar } from '../models/resnet_cifar.js';
+import { IMAGENET_CONFIG_TYPES, ResNetImageNet } from '../models/resnet_imagenet.js';
+import { ConfigError, type TrainConfig } from './config.js';
 
 const LOADER_DATASETS: Record<string, BuiltinDataset> = {
   ImbalanceCIFAR100DataLoader: 'cifar100',
@@ -296,16 +297,12 @@ function selectByIndices(ds: ImageDataset, indices: ArrayLike<number>): ImageDat
   return { ...ds, images, labels };
 }
 
-export function pipelineFor(dataset: BuiltinDataset): PipelineKind {
-  return pipelineKind(dataset);
-}
-
 export function buildModel(
   config: TrainConfig,
   inChannels: number,
   classes: number,
   file = 'config',
-): MultiExpertBackbone {
+): MultiExpertModel {
   const arch = config.arch;
   const a = arch.args as {
     num_classes?: number;

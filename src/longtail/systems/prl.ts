@@ -7,15 +7,11 @@
 import * as torch from '../../torch/index.js';
 import { nn, type Tensor } from '../../torch/index.js';
 import type { Rng } from '../../torch/rng.js';
-import { createPrlLoss } from '../losses/index.js';
-import type { PrlSection } from '../config/config.js';
-import type { MultiExpertOutput } from '../models/resnet_cifar.js';
-import type { MultiExpertBackbone } from '../models/resnet_imagenet.js';
-import { NormedLinear } from '../models/heads.js';
-import { ConfigError } from '../config/config.js';
-import type { TrainableSystem } from '../system.js';
+import type { PreferenceLoss } from '../losses/prl.js';
+import type { MultiExpertOutput } from '../core/types.js';
+import type { MultiExpertModel } from '../models/multi-expert.js';
+import type { TrainableSystem } from './system.js';
 import { HyperNetwork, type GeneratedExperts } from './hypernet.js';
-import { aggregateByPreference } from './features.js';
 
 class ReleasedOffset extends nn.Module {
   readonly offset: Tensor;
@@ -26,50 +22,43 @@ class ReleasedOffset extends nn.Module {
 }
 
 export interface PrlSystem extends TrainableSystem {
+  readonly kind: 'prl';
   readonly hyper: HyperNetwork;
-  readonly model: MultiExpertBackbone;
+  readonly model: MultiExpertModel;
   readonly experts: number;
+  readonly loss: PreferenceLoss;
   /** The preference used by evalForward (default: uniform). */
   preference: number[];
-  /** Forward with the experts generated for a given preference. */
   /** Forward with generated experts; the output weights the experts by the preference if given. */
   forwardWith(x: Tensor, generated: GeneratedExperts, preference?: number[] | Tensor): MultiExpertOutput;
   generate(preference: number[] | Tensor): GeneratedExperts;
 }
 
-export function buildPrlSystem(
-  model: MultiExpertBackbone,
-  prl: PrlSection,
-  trainCounts: number[],
-  file: string,
-): PrlSystem {
+/** How PRL trains (the config's `prl` section, defaults applied and checked by config/). */
+export interface PrlOptions {
+  variant: 'paper' | 'released';
+  /** Dirichlet concentration of the preferences drawn in training. */
+  alpha: number;
+  /** Preferences drawn per batch (the released variant draws one per expert call instead). */
+  drawsPerBatch: number;
+  hidden: number[];
+  generateAffine: boolean;
+}
+
+/** The model needs cosine classifiers (the hypernetwork generates their weights). */
+export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: PreferenceLoss): PrlSystem {
   const experts = model.experts.length;
-  if (model.experts.items.some((e) => !(e.classifier instanceof NormedLinear))) {
-    throw new ConfigError(
-      file,
-      'arch.args.use_norm',
-      'PRL generates cosine classifiers: set use_norm to true',
-    );
-  }
-  const variant = prl.variant ?? 'paper';
-  const alpha = prl.alpha ?? (variant === 'released' ? 0.5 : 1.2);
-  const drawsPerBatch = prl.draws_per_batch ?? 1;
-  if (variant === 'released' && drawsPerBatch !== 1) {
-    throw new ConfigError(
-      file,
-      'prl.draws_per_batch',
-      'the released variant draws one preference per expert call; draws_per_batch applies to the paper variant',
-    );
-  }
+  const { variant, alpha, drawsPerBatch } = o;
+  if (variant === 'released' && drawsPerBatch !== 1)
+    throw new Error('the released variant draws one preference per expert call, not several per batch');
   const hyper = new HyperNetwork({
     experts,
     featureDim: model.featureDim,
     classes: model.options.classes,
-    hidden: prl.hidden ?? [128, 128, 128],
-    generateAffine: prl.generate_norm_affine ?? false,
+    hidden: o.hidden,
+    generateAffine: o.generateAffine,
   });
   const released = variant === 'released' ? new ReleasedOffset(experts) : null;
-  const loss = createPrlLoss(prl, { classCounts: trainCounts, experts, file });
 
   const generate = (preference: number[] | Tensor): GeneratedExperts =>
     torch.tidy(() =>
@@ -77,35 +66,20 @@ export function buildPrlSystem(
     );
 
   // The experts' pooled features do not depend on the preference: computed once per batch.
+  // Kept per expert (not stacked) so training runs the same kernels on the same memory as the
+  // multi-expert forward pass.
   const pooledFeatures = (x: Tensor): Tensor[] =>
     torch.tidy(() => {
       const shared = model.shared(x);
       return model.experts.items.map((expert) => expert.features(shared));
     });
 
-  const classifyWith = (
-    features: Tensor[],
-    generated: GeneratedExperts,
-    preference?: number[] | Tensor,
-  ): MultiExpertOutput =>
-    torch.tidy(() => {
-      const logits = torch.stack(
-        model.experts.items.map((expert, e) => {
-          let f = features[e]!;
-          const a = generated.affine?.[e];
-          if (a) f = f.mul(a.scale).add(a.shift);
-          return expert.classify(f, generated.classifiers[e]);
-        }),
-        0,
-      );
-      return { output: preference ? aggregateByPreference(logits, preference) : logits.mean(0), logits };
-    });
-
   const forwardWith = (
     x: Tensor,
     generated: GeneratedExperts,
     preference?: number[] | Tensor,
-  ): MultiExpertOutput => torch.tidy(() => classifyWith(pooledFeatures(x), generated, preference));
+  ): MultiExpertOutput =>
+    torch.tidy(() => preferenceOutput(logitsFromFeatures(model, pooledFeatures(x), generated), preference));
 
   const releasedGenerate = (rng: Rng): GeneratedExperts =>
     torch.tidy(() => {
@@ -126,6 +100,7 @@ export function buildPrlSystem(
   // The online ideal point is training state: the checkpoint carries it for an exact resume.
   if (loss.ideal) modules.ideal = loss.ideal;
   const system: PrlSystem = {
+    kind: 'prl',
     modules,
     hyper,
     model,
@@ -141,7 +116,7 @@ export function buildPrlSystem(
         const features = pooledFeatures(x);
         const draws = preferences.map((preference) => ({
           preference,
-          out: classifyWith(features, generate(preference), preference),
+          out: preferenceOutput(logitsFromFeatures(model, features, generate(preference)), preference),
         }));
         return { out: draws[0]!.out, extra: { preference: preferences[0]!, draws } };
       });
@@ -151,4 +126,44 @@ export function buildPrlSystem(
     },
   };
   return system;
+}
+
+/**
+ * Expert logits [E, N, C] for generated experts, from per-expert features: a tensor [E, N, D]
+ * (cached features) or one [N, D] tensor per expert (a forward pass).
+ */
+export function logitsFromFeatures(
+  model: MultiExpertModel,
+  features: Tensor | Tensor[],
+  generated: GeneratedExperts,
+): Tensor {
+  return torch.tidy(() =>
+    torch.stack(
+      model.experts.items.map((expert, e) => {
+        let f = Array.isArray(features) ? features[e]! : features.select(0, e);
+        const a = generated.affine?.[e];
+        if (a) f = f.mul(a.scale).add(a.shift);
+        return expert.classify(f, generated.classifiers[e]);
+      }),
+      0,
+    ),
+  );
+}
+
+/**
+ * The model output for a preference: the experts' logits [E, N, C] weighted by r (r = 1/E each
+ * gives the plain mean), so the preference controls the head/tail balance at inference.
+ */
+export function aggregateByPreference(expertLogits: Tensor, preference: number[] | Tensor): Tensor {
+  return torch.tidy(() => {
+    const r =
+      preference instanceof torch.Tensor
+        ? preference
+        : torch.tensor(preference, { dtype: expertLogits.dtype });
+    return expertLogits.mul(r.reshape(-1, 1, 1)).sum(0);
+  });
+}
+
+function preferenceOutput(logits: Tensor, preference?: number[] | Tensor): MultiExpertOutput {
+  return { output: preference ? aggregateByPreference(logits, preference) : logits.mean(0), logits };
 }

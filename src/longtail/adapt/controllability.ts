@@ -3,17 +3,12 @@
 // preferences (the dashboard's live query).
 import * as torch from '../../torch/index.js';
 import type { Tensor } from '../../torch/index.js';
-import { evaluateLogits } from '../metrics.js';
-import { evaluateDistributions, type Predictions } from '../evaluate.js';
-import type { PrlSystem } from './system.js';
-import {
-  aggregateByPreference,
-  computeExpertFeatures,
-  featuresTensor,
-  logitsFromFeatures,
-  type ExpertFeatures,
-} from './features.js';
-import type { Session } from '../session.js';
+import type { ImageSet } from '../data/source.js';
+import type { ImageTransform } from '../data/augment.js';
+import { evaluateLogits } from '../core/metrics.js';
+import { aggregateByPreference, logitsFromFeatures, type PrlSystem } from '../systems/prl.js';
+import { evaluateDistributions, type Predictions } from '../train/evaluate.js';
+import { computeExpertFeatures, featuresTensor, type ExpertFeatures } from '../train/features.js';
 
 export interface PreferenceResult {
   preference: number[];
@@ -54,19 +49,26 @@ export class PreferenceEvaluator {
     this.features = torch.keep(featuresTensor(cached));
   }
 
-  static async fromSession(session: Session): Promise<PreferenceEvaluator> {
-    const system = session.system as PrlSystem;
-    if (!('hyper' in system))
-      throw new Error('this run is not a PRL model (no hypernetwork): preferences do not apply');
-    const f = await computeExpertFeatures(system, session.data.test, session.testTransform);
-    return new PreferenceEvaluator(system, f, session.data.trainCounts);
+  /** Caches the per-expert features of the balanced test set. */
+  static async create(
+    system: PrlSystem,
+    test: ImageSet,
+    testTransform: ImageTransform,
+    trainCounts: number[],
+  ): Promise<PreferenceEvaluator> {
+    const f = await computeExpertFeatures(system, test, testTransform);
+    return new PreferenceEvaluator(system, f, trainCounts);
+  }
+
+  get experts(): number {
+    return this.cached.experts;
   }
 
   /** Predictions on the balanced test set for a preference. */
   predictions(preference: number[]): Predictions {
     return torch.noGrad(() =>
       torch.tidy(() => {
-        const logits = logitsFromFeatures(this.system, this.features, this.system.generate(preference));
+        const logits = logitsFromFeatures(this.system.model, this.features, this.system.generate(preference));
         const { n } = this.cached;
         const classes = logits.shape[2]!;
         return {
@@ -105,30 +107,4 @@ export class PreferenceEvaluator {
   dispose(): void {
     this.features.dispose();
   }
-}
-
-const evaluators = new Map<string, Promise<PreferenceEvaluator>>();
-
-/** For `tailor serve`: the accuracy of a run's PRL model at a preference (features cached per run). */
-export async function evaluatePreference(
-  runDir: string,
-  preference: number[],
-): Promise<Omit<PreferenceResult, 'preference'>> {
-  let evaluator = evaluators.get(runDir);
-  if (!evaluator) {
-    evaluator = (async () => {
-      const { loadRun } = await import('../runs.js');
-      const loaded = loadRun(runDir);
-      return PreferenceEvaluator.fromSession(loaded.session);
-    })();
-    evaluators.set(runDir, evaluator);
-    evaluator.catch(() => evaluators.delete(runDir));
-  }
-  const e = await evaluator;
-  const sum = preference.reduce((a, b) => a + b, 0);
-  if (preference.length !== e['cached'].experts || preference.some((v) => !(v >= 0)) || !(sum > 0)) {
-    throw new Error(`the preference needs ${e['cached'].experts} non-negative weights, not all zero`);
-  }
-  const { preference: _p, ...rest } = e.evaluate(preference.map((v) => v / sum));
-  return rest;
 }

@@ -1,13 +1,13 @@
-// What the trainer trains: a model (and for PRL a hypernetwork) with its training-time and
-// evaluation-time forward passes and the loss. Plain multi-expert methods and PRL both fit it.
-import type { Tensor, nn } from '../torch/index.js';
-import type { Rng } from '../torch/rng.js';
-import type { MultiExpertOutput } from './models/resnet_cifar.js';
+// What the trainer trains: a multi-expert model (and for PRL a hypernetwork) with its
+// training-time and evaluation-time forward passes and the loss. `kind` tells a plain
+// multi-expert system (SADE, BalPoE, LDAM, CE ...) from PRL, whose experts a preference generates.
+import type { Tensor, nn } from '../../torch/index.js';
+import type { Rng } from '../../torch/rng.js';
+import type { MultiExpertOutput } from '../core/types.js';
+import type { MultiExpertModel } from '../models/multi-expert.js';
+import type { Loss, LossExtra } from '../losses/types.js';
 
-import type { Loss, LossExtra } from './losses/types.js';
-
-export type { Loss, LossExtra };
-
+/** The part of a system the training loop uses. */
 export interface TrainableSystem {
   /** Named modules; their state dicts are saved as `<name>.<key>`. */
   readonly modules: Record<string, nn.Module>;
@@ -16,6 +16,16 @@ export interface TrainableSystem {
   /** Deterministic forward pass for evaluation. */
   evalForward(x: Tensor): MultiExpertOutput;
   readonly loss: Loss;
+}
+
+interface SystemBase extends TrainableSystem {
+  readonly model: MultiExpertModel;
+  readonly experts: number;
+}
+
+/** A plain multi-expert model: the model alone, its own output. */
+export interface PlainSystem extends SystemBase {
+  readonly kind: 'plain';
 }
 
 export function systemParameters(system: TrainableSystem): Tensor[] {
@@ -43,13 +53,12 @@ export function setTraining(system: TrainableSystem, training: boolean): void {
   for (const m of Object.values(system.modules)) m.train(training);
 }
 
-/** A plain multi-expert model (SADE, BalPoE, LDAM, CE ...): the model alone, its own output. */
-export function plainSystem(
-  model: nn.Module & { forward(x: Tensor): MultiExpertOutput },
-  loss: Loss,
-): TrainableSystem {
+export function plainSystem(model: MultiExpertModel, loss: Loss): PlainSystem {
   return {
+    kind: 'plain',
     modules: { model },
+    model,
+    experts: model.experts.length,
     loss,
     trainForward: (x) => ({ out: model.forward(x) }),
     evalForward: (x) => model.forward(x),

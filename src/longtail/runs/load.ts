@@ -1,12 +1,12 @@
 // Finding and loading a training run's checkpoint and rebuilding its session.
-import { InputError } from '../torch/errors.js';
+import { InputError } from '../../torch/errors.js';
 import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
-import * as torch from '../torch/index.js';
-import { loadCheckpoint } from '../torch/checkpoint.js';
-import { sessionFromRecord, type Session, type SessionRecord } from './session.js';
-import { loadSystemState } from './system.js';
-import type { EpochRecord } from './trainer.js';
+import * as torch from '../../torch/index.js';
+import { loadCheckpoint } from '../../torch/checkpoint.js';
+import { loadSystemState } from '../systems/system.js';
+import type { EpochRecord } from '../train/trainer.js';
+import { sessionFromRecord, type Session, type SessionRecord } from '../config/session.js';
 
 /** A user-facing problem with a run or checkpoint path. */
 export class RunError extends InputError {}
@@ -59,4 +59,14 @@ export function loadRun(path: string, options: { root?: string } = {}): LoadedRu
     ...(Array.isArray(extra.history) ? { history: extra.history } : {}),
     ...(ck.epoch !== undefined ? { epoch: ck.epoch } : {}),
   };
+}
+
+/** The session record a checkpoint stores (to resume training from it). */
+export function readSessionRecord(checkpoint: string): SessionRecord {
+  const ck = loadCheckpoint(checkpoint.replace(/\.json$/, ''));
+  torch.dispose([ck.weights, ck.optimizer?.state]);
+  const extra = (ck.extra !== null && typeof ck.extra === 'object' ? ck.extra : {}) as Partial<SessionRecord>;
+  if (extra.config === null || typeof extra.config !== 'object')
+    throw new RunError(`${checkpoint} has no stored config; it was not written by 'tailor train'`);
+  return extra as SessionRecord;
 }

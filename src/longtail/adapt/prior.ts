@@ -1,14 +1,14 @@
-// Test-time label-shift pieces that need the session: the experts' log-prior offsets read from
-// the loss, prior matching on one distribution, and the true-prior oracle.
+// Test-time label-shift pieces that need the trained system: the experts' log-prior offsets read
+// from its loss, prior matching on one distribution, and the true-prior oracle.
 import {
   estimateTestPrior,
   expertPriorOffsets,
   matchPriorWeights,
   familyPriorByLikelihood,
 } from './prior-shift.js';
-import { logPrior } from './losses/priors.js';
-import type { GroupResult, Predictions } from './evaluate.js';
-import type { Session } from './session.js';
+import { logPrior } from '../losses/priors.js';
+import type { TrainableSystem } from '../systems/system.js';
+import type { GroupResult, Predictions } from '../train/evaluate.js';
 
 /**
  * likelihood: the most likely prior of the experts' family given the unlabeled set;
@@ -34,9 +34,11 @@ export interface PriorMatched extends GroupResult {
  * are unknown. A loss with one bias for a multi-expert model trained the combined output, so
  * every expert gets it.
  */
-export function knownPriorOffsets(session: Session): { offsets: number[][] } | { unknown: string } {
-  const loss = session.system.loss;
-  const experts = session.model.experts.length;
+export function knownPriorOffsets(
+  system: TrainableSystem & { experts: number },
+  trainCounts: number[],
+): { offsets: number[][] } | { unknown: string } {
+  const { loss, experts } = system;
   const biases = loss.logitBiases;
   if (!biases) {
     return {
@@ -47,7 +49,7 @@ export function knownPriorOffsets(session: Session): { offsets: number[][] } | {
   if (perExpert.length !== experts) {
     throw new Error(`${loss.type}: ${biases.length} logit biases for ${experts} experts`);
   }
-  return { offsets: expertPriorOffsets(perExpert, logPrior(session.data.trainCounts, 1)) };
+  return { offsets: expertPriorOffsets(perExpert, logPrior(trainCounts, 1)) };
 }
 
 function plusLogPrior(scores: ArrayLike<number>, logPrior: number[]): Float32Array {

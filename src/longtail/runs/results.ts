@@ -2,11 +2,16 @@
 // as results.json (the HTML report and `tailor serve` read it).
 import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
-import { writeJsonAtomic } from '../torch/fs.js';
-import { evaluateLogits } from './metrics.js';
-import { evaluateDistributions, predict, type GroupResult, type Predictions } from './evaluate.js';
-import type { Session } from './session.js';
-import type { EpochRecord } from './trainer.js';
+import { writeJsonAtomic } from '../../torch/fs.js';
+import { evaluateLogits } from '../core/metrics.js';
+import {
+  evaluateDistributions,
+  systemPredictions,
+  type GroupResult,
+  type Predictions,
+} from '../train/evaluate.js';
+import type { EpochRecord } from '../train/trainer.js';
+import { sessionLabel, type Session } from '../config/session.js';
 
 export interface UniformDetail extends GroupResult {
   n: number;
@@ -55,9 +60,8 @@ export function uniformDetail(p: Predictions, trainCounts: number[]): UniformDet
 }
 
 /** Test predictions on the whole balanced test set (every distribution is a subset of it). */
-export async function testPredictions(session: Session): Promise<Predictions> {
-  for (const m of Object.values(session.system.modules)) m.eval();
-  return predict((x) => session.system.evalForward(x), session.data.test, session.testTransform);
+export function testPredictions(session: Session): Promise<Predictions> {
+  return systemPredictions(session.system, session.data.test, session.testTransform);
 }
 
 export async function evaluateSession(
@@ -69,11 +73,10 @@ export async function evaluateSession(
   const { distributions, meanTop1 } = evaluateDistributions(p, session.data.trainCounts);
   const d = session.data;
   const classNames = 'list' in d.train ? d.train.list.classNames : d.train.classNames;
-  const prefs = (session.system as { preference?: number[] }).preference;
+  const system = session.system;
   return {
     kind: 'longtail',
-    name: session.config.name,
-    method: session.config.prl ? `PRL (${session.config.prl.variant ?? 'paper'})` : session.config.loss.type,
+    ...sessionLabel(session),
     checkpoint,
     dataset: {
       name: d.dataset,
@@ -83,7 +86,7 @@ export async function evaluateSession(
       imbalance: d.subset.imbalance,
       profile: d.subset.profile,
     },
-    ...(session.config.prl && prefs ? { preference: prefs } : {}),
+    ...(system.kind === 'prl' ? { preference: system.preference } : {}),
     uniform: uniformDetail(p, d.trainCounts),
     distributions,
     mean_top1: meanTop1,

@@ -64,17 +64,3 @@ export class HyperNetwork extends nn.Module {
     });
   }
 }
-
-/** Checks a user-given preference: one non-negative weight per expert, normalised to sum 1. */
-export function normalizePreference(values: number[], experts: number, what = '--preference'): number[] {
-  if (values.length !== experts) {
-    throw new Error(
-      `${what} needs ${experts} comma-separated weights (one per expert), got ${values.length}`,
-    );
-  }
-  if (values.some((v) => !(Number.isFinite(v) && v >= 0)))
-    throw new Error(`${what}: weights must be non-negative numbers`);
-  const sum = values.reduce((a, b) => a + b, 0);
-  if (!(sum > 0)) throw new Error(`${what}: the weights must not all be zero`);
-  return values.map((v) => v / sum);
-}

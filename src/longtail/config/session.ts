@@ -1,0 +1,192 @@
+// A long-tail session: the data, model, loss and training system a config describes, built the
+// same way for training and for the test commands (which rebuild it from a checkpoint).
+import { join } from 'node:path';
+import { testTimeViewTransform, testTransform, trainTransform } from '../data/pipelines.js';
+import type { ImageTransform } from '../data/augment.js';
+import type { MultiExpertModel } from '../models/multi-expert.js';
+import { NormedLinear } from '../models/heads.js';
+import type { optim } from '../../torch/index.js';
+import {
+  buildPrlSystem,
+  plainSystem,
+  systemParameters,
+  type PrlSystem,
+  type System,
+} from '../systems/index.js';
+import { ConfigError, loadConfig, parseConfig, type PrlSection, type TrainConfig } from './config.js';
+import {
+  buildData,
+  buildModel,
+  buildOptimizer,
+  buildScheduler,
+  type DataOverrides,
+  type ExperimentData,
+} from './experiment.js';
+import { createLoss, createPrlLoss } from './losses.js';
+import type { AdaptInput } from '../adapt/testtime.js';
+
+export interface Session {
+  config: TrainConfig;
+  file: string;
+  data: ExperimentData;
+  model: MultiExpertModel;
+  system: System;
+  trainTransform: ImageTransform;
+  testTransform: ImageTransform;
+  /** The two-view augmentation of test-time training. */
+  viewTransform: ImageTransform;
+  overrides: DataOverrides;
+}
+
+export function buildSession(config: TrainConfig, file: string, overrides: DataOverrides = {}): Session {
+  const data = buildData(config, overrides, file);
+  const model = buildModel(config, data.train.shape[0], data.train.classes, file);
+  const experts = model.experts.length;
+  const kind = data.pipeline;
+  const size = data.imageSize;
+  const system: System = config.prl
+    ? prlSystemFromConfig(model, config.prl, data.trainCounts, file)
+    : plainSystem(
+        model,
+        createLoss(config.loss.type, config.loss.args, {
+          classCounts: data.trainCounts,
+          experts,
+          epochs: config.trainer.epochs,
+          file,
+        }),
+      );
+  return {
+    config,
+    file,
+    data,
+    model,
+    system,
+    trainTransform: trainTransform(kind, size ? { size } : {}),
+    testTransform: testTransform(kind, size),
+    viewTransform: testTimeViewTransform(kind, size),
+    overrides,
+  };
+}
+
+/** PRL from the config's `prl` section: defaults applied, errors naming the config field. */
+export function prlSystemFromConfig(
+  model: MultiExpertModel,
+  prl: PrlSection,
+  trainCounts: number[],
+  file: string,
+): PrlSystem {
+  if (model.experts.items.some((e) => !(e.classifier instanceof NormedLinear))) {
+    throw new ConfigError(
+      file,
+      'arch.args.use_norm',
+      'PRL generates cosine classifiers: set use_norm to true',
+    );
+  }
+  const variant = prl.variant ?? 'paper';
+  const drawsPerBatch = prl.draws_per_batch ?? 1;
+  if (variant === 'released' && drawsPerBatch !== 1) {
+    throw new ConfigError(
+      file,
+      'prl.draws_per_batch',
+      'the released variant draws one preference per expert call; draws_per_batch applies to the paper variant',
+    );
+  }
+  const loss = createPrlLoss(prl, { classCounts: trainCounts, experts: model.experts.length, file });
+  return buildPrlSystem(
+    model,
+    {
+      variant,
+      alpha: prl.alpha ?? (variant === 'released' ? 0.5 : 1.2),
+      drawsPerBatch,
+      hidden: prl.hidden ?? [128, 128, 128],
+      generateAffine: prl.generate_norm_affine ?? false,
+    },
+    loss,
+  );
+}
+
+export function sessionFromConfigFile(file: string, overrides: DataOverrides = {}): Session {
+  return buildSession(loadConfig(file), file, overrides);
+}
+
+/** What a checkpoint stores to rebuild its session. */
+export interface SessionRecord {
+  config: TrainConfig;
+  configFile: string;
+  overrides: DataOverrides;
+  dataset: {
+    name: string;
+    classes: number;
+    trainCounts: number[];
+    imbalance: number;
+    profile: string;
+    seed: number;
+    classOrder: number[];
+  };
+}
+
+export function sessionRecord(s: Session): SessionRecord {
+  return {
+    config: s.config,
+    configFile: s.file,
+    overrides: s.overrides,
+    dataset: {
+      name: s.data.dataset,
+      classes: s.data.train.classes,
+      trainCounts: s.data.trainCounts,
+      imbalance: s.data.subset.imbalance,
+      profile: s.data.subset.profile,
+      seed: s.data.subset.seed,
+      classOrder: s.data.subset.classOrder,
+    },
+  };
+}
+
+export function sessionFromRecord(record: SessionRecord, checkpointFile: string): Session {
+  const config = parseConfig(JSON.stringify(record.config), `${checkpointFile} (stored config)`);
+  return buildSession(config, record.configFile, record.overrides ?? {});
+}
+
+export function defaultRunDir(config: TrainConfig): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return join(config.trainer.save_dir ?? 'runs', config.name, stamp);
+}
+
+/** The session's name and method as results and reports show them. */
+export function sessionLabel(s: Session): { name: string; method: string } {
+  const { config } = s;
+  return {
+    name: config.name,
+    method: config.prl ? `PRL (${config.prl.variant ?? 'paper'})` : config.loss.type,
+  };
+}
+
+/** What the training loop needs from the config besides the session's data and system. */
+export function trainingSetup(s: Session): {
+  optimizer: optim.SGD | optim.AdamW;
+  scheduler: optim.LRScheduler | null;
+  mixupAlpha?: number;
+  evalPeriod?: number;
+  savePeriod?: number;
+} {
+  const { config } = s;
+  const optimizer = buildOptimizer(config, systemParameters(s.system));
+  return {
+    optimizer,
+    scheduler: buildScheduler(config, optimizer),
+    ...(config.mixup ? { mixupAlpha: config.mixup.alpha } : {}),
+    ...(config.trainer.eval_period ? { evalPeriod: config.trainer.eval_period } : {}),
+    ...(config.trainer.save_period ? { savePeriod: config.trainer.save_period } : {}),
+  };
+}
+
+/** What test-time adaptation and the controllability grid take from a session. */
+export function adaptInput(s: Session): AdaptInput {
+  return {
+    system: s.system,
+    test: s.data.test,
+    testTransform: s.testTransform,
+    viewTransform: s.viewTransform,
+    trainCounts: s.data.trainCounts,
+  };
+}

@@ -1,0 +1,10 @@
+// Types every layer of the long-tail system shares: what a multi-expert model returns.
+import type { Tensor } from '../../torch/index.js';
+
+/** A multi-expert model's result: the combined output and each expert's logits. */
+export interface MultiExpertOutput {
+  /** The model output [N, C] (the mean of the expert logits, or a preference-weighted sum). */
+  output: Tensor;
+  /** Per-expert logits, [E, N, C]. */
+  logits: Tensor;
+}

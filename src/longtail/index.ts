@@ -1,0 +1,49 @@
+// The long-tail system as the CLI and the reports use it. The folders form layers, each importing
+// only from the ones below it (eslint.config.js enforces the order):
+//   core/      shared types, metrics, progress
+//   data/      readers, long-tailed subsets, augmentation, batches      models/  the ResNets
+//   losses/    single-output, multi-expert and PRL losses, mixup
+//   systems/   what is trained: a plain multi-expert model, or PRL (kind 'plain' | 'prl')
+//   train/     the training loop, evaluation, per-expert features
+//   adapt/     test-time aggregation, preference search, prior matching, controllability
+//   config/    the only place that knows config field names: builds data, models and systems
+//   runs/      run directories: training a session, loading a checkpoint, results.json
+export type { MultiExpertOutput } from './core/types.js';
+export { shotGroups } from './core/metrics.js';
+export { BUILTIN_DATASETS, PUBLISHED_SPLITS, loadBuiltin, type BuiltinDataset } from './data/index.js';
+export { findDistributionList, parseImageList, readImageList } from './data/imagelist.js';
+export {
+  INATURALIST_TEST_DISTRIBUTIONS,
+  TEST_DISTRIBUTIONS,
+  longTailCounts,
+  longTailSubset,
+  testDistributionCounts,
+  type ImbalanceProfile,
+  type SubsetSampler,
+} from './data/longtail.js';
+export { DataFormatError, classCounts } from './data/types.js';
+export type { System, PlainSystem, PrlSystem } from './systems/index.js';
+export { NonFiniteLossError, type EpochRecord } from './train/trainer.js';
+export type { GroupResult } from './train/evaluate.js';
+export { runTestTime, type TestTimeOptions, type DistributionTestTime } from './adapt/testtime.js';
+export type { ControllabilityGrid, PreferenceResult } from './adapt/controllability.js';
+export { ConfigError, loadConfig, parseConfig, type TrainConfig } from './config/config.js';
+export { loadTestTimeConfig } from './config/testtime.js';
+export {
+  adaptInput,
+  buildSession,
+  defaultRunDir,
+  sessionFromConfigFile,
+  type Session,
+  type SessionRecord,
+} from './config/session.js';
+export { RunError, loadRun, readSessionRecord, resolveCheckpoint, type LoadedRun } from './runs/load.js';
+export {
+  evaluateSession,
+  testPredictions,
+  uniformDetail,
+  writeResults,
+  type LongtailResults,
+} from './runs/results.js';
+export { trainAndEvaluate, trainSession, type SessionTrainOptions, type TrainedRun } from './runs/train.js';
+export { controllabilityGrid, evaluatePreference } from './runs/preference.js';

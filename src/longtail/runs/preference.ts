@@ -1,0 +1,57 @@
+// PRL preferences of a run: the controllability grid of a session, and the live query of
+// `tailor serve` (the accuracy at one preference, with the test features cached per run).
+import {
+  PreferenceEvaluator,
+  type ControllabilityGrid,
+  type PreferenceResult,
+} from '../adapt/controllability.js';
+import type { PrlSystem } from '../systems/prl.js';
+import type { Session } from '../config/session.js';
+import { loadRun } from './load.js';
+
+/** A preference evaluator over the session's balanced test set (PRL sessions only). */
+function preferenceEvaluator(session: Session): Promise<PreferenceEvaluator> {
+  return PreferenceEvaluator.create(
+    prlSystemOf(session),
+    session.data.test,
+    session.testTransform,
+    session.data.trainCounts,
+  );
+}
+
+export async function controllabilityGrid(session: Session, steps: number): Promise<ControllabilityGrid> {
+  const evaluator = await preferenceEvaluator(session);
+  try {
+    return evaluator.grid(steps);
+  } finally {
+    evaluator.dispose();
+  }
+}
+
+function prlSystemOf(session: Session): PrlSystem {
+  if (session.system.kind !== 'prl')
+    throw new Error('this run is not a PRL model (no hypernetwork): preferences do not apply');
+  return session.system;
+}
+
+const evaluators = new Map<string, Promise<PreferenceEvaluator>>();
+
+/** For `tailor serve`: the accuracy of a run's PRL model at a preference (features cached per run). */
+export async function evaluatePreference(
+  runDir: string,
+  preference: number[],
+): Promise<Omit<PreferenceResult, 'preference'>> {
+  let evaluator = evaluators.get(runDir);
+  if (!evaluator) {
+    evaluator = (async () => preferenceEvaluator(loadRun(runDir).session))();
+    evaluators.set(runDir, evaluator);
+    evaluator.catch(() => evaluators.delete(runDir));
+  }
+  const e = await evaluator;
+  const sum = preference.reduce((a, b) => a + b, 0);
+  if (preference.length !== e.experts || preference.some((v) => !(v >= 0)) || !(sum > 0)) {
+    throw new Error(`the preference needs ${e.experts} non-negative weights, not all zero`);
+  }
+  const { preference: _p, ...rest } = e.evaluate(preference.map((v) => v / sum));
+  return rest;
+}

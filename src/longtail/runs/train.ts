@@ -1,0 +1,57 @@
+// Trains a built session and runs the steps after training: the optimizer, schedule, data and
+// checkpoint record all come from the session's config, so the `train` command and the tests
+// run exactly the same training; then the results on the test distributions (and PRL's
+// controllability grid) are written to the run directory.
+import { sessionRecord, trainingSetup, type Session } from '../config/session.js';
+import { trainSystem, type TrainResult } from '../train/trainer.js';
+import { evaluateSession, writeResults, type LongtailResults } from './results.js';
+import { controllabilityGrid } from './preference.js';
+
+export interface SessionTrainOptions {
+  epochs: number;
+  seed: number;
+  runDir: string;
+  resumeFrom?: string;
+  quiet?: boolean;
+  log?: (line: string) => void;
+}
+
+export function trainSession(session: Session, o: SessionTrainOptions): Promise<TrainResult> {
+  const { data } = session;
+  const { optimizer, scheduler, ...schedule } = trainingSetup(session);
+  return trainSystem({
+    system: session.system,
+    optimizer,
+    scheduler,
+    ...schedule,
+    train: data.train,
+    test: data.val,
+    trainCounts: data.trainCounts,
+    trainTransform: session.trainTransform,
+    testTransform: session.testTransform,
+    epochs: o.epochs,
+    batchSize: data.batchSize,
+    balancedSampling: data.balancedSampling,
+    seed: o.seed,
+    runDir: o.runDir,
+    ...(o.resumeFrom ? { resumeFrom: o.resumeFrom } : {}),
+    checkpointExtra: sessionRecord(session) as unknown as Record<string, unknown>,
+    quiet: o.quiet ?? false,
+    ...(o.log ? { log: o.log } : {}),
+  });
+}
+
+export interface TrainedRun {
+  train: TrainResult;
+  results: LongtailResults;
+  resultsPath: string;
+}
+
+/** Trains, evaluates the last epoch on the test distributions (PRL: and the controllability grid), writes results.json. */
+export async function trainAndEvaluate(session: Session, o: SessionTrainOptions): Promise<TrainedRun> {
+  const train = await trainSession(session, o);
+  const results = await evaluateSession(session, train.lastCheckpoint, train.history);
+  if (session.system.kind === 'prl') results.controllability = await controllabilityGrid(session, 10);
+  const resultsPath = writeResults(o.runDir, results);
+  return { train, results, resultsPath };
+}
