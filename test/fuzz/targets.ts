@@ -4,7 +4,6 @@
 // campaign runs every target in a child process anyway, so an abort is seen as a crash.
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { MARKUP, type SeedKind } from './mutate.js';
 import {
@@ -12,9 +11,24 @@ import {
   cifarMetaPickle,
   cifarPythonBatch,
   classNames,
-  idxBytes,
   makeImages,
 } from '../longtail/data-fixtures.js';
+import {
+  SUBGROUP_COLUMNS,
+  brukerFiles,
+  fashionFiles,
+  fashionRaw,
+  jcampFid,
+  json,
+  pipeFile,
+  spectrum,
+  split3,
+  subgroupCsv,
+  subgroupData,
+  subgroupFit,
+  text,
+  type Files,
+} from './seeds.js';
 import { syntheticGmm, syntheticLongtail } from '../report/fixtures.js';
 import { readFashionMnist } from '../../src/longtail/data/idx.js';
 import { readCifar } from '../../src/longtail/data/cifar.js';
@@ -23,14 +37,16 @@ import { readJcamp } from '../../src/nmr/io/jcamp.js';
 import { readBruker } from '../../src/nmr/io/bruker.js';
 import { readPipe } from '../../src/nmr/io/nmrpipe.js';
 import { formatCsvSpectrum, readCsvSpectrum } from '../../src/nmr/io/csv.js';
-import { encodeDifDup } from '../../src/nmr/io/asdf.js';
 import { formatJcampSpectrum } from '../../src/nmr/model/jcamp-writer.js';
 import { readLabelsFile, readMatrixCsv } from '../../src/mixture/gaussianCsv.js';
 import { readGaussianModel } from '../../src/mixture/gaussianModel.js';
 import { readSubgroupCsv } from '../../src/mixture/subgroup/data.js';
 import { renderRunReport } from '../../src/report/index.js';
+import { checkpointTargets } from './checkpoint-targets.js';
 
-export type Files = Record<string, Uint8Array>;
+export { assemble } from './checkpoint-targets.js';
+
+export type { Files };
 
 export interface FuzzTarget {
   name: string;
@@ -49,203 +65,11 @@ export interface FuzzTarget {
   run: (dir: string) => unknown;
 }
 
-const text = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
-const json = (v: unknown): Uint8Array => text(JSON.stringify(v, null, 2));
-
 /** A report must never contain the fuzzer's markup unescaped. */
 export function checkReport(html: unknown): string | undefined {
   if (typeof html === 'string' && html.includes(MARKUP.slice(0, 8)))
     return `unescaped markup in the report: ...${html.slice(Math.max(0, html.indexOf(MARKUP.slice(0, 8)) - 80), html.indexOf(MARKUP.slice(0, 8)) + 40)}...`;
   return undefined;
-}
-
-// ---------------------------------------------------------------- long-tail data
-function fashionFiles(gz: boolean): Files {
-  const n = 3;
-  const images = idxBytes([n, 28, 28], makeImages(n, 784));
-  const labels = idxBytes([n], Uint8Array.from([0, 9, 4]));
-  const ext = gz ? '.gz' : '';
-  const enc = (b: Uint8Array): Uint8Array => (gz ? new Uint8Array(gzipSync(b)) : b);
-  return {
-    [`t10k-images-idx3-ubyte${ext}`]: enc(images),
-    [`t10k-labels-idx1-ubyte${ext}`]: enc(labels),
-  };
-}
-
-/** The idx content before compression, so that mutations reach the parser behind gunzip. */
-function fashionRaw(): Files {
-  const raw = fashionFiles(false);
-  return {
-    't10k-images-idx3-ubyte.gz': raw['t10k-images-idx3-ubyte']!,
-    't10k-labels-idx1-ubyte.gz': raw['t10k-labels-idx1-ubyte']!,
-  };
-}
-
-const split3 = { images: makeImages(3, 3072), labels: [1, 0, 7] };
-
-// ---------------------------------------------------------------- NMR
-function spectrum(n: number): { real: Float64Array; ppmFirst: number; ppmLast: number; refMHz: number } {
-  const real = new Float64Array(n);
-  for (let i = 0; i < n; i++) real[i] = 1000 * Math.exp(-(((i - n / 3) / 3) ** 2)) + ((i * 37) % 11) - 5;
-  return { real, ppmFirst: 10, ppmLast: 0, refMHz: 400.13 };
-}
-
-function jcampFid(): string {
-  const n = 64;
-  const re: number[] = [];
-  const im: number[] = [];
-  for (let i = 0; i < n; i++) {
-    re.push(Math.round(20000 * Math.exp(-i / 20) * Math.cos(i / 3)));
-    im.push(Math.round(20000 * Math.exp(-i / 20) * Math.sin(i / 3)));
-  }
-  const page = (sym: string, y: number[]): string[] => [
-    `##PAGE= N=${sym === 'R' ? 1 : 2}`,
-    `##DATA TABLE= (X++(${sym}..${sym})), XYDATA`,
-    ...encodeDifDup(y, (i) => String(i)),
-  ];
-  return [
-    '##TITLE= fuzz fid',
-    '##JCAMP-DX= 6.00',
-    '##DATA TYPE= NMR FID',
-    '##DATA CLASS= NTUPLES',
-    '##.OBSERVE FREQUENCY= 400.13',
-    '##.OBSERVE NUCLEUS= ^1H',
-    '##$SW_h= 8000',
-    '##$SFO1= 400.131',
-    '##$BF1= 400.13',
-    '##$GRPDLY= 67.98',
-    '##$PHC0= 12.5',
-    '##NTUPLES= NMR FID',
-    '##VAR_NAME= TIME, FID/REAL, FID/IMAG, PAGE NUMBER',
-    '##SYMBOL= X, R, I, N',
-    `##VAR_DIM= ${n}, ${n}, ${n}, 2`,
-    '##UNITS= SECONDS, ARBITRARY UNITS, ARBITRARY UNITS,',
-    `##FIRST= 0, ${re[0]}, ${im[0]}, 1`,
-    `##LAST= ${(n - 1) / 8000}, ${re[n - 1]}, ${im[n - 1]}, 2`,
-    '##FACTOR= 0.000125, 1, 1, 1',
-    ...page('R', re),
-    ...page('I', im),
-    '##END NTUPLES= NMR FID',
-    '##END=',
-  ].join('\n');
-}
-
-function brukerFiles(): Files {
-  const td = 64;
-  const fid = Buffer.alloc(td * 4);
-  for (let i = 0; i < td; i++) fid.writeInt32LE(Math.round(1e5 * Math.exp(-i / 30) * Math.cos(i)), i * 4);
-  const si = 32;
-  const r1 = Buffer.alloc(si * 4);
-  const i1 = Buffer.alloc(si * 4);
-  for (let i = 0; i < si; i++) {
-    r1.writeInt32LE(Math.round(5e4 * Math.exp(-(((i - 10) / 2) ** 2))), i * 4);
-    i1.writeInt32LE(i * 100 - 1600, i * 4);
-  }
-  const acqus = [
-    '##TITLE= Parameter file, TOPSPIN',
-    '##JCAMPDX= 5.0',
-    '##$BF1= 400.13',
-    '##$BYTORDA= 0',
-    '##$DECIM= 16',
-    '##$DIGMOD= 1',
-    '##$DSPFVS= 20',
-    '##$DTYPA= 0',
-    '##$GRPDLY= 67.9842376708984',
-    '##$NS= 8',
-    '##$NUC1= <1H>',
-    '##$SFO1= 400.132',
-    '##$SW_h= 8012.82',
-    `##$TD= ${td}`,
-    '##$VD= 0.1',
-    '##$VDLIST= (0..3)',
-    '0.1 0.2 0.3 0.4',
-    '##END=',
-  ].join('\n');
-  const procs = [
-    '##TITLE= Parameter file, TOPSPIN',
-    '##$BYTORDP= 0',
-    '##$DTYPP= 0',
-    '##$LB= 0.3',
-    '##$NC_proc= -2',
-    '##$OFFSET= 12.5',
-    '##$PHC0= 21.3',
-    '##$PHC1= -3.5',
-    '##$SF= 400.13',
-    `##$SI= ${si}`,
-    '##$SW_p= 8012.82',
-    '##END=',
-  ].join('\n');
-  return {
-    acqus: text(acqus),
-    fid: new Uint8Array(fid),
-    'pdata/1/procs': text(procs),
-    'pdata/1/1r': new Uint8Array(r1),
-    'pdata/1/1i': new Uint8Array(i1),
-  };
-}
-
-function pipeFile(n: number, complex: boolean, ft: boolean): Uint8Array {
-  const buf = new ArrayBuffer(2048 + 4 * n * (complex ? 2 : 1));
-  const v = new DataView(buf);
-  const set = (w: number, x: number): void => v.setFloat32(w * 4, x, true);
-  set(2, 2.345);
-  set(9, 1);
-  set(99, n);
-  set(100, 5000);
-  set(101, -1000);
-  set(106, complex ? 0 : 1);
-  set(119, 100);
-  set(220, ft ? 1 : 0);
-  for (let i = 0; i < n * (complex ? 2 : 1); i++) v.setFloat32(2048 + 4 * i, Math.sin(i / 3) * 100, true);
-  return new Uint8Array(buf);
-}
-
-// ---------------------------------------------------------------- mixtures
-const SUBGROUP_COLUMNS = { id: 'id', time: 'time', y: 'y', fixed: ['W1', 'W2'], membership: ['U1'] };
-
-function subgroupCsv(): string {
-  const lines = ['"id","time","y","W1","W2","W3","U1","U2"'];
-  for (let s = 1; s <= 6; s++)
-    for (let t = 0; t < 3; t++)
-      lines.push(
-        [s, t, (s * 1.7 + t * 0.9).toFixed(4), t % 2, (s * 0.31 - 1).toFixed(4), 1, s % 3, s % 2].join(','),
-      );
-  return lines.join('\n') + '\n';
-}
-
-function subgroupFit(): Record<string, unknown> {
-  return {
-    model: 'latent-subgroup linear mixed model',
-    K: 2,
-    correlation: 'independent',
-    nSubjects: 4,
-    nObservations: 12,
-    fixed: ['x'],
-    membership: ['(intercept)'],
-    alpha: [1],
-    mu: [0.05, 10.25],
-    sigmaB2: 0.1,
-    sigmaEps2: 0.01,
-    phi: 0,
-    gamma: [[0], [0.1]],
-    logLik: -3,
-    bic: 14,
-    aic: 12,
-    nIter: 10,
-    converged: true,
-    classSizes: [2, 2],
-    meanPosterior: [0.5, 0.5],
-    warnings: ['a warning'],
-    data: 'data.csv',
-  };
-}
-
-function subgroupData(): string {
-  const data = ['id,time,y,x'];
-  ['s1', 's2', 's3', 's4'].forEach((id, i) =>
-    [0, 1, 2].forEach((t) => data.push(`${id},${t},${(i < 2 ? 0 : 10) + t + 0.1 * i},${t}`)),
-  );
-  return data.join('\n') + '\n';
 }
 
 // ---------------------------------------------------------------- the targets
@@ -577,107 +401,3 @@ export const TARGETS: FuzzTarget[] = [
     run: (dir) => renderRunReport(dir),
   },
 ];
-
-function checkpointTargets(): FuzzTarget[] {
-  // One small checkpoint: a linear layer's weights, SGD momentum state, the libtorch generator
-  // and a tailor Rng state, as the trainers write them.
-  const make = async (): Promise<Files> => {
-    const torch = await import('../../src/torch/index.js');
-    const { mkdtempSync, readdirSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { Rng } = await import('../../src/torch/rng.js');
-    const dir = mkdtempSync(join(tmpdir(), 'tailor-fuzz-ck-'));
-    try {
-      torch.manualSeed(1);
-      const layer = new torch.nn.Linear(3, 2);
-      const opt = new torch.optim.SGD(layer.parameters(), { lr: 0.1, momentum: 0.9 });
-      torch.tidy(() =>
-        layer
-          .forward(torch.ones([4, 3]))
-          .sum()
-          .backward(),
-      );
-      opt.step();
-      torch.saveCheckpoint(join(dir, 'checkpoint-last'), {
-        weights: layer.stateDict(),
-        optimizer: opt.stateDict(),
-        epoch: 3,
-        step: 12,
-        rng: { data: new Rng(5).state() },
-        extra: { history: [{ epoch: 1 }], best: { epoch: 1, top1: 0.5 } },
-      });
-      const files: Files = {};
-      for (const f of readdirSync(dir)) files[f] = new Uint8Array(readFileSync(join(dir, f)));
-      return files;
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  };
-  const load = async (dir: string): Promise<void> => {
-    const torch = await import('../../src/torch/index.js');
-    const { Rng } = await import('../../src/torch/rng.js');
-    const ck = torch.loadCheckpoint(join(dir, 'checkpoint-last'));
-    try {
-      torch.restoreTorchRng(ck);
-      torch.tidy(() =>
-        torch
-          .randn([8])
-          .add(torch.rand([8]))
-          .sum()
-          .item(),
-      );
-      for (const state of Object.values(ck.rng ?? {})) new Rng(state).normal();
-    } finally {
-      torch.dispose([ck.weights, ck.optimizer?.state]);
-    }
-  };
-  return [
-    {
-      name: 'checkpoint sidecar',
-      native: true,
-      kind: 'json',
-      seeds: async () => [await make()],
-      mutable: ['checkpoint-last.json'],
-      run: load,
-    },
-    {
-      name: 'checkpoint weights',
-      native: true,
-      kind: 'binary',
-      seeds: async () => [await make()],
-      mutable: ['checkpoint-last.safetensors', 'checkpoint-last.optim.safetensors'],
-      run: load,
-    },
-    {
-      name: 'checkpoint rng state',
-      native: true,
-      kind: 'binary',
-      // The mutated bytes are libtorch's generator state, stored base64 in the sidecar.
-      seeds: async () => {
-        const files = await make();
-        const sidecar = JSON.parse(Buffer.from(files['checkpoint-last.json']!).toString('utf8')) as {
-          torchRngState: string;
-        };
-        return [{ ...files, 'rng.bin': new Uint8Array(Buffer.from(sidecar.torchRngState, 'base64')) }];
-      },
-      mutable: ['rng.bin'],
-      run: load,
-    },
-  ];
-}
-
-/** Files of an input after the mutated file changed (the RNG target rewrites the sidecar). */
-export function assemble(target: FuzzTarget, seed: Files, file: string, written: Uint8Array): Files {
-  const files: Files = { ...seed, [file]: written };
-  if (file === 'rng.bin') {
-    const sidecar = JSON.parse(Buffer.from(seed['checkpoint-last.json']!).toString('utf8')) as Record<
-      string,
-      unknown
-    >;
-    sidecar.torchRngState = Buffer.from(written).toString('base64');
-    files['checkpoint-last.json'] = json(sidecar);
-    delete files['rng.bin'];
-  }
-  void target;
-  return files;
-}
