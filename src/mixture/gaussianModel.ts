@@ -100,10 +100,15 @@ export function gaussianModelFromJson(
       if (typeof e !== 'number' || !Number.isFinite(e)) fail(`field '${field}' holds a non-number`);
     return out as number[];
   };
+  if (
+    m.regCovar !== undefined &&
+    !(typeof m.regCovar === 'number' && m.regCovar >= 0 && Number.isFinite(m.regCovar))
+  )
+    fail(`field 'regCovar' is not a non-negative number`);
   const model = new GaussianMixture({
     nComponents: m.nComponents!,
     covarianceType: m.covarianceType,
-    regCovar: typeof m.regCovar === 'number' ? m.regCovar : 1e-6,
+    regCovar: m.regCovar ?? 1e-6,
   });
   try {
     model.setFitted(

@@ -231,3 +231,21 @@ test('checkpoints: weights corrupted at the same size, a bad RNG state or a forg
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('gmm model files: a negative regCovar names the field (it reached the constructor as a RangeError)', async () => {
+  const { readGaussianModel, GaussianModelError } = await import('../../src/mixture/gaussianModel.js');
+  const { syntheticGmm } = await import('../report/fixtures.js');
+  const dir = tmp();
+  try {
+    const file = join(dir, 'model.json');
+    writeFileSync(file, JSON.stringify({ ...syntheticGmm().model, regCovar: -1e-6 }));
+    assert.throws(
+      () => readGaussianModel(file),
+      (e: unknown) =>
+        e instanceof GaussianModelError &&
+        /model\.json: field 'regCovar' is not a non-negative number/.test((e as Error).message),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
