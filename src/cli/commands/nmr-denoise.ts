@@ -2,7 +2,7 @@
 // U-Net to spectra (CSV, JCAMP-DX, NMRPipe, Bruker folders; FIDs are processed first with the
 // file's own parameters) and writes each result as CSV and JCAMP-DX.
 import { parseArgs } from 'node:util';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { CliError } from '../errors.js';
 import { resolveDevice } from '../runtime.js';
@@ -23,6 +23,7 @@ import { processFid } from '../../nmr/process.js';
 import { NmrFormatError } from '../../nmr/io/errors.js';
 import { Dataset } from '../../nmr/data/dataset.js';
 import type { Spectrum } from '../../nmr/types.js';
+import { ensureDir } from '../../torch/fs.js';
 
 const HELP = `usage: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR
 
@@ -201,7 +202,7 @@ export async function run(argv: string[]): Promise<number> {
       console.error(`tailor: warning: ${what}${check.verdict === 'far' ? ' (--force given)' : ''}`);
     }
   }
-  mkdirSync(values.out, { recursive: true });
+  ensureDir(values.out);
   let outputs: Float64Array[];
   let t0: number;
   if (isStackModel(model)) {

@@ -1,9 +1,8 @@
 // tailor train -c CONFIG [-r CHECKPOINT] [--epochs N] [--out DIR] [--seed S]
 import { parseArgs } from 'node:util';
 import { dirname } from 'node:path';
-import { mkdirSync } from 'node:fs';
 import * as torch from '../../torch/index.js';
-import { writeJsonAtomic } from '../../torch/fs.js';
+import { ensureDir, writeJsonAtomic } from '../../torch/fs.js';
 import {
   ConfigError,
   DataFormatError,
@@ -124,7 +123,7 @@ export async function run(argv: string[]): Promise<number> {
         : {}),
     };
     const runDir = values.out ?? (resumeCheckpoint ? dirname(resumeCheckpoint) : defaultRunDir(config));
-    if (isMain) mkdirSync(runDir, { recursive: true });
+    if (isMain) ensureDir(runDir);
     const session = buildSession(config, file, overrides);
     if (parallel && session.data.batchSize % parallel.worldSize !== 0)
       throw new CliError(

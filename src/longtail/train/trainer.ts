@@ -1,17 +1,17 @@
 // The training loop of the long-tail commands: epochs of augmented (optionally mixup) batches,
 // an SGD/AdamW step per batch, the LR schedule per epoch, evaluation on the uniform test set,
-// JSONL metrics, best/last checkpoints and exact resume (same RNG streams and optimizer state).
+// JSONL metrics (an epoch's line after its checkpoint), best/last checkpoints and exact resume (same RNG streams and optimizer state).
 // One loop for both kinds of data: in-memory sets give their batches synchronously, image lists
 // asynchronously (decoded while the previous batch trains); `for await` consumes either.
 // Data-parallel (one rank of a c10d job): every rank trains its shard of each epoch order with
 // batch B / W, gradients are averaged across ranks before each step (DDP), rank 0's buffers are
 // broadcast before each forward; rank 0 alone evaluates, logs and writes checkpoints and metrics.
 import { join } from 'node:path';
-import { appendFileSync, mkdirSync } from 'node:fs';
 import * as torch from '../../torch/index.js';
+import { appendLine, ensureDir, writeFileAtomic } from '../../torch/fs.js';
 import { optim } from '../../torch/index.js';
 import { Rng } from '../../torch/rng.js';
-import { saveCheckpoint, loadCheckpoint, restoreTorchRng } from '../../torch/checkpoint.js';
+import { saveCheckpoint, loadCheckpoint, restoreFrom, restoreTorchRng } from '../../torch/checkpoint.js';
 import { mixup } from '../data/batches.js';
 import type { ImageTransform } from '../data/augment.js';
 import { epochBatches, type ImageSet } from '../data/source.js';
@@ -103,7 +103,7 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     );
   }
   const rankBatch = o.batchSize / world;
-  if (isMain) mkdirSync(o.runDir, { recursive: true });
+  if (isMain) ensureDir(o.runDir);
   const lastBase = join(o.runDir, 'checkpoint-last');
   const bestBase = join(o.runDir, 'model_best');
   const metricsPath = join(o.runDir, 'metrics.jsonl');
@@ -113,18 +113,32 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
 
   if (o.resumeFrom) {
     const ck = loadCheckpoint(o.resumeFrom.replace(/\.json$/, ''));
-    torch.tidy(() => loadSystemState(o.system, ck.weights));
-    if (ck.optimizer) o.optimizer.loadStateDict(ck.optimizer);
-    if (ck.scheduler && o.scheduler) o.scheduler.loadStateDict(ck.scheduler);
-    restoreTorchRng(ck);
-    const extra = (ck.extra ?? {}) as {
-      history?: EpochRecord[];
-      best?: { epoch: number; top1: number } | null;
+    try {
+      restoreFrom(ck, 'the weights', () => torch.tidy(() => loadSystemState(o.system, ck.weights)));
+      const { optimizer, scheduler } = ck;
+      if (optimizer) restoreFrom(ck, 'the optimizer state', () => o.optimizer.loadStateDict(optimizer));
+      if (scheduler && o.scheduler) {
+        const target = o.scheduler;
+        restoreFrom(ck, 'the schedule', () => target.loadStateDict(scheduler));
+      }
+      restoreTorchRng(ck);
+    } finally {
+      torch.dispose([ck.weights, ck.optimizer?.state]);
+    }
+    const extra = (ck.extra !== null && typeof ck.extra === 'object' ? ck.extra : {}) as {
+      history?: unknown;
+      best?: unknown;
     };
-    history = extra.history ?? [];
-    best = extra.best ?? null;
+    history = Array.isArray(extra.history) ? (extra.history as EpochRecord[]) : [];
+    const b = extra.best as { epoch?: unknown; top1?: unknown } | null | undefined;
+    best =
+      b && typeof b.epoch === 'number' && typeof b.top1 === 'number'
+        ? { epoch: b.epoch, top1: b.top1 }
+        : null;
     startEpoch = (ck.epoch ?? 0) + 1;
-    torch.dispose([ck.weights, ck.optimizer?.state]);
+    // metrics.jsonl holds exactly the epochs of the checkpoint: a line written for an epoch whose
+    // checkpoint never made it (a crash or a full disk in between) is dropped, a missing one restored.
+    if (isMain) writeFileAtomic(metricsPath, history.map((h) => JSON.stringify(h) + '\n').join(''));
     log(`resumed from ${o.resumeFrom} at epoch ${startEpoch}`);
   }
   // After a resume too: every rank continues from rank 0's weights.
@@ -248,7 +262,6 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
       par!.group.barrier();
       continue;
     }
-    appendFileSync(metricsPath, JSON.stringify(record) + '\n');
     const fmt = (v: number | null | undefined) =>
       v === null || v === undefined ? '  -  ' : (100 * v).toFixed(2);
     log(
@@ -271,6 +284,8 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     if (improved) saveCheckpoint(bestBase, content);
     if (o.savePeriod && epoch % o.savePeriod === 0)
       saveCheckpoint(join(o.runDir, `checkpoint-epoch${epoch}`), content);
+    // Only now the epoch's metrics line: every line of metrics.jsonl has its checkpoint.
+    appendLine(metricsPath, JSON.stringify(record));
     par?.group.barrier();
   }
 
