@@ -78,3 +78,4 @@ export function writeRunReport(runDir: string): string {
   writeFileAtomic(out, renderRunReport(runDir));
   return out;
 }
+export { benchmarkHtml, benchmarkMarkdown, writeBenchmarkReport } from './benchmark.js';
