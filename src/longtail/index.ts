@@ -57,6 +57,7 @@ export {
   type MethodRecord,
 } from './runs/benchmark-table.js';
 export {
+  BenchmarkStaleRunError,
   runBenchmark,
   benchmarkRunDir,
   type BenchmarkOptions,

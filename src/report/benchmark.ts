@@ -20,6 +20,13 @@ export function interval(s: Spread): string {
   return s.ci95 ? `[${p(s.ci95[0])}, ${p(s.ci95[1])}]` : '–';
 }
 
+/** Short column names (forward50 -> F50, uniform -> U, backward2 -> B2) so the table fits a page. */
+export function shortName(d: string): string {
+  const m = /^(forward|backward)(\d+)$/.exec(d);
+  if (m) return `${m[1] === 'forward' ? 'F' : 'B'}${m[2]}`;
+  return d === 'uniform' ? 'U' : d;
+}
+
 function label(r: BenchmarkRow): string {
   return `${r.model} / ${r.method}${r.oracle ? ' (ORACLE)' : ''}`;
 }
@@ -35,6 +42,7 @@ function header(t: BenchmarkTable): string {
   return (
     `Suite ${t.name}: ${t.rows.length} rows (model / method), seeds ${t.seeds.join(', ')}. ` +
     'Top-1 in percent: mean ± standard deviation over seeds; the interval is the 95 % Student-t interval of the mean. ' +
+    'F = forward, B = backward long-tailed test set with that imbalance, U = uniform. ' +
     'ORACLE rows add the log of the true test prior (they use test labels) and are not a test-time method.' +
     (t.complete
       ? ''
@@ -44,7 +52,8 @@ function header(t: BenchmarkTable): string {
 
 export function benchmarkMarkdown(t: BenchmarkTable): string {
   const lines = [`# Benchmark ${mdCell(t.name)}`, '', mdCell(header(t)), ''];
-  lines.push(`| model / method | seeds | ${t.distributions.join(' | ')} | mean | 95 % interval |`);
+  const columns = t.distributions.map(shortName).join(' | ');
+  lines.push(`| model / method | seeds | ${columns} | mean | 95 % interval |`);
   lines.push(`|${' --- |'.repeat(t.distributions.length + 4)}`);
   for (const r of t.rows) {
     const cells = r.unsupported
@@ -57,7 +66,7 @@ export function benchmarkMarkdown(t: BenchmarkTable): string {
     lines.push(`| ${mdCell(label(r))} | ${r.seeds.length} | ${cells.map(mdCell).join(' | ')} |`);
   }
   lines.push('', '## Many / medium / few (mean over seeds, percent)', '');
-  lines.push(`| model / method | ${t.distributions.join(' | ')} |`);
+  lines.push(`| model / method | ${columns} |`);
   lines.push(`|${' --- |'.repeat(t.distributions.length + 1)}`);
   for (const r of t.rows) {
     if (r.unsupported) continue;
@@ -75,7 +84,7 @@ export function benchmarkMarkdown(t: BenchmarkTable): string {
 export function benchmarkHtml(t: BenchmarkTable): string {
   const rows = t.rows.filter((r) => !r.unsupported);
   const top = table(
-    ['model / method', 'seeds', ...t.distributions, 'mean', '95 % interval'],
+    ['model / method', 'seeds', ...t.distributions.map(shortName), 'mean', '95 % interval'],
     t.rows.map((r) => [
       escapeHtml(label(r)),
       String(r.seeds.length),
@@ -89,7 +98,7 @@ export function benchmarkHtml(t: BenchmarkTable): string {
     ]),
   );
   const groups = table(
-    ['model / method', ...t.distributions],
+    ['model / method', ...t.distributions.map(shortName)],
     rows.map((r) => [
       escapeHtml(label(r)),
       ...t.distributions.map((d) => {
@@ -100,7 +109,7 @@ export function benchmarkHtml(t: BenchmarkTable): string {
   );
   const charts: Record<string, ChartSpec> = {
     top1: distributionLines(
-      t.distributions,
+      t.distributions.map(shortName),
       'top-1 (%, mean over seeds)',
       rows.map((r) => ({
         label: label(r),

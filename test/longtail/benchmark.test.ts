@@ -195,6 +195,22 @@ test(
       assert.deepEqual(again.plain, runs[1].plain);
       assert.deepEqual(again.oracle, runs[1].oracle);
 
+      // Other settings (here more epochs) must not silently reuse the finished runs.
+      const changed = join(out, 'changed.json');
+      const tiny = JSON.parse(readFileSync(join(repoRoot, suite), 'utf8'));
+      writeFileSync(
+        changed,
+        JSON.stringify({
+          ...tiny,
+          epochs: 2,
+          models: [{ name: 'SADE', config: join(repoRoot, 'configs', 'fmnist_lt_ir100_sade.json') }],
+          test_time: join(repoRoot, 'configs', 'suites', 'tiny_test_time.json'),
+        }),
+      );
+      const stale = tailor('benchmark', '-c', changed, '--out', out);
+      assert.equal(stale.code, 2);
+      assert.match(stale.err, /^tailor: .*seed-0 was trained with other settings.*give another --out/m);
+
       const bad = tailor('benchmark', '-c', join('configs', 'fmnist_lt_ir100_ce.json'), '--out', out);
       assert.equal(bad.code, 2);
       assert.match(bad.err, /^tailor: .*fmnist_lt_ir100_ce\.json: .*unknown key/m);

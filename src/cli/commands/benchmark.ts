@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import * as torch from '../../torch/index.js';
 import {
   BENCHMARK_METHOD_NAMES,
+  BenchmarkStaleRunError,
   ConfigError,
   DataFormatError,
   NonFiniteLossError,
@@ -92,6 +93,7 @@ export async function run(argv: string[]): Promise<number> {
     if (
       error instanceof ConfigError ||
       error instanceof RunError ||
+      error instanceof BenchmarkStaleRunError ||
       error instanceof NonFiniteLossError ||
       error instanceof DataFormatError
     )

@@ -37,6 +37,34 @@ export interface BenchmarkResult {
 }
 
 const METHODS_FILE = 'benchmark-methods.json';
+/** What a run was trained from; a later call with other settings must not reuse it. */
+const SETTINGS_FILE = 'benchmark-run.json';
+
+/** Thrown when a run directory holds a run trained with other settings than the suite's. */
+export class BenchmarkStaleRunError extends Error {}
+
+function runSettings(suite: Suite, modelConfig: string, seed: number) {
+  const config = loadConfig(modelConfig);
+  config.seed = seed;
+  if (suite.epochs) config.trainer.epochs = suite.epochs;
+  return { config, overrides: overridesOf(suite) };
+}
+
+/** Records the settings of a new run, or checks that an existing run was made with these. */
+function checkSettings(runDir: string, settings: ReturnType<typeof runSettings>): void {
+  const path = join(runDir, SETTINGS_FILE);
+  const text = JSON.stringify(settings);
+  if (!existsSync(path)) {
+    mkdirSync(runDir, { recursive: true });
+    writeJsonAtomic(path, settings);
+    return;
+  }
+  if (JSON.stringify(JSON.parse(readFileSync(path, 'utf8'))) !== text)
+    throw new BenchmarkStaleRunError(
+      `${runDir} was trained with other settings (its config, epochs, seed or data overrides differ from the suite's now, see ${path}); ` +
+        'give another --out, or delete that run directory to retrain it',
+    );
+}
 
 export function benchmarkRunDir(outDir: string, model: string, seed: number): string {
   return join(outDir, 'runs', model, `seed-${seed}`);
@@ -174,6 +202,7 @@ export async function runBenchmark(suite: Suite, o: BenchmarkOptions): Promise<B
       const missing = suite.methods.filter((m) => !(m in done));
       const hasResults = existsSync(join(runDir, 'results.json'));
       const tag = `[${index}/${total}] ${model.name} seed ${seed}`;
+      if (existsSync(runDir)) checkSettings(runDir, runSettings(suite, model.config, seed));
       if (hasResults && missing.length === 0) {
         log(`${tag}: finished, skipped`);
         records[model.name]![seed] = done;
