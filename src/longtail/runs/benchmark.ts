@@ -153,9 +153,9 @@ async function runMethods(
     const steps = [
       ...new Set(todo.map((m) => benchmarkMethod(m).step).filter((s): s is TestTimeMethod => s !== null)),
     ];
-    const base = suite.testTime
-      ? loadTestTimeConfig(suite.testTime, session.system.kind === 'prl')
-      : NO_STEP_OPTIONS;
+    // The suite picks the methods; the test-time config gives only their settings (so its own
+    // "method" field, which may name the PRL-only search, does not matter here).
+    const base = suite.testTime ? loadTestTimeConfig(suite.testTime, true) : NO_STEP_OPTIONS;
     log(`test-time ${runDir}: ${todo.join(', ')}`);
     const { results } = await runTestTime(
       adaptInput(session),
