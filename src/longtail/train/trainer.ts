@@ -17,6 +17,7 @@ import { evaluateLogits } from '../core/metrics.js';
 import { Progress, formatSeconds } from '../core/progress.js';
 import { loadSystemState, setTraining, systemStateDict, type TrainableSystem } from '../systems/system.js';
 import { predict, summarize, type GroupResult } from './evaluate.js';
+import type { PhaseClock } from './phases.js';
 
 export interface EpochRecord {
   epoch: number;
@@ -50,6 +51,21 @@ export interface TrainOptions {
   checkpointExtra: Record<string, unknown>;
   log?: (line: string) => void;
   quiet?: boolean;
+  /** Stop each epoch after this many batches (benchmarks on a busy machine; not for real runs). */
+  maxBatches?: number;
+  /** Accumulates the seconds spent per phase (bench/epoch.ts); timing is all it does. */
+  phases?: PhaseClock;
+}
+
+const EVAL_BATCH = 256;
+
+/**
+ * With maxBatches, evaluation covers the same fraction of the test set as training covered of
+ * the training set (so the phases keep their full-epoch proportions), spread evenly over it.
+ */
+function evalSubset(nTest: number, nTrain: number, batchSize: number, maxBatches: number): number[] {
+  const m = Math.max(1, Math.min(nTest, Math.ceil((nTest * maxBatches * batchSize) / nTrain)));
+  return Array.from({ length: m }, (_, i) => Math.floor((i * nTest) / m));
 }
 
 export class NonFiniteLossError extends Error {}
@@ -117,12 +133,15 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     let correct = 0;
     let seen = 0;
     let step = 0;
+    const phases = o.phases;
+    phases?.mark();
     for await (const batch of batches) {
       step++;
       const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
       const stepLoss = torch.tidy(() => {
         const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
         const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
+        phases?.lap('data');
         const { out, extra } = o.system.trainForward(x, rng);
         const loss =
           mixed && mixed.lam < 1
@@ -134,24 +153,38 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
             `the loss became ${value} at epoch ${epoch}, step ${step}; lower the learning rate (optimizer.args.lr) or check the data, then resume from ${lastBase}.json`,
           );
         }
+        phases?.lap('forward');
         loss.backward();
         const pred = out.output.argmax(1);
         correct += pred.eq(torch.tensor(batch.y).long()).sum().item();
         return value;
       });
+      phases?.lap('backward');
       o.optimizer.step();
       o.optimizer.zeroGrad();
+      phases?.lap('optimizer');
       lossSum += stepLoss * batch.n;
       seen += batch.n;
       progress.tick(batch.n, `loss ${(lossSum / seen).toFixed(4)}`);
+      if (o.maxBatches !== undefined && step >= o.maxBatches) break;
     }
     progress.finish();
     let val: GroupResult | null = null;
     const evalPeriod = o.evalPeriod ?? 1;
     if (epoch % evalPeriod === 0 || epoch === o.epochs) {
+      phases?.mark();
       setTraining(o.system, false);
-      const p = await predict((x) => o.system.evalForward(x), o.test, o.testTransform);
+      const p = await predict(
+        (x) => o.system.evalForward(x),
+        o.test,
+        o.testTransform,
+        EVAL_BATCH,
+        o.maxBatches === undefined
+          ? undefined
+          : evalSubset(o.test.labels.length, o.train.labels.length, o.batchSize, o.maxBatches),
+      );
       val = summarize(evaluateLogits(p.logits, p.labels, p.classes, o.trainCounts));
+      phases?.lap('eval');
     }
     const record: EpochRecord = {
       epoch,
