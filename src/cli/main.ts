@@ -25,6 +25,10 @@ const commands: Record<string, CommandEntry> = {
     summary: 'test-time aggregation / preference search on the eleven distributions',
     load: () => import('./commands/test-time-train.js'),
   },
+  benchmark: {
+    summary: 'run a suite (models x seeds x test-time methods) into one table with the spread over seeds',
+    load: () => import('./commands/benchmark.js'),
+  },
   compare: {
     summary: 'compare long-tail runs over the eleven test distributions',
     load: () => import('./commands/compare.js'),

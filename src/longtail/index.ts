@@ -55,3 +55,19 @@ export {
 } from './runs/results.js';
 export { trainAndEvaluate, trainSession, type SessionTrainOptions, type TrainedRun } from './runs/train.js';
 export { controllabilityGrid, evaluatePreference } from './runs/preference.js';
+export { loadSuite, type Suite } from './runs/benchmark-suite.js';
+export { BENCHMARK_METHODS, BENCHMARK_METHOD_NAMES } from './runs/benchmark-methods.js';
+export { spread, tQuantile975, type Spread } from './runs/benchmark-stats.js';
+export {
+  benchmarkTable,
+  type BenchmarkTable,
+  type BenchmarkRow,
+  type MethodRecord,
+} from './runs/benchmark-table.js';
+export {
+  BenchmarkStaleRunError,
+  runBenchmark,
+  benchmarkRunDir,
+  type BenchmarkOptions,
+  type BenchmarkResult,
+} from './runs/benchmark.js';

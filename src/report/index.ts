@@ -65,3 +65,4 @@ export function writeRunReport(runDir: string): string {
   writeFileAtomic(out, renderRunReport(runDir));
   return out;
 }
+export { benchmarkHtml, benchmarkMarkdown, writeBenchmarkReport } from './benchmark.js';
