@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
+import { numberListArg } from '../args.js';
 import { loadConfig } from '../../nmr/train/config.js';
 import { trainNmr, TrainingDivergedError } from '../../nmr/train/trainer.js';
 import { UNet1d, formatParameterSummary } from '../../nmr/model/unet.js';
@@ -57,9 +58,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.out) cfg.out = resolve(values.out);
   if (values.data) cfg.data.train = resolve(values.data);
   if (values.epochs) {
-    const parts = values.epochs.split(',').map(Number);
-    if (parts.length !== 2 || parts.some((v) => !Number.isInteger(v) || v < 0))
-      throw new CliError(`--epochs: expected A,B (two integers >= 0), got '${values.epochs}'`);
+    const parts = numberListArg('--epochs', values.epochs, { integer: true, min: 0 }, 2)!;
     [cfg.stageA.epochs, cfg.stageB.epochs] = parts as [number, number];
   }
   if (values.params) {

@@ -269,6 +269,31 @@ function checkConfig(raw: unknown, file: string): TrainConfig {
   return config;
 }
 
+/** What the command line may change in a training config. */
+export interface TrainOverrides {
+  epochs?: number | undefined;
+  seed?: number | undefined;
+}
+
+const OVERRIDES = obj({ epochs: TRAINER.shape.epochs.optional(), seed: int('global seed') });
+
+/**
+ * The config with command-line overrides applied (a new object; checked by the rules of the
+ * fields they replace, errors naming `where`).
+ */
+export function withOverrides(
+  config: TrainConfig,
+  overrides: TrainOverrides,
+  where = 'command line',
+): TrainConfig {
+  const o = parseWith(OVERRIDES, JSON.parse(JSON.stringify(overrides)) as unknown, where);
+  return {
+    ...config,
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    trainer: { ...config.trainer, ...(o.epochs !== undefined ? { epochs: o.epochs } : {}) },
+  };
+}
+
 export function loadConfig(file: string): TrainConfig {
   return checkConfig(readJsonFile(file), file);
 }
