@@ -1,13 +1,18 @@
 // The preprocessing of seed section 2 on real experiments of one sample: read every file,
 // process FIDs identically (same size, apodization, phase source) onto one ppm axis, optionally
 // crop a ppm window, and run the pipeline (alignment, rescaling, masks, noise, T, pseudo truth).
+// An experiment may be several files co-added (repeated scans of the same sequence): their FIDs
+// (or processed spectra) are summed before processing, which is what a longer acquisition gives.
 import { readNmr } from './io/load.js';
 import { NmrFormatError } from './io/errors.js';
 import { processFid, type Apodization } from './process.js';
 import { nextPowerOfTwo } from './fft.js';
 import { preprocessStack, type PreprocessOptions, type PreprocessResult } from './pipeline/preprocess.js';
-import type { Spectrum } from './types.js';
+import type { Fid, NmrData, Spectrum } from './types.js';
 import { shiftSignal } from './pipeline/shift.js';
+
+/** One experiment: a file or folder, or several to co-add. */
+export type ExperimentPath = string | string[];
 
 export interface RealStackOptions {
   /** Spectrum size for FIDs (default: twice the largest FID length, rounded to a power of two). */
@@ -26,35 +31,93 @@ export interface RealStackOptions {
   preprocess?: PreprocessOptions;
 }
 
-export interface RealStack {
+/** Experiments of one sample on one ppm axis, before the pipeline. */
+export interface ExperimentSpectra {
   spectra: Float64Array[];
   ppmFirst: number;
   ppmLast: number;
   refMHz: number;
   sources: string[];
+}
+
+export interface RealStack extends ExperimentSpectra {
   result: PreprocessResult;
 }
 
+export function experimentLabel(e: ExperimentPath): string {
+  return typeof e === 'string' ? e : e.join('+');
+}
+
+function pickFid(d: NmrData, path: string, row: number): Fid | null {
+  if (d.kind === 'spectrum') return null;
+  const fid = d.kind === 'fid' ? d.fid : d.fids[row];
+  if (!fid) throw new NmrFormatError(path, 'row', `no row ${row} in this pseudo-2D data set`);
+  return fid;
+}
+
+/** Reads one experiment; co-added files are summed (FIDs point by point, spectra likewise). */
+function readExperiment(e: ExperimentPath, row: number): { fid: Fid | null; spectrum: Spectrum | null } {
+  const paths = typeof e === 'string' ? [e] : e;
+  if (paths.length === 0) throw new RangeError('an experiment needs at least one file');
+  const parts = paths.map((p) => ({ p, d: readNmr(p) }));
+  const fids = parts.map(({ p, d }) => pickFid(d, p, row));
+  if (fids.every((f) => f !== null)) {
+    const first = fids[0]!;
+    const re = Float64Array.from(first.re);
+    const im = Float64Array.from(first.im);
+    fids.slice(1).forEach((f, i) => {
+      if (f.re.length !== re.length || Math.abs(f.swHz / first.swHz - 1) > 1e-6)
+        throw new NmrFormatError(
+          paths[i + 1]!,
+          'co-add',
+          `${f.re.length} points at ${f.swHz} Hz, but ${paths[0]} has ${re.length} at ${first.swHz} Hz`,
+          'co-add only repeated scans of the same experiment',
+        );
+      for (let j = 0; j < re.length; j++) {
+        re[j]! += f.re[j]!;
+        im[j]! += f.im[j]!;
+      }
+    });
+    return { fid: { ...first, re, im, source: experimentLabel(e) }, spectrum: null };
+  }
+  if (fids.some((f) => f !== null) && paths.length > 1)
+    throw new NmrFormatError(experimentLabel(e), 'co-add', 'mixes FIDs and processed spectra');
+  const spectra = parts.map(({ p, d }) => {
+    if (d.kind !== 'spectrum') throw new NmrFormatError(p, 'data', 'expected a processed spectrum');
+    return d.spectrum;
+  });
+  const first = spectra[0]!;
+  const real = Float64Array.from(first.real);
+  spectra.slice(1).forEach((s, i) => {
+    if (s.real.length !== real.length)
+      throw new NmrFormatError(
+        paths[i + 1]!,
+        'co-add',
+        `${s.real.length} points, ${paths[0]} has ${real.length}`,
+      );
+    for (let j = 0; j < real.length; j++) real[j]! += s.real[j]!;
+  });
+  return { fid: null, spectrum: { ...first, real, source: experimentLabel(e) } };
+}
+
 /** Reads and processes the experiments, ordered from the lowest to the highest SNR. */
-export function loadSpectra(paths: string[], options: RealStackOptions = {}): Spectrum[] {
-  const data = paths.map((p) => readNmr(p));
-  const fidLength = Math.max(
-    0,
-    ...data.map((d) => (d.kind === 'fid' ? d.fid.re.length : d.kind === 'fids' ? d.fids[0]!.re.length : 0)),
-  );
+export function loadSpectra(paths: ExperimentPath[], options: RealStackOptions = {}): Spectrum[] {
+  const data = paths.map((p) => readExperiment(p, options.row ?? 0));
+  const fidLength = Math.max(0, ...data.map((d) => (d.fid ? d.fid.re.length : 0)));
   const size = options.size ?? (fidLength > 0 ? 2 * nextPowerOfTwo(fidLength) : 0);
-  return data.map((d, i) => {
-    if (d.kind === 'spectrum') return d.spectrum;
-    const fid = d.kind === 'fid' ? d.fid : d.fids[options.row ?? 0];
-    if (!fid) throw new NmrFormatError(paths[i]!, 'row', `no row ${options.row} in this pseudo-2D data set`);
+  return data.map((d) => {
+    if (d.spectrum) return d.spectrum;
     const processOptions: Parameters<typeof processFid>[1] = { size, phase: options.phase ?? 'params' };
     if (options.apodization) processOptions.apodization = options.apodization;
-    return processFid(fid, processOptions);
+    return processFid(d.fid!, processOptions);
   });
 }
 
-export function realStack(paths: string[], options: RealStackOptions = {}): RealStack {
-  if (paths.length < 2) throw new RangeError('a multi-SNR stack needs at least two experiments');
+/** The experiments on the first one's ppm axis, cropped to the ppm window (no pipeline yet). */
+export function experimentSpectra(
+  paths: ExperimentPath[],
+  options: RealStackOptions = {},
+): ExperimentSpectra {
   const spectra = loadSpectra(paths, options);
   const first = spectra[0]!;
   const n = first.real.length;
@@ -96,13 +159,17 @@ export function realStack(paths: string[], options: RealStackOptions = {}): Real
     if (hi - lo < 64)
       throw new RangeError(`ppm window ${a}..${b} keeps only ${Math.max(0, hi - lo + 1)} points`);
   }
-  const cropped = onAxis.map((x) => Float64Array.from(x.subarray(lo, hi + 1)));
   return {
-    spectra: cropped,
+    spectra: onAxis.map((x) => Float64Array.from(x.subarray(lo, hi + 1))),
     ppmFirst: first.ppmFirst - lo * step,
     ppmLast: first.ppmFirst - hi * step,
     refMHz: first.refMHz,
     sources: spectra.map((s) => s.source),
-    result: preprocessStack(cropped, options.preprocess ?? {}),
   };
+}
+
+export function realStack(paths: ExperimentPath[], options: RealStackOptions = {}): RealStack {
+  if (paths.length < 2) throw new RangeError('a multi-SNR stack needs at least two experiments');
+  const e = experimentSpectra(paths, options);
+  return { ...e, result: preprocessStack(e.spectra, options.preprocess ?? {}) };
 }

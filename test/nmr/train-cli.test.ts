@@ -66,7 +66,8 @@ test('nmr train -c, resume with -r, then nmr denoise writes CSV and JCAMP-DX tha
 test('nmr train / denoise: user errors are CliErrors that name the problem', async () => {
   await assert.rejects(
     () => train([]),
-    (e: Error) => e instanceof CliError && /-c\/--config is required/.test(e.message),
+    (e: Error) =>
+      e instanceof CliError && /-c\/--config \(or --experiments \/ --samples\) is required/.test(e.message),
   );
   const bad = join(root, 'bad.json');
   writeFileSync(bad, JSON.stringify({ ...config, batchSamples: 0 }));
@@ -102,19 +103,20 @@ test('nmr ablate: trains and scores the chosen section-8 variants', async () => 
   const result = JSON.parse(readFileSync(join(root, 'abl', 'ablation', 'ablation.json'), 'utf8')) as {
     rows: {
       variant: string;
-      model: { energy_snr_db: number; peak_f1: number };
-      modelEnergySnrByLevel: number[];
+      model: { metrics: { energy_snr_db: number; peak_f1: number }; matchedEnergy: { k: number } };
+      ladder: { energy_snr_db: number }[];
     }[];
   };
   assert.deepEqual(
     result.rows.map((r) => r.variant),
     ['full', 'no-cons-T'],
   );
+  assert.ok(result.rows.every((r) => Number.isFinite(r.model.metrics.energy_snr_db)));
   // The variants train differently (no-cons-T drops two loss terms), so they score differently.
-  assert.ok(result.rows.every((r) => Number.isFinite(r.model.energy_snr_db)));
-  assert.notEqual(result.rows[0]!.model.energy_snr_db, result.rows[1]!.model.energy_snr_db);
-  assert.equal(result.rows[0]!.modelEnergySnrByLevel.length, 3);
-  assert.equal(result.rows[0]!.modelEnergySnrByLevel[0], result.rows[0]!.model.energy_snr_db);
+  assert.notEqual(result.rows[0]!.model.metrics.energy_snr_db, result.rows[1]!.model.metrics.energy_snr_db);
+  // Scored by the yardstick: the raw ladder of all 3 levels and the level the model matches.
+  assert.equal(result.rows[0]!.ladder.length, 3);
+  assert.ok(Number.isFinite(result.rows[0]!.model.matchedEnergy.k));
   assert.match(readFileSync(join(root, 'abl', 'ablation', 'ablation.md'), 'utf8'), /\| no-cons-T \|/);
   await assert.rejects(
     () => ablate(['-c', configPath, '--data', val, '--variants', 'nope']),

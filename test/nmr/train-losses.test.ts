@@ -14,6 +14,7 @@ import {
   SEED_LOSS_WEIGHTS,
   totalLoss,
 } from '../../src/nmr/train/losses.js';
+import { readExperimentsFile } from '../../src/nmr/data/experiments.js';
 import { loadConfig, resolveConfig } from '../../src/nmr/train/config.js';
 import { readdirSync } from 'node:fs';
 import { repoRoot } from '../helpers.js';
@@ -131,7 +132,7 @@ test('T constraint: zero when the baseline residuals fall by exactly T per level
 
 test('config: seed defaults, and errors name the field', () => {
   const cfg = resolveConfig({ data: { train: 'd' } }, '/tmp');
-  assert.equal(cfg.data.train, '/tmp/d');
+  assert.deepEqual(cfg.data.train, ['/tmp/d']);
   assert.equal(cfg.optim.lr, 3e-4);
   assert.equal(cfg.optim.weightDecay, 1e-4);
   assert.equal(cfg.optim.warmupEpochs, 5);
@@ -192,4 +193,9 @@ test('the shipped configs/nmr_*.json validate, and nmr_unet.json is the seed set
   assert.equal(seed.stageA.epochs, 40);
   assert.equal(seed.stageB.epochs, 50);
   assert.deepEqual(seed.stageA.extraLevels, [1, 2]);
+  // The shipped experiments files (the user's own measurements) validate against their schema.
+  const experiments = readdirSync(join(repoRoot, 'configs')).filter((f) => /^experiments_.*\.json$/.test(f));
+  assert.ok(experiments.length >= 1);
+  for (const f of experiments)
+    assert.ok(readExperimentsFile(join(repoRoot, 'configs', f)).samples.length >= 1);
 });

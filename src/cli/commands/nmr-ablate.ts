@@ -12,7 +12,8 @@ import { NmrFormatError } from '../../nmr/io/errors.js';
 const HELP = `usage: tailor nmr ablate -c CONFIG --data DIR [options]
 
 Trains one model per ablation of the plan's section 8 and scores each on DIR (a data set with
-ground truth, e.g. from 'tailor nmr simulate'), next to the raw input and the fusion baseline.
+ground truth, e.g. from 'tailor nmr simulate') with the yardstick of 'tailor nmr yardstick': x0
+in, against the truth, with the raw level it matches, weak-peak recall, integrals and FWHM.
 
 variants:
 ${Object.entries(ABLATIONS)

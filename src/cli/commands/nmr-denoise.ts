@@ -5,7 +5,14 @@ import { parseArgs } from 'node:util';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { CliError } from '../errors.js';
-import { loadDenoiser, denoiseSpectra, denoiseStacks, isStackModel } from '../../nmr/model/denoise.js';
+import { numberListArg } from '../args.js';
+import { loadDenoiserInfo, denoiseSpectra, denoiseStacks, isStackModel } from '../../nmr/model/denoise.js';
+import {
+  checkDomain,
+  NOISE_FAR,
+  type ProcessingDomain,
+  type TrainingDomain,
+} from '../../nmr/model/domain.js';
 import { preprocessStack } from '../../nmr/pipeline/preprocess.js';
 import { writeJcampSpectrum } from '../../nmr/model/jcamp-writer.js';
 import { readNmr } from '../../nmr/io/load.js';
@@ -32,6 +39,14 @@ options:
       --input PATH      input (repeatable)                                     [required]
       --out DIR         output folder                                          [required]
       --processed       for Bruker folders: use pdata/1/1r instead of the fid
+      --ppm LO,HI       keep only this ppm window (default: the training experiments' window)
+      --force           denoise inputs far outside what the model was trained on
+
+FIDs are processed like the model's training experiments (size, line broadening, phase) when the
+model records them. Each input's relative noise and ppm range are compared with the training
+data's: outside them a warning is printed, far outside (noise ${NOISE_FAR}x beyond the training range,
+or no line 5 sigma above the noise, or less than half of the ppm range covered) the input is
+refused unless --force is given.
   -h, --help            this text`;
 
 interface Item {
@@ -43,10 +58,36 @@ interface Item {
 
 const KNOWN = new Set(['.csv', '.tsv', '.txt', '.jdx', '.dx', '.jcamp', '.fid', '.ft1', '.ft']);
 
+let processing: ProcessingDomain = {};
+let ppmWindow: [number, number] | undefined;
+
+function crop(s: Spectrum): Spectrum {
+  if (!ppmWindow) return s;
+  const n = s.real.length;
+  const step = (s.ppmFirst - s.ppmLast) / (n - 1);
+  const [a, b] = ppmWindow;
+  const lo = Math.max(0, Math.ceil((s.ppmFirst - Math.max(a, b)) / step));
+  const hi = Math.min(n - 1, Math.floor((s.ppmFirst - Math.min(a, b)) / step));
+  if (hi - lo < 64) return s;
+  return {
+    ...s,
+    real: s.real.slice(lo, hi + 1),
+    ppmFirst: s.ppmFirst - lo * step,
+    ppmLast: s.ppmFirst - hi * step,
+    ...(s.imag ? { imag: s.imag.slice(lo, hi + 1) } : {}),
+  };
+}
+
 function readOne(path: string, prefer: 'raw' | 'processed'): Spectrum {
   const data = readNmr(path, { prefer });
-  if (data.kind === 'spectrum') return data.spectrum;
-  if (data.kind === 'fid') return processFid(data.fid);
+  if (data.kind === 'spectrum') return crop(data.spectrum);
+  if (data.kind === 'fid') {
+    const options: Parameters<typeof processFid>[1] = {};
+    if (processing.size !== undefined) options.size = processing.size;
+    if (processing.lbHz !== undefined) options.apodization = { kind: 'exponential', lbHz: processing.lbHz };
+    if (processing.phase !== undefined) options.phase = processing.phase;
+    return crop(processFid(data.fid, options));
+  }
   throw new NmrFormatError(
     path,
     'data',
@@ -104,6 +145,8 @@ export async function run(argv: string[]): Promise<number> {
         input: { type: 'string', multiple: true },
         out: { type: 'string' },
         processed: { type: 'boolean' },
+        ppm: { type: 'string' },
+        force: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -118,10 +161,17 @@ export async function run(argv: string[]): Promise<number> {
   if (!values.input?.length) throw new CliError(`--input is required\n\n${HELP}`);
   if (!values.out) throw new CliError(`--out is required\n\n${HELP}`);
   let model;
+  let domain: TrainingDomain | null;
   try {
-    model = loadDenoiser(values.model);
+    ({ model, domain } = loadDenoiserInfo(values.model));
   } catch (e) {
     throw new CliError((e as Error).message);
+  }
+  processing = domain?.processing ?? {};
+  ppmWindow = processing.ppm;
+  if (values.ppm !== undefined) {
+    const parts = numberListArg('--ppm', values.ppm, {}, 2)!;
+    ppmWindow = [parts[0]!, parts[1]!];
   }
   const prefer = values.processed ? 'processed' : 'raw';
   let items: Item[];
@@ -130,6 +180,20 @@ export async function run(argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof NmrFormatError) throw new CliError(e.message);
     throw e;
+  }
+  if (domain && !isStackModel(model)) {
+    for (const it of items) {
+      const check = checkDomain(domain, it.spectrum);
+      if (check.verdict === 'inside') continue;
+      const what = `${it.spectrum.source}: ${check.messages.join('; ')}`;
+      if (check.verdict === 'far' && !values.force) {
+        model.dispose();
+        throw new CliError(
+          `${what}. The model (trained on ${domain.samples} samples) would be guessing here; give an input like its training data (--ppm to crop), retrain with such data, or pass --force`,
+        );
+      }
+      console.error(`tailor: warning: ${what}${check.verdict === 'far' ? ' (--force given)' : ''}`);
+    }
   }
   mkdirSync(values.out, { recursive: true });
   let outputs: Float64Array[];

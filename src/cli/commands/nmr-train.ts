@@ -3,13 +3,31 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
-import { numberListArg } from '../args.js';
-import { loadConfig } from '../../nmr/train/config.js';
+import { numberArg, numberListArg } from '../args.js';
+import { loadConfig, resolveConfig } from '../../nmr/train/config.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeJsonAtomic } from '../../torch/fs.js';
+import {
+  checkLevels,
+  experimentsFileOf,
+  parseExperimentsArg,
+  readExperimentsFile,
+  type ExperimentsFile,
+} from '../../nmr/data/experiments.js';
 import { trainNmr, TrainingDivergedError } from '../../nmr/train/trainer.js';
 import { UNet1d, formatParameterSummary } from '../../nmr/model/unet.js';
 import { NmrFormatError } from '../../nmr/io/errors.js';
 
 const HELP = `usage: tailor nmr train -c CONFIG [-r CHECKPOINT] [options]
+       tailor nmr train --experiments LIST [--experiments LIST ...] [-c CONFIG] [options]
+       tailor nmr train --samples FILE.json [-c CONFIG] [options]
+
+The seed's workflow on your own measurements: per sample, its K+1 experiments from the lowest to
+the highest SNR (Bruker folders, JCAMP-DX, NMRPipe or CSV), no ground truth needed. Each sample is
+processed alike (FIDs: same size, line broadening, phase source), aligned, rescaled, and its
+pseudo ground truth is the SNR-weighted fusion of its other levels (an experiment is never fused
+into its own target). The model then denoises one new low-SNR scan: tailor nmr denoise.
 
 Trains the residual 1D U-Net on a multi-SNR data set: stage A (pseudo ground truth, peak-weighted
 L1 + derivative + baseline curvature, consistency on 1-2 extra levels), then stage B (stronger
@@ -24,7 +42,30 @@ options:
       --data DIR         override data.train
       --epochs A,B       override the epochs of stage A and stage B
       --params           print the model's parameter table and exit
+
+your own measurements (instead of the config's data.train; -c is then optional and defaults to a
+CPU-sized run, 16-32-64-64 channels, stage A 10 + stage B 10 epochs of 25 steps):
+      --experiments LIST one sample's experiments, lowest SNR first, comma-separated; '+' co-adds
+                         files of one experiment (a,b+c,d); repeat per sample (same K+1 each)
+      --samples FILE     an experiments JSON file (schema: configs/schema/nmr-experiments.schema.json)
+      --size N           spectrum points for FIDs (power of two)
+      --lb HZ            exponential line broadening for FIDs
+      --ppm LO,HI        keep only this ppm window
   -h, --help             this text`;
+
+/** The run used with --experiments when no -c is given: small enough for a laptop CPU. */
+const EXPERIMENTS_RUN = {
+  name: 'nmr-experiments',
+  threads: 1,
+  data: { crop: 1024, valFraction: 0.2, target: 'pseudo' },
+  model: { channels: [16, 32, 64, 64], se: 'bottleneck+shallow', seReduction: 8 },
+  stageA: { epochs: 10, loss: { recOthers: 1 }, extraLevels: [1, 2] },
+  stageB: { epochs: 10, curriculumEpochs: 4, loss: { recOthers: 1, cons: 1, ratio: 0.5 } },
+  optim: { lr: 0.001, warmupEpochs: 1, minLrFactor: 0.02 },
+  batchSamples: 4,
+  stepsPerEpoch: 25,
+  logEvery: 25,
+};
 
 export async function run(argv: string[]): Promise<number> {
   let values;
@@ -38,6 +79,11 @@ export async function run(argv: string[]): Promise<number> {
         data: { type: 'string' },
         epochs: { type: 'string' },
         params: { type: 'boolean' },
+        experiments: { type: 'string', multiple: true },
+        samples: { type: 'string' },
+        size: { type: 'string' },
+        lb: { type: 'string' },
+        ppm: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -48,15 +94,42 @@ export async function run(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  if (!values.config) throw new CliError(`-c/--config is required\n\n${HELP}`);
+  const own = Boolean(values.experiments?.length || values.samples);
+  if (!values.config && !own)
+    throw new CliError(`-c/--config (or --experiments / --samples) is required\n\n${HELP}`);
   let cfg;
   try {
-    cfg = loadConfig(values.config);
+    cfg = values.config
+      ? loadConfig(values.config)
+      : resolveConfig(
+          { ...EXPERIMENTS_RUN, data: { ...EXPERIMENTS_RUN.data, train: '.' } },
+          process.cwd(),
+          'built-in run',
+        );
   } catch (e) {
     throw new CliError((e as Error).message);
   }
   if (values.out) cfg.out = resolve(values.out);
-  if (values.data) cfg.data.train = resolve(values.data);
+  if (values.data) cfg.data.train = [resolve(values.data)];
+  if (own) {
+    if (values.experiments?.length && values.samples)
+      throw new CliError('give either --experiments or --samples, not both');
+    // The samples are written next to the checkpoints: the run records what it was trained on.
+    const file = join(cfg.out, 'experiments.json');
+    try {
+      const spec = values.samples
+        ? readExperimentsFile(values.samples)
+        : { samples: values.experiments!.map((a, i) => parseExperimentsArg(a, i)), options: {} };
+      checkLevels(spec.samples, values.samples ?? '--experiments');
+      mkdirSync(cfg.out, { recursive: true });
+      writeJsonAtomic(file, experimentsFileOf(spec, processingArgs(values)));
+    } catch (e) {
+      if (e instanceof CliError) throw e;
+      throw new CliError((e as Error).message);
+    }
+    cfg.data.train = [file];
+    if (!values.config) cfg.data.val = null;
+  }
   if (values.epochs) {
     const parts = numberListArg('--epochs', values.epochs, { integer: true, min: 0 }, 2)!;
     [cfg.stageA.epochs, cfg.stageB.epochs] = parts as [number, number];
@@ -72,7 +145,11 @@ export async function run(argv: string[]): Promise<number> {
     const last = result.history[result.history.length - 1];
     console.log(
       `done: ${result.epochs} epochs, ${result.parameters.toLocaleString('en-US')} parameters` +
-        (last ? `, final validation energy SNR ${last.val.energySnrDb.toFixed(2)} dB` : '') +
+        (last && Number.isFinite(last.val.energySnrDb)
+          ? `, final validation energy SNR ${last.val.energySnrDb.toFixed(2)} dB`
+          : last && Number.isFinite(last.val.rec)
+            ? `, final validation loss ${last.val.rec.toPrecision(4)} (against the pseudo ground truth)`
+            : '') +
         `; checkpoints ${result.lastCheckpoint}, ${result.bestCheckpoint}`,
     );
     return 0;
@@ -81,4 +158,23 @@ export async function run(argv: string[]): Promise<number> {
     if (e instanceof NmrFormatError) throw new CliError(e.message);
     throw e;
   }
+}
+
+/** --size, --lb, --ppm as experiments-file fields. */
+function processingArgs(values: { size?: string; lb?: string; ppm?: string }): Partial<ExperimentsFile> {
+  const out: Partial<ExperimentsFile> = {};
+  if (values.size !== undefined) {
+    const n = Number(values.size);
+    if (!Number.isInteger(n) || n < 64 || (n & (n - 1)) !== 0)
+      throw new CliError(`--size: expected a power of two >= 64, got '${values.size}'`);
+    out.size = n;
+  }
+  if (values.lb !== undefined) {
+    out.lb = numberArg('--lb', values.lb, { min: 0 })!;
+  }
+  if (values.ppm !== undefined) {
+    const parts = numberListArg('--ppm', values.ppm, {}, 2)!;
+    out.ppm = [parts[0]!, parts[1]!];
+  }
+  return out;
 }

@@ -4,17 +4,16 @@ import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
 import { numberListArg, numberOr, requiredNumber } from '../args.js';
 import { writeSemiSyntheticDataset, writeSyntheticDataset } from '../../nmr/data/generate.js';
+import { FAMILIES } from '../../nmr/data/simulate.js';
 import { Dataset } from '../../nmr/data/dataset.js';
-import {
-  BASELINES,
-  evaluateDataset,
-  type BaselineName,
-  type EvaluationReport,
-} from '../../nmr/eval/evaluate.js';
+import { BASELINES, evaluateDataset, type BaselineName } from '../../nmr/eval/evaluate.js';
 import { NmrFormatError } from '../../nmr/io/errors.js';
 import { readNmr } from '../../nmr/io/load.js';
+import { toSpectrum, type ConvertOptions } from '../../nmr/convert.js';
+import { formatStackReport, stackReport } from '../../report/nmr-stack.js';
+import { formatReport } from '../../report/nmr-evaluate.js';
 import { writeCsvSpectrum } from '../../nmr/io/csv.js';
-import { processFid, type Apodization } from '../../nmr/process.js';
+import type { Apodization } from '../../nmr/process.js';
 import type { Fid } from '../../nmr/types.js';
 import { isPowerOfTwo } from '../../nmr/fft.js';
 import type { RescaleMethod } from '../../nmr/pipeline/rescale.js';
@@ -30,8 +29,12 @@ subcommands:
              real high-SNR FIDs with noise added in the time domain)
   evaluate   run the classical baselines (and a trained model with --model CHECKPOINT) on a
              data set and print the metrics table (alias: baseline)
-  train      train the residual 1D U-Net: tailor nmr train -c CONFIG [-r CHECKPOINT]
-  denoise    denoise spectra: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR
+  train      train the residual 1D U-Net on your own multi-SNR measurements
+             (tailor nmr train --experiments a,b,c [--experiments ...]) or on a simulated data set
+             (tailor nmr train -c CONFIG [-r CHECKPOINT])
+  denoise    denoise one new scan: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR
+  yardstick  score denoised single scans of held-out samples against the truth and a held-out
+             high-SNR measurement: the raw level each matches and the measurement time saved
   ablate     train and score the variants of the plan's section 8: tailor nmr ablate -c CONFIG
   process    read a Bruker folder / JCAMP-DX / NMRPipe / CSV file and write the processed
              real spectrum as CSV (ppm, intensity)
@@ -53,6 +56,9 @@ simulate options:
                      repeat for several (they must share one ppm axis)
   --lb HZ            semi-synthetic: exponential line broadening              (default 0.3)
   --max-shift P      largest global shift of levels k < K in points           (default 1.5 synthetic, 0 semi)
+  --family F         synthetic spectra family: ${Object.keys(FAMILIES).join(', ')} (default default;
+                     the others test robustness: Gaussian-like line shapes, broad lines, strong
+                     baseline drift, phase jitter of 8 degrees, many impurities)
 
 evaluate options:
   --data DIR         data set written by 'simulate'                          [required]
@@ -123,6 +129,8 @@ export async function run(argv: string[]): Promise<number> {
         return await (await import('./nmr-denoise.js')).run(rest);
       case 'ablate':
         return await (await import('./nmr-ablate.js')).run(rest);
+      case 'yardstick':
+        return await (await import('./nmr-yardstick.js')).run(rest);
       default:
         throw new CliError(`unknown subcommand 'nmr ${sub}'\n\n${HELP}`);
     }
@@ -149,6 +157,7 @@ function simulate(argv: string[]): number {
       from: { type: 'string', multiple: true },
       lb: { type: 'string' },
       'max-shift': { type: 'string' },
+      family: { type: 'string', default: 'default' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -157,6 +166,11 @@ function simulate(argv: string[]): number {
     console.log(HELP);
     return 0;
   }
+  const family = FAMILIES[values.family!];
+  if (!family)
+    throw new CliError(
+      `--family: unknown '${values.family}'; choose from ${Object.keys(FAMILIES).join(', ')}`,
+    );
   const samples = int(values.samples, 'samples', undefined, 1);
   const levels = int(values.levels, 'levels', 3, 2);
   const ratio = num(values.ratio, 'ratio', 2);
@@ -211,6 +225,7 @@ function simulate(argv: string[]): number {
         levels,
         ratio,
         snrRange,
+        ...family,
         sfMHz: num(values.sf, 'sf', 400),
         swPpm: num(values['sw-ppm'], 'sw-ppm', 12),
         maxShiftPoints: num(values['max-shift'], 'max-shift', 1.5),
@@ -292,52 +307,6 @@ async function evaluate(argv: string[]): Promise<number> {
   return 0;
 }
 
-const COLUMNS: [string, string, number][] = [
-  ['energy_snr_db', 'E-SNR dB', 2],
-  ['snr_gain_db', 'gain dB', 2],
-  ['peak_f1', 'F1', 3],
-  ['peak_precision', 'prec', 3],
-  ['peak_recall', 'recall', 3],
-  ['hallucinated', 'halluc', 1],
-  ['position_error_hz', 'pos Hz', 3],
-  ['fwhm_rel_error', 'FWHM err', 3],
-  ['integral_rel_error', 'int err', 3],
-  ['nrmse', 'NRMSE', 3],
-];
-
-export function formatReport(r: EvaluationReport): string {
-  const lines: string[] = [];
-  lines.push(
-    `data set ${r.dataset.dir}: ${r.dataset.samples} samples x ${r.dataset.levels} levels x ${r.dataset.points} points, T = ${r.dataset.ratio}; ` +
-      `${r.validationSamples} used to tune Savitzky-Golay, ${r.evaluatedSamples} scored`,
-  );
-  lines.push(
-    `pipeline: T estimate ${r.pipeline.t_hat.toFixed(3)} (mean |error| ${r.pipeline.t_abs_error.toFixed(3)}); alignment error (points) per level ${r.pipeline.alignment_error_points.map((v) => v.toFixed(3)).join(' ')}; scale error ${r.pipeline.scale_rel_error.map((v) => (100 * v).toFixed(2) + '%').join(' ')}`,
-  );
-  lines.push(
-    `input peak SNR per level: ${r.inputPeakSnr.map((v) => v.toFixed(1)).join(' ')}; Savitzky-Golay tuned: ${r.tuned.savgol.map((g) => `w${g.window}/p${g.order}`).join(' ')}`,
-  );
-  const levels = r.dataset.levels;
-  for (let k = 0; k < levels; k++) {
-    lines.push(
-      '',
-      `input level ${k}${k === 0 ? ' (lowest SNR)' : k === levels - 1 ? ' (highest SNR)' : ''}; stack methods (fusion, pseudo_gt) use all levels`,
-    );
-    lines.push(['method'.padEnd(10), ...COLUMNS.map(([, h]) => h.padStart(9))].join(' '));
-    for (const [name, per] of Object.entries(r.perLevel)) {
-      const m = per[Math.min(k, per.length - 1)];
-      if (!m) continue;
-      const cells = COLUMNS.map(([key, , digits]) => {
-        const v = (m as unknown as Record<string, number>)[key]!;
-        return (Number.isFinite(v) ? v.toFixed(digits) : '-').padStart(9);
-      });
-      lines.push([name.padEnd(10), ...cells].join(' '));
-    }
-  }
-  lines.push('', `(${r.pipeline.seconds.toFixed(1)} s)`);
-  return lines.join('\n');
-}
-
 function processCommand(argv: string[]): number {
   const { values } = parseArgs({
     args: argv,
@@ -359,40 +328,25 @@ function processCommand(argv: string[]): number {
     return 0;
   }
   if (!values.input || !values.out) throw new CliError(`--input and --out are required\n\n${HELP}`);
-  const data = readNmr(values.input, { prefer: values.processed ? 'processed' : 'raw' });
-  let spectrum;
-  if (data.kind === 'spectrum') spectrum = data.spectrum;
+  const options: ConvertOptions = {
+    prefer: values.processed ? 'processed' : 'raw',
+    row: int(values.row, 'row', 0),
+  };
+  if (values.phase === 'params' || values.phase === 'auto' || values.phase === 'none')
+    options.phase = values.phase;
   else {
-    const fid = data.kind === 'fid' ? data.fid : data.fids[int(values.row, 'row', 0)];
-    if (!fid) throw new CliError(`--row: the data have ${data.kind === 'fids' ? data.fids.length : 1} rows`);
-    let phase: 'params' | 'auto' | 'none' | { p0: number; p1: number };
-    if (values.phase === 'params' || values.phase === 'auto' || values.phase === 'none') phase = values.phase;
-    else {
-      const parts = numberListArg('--phase', values.phase, {}, 2)!;
-      phase = { p0: parts[0]!, p1: parts[1]! };
-    }
-    const options: Parameters<typeof processFid>[1] = { phase };
-    if (values.size !== undefined) {
-      const size = int(values.size, 'size', undefined, 2);
-      if (!isPowerOfTwo(size)) throw new CliError(`--size must be a power of two, got ${size}`);
-      options.size = size;
-    }
-    if (values.gb !== undefined) options.apodization = { kind: 'gaussian', gbHz: num(values.gb, 'gb') };
-    else if (values.lb !== undefined)
-      options.apodization = { kind: 'exponential', lbHz: num(values.lb, 'lb') };
-    const processed = processFid(fid, options);
-    // The CSV holds the real (absorption) part only.
-    spectrum = {
-      real: processed.real,
-      ppmFirst: processed.ppmFirst,
-      ppmLast: processed.ppmLast,
-      refMHz: processed.refMHz,
-      source: processed.source,
-    };
-    console.error(
-      `phase p0 ${processed.phase.p0.toFixed(2)} p1 ${processed.phase.p1.toFixed(2)} deg, group delay ${fid.groupDelay.toFixed(3)} points`,
-    );
+    const parts = numberListArg('--phase', values.phase, {}, 2)!;
+    options.phase = { p0: parts[0]!, p1: parts[1]! };
   }
+  if (values.size !== undefined) {
+    const size = int(values.size, 'size', undefined, 2);
+    if (!isPowerOfTwo(size)) throw new CliError(`--size must be a power of two, got ${size}`);
+    options.size = size;
+  }
+  if (values.gb !== undefined) options.apodization = { kind: 'gaussian', gbHz: num(values.gb, 'gb') };
+  else if (values.lb !== undefined) options.apodization = { kind: 'exponential', lbHz: num(values.lb, 'lb') };
+  const { spectrum, note } = toSpectrum(values.input, options);
+  if (note) console.error(note);
   writeCsvSpectrum(values.out, spectrum, `processed from ${values.input} by tailor nmr process`);
   console.log(
     `wrote ${spectrum.real.length} points, ${spectrum.ppmFirst.toFixed(4)} .. ${spectrum.ppmLast.toFixed(4)} ppm, to ${values.out}`,
@@ -451,20 +405,13 @@ function stackCommand(argv: string[]): number {
     const parts = numberListArg('--ppm', values.ppm, {}, 2)!;
     options.ppmRange = [parts[0]!, parts[1]!];
   }
-  const stack = realStack(inputs, options);
+  // '+' co-adds files into one experiment (repeated scans).
+  const stack = realStack(
+    inputs.map((i) => (i.includes('+') ? i.split('+') : i)),
+    options,
+  );
   const r = stack.result;
-  const report = {
-    sources: stack.sources,
-    points: stack.spectra[0]!.length,
-    ppm: [stack.ppmFirst, stack.ppmLast],
-    shifts_points: r.shifts,
-    scales: r.scales,
-    sigmas: r.sigmas,
-    snrs: r.snrs,
-    t_hat: r.tHat,
-    weights: r.weights,
-    peak_fraction: r.masks.peak.reduce((a, b) => a + b, 0) / r.masks.peak.length,
-  };
+  const report = stackReport(stack);
   if (values.out) {
     writeCsvSpectrum(
       values.out,
@@ -478,32 +425,6 @@ function stackCommand(argv: string[]): number {
       `pseudo ground truth of ${inputs.join(' ')}`,
     );
   }
-  if (values.json) console.log(JSON.stringify(report, null, 2));
-  else {
-    console.log(
-      `${report.points} points, ${stack.ppmFirst.toFixed(3)} .. ${stack.ppmLast.toFixed(3)} ppm; T estimate ${r.tHat.toFixed(3)}; peak mask ${(100 * report.peak_fraction).toFixed(1)} % of points`,
-    );
-    console.log(
-      ['level', 'shift pts', 'scale', 'sigma', 'SNR', 'weight', 'source']
-        .map((h) => h.padStart(10))
-        .join(' '),
-    );
-    stack.sources.forEach((src, k) =>
-      console.log(
-        [
-          String(k),
-          r.shifts[k]!.toFixed(3),
-          r.scales[k]!.toPrecision(4),
-          r.sigmas[k]!.toPrecision(4),
-          r.snrs[k]!.toFixed(1),
-          r.weights[k]!.toFixed(3),
-        ]
-          .map((c) => c.padStart(10))
-          .join(' ') +
-          '  ' +
-          src,
-      ),
-    );
-  }
+  console.log(values.json ? JSON.stringify(report, null, 2) : formatStackReport(report));
   return 0;
 }

@@ -30,7 +30,32 @@ export interface SimulationOptions {
   linewidthJitter?: number;
   phaseJitterDeg?: number;
   amplitudeJitter?: number;
+  /** FWHM range of the multiplet lines in Hz (default 0.5..2). */
+  fwhmHz?: [number, number];
+  /** Gaussian share of the Voigt lines (default 0..0.3). */
+  gaussFraction?: [number, number];
+  /** Number of broad peaks (default 0..2) and their FWHM in Hz (default 15..50). */
+  broadPeaks?: [number, number];
+  broadFwhmHz?: [number, number];
+  /** Number of impurity singlets (default 1..4) and their area relative to a typical multiplet (0.005..0.05). */
+  impurities?: [number, number];
+  impurityLevel?: [number, number];
+  /** Multiplies the baseline drift (default 1). */
+  driftScale?: number;
 }
+
+/**
+ * Families of spectra for robustness checks: a model trained on 'default' is scored on the others
+ * (other line shapes, broad lines, strong baseline drift, phase jitter, many impurities).
+ */
+export const FAMILIES: Record<string, Partial<SimulationOptions>> = {
+  default: {},
+  voigt: { gaussFraction: [0.6, 1] },
+  broad: { fwhmHz: [3, 8], broadPeaks: [2, 5] },
+  drift: { driftScale: 10 },
+  phase: { phaseJitterDeg: 8 },
+  impurities: { impurities: [6, 12], impurityLevel: [0.01, 0.1] },
+};
 
 export interface TrueLine {
   multiplet: number;
@@ -185,26 +210,39 @@ function drawComponents(
     }));
     const area = (1 + rng.int(3)) * (0.5 + rng.uniform());
     areas.push(area);
-    const fwhm = Math.max(minFwhm, 0.5 + 1.5 * rng.uniform());
-    add('multiplet', ppmLo + (ppmHi - ppmLo) * rng.uniform(), area, couplings, fwhm, 0.3 * rng.uniform());
+    const [wLo, wHi] = options.fwhmHz ?? [0.5, 2];
+    const fwhm = Math.max(minFwhm, wLo + (wHi - wLo) * rng.uniform());
+    const [gLo, gHi] = options.gaussFraction ?? [0, 0.3];
+    add(
+      'multiplet',
+      ppmLo + (ppmHi - ppmLo) * rng.uniform(),
+      area,
+      couplings,
+      fwhm,
+      gLo + (gHi - gLo) * rng.uniform(),
+    );
   }
   const typical = areas.reduce((a, b) => a + b, 0) / areas.length;
-  const broad = rng.int(3);
+  const [bLo, bHi] = options.broadPeaks ?? [0, 2];
+  const broad = bLo + rng.int(bHi - bLo + 1);
+  const [bwLo, bwHi] = options.broadFwhmHz ?? [15, 50];
   for (let b = 0; b < broad; b++)
     add(
       'broad',
       ppmLo + (ppmHi - ppmLo) * rng.uniform(),
       typical * (0.5 + rng.uniform()),
       [],
-      15 + 35 * rng.uniform(),
+      bwLo + (bwHi - bwLo) * rng.uniform(),
       0,
     );
-  const impurities = 1 + rng.int(4);
+  const [iLo, iHi] = options.impurities ?? [1, 4];
+  const impurities = iLo + rng.int(iHi - iLo + 1);
+  const [lLo, lHi] = options.impurityLevel ?? [0.005, 0.05];
   for (let i = 0; i < impurities; i++) {
     add(
       'impurity',
       ppmLo + (ppmHi - ppmLo) * rng.uniform(),
-      typical * (0.005 + 0.045 * rng.uniform()),
+      typical * (lLo + (lHi - lLo) * rng.uniform()),
       [],
       Math.max(minFwhm, 0.5 + 1.5 * rng.uniform()),
       0,
@@ -310,7 +348,7 @@ export function simulateSample(rng: Rng, options: SimulationOptions): SimulatedS
   );
   let height = 0;
   for (const v of clean) height = Math.max(height, v);
-  const drift = baselineDrift(rng, n, height);
+  const drift = baselineDrift(rng, n, height * (options.driftScale ?? 1));
   const truth = clean.map((v, i) => v + drift[i]!);
   const [sLo, sHi] = options.snrRange ?? [5, 50];
   const snr0 = Math.exp(Math.log(sLo) + (Math.log(sHi) - Math.log(sLo)) * rng.uniform());

@@ -4,11 +4,16 @@
 import * as torch from '../../torch/index.js';
 import { UNet1d, resolveUNetConfig, type UNetConfig } from './unet.js';
 import type { Denoiser } from '../eval/evaluate.js';
+import type { TrainingDomain } from './domain.js';
 
 export const MODEL_FORMAT = 'tailor-nmr-unet';
 
-export function modelMetadata(config: UNetConfig): Record<string, string> {
-  return { format: MODEL_FORMAT, model: JSON.stringify(config) };
+export function modelMetadata(config: UNetConfig, domain?: TrainingDomain): Record<string, string> {
+  return {
+    format: MODEL_FORMAT,
+    model: JSON.stringify(config),
+    ...(domain ? { domain: JSON.stringify(domain) } : {}),
+  };
 }
 
 /** The base path saveCheckpoint/loadCheckpoint take, from any of a checkpoint's file names. */
@@ -20,6 +25,11 @@ export function checkpointBase(path: string): string {
 
 /** Loads a model from a checkpoint written by `tailor nmr train` (last.json, best.json or their .safetensors). */
 export function loadDenoiser(path: string): UNet1d {
+  return loadDenoiserInfo(path).model;
+}
+
+/** The model and what it was trained on (null for checkpoints written before that was stored). */
+export function loadDenoiserInfo(path: string): { model: UNet1d; domain: TrainingDomain | null } {
   const ck = torch.loadCheckpoint(checkpointBase(path));
   try {
     if (ck.metadata.format !== MODEL_FORMAT || !ck.metadata.model)
@@ -34,9 +44,17 @@ export function loadDenoiser(path: string): UNet1d {
         cause: e,
       });
     }
+    let domain: TrainingDomain | null = null;
+    if (ck.metadata.domain) {
+      try {
+        domain = JSON.parse(ck.metadata.domain) as TrainingDomain;
+      } catch {
+        throw new Error(`${path}: the stored training domain is not valid JSON`);
+      }
+    }
     const model = new UNet1d(config);
     model.loadStateDict(ck.weights);
-    return model.eval();
+    return { model: model.eval(), domain };
   } finally {
     torch.dispose([ck.weights, ck.optimizer?.state]);
   }

@@ -1,11 +1,13 @@
 // The ablations of seed section 8: each variant changes one ingredient of the configured run,
-// is trained the same way, and is scored on a held-out data set with the evaluation code (energy
-// SNR, peak F1, integral error, ...) next to the raw input and the fusion baseline.
+// is trained the same way, and is scored on a held-out data set with the yardstick (x0 in,
+// against the truth: energy SNR, peak F1, weak-peak recall, hallucinations, integrals, FWHM, and
+// the raw level each matches).
 import { join } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../../torch/fs.js';
-import { Dataset } from '../data/dataset.js';
-import { evaluateDataset, type MethodMetrics } from '../eval/evaluate.js';
-import { loadDenoiser, modelDenoiser } from '../model/denoise.js';
+import { datasetYardSamples } from '../eval/yard-data.js';
+import { runYardstick, type MethodScore } from '../eval/yardstick.js';
+import type { Metrics } from '../eval/metrics.js';
+import { denoiseSpectra, loadDenoiser } from '../model/denoise.js';
 import type { NmrTrainConfig, StageConfig } from './config.js';
 import { preprocessOptions } from './data.js';
 import { trainNmr } from './trainer.js';
@@ -53,6 +55,23 @@ export const ABLATIONS: Record<string, Ablation> = {
         s.loss.recOthers = 0;
       }),
   },
+  'no-stage-B': {
+    description:
+      'stage A only, for the epochs of both stages (no stage-B consistency, T constraint or curriculum)',
+    apply: (cfg) => {
+      cfg.stageA.epochs += cfg.stageB.epochs;
+      cfg.stageB.epochs = 0;
+    },
+  },
+  'no-deriv-curv': {
+    description: 'without the derivative and baseline-curvature terms (lambda_1 = lambda_2 = 0)',
+    apply: (cfg) =>
+      bothStages(cfg, (s) => {
+        s.loss.deriv = 0;
+        s.loss.curv = 0;
+        s.curvEnd = null;
+      }),
+  },
   'target-last': {
     description: 'pseudo ground truth = the highest-SNR spectrum k = K only (no SNR-weighted fusion)',
     apply: (cfg) => {
@@ -70,11 +89,10 @@ export const ABLATIONS: Record<string, Ablation> = {
 export interface AblationRow {
   variant: string;
   description: string;
-  model: MethodMetrics;
-  /** Energy SNR (dB) of the model applied to each input level k = 0..K. */
-  modelEnergySnrByLevel: number[];
-  raw: MethodMetrics;
-  fusion: MethodMetrics;
+  /** The model's row of the yardstick against the truth (x0 in, matched level, time saved). */
+  model: MethodScore;
+  /** Raw levels 0..K against the truth, on the same samples. */
+  ladder: Metrics[];
   trainSeconds: number;
 }
 
@@ -95,6 +113,7 @@ export function runAblation(base: NmrTrainConfig, options: AblationOptions): Abl
       throw new Error(`unknown ablation '${n}' (known: ${Object.keys(ABLATIONS).join(', ')})`);
   const dir = join(base.out, 'ablation');
   const rows: AblationRow[] = [];
+  const { samples, ratio } = datasetYardSamples(options.data, options.maxSamples);
   for (const name of names) {
     const ablation = ABLATIONS[name]!;
     const cfg = structuredClone(base);
@@ -105,32 +124,30 @@ export function runAblation(base: NmrTrainConfig, options: AblationOptions): Abl
     const result = trainNmr(cfg, { log });
     const trainSeconds = (Date.now() - t0) / 1000;
     const model = loadDenoiser(result.bestCheckpoint);
-    const ds = new Dataset(options.data);
     try {
-      const report = evaluateDataset(ds, {
-        methods: ['raw', 'fusion'],
-        extraMethods: { model: modelDenoiser(model) },
+      const report = runYardstick(samples, {
+        baselines: [],
+        fusion: false,
+        methods: [{ name, stack: false, run: (pre) => denoiseSpectra(model, [pre.spectra[0]!])[0]! }],
         preprocess: preprocessOptions(cfg.data),
-        validationFraction: 0,
-        ...(options.maxSamples ? { maxSamples: options.maxSamples } : {}),
+        ratio,
+        validationFraction: 0.01,
       });
+      const truth = report.references.find((r) => r.reference === 'truth')!;
       rows.push({
         variant: name,
         description: ablation.description,
-        model: report.methods.model!,
-        modelEnergySnrByLevel: (report.perLevel.model ?? []).map((m) => m.energy_snr_db),
-        raw: report.methods.raw!,
-        fusion: report.methods.fusion!,
+        model: truth.methods[0]!,
+        ladder: truth.ladder,
         trainSeconds,
       });
     } finally {
-      ds.close();
       model.dispose();
     }
     const r = rows[rows.length - 1]!;
     log(
-      `   ${name}: energy SNR ${r.model.energy_snr_db.toFixed(2)} dB (fusion ${r.fusion.energy_snr_db.toFixed(2)}), ` +
-        `peak F1 ${r.model.peak_f1.toFixed(3)}, integral error ${r.model.integral_rel_error.toFixed(3)}`,
+      `   ${name}: energy SNR ${r.model.metrics.energy_snr_db.toFixed(2)} dB, peak F1 ${r.model.metrics.peak_f1.toFixed(3)}, ` +
+        `integral error ${r.model.metrics.integral_rel_error.toFixed(3)}`,
     );
     writeJsonAtomic(join(dir, 'ablation.json'), { data: options.data, rows });
     writeFileAtomic(join(dir, 'ablation.md'), formatAblationTable(rows));
@@ -139,21 +156,24 @@ export function runAblation(base: NmrTrainConfig, options: AblationOptions): Abl
 }
 
 export function formatAblationTable(rows: AblationRow[]): string {
+  const f = (v: number, d: number): string => (Number.isFinite(v) ? v.toFixed(d) : '-');
   const lines = [
-    '| variant | energy SNR dB (model) | vs fusion dB | peak F1 | integral rel. error | FWHM rel. error | train s |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| variant | energy SNR dB | matched k (energy) | peak F1 | matched k (F1) | recall | recall SNR 3-5 | hallucinated / spectrum | integral err | FWHM err | train s |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
+  const row = (name: string, m: Metrics, ke: string, kf: string, secs: string): string =>
+    `| ${name} | ${f(m.energy_snr_db, 2)} | ${ke} | ${f(m.peak_f1, 3)} | ${kf} | ${f(m.peak_recall, 3)} | ${f(m.recall_by_snr[0] ?? NaN, 3)} | ` +
+    `${f(m.hallucinated, 1)} | ${f(m.integral_rel_error, 3)} | ${f(m.fwhm_rel_error, 3)} | ${secs} |`;
   for (const r of rows)
     lines.push(
-      `| ${r.variant} | ${r.model.energy_snr_db.toFixed(2)} | ${(r.model.energy_snr_db - r.fusion.energy_snr_db).toFixed(2)} | ` +
-        `${r.model.peak_f1.toFixed(3)} | ${r.model.integral_rel_error.toFixed(3)} | ${r.model.fwhm_rel_error.toFixed(3)} | ${r.trainSeconds.toFixed(0)} |`,
+      row(
+        r.variant,
+        r.model.metrics,
+        `${r.model.matchedEnergy.bound}${f(r.model.matchedEnergy.k, 2)}`,
+        `${r.model.matchedF1.bound}${f(r.model.matchedF1.k, 2)}`,
+        r.trainSeconds.toFixed(0),
+      ),
     );
-  if (rows[0]) {
-    const r = rows[0];
-    lines.push(
-      `| (raw input, ${r.variant} preprocessing) | ${r.raw.energy_snr_db.toFixed(2)} | ${(r.raw.energy_snr_db - r.fusion.energy_snr_db).toFixed(2)} | ` +
-        `${r.raw.peak_f1.toFixed(3)} | ${r.raw.integral_rel_error.toFixed(3)} | ${r.raw.fwhm_rel_error.toFixed(3)} | |`,
-    );
-  }
+  rows[0]?.ladder.forEach((m, k) => lines.push(row(`(raw level ${k})`, m, String(k), String(k), '')));
   return lines.join('\n') + '\n';
 }

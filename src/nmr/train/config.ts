@@ -8,10 +8,13 @@ import { SEED_LOSS_WEIGHTS, type LossWeights } from './losses.js';
 export type TargetKind = 'pseudo' | 'last' | 'truth';
 
 export interface DataConfig {
-  /** Training set (a folder written by `tailor nmr simulate`). */
-  train: string;
-  /** Validation set; if absent, the last valFraction of the training samples. */
-  val: string | null;
+  /**
+   * Training sources: folders written by `tailor nmr simulate`, or experiments JSON files listing
+   * the user's own multi-SNR measurements per sample (src/nmr/data/experiments.ts).
+   */
+  train: string[];
+  /** Validation sources; if absent, the last valFraction of the training samples. */
+  val: string[] | null;
   valFraction: number;
   maxSamples: number | null;
   /** Training windows of this many points (one window per sample and step, shared by its levels); 0 = whole spectra. */
@@ -230,6 +233,13 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
       if (typeof v !== 'string' || v === '') throw new ConfigError(`${where}: expected a path string`);
       return isAbsolute(v) ? v : resolve(baseDir, v);
     };
+    const paths = (v: unknown, where: string): string[] => {
+      if (Array.isArray(v)) {
+        if (v.length === 0) throw new ConfigError(`${where}: expected a path or a non-empty list of paths`);
+        return v.map((p, i) => path(p, `${where}[${i}]`));
+      }
+      return [path(v, where)];
+    };
     const dataRaw = section(raw, 'data', 'config');
     checkKeys(
       dataRaw,
@@ -259,8 +269,8 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
     if (crop !== 0 && crop < 16)
       throw new ConfigError(`config.data.crop: expected 0 (whole spectra) or >= 16, got ${crop}`);
     const data: DataConfig = {
-      train: path(dataRaw.train, 'config.data.train'),
-      val: dataRaw.val === undefined || dataRaw.val === null ? null : path(dataRaw.val, 'config.data.val'),
+      train: paths(dataRaw.train, 'config.data.train'),
+      val: dataRaw.val === undefined || dataRaw.val === null ? null : paths(dataRaw.val, 'config.data.val'),
       valFraction: num(dataRaw, 'valFraction', d.data.valFraction, 'config.data', 0, 0.9),
       maxSamples:
         dataRaw.maxSamples === undefined || dataRaw.maxSamples === null

@@ -175,6 +175,8 @@ export interface LossBatch {
   x: Tensor;
   y: Tensor;
   target: Tensor;
+  /** Per-group targets of groups 1..G-1 [B, G-1, L]; when absent, target is used for every group. */
+  targetOthers?: Tensor | null;
   peak: Tensor;
   base: Tensor;
   levels: number[];
@@ -201,7 +203,8 @@ export function totalLoss(batch: LossBatch, w: LossWeights): LossParts {
         .mul(w.peakWeight - w.baseWeight)
         .add(w.baseWeight)
         .unsqueeze(1);
-      const term = weight.mul(others.sub(batch.target.unsqueeze(1)).abs()).mean();
+      const targets = batch.targetOthers ?? batch.target.unsqueeze(1);
+      const term = weight.mul(others.sub(targets).abs()).mean();
       rec = rec.add(term.mul(w.recOthers));
     }
     if ((w.mse ?? 0) !== 0) {

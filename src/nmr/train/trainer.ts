@@ -12,7 +12,9 @@ import { writeJsonAtomic } from '../../torch/fs.js';
 import { UNet1d, parameterSummary } from '../model/unet.js';
 import { checkpointBase, modelMetadata } from '../model/denoise.js';
 import type { NmrTrainConfig, StageConfig } from './config.js';
-import { drawLevels, makeBatch, openDataset, prepareSamples, type PreparedSample } from './data.js';
+import { drawLevels, makeBatch, prepareRecords, type PreparedSample } from './data.js';
+import { loadRecords, processingOf, type StackRecord } from './sources.js';
+import { trainingDomain } from '../model/domain.js';
 import { totalLoss, peakWeightedL1, type LossWeights } from './losses.js';
 
 export interface EpochRecord {
@@ -108,31 +110,35 @@ export function validate(
   let snr = 0;
   let snrIn = 0;
   let withTruth = 0;
-  for (let i = 0; i < samples.length; i += batch) {
-    const group = samples.slice(i, i + batch);
-    const L = group[0]!.target.length;
-    torch.noGrad(() =>
-      torch.tidy(() => {
-        const stackLevels = model.config.inputLevels;
-        const b = makeBatch(
-          group,
-          Array.from({ length: stackLevels }, (_, k) => k),
-          group.map(() => 0),
-          L,
-        );
-        const y = model
-          .forward(stackLevels > 1 ? b.x : b.x.reshape(group.length, L))
-          .reshape(group.length, L);
-        rec += peakWeightedL1(y, b.target, b.peak, peakWeight).item() * group.length;
-        const out = y.toFloat32Array();
-        group.forEach((s, j) => {
-          if (!s.truth) return;
-          snr += energySnrDb(out.subarray(j * L, (j + 1) * L), s.truth);
-          snrIn += energySnrDb(s.levels[0]!, s.truth);
-          withTruth++;
-        });
-      }),
-    );
+  // Samples of one length go through together (real samples may differ in length).
+  const byLength = new Map<number, PreparedSample[]>();
+  for (const s of samples) byLength.set(s.target.length, [...(byLength.get(s.target.length) ?? []), s]);
+  for (const [L, list] of byLength) {
+    for (let i = 0; i < list.length; i += batch) {
+      const group = list.slice(i, i + batch);
+      torch.noGrad(() =>
+        torch.tidy(() => {
+          const stackLevels = model.config.inputLevels;
+          const b = makeBatch(
+            group,
+            Array.from({ length: stackLevels }, (_, k) => k),
+            group.map(() => 0),
+            L,
+          );
+          const y = model
+            .forward(stackLevels > 1 ? b.x : b.x.reshape(group.length, L))
+            .reshape(group.length, L);
+          rec += peakWeightedL1(y, b.target, b.peak, peakWeight).item() * group.length;
+          const out = y.toFloat32Array();
+          group.forEach((s, j) => {
+            if (!s.truth) return;
+            snr += energySnrDb(out.subarray(j * L, (j + 1) * L), s.truth);
+            snrIn += energySnrDb(s.levels[0]!, s.truth);
+            withTruth++;
+          });
+        }),
+      );
+    }
   }
   model.train();
   return {
@@ -156,10 +162,9 @@ function clipGradients(params: torch.Tensor[], maxNorm: number): number {
   );
 }
 
-function splitIndices(cfg: NmrTrainConfig, total: number): { train: number[]; val: number[] } {
-  const n = Math.min(total, cfg.data.maxSamples ?? total);
-  const all = Array.from({ length: n }, (_, i) => i);
+function split<T>(cfg: NmrTrainConfig, all: T[]): { train: T[]; val: T[] } {
   if (cfg.data.val !== null) return { train: all, val: [] };
+  const n = all.length;
   const nVal = cfg.data.valFraction > 0 && n > 1 ? Math.max(1, Math.round(n * cfg.data.valFraction)) : 0;
   return { train: all.slice(0, n - nVal), val: all.slice(n - nVal) };
 }
@@ -172,31 +177,29 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
   torch.manualSeed(cfg.seed);
   mkdirSync(cfg.out, { recursive: true });
   const t0 = Date.now();
-  const ds = openDataset(cfg.data.train);
-  const split = splitIndices(cfg, ds.size);
-  if (split.train.length === 0)
-    throw new Error(`${cfg.data.train}: no training samples left after the validation split`);
-  const trainSet = prepareSamples(ds, split.train, cfg.data);
-  let valSet: PreparedSample[];
-  if (cfg.data.val !== null) {
-    const vds = openDataset(cfg.data.val);
-    if (vds.manifest.points !== ds.manifest.points)
-      throw new Error(
-        `${cfg.data.val}: ${vds.manifest.points} points, the training set has ${ds.manifest.points}`,
-      );
-    valSet = prepareSamples(
-      vds,
-      Array.from({ length: vds.size }, (_, i) => i),
-      cfg.data,
+  const records = loadRecords(cfg.data.train, cfg.data.maxSamples ?? undefined);
+  const parts = split(cfg, records);
+  if (parts.train.length === 0)
+    throw new Error(`${cfg.data.train.join(', ')}: no training samples left after the validation split`);
+  const trainSet = prepareRecords(parts.train, cfg.data);
+  let valRecords: StackRecord[] = parts.val;
+  if (cfg.data.val !== null) valRecords = loadRecords(cfg.data.val);
+  if (valRecords.length && valRecords[0]!.spectra.length !== records[0]!.spectra.length)
+    throw new Error(
+      `${cfg.data.val?.join(', ')}: ${valRecords[0]!.spectra.length} levels per sample, the training set has ${records[0]!.spectra.length}`,
     );
-    vds.close();
-  } else valSet = prepareSamples(ds, split.val, cfg.data);
-  ds.close();
-  const K = ds.manifest.levels - 1;
-  const L = ds.manifest.points;
-  const crop = cfg.data.crop === 0 || cfg.data.crop >= L ? L : cfg.data.crop;
+  const valSet = prepareRecords(valRecords, cfg.data);
+  const K = records[0]!.spectra.length - 1;
+  const lengths = trainSet.map((s) => s.target.length);
+  const minLength = Math.min(...lengths);
+  const crop = cfg.data.crop === 0 || cfg.data.crop >= minLength ? minLength : cfg.data.crop;
+  if (cfg.data.crop === 0 && Math.max(...lengths) !== minLength)
+    log(
+      `data.crop 0: the samples differ in length (${minLength}..${Math.max(...lengths)} points); training windows of ${minLength}`,
+    );
+  const domain = trainingDomain(parts.train, trainSet, processingOf(cfg.data.train));
   log(
-    `data: ${trainSet.length} training / ${valSet.length} validation samples, K+1 = ${K + 1} levels, ${L} points ` +
+    `data: ${trainSet.length} training / ${valSet.length} validation samples, K+1 = ${K + 1} levels, ${minLength === Math.max(...lengths) ? minLength : `${minLength}..${Math.max(...lengths)}`} points ` +
       `(windows of ${crop}), prepared in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
 
@@ -206,7 +209,7 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
   const stackModel = cfg.model.inputLevels > 1;
   if (stackModel && cfg.model.inputLevels !== K + 1)
     throw new Error(
-      `config.model.inputLevels: ${cfg.model.inputLevels}, but ${cfg.data.train} has K+1 = ${K + 1} levels per sample`,
+      `config.model.inputLevels: ${cfg.model.inputLevels}, but ${cfg.data.train.join(', ')} has K+1 = ${K + 1} levels per sample`,
     );
   const model = new UNet1d(cfg.model);
   const parameters = parameterSummary(model).total;
@@ -271,7 +274,7 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
       const picked: PreparedSample[] = [];
       for (let b = 0; b < Math.min(cfg.batchSamples, trainSet.length); b++)
         picked.push(trainSet[order[(step * cfg.batchSamples + b) % order.length]!]!);
-      const starts = picked.map(() => rng.int(L - crop + 1));
+      const starts = picked.map((p) => rng.int(p.target.length - crop + 1));
       const levels = stackModel
         ? Array.from({ length: K + 1 }, (_, k) => k)
         : usesOtherLevels
@@ -347,15 +350,23 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
     log(
       `[${stage.name}] epoch ${epoch + 1}/${totalEpochs} loss ${fmt(record.loss)} (rec ${fmt(record.rec)} deriv ${fmt(record.deriv)} ` +
         `curv ${fmt(record.curv)} cons ${fmt(record.cons)} T ${fmt(record.ratio)}; k >= ${minLevel}) | val rec ${fmt(val.rec)} ` +
-        `energy SNR ${val.energySnrDb.toFixed(2)} dB (input ${val.inputEnergySnrDb.toFixed(2)}) | ${record.seconds.toFixed(1)} s`,
+        (Number.isFinite(val.energySnrDb)
+          ? `energy SNR ${val.energySnrDb.toFixed(2)} dB (input ${val.inputEnergySnrDb.toFixed(2)})`
+          : 'no ground truth') +
+        ` | ${record.seconds.toFixed(1)} s`,
     );
-    const score = Number.isFinite(val.energySnrDb) ? val.energySnrDb : -val.rec;
+    // Without truth the validation loss decides; without validation samples, the training loss.
+    const score = Number.isFinite(val.energySnrDb)
+      ? val.energySnrDb
+      : Number.isFinite(val.rec)
+        ? -val.rec
+        : -record.loss;
     const extra = { config: cfg, history, best: Math.max(best, Number.isFinite(score) ? score : -Infinity) };
     if (Number.isFinite(score) && score > best) {
       best = score;
       torch.saveCheckpoint(bestBase, {
         weights: model.stateDict(),
-        metadata: modelMetadata(cfg.model),
+        metadata: modelMetadata(cfg.model, domain),
         epoch,
         torchRng: false,
         extra,
@@ -364,7 +375,7 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
     if ((epoch + 1) % cfg.checkpointEvery === 0 || epoch + 1 === endEpoch) {
       torch.saveCheckpoint(lastBase, {
         weights: model.stateDict(),
-        metadata: modelMetadata(cfg.model),
+        metadata: modelMetadata(cfg.model, domain),
         optimizer: optimizer.stateDict(),
         scheduler: scheduler.stateDict(),
         epoch,

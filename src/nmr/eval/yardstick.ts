@@ -1,0 +1,304 @@
+// The seed's yardstick: one fast low-SNR scan x0 in, its denoised version scored against
+//   (a) the true spectrum, where one exists (synthetic and semi-synthetic data), and
+//   (b) a held-out high-SNR measurement of the same sample, level K, that no method is given;
+// next to the raw spectra of the levels k the instrument would have to record instead. The
+// level k* whose raw spectrum the denoised x0 matches (in energy SNR and in peak F1) gives the
+// measurement time saved, T^(2 k*): level k costs T^(2k) times the time of level 0.
+// Single-input methods see x0 only (after registration to the sample's axis and units); stack
+// methods (fusion, a stack model) see every level 0..K, so they are scored against the truth only
+// and their measurement time is the sum of all levels'. Peaks are picked at one absolute
+// threshold for every candidate, 3 sigma of x0, so that peak F1 (and the weak-peak recall, peaks
+// of 3-5 sigma_0) compare like with like along the raw ladder: with each level's own 3 sigma_k,
+// the cleaner raw levels would be charged for picking noise on line tails that x0 cannot show.
+import { preprocessStack, type PreprocessOptions, type PreprocessResult } from '../pipeline/preprocess.js';
+import { erode, peakBaselineMasks } from '../pipeline/masks.js';
+import { inverseVarianceFusion } from '../pipeline/fusion.js';
+import { averageMetrics, computeMetrics, type MetricContext, type Metrics } from './metrics.js';
+import { applyBaseline, SINGLE_BASELINES, tuneBaselines, type SingleBaseline, type Tuned } from './single.js';
+
+export interface YardSample {
+  name: string;
+  /** Levels 0..K as measured (not aligned), lowest SNR first. */
+  spectra: Float64Array[];
+  /** Clean spectrum in truth units, and what goes with it (simulated data only). */
+  truth: Float64Array | null;
+  truthPeakMask: Uint8Array | null;
+  regions: { from: number; to: number }[] | null;
+  /** Noise sigma of each level in truth units. */
+  trueSigmas: number[] | null;
+  /** Normalization of level K: truth units -> level-K units. */
+  scaleK: number;
+  hzPerPoint: number;
+}
+
+export interface YardMethod {
+  name: string;
+  /** Denoised output in the units of the preprocessed stack (level K). */
+  run: (pre: PreprocessResult) => Float64Array;
+  /** Uses all levels (stack) or only level 0. */
+  stack: boolean;
+}
+
+export interface YardstickOptions {
+  baselines?: SingleBaseline[];
+  /** Fusion of all levels as a stack reference (default true). */
+  fusion?: boolean;
+  methods?: YardMethod[];
+  /** First fraction of the samples tunes the baselines and is not scored (default 0.2). */
+  validationFraction?: number;
+  preprocess?: PreprocessOptions;
+  /** T of the time factor (default: the estimate from the noise levels). */
+  ratio?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface Matched {
+  /** Fractional level; with bound '<' or '>' the value lies beyond the ladder. */
+  k: number;
+  bound: '' | '<' | '>';
+  /** Measurement time of that raw level relative to level 0, T^(2k). */
+  timeFactor: number;
+}
+
+export interface MethodScore {
+  name: string;
+  stack: boolean;
+  /** Measurement time the method needs, in units of level 0 (single input: 1). */
+  timeUnits: number;
+  metrics: Metrics;
+  matchedEnergy: Matched;
+  matchedF1: Matched;
+}
+
+export interface ReferenceReport {
+  reference: 'truth' | 'held-out level K';
+  /** Raw levels k = 0..M scored the same way (M = K against the truth, K - 1 against level K). */
+  ladder: Metrics[];
+  methods: MethodScore[];
+}
+
+export interface YardstickReport {
+  samples: number;
+  validationSamples: number;
+  levels: number;
+  ratio: number;
+  tuned: Tuned;
+  references: ReferenceReport[];
+  seconds: number;
+}
+
+interface Context extends MetricContext {
+  /** Held-out reference: its noise sigma, removed from the energy SNR (see energySnrCorrected). */
+  refSigma?: number;
+}
+
+function regionsOf(mask: ArrayLike<number>): { from: number; to: number }[] {
+  const out: { from: number; to: number }[] = [];
+  for (let i = 0; i < mask.length; i++) {
+    if (!mask[i]) continue;
+    let j = i;
+    while (j + 1 < mask.length && mask[j + 1]) j++;
+    out.push({ from: i, to: j });
+    i = j;
+  }
+  return out;
+}
+
+function truthContexts(s: YardSample, pre: PreprocessResult): Context[] | null {
+  if (!s.truth || !s.truthPeakMask || !s.trueSigmas) return null;
+  const truth = s.truth.map((v) => v * s.scaleK);
+  const baselineMask = erode(
+    s.truthPeakMask.map((v) => (v ? 0 : 1)),
+    2,
+  );
+  const multiplets = s.regions && s.regions.length ? s.regions : regionsOf(s.truthPeakMask);
+  return pre.spectra.map(() => ({
+    truth,
+    // One picking threshold for every candidate: 3 sigma of x0 (see runYardstick).
+    sigmaIn: s.trueSigmas![0]! * s.scaleK,
+    hzPerPoint: s.hzPerPoint,
+    peakMask: s.truthPeakMask!,
+    baselineMask,
+    multiplets,
+  }));
+}
+
+/** Contexts against level K as the reference, for inputs k = 0..K-1. */
+function heldOutContexts(s: YardSample, pre: PreprocessResult): Context[] {
+  const K = pre.spectra.length - 1;
+  const ref = pre.spectra[K]!;
+  const masks = peakBaselineMasks([ref]);
+  const multiplets = regionsOf(masks.peak);
+  return pre.spectra.slice(0, K).map(() => ({
+    truth: ref,
+    sigmaIn: pre.sigmas[0]!,
+    hzPerPoint: s.hzPerPoint,
+    peakMask: masks.peak,
+    baselineMask: masks.baseline,
+    multiplets,
+    refSigma: pre.sigmas[K]!,
+  }));
+}
+
+/**
+ * Energy SNR against a noisy reference r = s + n: ||y - r||^2 and ||r||^2 both carry the
+ * reference's noise energy L sigma_r^2 (y is independent of n: the reference is held out), so
+ * it is subtracted from both: 10 log10((||r||^2 - L s_r^2) / (||y - r||^2 - L s_r^2)).
+ */
+export function energySnrCorrected(y: ArrayLike<number>, r: ArrayLike<number>, refSigma: number): number {
+  let rr = 0;
+  let ee = 0;
+  for (let i = 0; i < r.length; i++) {
+    rr += r[i]! * r[i]!;
+    ee += (y[i]! - r[i]!) ** 2;
+  }
+  const noise = r.length * refSigma * refSigma;
+  const floor = 1e-6 * rr;
+  return 10 * Math.log10(Math.max(rr - noise, floor) / Math.max(ee - noise, floor));
+}
+
+function score(y: Float64Array, ctx: Context): Metrics {
+  const m = computeMetrics(y, ctx);
+  if (ctx.refSigma !== undefined) m.energy_snr_db = energySnrCorrected(y, ctx.truth, ctx.refSigma);
+  return m;
+}
+
+/**
+ * The fractional level k* at which the raw ladder reaches value v (linear between levels).
+ * Beyond the ladder, energy SNR is extrapolated with the raw slope 20 log10(T) dB per level
+ * (noise energy falls by T^2 per level); peak F1 saturates, so it only reports a bound.
+ */
+export function matchLevel(v: number, ladder: number[], T: number, kind: 'energy' | 'f1'): Matched {
+  const M = ladder.length - 1;
+  const time = (k: number): number => Math.pow(T, 2 * k);
+  if (!Number.isFinite(v) || ladder.some((x) => !Number.isFinite(x)))
+    return { k: NaN, bound: '', timeFactor: NaN };
+  for (let k = 0; k < M; k++) {
+    const a = ladder[k]!;
+    const b = ladder[k + 1]!;
+    if (v >= a && v <= b && b > a) {
+      const kk = k + (v - a) / (b - a);
+      return { k: kk, bound: '', timeFactor: time(kk) };
+    }
+  }
+  const slope = 20 * Math.log10(T);
+  if (v < ladder[0]!) {
+    if (kind === 'energy') {
+      const kk = (v - ladder[0]!) / slope;
+      return { k: kk, bound: '', timeFactor: time(kk) };
+    }
+    return { k: 0, bound: '<', timeFactor: 1 };
+  }
+  if (kind === 'energy') {
+    const kk = M + (v - ladder[M]!) / slope;
+    return { k: kk, bound: '', timeFactor: time(kk) };
+  }
+  return { k: M, bound: v > ladder[M]! ? '>' : '', timeFactor: time(M) };
+}
+
+export function runYardstick(samples: YardSample[], options: YardstickOptions = {}): YardstickReport {
+  const t0 = Date.now();
+  const fraction = options.validationFraction ?? 0.2;
+  // With a fraction of 0 nothing is tuned (the baselines keep their defaults) and all samples count.
+  const nVal =
+    fraction <= 0 ? 0 : Math.min(samples.length - 1, Math.max(1, Math.round(fraction * samples.length)));
+  if (samples.length - nVal < 1 || samples.length === 0)
+    throw new RangeError(
+      'the yardstick needs at least 2 samples (one tunes the baselines), or a validation fraction of 0',
+    );
+  const K1 = samples[0]!.spectra.length;
+  if (K1 < 2) throw new RangeError('the yardstick needs at least 2 levels per sample');
+  const baselines = options.baselines ?? [...SINGLE_BASELINES];
+  const prep = (s: YardSample): PreprocessResult => preprocessStack(s.spectra, options.preprocess ?? {});
+
+  // Tune on the validation samples: against the truth where there is one, else the held-out level K.
+  const valInputs: { x: Float64Array; sigma: number }[] = [];
+  const valScore: ((y: Float64Array) => number)[] = [];
+  for (const s of samples.slice(0, nVal)) {
+    const pre = prep(s);
+    const ctx = truthContexts(s, pre)?.[0] ?? heldOutContexts(s, pre)[0]!;
+    valInputs.push({ x: pre.spectra[0]!, sigma: pre.sigmas[0]! });
+    valScore.push((y) =>
+      ctx.refSigma !== undefined
+        ? energySnrCorrected(y, ctx.truth, ctx.refSigma)
+        : energySnrCorrected(y, ctx.truth, 0),
+    );
+  }
+  const tuned = tuneBaselines(valInputs, (y, i) => valScore[i]!(y), baselines);
+
+  const methods: YardMethod[] = [
+    ...baselines.map((b) => ({
+      name: b,
+      stack: false,
+      run: (pre: PreprocessResult) => applyBaseline(b, pre.spectra[0]!, pre.sigmas[0]!, tuned),
+    })),
+    ...(options.methods ?? []),
+    ...(options.fusion === false
+      ? []
+      : [
+          {
+            name: 'fusion',
+            stack: true,
+            run: (pre: PreprocessResult) => inverseVarianceFusion(pre.spectra, pre.sigmas),
+          },
+        ]),
+  ];
+  const kinds = ['truth', 'held-out level K'] as const;
+  const ladders: Record<string, Metrics[][]> = { truth: [], 'held-out level K': [] };
+  const perMethod: Record<string, Record<string, Metrics[]>> = { truth: {}, 'held-out level K': {} };
+  const tHats: number[] = [];
+  const scored = samples.slice(nVal);
+  scored.forEach((s, i) => {
+    const pre = prep(s);
+    tHats.push(pre.tHat);
+    const outputs = methods.map((m) => m.run(pre));
+    const contexts = { truth: truthContexts(s, pre), 'held-out level K': heldOutContexts(s, pre) };
+    for (const kind of kinds) {
+      const ctx = contexts[kind];
+      if (!ctx) continue;
+      ladders[kind]!.push(ctx.map((c, k) => score(pre.spectra[k]!, c)));
+      methods.forEach((m, j) => {
+        if (m.stack && kind !== 'truth') return;
+        (perMethod[kind]![m.name] ??= []).push(score(outputs[j]!, ctx[0]!));
+      });
+    }
+    options.onProgress?.(i + 1, scored.length);
+  });
+  const finite = tHats.filter((t) => Number.isFinite(t) && t > 1).sort((a, b) => a - b);
+  const T = options.ratio ?? (finite.length ? finite[Math.floor(finite.length / 2)]! : NaN);
+  const stackUnits = Array.from({ length: K1 }, (_, k) => Math.pow(T, 2 * k)).reduce((a, b) => a + b, 0);
+  const references: ReferenceReport[] = [];
+  for (const kind of kinds) {
+    const rows = ladders[kind]!;
+    if (rows.length === 0) continue;
+    const ladder = rows[0]!.map((_, k) => averageMetrics(rows.map((r) => r[k]!)));
+    const energy = ladder.map((m) => m.energy_snr_db);
+    const f1 = ladder.map((m) => m.peak_f1);
+    references.push({
+      reference: kind,
+      ladder,
+      methods: methods
+        .filter((m) => perMethod[kind]![m.name])
+        .map((m) => {
+          const metrics = averageMetrics(perMethod[kind]![m.name]!);
+          return {
+            name: m.name,
+            stack: m.stack,
+            timeUnits: m.stack ? stackUnits : 1,
+            metrics,
+            matchedEnergy: matchLevel(metrics.energy_snr_db, energy, T, 'energy'),
+            matchedF1: matchLevel(metrics.peak_f1, f1, T, 'f1'),
+          };
+        }),
+    });
+  }
+  return {
+    samples: scored.length,
+    validationSamples: nVal,
+    levels: K1,
+    ratio: T,
+    tuned,
+    references,
+    seconds: (Date.now() - t0) / 1000,
+  };
+}
