@@ -66,6 +66,7 @@ export default tseslint.config(
       'web/vendor/**',
       'runs/**',
       '.tmp/**',
+      '.gpu/**',
       'src/torch/generated/**',
     ],
   },

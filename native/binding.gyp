@@ -2,17 +2,16 @@
   "targets": [
     {
       "target_name": "tailor_native",
-      "sources": ["src/addon.cc", "src/convert.cc", "src/tensors.cc", "src/autograd.cc"],
+      "sources": ["src/addon.cc", "src/convert.cc", "src/tensors.cc", "src/autograd.cc", "src/device.cc", "src/distributed.cc"],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
-        "/usr/include",
-        "/usr/include/torch/csrc/api/include"
+        "<!@(node resolve-libtorch.mjs include_dirs)"
       ],
-      "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_CPP_EXCEPTIONS", "_GLIBCXX_USE_CXX11_ABI=1"],
+      "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_CPP_EXCEPTIONS", "<!@(node resolve-libtorch.mjs defines)"],
       "cflags!": ["-fno-exceptions", "-fno-rtti"],
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17", "-std=gnu++14"],
-      "cflags_cc": ["-std=c++17", "-fexceptions", "-frtti", "-O2", "-Wno-unused-parameter", "-Wno-deprecated-declarations"],
-      "libraries": ["-Wl,--no-as-needed", "-ltorch", "-ltorch_cpu", "-lc10"]
+      "cflags_cc": ["<!(node resolve-libtorch.mjs cxx_std)", "-fexceptions", "-frtti", "-O2", "-Wno-unused-parameter", "-Wno-deprecated-declarations"],
+      "libraries": ["<!@(node resolve-libtorch.mjs libraries)"]
     }
   ]
 }

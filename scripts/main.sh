@@ -4,8 +4,9 @@
 # eleven test distributions, run test-time adaptation on both (SADE aggregation and prior matching;
 # for PRL also the preference search; the oracle prior) and write the reports.
 # The configs' budget: head class of 1,000 images (2,478 training images at IR 100), 300 test
-# images per class, 30 epochs. EPOCHS=N changes the length, FULL=1 uses all of Fashion-MNIST
-# (14,886 training images, the whole test set; several times longer). RUNS=DIR sets where the runs
+# images per class, 30 epochs. EPOCHS=N changes the length, FULL=1 uses all of Fashion-MNIST-LT
+# (14,886 training images, the whole test set; about 6x the training work: roughly 2-3 hours on two
+# free cores against 20-30 minutes, an estimate scaled from the default's time). RUNS=DIR sets where the runs
 # go (default runs/main).
 set -eu
 cd "$(dirname "$0")/.."

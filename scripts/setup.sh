@@ -1,10 +1,17 @@
 #!/bin/sh
 # Idempotent set-up of a fresh Debian machine with Node 20: system packages (libtorch and
 # friends, the Fashion-MNIST data set), npm dependencies, the native addon, the TypeScript build.
+# TAILOR_LIBTORCH selects the libtorch the addon builds against (see native/resolve-libtorch.mjs):
+# unset or `system` is Debian's libtorch-dev; `python[:/path/to/python3]` or a directory use
+# another one, and then libtorch-dev is not installed.
 set -eu
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES="libtorch-dev libjemalloc2 python3-torch python3-sklearn python3-numpy dataset-fashion-mnist chromium g++ make python3"
+# libgloo-dev: the Gloo headers for libtorch's c10d process groups (data-parallel training).
+APT_PACKAGES="libgloo-dev libjemalloc2 python3-torch python3-sklearn python3-numpy dataset-fashion-mnist chromium g++ make python3"
+case "${TAILOR_LIBTORCH:-system}" in
+  system) APT_PACKAGES="libtorch-dev $APT_PACKAGES" ;;
+esac
 missing=""
 for p in $APT_PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -21,9 +28,17 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund
 fi
 
-if [ ! -f native/build/Release/tailor_native.node ] || [ -n "$(find native/src native/binding.gyp -newer native/build/Release/tailor_native.node 2>/dev/null | head -1)" ]; then
-  echo "setup: building the native addon (libtorch)"
+# The resolution (paths, version, ABI) is recorded beside the build: a different selection, or a
+# changed libtorch behind the same selection, rebuilds the addon.
+rm -f native/.libtorch-cache.json
+resolved=$(node native/resolve-libtorch.mjs --json)
+recorded=$(cat native/build/libtorch.json 2>/dev/null || true)
+if [ ! -f native/build/Release/tailor_native.node ] || [ "$resolved" != "$recorded" ] || [ -n "$(find native/src native/binding.gyp native/resolve-libtorch.mjs -newer native/build/Release/tailor_native.node 2>/dev/null | head -1)" ]; then
+  echo "setup: building the native addon (libtorch: ${TAILOR_LIBTORCH:-system})"
+  rm -f native/build/libtorch.json
   npx node-gyp rebuild --directory native --nodedir=/usr
+  printf '%s\n' "$resolved" > native/build/libtorch.json.tmp
+  mv native/build/libtorch.json.tmp native/build/libtorch.json
 fi
 
 echo "setup: compiling TypeScript"

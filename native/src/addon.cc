@@ -273,6 +273,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("setRngState", Napi::Function::New(env, SetRngState));
   initTensors(env, exports);
   initAutograd(env, exports);
+  initDevice(env, exports);
+  initDistributed(env, exports);
   return exports;
 }
 

@@ -4,6 +4,7 @@
 #include <napi.h>
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <variant>
@@ -41,6 +42,9 @@ struct State {
   size_t live = 0;
   std::vector<Op> ops;
   std::unordered_map<std::string, uint32_t> opIndex;
+  // State of optional parts (the distributed stores and process groups), owned here so that it
+  // lives and dies with the addon instance.
+  std::shared_ptr<void> distributed;
 };
 
 State& state(Napi::Env env);
@@ -70,5 +74,7 @@ auto guarded(Napi::Env env, const std::string& context, F&& fn) -> decltype(fn()
 
 void initTensors(Napi::Env env, Napi::Object exports);
 void initAutograd(Napi::Env env, Napi::Object exports);
+void initDevice(Napi::Env env, Napi::Object exports);
+void initDistributed(Napi::Env env, Napi::Object exports);
 
 }  // namespace tailor

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `tailor` command: dispatches to one module per subcommand, loaded lazily so that
 // commands which do not need libtorch start fast and work without the native addon.
-import { CliError } from './errors.js';
+import { CliError, userMessage } from './errors.js';
 
 interface CommandEntry {
   summary: string;
@@ -25,9 +25,21 @@ const commands: Record<string, CommandEntry> = {
     summary: 'test-time aggregation / preference search on the eleven distributions',
     load: () => import('./commands/test-time-train.js'),
   },
+  benchmark: {
+    summary: 'run a suite (models x seeds x test-time methods) into one table with the spread over seeds',
+    load: () => import('./commands/benchmark.js'),
+  },
   compare: {
     summary: 'compare long-tail runs over the eleven test distributions',
     load: () => import('./commands/compare.js'),
+  },
+  launch: {
+    summary: 'start the ranks of a data-parallel job: launch --nproc-per-node N -- train ...',
+    load: () => import('./commands/launch.js'),
+  },
+  'dist-check': {
+    summary: 'check a data-parallel job: ranks answer, collectives are right, allreduce speed',
+    load: () => import('./commands/dist-check.js'),
   },
   version: { summary: 'print the version and the engine build', load: () => import('./commands/version.js') },
   data: {
@@ -111,6 +123,16 @@ export function levenshtein(a: string, b: string): number {
   return row[b.length]!;
 }
 
+/** Named errors of the engine that are the user's to fix, with their exit codes. */
+const USER_ERRORS: Record<string, number> = {
+  DeviceUnavailableError: 2,
+  AmpUnsupportedError: 2,
+  OpSchemaMismatchError: 2,
+  DistEnvError: 2,
+  DistributedUnavailableError: 2,
+  RankFailureError: 3,
+};
+
 const isEntryPoint =
   process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].split('/').pop()!);
 if (isEntryPoint) {
@@ -119,9 +141,14 @@ if (isEntryPoint) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      if (error instanceof CliError) {
+      const message = userMessage(error);
+      if (message !== undefined) {
+        console.error(`tailor: ${message}`);
+        process.exitCode = error instanceof CliError ? error.exitCode : 2;
+      } else if (error instanceof Error && USER_ERRORS[error.name] !== undefined) {
+        // Engine errors whose message already names the problem and the remedy.
         console.error(`tailor: ${error.message}`);
-        process.exitCode = error.exitCode;
+        process.exitCode = USER_ERRORS[error.name];
       } else {
         console.error(error);
         process.exitCode = 1;

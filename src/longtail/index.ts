@@ -27,6 +27,14 @@ export type { System, PlainSystem, PrlSystem } from './systems/index.js';
 export { NonFiniteLossError, type EpochRecord } from './train/trainer.js';
 export type { GroupResult } from './train/evaluate.js';
 export { runTestTime, type TestTimeOptions, type DistributionTestTime } from './adapt/testtime.js';
+export {
+  LABEL_SHIFT_METHODS,
+  SELECTABLE_METHODS,
+  TEST_TIME_METHODS,
+  type TestTimeMethod,
+  type TestTimeMethodName,
+} from './adapt/methods.js';
+export { methodMeans, methodTable, type MethodRow } from './adapt/method-table.js';
 export type { ControllabilityGrid, PreferenceResult } from './adapt/controllability.js';
 export {
   ConfigError,
@@ -56,3 +64,19 @@ export {
 export { trainAndEvaluate, trainSession, type SessionTrainOptions, type TrainedRun } from './runs/train.js';
 export { controllabilityGrid, evaluatePreference } from './runs/preference.js';
 export { saveTestTimeSummary, testTimeSummary, type TestTimeSummary } from './runs/testtime-summary.js';
+export { loadSuite, type Suite } from './runs/benchmark-suite.js';
+export { BENCHMARK_METHODS, BENCHMARK_METHOD_NAMES } from './runs/benchmark-methods.js';
+export { spread, tQuantile975, type Spread } from './runs/benchmark-stats.js';
+export {
+  benchmarkTable,
+  type BenchmarkTable,
+  type BenchmarkRow,
+  type MethodRecord,
+} from './runs/benchmark-table.js';
+export {
+  BenchmarkStaleRunError,
+  runBenchmark,
+  benchmarkRunDir,
+  type BenchmarkOptions,
+  type BenchmarkResult,
+} from './runs/benchmark.js';

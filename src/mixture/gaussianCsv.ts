@@ -1,8 +1,7 @@
 // Reading the numeric matrix of a Gaussian mixture from CSV (header row, one sample per row),
 // with errors that name the file, line and column to fix. Parsing is the shared RFC 4180 reader
 // of the mixture package.
-import { readFileSync } from 'node:fs';
-import { CsvError, columnIndex, numericCell, parseCsv } from './subgroup/csv.js';
+import { CsvError, columnIndex, numericCell, parseCsv, readCsvText } from './subgroup/csv.js';
 import type { DenseMatrix } from './linalg.js';
 
 export { CsvError };
@@ -29,12 +28,7 @@ export function parseMatrixCsv(text: string, file: string, columns?: readonly st
 }
 
 export function readMatrixCsv(file: string, columns?: readonly string[]): CsvMatrix {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new CsvError(`cannot read ${file}: ${(error as Error).message}`);
-  }
+  const text = readCsvText(file);
   return parseMatrixCsv(text, file, columns);
 }
 
@@ -43,12 +37,7 @@ export function readMatrixCsv(file: string, columns?: readonly string[]): CsvMat
  * `k` bounds them and `n` is the expected count.
  */
 export function readLabelsFile(file: string, n: number, k: number): Int32Array {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new CsvError(`cannot read ${file}: ${(error as Error).message}`);
-  }
+  const text = readCsvText(file);
   const lines = text.split(/\r?\n/);
   const labels: number[] = [];
   for (let l = 0; l < lines.length; l++) {

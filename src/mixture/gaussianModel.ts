@@ -1,13 +1,14 @@
 // The JSON form of a fitted Gaussian mixture (what `tailor gmm fit --out` writes and
 // `tailor gmm predict --model` reads): parameters in scikit-learn's shapes plus the fit summary.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { InputError } from '../torch/errors.js';
 import { GaussianMixture } from './gaussian.js';
 import { COVARIANCE_TYPES, type CovarianceType } from './gaussianParams.js';
 import { readMatrixCsv, type CsvMatrix } from './gaussianCsv.js';
 import type { DenseMatrix } from './linalg.js';
 
 /** A model file that cannot be used (unreadable, not a model, or not fitting the data given). */
-export class GaussianModelError extends Error {
+export class GaussianModelError extends InputError {
   constructor(message: string) {
     super(message);
     this.name = 'GaussianModelError';
@@ -99,10 +100,15 @@ export function gaussianModelFromJson(
       if (typeof e !== 'number' || !Number.isFinite(e)) fail(`field '${field}' holds a non-number`);
     return out as number[];
   };
+  if (
+    m.regCovar !== undefined &&
+    !(typeof m.regCovar === 'number' && m.regCovar >= 0 && Number.isFinite(m.regCovar))
+  )
+    fail(`field 'regCovar' is not a non-negative number`);
   const model = new GaussianMixture({
     nComponents: m.nComponents!,
     covarianceType: m.covarianceType,
-    regCovar: typeof m.regCovar === 'number' ? m.regCovar : 1e-6,
+    regCovar: m.regCovar ?? 1e-6,
   });
   try {
     model.setFitted(
@@ -121,12 +127,19 @@ export function gaussianModelFromJson(
   return { model, columns: m.columns };
 }
 
+const MAX_MODEL_BYTES = 64 * 1024 * 1024;
+
 /** Reads a model written by `tailor gmm fit --out`; every failure is a GaussianModelError naming the file. */
 export function readGaussianModel(file: string): { model: GaussianMixture; columns?: string[] } {
   let text: string;
   try {
+    // Model files are kilobytes; a far larger one is not a model (and would be slow to parse).
+    const size = statSync(file).size;
+    if (size > MAX_MODEL_BYTES)
+      throw new GaussianModelError(`${file}: ${size} bytes is far too large for a model file`);
     text = readFileSync(file, 'utf8');
   } catch (error) {
+    if (error instanceof GaussianModelError) throw error;
     throw new GaussianModelError(`cannot read model ${file}: ${(error as Error).message}`);
   }
   let value: unknown;

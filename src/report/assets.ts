@@ -1,4 +1,5 @@
 // The browser code a report inlines: uPlot (MIT, from node_modules) and web/report-*.js.
+import { createHash } from 'node:crypto';
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,4 +47,23 @@ export function reportAssets(): ReportAssets {
       .replace(/<\/script/gi, '<\\/script'),
   };
   return cached;
+}
+
+/**
+ * The Content-Security-Policy of every report page: scripts only if they are the report's own
+ * (by SHA-256 of the inlined uPlot and client code), so markup that slipped into a page could not
+ * run; no loads from elsewhere, fetch only back to the serving origin.
+ */
+export function reportCsp(): string {
+  const { uplotJs, clientJs } = reportAssets();
+  const hash = (code: string) => `'sha256-${createHash('sha256').update(code, 'utf8').digest('base64')}'`;
+  return [
+    "default-src 'none'",
+    `script-src ${hash(uplotJs)} ${hash(clientJs)}`,
+    "style-src 'unsafe-inline'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
 }

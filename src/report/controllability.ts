@@ -1,6 +1,7 @@
 // PRL controllability: the grid of preferences on the simplex (results.json `controllability`),
 // validated, drawn as a ternary heat map with a draggable point, and tabulated.
-import { chartDiv, escapeHtml, note, pct, section, table } from './html.js';
+import { InputError } from '../torch/errors.js';
+import { chartDiv, note, pct, section, table } from './html.js';
 import type { ChartSpec, ControllabilityGrid } from './types.js';
 
 const GROUPS = ['top1', 'many', 'medium', 'few'] as const;
@@ -8,13 +9,14 @@ const GROUPS = ['top1', 'many', 'medium', 'few'] as const;
 /** Validates the grid; errors name the field (source says where it came from). */
 export function parseControllability(value: unknown, source: string): ControllabilityGrid {
   const fail = (what: string): never => {
-    throw new Error(
+    throw new InputError(
       `${source}: ${what} (expected { experts, points: [{ preference, many, medium, few, top1, distributions }] })`,
     );
   };
   if (typeof value !== 'object' || value === null) fail('not an object');
   const g = value as Partial<ControllabilityGrid>;
-  if (!Number.isInteger(g.experts) || g.experts! < 1) fail("field 'experts' is not a positive integer");
+  if (!Number.isInteger(g.experts) || g.experts! < 1 || g.experts! > 64)
+    fail("field 'experts' is not an integer in 1..64");
   if (!Array.isArray(g.points)) fail("field 'points' is not an array");
   const isNum = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
   g.points!.forEach((p, i) => {
@@ -89,7 +91,7 @@ export function controllabilitySection(grid: ControllabilityGrid, charts: Record
     figure +
       `<details${grid.points.length <= 30 ? ' open' : ''}><summary>Table (${grid.points.length} preferences)</summary>${table(
         header.map((h) => h),
-        rows.map((r) => r.map(escapeHtml)),
+        rows,
         'id="controllability"',
       )}</details>`,
     'controllability',

@@ -1,12 +1,15 @@
 // Reports of Gaussian mixtures: the data (first two coordinates, or the first two principal
 // components) coloured by component with each component's 2-sigma ellipse, the EM trace, and
 // the BIC-by-K curves of `tailor gmm select --json`.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, basename } from 'node:path';
 import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
 import { readMatrixCsv, type CsvMatrix } from '../mixture/gaussianCsv.js';
 import { gaussianModelFromJson, type GaussianModelJson } from '../mixture/gaussianModel.js';
-import { chartDiv, escapeHtml, note, num, section, table } from './html.js';
+import { chartDiv, escapeHtml, note, num, section, table, type Cell } from './html.js';
+import { Fields } from './validate.js';
+import { parseResultsJson } from './read.js';
+import { InputError } from '../torch/errors.js';
 import type { ChartSpec, Ellipse, ReportPage } from './types.js';
 
 export interface GmmSelectionJson {
@@ -39,6 +42,94 @@ export function isGmmSelection(v: unknown): v is GmmSelectionJson {
     'covarianceType' in r[0] &&
     'bic' in r[0]
   );
+}
+
+const MODEL_EXPECTED = "a model written by 'tailor gmm fit --out'";
+
+/** Checks a model file by type and shape (through the model's own loader) for the report. */
+export function validateGmmModel(value: unknown, source: string): GaussianModelJson {
+  gaussianModelFromJson(value, source);
+  const f = new Fields(source, MODEL_EXPECTED);
+  const m = f.object(value, '');
+  const K = m.nComponents as number;
+  const d = m.nFeatures as number;
+  const vector = (v: unknown, field: string, n: number): number[] => {
+    const out = f.numbers(v, field);
+    if (out.length !== n) f.fail(field, `has ${out.length} entries, not ${n}`);
+    return out;
+  };
+  const matrix = (v: unknown, field: string, rows: number, cols: number): number[][] => {
+    const a = f.array(v, field);
+    if (a.length !== rows) f.fail(field, `has ${a.length} rows, not ${rows}`);
+    return a.map((row, i) => vector(row, `${field}[${i}]`, cols));
+  };
+  const type = m.covarianceType as GaussianModelJson['covarianceType'];
+  const covariances =
+    type === 'full'
+      ? f.array(m.covariances, 'covariances').map((c, k) => matrix(c, `covariances[${k}]`, d, d))
+      : type === 'tied'
+        ? matrix(m.covariances, 'covariances', d, d)
+        : type === 'diag'
+          ? matrix(m.covariances, 'covariances', K, d)
+          : vector(m.covariances, 'covariances', K);
+  if (type === 'full' && (covariances as unknown[]).length !== K)
+    f.fail('covariances', `has not ${K} matrices`);
+  const options = m.options === undefined ? {} : f.object(m.options, 'options');
+  return {
+    ...(m as unknown as GaussianModelJson),
+    covarianceType: type,
+    nComponents: K,
+    nFeatures: d,
+    weights: vector(m.weights, 'weights', K),
+    means: matrix(m.means, 'means', K, d),
+    covariances: covariances as GaussianModelJson['covariances'],
+    ...(m.columns !== undefined ? { columns: f.strings(m.columns, 'columns') } : { columns: undefined }),
+    score: f.number(m.score, 'score', { nonFinite: true }),
+    nSamples: f.number(m.nSamples, 'nSamples', { integer: true, min: 0 }),
+    bic: f.number(m.bic, 'bic', { nonFinite: true }),
+    aic: f.number(m.aic, 'aic', { nonFinite: true }),
+    nIter: f.number(m.nIter ?? 0, 'nIter', { integer: true, min: 0 }),
+    converged: f.boolean(m.converged ?? false, 'converged'),
+    trace: f.numbers(m.trace ?? [], 'trace', { nonFinite: true }),
+    options: { ...(typeof options.data === 'string' ? { data: options.data } : {}) },
+  } as GaussianModelJson;
+}
+
+/** Checks `gmm select --json` output for the report. */
+export function validateGmmSelection(value: unknown, source: string): GmmSelectionJson {
+  const f = new Fields(source, "the output of 'tailor gmm select --json'");
+  const v = f.object(value, '');
+  const rows = f.array(v.rows, 'rows', 100_000).map((x, i) => {
+    const r = f.object(x, `rows[${i}]`);
+    const field = (k: string) => `rows[${i}].${k}`;
+    return {
+      k: f.number(r.k, field('k'), { integer: true, min: 1, max: 100_000 }),
+      covarianceType: f.string(r.covarianceType, field('covarianceType')),
+      bic: f.numberOrNull(r.bic ?? null, field('bic'), { nonFinite: true }) as number,
+      aic: f.numberOrNull(r.aic ?? null, field('aic'), { nonFinite: true }) as number,
+      logLik: f.numberOrNull(r.logLik ?? null, field('logLik'), { nonFinite: true }) as number,
+      nParameters: f.number(r.nParameters ?? 0, field('nParameters'), { integer: true, min: 0 }),
+      converged: f.boolean(r.converged ?? false, field('converged')),
+      ...(r.error !== undefined ? { error: f.string(r.error, field('error')) } : {}),
+    };
+  });
+  const best =
+    v.best === null || v.best === undefined
+      ? null
+      : (() => {
+          const b = f.object(v.best, 'best');
+          return {
+            k: f.number(b.k, 'best.k', { integer: true }),
+            covarianceType: f.string(b.covarianceType, 'best.covarianceType'),
+            bic: f.number(b.bic, 'best.bic', { nonFinite: true }),
+          };
+        })();
+  return {
+    n: f.number(v.n, 'n', { integer: true, min: 0 }),
+    d: f.number(v.d, 'd', { integer: true, min: 0 }),
+    rows,
+    best,
+  };
 }
 
 /** Covariance matrix of component k in the model's covariance shape. */
@@ -205,10 +296,10 @@ export function gmmModelSections(
       'scatter',
     ),
   );
-  const rows = model.means.map((mu, k) => [
-    String(k + 1),
+  const rows: Cell[][] = model.means.map((mu, k) => [
+    k + 1,
     num(model.weights[k], 4),
-    escapeHtml(mu.map((v) => num(v, 3)).join(', ')),
+    mu.map((v) => num(v, 3)).join(', '),
   ]);
   out.push(
     section(
@@ -216,7 +307,7 @@ export function gmmModelSections(
       table(
         ['', ''],
         [
-          ['covariance', escapeHtml(model.covarianceType)],
+          ['covariance', model.covarianceType],
           ['K, d, n', `${K}, ${d}, ${model.nSamples}`],
           ['mean log-likelihood', num(model.score, 5)],
           ['BIC / AIC', `${num(model.bic, 3)} / ${num(model.aic, 3)}`],
@@ -260,15 +351,15 @@ export function bicSection(sel: GmmSelectionJson, charts: Record<string, ChartSp
       }),
     })),
   };
-  const rows = sel.rows.map((r) => [
+  const rows: Cell[][] = sel.rows.map((r) => [
     String(r.k) +
       (sel.best && sel.best.k === r.k && sel.best.covarianceType === r.covarianceType ? ' *' : ''),
-    escapeHtml(r.covarianceType),
+    r.covarianceType,
     num(r.bic, 3),
     num(r.aic, 3),
     num(r.logLik, 3),
-    String(r.nParameters),
-    r.error ? escapeHtml(r.error) : r.converged ? 'yes' : 'no',
+    r.nParameters,
+    r.error ? r.error : r.converged ? 'yes' : 'no',
   ]);
   return section(
     'BIC by K',
@@ -278,17 +369,11 @@ export function bicSection(sel: GmmSelectionJson, charts: Record<string, ChartSp
         rows,
         'id="bic"',
       ) +
-      (sel.best ? `<p>Smallest BIC: K = ${sel.best.k}, ${escapeHtml(sel.best.covarianceType)}.</p>` : ''),
+      (sel.best
+        ? `<p>Smallest BIC: K = ${escapeHtml(sel.best.k)}, ${escapeHtml(sel.best.covarianceType)}.</p>`
+        : ''),
     'bic',
   );
-}
-
-function readJson(path: string): unknown {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new Error(`${path}: ${(error as Error).message}`, { cause: error });
-  }
 }
 
 /** The selection table beside a model, if `gmm select --json` output was saved there. */
@@ -296,8 +381,8 @@ function findSelection(runDir: string): GmmSelectionJson | null {
   for (const name of ['select.json', 'bic.json', 'selection.json']) {
     const p = join(runDir, name);
     if (existsSync(p)) {
-      const v = readJson(p);
-      if (isGmmSelection(v)) return v;
+      const v = parseResultsJson(p);
+      if (isGmmSelection(v)) return validateGmmSelection(v, p);
     }
   }
   return null;
@@ -305,28 +390,31 @@ function findSelection(runDir: string): GmmSelectionJson | null {
 
 export function gmmPage(runDir: string, results: unknown): ReportPage {
   const charts: Record<string, ChartSpec> = {};
+  const source = join(runDir, 'results.json');
   if (isGmmModel(results)) {
-    const sections = gmmModelSections(results, findData(runDir, results), charts);
+    const model = validateGmmModel(results, source);
+    const sections = gmmModelSections(model, findData(runDir, model), charts);
     const sel = findSelection(runDir);
     if (sel) sections.push(bicSection(sel, charts));
     return {
-      title: `Gaussian mixture: K = ${results.nComponents}, ${results.covarianceType} covariance`,
-      subtitle: `${results.nSamples} samples, ${results.nFeatures} features; BIC ${num(results.bic, 2)}`,
+      title: `Gaussian mixture: K = ${model.nComponents}, ${model.covarianceType} covariance`,
+      subtitle: `${model.nSamples} samples, ${model.nFeatures} features; BIC ${num(model.bic, 2)}`,
       kind: 'gmm',
       sections,
       charts,
     };
   }
   if (isGmmSelection(results)) {
+    const sel = validateGmmSelection(results, source);
     return {
       title: 'Gaussian mixture model selection',
-      subtitle: `n = ${results.n}, d = ${results.d}`,
+      subtitle: `n = ${sel.n}, d = ${sel.d}`,
       kind: 'gmm-select',
-      sections: [bicSection(results, charts)],
+      sections: [bicSection(sel, charts)],
       charts,
     };
   }
-  throw new Error(
+  throw new InputError(
     `${join(runDir, 'results.json')}: not a 'tailor gmm fit' model or 'tailor gmm select --json' table`,
   );
 }

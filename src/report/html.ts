@@ -2,7 +2,7 @@
 // self-contained page shell (uPlot, its CSS and the client code inlined, so a report opens
 // offline from disk).
 import type { ReportPage } from './types.js';
-import { reportAssets } from './assets.js';
+import { reportAssets, reportCsp } from './assets.js';
 
 export function escapeHtml(text: unknown): string {
   return String(text)
@@ -33,10 +33,22 @@ export function num(v: number | null | undefined, digits = 3): string {
   return Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(digits) : v.toFixed(digits);
 }
 
-export function table(header: string[], rows: string[][], attrs = ''): string {
+/** Markup the report builds itself (never text from a file): table() inserts it as is. */
+export class Html {
+  constructor(readonly html: string) {}
+}
+
+export function markup(html: string): Html {
+  return new Html(html);
+}
+
+/** A table cell: text and numbers are escaped, Html is inserted as it is. */
+export type Cell = string | number | Html;
+
+export function table(header: string[], rows: Cell[][], attrs = ''): string {
   const head = header.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
-  // Cells are escaped by the caller when they are text, so that callers may pass markup.
-  const body = rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('\n');
+  const cell = (c: Cell): string => (c instanceof Html ? c.html : escapeHtml(c));
+  const body = rows.map((r) => `<tr>${r.map((c) => `<td>${cell(c)}</td>`).join('')}</tr>`).join('\n');
   return `<table class="numbers"${attrs ? ' ' + attrs : ''}><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
@@ -71,6 +83,7 @@ export function renderPage(page: ReportPage, extraHead = ''): string {
   const data = { kind: page.kind, charts: page.charts, ...(page.live ? { live: page.live } : {}) };
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(reportCsp())}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="tailor report">
 <title>${escapeHtml(page.title)}</title>

@@ -1,6 +1,5 @@
 // Static HTML reports of run directories: detects what a run's results.json holds and renders
 // the matching report (long-tail training, Gaussian mixture, subgroup model, NMR evaluation).
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../torch/fs.js';
 import { renderPage } from './html.js';
@@ -9,6 +8,8 @@ import { gmmPage, isGmmModel, isGmmSelection } from './gmm.js';
 import { isSubgroupFit, isSubgroupSelection, subgroupPage } from './subgroup.js';
 import { isNmrReport, nmrPage } from './nmr.js';
 import type { ReportPage, RunKind } from './types.js';
+import { parseResultsJson } from './read.js';
+import { InputError } from '../torch/errors.js';
 
 export { renderLongtailReport, writeLongtailReport } from './longtail.js';
 export type { ControllabilityGrid, PreferenceAnswer, ReportPage, RunKind } from './types.js';
@@ -25,21 +26,7 @@ export function detectRunKind(results: unknown): RunKind | null {
 }
 
 export function readResults(runDir: string): unknown {
-  const path = join(runDir, 'results.json');
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new Error(
-      `${path}: cannot read (${(error as Error).message}); a run directory holds the results.json its command wrote`,
-      { cause: error },
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${path}: not valid JSON (${(error as Error).message})`, { cause: error });
-  }
+  return parseResultsJson(join(runDir, 'results.json'));
 }
 
 /** The report page of any run directory (errors name results.json and what it should be). */
@@ -60,7 +47,7 @@ export function runPage(runDir: string, options: LongtailPageOptions = {}): Repo
     case 'nmr':
       return nmrPage(runDir, results);
     default:
-      throw new Error(
+      throw new InputError(
         `${join(runDir, 'results.json')}: unknown kind of results (expected a long-tail run with "kind": "longtail", ` +
           `'tailor gmm fit' / 'gmm select --json' output, 'tailor subgroup fit/select' output or 'tailor nmr evaluate --json' output)`,
       );
@@ -78,3 +65,4 @@ export function writeRunReport(runDir: string): string {
   writeFileAtomic(out, renderRunReport(runDir));
   return out;
 }
+export { benchmarkHtml, benchmarkMarkdown, writeBenchmarkReport } from './benchmark.js';

@@ -1,11 +1,13 @@
 // The report of a long-tail run: training curves, per-class accuracy against training class
 // size, accuracy over the eleven test distributions, the confusion matrix, and for PRL the
 // controllability grid as a ternary heat map with a draggable preference point.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../torch/fs.js';
-import type { EpochRecord, LongtailResults } from '../longtail/index.js';
-import { chartDiv, escapeHtml, note, num, pct, renderPage, section, table } from './html.js';
+import type { EpochRecord, GroupResult, LongtailResults } from '../longtail/index.js';
+import { chartDiv, markup, note, num, pct, renderPage, section, table, type Cell } from './html.js';
+import { Fields } from './validate.js';
+import { parseResultsJson, readResultsText } from './read.js';
 import { parseControllability, controllabilitySection, liveOnlySection } from './controllability.js';
 import type { ChartSpec, ReportPage } from './types.js';
 import { testTimeSection } from './testtime.js';
@@ -22,64 +24,134 @@ function className(r: LongtailResults, c: number): string {
   return r.dataset.class_names?.[c] ?? String(c);
 }
 
-/** Checks the fields the report reads, naming the first one that is wrong. */
+/**
+ * Checks every field the report reads, by type and range, naming the first one that is wrong;
+ * returns a copy holding only checked values.
+ */
 export function validateLongtailResults(value: unknown, source: string): LongtailResults {
-  const fail = (what: string): never => {
-    throw new Error(
-      `${source}: ${what} (expected results.json written by 'tailor train' or 'tailor test-all')`,
+  const f = new Fields(source, "results.json written by 'tailor train' or 'tailor test-all'");
+  const r = f.object(value, '');
+  if (r.kind !== 'longtail') f.fail('kind', `is ${JSON.stringify(r.kind)}, not 'longtail'`);
+  const ds = f.object(r.dataset, 'dataset');
+  const trainCounts = f.numbers(ds.train_counts, 'dataset.train_counts', { integer: true, min: 0 });
+  const classes = trainCounts.length;
+  const u = f.object(r.uniform, 'uniform');
+  const perClass = f
+    .array(u.per_class, 'uniform.per_class', classes)
+    .map((v, i) => f.numberOrNull(v, `uniform.per_class[${i}]`, { min: 0, max: 1 }));
+  const confusion = f
+    .array(u.confusion, 'uniform.confusion', 100_000)
+    .map((row, i) =>
+      f.numbers(f.array(row, `uniform.confusion[${i}]`, 100_000), `uniform.confusion[${i}]`, { min: 0 }),
     );
+  if (confusion.length * confusion.length > 25_000_000) f.fail('uniform.confusion', 'is implausibly large');
+  const group = (v: unknown, field: string): GroupResult & { n: number } => {
+    const g = f.object(v, field);
+    const acc = (k: string) => f.numberOrNull(g[k] ?? null, `${field}.${k}`, { min: 0, max: 1 });
+    return {
+      n: f.number(g.n, `${field}.n`, { integer: true, min: 0 }),
+      top1: acc('top1'),
+      many: acc('many'),
+      medium: acc('medium'),
+      few: acc('few'),
+    } as GroupResult & { n: number };
   };
-  if (typeof value !== 'object' || value === null) fail('not a JSON object');
-  const r = value as Partial<LongtailResults>;
-  if (r.kind !== 'longtail') fail(`field 'kind' is ${JSON.stringify(r.kind)}, not 'longtail'`);
-  if (!r.dataset || !Array.isArray(r.dataset.train_counts)) fail("field 'dataset.train_counts' is missing");
-  if (!r.uniform || !Array.isArray(r.uniform.per_class)) fail("field 'uniform.per_class' is missing");
-  if (!Array.isArray(r.uniform!.confusion)) fail("field 'uniform.confusion' is missing");
-  if (typeof r.distributions !== 'object' || r.distributions === null)
-    fail("field 'distributions' is missing");
-  if (r.history !== undefined && !Array.isArray(r.history)) fail("field 'history' is not an array");
-  return r as LongtailResults;
+  const distributions: Record<string, GroupResult & { n: number }> = {};
+  for (const [name, d] of Object.entries(f.object(r.distributions, 'distributions')))
+    distributions[name] = group(d, `distributions.${name}`);
+  const history = f.optional(r.history, (v) =>
+    f.array(v, 'history').map((h, i) => epochRecord(f, h, `history[${i}]`)),
+  );
+  const out: LongtailResults = {
+    kind: 'longtail',
+    name: f.string(r.name, 'name'),
+    method: f.string(r.method, 'method'),
+    checkpoint: f.string(r.checkpoint ?? '', 'checkpoint'),
+    dataset: {
+      name: f.string(ds.name, 'dataset.name'),
+      classes: f.number(ds.classes, 'dataset.classes', { integer: true, min: 0 }),
+      train_counts: trainCounts,
+      imbalance: f.number(ds.imbalance, 'dataset.imbalance', { nonFinite: true }),
+      profile: f.string(ds.profile, 'dataset.profile'),
+      ...(ds.class_names !== undefined
+        ? { class_names: f.strings(ds.class_names, 'dataset.class_names') }
+        : {}),
+    },
+    uniform: {
+      ...group(u, 'uniform'),
+      per_class: perClass,
+      ece: f.numberOrNull(u.ece ?? null, 'uniform.ece'),
+      confusion,
+    },
+    distributions,
+    mean_top1: f.numberOrNull(r.mean_top1 ?? null, 'mean_top1', { min: 0, max: 1 }) as number,
+    ...(r.preference !== undefined ? { preference: f.numbers(r.preference, 'preference') } : {}),
+    ...(history ? { history } : {}),
+    ...(r.controllability !== undefined
+      ? { controllability: parseControllability(r.controllability, `${source} controllability`) }
+      : {}),
+    ...(r.test_time !== undefined ? { test_time: r.test_time } : {}),
+  };
+  return out;
+}
+
+/** One epoch of the history (results.json or metrics.jsonl), checked. */
+function epochRecord(f: Fields, v: unknown, field: string): EpochRecord {
+  const h = f.object(v, field);
+  const val = h.val === null || h.val === undefined ? null : f.object(h.val, `${field}.val`);
+  const acc = (k: string) =>
+    val === null ? null : f.numberOrNull(val[k] ?? null, `${field}.val.${k}`, { min: 0, max: 1 });
+  // A missing or null value is shown as a gap (NaN becomes null in the page's JSON).
+  const value = (k: string) =>
+    h[k] === undefined || h[k] === null ? NaN : f.number(h[k], `${field}.${k}`, { nonFinite: true });
+  return {
+    epoch: f.number(h.epoch, `${field}.epoch`, { integer: true }),
+    lr: value('lr'),
+    train_loss: value('train_loss'),
+    train_acc: value('train_acc'),
+    val:
+      val === null
+        ? null
+        : ({ top1: acc('top1'), many: acc('many'), medium: acc('medium'), few: acc('few') } as GroupResult),
+    seconds: value('seconds'),
+  };
 }
 
 /** Epoch records from metrics.jsonl (used when results.json has no history). */
 export function readMetricsJsonl(path: string): EpochRecord[] {
   if (!existsSync(path)) return [];
   const out: EpochRecord[] = [];
-  readFileSync(path, 'utf8')
+  readResultsText(path)
     .split('\n')
     .forEach((line, i) => {
       if (line.trim() === '') return;
+      const f = new Fields(`${path} line ${i + 1}`, "one epoch record per line, as 'tailor train' writes");
       let rec: unknown;
       try {
         rec = JSON.parse(line);
       } catch (error) {
-        throw new Error(`${path} line ${i + 1}: not JSON (${(error as Error).message})`, { cause: error });
+        f.fail('', `is not JSON (${(error as Error).message})`);
       }
-      if (typeof rec === 'object' && rec !== null && typeof (rec as EpochRecord).epoch === 'number')
-        out.push(rec as EpochRecord);
+      out.push(epochRecord(f, rec, 'record'));
     });
   return out;
 }
 
 function summarySection(r: LongtailResults): string {
   const u = r.uniform;
-  const info = [
-    ['method', escapeHtml(r.method)],
+  const info: Cell[][] = [
+    ['method', r.method],
     [
       'data set',
-      escapeHtml(
-        `${r.dataset.name} (${r.dataset.classes} classes, ${r.dataset.profile} profile, imbalance ${r.dataset.imbalance})`,
-      ),
+      `${r.dataset.name} (${r.dataset.classes} classes, ${r.dataset.profile} profile, imbalance ${r.dataset.imbalance})`,
     ],
-    ['checkpoint', escapeHtml(r.checkpoint)],
-    ...(r.preference ? [['preference r', escapeHtml(r.preference.map((v) => v.toFixed(3)).join(', '))]] : []),
+    ['checkpoint', r.checkpoint],
+    ...(r.preference ? [['preference r', r.preference.map((v) => v.toFixed(3)).join(', ')]] : []),
     [
       'uniform test set',
-      escapeHtml(
-        `${u.n} images; top-1 ${pct(u.top1)} %, many ${pct(u.many)}, medium ${pct(u.medium)}, few ${pct(u.few)}, ECE ${num(u.ece, 4)}`,
-      ),
+      `${u.n} images; top-1 ${pct(u.top1)} %, many ${pct(u.many)}, medium ${pct(u.medium)}, few ${pct(u.few)}, ECE ${num(u.ece, 4)}`,
     ],
-    ['mean top-1 over the eleven distributions', escapeHtml(`${pct(r.mean_top1)} %`)],
+    ['mean top-1 over the eleven distributions', `${pct(r.mean_top1)} %`],
   ];
   return section('Summary', table(['', ''], info, 'id="summary"'), 'summary');
 }
@@ -145,7 +217,7 @@ function perClassSection(r: LongtailResults, charts: Record<string, ChartSpec>):
     medium: { x: [] as number[], y: [] as number[] },
     few: { x: [] as number[], y: [] as number[] },
   };
-  const rows: string[][] = [];
+  const rows: Cell[][] = [];
   counts.forEach((n, c) => {
     const acc = r.uniform.per_class[c] ?? null;
     const g = shotGroupOf(n);
@@ -153,7 +225,7 @@ function perClassSection(r: LongtailResults, charts: Record<string, ChartSpec>):
       groups[g].x.push(n);
       groups[g].y.push(acc);
     }
-    rows.push([escapeHtml(className(r, c)), String(n), g, pct(acc)]);
+    rows.push([className(r, c), n, g, pct(acc)]);
   });
   charts.perClass = {
     type: 'scatter',
@@ -193,11 +265,11 @@ function distributionsSection(r: LongtailResults, charts: Record<string, ChartSp
     ],
     [0, 1],
   );
-  const rows = names.map((d) => {
+  const rows: Cell[][] = names.map((d) => {
     const e = r.distributions[d]!;
-    return [escapeHtml(d), String(e.n), pct(e.top1), pct(e.many), pct(e.medium), pct(e.few)];
+    return [d, e.n, pct(e.top1), pct(e.many), pct(e.medium), pct(e.few)];
   });
-  rows.push(['<b>mean top-1</b>', '', `<b>${pct(r.mean_top1)}</b>`, '', '', '']);
+  rows.push([markup('<b>mean top-1</b>'), '', markup(`<b>${pct(r.mean_top1)}</b>`), '', '', '']);
   return section(
     'Accuracy over the test distributions',
     chartDiv(
@@ -293,13 +365,7 @@ export function renderLongtailReport(results: LongtailResults): string {
 
 export function loadLongtailRun(runDir: string): { results: LongtailResults; history: EpochRecord[] } {
   const path = join(runDir, 'results.json');
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new Error(`${path}: ${(error as Error).message}`, { cause: error });
-  }
-  const results = validateLongtailResults(value, path);
+  const results = validateLongtailResults(parseResultsJson(path), path);
   const history = results.history?.length ? [] : readMetricsJsonl(join(runDir, 'metrics.jsonl'));
   return { results, history };
 }

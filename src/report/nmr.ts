@@ -9,6 +9,8 @@ import { preprocessStack } from '../nmr/pipeline/preprocess.js';
 import { inverseVarianceFusion } from '../nmr/pipeline/fusion.js';
 import { matchedFilter, savgolBaseline, waveletBaseline } from '../nmr/eval/baselines.js';
 import { chartDiv, escapeHtml, note, num, section, table } from './html.js';
+import { Fields } from './validate.js';
+import { InputError } from '../torch/errors.js';
 import type { ChartSpec, LineSeries, ReportPage } from './types.js';
 
 /** Spectra to overlay (an evaluation may store one as `example`; otherwise it is recomputed). */
@@ -30,6 +32,77 @@ export function isNmrReport(v: unknown): v is EvaluationReport & { example?: Nmr
     typeof r.methods === 'object' &&
     typeof r.perLevel === 'object'
   );
+}
+
+/** Checks the fields the NMR report reads; returns a copy holding only checked values. */
+export function validateNmrReport(
+  value: unknown,
+  source: string,
+): EvaluationReport & { example?: NmrExample } {
+  const f = new Fields(source, "the output of 'tailor nmr evaluate --json'");
+  const r = f.object(value, '');
+  const ds = f.object(r.dataset, 'dataset');
+  const levels = f.number(ds.levels, 'dataset.levels', { integer: true, min: 0, max: 1000 });
+  const metrics = (v: unknown, field: string) => {
+    const m = f.object(v, field);
+    const out: Record<string, number | null> = {};
+    for (const [k] of COLUMNS) out[k] = f.numberOrNull(m[k] ?? null, `${field}.${k}`, { nonFinite: true });
+    return out;
+  };
+  const methods: Record<string, unknown> = {};
+  for (const [name, m] of Object.entries(f.object(r.methods, 'methods')))
+    methods[name] = metrics(m, `methods.${name}`);
+  const perLevel: Record<string, unknown> = {};
+  for (const [name, list] of Object.entries(f.object(r.perLevel, 'perLevel')))
+    perLevel[name] = f
+      .array(list, `perLevel.${name}`, 1000)
+      .map((m, k) => metrics(m, `perLevel.${name}[${k}]`));
+  const pipeline = r.pipeline === undefined ? undefined : f.object(r.pipeline, 'pipeline');
+  const savgol = (() => {
+    const t = r.tuned === undefined ? undefined : f.object(r.tuned, 'tuned');
+    if (t?.savgol === undefined) return [];
+    return f.array(t.savgol, 'tuned.savgol', 1000).map((x, i) => {
+      const o = f.object(x, `tuned.savgol[${i}]`);
+      return {
+        window: f.number(o.window, `tuned.savgol[${i}].window`, { integer: true, min: 1, max: 100_001 }),
+        order: f.number(o.order, `tuned.savgol[${i}].order`, { integer: true, min: 0, max: 20 }),
+      };
+    });
+  })();
+  let example: NmrExample | undefined;
+  if (r.example !== undefined) {
+    const e = f.object(r.example, 'example');
+    const series = (v: unknown, field: string) => f.numbers(v, field, { nonFinite: true });
+    const outputs: Record<string, number[]> = {};
+    for (const [name, y] of Object.entries(f.object(e.outputs, 'example.outputs')))
+      outputs[name] = series(y, `example.outputs.${name}`);
+    example = {
+      sample: f.number(e.sample, 'example.sample', { integer: true, min: 0 }),
+      ppm: series(e.ppm, 'example.ppm'),
+      input: series(e.input, 'example.input'),
+      reference: series(e.reference, 'example.reference'),
+      outputs,
+    };
+  }
+  return {
+    dataset: {
+      dir: f.string(ds.dir, 'dataset.dir'),
+      samples: f.number(ds.samples, 'dataset.samples', { integer: true, min: 0 }),
+      levels,
+      points: f.number(ds.points, 'dataset.points', { integer: true, min: 0 }),
+      ratio: f.number(ds.ratio, 'dataset.ratio', { nonFinite: true }),
+    },
+    evaluatedSamples: f.number(r.evaluatedSamples, 'evaluatedSamples', { integer: true, min: 0 }),
+    validationSamples: f.number(r.validationSamples, 'validationSamples', { integer: true, min: 0 }),
+    methods: methods as EvaluationReport['methods'],
+    perLevel: perLevel as EvaluationReport['perLevel'],
+    inputPeakSnr: f.numbers(r.inputPeakSnr ?? [], 'inputPeakSnr', { nonFinite: true }),
+    tuned: { savgol },
+    pipeline: {
+      t_hat: f.numberOrNull(pipeline?.t_hat ?? null, 'pipeline.t_hat', { nonFinite: true }),
+    } as EvaluationReport['pipeline'],
+    ...(example ? { example } : {}),
+  };
 }
 
 const COLUMNS: [string, string, number][] = [
@@ -121,7 +194,7 @@ function metricsSections(r: EvaluationReport, charts: Record<string, ChartSpec>)
   const names = Object.keys(r.methods);
   const rows = names.map((n) => {
     const m = r.methods[n] as unknown as Record<string, number>;
-    return [escapeHtml(n), ...COLUMNS.map(([k, , d]) => num(m[k], d))];
+    return [n, ...COLUMNS.map(([k, , d]) => num(m[k], d))];
   });
   const levels = r.dataset.levels;
   charts.levels = {
@@ -156,9 +229,10 @@ function metricsSections(r: EvaluationReport, charts: Record<string, ChartSpec>)
   ];
 }
 
-export function nmrPage(runDir: string, results: unknown): ReportPage {
-  if (!isNmrReport(results))
-    throw new Error(`${join(runDir, 'results.json')}: not a 'tailor nmr evaluate --json' report`);
+export function nmrPage(runDir: string, raw: unknown): ReportPage {
+  const source = join(runDir, 'results.json');
+  if (!isNmrReport(raw)) throw new InputError(`${source}: not a 'tailor nmr evaluate --json' report`);
+  const results = validateNmrReport(raw, source);
   const charts: Record<string, ChartSpec> = {};
   const sections = metricsSections(results, charts);
   let example = results.example;

@@ -8,6 +8,7 @@ import { createReadStream, realpathSync, statSync } from 'node:fs';
 import { extname, join, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { escapeHtml } from './html.js';
+import { reportCsp } from './assets.js';
 import { readResults, renderRunReport } from './index.js';
 import { isPrlResults, prlExperts } from './longtail.js';
 import { listRuns, type RunEntry } from './runs.js';
@@ -56,9 +57,9 @@ const CONTENT_TYPES: Record<string, string> = {
   '.jpg': 'image/jpeg',
 };
 
-// Pages inline their scripts and styles; nothing else may load, and fetch goes only back here.
-const CSP =
-  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
+// Pages inline their styles and the report's own scripts (allowed by hash, never any other
+// inline script); nothing else may load, fetch goes only back here, and no site may frame them.
+const csp = (): string => `${reportCsp()}; frame-ancestors 'none'`;
 
 /** Decoded path segments; rejects traversal and encoded separators (403) and bad escapes (400). */
 export function safeSegments(rawPath: string): string[] {
@@ -96,7 +97,7 @@ function sendHtml(res: ServerResponse, status: number, html: string, head: boole
   res.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
-    'content-security-policy': CSP,
+    'content-security-policy': csp(),
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
   });
@@ -200,7 +201,7 @@ export function createReportServer(o: ServeOptions): Server {
       'x-content-type-options': 'nosniff',
       'cache-control': 'no-store',
     };
-    if (type.startsWith('text/html')) headers['content-security-policy'] = CSP;
+    if (type.startsWith('text/html')) headers['content-security-policy'] = csp();
     res.writeHead(200, headers);
     if (head) res.end();
     else createReadStream(real).pipe(res);

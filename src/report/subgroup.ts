@@ -1,10 +1,13 @@
 // Reports of the latent-subgroup mixed model (`tailor subgroup fit --out results.json
 // --posterior posterior.csv`, or `subgroup select --out results.json`): class mean trajectories
 // (observed and model-implied), the subjects' posterior class probabilities, BIC by K.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import { readSubgroupCsv, type SubgroupData } from '../mixture/subgroup/data.js';
-import { chartDiv, escapeHtml, note, num, section, table } from './html.js';
+import { chartDiv, escapeHtml, note, num, section, table, type Cell } from './html.js';
+import { Fields } from './validate.js';
+import { readResultsText } from './read.js';
+import { InputError } from '../torch/errors.js';
 import type { ChartSpec, LineSeries, ReportPage } from './types.js';
 
 export interface SubgroupFitJson {
@@ -64,6 +67,75 @@ export function isSubgroupSelection(v: unknown): v is SubgroupSelectionJson {
   );
 }
 
+const FIT_EXPECTED = "the output of 'tailor subgroup fit --out'";
+/** More classes than any latent-subgroup fit uses; bounds loops over K. */
+const MAX_CLASSES = 1000;
+
+/** Checks a fit by type and shape, naming the first wrong field; returns only checked values. */
+export function validateSubgroupFit(value: unknown, source: string, where = ''): SubgroupFitJson {
+  const f = new Fields(source, FIT_EXPECTED);
+  const v = f.object(value, where);
+  const at = (k: string) => (where ? `${where}.${k}` : k);
+  const K = f.number(v.K, at('K'), { integer: true, min: 1, max: MAX_CLASSES });
+  const perClass = (k: string) => {
+    const a = f.numbers(v[k], at(k), { nonFinite: true });
+    if (a.length !== K) f.fail(at(k), `has ${a.length} entries for K = ${K}`);
+    return a;
+  };
+  const stat = (k: string) => f.numberOrNull(v[k] ?? null, at(k), { nonFinite: true }) as number;
+  const fixed = f.strings(v.fixed, at('fixed'));
+  return {
+    model: f.string(v.model, at('model')),
+    K,
+    nSubjects: f.number(v.nSubjects, at('nSubjects'), { integer: true, min: 0 }),
+    nObservations: f.number(v.nObservations, at('nObservations'), { integer: true, min: 0 }),
+    fixed,
+    membership: f.strings(v.membership, at('membership')),
+    alpha: f.numbers(v.alpha, at('alpha'), { nonFinite: true }),
+    mu: perClass('mu'),
+    sigmaB2: stat('sigmaB2'),
+    sigmaEps2: stat('sigmaEps2'),
+    phi: stat('phi'),
+    gamma: f
+      .array(v.gamma, at('gamma'), MAX_CLASSES)
+      .map((g, k) => f.numbers(g, at(`gamma[${k}]`), { nonFinite: true })),
+    logLik: stat('logLik'),
+    bic: stat('bic'),
+    aic: stat('aic'),
+    nIter: f.number(v.nIter ?? 0, at('nIter'), { integer: true, min: 0 }),
+    converged: f.boolean(v.converged ?? false, at('converged')),
+    classSizes: perClass('classSizes'),
+    meanPosterior: perClass('meanPosterior'),
+    ...(v.warnings !== undefined ? { warnings: f.strings(v.warnings, at('warnings')) } : {}),
+    ...(v.data !== undefined ? { data: f.string(v.data, at('data')) } : {}),
+  };
+}
+
+export function validateSubgroupSelection(value: unknown, source: string): SubgroupSelectionJson {
+  const f = new Fields(source, "the output of 'tailor subgroup select --out'");
+  const v = f.object(value, '');
+  return {
+    bicN: f.number(v.bicN, 'bicN', { min: 0 }),
+    bestK: f.number(v.bestK, 'bestK', { integer: true }),
+    table: f.array(v.table, 'table', MAX_CLASSES).map((x, i) => {
+      const r = f.object(x, `table[${i}]`);
+      const at = (k: string) => `table[${i}].${k}`;
+      return {
+        K: f.number(r.K, at('K'), { integer: true, min: 1, max: MAX_CLASSES }),
+        logLik: f.numberOrNull(r.logLik ?? null, at('logLik'), { nonFinite: true }) as number,
+        npm: f.number(r.npm, at('npm'), { integer: true, min: 0 }),
+        bic: f.numberOrNull(r.bic ?? null, at('bic'), { nonFinite: true }) as number,
+        aic: f.numberOrNull(r.aic ?? null, at('aic'), { nonFinite: true }) as number,
+        converged: f.boolean(r.converged ?? false, at('converged')),
+        classSizes: f.numbers(r.classSizes ?? [], at('classSizes')),
+      };
+    }),
+    fits: f
+      .array(v.fits, 'fits', MAX_CLASSES)
+      .map((fit, i) => validateSubgroupFit(fit, source, `fits[${i}]`)),
+  };
+}
+
 /** Posterior CSV: id, class (1-based), prob1..probK. */
 export function parsePosteriorCsv(
   text: string,
@@ -72,8 +144,9 @@ export function parsePosteriorCsv(
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   const header = lines[0]?.split(',') ?? [];
   if (header[0] !== 'id' || header[1] !== 'class')
-    throw new Error(`${file} line 1: expected the header id,class,prob1,... written by --posterior`);
+    throw new InputError(`${file} line 1: expected the header id,class,prob1,... written by --posterior`);
   const K = header.length - 2;
+  if (K < 1 || K > MAX_CLASSES) throw new InputError(`${file} line 1: ${K} probability columns`);
   const ids: string[] = [];
   const cls: number[] = [];
   const probs: number[][] = [];
@@ -82,7 +155,9 @@ export function parsePosteriorCsv(
     const cells = line.split(',');
     const tail = cells.slice(cells.length - K - 1).map(Number);
     if (tail.some((v) => !Number.isFinite(v)))
-      throw new Error(`${file} line ${i + 2}: expected numbers in the class and probability columns`);
+      throw new InputError(`${file} line ${i + 2}: expected numbers in the class and probability columns`);
+    if (cells.length < K + 2)
+      throw new InputError(`${file} line ${i + 2}: expected an id, a class and ${K} probabilities`);
     ids.push(
       cells
         .slice(0, cells.length - K - 1)
@@ -230,12 +305,12 @@ function posteriorSection(
 }
 
 function parameterSection(fit: SubgroupFitJson): string {
-  const rows = fit.mu.map((m, k) => [
-    String(k + 1),
+  const rows: Cell[][] = fit.mu.map((m, k) => [
+    k + 1,
     num(m, 4),
-    String(fit.classSizes[k] ?? ''),
+    num(fit.classSizes[k], 0),
     num(fit.meanPosterior[k], 4),
-    escapeHtml((fit.gamma[k] ?? []).map((g) => num(g, 3)).join(', ')),
+    (fit.gamma[k] ?? []).map((g) => num(g, 3)).join(', '),
   ]);
   return section(
     'Fit',
@@ -245,10 +320,7 @@ function parameterSection(fit: SubgroupFitJson): string {
         ['K, subjects, visits', `${fit.K}, ${fit.nSubjects}, ${fit.nObservations}`],
         ['log-likelihood, BIC, AIC', `${num(fit.logLik, 4)}, ${num(fit.bic, 3)}, ${num(fit.aic, 3)}`],
         ['sigmaB2, sigmaEps2, phi', `${num(fit.sigmaB2, 4)}, ${num(fit.sigmaEps2, 4)}, ${num(fit.phi, 4)}`],
-        [
-          'fixed effects',
-          escapeHtml(fit.fixed.map((n, j) => `${n} = ${num(fit.alpha[j], 4)}`).join(', ') || '(none)'),
-        ],
+        ['fixed effects', fit.fixed.map((n, j) => `${n} = ${num(fit.alpha[j], 4)}`).join(', ') || '(none)'],
         ['EM', `${fit.nIter} iterations, ${fit.converged ? 'converged' : 'not converged'}`],
       ],
     ) +
@@ -267,7 +339,7 @@ function parameterSection(fit: SubgroupFitJson): string {
 function fitSections(runDir: string, fit: SubgroupFitJson, charts: Record<string, ChartSpec>): string[] {
   const out = [parameterSection(fit)];
   const postPath = join(runDir, 'posterior.csv');
-  const post = existsSync(postPath) ? parsePosteriorCsv(readFileSync(postPath, 'utf8'), postPath) : null;
+  const post = existsSync(postPath) ? parsePosteriorCsv(readResultsText(postPath), postPath) : null;
   if (post && post.probs[0]?.length === fit.K) {
     out.push(posteriorSection(post, fit.K, charts));
     const data = findData(runDir, fit);
@@ -299,17 +371,20 @@ function fitSections(runDir: string, fit: SubgroupFitJson, charts: Record<string
 
 export function subgroupPage(runDir: string, results: unknown): ReportPage {
   const charts: Record<string, ChartSpec> = {};
+  const source = join(runDir, 'results.json');
   if (isSubgroupFit(results)) {
+    const fit = validateSubgroupFit(results, source);
     return {
-      title: `Latent-subgroup model: K = ${results.K}`,
-      subtitle: `${results.nSubjects} subjects, BIC ${num(results.bic, 2)}`,
+      title: `Latent-subgroup model: K = ${fit.K}`,
+      subtitle: `${fit.nSubjects} subjects, BIC ${num(fit.bic, 2)}`,
       kind: 'subgroup',
-      sections: fitSections(runDir, results, charts),
+      sections: fitSections(runDir, fit, charts),
       charts,
     };
   }
   if (isSubgroupSelection(results)) {
-    const rows = [...results.table].sort((a, b) => a.K - b.K);
+    const sel = validateSubgroupSelection(results, source);
+    const rows = [...sel.table].sort((a, b) => a.K - b.K);
     charts.bic = {
       type: 'lines',
       x: rows.map((r) => r.K),
@@ -325,13 +400,13 @@ export function subgroupPage(runDir: string, results: unknown): ReportPage {
     const sections = [
       section(
         'BIC by K',
-        chartDiv('bic', `BIC with n = ${results.bicN} subjects.`) +
+        chartDiv('bic', `BIC with n = ${sel.bicN} subjects.`) +
           table(
             ['K', 'log-likelihood', 'parameters', 'BIC', 'AIC', 'converged', 'class sizes'],
-            rows.map((r) => [
-              String(r.K) + (r.K === results.bestK ? ' *' : ''),
+            rows.map((r): Cell[] => [
+              String(r.K) + (r.K === sel.bestK ? ' *' : ''),
               num(r.logLik, 4),
-              String(r.npm),
+              r.npm,
               num(r.bic, 3),
               num(r.aic, 3),
               r.converged ? 'yes' : 'no',
@@ -342,15 +417,15 @@ export function subgroupPage(runDir: string, results: unknown): ReportPage {
         'bic',
       ),
     ];
-    const best = results.fits.find((f) => f.K === results.bestK);
+    const best = sel.fits.find((f) => f.K === sel.bestK);
     if (best) sections.push(parameterSection(best));
     return {
       title: 'Latent-subgroup model selection',
-      subtitle: `smallest BIC at K = ${results.bestK}`,
+      subtitle: `smallest BIC at K = ${sel.bestK}`,
       kind: 'subgroup-select',
       sections,
       charts,
     };
   }
-  throw new Error(`${join(runDir, 'results.json')}: not a 'tailor subgroup fit' or 'subgroup select' output`);
+  throw new InputError(`${source}: not a 'tailor subgroup fit' or 'subgroup select' output`);
 }

@@ -1,7 +1,7 @@
 // The test-time section of a long-tail report: top-1 on each test distribution before and after
 // each test-time method (SADE aggregation, PRL preference search, prior matching, the EM-adjusted
 // scores) and the true-prior oracle, as lines over the distributions and as a table.
-import { chartDiv, escapeHtml, note, pct, section, table } from './html.js';
+import { chartDiv, escapeHtml, markup, note, pct, section, table, type Cell } from './html.js';
 import type { ChartSpec } from './types.js';
 import { distributionLines, orderedDistributions } from './distributions.js';
 
@@ -18,8 +18,10 @@ const METHODS: readonly { key: string; label: string; weights?: string }[] = [
 type Entry = Record<string, unknown>;
 
 function top1(entry: Entry, key: string): number | null {
-  const group = entry[key] as { top1?: unknown } | undefined;
-  return group && typeof group.top1 === 'number' ? group.top1 : null;
+  const group = entry[key] as { top1?: unknown } | null | undefined;
+  return group && typeof group === 'object' && typeof group.top1 === 'number' && Number.isFinite(group.top1)
+    ? group.top1
+    : null;
 }
 
 function vector(value: unknown): string {
@@ -35,7 +37,12 @@ export function testTimeSection(value: unknown, charts: Record<string, ChartSpec
       'test-time',
     );
   }
-  const d = t.distributions;
+  // Entries that are not objects (a hand-edited or corrupt file) are left out.
+  const d = Object.fromEntries(
+    Object.entries(t.distributions).filter(
+      ([, e]) => typeof e === 'object' && e !== null && !Array.isArray(e),
+    ),
+  ) as Record<string, Entry>;
   const names = orderedDistributions(d);
   const methods = METHODS.filter((m) => names.some((n) => top1(d[n]!, m.key) !== null));
   charts.testTime = distributionLines(
@@ -52,18 +59,18 @@ export function testTimeSection(value: unknown, charts: Record<string, ChartSpec
     const v = names.map((n) => top1(d[n]!, key));
     return v.every((x) => x !== null) ? v.reduce((s, x) => s + x!, 0) / v.length : null;
   };
-  const rows = names.map((n) => {
+  const rows: Cell[][] = names.map((n) => {
     const e = d[n]!;
-    const matched = e.prior_matching as Entry | undefined;
+    const matched = (typeof e.prior_matching === 'object' ? e.prior_matching : null) as Entry | null;
     return [
-      escapeHtml(n),
+      n,
       ...methods.map((m) => pct(top1(e, m.key))),
-      escapeHtml(vector(e.weights)),
-      escapeHtml(vector(e.preference)),
-      escapeHtml(vector(matched?.preference ?? matched?.weights)),
+      vector(e.weights),
+      vector(e.preference),
+      vector(matched?.preference ?? matched?.weights),
     ];
   });
-  rows.push(['<b>mean</b>', ...methods.map((m) => `<b>${pct(mean(m.key))}</b>`), '', '', '']);
+  rows.push([markup('<b>mean</b>'), ...methods.map((m) => markup(`<b>${pct(mean(m.key))}</b>`)), '', '', '']);
   return section(
     'Test-time adaptation',
     chartDiv(
@@ -73,7 +80,7 @@ export function testTimeSection(value: unknown, charts: Record<string, ChartSpec
       table(
         [
           'distribution',
-          ...methods.map((m) => `${escapeHtml(m.label)} %`),
+          ...methods.map((m) => `${m.label} %`),
           'aggregation weights',
           'searched preference',
           'prior-matched weights',

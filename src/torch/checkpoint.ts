@@ -1,14 +1,17 @@
 // Training checkpoints: model weights in a safetensors file (loadable by PyTorch users), the
 // optimizer's state tensors in a second safetensors file, and everything else (optimizer
 // hyperparameters, scheduler position, epoch, RNG states, user data) in a JSON sidecar.
-import { readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { basename, dirname } from 'node:path';
 import { Tensor } from './tensor.js';
 import { getRngState, setRngState } from './creation.js';
 import { dispose } from './scope.js';
 import { writeFileAtomic, writeJsonAtomic } from './fs.js';
-import { encodeSafetensors, loadSafetensors } from './safetensors.js';
+import { decodeSafetensors, encodeSafetensors } from './safetensors.js';
+import { CheckpointError, SafetensorsError } from './errors.js';
+import { elsewhere, readSidecar, verifiedFile, type Sidecar } from './checkpoint-sidecar.js';
 import type { RngState } from './rng.js';
+import { checkDevice, cuda, type Device } from './device.js';
 import type { OptimizerStateDict, ParamState } from './optim/optimizer.js';
 import type { SchedulerState } from './optim/lr_scheduler.js';
 
@@ -32,21 +35,9 @@ export interface CheckpointContent {
   extra?: unknown;
 }
 
-interface Sidecar {
-  format: 'tailor-checkpoint';
-  version: 1;
-  weights: { file: string; bytes: number };
-  optimizerTensors?: { file: string; bytes: number };
-  optimizer?: {
-    paramGroups: OptimizerStateDict['paramGroups'];
-    state: Record<string, Record<string, number | { tensor: string }>>;
-  };
-  scheduler?: SchedulerState;
-  epoch?: number;
-  step?: number;
-  torchRngState?: string;
-  rng?: Record<string, RngState>;
-  extra?: unknown;
+export interface LoadCheckpointOptions {
+  /** Where the tensors go (torch.load's map_location): 'cpu' (default), 'cuda', 'cuda:N'. */
+  mapLocation?: Device;
 }
 
 export interface LoadedCheckpoint {
@@ -58,8 +49,11 @@ export interface LoadedCheckpoint {
   epoch?: number;
   step?: number;
   torchRngState?: Uint8Array;
+  cudaRngStates?: Record<string, Uint8Array>;
   rng?: Record<string, RngState>;
   extra?: unknown;
+  /** The sidecar it was read from, for messages. */
+  sidecar?: string;
 }
 
 function checkpointPaths(base: string): { weights: string; optim: string; sidecar: string } {
@@ -67,11 +61,30 @@ function checkpointPaths(base: string): { weights: string; optim: string; sideca
   return { weights: `${stem}.safetensors`, optim: `${stem}.optim.safetensors`, sidecar: `${stem}.json` };
 }
 
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Reads a weights file the sidecar vouched for; a parse failure is a checkpoint error. */
+function loadSafetensorsChecked(
+  sidecar: string,
+  file: { path: string; bytes: Uint8Array },
+): ReturnType<typeof decodeSafetensors> {
+  try {
+    return decodeSafetensors(file.bytes, file.path);
+  } catch (error) {
+    if (error instanceof SafetensorsError)
+      throw new CheckpointError(`${error.message}${elsewhere(sidecar)}`, { cause: error });
+    throw error;
+  }
+}
+
 /**
  * Saves a training checkpoint as `<base>.safetensors` (weights), `<base>.optim.safetensors`
  * (optimizer state tensors, if any) and `<base>.json` (everything else). Each file is written
- * atomically and the sidecar last, recording the sizes of the others, so a crash mid-save leaves
- * either the previous checkpoint or a mismatch that loadCheckpoint reports.
+ * atomically and the sidecar last, recording the size and SHA-256 of the others, so a crash
+ * mid-save leaves either the previous checkpoint or a mismatch that loadCheckpoint reports, and
+ * weights corrupted later (even at the same size) are caught on load.
  */
 export function saveCheckpoint(
   base: string,
@@ -83,7 +96,7 @@ export function saveCheckpoint(
   const sidecar: Sidecar = {
     format: 'tailor-checkpoint',
     version: 1,
-    weights: { file: basename(paths.weights), bytes: weightBytes.length },
+    weights: { file: basename(paths.weights), bytes: weightBytes.length, sha256: sha256(weightBytes) },
   };
   let optimPath: string | undefined;
   if (content.optimizer) {
@@ -105,60 +118,54 @@ export function saveCheckpoint(
     if (Object.keys(optimTensors).length > 0) {
       const bytes = encodeSafetensors(optimTensors, { format: 'tailor-optimizer-state' });
       writeFileAtomic(paths.optim, bytes);
-      sidecar.optimizerTensors = { file: basename(paths.optim), bytes: bytes.length };
+      sidecar.optimizerTensors = { file: basename(paths.optim), bytes: bytes.length, sha256: sha256(bytes) };
       optimPath = paths.optim;
     }
   }
   if (content.scheduler) sidecar.scheduler = content.scheduler;
   if (content.epoch !== undefined) sidecar.epoch = content.epoch;
   if (content.step !== undefined) sidecar.step = content.step;
-  if (content.torchRng ?? true) sidecar.torchRngState = Buffer.from(getRngState()).toString('base64');
+  if (content.torchRng ?? true) {
+    sidecar.torchRngState = Buffer.from(getRngState()).toString('base64');
+    const states = cuda.getRngStates();
+    if (Object.keys(states).length > 0) {
+      sidecar.cudaRngStates = Object.fromEntries(
+        Object.entries(states).map(([name, st]) => [name, Buffer.from(st).toString('base64')]),
+      );
+    }
+  }
   if (content.rng) sidecar.rng = content.rng;
   if (content.extra !== undefined) sidecar.extra = content.extra;
   writeJsonAtomic(paths.sidecar, sidecar);
   return { weights: paths.weights, sidecar: paths.sidecar, ...(optimPath ? { optimizer: optimPath } : {}) };
 }
 
-/** Loads what saveCheckpoint wrote (`base` with or without `.safetensors`). The tensors are the caller's. */
-export function loadCheckpoint(base: string): LoadedCheckpoint {
+/**
+ * Loads what saveCheckpoint wrote (`base` with or without `.safetensors`), its tensors on
+ * options.mapLocation (a checkpoint written on one device resumes on another). The tensors are
+ * the caller's.
+ */
+export function loadCheckpoint(base: string, options: LoadCheckpointOptions = {}): LoadedCheckpoint {
+  const location = checkDevice(options.mapLocation ?? 'cpu');
   const paths = checkpointPaths(base);
-  let sidecar: Sidecar;
-  try {
-    sidecar = JSON.parse(readFileSync(paths.sidecar, 'utf8')) as Sidecar;
-  } catch (error) {
-    throw new Error(`cannot read checkpoint sidecar ${paths.sidecar}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  if (sidecar?.format !== 'tailor-checkpoint' || sidecar.version !== 1) {
-    throw new Error(
-      `${paths.sidecar}: not a tailor checkpoint sidecar (format/version fields missing or unknown)`,
-    );
-  }
+  const sidecar = readSidecar(paths.sidecar);
   const dir = dirname(paths.sidecar);
-  const checkSize = (file: string, bytes: number) => {
-    const path = join(dir, file);
-    let size: number;
-    try {
-      size = statSync(path).size;
-    } catch {
-      throw new Error(`${paths.sidecar} refers to ${path}, which is missing`);
-    }
-    if (size !== bytes) {
-      throw new Error(
-        `${path} is ${size} bytes but ${paths.sidecar} recorded ${bytes} (interrupted save or mixed checkpoints)`,
-      );
-    }
-    return path;
+  const weightsFile = loadSafetensorsChecked(
+    paths.sidecar,
+    verifiedFile(paths.sidecar, dir, sidecar.weights),
+  );
+  const loaded: LoadedCheckpoint = {
+    weights: weightsFile.tensors,
+    metadata: weightsFile.metadata,
+    sidecar: paths.sidecar,
   };
-  const weightsFile = loadSafetensors(checkSize(sidecar.weights.file, sidecar.weights.bytes));
-  const loaded: LoadedCheckpoint = { weights: weightsFile.tensors, metadata: weightsFile.metadata };
   let tensors: Record<string, Tensor> = {};
   try {
     if (sidecar.optimizer) {
       if (sidecar.optimizerTensors) {
-        tensors = loadSafetensors(
-          checkSize(sidecar.optimizerTensors.file, sidecar.optimizerTensors.bytes),
+        tensors = loadSafetensorsChecked(
+          paths.sidecar,
+          verifiedFile(paths.sidecar, dir, sidecar.optimizerTensors),
         ).tensors;
       }
       const used = new Set<string>();
@@ -169,10 +176,10 @@ export function loadCheckpoint(base: string): LoadedCheckpoint {
           if (typeof value === 'number') {
             state[index]![key] = value;
           } else {
-            const t = tensors[value.tensor];
+            const t = Object.hasOwn(tensors, value.tensor) ? tensors[value.tensor] : undefined;
             if (!t)
-              throw new Error(
-                `${paths.sidecar}: optimizer state ${index}.${key} names tensor '${value.tensor}', which is missing`,
+              throw new CheckpointError(
+                `${paths.sidecar}: optimizer state ${index}.${key} names tensor '${value.tensor}', which is missing${elsewhere(paths.sidecar)}`,
               );
             state[index]![key] = t;
             used.add(value.tensor);
@@ -186,17 +193,82 @@ export function loadCheckpoint(base: string): LoadedCheckpoint {
     dispose([loaded.weights, tensors]);
     throw error;
   }
+  if (location !== 'cpu') {
+    loaded.weights = moveAll(loaded.weights, location);
+    if (loaded.optimizer) {
+      for (const s of Object.values(loaded.optimizer.state)) Object.assign(s, moveAll(s, location));
+    }
+  }
   if (sidecar.scheduler) loaded.scheduler = sidecar.scheduler;
   if (sidecar.epoch !== undefined) loaded.epoch = sidecar.epoch;
   if (sidecar.step !== undefined) loaded.step = sidecar.step;
-  if (sidecar.torchRngState)
+  if (sidecar.torchRngState !== undefined)
     loaded.torchRngState = new Uint8Array(Buffer.from(sidecar.torchRngState, 'base64'));
+  if (sidecar.cudaRngStates) {
+    loaded.cudaRngStates = Object.fromEntries(
+      Object.entries(sidecar.cudaRngStates).map(([name, st]) => [
+        name,
+        new Uint8Array(Buffer.from(st, 'base64')),
+      ]),
+    );
+  }
   if (sidecar.rng) loaded.rng = sidecar.rng;
   if (sidecar.extra !== undefined) loaded.extra = sidecar.extra;
   return loaded;
 }
 
-/** Restores libtorch's generator from a loaded checkpoint (no-op if it stored none). */
-export function restoreTorchRng(checkpoint: Pick<LoadedCheckpoint, 'torchRngState'>): void {
-  if (checkpoint.torchRngState) setRngState(checkpoint.torchRngState);
+/** Moves the tensors of a record to a device, disposing the originals; other values pass through. */
+function moveAll<T extends Record<string, unknown>>(record: T, device: Device): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (value instanceof Tensor) {
+      out[key] = value.toDevice(device, { copy: true });
+      value.dispose();
+    } else {
+      out[key] = value;
+    }
+  }
+  return out as T;
+}
+
+/**
+ * Runs `restore` (copying a checkpoint's weights into a model, its state into an optimizer or a
+ * schedule); a failure (missing keys, other shapes, other parameter groups) becomes a
+ * CheckpointError naming the sidecar and what did not fit.
+ */
+export function restoreFrom<T>(
+  checkpoint: Pick<LoadedCheckpoint, 'sidecar'>,
+  what: string,
+  restore: () => T,
+): T {
+  try {
+    return restore();
+  } catch (error) {
+    if (error instanceof CheckpointError) throw error;
+    const where = checkpoint.sidecar ?? 'checkpoint';
+    throw new CheckpointError(
+      `${where}: ${what} does not fit (${(error as Error).message}); is this checkpoint from another model or config?`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Restores libtorch's generators from a loaded checkpoint (no-op if it stored none): the CPU's and
+ * those of the GPUs present here (a resume on the same devices continues the same random streams).
+ */
+export function restoreTorchRng(
+  checkpoint: Pick<LoadedCheckpoint, 'torchRngState' | 'cudaRngStates' | 'sidecar'>,
+): void {
+  if (checkpoint.cudaRngStates) cuda.setRngStates(checkpoint.cudaRngStates);
+  if (!checkpoint.torchRngState) return;
+  try {
+    setRngState(checkpoint.torchRngState);
+  } catch (error) {
+    // libtorch checks the Mersenne Twister state itself ("Invalid mt19937 state")
+    throw new CheckpointError(
+      `${checkpoint.sidecar ?? 'checkpoint'}: torchRngState is not a valid libtorch generator state (${(error as Error).message.replace(/^setRngState: /, '')})${checkpoint.sidecar ? elsewhere(checkpoint.sidecar) : ''}`,
+      { cause: error },
+    );
+  }
 }

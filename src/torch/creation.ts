@@ -3,6 +3,7 @@ import { native } from './native.js';
 import { dtypeCode, type DType, type NumericArray } from './dtype.js';
 import { Tensor, wrap, type Scalar } from './tensor.js';
 import * as aten from './generated/aten.js';
+import { creationDevice, type Device } from './device.js';
 
 type NestedNumbers = number | boolean | NestedNumbers[];
 
@@ -22,7 +23,13 @@ function inferShape(data: NestedNumbers): number[] {
  */
 export function tensor(
   data: NestedNumbers | NumericArray,
-  options: { shape?: number[]; dtype?: DType; requiresGrad?: boolean } = {},
+  options: {
+    shape?: number[];
+    dtype?: DType;
+    requiresGrad?: boolean;
+    device?: Device;
+    pinned?: boolean;
+  } = {},
 ): Tensor {
   let array: NumericArray;
   let shape: number[];
@@ -69,22 +76,34 @@ export function tensor(
     t.dispose();
     t = converted;
   }
+  const device = creationDevice(options.device);
+  if (device !== undefined) {
+    // Host data reach a GPU through page-locked memory with a non-blocking copy (as a
+    // pin_memory DataLoader does), so the copy overlaps the work already queued.
+    const pinned = options.pinned === false ? t : t.pinMemory();
+    const moved = pinned.toDevice(device, { nonBlocking: pinned !== t });
+    if (pinned !== t) pinned.dispose();
+    t.dispose();
+    t = moved;
+  }
   if (options.requiresGrad) t.requiresGrad_(true);
   return t;
 }
 
-export function scalarTensor(value: number, dtype: DType = 'float32'): Tensor {
-  return full([], value, dtype);
+// Creation functions take an optional device; without one they use the default device
+// (setDefaultDevice), which starts as the CPU.
+export function scalarTensor(value: number, dtype: DType = 'float32', device?: Device): Tensor {
+  return full([], value, dtype, device);
 }
 
-export function zeros(shape: number[], dtype: DType = 'float32'): Tensor {
-  return aten.zeros(shape, dtype);
+export function zeros(shape: number[], dtype: DType = 'float32', device?: Device): Tensor {
+  return aten.zeros(shape, dtype, null, creationDevice(device));
 }
-export function ones(shape: number[], dtype: DType = 'float32'): Tensor {
-  return aten.ones(shape, dtype);
+export function ones(shape: number[], dtype: DType = 'float32', device?: Device): Tensor {
+  return aten.ones(shape, dtype, null, creationDevice(device));
 }
-export function full(shape: number[], value: Scalar, dtype: DType = 'float32'): Tensor {
-  return aten.full(shape, value, dtype);
+export function full(shape: number[], value: Scalar, dtype: DType = 'float32', device?: Device): Tensor {
+  return aten.full(shape, value, dtype, null, creationDevice(device));
 }
 export function zerosLike(t: Tensor): Tensor {
   return aten.zeros_like(t);
@@ -92,31 +111,43 @@ export function zerosLike(t: Tensor): Tensor {
 export function onesLike(t: Tensor): Tensor {
   return aten.ones_like(t);
 }
-export function empty(shape: number[], dtype: DType = 'float32'): Tensor {
-  return aten.empty_memory_format(shape, dtype);
+export function empty(shape: number[], dtype: DType = 'float32', device?: Device): Tensor {
+  return aten.empty_memory_format(shape, dtype, null, creationDevice(device));
 }
 /** Values start, start+step, ... below end. Integer arguments give int64, as torch.arange. */
-export function arange(start: number, end?: number, step = 1, dtype?: DType): Tensor {
-  if (end === undefined) return aten.arange(start, dtype ?? null);
-  return aten.arange_start_step(start, end, step, dtype ?? null);
+export function arange(start: number, end?: number, step = 1, dtype?: DType, device?: Device): Tensor {
+  if (end === undefined) return aten.arange(start, dtype ?? null, null, creationDevice(device));
+  return aten.arange_start_step(start, end, step, dtype ?? null, null, creationDevice(device));
 }
-export function linspace(start: number, end: number, steps: number, dtype: DType = 'float32'): Tensor {
-  return aten.linspace({ float: start }, { float: end }, steps, dtype);
+export function linspace(
+  start: number,
+  end: number,
+  steps: number,
+  dtype: DType = 'float32',
+  device?: Device,
+): Tensor {
+  return aten.linspace({ float: start }, { float: end }, steps, dtype, null, creationDevice(device));
 }
-export function eye(n: number, dtype: DType = 'float32'): Tensor {
-  return aten.eye(n, dtype);
+export function eye(n: number, dtype: DType = 'float32', device?: Device): Tensor {
+  return aten.eye(n, dtype, null, creationDevice(device));
 }
-export function rand(shape: number[], dtype: DType = 'float32'): Tensor {
-  return aten.rand(shape, dtype);
+export function rand(shape: number[], dtype: DType = 'float32', device?: Device): Tensor {
+  return aten.rand(shape, dtype, null, creationDevice(device));
 }
-export function randn(shape: number[], dtype: DType = 'float32'): Tensor {
-  return aten.randn(shape, dtype);
+export function randn(shape: number[], dtype: DType = 'float32', device?: Device): Tensor {
+  return aten.randn(shape, dtype, null, creationDevice(device));
 }
-export function randint(low: number, high: number, shape: number[], dtype: DType = 'int64'): Tensor {
-  return aten.randint_low(low, high, shape, dtype);
+export function randint(
+  low: number,
+  high: number,
+  shape: number[],
+  dtype: DType = 'int64',
+  device?: Device,
+): Tensor {
+  return aten.randint_low(low, high, shape, dtype, null, creationDevice(device));
 }
-export function randperm(n: number, dtype: DType = 'int64'): Tensor {
-  return aten.randperm(n, dtype);
+export function randperm(n: number, dtype: DType = 'int64', device?: Device): Tensor {
+  return aten.randperm(n, dtype, null, creationDevice(device));
 }
 export function cat(tensors: Tensor[], dim = 0): Tensor {
   return aten.cat(tensors, dim);
@@ -131,9 +162,9 @@ export function oneHot(labels: Tensor, numClasses: number): Tensor {
   return aten.one_hot(labels, numClasses);
 }
 
-/** Seeds libtorch's default generator (rand, randn, dropout, init). */
+/** Seeds libtorch's default generators (rand, randn, dropout, init): the CPU's and every GPU's. */
 export function manualSeed(seed: number): void {
-  native.manualSeed(seed);
+  native.manualSeedAll(seed);
 }
 export function getRngState(): Uint8Array {
   return native.getRngState();

@@ -11,6 +11,12 @@ export class Rng {
   constructor(seed: number | RngState = 0) {
     this.s = new Uint32Array(4);
     if (Array.isArray(seed)) {
+      if (seed.length !== 4 || !seed.every((w) => Number.isInteger(w) && w >= 0 && w <= 0xffffffff))
+        throw new RangeError(
+          `Rng: a state is four 32-bit unsigned integers, got [${seed.slice(0, 5).join(', ')}]`,
+        );
+      // The all-zero state never leaves zero (uniform() would return 0 forever).
+      if (seed.every((w) => w === 0)) throw new RangeError('Rng: the all-zero state is not a valid state');
       this.s.set(seed);
     } else {
       let x = seed >>> 0;

@@ -8,6 +8,7 @@ import { Tensor } from './tensor.js';
 import { tensor } from './creation.js';
 import { dispose } from './scope.js';
 import { writeFileAtomic } from './fs.js';
+import { SafetensorsError } from './errors.js';
 import type { DType, NumericArray } from './dtype.js';
 
 type SafeDType = 'F64' | 'F32' | 'F16' | 'BF16' | 'I64' | 'I32' | 'I16' | 'I8' | 'U8' | 'BOOL';
@@ -53,6 +54,8 @@ const dtypeRank: Record<SafeDType, number> = {
 
 /** The reference implementation refuses headers above 100 MB; so do we (a corrupt length otherwise allocates wildly). */
 const MAX_HEADER_BYTES = 100_000_000;
+/** More dimensions than any model uses; libtorch itself stops at 64 in several kernels. */
+const MAX_DIMS = 32;
 const littleEndianHost = endianness() === 'LE';
 
 export interface SafetensorsEntry {
@@ -204,7 +207,7 @@ function parseHeader(
   source: string,
 ): { entries: Record<string, SafetensorsEntry>; metadata: Record<string, string>; dataStart: number } {
   const fail = (why: string): never => {
-    throw new Error(`${source}: not a valid safetensors file: ${why}`);
+    throw new SafetensorsError(`${source}: not a valid safetensors file: ${why}`);
   };
   if (bytes.length < 8)
     fail(`it is ${bytes.length} bytes long, shorter than the 8-byte header length (truncated?)`);
@@ -224,8 +227,10 @@ function parseHeader(
     fail('the header is not a JSON object');
   const dataStart = 8 + Number(n);
   const dataLength = bytes.length - dataStart;
-  const metadata: Record<string, string> = {};
-  const entries: Record<string, SafetensorsEntry> = {};
+  // Maps, then Object.fromEntries (which defines own properties): a tensor named __proto__ or
+  // constructor is just a name and never reaches an object's prototype.
+  const metadata = new Map<string, string>();
+  const entries = new Map<string, SafetensorsEntry>();
   const spans: [number, number, string][] = [];
   for (const [name, raw] of Object.entries(parsed as Record<string, unknown>)) {
     if (name === '__metadata__') {
@@ -233,7 +238,7 @@ function parseHeader(
         fail(`__metadata__ is not an object`);
       for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
         if (typeof v !== 'string') fail(`__metadata__.${k} is not a string`);
-        metadata[k] = v as string;
+        metadata.set(k, v as string);
       }
       continue;
     }
@@ -241,17 +246,24 @@ function parseHeader(
     if (typeof e !== 'object' || e === null) fail(`entry '${name}' is not an object`);
     if (typeof e.dtype !== 'string' || !(e.dtype in fromSafe))
       fail(`tensor '${name}' has unsupported dtype ${JSON.stringify(e.dtype)}`);
-    if (!Array.isArray(e.shape) || e.shape.some((d) => !Number.isInteger(d) || d < 0))
-      fail(`tensor '${name}' has a bad shape`);
+    if (
+      !Array.isArray(e.shape) ||
+      e.shape.length > MAX_DIMS ||
+      e.shape.some((d) => !Number.isSafeInteger(d) || d < 0)
+    )
+      fail(`tensor '${name}' has a bad shape (expected at most ${MAX_DIMS} non-negative integers)`);
     const off = e.data_offsets;
     if (
       !Array.isArray(off) ||
       off.length !== 2 ||
-      !off.every((o) => Number.isInteger(o) && o >= 0) ||
+      !off.every((o) => Number.isSafeInteger(o) && o >= 0) ||
       off[0] > off[1]
     ) {
       fail(`tensor '${name}' has bad data_offsets`);
     }
+    // Even an empty tensor must have strides that fit in int64.
+    if ((e.shape as number[]).reduce((a, d) => a * Math.max(d, 1), 1) > Number.MAX_SAFE_INTEGER)
+      fail(`tensor '${name}' has an implausible shape [${e.shape}]`);
     const [begin, end] = off as [number, number];
     const count = (e.shape as number[]).reduce((a, b) => a * b, 1);
     if (end - begin !== count * fromSafe[e.dtype as SafeDType].bytes) {
@@ -261,7 +273,7 @@ function parseHeader(
     }
     if (end > dataLength)
       fail(`tensor '${name}' ends at byte ${end} of a ${dataLength}-byte data section (truncated?)`);
-    entries[name] = e as SafetensorsEntry;
+    entries.set(name, e as SafetensorsEntry);
     spans.push([begin, end, name]);
   }
   spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -272,7 +284,7 @@ function parseHeader(
     pos = end;
   }
   if (pos !== dataLength) fail(`${dataLength - pos} bytes after the last tensor`);
-  return { entries, metadata, dataStart };
+  return { entries: Object.fromEntries(entries), metadata: Object.fromEntries(metadata), dataStart };
 }
 
 function entryTensor(bytes: Uint8Array, start: number, e: SafetensorsEntry): Tensor {
@@ -322,14 +334,16 @@ export function decodeSafetensors(
   source = '<buffer>',
 ): { tensors: Record<string, Tensor>; metadata: Record<string, string> } {
   const { entries, metadata, dataStart } = parseHeader(bytes, source);
-  const tensors: Record<string, Tensor> = {};
+  const tensors = new Map<string, Tensor>();
   try {
-    for (const [name, e] of Object.entries(entries)) tensors[name] = entryTensor(bytes, dataStart, e);
+    for (const [name, e] of Object.entries(entries)) tensors.set(name, entryTensor(bytes, dataStart, e));
   } catch (error) {
-    dispose(tensors);
-    throw new Error(`${source}: reading the tensors failed: ${(error as Error).message}`, { cause: error });
+    dispose([...tensors.values()]);
+    throw new SafetensorsError(`${source}: reading the tensors failed: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
-  return { tensors, metadata };
+  return { tensors: Object.fromEntries(tensors), metadata };
 }
 
 /** Reads a .safetensors file. Errors name the file and what is wrong with it. */
@@ -341,7 +355,9 @@ export function loadSafetensors(path: string): {
   try {
     bytes = readFileSync(path);
   } catch (error) {
-    throw new Error(`cannot read safetensors file ${path}: ${(error as Error).message}`, { cause: error });
+    throw new SafetensorsError(`cannot read safetensors file ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return decodeSafetensors(bytes, path);
 }

@@ -4,6 +4,14 @@ import { native } from './native.js';
 import { dtypeCode, dtypeName, type DType, type NumericArray } from './dtype.js';
 import { track, untrack, inSafetyNet, scopeOwner, type ScopeOwner } from './scope.js';
 import * as aten from './generated/aten.js';
+import {
+  checkDevice,
+  cuda,
+  isDeviceString,
+  DeviceUnavailableError,
+  SELECT_CUDA_HINT,
+  type Device,
+} from './device.js';
 
 /** A number (integral values are int Scalars), a boolean, or {float: x} to force a float Scalar. */
 export type Scalar = number | boolean | { float: number };
@@ -384,8 +392,38 @@ export class Tensor {
   }
 
   // ---- dtype ----
-  to(dtype: DType): Tensor {
-    return aten.to_dtype(this, dtype);
+  /** A dtype (e.g. 'float32') or a device ('cpu', 'cuda', 'cuda:1'). */
+  to(target: DType | Device): Tensor {
+    if (isDeviceString(target)) return this.toDevice(target);
+    return aten.to_dtype(this, target as DType);
+  }
+  /** The device the tensor lives on ('cpu', 'cuda:0', ...). */
+  get device(): Device {
+    return native.deviceOf(this.handle);
+  }
+  /**
+   * The tensor on `device` (a new handle to the same tensor when it is already there, as
+   * PyTorch's to()). nonBlocking copies asynchronously from pinned host memory.
+   */
+  toDevice(device: Device, options: { nonBlocking?: boolean; dtype?: DType; copy?: boolean } = {}): Tensor {
+    return aten.to_device(
+      this,
+      checkDevice(device),
+      options.dtype ?? this.dtype,
+      options.nonBlocking ?? false,
+      options.copy ?? false,
+    );
+  }
+  /** A copy in page-locked host memory, from which copies to a GPU can be non-blocking. */
+  pinMemory(): Tensor {
+    if (!cuda.isAvailable())
+      throw new DeviceUnavailableError(
+        `pinned host memory needs CUDA, which is not available here; ${SELECT_CUDA_HINT}`,
+      );
+    return aten.pin_memory(this);
+  }
+  get isPinned(): boolean {
+    return native.isPinned(this.handle);
   }
   float(): Tensor {
     return this.to('float32');

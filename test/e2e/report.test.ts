@@ -3,7 +3,7 @@
 // when the preference point is dragged. Skips when /usr/bin/chromium is not installed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,6 +38,12 @@ before(async () => {
   });
   writeLongtailReport(join(dir, 'runs', 'prl'));
   writeRunReport(join(dir, 'runs', 'gmm'));
+  // A report into which markup slipped: an inline script that is not the report's own.
+  const report = readFileSync(join(dir, 'runs', 'prl', 'report.html'), 'utf8');
+  writeFileSync(
+    join(dir, 'runs', 'prl', 'injected.html'),
+    report.replace('</body>', `<script>document.body.setAttribute('data-injected', 'ran')</script></body>`),
+  );
   server = await startReportServer({
     runsDir: join(dir, 'runs'),
     port: 0,
@@ -293,5 +299,28 @@ test('real PRL run: the live answer equals tailor test-all --preference', { skip
   } finally {
     await page.close();
     await real.close();
+  }
+});
+
+test("the Content-Security-Policy runs the report's own scripts and no injected one", { skip }, async () => {
+  for (const url of [
+    `${server.url}/runs/prl/files/injected.html`,
+    pathToFileURL(join(dir, 'runs', 'prl', 'injected.html')).href,
+  ]) {
+    const page = await browser.newPage();
+    try {
+      const violations: string[] = [];
+      page.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+      });
+      await page.goto(url);
+      // the report's own (hashed) scripts ran and drew ...
+      await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+      // ... the injected one did not, and the browser said why
+      assert.equal(await page.getAttribute('body', 'data-injected'), null, url);
+      assert.ok(violations.length > 0, `no CSP violation reported for ${url}`);
+    } finally {
+      await page.close();
+    }
   }
 });

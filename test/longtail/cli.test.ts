@@ -112,6 +112,33 @@ test(
       const head = (name: string) => r.distributions[name].prior_matching.estimated_prior[0];
       assert.ok(head('forward50') > head('backward50'), 'the head class is likelier on forward50');
       assert.equal(typeof r.mean_top1_prior, 'number');
+      // Every method by its exported name, with its prior estimate and the error against the truth.
+      for (const name of ['forward50', 'backward50']) {
+        const m = r.distributions[name].methods;
+        for (const method of [
+          'none',
+          'aggregation',
+          'preference',
+          'prior',
+          'em',
+          'em_ts',
+          'em_bcts',
+          'bbse',
+          'oracle',
+        ])
+          assert.ok(m[method], `${name}: ${method} reported`);
+        assert.equal(m.none.top1, r.distributions[name].before.top1);
+        for (const method of ['prior', 'em', 'em_ts', 'em_bcts', 'bbse', 'oracle']) {
+          assert.equal(m[method].estimated_prior.length, 10, method);
+          assert.ok(m[method].prior_error.l1 >= 0 && m[method].prior_error.kl >= 0, method);
+        }
+        assert.ok(m.oracle.prior_error.l1 < 1e-12, 'the oracle knows the prior');
+      }
+      assert.equal(typeof r.mean_top1_methods.em_bcts, 'number');
+      assert.ok(r.calibration.bcts.nll_after <= r.calibration.bcts.nll_before + 1e-12);
+      // The run recorded its validation split and the calibration fitted on it after training.
+      assert.deepEqual(results.dataset.validation.counts.length, 10);
+      assert.equal(typeof results.calibration.bcts.temperature, 'number');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -96,15 +96,41 @@ test('test-time configs: defaults, methods, invalid JSON with its position, unkn
     const file = join(dir, 'tt.json');
     writeFileSync(file, readFileSync(join(repoRoot, 'configs', 'fmnist_test_time.json')));
     const o = loadTestTimeConfig(file, true);
-    assert.deepEqual(o.methods, ['aggregation', 'preference', 'prior']);
+    // the label-shift baselines (validation split) always join the chosen searches
+    assert.deepEqual(o.methods, ['aggregation', 'preference', 'prior', 'em', 'em_ts', 'em_bcts', 'bbse']);
     assert.equal(o.distributions.length, 11);
     assert.equal(o.epochs, 5);
-    assert.deepEqual(loadTestTimeConfig(file, false).methods, ['aggregation', 'prior'], "'all' on SADE");
+    assert.deepEqual(
+      loadTestTimeConfig(file, false).methods,
+      ['aggregation', 'prior', 'em', 'em_ts', 'em_bcts', 'bbse'],
+      "'all' on SADE",
+    );
     writeFileSync(file, JSON.stringify({ method: 'both' }));
-    assert.deepEqual(loadTestTimeConfig(file, true).methods, ['aggregation', 'preference']);
-    assert.deepEqual(loadTestTimeConfig(file, false).methods, ['aggregation'], "'both' on SADE");
+    assert.deepEqual(loadTestTimeConfig(file, true).methods, [
+      'aggregation',
+      'preference',
+      'em',
+      'em_ts',
+      'em_bcts',
+      'bbse',
+    ]);
+    assert.deepEqual(
+      loadTestTimeConfig(file, false).methods,
+      ['aggregation', 'em', 'em_ts', 'em_bcts', 'bbse'],
+      "'both' on SADE",
+    );
     writeFileSync(file, JSON.stringify({ method: 'prior' }));
-    assert.deepEqual(loadTestTimeConfig(file, false).methods, ['prior']);
+    assert.deepEqual(loadTestTimeConfig(file, false).methods, ['prior', 'em', 'em_ts', 'em_bcts', 'bbse']);
+    // methods: exactly the named ones, from the exported list
+    writeFileSync(file, JSON.stringify({ methods: ['em_bcts', 'bbse', 'em_bcts'] }));
+    assert.deepEqual(loadTestTimeConfig(file, false).methods, ['em_bcts', 'bbse']);
+    assert.equal(loadTestTimeConfig(file, true).preferenceObjective, 'consistent', 'PRL search default');
+    assert.equal(loadTestTimeConfig(file, true).aggregationObjective, 'stability', 'SADE as published');
+    writeFileSync(file, JSON.stringify({ methods: ['mlls'] }));
+    assert.throws(() => loadTestTimeConfig(file, false), /tt\.json: methods\[0\]: .*em_bcts/);
+    writeFileSync(file, JSON.stringify({ methods: ['preference'] }));
+    assert.throws(() => loadTestTimeConfig(file, false), /methods: 'preference' needs a PRL checkpoint/);
+    writeFileSync(file, JSON.stringify({ method: 'prior' }));
     assert.equal(loadTestTimeConfig(file, false).priorFit, 'likelihood', 'prior_fit default');
     writeFileSync(file, JSON.stringify({ method: 'prior', prior_fit: 'least_squares' }));
     assert.equal(loadTestTimeConfig(file, false).priorFit, 'least_squares');

@@ -116,8 +116,14 @@ test('lists are found where the reference loaders look; explicit *_txt overrides
   const i = buildData(config((c) => (c.data_loader.type = 'iNaturalistDataLoader')));
   assert.equal(i.dataset, 'inat2018');
   assert.equal(i.pipeline, 'inat');
-  assert.equal(i.test, i.val);
+  // iNaturalist's val list is its test set: the validation split comes out of the training list
+  assert.notEqual(i.test, i.val);
   assert.equal(i.test.labels.length, 16);
+  assert.match(i.lists!.val, /iNaturalist18_train\.txt \(held out\)$/);
+  const trainAll = buildData(config((c) => (c.data_loader.type = 'ImageNetLTDataLoader'))).train.labels
+    .length;
+  assert.equal(i.train.labels.length + i.val.labels.length, trainAll);
+  assert.ok(i.val.labels.length > 0);
 });
 
 test('train, test, test-all and test-time-train from an image list through the CLI', () => {

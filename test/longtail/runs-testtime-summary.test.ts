@@ -9,12 +9,14 @@ test('the test-time summary reports the best method per distribution and the mea
   const results: Record<string, DistributionTestTime> = {
     forward50: {
       n: 10,
+      counts: [4, 3, 3],
       before: g(0.5),
       aggregation: { ...g(0.7), weights: [0.6, 0.3, 0.1], epochs: 2, stopped_early: false },
       oracle: g(0.9),
     },
     uniform: {
       n: 10,
+      counts: [4, 3, 3],
       before: g(0.6),
       aggregation: { ...g(0.6), weights: [1 / 3, 1 / 3, 1 / 3], epochs: 5, stopped_early: true },
       oracle: g(0.6),

@@ -2,7 +2,7 @@
 // a diverging run stops with a message naming the epoch and step.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig, type TrainConfig } from '../../src/longtail/config/config.js';
@@ -34,6 +34,9 @@ test(
       const c = () => config('fmnist_lt_ir100_sade.json', (x) => (x.mixup = { alpha: 0.4 }));
       const straight = await trainRun(c(), join(dir, 'a'), 2);
       await trainRun(c(), join(dir, 'b'), 1);
+      // A metrics line whose checkpoint never made it (the order before metrics followed checkpoints):
+      // resume must drop it, not keep a second epoch-2 line.
+      appendFileSync(join(dir, 'b', 'metrics.jsonl'), JSON.stringify({ epoch: 2, stray: true }) + '\n');
       const resumed = await trainRun(c(), join(dir, 'b'), 2, join(dir, 'b', 'checkpoint-last.json'));
       assert.equal(resumed.result.history.length, 2);
       for (const [k, v] of Object.entries(straight.weights)) {
@@ -44,6 +47,15 @@ test(
         .split('\n');
       assert.equal(lines.length, 2);
       assert.ok(existsSync(join(dir, 'a', 'model_best.safetensors')));
+      const epochs = (run: string) =>
+        readFileSync(join(dir, run, 'metrics.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { epoch: number; train_loss: number; stray?: boolean });
+      assert.deepEqual(
+        epochs('b').map((e) => [e.epoch, e.train_loss, e.stray]),
+        epochs('a').map((e) => [e.epoch, e.train_loss, e.stray]),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -11,7 +11,8 @@ import {
   type System,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
-import { numberOr, preferenceArg } from '../args.js';
+import { preferenceArg } from '../args.js';
+import { resolveDevice, resolveThreads } from '../runtime.js';
 
 export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
   try {
@@ -42,11 +43,14 @@ export function loadRunForEvaluation(
     root?: string | undefined;
     threads?: string | undefined;
     preference?: string | undefined;
+    device?: string | undefined;
   },
   help: string,
 ): { loaded: LoadedRun; system: System } {
   if (!values.resume) throw new CliError(`give the checkpoint with -r CHECKPOINT\n\n${help}`);
-  torch.setNumThreads(numberOr('--threads', values.threads, 2, { integer: true, min: 1 }));
+  torch.setNumThreads(resolveThreads(values.threads, 2));
+  // The model is rebuilt on the device; the checkpoint's tensors are copied into it.
+  torch.setDefaultDevice(resolveDevice(values.device));
   const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
   const system = loaded.session.system;
   const preference = preferenceArg('--preference', values.preference, system.experts);

@@ -2,10 +2,12 @@
 // U-Net to spectra (CSV, JCAMP-DX, NMRPipe, Bruker folders; FIDs are processed first with the
 // file's own parameters) and writes each result as CSV and JCAMP-DX.
 import { parseArgs } from 'node:util';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { CliError } from '../errors.js';
 import { numberListArg } from '../args.js';
+import { resolveDevice } from '../runtime.js';
+import { setDefaultDevice } from '../../torch/device.js';
 import { loadDenoiserInfo, denoiseSpectra, denoiseStacks, isStackModel } from '../../nmr/model/denoise.js';
 import {
   checkDomain,
@@ -22,6 +24,7 @@ import { processFid } from '../../nmr/process.js';
 import { NmrFormatError } from '../../nmr/io/errors.js';
 import { Dataset } from '../../nmr/data/dataset.js';
 import type { Spectrum } from '../../nmr/types.js';
+import { ensureDir } from '../../torch/fs.js';
 
 const HELP = `usage: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR
 
@@ -39,6 +42,7 @@ options:
       --input PATH      input (repeatable)                                     [required]
       --out DIR         output folder                                          [required]
       --processed       for Bruker folders: use pdata/1/1r instead of the fid
+      --device D        cpu (default), cuda or cuda:N
       --ppm LO,HI       keep only this ppm window (default: the training experiments' window)
       --force           denoise inputs far outside what the model was trained on
 
@@ -142,6 +146,7 @@ export async function run(argv: string[]): Promise<number> {
       args: argv,
       options: {
         model: { type: 'string' },
+        device: { type: 'string' },
         input: { type: 'string', multiple: true },
         out: { type: 'string' },
         processed: { type: 'boolean' },
@@ -160,6 +165,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!values.model) throw new CliError(`--model is required\n\n${HELP}`);
   if (!values.input?.length) throw new CliError(`--input is required\n\n${HELP}`);
   if (!values.out) throw new CliError(`--out is required\n\n${HELP}`);
+  setDefaultDevice(resolveDevice(values.device));
   let model;
   let domain: TrainingDomain | null;
   try {
@@ -195,7 +201,7 @@ export async function run(argv: string[]): Promise<number> {
       console.error(`tailor: warning: ${what}${check.verdict === 'far' ? ' (--force given)' : ''}`);
     }
   }
-  mkdirSync(values.out, { recursive: true });
+  ensureDir(values.out);
   let outputs: Float64Array[];
   let t0: number;
   if (isStackModel(model)) {

@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
 import { numberArg, numberListArg } from '../args.js';
+import { resolveDevice } from '../runtime.js';
+import { setDefaultDevice } from '../../torch/device.js';
 import { loadConfig, resolveConfig } from '../../nmr/train/config.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,6 +44,7 @@ options:
       --data DIR         override data.train
       --epochs A,B       override the epochs of stage A and stage B
       --params           print the model's parameter table and exit
+      --device D         cpu (default), cuda or cuda:N (also "device" in the config)
 
 your own measurements (instead of the config's data.train; -c is then optional and defaults to a
 CPU-sized run, 16-32-64-64 channels, stage A 10 + stage B 10 epochs of 25 steps):
@@ -79,6 +82,7 @@ export async function run(argv: string[]): Promise<number> {
         data: { type: 'string' },
         epochs: { type: 'string' },
         params: { type: 'boolean' },
+        device: { type: 'string' },
         experiments: { type: 'string', multiple: true },
         samples: { type: 'string' },
         size: { type: 'string' },
@@ -134,6 +138,9 @@ export async function run(argv: string[]): Promise<number> {
     const parts = numberListArg('--epochs', values.epochs, { integer: true, min: 0 }, 2)!;
     [cfg.stageA.epochs, cfg.stageB.epochs] = parts as [number, number];
   }
+  // The model, its batches and the optimizer state live on the run's device (a checkpoint
+  // resumes on any device: its tensors are copied into the model's).
+  setDefaultDevice(resolveDevice(values.device, cfg));
   if (values.params) {
     const model = new UNet1d(cfg.model);
     console.log(formatParameterSummary(model));

@@ -15,7 +15,7 @@ import {
   loadRunForEvaluation,
 } from './longtail-common.js';
 
-const HELP = `usage: tailor test-all -r CHECKPOINT [--json] [--preference a,b,c] [--save] [--root DIR] [--threads N]
+const HELP = `usage: tailor test-all -r CHECKPOINT [--json] [--preference a,b,c] [--save] [--root DIR] [--threads N] [--device D]
 
 Evaluates a checkpoint on the eleven test-agnostic distributions (forward 50/25/10/5/2, uniform,
 backward 2/5/10/25/50) drawn from the balanced test set, with the test transform.
@@ -34,7 +34,8 @@ export async function run(argv: string[]): Promise<number> {
       save: { type: 'boolean', default: false },
       grid: { type: 'string' },
       root: { type: 'string' },
-      threads: { type: 'string', default: '2' },
+      threads: { type: 'string' },
+      device: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });

@@ -10,10 +10,10 @@ import {
   testTimeSummary,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
-import { numberOr } from '../args.js';
+import { resolveDevice, resolveThreads } from '../runtime.js';
 import { loadRun } from './longtail-common.js';
 
-const HELP = `usage: tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json] [--save] [--threads N]
+const HELP = `usage: tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json] [--save] [--threads N] [--device D]
 
 On each of the eleven test distributions (unlabeled), runs the config's methods: SADE's expert
 aggregation weights learned by self-supervised prediction stability of two augmented views; for
@@ -32,7 +32,8 @@ export async function run(argv: string[]): Promise<number> {
       resume: { type: 'string', short: 'r' },
       json: { type: 'boolean', default: false },
       save: { type: 'boolean', default: false },
-      threads: { type: 'string', default: '2' },
+      threads: { type: 'string' },
+      device: { type: 'string' },
       root: { type: 'string' },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -44,7 +45,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (!values.config || !values.resume)
     throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
-  torch.setNumThreads(numberOr('--threads', values.threads, 2, { integer: true, min: 1 }));
+  torch.setNumThreads(resolveThreads(values.threads, 2));
+  torch.setDefaultDevice(resolveDevice(values.device));
   const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
   const isPrl = loaded.session.system.kind === 'prl';
   let options;
@@ -54,11 +56,11 @@ export async function run(argv: string[]): Promise<number> {
     if (error instanceof ConfigError) throw new CliError(error.message);
     throw error;
   }
-  const { results } = await runTestTime(adaptInput(loaded.session), {
+  const { results, calibration } = await runTestTime(adaptInput(loaded.session), {
     ...options,
     quiet: values.quiet || values.json,
   });
-  const summary = testTimeSummary(results, options.methods, isPrl);
+  const summary = testTimeSummary(results, options.methods, isPrl, calibration);
   if (values.save) saveTestTimeSummary(loaded.runDir, summary);
   if (values.json) {
     console.log(JSON.stringify(summary));
@@ -71,6 +73,9 @@ export async function run(argv: string[]): Promise<number> {
         ['preference', summary.mean_top1_preference],
         ['prior', summary.mean_top1_prior],
         ['prior-adjusted', summary.mean_top1_prior_adjusted],
+        ...(['em', 'em_ts', 'em_bcts', 'bbse'] as const).map(
+          (m) => [m, summary.mean_top1_methods[m]] as const,
+        ),
       ] as const
     ).filter(([, v]) => v !== undefined);
     console.log(

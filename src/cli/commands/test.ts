@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { testPredictions, uniformDetail } from '../../longtail/index.js';
 import { groupsLine, jsonGroup, loadRunForEvaluation } from './longtail-common.js';
 
-const HELP = `usage: tailor test -r CHECKPOINT [--json] [--preference a,b,c] [--root DIR] [--threads N]
+const HELP = `usage: tailor test -r CHECKPOINT [--json] [--preference a,b,c] [--root DIR] [--threads N] [--device D]
 
 Evaluates a checkpoint on the uniform (balanced) test set with the test transform:
 top-1 and the many (>100 training images) / medium (20..100) / few (<20) class groups.
@@ -17,7 +17,8 @@ export async function run(argv: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       preference: { type: 'string' },
       root: { type: 'string' },
-      threads: { type: 'string', default: '2' },
+      threads: { type: 'string' },
+      device: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });

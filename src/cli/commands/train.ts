@@ -1,9 +1,8 @@
 // tailor train -c CONFIG [-r CHECKPOINT] [--epochs N] [--out DIR] [--seed S]
 import { parseArgs } from 'node:util';
 import { dirname } from 'node:path';
-import { mkdirSync } from 'node:fs';
 import * as torch from '../../torch/index.js';
-import { writeJsonAtomic } from '../../torch/fs.js';
+import { ensureDir, writeJsonAtomic } from '../../torch/fs.js';
 import {
   ConfigError,
   DataFormatError,
@@ -16,11 +15,13 @@ import {
   readSessionRecord,
   trainAndEvaluate,
   withOverrides,
+  trainSession,
   type SessionRecord,
 } from '../../longtail/index.js';
 import { writeLongtailReport } from '../../report/index.js';
 import { CliError } from '../errors.js';
 import { numberArg, numberOr } from '../args.js';
+import { joinJob, resolveAmp, resolveDevice, resolveThreads } from '../runtime.js';
 import { distributionTable, groupsLine, resolveCheckpoint } from './longtail-common.js';
 
 const HELP = `usage: tailor train -c CONFIG [-r CHECKPOINT] [options]
@@ -36,7 +37,13 @@ options:
       --out DIR            run directory (default: <trainer.save_dir or runs>/<name>/<timestamp>)
       --seed S             global seed (default: config seed or 0)
       --root DIR           data directory (overrides data_loader.args.data_dir)
-      --threads N          libtorch threads (default: trainer.threads or 2)
+      --threads N          libtorch threads (default: TAILOR_THREADS, trainer.threads or 2)
+      --device D           cpu, cuda or cuda:N (default: the config's "device", else n_gpu: 0 = cpu)
+      --amp bf16|fp16      mixed precision (autocast; fp16 with a gradient scaler; fp16 needs a GPU)
+
+Under \`tailor launch\` (or torchrun) each rank trains its shard of every epoch with
+batch_size / ranks images per step (batch_size stays the effective batch, so the learning rate
+needs no change); rank 0 evaluates and writes the run directory.
       --train-max-per-class N  cap the head class (quick runs)
       --test-per-class N   use only N test images per class (quick runs)
       --quiet              no progress bar
@@ -53,6 +60,8 @@ export async function run(argv: string[]): Promise<number> {
       seed: { type: 'string' },
       root: { type: 'string' },
       threads: { type: 'string' },
+      device: { type: 'string' },
+      amp: { type: 'string' },
       'train-max-per-class': { type: 'string' },
       'test-per-class': { type: 'string' },
       quiet: { type: 'boolean', default: false },
@@ -89,13 +98,16 @@ export async function run(argv: string[]): Promise<number> {
     });
     const epochs = config.trainer.epochs;
     const seed = config.seed ?? 0;
-    const threads = numberOr('--threads', values.threads, config.trainer.threads ?? 2, {
-      integer: true,
-      min: 1,
-    });
+    const threads = resolveThreads(values.threads, config.trainer.threads ?? 2);
     torch.setNumThreads(threads);
+    const device = resolveDevice(values.device, config);
+    const amp = resolveAmp(values.amp, device);
+    // The model, its batches and optimizer state are created on the run's device.
+    torch.setDefaultDevice(device);
     torch.manualSeed(seed);
     const positive = { integer: true, min: 1 };
+    const parallel = joinJob(device);
+    const isMain = !parallel || parallel.isMain;
     const overrides = {
       ...(record?.overrides ?? {}),
       ...(values.root ? { root: values.root } : {}),
@@ -107,29 +119,41 @@ export async function run(argv: string[]): Promise<number> {
         : {}),
     };
     const runDir = values.out ?? (resumeCheckpoint ? dirname(resumeCheckpoint) : defaultRunDir(config));
-    mkdirSync(runDir, { recursive: true });
+    if (isMain) ensureDir(runDir);
     const session = buildSession(config, file, overrides);
+    if (parallel && session.data.batchSize % parallel.worldSize !== 0)
+      throw new CliError(
+        `data_loader.args.batch_size ${session.data.batchSize} is the effective batch over the ${parallel.worldSize} ranks and must divide by ${parallel.worldSize}`,
+      );
     const d = session.data;
     const what = d.lists
       ? `${d.dataset} (${d.lists.train}, IR ${d.subset.imbalance.toFixed(1)} as listed, evaluated on ${d.lists.val} each epoch)`
-      : `${d.dataset}-LT (IR ${d.subset.imbalance}, ${d.subset.profile})`;
-    console.error(
-      `tailor train: ${config.name} on ${what}, ${d.train.labels.length} training images ` +
-        `(${Math.max(...d.trainCounts)} .. ${Math.min(...d.trainCounts)} per class), ${session.model.experts.length} expert(s), ` +
-        `${session.model.numParameters()} parameters, ${threads} threads, seed ${seed}; run directory ${runDir}`,
-    );
-    writeJsonAtomic(`${runDir}/config.json`, config);
-    const {
-      train: result,
-      results,
-      resultsPath,
-    } = await trainAndEvaluate(session, {
+      : `${d.dataset}-LT (IR ${d.subset.imbalance}, ${d.subset.profile}; ${d.val.labels.length} validation images held out of the training pool, evaluated each epoch)`;
+    if (isMain)
+      console.error(
+        `tailor train: ${config.name} on ${what}, ${d.train.labels.length} training images ` +
+          `(${Math.max(...d.trainCounts)} .. ${Math.min(...d.trainCounts)} per class), ${session.model.experts.length} expert(s), ` +
+          `${session.model.numParameters()} parameters, ${threads} threads, ${device}${amp ? ` (${amp})` : ''}${parallel ? `, rank 0 of ${parallel.worldSize}` : ''}, seed ${seed}; run directory ${runDir}`,
+      );
+    const trainOptions = {
       epochs,
       seed,
       runDir,
       ...(resumeCheckpoint ? { resumeFrom: resumeCheckpoint } : {}),
       quiet: values.quiet ?? false,
-    });
+      parallel,
+      amp,
+      device,
+    };
+    if (!isMain) {
+      // Every rank trains; rank 0 alone evaluates and writes the run directory.
+      await trainSession(session, trainOptions);
+      parallel!.group.destroy();
+      return 0;
+    }
+    writeJsonAtomic(`${runDir}/config.json`, config);
+    const { train: result, results, resultsPath } = await trainAndEvaluate(session, trainOptions);
+    parallel?.group.destroy();
     console.log(`uniform test set (last epoch): ${groupsLine(results.uniform)}`);
     console.log(distributionTable(results.distributions, results.mean_top1));
     const report = writeLongtailReport(runDir);

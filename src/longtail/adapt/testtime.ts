@@ -14,32 +14,29 @@ import { Rng } from '../../torch/rng.js';
 import type { ImageSet } from '../data/source.js';
 import type { ImageTransform } from '../data/augment.js';
 import { testDistributionSubset } from '../data/longtail.js';
-import { evaluateLogits } from '../core/metrics.js';
-import {
-  aggregateByPreference,
-  logitsFromFeatures,
-  setTraining,
-  type PrlSystem,
-  type System,
-} from '../systems/index.js';
-import {
-  selectRows,
-  summarize,
-  systemPredictions,
-  type GroupResult,
-  type Predictions,
-} from '../train/evaluate.js';
-import { computeExpertFeatures, featuresTensor, type ExpertFeatures } from '../train/features.js';
-import {
-  knownPriorOffsets,
-  oracle,
-  priorMatched,
-  DEFAULT_PRIOR_FIT,
-  type PriorFit,
-  type PriorMatched,
-} from './prior.js';
-import { balancedScores } from './prior-shift.js';
+import { aggregateByPreference, logitsFromFeatures, setTraining, type System } from '../systems/index.js';
+import { selectRows, systemPredictions, type Predictions } from '../train/evaluate.js';
+import { computeExpertFeatures, type ExpertFeatures } from '../train/features.js';
+import { knownPriorOffsets, DEFAULT_PRIOR_FIT, type PriorFit } from './prior.js';
 import { computeEpochViews, disposeViews } from './views.js';
+import { fitOnValidation, scoreBasis, type ScoreBasis, type ValidationFit } from './baselines.js';
+import {
+  DEFAULT_CONSISTENCY_WEIGHT,
+  priorConsistency,
+  targetPrior,
+  type SearchObjective,
+} from './search-objective.js';
+import {
+  describe,
+  scoreDistribution,
+  weightedSum,
+  type SimplexLearner,
+  type DistributionTestTime,
+  type ValidationGuard,
+} from './score.js';
+
+export type { DistributionTestTime };
+import { LABEL_SHIFT_METHODS, type TestTimeMethod } from './methods.js';
 
 /** What test-time adaptation works on: a trained system, the unlabeled test pool and the training counts. */
 export interface AdaptInput {
@@ -51,9 +48,11 @@ export interface AdaptInput {
   viewTransform: ImageTransform;
   /** Training images per class (the training prior). */
   trainCounts: number[];
+  /** The labelled validation split (never the test set): calibration and BBSE's confusion matrix. */
+  val?: ImageSet;
 }
 
-export type TestTimeMethod = 'aggregation' | 'preference' | 'prior';
+export type { TestTimeMethod };
 
 export interface TestTimeOptions {
   epochs: number;
@@ -67,20 +66,16 @@ export interface TestTimeOptions {
   preferenceLr: number;
   /** How prior matching fits the experts' family to the test set (prior.ts). */
   priorFit?: PriorFit;
+  /** SADE's aggregation objective: 'stability' as published (default). */
+  aggregationObjective?: SearchObjective;
+  /** PRL's preference search objective: 'consistent' by default (search-objective.ts). */
+  preferenceObjective?: SearchObjective;
+  /** Weight of the prior-consistency term of the 'consistent' objective (default 1). */
+  consistencyWeight?: number;
   seed: number;
   methods: TestTimeMethod[];
   distributions: readonly string[];
   quiet?: boolean;
-}
-
-export interface DistributionTestTime {
-  n: number;
-  before: GroupResult;
-  aggregation?: GroupResult & { weights: number[]; epochs: number; stopped_early: boolean };
-  preference?: GroupResult & { preference: number[]; epochs: number; stopped_early: boolean };
-  /** Prior matching: `weights`, or for PRL `preference`, fitted to the test prior (`priorFit`). */
-  prior?: PriorMatched;
-  oracle: GroupResult;
 }
 
 /** Rows of the test predictions and the per-class counts of one distribution. */
@@ -95,19 +90,6 @@ function negativeCosine(agg1: Tensor, agg2: Tensor): Tensor {
 
 function nnCos(a: Tensor, b: Tensor): Tensor {
   return torch.nn.functional.cosineSimilarity(a, b, 1);
-}
-
-function weightedSum(expertLogits: Tensor, weights: Tensor): Tensor {
-  // expertLogits [E, N, C], weights [E]
-  return expertLogits.mul(weights.reshape(-1, 1, 1)).sum(0);
-}
-
-/** One learner per distribution and method: the parameter on the simplex and its optimizer. */
-interface SimplexLearner {
-  theta: Tensor;
-  opt: optim.SGD | optim.AdamW;
-  epochs: number;
-  stopped: boolean;
 }
 
 /** Rows of one distribution in a seeded order, in batches. */
@@ -159,6 +141,31 @@ export async function runTestTime(
   }
   const knownOffsets = 'offsets' in known ? known.offsets : null;
   const offsets = o.methods.includes('prior') ? knownOffsets : null;
+  const labelShift = LABEL_SHIFT_METHODS.filter((m) => o.methods.includes(m));
+  const aggregationObjective = o.aggregationObjective ?? 'stability';
+  const preferenceObjective = o.preferenceObjective ?? 'consistent';
+  const consistent =
+    (o.methods.includes('aggregation') && aggregationObjective === 'consistent') ||
+    (system.kind === 'prl' && o.methods.includes('preference') && preferenceObjective === 'consistent');
+  let calibration: { basis: ScoreBasis; fit: ValidationFit } | null = null;
+  let guard: ValidationGuard | null = null;
+  if (labelShift.length > 0 && !input.val) {
+    log(`${labelShift.join(', ')} skipped: no validation split`);
+  } else if ((labelShift.length > 0 || consistent) && input.val) {
+    const basis = scoreBasis(system, trainCounts);
+    const valPredictions = await systemPredictions(system, input.val, input.testTransform);
+    calibration = { basis, fit: fitOnValidation(basis, valPredictions) };
+    if (consistent) {
+      const needFeatures =
+        prl !== null && o.methods.includes('preference') && preferenceObjective === 'consistent';
+      guard = {
+        val: valPredictions,
+        features: needFeatures ? await computeExpertFeatures(system, input.val, input.testTransform) : null,
+        aggregation: aggregationObjective === 'consistent',
+        preference: preferenceObjective === 'consistent',
+      };
+    }
+  }
   const all = await systemPredictions(system, input.test, input.testTransform);
   const searchPreference = prl !== null && o.methods.includes('preference');
   const aggregate = o.methods.includes('aggregation');
@@ -167,6 +174,8 @@ export async function runTestTime(
     features = await computeExpertFeatures(system, input.test, input.testTransform);
 
   const learners: SimplexLearner[] = [];
+  const targets: Tensor[] = [];
+  const track = (t: Tensor) => (targets.push(t), t);
   const learner = (opt: 'sgd' | 'adam'): SimplexLearner => {
     const theta = torch.keep(torch.zeros([experts]).requiresGrad_());
     const l: SimplexLearner = {
@@ -192,12 +201,19 @@ export async function runTestTime(
   try {
     const tasks = o.distributions.map((name, index) => {
       const { rows, counts, predictions } = distributionRows(all, name, trainCounts);
+      const target = consistent
+        ? targetPrior(system, trainCounts, predictions, calibration?.fit ?? null)
+        : null;
       return {
         name,
         index,
         rows,
         counts,
         predictions,
+        // The EM estimate of this distribution's prior (BCTS-calibrated where a validation split
+        // exists) that the 'consistent' objective pulls the mean prediction towards.
+        target: target ? track(torch.tensor(target)) : null,
+        targetPrior: target,
         aggregation: aggregate ? learner('sgd') : null,
         preference: searchPreference ? learner('adam') : null,
       };
@@ -217,22 +233,33 @@ export async function runTestTime(
       try {
         for (const t of active) {
           const batches = shuffledBatches(t.rows, o.batchSize, o.seed * 1_000_003 + epoch * 101 + t.index);
+          const lambda = o.consistencyWeight ?? DEFAULT_CONSISTENCY_WEIGHT;
           if (t.aggregation) {
-            learnerEpoch(t.aggregation, batches, epoch, o.minWeight, (index, weights) =>
-              negativeCosine(
-                weightedSum(views.logits[0].indexSelect(1, index), weights),
-                weightedSum(views.logits[1].indexSelect(1, index), weights),
-              ),
-            );
+            learnerEpoch(t.aggregation, batches, epoch, o.minWeight, (index, weights) => {
+              const a1 = weightedSum(views.logits[0].indexSelect(1, index), weights);
+              const a2 = weightedSum(views.logits[1].indexSelect(1, index), weights);
+              const stability = negativeCosine(a1, a2);
+              return aggregationObjective === 'consistent' && t.target
+                ? stability.add(priorConsistency(a1, a2, t.target).mul(lambda))
+                : stability;
+            });
           }
           if (t.preference && prl) {
             learnerEpoch(t.preference, batches, epoch, o.minWeight, (index, r) => {
               const generated = prl.generate(r);
               const [f1, f2] = views.features!;
-              return negativeCosine(
-                aggregateByPreference(logitsFromFeatures(prl.model, f1.indexSelect(1, index), generated), r),
-                aggregateByPreference(logitsFromFeatures(prl.model, f2.indexSelect(1, index), generated), r),
+              const a1 = aggregateByPreference(
+                logitsFromFeatures(prl.model, f1.indexSelect(1, index), generated),
+                r,
               );
+              const a2 = aggregateByPreference(
+                logitsFromFeatures(prl.model, f2.indexSelect(1, index), generated),
+                r,
+              );
+              const stability = negativeCosine(a1, a2);
+              return preferenceObjective === 'consistent' && t.target
+                ? stability.add(priorConsistency(a1, a2, t.target).mul(lambda))
+                : stability;
             });
           }
         }
@@ -250,121 +277,21 @@ export async function runTestTime(
         features,
         knownOffsets,
         offsets,
-        o,
+        priorFit: o.priorFit ?? DEFAULT_PRIOR_FIT,
         trainCounts,
+        calibration,
+        labelShift,
+        guard,
       });
       log(describe(t.name, results[t.name]!, prl !== null));
     }
-    return { experts, results };
+    return { experts, results, calibration: calibration?.fit ?? null };
   } finally {
     frozen.forEach((p) => p.requiresGrad_(true));
+    for (const t of targets) t.dispose();
     for (const l of learners) {
       l.theta.dispose();
       l.opt.dispose();
     }
   }
-}
-
-/** The experts' logits [E, N, C] of some predictions weighted by w (SADE's aggregation). */
-function weightedExperts(w: number[], p: Predictions): Float32Array {
-  return torch.tidy(() =>
-    weightedSum(
-      torch.tensor(p.expertLogits, { shape: [p.experts, p.n, p.classes] }),
-      torch.tensor(w),
-    ).toFloat32Array(),
-  );
-}
-
-/** PRL's output for preference r on some rows of the test set: the experts generated for r. */
-function preferenceLogits(prl: PrlSystem, f: ExpertFeatures, r: number[], rows: Int32Array): Float32Array {
-  return torch.noGrad(() =>
-    torch.tidy(() => {
-      const sub = featuresTensor(f).indexSelect(1, torch.tensor(rows).long());
-      return aggregateByPreference(logitsFromFeatures(prl.model, sub, prl.generate(r)), r).toFloat32Array();
-    }),
-  );
-}
-
-interface DistributionTask {
-  rows: Int32Array;
-  counts: number[];
-  predictions: Predictions;
-  aggregation: SimplexLearner | null;
-  preference: SimplexLearner | null;
-}
-
-/** Before, after each method, and the oracle, on one distribution. */
-function scoreDistribution(
-  t: DistributionTask,
-  c: {
-    system: System;
-    prl: PrlSystem | null;
-    features: ExpertFeatures | null;
-    knownOffsets: number[][] | null;
-    offsets: number[][] | null;
-    o: TestTimeOptions;
-    trainCounts: number[];
-  },
-): DistributionTestTime {
-  const { predictions } = t;
-  const { prl, features } = c;
-  const score = (logits: ArrayLike<number>) =>
-    summarize(evaluateLogits(logits, predictions.labels, predictions.classes, c.trainCounts));
-  const before = score(predictions.logits);
-  // The experts' scores without the log prior each carries: for the oracle and prior matching.
-  const balanced = c.knownOffsets
-    ? balancedScores(predictions.expertLogits, predictions, c.knownOffsets)
-    : null;
-  const entry: DistributionTestTime = {
-    n: predictions.n,
-    before,
-    oracle: oracle(predictions, t.counts, score, balanced),
-  };
-  if (t.aggregation) {
-    const weights = torch.tidy(() => t.aggregation!.theta.softmax(0).toNumbers());
-    entry.aggregation = {
-      ...score(weightedExperts(weights, predictions)),
-      weights,
-      epochs: t.aggregation.epochs,
-      stopped_early: t.aggregation.stopped,
-    };
-  }
-  if (c.offsets && balanced) {
-    entry.prior = priorMatched(
-      predictions,
-      c.offsets,
-      balanced,
-      score,
-      (w) => (prl && features ? preferenceLogits(prl, features, w, t.rows) : weightedExperts(w, predictions)),
-      prl !== null,
-      c.o.priorFit ?? DEFAULT_PRIOR_FIT,
-    );
-  }
-  if (t.preference && prl && features) {
-    const preference = torch.tidy(() => t.preference!.theta.softmax(0).toNumbers());
-    entry.preference = {
-      ...score(preferenceLogits(prl, features, preference, t.rows)),
-      preference,
-      epochs: t.preference.epochs,
-      stopped_early: t.preference.stopped,
-    };
-  }
-  return entry;
-}
-
-function describe(name: string, entry: DistributionTestTime, isPrl: boolean): string {
-  const pct = (v: number | null | undefined) => (v === null || v === undefined ? '-' : (100 * v).toFixed(2));
-  return (
-    `${name}: before ${pct(entry.before.top1)}` +
-    (entry.aggregation
-      ? ` | aggregation ${pct(entry.aggregation.top1)} weights ${entry.aggregation.weights.map((v) => v.toFixed(3)).join('/')}`
-      : '') +
-    (entry.preference
-      ? ` | preference ${pct(entry.preference.top1)} r ${entry.preference.preference.map((v) => v.toFixed(3)).join('/')}`
-      : '') +
-    (entry.prior
-      ? ` | prior ${pct(entry.prior.top1)} ${isPrl ? 'r' : 'weights'} ${(entry.prior.preference ?? entry.prior.weights ?? []).map((v) => v.toFixed(3)).join('/')} (adjusted ${pct(entry.prior.adjusted.top1)})`
-      : '') +
-    ` | oracle prior ${pct(entry.oracle.top1)}`
-  );
 }

@@ -70,6 +70,7 @@ const imbalanceLoaderArgs = obj({
   seed: int('subsampling seed'),
   n_max: int('images of the head class (default: all the balanced set has)', 1),
   test_per_class: int('use only this many test images per class', 1),
+  validation_per_class: int('validation images per class held out of the training pool (default 20)', 1),
 });
 
 /** The image-list loaders (ImageNet-LT, Places-LT, iNaturalist 2018): a root and txt lists. */
@@ -90,6 +91,10 @@ const imageListLoaderArgs = obj({
   skip_missing: bool('drop list lines whose image is missing (with a warning) instead of failing'),
   n_max: int('use at most this many training images per class (quick runs)', 1),
   test_per_class: int('use only this many test images per class', 1),
+  validation_per_class: int(
+    'without a val list: validation images per class held out of the training list (default 20)',
+    1,
+  ),
 });
 
 const DATA_LOADER = section([
@@ -171,6 +176,7 @@ export const TRAIN_CONFIG = obj({
   $schema: text('the JSON Schema of this file (for editors)'),
   name: z.string(),
   n_gpu: int(),
+  device: text("'cpu', 'cuda' or 'cuda:N' (default: cuda when n_gpu >= 1, else cpu)"),
   seed: int('global seed'),
   arch: ARCH,
   data_loader: DATA_LOADER,

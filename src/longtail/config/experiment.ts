@@ -7,6 +7,7 @@ import { optim, type Tensor } from '../../torch/index.js';
 import { loadBuiltin, pipelineKind, type BuiltinDataset } from '../data/index.js';
 import { longTailSubset, type LongTailSubset } from '../data/longtail.js';
 import { classCounts, type ImageDataset } from '../data/types.js';
+import { describeValidation, holdOutFromList, holdOutValidation } from '../data/validation.js';
 import { LazyImageDataset, readImageList, type ImageList } from '../data/imagelist.js';
 import type { PipelineKind } from '../data/pipelines.js';
 import type { ImageSet } from '../data/source.js';
@@ -75,8 +76,10 @@ export interface ExperimentData {
   imageSize?: number;
   train: ImageSet;
   test: ImageSet;
-  /** Evaluated after every epoch: the val list of image lists, the test set otherwise. */
+  /** Evaluated after every epoch, for model_best and calibration: held out of the training pool, or an image list's val list. */
   val: ImageSet;
+  /** How the validation split was made (recorded in the run). */
+  validation: ReturnType<typeof describeValidation>;
   /** The list files read (image lists only), for messages. */
   lists?: { train: string; val: string; test: string };
   subset: LongTailSubset;
@@ -93,6 +96,9 @@ export interface DataOverrides {
   /** Cap the head class (quick runs and tests): nMax of the long-tail profile. */
   trainMaxPerClass?: number;
 }
+
+/** Validation images per class held out of the training pool unless data_loader.args.validation_per_class says otherwise. */
+export const DEFAULT_VALIDATION_PER_CLASS = 20;
 
 export function buildData(
   config: TrainConfig,
@@ -134,7 +140,14 @@ export function buildData(
     seed: args.seed ?? 0,
     ...(overrides.trainMaxPerClass ? { nMax: overrides.trainMaxPerClass } : {}),
   });
-  const trainSet = selectByIndices(train, subset.indices);
+  const validation = holdOutValidation(
+    train.labels,
+    train.classes,
+    subset.indices,
+    args.validation_per_class ?? DEFAULT_VALIDATION_PER_CLASS,
+    args.seed ?? 0,
+  );
+  const trainSet = selectByIndices(train, validation.train);
   if (overrides.testPerClass) {
     const keep: number[] = [];
     const seen = new Array<number>(test.classes).fill(0);
@@ -151,9 +164,10 @@ export function buildData(
     pipeline: pipelineKind(dataset),
     train: trainSet,
     test,
-    val: test,
+    val: selectByIndices(train, validation.indices),
+    validation: describeValidation(validation),
     subset,
-    trainCounts: subset.counts,
+    trainCounts: subset.counts.map((n, c) => n - validation.fromSubset[c]!),
     batchSize: args.batch_size ?? 128,
     balancedSampling: args.balanced ?? false,
   };
@@ -226,10 +240,16 @@ function buildImageListData(
   const valExplicit = args.val_txt ?? args.eval_txt;
   const valFile =
     findList(dataDir, loader, 'val', valExplicit, file, args.val_txt ? 'val_txt' : 'eval_txt') ?? testFile;
-  const trainList = capPerClass(
+  let trainList = capPerClass(
     readImageList(dataDir, trainFile, { ...(numClasses ? { classes: numClasses } : {}), missing }),
     overrides.trainMaxPerClass,
   );
+  // Without a val list of its own, the validation split comes out of the training list.
+  const heldOut =
+    valFile === testFile
+      ? holdOutFromList(trainList, args.validation_per_class ?? DEFAULT_VALIDATION_PER_CLASS, 0)
+      : null;
+  if (heldOut) trainList = heldOut.train;
   const classes = trainList.classes;
   const read = (f: string) =>
     capPerClass(readImageList(dataDir, f, { classes, missing }), overrides.testPerClass);
@@ -243,7 +263,7 @@ function buildImageListData(
     resizeShorter: resizeSize,
   };
   const test = new LazyImageDataset(read(testFile), evalDecode);
-  const val = valFile === testFile ? test : new LazyImageDataset(read(valFile), evalDecode);
+  const val = new LazyImageDataset(heldOut ? heldOut.val : read(valFile), evalDecode);
   const counts = classCounts(train.labels, classes);
   const positive = counts.filter((c) => c > 0);
   const subset: LongTailSubset = {
@@ -263,7 +283,10 @@ function buildImageListData(
     train,
     test,
     val,
-    lists: { train: trainFile, val: valFile, test: testFile },
+    validation: heldOut
+      ? describeValidation(heldOut.split)
+      : describeValidation({ source: valFile, counts: classCounts(val.labels, classes) }),
+    lists: { train: trainFile, val: heldOut ? `${trainFile} (held out)` : valFile, test: testFile },
     subset,
     trainCounts: counts,
     batchSize: args.batch_size ?? 128,

@@ -188,5 +188,6 @@ export function adaptInput(s: Session): AdaptInput {
     testTransform: s.testTransform,
     viewTransform: s.viewTransform,
     trainCounts: s.data.trainCounts,
+    val: s.data.val,
   };
 }

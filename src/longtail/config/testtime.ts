@@ -5,8 +5,10 @@ import { z } from 'zod';
 import { ConfigError, bool, int, num, obj, oneOfValues, parseWith, text } from './schema.js';
 import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
 import { readJsonFile } from './config.js';
-import type { TestTimeMethod, TestTimeOptions } from '../adapt/testtime.js';
+import type { TestTimeOptions } from '../adapt/testtime.js';
+import { LABEL_SHIFT_METHODS, SELECTABLE_METHODS, type TestTimeMethod } from '../adapt/methods.js';
 import { DEFAULT_PRIOR_FIT } from '../adapt/prior.js';
+import { DEFAULT_CONSISTENCY_WEIGHT } from '../adapt/search-objective.js';
 
 /** The test-time config as written. */
 export const TEST_TIME_CONFIG = obj({
@@ -18,6 +20,19 @@ export const TEST_TIME_CONFIG = obj({
     ['aggregation', 'preference', 'prior', 'both', 'all'],
     'what to learn at test time (both: aggregation and, for PRL, preference; all: also prior)',
   ),
+  methods: z
+    .array(z.enum(SELECTABLE_METHODS))
+    .describe('the test-time methods to run, by name (replaces method)')
+    .optional(),
+  aggregation_objective: oneOfValues(
+    ['stability', 'consistent'],
+    "SADE aggregation's objective: view agreement ('stability', as published) or plus prior consistency",
+  ),
+  preference_objective: oneOfValues(
+    ['stability', 'consistent'],
+    "PRL preference search's objective (default 'consistent': view agreement plus prior consistency)",
+  ),
+  consistency_weight: num('weight of the prior-consistency term (default 10)', { min: 0 }),
   min_weight: num('stop when an expert weight drops below this', { min: 0, max: 1 }),
   preference_lr: num('Adam step size of the preference search', { min: 0 }),
   prior_fit: oneOfValues(
@@ -71,6 +86,9 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
       `'preference' needs a PRL checkpoint (a hypernetwork); use 'aggregation' or 'both'`,
     );
   }
+  if (c.methods?.includes('preference') && !isPrl) {
+    throw new ConfigError(file, 'methods', `'preference' needs a PRL checkpoint (a hypernetwork)`);
+  }
   const opt = c.optimizer?.args ?? { lr: 0.025 };
   const nesterov = opt.nesterov ?? true;
   const momentum = opt.momentum ?? 0.9;
@@ -87,16 +105,26 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
     // epoch on every distribution; see BENCHMARKS.md).
     preferenceLr: c.preference_lr ?? 0.01,
     priorFit: c.prior_fit ?? DEFAULT_PRIOR_FIT,
+    aggregationObjective: c.aggregation_objective ?? 'stability',
+    preferenceObjective: c.preference_objective ?? 'consistent',
+    consistencyWeight: c.consistency_weight ?? DEFAULT_CONSISTENCY_WEIGHT,
     seed: c.seed ?? 0,
-    methods: expandMethod(method, isPrl),
+    methods: c.methods ? [...new Set(c.methods)] : expandMethod(method, isPrl),
     distributions: c.distributions ?? TEST_DISTRIBUTIONS,
   };
 }
 
-/** 'both': the self-supervised searches the checkpoint supports (so one config serves SADE and PRL); 'all' adds prior matching. */
-function expandMethod(method: TestTimeMethod | 'both' | 'all', isPrl: boolean): TestTimeMethod[] {
+/**
+ * 'both': the self-supervised searches the checkpoint supports (so one config serves SADE and
+ * PRL); 'all' adds prior matching. The label-shift baselines (EM, EM after TS / BCTS, BBSE) cost
+ * one pass over the validation split and always run, so every method is compared with them.
+ */
+function expandMethod(
+  method: 'aggregation' | 'preference' | 'prior' | 'both' | 'all',
+  isPrl: boolean,
+): TestTimeMethod[] {
   const searches: TestTimeMethod[] = isPrl ? ['aggregation', 'preference'] : ['aggregation'];
-  if (method === 'both') return searches;
-  if (method === 'all') return [...searches, 'prior'];
-  return [method];
+  if (method === 'both') return [...searches, ...LABEL_SHIFT_METHODS];
+  if (method === 'all') return [...searches, 'prior', ...LABEL_SHIFT_METHODS];
+  return [method, ...LABEL_SHIFT_METHODS];
 }

@@ -2,6 +2,7 @@
 // conversion, per-image augmentation into one N x C x H x W Float32Array, two views for
 // test-time training, and mixup. In-memory sets batch synchronously; lazily decoded image
 // lists batch asynchronously, decoding the next batch while the current one is used.
+import { DistributedSampler } from '../../torch/distributed/sampler.js';
 import { Rng } from '../../torch/rng.js';
 import type { ImageTransform, ImageView } from './augment.js';
 import { fusedImage, type FusableTransform } from './fused.js';
@@ -37,6 +38,12 @@ export interface BatchOptions {
   indices?: ArrayLike<number>;
   /** Reuse the arrays of batches given back with pool.release(batch) (see BatchBufferPool). */
   pool?: BatchBufferPool;
+  /**
+   * This rank's shard of the epoch order in a data-parallel run (DistributedSampler semantics:
+   * positions rank, rank + W, ...; padded by wrapping). With a per-rank batch of B / W, step k of
+   * the W ranks together covers exactly the images of the single-process batch k of size B.
+   */
+  shard?: { rank: number; worldSize: number };
 }
 
 /**
@@ -78,6 +85,12 @@ export function batchRng(seed: number, epoch: number, b: number): Rng {
 
 /** The order in which one epoch visits the images (positions refer to the data set). */
 export function epochOrder(labels: Int32Array, options: BatchOptions): Int32Array {
+  const order = fullEpochOrder(labels, options);
+  if (!options.shard || options.shard.worldSize === 1) return order;
+  return new DistributedSampler({ length: order.length, indices: () => order }, options.shard).indices(0);
+}
+
+function fullEpochOrder(labels: Int32Array, options: BatchOptions): Int32Array {
   const pool = options.indices
     ? Int32Array.from(options.indices)
     : Int32Array.from({ length: labels.length }, (_, i) => i);

@@ -3,10 +3,10 @@
 //   binary: cifar-10-batches-bin/{data_batch_1..5,test_batch}.bin + batches.meta.txt,
 //           cifar-100-binary/{train,test}.bin + fine_label_names.txt
 // Each image row is 3072 bytes: the 1024 red, then green, then blue values, row-major, i.e. CHW.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { unpickle, pickleText, PickleError, type PickleValue, type PickledArray } from './pickle.js';
-import { DataFormatError, checkLabels, type ImageDataset } from './types.js';
+import { DataFormatError, checkLabels, readDataFile, type ImageDataset } from './types.js';
 
 export type CifarVariant = 'cifar10' | 'cifar100';
 export type CifarLayout = 'python' | 'binary';
@@ -87,7 +87,7 @@ interface Batch {
 }
 
 export function readBinaryBatch(file: string, variant: CifarVariant): Batch {
-  const bytes: Uint8Array = readFileSync(file);
+  const bytes: Uint8Array = readDataFile(file);
   const labelBytes = variant === 'cifar10' ? 1 : 2;
   const record = labelBytes + PIXELS;
   if (bytes.length === 0) throw new DataFormatError('empty file', file);
@@ -118,7 +118,7 @@ export function readBinaryBatch(file: string, variant: CifarVariant): Batch {
 function readPickleDict(file: string): Map<string, PickleValue> {
   let value: PickleValue;
   try {
-    value = unpickle(readFileSync(file), file);
+    value = unpickle(readDataFile(file), file);
   } catch (error) {
     if (error instanceof PickleError) throw new DataFormatError(error.message.replace(`${file}: `, ''), file);
     throw error;
@@ -184,7 +184,8 @@ function readCifarClassNames(dir: string, variant: CifarVariant, layout: CifarLa
   }
   const file = join(dir, variant === 'cifar10' ? 'batches.meta.txt' : 'fine_label_names.txt');
   if (!existsSync(file)) return undefined;
-  return readFileSync(file, 'utf8')
+  return readDataFile(file)
+    .toString('utf8')
     .split('\n')
     .map((s) => s.trim())
     .filter((s) => s.length > 0);

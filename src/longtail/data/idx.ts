@@ -1,10 +1,10 @@
 // Reader for the idx format of MNIST and Fashion-MNIST (optionally gzip-compressed), and the
 // Fashion-MNIST layout: {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz] in one directory
 // (Debian's dataset-fashion-mnist installs them in /usr/share/datasets/fashion-mnist).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { DataFormatError, checkLabels, type ImageDataset } from './types.js';
+import { DataFormatError, checkLabels, readDataFile, type ImageDataset } from './types.js';
 
 export const FASHION_MNIST_DEFAULT_ROOT = '/usr/share/datasets/fashion-mnist';
 export const FASHION_MNIST_CLASSES = [
@@ -20,6 +20,9 @@ export const FASHION_MNIST_CLASSES = [
   'Ankle boot',
 ];
 
+/** Larger than any idx data set (EMNIST by-class images are 547 MB). */
+const MAX_IDX_BYTES = 1 << 30;
+
 export interface IdxArray {
   dims: number[];
   data: Uint8Array;
@@ -27,10 +30,11 @@ export interface IdxArray {
 
 /** Reads an idx file of unsigned bytes (type 0x08); gzip is detected from the content. */
 export function readIdx(file: string): IdxArray {
-  let bytes: Uint8Array = readFileSync(file);
+  let bytes: Uint8Array = readDataFile(file);
   if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {
-      bytes = gunzipSync(bytes);
+      // Bounded: a small gzip bomb must not expand into gigabytes.
+      bytes = gunzipSync(bytes, { maxOutputLength: MAX_IDX_BYTES });
     } catch (error) {
       throw new DataFormatError(`corrupt or truncated gzip stream (${(error as Error).message})`, file);
     }
@@ -96,6 +100,12 @@ export function readFashionMnist(
     throw new DataFormatError(`image file must have 3 dimensions, has ${images.dims.length}`, imageFile);
   if (labels.dims.length !== 1)
     throw new DataFormatError(`label file must have 1 dimension, has ${labels.dims.length}`, labelFile);
+  const [n, h, w] = images.dims as [number, number, number];
+  if (n < 1 || h < 1 || w < 1 || h > 4096 || w > 4096)
+    throw new DataFormatError(
+      `${n} images of ${h}x${w} pixels (expected at least one image of 1..4096 pixels a side)`,
+      imageFile,
+    );
   if (images.dims[0] !== labels.dims[0]) {
     throw new DataFormatError(
       `${images.dims[0]} images but ${labels.dims[0]} labels in ${labelFile}`,

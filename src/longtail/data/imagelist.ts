@@ -29,6 +29,11 @@ export interface ImageList {
   skipped: number;
 }
 
+/** More classes than any image list has; a label above it is a corrupt line, not a class. */
+export const MAX_LIST_CLASSES = 1_000_000;
+/** List files are megabytes (iNaturalist 2018's train list is 22 MB); V8 strings stop at 512 MB. */
+const MAX_LIST_BYTES = 256 * 1024 * 1024;
+
 /** Parses a list file without touching the images (labels and duplicates are checked). */
 export function parseImageList(
   text: string,
@@ -51,6 +56,12 @@ export function parseImageList(
     if (!/^\d+$/.test(labelText))
       throw new DataFormatError(`label '${labelText}' is not a non-negative integer`, listFile, lineNo);
     const label = Number(labelText);
+    if (label >= MAX_LIST_CLASSES)
+      throw new DataFormatError(
+        `label ${labelText} is implausible (at most ${MAX_LIST_CLASSES} classes; iNaturalist 2018 has 8142)`,
+        listFile,
+        lineNo,
+      );
     if (classes !== undefined && label >= classes) {
       throw new DataFormatError(`label ${label} out of range 0..${classes - 1}`, listFile, lineNo);
     }
@@ -70,6 +81,9 @@ export function readImageList(root: string, listFile: string, options: ReadListO
   if (!existsSync(listFile)) throw new DataFormatError('list file not found', listFile);
   if (!existsSync(root) || !statSync(root).isDirectory())
     throw new DataFormatError(`image root '${root}' is not a directory`, listFile);
+  const size = statSync(listFile).size;
+  if (size > MAX_LIST_BYTES)
+    throw new DataFormatError(`${size} bytes is far too large for an image list`, listFile);
   const parsed = parseImageList(readFileSync(listFile, 'utf8'), listFile, options.classes);
   const missing = options.missing ?? 'error';
   let entries = parsed.entries;
@@ -154,6 +168,8 @@ export interface DecodeOptions {
   resizeShorter?: number;
 }
 
+const MAX_IMAGE_PIXELS = 100_000_000;
+
 /** Decodes one image file to CHW uint8 RGB of the requested size. */
 export async function decodeImage(
   file: string,
@@ -164,7 +180,8 @@ export async function decodeImage(
   const { height, width } = options;
   let pipeline: Sharp;
   try {
-    const input = sharp(file, { failOn: 'error' });
+    // limitInputPixels: no photo of a data set comes near 100 megapixels; a decompression bomb does.
+    const input = sharp(file, { failOn: 'error', limitInputPixels: MAX_IMAGE_PIXELS });
     const meta = await input.metadata();
     const w0 = meta.width;
     const h0 = meta.height;

@@ -4,6 +4,7 @@
 // `_codecs.encode` form Python 3 uses for bytes at protocol 2. Anything else (other globals,
 // other opcodes, other protocols) is rejected with an error naming the opcode and its offset;
 // nothing is ever executed.
+import { InputError } from '../../torch/errors.js';
 
 /** A numpy array as stored in the pickle: shape, dtype string ('|u1', '<i8', ...), raw bytes. */
 export interface PickledArray {
@@ -50,7 +51,7 @@ const ALLOWED_GLOBALS = new Set([
   '__builtin__.bytearray',
 ]);
 
-export class PickleError extends Error {}
+export class PickleError extends InputError {}
 
 type Item = PickleValue | PickleDtype | typeof MARK;
 
@@ -84,6 +85,8 @@ export function unpickle(bytes: Uint8Array, file: string): PickleValue {
     return v;
   };
   const raw = (n: number): Uint8Array => {
+    // A negative length would move pos backwards (a loop that never ends).
+    if (!(n >= 0)) fail(`negative length ${n} (corrupt pickle)`);
     need(n);
     const out = bytes.subarray(pos, pos + n);
     pos += n;
@@ -172,6 +175,7 @@ export function unpickle(bytes: Uint8Array, file: string): PickleValue {
       case 0x58: {
         // BINUNICODE
         const n = i32();
+        if (n < 0) fail('negative BINUNICODE length', at);
         stack.push(Buffer.from(raw(n)).toString('utf8'));
         break;
       }

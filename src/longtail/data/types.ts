@@ -1,5 +1,7 @@
 // The in-memory and lazily decoded image data sets every reader produces, and the error type
 // readers throw when a file is bad (it always names the file, and the line or record if any).
+import { InputError } from '../../torch/errors.js';
+import { readBoundedFile } from '../../torch/fs.js';
 
 /** An in-memory image data set: N images of shape [C, H, W], stored CHW per image, uint8. */
 export interface ImageDataset {
@@ -21,7 +23,7 @@ export interface ImageListEntry {
   label: number;
 }
 
-export class DataFormatError extends Error {
+export class DataFormatError extends InputError {
   constructor(
     message: string,
     readonly file: string,
@@ -78,4 +80,15 @@ export function checkLabels(
       throw new DataFormatError(`label ${y} out of range 0..${classes - 1} (record ${i})`, file, where(i));
     }
   }
+}
+
+/** Data files: the largest real one (ImageNet-size idx or pickle) is well below 2 GiB. */
+const MAX_DATA_FILE_BYTES = 2 ** 31 - 1;
+
+/** Reads a data file, refusing implausible sizes; errors are DataFormatErrors naming the file. */
+export function readDataFile(path: string): Buffer {
+  return readBoundedFile(path, MAX_DATA_FILE_BYTES, 'a data file', (m) => {
+    const detail = m.startsWith(`${path}: `) ? m.slice(path.length + 2) : m;
+    return new DataFormatError(detail, path);
+  });
 }

@@ -1,4 +1,5 @@
 // Finding and loading a training run's checkpoint and rebuilding its session.
+import { InputError } from '../../torch/errors.js';
 import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import * as torch from '../../torch/index.js';
@@ -8,7 +9,7 @@ import type { EpochRecord } from '../train/trainer.js';
 import { sessionFromRecord, type Session, type SessionRecord } from '../config/session.js';
 
 /** A user-facing problem with a run or checkpoint path. */
-export class RunError extends Error {}
+export class RunError extends InputError {}
 
 export interface LoadedRun {
   session: Session;
@@ -34,21 +35,28 @@ export function resolveCheckpoint(path: string): string {
 export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
   const checkpoint = resolveCheckpoint(path);
   const ck = loadCheckpoint(checkpoint.replace(/\.json$/, ''));
-  const extra = (ck.extra ?? {}) as Partial<SessionRecord> & { history?: EpochRecord[] };
-  if (!extra.config) {
+  const extra = (
+    ck.extra !== null && typeof ck.extra === 'object' ? ck.extra : {}
+  ) as Partial<SessionRecord> & {
+    history?: EpochRecord[];
+  };
+  if (extra.config === null || typeof extra.config !== 'object') {
     torch.dispose([ck.weights, ck.optimizer?.state]);
     throw new RunError(`${checkpoint} has no stored config; it was not written by 'tailor train'`);
   }
   const record = extra as SessionRecord;
   if (options.root) record.overrides = { ...record.overrides, root: options.root };
   const session = sessionFromRecord(record, checkpoint);
-  torch.tidy(() => loadSystemState(session.system, ck.weights));
-  torch.dispose([ck.weights, ck.optimizer?.state]);
+  try {
+    torch.restoreFrom(ck, 'the weights', () => torch.tidy(() => loadSystemState(session.system, ck.weights)));
+  } finally {
+    torch.dispose([ck.weights, ck.optimizer?.state]);
+  }
   return {
     session,
     checkpoint,
     runDir: dirname(checkpoint),
-    ...(extra.history ? { history: extra.history } : {}),
+    ...(Array.isArray(extra.history) ? { history: extra.history } : {}),
     ...(ck.epoch !== undefined ? { epoch: ck.epoch } : {}),
   };
 }
@@ -57,8 +65,8 @@ export function loadRun(path: string, options: { root?: string } = {}): LoadedRu
 export function readSessionRecord(checkpoint: string): SessionRecord {
   const ck = loadCheckpoint(checkpoint.replace(/\.json$/, ''));
   torch.dispose([ck.weights, ck.optimizer?.state]);
-  const extra = (ck.extra ?? {}) as Partial<SessionRecord>;
-  if (!extra.config)
+  const extra = (ck.extra !== null && typeof ck.extra === 'object' ? ck.extra : {}) as Partial<SessionRecord>;
+  if (extra.config === null || typeof extra.config !== 'object')
     throw new RunError(`${checkpoint} has no stored config; it was not written by 'tailor train'`);
   return extra as SessionRecord;
 }

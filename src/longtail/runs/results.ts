@@ -12,6 +12,13 @@ import {
 } from '../train/evaluate.js';
 import type { EpochRecord } from '../train/trainer.js';
 import { sessionLabel, type Session } from '../config/session.js';
+import { fitOnValidation, scoreBasis, type ValidationFit } from '../adapt/baselines.js';
+
+/** Fits temperature scaling, BCTS and BBSE's confusion matrix on the session's validation split. */
+export async function calibrateSession(session: Session): Promise<ValidationFit> {
+  const p = await systemPredictions(session.system, session.data.val, session.testTransform);
+  return fitOnValidation(scoreBasis(session.system, session.data.trainCounts), p);
+}
 
 export interface UniformDetail extends GroupResult {
   n: number;
@@ -23,6 +30,11 @@ export interface UniformDetail extends GroupResult {
 export interface LongtailResults {
   kind: 'longtail';
   name: string;
+  /** Ranks of the data-parallel training run (1: a single process) and its effective batch. */
+  world_size?: number;
+  effective_batch?: number;
+  device?: string;
+  amp?: string;
   method: string;
   checkpoint: string;
   dataset: {
@@ -32,8 +44,12 @@ export interface LongtailResults {
     train_counts: number[];
     imbalance: number;
     profile: string;
+    /** The split evaluated after every epoch and used for model_best and calibration. */
+    validation?: unknown;
   };
   preference?: number[];
+  /** Temperature scaling and BCTS fitted on the validation split after training. */
+  calibration?: ValidationFit;
   uniform: UniformDetail;
   distributions: Record<string, GroupResult & { n: number }>;
   mean_top1: number;
@@ -85,6 +101,7 @@ export async function evaluateSession(
       train_counts: d.trainCounts,
       imbalance: d.subset.imbalance,
       profile: d.subset.profile,
+      validation: d.validation,
     },
     ...(system.kind === 'prl' ? { preference: system.preference } : {}),
     uniform: uniformDetail(p, d.trainCounts),

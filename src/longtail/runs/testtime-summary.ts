@@ -3,7 +3,10 @@
 // stored as the `test_time` section of results.json.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DistributionTestTime, TestTimeMethod } from '../adapt/testtime.js';
+import type { DistributionTestTime } from '../adapt/testtime.js';
+import type { TestTimeMethod } from '../adapt/methods.js';
+import { methodMeans, methodTable } from '../adapt/method-table.js';
+import type { ValidationFit } from '../adapt/baselines.js';
 import { writeResults, type LongtailResults } from './results.js';
 
 const group = (r: {
@@ -22,6 +25,7 @@ export function testTimeSummary(
   results: Record<string, DistributionTestTime>,
   methods: readonly TestTimeMethod[],
   isPrl: boolean,
+  calibration: ValidationFit | null = null,
 ) {
   const distributions = Object.fromEntries(
     Object.entries(results).map(([name, r]) => {
@@ -49,6 +53,7 @@ export function testTimeSummary(
             : {}),
           before: group(r.before),
           oracle: group(r.oracle),
+          methods: methodTable(r),
         },
       ];
     }),
@@ -71,6 +76,8 @@ export function testTimeSummary(
         }
       : {}),
     mean_top1_oracle: mean((r) => r.oracle.top1),
+    mean_top1_methods: methodMeans(names.map((n) => distributions[n]!.methods)),
+    ...(calibration ? { calibration } : {}),
   };
 }
 

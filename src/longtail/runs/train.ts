@@ -3,8 +3,9 @@
 // run exactly the same training; then the results on the test distributions (and PRL's
 // controllability grid) are written to the run directory.
 import { sessionRecord, trainingSetup, type Session } from '../config/session.js';
-import { trainSystem, type TrainResult } from '../train/trainer.js';
-import { evaluateSession, writeResults, type LongtailResults } from './results.js';
+import { trainSystem, type ParallelRun, type TrainResult } from '../train/trainer.js';
+import type { AmpMode, Device } from '../../torch/index.js';
+import { calibrateSession, evaluateSession, writeResults, type LongtailResults } from './results.js';
 import { controllabilityGrid } from './preference.js';
 
 export interface SessionTrainOptions {
@@ -14,6 +15,10 @@ export interface SessionTrainOptions {
   resumeFrom?: string;
   quiet?: boolean;
   log?: (line: string) => void;
+  /** One rank of a data-parallel run (only rank 0 then evaluates and writes results). */
+  parallel?: ParallelRun | null;
+  amp?: AmpMode | null;
+  device?: Device;
 }
 
 export function trainSession(session: Session, o: SessionTrainOptions): Promise<TrainResult> {
@@ -38,6 +43,9 @@ export function trainSession(session: Session, o: SessionTrainOptions): Promise<
     checkpointExtra: sessionRecord(session) as unknown as Record<string, unknown>,
     quiet: o.quiet ?? false,
     ...(o.log ? { log: o.log } : {}),
+    parallel: o.parallel ?? null,
+    amp: o.amp ?? null,
+    ...(o.device ? { device: o.device } : {}),
   });
 }
 
@@ -47,11 +55,19 @@ export interface TrainedRun {
   resultsPath: string;
 }
 
-/** Trains, evaluates the last epoch on the test distributions (PRL: and the controllability grid), writes results.json. */
+/**
+ * Trains, evaluates the last epoch on the test distributions (PRL: and the controllability grid),
+ * fits the calibration on the validation split, writes results.json.
+ */
 export async function trainAndEvaluate(session: Session, o: SessionTrainOptions): Promise<TrainedRun> {
   const train = await trainSession(session, o);
   const results = await evaluateSession(session, train.lastCheckpoint, train.history);
+  results.calibration = await calibrateSession(session);
   if (session.system.kind === 'prl') results.controllability = await controllabilityGrid(session, 10);
+  results.world_size = o.parallel?.worldSize ?? 1;
+  results.effective_batch = session.data.batchSize;
+  results.device = o.device ?? 'cpu';
+  if (o.amp) results.amp = o.amp;
   const resultsPath = writeResults(o.runDir, results);
   return { train, results, resultsPath };
 }

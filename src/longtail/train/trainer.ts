@@ -1,14 +1,17 @@
 // The training loop of the long-tail commands: epochs of augmented (optionally mixup) batches,
 // an SGD/AdamW step per batch, the LR schedule per epoch, evaluation on the uniform test set,
-// JSONL metrics, best/last checkpoints and exact resume (same RNG streams and optimizer state).
+// JSONL metrics (an epoch's line after its checkpoint), best/last checkpoints and exact resume (same RNG streams and optimizer state).
 // One loop for both kinds of data: in-memory sets give their batches synchronously, image lists
 // asynchronously (decoded while the previous batch trains); `for await` consumes either.
+// Data-parallel (one rank of a c10d job): every rank trains its shard of each epoch order with
+// batch B / W, gradients are averaged across ranks before each step (DDP), rank 0's buffers are
+// broadcast before each forward; rank 0 alone evaluates, logs and writes checkpoints and metrics.
 import { join } from 'node:path';
-import { appendFileSync, mkdirSync } from 'node:fs';
 import * as torch from '../../torch/index.js';
+import { appendLine, ensureDir, writeFileAtomic } from '../../torch/fs.js';
 import { optim } from '../../torch/index.js';
 import { Rng } from '../../torch/rng.js';
-import { saveCheckpoint, loadCheckpoint, restoreTorchRng } from '../../torch/checkpoint.js';
+import { saveCheckpoint, loadCheckpoint, restoreFrom, restoreTorchRng } from '../../torch/checkpoint.js';
 import { mixup } from '../data/batches.js';
 import type { ImageTransform } from '../data/augment.js';
 import { epochBatches, type ImageSet } from '../data/source.js';
@@ -17,6 +20,7 @@ import { evaluateLogits } from '../core/metrics.js';
 import { Progress, formatSeconds } from '../core/progress.js';
 import { loadSystemState, setTraining, systemStateDict, type TrainableSystem } from '../systems/system.js';
 import { predict, summarize, type GroupResult } from './evaluate.js';
+import type { PhaseClock } from './phases.js';
 
 export interface EpochRecord {
   epoch: number;
@@ -27,12 +31,19 @@ export interface EpochRecord {
   seconds: number;
 }
 
+/** The data-parallel job a trainer process is one rank of. */
+export interface ParallelRun {
+  group: torch.distributed.ProcessGroup;
+  rank: number;
+  worldSize: number;
+}
+
 export interface TrainOptions {
   system: TrainableSystem;
   optimizer: optim.SGD | optim.AdamW;
   scheduler: optim.LRScheduler | null;
   train: ImageSet;
-  /** Evaluated after every epoch (the uniform test set, or an image list's val list). */
+  /** Evaluated after every epoch: the validation split held out of the training pool, or an image list's val list. */
   test: ImageSet;
   trainCounts: number[];
   trainTransform: ImageTransform;
@@ -50,6 +61,26 @@ export interface TrainOptions {
   checkpointExtra: Record<string, unknown>;
   log?: (line: string) => void;
   quiet?: boolean;
+  /** Stop each epoch after this many batches (benchmarks on a busy machine; not for real runs). */
+  maxBatches?: number;
+  /** Accumulates the seconds spent per phase (bench/epoch.ts); timing is all it does. */
+  phases?: PhaseClock;
+  /** One rank of a data-parallel run (batchSize is then the effective batch over all ranks). */
+  parallel?: ParallelRun | null;
+  /** Mixed precision on `device` (autocast; fp16 with a gradient scaler). */
+  amp?: torch.AmpMode | null;
+  device?: torch.Device;
+}
+
+const EVAL_BATCH = 256;
+
+/**
+ * With maxBatches, evaluation covers the same fraction of the test set as training covered of
+ * the training set (so the phases keep their full-epoch proportions), spread evenly over it.
+ */
+function evalSubset(nTest: number, nTrain: number, batchSize: number, maxBatches: number): number[] {
+  const m = Math.max(1, Math.min(nTest, Math.ceil((nTest * maxBatches * batchSize) / nTrain)));
+  return Array.from({ length: m }, (_, i) => Math.floor((i * nTest) / m));
 }
 
 export class NonFiniteLossError extends Error {}
@@ -62,8 +93,17 @@ export interface TrainResult {
 }
 
 export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
-  const log = o.log ?? ((s: string) => console.error(s));
-  mkdirSync(o.runDir, { recursive: true });
+  const par = o.parallel && o.parallel.worldSize > 1 ? o.parallel : null;
+  const isMain = !par || par.rank === 0;
+  const log = isMain ? (o.log ?? ((s: string) => console.error(s))) : () => {};
+  const world = par?.worldSize ?? 1;
+  if (o.batchSize % world !== 0) {
+    throw new RangeError(
+      `data_loader.args.batch_size ${o.batchSize} is the effective batch of the ${world} ranks and must divide by ${world}`,
+    );
+  }
+  const rankBatch = o.batchSize / world;
+  if (isMain) ensureDir(o.runDir);
   const lastBase = join(o.runDir, 'checkpoint-last');
   const bestBase = join(o.runDir, 'model_best');
   const metricsPath = join(o.runDir, 'metrics.jsonl');
@@ -73,20 +113,49 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
 
   if (o.resumeFrom) {
     const ck = loadCheckpoint(o.resumeFrom.replace(/\.json$/, ''));
-    torch.tidy(() => loadSystemState(o.system, ck.weights));
-    if (ck.optimizer) o.optimizer.loadStateDict(ck.optimizer);
-    if (ck.scheduler && o.scheduler) o.scheduler.loadStateDict(ck.scheduler);
-    restoreTorchRng(ck);
-    const extra = (ck.extra ?? {}) as {
-      history?: EpochRecord[];
-      best?: { epoch: number; top1: number } | null;
+    try {
+      restoreFrom(ck, 'the weights', () => torch.tidy(() => loadSystemState(o.system, ck.weights)));
+      const { optimizer, scheduler } = ck;
+      if (optimizer) restoreFrom(ck, 'the optimizer state', () => o.optimizer.loadStateDict(optimizer));
+      if (scheduler && o.scheduler) {
+        const target = o.scheduler;
+        restoreFrom(ck, 'the schedule', () => target.loadStateDict(scheduler));
+      }
+      restoreTorchRng(ck);
+    } finally {
+      torch.dispose([ck.weights, ck.optimizer?.state]);
+    }
+    const extra = (ck.extra !== null && typeof ck.extra === 'object' ? ck.extra : {}) as {
+      history?: unknown;
+      best?: unknown;
     };
-    history = extra.history ?? [];
-    best = extra.best ?? null;
+    history = Array.isArray(extra.history) ? (extra.history as EpochRecord[]) : [];
+    const b = extra.best as { epoch?: unknown; top1?: unknown } | null | undefined;
+    best =
+      b && typeof b.epoch === 'number' && typeof b.top1 === 'number'
+        ? { epoch: b.epoch, top1: b.top1 }
+        : null;
     startEpoch = (ck.epoch ?? 0) + 1;
-    torch.dispose([ck.weights, ck.optimizer?.state]);
+    // metrics.jsonl holds exactly the epochs of the checkpoint: a line written for an epoch whose
+    // checkpoint never made it (a crash or a full disk in between) is dropped, a missing one restored.
+    if (isMain) writeFileAtomic(metricsPath, history.map((h) => JSON.stringify(h) + '\n').join(''));
     log(`resumed from ${o.resumeFrom} at epoch ${startEpoch}`);
   }
+  // After a resume too: every rank continues from rank 0's weights.
+  const modules = Object.values(o.system.modules);
+  const ddp = par
+    ? new torch.distributed.DistributedDataParallel(
+        {
+          parameters: () => modules.flatMap((m) => m.parameters()),
+          buffers: () => modules.flatMap((m) => m.buffers()),
+        },
+        par.group,
+      )
+    : null;
+  if (par) log(`data-parallel: ${world} ranks x batch ${rankBatch} = effective batch ${o.batchSize}`);
+  const device = o.device ?? 'cpu';
+  const amp = o.amp ?? null;
+  const scaler = amp === 'fp16' ? new torch.GradScaler() : null;
 
   for (let epoch = startEpoch; epoch <= o.epochs; epoch++) {
     const started = performance.now();
@@ -105,53 +174,79 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
       seed: o.seed,
       epoch,
       transform: o.trainTransform,
+      ...(par ? { batchSize: rankBatch, shard: { rank: par.rank, worldSize: world } } : {}),
     });
-    const total = o.train.labels.length;
+    const total = Math.ceil(o.train.labels.length / world);
     const progress = new Progress({
       label: `epoch ${epoch}/${o.epochs}`,
       total,
       unit: 'img',
-      quiet: o.quiet ?? false,
+      quiet: (o.quiet ?? false) || !isMain,
     });
     let lossSum = 0;
     let correct = 0;
     let seen = 0;
     let step = 0;
+    const phases = o.phases;
+    phases?.mark();
     for await (const batch of batches) {
       step++;
       const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
+      ddp?.syncBuffers();
       const stepLoss = torch.tidy(() => {
         const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
         const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
-        const { out, extra } = o.system.trainForward(x, rng);
-        const loss =
-          mixed && mixed.lam < 1
-            ? mixupLoss(o.system.loss, out, yA, torch.tensor(mixed.yB).long(), mixed.lam, extra)
-            : o.system.loss.forward(out, yA, extra);
+        phases?.lap('data');
+        const forward = () => {
+          const { out, extra } = o.system.trainForward(x, rng);
+          const loss =
+            mixed && mixed.lam < 1
+              ? mixupLoss(o.system.loss, out, yA, torch.tensor(mixed.yB).long(), mixed.lam, extra)
+              : o.system.loss.forward(out, yA, extra);
+          return { out, loss };
+        };
+        const { out, loss } = amp ? torch.autocast(amp, device, forward) : forward();
         const value = loss.item();
         if (!Number.isFinite(value)) {
           throw new NonFiniteLossError(
             `the loss became ${value} at epoch ${epoch}, step ${step}; lower the learning rate (optimizer.args.lr) or check the data, then resume from ${lastBase}.json`,
           );
         }
-        loss.backward();
+        phases?.lap('forward');
+        (scaler ? scaler.scaleLoss(loss) : loss).backward();
         const pred = out.output.argmax(1);
         correct += pred.eq(torch.tensor(batch.y).long()).sum().item();
         return value;
       });
-      o.optimizer.step();
+      phases?.lap('backward');
+      ddp?.syncGradients();
+      if (scaler) scaler.step(o.optimizer);
+      else o.optimizer.step();
       o.optimizer.zeroGrad();
+      phases?.lap('optimizer');
       lossSum += stepLoss * batch.n;
       seen += batch.n;
       progress.tick(batch.n, `loss ${(lossSum / seen).toFixed(4)}`);
+      if (o.maxBatches !== undefined && step >= o.maxBatches) break;
     }
     progress.finish();
+    if (par) [lossSum, correct, seen] = sumOverRanks(par, [lossSum, correct, seen]);
     let val: GroupResult | null = null;
     const evalPeriod = o.evalPeriod ?? 1;
-    if (epoch % evalPeriod === 0 || epoch === o.epochs) {
+    if (isMain && (epoch % evalPeriod === 0 || epoch === o.epochs)) {
+      phases?.mark();
       setTraining(o.system, false);
-      const p = await predict((x) => o.system.evalForward(x), o.test, o.testTransform);
+      const p = await predict(
+        (x) => o.system.evalForward(x),
+        o.test,
+        o.testTransform,
+        EVAL_BATCH,
+        o.maxBatches === undefined
+          ? undefined
+          : evalSubset(o.test.labels.length, o.train.labels.length, o.batchSize, o.maxBatches),
+      );
       val = summarize(evaluateLogits(p.logits, p.labels, p.classes, o.trainCounts));
+      phases?.lap('eval');
     }
     const record: EpochRecord = {
       epoch,
@@ -162,13 +257,17 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
       seconds: (performance.now() - started) / 1000,
     };
     history.push(record);
-    appendFileSync(metricsPath, JSON.stringify(record) + '\n');
+    if (!isMain) {
+      // The others wait here while rank 0 evaluates and saves (within TAILOR_DIST_TIMEOUT).
+      par!.group.barrier();
+      continue;
+    }
     const fmt = (v: number | null | undefined) =>
       v === null || v === undefined ? '  -  ' : (100 * v).toFixed(2);
     log(
       `epoch ${epoch}/${o.epochs} lr ${record.lr.toExponential(2)} loss ${record.train_loss.toFixed(4)} train acc ${fmt(record.train_acc)}` +
         (val
-          ? ` | uniform top1 ${fmt(val.top1)} many ${fmt(val.many)} medium ${fmt(val.medium)} few ${fmt(val.few)}`
+          ? ` | val top1 ${fmt(val.top1)} many ${fmt(val.many)} medium ${fmt(val.medium)} few ${fmt(val.few)}`
           : '') +
         ` (${formatSeconds(record.seconds)})`,
     );
@@ -185,6 +284,9 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     if (improved) saveCheckpoint(bestBase, content);
     if (o.savePeriod && epoch % o.savePeriod === 0)
       saveCheckpoint(join(o.runDir, `checkpoint-epoch${epoch}`), content);
+    // Only now the epoch's metrics line: every line of metrics.jsonl has its checkpoint.
+    appendLine(metricsPath, JSON.stringify(record));
+    par?.group.barrier();
   }
 
   return {
@@ -193,4 +295,13 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     lastCheckpoint: `${lastBase}.json`,
     bestCheckpoint: best ? `${bestBase}.json` : null,
   };
+}
+
+/** The element-wise sums of a few numbers over all ranks (one float64 allreduce). */
+function sumOverRanks(par: ParallelRun, values: number[]): number[] {
+  return torch.tidy(() => {
+    const t = torch.tensor(Float64Array.from(values));
+    par.group.allreduce(t);
+    return [...t.toFloat64Array()];
+  });
 }

@@ -1,6 +1,8 @@
 // A small RFC 4180 CSV reader: quoted fields (with "" escapes and embedded commas/newlines),
 // CRLF or LF line ends, a header row. Every cell keeps its 1-based file line so that errors about
 // the data can name the file, line and column the user has to fix.
+import { InputError } from '../../torch/errors.js';
+import { readBoundedFile } from '../../torch/fs.js';
 
 export interface CsvTable {
   file: string;
@@ -10,11 +12,19 @@ export interface CsvTable {
   lines: number[];
 }
 
-export class CsvError extends Error {
+export class CsvError extends InputError {
   constructor(message: string) {
     super(message);
     this.name = 'CsvError';
   }
+}
+
+/** CSV inputs far larger than any data set here (and below V8's 512 MB string limit). */
+export const MAX_CSV_BYTES = 256 * 1024 * 1024;
+
+/** Reads a CSV (or label) file as text, refusing implausible sizes; errors are CsvErrors. */
+export function readCsvText(file: string): string {
+  return readBoundedFile(file, MAX_CSV_BYTES, 'a CSV file', (m) => new CsvError(m)).toString('utf8');
 }
 
 export function parseCsv(text: string, file: string): CsvTable {

@@ -1,8 +1,7 @@
 // Long-format longitudinal data for the latent-subgroup mixed model: one row per visit, grouped
 // into subjects (possibly with different numbers of visits), visits sorted by time. Membership
 // covariates describe the subject, so they must be constant within a subject.
-import { readFileSync } from 'node:fs';
-import { CsvError, type CsvTable, columnIndex, numericCell, parseCsv } from './csv.js';
+import { CsvError, type CsvTable, columnIndex, numericCell, parseCsv, readCsvText } from './csv.js';
 
 export interface SubgroupData {
   /** Subject identifiers, in order of first appearance in the file. */
@@ -35,12 +34,7 @@ export interface LongColumns {
 }
 
 export function readSubgroupCsv(file: string, columns: LongColumns): SubgroupData {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new CsvError(`cannot read ${file}: ${(error as Error).message}`);
-  }
+  const text = readCsvText(file);
   return subgroupDataFromTable(parseCsv(text, file), columns);
 }
 

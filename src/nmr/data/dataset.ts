@@ -21,7 +21,6 @@ import {
   closeSync,
   existsSync,
   fsyncSync,
-  mkdirSync,
   openSync,
   readFileSync,
   readSync,
@@ -31,7 +30,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic, writeJsonAtomic } from '../../torch/fs.js';
+import { writeFileAtomic, writeJsonAtomic, ensureDir } from '../../torch/fs.js';
 import { NmrFormatError } from '../io/errors.js';
 import type { LevelTruth, TrueLine, TrueMultiplet } from './simulate.js';
 
@@ -90,7 +89,7 @@ export class DatasetWriter {
       'samples' | 'files' | 'format' | 'version' | 'dtype' | 'byteOrder' | 'layout'
     >,
   ) {
-    mkdirSync(dir, { recursive: true });
+    ensureDir(dir);
     this.tmp = `.tmp-${process.pid}-${Date.now()}`;
     this.fdSpectra = openSync(join(dir, `spectra.f32${this.tmp}`), 'w');
     this.fdTruth = openSync(join(dir, `truth.f32${this.tmp}`), 'w');

@@ -108,7 +108,15 @@ export interface DecodedTable {
  * (for messages). A DIF line's last value is repeated at the start of the next line as a check;
  * the repeat is verified and dropped.
  */
-export function decodeXyTable(lines: string[], file: string, firstLine: number): DecodedTable {
+/** More points than any 1D NMR data (real spectra have at most a few million). */
+export const MAX_TABLE_POINTS = 1 << 24;
+
+export function decodeXyTable(
+  lines: string[],
+  file: string,
+  firstLine: number,
+  maxPoints = MAX_TABLE_POINTS,
+): DecodedTable {
   const y: number[] = [];
   const lineStarts: { x: number; index: number }[] = [];
   let lastEndedInDif = false;
@@ -135,6 +143,18 @@ export function decodeXyTable(lines: string[], file: string, firstLine: number):
       } else {
         if (values.length === 0)
           throw new NmrFormatError(file, `line ${lineNo}`, 'a DUP count needs a preceding value');
+        // Bound the count before expanding it: 13 bytes can ask for 10^12 values.
+        if (
+          !Number.isSafeInteger(t.value) ||
+          t.value < 1 ||
+          y.length + values.length + t.value > maxPoints + 1
+        )
+          throw new NmrFormatError(
+            file,
+            `line ${lineNo}`,
+            `DUP count ${t.value} is not a whole number that fits the table (at most ${maxPoints} points)`,
+            'the file is corrupt',
+          );
         for (let r = 1; r < t.value; r++) {
           const prev = values[values.length - 1]!;
           values.push(lastDif !== undefined ? prev + lastDif : prev);
@@ -155,7 +175,23 @@ export function decodeXyTable(lines: string[], file: string, firstLine: number):
     } else {
       lineStarts.push({ x, index: y.length });
     }
-    for (const v of values) y.push(v);
+    for (const v of values) {
+      if (!Number.isFinite(v))
+        throw new NmrFormatError(
+          file,
+          `line ${lineNo}`,
+          `value ${v} is not a finite number`,
+          'the file is corrupt',
+        );
+      y.push(v);
+    }
+    if (y.length > maxPoints)
+      throw new NmrFormatError(
+        file,
+        `line ${lineNo}`,
+        `more than ${maxPoints} points`,
+        'the file is corrupt',
+      );
     lastEndedInDif = endsInDif;
   }
   return { y: Float64Array.from(y), lineStarts };

@@ -1,12 +1,17 @@
 // Reader for Bruker TopSpin experiment folders: raw fid/ser (with acqus) and processed 1r/1i (with
 // procs). Written from the format description (int32 or float64 words, byte order from BYTORDA/
 // BYTORDP, complex points interleaved, rows of a ser file padded to 1024-byte blocks).
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { NmrFormatError } from './errors.js';
+import { NmrFormatError, readNmrFile } from './errors.js';
 import { ParameterSet } from './labels.js';
 import type { Fid, NmrData, Spectrum } from '../types.js';
 import { brukerGroupDelay } from './dsp.js';
+
+/** More points than any 1D acquisition (TopSpin's TD stops at a few million). */
+const MAX_POINTS = 1 << 26;
+/** More rows than any pseudo-2D series. */
+const MAX_ROWS = 1 << 20;
 
 export function readParameterFile(path: string): ParameterSet {
   if (!existsSync(path))
@@ -16,11 +21,11 @@ export function readParameterFile(path: string): ParameterSet {
       'not found',
       'a Bruker experiment folder needs acqus (and pdata/1/procs for processed data)',
     );
-  return ParameterSet.parse(path, readFileSync(path, 'latin1'));
+  return ParameterSet.parse(path, readNmrFile(path).toString('latin1'));
 }
 
 function readWords(path: string, dtype: number, bigEndian: boolean, field: string): Float64Array {
-  const buf = readFileSync(path);
+  const buf = readNmrFile(path);
   const size = dtype === 2 ? 8 : dtype === 0 ? 4 : -1;
   if (size < 0)
     throw new NmrFormatError(
@@ -34,6 +39,16 @@ function readWords(path: string, dtype: number, bigEndian: boolean, field: strin
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   for (let i = 0; i < n; i++) {
     out[i] = size === 4 ? view.getInt32(i * 4, !bigEndian) : view.getFloat64(i * 8, !bigEndian);
+  }
+  if (size === 8) {
+    const bad = out.findIndex((v) => !Number.isFinite(v));
+    if (bad >= 0)
+      throw new NmrFormatError(
+        path,
+        field,
+        `word ${bad} is ${out[bad]}, not a finite number`,
+        'the file is corrupt',
+      );
   }
   return out;
 }
@@ -59,9 +74,9 @@ function fidFromWords(
     re[i] = words[start + 2 * i]!;
     im[i] = words[start + 2 * i + 1]!;
   }
-  const swHz = acqus.number('$SW_h');
-  const sfo1 = acqus.number('$SFO1');
-  const refMHz = procs?.optionalNumber('$SF') ?? acqus.number('$BF1');
+  const swHz = acqus.positive('$SW_h');
+  const sfo1 = acqus.positive('$SFO1');
+  const refMHz = procs?.has('$SF') ? procs.positive('$SF') : acqus.positive('$BF1');
   const digmod = acqus.optionalNumber('$DIGMOD') ?? 1;
   const groupDelay =
     digmod === 0
@@ -100,7 +115,7 @@ export function readBrukerFid(dir: string): Fid {
       'not found',
       'use readBrukerSer for pseudo-2D data, or read pdata/1/1r',
     );
-  const td = acqus.number('$TD');
+  const td = acqus.integer('$TD', 4, MAX_POINTS);
   const words = readWords(
     path,
     acqus.optionalNumber('$DTYPA') ?? 0,
@@ -126,8 +141,8 @@ export function readBrukerSer(dir: string): Fid[] {
   const acqu2s = readParameterFile(join(dir, 'acqu2s'));
   const path = join(dir, 'ser');
   if (!existsSync(path)) throw new NmrFormatError(path, 'file', 'not found');
-  const td = acqus.number('$TD');
-  const rows = acqu2s.number('$TD');
+  const td = acqus.integer('$TD', 4, MAX_POINTS);
+  const rows = acqu2s.integer('$TD', 1, MAX_ROWS);
   const dtype = acqus.optionalNumber('$DTYPA') ?? 0;
   const words = readWords(path, dtype, acqus.optionalNumber('$BYTORDA') === 1, '$DTYPA');
   // Rows start on 1024-byte boundaries.
@@ -149,10 +164,11 @@ export function readBrukerSer(dir: string): Fid[] {
 /** Reads the processed spectrum pdata/N/1r (and 1i when present). */
 export function readBrukerProcessed(pdataDir: string): Spectrum {
   const procs = readParameterFile(join(pdataDir, 'procs'));
-  const si = procs.number('$SI');
+  const si = procs.integer('$SI', 2, MAX_POINTS);
   const dtype = procs.optionalNumber('$DTYPP') ?? 0;
   const bigEndian = procs.optionalNumber('$BYTORDP') === 1;
-  const scale = Math.pow(2, dtype === 0 ? (procs.optionalNumber('$NC_proc') ?? 0) : 0);
+  const nc = dtype === 0 && procs.has('$NC_proc') ? procs.integer('$NC_proc', -64, 64) : 0;
+  const scale = Math.pow(2, nc);
   const load = (name: string): Float64Array | undefined => {
     const p = join(pdataDir, name);
     if (!existsSync(p)) return undefined;
@@ -171,8 +187,8 @@ export function readBrukerProcessed(pdataDir: string): Spectrum {
       'not found',
       'process the data (ft) or read the raw fid',
     );
-  const sf = procs.number('$SF');
-  const swPpm = procs.number('$SW_p') / sf;
+  const sf = procs.positive('$SF');
+  const swPpm = procs.positive('$SW_p') / sf;
   const offset = procs.number('$OFFSET');
   const spectrum: Spectrum = {
     real,

@@ -1,8 +1,7 @@
 // CSV spectra: two columns (ppm, intensity) or three (ppm, real, imaginary), an optional header
 // line, comma/semicolon/tab separated. Written with a '# ' comment header giving the source.
-import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../../torch/fs.js';
-import { NmrFormatError } from './errors.js';
+import { NmrFormatError, readNmrFile } from './errors.js';
 import type { Spectrum } from '../types.js';
 
 export function parseCsvSpectrum(text: string, file: string): Spectrum {
@@ -55,14 +54,35 @@ export function parseCsvSpectrum(text: string, file: string): Spectrum {
     [first, last] = [last, first];
   }
   const spectrum: Spectrum = { real, ppmFirst: first, ppmLast: last, refMHz: NaN, source: file };
-  const mhz = /#.*(?:frequency|MHz)[^\d]*([\d.]+)/i.exec(text);
-  if (mhz) spectrum.refMHz = Number(mhz[1]);
+  const mhz = commentFrequency(lines);
+  if (mhz !== undefined) spectrum.refMHz = mhz;
   if (imag) spectrum.imag = imag;
   return spectrum;
 }
 
+/**
+ * The spectrometer frequency from a comment line such as '# frequency MHz 400.13': the first
+ * number after the first 'frequency' or 'MHz' of the first comment that has one. Scanned with
+ * indexOf and one anchored match per line, so a long comment costs linear time.
+ */
+function commentFrequency(lines: string[]): number | undefined {
+  for (const raw of lines) {
+    const line = raw.trimStart();
+    if (!line.startsWith('#')) continue;
+    const lower = line.toLowerCase();
+    const hits = [lower.indexOf('frequency'), lower.indexOf('mhz')].filter((i) => i >= 0);
+    if (hits.length === 0) continue;
+    const from = Math.min(...hits);
+    const m = /\d[\d.]*/.exec(line.slice(from));
+    if (!m) continue;
+    const v = Number(m[0]);
+    return Number.isFinite(v) ? v : undefined;
+  }
+  return undefined;
+}
+
 export function readCsvSpectrum(path: string): Spectrum {
-  return parseCsvSpectrum(readFileSync(path, 'utf8'), path);
+  return parseCsvSpectrum(readNmrFile(path).toString('utf8'), path);
 }
 
 export function formatCsvSpectrum(s: Spectrum, comment?: string): string {

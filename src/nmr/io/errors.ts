@@ -1,5 +1,7 @@
+import { InputError } from '../../torch/errors.js';
+import { readBoundedFile } from '../../torch/fs.js';
 /** A malformed or unsupported input file: names the file, the field and what to do about it. */
-export class NmrFormatError extends Error {
+export class NmrFormatError extends InputError {
   constructor(
     readonly file: string,
     readonly field: string,
@@ -9,4 +11,15 @@ export class NmrFormatError extends Error {
     super(`${file}: ${field}: ${problem}${remedy ? ` (${remedy})` : ''}`);
     this.name = 'NmrFormatError';
   }
+}
+
+/** NMR files are at most tens of megabytes; this bounds a corrupt one (and stays below V8's string limit). */
+export const MAX_NMR_FILE_BYTES = 256 * 1024 * 1024;
+
+/** Reads an NMR file, refusing implausible sizes; errors name the file. */
+export function readNmrFile(path: string): Buffer {
+  return readBoundedFile(path, MAX_NMR_FILE_BYTES, 'an NMR file', (m) => {
+    const detail = m.startsWith(`${path}: `) ? m.slice(path.length + 2) : m;
+    return new NmrFormatError(path, 'file', detail);
+  });
 }

@@ -2,9 +2,8 @@
 // NTUPLES pages (real and imaginary), in AFFN/PAC or the compressed ASDF forms (SQZ, DIF, DUP).
 // Bruker-exported files carry acqus/procs parameters as ##$ labels, which give the group delay,
 // the carrier and the phase. Linked files (##BLOCKS) are searched for the block with the data.
-import { readFileSync } from 'node:fs';
 import { decodeXyTable } from './asdf.js';
-import { NmrFormatError } from './errors.js';
+import { NmrFormatError, readNmrFile } from './errors.js';
 import { canonicalLabel, ParameterSet, type LabelledRecord } from './labels.js';
 import { brukerGroupDelay } from './dsp.js';
 import type { Fid, NmrData, Spectrum } from '../types.js';
@@ -93,7 +92,7 @@ function readXyData(file: string, params: ParameterSet, record: LabelledRecord):
   let ppmFirst = firstX;
   let ppmLast = lastX;
   if (units.startsWith('HZ')) {
-    if (!Number.isFinite(mhz))
+    if (!(mhz > 0))
       throw new NmrFormatError(
         file,
         '.OBSERVE FREQUENCY',
@@ -173,14 +172,17 @@ function readNtuples(file: string, params: ParameterSet, records: LabelledRecord
   const firstX = numberAt(file, params, 'FIRST', xIndex) ?? 0;
   const lastX = numberAt(file, params, 'LAST', xIndex);
   const n = re.length;
+  if (n < 2)
+    throw new NmrFormatError(file, 'DATA TABLE', `${n} points; a spectrum or FID needs at least two`);
   const dataType = (params.string('NTUPLES') ?? params.string('DATA TYPE') ?? '').toUpperCase();
   const mhz = observeMHz(params);
   if (dataType.includes('FID')) {
     const swHz = params.optionalNumber('$SW_h') ?? (lastX !== undefined ? (n - 1) / (lastX - firstX) : NaN);
     if (!Number.isFinite(swHz) || swHz <= 0)
       throw new NmrFormatError(file, 'LAST', 'cannot derive the dwell time (no $SW_h and no X range)');
-    if (!Number.isFinite(mhz)) throw new NmrFormatError(file, '.OBSERVE FREQUENCY', 'missing');
+    if (!(mhz > 0)) throw new NmrFormatError(file, '.OBSERVE FREQUENCY', 'missing or not positive');
     const refMHz = params.optionalNumber('$SF') ?? params.optionalNumber('$BF1') ?? mhz;
+    if (!(refMHz > 0)) throw new NmrFormatError(file, '$SF', `reference frequency ${refMHz} is not positive`);
     const sfo1 = params.optionalNumber('$SFO1');
     let carrierPpm = sfo1 !== undefined ? ((sfo1 - refMHz) / refMHz) * 1e6 : 0;
     const shiftRef = listField(params, '.SHIFT REFERENCE');
@@ -222,6 +224,8 @@ function readNtuples(file: string, params: ParameterSet, records: LabelledRecord
   // A complex spectrum: X in Hz (or ppm) from FIRST to LAST.
   if (lastX === undefined) throw new NmrFormatError(file, 'LAST', 'missing the X range of the spectrum');
   const units = (listField(params, 'UNITS')?.[xIndex] ?? 'HZ').toUpperCase();
+  if (!units.startsWith('PPM') && !(mhz > 0))
+    throw new NmrFormatError(file, '.OBSERVE FREQUENCY', 'missing, but needed to convert the Hz axis to ppm');
   const toPpm = units.startsWith('PPM') ? 1 : 1 / mhz;
   let real = re;
   let imag = im;
@@ -295,5 +299,5 @@ function parseJcampRecords(text: string): LabelledRecord[] {
 }
 
 export function readJcamp(path: string): NmrData {
-  return parseJcamp(readFileSync(path, 'latin1'), path);
+  return parseJcamp(readNmrFile(path).toString('latin1'), path);
 }

@@ -93,6 +93,21 @@ export class ParameterSet {
     return v;
   }
 
+  /** A required whole number in [min, max] (sizes, counts); the error names the field. */
+  integer(label: string, min: number, max: number): number {
+    const v = this.number(label);
+    if (!Number.isInteger(v) || v < min || v > max)
+      throw new NmrFormatError(this.file, label, `expected a whole number in ${min}..${max}, found ${v}`);
+    return v;
+  }
+
+  /** A required positive number (frequencies, widths); the error names the field. */
+  positive(label: string): number {
+    const v = this.number(label);
+    if (!(v > 0)) throw new NmrFormatError(this.file, label, `expected a positive number, found ${v}`);
+    return v;
+  }
+
   /** A string value without its <...> brackets. */
   string(label: string): string | undefined {
     const raw = this.raw(label);

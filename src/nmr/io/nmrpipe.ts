@@ -1,8 +1,7 @@
 // NMRPipe 1D reader: a 512-word float32 header followed by float32 data. Time-domain complex
 // data store the real block, then the imaginary block. The header's FDFLTORDER word (2.345)
 // tells the byte order.
-import { readFileSync } from 'node:fs';
-import { NmrFormatError } from './errors.js';
+import { NmrFormatError, readNmrFile } from './errors.js';
 import type { Fid, NmrData, Spectrum } from '../types.js';
 
 const HEADER_WORDS = 512;
@@ -64,6 +63,19 @@ export function parsePipe(bytes: Uint8Array, file: string): NmrData {
   };
   const re = read(0);
   const im = complex ? read(size) : new Float64Array(size);
+  for (const [part, values] of [
+    ['real', re],
+    ['imaginary', im],
+  ] as const) {
+    const bad = values.findIndex((v) => !Number.isFinite(v));
+    if (bad >= 0)
+      throw new NmrFormatError(
+        file,
+        'data',
+        `${part} point ${bad} is ${values[bad]}, not a finite number`,
+        'the file is corrupt',
+      );
+  }
   const swHz = h(FDF2SW);
   const obs = h(FDF2OBS);
   if (!(swHz > 0)) throw new NmrFormatError(file, 'FDF2SW', `spectral width ${swHz} is not positive`);
@@ -95,5 +107,5 @@ export function parsePipe(bytes: Uint8Array, file: string): NmrData {
 }
 
 export function readPipe(path: string): NmrData {
-  return parsePipe(readFileSync(path), path);
+  return parsePipe(readNmrFile(path), path);
 }

@@ -4,6 +4,7 @@
 import * as torch from '../../torch/index.js';
 import { UNet1d, resolveUNetConfig, type UNetConfig } from './unet.js';
 import type { Denoiser } from '../eval/evaluate.js';
+import { CheckpointError } from '../../torch/errors.js';
 import type { TrainingDomain } from './domain.js';
 
 export const MODEL_FORMAT = 'tailor-nmr-unet';
@@ -33,27 +34,30 @@ export function loadDenoiserInfo(path: string): { model: UNet1d; domain: Trainin
   const ck = torch.loadCheckpoint(checkpointBase(path));
   try {
     if (ck.metadata.format !== MODEL_FORMAT || !ck.metadata.model)
-      throw new Error(
+      throw new CheckpointError(
         `${path}: not an NMR denoising model (metadata format '${ck.metadata.format ?? ''}'); give a checkpoint written by 'tailor nmr train'`,
       );
     let config: UNetConfig;
     try {
       config = resolveUNetConfig(JSON.parse(ck.metadata.model) as Partial<UNetConfig>, `${path}: model`);
     } catch (e) {
-      throw new Error(`${path}: the stored model description is invalid (${(e as Error).message})`, {
-        cause: e,
-      });
+      throw new CheckpointError(
+        `${path}: the stored model description is invalid (${(e as Error).message})`,
+        {
+          cause: e,
+        },
+      );
     }
     let domain: TrainingDomain | null = null;
     if (ck.metadata.domain) {
       try {
         domain = JSON.parse(ck.metadata.domain) as TrainingDomain;
       } catch {
-        throw new Error(`${path}: the stored training domain is not valid JSON`);
+        throw new CheckpointError(`${path}: the stored training domain is not valid JSON`);
       }
     }
     const model = new UNet1d(config);
-    model.loadStateDict(ck.weights);
+    torch.restoreFrom(ck, 'the weights', () => model.loadStateDict(ck.weights));
     return { model: model.eval(), domain };
   } finally {
     torch.dispose([ck.weights, ck.optimizer?.state]);

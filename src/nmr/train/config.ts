@@ -62,6 +62,8 @@ export interface NmrTrainConfig {
   out: string;
   seed: number;
   threads: number;
+  /** 'cpu', 'cuda' or 'cuda:N' (optional; --device overrides it). */
+  device?: string;
   data: DataConfig;
   model: UNetConfig;
   stageA: StageConfig;
@@ -205,6 +207,12 @@ function stage(raw: Json, base: StageConfig, where: string): StageConfig {
 }
 
 /** Validates a parsed JSON config; relative paths are resolved against baseDir. */
+function deviceField(v: unknown): string {
+  if (typeof v !== 'string' || !/^(cpu|cuda)(:\d+)?$/.test(v))
+    throw new ConfigError(`config.device: expected "cpu", "cuda" or "cuda:N", got ${JSON.stringify(v)}`);
+  return v;
+}
+
 export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): NmrTrainConfig {
   try {
     if (!isObject(raw)) throw new ConfigError('the top level must be a JSON object');
@@ -216,6 +224,7 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
         'out',
         'seed',
         'threads',
+        'device',
         'data',
         'model',
         'stageA',
@@ -312,6 +321,7 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
           : path(raw.out, 'config.out'),
       seed: int(raw, 'seed', d.seed, 'config'),
       threads: int(raw, 'threads', d.threads, 'config', 1),
+      ...(raw.device === undefined ? {} : { device: deviceField(raw.device) }),
       data,
       model,
       stageA: stage(section(raw, 'stageA', 'config'), d.stageA, 'config.stageA'),

@@ -4,11 +4,10 @@
 // (lr 3e-4, wd 1e-4) and one warmup + cosine schedule (per step) span both stages. Checkpoints
 // hold weights, optimizer, schedule, epoch and both generators, so a resumed run continues
 // exactly as an uninterrupted one would.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../torch/index.js';
 import { Rng } from '../../torch/rng.js';
-import { writeJsonAtomic } from '../../torch/fs.js';
+import { writeJsonAtomic, ensureDir } from '../../torch/fs.js';
 import { UNet1d, parameterSummary } from '../model/unet.js';
 import { checkpointBase, modelMetadata } from '../model/denoise.js';
 import type { NmrTrainConfig, StageConfig } from './config.js';
@@ -16,6 +15,7 @@ import { drawLevels, makeBatch, prepareRecords, type PreparedSample } from './da
 import { loadRecords, processingOf, type StackRecord } from './sources.js';
 import { trainingDomain } from '../model/domain.js';
 import { totalLoss, peakWeightedL1, type LossWeights } from './losses.js';
+import { CheckpointError } from '../../torch/errors.js';
 
 export interface EpochRecord {
   epoch: number;
@@ -175,7 +175,7 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
   const log = options.log ?? ((line: string) => console.log(line));
   torch.setNumThreads(cfg.threads);
   torch.manualSeed(cfg.seed);
-  mkdirSync(cfg.out, { recursive: true });
+  ensureDir(cfg.out);
   const t0 = Date.now();
   const records = loadRecords(cfg.data.train, cfg.data.maxSamples ?? undefined);
   const parts = split(cfg, records);
@@ -237,23 +237,29 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
     const ck = torch.loadCheckpoint(checkpointBase(options.resume));
     const saved = (ck.extra ?? {}) as { config?: NmrTrainConfig; history?: EpochRecord[]; best?: number };
     if (saved.config && JSON.stringify(saved.config.model) !== JSON.stringify(cfg.model))
-      throw new Error(
+      throw new CheckpointError(
         `${options.resume}: the checkpoint's model (${JSON.stringify(saved.config.model)}) differs from the config's`,
       );
-    model.loadStateDict(ck.weights);
-    torch.dispose(ck.weights);
+    try {
+      torch.restoreFrom(ck, 'the weights', () => model.loadStateDict(ck.weights));
+    } finally {
+      torch.dispose(ck.weights);
+    }
     if (!ck.optimizer || !ck.scheduler || ck.epoch === undefined || !ck.rng?.data)
-      throw new Error(
+      throw new CheckpointError(
         `${options.resume}: not a training checkpoint (no optimizer, schedule, epoch or generator state); use last.json`,
       );
-    optimizer.loadStateDict(ck.optimizer);
-    torch.dispose(ck.optimizer.state);
-    scheduler.loadStateDict(ck.scheduler);
+    try {
+      torch.restoreFrom(ck, 'the optimizer state', () => optimizer.loadStateDict(ck.optimizer!));
+    } finally {
+      torch.dispose(ck.optimizer.state);
+    }
+    torch.restoreFrom(ck, 'the schedule', () => scheduler.loadStateDict(ck.scheduler!));
     rng = new Rng(ck.rng.data);
     torch.restoreTorchRng(ck);
     startEpoch = ck.epoch + 1;
-    history = saved.history ?? [];
-    best = saved.best ?? -Infinity;
+    history = Array.isArray(saved.history) ? saved.history : [];
+    best = typeof saved.best === 'number' ? saved.best : -Infinity;
     log(`resumed from ${options.resume} after epoch ${ck.epoch + 1}/${totalEpochs}`);
   }
 

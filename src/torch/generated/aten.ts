@@ -1323,6 +1323,27 @@ export function to_other(self_: Tensor, other: Tensor, non_blocking?: boolean, c
   return wrap(native.call(op_to_other, self_.handle, other.handle, non_blocking, copy, memory_format) as number);
 }
 
+let op_to_device = -1;
+/** `aten::to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)` */
+export function to_device(self_: Tensor, device: string, dtype: DType, non_blocking?: boolean, copy?: boolean, memory_format?: number | null): Tensor {
+  if (op_to_device < 0) op_to_device = native.resolve('aten::to', 'device');
+  return wrap(native.call(op_to_device, self_.handle, device, dtype == null ? dtype : dtypeCode(dtype), non_blocking, copy, memory_format) as number);
+}
+
+let op_pin_memory = -1;
+/** `aten::pin_memory(Tensor(a) self, Device? device=None) -> Tensor(a)` */
+export function pin_memory(self_: Tensor, device?: string | null): Tensor {
+  if (op_pin_memory < 0) op_pin_memory = native.resolve('aten::pin_memory', '');
+  return wrap(native.call(op_pin_memory, self_.handle, device) as number);
+}
+
+let op_is_pinned = -1;
+/** `aten::is_pinned(Tensor self, Device? device=None) -> bool` */
+export function is_pinned(self_: Tensor, device?: string | null): boolean {
+  if (op_is_pinned < 0) op_is_pinned = native.resolve('aten::is_pinned', '');
+  return native.call(op_is_pinned, self_.handle, device) as boolean;
+}
+
 let op_type_as = -1;
 /** `aten::type_as(Tensor self, Tensor other) -> Tensor` */
 export function type_as(self_: Tensor, other: Tensor): Tensor {

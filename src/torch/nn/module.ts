@@ -3,6 +3,7 @@
 import { Tensor } from '../tensor.js';
 import { keep } from '../scope.js';
 import { noGrad } from '../autograd.js';
+import { checkDevice, type Device } from '../device.js';
 
 export abstract class Module {
   training = true;
@@ -121,6 +122,36 @@ export abstract class Module {
     for (const [, child] of this.modulesByName) child.apply(fn);
     fn(this);
     return this;
+  }
+
+  /**
+   * Moves every parameter, gradient and buffer to `device` in place (as torch's module.to):
+   * the Tensor objects stay the same, so an optimizer built on them keeps working.
+   */
+  to(device: Device): this {
+    const target = checkDevice(device);
+    noGrad(() => {
+      for (const t of [...this.parameters(), ...this.buffers()]) {
+        if (t.device === target || (target === 'cuda' && t.device === 'cuda:0')) continue;
+        const moved = t.toDevice(target);
+        t.setData(moved);
+        moved.dispose();
+        const g = t.grad;
+        if (g) {
+          const movedGrad = g.toDevice(target);
+          t.grad = movedGrad;
+          movedGrad.dispose();
+          g.dispose();
+        }
+      }
+    });
+    return this;
+  }
+
+  /** The device of the first parameter (or buffer); 'cpu' for a module without tensors. */
+  get device(): Device {
+    const first = this.parameters()[0] ?? this.buffers()[0];
+    return first ? first.device : 'cpu';
   }
 
   /** Clears every parameter's gradient (set to none, as PyTorch's default). */

@@ -182,8 +182,12 @@ export abstract class Optimizer<H extends { lr: number }> {
       const restored: ParamState = {};
       for (const [key, value] of Object.entries(s)) {
         if (value instanceof Tensor) {
+          // On the parameter's device (a checkpoint saved on another device resumes here).
           const copy = noGrad(() =>
-            isFloatingPoint(value.dtype) && value.dtype !== p.dtype ? value.to(p.dtype) : value.clone(),
+            value.toDevice(p.device, {
+              dtype: isFloatingPoint(value.dtype) && value.dtype !== p.dtype ? p.dtype : value.dtype,
+              copy: true,
+            }),
           );
           restored[key] = keep(copy.reshape(...p.shape));
           if (restored[key] !== copy) copy.dispose();

@@ -1,0 +1,104 @@
+#!/bin/sh
+# The GPU check, for a machine with an NVIDIA GPU and a CUDA PyTorch (its python3 importing torch).
+#
+#   scripts/gpu-check.sh --prepare   on the development machine: gathers what the GPU machine may
+#                                    lack into .gpu/ (a Node binary, the Node-API and Gloo headers,
+#                                    node-addon-api) and compiles dist/; carry .gpu and dist there.
+#   scripts/gpu-check.sh             on the GPU machine: builds the addon against
+#                                    TAILOR_LIBTORCH (default: python) with the compiler directly
+#                                    (no node-gyp, make or network needed), then prints ONE JSON line:
+#     version  `tailor version --json --check` (libtorch, ABI, CUDA devices, cuDNN, Gloo/NCCL, schemas)
+#     gpu      bench/gpu.ts: CUDA vs CPU golden values of the 3-expert ResNet-32 forward/backward,
+#              checkpoint CPU->GPU->CPU, CUDA RNG resume; train images/s vs PyTorch on the same GPU
+#              (ratio, target >= 0.9); NMR U-Net denoise spectra/s at 32k points (target 100/s)
+#     amp_bf16 the same training run under --amp bf16 (both sides)
+#     gloo_cuda a two-rank Gloo job on CUDA tensors (tailor launch -- dist-check --device cuda:0)
+set -u
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+if [ "${1:-}" = "--prepare" ]; then
+  set -e
+  rm -rf .gpu && mkdir -p .gpu/napi .gpu/gloo-include
+  gzip -9 -c "$(readlink -f "$(command -v node)")" > .gpu/node.gz
+  for h in node_api.h node_api_types.h js_native_api.h js_native_api_types.h; do cp "/usr/include/node/$h" .gpu/napi/; done
+  cp -r node_modules/node-addon-api .gpu/node-addon-api
+  cp -r /usr/include/gloo .gpu/gloo-include/gloo
+  node node_modules/typescript/bin/tsc -p tsconfig.json
+  du -sh .gpu dist
+  echo 'gpu-check: prepared; run `scripts/gpu-check.sh` there carrying [".gpu", "dist"]'
+  exit 0
+fi
+
+log=${TMPDIR:-/tmp}/tailor-gpu-check
+mkdir -p "$log"
+# Node: the one on PATH, else the carried binary.
+if command -v node >/dev/null 2>&1; then
+  NODE=$(command -v node)
+else
+  mkdir -p "$log/bin" && gunzip -c .gpu/node.gz > "$log/bin/node" && chmod +x "$log/bin/node"
+  NODE=$log/bin/node
+  PATH=$log/bin:$PATH
+  export PATH
+fi
+export TAILOR_LIBTORCH=${TAILOR_LIBTORCH:-python}
+PY=python3
+case "$TAILOR_LIBTORCH" in python:*) PY=${TAILOR_LIBTORCH#python:} ;; esac
+torch_include=$("$PY" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "include"))' 2>/dev/null || true)
+if [ -n "$torch_include" ] && [ ! -f "$torch_include/gloo/algorithm.h" ] && [ -z "${TAILOR_GLOO_INCLUDE:-}" ] && [ -d .gpu/gloo-include/gloo ]; then
+  export TAILOR_GLOO_INCLUDE=$root/.gpu/gloo-include
+fi
+
+# Build: every source file in parallel, then link.
+rm -f native/.libtorch-cache.json
+build_ok=true
+build_error=""
+if ! cflags=$("$NODE" native/resolve-libtorch.mjs cflags 2> "$log/resolve.err"); then
+  build_ok=false; build_error=$(cat "$log/resolve.err")
+else
+  ldflags=$("$NODE" native/resolve-libtorch.mjs libraries)
+  napi="-I.gpu/napi -I.gpu/node-addon-api"
+  [ -d .gpu/napi ] || napi="-I/usr/include/node -I$("$NODE" -p "require('node-addon-api').include_dir")"
+  mkdir -p native/build/Release "$log/obj"
+  for src in native/src/*.cc; do
+    obj=$log/obj/$(basename "$src" .cc).o
+    # shellcheck disable=SC2086
+    g++ -c -fPIC -O2 -fexceptions -frtti -Wno-deprecated-declarations -DNAPI_VERSION=8 -DNODE_ADDON_API_CPP_EXCEPTIONS \
+      $napi $cflags "$src" -o "$obj" 2> "$obj.err" &
+  done
+  wait
+  for e in "$log"/obj/*.err; do [ -s "$e" ] && grep -q "error" "$e" && { build_ok=false; build_error="$build_error $(grep -m3 error "$e" | tr '\n' ' ')"; }; done
+  if $build_ok; then
+    # shellcheck disable=SC2086
+    g++ -shared -o native/build/Release/tailor_native.node "$log"/obj/*.o $ldflags 2> "$log/link.err" || { build_ok=false; build_error=$(head -c 600 "$log/link.err"); }
+    "$NODE" native/resolve-libtorch.mjs --json > native/build/libtorch.json
+  fi
+fi
+
+run_json() { # name, seconds, command...: the command's last output line, or an error object
+  name=$1; secs=$2; shift 2
+  if timeout "$secs" "$@" > "$log/$name.out" 2> "$log/$name.err"; then
+    tail -n 1 "$log/$name.out"
+  else
+    # The first lines naming an error (not the stack frames under them).
+    printf '{"error":%s}' "$("$NODE" -e '
+      const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter((l) => l.trim() && !/^\s+at /.test(l));
+      const named = lines.filter((l) => /error|Error|failed/.test(l));
+      console.log(JSON.stringify((named.length ? named : lines).slice(0, 3).join(" | ").slice(0, 800)));' "$log/$name.err")"
+  fi
+}
+
+if $build_ok; then
+  version=$(run_json version 60 "$NODE" dist/src/cli/main.js version --json --check)
+  gpu=$(run_json gpu 300 "$NODE" dist/bench/gpu.js --device cuda --torch --python "$PY" --json)
+  amp=$(run_json amp 200 "$NODE" dist/bench/gpu.js --device cuda --amp bf16 --torch --python "$PY" --json)
+  gloo=$(run_json gloo 120 "$NODE" dist/src/cli/main.js launch --nproc-per-node 2 --master-port 29533 -- dist-check --device cuda:0 --size-mb 25)
+else
+  version='null'; gpu='null'; amp='null'; gloo='null'
+fi
+"$NODE" -e '
+const [ok, err, ...parts] = process.argv.slice(1);
+const parse = (s) => { try { return JSON.parse(s); } catch { return { unparsed: s }; } };
+const [version, gpu, amp, gloo] = parts.map(parse);
+console.log(JSON.stringify({ build: { ok: ok === "true", error: err || undefined, libtorch: process.env.TAILOR_LIBTORCH }, version, gpu, amp_bf16: amp, gloo_cuda: gloo }));
+' "$build_ok" "$build_error" "$version" "$gpu" "$amp" "$gloo"

@@ -1,0 +1,103 @@
+// tailor benchmark -c SUITE.json [--out DIR] [--json] [--max-runs N]
+import { parseArgs } from 'node:util';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import * as torch from '../../torch/index.js';
+import {
+  BENCHMARK_METHOD_NAMES,
+  BenchmarkStaleRunError,
+  ConfigError,
+  DataFormatError,
+  NonFiniteLossError,
+  RunError,
+  loadSuite,
+  runBenchmark,
+} from '../../longtail/index.js';
+import { benchmarkMarkdown, writeBenchmarkReport } from '../../report/index.js';
+import { CliError } from '../errors.js';
+
+const HELP = `usage: tailor benchmark -c SUITE.json [--out DIR] [--json] [--max-runs N] [--threads N]
+
+Runs a benchmark suite: trains every model of the suite once per seed (as 'tailor train' does,
+with the seed overridden), evaluates the suite's test-time methods on the eleven test
+distributions, and writes one table (benchmark.json, benchmark.md, benchmark.html in DIR):
+per model and method, each distribution's top-1 and many/medium/few, and the mean top-1, as the
+mean over seeds with the standard deviation and the 95 % t-interval.
+Rerunning the same command resumes: finished runs and methods are skipped, an interrupted
+training continues from its last checkpoint. Runs live in DIR/runs/<model>/seed-<s>.
+
+methods: ${BENCHMARK_METHOD_NAMES.join(', ')} (oracle uses the true test prior and is labelled so)
+
+options:
+  -c, --config SUITE   the suite file (configs/suites/*.json)
+      --out DIR        output directory (default: runs/benchmark/<suite name>)
+      --json           print the table as JSON on stdout (default: markdown)
+      --max-runs N     train at most N runs in this call; the next call continues
+                       (0: check the suite and write the table of what is finished)
+      --threads N      libtorch threads (default: the suite's threads or 2)
+      --progress       show the per-epoch progress bars
+  -h, --help`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      config: { type: 'string', short: 'c' },
+      out: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'max-runs': { type: 'string' },
+      threads: { type: 'string' },
+      progress: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (!values.config) throw new CliError(`give the suite with -c SUITE.json\n\n${HELP}`);
+  const positive = (name: string, v: string | undefined): number | undefined => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!(Number.isInteger(n) && n > 0)) throw new CliError(`--${name} needs a positive integer, got '${v}'`);
+    return n;
+  };
+  const maxRuns = values['max-runs'] === '0' ? 0 : positive('max-runs', values['max-runs']); // 0: check the suite, table what exists
+  const threads = positive('threads', values.threads);
+  try {
+    const suite = loadSuite(values.config);
+    torch.setNumThreads(threads ?? suite.threads ?? 2);
+    if (threads) suite.threads = threads;
+    const outDir = values.out ?? join('runs', 'benchmark', suite.name);
+    mkdirSync(outDir, { recursive: true });
+    const log = (line: string) => console.error(`tailor benchmark: ${line}`);
+    log(
+      `${suite.name}: ${suite.models.length} model(s) x ${suite.seeds.length} seed(s), methods ${suite.methods.join(', ')}; output ${outDir}`,
+    );
+    const result = await runBenchmark(suite, {
+      outDir,
+      ...(maxRuns !== undefined ? { maxRuns } : {}),
+      quiet: !values.progress,
+      log,
+    });
+    const paths = writeBenchmarkReport(outDir, result.table);
+    log(
+      `trained ${result.trained}, skipped ${result.skipped} finished run(s)` +
+        (result.pending ? `, ${result.pending} left: run the same command again to continue` : '') +
+        `\n  table: ${paths.markdown}\n  page:  ${paths.html}\n  json:  ${paths.json}`,
+    );
+    console.log(values.json ? JSON.stringify(result.table) : benchmarkMarkdown(result.table));
+    return 0;
+  } catch (error) {
+    if (
+      error instanceof ConfigError ||
+      error instanceof RunError ||
+      error instanceof BenchmarkStaleRunError ||
+      error instanceof NonFiniteLossError ||
+      error instanceof DataFormatError
+    )
+      throw new CliError(error.message);
+    throw error;
+  }
+}

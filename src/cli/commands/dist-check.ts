@@ -1,0 +1,89 @@
+// tailor dist-check: joins a data-parallel job (started by `tailor launch` or torchrun) and checks
+// the wiring before a long training run: every rank answers, a broadcast and an allreduce give the
+// right values, and the allreduce of a DDP-sized bucket takes this long (rank 0 prints one JSON line).
+import { parseArgs } from 'node:util';
+import { CliError } from '../errors.js';
+
+const HELP = `usage: tailor launch --nproc-per-node N -- dist-check [--size-mb MB] [--iters K]
+                     [--backend gloo|nccl] [--device cpu|cuda]
+
+Joins the job from the torchrun variables (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT), checks a
+broadcast and an allreduce, then times K allreduces of MB megabytes (default 25, DDP's bucket).
+--device cuda puts the tensors on cuda:LOCAL_RANK. Rank 0 prints
+{"world_size", "backend", "device", "ok", "allreduce_ms", "allreduce_mb_s"}.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'size-mb': { type: 'string', default: '25' },
+      iters: { type: 'string', default: '5' },
+      backend: { type: 'string', default: 'gloo' },
+      device: { type: 'string', default: 'cpu' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const sizeMb = Number(values['size-mb']);
+  const iters = Number(values.iters);
+  if (!(sizeMb > 0 && sizeMb <= 4096))
+    throw new CliError(`dist-check: --size-mb must be in (0, 4096], got ${values['size-mb']}`);
+  if (!Number.isInteger(iters) || iters < 1 || iters > 1000)
+    throw new CliError(`dist-check: --iters must be an integer in 1..1000, got ${values.iters}`);
+  if (values.backend !== 'gloo' && values.backend !== 'nccl')
+    throw new CliError(`dist-check: --backend must be gloo or nccl, got ${values.backend}`);
+  const torch = await import('../../torch/index.js');
+  const { ProcessGroup, readDistEnv, RankFailureError, DistEnvError } = torch.distributed;
+  let env;
+  try {
+    env = readDistEnv();
+  } catch (error) {
+    if (error instanceof DistEnvError) throw new CliError(error.message);
+    throw error;
+  }
+  const device = values.device === 'cuda' ? `cuda:${env.localRank}` : torch.checkDevice(values.device);
+  torch.checkDevice(device);
+  try {
+    const group = ProcessGroup.init({ backend: values.backend, env });
+    const result = torch.tidy(() => {
+      const b = torch.full([4], env.rank === 0 ? 3 : -1, 'float32', device);
+      group.broadcast(b, 0);
+      const s = torch.full([4], env.rank + 1, 'float32', device);
+      group.allreduce(s);
+      const expectedSum = (env.worldSize * (env.worldSize + 1)) / 2;
+      const ok =
+        b.toFloat32Array().every((v) => v === 3) && s.toFloat32Array().every((v) => v === expectedSum);
+      const big = torch.ones([Math.round((sizeMb * 1024 * 1024) / 4)], 'float32', device);
+      group.allreduce(big); // warm-up (connections, buffers)
+      group.barrier();
+      torch.cuda.synchronize(device);
+      const start = performance.now();
+      for (let i = 0; i < iters; i++) group.allreduce(big);
+      torch.cuda.synchronize(device);
+      const ms = (performance.now() - start) / iters;
+      return { ok, ms };
+    });
+    group.barrier();
+    if (env.rank === 0) {
+      console.log(
+        JSON.stringify({
+          world_size: env.worldSize,
+          backend: values.backend,
+          device: values.device,
+          ok: result.ok,
+          size_mb: sizeMb,
+          allreduce_ms: Number(result.ms.toFixed(2)),
+          allreduce_mb_s: Number(((sizeMb / result.ms) * 1000).toFixed(1)),
+        }),
+      );
+    }
+    group.destroy();
+    return result.ok ? 0 : 1;
+  } catch (error) {
+    if (error instanceof RankFailureError) throw new CliError(error.message, 3);
+    throw error;
+  }
+}

@@ -1,0 +1,209 @@
+// Scoring one test distribution after the searches: the model before any step, each method's
+// result, the guard that keeps the uniform start where a search lost on the validation split, and
+// the oracle; and the one-line summary the command prints.
+import * as torch from '../../torch/index.js';
+import type { optim, Tensor } from '../../torch/index.js';
+import { evaluateLogits } from '../core/metrics.js';
+import { aggregateByPreference, logitsFromFeatures, type PrlSystem, type System } from '../systems/index.js';
+import { summarize, type GroupResult, type Predictions } from '../train/evaluate.js';
+import { featuresTensor, type ExpertFeatures } from '../train/features.js';
+import { oracle, priorMatched, type PriorFit, type PriorMatched } from './prior.js';
+import { balancedScores } from './prior-shift.js';
+import {
+  labelShiftBaselines,
+  type LabelShiftResult,
+  type ScoreBasis,
+  type ValidationFit,
+} from './baselines.js';
+import type { LabelShiftMethod } from './methods.js';
+import { priorWeightedAccuracy } from './search-objective.js';
+
+export interface Searched {
+  epochs: number;
+  stopped_early: boolean;
+  kept_start?: boolean;
+  searched?: number[];
+}
+
+export interface DistributionTestTime {
+  n: number;
+  /** Test images per class of this distribution (its true prior, for the prior errors). */
+  counts: number[];
+  before: GroupResult;
+  /** kept_start: the guard kept the uniform start over what the search found (`searched`). */
+  aggregation?: GroupResult & Searched & { weights: number[] };
+  preference?: GroupResult & Searched & { preference: number[] };
+  /** Prior matching: `weights`, or for PRL `preference`, fitted to the test prior (`priorFit`). */
+  prior?: PriorMatched;
+  /** EM with and without calibration, BBSE (fitted on the validation split). */
+  label_shift?: Partial<Record<LabelShiftMethod, LabelShiftResult>>;
+  oracle: GroupResult;
+}
+
+/** One learner per distribution and method: the parameter on the simplex and its optimizer. */
+export interface SimplexLearner {
+  theta: Tensor;
+  opt: optim.SGD | optim.AdamW;
+  epochs: number;
+  stopped: boolean;
+}
+
+export function weightedSum(expertLogits: Tensor, weights: Tensor): Tensor {
+  // expertLogits [E, N, C], weights [E]
+  return expertLogits.mul(weights.reshape(-1, 1, 1)).sum(0);
+}
+
+/** The experts' logits [E, N, C] of some predictions weighted by w (SADE's aggregation). */
+function weightedExperts(w: number[], p: Predictions): Float32Array {
+  return torch.tidy(() =>
+    weightedSum(
+      torch.tensor(p.expertLogits, { shape: [p.experts, p.n, p.classes] }),
+      torch.tensor(w),
+    ).toFloat32Array(),
+  );
+}
+
+/** PRL's output for preference r on some rows of the test set: the experts generated for r. */
+function preferenceLogits(prl: PrlSystem, f: ExpertFeatures, r: number[], rows: Int32Array): Float32Array {
+  return torch.noGrad(() =>
+    torch.tidy(() => {
+      const sub = featuresTensor(f).indexSelect(1, torch.tensor(rows).long());
+      return aggregateByPreference(logitsFromFeatures(prl.model, sub, prl.generate(r)), r).toFloat32Array();
+    }),
+  );
+}
+
+/** The labelled validation split's predictions (and PRL features) for the searches' guard. */
+export interface ValidationGuard {
+  val: Predictions;
+  features: ExpertFeatures | null;
+  aggregation: boolean;
+  preference: boolean;
+}
+
+export interface DistributionTask {
+  targetPrior: number[] | null;
+  rows: Int32Array;
+  counts: number[];
+  predictions: Predictions;
+  aggregation: SimplexLearner | null;
+  preference: SimplexLearner | null;
+}
+
+/** Before, after each method, and the oracle, on one distribution. */
+export function scoreDistribution(
+  t: DistributionTask,
+  c: {
+    system: System;
+    prl: PrlSystem | null;
+    features: ExpertFeatures | null;
+    knownOffsets: number[][] | null;
+    offsets: number[][] | null;
+    priorFit: PriorFit;
+    trainCounts: number[];
+    calibration: { basis: ScoreBasis; fit: ValidationFit } | null;
+    labelShift: LabelShiftMethod[];
+    guard: ValidationGuard | null;
+  },
+): DistributionTestTime {
+  const { predictions } = t;
+  const { prl, features } = c;
+  const score = (logits: ArrayLike<number>) =>
+    summarize(evaluateLogits(logits, predictions.labels, predictions.classes, c.trainCounts));
+  const before = score(predictions.logits);
+  // The experts' scores without the log prior each carries: for the oracle and prior matching.
+  const balanced = c.knownOffsets
+    ? balancedScores(predictions.expertLogits, predictions, c.knownOffsets)
+    : null;
+  const entry: DistributionTestTime = {
+    n: predictions.n,
+    counts: t.counts,
+    before,
+    oracle: oracle(predictions, t.counts, score, balanced),
+  };
+  if (c.calibration && c.labelShift.length > 0) {
+    const { basis, fit } = c.calibration;
+    entry.label_shift = labelShiftBaselines(fit, basis, predictions, t.counts, score, c.labelShift);
+  }
+  // The guard: keep the uniform start where the search's result is worse on the validation
+  // split reweighted to this distribution's estimated prior.
+  const guarded = (found: number[], valLogits: (w: number[]) => ArrayLike<number>) => {
+    const g = c.guard!;
+    const start = found.map(() => 1 / found.length);
+    const acc = (w: number[]) =>
+      priorWeightedAccuracy(valLogits(w), g.val.labels, g.val.classes, t.targetPrior!);
+    return acc(found) >= acc(start)
+      ? { weights: found, kept_start: false }
+      : { weights: start, kept_start: true };
+  };
+  if (t.aggregation) {
+    const found = torch.tidy(() => t.aggregation!.theta.softmax(0).toNumbers());
+    const checked =
+      c.guard?.aggregation && t.targetPrior
+        ? guarded(found, (w) => weightedExperts(w, c.guard!.val))
+        : { weights: found, kept_start: false };
+    const weights = checked.weights;
+    entry.aggregation = {
+      ...score(weightedExperts(weights, predictions)),
+      weights,
+      ...(checked.kept_start ? { kept_start: true, searched: found } : {}),
+      epochs: t.aggregation.epochs,
+      stopped_early: t.aggregation.stopped,
+    };
+  }
+  if (c.offsets && balanced) {
+    entry.prior = priorMatched(
+      predictions,
+      c.offsets,
+      balanced,
+      score,
+      (w) => (prl && features ? preferenceLogits(prl, features, w, t.rows) : weightedExperts(w, predictions)),
+      prl !== null,
+      c.priorFit,
+    );
+  }
+  if (t.preference && prl && features) {
+    const found = torch.tidy(() => t.preference!.theta.softmax(0).toNumbers());
+    const g = c.guard;
+    const checked =
+      g?.preference && g.features && t.targetPrior
+        ? guarded(found, (r) =>
+            preferenceLogits(
+              prl,
+              g.features!,
+              r,
+              Int32Array.from({ length: g.val.n }, (_, i) => i),
+            ),
+          )
+        : { weights: found, kept_start: false };
+    const preference = checked.weights;
+    entry.preference = {
+      ...score(preferenceLogits(prl, features, preference, t.rows)),
+      preference,
+      ...(checked.kept_start ? { kept_start: true, searched: found } : {}),
+      epochs: t.preference.epochs,
+      stopped_early: t.preference.stopped,
+    };
+  }
+  return entry;
+}
+
+export function describe(name: string, entry: DistributionTestTime, isPrl: boolean): string {
+  const pct = (v: number | null | undefined) => (v === null || v === undefined ? '-' : (100 * v).toFixed(2));
+  return (
+    `${name}: before ${pct(entry.before.top1)}` +
+    (entry.aggregation
+      ? ` | aggregation ${pct(entry.aggregation.top1)} weights ${entry.aggregation.weights.map((v) => v.toFixed(3)).join('/')}`
+      : '') +
+    (entry.preference
+      ? ` | preference ${pct(entry.preference.top1)} r ${entry.preference.preference.map((v) => v.toFixed(3)).join('/')}`
+      : '') +
+    (entry.prior
+      ? ` | prior ${pct(entry.prior.top1)} ${isPrl ? 'r' : 'weights'} ${(entry.prior.preference ?? entry.prior.weights ?? []).map((v) => v.toFixed(3)).join('/')} (adjusted ${pct(entry.prior.adjusted.top1)})`
+      : '') +
+    Object.entries(entry.label_shift ?? {})
+      .map(([m, r]) => ` | ${m} ${pct(r.top1)}`)
+      .join('') +
+    ` | oracle prior ${pct(entry.oracle.top1)}`
+  );
+}

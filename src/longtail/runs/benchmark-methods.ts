@@ -1,0 +1,55 @@
+// The test-time methods a benchmark suite can name. Each is one entry: the test-time step it needs
+// from runTestTime (none for the plain test-all numbers), whether a model supports it, and where
+// its numbers are in the per-distribution result. A new method is one line here.
+import type { DistributionTestTime, TestTimeMethod } from '../adapt/testtime.js';
+import type { GroupResult } from '../train/evaluate.js';
+import type { System } from '../systems/index.js';
+
+export interface BenchmarkMethod {
+  /** What the table's caption says about it. */
+  describe: string;
+  /** The runTestTime step it needs; null: the plain test-all evaluation (no test-time step). */
+  step: TestTimeMethod | null;
+  /** Uses the true test prior (labelled as an oracle in every table). */
+  oracle?: boolean;
+  /** Why a model cannot use it, or null when it can. */
+  unsupported?: (system: System) => string | null;
+  /** Its result on one distribution; undefined when the step declined (for example prior matching on a model it cannot handle). */
+  pick: (r: DistributionTestTime) => GroupResult | undefined;
+}
+
+const prlOnly = (s: System) => (s.kind === 'prl' ? null : 'needs a PRL model (a hypernetwork)');
+
+export const BENCHMARK_METHODS = {
+  plain: { describe: 'no test-time step (test-all)', step: null, pick: (r) => r.before },
+  aggregation: {
+    describe: 'SADE self-supervised expert aggregation',
+    step: 'aggregation',
+    pick: (r) => r.aggregation,
+  },
+  preference: {
+    describe: 'PRL preference search',
+    step: 'preference',
+    unsupported: prlOnly,
+    pick: (r) => r.preference,
+  },
+  prior: { describe: "prior matching (experts' weights / preference)", step: 'prior', pick: (r) => r.prior },
+  prior_adjusted: {
+    describe: 'prior matching, estimated prior added to the balanced scores',
+    step: 'prior',
+    pick: (r) => r.prior?.adjusted,
+  },
+  oracle: {
+    describe: 'ORACLE: log of the true test prior added (uses test labels)',
+    step: null,
+    oracle: true,
+    pick: (r) => r.oracle,
+  },
+} satisfies Record<string, BenchmarkMethod>;
+
+export type BenchmarkMethodName = keyof typeof BENCHMARK_METHODS;
+export const BENCHMARK_METHOD_NAMES = Object.keys(BENCHMARK_METHODS) as BenchmarkMethodName[];
+
+export function benchmarkMethod(name: string): BenchmarkMethod {
+  return (BENCHMARK_METHODS as Record<string, BenchmarkMethod>)[name]!;
+}

@@ -1,0 +1,246 @@
+// `tailor benchmark`: trains every model of a suite once per seed (the same training as
+// `tailor train`, with the seed overridden), runs the suite's test-time methods on the eleven
+// test distributions, and gathers the table. Everything is kept on disk as it finishes, so a
+// second call resumes: finished runs and methods are skipped, an interrupted training continues
+// from its last checkpoint.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as torch from '../../torch/index.js';
+import { writeJsonAtomic } from '../../torch/fs.js';
+import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
+import { runTestTime, type TestTimeMethod, type TestTimeOptions } from '../adapt/testtime.js';
+import { loadConfig } from '../config/config.js';
+import { loadTestTimeConfig } from '../config/testtime.js';
+import { adaptInput, buildSession, type Session } from '../config/session.js';
+import type { DataOverrides } from '../config/experiment.js';
+import { loadRun } from './load.js';
+import { trainAndEvaluate } from './train.js';
+import { benchmarkMethod } from './benchmark-methods.js';
+import { benchmarkTable, meanTop1, type BenchmarkTable, type MethodRecord } from './benchmark-table.js';
+import type { Suite } from './benchmark-suite.js';
+import type { GroupResult } from '../train/evaluate.js';
+
+export interface BenchmarkOptions {
+  outDir: string;
+  /** Train at most this many runs in this call (the rest on the next call); finished work is never redone. */
+  maxRuns?: number;
+  quiet?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface BenchmarkResult {
+  table: BenchmarkTable;
+  trained: number;
+  skipped: number;
+  /** Runs left for a later call (maxRuns reached). */
+  pending: number;
+}
+
+const METHODS_FILE = 'benchmark-methods.json';
+/** What a run was trained from; a later call with other settings must not reuse it. */
+const SETTINGS_FILE = 'benchmark-run.json';
+
+/** Thrown when a run directory holds a run trained with other settings than the suite's. */
+export class BenchmarkStaleRunError extends Error {}
+
+function runSettings(suite: Suite, modelConfig: string, seed: number) {
+  const config = loadConfig(modelConfig);
+  config.seed = seed;
+  if (suite.epochs) config.trainer.epochs = suite.epochs;
+  return { config, overrides: overridesOf(suite) };
+}
+
+/** Records the settings of a new run, or checks that an existing run was made with these. */
+function checkSettings(runDir: string, settings: ReturnType<typeof runSettings>): void {
+  const path = join(runDir, SETTINGS_FILE);
+  const text = JSON.stringify(settings);
+  if (!existsSync(path)) {
+    mkdirSync(runDir, { recursive: true });
+    writeJsonAtomic(path, settings);
+    return;
+  }
+  if (JSON.stringify(JSON.parse(readFileSync(path, 'utf8'))) !== text)
+    throw new BenchmarkStaleRunError(
+      `${runDir} was trained with other settings (its config, epochs, seed or data overrides differ from the suite's now, see ${path}); ` +
+        'give another --out, or delete that run directory to retrain it',
+    );
+}
+
+export function benchmarkRunDir(outDir: string, model: string, seed: number): string {
+  return join(outDir, 'runs', model, `seed-${seed}`);
+}
+
+function readMethods(runDir: string): Record<string, MethodRecord> {
+  const path = join(runDir, METHODS_FILE);
+  if (!existsSync(path)) return {};
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, MethodRecord>;
+  } catch {
+    return {}; // a torn or hand-edited file: recompute its methods
+  }
+}
+
+/** Test-time options when the suite names no test-time config (plain and oracle only). */
+const NO_STEP_OPTIONS: Omit<TestTimeOptions, 'seed' | 'methods'> = {
+  epochs: 1,
+  batchSize: 128,
+  lr: 0.025,
+  momentum: 0.9,
+  weightDecay: 5e-4,
+  nesterov: true,
+  minWeight: 0.05,
+  preferenceLr: 0.01,
+  distributions: TEST_DISTRIBUTIONS,
+};
+
+function overridesOf(suite: Suite): DataOverrides {
+  return {
+    ...(suite.root ? { root: suite.root } : {}),
+    ...(suite.trainMaxPerClass ? { trainMaxPerClass: suite.trainMaxPerClass } : {}),
+    ...(suite.testPerClass ? { testPerClass: suite.testPerClass } : {}),
+  };
+}
+
+async function trainRun(
+  suite: Suite,
+  modelConfig: string,
+  seed: number,
+  runDir: string,
+  o: BenchmarkOptions,
+) {
+  const log = o.log ?? (() => {});
+  const config = loadConfig(modelConfig);
+  config.seed = seed;
+  if (suite.epochs) config.trainer.epochs = suite.epochs;
+  torch.manualSeed(seed);
+  const session = buildSession(config, modelConfig, overridesOf(suite));
+  mkdirSync(runDir, { recursive: true });
+  writeJsonAtomic(join(runDir, 'config.json'), config);
+  const last = join(runDir, 'checkpoint-last.json');
+  const resumeFrom = existsSync(last) ? last : undefined;
+  log(
+    `${resumeFrom ? 'resuming' : 'training'} ${runDir} (${config.trainer.epochs} epochs, ${session.data.train.labels.length} images)`,
+  );
+  await trainAndEvaluate(session, {
+    epochs: config.trainer.epochs,
+    seed,
+    runDir,
+    ...(resumeFrom ? { resumeFrom } : {}),
+    quiet: o.quiet ?? true,
+    log,
+  });
+  return session;
+}
+
+/** Runs the methods a run still lacks and stores them with the run. */
+async function runMethods(
+  suite: Suite,
+  session: Session,
+  seed: number,
+  runDir: string,
+  missing: string[],
+  o: BenchmarkOptions,
+) {
+  const log = o.log ?? (() => {});
+  const records = readMethods(runDir);
+  const todo: string[] = [];
+  for (const m of missing) {
+    const why = benchmarkMethod(m).unsupported?.(session.system) ?? null;
+    if (why) records[m] = { unsupported: why };
+    else todo.push(m);
+  }
+  if (todo.length > 0) {
+    const steps = [
+      ...new Set(todo.map((m) => benchmarkMethod(m).step).filter((s): s is TestTimeMethod => s !== null)),
+    ];
+    // The suite picks the methods; the test-time config gives only their settings (so its own
+    // "method" field, which may name the PRL-only search, does not matter here).
+    const base = suite.testTime ? loadTestTimeConfig(suite.testTime, true) : NO_STEP_OPTIONS;
+    log(`test-time ${runDir}: ${todo.join(', ')}`);
+    const { results } = await runTestTime(
+      adaptInput(session),
+      // The run's seed also seeds the test-time views, so the spread covers the whole pipeline.
+      { ...base, distributions: TEST_DISTRIBUTIONS, seed, methods: steps, quiet: o.quiet ?? true },
+      (line) => log(`  ${line}`),
+    );
+    for (const m of todo) {
+      const distributions: Record<string, GroupResult> = {};
+      let declined = false;
+      for (const d of TEST_DISTRIBUTIONS) {
+        const r = results[d] ? benchmarkMethod(m).pick(results[d]) : undefined;
+        if (!r) declined = true;
+        else distributions[d] = { top1: r.top1, many: r.many, medium: r.medium, few: r.few };
+      }
+      records[m] = declined
+        ? { unsupported: `the '${benchmarkMethod(m).step}' step gave no result for this model (see the log)` }
+        : { distributions, mean_top1: meanTop1(distributions) };
+    }
+  }
+  writeJsonAtomic(join(runDir, METHODS_FILE), records);
+  return records;
+}
+
+function disposeSession(session: Session): void {
+  for (const m of Object.values(session.system.modules)) m.dispose();
+}
+
+export async function runBenchmark(suite: Suite, o: BenchmarkOptions): Promise<BenchmarkResult> {
+  const log = o.log ?? (() => {});
+  if (suite.threads) torch.setNumThreads(suite.threads);
+  const records: Record<string, Record<number, Record<string, MethodRecord>>> = {};
+  let trained = 0;
+  let skipped = 0;
+  let pending = 0;
+  const total = suite.models.length * suite.seeds.length;
+  let index = 0;
+  for (const model of suite.models) {
+    records[model.name] = {};
+    for (const seed of suite.seeds) {
+      index++;
+      const runDir = benchmarkRunDir(o.outDir, model.name, seed);
+      const done = readMethods(runDir);
+      const missing = suite.methods.filter((m) => !(m in done));
+      const hasResults = existsSync(join(runDir, 'results.json'));
+      const tag = `[${index}/${total}] ${model.name} seed ${seed}`;
+      if (existsSync(runDir)) checkSettings(runDir, runSettings(suite, model.config, seed));
+      if (hasResults && missing.length === 0) {
+        log(`${tag}: finished, skipped`);
+        records[model.name]![seed] = done;
+        skipped++;
+        continue;
+      }
+      if (!hasResults && o.maxRuns !== undefined && trained >= o.maxRuns) {
+        log(`${tag}: left for the next call (--max-runs ${o.maxRuns})`);
+        records[model.name]![seed] = done;
+        pending++;
+        continue;
+      }
+      let session: Session;
+      if (hasResults) {
+        log(`${tag}: trained earlier; methods ${missing.join(', ')}`);
+        session = loadRun(runDir, suite.root ? { root: suite.root } : {}).session;
+      } else {
+        log(
+          `${tag}: ${existsSync(join(runDir, 'checkpoint-last.json')) ? 'resuming the interrupted training' : 'training'}`,
+        );
+        session = await trainRun(suite, model.config, seed, runDir, { ...o, log: (l) => log(`  ${l}`) });
+        trained++;
+      }
+      try {
+        records[model.name]![seed] = await runMethods(suite, session, seed, runDir, missing, o);
+      } finally {
+        disposeSession(session);
+      }
+    }
+  }
+  const table = benchmarkTable({
+    name: suite.name,
+    ...(suite.description !== undefined ? { description: suite.description } : {}),
+    suite: suite.file,
+    seeds: suite.seeds,
+    models: suite.models.map((m) => m.name),
+    methods: suite.methods,
+    records,
+  });
+  return { table, trained, skipped, pending };
+}

@@ -1,0 +1,196 @@
+// The generated operator wrappers pass arguments by position, as the schemas of the libtorch they
+// were generated from lay them out. Under another libtorch an argument may have moved or changed
+// type; calling through the old layout would then be a wrong call. This module compares every
+// wrapped operator's expected schema with the running libtorch's and names each difference.
+// It does not import the addon (native.ts runs the start-up check while loading it): native.ts
+// hands the addon over with setSchemaSource.
+import { EXPECTED_SCHEMAS, GENERATED_WITH } from './generated/schemas.js';
+
+/** The part of the addon the check needs. */
+export interface SchemaSource {
+  torchVersion: string;
+  resolve(name: string, overload: string, boxedOnly?: boolean): number;
+  schema(op: number): string;
+}
+
+let source: SchemaSource | undefined;
+
+export function setSchemaSource(addon: SchemaSource): void {
+  source = addon;
+}
+
+function addon(): SchemaSource {
+  if (!source)
+    throw new Error('schema check: the libtorch addon is not loaded (import the torch library first)');
+  return source;
+}
+
+export interface SchemaArg {
+  name: string;
+  type: string;
+  hasDefault: boolean;
+}
+
+export interface ParsedSchema {
+  name: string;
+  args: SchemaArg[];
+  returns: string[];
+}
+
+export interface SchemaMismatch {
+  op: string;
+  reason: string;
+  expected: string;
+  actual: string | null;
+}
+
+export class OpSchemaMismatchError extends Error {
+  constructor(
+    readonly mismatches: SchemaMismatch[],
+    readonly torchVersion: string,
+  ) {
+    const lines = mismatches
+      .slice(0, 8)
+      .map(
+        (m) =>
+          `  ${m.op}: ${m.reason}\n    generated from: ${m.expected}\n    this libtorch:  ${m.actual ?? '(none)'}`,
+      );
+    const more = mismatches.length > 8 ? `\n  ... and ${mismatches.length - 8} more` : '';
+    super(
+      `OpSchemaMismatchError: ${mismatches.length} operator schema(s) of libtorch ${torchVersion} differ from the ` +
+        `${GENERATED_WITH} schemas the wrappers were generated from; calls would pass arguments in the wrong ` +
+        `places:\n${lines.join('\n')}${more}\nRegenerate the wrappers against this libtorch ` +
+        '(node scripts/gen-ops.mjs) or select a matching one (TAILOR_LIBTORCH, then ./scripts/setup.sh).',
+    );
+    this.name = 'OpSchemaMismatchError';
+  }
+}
+
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of text) {
+    if (ch === '(' || ch === '[') depth++;
+    if (ch === ')' || ch === ']') depth--;
+    if (ch === ',' && depth === 0) {
+      parts.push(current.trim());
+      current = '';
+    } else current += ch;
+  }
+  if (current.trim()) parts.push(current.trim());
+  return parts;
+}
+
+/**
+ * The argument types as the binding converts them: SymInt is passed as int, alias annotations
+ * (`Tensor(a!)`) do not change the call.
+ */
+export function normalizeType(type: string): string {
+  return type
+    .replace(/\([a-z][^)]*\)/g, '')
+    .replace(/\bSymInt\b/g, 'int')
+    .trim();
+}
+
+export function parseSchema(schema: string): ParsedSchema {
+  const open = schema.indexOf('(');
+  if (open < 0) throw new Error(`not an operator schema: ${schema}`);
+  let depth = 0;
+  let close = -1;
+  for (let i = open; i < schema.length; i++) {
+    if (schema[i] === '(') depth++;
+    if (schema[i] === ')' && --depth === 0) {
+      close = i;
+      break;
+    }
+  }
+  const args: SchemaArg[] = [];
+  for (const part of splitTopLevel(schema.slice(open + 1, close))) {
+    if (part === '*') continue;
+    const eq = part.indexOf('=');
+    const decl = eq >= 0 ? part.slice(0, eq) : part;
+    const space = decl.lastIndexOf(' ');
+    args.push({
+      name: decl.slice(space + 1).trim(),
+      type: normalizeType(decl.slice(0, space)),
+      hasDefault: eq >= 0,
+    });
+  }
+  const ret = schema.slice(schema.indexOf('->', close) + 2).trim();
+  const returns = ret === '()' ? [] : ret.startsWith('(') ? splitTopLevel(ret.slice(1, -1)) : [ret];
+  return {
+    name: schema.slice(0, open),
+    args,
+    returns: returns.map((r) => normalizeType(r.split(' ')[0]!.replace(/\([a-z][^)]*\)/g, ''))),
+  };
+}
+
+/**
+ * Why a call laid out for `expected` would be wrong under `actual`, or null when it is right.
+ * New trailing arguments with defaults are compatible (the wrappers leave them to their defaults).
+ */
+export function compareSchemas(expected: string, actual: string): string | null {
+  const e = parseSchema(expected);
+  const a = parseSchema(actual);
+  for (let i = 0; i < e.args.length; i++) {
+    const x = e.args[i]!;
+    const y = a.args[i];
+    if (!y) return `argument ${i} '${x.name}' (${x.type}) was removed`;
+    if (x.name !== y.name) return `argument ${i} is '${y.name}' (${y.type}), was '${x.name}' (${x.type})`;
+    if (x.type !== y.type) return `argument ${i} '${x.name}' changed type from ${x.type} to ${y.type}`;
+    if (x.hasDefault && !y.hasDefault && !y.type.endsWith('?'))
+      return `argument ${i} '${x.name}' lost its default value`;
+  }
+  for (let i = e.args.length; i < a.args.length; i++) {
+    const y = a.args[i]!;
+    if (!y.hasDefault && !y.type.endsWith('?')) return `new required argument ${i} '${y.name}' (${y.type})`;
+  }
+  if (e.returns.join(', ') !== a.returns.join(', '))
+    return `returns (${a.returns.join(', ')}), was (${e.returns.join(', ')})`;
+  return null;
+}
+
+/** Compares every wrapped operator (or the given expectations) with the running libtorch. */
+export function checkOpSchemas(expected: Readonly<Record<string, string>> = EXPECTED_SCHEMAS): {
+  checked: number;
+  mismatches: SchemaMismatch[];
+} {
+  const mismatches: SchemaMismatch[] = [];
+  for (const [op, schema] of Object.entries(expected)) {
+    const [name, overload = ''] = op.split('.');
+    let actual: string | null = null;
+    try {
+      actual = addon().schema(addon().resolve(`aten::${name}`, overload, true));
+    } catch {
+      mismatches.push({
+        op,
+        reason: 'the operator does not exist in this libtorch',
+        expected: schema,
+        actual,
+      });
+      continue;
+    }
+    const reason = compareSchemas(schema, actual);
+    if (reason) mismatches.push({ op, reason, expected: schema, actual });
+  }
+  return { checked: Object.keys(expected).length, mismatches };
+}
+
+/** Throws OpSchemaMismatchError naming every wrapped operator whose call layout changed. */
+export function assertOpSchemas(expected?: Readonly<Record<string, string>>): number {
+  const { checked, mismatches } = checkOpSchemas(expected);
+  if (mismatches.length > 0) throw new OpSchemaMismatchError(mismatches, addon().torchVersion);
+  return checked;
+}
+
+/**
+ * At start-up: a libtorch of the version the wrappers were generated from has their schemas, any
+ * other is checked once (TAILOR_SCHEMA_CHECK=1 forces the check, =0 skips it).
+ */
+export function checkOpSchemasAtStartup(): void {
+  const flag = process.env.TAILOR_SCHEMA_CHECK;
+  if (flag === '0') return;
+  if (flag !== '1' && addon().torchVersion === GENERATED_WITH) return;
+  assertOpSchemas();
+}

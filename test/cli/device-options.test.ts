@@ -1,0 +1,123 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers.js';
+import { resolveDevice, resolveThreads, resolveAmp } from '../../src/cli/runtime.js';
+import { CliError } from '../../src/cli/errors.js';
+import * as torch from '../../src/torch/index.js';
+
+const tailor = join(repoRoot, 'bin', 'tailor');
+const hasCuda = torch.cuda.isAvailable();
+
+test('the device comes from --device, else the config device, else n_gpu (0 is the CPU)', () => {
+  assert.equal(resolveDevice(undefined), 'cpu');
+  assert.equal(resolveDevice('cpu', { device: 'cuda' }), 'cpu', 'the flag wins');
+  assert.equal(resolveDevice(undefined, { n_gpu: 0 }), 'cpu');
+  assert.throws(
+    () => resolveDevice('gpu'),
+    (e: unknown) => e instanceof CliError && /--device: invalid device 'gpu'/.test(e.message),
+  );
+  assert.throws(() => resolveDevice(undefined, { n_gpu: -1 }), /n_gpu must be a non-negative integer/);
+  if (!hasCuda) {
+    assert.throws(() => resolveDevice(undefined, { n_gpu: 1 }), torch.DeviceUnavailableError);
+    assert.throws(() => resolveDevice(undefined, { device: 'cuda:0' }), torch.DeviceUnavailableError);
+  }
+});
+
+test('threads: --threads, else TAILOR_THREADS (set by launch), else the fallback', () => {
+  const saved = process.env.TAILOR_THREADS;
+  try {
+    delete process.env.TAILOR_THREADS;
+    assert.equal(resolveThreads(undefined, 2), 2);
+    process.env.TAILOR_THREADS = '1';
+    assert.equal(resolveThreads(undefined, 2), 1);
+    assert.equal(resolveThreads('3', 2), 3);
+    assert.throws(() => resolveThreads('0', 2), /--threads needs a positive integer/);
+  } finally {
+    if (saved === undefined) delete process.env.TAILOR_THREADS;
+    else process.env.TAILOR_THREADS = saved;
+  }
+});
+
+test('--amp: off by default, bf16 on the CPU, fp16 refused there', () => {
+  assert.equal(resolveAmp(undefined, 'cpu'), null);
+  assert.equal(resolveAmp('bf16', 'cpu'), 'bf16');
+  assert.throws(() => resolveAmp('fp16', 'cpu'), torch.AmpUnsupportedError);
+});
+
+test('nmr train / nmr denoise: --device and the config device, with named errors', { skip: hasCuda }, () => {
+  const cuda = spawnSync(
+    tailor,
+    ['nmr', 'train', '-c', 'configs/nmr_tiny.json', '--params', '--device', 'cuda'],
+    {
+      encoding: 'utf8',
+      cwd: repoRoot,
+    },
+  );
+  assert.equal(cuda.status, 2);
+  assert.match(
+    cuda.stderr,
+    /^tailor: DeviceUnavailableError: 'cuda' was requested, but .* is a CPU-only build; select a CUDA libtorch/,
+  );
+  const cpu = spawnSync(
+    tailor,
+    ['nmr', 'train', '-c', 'configs/nmr_tiny.json', '--params', '--device', 'cpu'],
+    {
+      encoding: 'utf8',
+      cwd: repoRoot,
+    },
+  );
+  assert.equal(cpu.status, 0, cpu.stderr);
+  const dir = mkdtempSync(join(tmpdir(), 'tailor-nmrdev-'));
+  try {
+    const cfg = JSON.parse(readFileSync(join(repoRoot, 'configs/nmr_tiny.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ ...cfg, device: 'tpu' }));
+    const bad = spawnSync(tailor, ['nmr', 'train', '-c', join(dir, 'bad.json'), '--params'], {
+      encoding: 'utf8',
+      cwd: repoRoot,
+    });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /config\.device: expected "cpu", "cuda" or "cuda:N", got "tpu"/);
+    const den = spawnSync(
+      tailor,
+      ['nmr', 'denoise', '--model', 'm', '--input', 'i', '--out', dir, '--device', 'cuda:1'],
+      {
+        encoding: 'utf8',
+        cwd: repoRoot,
+      },
+    );
+    assert.equal(den.status, 2);
+    assert.match(den.stderr, /DeviceUnavailableError: 'cuda:1' was requested/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test(
+  'test / test-all / test-time-train / train: --device cuda without CUDA is the named error',
+  { skip: hasCuda },
+  () => {
+    for (const args of [
+      ['test', '-r', '/nonexistent', '--device', 'cuda'],
+      ['test-all', '-r', '/nonexistent', '--device', 'cuda'],
+      ['test-time-train', '-c', 'x', '-r', 'y', '--device', 'cuda:0'],
+      ['train', '-c', 'configs/fmnist_lt_ir100_sade.json', '--device', 'cuda', '--epochs', '1'],
+    ]) {
+      const r = spawnSync(tailor, args, { encoding: 'utf8', cwd: repoRoot });
+      assert.equal(r.status, 2, `${args[0]}: ${r.stderr}`);
+      assert.match(r.stderr, /^tailor: DeviceUnavailableError: 'cuda(:0)?' was requested/, args[0]);
+    }
+    const amp = spawnSync(tailor, ['train', '-c', 'configs/fmnist_lt_ir100_sade.json', '--amp', 'fp16'], {
+      encoding: 'utf8',
+      cwd: repoRoot,
+    });
+    assert.equal(amp.status, 2);
+    assert.match(amp.stderr, /^tailor: AmpUnsupportedError: fp16 autocast is not supported on the CPU/);
+  },
+);

@@ -1,0 +1,113 @@
+// The fuzz worker process: generates inputs start..end-1 of one target, runs the reader on each
+// in-process and reports every outcome to the parent (which times each input and sees an abort
+// as a crash). Usage (by campaign.ts): node child.js TARGET START END SEED WORKDIR [--verbose]
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Rng } from '../../src/torch/rng.js';
+import { InputError } from '../../src/torch/errors.js';
+import { CliError } from '../../src/cli/errors.js';
+import { mutate } from './mutate.js';
+import { TARGETS, assemble, checkReport, type Files, type FuzzTarget } from './targets.js';
+
+export type Outcome = 'ok' | 'named' | 'other';
+
+export interface InputResult {
+  i: number;
+  outcome: Outcome;
+  detail?: string;
+}
+
+/** FNV-1a of a name, so that a target's inputs do not depend on its position in the list. */
+function hashName(name: string): number {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < name.length; k++) h = Math.imul(h ^ name.charCodeAt(k), 0x01000193) >>> 0;
+  return h;
+}
+
+/** The generator of input i: a function of the campaign seed, the target and i only. */
+export function inputRng(seed: number, target: string, i: number): Rng {
+  return new Rng((Math.imul(seed + 1, 0x9e3779b1) ^ hashName(target) ^ Math.imul(i + 1, 0x85ebca6b)) >>> 0);
+}
+
+/** Input i of a target: which seed file set, which file was mutated, and the files to write. */
+export function makeInput(target: FuzzTarget, seeds: Files[], seed: number, i: number): Files {
+  const rng = inputRng(seed, target.name, i);
+  const base = seeds[rng.int(seeds.length)]!;
+  const candidates = target.mutable.filter((f) => f in base);
+  const file = candidates[rng.int(candidates.length)]!;
+  const donors = seeds.filter((s) => s !== base && file in s).map((s) => s[file]!);
+  const mutated = mutate(base[file]!, target.kind, rng, donors, target.dictionary);
+  const written = target.encode ? target.encode(mutated, file, rng.uniform() < 0.8) : mutated;
+  return assemble(target, base, file, written);
+}
+
+/** A named error: one the CLI prints as a `tailor:` line, whose message names the input. */
+export function classify(error: unknown, dir: string): { outcome: Outcome; detail: string } {
+  const e = error as Error;
+  const message = String(e?.message ?? e);
+  const named =
+    (error instanceof InputError || error instanceof CliError || e?.name === 'ConfigError') &&
+    message.includes(dir);
+  const frame = (e?.stack ?? '').split('\n').find((l) => l.trim().startsWith('at ')) ?? '';
+  return {
+    outcome: named ? 'named' : 'other',
+    detail: `${e?.name ?? typeof error}: ${message.split('\n')[0]!.slice(0, 300)}${named ? '' : ` ${frame.trim()}`}`,
+  };
+}
+
+export function writeInput(dir: string, files: Files): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const [name, bytes] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), bytes);
+  }
+}
+
+async function main(): Promise<void> {
+  const [name, startText, endText, seedText, workDir] = process.argv.slice(2);
+  const verbose = process.argv.includes('--verbose');
+  const target = TARGETS.find((t) => t.name === name);
+  if (!target) throw new Error(`unknown fuzz target '${name}'`);
+  if (target.native) {
+    const torch = await import('../../src/torch/index.js');
+    torch.setNumThreads(1);
+  }
+  const seeds = await target.seeds();
+  const seed = Number(seedText);
+  const dir = join(workDir!, 'input');
+  const send = (r: InputResult): Promise<void> =>
+    new Promise((done) => (process.send ? process.send(r, undefined, {}, () => done()) : done()));
+  // Loading the modules and building the seeds is not part of any input's time.
+  await new Promise<void>((done) =>
+    process.send ? process.send({ ready: true }, undefined, {}, () => done()) : done(),
+  );
+  for (let i = Number(startText); i < Number(endText); i++) {
+    writeInput(dir, makeInput(target, seeds, seed, i));
+    let result: InputResult;
+    try {
+      const out = await target.run(dir);
+      const bad = checkReport(out);
+      result = bad ? { i, outcome: 'other', detail: bad } : { i, outcome: 'ok' };
+    } catch (error) {
+      result = { i, ...classify(error, dir) };
+      if (verbose) console.error(error);
+    }
+    if (verbose) console.error(`input ${i}: ${result.outcome}${result.detail ? ` ${result.detail}` : ''}`);
+    await send(result);
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const isEntryPoint =
+  process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isEntryPoint) {
+  main().then(
+    () => process.disconnect?.(),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(70);
+    },
+  );
+}

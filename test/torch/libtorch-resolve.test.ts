@@ -1,0 +1,117 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers.js';
+
+const script = join(repoRoot, 'native', 'resolve-libtorch.mjs');
+
+interface Resolved {
+  kind: string;
+  version: string;
+  cxx11Abi: boolean;
+  includeDirs: string[];
+  libraries: string[];
+  defines: string[];
+  cxxStd: string;
+}
+
+function resolveWith(selection: string): { status: number | null; stdout: string; stderr: string } {
+  // A scratch copy of the resolver, so its selection cache does not touch the checkout's.
+  const dir = mkdtempSync(join(tmpdir(), 'tailor-resolve-'));
+  execFileSync('cp', [script, dir]);
+  const r = spawnSync(process.execPath, [join(dir, 'resolve-libtorch.mjs'), '--json'], {
+    env: { ...process.env, TAILOR_LIBTORCH: selection },
+    encoding: 'utf8',
+  });
+  rmSync(dir, { recursive: true, force: true });
+  return r;
+}
+
+const debianTorch = existsSync('/usr/include/torch/csrc/api/include/torch/version.h');
+
+test('system: Debian headers and libraries, the CXX11 ABI, no rpath', { skip: !debianTorch }, () => {
+  const r = resolveWith('system');
+  assert.equal(r.status, 0, r.stderr);
+  const j = JSON.parse(r.stdout) as Resolved;
+  assert.equal(j.kind, 'system');
+  assert.match(j.version, /^1\.13\./);
+  assert.equal(j.cxx11Abi, true);
+  assert.equal(j.cxxStd, 'c++17');
+  assert.ok(j.defines.includes('_GLIBCXX_USE_CXX11_ABI=1'));
+  assert.ok(j.libraries.includes('-Wl,--no-as-needed'));
+  assert.ok(!j.libraries.some((l) => l.includes('rpath')));
+});
+
+test(
+  'a libtorch directory: its own headers first, /usr/include never, rpath to its lib/',
+  { skip: !debianTorch },
+  () => {
+    // An unpacked-archive layout made of links to Debian's files.
+    const dir = mkdtempSync(join(tmpdir(), 'tailor-libtorch-'));
+    mkdirSync(join(dir, 'include'));
+    mkdirSync(join(dir, 'lib'));
+    for (const h of ['ATen', 'c10', 'torch', 'caffe2'])
+      symlinkSync(`/usr/include/${h}`, join(dir, 'include', h));
+    for (const l of ['libtorch', 'libtorch_cpu', 'libc10'])
+      symlinkSync(`/usr/lib/x86_64-linux-gnu/${l}.so`, join(dir, 'lib', `${l}.so`));
+    try {
+      const r = resolveWith(dir);
+      assert.equal(r.status, 0, r.stderr);
+      const j = JSON.parse(r.stdout) as Resolved;
+      assert.equal(j.kind, 'directory');
+      assert.equal(j.includeDirs[0], join(dir, 'include'));
+      assert.ok(!j.includeDirs.some((d) => d === '/usr/include' || d.startsWith('/usr/include/torch')));
+      assert.equal(j.cxx11Abi, true, 'detected from libc10 symbols');
+      assert.ok(j.libraries.includes(`-L${join(dir, 'lib')}`));
+      assert.ok(j.libraries.some((l) => l.startsWith('-Wl,-rpath,')));
+      assert.ok(j.defines.includes('TAILOR_EXPECT_TORCH_MINOR=13'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test('python:/usr/bin/python3 finds the libtorch inside the installed PyTorch', () => {
+  const probe = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' });
+  if (probe.status !== 0) return; // no PyTorch for that Python on this machine
+  const r = resolveWith('python:/usr/bin/python3');
+  assert.equal(r.status, 0, r.stderr);
+  const j = JSON.parse(r.stdout) as Resolved & { root: string };
+  assert.equal(j.kind, 'python');
+  assert.match(j.root, /torch$/);
+  assert.equal(j.includeDirs[0], join(j.root, 'include'));
+  assert.ok(!j.includeDirs.includes('/usr/include'));
+  assert.ok(j.libraries.some((l) => l === `-Wl,-rpath,${join(j.root, 'lib')}`));
+});
+
+test('bad selections are named errors, not build failures', () => {
+  const missing = resolveWith('/nonexistent/libtorch');
+  assert.equal(missing.status, 1);
+  assert.match(
+    missing.stderr,
+    /tailor: TAILOR_LIBTORCH: '\/nonexistent\/libtorch' is neither system, python/,
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'tailor-nopy-'));
+  const fakePython = join(dir, 'python3');
+  writeFileSync(fakePython, '#!/bin/sh\necho "ModuleNotFoundError: No module named torch" >&2\nexit 1\n', {
+    mode: 0o755,
+  });
+  try {
+    const r = resolveWith(`python:${fakePython}`);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /cannot import torch with .*python3 .*select it with python:\/path\/to\/python3/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the C++ standard follows the version: C++20 from 2.12', async () => {
+  const { cxxStandard } = (await import(script)) as { cxxStandard: (v: string) => string };
+  assert.equal(cxxStandard('1.13.0'), 'c++17');
+  assert.equal(cxxStandard('2.11.0'), 'c++17');
+  assert.equal(cxxStandard('2.12.0'), 'c++20');
+  assert.equal(cxxStandard('3.0.0'), 'c++20');
+});

@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import '../../src/torch/index.js';
+import {
+  assertOpSchemas,
+  checkOpSchemas,
+  compareSchemas,
+  OpSchemaMismatchError,
+} from '../../src/torch/schema-check.js';
+import { EXPECTED_SCHEMAS } from '../../src/torch/generated/schemas.js';
+
+test('every wrapped operator matches the running libtorch', () => {
+  const { checked, mismatches } = checkOpSchemas();
+  assert.equal(checked, Object.keys(EXPECTED_SCHEMAS).length);
+  assert.ok(checked > 200);
+  assert.deepEqual(mismatches, []);
+});
+
+test('a moved argument, a changed type, a new required argument or a lost operator is named', () => {
+  const altered: Record<string, string> = {
+    ...EXPECTED_SCHEMAS,
+    // The 1.13 schema with two arguments swapped: calls would pass `other` as `self`.
+    'sub.Tensor': 'aten::sub.Tensor(Tensor other, Tensor self, *, Scalar alpha=1) -> Tensor',
+    // A changed type: calls would pass a float where libtorch takes an int list.
+    sum: 'aten::sum(Tensor self, *, float dtype=None) -> Tensor',
+    'not_an_op.X': 'aten::not_an_op.X(Tensor self) -> Tensor',
+  };
+  assert.throws(
+    () => assertOpSchemas(altered),
+    (error: unknown) => {
+      assert.ok(error instanceof OpSchemaMismatchError);
+      assert.equal(error.name, 'OpSchemaMismatchError');
+      const ops = error.mismatches.map((m) => m.op).sort();
+      assert.deepEqual(ops, ['not_an_op.X', 'sub.Tensor', 'sum']);
+      assert.match(error.message, /sub\.Tensor: argument 0 is 'self' \(Tensor\), was 'other'/);
+      assert.match(error.message, /sum: argument 1 'dtype' changed type from float to ScalarType\?/);
+      assert.match(error.message, /not_an_op\.X: the operator does not exist/);
+      assert.match(error.message, /node scripts\/gen-ops\.mjs/);
+      return true;
+    },
+  );
+});
+
+test('compatible changes pass: SymInt for int, new trailing defaulted arguments, alias annotations', () => {
+  assert.equal(
+    compareSchemas(
+      'aten::view(Tensor(a) self, int[] size) -> Tensor(a)',
+      'aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
+    ),
+    null,
+  );
+  assert.equal(
+    compareSchemas(
+      'aten::f(Tensor self, int dim) -> Tensor',
+      'aten::f(Tensor self, int dim, *, bool fast=False, ScalarType? dtype=None) -> Tensor',
+    ),
+    null,
+  );
+  assert.match(
+    compareSchemas(
+      'aten::f(Tensor self, int dim) -> Tensor',
+      'aten::f(Tensor self, int dim, int k) -> Tensor',
+    ) ?? '',
+    /new required argument 2 'k'/,
+  );
+  assert.match(
+    compareSchemas('aten::f(Tensor self) -> Tensor', 'aten::f(Tensor self) -> (Tensor, Tensor)') ?? '',
+    /returns \(Tensor, Tensor\), was \(Tensor\)/,
+  );
+  assert.match(
+    compareSchemas('aten::f(Tensor self, int dim=0) -> Tensor', 'aten::f(Tensor self, int dim) -> Tensor') ??
+      '',
+    /lost its default/,
+  );
+});
