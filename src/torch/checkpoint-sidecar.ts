@@ -206,7 +206,12 @@ export function readSidecar(path: string): Sidecar {
     if (!isObject(v.cudaRngStates)) fail(path, 'cudaRngStates', 'not an object');
     const states: Record<string, string> = {};
     for (const [name, st] of Object.entries(v.cudaRngStates)) {
-      if (!/^cuda:\d{1,3}$/.test(name) || typeof st !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(st) || st.length > 1 << 20)
+      if (
+        !/^cuda:\d{1,3}$/.test(name) ||
+        typeof st !== 'string' ||
+        !/^[A-Za-z0-9+/]*={0,2}$/.test(st) ||
+        st.length > 1 << 20
+      )
         fail(path, `cudaRngStates.${name}`, 'not a base64 CUDA generator state under a cuda:N name');
       states[name] = st;
     }

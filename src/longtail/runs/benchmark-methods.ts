@@ -39,6 +39,26 @@ export const BENCHMARK_METHODS = {
     step: 'prior',
     pick: (r) => r.prior?.adjusted,
   },
+  em: {
+    describe: 'EM (MLLS) prior estimate, uncalibrated scores',
+    step: 'em',
+    pick: (r) => r.label_shift?.em,
+  },
+  em_ts: {
+    describe: 'EM after temperature scaling on the validation split',
+    step: 'em_ts',
+    pick: (r) => r.label_shift?.em_ts,
+  },
+  em_bcts: {
+    describe: 'EM after bias-corrected temperature scaling on the validation split',
+    step: 'em_bcts',
+    pick: (r) => r.label_shift?.em_bcts,
+  },
+  bbse: {
+    describe: 'BBSE (validation confusion matrix inverted)',
+    step: 'bbse',
+    pick: (r) => r.label_shift?.bbse,
+  },
   oracle: {
     describe: 'ORACLE: log of the true test prior added (uses test labels)',
     step: null,
