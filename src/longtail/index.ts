@@ -10,6 +10,7 @@
 //   runs/      run directories: training a session, loading a checkpoint, results.json
 export type { MultiExpertOutput } from './core/types.js';
 export { shotGroups } from './core/metrics.js';
+export { PreferenceTextError, parsePreferenceText } from './core/preference.js';
 export { BUILTIN_DATASETS, PUBLISHED_SPLITS, loadBuiltin, type BuiltinDataset } from './data/index.js';
 export { findDistributionList, parseImageList, readImageList } from './data/imagelist.js';
 export {
@@ -35,7 +36,14 @@ export {
 } from './adapt/methods.js';
 export { methodMeans, methodTable, type MethodRow } from './adapt/method-table.js';
 export type { ControllabilityGrid, PreferenceResult } from './adapt/controllability.js';
-export { ConfigError, loadConfig, parseConfig, type TrainConfig } from './config/config.js';
+export {
+  ConfigError,
+  loadConfig,
+  parseConfig,
+  withOverrides,
+  type TrainConfig,
+  type TrainOverrides,
+} from './config/config.js';
 export { loadTestTimeConfig } from './config/testtime.js';
 export {
   adaptInput,
@@ -55,6 +63,7 @@ export {
 } from './runs/results.js';
 export { trainAndEvaluate, trainSession, type SessionTrainOptions, type TrainedRun } from './runs/train.js';
 export { controllabilityGrid, evaluatePreference } from './runs/preference.js';
+export { saveTestTimeSummary, testTimeSummary, type TestTimeSummary } from './runs/testtime-summary.js';
 export { loadSuite, type Suite } from './runs/benchmark-suite.js';
 export { BENCHMARK_METHODS, BENCHMARK_METHOD_NAMES } from './runs/benchmark-methods.js';
 export { spread, tQuantile975, type Spread } from './runs/benchmark-stats.js';

@@ -13,7 +13,11 @@ import { readResults, renderRunReport } from './index.js';
 import { isPrlResults, prlExperts } from './longtail.js';
 import { listRuns, type RunEntry } from './runs.js';
 import type { PreferenceAnswer } from './types.js';
-import { evaluatePreference as evaluateRunPreference } from '../longtail/index.js';
+import {
+  PreferenceTextError,
+  evaluatePreference as evaluateRunPreference,
+  parsePreferenceText,
+} from '../longtail/index.js';
 
 export type EvaluatePreference = (runDir: string, preference: number[]) => Promise<PreferenceAnswer>;
 
@@ -118,18 +122,12 @@ ${runs.length ? `<table id="runs"><thead><tr><th>run</th><th>kind</th><th>summar
 export function parsePreference(text: string | null, experts: number | null): number[] {
   if (text === null || text.trim() === '')
     throw new HttpError(400, 'give the preference as ?r=a,b,c (one non-negative weight per expert)');
-  const parts = text.split(',').map((s) => s.trim());
-  const r = parts.map(Number);
-  if (parts.some((p) => p === '') || r.some((v) => !Number.isFinite(v) || v < 0))
-    throw new HttpError(
-      400,
-      `r must be non-negative numbers separated by commas, got '${text.slice(0, 100)}'`,
-    );
-  if (experts !== null && r.length !== experts)
-    throw new HttpError(400, `r has ${r.length} weights but the run has ${experts} experts`);
-  const sum = r.reduce((a, b) => a + b, 0);
-  if (!(sum > 0)) throw new HttpError(400, 'the weights of r sum to 0');
-  return r.map((v) => v / sum);
+  try {
+    return parsePreferenceText(text, experts);
+  } catch (error) {
+    if (error instanceof PreferenceTextError) throw new HttpError(400, `r ${error.message}`);
+    throw error;
+  }
 }
 
 function readBody(req: IncomingMessage, limit = 16 * 1024): Promise<string> {

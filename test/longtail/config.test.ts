@@ -190,3 +190,15 @@ test('a PRLLoss without a prl section trains PRL with the loss arguments; bad on
     /loss\.args\.muu: unknown key; did you mean 'mu'/,
   );
 });
+
+test('command-line overrides go through the config layer: a new config, checked like the fields', async () => {
+  const { withOverrides } = await import('../../src/longtail/config/config.js');
+  const c = parseConfig(JSON.stringify(sade), 'c.json');
+  const o = withOverrides(c, { epochs: 3, seed: 7 });
+  assert.equal(o.trainer.epochs, 3);
+  assert.equal(o.seed, 7);
+  assert.equal(c.trainer.epochs, sade.trainer.epochs, 'the parsed config is not changed');
+  assert.equal(withOverrides(c, {}).trainer.epochs, sade.trainer.epochs);
+  assert.throws(() => withOverrides(c, { epochs: 0 }), /command line: epochs: must be >= 1/);
+  assert.throws(() => withOverrides(c, { seed: 1.5 }), /command line: seed: expected an integer/);
+});

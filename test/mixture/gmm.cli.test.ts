@@ -157,7 +157,7 @@ test('bad input names the file, line and column, or the option, with the remedy'
   r = tailor('fit', '--data', irisData, '--k', '3', '--covariance', 'blocky');
   assert.match(r.stderr, /--covariance must be one of full, tied, diag, spherical/);
   r = tailor('fit', '--data', irisData, '--k', '3', '--tol', 'abc');
-  assert.match(r.stderr, /--tol must be a number/);
+  assert.match(r.stderr, /--tol needs a non-negative number, got 'abc'/);
   r = tailor('predict', '--model', join(work, 'missing.json'), '--data', irisData);
   assert.match(r.stderr, /cannot read model/);
 });

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { numberArg, requiredNumber } from '../args.js';
 import {
   BUILTIN_DATASETS,
   DataFormatError,
@@ -107,8 +108,8 @@ export async function run(argv: string[]): Promise<number> {
   const sampler = values.sampler as SubsetSampler;
   if (sampler !== 'numpy' && sampler !== 'tailor')
     throw new CliError(`--sampler must be numpy or tailor, got '${values.sampler}'`);
-  const seed = parseNumber(values.seed, '--seed', true);
-  const imbalance = values.imbalance === undefined ? undefined : parseNumber(values.imbalance, '--imbalance');
+  const seed = requiredNumber('--seed', values.seed, { integer: true, min: 0 });
+  const imbalance = numberArg('--imbalance', values.imbalance, { min: 0 });
   if (imbalance !== undefined && imbalance < 1)
     throw new CliError(`--imbalance must be >= 1 (n_max / n_min), got ${imbalance}`);
   if (values.distributions !== 'all' && values.distributions !== 'inat') {
@@ -141,20 +142,6 @@ export async function run(argv: string[]): Promise<number> {
   }
   console.log(values.json ? JSON.stringify(summary) : formatSummary(summary));
   return 0;
-}
-
-function parseNumber(text: string | undefined, option: string, integer = false): number {
-  const v = Number(text);
-  if (
-    text === undefined ||
-    text.trim() === '' ||
-    !Number.isFinite(v) ||
-    (integer && !Number.isInteger(v)) ||
-    v < 0
-  ) {
-    throw new CliError(`${option} needs a non-negative ${integer ? 'integer' : 'number'}, got '${text}'`);
-  }
-  return v;
 }
 
 function groupSizes(trainCounts: number[]): Summary['groups'] {
@@ -223,8 +210,7 @@ function listSummary(
     throw new CliError('--dataset list needs --train-list FILE (and --root DIR, the image root)');
   if (!root)
     throw new CliError('--dataset list needs --root DIR, the directory the list paths are relative to');
-  const classesOpt =
-    values.classes === undefined ? undefined : parseNumber(values.classes as string, '--classes', true);
+  const classesOpt = numberArg('--classes', values.classes as string | undefined, { integer: true, min: 0 });
   const missing = values['skip-missing'] ? 'skip' : 'error';
   const train = readImageList(root, trainList, { classes: classesOpt, missing });
   const classes = train.classes;

@@ -1,6 +1,7 @@
 // `tailor gmm fit | predict | score | select | sample`: Gaussian mixtures by EM, CSV in, JSON out.
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { choiceListArg, listArg, numberArg, rangeListArg } from '../args.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../torch/fs.js';
 import { Rng } from '../../torch/rng.js';
 import { GaussianMixture, type GaussianMixtureOptions } from '../../mixture/gaussian.js';
@@ -126,7 +127,7 @@ export async function run(argv: string[]): Promise<number> {
 
 function fit(v: Values): number {
   const x = loadData(v);
-  const k = parseNumber(required(v.k, '--k'), '--k', { integer: true, min: 1 });
+  const k = numberArg('--k', required(v.k, '--k'), { integer: true, min: 1 })!;
   if (x.rows < k)
     throw new CliError(`${x.file} has ${x.rows} data rows, fewer than the ${k} components of --k`);
   const options = mixtureOptions(v, k, x);
@@ -174,8 +175,8 @@ function score(v: Values): number {
 
 function select(v: Values): number {
   const x = loadData(v);
-  const ks = parseKs(required(v.k, '--k'));
-  const types = parseCovarianceTypes(v.covariance ?? 'all');
+  const ks = rangeListArg('--k', required(v.k, '--k'));
+  const types = choiceListArg('--covariance', v.covariance ?? 'all', COVARIANCE_TYPES, true);
   if (v.init!.includes(':'))
     throw new CliError(
       `select: --init ${v.init} fixes one K; use kmeans, kmeans++, random or random-from-data`,
@@ -201,8 +202,8 @@ function select(v: Values): number {
 
 function sample(v: Values): number {
   const { model, columns } = readGaussianModel(required(v.model, '--model'));
-  const n = parseNumber(required(v.n, '--n'), '--n', { integer: true, min: 1 });
-  const seed = parseNumber(v.seed!, '--seed', { integer: true });
+  const n = numberArg('--n', required(v.n, '--n'), { integer: true, min: 1 })!;
+  const seed = numberArg('--seed', v.seed, { integer: true })!;
   emit(samplesCsv(model, n, new Rng(seed), columns), v.out);
   return 0;
 }
@@ -217,11 +218,11 @@ function mixtureOptions(v: Values, k: number, x: CsvMatrix): GaussianMixtureOpti
   const options: GaussianMixtureOptions = {
     nComponents: k,
     covarianceType: v.covariance === 'all' ? 'full' : covarianceType,
-    nInit: parseNumber(v['n-init']!, '--n-init', { integer: true, min: 1 }),
-    tol: parseNumber(v.tol!, '--tol', { min: 0 }),
-    maxIter: parseNumber(v['max-iter']!, '--max-iter', { integer: true, min: 0 }),
-    regCovar: parseNumber(v['reg-covar']!, '--reg-covar', { min: 0 }),
-    seed: parseNumber(v.seed!, '--seed', { integer: true }),
+    nInit: numberArg('--n-init', v['n-init'], { integer: true, min: 1 })!,
+    tol: numberArg('--tol', v.tol, { min: 0 })!,
+    maxIter: numberArg('--max-iter', v['max-iter'], { integer: true, min: 0 })!,
+    regCovar: numberArg('--reg-covar', v['reg-covar'], { min: 0 })!,
+    seed: numberArg('--seed', v.seed, { integer: true })!,
     onWarning: () => {},
   };
   const init = v.init!;
@@ -250,58 +251,20 @@ function mixtureOptions(v: Values, k: number, x: CsvMatrix): GaussianMixtureOpti
 }
 
 function loadData(v: Values): CsvMatrix {
-  const columns = v.columns ? v.columns.split(',').map((c) => c.trim()) : undefined;
+  const columns = listArg('--columns', v.columns);
   return readMatrixCsv(required(v.data, '--data'), columns);
 }
 
 function loadModelAndData(v: Values): { model: GaussianMixture; x: CsvMatrix } {
   const { model, columns } = readGaussianModel(required(v.model, '--model'));
-  const picked = v.columns ? v.columns.split(',').map((c) => c.trim()) : undefined;
+  const picked = listArg('--columns', v.columns);
   const { x, note } = readDataForModel(required(v.data, '--data'), model, columns, picked);
   if (note) console.error(`tailor: note: ${note}`);
   return { model, x };
 }
 
-function parseKs(text: string): number[] {
-  const range = /^(\d+)\s*\.\.\s*(\d+)$/.exec(text);
-  const ks = range
-    ? Array.from(
-        { length: Math.max(0, Number(range[2]) - Number(range[1]) + 1) },
-        (_, i) => Number(range[1]) + i,
-      )
-    : text.split(',').map((s) => parseNumber(s.trim(), '--k', { integer: true, min: 1 }));
-  if (ks.length === 0 || ks.some((k) => !(k >= 1)))
-    throw new CliError(`--k must be a range like 1..9 or a list like 1,2,4; got '${text}'`);
-  return ks;
-}
-
-function parseCovarianceTypes(text: string): CovarianceType[] {
-  if (text === 'all') return [...COVARIANCE_TYPES];
-  const types = text.split(',').map((s) => s.trim());
-  for (const t of types) {
-    if (!COVARIANCE_TYPES.includes(t as CovarianceType)) {
-      throw new CliError(`--covariance: '${t}' is not one of all, ${COVARIANCE_TYPES.join(', ')}`);
-    }
-  }
-  return types as CovarianceType[];
-}
-
 function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new CliError(`${flag} is required (see tailor gmm --help)`);
-  return value;
-}
-
-function parseNumber(text: string, flag: string, o: { integer?: boolean; min?: number } = {}): number {
-  const value = Number(text);
-  if (
-    text.trim() === '' ||
-    !Number.isFinite(value) ||
-    (o.integer && !Number.isInteger(value)) ||
-    (o.min !== undefined && value < o.min)
-  ) {
-    const kind = o.integer ? 'an integer' : 'a number';
-    throw new CliError(`${flag} must be ${kind}${o.min !== undefined ? ` >= ${o.min}` : ''}, got '${text}'`);
-  }
   return value;
 }
 

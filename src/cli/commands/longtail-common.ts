@@ -11,6 +11,7 @@ import {
   type System,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
+import { preferenceArg } from '../args.js';
 import { resolveDevice, resolveThreads } from '../runtime.js';
 
 export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
@@ -52,26 +53,13 @@ export function loadRunForEvaluation(
   torch.setDefaultDevice(resolveDevice(values.device));
   const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
   const system = loaded.session.system;
-  const preference = parsePreference(values.preference, system.experts);
+  const preference = preferenceArg('--preference', values.preference, system.experts);
   if (preference) {
     if (system.kind !== 'prl')
       throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
     system.preference = preference;
   }
   return { loaded, system };
-}
-
-export function parsePreference(text: string | undefined, experts: number): number[] | undefined {
-  if (text === undefined) return undefined;
-  const values = text.split(',').map((s) => Number(s.trim()));
-  if (values.length !== experts || values.some((v) => !(Number.isFinite(v) && v >= 0))) {
-    throw new CliError(
-      `--preference needs ${experts} non-negative comma-separated weights (one per expert), got '${text}'`,
-    );
-  }
-  const sum = values.reduce((a, b) => a + b, 0);
-  if (!(sum > 0)) throw new CliError('--preference: the weights must not all be zero');
-  return values.map((v) => v / sum);
 }
 
 const pct = (v: number | null | undefined) =>

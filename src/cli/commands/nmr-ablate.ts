@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
+import { listArg, numberArg, numberListArg } from '../args.js';
 import { loadConfig } from '../../nmr/train/config.js';
 import { ABLATIONS, formatAblationTable, runAblation } from '../../nmr/train/ablation.js';
 import { TrainingDivergedError } from '../../nmr/train/trainer.js';
@@ -60,21 +61,14 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (values.out) cfg.out = resolve(values.out);
   if (values.epochs) {
-    const parts = values.epochs.split(',').map(Number);
-    if (parts.length !== 2 || parts.some((v) => !Number.isInteger(v) || v < 0))
-      throw new CliError(`--epochs: expected A,B (two integers >= 0), got '${values.epochs}'`);
+    const parts = numberListArg('--epochs', values.epochs, { integer: true, min: 0 }, 2)!;
     [cfg.stageA.epochs, cfg.stageB.epochs] = parts as [number, number];
   }
-  const variants = values.variants?.split(',').map((v) => v.trim());
+  const variants = listArg('--variants', values.variants);
   for (const v of variants ?? [])
     if (!ABLATIONS[v])
       throw new CliError(`--variants: unknown variant '${v}' (known: ${Object.keys(ABLATIONS).join(', ')})`);
-  let maxSamples: number | undefined;
-  if (values['max-samples'] !== undefined) {
-    maxSamples = Number(values['max-samples']);
-    if (!Number.isInteger(maxSamples) || maxSamples < 1)
-      throw new CliError(`--max-samples: expected a positive integer, got '${values['max-samples']}'`);
-  }
+  const maxSamples = numberArg('--max-samples', values['max-samples'], { integer: true, min: 1 });
   try {
     const rows = runAblation(cfg, {
       data: resolve(values.data),

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { CliError } from '../errors.js';
+import { numberListArg } from '../args.js';
 import { resolveDevice } from '../runtime.js';
 import { setDefaultDevice } from '../../torch/device.js';
 import { loadDenoiserInfo, denoiseSpectra, denoiseStacks, isStackModel } from '../../nmr/model/denoise.js';
@@ -175,9 +176,7 @@ export async function run(argv: string[]): Promise<number> {
   processing = domain?.processing ?? {};
   ppmWindow = processing.ppm;
   if (values.ppm !== undefined) {
-    const parts = values.ppm.split(',').map(Number);
-    if (parts.length !== 2 || parts.some((v) => !Number.isFinite(v)))
-      throw new CliError(`--ppm: expected LO,HI, got '${values.ppm}'`);
+    const parts = numberListArg('--ppm', values.ppm, {}, 2)!;
     ppmWindow = [parts[0]!, parts[1]!];
   }
   const prefer = values.processed ? 'processed' : 'raw';

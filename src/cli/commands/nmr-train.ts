@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
+import { numberArg, numberListArg } from '../args.js';
 import { resolveDevice } from '../runtime.js';
 import { setDefaultDevice } from '../../torch/device.js';
 import { loadConfig, resolveConfig } from '../../nmr/train/config.js';
@@ -134,9 +135,7 @@ export async function run(argv: string[]): Promise<number> {
     if (!values.config) cfg.data.val = null;
   }
   if (values.epochs) {
-    const parts = values.epochs.split(',').map(Number);
-    if (parts.length !== 2 || parts.some((v) => !Number.isInteger(v) || v < 0))
-      throw new CliError(`--epochs: expected A,B (two integers >= 0), got '${values.epochs}'`);
+    const parts = numberListArg('--epochs', values.epochs, { integer: true, min: 0 }, 2)!;
     [cfg.stageA.epochs, cfg.stageB.epochs] = parts as [number, number];
   }
   // The model, its batches and the optimizer state live on the run's device (a checkpoint
@@ -178,14 +177,10 @@ function processingArgs(values: { size?: string; lb?: string; ppm?: string }): P
     out.size = n;
   }
   if (values.lb !== undefined) {
-    const v = Number(values.lb);
-    if (!Number.isFinite(v) || v < 0) throw new CliError(`--lb: expected a number >= 0, got '${values.lb}'`);
-    out.lb = v;
+    out.lb = numberArg('--lb', values.lb, { min: 0 })!;
   }
   if (values.ppm !== undefined) {
-    const parts = values.ppm.split(',').map(Number);
-    if (parts.length !== 2 || parts.some((v) => !Number.isFinite(v)))
-      throw new CliError(`--ppm: expected LO,HI, got '${values.ppm}'`);
+    const parts = numberListArg('--ppm', values.ppm, {}, 2)!;
     out.ppm = [parts[0]!, parts[1]!];
   }
   return out;

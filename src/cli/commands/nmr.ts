@@ -2,6 +2,7 @@
 // the metrics table, and conversion of vendor files to processed CSV spectra.
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { numberListArg, numberOr, requiredNumber } from '../args.js';
 import { writeSemiSyntheticDataset, writeSyntheticDataset } from '../../nmr/data/generate.js';
 import { FAMILIES } from '../../nmr/data/simulate.js';
 import { Dataset } from '../../nmr/data/dataset.js';
@@ -95,22 +96,15 @@ stack options:
 
   -h, --help         this text`;
 
-function num(value: string | undefined, name: string, fallback?: number): number {
-  if (value === undefined) {
-    if (fallback === undefined) throw new CliError(`--${name} is required\n\n${HELP}`);
-    return fallback;
-  }
-  const v = Number(value);
-  if (!Number.isFinite(v)) throw new CliError(`--${name}: '${value}' is not a number`);
-  return v;
-}
+const num = (value: string | undefined, name: string, fallback?: number): number =>
+  fallback === undefined
+    ? requiredNumber(`--${name}`, value, {}, HELP)
+    : numberOr(`--${name}`, value, fallback);
 
-function int(value: string | undefined, name: string, fallback?: number, min = 0): number {
-  const v = num(value, name, fallback);
-  if (!Number.isInteger(v) || v < min)
-    throw new CliError(`--${name}: expected an integer >= ${min}, got ${value}`);
-  return v;
-}
+const int = (value: string | undefined, name: string, fallback?: number, min = 0): number =>
+  fallback === undefined
+    ? requiredNumber(`--${name}`, value, { integer: true, min }, HELP)
+    : numberOr(`--${name}`, value, fallback, { integer: true, min });
 
 export async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -341,9 +335,7 @@ function processCommand(argv: string[]): number {
   if (values.phase === 'params' || values.phase === 'auto' || values.phase === 'none')
     options.phase = values.phase;
   else {
-    const parts = values.phase!.split(',').map(Number);
-    if (parts.length !== 2 || parts.some((v) => !Number.isFinite(v)))
-      throw new CliError(`--phase: expected params, auto, none or P0,P1, got '${values.phase}'`);
+    const parts = numberListArg('--phase', values.phase, {}, 2)!;
     options.phase = { p0: parts[0]!, p1: parts[1]! };
   }
   if (values.size !== undefined) {
@@ -410,9 +402,7 @@ function stackCommand(argv: string[]): number {
   }
   if (values.lb !== undefined) options.apodization = { kind: 'exponential', lbHz: num(values.lb, 'lb') };
   if (values.ppm !== undefined) {
-    const parts = values.ppm.split(',').map(Number);
-    if (parts.length !== 2 || parts.some((v) => !Number.isFinite(v)))
-      throw new CliError(`--ppm: expected LO,HI, got '${values.ppm}'`);
+    const parts = numberListArg('--ppm', values.ppm, {}, 2)!;
     options.ppmRange = [parts[0]!, parts[1]!];
   }
   // '+' co-adds files into one experiment (repeated scans).

@@ -3,6 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { numberArg } from '../args.js';
 import { startReportServer } from '../../report/server.js';
 
 const HELP = `usage: tailor serve [--runs DIR] [--port P] [--host ADDRESS]
@@ -39,9 +40,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new CliError(`--port must be an integer 0..65535, got '${values.port}'`);
+  const port = numberArg('--port', values.port, { integer: true, min: 0, max: 65535 })!;
   if (!existsSync(values.runs) || !statSync(values.runs).isDirectory()) {
     throw new CliError(
       `--runs ${values.runs}: not a directory (train a model with 'tailor train --out ${values.runs}/NAME' first, or pass --runs)`,

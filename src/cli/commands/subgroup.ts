@@ -2,6 +2,7 @@
 // data (one row per visit), JSON out.
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { listArg, numberArg, rangeListArg } from '../args.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../torch/fs.js';
 import { CsvError } from '../../mixture/subgroup/csv.js';
 import { type SubgroupData, dropMembership, readSubgroupCsv } from '../../mixture/subgroup/data.js';
@@ -78,44 +79,6 @@ function parse(argv: string[]) {
   }
 }
 
-function list(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-}
-
-function number(value: string, name: string, check: (x: number) => boolean, what: string): number {
-  const x = Number(value);
-  if (value.trim() === '' || !Number.isFinite(x) || !check(x))
-    throw new CliError(`--${name} must be ${what}, got '${value}'`);
-  return x;
-}
-
-/** '3', '1..4' or '1,2,3'. */
-export function parseKList(value: string): number[] {
-  const range = /^\s*(\d+)\s*\.\.\s*(\d+)\s*$/.exec(value);
-  let ks: number[];
-  if (range) {
-    const lo = Number(range[1]);
-    const hi = Number(range[2]);
-    if (hi < lo) throw new CliError(`--k range '${value}' is empty (write low..high)`);
-    ks = Array.from({ length: hi - lo + 1 }, (_, j) => lo + j);
-  } else {
-    ks = list(value).map((s) =>
-      number(
-        s,
-        'k',
-        (x) => Number.isInteger(x) && x >= 1,
-        'a positive integer, a list 1,2,3 or a range 1..4',
-      ),
-    );
-  }
-  if (ks.length === 0 || ks.some((k) => !(k >= 1)))
-    throw new CliError(`--k must name at least one K >= 1, got '${value}'`);
-  return ks;
-}
-
 function fitOptions(values: Values): Omit<SubgroupFitOptions, 'K'> {
   const cor = values.cor;
   if (cor !== 'independent' && cor !== 'ar1')
@@ -126,12 +89,12 @@ function fitOptions(values: Values): Omit<SubgroupFitOptions, 'K'> {
   }
   return {
     correlation: cor,
-    starts: number(values.starts, 'starts', (x) => Number.isInteger(x) && x >= 1, 'an integer >= 1'),
-    seed: number(values.seed, 'seed', Number.isInteger, 'an integer'),
-    tol: number(values.tol, 'tol', (x) => x > 0, 'a positive number'),
-    maxIter: number(values['max-iter'], 'max-iter', (x) => Number.isInteger(x) && x >= 1, 'an integer >= 1'),
+    starts: numberArg('--starts', values.starts, { integer: true, min: 1 })!,
+    seed: numberArg('--seed', values.seed, { integer: true })!,
+    tol: numberArg('--tol', values.tol, { positive: true })!,
+    maxIter: numberArg('--max-iter', values['max-iter'], { integer: true, min: 1 })!,
     acceleration,
-    gammaBound: number(values['gamma-bound'], 'gamma-bound', (x) => x > 0, 'a positive number'),
+    gammaBound: numberArg('--gamma-bound', values['gamma-bound'], { positive: true })!,
     standardErrors: !values['no-se'],
   };
 }
@@ -142,14 +105,14 @@ function readData(values: Values): SubgroupData {
     id: values.id,
     time: values.time,
     y: values.y,
-    fixed: list(values.fixed),
-    membership: list(values.membership),
+    fixed: listArg('--fixed', values.fixed) ?? [],
+    membership: listArg('--membership', values.membership) ?? [],
   });
 }
 
 function singleK(values: Values): number {
   if (!values.k) throw new CliError('--k (the number of classes) is required');
-  const ks = parseKList(values.k);
+  const ks = rangeListArg('--k', values.k);
   if (ks.length !== 1)
     throw new CliError(`--k must be one number here, got '${values.k}' (use 'subgroup select' for several)`);
   return ks[0]!;
@@ -181,7 +144,7 @@ async function runFit(values: Values): Promise<number> {
 
 async function runLrt(values: Values): Promise<number> {
   const K = singleK(values);
-  const drop = list(values.drop);
+  const drop = listArg('--drop', values.drop) ?? [];
   if (drop.length === 0) throw new CliError('--drop V[,W] (the membership covariates to test) is required');
   const data = readData(values);
   const result = membershipLrt(data, drop, { ...fitOptions(values), K });
@@ -206,7 +169,7 @@ async function runLrt(values: Values): Promise<number> {
 
 async function runSelect(values: Values): Promise<number> {
   if (!values.k) throw new CliError('--k is required (for example --k 1..4)');
-  const ks = parseKList(values.k);
+  const ks = rangeListArg('--k', values.k);
   const data = readData(values);
   const selection = selectClasses(data, ks, fitOptions(values));
   console.log(selectionTable(selection));

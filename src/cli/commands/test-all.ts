@@ -7,6 +7,7 @@ import {
   type ControllabilityGrid,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
+import { numberArg } from '../args.js';
 import {
   controllabilityTable,
   distributionTable,
@@ -45,9 +46,7 @@ export async function run(argv: string[]): Promise<number> {
   const { loaded, system } = loadRunForEvaluation(values, HELP);
   const results = await evaluateSession(loaded.session, loaded.checkpoint, loaded.history);
   if (values.grid !== undefined) {
-    const steps = Number(values.grid);
-    if (!(Number.isInteger(steps) && steps >= 1 && steps <= 50))
-      throw new CliError(`--grid needs an integer in 1..50, got '${values.grid}'`);
+    const steps = numberArg('--grid', values.grid, { integer: true, min: 1, max: 50 })!;
     if (system.kind !== 'prl')
       throw new CliError('--grid applies to PRL checkpoints only (this run has no hypernetwork)');
     results.controllability = await controllabilityGrid(loaded.session, steps);

@@ -5,14 +5,10 @@ import {
   ConfigError,
   adaptInput,
   loadTestTimeConfig,
-  methodMeans,
-  methodTable,
   runTestTime,
-  writeResults,
-  type LongtailResults,
+  saveTestTimeSummary,
+  testTimeSummary,
 } from '../../longtail/index.js';
-import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import { resolveDevice, resolveThreads } from '../runtime.js';
 import { loadRun } from './longtail-common.js';
@@ -64,73 +60,8 @@ export async function run(argv: string[]): Promise<number> {
     ...options,
     quiet: values.quiet || values.json,
   });
-  const group = (r: {
-    top1: number | null;
-    many: number | null;
-    medium: number | null;
-    few: number | null;
-  }) => ({ top1: r.top1, many: r.many, medium: r.medium, few: r.few });
-  const distributions = Object.fromEntries(
-    Object.entries(results).map(([name, r]) => {
-      const best = r.preference ?? r.aggregation ?? r.prior ?? r.before;
-      return [
-        name,
-        {
-          ...group(best),
-          ...(r.aggregation ? { weights: r.aggregation.weights, aggregation: group(r.aggregation) } : {}),
-          ...(r.preference
-            ? { preference: r.preference.preference, preference_search: group(r.preference) }
-            : {}),
-          ...(r.prior
-            ? {
-                prior_matching: {
-                  ...group(r.prior),
-                  ...(r.prior.preference ? { preference: r.prior.preference } : { weights: r.prior.weights }),
-                  fit: r.prior.fit,
-                  ...(r.prior.family_prior ? { family_prior: r.prior.family_prior } : {}),
-                  estimated_prior: r.prior.estimated_prior,
-                  em_iterations: r.prior.em_iterations,
-                },
-                prior_adjusted: group(r.prior.adjusted),
-              }
-            : {}),
-          before: group(r.before),
-          oracle: group(r.oracle),
-          methods: methodTable(r),
-        },
-      ];
-    }),
-  );
-  const names = Object.keys(distributions);
-  const mean = (pick: (r: (typeof results)[string]) => number | null | undefined) =>
-    names.reduce((s, n) => s + (pick(results[n]!) ?? 0), 0) / names.length;
-  const summary = {
-    distributions,
-    mean_top1: mean((r) => (r.preference ?? r.aggregation ?? r.prior ?? r.before).top1),
-    mean_top1_before: mean((r) => r.before.top1),
-    ...(options.methods.includes('aggregation')
-      ? { mean_top1_aggregation: mean((r) => r.aggregation?.top1) }
-      : {}),
-    ...(isPrl && options.methods.includes('preference')
-      ? { mean_top1_preference: mean((r) => r.preference?.top1) }
-      : {}),
-    ...(options.methods.includes('prior') && names.some((n) => results[n]!.prior)
-      ? {
-          mean_top1_prior: mean((r) => r.prior?.top1),
-          mean_top1_prior_adjusted: mean((r) => r.prior?.adjusted.top1),
-        }
-      : {}),
-    mean_top1_oracle: mean((r) => r.oracle.top1),
-    mean_top1_methods: methodMeans(names.map((n) => distributions[n]!.methods)),
-    ...(calibration ? { calibration } : {}),
-  };
-  if (values.save) {
-    const path = join(loaded.runDir, 'results.json');
-    if (existsSync(path)) {
-      const old = JSON.parse(readFileSync(path, 'utf8')) as LongtailResults;
-      writeResults(loaded.runDir, { ...old, test_time: summary });
-    }
-  }
+  const summary = testTimeSummary(results, options.methods, isPrl, calibration);
+  if (values.save) saveTestTimeSummary(loaded.runDir, summary);
   if (values.json) {
     console.log(JSON.stringify(summary));
   } else {

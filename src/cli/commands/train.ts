@@ -14,11 +14,13 @@ import {
   parseConfig,
   readSessionRecord,
   trainAndEvaluate,
+  withOverrides,
   trainSession,
   type SessionRecord,
 } from '../../longtail/index.js';
 import { writeLongtailReport } from '../../report/index.js';
 import { CliError } from '../errors.js';
+import { numberArg, numberOr } from '../args.js';
 import { joinJob, resolveAmp, resolveDevice, resolveThreads } from '../runtime.js';
 import { distributionTable, groupsLine, resolveCheckpoint } from './longtail-common.js';
 
@@ -71,13 +73,6 @@ export async function run(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const positiveInt = (name: string, v: string | undefined): number | undefined => {
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!(Number.isInteger(n) && n > 0)) throw new CliError(`--${name} needs a positive integer, got '${v}'`);
-    return n;
-  };
-
   let record: SessionRecord | undefined;
   let resumeCheckpoint: string | undefined;
   if (values.resume) {
@@ -94,15 +89,15 @@ export async function run(argv: string[]): Promise<number> {
 
   try {
     const file = values.config ?? record!.configFile;
-    const config = values.config
+    const written = values.config
       ? loadConfig(values.config)
       : parseConfig(JSON.stringify(record!.config), `${resumeCheckpoint} (stored config)`);
-    const epochs = positiveInt('epochs', values.epochs) ?? config.trainer.epochs;
-    config.trainer.epochs = epochs;
-    const seed = values.seed !== undefined ? Number(values.seed) : (config.seed ?? 0);
-    if (!Number.isInteger(seed) || seed < 0)
-      throw new CliError(`--seed needs a non-negative integer, got '${values.seed}'`);
-    config.seed = seed;
+    const config = withOverrides(written, {
+      epochs: numberArg('--epochs', values.epochs, { integer: true, min: 1 }),
+      seed: numberOr('--seed', values.seed, written.seed ?? 0, { integer: true, min: 0 }),
+    });
+    const epochs = config.trainer.epochs;
+    const seed = config.seed ?? 0;
     const threads = resolveThreads(values.threads, config.trainer.threads ?? 2);
     torch.setNumThreads(threads);
     const device = resolveDevice(values.device, config);
@@ -110,16 +105,17 @@ export async function run(argv: string[]): Promise<number> {
     // The model, its batches and optimizer state are created on the run's device.
     torch.setDefaultDevice(device);
     torch.manualSeed(seed);
+    const positive = { integer: true, min: 1 };
     const parallel = joinJob(device);
     const isMain = !parallel || parallel.isMain;
     const overrides = {
       ...(record?.overrides ?? {}),
       ...(values.root ? { root: values.root } : {}),
       ...(values['train-max-per-class']
-        ? { trainMaxPerClass: positiveInt('train-max-per-class', values['train-max-per-class'])! }
+        ? { trainMaxPerClass: numberArg('--train-max-per-class', values['train-max-per-class'], positive)! }
         : {}),
       ...(values['test-per-class']
-        ? { testPerClass: positiveInt('test-per-class', values['test-per-class'])! }
+        ? { testPerClass: numberArg('--test-per-class', values['test-per-class'], positive)! }
         : {}),
     };
     const runDir = values.out ?? (resumeCheckpoint ? dirname(resumeCheckpoint) : defaultRunDir(config));

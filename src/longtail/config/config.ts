@@ -3,74 +3,12 @@
 // few sections of our own (mixup, prl, seed). Loaded and checked before anything runs.
 import { readFileSync } from 'node:fs';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
-import {
-  ConfigError,
-  bool,
-  int,
-  num,
-  obj,
-  required,
-  str,
-  suggestion,
-  validate,
-  type Schema,
-} from './schema.js';
+import { z } from 'zod';
+import { ConfigError, bool, checkDepth, int, num, obj, oneOfValues, parseWith, text } from './schema.js';
 import { IDEAL_POINT, LOSS_TYPES } from './losses.js';
 
-export interface TypedSection<A = Record<string, unknown>> {
-  type: string;
-  args: A;
-}
-
-export interface TrainConfig {
-  name: string;
-  n_gpu?: number;
-  /** 'cpu', 'cuda' or 'cuda:N'; without it n_gpu decides (0: the CPU). */
-  device?: string;
-  seed?: number;
-  arch: TypedSection;
-  data_loader: TypedSection;
-  optimizer: TypedSection;
-  loss: TypedSection;
-  lr_scheduler?: TypedSection;
-  add_extra_info?: boolean;
-  mixup?: { alpha: number };
-  prl?: PrlSection;
-  trainer: {
-    epochs: number;
-    save_dir?: string;
-    save_period?: number;
-    verbosity?: number;
-    monitor?: string;
-    tensorboard?: boolean;
-    early_stop?: number;
-    eval_period?: number;
-    threads?: number;
-  };
-}
-
-export interface PrlSection {
-  /** 'paper': the preference reaches the loss through the scalarization; 'released': the released code. */
-  variant?: 'paper' | 'released';
-  alpha?: number;
-  /** 'stch' or 'linear' (a PRLLoss's args may also name the released solvers: 'ls', 'released_stch', 'sum'). */
-  scalarization?: 'stch' | 'linear' | 'ls' | 'released_stch' | 'sum';
-  mu?: number;
-  /** Ideal point: a number, one per expert, or 'running_min' (the lowest loss each expert reached). */
-  z?: number | number[] | 'running_min';
-  hidden?: number[];
-  generate_norm_affine?: boolean;
-  /**
-   * Preferences drawn per batch (default 1). The objective is the expectation over r of the
-   * scalarized loss; several draws per batch estimate it with less noise, and the backbone's
-   * features are computed once for all of them.
-   */
-  draws_per_batch?: number;
-  expert_losses?: { type: 'forward' | 'uniform' | 'backward'; tau?: number }[];
-}
-
 const imagenetArchArgs = obj({
-  num_classes: required(int('classes', 1)),
+  num_classes: int('classes', 1).unwrap(),
   num_experts: int('experts', 1),
   reduce_dimension: bool(),
   layer3_output_dim: int(),
@@ -82,36 +20,46 @@ const imagenetArchArgs = obj({
   reduce_first_kernel: bool(),
   zero_init_residual: bool(),
   in_channels: int('input channels', 1),
-  use_experts: { kind: 'any', optional: true },
-  dropout: { kind: 'any', optional: true },
+  use_experts: z.unknown().optional(),
+  dropout: z.unknown().optional(),
 });
 
-export const ARCH_TYPES: Record<string, Schema> = {
-  ResNet50Model: imagenetArchArgs,
-  ResNeXt50Model: imagenetArchArgs,
-  ResNet152Model: imagenetArchArgs,
-  ResNet32Model: obj({
-    num_classes: required(int('classes', 1)),
-    reduce_dimension: bool(),
-    layer2_output_dim: int(),
-    layer3_output_dim: int(),
-    use_norm: bool('cosine classifier'),
-    returns_feat: bool(),
-    num_experts: int('experts', 1),
-    s: num('cosine classifier scale'),
-    in_channels: int('input channels (1 for Fashion-MNIST)', 1),
-    share_layer3: bool(),
-    use_experts: { kind: 'any', optional: true },
-  }),
-};
+const cifarArchArgs = obj({
+  num_classes: int('classes', 1).unwrap(),
+  reduce_dimension: bool(),
+  layer2_output_dim: int(),
+  layer3_output_dim: int(),
+  use_norm: bool('cosine classifier'),
+  returns_feat: bool(),
+  num_experts: int('experts', 1),
+  s: num('cosine classifier scale'),
+  in_channels: int('input channels (1 for Fashion-MNIST)', 1),
+  share_layer3: bool(),
+  use_experts: z.unknown().optional(),
+});
 
-const imbalanceLoaderArgs: Record<string, Schema> = {
-  data_dir: str(undefined, 'directory of the data set'),
+/** A `{type, args}` section: one strict object per type, so `args` is typed once `type` is known. */
+function typed<const T extends string, A extends z.ZodType>(type: T, args: A) {
+  return obj({ type: z.literal(type), args: args.prefault({} as never) });
+}
+function section<const O extends readonly [z.ZodType, ...z.ZodType[]]>(options: O) {
+  return z.discriminatedUnion('type', options as never) as unknown as z.ZodUnion<O>;
+}
+
+const ARCH = section([
+  typed('ResNet32Model', cifarArchArgs),
+  typed('ResNet50Model', imagenetArchArgs),
+  typed('ResNeXt50Model', imagenetArchArgs),
+  typed('ResNet152Model', imagenetArchArgs),
+]);
+
+const imbalanceLoaderArgs = obj({
+  data_dir: text('directory of the data set'),
   batch_size: int('batch size', 1),
   shuffle: bool(),
   num_workers: int(),
   imb_factor: num('1 / imbalance ratio, e.g. 0.01 for IR100', { min: 0, max: 1 }),
-  imb_type: str(['exp', 'step'] as const),
+  imb_type: oneOfValues(['exp', 'step']),
   training: bool(),
   randaugm: bool(),
   test_imb_factor: num('test-set imbalance (test-time training)'),
@@ -123,21 +71,21 @@ const imbalanceLoaderArgs: Record<string, Schema> = {
   n_max: int('images of the head class (default: all the balanced set has)', 1),
   test_per_class: int('use only this many test images per class', 1),
   validation_per_class: int('validation images per class held out of the training pool (default 20)', 1),
-};
+});
 
 /** The image-list loaders (ImageNet-LT, Places-LT, iNaturalist 2018): a root and txt lists. */
-const imageListLoaderArgs: Record<string, Schema> = {
-  data_dir: required(str(undefined, 'image root; the list paths are relative to it')),
+const imageListLoaderArgs = obj({
+  data_dir: z.string().describe('image root; the list paths are relative to it'),
   batch_size: int('batch size', 1),
   shuffle: bool(),
   num_workers: int('accepted for compatibility; images are decoded on libuv threads (UV_THREADPOOL_SIZE)'),
   training: bool(),
   balanced: bool('class-balanced sampling'),
   retain_epoch_size: bool(),
-  train_txt: str(undefined, 'training list (absolute, relative to data_dir or to the working directory)'),
-  val_txt: str(undefined, 'list evaluated after every epoch (default: the test list if none is found)'),
-  eval_txt: str(undefined, 'same as val_txt (the name of the Places/iNaturalist loaders)'),
-  test_txt: str(undefined, 'test list'),
+  train_txt: text('training list (absolute, relative to data_dir or to the working directory)'),
+  val_txt: text('list evaluated after every epoch (default: the test list if none is found)'),
+  eval_txt: text('same as val_txt (the name of the Places/iNaturalist loaders)'),
+  test_txt: text('test list'),
   image_size: int('crop size of the transforms (224)', 1),
   resize_size: int('decode size: Resize before CenterCrop at test time (256)', 1),
   skip_missing: bool('drop list lines whose image is missing (with a warning) instead of failing'),
@@ -147,109 +95,120 @@ const imageListLoaderArgs: Record<string, Schema> = {
     'without a val list: validation images per class held out of the training list (default 20)',
     1,
   ),
-};
+});
 
-export const DATA_LOADER_TYPES: Record<string, Schema> = {
-  ImbalanceCIFAR100DataLoader: obj(imbalanceLoaderArgs),
-  ImbalanceCIFAR10DataLoader: obj(imbalanceLoaderArgs),
-  ImbalanceFashionMNISTDataLoader: obj(imbalanceLoaderArgs),
-  ImageNetLTDataLoader: obj(imageListLoaderArgs),
-  iNaturalistDataLoader: obj(imageListLoaderArgs),
+const DATA_LOADER = section([
+  typed('ImbalanceCIFAR100DataLoader', imbalanceLoaderArgs),
+  typed('ImbalanceCIFAR10DataLoader', imbalanceLoaderArgs),
+  typed('ImbalanceFashionMNISTDataLoader', imbalanceLoaderArgs),
+  // the image-list loaders need data_dir, so their args are required
+  obj({ type: z.literal('ImageNetLTDataLoader'), args: imageListLoaderArgs }),
+  obj({ type: z.literal('iNaturalistDataLoader'), args: imageListLoaderArgs }),
   // SADE's class name, and the longer spelling
-  Places_LT: obj(imageListLoaderArgs),
-  Places_LT_DataLoader: obj(imageListLoaderArgs),
-};
+  obj({ type: z.literal('Places_LT'), args: imageListLoaderArgs }),
+  obj({ type: z.literal('Places_LT_DataLoader'), args: imageListLoaderArgs }),
+]);
 
-export const OPTIMIZER_TYPES: Record<string, Schema> = {
-  SGD: obj({
-    lr: required(num('learning rate', { min: 0 })),
-    momentum: num(),
-    weight_decay: num(),
-    nesterov: bool(),
-    dampening: num(),
-  }),
-  AdamW: obj({
-    lr: required(num('learning rate', { min: 0 })),
-    weight_decay: num(),
-    betas: { kind: 'array', items: { kind: 'number' }, optional: true },
-    eps: num(),
-    amsgrad: bool(),
-  }),
-};
-
-export const SCHEDULER_TYPES: Record<string, Schema> = {
-  CustomLR: obj({ step1: int(), step2: int(), gamma: num(), warmup_epoch: int() }),
-
-  MultiStepLR: obj({ milestones: { kind: 'array', items: { kind: 'number' } }, gamma: num() }),
-  CosineAnnealingLR: obj({ T_max: int(), eta_min: num() }),
-  StepLR: obj({ step_size: int(), gamma: num() }),
-};
-
-const trainerSchema = obj(
-  {
-    epochs: required(int('number of epochs', 1)),
-    save_dir: str(),
-    save_period: int(),
-    verbosity: int(),
-    monitor: str(),
-    tensorboard: bool(),
-    early_stop: int(),
-    eval_period: int('evaluate every N epochs', 1),
-    threads: int('libtorch threads', 1),
-  },
-  false,
-);
-
-const typed = (types: Record<string, Schema>, optional = false): Schema =>
-  obj({ type: required(str(Object.keys(types))), args: { kind: 'any', optional: true } }, optional);
-
-const topLevel: Schema = obj(
-  {
-    name: required(str()),
-    n_gpu: int(),
-    device: str(undefined, "'cpu', 'cuda' or 'cuda:N' (default: cuda when n_gpu >= 1, else cpu)"),
-    seed: int('global seed'),
-    arch: typed(ARCH_TYPES),
-    data_loader: typed(DATA_LOADER_TYPES),
-    optimizer: typed(OPTIMIZER_TYPES),
-    loss: obj(
-      {
-        type: required(str()),
-        args: { kind: 'any', optional: true },
-        // BalPoE keeps these beside args
-        tau_min: num(),
-        tau_max: num(),
-        return_expert_losses: bool(),
-      },
-      false,
-    ),
-    // the released PRL configs: a hypernetwork switch and the solver of the expert losses
-    use_hnet: bool('released PRL: train with the hypernetwork (maps to prl.variant "released")'),
-    Solvers: obj({ name: str(), mu: num(), Z: num() }),
-    lr_scheduler: typed(SCHEDULER_TYPES, true),
-    add_extra_info: bool(),
-    // the reference configs list their metrics; accuracy and the shot groups are always reported
-    metrics: { kind: 'array', items: { kind: 'string' }, optional: true },
-    mixup: obj({ alpha: required(num('Beta(alpha, alpha) mixing', { min: 0 })) }),
-    prl: obj({
-      variant: str(['paper', 'released'] as const),
-      alpha: num('Dirichlet concentration of the preference', { min: 0 }),
-      scalarization: str(['stch', 'linear'] as const),
-      mu: num('smoothing of the Tchebycheff scalarization', { min: 0 }),
-      z: IDEAL_POINT,
-      hidden: { kind: 'array', items: { kind: 'number', integer: true, min: 1 }, optional: true },
-      generate_norm_affine: bool('also generate the last normalization layer affine parameters'),
-      draws_per_batch: int('preferences drawn per batch', 1),
-      expert_losses: {
-        kind: 'array',
-        optional: true,
-        items: obj({ type: required(str(['forward', 'uniform', 'backward'] as const)), tau: num() }, false),
-      },
+const OPTIMIZER = section([
+  obj({
+    type: z.literal('SGD'),
+    args: obj({
+      lr: num('learning rate', { min: 0 }).unwrap(),
+      momentum: num(),
+      weight_decay: num(),
+      nesterov: bool(),
+      dampening: num(),
     }),
-    trainer: trainerSchema,
-  },
-  false,
-);
+  }),
+  obj({
+    type: z.literal('AdamW'),
+    args: obj({
+      lr: num('learning rate', { min: 0 }).unwrap(),
+      weight_decay: num(),
+      betas: z.tuple([z.number(), z.number()]).optional(),
+      eps: num(),
+      amsgrad: bool(),
+    }),
+  }),
+]);
+
+const SCHEDULER = section([
+  typed('CustomLR', obj({ step1: int(), step2: int(), gamma: num(), warmup_epoch: int() })),
+  typed('MultiStepLR', obj({ milestones: z.array(z.number()).optional(), gamma: num() })),
+  typed('CosineAnnealingLR', obj({ T_max: int(), eta_min: num() })),
+  typed('StepLR', obj({ step_size: int(), gamma: num() })),
+]);
+
+const TRAINER = obj({
+  epochs: int('number of epochs', 1).unwrap(),
+  save_dir: text(),
+  save_period: int(),
+  verbosity: int(),
+  monitor: text(),
+  tensorboard: bool(),
+  early_stop: int(),
+  eval_period: int('evaluate every N epochs', 1),
+  threads: int('libtorch threads', 1),
+});
+
+const PRL = obj({
+  variant: oneOfValues(
+    ['paper', 'released'],
+    "'paper': the preference reaches the loss through the scalarization; 'released': the released code",
+  ),
+  alpha: num('Dirichlet concentration of the preference', { min: 0 }),
+  scalarization: oneOfValues(['stch', 'linear']),
+  mu: num('smoothing of the Tchebycheff scalarization', { min: 0 }),
+  z: IDEAL_POINT,
+  hidden: z.array(z.int().min(1)).optional(),
+  generate_norm_affine: bool('also generate the last normalization layer affine parameters'),
+  // The objective is the expectation over r of the scalarized loss; several draws per batch
+  // estimate it with less noise, and the backbone's features are computed once for all of them.
+  draws_per_batch: int('preferences drawn per batch (default 1)', 1),
+  expert_losses: z.array(obj({ type: z.enum(['forward', 'uniform', 'backward']), tau: num() })).optional(),
+});
+
+/**
+ * The training config as written, in the structure of the SADE / BalPoE / PRL reference code,
+ * with the released PRL keys (use_hnet, Solvers).
+ */
+export const TRAIN_CONFIG = obj({
+  $schema: text('the JSON Schema of this file (for editors)'),
+  name: z.string(),
+  n_gpu: int(),
+  device: text("'cpu', 'cuda' or 'cuda:N' (default: cuda when n_gpu >= 1, else cpu)"),
+  seed: int('global seed'),
+  arch: ARCH,
+  data_loader: DATA_LOADER,
+  optimizer: OPTIMIZER,
+  loss: obj({
+    type: z.string(),
+    // checked against the loss type's arguments when the loss is built (see losses.ts)
+    args: z.record(z.string(), z.unknown()).prefault({}),
+    // BalPoE keeps these beside args
+    tau_min: num(),
+    tau_max: num(),
+    return_expert_losses: bool(),
+  }),
+  // the released PRL configs: a hypernetwork switch and the solver of the expert losses
+  use_hnet: bool('released PRL: train with the hypernetwork (maps to prl.variant "released")'),
+  Solvers: obj({ name: text(), mu: num(), Z: num() }).optional(),
+  lr_scheduler: SCHEDULER.optional(),
+  add_extra_info: bool(),
+  // the reference configs list their metrics; accuracy and the shot groups are always reported
+  metrics: z.array(z.string()).optional(),
+  mixup: obj({ alpha: num('Beta(alpha, alpha) mixing', { min: 0 }).unwrap() }).optional(),
+  prl: PRL.optional(),
+  trainer: TRAINER,
+});
+
+type Written = z.output<typeof TRAIN_CONFIG>;
+/** The `prl` section; built from a PRLLoss's args it may name the released solvers too. */
+export type PrlSection = Omit<z.output<typeof PRL>, 'scalarization'> & {
+  scalarization?: z.output<(typeof LOSS_TYPES)['PRLLoss']>['scalarization'];
+};
+/** A checked training config: the released PRL keys are folded into `prl`. */
+export type TrainConfig = Omit<Written, 'prl' | 'use_hnet' | 'Solvers'> & { prl?: PrlSection };
 
 /** Where the first JSON syntax error is, as :line:column (jsonc-parser reports offsets). */
 function jsonErrorLocation(text: string): string {
@@ -265,6 +224,7 @@ function jsonErrorLocation(text: string): string {
 
 /** Parses JSON text; a syntax error is a ConfigError naming file:line:column. */
 export function parseJsonText(text: string, file: string): unknown {
+  checkDepth(text, file);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -289,56 +249,55 @@ export function parseConfig(text: string, file: string): TrainConfig {
 }
 
 function checkConfig(raw: unknown, file: string): TrainConfig {
-  validate(topLevel, raw, file);
-  const config = raw as TrainConfig;
-  const checkArgs = (
-    section: 'arch' | 'data_loader' | 'optimizer' | 'lr_scheduler',
-    types: Record<string, Schema>,
-  ) => {
-    const s = config[section];
-    if (!s) return;
-    const schema = types[s.type];
-    if (!schema)
-      throw new ConfigError(
-        file,
-        `${section}.type`,
-        `unknown type '${s.type}'${suggestion(s.type, Object.keys(types))}`,
-      );
-    s.args ??= {};
-    validate(schema, s.args, file, `${section}.args`);
-  };
-  checkArgs('arch', ARCH_TYPES);
-  checkArgs('data_loader', DATA_LOADER_TYPES);
-  checkArgs('optimizer', OPTIMIZER_TYPES);
-  checkArgs('lr_scheduler', SCHEDULER_TYPES);
-  config.loss.args ??= {};
-  const released = raw as { use_hnet?: boolean; Solvers?: { name?: string; mu?: number; Z?: number } };
-  if (released.use_hnet && !config.prl) {
+  const { use_hnet, Solvers, ...written } = parseWith(TRAIN_CONFIG, raw, file);
+  const config: TrainConfig = written;
+  if (use_hnet && !config.prl) {
     config.prl = {
       variant: 'released',
-      ...(released.Solvers?.name
-        ? { scalarization: released.Solvers.name === 'ls' ? 'linear' : 'stch' }
-        : {}),
-      ...(released.Solvers?.mu !== undefined ? { mu: released.Solvers.mu } : {}),
-      ...(released.Solvers?.Z !== undefined ? { z: released.Solvers.Z } : {}),
+      ...(Solvers?.name ? { scalarization: Solvers.name === 'ls' ? 'linear' : 'stch' } : {}),
+      ...(Solvers?.mu !== undefined ? { mu: Solvers.mu } : {}),
+      ...(Solvers?.Z !== undefined ? { z: Solvers.Z } : {}),
     };
   }
   if ((config.loss.type === 'PRLLoss' || config.loss.type === 'PRL') && !config.prl) {
     // The preference that PRLLoss scalarizes with is drawn by the PRL system (hypernetwork), so
     // a PRL loss without a prl section trains PRL with the loss's arguments.
-    validate(LOSS_TYPES.PRLLoss!, config.loss.args, file, 'loss.args');
-    const a = config.loss.args as Record<string, unknown>;
-    const pick = <K extends keyof PrlSection>(key: K, value: unknown) =>
-      value === undefined ? {} : ({ [key]: value } as Pick<PrlSection, K>);
+    const a = parseWith(LOSS_TYPES.PRLLoss, config.loss.args, file, 'loss.args');
+    const z = a.z ?? a.Z;
     config.prl = {
-      ...pick('variant', a.variant),
-      ...pick('scalarization', a.scalarization),
-      ...pick('mu', a.mu),
-      ...pick('z', a.z ?? a.Z),
-      ...pick('expert_losses', a.expert_losses),
+      ...(a.variant !== undefined ? { variant: a.variant } : {}),
+      ...(a.scalarization !== undefined ? { scalarization: a.scalarization } : {}),
+      ...(a.mu !== undefined ? { mu: a.mu } : {}),
+      ...(z !== undefined ? { z } : {}),
+      ...(a.expert_losses !== undefined ? { expert_losses: a.expert_losses } : {}),
     };
   }
   return config;
+}
+
+/** What the command line may change in a training config. */
+export interface TrainOverrides {
+  epochs?: number | undefined;
+  seed?: number | undefined;
+}
+
+const OVERRIDES = obj({ epochs: TRAINER.shape.epochs.optional(), seed: int('global seed') });
+
+/**
+ * The config with command-line overrides applied (a new object; checked by the rules of the
+ * fields they replace, errors naming `where`).
+ */
+export function withOverrides(
+  config: TrainConfig,
+  overrides: TrainOverrides,
+  where = 'command line',
+): TrainConfig {
+  const o = parseWith(OVERRIDES, JSON.parse(JSON.stringify(overrides)) as unknown, where);
+  return {
+    ...config,
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    trainer: { ...config.trainer, ...(o.epochs !== undefined ? { epochs: o.epochs } : {}) },
+  };
 }
 
 export function loadConfig(file: string): TrainConfig {

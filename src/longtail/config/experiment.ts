@@ -16,11 +16,17 @@ import { ResNetCifar } from '../models/resnet_cifar.js';
 import { IMAGENET_CONFIG_TYPES, ResNetImageNet } from '../models/resnet_imagenet.js';
 import { ConfigError, type TrainConfig } from './config.js';
 
-const LOADER_DATASETS: Record<string, BuiltinDataset> = {
+const LOADER_DATASETS = {
   ImbalanceCIFAR100DataLoader: 'cifar100',
   ImbalanceCIFAR10DataLoader: 'cifar10',
   ImbalanceFashionMNISTDataLoader: 'fmnist',
-};
+} as const satisfies Record<string, BuiltinDataset>;
+
+type LoaderSection = TrainConfig['data_loader'];
+type BuiltinSection = Extract<LoaderSection, { type: keyof typeof LOADER_DATASETS }>;
+type ImageListSection = Exclude<LoaderSection, BuiltinSection>;
+const isBuiltin = (loader: LoaderSection): loader is BuiltinSection =>
+  Object.hasOwn(LOADER_DATASETS, loader.type);
 
 /**
  * The image-list loaders of the SADE configs (data_loader/imagenet_lt_data_loaders.py,
@@ -100,21 +106,14 @@ export function buildData(
   file = 'config',
 ): ExperimentData {
   const loader = config.data_loader;
-  const listLoader = IMAGE_LIST_LOADERS[loader.type];
-  if (listLoader) return buildImageListData(config, listLoader, overrides, file);
+  if (!isBuiltin(loader)) {
+    const listLoader = IMAGE_LIST_LOADERS[loader.type];
+    if (!listLoader)
+      throw new ConfigError(file, 'data_loader.type', `unsupported data loader '${loader.type}'`);
+    return buildImageListData(config, loader, listLoader, overrides, file);
+  }
   const dataset = LOADER_DATASETS[loader.type];
-  if (!dataset) throw new ConfigError(file, 'data_loader.type', `unsupported data loader '${loader.type}'`);
-  const args = loader.args as {
-    data_dir?: string;
-    imb_factor?: number;
-    imb_type?: 'exp' | 'step';
-    batch_size?: number;
-    balanced?: boolean;
-    seed?: number;
-    n_max?: number;
-    test_per_class?: number;
-    validation_per_class?: number;
-  };
+  const args = loader.args;
   // The config's caps, unless the command line gives its own.
   overrides = {
     ...(args.n_max ? { trainMaxPerClass: args.n_max } : {}),
@@ -174,22 +173,6 @@ export function buildData(
   };
 }
 
-interface ImageListArgs {
-  data_dir?: string;
-  batch_size?: number;
-  balanced?: boolean;
-  train_txt?: string;
-  val_txt?: string;
-  eval_txt?: string;
-  test_txt?: string;
-  image_size?: number;
-  resize_size?: number;
-  skip_missing?: boolean;
-  validation_per_class?: number;
-  n_max?: number;
-  test_per_class?: number;
-}
-
 /**
  * Where a list file is: an explicit `*_txt` is tried as given (absolute, or relative to the
  * working directory) and under data_dir (SADE writes data_dir + "/ImageNet_LT_train.txt"); the
@@ -232,11 +215,12 @@ function capPerClass(list: ImageList, perClass: number | undefined): ImageList {
 /** Image lists (ImageNet-LT, Places-LT, iNaturalist 2018): long-tailed as given, decoded per batch. */
 function buildImageListData(
   config: TrainConfig,
+  section: ImageListSection,
   loader: ImageListLoader,
   overrides: DataOverrides,
   file: string,
 ): ExperimentData {
-  const args = config.data_loader.args as ImageListArgs;
+  const args = section.args;
   overrides = {
     ...(args.n_max ? { trainMaxPerClass: args.n_max } : {}),
     ...(args.test_per_class ? { testPerClass: args.test_per_class } : {}),
@@ -249,7 +233,7 @@ function buildImageListData(
   const resizeSize = args.resize_size ?? Math.round((imageSize * 256) / 224);
   if (resizeSize < imageSize)
     throw new ConfigError(file, 'data_loader.args.resize_size', `must be >= image_size (${imageSize})`);
-  const numClasses = (config.arch.args as { num_classes?: number }).num_classes;
+  const numClasses = config.arch.args.num_classes;
   const missing = args.skip_missing ? 'skip' : 'error';
   const trainFile = findList(dataDir, loader, 'train', args.train_txt, file, 'train_txt')!;
   const testFile = findList(dataDir, loader, 'test', args.test_txt, file, 'test_txt')!;
@@ -329,71 +313,45 @@ export function buildModel(
   file = 'config',
 ): MultiExpertModel {
   const arch = config.arch;
-  const a = arch.args as {
-    num_classes?: number;
-    num_experts?: number;
-    reduce_dimension?: boolean;
-    use_norm?: boolean;
-    s?: number;
-    in_channels?: number;
-    layer3_output_dim?: number;
-    layer4_output_dim?: number;
-    share_layer3?: boolean;
-    reduce_first_kernel?: boolean;
-    zero_init_residual?: boolean;
-  };
-  if (a.num_classes !== undefined && a.num_classes !== classes) {
+  if (arch.args.num_classes !== classes) {
     throw new ConfigError(
       file,
       'arch.args.num_classes',
-      `is ${a.num_classes} but the data set has ${classes} classes`,
+      `is ${arch.args.num_classes} but the data set has ${classes} classes`,
     );
   }
-  switch (arch.type) {
-    case 'ResNet32Model':
-      return new ResNetCifar({
-        classes,
-        experts: a.num_experts ?? 1,
-        inChannels: a.in_channels ?? inChannels,
-        reduceDimension: a.reduce_dimension ?? false,
-        normedClassifier: a.use_norm ?? false,
-        scale: a.s ?? 30,
-      });
-    case 'ResNet50Model':
-    case 'ResNeXt50Model':
-    case 'ResNet152Model':
-      return new ResNetImageNet({
-        arch: IMAGENET_CONFIG_TYPES[arch.type]!,
-        classes,
-        experts: a.num_experts ?? 1,
-        inChannels: a.in_channels ?? inChannels,
-        reduceDimension: a.reduce_dimension ?? false,
-        ...(a.layer3_output_dim !== undefined ? { layer3Planes: a.layer3_output_dim } : {}),
-        ...(a.layer4_output_dim !== undefined ? { layer4Planes: a.layer4_output_dim } : {}),
-        shareLayer3: a.share_layer3 ?? false,
-        reduceFirstKernel: a.reduce_first_kernel ?? false,
-        normedClassifier: a.use_norm ?? false,
-        scale: a.s ?? 30,
-        zeroInitResidual: a.zero_init_residual ?? false,
-      });
-    default:
-      throw new ConfigError(file, 'arch.type', `unsupported architecture '${arch.type}'`);
+  if (arch.type === 'ResNet32Model') {
+    const a = arch.args;
+    return new ResNetCifar({
+      classes,
+      experts: a.num_experts ?? 1,
+      inChannels: a.in_channels ?? inChannels,
+      reduceDimension: a.reduce_dimension ?? false,
+      normedClassifier: a.use_norm ?? false,
+      scale: a.s ?? 30,
+    });
   }
+  const a = arch.args;
+  return new ResNetImageNet({
+    arch: IMAGENET_CONFIG_TYPES[arch.type]!,
+    classes,
+    experts: a.num_experts ?? 1,
+    inChannels: a.in_channels ?? inChannels,
+    reduceDimension: a.reduce_dimension ?? false,
+    ...(a.layer3_output_dim !== undefined ? { layer3Planes: a.layer3_output_dim } : {}),
+    ...(a.layer4_output_dim !== undefined ? { layer4Planes: a.layer4_output_dim } : {}),
+    shareLayer3: a.share_layer3 ?? false,
+    reduceFirstKernel: a.reduce_first_kernel ?? false,
+    normedClassifier: a.use_norm ?? false,
+    scale: a.s ?? 30,
+    zeroInitResidual: a.zero_init_residual ?? false,
+  });
 }
 
 export function buildOptimizer(config: TrainConfig, params: Tensor[]): optim.SGD | optim.AdamW {
   const o = config.optimizer;
-  const a = o.args as {
-    lr: number;
-    momentum?: number;
-    weight_decay?: number;
-    nesterov?: boolean;
-    dampening?: number;
-    betas?: number[];
-    eps?: number;
-    amsgrad?: boolean;
-  };
   if (o.type === 'SGD') {
+    const a = o.args;
     return new optim.SGD(params, {
       lr: a.lr,
       momentum: a.momentum ?? 0,
@@ -402,10 +360,11 @@ export function buildOptimizer(config: TrainConfig, params: Tensor[]): optim.SGD
       dampening: a.dampening ?? 0,
     });
   }
+  const a = o.args;
   return new optim.AdamW(params, {
     lr: a.lr,
     weightDecay: a.weight_decay ?? 0.01,
-    ...(a.betas ? { betas: [a.betas[0]!, a.betas[1]!] as [number, number] } : {}),
+    ...(a.betas ? { betas: a.betas } : {}),
     ...(a.eps !== undefined ? { eps: a.eps } : {}),
     ...(a.amsgrad !== undefined ? { amsgrad: a.amsgrad } : {}),
   });

@@ -1,7 +1,8 @@
 // Builds a loss from a config's `loss` section ({type, args}) with the type and argument names of
 // the SADE / BalPoE / LDAM-DRW / PRL reference code. cls_num_list is never an argument: like the
 // reference trainers, we pass the training class counts in (ctx.classCounts).
-import { ConfigError, bool, num, obj, str, suggestion, validate, type Schema } from './schema.js';
+import { z } from 'zod';
+import { ConfigError, bool, int, num, obj, oneOf, oneOfValues, parseWith, suggestion } from './schema.js';
 import {
   BalancedSoftmaxLoss,
   CrossEntropyLoss,
@@ -9,7 +10,7 @@ import {
   LDAMLoss,
   LogitAdjustLoss,
 } from '../losses/single.js';
-import { bsExpertLoss, diverseExpertLoss, type ExpertKind, type ExpertTerm } from '../losses/experts.js';
+import { bsExpertLoss, diverseExpertLoss, type ExpertKind } from '../losses/experts.js';
 import { PreferenceLoss } from '../losses/prl.js';
 import type { Loss } from '../losses/types.js';
 
@@ -25,29 +26,23 @@ export interface LossContext {
   file?: string;
 }
 
-const numbers: Schema = { kind: 'array', items: { kind: 'number' }, optional: true };
-const drwEpoch = num('DRW: class-balanced weights for epochs > this (1-based); -1 never', {
-  integer: true,
-  min: -1,
-});
-const expertTerms: Schema = {
-  kind: 'array',
-  optional: true,
-  minLength: 1,
-  items: obj({ type: { kind: 'string', values: ['forward', 'uniform', 'backward'] }, tau: num() }, false),
-};
+const numbers = z.array(z.number()).optional();
+const drwEpoch = int('DRW: class-balanced weights for epochs > this (1-based); -1 never', -1);
+const expertTerms = z
+  .array(obj({ type: z.enum(['forward', 'uniform', 'backward']), tau: num() }))
+  .min(1)
+  .optional();
 
 /** The Tchebycheff ideal point, in `loss.args` and in the `prl` section alike. */
-export const IDEAL_POINT: Schema = {
-  kind: 'oneOf',
-  options: [num(), { kind: 'array', items: num() }, str(['running_min'] as const)],
-  expected: 'a number, one number per expert, or "running_min"',
-  optional: true,
-  doc: 'ideal point of the Tchebycheff scalarization',
-};
+export const IDEAL_POINT = oneOf(
+  [z.number(), z.array(z.number()), z.literal('running_min')],
+  'a number, one number per expert, or "running_min"',
+)
+  .describe('ideal point of the Tchebycheff scalarization')
+  .optional();
 
 /** The accepted `args` of every loss type (for the config schema too). */
-export const LOSS_TYPES: Record<string, Schema> = {
+export const LOSS_TYPES = {
   CrossEntropyLoss: obj({
     reweight_CE: bool('class-balanced weights (beta 0.9999) from the start'),
     reweight_epoch: drwEpoch,
@@ -73,22 +68,23 @@ export const LOSS_TYPES: Record<string, Schema> = {
     tau: num('inverse-prior strength of the backward expert'),
     max_m: num('accepted for compatibility; unused by the reference'),
     s: num('accepted for compatibility; unused by the reference'),
-    num_experts: num(undefined, { integer: true, min: 1 }),
+    num_experts: int(undefined, 1),
   }),
   BSExpertLoss: obj({
     tau_list: numbers,
     eps: num(undefined, { min: 0 }),
-    num_experts: num(undefined, { integer: true, min: 1 }),
+    num_experts: int(undefined, 1),
   }),
   PRLLoss: obj({
-    variant: str(['paper', 'released'] as const),
-    scalarization: str(['stch', 'linear', 'ls', 'released_stch', 'sum'] as const),
+    variant: oneOfValues(['paper', 'released']),
+    scalarization: oneOfValues(['stch', 'linear', 'ls', 'released_stch', 'sum']),
     mu: num('smoothing of the Tchebycheff scalarization', { min: 0 }),
     z: IDEAL_POINT,
-    Z: { ...IDEAL_POINT, doc: 'ideal point (the released Solvers spelling)' },
+    Z: IDEAL_POINT.describe('ideal point (the released Solvers spelling)'),
     expert_losses: expertTerms,
   }),
-};
+} as const;
+export type LossType = keyof typeof LOSS_TYPES;
 
 /** Loss type names: the official ones plus the aliases users of those projects write. */
 const ALIASES: Record<string, string> = {
@@ -97,30 +93,28 @@ const ALIASES: Record<string, string> = {
   PRL: 'PRLLoss',
 };
 
-function checkExperts(args: Record<string, unknown>, ctx: LossContext, file: string): void {
-  if (args.num_experts !== undefined && args.num_experts !== ctx.experts) {
+function checkExperts(numExperts: number | undefined, ctx: LossContext, file: string): void {
+  if (numExperts !== undefined && numExperts !== ctx.experts) {
     throw new ConfigError(
       file,
       'loss.args.num_experts',
-      `is ${String(args.num_experts)} but the model has ${ctx.experts} experts`,
+      `is ${numExperts} but the model has ${ctx.experts} experts`,
     );
   }
 }
 
 /** Creates a loss; errors name the config field and what to write instead. */
-export function createLoss(type: string, args: Record<string, unknown> = {}, ctx: LossContext): Loss {
+export function createLoss(type: string, args: unknown = {}, ctx: LossContext): Loss {
   const file = ctx.file ?? 'loss config';
-  const name = ALIASES[type] ?? type;
-  const schema = LOSS_TYPES[name];
-  if (!schema)
+  const name = Object.hasOwn(ALIASES, type) ? ALIASES[type]! : type;
+  if (!Object.hasOwn(LOSS_TYPES, name))
     throw new ConfigError(
       file,
       'loss.type',
       `unknown loss '${type}'${suggestion(type, Object.keys(LOSS_TYPES))}`,
     );
-  validate(schema, args, file, 'loss.args');
+  const parse = <T>(schema: z.ZodType<T>): T => parseWith(schema, args ?? {}, file, 'loss.args');
   const counts = ctx.classCounts;
-  const n = (key: string): number | undefined => args[key] as number | undefined;
   const wrap = <T>(fn: () => T): T => {
     try {
       return fn();
@@ -130,72 +124,76 @@ export function createLoss(type: string, args: Record<string, unknown> = {}, ctx
     }
   };
   return wrap((): Loss => {
-    switch (name) {
-      case 'CrossEntropyLoss':
+    switch (name as LossType) {
+      case 'CrossEntropyLoss': {
+        const a = parse(LOSS_TYPES.CrossEntropyLoss);
         return new CrossEntropyLoss(counts, {
-          reweight: args.reweight_CE === true,
-          reweightEpoch: n('reweight_epoch'),
-          beta: n('beta'),
+          reweight: a.reweight_CE === true,
+          reweightEpoch: a.reweight_epoch,
+          beta: a.beta,
         });
+      }
       case 'BalancedSoftmaxLoss':
-        return new BalancedSoftmaxLoss(counts, n('eps'));
-      case 'LogitAdjustLoss':
-        return new LogitAdjustLoss(counts, n('tau') ?? 1, n('eps'));
+        return new BalancedSoftmaxLoss(counts, parse(LOSS_TYPES.BalancedSoftmaxLoss).eps);
+      case 'LogitAdjustLoss': {
+        const a = parse(LOSS_TYPES.LogitAdjustLoss);
+        return new LogitAdjustLoss(counts, a.tau ?? 1, a.eps);
+      }
       case 'FocalLoss': {
-        const weight = args.weight as number[] | undefined;
-        if (weight === undefined) {
-          return FocalLoss.withReweighting(counts, n('gamma') ?? 0, {
-            reweight: args.reweight === true,
-            reweightEpoch: n('reweight_epoch'),
-            beta: n('beta'),
+        const a = parse(LOSS_TYPES.FocalLoss);
+        if (a.weight === undefined) {
+          return FocalLoss.withReweighting(counts, a.gamma ?? 0, {
+            reweight: a.reweight === true,
+            reweightEpoch: a.reweight_epoch,
+            beta: a.beta,
           });
         }
-        if (args.reweight === true || args.reweight_epoch !== undefined) {
+        if (a.reweight === true || a.reweight_epoch !== undefined) {
           throw new ConfigError(
             file,
             'loss.args.weight',
             'give explicit "weight" or class-balanced re-weighting, not both',
           );
         }
-        if (weight.length !== counts.length) {
+        if (a.weight.length !== counts.length) {
           throw new ConfigError(
             file,
             'loss.args.weight',
-            `has ${weight.length} values for ${counts.length} classes`,
+            `has ${a.weight.length} values for ${counts.length} classes`,
           );
         }
-        return new FocalLoss(n('gamma') ?? 0, weight);
+        return new FocalLoss(a.gamma ?? 0, a.weight);
       }
-      case 'LDAMLoss':
+      case 'LDAMLoss': {
+        const a = parse(LOSS_TYPES.LDAMLoss);
         return new LDAMLoss(counts, {
-          maxMargin: n('max_m'),
-          s: n('s'),
-          reweightEpoch: n('reweight_epoch'),
-          beta: n('beta'),
-          scaleLogits: args.scale_logits === true,
+          maxMargin: a.max_m,
+          s: a.s,
+          reweightEpoch: a.reweight_epoch,
+          beta: a.beta,
+          scaleLogits: a.scale_logits === true,
         });
-      case 'DiverseExpertLoss':
-        checkExperts(args, ctx, file);
-        return diverseExpertLoss(counts, ctx.experts, n('tau') ?? 2);
-      case 'BSExpertLoss':
-        checkExperts(args, ctx, file);
-        return bsExpertLoss(
-          counts,
-          ctx.experts,
-          (args.tau_list as number[] | undefined) ?? [0, 1, 2],
-          n('eps'),
-        );
-      case 'PRLLoss':
+      }
+      case 'DiverseExpertLoss': {
+        const a = parse(LOSS_TYPES.DiverseExpertLoss);
+        checkExperts(a.num_experts, ctx, file);
+        return diverseExpertLoss(counts, ctx.experts, a.tau ?? 2);
+      }
+      case 'BSExpertLoss': {
+        const a = parse(LOSS_TYPES.BSExpertLoss);
+        checkExperts(a.num_experts, ctx, file);
+        return bsExpertLoss(counts, ctx.experts, a.tau_list ?? [0, 1, 2], a.eps);
+      }
+      case 'PRLLoss': {
+        const a = parse(LOSS_TYPES.PRLLoss);
         return new PreferenceLoss(counts, ctx.experts, {
-          variant: args.variant as 'paper' | 'released' | undefined,
-          scalarization: args.scalarization as string | undefined,
-          mu: n('mu'),
-          z: (args.z ?? args.Z) as number | number[] | 'running_min' | undefined,
-          expertLosses: args.expert_losses as ExpertTerm[] | undefined,
+          variant: a.variant,
+          scalarization: a.scalarization,
+          mu: a.mu,
+          z: a.z ?? a.Z,
+          expertLosses: a.expert_losses,
         });
-      default:
-        // Unreachable: every LOSS_TYPES entry has a case above (the schema lookup rejected the rest).
-        throw new Error(`internal error: loss '${name}' has a schema in LOSS_TYPES but no constructor`);
+      }
     }
   });
 }

@@ -1,105 +1,82 @@
 // Test-time training configs: SADE's test-time files (their arch/data_loader/trainer sections
 // are accepted; what matters here is the optimizer, the epochs and the batch size) plus our
 // fields: the methods to run, the early-stop weight, the distributions.
-import { ConfigError, bool, int, num, obj, required, str, validate, type Schema } from './schema.js';
+import { z } from 'zod';
+import { ConfigError, bool, int, num, obj, oneOfValues, parseWith, text } from './schema.js';
 import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
 import { readJsonFile } from './config.js';
 import type { TestTimeOptions } from '../adapt/testtime.js';
 import { LABEL_SHIFT_METHODS, SELECTABLE_METHODS, type TestTimeMethod } from '../adapt/methods.js';
-import { DEFAULT_PRIOR_FIT, type PriorFit } from '../adapt/prior.js';
-import { DEFAULT_CONSISTENCY_WEIGHT, type SearchObjective } from '../adapt/search-objective.js';
+import { DEFAULT_PRIOR_FIT } from '../adapt/prior.js';
+import { DEFAULT_CONSISTENCY_WEIGHT } from '../adapt/search-objective.js';
 
-const schema: Schema = obj(
-  {
-    name: str(),
-    n_gpu: int(),
-    seed: int(),
-    method: str(
-      ['aggregation', 'preference', 'prior', 'both', 'all'] as const,
-      'what to learn at test time (both: aggregation and, for PRL, preference; all: also prior)',
-    ),
-    methods: {
-      kind: 'array',
-      items: { kind: 'string', values: SELECTABLE_METHODS },
-      optional: true,
-      doc: 'the test-time methods to run, by name (replaces method)',
-    },
-    aggregation_objective: str(
-      ['stability', 'consistent'] as const,
-      "SADE aggregation's objective: view agreement ('stability', as published) or plus prior consistency",
-    ),
-    preference_objective: str(
-      ['stability', 'consistent'] as const,
-      "PRL preference search's objective (default 'consistent': view agreement plus prior consistency)",
-    ),
-    consistency_weight: num('weight of the prior-consistency term (default 10)', { min: 0 }),
-    min_weight: num('stop when an expert weight drops below this', { min: 0, max: 1 }),
-    preference_lr: num('Adam step size of the preference search', { min: 0 }),
-    prior_fit: str(
-      ['likelihood', 'least_squares'] as const,
-      'how prior matching fits the experts to the test set: the most likely prior of their family, or the one nearest the EM estimate',
-    ),
-    distributions: { kind: 'array', items: { kind: 'string', values: TEST_DISTRIBUTIONS }, optional: true },
-    arch: { kind: 'any', optional: true },
-    loss: { kind: 'any', optional: true },
-    lr_scheduler: { kind: 'any', optional: true },
-    add_extra_info: bool(),
-    data_loader: obj({
-      type: str(),
-      args: obj({
-        batch_size: int('batch size', 1),
-        data_dir: str(),
-        shuffle: bool(),
-        num_workers: int(),
-        training: bool(),
-        test_imb_factor: num(),
-        reverse: bool(),
-      }),
-    }),
-    optimizer: obj({
-      type: required(str(['SGD'] as const)),
-      args: obj(
-        {
-          lr: required(num('learning rate', { min: 0 })),
-          momentum: num(),
-          weight_decay: num(),
-          nesterov: bool(),
-        },
-        false,
-      ),
-    }),
-    trainer: obj({
-      epochs: int('test-time epochs', 1),
-      save_dir: str(),
-      save_period: int(),
-      verbosity: int(),
-      monitor: str(),
-      tensorboard: bool(),
-    }),
-  },
-  false,
-);
-
-interface Raw {
-  seed?: number;
-  method?: 'aggregation' | 'preference' | 'prior' | 'both' | 'all';
-  methods?: TestTimeMethod[];
-  aggregation_objective?: SearchObjective;
-  preference_objective?: SearchObjective;
-  consistency_weight?: number;
-  min_weight?: number;
-  preference_lr?: number;
-  prior_fit?: PriorFit;
-  distributions?: string[];
-  data_loader?: { args?: { batch_size?: number } };
-  optimizer?: { args: { lr: number; momentum?: number; weight_decay?: number; nesterov?: boolean } };
-  trainer?: { epochs?: number };
-}
+/** The test-time config as written. */
+export const TEST_TIME_CONFIG = obj({
+  $schema: text('the JSON Schema of this file (for editors)'),
+  name: text(),
+  n_gpu: int(),
+  seed: int(),
+  method: oneOfValues(
+    ['aggregation', 'preference', 'prior', 'both', 'all'],
+    'what to learn at test time (both: aggregation and, for PRL, preference; all: also prior)',
+  ),
+  methods: z
+    .array(z.enum(SELECTABLE_METHODS))
+    .describe('the test-time methods to run, by name (replaces method)')
+    .optional(),
+  aggregation_objective: oneOfValues(
+    ['stability', 'consistent'],
+    "SADE aggregation's objective: view agreement ('stability', as published) or plus prior consistency",
+  ),
+  preference_objective: oneOfValues(
+    ['stability', 'consistent'],
+    "PRL preference search's objective (default 'consistent': view agreement plus prior consistency)",
+  ),
+  consistency_weight: num('weight of the prior-consistency term (default 10)', { min: 0 }),
+  min_weight: num('stop when an expert weight drops below this', { min: 0, max: 1 }),
+  preference_lr: num('Adam step size of the preference search', { min: 0 }),
+  prior_fit: oneOfValues(
+    ['likelihood', 'least_squares'],
+    'how prior matching fits the experts to the test set: the most likely prior of their family, or the one nearest the EM estimate',
+  ),
+  distributions: z.array(z.enum(TEST_DISTRIBUTIONS)).optional(),
+  arch: z.unknown().optional(),
+  loss: z.unknown().optional(),
+  lr_scheduler: z.unknown().optional(),
+  add_extra_info: bool(),
+  data_loader: obj({
+    type: text(),
+    args: obj({
+      batch_size: int('batch size', 1),
+      data_dir: text(),
+      shuffle: bool(),
+      num_workers: int(),
+      training: bool(),
+      test_imb_factor: num(),
+      reverse: bool(),
+    }).optional(),
+  }).optional(),
+  optimizer: obj({
+    type: z.literal('SGD'),
+    args: obj({
+      lr: num('learning rate', { min: 0 }).unwrap(),
+      momentum: num(),
+      weight_decay: num(),
+      nesterov: bool(),
+    }).optional(),
+  }).optional(),
+  trainer: obj({
+    epochs: int('test-time epochs', 1),
+    save_dir: text(),
+    save_period: int(),
+    verbosity: int(),
+    monitor: text(),
+    tensorboard: bool(),
+  }).optional(),
+});
 
 export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOptions {
-  const raw = readJsonFile(file);
-  validate(schema, raw, file);
-  const c = raw as Raw;
+  const c = parseWith(TEST_TIME_CONFIG, readJsonFile(file), file);
   // Asking for the preference search alone on a model without a hypernetwork is a mistake.
   const method = c.method ?? 'both';
   if (method === 'preference' && !isPrl) {
@@ -142,7 +119,10 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
  * PRL); 'all' adds prior matching. The label-shift baselines (EM, EM after TS / BCTS, BBSE) cost
  * one pass over the validation split and always run, so every method is compared with them.
  */
-function expandMethod(method: NonNullable<Raw['method']>, isPrl: boolean): TestTimeMethod[] {
+function expandMethod(
+  method: 'aggregation' | 'preference' | 'prior' | 'both' | 'all',
+  isPrl: boolean,
+): TestTimeMethod[] {
   const searches: TestTimeMethod[] = isPrl ? ['aggregation', 'preference'] : ['aggregation'];
   if (method === 'both') return [...searches, ...LABEL_SHIFT_METHODS];
   if (method === 'all') return [...searches, 'prior', ...LABEL_SHIFT_METHODS];

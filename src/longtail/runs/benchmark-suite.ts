@@ -3,7 +3,8 @@
 // ConfigError naming the file, the field and the remedy.
 import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
-import { ConfigError, int, obj, required, str, validate, type Schema } from '../config/schema.js';
+import { z } from 'zod';
+import { ConfigError, int, obj, parseWith, text } from '../config/schema.js';
 import { loadConfig, readJsonFile } from '../config/config.js';
 import { loadTestTimeConfig } from '../config/testtime.js';
 import { BENCHMARK_METHOD_NAMES, benchmarkMethod, type BenchmarkMethodName } from './benchmark-methods.js';
@@ -12,43 +13,30 @@ import { BENCHMARK_METHOD_NAMES, benchmarkMethod, type BenchmarkMethodName } fro
 const MAX_MODELS = 32;
 const MAX_SEEDS = 20;
 
-const schema: Schema = obj(
-  {
-    name: required(str(undefined, 'the suite name (names the output directory)')),
-    description: str(),
-    seeds: required({
-      kind: 'array',
-      items: { kind: 'number', integer: true, min: 0 },
-      minLength: 1,
-      doc: 'training seeds, for example [0, 1, 2]',
-    }),
-    models: required({
-      kind: 'array',
-      minLength: 1,
-      items: obj(
-        {
-          name: required(str(undefined, 'the row label, also the run directory name')),
-          config: required(str(undefined, 'a training config (tailor train -c), relative to the suite file')),
-        },
-        false,
-      ),
-      doc: 'the models: [{ "name": ..., "config": ... }]',
-    }),
-    methods: required({
-      kind: 'array',
-      minLength: 1,
-      items: { kind: 'string', values: BENCHMARK_METHOD_NAMES },
-      doc: `test-time methods (${BENCHMARK_METHOD_NAMES.join(', ')})`,
-    }),
-    test_time: str(undefined, 'a test-time config (tailor test-time-train -c), relative to the suite file'),
-    epochs: int('training epochs of every model (default: each config’s trainer.epochs)', 1),
-    train_max_per_class: int('cap the head class (default: each config’s)', 1),
-    test_per_class: int('test images per class (default: each config’s)', 1),
-    root: str(undefined, 'data directory (overrides each config’s data_dir)'),
-    threads: int('libtorch threads', 1),
-  },
-  false,
-);
+const SUITE = obj({
+  name: z.string().describe('the suite name (names the output directory)'),
+  description: text(),
+  seeds: z.array(z.int().min(0)).min(1).describe('training seeds, for example [0, 1, 2]'),
+  models: z
+    .array(
+      obj({
+        name: z.string().describe('the row label, also the run directory name'),
+        config: z.string().describe('a training config (tailor train -c), relative to the suite file'),
+      }),
+    )
+    .min(1)
+    .describe('the models: [{ "name": ..., "config": ... }]'),
+  methods: z
+    .array(z.enum(BENCHMARK_METHOD_NAMES as [BenchmarkMethodName, ...BenchmarkMethodName[]]))
+    .min(1)
+    .describe(`test-time methods (${BENCHMARK_METHOD_NAMES.join(', ')})`),
+  test_time: text('a test-time config (tailor test-time-train -c), relative to the suite file'),
+  epochs: int('training epochs of every model (default: each config’s trainer.epochs)', 1),
+  train_max_per_class: int('cap the head class (default: each config’s)', 1),
+  test_per_class: int('test images per class (default: each config’s)', 1),
+  root: text('data directory (overrides each config’s data_dir)'),
+  threads: int('libtorch threads', 1),
+});
 
 export interface SuiteModel {
   name: string;
@@ -72,20 +60,6 @@ export interface Suite {
   threads?: number;
 }
 
-interface Raw {
-  name: string;
-  description?: string;
-  seeds: number[];
-  models: { name: string; config: string }[];
-  methods: BenchmarkMethodName[];
-  test_time?: string;
-  epochs?: number;
-  train_max_per_class?: number;
-  test_per_class?: number;
-  root?: string;
-  threads?: number;
-}
-
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 function unique<T>(file: string, field: string, values: T[], what: string): void {
@@ -102,9 +76,7 @@ function unique<T>(file: string, field: string, values: T[], what: string): void
 }
 
 export function loadSuite(file: string): Suite {
-  const raw = readJsonFile(file);
-  validate(schema, raw, file);
-  const c = raw as Raw;
+  const c = parseWith(SUITE, readJsonFile(file), file);
   const here = dirname(resolve(file));
   const path = (field: string, p: string, what: string) => {
     const full = resolve(here, p);
