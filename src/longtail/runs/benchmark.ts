@@ -143,27 +143,27 @@ async function runMethods(
 ) {
   const log = o.log ?? (() => {});
   const records = readMethods(runDir);
-  const todo: string[] = [];
+  const toRun: string[] = [];
   for (const m of missing) {
     const why = benchmarkMethod(m).unsupported?.(session.system) ?? null;
     if (why) records[m] = { unsupported: why };
-    else todo.push(m);
+    else toRun.push(m);
   }
-  if (todo.length > 0) {
+  if (toRun.length > 0) {
     const steps = [
-      ...new Set(todo.map((m) => benchmarkMethod(m).step).filter((s): s is TestTimeMethod => s !== null)),
+      ...new Set(toRun.map((m) => benchmarkMethod(m).step).filter((s): s is TestTimeMethod => s !== null)),
     ];
     // The suite picks the methods; the test-time config gives only their settings (so its own
     // "method" field, which may name the PRL-only search, does not matter here).
     const base = suite.testTime ? loadTestTimeConfig(suite.testTime, true) : NO_STEP_OPTIONS;
-    log(`test-time ${runDir}: ${todo.join(', ')}`);
+    log(`test-time ${runDir}: ${toRun.join(', ')}`);
     const { results } = await runTestTime(
       adaptInput(session),
       // The run's seed also seeds the test-time views, so the spread covers the whole pipeline.
       { ...base, distributions: TEST_DISTRIBUTIONS, seed, methods: steps, quiet: o.quiet ?? true },
       (line) => log(`  ${line}`),
     );
-    for (const m of todo) {
+    for (const m of toRun) {
       const distributions: Record<string, GroupResult> = {};
       let declined = false;
       for (const d of TEST_DISTRIBUTIONS) {
