@@ -1,9 +1,11 @@
 #!/bin/sh
 # The GPU check, for a machine with an NVIDIA GPU and a CUDA PyTorch (its python3 importing torch).
 #
-#   scripts/gpu-check.sh --prepare   on the development machine: gathers what the GPU machine may
+#   scripts/gpu-check.sh --prepare [--with-data]
+#                                    on the development machine: gathers what the GPU machine may
 #                                    lack into .gpu/ (a Node binary, the Node-API and Gloo headers,
-#                                    node-addon-api) and compiles dist/; carry .gpu and dist there.
+#                                    node-addon-api, the compiled dist/, with --with-data
+#                                    Fashion-MNIST); carry .gpu there.
 #   scripts/gpu-check.sh             on the GPU machine: builds the addon against
 #                                    TAILOR_LIBTORCH (default: python) with the compiler directly
 #                                    (no node-gyp, make or network needed), then prints ONE JSON line:
@@ -20,13 +22,19 @@ root=$(pwd)
 if [ "${1:-}" = "--prepare" ]; then
   set -e
   rm -rf .gpu && mkdir -p .gpu/napi .gpu/gloo-include
-  gzip -9 -c "$(readlink -f "$(command -v node)")" > .gpu/node.gz
+  node_bin=$(readlink -f "$(command -v node)")
+  # xz keeps the carried tree under the device tool's 64 MiB (gzip where xz is missing).
+  if command -v xz >/dev/null 2>&1; then xz -T0 -9 -c "$node_bin" > .gpu/node.xz; else gzip -9 -c "$node_bin" > .gpu/node.gz; fi
   for h in node_api.h node_api_types.h js_native_api.h js_native_api_types.h; do cp "/usr/include/node/$h" .gpu/napi/; done
   cp -r node_modules/node-addon-api .gpu/node-addon-api
   cp -r /usr/include/gloo .gpu/gloo-include/gloo
   node node_modules/typescript/bin/tsc -p tsconfig.json
-  du -sh .gpu dist
-  echo 'gpu-check: prepared; run `scripts/gpu-check.sh` there carrying [".gpu", "dist"]'
+  # The compiled library without source maps and tests: what the checks run.
+  tar --exclude='*.map' --exclude='dist/test' --exclude='dist/.tsbuildinfo' -czf .gpu/dist.tar.gz dist
+  # --with-data: Fashion-MNIST for the GPU benchmark suite (scripts/gpu-suite.sh).
+  [ "${2:-}" = "--with-data" ] && cp -r /usr/share/datasets/fashion-mnist .gpu/fashion-mnist
+  du -sh .gpu
+  echo 'gpu-check: prepared; run `scripts/gpu-check.sh` there carrying [".gpu"]'
   exit 0
 fi
 
@@ -36,11 +44,19 @@ mkdir -p "$log"
 if command -v node >/dev/null 2>&1; then
   NODE=$(command -v node)
 else
-  mkdir -p "$log/bin" && gunzip -c .gpu/node.gz > "$log/bin/node" && chmod +x "$log/bin/node"
+  mkdir -p "$log/bin"
+  if [ -f .gpu/node.xz ]; then
+    xz -dc .gpu/node.xz > "$log/bin/node" 2>/dev/null ||
+      python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' .gpu/node.xz "$log/bin/node"
+  else
+    gunzip -c .gpu/node.gz > "$log/bin/node"
+  fi
+  chmod +x "$log/bin/node"
   NODE=$log/bin/node
   PATH=$log/bin:$PATH
   export PATH
 fi
+[ -f dist/src/cli/main.js ] || { [ -f .gpu/dist.tar.gz ] && tar -xzf .gpu/dist.tar.gz; }
 export TAILOR_LIBTORCH=${TAILOR_LIBTORCH:-python}
 PY=python3
 case "$TAILOR_LIBTORCH" in python:*) PY=${TAILOR_LIBTORCH#python:} ;; esac

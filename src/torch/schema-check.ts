@@ -127,6 +127,20 @@ export function parseSchema(schema: string): ParsedSchema {
 }
 
 /**
+ * Type changes that a call laid out for the old type still makes correctly: the binding converts
+ * each JavaScript value by the running schema's type, so a number bound for `int` or `float` is as
+ * good a `Scalar`, and any value is as good for the optional form of its type (torch 2.x widened
+ * `std`/`var`'s `correction` from `int?` to `Scalar?`).
+ */
+function isWidening(from: string, to: string): boolean {
+  const base = (t: string): string => (t.endsWith('?') ? t.slice(0, -1) : t);
+  if (from.endsWith('?') && !to.endsWith('?')) return false;
+  const a = base(from);
+  const b = base(to);
+  return a === b || (b === 'Scalar' && (a === 'int' || a === 'float'));
+}
+
+/**
  * Why a call laid out for `expected` would be wrong under `actual`, or null when it is right.
  * New trailing arguments with defaults are compatible (the wrappers leave them to their defaults).
  */
@@ -138,7 +152,8 @@ export function compareSchemas(expected: string, actual: string): string | null 
     const y = a.args[i];
     if (!y) return `argument ${i} '${x.name}' (${x.type}) was removed`;
     if (x.name !== y.name) return `argument ${i} is '${y.name}' (${y.type}), was '${x.name}' (${x.type})`;
-    if (x.type !== y.type) return `argument ${i} '${x.name}' changed type from ${x.type} to ${y.type}`;
+    if (x.type !== y.type && !isWidening(x.type, y.type))
+      return `argument ${i} '${x.name}' changed type from ${x.type} to ${y.type}`;
     if (x.hasDefault && !y.hasDefault && !y.type.endsWith('?'))
       return `argument ${i} '${x.name}' lost its default value`;
   }

@@ -56,6 +56,23 @@ test('compatible changes pass: SymInt for int, new trailing defaulted arguments,
     ),
     null,
   );
+  // torch 2.x: std/var take a Scalar correction where 1.13 took an int.
+  assert.equal(
+    compareSchemas(
+      'aten::std.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor',
+      'aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+    ),
+    null,
+  );
+  assert.match(
+    compareSchemas('aten::f(Tensor self, Scalar? k) -> Tensor', 'aten::f(Tensor self, int? k) -> Tensor') ??
+      '',
+    /changed type from Scalar\? to int\?/,
+  );
+  assert.match(
+    compareSchemas('aten::f(Tensor self, int? k) -> Tensor', 'aten::f(Tensor self, int k) -> Tensor') ?? '',
+    /changed type from int\? to int/,
+  );
   assert.match(
     compareSchemas(
       'aten::f(Tensor self, int dim) -> Tensor',

@@ -15,8 +15,21 @@ import {
 } from '../../longtail/index.js';
 import { benchmarkMarkdown, writeBenchmarkReport } from '../../report/index.js';
 import { CliError } from '../errors.js';
+import { listArg } from '../args.js';
+import { resolveDevice } from '../runtime.js';
+
+function pickModels<M extends { name: string }>(models: M[], flag: string): M[] {
+  const names = listArg('--models', flag) ?? [];
+  const unknown = names.filter((n) => !models.some((m) => m.name === n));
+  if (unknown.length > 0)
+    throw new CliError(
+      `--models: ${unknown.join(', ')} not in the suite (its models: ${models.map((m) => m.name).join(', ')})`,
+    );
+  return models.filter((m) => names.includes(m.name));
+}
 
 const HELP = `usage: tailor benchmark -c SUITE.json [--out DIR] [--json] [--max-runs N] [--threads N]
+                        [--models A,B] [--device D]
 
 Runs a benchmark suite: trains every model of the suite once per seed (as 'tailor train' does,
 with the seed overridden), evaluates the suite's test-time methods on the eleven test
@@ -35,6 +48,9 @@ options:
       --max-runs N     train at most N runs in this call; the next call continues
                        (0: check the suite and write the table of what is finished)
       --threads N      libtorch threads (default: the suite's threads or 2)
+      --models A,B     only these models of the suite (several processes sharing one --out
+                       can each take some; a last call without --models tables them all)
+      --device D       cpu, cuda or cuda:N for training and the test-time methods (default cpu)
       --progress       show the per-epoch progress bars
   -h, --help`;
 
@@ -48,6 +64,8 @@ export async function run(argv: string[]): Promise<number> {
       'max-runs': { type: 'string' },
       threads: { type: 'string' },
       progress: { type: 'boolean', default: false },
+      models: { type: 'string' },
+      device: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -67,6 +85,9 @@ export async function run(argv: string[]): Promise<number> {
   const threads = positive('threads', values.threads);
   try {
     const suite = loadSuite(values.config);
+    if (values.models !== undefined) suite.models = pickModels(suite.models, values.models);
+    const device = resolveDevice(values.device);
+    torch.setDefaultDevice(device);
     torch.setNumThreads(threads ?? suite.threads ?? 2);
     if (threads) suite.threads = threads;
     const outDir = values.out ?? join('runs', 'benchmark', suite.name);
@@ -79,6 +100,7 @@ export async function run(argv: string[]): Promise<number> {
       outDir,
       ...(maxRuns !== undefined ? { maxRuns } : {}),
       quiet: !values.progress,
+      device,
       log,
     });
     const paths = writeBenchmarkReport(outDir, result.table);
