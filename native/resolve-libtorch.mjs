@@ -102,16 +102,32 @@ function askPython(python) {
 }
 
 // CUDA and NCCL headers of a wheel install come from the nvidia-* wheels beside torch (CUDA 12
-// wheels: nvidia/<pkg>/include; CUDA 13: nvidia/cu13/include); else from CUDA_HOME.
-function findNvidiaInclude(sitePackages, pkg, header) {
+// wheels: nvidia/<pkg>/include; CUDA 13: nvidia/cu13/include); else from the CUDA toolkit
+// (CUDA_HOME, CUDA_PATH, /usr/local/cuda or the one nvcc is in). A directory counts only when it
+// holds every header named: the CUDA 13 runtime wheel ships cuda_runtime.h without the
+// crt/host_config.h it includes, which the toolkit has.
+function findNvidiaInclude(sitePackages, pkg, headers) {
   const candidates = [];
   if (sitePackages && existsSync(join(sitePackages, 'nvidia'))) {
     candidates.push(join(sitePackages, 'nvidia', pkg, 'include'));
     for (const d of readdirSync(join(sitePackages, 'nvidia')))
       candidates.push(join(sitePackages, 'nvidia', d, 'include'));
   }
-  candidates.push(join(process.env.CUDA_HOME ?? '/usr/local/cuda', 'include'));
-  return candidates.find((dir) => existsSync(join(dir, header))) ?? null;
+  for (const home of [process.env.CUDA_HOME, process.env.CUDA_PATH, '/usr/local/cuda', nvccHome()])
+    if (home) candidates.push(join(home, 'include'));
+  return candidates.find((dir) => headers.every((h) => existsSync(join(dir, h)))) ?? null;
+}
+
+function nvccHome() {
+  try {
+    const nvcc = execFileSync('sh', ['-c', 'command -v nvcc'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    return nvcc ? dirname(dirname(realpathSync(nvcc))) : null;
+  } catch {
+    return null;
+  }
 }
 
 // Gloo headers: the libtorch's own when it ships them; otherwise Debian's libgloo-dev, exposed
@@ -204,8 +220,11 @@ function finish(r) {
   const includeDirs = [...r.includeDirs];
   if (r.gloo?.dir) includeDirs.push(r.gloo.dir);
   const hasCudaLib = existsSync(join(r.libDir, 'libtorch_cuda.so'));
-  const cudaInclude = findNvidiaInclude(r.sitePackages, 'cuda_runtime', 'cuda_runtime_api.h');
-  const ncclInclude = findNvidiaInclude(r.sitePackages, 'nccl', 'nccl.h');
+  const cudaInclude = findNvidiaInclude(r.sitePackages, 'cuda_runtime', [
+    'cuda_runtime_api.h',
+    'crt/host_config.h',
+  ]);
+  const ncclInclude = findNvidiaInclude(r.sitePackages, 'nccl', ['nccl.h']);
   const defines = [`_GLIBCXX_USE_CXX11_ABI=${r.cxx11Abi ? 1 : 0}`];
   const [major, minor] = r.version.split('.');
   // The addon asserts at compile time that torch/version.h is the selected one (no header leak).

@@ -104,6 +104,8 @@ run_json() { # name, seconds, command...: the command's last output line, or an 
   fi
 }
 
+# GPU_CHECK_BUILD_ONLY=1: build the addon and stop (scripts/gpu-suite.sh runs next).
+if [ -n "${GPU_CHECK_BUILD_ONLY:-}" ]; then $build_ok && echo '{"build":{"ok":true}}' && exit 0; echo "{\"build\":{\"ok\":false,\"error\":\"$build_error\"}}"; exit 1; fi
 if $build_ok; then
   version=$(run_json version 60 "$NODE" dist/src/cli/main.js version --json --check)
   gpu=$(run_json gpu 300 "$NODE" dist/bench/gpu.js --device cuda --torch --python "$PY" --json)

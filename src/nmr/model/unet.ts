@@ -131,11 +131,8 @@ export class ConvTranspose1d extends nn.Module {
     readonly stride: number,
   ) {
     super();
-    this.weight = this.registerParameter(
-      'weight',
-      aten.empty_memory_format([inChannels, outChannels, kernel], 'float32'),
-    );
-    this.bias = this.registerParameter('bias', aten.empty_memory_format([outChannels], 'float32'));
+    this.weight = this.registerParameter('weight', torch.empty([inChannels, outChannels, kernel]));
+    this.bias = this.registerParameter('bias', torch.empty([outChannels]));
     nn.init.kaimingUniform_(this.weight, { a: Math.sqrt(5) });
     const { fanIn } = nn.init.fanInAndOut(this.weight.shape);
     nn.init.uniform_(this.bias, -1 / Math.sqrt(fanIn), 1 / Math.sqrt(fanIn));
