@@ -5,7 +5,7 @@
 // R times so a load change on a shared machine hits both; the ratio is per pair (torch_s /
 // tailor_s, > 1 = tailor faster), reported as the median with its min and max.
 // --max-batches N stops each epoch (and the evaluation) after N batches; the default is the
-// full epoch plus the evaluation of the whole test set.
+// full epoch plus the evaluation the trainer runs after it (the validation split).
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';

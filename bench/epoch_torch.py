@@ -3,7 +3,7 @@
 # same loss (per-expert logit-adjusted cross-entropy, summed; PRL: a hypernetwork generating the
 # classifiers, linear scalarization averaged over the draws), the same data and augmentation
 # (pad + random crop + horizontal flip + normalize, per sample, DataLoader with num_workers=0),
-# SGD with Nesterov momentum, then the evaluation of the test set, written the way plain PyTorch
+# SGD with Nesterov momentum, then the evaluation of the given (validation) set, written the way plain PyTorch
 # code is. Usage: python3 epoch_torch.py SPEC.json (written by bench/epoch.ts); prints one JSON
 # line {"seconds", "cpu_s",
 # "phases": {"wall", "cpu"}: {"data", "forward", "backward", "optimizer", "eval"}} (process_time

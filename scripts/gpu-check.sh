@@ -4,7 +4,8 @@
 #   scripts/gpu-check.sh --prepare [--with-data]
 #                                    on the development machine: gathers what the GPU machine may
 #                                    lack into .gpu/ (a Node binary, the Node-API and Gloo headers,
-#                                    node-addon-api, the compiled dist/, with --with-data
+#                                    node-addon-api, the compiled dist/, the runtime npm
+#                                    packages but sharp, with --with-data
 #                                    Fashion-MNIST); carry .gpu there.
 #   scripts/gpu-check.sh             on the GPU machine: builds the addon against
 #                                    TAILOR_LIBTORCH (default: python) with the compiler directly
@@ -31,6 +32,9 @@ if [ "${1:-}" = "--prepare" ]; then
   node node_modules/typescript/bin/tsc -p tsconfig.json
   # The compiled library without source maps and tests: what the checks run.
   tar --exclude='*.map' --exclude='dist/test' --exclude='dist/.tsbuildinfo' -czf .gpu/dist.tar.gz dist
+  # The runtime npm packages, but sharp (libvips, loaded only to decode image lists).
+  npm ls --omit=dev --all --parseable | sed 1d | grep -v -e '/sharp$' -e '/@img/' | sed "s|^$(pwd)/node_modules/||" |
+    tar -C node_modules -czf .gpu/node_modules.tgz -T -
   # --with-data: Fashion-MNIST for the GPU benchmark suite (scripts/gpu-suite.sh).
   [ "${2:-}" = "--with-data" ] && cp -r /usr/share/datasets/fashion-mnist .gpu/fashion-mnist
   du -sh .gpu
@@ -57,6 +61,7 @@ else
   export PATH
 fi
 [ -f dist/src/cli/main.js ] || { [ -f .gpu/dist.tar.gz ] && tar -xzf .gpu/dist.tar.gz; }
+[ -d node_modules/zod ] || { [ -f .gpu/node_modules.tgz ] && mkdir -p node_modules && tar -xzf .gpu/node_modules.tgz -C node_modules; }
 export TAILOR_LIBTORCH=${TAILOR_LIBTORCH:-python}
 PY=python3
 case "$TAILOR_LIBTORCH" in python:*) PY=${TAILOR_LIBTORCH#python:} ;; esac

@@ -27,8 +27,8 @@ import { distributionTable, groupsLine, resolveCheckpoint } from './longtail-com
 const HELP = `usage: tailor train -c CONFIG [-r CHECKPOINT] [options]
 
 Trains a long-tail model (multi-expert ResNet, SADE/BalPoE/LDAM-DRW losses, or PRL when the config
-has a "prl" section), evaluating on the uniform test set every epoch, then on the eleven
-test-agnostic distributions. Writes checkpoints, metrics.jsonl, results.json and report.html.
+has a "prl" section), evaluating on the balanced validation split held out of the training pool
+every epoch (model_best is chosen there), then once on the eleven test-agnostic distributions. Writes checkpoints, metrics.jsonl, results.json and report.html.
 
 options:
   -c, --config FILE        JSON config (structure of the SADE/PRL configs)

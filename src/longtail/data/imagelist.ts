@@ -3,7 +3,7 @@
 // images are decoded with sharp (libvips) only when a batch needs them.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
 import { DataFormatError, type ImageListEntry } from './types.js';
 
 export interface ListedImage extends ImageListEntry {
@@ -170,6 +170,11 @@ export interface DecodeOptions {
 
 const MAX_IMAGE_PIXELS = 100_000_000;
 
+// sharp (libvips) is loaded on the first decode: the idx and CIFAR data sets, the mixtures and NMR
+// never need it, and a machine without its native library still runs them.
+let sharpModule: Promise<typeof import('sharp')> | undefined;
+const loadSharp = async () => (await (sharpModule ??= import('sharp'))).default;
+
 /** Decodes one image file to CHW uint8 RGB of the requested size. */
 export async function decodeImage(
   file: string,
@@ -178,6 +183,7 @@ export async function decodeImage(
   line?: number,
 ): Promise<Uint8Array> {
   const { height, width } = options;
+  const sharp = await loadSharp();
   let pipeline: Sharp;
   try {
     // limitInputPixels: no photo of a data set comes near 100 megapixels; a decompression bomb does.
