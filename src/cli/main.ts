@@ -25,6 +25,10 @@ const commands: Record<string, CommandEntry> = {
     summary: 'test-time aggregation / preference search on the eleven distributions',
     load: () => import('./commands/test-time-train.js'),
   },
+  'tune-test-time': {
+    summary: "choose a test-time method's settings on the validation split (never the test set)",
+    load: () => import('./commands/tune-test-time.js'),
+  },
   benchmark: {
     summary: 'run a suite (models x seeds x test-time methods) into one table with the spread over seeds',
     load: () => import('./commands/benchmark.js'),

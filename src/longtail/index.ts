@@ -65,6 +65,15 @@ export { trainAndEvaluate, trainSession, type SessionTrainOptions, type TrainedR
 export { controllabilityGrid, evaluatePreference } from './runs/preference.js';
 export { saveTestTimeSummary, testTimeSummary, type TestTimeSummary } from './runs/testtime-summary.js';
 export { loadSuite, type Suite } from './runs/benchmark-suite.js';
+export {
+  TUNABLE,
+  gridSettings,
+  splitPerClass,
+  tuneTestTime,
+  withTunedSetting,
+  type TunableName,
+  type TuneResult,
+} from './runs/tune-testtime.js';
 export { BENCHMARK_METHODS, BENCHMARK_METHOD_NAMES } from './runs/benchmark-methods.js';
 export { spread, tQuantile975, type Spread } from './runs/benchmark-stats.js';
 export {

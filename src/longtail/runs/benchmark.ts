@@ -52,16 +52,25 @@ function runSettings(suite: Suite, modelConfig: string, seed: number) {
   return { config, overrides: overridesOf(suite) };
 }
 
+/** The settings without the config's `$schema` line, which names an editor schema, not training. */
+function withoutSchemaLine(settings: unknown): unknown {
+  const copy = structuredClone(settings) as { config?: Record<string, unknown> };
+  if (copy.config && typeof copy.config === 'object') delete copy.config.$schema;
+  return copy;
+}
+
 /** Records the settings of a new run, or checks that an existing run was made with these. */
 function checkSettings(runDir: string, settings: ReturnType<typeof runSettings>): void {
   const path = join(runDir, SETTINGS_FILE);
-  const text = JSON.stringify(settings);
   if (!existsSync(path)) {
     mkdirSync(runDir, { recursive: true });
     writeJsonAtomic(path, settings);
     return;
   }
-  if (JSON.stringify(JSON.parse(readFileSync(path, 'utf8'))) !== text)
+  if (
+    JSON.stringify(withoutSchemaLine(JSON.parse(readFileSync(path, 'utf8')))) !==
+    JSON.stringify(withoutSchemaLine(settings))
+  )
     throw new BenchmarkStaleRunError(
       `${runDir} was trained with other settings (its config, epochs, seed or data overrides differ from the suite's now, see ${path}); ` +
         'give another --out, or delete that run directory to retrain it',

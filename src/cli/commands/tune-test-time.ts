@@ -1,0 +1,124 @@
+// tailor tune-test-time -c TEST_TIME_CONFIG -r CHECKPOINT --grid NAME=V1,V2 ... [--write FILE]
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parse as parseJsonc } from 'jsonc-parser';
+import * as torch from '../../torch/index.js';
+import { writeJsonAtomic } from '../../torch/fs.js';
+import {
+  ConfigError,
+  RunError,
+  TUNABLE,
+  loadTestTimeConfig,
+  tuneTestTime,
+  withTunedSetting,
+  type TunableName,
+} from '../../longtail/index.js';
+import { CliError } from '../errors.js';
+import { numberListArg, numberArg } from '../args.js';
+import { resolveDevice, resolveThreads } from '../runtime.js';
+import { loadRun } from './longtail-common.js';
+
+const HELP = `usage: tailor tune-test-time -c TEST_TIME_CONFIG -r CHECKPOINT --grid NAME=V1,V2[,...] ...
+                             [--method aggregation|preference] [--pool-fraction F] [--seed S]
+                             [--write FILE] [--json] [--threads N] [--device D]
+
+Chooses a test-time method's settings on the run's labelled validation split, never on the test
+set. Per class, a share of the validation images (--pool-fraction, default 0.5) forms a tuning
+pool; the eleven test distributions are drawn from it, the method runs on them unlabeled and is
+scored with their labels, while the other validation images do what the validation split does at
+test time (calibration, BBSE, the searches' guard). Every combination of the grids is tried; the
+best mean top-1 wins, ties to the earlier combination (list the current values first).
+--write FILE writes the test-time config with the chosen values (for test-time-train and suites).
+
+grid names: ${Object.keys(TUNABLE).join(', ')}
+method: preference (PRL runs, the default there) or aggregation (SADE's, the default otherwise)
+
+With 20 validation images per class (the default split) the pool has 10 per class and the
+backward and forward distributions a handful of tail images: differences under a few points are
+noise. Hold out more for tuning runs (data_loader.args.validation_per_class).`;
+
+function parseGrid(entries: string[]): Partial<Record<TunableName, number[]>> {
+  const grid: Partial<Record<TunableName, number[]>> = {};
+  for (const entry of entries) {
+    const eq = entry.indexOf('=');
+    const name = eq > 0 ? entry.slice(0, eq) : '';
+    if (!(name in TUNABLE))
+      throw new CliError(
+        `--grid ${entry}: give NAME=V1,V2 with NAME one of ${Object.keys(TUNABLE).join(', ')}`,
+      );
+    if (grid[name as TunableName]) throw new CliError(`--grid ${name} is given twice`);
+    const values = numberListArg(`--grid ${name}`, entry.slice(eq + 1), { min: 0 }) ?? [];
+    if (values.length === 0) throw new CliError(`--grid ${name} needs at least one value`);
+    if (name === 'epochs' && values.some((v) => !Number.isInteger(v) || v < 1))
+      throw new CliError(`--grid epochs needs positive integers, got ${entry.slice(eq + 1)}`);
+    grid[name as TunableName] = values;
+  }
+  return grid;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      config: { type: 'string', short: 'c' },
+      resume: { type: 'string', short: 'r' },
+      grid: { type: 'string', multiple: true, default: [] },
+      method: { type: 'string' },
+      'pool-fraction': { type: 'string' },
+      seed: { type: 'string' },
+      write: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      threads: { type: 'string' },
+      device: { type: 'string' },
+      root: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (!values.config || !values.resume)
+    throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
+  const grid = parseGrid(values.grid);
+  if (Object.keys(grid).length === 0) throw new CliError(`give at least one --grid NAME=V1,V2\n\n${HELP}`);
+  const poolFraction = numberArg('--pool-fraction', values['pool-fraction'], { min: 0.05, max: 0.95 }) ?? 0.5;
+  const seed = numberArg('--seed', values.seed, { integer: true, min: 0 }) ?? 0;
+  torch.setNumThreads(resolveThreads(values.threads, 2));
+  torch.setDefaultDevice(resolveDevice(values.device));
+  const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
+  const isPrl = loaded.session.system.kind === 'prl';
+  const method = values.method ?? (isPrl ? 'preference' : 'aggregation');
+  if (method !== 'preference' && method !== 'aggregation')
+    throw new CliError(`--method must be preference or aggregation, got '${method}'`);
+  try {
+    const base = loadTestTimeConfig(values.config, isPrl);
+    const log = (line: string) => console.error(`tailor tune-test-time: ${line}`);
+    const result = await tuneTestTime(loaded.session, base, {
+      method,
+      grid,
+      poolFraction,
+      seed,
+      log: values.json ? () => {} : log,
+    });
+    if (values.write) {
+      const raw = parseJsonc(readFileSync(values.config, 'utf8')) as Record<string, unknown>;
+      writeJsonAtomic(values.write, withTunedSetting(raw, result.best.setting));
+    }
+    if (values.json) console.log(JSON.stringify(result));
+    else {
+      const s = Object.entries(result.best.setting)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ');
+      console.log(
+        `best on the validation pool (${result.pool.counts.join('/')} images per class): ${s}, ` +
+          `mean top-1 ${(100 * result.best.mean_top1).toFixed(2)} against ${(100 * result.best.mean_top1_before).toFixed(2)} without a step` +
+          (values.write ? `; written to ${values.write}` : ''),
+      );
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof RunError) throw new CliError(error.message);
+    throw error;
+  }
+}

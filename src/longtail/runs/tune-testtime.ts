@@ -1,0 +1,202 @@
+// `tailor tune-test-time`: chooses a test-time method's settings on the labelled validation split,
+// never on the test set. The split is divided per class into a tuning pool and a calibration part.
+// The eleven test distributions are drawn from the pool (its labels give their accuracy), and
+// the calibration part takes the place the validation split has at test time (BCTS, BBSE's
+// confusion matrix, the searches' guard), so no image is used both to adapt and to score. Each
+// setting of the grid runs the method on the eleven pool distributions; the best mean top-1
+// wins, ties going to the earlier setting of the grid (list the defaults first).
+import { Rng } from '../../torch/rng.js';
+import type { ImageDataset } from '../data/types.js';
+import { imageSize } from '../data/types.js';
+import { LazyImageDataset } from '../data/imagelist.js';
+import type { ImageSet } from '../data/source.js';
+import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
+import { runTestTime, type TestTimeOptions } from '../adapt/testtime.js';
+import { adaptInput, type Session } from '../config/session.js';
+import { RunError } from './load.js';
+
+/** The settings a grid may vary, by their test-time config names. */
+export const TUNABLE = {
+  consistency_weight: 'consistencyWeight',
+  preference_lr: 'preferenceLr',
+  lr: 'lr',
+  epochs: 'epochs',
+  min_weight: 'minWeight',
+} as const satisfies Record<string, keyof TestTimeOptions>;
+export type TunableName = keyof typeof TUNABLE;
+export type TunedMethod = 'aggregation' | 'preference';
+
+export interface TuneOptions {
+  method: TunedMethod;
+  grid: Partial<Record<TunableName, number[]>>;
+  /** Share of each class's validation images in the tuning pool (the rest calibrates). */
+  poolFraction: number;
+  seed: number;
+  quiet?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface TuneRow {
+  setting: Partial<Record<TunableName, number>>;
+  mean_top1: number;
+  /** Mean top-1 of the same pool distributions without a test-time step. */
+  mean_top1_before: number;
+  per_distribution: Record<string, number>;
+}
+
+export interface TuneResult {
+  method: TunedMethod;
+  pool: { counts: number[]; calibration_counts: number[] };
+  rows: TuneRow[];
+  best: TuneRow;
+}
+
+/** Every combination of the grid's values, in the order given (the first name varies slowest). */
+export function gridSettings(
+  grid: Partial<Record<TunableName, number[]>>,
+): Partial<Record<TunableName, number>>[] {
+  let settings: Partial<Record<TunableName, number>>[] = [{}];
+  for (const [name, values] of Object.entries(grid) as [TunableName, number[]][])
+    settings = settings.flatMap((s) => values.map((v) => ({ ...s, [name]: v })));
+  return settings;
+}
+
+/** Per class, a seeded `fraction` of the indices (at least one where the class has two). */
+export function splitPerClass(
+  labels: ArrayLike<number>,
+  classes: number,
+  fraction: number,
+  seed: number,
+): { pool: Int32Array; rest: Int32Array } {
+  const byClass: number[][] = Array.from({ length: classes }, () => []);
+  for (let i = 0; i < labels.length; i++) byClass[labels[i]!]!.push(i);
+  const rng = new Rng(seed ^ 0x70e5);
+  const pool: number[] = [];
+  const rest: number[] = [];
+  for (const members of byClass) {
+    rng.shuffle(members);
+    // At least one image on each side where the class has two.
+    const n = members.length;
+    const take = n < 2 ? n : Math.min(n - 1, Math.max(1, Math.round(n * fraction)));
+    pool.push(...members.slice(0, take));
+    rest.push(...members.slice(take));
+  }
+  return {
+    pool: Int32Array.from(pool.sort((a, b) => a - b)),
+    rest: Int32Array.from(rest.sort((a, b) => a - b)),
+  };
+}
+
+export function subsetImages(ds: ImageSet, indices: Int32Array): ImageSet {
+  if (ds instanceof LazyImageDataset)
+    return new LazyImageDataset(
+      { ...ds.list, entries: Array.from(indices, (i) => ds.list.entries[i]!) },
+      ds.decode,
+    );
+  const d = ds as ImageDataset;
+  const size = imageSize(d.shape);
+  const images = new Uint8Array(indices.length * size);
+  indices.forEach((i, k) => images.set(d.images.subarray(i * size, (i + 1) * size), k * size));
+  return { ...d, images, labels: Int32Array.from(indices, (i) => d.labels[i]!) };
+}
+
+function countsOf(labels: ArrayLike<number>, classes: number): number[] {
+  const counts = new Array<number>(classes).fill(0);
+  for (let i = 0; i < labels.length; i++) counts[labels[i]!]!++;
+  return counts;
+}
+
+export async function tuneTestTime(
+  session: Session,
+  base: Omit<TestTimeOptions, 'methods' | 'distributions' | 'seed'>,
+  o: TuneOptions,
+): Promise<TuneResult> {
+  const log = o.log ?? (() => {});
+  const val = session.data.val;
+  if (!val || val.labels.length === 0)
+    throw new RunError(
+      'this run has no validation split to tune on (data_loader.args.validation_per_class is 0); retrain with a validation split',
+    );
+  if (o.method === 'preference' && session.system.kind !== 'prl')
+    throw new RunError("the preference search needs a PRL model; tune 'aggregation' for this run");
+  const classes = val.classes;
+  const { pool, rest } = splitPerClass(val.labels, classes, o.poolFraction, o.seed);
+  const poolSet = subsetImages(val, pool);
+  const calibration = subsetImages(val, rest);
+  const poolCounts = countsOf(poolSet.labels, classes);
+  if (Math.min(...poolCounts) < 1)
+    throw new RunError(
+      `the tuning pool lacks a class (per class ${poolCounts.join(', ')}); hold out more validation images (data_loader.args.validation_per_class)`,
+    );
+  // The test set of the session is never read: the pool takes its place.
+  const input = { ...adaptInput(session), test: poolSet, val: calibration };
+  const rows: TuneRow[] = [];
+  for (const setting of gridSettings(o.grid)) {
+    const options: TestTimeOptions = {
+      ...base,
+      seed: o.seed,
+      methods: [o.method],
+      distributions: TEST_DISTRIBUTIONS,
+      quiet: o.quiet ?? true,
+    };
+    for (const [name, value] of Object.entries(setting) as [TunableName, number][])
+      (options as unknown as Record<string, number>)[TUNABLE[name]] = value;
+    const { results } = await runTestTime(input, options, () => {});
+    const per: Record<string, number> = {};
+    let sum = 0;
+    let before = 0;
+    for (const d of TEST_DISTRIBUTIONS) {
+      const r = results[d]!;
+      const top1 = r[o.method]?.top1;
+      if (top1 === undefined || top1 === null) throw new RunError(`the '${o.method}' step gave no result on ${d}`);
+      per[d] = top1;
+      sum += top1;
+      before += r.before.top1 ?? 0;
+    }
+    const row = {
+      setting,
+      mean_top1: sum / TEST_DISTRIBUTIONS.length,
+      mean_top1_before: before / TEST_DISTRIBUTIONS.length,
+      per_distribution: per,
+    };
+    rows.push(row);
+    log(
+      `${Object.entries(setting)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(
+          ' ',
+        )}: mean top-1 ${(100 * row.mean_top1).toFixed(2)} (no step ${(100 * row.mean_top1_before).toFixed(2)})`,
+    );
+  }
+  const best = rows.reduce((a, b) => (b.mean_top1 > a.mean_top1 ? b : a));
+  return {
+    method: o.method,
+    pool: { counts: poolCounts, calibration_counts: countsOf(calibration.labels, classes) },
+    rows,
+    best,
+  };
+}
+
+/** A test-time config (its JSON object) with a tuned setting written into the fields it names. */
+export function withTunedSetting(
+  config: Record<string, unknown>,
+  setting: Partial<Record<TunableName, number>>,
+): Record<string, unknown> {
+  const out = structuredClone(config);
+  const section = (key: string): Record<string, unknown> => {
+    const v = out[key];
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+    return (out[key] = {}) as Record<string, unknown>;
+  };
+  for (const [name, value] of Object.entries(setting) as [TunableName, number][]) {
+    if (name === 'epochs') section('trainer').epochs = value;
+    else if (name === 'lr') {
+      const optimizer = section('optimizer');
+      const args = optimizer.args;
+      if (args !== null && typeof args === 'object' && !Array.isArray(args))
+        (args as Record<string, unknown>).lr = value;
+      else optimizer.args = { lr: value };
+    } else out[name] = value;
+  }
+  return out;
+}
