@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseConfig, ConfigError } from '../../src/longtail/config/config.js';
+import { dirname, join, resolve } from 'node:path';
+import { loadConfig, parseConfig, ConfigError } from '../../src/longtail/config/config.js';
 import { loadTestTimeConfig } from '../../src/longtail/config/testtime.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,10 +40,32 @@ test('an official SADE config parses unchanged', () => {
   assert.equal(c.prl, undefined);
 });
 
-test('every config in configs/ parses', () => {
-  for (const f of readdirSync(join(repoRoot, 'configs')).filter((f) => /^fmnist_lt_.*\.json$/.test(f))) {
-    parseConfig(readFileSync(join(repoRoot, 'configs', f), 'utf8'), f);
+test('every long-tail config in configs/ and configs/cifar/ parses and names its JSON Schema', () => {
+  const seen = { train: 0, testTime: 0 };
+  for (const folder of ['configs', join('configs', 'cifar')]) {
+    for (const f of readdirSync(join(repoRoot, folder))) {
+      const file = join(repoRoot, folder, f);
+      const testTime = /_test_time\.json$/.test(f);
+      if (!testTime && !/_lt_.*\.json$/.test(f)) continue;
+      const raw = JSON.parse(readFileSync(file, 'utf8')) as { $schema?: string };
+      // the path an editor resolves from the config's own folder
+      const schema = testTime ? 'test-time.schema.json' : 'train.schema.json';
+      assert.equal(
+        raw.$schema && resolve(dirname(file), raw.$schema),
+        join(repoRoot, 'configs', 'schema', schema),
+        `${folder}/${f}: $schema`,
+      );
+      if (testTime) {
+        loadTestTimeConfig(file, true);
+        seen.testTime++;
+      } else {
+        loadConfig(file);
+        seen.train++;
+      }
+    }
   }
+  // fmnist and imagenet configs at the top, cifar10/100 in configs/cifar
+  assert.ok(seen.train >= 20 && seen.testTime >= 3, JSON.stringify(seen));
 });
 
 test('a misspelled key is an error naming it and suggesting the valid key', () => {
