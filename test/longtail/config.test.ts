@@ -224,3 +224,43 @@ test('command-line overrides go through the config layer: a new config, checked 
   assert.throws(() => withOverrides(c, { epochs: 0 }), /command line: epochs: must be >= 1/);
   assert.throws(() => withOverrides(c, { seed: 1.5 }), /command line: seed: expected an integer/);
 });
+
+test('optimizer and schedule arguments are checked when the config is loaded, naming the field', () => {
+  const bad = (patch: Record<string, unknown>, pattern: RegExp): void =>
+    assert.throws(
+      () => parseConfig(JSON.stringify({ ...sade, ...patch }), 'o.json'),
+      (e: Error) => e instanceof ConfigError && pattern.test(e.message),
+      JSON.stringify(patch),
+    );
+  const schedule = (type: string, args: Record<string, unknown>) => ({ lr_scheduler: { type, args } });
+  // what the schedulers need (once a TypeError from the scheduler, after the data was read)
+  bad(schedule('MultiStepLR', { gamma: 0.1 }), /^o\.json: lr_scheduler\.args\.milestones: missing required/);
+  bad(schedule('CustomLR', { step1: 160, step2: 180 }), /lr_scheduler\.args\.warmup_epoch: missing required/);
+  bad(schedule('CosineAnnealingLR', {}), /lr_scheduler\.args\.T_max: missing required/);
+  bad(schedule('CosineAnnealingLR', { T_max: 0 }), /lr_scheduler\.args\.T_max: must be >= 1, got 0/);
+  bad(schedule('StepLR', { step_size: 0 }), /lr_scheduler\.args\.step_size: must be >= 1, got 0/);
+  // what the optimizers refuse (once a RangeError from the optimizer)
+  const adamw = (args: Record<string, unknown>) => ({
+    optimizer: { type: 'AdamW', args: { lr: 1e-3, ...args } },
+  });
+  bad(adamw({ eps: -1 }), /^o\.json: optimizer\.args\.eps: must be >= 0, got -1/);
+  bad(adamw({ weight_decay: -0.1 }), /optimizer\.args\.weight_decay: must be >= 0/);
+  bad(adamw({ betas: [0.9, 1] }), /optimizer\.args\.betas\[1\]: must be < 1, got 1/);
+  const sgd = (args: Record<string, unknown>) => ({ optimizer: { type: 'SGD', args: { lr: 0.1, ...args } } });
+  bad(sgd({ momentum: -0.9 }), /optimizer\.args\.momentum: must be >= 0/);
+  bad(
+    sgd({ nesterov: true }),
+    /optimizer\.args\.nesterov: Nesterov momentum needs momentum > 0 and dampening 0/,
+  );
+  bad(sgd({ nesterov: true, momentum: 0.9, dampening: 0.1 }), /optimizer\.args\.nesterov: /);
+  // the accepted forms still parse
+  for (const patch of [
+    schedule('MultiStepLR', { milestones: [120, 160] }),
+    schedule('StepLR', { step_size: 30, gamma: 0.1 }),
+    schedule('CosineAnnealingLR', { T_max: 200 }),
+    adamw({ betas: [0.9, 0.999], eps: 1e-8 }),
+    sgd({ momentum: 0.9, nesterov: true }),
+    sgd({ nesterov: false }),
+  ])
+    parseConfig(JSON.stringify({ ...sade, ...patch }), 'o.json');
+});
