@@ -7,8 +7,12 @@ export interface NumberRule {
   integer?: boolean;
   min?: number;
   max?: number;
+  /** Strictly below this (a fraction in [0, 1): `{ min: 0, below: 1 }`). */
+  below?: number;
   /** Strictly greater than 0. */
   positive?: boolean;
+  /** An integer power of two (FFT sizes). */
+  powerOfTwo?: boolean;
 }
 
 /** Most entries a list or range flag expands to (a real one has a handful). */
@@ -18,8 +22,11 @@ const shown = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` 
 
 function describe(rule: NumberRule): string {
   const kind = rule.integer ? 'integer' : 'number';
-  const { min, max } = rule;
+  const { min, max, below } = rule;
+  if (rule.powerOfTwo) return `a power of two${min !== undefined ? ` >= ${min}` : ''}`;
   if (rule.positive) return `a positive ${kind}`;
+  if (below !== undefined)
+    return min !== undefined ? `a ${kind} in [${min}, ${below})` : `a ${kind} < ${below}`;
   if (min !== undefined && max !== undefined)
     return `${rule.integer ? 'an integer' : 'a number'} in [${min}, ${max}]`;
   if (min === 0) return `a non-negative ${kind}`;
@@ -27,6 +34,13 @@ function describe(rule: NumberRule): string {
   if (min !== undefined) return `${rule.integer ? 'an integer' : 'a number'} >= ${min}`;
   if (max !== undefined) return `${rule.integer ? 'an integer' : 'a number'} <= ${max}`;
   return rule.integer ? 'an integer' : 'a number';
+}
+
+function isPowerOfTwo(v: number): boolean {
+  if (!Number.isSafeInteger(v) || v < 1) return false;
+  let x = v;
+  while (x % 2 === 0) x /= 2;
+  return x === 1;
 }
 
 function parseOne(flag: string, text: string, rule: NumberRule, what = describe(rule)): number {
@@ -37,7 +51,9 @@ function parseOne(flag: string, text: string, rule: NumberRule, what = describe(
     (rule.integer && !Number.isSafeInteger(v)) ||
     (rule.min !== undefined && v < rule.min) ||
     (rule.positive && !(v > 0)) ||
-    (rule.max !== undefined && v > rule.max)
+    (rule.max !== undefined && v > rule.max) ||
+    (rule.below !== undefined && !(v < rule.below)) ||
+    (rule.powerOfTwo && !isPowerOfTwo(v))
   )
     throw new CliError(`${flag} needs ${what}, got '${shown(text)}'`);
   return v;

@@ -3,6 +3,7 @@
 // TAILOR_THREADS as `tailor launch` sets it), and, when started as one rank of a job (torchrun's
 // variables), the process group of the data-parallel run.
 import { CliError } from './errors.js';
+import { numberOr } from './args.js';
 import * as torch from '../torch/index.js';
 import type { AmpMode, Device } from '../torch/index.js';
 import { native } from '../torch/native.js';
@@ -41,14 +42,8 @@ export function resolveAmp(flag: string | undefined, device: Device): AmpMode | 
 
 /** --threads, else TAILOR_THREADS (set per rank by `tailor launch`), else the fallback. */
 export function resolveThreads(flag: string | undefined, fallback: number): number {
-  const raw = flag ?? process.env.TAILOR_THREADS;
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1)
-    throw new CliError(
-      `${flag !== undefined ? '--threads' : 'TAILOR_THREADS'} needs a positive integer, got '${raw}'`,
-    );
-  return n;
+  const name = flag !== undefined ? '--threads' : 'TAILOR_THREADS';
+  return numberOr(name, flag ?? process.env.TAILOR_THREADS, fallback, { integer: true, min: 1 });
 }
 
 export interface DistributedRun {

@@ -38,6 +38,19 @@ test('numbers: absent, default, required, and one message shape for every rule',
   for (const bad of ['', ' ', 'abc', 'Infinity', 'NaN', '1e400', '0x', '9007199254740993'])
     fails(() => numberArg('--n', bad, { integer: true }), /--n needs an integer/);
   fails(() => numberArg('--n', 'x'.repeat(10_000)), /got 'x{100}…'$/);
+  // an open upper end (fractions) and powers of two (FFT sizes)
+  assert.equal(numberArg('--f', '0', { min: 0, below: 1 }), 0);
+  assert.equal(numberArg('--f', '0.999', { min: 0, below: 1 }), 0.999);
+  for (const bad of ['1', '-0.1', 'NaN'])
+    fails(() => numberArg('--f', bad, { min: 0, below: 1 }), /^--f needs a number in \[0, 1\), got /);
+  fails(() => numberArg('--f', '2', { below: 2 }), /^--f needs a number < 2, got '2'$/);
+  for (const ok of [64, 1024, 2 ** 52])
+    assert.equal(numberArg('--size', String(ok), { min: 64, powerOfTwo: true }), ok);
+  for (const bad of ['32', '96', '64.5', '0', '-64', String(2 ** 52 + 2), '1e400'])
+    fails(
+      () => numberArg('--size', bad, { integer: true, min: 64, powerOfTwo: true }),
+      /^--size needs a power of two >= 64, got /,
+    );
 });
 
 test('lists: trimmed entries, a fixed length, bounded size', () => {

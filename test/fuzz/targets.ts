@@ -43,6 +43,7 @@ import { readGaussianModel } from '../../src/mixture/gaussianModel.js';
 import { readSubgroupCsv } from '../../src/mixture/subgroup/data.js';
 import { renderRunReport } from '../../src/report/index.js';
 import { checkpointTargets } from './checkpoint-targets.js';
+import { configTargets } from './config-targets.js';
 
 export { assemble } from './checkpoint-targets.js';
 
@@ -400,4 +401,5 @@ export const TARGETS: FuzzTarget[] = [
     mutable: ['results.json', 'posterior.csv'],
     run: (dir) => renderRunReport(dir),
   },
+  ...configTargets(),
 ];

@@ -84,6 +84,13 @@ test('a deeply nested config is an error with its position, not a stack overflow
   const brackets = '[[[{{'.repeat(100);
   const quoted = configText.replace(/"name": "/, `"name": "${brackets}`);
   assert.ok(parseConfig(quoted, 'ok.json').name.startsWith(brackets));
+  // A string broken by a line break: the depth check reads the braces after it as quoted, the
+  // syntax error locator (which ends strings at line breaks) as 20,000 nested objects.
+  const broken = '{\n  "name": "a\n' + '    "args": {\n'.repeat(20_000) + '}';
+  assert.throws(
+    () => parseConfig(broken, 'broken.json'),
+    (e: Error) => e instanceof ConfigError && /^broken\.json:2:\d+: invalid JSON/.test(e.message),
+  );
 });
 
 test('__proto__, constructor and toString are unknown keys at every level', () => {

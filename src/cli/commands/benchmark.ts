@@ -15,7 +15,7 @@ import {
 } from '../../longtail/index.js';
 import { benchmarkMarkdown, writeBenchmarkReport } from '../../report/index.js';
 import { CliError } from '../errors.js';
-import { listArg } from '../args.js';
+import { listArg, numberArg } from '../args.js';
 import { resolveDevice } from '../runtime.js';
 
 function pickModels<M extends { name: string }>(models: M[], flag: string): M[] {
@@ -75,14 +75,9 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (!values.config) throw new CliError(`give the suite with -c SUITE.json\n\n${HELP}`);
-  const positive = (name: string, v: string | undefined): number | undefined => {
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!(Number.isInteger(n) && n > 0)) throw new CliError(`--${name} needs a positive integer, got '${v}'`);
-    return n;
-  };
-  const maxRuns = values['max-runs'] === '0' ? 0 : positive('max-runs', values['max-runs']); // 0: check the suite, table what exists
-  const threads = positive('threads', values.threads);
+  // --max-runs 0: check the suite and table what exists
+  const maxRuns = numberArg('--max-runs', values['max-runs'], { integer: true, min: 0 });
+  const threads = numberArg('--threads', values.threads, { integer: true, min: 1 });
   try {
     const suite = loadSuite(values.config);
     if (values.models !== undefined) suite.models = pickModels(suite.models, values.models);

@@ -98,6 +98,8 @@ export async function run(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
+  // Flags are checked before any file is read.
+  const processing = processingArgs(values);
   const own = Boolean(values.experiments?.length || values.samples);
   if (!values.config && !own)
     throw new CliError(`-c/--config (or --experiments / --samples) is required\n\n${HELP}`);
@@ -126,7 +128,7 @@ export async function run(argv: string[]): Promise<number> {
         : { samples: values.experiments!.map((a, i) => parseExperimentsArg(a, i)), options: {} };
       checkLevels(spec.samples, values.samples ?? '--experiments');
       mkdirSync(cfg.out, { recursive: true });
-      writeJsonAtomic(file, experimentsFileOf(spec, processingArgs(values)));
+      writeJsonAtomic(file, experimentsFileOf(spec, processing));
     } catch (e) {
       if (e instanceof CliError) throw e;
       throw new CliError((e as Error).message);
@@ -171,10 +173,7 @@ export async function run(argv: string[]): Promise<number> {
 function processingArgs(values: { size?: string; lb?: string; ppm?: string }): Partial<ExperimentsFile> {
   const out: Partial<ExperimentsFile> = {};
   if (values.size !== undefined) {
-    const n = Number(values.size);
-    if (!Number.isInteger(n) || n < 64 || (n & (n - 1)) !== 0)
-      throw new CliError(`--size: expected a power of two >= 64, got '${values.size}'`);
-    out.size = n;
+    out.size = numberArg('--size', values.size, { integer: true, min: 64, powerOfTwo: true })!;
   }
   if (values.lb !== undefined) {
     out.lb = numberArg('--lb', values.lb, { min: 0 })!;

@@ -3,9 +3,10 @@
 // against the held-out level K) or the user's own measurements (against level K).
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { choiceListArg, numberArg } from '../args.js';
 import { datasetYardSamples, experimentYardSamples } from '../../nmr/eval/yard-data.js';
 import { runYardstick, type YardMethod, type YardSample } from '../../nmr/eval/yardstick.js';
-import { SINGLE_BASELINES, type SingleBaseline } from '../../nmr/eval/single.js';
+import { SINGLE_BASELINES } from '../../nmr/eval/single.js';
 import { formatYardstick } from '../../report/nmr-yardstick.js';
 import { parseExperimentsArg, readExperimentsFile, checkLevels } from '../../nmr/data/experiments.js';
 import { NmrFormatError } from '../../nmr/io/errors.js';
@@ -61,24 +62,13 @@ export async function run(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const positive = (v: string | undefined, name: string, integer: boolean): number | undefined => {
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
-      throw new CliError(`--${name}: expected a positive ${integer ? 'integer' : 'number'}, got '${v}'`);
-    return n;
-  };
-  const maxSamples = positive(values['max-samples'], 'max-samples', true);
-  const validation = values.validation === undefined ? undefined : Number(values.validation);
-  if (validation !== undefined && !(validation >= 0 && validation < 1))
-    throw new CliError(`--validation: expected a fraction in [0, 1), got '${values.validation}'`);
-  let ratio = positive(values.ratio, 'ratio', false);
-  const baselines = (values.baselines?.split(',').map((s) => s.trim()) ?? [
-    ...SINGLE_BASELINES,
-  ]) as SingleBaseline[];
-  for (const b of baselines)
-    if (!SINGLE_BASELINES.includes(b))
-      throw new CliError(`--baselines: unknown '${b}'; choose from ${SINGLE_BASELINES.join(', ')}`);
+  const maxSamples = numberArg('--max-samples', values['max-samples'], { integer: true, min: 1 });
+  const validation = numberArg('--validation', values.validation, { min: 0, below: 1 });
+  let ratio = numberArg('--ratio', values.ratio, { positive: true });
+  const baselines =
+    values.baselines === undefined
+      ? [...SINGLE_BASELINES]
+      : choiceListArg('--baselines', values.baselines, SINGLE_BASELINES);
   const samples: YardSample[] = [];
   try {
     for (const dir of values.data ?? []) {

@@ -2,7 +2,7 @@
 // the metrics table, and conversion of vendor files to processed CSV spectra.
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
-import { numberListArg, numberOr, requiredNumber } from '../args.js';
+import { choiceListArg, numberListArg, numberOr, requiredNumber } from '../args.js';
 import { writeSemiSyntheticDataset, writeSyntheticDataset } from '../../nmr/data/generate.js';
 import { FAMILIES } from '../../nmr/data/simulate.js';
 import { Dataset } from '../../nmr/data/dataset.js';
@@ -269,15 +269,7 @@ async function evaluate(argv: string[]): Promise<number> {
       })()
     : undefined;
   if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
-  const methods: BaselineName[] =
-    values.baselines === 'all'
-      ? [...BASELINES]
-      : values.baselines!.split(',').map((s) => {
-          const name = s.trim() as BaselineName;
-          if (!BASELINES.includes(name))
-            throw new CliError(`--baselines: unknown '${s}'; choose from all, ${BASELINES.join(', ')}`);
-          return name;
-        });
+  const methods: BaselineName[] = choiceListArg('--baselines', values.baselines!, BASELINES, true);
   const rescaleChoice = values.rescale!;
   if (!['huber', 'inverse', 'seed', 'none'].includes(rescaleChoice))
     throw new CliError(`--rescale: expected huber, inverse, seed or none, got '${rescaleChoice}'`);

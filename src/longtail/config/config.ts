@@ -109,14 +109,16 @@ const DATA_LOADER = section([
   obj({ type: z.literal('Places_LT_DataLoader'), args: imageListLoaderArgs }),
 ]);
 
+const beta = z.number().min(0).lt(1);
+
 const OPTIMIZER = section([
   obj({
     type: z.literal('SGD'),
     args: obj({
       lr: num('learning rate', { min: 0 }).unwrap(),
-      momentum: num(),
-      weight_decay: num(),
-      nesterov: bool(),
+      momentum: num(undefined, { min: 0 }),
+      weight_decay: num(undefined, { min: 0 }),
+      nesterov: bool('Nesterov momentum (needs momentum > 0 and no dampening)'),
       dampening: num(),
     }),
   }),
@@ -124,19 +126,29 @@ const OPTIMIZER = section([
     type: z.literal('AdamW'),
     args: obj({
       lr: num('learning rate', { min: 0 }).unwrap(),
-      weight_decay: num(),
-      betas: z.tuple([z.number(), z.number()]).optional(),
-      eps: num(),
+      weight_decay: num(undefined, { min: 0 }),
+      betas: z.tuple([beta, beta]).optional(),
+      eps: num(undefined, { min: 0 }),
       amsgrad: bool(),
     }),
   }),
 ]);
 
+// The arguments the schedulers need are required here, so a config missing one fails when it is
+// loaded rather than when training starts, after the data was read.
 const SCHEDULER = section([
-  typed('CustomLR', obj({ step1: int(), step2: int(), gamma: num(), warmup_epoch: int() })),
-  typed('MultiStepLR', obj({ milestones: z.array(z.number()).optional(), gamma: num() })),
-  typed('CosineAnnealingLR', obj({ T_max: int(), eta_min: num() })),
-  typed('StepLR', obj({ step_size: int(), gamma: num() })),
+  typed(
+    'CustomLR',
+    obj({
+      step1: int('x gamma after this epoch').unwrap(),
+      step2: int('x gamma again after this epoch').unwrap(),
+      gamma: num(),
+      warmup_epoch: int('linear warm-up epochs').unwrap(),
+    }),
+  ),
+  typed('MultiStepLR', obj({ milestones: z.array(z.int().min(0)).describe('epochs'), gamma: num() })),
+  typed('CosineAnnealingLR', obj({ T_max: int('epochs of the half cosine', 1).unwrap(), eta_min: num() })),
+  typed('StepLR', obj({ step_size: int('epochs between x gamma', 1).unwrap(), gamma: num() })),
 ]);
 
 const TRAINER = obj({
@@ -210,15 +222,26 @@ export type PrlSection = Omit<z.output<typeof PRL>, 'scalarization'> & {
 /** A checked training config: the released PRL keys are folded into `prl`. */
 export type TrainConfig = Omit<Written, 'prl' | 'use_hnet' | 'Solvers'> & { prl?: PrlSection };
 
-/** Where the first JSON syntax error is, as :line:column (jsonc-parser reports offsets). */
-function jsonErrorLocation(text: string): string {
+/**
+ * Where the first JSON syntax error is, as :line:column (jsonc-parser reports offsets; V8's
+ * "at position N" is the fallback). jsonc-parser recovers from errors recursively: brackets that
+ * checkDepth saw inside a broken string can exhaust the stack, which must not hide the error.
+ */
+function jsonErrorLocation(text: string, message: string): string {
   const errors: ParseError[] = [];
-  parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true });
-  const first = errors[0];
-  if (!first) return '';
-  const before = text.slice(0, first.offset);
+  let offset: number | undefined;
+  try {
+    parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true });
+    offset = errors[0]?.offset;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    const position = /at position (\d+)/.exec(message);
+    offset = position ? Number(position[1]) : undefined;
+  }
+  if (offset === undefined) return '';
+  const before = text.slice(0, offset);
   const line = before.split('\n').length;
-  const column = first.offset - before.lastIndexOf('\n');
+  const column = offset - before.lastIndexOf('\n');
   return `:${line}:${column}`;
 }
 
@@ -229,7 +252,7 @@ export function parseJsonText(text: string, file: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     const message = (error as Error).message;
-    throw new ConfigError(`${file}${jsonErrorLocation(text)}`, '', `invalid JSON: ${message}`);
+    throw new ConfigError(`${file}${jsonErrorLocation(text, message)}`, '', `invalid JSON: ${message}`);
   }
 }
 
@@ -251,6 +274,14 @@ export function parseConfig(text: string, file: string): TrainConfig {
 function checkConfig(raw: unknown, file: string): TrainConfig {
   const { use_hnet, Solvers, ...written } = parseWith(TRAIN_CONFIG, raw, file);
   const config: TrainConfig = written;
+  const opt = config.optimizer;
+  if (opt.type === 'SGD' && opt.args.nesterov && (!opt.args.momentum || opt.args.dampening)) {
+    throw new ConfigError(
+      file,
+      'optimizer.args.nesterov',
+      'Nesterov momentum needs momentum > 0 and dampening 0',
+    );
+  }
   if (use_hnet && !config.prl) {
     config.prl = {
       variant: 'released',

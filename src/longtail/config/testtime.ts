@@ -60,8 +60,8 @@ export const TEST_TIME_CONFIG = obj({
     type: z.literal('SGD'),
     args: obj({
       lr: num('learning rate', { min: 0 }).unwrap(),
-      momentum: num(),
-      weight_decay: num(),
+      momentum: num(undefined, { min: 0 }),
+      weight_decay: num(undefined, { min: 0 }),
       nesterov: bool(),
     }).optional(),
   }).optional(),

@@ -1,0 +1,150 @@
+// The config targets of the fuzz campaign: the shipped training and test-time configs, mutated.
+// A training config is taken as far as `tailor train` goes before it reads any data: the checked
+// config, its loss (whose `args` are checked against the loss type there), the optimizer and the
+// learning-rate schedule on one small parameter. Each must succeed or end in a ConfigError
+// naming the file.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers.js';
+import { json, text, type Files } from './seeds.js';
+import type { FuzzTarget } from './targets.js';
+import { loadConfig } from '../../src/longtail/config/config.js';
+import { createLoss, createPrlLoss } from '../../src/longtail/config/losses.js';
+import { buildOptimizer, buildScheduler } from '../../src/longtail/config/experiment.js';
+import { loadTestTimeConfig } from '../../src/longtail/config/testtime.js';
+
+const TRAIN_SEEDS = [
+  'fmnist_lt_ir100_ce.json',
+  'fmnist_lt_ir100_sade.json',
+  'fmnist_lt_ir100_ldam_drw.json',
+  'fmnist_lt_ir100_balpoe.json',
+  'fmnist_lt_ir100_prl.json',
+  'fmnist_lt_ir100_prl_released.json',
+  'imagenet_lt_resnext50_sade.json',
+  'cifar/cifar100_lt_ir100_prl.json',
+];
+const TEST_TIME_SEEDS = [
+  'fmnist_test_time.json',
+  'cifar/cifar10_test_time.json',
+  'suites/tiny_test_time.json',
+];
+
+/** Each shipped config as the one file `config.json` of an input (so seeds splice into each other). */
+function shipped(names: string[]): Files[] {
+  return names.map((name) => ({
+    'config.json': new Uint8Array(readFileSync(join(repoRoot, 'configs', name))),
+  }));
+}
+
+// Sections no shipped config combines with the others, so that inputs reach every loss type,
+// optimizer and schedule; each replaces its section of the CE config.
+const VARIANTS: Record<string, unknown>[] = [
+  { loss: { type: 'CrossEntropyLoss', args: { reweight_CE: true, beta: 0.999 } } },
+  { loss: { type: 'BalancedSoftmaxLoss', args: { eps: 1e-6 } } },
+  { loss: { type: 'LogitAdjustLoss', args: { tau: 1 } } },
+  { loss: { type: 'FocalLoss', args: { gamma: 2, weight: [1, 1, 2] } } },
+  { loss: { type: 'FocalLoss', args: { gamma: 1, reweight_epoch: 20 } } },
+  { loss: { type: 'DiverseExpertLoss', args: { tau: 2, num_experts: 3 } } },
+  { loss: { type: 'PRL', args: { variant: 'paper', z: 'running_min', mu: 0.1 } } },
+  { optimizer: { type: 'AdamW', args: { lr: 0.001, betas: [0.9, 0.999], eps: 1e-8, amsgrad: true } } },
+  { lr_scheduler: { type: 'MultiStepLR', args: { milestones: [20, 25], gamma: 0.1 } } },
+  { lr_scheduler: { type: 'StepLR', args: { step_size: 10, gamma: 0.5 } } },
+  { lr_scheduler: { type: 'CosineAnnealingLR', args: { T_max: 30, eta_min: 0.001 } } },
+  { mixup: { alpha: 0.2 }, use_hnet: true, Solvers: { name: 'ls', mu: 0.01, Z: 0 } },
+];
+
+function variants(): Files[] {
+  const base = JSON.parse(
+    readFileSync(join(repoRoot, 'configs', 'fmnist_lt_ir100_ce.json'), 'utf8'),
+  ) as object;
+  return VARIANTS.map((v) => ({ 'config.json': json({ ...base, ...v }) }));
+}
+
+// Lines a config may hold, inserted at a line start of the pretty-printed seeds: sections and
+// switches that send the checker down other branches, and values at the edges of their ranges.
+const CONFIG_TOKENS = [
+  '"use_hnet": true,\n',
+  '"Solvers": {"name": "stch", "mu": -1, "Z": 1e308},\n',
+  '"prl": {"variant": "released", "draws_per_batch": 4, "z": [0, 1]},\n',
+  '"prl": {"hidden": [0], "expert_losses": []},\n',
+  '"mixup": {"alpha": -1},\n',
+  '"loss": {"type": "PRLLoss", "args": {"z": "running_max", "expert_losses": [{"type": "sideways"}]}},\n',
+  '"loss": {"type": "FocalLoss", "args": {"weight": [1, 2], "reweight": true}},\n',
+  '"loss": {"type": "DiverseExpertLoss", "args": {"num_experts": 7}},\n',
+  '"loss": {"type": "BalancedSoftmaxCE", "args": {"eps": -1}},\n',
+  '"lr_scheduler": {"type": "MultiStepLR", "args": {}},\n',
+  '"lr_scheduler": {"type": "CustomLR", "args": {"step1": 160}},\n',
+  '"lr_scheduler": {"type": "CosineAnnealingLR", "args": {"T_max": 0}},\n',
+  '"lr_scheduler": {"type": "StepLR", "args": {"step_size": 0, "gamma": 1e308}},\n',
+  '"optimizer": {"type": "SGD", "args": {"lr": 0.1, "momentum": -1, "nesterov": true}},\n',
+  '"optimizer": {"type": "AdamW", "args": {"lr": 1e308, "betas": [2, -1], "eps": -1}},\n',
+  '"trainer": {"epochs": 9007199254740993},\n',
+  '"arch": {"type": "ResNet32Model", "args": {"num_classes": 1, "num_experts": 1e6}},\n',
+  '"__proto__": {"epochs": 1},\n',
+  '"method": "preference",\n',
+  '"methods": ["em", "preference", "em"],\n',
+  '"distributions": [],\n',
+  '"min_weight": 2,\n',
+];
+
+/** The steps of `tailor train` before any data is read, on three classes of 50, 20 and 5 images. */
+async function trainConfig(dir: string): Promise<void> {
+  const torch = await import('../../src/torch/index.js');
+  const file = join(dir, 'config.json');
+  const config = loadConfig(file);
+  torch.tidy(() => {
+    const ctx = {
+      classCounts: [50, 20, 5],
+      experts: config.arch.args.num_experts ?? 1,
+      epochs: config.trainer.epochs,
+      file,
+    };
+    if (config.prl) createPrlLoss(config.prl, ctx);
+    else createLoss(config.loss.type, config.loss.args, ctx);
+    const weight = torch.zeros([2]).requiresGrad_(true);
+    const optimizer = buildOptimizer(config, [weight]);
+    const scheduler = buildScheduler(config, optimizer);
+    for (let epoch = 0; epoch < 3; epoch++) scheduler?.step();
+  });
+}
+
+/** The test-time options as `tailor test-time-train` reads them, and the optimizers they build. */
+async function testTimeConfig(dir: string): Promise<void> {
+  const torch = await import('../../src/torch/index.js');
+  const file = join(dir, 'config.json');
+  // A SADE checkpoint rejects what a PRL checkpoint accepts (the preference search).
+  for (const isPrl of [true, false]) {
+    const o = loadTestTimeConfig(file, isPrl);
+    torch.tidy(() => {
+      const theta = torch.zeros([3]).requiresGrad_(true);
+      const { lr, momentum, weightDecay, nesterov } = o;
+      new torch.optim.SGD([theta], { lr, momentum, weightDecay, nesterov });
+      new torch.optim.AdamW([theta], { lr: o.preferenceLr, weightDecay: 0 });
+    });
+  }
+}
+
+export function configTargets(): FuzzTarget[] {
+  return [
+    {
+      name: 'training config',
+      // the losses and the optimizer hold libtorch tensors
+      native: true,
+      kind: 'json',
+      seeds: async () => [...shipped(TRAIN_SEEDS), ...variants()],
+      mutable: ['config.json'],
+      dictionary: CONFIG_TOKENS,
+      run: trainConfig,
+    },
+    {
+      name: 'test-time config',
+      // the searches' optimizers hold libtorch tensors
+      native: true,
+      kind: 'json',
+      seeds: async () => [...shipped(TEST_TIME_SEEDS), { 'config.json': text('{}') }],
+      mutable: ['config.json'],
+      dictionary: CONFIG_TOKENS,
+      run: testTimeConfig,
+    },
+  ];
+}
