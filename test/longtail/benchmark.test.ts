@@ -207,6 +207,26 @@ test(
           test_time: join(repoRoot, 'configs', 'suites', 'tiny_test_time.json'),
         }),
       );
+      // The config's $schema line names an editor schema: a copy without it is the same run.
+      const sadeConfig = JSON.parse(
+        readFileSync(join(repoRoot, 'configs', 'fmnist_lt_ir100_sade.json'), 'utf8'),
+      );
+      delete sadeConfig.$schema;
+      const noSchema = join(out, 'sade-no-schema.json');
+      writeFileSync(noSchema, JSON.stringify(sadeConfig));
+      const sameRuns = join(out, 'same-runs.json');
+      writeFileSync(
+        sameRuns,
+        JSON.stringify({
+          ...tiny,
+          models: [{ name: 'SADE', config: noSchema }],
+          test_time: join(repoRoot, 'configs', 'suites', 'tiny_test_time.json'),
+        }),
+      );
+      const same = tailor('benchmark', '-c', sameRuns, '--out', out, '--max-runs', '0');
+      assert.equal(same.code, 0, same.err);
+      assert.match(same.err, /skipped 2 finished run/);
+
       const stale = tailor('benchmark', '-c', changed, '--out', out);
       assert.equal(stale.code, 2);
       assert.match(stale.err, /^tailor: .*seed-0 was trained with other settings.*give another --out/m);

@@ -40,13 +40,6 @@ test('an official SADE config parses unchanged', () => {
   assert.equal(c.prl, undefined);
 });
 
-/** Shipped configs left without `$schema`, and why. */
-const UNNAMED_SCHEMA: Record<string, string> = {
-  // The benchmark's stale-run check compares the parsed config, $schema included, and the
-  // suite's runs in bench/results were trained from this file as it is.
-  'fmnist_lt_ir100_balpoe.json': 'recorded runs',
-};
-
 test('every long-tail config in configs/ and configs/cifar/ parses and names its JSON Schema', () => {
   const seen = { train: 0, testTime: 0 };
   for (const folder of ['configs', join('configs', 'cifar')]) {
@@ -57,12 +50,11 @@ test('every long-tail config in configs/ and configs/cifar/ parses and names its
       const raw = JSON.parse(readFileSync(file, 'utf8')) as { $schema?: string };
       // the path an editor resolves from the config's own folder
       const schema = testTime ? 'test-time.schema.json' : 'train.schema.json';
-      if (!(f in UNNAMED_SCHEMA))
-        assert.equal(
-          raw.$schema && resolve(dirname(file), raw.$schema),
-          join(repoRoot, 'configs', 'schema', schema),
-          `${folder}/${f}: $schema`,
-        );
+      assert.equal(
+        raw.$schema && resolve(dirname(file), raw.$schema),
+        join(repoRoot, 'configs', 'schema', schema),
+        `${folder}/${f}: $schema`,
+      );
       if (testTime) {
         loadTestTimeConfig(file, true);
         seen.testTime++;
