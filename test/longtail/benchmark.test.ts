@@ -227,6 +227,27 @@ test(
       assert.equal(same.code, 0, same.err);
       assert.match(same.err, /skipped 2 finished run/);
 
+      // Other test-time settings make the stored methods stale: they are recomputed, not mixed.
+      const otherTestTime = join(out, 'other_test_time.json');
+      const tinyTestTime = JSON.parse(
+        readFileSync(join(repoRoot, 'configs', 'suites', 'tiny_test_time.json'), 'utf8'),
+      );
+      writeFileSync(otherTestTime, JSON.stringify({ ...tinyTestTime, $schema: undefined, min_weight: 0.07 }));
+      const otherMethods = join(out, 'other-methods.json');
+      writeFileSync(
+        otherMethods,
+        JSON.stringify({
+          ...tiny,
+          models: [{ name: 'SADE', config: join(repoRoot, 'configs', 'fmnist_lt_ir100_sade.json') }],
+          test_time: otherTestTime,
+        }),
+      );
+      const recomputed = tailor('benchmark', '-c', otherMethods, '--out', out, '--max-runs', '0');
+      assert.equal(recomputed.code, 0, recomputed.err);
+      assert.match(recomputed.err, /test-time settings changed since its methods ran; recomputing them/);
+      const stored = JSON.parse(readFileSync(join(seedDir(0), 'benchmark-test-time.json'), 'utf8'));
+      assert.equal(stored.minWeight, 0.07);
+
       const stale = tailor('benchmark', '-c', changed, '--out', out);
       assert.equal(stale.code, 2);
       assert.match(stale.err, /^tailor: .*seed-0 was trained with other settings.*give another --out/m);

@@ -39,6 +39,8 @@ export interface BenchmarkResult {
 }
 
 const METHODS_FILE = 'benchmark-methods.json';
+/** The test-time settings the stored methods ran with; other settings make them stale. */
+const TEST_TIME_FILE = 'benchmark-test-time.json';
 /** What a run was trained from; a later call with other settings must not reuse it. */
 const SETTINGS_FILE = 'benchmark-run.json';
 
@@ -151,10 +153,11 @@ async function runMethods(
   seed: number,
   runDir: string,
   missing: string[],
+  done: Record<string, MethodRecord>,
   o: BenchmarkOptions,
 ) {
   const log = o.log ?? (() => {});
-  const records = readMethods(runDir);
+  const records = { ...done };
   const toRun: string[] = [];
   for (const m of missing) {
     const why = benchmarkMethod(m).unsupported?.(session.system) ?? null;
@@ -167,7 +170,7 @@ async function runMethods(
     ];
     // The suite picks the methods; the test-time config gives only their settings (so its own
     // "method" field, which may name the PRL-only search, does not matter here).
-    const base = suite.testTime ? loadTestTimeConfig(suite.testTime, true) : NO_STEP_OPTIONS;
+    const base = testTimeBase(suite);
     log(`test-time ${runDir}: ${toRun.join(', ')}`);
     const { results } = await runTestTime(
       adaptInput(session),
@@ -189,7 +192,36 @@ async function runMethods(
     }
   }
   writeJsonAtomic(join(runDir, METHODS_FILE), records);
+  writeJsonAtomic(join(runDir, TEST_TIME_FILE), testTimeBase(suite));
   return records;
+}
+
+function testTimeBase(suite: Suite): Omit<TestTimeOptions, 'seed' | 'methods'> {
+  return suite.testTime ? loadTestTimeConfig(suite.testTime, true) : NO_STEP_OPTIONS;
+}
+
+/**
+ * The stored methods of a run, or none when they ran with other test-time settings than the
+ * suite's now (a changed test-time config must not mix old and new results in one table). Runs
+ * stored without the record count as made with the current settings.
+ */
+function currentMethods(
+  runDir: string,
+  suite: Suite,
+  log: (line: string) => void,
+): Record<string, MethodRecord> {
+  const done = readMethods(runDir);
+  const path = join(runDir, TEST_TIME_FILE);
+  if (Object.keys(done).length === 0 || !existsSync(path)) return done;
+  let stored: unknown = null;
+  try {
+    stored = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    // torn or edited: recompute
+  }
+  if (JSON.stringify(stored) === JSON.stringify(JSON.parse(JSON.stringify(testTimeBase(suite))))) return done;
+  log(`${runDir}: the suite's test-time settings changed since its methods ran; recomputing them`);
+  return {};
 }
 
 function disposeSession(session: Session): void {
@@ -210,7 +242,7 @@ export async function runBenchmark(suite: Suite, o: BenchmarkOptions): Promise<B
     for (const seed of suite.seeds) {
       index++;
       const runDir = benchmarkRunDir(o.outDir, model.name, seed);
-      const done = readMethods(runDir);
+      const done = currentMethods(runDir, suite, log);
       const missing = suite.methods.filter((m) => !(m in done));
       const hasResults = existsSync(join(runDir, 'results.json'));
       const tag = `[${index}/${total}] ${model.name} seed ${seed}`;
@@ -239,7 +271,7 @@ export async function runBenchmark(suite: Suite, o: BenchmarkOptions): Promise<B
         trained++;
       }
       try {
-        records[model.name]![seed] = await runMethods(suite, session, seed, runDir, missing, o);
+        records[model.name]![seed] = await runMethods(suite, session, seed, runDir, missing, done, o);
       } finally {
         disposeSession(session);
       }

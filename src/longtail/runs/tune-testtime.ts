@@ -148,7 +148,8 @@ export async function tuneTestTime(
     for (const d of TEST_DISTRIBUTIONS) {
       const r = results[d]!;
       const top1 = r[o.method]?.top1;
-      if (top1 === undefined || top1 === null) throw new RunError(`the '${o.method}' step gave no result on ${d}`);
+      if (top1 === undefined || top1 === null)
+        throw new RunError(`the '${o.method}' step gave no result on ${d}`);
       per[d] = top1;
       sum += top1;
       before += r.before.top1 ?? 0;
