@@ -106,7 +106,7 @@ function askPython(python) {
 // (CUDA_HOME, CUDA_PATH, /usr/local/cuda or the one nvcc is in). A directory counts only when it
 // holds every header named: the CUDA 13 runtime wheel ships cuda_runtime.h without the
 // crt/host_config.h it includes, which the toolkit has.
-function findNvidiaInclude(sitePackages, pkg, headers) {
+export function findNvidiaInclude(sitePackages, pkg, headers) {
   const candidates = [];
   if (sitePackages && existsSync(join(sitePackages, 'nvidia'))) {
     candidates.push(join(sitePackages, 'nvidia', pkg, 'include'));

@@ -100,13 +100,15 @@ test('nmr train / nmr denoise: --device and the config device, with named errors
 });
 
 test(
-  'test / test-all / test-time-train / train: --device cuda without CUDA is the named error',
+  'test / test-all / test-time-train / tune-test-time / benchmark / train: --device cuda without CUDA is the named error',
   { skip: hasCuda },
   () => {
     for (const args of [
       ['test', '-r', '/nonexistent', '--device', 'cuda'],
       ['test-all', '-r', '/nonexistent', '--device', 'cuda'],
       ['test-time-train', '-c', 'x', '-r', 'y', '--device', 'cuda:0'],
+      ['tune-test-time', '-c', 'x', '-r', 'y', '--grid', 'epochs=1', '--device', 'cuda'],
+      ['benchmark', '-c', 'configs/suites/tiny.json', '--device', 'cuda'],
       ['train', '-c', 'configs/fmnist_lt_ir100_sade.json', '--device', 'cuda', '--epochs', '1'],
     ]) {
       const r = spawnSync(tailor, args, { encoding: 'utf8', cwd: repoRoot });

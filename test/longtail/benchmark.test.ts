@@ -252,6 +252,14 @@ test(
       assert.equal(stale.code, 2);
       assert.match(stale.err, /^tailor: .*seed-0 was trained with other settings.*give another --out/m);
 
+      // --models: only the named models; a name the suite lacks is an error listing its models.
+      const picked = tailor('benchmark', '-c', suite, '--out', out, '--models', 'SADE', '--max-runs', '0');
+      assert.equal(picked.code, 0, picked.err);
+      assert.match(picked.err, /1 model\(s\) x 2 seed\(s\)/);
+      const unknown = tailor('benchmark', '-c', suite, '--out', out, '--models', 'SADE,ResNet');
+      assert.equal(unknown.code, 2);
+      assert.match(unknown.err, /^tailor: --models: ResNet not in the suite \(its models: SADE\)/m);
+
       const bad = tailor('benchmark', '-c', join('configs', 'fmnist_lt_ir100_ce.json'), '--out', out);
       assert.equal(bad.code, 2);
       assert.match(bad.err, /^tailor: .*fmnist_lt_ir100_ce\.json: .*unknown key/m);

@@ -3,6 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers.js';
 import * as torch from '../../src/torch/index.js';
 import { loadConfig } from '../../src/longtail/config/config.js';
 import { loadTestTimeConfig } from '../../src/longtail/config/testtime.js';
@@ -120,3 +123,43 @@ test(
     }
   },
 );
+
+test('tailor tune-test-time: bad grids and a missing run are one tailor: line naming the flag', () => {
+  const run = (...args: string[]) =>
+    spawnSync(join(repoRoot, 'bin', 'tailor'), ['tune-test-time', ...args], {
+      encoding: 'utf8',
+      cwd: repoRoot,
+    });
+  const cases: [string[], RegExp][] = [
+    [['-c', 'configs/fmnist_test_time.json', '-r', 'runs/x'], /give at least one --grid NAME=V1,V2/],
+    [
+      ['-c', 'configs/fmnist_test_time.json', '-r', 'runs/x', '--grid', 'alpha=1'],
+      /--grid alpha=1: give NAME=V1,V2 with NAME one of consistency_weight/,
+    ],
+    [
+      ['-c', 'configs/fmnist_test_time.json', '-r', 'runs/x', '--grid', 'epochs=1.5'],
+      /--grid epochs needs positive integers/,
+    ],
+    [
+      ['-c', 'configs/fmnist_test_time.json', '-r', 'runs/x', '--grid', 'lr=1', '--grid', 'lr=2'],
+      /--grid lr is given twice/,
+    ],
+    [['-c', 'configs/fmnist_test_time.json', '-r', 'runs/x', '--grid', 'lr=a'], /--grid lr/],
+    [
+      ['-c', 'configs/fmnist_test_time.json', '-r', 'runs/x', '--grid', 'lr=1', '--pool-fraction', '1'],
+      /--pool-fraction/,
+    ],
+    [['-c', 'configs/fmnist_test_time.json', '--grid', 'lr=1'], /give the checkpoint with -r CHECKPOINT/],
+    [
+      ['-c', 'configs/fmnist_test_time.json', '-r', '/nonexistent/run', '--grid', 'lr=1'],
+      /^tailor: .*\/nonexistent\/run/m,
+    ],
+  ];
+  for (const [args, message] of cases) {
+    const r = run(...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message, args.join(' '));
+    assert.equal(r.stderr.trim().split('\n')[0]!.startsWith('tailor: '), true, r.stderr);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  }
+});

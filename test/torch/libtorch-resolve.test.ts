@@ -115,3 +115,36 @@ test('the C++ standard follows the version: C++20 from 2.12', async () => {
   assert.equal(cxxStandard('2.12.0'), 'c++20');
   assert.equal(cxxStandard('3.0.0'), 'c++20');
 });
+
+test('CUDA headers: a wheel include directory only when complete, else the toolkit', async () => {
+  const { findNvidiaInclude } = (await import(script)) as {
+    findNvidiaInclude: (sitePackages: string, pkg: string, headers: string[]) => string | null;
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'tailor-cuda-inc-'));
+  const saved = process.env.CUDA_HOME;
+  try {
+    // A CUDA 13 runtime wheel: cuda_runtime_api.h without the crt/ headers it includes.
+    const wheel = join(dir, 'site', 'nvidia', 'cu13', 'include');
+    mkdirSync(wheel, { recursive: true });
+    writeFileSync(join(wheel, 'cuda_runtime_api.h'), '');
+    writeFileSync(join(wheel, 'nccl.h'), '');
+    const toolkit = join(dir, 'cuda');
+    mkdirSync(join(toolkit, 'include', 'crt'), { recursive: true });
+    writeFileSync(join(toolkit, 'include', 'cuda_runtime_api.h'), '');
+    writeFileSync(join(toolkit, 'include', 'crt', 'host_config.h'), '');
+    process.env.CUDA_HOME = toolkit;
+    const runtime = ['cuda_runtime_api.h', 'crt/host_config.h'];
+    assert.equal(findNvidiaInclude(join(dir, 'site'), 'cuda_runtime', runtime), join(toolkit, 'include'));
+    assert.equal(findNvidiaInclude(join(dir, 'site'), 'nccl', ['nccl.h']), wheel, 'NCCL from the wheel');
+    // A complete wheel wins over the toolkit.
+    mkdirSync(join(wheel, 'crt'));
+    writeFileSync(join(wheel, 'crt', 'host_config.h'), '');
+    assert.equal(findNvidiaInclude(join(dir, 'site'), 'cuda_runtime', runtime), wheel);
+    process.env.CUDA_HOME = join(dir, 'none');
+    assert.equal(findNvidiaInclude(join(dir, 'nosite'), 'nccl', ['nccl.h']), null);
+  } finally {
+    if (saved === undefined) delete process.env.CUDA_HOME;
+    else process.env.CUDA_HOME = saved;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,6 +1,5 @@
 // tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json]
 import { parseArgs } from 'node:util';
-import * as torch from '../../torch/index.js';
 import {
   ConfigError,
   adaptInput,
@@ -10,8 +9,7 @@ import {
   testTimeSummary,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
-import { resolveDevice, resolveThreads } from '../runtime.js';
-import { loadRun } from './longtail-common.js';
+import { loadRunForEvaluation } from './longtail-common.js';
 
 const HELP = `usage: tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json] [--save] [--threads N] [--device D]
 
@@ -45,9 +43,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (!values.config || !values.resume)
     throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
-  torch.setNumThreads(resolveThreads(values.threads, 2));
-  torch.setDefaultDevice(resolveDevice(values.device));
-  const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
+  const { loaded } = loadRunForEvaluation(values, HELP);
   const isPrl = loaded.session.system.kind === 'prl';
   let options;
   try {

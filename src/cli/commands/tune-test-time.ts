@@ -2,7 +2,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseJsonc } from 'jsonc-parser';
-import * as torch from '../../torch/index.js';
 import { writeJsonAtomic } from '../../torch/fs.js';
 import {
   ConfigError,
@@ -15,8 +14,7 @@ import {
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
 import { numberListArg, numberArg } from '../args.js';
-import { resolveDevice, resolveThreads } from '../runtime.js';
-import { loadRun } from './longtail-common.js';
+import { loadRunForEvaluation } from './longtail-common.js';
 
 const HELP = `usage: tailor tune-test-time -c TEST_TIME_CONFIG -r CHECKPOINT --grid NAME=V1,V2[,...] ...
                              [--method aggregation|preference] [--pool-fraction F] [--seed S]
@@ -78,15 +76,12 @@ export async function run(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  if (!values.config || !values.resume)
-    throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
+  if (!values.config) throw new CliError(`give the test-time config with -c TEST_TIME_CONFIG\n\n${HELP}`);
   const grid = parseGrid(values.grid);
   if (Object.keys(grid).length === 0) throw new CliError(`give at least one --grid NAME=V1,V2\n\n${HELP}`);
   const poolFraction = numberArg('--pool-fraction', values['pool-fraction'], { min: 0.05, max: 0.95 }) ?? 0.5;
   const seed = numberArg('--seed', values.seed, { integer: true, min: 0 }) ?? 0;
-  torch.setNumThreads(resolveThreads(values.threads, 2));
-  torch.setDefaultDevice(resolveDevice(values.device));
-  const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
+  const { loaded } = loadRunForEvaluation(values, HELP);
   const isPrl = loaded.session.system.kind === 'prl';
   const method = values.method ?? (isPrl ? 'preference' : 'aggregation');
   if (method !== 'preference' && method !== 'aggregation')

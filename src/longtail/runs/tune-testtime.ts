@@ -140,7 +140,7 @@ export async function tuneTestTime(
       quiet: o.quiet ?? true,
     };
     for (const [name, value] of Object.entries(setting) as [TunableName, number][])
-      (options as unknown as Record<string, number>)[TUNABLE[name]] = value;
+      options[TUNABLE[name]] = value;
     const { results } = await runTestTime(input, options, () => {});
     const per: Record<string, number> = {};
     let sum = 0;
