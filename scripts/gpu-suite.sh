@@ -3,34 +3,61 @@
 #
 #   scripts/gpu-suite.sh SUITE.json OUTDIR SECONDS [ARCHIVE]
 #
-# Each model of the suite trains in its own process (`tailor benchmark --models M --device cuda`,
-# two libtorch threads each): the small ResNets leave the GPU mostly idle, so the models share it.
-# Every process stops after SECONDS; finished runs stay finished and a later call with the same
-# OUTDIR skips them. Then one call without --models writes the table of what is finished, and
+# Each run of the suite (model x seed, seed by seed) trains and evaluates its test-time methods in
+# its own process (`tailor benchmark --models M --seeds S --device cuda`, THREADS libtorch threads,
+# default 1). JOBS of them (default 6) share the GPU at a time and the next run starts when one
+# ends: the small ResNets are launch-bound one by one, but six of them already keep an H200 at
+# 96-99 % (measured with 13), so more only leave more runs unfinished at the deadline.
+# Everything stops SECONDS after the start, including the last call without --models that writes
+# the table (it gets TABLE_SECONDS, default 90, of them and runs on the same device, since it
+# evaluates the methods a stopped process left). Finished runs stay finished, and a later call
+# with the same OUTDIR skips them and resumes the others from their last checkpoint (on a warm
+# machine /tmp survives between calls).
 # ARCHIVE (a .tar.gz) receives the table and each run's results and methods, without weights.
+# Beside it, ckpt-MODEL-seedS.tgz holds the last checkpoint of each unfinished run (about 8 MB):
+# unpacked into the same directory as ARCHIVE, `tailor benchmark` continues those runs anywhere.
 # Fashion-MNIST is taken from .gpu/fashion-mnist when the default place lacks it
 # (scripts/gpu-check.sh --prepare --with-data).
 set -u
 cd "$(dirname "$0")/.."
 suite=$1; out=$2; secs=$3; archive=${4:-}
+case $archive in /* | '') ;; *) archive=$(pwd)/$archive ;; esac
 NODE=$(command -v node || echo "${TMPDIR:-/tmp}/tailor-gpu-check/bin/node")
+DEVICE=${DEVICE:-cuda}
+table_secs=${TABLE_SECONDS:-90}
 fm=/usr/share/datasets/fashion-mnist
 if [ ! -f "$fm/train-images-idx3-ubyte.gz" ] && [ -d .gpu/fashion-mnist ]; then
   mkdir -p /usr/share/datasets && cp -r .gpu/fashion-mnist "$fm"
 fi
 mkdir -p "$out/logs"
-models=$("$NODE" -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).models.map((m) => m.name).join("\n"))' "$suite")
 start=$(date +%s)
-for m in $models; do
-  timeout "$secs" "$NODE" dist/src/cli/main.js benchmark -c "$suite" --out "$out" --models "$m" --device "${DEVICE:-cuda}" \
-    --threads 2 --json > "$out/logs/$m.json" 2> "$out/logs/$m.log" &
-done
-wait
+deadline=$((start + secs))
+train_deadline=$((deadline - table_secs))
+# seed-major order: the first seeds of every model finish before later seeds begin
+"$NODE" -e 'const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(s.seeds.flatMap((seed) => s.models.map((m) => m.name + " " + seed)).join("\n"))' "$suite" |
+  while read -r m s; do
+    [ -f "$out/runs/$m/seed-$s/benchmark-methods.json" ] && [ -f "$out/runs/$m/seed-$s/results.json" ] || echo "$m $s"
+  done |
+  NODE=$NODE DEVICE=$DEVICE xargs -P "${JOBS:-6}" -L 1 sh -c '
+    left=$(('"$train_deadline"' - $(date +%s)))
+    [ "$left" -gt 20 ] || exit 0
+    timeout "$left" "$NODE" dist/src/cli/main.js benchmark -c "'"$suite"'" --out "'"$out"'" --models "$0" --seeds "$1" \
+      --device "$DEVICE" --threads "${THREADS:-1}" --json > "'"$out"'/logs/$0-$1.json" 2> "'"$out"'/logs/$0-$1.log"
+    exit 0'
+left=$((deadline - $(date +%s)))
+[ "$left" -gt 5 ] || left=5
+timeout "$left" "$NODE" dist/src/cli/main.js benchmark -c "$suite" --out "$out" --max-runs 0 --device "$DEVICE" \
+  --threads "${THREADS:-1}" --json > "$out/table.json" 2> "$out/logs/table.log"
 elapsed=$(($(date +%s) - start))
-"$NODE" dist/src/cli/main.js benchmark -c "$suite" --out "$out" --max-runs 0 --json > "$out/table.json" 2> "$out/logs/table.log"
 if [ -n "$archive" ]; then
+  base=$(dirname "$out"); name=$(basename "$out")
   tar -czf "$archive" --exclude='*.pt' --exclude='*.bin' --exclude='*.safetensors' --exclude='checkpoint-*' \
-    --exclude='model_best*' -C "$(dirname "$out")" "$(basename "$out")"
+    --exclude='model_best*' -C "$base" "$name"
+  for d in "$out"/runs/*/seed-*; do
+    [ -f "$d/results.json" ] || [ ! -f "$d/checkpoint-last.json" ] && continue
+    run=${d#"$base"/}; model=$(basename "$(dirname "$d")"); seed=${d##*seed-}
+    (cd "$base" && tar -czf "$(dirname "$archive")/ckpt-$model-seed$seed.tgz" "$run"/checkpoint-last.*)
+  done
 fi
 "$NODE" -e '
 const [out, secs] = process.argv.slice(1);

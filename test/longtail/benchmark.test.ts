@@ -259,6 +259,16 @@ test(
       const unknown = tailor('benchmark', '-c', suite, '--out', out, '--models', 'SADE,ResNet');
       assert.equal(unknown.code, 2);
       assert.match(unknown.err, /^tailor: --models: ResNet not in the suite \(its models: SADE\)/m);
+      // --seeds likewise: one process per seed can share the --out directory.
+      const oneSeed = tailor('benchmark', '-c', suite, '--out', out, '--seeds', '1', '--max-runs', '0');
+      assert.equal(oneSeed.code, 0, oneSeed.err);
+      assert.match(oneSeed.err, /1 model\(s\) x 1 seed\(s\)/);
+      const otherSeed = tailor('benchmark', '-c', suite, '--out', out, '--seeds', '0,7');
+      assert.equal(otherSeed.code, 2);
+      assert.match(otherSeed.err, /^tailor: --seeds: 7 not in the suite \(its seeds: 0, 1\)/m);
+      const notSeed = tailor('benchmark', '-c', suite, '--out', out, '--seeds', 'x');
+      assert.equal(notSeed.code, 2);
+      assert.match(notSeed.err, /^tailor: --seeds /m);
 
       const bad = tailor('benchmark', '-c', join('configs', 'fmnist_lt_ir100_ce.json'), '--out', out);
       assert.equal(bad.code, 2);

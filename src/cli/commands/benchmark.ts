@@ -15,7 +15,7 @@ import {
 } from '../../longtail/index.js';
 import { benchmarkMarkdown, writeBenchmarkReport } from '../../report/index.js';
 import { CliError } from '../errors.js';
-import { listArg, numberArg } from '../args.js';
+import { listArg, numberArg, numberListArg } from '../args.js';
 import { resolveDevice } from '../runtime.js';
 
 function pickModels<M extends { name: string }>(models: M[], flag: string): M[] {
@@ -28,8 +28,16 @@ function pickModels<M extends { name: string }>(models: M[], flag: string): M[] 
   return models.filter((m) => names.includes(m.name));
 }
 
+function pickSeeds(seeds: number[], flag: string): number[] {
+  const picked = numberListArg('--seeds', flag, { integer: true, min: 0 }) ?? [];
+  const unknown = picked.filter((s) => !seeds.includes(s));
+  if (unknown.length > 0)
+    throw new CliError(`--seeds: ${unknown.join(', ')} not in the suite (its seeds: ${seeds.join(', ')})`);
+  return seeds.filter((s) => picked.includes(s));
+}
+
 const HELP = `usage: tailor benchmark -c SUITE.json [--out DIR] [--json] [--max-runs N] [--threads N]
-                        [--models A,B] [--device D]
+                        [--models A,B] [--seeds S,T] [--device D]
 
 Runs a benchmark suite: trains every model of the suite once per seed (as 'tailor train' does,
 with the seed overridden), evaluates the suite's test-time methods on the eleven test
@@ -50,6 +58,7 @@ options:
       --threads N      libtorch threads (default: the suite's threads or 2)
       --models A,B     only these models of the suite (several processes sharing one --out
                        can each take some; a last call without --models tables them all)
+      --seeds S,T      only these seeds of the suite (the same sharing as --models)
       --device D       cpu, cuda or cuda:N for training and the test-time methods (default cpu)
       --progress       show the per-epoch progress bars
   -h, --help`;
@@ -65,6 +74,7 @@ export async function run(argv: string[]): Promise<number> {
       threads: { type: 'string' },
       progress: { type: 'boolean', default: false },
       models: { type: 'string' },
+      seeds: { type: 'string' },
       device: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -81,6 +91,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const suite = loadSuite(values.config);
     if (values.models !== undefined) suite.models = pickModels(suite.models, values.models);
+    if (values.seeds !== undefined) suite.seeds = pickSeeds(suite.seeds, values.seeds);
     const device = resolveDevice(values.device);
     torch.setDefaultDevice(device);
     torch.setNumThreads(threads ?? suite.threads ?? 2);
