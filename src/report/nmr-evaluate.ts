@@ -18,13 +18,13 @@ export function formatReport(r: EvaluationReport): string {
   const lines: string[] = [];
   lines.push(
     `data set ${r.dataset.dir}: ${r.dataset.samples} samples x ${r.dataset.levels} levels x ${r.dataset.points} points, T = ${r.dataset.ratio}; ` +
-      `${r.validationSamples} used to tune Savitzky-Golay, ${r.evaluatedSamples} scored`,
+      `${r.validationSamples} used to tune Savitzky-Golay, TV and Cadzow, ${r.evaluatedSamples} scored`,
   );
   lines.push(
     `pipeline: T estimate ${r.pipeline.t_hat.toFixed(3)} (mean |error| ${r.pipeline.t_abs_error.toFixed(3)}); alignment error (points) per level ${r.pipeline.alignment_error_points.map((v) => v.toFixed(3)).join(' ')}; scale error ${r.pipeline.scale_rel_error.map((v) => (100 * v).toFixed(2) + '%').join(' ')}`,
   );
   lines.push(
-    `input peak SNR per level: ${r.inputPeakSnr.map((v) => v.toFixed(1)).join(' ')}; Savitzky-Golay tuned: ${r.tuned.savgol.map((g) => `w${g.window}/p${g.order}`).join(' ')}`,
+    `input peak SNR per level: ${r.inputPeakSnr.map((v) => v.toFixed(1)).join(' ')}; tuned per level: Savitzky-Golay ${r.tuned.savgol.map((g) => `w${g.window}/p${g.order}`).join(' ')}, TV lambda ${r.tuned.tv.map((t) => `${t.factor} sigma`).join(' ')}, Cadzow rank ${r.tuned.cadzow.map((c) => c.rank).join(' ')}`,
   );
   const levels = r.dataset.levels;
   for (let k = 0; k < levels; k++) {

@@ -7,7 +7,13 @@ import { Dataset } from '../nmr/data/dataset.js';
 import type { EvaluationReport } from '../nmr/eval/evaluate.js';
 import { preprocessStack } from '../nmr/pipeline/preprocess.js';
 import { inverseVarianceFusion } from '../nmr/pipeline/fusion.js';
-import { matchedFilter, savgolBaseline, waveletBaseline } from '../nmr/eval/baselines.js';
+import {
+  applyBaseline,
+  DEFAULT_TUNED,
+  SINGLE_BASELINES,
+  type SingleBaseline,
+  type Tuned,
+} from '../nmr/eval/single.js';
 import { chartDiv, escapeHtml, note, num, section, table } from './html.js';
 import { Fields } from './validate.js';
 import { InputError } from '../torch/errors.js';
@@ -58,17 +64,22 @@ export function validateNmrReport(
       .array(list, `perLevel.${name}`, 1000)
       .map((m, k) => metrics(m, `perLevel.${name}[${k}]`));
   const pipeline = r.pipeline === undefined ? undefined : f.object(r.pipeline, 'pipeline');
-  const savgol = (() => {
-    const t = r.tuned === undefined ? undefined : f.object(r.tuned, 'tuned');
-    if (t?.savgol === undefined) return [];
-    return f.array(t.savgol, 'tuned.savgol', 1000).map((x, i) => {
-      const o = f.object(x, `tuned.savgol[${i}]`);
-      return {
-        window: f.number(o.window, `tuned.savgol[${i}].window`, { integer: true, min: 1, max: 100_001 }),
-        order: f.number(o.order, `tuned.savgol[${i}].order`, { integer: true, min: 0, max: 20 }),
-      };
-    });
-  })();
+  const tunedRaw = r.tuned === undefined ? undefined : f.object(r.tuned, 'tuned');
+  const tunedList = <T>(key: string, read: (o: Record<string, unknown>, field: string) => T): T[] =>
+    tunedRaw?.[key] === undefined
+      ? []
+      : f
+          .array(tunedRaw[key], `tuned.${key}`, 1000)
+          .map((x, i) => read(f.object(x, `tuned.${key}[${i}]`), `tuned.${key}[${i}]`));
+  const savgol = tunedList('savgol', (o, at) => ({
+    window: f.number(o.window, `${at}.window`, { integer: true, min: 1, max: 100_001 }),
+    order: f.number(o.order, `${at}.order`, { integer: true, min: 0, max: 20 }),
+  }));
+  const tv = tunedList('tv', (o, at) => ({ factor: f.number(o.factor, `${at}.factor`, { min: 0 }) }));
+  const cadzow = tunedList('cadzow', (o, at) => ({
+    rank: f.number(o.rank, `${at}.rank`, { integer: true, min: 1, max: 100_000 }),
+    window: f.number(o.window, `${at}.window`, { integer: true, min: 1, max: 100_000 }),
+  }));
   let example: NmrExample | undefined;
   if (r.example !== undefined) {
     const e = f.object(r.example, 'example');
@@ -97,7 +108,7 @@ export function validateNmrReport(
     methods: methods as EvaluationReport['methods'],
     perLevel: perLevel as EvaluationReport['perLevel'],
     inputPeakSnr: f.numbers(r.inputPeakSnr ?? [], 'inputPeakSnr', { nonFinite: true }),
-    tuned: { savgol },
+    tuned: { savgol, tv, cadzow },
     pipeline: {
       t_hat: f.numberOrNull(pipeline?.t_hat ?? null, 'pipeline.t_hat', { nonFinite: true }),
     } as EvaluationReport['pipeline'],
@@ -134,17 +145,24 @@ export function recomputeExample(report: EvaluationReport, dir: string): NmrExam
     const K = record.spectra.length - 1;
     const toTruth = 1 / record.meta.levels[K]!.scale;
     const scale = (x: Float64Array) => Array.from(x, (v) => v * toTruth);
-    const tuned = report.tuned?.savgol?.[0] ?? { window: 11, order: 2 };
+    const tuned: Tuned = {
+      savgol: report.tuned?.savgol?.[0] ?? DEFAULT_TUNED.savgol,
+      tv: report.tuned?.tv?.[0] ?? DEFAULT_TUNED.tv,
+      cadzow: report.tuned?.cadzow?.[0] ?? DEFAULT_TUNED.cadzow,
+    };
     const input = pre.spectra[0]!;
-    const all: Record<string, () => Float64Array> = {
-      savgol: () => savgolBaseline(input, tuned.window, tuned.order),
-      matched: () => matchedFilter(input).output,
-      wavelet: () => waveletBaseline(input),
+    const stack: Record<string, () => Float64Array> = {
       fusion: () => inverseVarianceFusion(pre.spectra, pre.sigmas),
       pseudo_gt: () => pre.pseudoTruth,
     };
     const outputs: Record<string, number[]> = {};
-    for (const name of Object.keys(report.methods)) if (all[name]) outputs[name] = scale(all[name]());
+    for (const name of Object.keys(report.methods)) {
+      if (name === 'raw') continue;
+      const single = (SINGLE_BASELINES as readonly string[]).includes(name)
+        ? applyBaseline(name as SingleBaseline, input, pre.sigmas[0]!, tuned)
+        : stack[name]?.();
+      if (single) outputs[name] = scale(single);
+    }
     const m = ds.manifest;
     const ppm = Array.from(
       { length: m.points },

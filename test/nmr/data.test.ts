@@ -121,8 +121,12 @@ test('evaluation: baselines beat raw where they should, and fusion gains about 1
     rawK.energy_snr_db - raw0.energy_snr_db > 9 && rawK.energy_snr_db - raw0.energy_snr_db < 15,
     'two factors of 2 in SNR = 12 dB',
   );
-  for (const name of ['savgol', 'matched', 'wavelet'])
+  for (const name of ['savgol', 'matched', 'wavelet', 'tv', 'cadzow'])
     assert.ok(r.methods[name]!.energy_snr_db > raw0.energy_snr_db + 1, `${name} improves on raw`);
+  // TV and Cadzow are tuned per level on the validation samples, like Savitzky-Golay.
+  assert.equal(r.tuned.tv.length, 3);
+  assert.equal(r.tuned.cadzow.length, 3);
+  assert.ok(r.tuned.tv.every((t) => t.factor > 0) && r.tuned.cadzow.every((c) => c.rank >= 2));
   const gain = r.methods.fusion!.energy_snr_db - rawK.energy_snr_db;
   assert.ok(gain > 0.3 && gain < 2.5, `fusion over the best level: ${gain} dB`);
   assert.ok(Math.abs(r.pipeline.t_hat - 2) < 0.3);

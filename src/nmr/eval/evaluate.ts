@@ -1,18 +1,35 @@
 // Runs the classical baselines (and any extra method, e.g. a trained model) on a multi-SNR data
 // set and reports the metrics per method and per input level. Every method sees the spectra after
 // the seed's preprocessing (alignment to level K and rescaling inside the peak mask); outputs are
-// converted to truth units with level K's normalization before scoring. Savitzky-Golay is tuned
-// per level on the first validationFraction of the samples, which are then left out of scoring.
+// converted to truth units with level K's normalization before scoring. Savitzky-Golay, total
+// variation and Cadzow are tuned per level on the first validationFraction of the samples (at most
+// MAX_TUNING_SAMPLES of them), which are then left out of scoring.
 import type { Dataset, SampleRecord } from '../data/dataset.js';
 import { preprocessStack, type PreprocessOptions, type PreprocessResult } from '../pipeline/preprocess.js';
 import { erode } from '../pipeline/masks.js';
 import { inverseVarianceFusion } from '../pipeline/fusion.js';
 import { averageMetrics, computeMetrics, peakSnr, type MetricContext, type Metrics } from './metrics.js';
-import { matchedFilter, SAVGOL_GRID, savgolBaseline, waveletBaseline } from './baselines.js';
+import { waveletBaseline } from './baselines.js';
 import type { WaveletOptions } from './wavelet.js';
+import {
+  applyBaseline,
+  DEFAULT_TUNED,
+  SINGLE_BASELINES,
+  tuneBaselines,
+  TUNING_GRID,
+  type SingleBaseline,
+  type Tuned,
+} from './single.js';
 
-export const BASELINES = ['raw', 'savgol', 'matched', 'wavelet', 'fusion', 'pseudo_gt'] as const;
+export const BASELINES = [...SINGLE_BASELINES, 'fusion', 'pseudo_gt'] as const;
 export type BaselineName = (typeof BASELINES)[number];
+
+/** Validation samples the tuning holds in memory at once (the rest of the split is only held out). */
+export const MAX_TUNING_SAMPLES = 64;
+
+function isSingle(name: string): name is SingleBaseline {
+  return (SINGLE_BASELINES as readonly string[]).includes(name);
+}
 
 /** A denoiser applied to one input level of a preprocessed sample (output in the same units). */
 export type Denoiser = (input: Float64Array, pre: PreprocessResult, level: number) => Float64Array;
@@ -40,7 +57,12 @@ export interface EvaluationReport {
   /** Per method, per input level k (stack methods: one entry). */
   perLevel: Record<string, MethodMetrics[]>;
   inputPeakSnr: number[];
-  tuned: { savgol: { window: number; order: number }[] };
+  /** The tuned parameters per input level (TV: lambda = factor * the input's robust noise). */
+  tuned: {
+    savgol: { window: number; order: number }[];
+    tv: { factor: number }[];
+    cadzow: { rank: number; window: number }[];
+  };
   pipeline: {
     alignment_error_points: number[];
     scale_rel_error: number[];
@@ -105,34 +127,28 @@ export function evaluateDataset(ds: Dataset, options: EvaluateOptions = {}): Eva
   const t0 = Date.now();
   const m = ds.manifest;
   const n = Math.min(ds.size, options.maxSamples ?? ds.size);
+  const methods = options.methods ?? [...BASELINES];
+  const tunable = methods.filter((name): name is SingleBaseline => isSingle(name) && name in TUNING_GRID);
   const nVal = Math.min(
     n - 1,
-    Math.max(
-      options.methods && !options.methods.includes('savgol') ? 0 : 1,
-      Math.round((options.validationFraction ?? 0.2) * n),
-    ),
+    Math.max(tunable.length > 0 ? 1 : 0, Math.round((options.validationFraction ?? 0.2) * n)),
   );
   const hzPerPoint = (Math.abs(m.axis.ppmFirst - m.axis.ppmLast) * m.axis.sfMHz) / (m.points - 1);
-  const methods = options.methods ?? [...BASELINES];
   const K1 = m.levels;
 
-  // Tune Savitzky-Golay per input level on the validation samples.
-  const tuned = Array.from({ length: K1 }, () => ({ window: 11, order: 2 }));
-  if (methods.includes('savgol') && nVal > 0) {
-    const scores = Array.from({ length: K1 }, () => new Float64Array(SAVGOL_GRID.length));
-    for (let i = 0; i < nVal; i++) {
-      const p = prepare(ds.sample(i), hzPerPoint, options);
-      for (let k = 0; k < K1; k++) {
-        SAVGOL_GRID.forEach((g, gi) => {
-          const y = scaled(savgolBaseline(p.pre.spectra[k]!, g.window, g.order), p.toTruth);
-          scores[k]![gi]! += computeEnergySnr(y, p.record.truth);
-        });
-      }
-    }
+  // Tune the parametrized baselines per input level on the validation samples (energy SNR
+  // against the truth); the scored samples never steer a parameter.
+  const tuned: Tuned[] = Array.from({ length: K1 }, () => structuredClone(DEFAULT_TUNED));
+  if (tunable.length > 0 && nVal > 0) {
+    const validation = Array.from({ length: Math.min(nVal, MAX_TUNING_SAMPLES) }, (_, i) =>
+      prepare(ds.sample(i), hzPerPoint, options),
+    );
     for (let k = 0; k < K1; k++) {
-      let best = 0;
-      for (let gi = 1; gi < SAVGOL_GRID.length; gi++) if (scores[k]![gi]! > scores[k]![best]!) best = gi;
-      tuned[k] = SAVGOL_GRID[best]!;
+      tuned[k] = tuneBaselines(
+        validation.map((p) => ({ x: p.pre.spectra[k]!, sigma: p.pre.sigmas[k]! })),
+        (y, i) => computeEnergySnr(scaled(y, validation[i]!.toTruth), validation[i]!.record.truth),
+        tunable,
+      );
     }
   }
 
@@ -167,17 +183,15 @@ export function evaluateDataset(ds: Dataset, options: EvaluateOptions = {}): Eva
         const input = pre.spectra[k]!;
         let out: Float64Array;
         switch (name) {
-          case 'raw':
-            out = input;
-            break;
-          case 'savgol':
-            out = savgolBaseline(input, tuned[k]!.window, tuned[k]!.order);
-            break;
-          case 'matched':
-            out = matchedFilter(input).output;
-            break;
           case 'wavelet':
             out = waveletBaseline(input, options.wavelet ?? {});
+            break;
+          case 'raw':
+          case 'savgol':
+          case 'matched':
+          case 'tv':
+          case 'cadzow':
+            out = applyBaseline(name, input, pre.sigmas[k]!, tuned[k]!);
             break;
           case 'fusion':
             out = inverseVarianceFusion(pre.spectra, pre.sigmas);
@@ -217,7 +231,11 @@ export function evaluateDataset(ds: Dataset, options: EvaluateOptions = {}): Eva
     methods: summary,
     perLevel,
     inputPeakSnr: inputSnr.map(mean),
-    tuned: { savgol: tuned },
+    tuned: {
+      savgol: tuned.map((t) => t.savgol),
+      tv: tuned.map((t) => t.tv),
+      cadzow: tuned.map((t) => t.cadzow),
+    },
     pipeline: {
       alignment_error_points: alignErr.map(mean),
       scale_rel_error: scaleErr.map(mean),
