@@ -1,4 +1,4 @@
-// The config targets of the fuzz campaign: the shipped training and test-time configs, mutated.
+// The config targets of the fuzz campaign: the shipped training, test-time and NMR training configs, mutated.
 // A training config is taken as far as `tailor train` goes before it reads any data: the checked
 // config, its loss (whose `args` are checked against the loss type there), the optimizer and the
 // learning-rate schedule on one small parameter. Each must succeed or end in a ConfigError
@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/longtail/config/config.js';
 import { createLoss, createPrlLoss } from '../../src/longtail/config/losses.js';
 import { buildOptimizer, buildScheduler } from '../../src/longtail/config/experiment.js';
 import { loadTestTimeConfig } from '../../src/longtail/config/testtime.js';
+import { loadConfig as loadNmrConfig } from '../../src/nmr/train/config.js';
 
 const TRAIN_SEEDS = [
   'fmnist_lt_ir100_ce.json',
@@ -27,6 +28,30 @@ const TEST_TIME_SEEDS = [
   'fmnist_test_time.json',
   'cifar/cifar10_test_time.json',
   'suites/tiny_test_time.json',
+];
+
+const NMR_SEEDS = [
+  'nmr_seed.json',
+  'nmr_seed_semi.json',
+  'nmr_seed_large.json',
+  'nmr_stack4.json',
+  'nmr_fast.json',
+  'nmr_tiny.json',
+];
+
+const NMR_TOKENS = [
+  '"model": {"channels": [4096, 4096, 4096, 4096], "kernel": 255},\n',
+  '"model": {"channels": [1e9, 2], "dilations": [1, 2]},\n',
+  '"model": {"channels": [8], "dilations": [1], "kernel": 4},\n',
+  '"model": {"inputLevels": 0, "conv": "polyphase", "head": "tanh", "norm": "layer"},\n',
+  '"data": {"train": [], "crop": -1, "target": "truth", "peakMask": "truth", "T": 0},\n',
+  '"data": {"fusion": {"scheme": "T", "gamma": 1e308, "wMax": 0}},\n',
+  '"stageA": {"epochs": 0, "extraLevels": [3, 1], "loss": {"mse": -1}},\n',
+  '"stageB": {"epochs": 1e9, "curriculumEpochs": 2, "peakWeightEnd": null},\n',
+  '"optim": {"lr": 0, "gradClip": -1, "warmupEpochs": 1e308},\n',
+  '"device": "cuda:99",\n',
+  '"batchSamples": 0,\n',
+  '"__proto__": {"seed": 1},\n',
 ];
 
 /** Each shipped config as the one file `config.json` of an input (so seeds splice into each other). */
@@ -124,6 +149,19 @@ async function testTimeConfig(dir: string): Promise<void> {
   }
 }
 
+/**
+ * An NMR training config as `tailor nmr train` reads it, and the network it asks for on the CPU
+ * (the bounds must stop a network too large to allocate before libtorch is asked).
+ */
+async function nmrConfig(dir: string): Promise<void> {
+  const torch = await import('../../src/torch/index.js');
+  const { UNet1d } = await import('../../src/nmr/model/unet.js');
+  const config = loadNmrConfig(join(dir, 'config.json'), dir);
+  const small = config.model.channels.reduce((a, c) => a + c, 0) <= 1024 && config.model.kernel <= 31;
+  // Building a big network is slow, not wrong: its bounds are what the input must respect.
+  if (small) torch.tidy(() => new UNet1d(config.model).dispose());
+}
+
 export function configTargets(): FuzzTarget[] {
   return [
     {
@@ -145,6 +183,16 @@ export function configTargets(): FuzzTarget[] {
       mutable: ['config.json'],
       dictionary: CONFIG_TOKENS,
       run: testTimeConfig,
+    },
+    {
+      name: 'NMR training config',
+      // the network holds libtorch tensors
+      native: true,
+      kind: 'json',
+      seeds: async () => shipped(NMR_SEEDS),
+      mutable: ['config.json'],
+      dictionary: NMR_TOKENS,
+      run: nmrConfig,
     },
   ];
 }

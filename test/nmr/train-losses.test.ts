@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
 import { assertClose, goldenDir } from '../helpers.js';
@@ -15,7 +16,7 @@ import {
   totalLoss,
 } from '../../src/nmr/train/losses.js';
 import { readExperimentsFile } from '../../src/nmr/data/experiments.js';
-import { loadConfig, resolveConfig } from '../../src/nmr/train/config.js';
+import { loadConfig, MAX_CONFIG_BYTES, NmrConfigError, resolveConfig } from '../../src/nmr/train/config.js';
 import { readdirSync } from 'node:fs';
 import { repoRoot } from '../helpers.js';
 import { curriculumMinLevel, stageWeights } from '../../src/nmr/train/trainer.js';
@@ -155,6 +156,47 @@ test('config: seed defaults, and errors name the field', () => {
     () => resolveConfig({ data: { train: 'd' }, model: { channels: [8] } }, '/tmp'),
     /config\.model\.channels/,
   );
+  // A network too large to allocate is refused before libtorch is asked, as a named error.
+  const huge = (model: object) => () => resolveConfig({ data: { train: 'd' }, model }, '/tmp', 'c.json');
+  assert.throws(
+    huge({ channels: [1e9, 2] }),
+    (e: Error) => e instanceof NmrConfigError && /integers in \[1, 4096\]/.test(e.message),
+  );
+  assert.throws(
+    huge({ channels: [4096, 4096, 4096, 4096], kernel: 255 }),
+    /c\.json: config\.model: about 6\.\d+e\+10 parameters, over the limit/,
+  );
+  assert.throws(huge({ kernel: 257 }), /config\.model\.kernel: expected an odd integer in \[1, 255\]/);
+  assert.throws(huge({ channels: Array(13).fill(8), dilations: Array(13).fill(1) }), /at most 12 levels/);
+  // The seed's own size passes.
+  assert.equal(
+    resolveConfig({ data: { train: 'd' }, model: { channels: [64, 128, 256, 256] } }, '/tmp').model.kernel,
+    9,
+  );
+});
+
+test('loadConfig: an unreadable, oversized or non-JSON file is a named error naming it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tailor-nmr-config-'));
+  try {
+    const big = join(dir, 'big.json');
+    writeFileSync(big, ' '.repeat(MAX_CONFIG_BYTES + 1));
+    assert.throws(
+      () => loadConfig(big),
+      (e: Error) => e instanceof NmrConfigError && /big\.json: \d+ bytes, more than/.test(e.message),
+    );
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{"data": ');
+    assert.throws(
+      () => loadConfig(bad),
+      (e: Error) => e instanceof NmrConfigError && /bad\.json: not valid JSON/.test(e.message),
+    );
+    assert.throws(
+      () => loadConfig(join(dir, 'none.json')),
+      (e: Error) => e instanceof NmrConfigError && /none\.json/.test(e.message),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('SNR curriculum, stage-B ramps and level draws', () => {

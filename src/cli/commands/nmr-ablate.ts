@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
 import { listArg, numberArg, numberListArg } from '../args.js';
-import { loadConfig } from '../../nmr/train/config.js';
+import { loadConfig, NmrConfigError } from '../../nmr/train/config.js';
 import { ABLATIONS, formatAblationTable, runAblation } from '../../nmr/train/ablation.js';
 import { TrainingDivergedError } from '../../nmr/train/trainer.js';
 import { NmrFormatError } from '../../nmr/io/errors.js';
@@ -57,7 +57,8 @@ export async function run(argv: string[]): Promise<number> {
   try {
     cfg = loadConfig(values.config);
   } catch (e) {
-    throw new CliError((e as Error).message);
+    if (e instanceof NmrConfigError) throw new CliError(e.message);
+    throw e;
   }
   if (values.out) cfg.out = resolve(values.out);
   if (values.epochs) {

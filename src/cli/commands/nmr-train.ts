@@ -6,7 +6,7 @@ import { CliError } from '../errors.js';
 import { numberArg, numberListArg } from '../args.js';
 import { resolveDevice } from '../runtime.js';
 import { setDefaultDevice } from '../../torch/device.js';
-import { loadConfig, resolveConfig } from '../../nmr/train/config.js';
+import { loadConfig, NmrConfigError, resolveConfig } from '../../nmr/train/config.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeJsonAtomic } from '../../torch/fs.js';
@@ -113,7 +113,8 @@ export async function run(argv: string[]): Promise<number> {
           'built-in run',
         );
   } catch (e) {
-    throw new CliError((e as Error).message);
+    if (e instanceof NmrConfigError) throw new CliError(e.message);
+    throw e;
   }
   if (values.out) cfg.out = resolve(values.out);
   if (values.data) cfg.data.train = [resolve(values.data)];

@@ -60,23 +60,36 @@ export const DEFAULT_UNET: UNetConfig = {
 };
 
 /** Checks a (possibly partial, user-given) configuration; errors name the field. */
+/**
+ * Bounds of a network a config may ask for, checked before anything is allocated: 12 levels
+ * halve a spectrum 2^11 times, 4,096 channels and kernel 255 are far beyond the seed's
+ * 64-256 and 9, and MAX_UNET_PARAMETERS (4 GB of float32 weights) stops a product of sizes that
+ * are each allowed.
+ */
+export const UNET_LIMITS = { levels: 12, channels: 4096, dilation: 4096, kernel: 255, inputLevels: 64 };
+export const MAX_UNET_PARAMETERS = 1e9;
+
 export function resolveUNetConfig(partial: Partial<UNetConfig> = {}, where = 'model'): UNetConfig {
   const c: UNetConfig = { ...DEFAULT_UNET, ...partial };
-  const positiveInts = (v: unknown, field: string): void => {
-    if (!Array.isArray(v) || v.length === 0 || v.some((x) => !Number.isInteger(x) || x < 1))
+  const positiveInts = (v: unknown, field: string, max: number): void => {
+    if (!Array.isArray(v) || v.length === 0 || v.some((x) => !Number.isInteger(x) || x < 1 || x > max))
       throw new RangeError(
-        `${where}.${field}: expected a non-empty list of positive integers, got ${JSON.stringify(v)}`,
+        `${where}.${field}: expected a non-empty list of integers in [1, ${max}], got ${JSON.stringify(v).slice(0, 200)}`,
       );
   };
-  positiveInts(c.channels, 'channels');
-  positiveInts(c.dilations, 'dilations');
+  positiveInts(c.channels, 'channels', UNET_LIMITS.channels);
+  positiveInts(c.dilations, 'dilations', UNET_LIMITS.dilation);
   if (c.channels.length < 2) throw new RangeError(`${where}.channels: need at least 2 levels`);
+  if (c.channels.length > UNET_LIMITS.levels)
+    throw new RangeError(`${where}.channels: at most ${UNET_LIMITS.levels} levels, got ${c.channels.length}`);
   if (c.dilations.length !== c.channels.length)
     throw new RangeError(
       `${where}.dilations: ${c.dilations.length} values for ${c.channels.length} levels (give one per level)`,
     );
-  if (!Number.isInteger(c.kernel) || c.kernel < 1 || c.kernel % 2 === 0)
-    throw new RangeError(`${where}.kernel: expected an odd positive integer, got ${c.kernel}`);
+  if (!Number.isInteger(c.kernel) || c.kernel < 1 || c.kernel % 2 === 0 || c.kernel > UNET_LIMITS.kernel)
+    throw new RangeError(
+      `${where}.kernel: expected an odd integer in [1, ${UNET_LIMITS.kernel}], got ${JSON.stringify(c.kernel)}`,
+    );
   if (!Number.isInteger(c.groups) || c.groups < 1)
     throw new RangeError(`${where}.groups: expected a positive integer, got ${c.groups}`);
   if (c.norm !== 'group' && c.norm !== 'layer')
@@ -89,11 +102,29 @@ export function resolveUNetConfig(partial: Partial<UNetConfig> = {}, where = 'mo
     throw new RangeError(`${where}.head: expected linear or tanh, got ${String(c.head)}`);
   if (c.inputNorm !== 'max' && c.inputNorm !== 'none')
     throw new RangeError(`${where}.inputNorm: expected max or none, got ${String(c.inputNorm)}`);
-  if (!Number.isInteger(c.inputLevels) || c.inputLevels < 1)
-    throw new RangeError(`${where}.inputLevels: expected a positive integer, got ${String(c.inputLevels)}`);
+  if (!Number.isInteger(c.inputLevels) || c.inputLevels < 1 || c.inputLevels > UNET_LIMITS.inputLevels)
+    throw new RangeError(
+      `${where}.inputLevels: expected an integer in [1, ${UNET_LIMITS.inputLevels}], got ${String(c.inputLevels)}`,
+    );
   if (c.conv !== 'polyphase' && c.conv !== 'direct')
     throw new RangeError(`${where}.conv: expected polyphase or direct, got ${String(c.conv)}`);
+  const parameters = unetParameterBound(c);
+  if (parameters > MAX_UNET_PARAMETERS)
+    throw new RangeError(
+      `${where}: about ${parameters.toExponential(2)} parameters, over the limit of ${MAX_UNET_PARAMETERS.toExponential(0)}; use fewer channels or a smaller kernel`,
+    );
   return c;
+}
+
+/** An upper bound of the parameter count: two k-wide convolutions per level and direction, plus the links. */
+function unetParameterBound(c: UNetConfig): number {
+  let total = c.inputLevels * c.channels[0]! * c.kernel;
+  for (let i = 0; i < c.channels.length; i++) {
+    const ch = c.channels[i]!;
+    total += 4 * ch * ch * c.kernel + 8 * ch;
+    if (i > 0) total += 4 * c.channels[i - 1]! * ch;
+  }
+  return total;
 }
 
 /**

@@ -1,7 +1,8 @@
 // The JSON configuration of `tailor nmr train`: defaults from the seed (sections 4-6), and a
 // validation that names the offending field and says what is expected.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { InputError } from '../../torch/errors.js';
 import { DEFAULT_UNET, resolveUNetConfig, type UNetConfig } from '../model/unet.js';
 import { SEED_LOSS_WEIGHTS, type LossWeights } from './losses.js';
 
@@ -120,6 +121,9 @@ export const DEFAULT_CONFIG: Omit<NmrTrainConfig, 'data' | 'out'> & { data: Omit
 type Json = Record<string, unknown>;
 
 class ConfigError extends Error {}
+
+/** A training config that cannot be read or used; the message names the file and the field. */
+export class NmrConfigError extends InputError {}
 
 function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -342,24 +346,33 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
       throw new ConfigError('config.stageA.epochs + config.stageB.epochs: must be at least 1');
     return cfg;
   } catch (e) {
-    if (e instanceof ConfigError) throw new Error(`${file}: ${e.message}`, { cause: e });
+    if (e instanceof ConfigError) throw new NmrConfigError(`${file}: ${e.message}`, { cause: e });
     throw e;
   }
 }
+
+/** A config is a page of JSON; anything far larger is the wrong file. */
+export const MAX_CONFIG_BYTES = 1 << 20;
 
 /** Reads and validates a config file (paths inside are relative to the current directory). */
 export function loadConfig(file: string, cwd = process.cwd()): NmrTrainConfig {
   let text: string;
   try {
+    const size = statSync(file).size;
+    if (size > MAX_CONFIG_BYTES)
+      throw new NmrConfigError(
+        `${file}: ${size} bytes, more than a training config needs (at most ${MAX_CONFIG_BYTES}); give the config file, not a data file`,
+      );
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`${file}: cannot read the config (${(e as Error).message})`, { cause: e });
+    if (e instanceof NmrConfigError) throw e;
+    throw new NmrConfigError(`${file}: cannot read the config (${(e as Error).message})`, { cause: e });
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${file}: not valid JSON (${(e as Error).message})`, { cause: e });
+    throw new NmrConfigError(`${file}: not valid JSON (${(e as Error).message})`, { cause: e });
   }
   return resolveConfig(raw, cwd, file);
 }
