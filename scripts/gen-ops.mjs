@@ -2,11 +2,20 @@
 // from the schemas registered in the installed libtorch (so signatures can never drift from
 // the engine). Run after changing ops.list: `node scripts/gen-ops.mjs`.
 import { createRequire } from 'node:module';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const require = createRequire(import.meta.url);
 const root = new URL('..', import.meta.url).pathname;
 const native = require(`${root}native/build/Release/tailor_native.node`);
+// The schema reader of the start-up check, so that generator and check split schemas alike.
+const parser = `${root}dist/src/torch/schema-parse.js`;
+if (!existsSync(parser)) {
+  console.error(
+    'gen-ops: build the TypeScript first (npm run build:ts): it reads schemas with dist/src/torch/schema-parse.js',
+  );
+  process.exit(2);
+}
+const { schemaParts, splitTopLevel } = await import(parser);
 
 const wanted = readFileSync(`${root}src/torch/ops.list`, 'utf8')
   .split('\n')
@@ -19,47 +28,8 @@ for (const s of native.listSchemas('aten::')) {
   schemas.set(head.slice('aten::'.length), s);
 }
 
-function splitTopLevel(text) {
-  const parts = [];
-  let depth = 0;
-  let current = '';
-  for (const ch of text) {
-    if (ch === '(' || ch === '[') depth++;
-    if (ch === ')' || ch === ']') depth--;
-    if (ch === ',' && depth === 0) {
-      parts.push(current.trim());
-      current = '';
-    } else current += ch;
-  }
-  if (current.trim()) parts.push(current.trim());
-  return parts;
-}
-
 function parseSchema(schema) {
-  const open = schema.indexOf('(');
-  let depth = 0;
-  let close = -1;
-  for (let i = open; i < schema.length; i++) {
-    if (schema[i] === '(') depth++;
-    if (schema[i] === ')' && --depth === 0) {
-      close = i;
-      break;
-    }
-  }
-  const args = [];
-  for (const part of splitTopLevel(schema.slice(open + 1, close))) {
-    if (part === '*') continue;
-    const eq = part.indexOf('=');
-    const decl = eq >= 0 ? part.slice(0, eq) : part;
-    const space = decl.lastIndexOf(' ');
-    const type = decl
-      .slice(0, space)
-      .replace(/\([a-z][^)]*\)/g, '')
-      .trim();
-    const name = decl.slice(space + 1).trim();
-    args.push({ type, name, hasDefault: eq >= 0 });
-  }
-  const ret = schema.slice(schema.indexOf('->', close) + 2).trim();
+  const { args, ret } = schemaParts(schema);
   return { args, ret };
 }
 

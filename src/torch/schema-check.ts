@@ -5,6 +5,7 @@
 // It does not import the addon (native.ts runs the start-up check while loading it): native.ts
 // hands the addon over with setSchemaSource.
 import { EXPECTED_SCHEMAS, GENERATED_WITH } from './generated/schemas.js';
+import { schemaParts } from './schema-parse.js';
 
 /** The part of the addon the check needs. */
 export interface SchemaSource {
@@ -66,22 +67,6 @@ export class OpSchemaMismatchError extends Error {
   }
 }
 
-function splitTopLevel(text: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let current = '';
-  for (const ch of text) {
-    if (ch === '(' || ch === '[') depth++;
-    if (ch === ')' || ch === ']') depth--;
-    if (ch === ',' && depth === 0) {
-      parts.push(current.trim());
-      current = '';
-    } else current += ch;
-  }
-  if (current.trim()) parts.push(current.trim());
-  return parts;
-}
-
 /**
  * The argument types as the binding converts them: SymInt is passed as int, alias annotations
  * (`Tensor(a!)`) do not change the call.
@@ -94,35 +79,11 @@ export function normalizeType(type: string): string {
 }
 
 export function parseSchema(schema: string): ParsedSchema {
-  const open = schema.indexOf('(');
-  if (open < 0) throw new Error(`not an operator schema: ${schema}`);
-  let depth = 0;
-  let close = -1;
-  for (let i = open; i < schema.length; i++) {
-    if (schema[i] === '(') depth++;
-    if (schema[i] === ')' && --depth === 0) {
-      close = i;
-      break;
-    }
-  }
-  const args: SchemaArg[] = [];
-  for (const part of splitTopLevel(schema.slice(open + 1, close))) {
-    if (part === '*') continue;
-    const eq = part.indexOf('=');
-    const decl = eq >= 0 ? part.slice(0, eq) : part;
-    const space = decl.lastIndexOf(' ');
-    args.push({
-      name: decl.slice(space + 1).trim(),
-      type: normalizeType(decl.slice(0, space)),
-      hasDefault: eq >= 0,
-    });
-  }
-  const ret = schema.slice(schema.indexOf('->', close) + 2).trim();
-  const returns = ret === '()' ? [] : ret.startsWith('(') ? splitTopLevel(ret.slice(1, -1)) : [ret];
+  const parts = schemaParts(schema);
   return {
-    name: schema.slice(0, open),
-    args,
-    returns: returns.map((r) => normalizeType(r.split(' ')[0]!.replace(/\([a-z][^)]*\)/g, ''))),
+    name: parts.name,
+    args: parts.args.map((a) => ({ ...a, type: normalizeType(a.type) })),
+    returns: parts.returns.map(normalizeType),
   };
 }
 
