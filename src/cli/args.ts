@@ -24,7 +24,10 @@ function describe(rule: NumberRule): string {
   const kind = rule.integer ? 'integer' : 'number';
   const { min, max, below } = rule;
   if (rule.powerOfTwo) return `a power of two${min !== undefined ? ` >= ${min}` : ''}`;
-  if (rule.positive) return `a positive ${kind}`;
+  if (rule.positive)
+    return max !== undefined
+      ? `${rule.integer ? 'an integer' : 'a number'} in (0, ${max}]`
+      : `a positive ${kind}`;
   if (below !== undefined)
     return min !== undefined ? `a ${kind} in [${min}, ${below})` : `a ${kind} < ${below}`;
   if (min !== undefined && max !== undefined)

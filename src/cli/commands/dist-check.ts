@@ -3,6 +3,7 @@
 // right values, and the allreduce of a DDP-sized bucket takes this long (rank 0 prints one JSON line).
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { numberOr } from '../args.js';
 
 const HELP = `usage: tailor launch --nproc-per-node N -- dist-check [--size-mb MB] [--iters K]
                      [--backend gloo|nccl] [--device cpu|cuda]
@@ -16,8 +17,8 @@ export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      'size-mb': { type: 'string', default: '25' },
-      iters: { type: 'string', default: '5' },
+      'size-mb': { type: 'string' },
+      iters: { type: 'string' },
       backend: { type: 'string', default: 'gloo' },
       device: { type: 'string', default: 'cpu' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -27,12 +28,8 @@ export async function run(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const sizeMb = Number(values['size-mb']);
-  const iters = Number(values.iters);
-  if (!(sizeMb > 0 && sizeMb <= 4096))
-    throw new CliError(`dist-check: --size-mb must be in (0, 4096], got ${values['size-mb']}`);
-  if (!Number.isInteger(iters) || iters < 1 || iters > 1000)
-    throw new CliError(`dist-check: --iters must be an integer in 1..1000, got ${values.iters}`);
+  const sizeMb = numberOr('--size-mb', values['size-mb'], 25, { positive: true, max: 4096 });
+  const iters = numberOr('--iters', values.iters, 5, { integer: true, min: 1, max: 1000 });
   if (values.backend !== 'gloo' && values.backend !== 'nccl')
     throw new CliError(`dist-check: --backend must be gloo or nccl, got ${values.backend}`);
   const torch = await import('../../torch/index.js');

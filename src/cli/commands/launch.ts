@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { numberOr } from '../args.js';
 
 const HELP = `usage: tailor launch --nproc-per-node N [--nnodes M --node-rank R --master-addr A --master-port P]
                      [--threads T] [--grace S] -- COMMAND [ARGS...]
@@ -31,11 +32,7 @@ function intOption(
   min: number,
   max: number,
 ): number {
-  if (raw === undefined) return fallback;
-  const v = Number(raw);
-  if (!Number.isInteger(v) || v < min || v > max)
-    throw new CliError(`launch: --${name} must be an integer in ${min}..${max}, got '${raw}'`);
-  return v;
+  return numberOr(`--${name}`, raw, fallback, { integer: true, min, max });
 }
 
 const SIGNAL_NUMBERS: Record<string, number> = {
