@@ -50,7 +50,10 @@ test('dist-check --size-mb and --iters, launch --grace name the flag', () => {
   fails(['dist-check', '--size-mb', '0'], /^tailor: --size-mb needs a number in \(0, 4096\], got '0'$/);
   fails(['dist-check', '--size-mb', '5000'], /^tailor: --size-mb needs a number in \(0, 4096\], got '5000'$/);
   fails(['dist-check', '--iters', '1.5'], /^tailor: --iters needs an integer in \[1, 1000\], got '1\.5'$/);
-  fails(['launch', '--grace', 'x', '--', 'version'], /^tailor: --grace needs an integer in \[0, 3600\], got 'x'$/);
+  fails(
+    ['launch', '--grace', 'x', '--', 'version'],
+    /^tailor: --grace needs an integer in \[0, 3600\], got 'x'$/,
+  );
 });
 
 test('benchmark --max-runs and --threads; --threads and TAILOR_THREADS of the other commands', () => {
