@@ -43,6 +43,8 @@ const candidates: Candidate[] = [];
 /** Per level, the local maxima of the filtered noise, in sigma units, of every line's filter. */
 const noiseMaxima: number[][] = Array.from({ length: K + 1 }, () => []);
 let series = 0;
+const { axis, points } = ds.manifest;
+const hzPerPoint = (Math.abs(axis.ppmFirst - axis.ppmLast) * axis.sfMHz) / (points - 1);
 
 for (let i = first; i < ds.size; i++) {
   const record = ds.sample(i);
@@ -53,8 +55,6 @@ for (let i = first; i < ds.size; i++) {
   const sigma0 = record.meta.levels[0]!.sigma;
   // the yardstick's true peaks: maxima of the truth above 3 sigma of level 0
   const peaks = pickPeaks(s, 3 * sigma0);
-  const hzPerPoint =
-    (Math.abs(ds.manifest.axis.ppmFirst - ds.manifest.axis.ppmLast) * ds.manifest.axis.sfMHz) / (n - 1);
   const lines = record.meta.lines;
   for (let k = 0; k <= K; k++) {
     const x = pre.spectra[k]!.map((v) => v * toTruth);

@@ -28,11 +28,6 @@ for (const s of native.listSchemas('aten::')) {
   schemas.set(head.slice('aten::'.length), s);
 }
 
-function parseSchema(schema) {
-  const { args, ret } = schemaParts(schema);
-  return { args, ret };
-}
-
 const reserved = new Set(['self', 'from', 'to', 'in', 'function', 'default', 'var', 'out']);
 const safeName = (n) => (reserved.has(n) ? `${n}_` : n);
 
@@ -111,7 +106,7 @@ const out = [
 for (const entry of wanted) {
   const schema = schemas.get(entry);
   if (!schema) throw new Error(`ops.list: no schema aten::${entry} in this libtorch`);
-  const { args, ret } = parseSchema(schema);
+  const { args, ret } = schemaParts(schema);
   const fnName = entry.replace('.', '_');
   const idVar = `op_${fnName}`;
   // Parameters after the first defaulted one are optional too (TypeScript needs a suffix).

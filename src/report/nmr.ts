@@ -7,13 +7,7 @@ import { Dataset } from '../nmr/data/dataset.js';
 import type { EvaluationReport } from '../nmr/eval/evaluate.js';
 import { preprocessStack } from '../nmr/pipeline/preprocess.js';
 import { inverseVarianceFusion } from '../nmr/pipeline/fusion.js';
-import {
-  applyBaseline,
-  DEFAULT_TUNED,
-  SINGLE_BASELINES,
-  type SingleBaseline,
-  type Tuned,
-} from '../nmr/eval/single.js';
+import { applyBaseline, DEFAULT_TUNED, isSingleBaseline, type Tuned } from '../nmr/eval/single.js';
 import { chartDiv, escapeHtml, note, num, section, table } from './html.js';
 import { Fields } from './validate.js';
 import { InputError } from '../torch/errors.js';
@@ -158,8 +152,8 @@ export function recomputeExample(report: EvaluationReport, dir: string): NmrExam
     const outputs: Record<string, number[]> = {};
     for (const name of Object.keys(report.methods)) {
       if (name === 'raw') continue;
-      const single = (SINGLE_BASELINES as readonly string[]).includes(name)
-        ? applyBaseline(name as SingleBaseline, input, pre.sigmas[0]!, tuned)
+      const single = isSingleBaseline(name)
+        ? applyBaseline(name, input, pre.sigmas[0]!, tuned)
         : stack[name]?.();
       if (single) outputs[name] = scale(single);
     }

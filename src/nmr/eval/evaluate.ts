@@ -14,6 +14,7 @@ import type { WaveletOptions } from './wavelet.js';
 import {
   applyBaseline,
   DEFAULT_TUNED,
+  isSingleBaseline,
   SINGLE_BASELINES,
   tuneBaselines,
   TUNING_GRID,
@@ -26,10 +27,6 @@ export type BaselineName = (typeof BASELINES)[number];
 
 /** Validation samples the tuning holds in memory at once (the rest of the split is only held out). */
 export const MAX_TUNING_SAMPLES = 64;
-
-function isSingle(name: string): name is SingleBaseline {
-  return (SINGLE_BASELINES as readonly string[]).includes(name);
-}
 
 /** A denoiser applied to one input level of a preprocessed sample (output in the same units). */
 export type Denoiser = (input: Float64Array, pre: PreprocessResult, level: number) => Float64Array;
@@ -128,7 +125,9 @@ export function evaluateDataset(ds: Dataset, options: EvaluateOptions = {}): Eva
   const m = ds.manifest;
   const n = Math.min(ds.size, options.maxSamples ?? ds.size);
   const methods = options.methods ?? [...BASELINES];
-  const tunable = methods.filter((name): name is SingleBaseline => isSingle(name) && name in TUNING_GRID);
+  const tunable = methods.filter(
+    (name): name is SingleBaseline => isSingleBaseline(name) && name in TUNING_GRID,
+  );
   const nVal = Math.min(
     n - 1,
     Math.max(tunable.length > 0 ? 1 : 0, Math.round((options.validationFraction ?? 0.2) * n)),

@@ -9,6 +9,10 @@ import { cadzowDenoise } from './cadzow.js';
 export const SINGLE_BASELINES = ['raw', 'savgol', 'matched', 'wavelet', 'tv', 'cadzow'] as const;
 export type SingleBaseline = (typeof SINGLE_BASELINES)[number];
 
+export function isSingleBaseline(name: string): name is SingleBaseline {
+  return (SINGLE_BASELINES as readonly string[]).includes(name);
+}
+
 /** The parameter grid searched on validation data, per tunable baseline. */
 export const TUNING_GRID = {
   savgol: SAVGOL_GRID.map((g) => ({ window: g.window, order: g.order })),

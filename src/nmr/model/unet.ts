@@ -59,7 +59,6 @@ export const DEFAULT_UNET: UNetConfig = {
   inputLevels: 1,
 };
 
-/** Checks a (possibly partial, user-given) configuration; errors name the field. */
 /**
  * Bounds of a network a config may ask for, checked before anything is allocated: 12 levels
  * halve a spectrum 2^11 times, 4,096 channels and kernel 255 are far beyond the seed's
@@ -69,6 +68,7 @@ export const DEFAULT_UNET: UNetConfig = {
 export const UNET_LIMITS = { levels: 12, channels: 4096, dilation: 4096, kernel: 255, inputLevels: 64 };
 export const MAX_UNET_PARAMETERS = 1e9;
 
+/** Checks a (possibly partial, user-given) configuration; errors name the field. */
 export function resolveUNetConfig(partial: Partial<UNetConfig> = {}, where = 'model'): UNetConfig {
   const c: UNetConfig = { ...DEFAULT_UNET, ...partial };
   const positiveInts = (v: unknown, field: string, max: number): void => {
