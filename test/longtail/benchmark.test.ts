@@ -146,6 +146,8 @@ test(
       assert.equal(first.code, 0, first.err);
       assert.match(first.err, /SADE seed 1: left for the next call/);
       assert.ok(existsSync(join(seedDir(0), 'results.json')));
+      // A freshly trained run records its settings at once, so that no later call can adopt it.
+      assert.ok(existsSync(join(seedDir(0), 'benchmark-run.json')));
       assert.ok(!existsSync(seedDir(1)));
       assert.equal(JSON.parse(first.out).complete, false);
       const checkpoint = join(seedDir(0), 'checkpoint-last.safetensors');

@@ -267,6 +267,8 @@ export async function runBenchmark(suite: Suite, o: BenchmarkOptions): Promise<B
         log(
           `${tag}: ${existsSync(join(runDir, 'checkpoint-last.json')) ? 'resuming the interrupted training' : 'training'}`,
         );
+        // A fresh run records its settings before training (a resumed one was checked above).
+        checkSettings(runDir, runSettings(suite, model.config, seed));
         session = await trainRun(suite, model.config, seed, runDir, { ...o, log: (l) => log(`  ${l}`) });
         trained++;
       }

@@ -1,7 +1,7 @@
 // Finding and loading a training run's checkpoint and rebuilding its session.
 import { InputError } from '../../torch/errors.js';
 import { dirname, resolve } from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import * as torch from '../../torch/index.js';
 import { loadCheckpoint } from '../../torch/checkpoint.js';
 import { loadSystemState } from '../systems/system.js';
@@ -20,12 +20,11 @@ export interface LoadedRun {
 }
 
 export function resolveCheckpoint(path: string): string {
-  const candidates = [
-    path,
-    `${path}.json`,
-    path.replace(/\.safetensors$/, '.json'),
-    `${path}/checkpoint-last.json`,
-  ];
+  // A run directory wins over a same-named file beside it (runs/prl next to runs/prl.json, its config).
+  const isDirectory = existsSync(path) && statSync(path).isDirectory();
+  const candidates = isDirectory
+    ? [`${path}/checkpoint-last.json`]
+    : [path, `${path}.json`, path.replace(/\.safetensors$/, '.json')];
   for (const c of candidates) if (c.endsWith('.json') && existsSync(c)) return resolve(c);
   throw new RunError(
     `no checkpoint at '${path}' (give a run directory or a checkpoint .json/.safetensors written by 'tailor train')`,
