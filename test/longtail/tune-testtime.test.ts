@@ -94,13 +94,19 @@ test(
     });
     try {
       const base = loadTestTimeConfig('configs/suites/tiny_test_time.json', true);
+      const progress: string[] = [];
       const result = await tuneTestTime(session, base, {
         method: 'preference',
         grid: { consistency_weight: [10, 0] },
         poolFraction: 0.5,
         seed: 0,
+        log: (line) => progress.push(line),
       });
       assert.equal(result.rows.length, 2);
+      // One progress line per setting, counting up with an ETA.
+      assert.equal(progress.length, 2);
+      assert.match(progress[0]!, /^\[1\/2, ETA \d+:\d\d\] consistency_weight=10: mean top-1 /);
+      assert.match(progress[1]!, /^\[2\/2, ETA 0:00\] consistency_weight=0: /);
       assert.deepEqual(
         result.rows.map((r) => r.setting),
         [{ consistency_weight: 10 }, { consistency_weight: 0 }],

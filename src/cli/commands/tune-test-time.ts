@@ -94,7 +94,8 @@ export async function run(argv: string[]): Promise<number> {
       grid,
       poolFraction,
       seed,
-      log: values.json ? () => {} : log,
+      // Progress goes to stderr in every mode; --json keeps stdout for the result.
+      log,
     });
     if (values.write) {
       const raw = parseJsonc(readFileSync(values.config, 'utf8')) as Record<string, unknown>;

@@ -14,6 +14,7 @@ import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
 import { runTestTime, type TestTimeOptions } from '../adapt/testtime.js';
 import { adaptInput, type Session } from '../config/session.js';
 import { RunError } from './load.js';
+import { formatSeconds } from '../core/progress.js';
 
 /** The settings a grid may vary, by their test-time config names. */
 export const TUNABLE = {
@@ -131,7 +132,9 @@ export async function tuneTestTime(
   // The test set of the session is never read: the pool takes its place.
   const input = { ...adaptInput(session), test: poolSet, val: calibration };
   const rows: TuneRow[] = [];
-  for (const setting of gridSettings(o.grid)) {
+  const settings = gridSettings(o.grid);
+  const started = Date.now();
+  for (const setting of settings) {
     const options: TestTimeOptions = {
       ...base,
       seed: o.seed,
@@ -161,8 +164,10 @@ export async function tuneTestTime(
       per_distribution: per,
     };
     rows.push(row);
+    const done = rows.length;
+    const eta = ((Date.now() - started) / done) * (settings.length - done);
     log(
-      `${Object.entries(setting)
+      `[${done}/${settings.length}, ETA ${formatSeconds(eta / 1000)}] ${Object.entries(setting)
         .map(([k, v]) => `${k}=${v}`)
         .join(
           ' ',
