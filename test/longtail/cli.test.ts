@@ -86,6 +86,8 @@ test(
       const tt = tailor('test-time-train', '-c', ttConfig, '-r', run, '--json');
       assert.equal(tt.code, 0, tt.err);
       const r = JSON.parse(tt.out);
+      // --json keeps the progress of the views on stderr (plain lines off a terminal).
+      assert.match(tt.err, /\d+\/\d+ .* ETA /);
       for (const name of ['forward50', 'backward50']) {
         const d = r.distributions[name];
         // Before adaptation: the model as test-all scored it on the same distribution.

@@ -54,7 +54,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   const { results, calibration } = await runTestTime(adaptInput(loaded.session), {
     ...options,
-    quiet: values.quiet || values.json,
+    // --json keeps stdout for the summary; progress stays on stderr unless --quiet.
+    quiet: values.quiet,
   });
   const summary = testTimeSummary(results, options.methods, isPrl, calibration);
   if (values.save) saveTestTimeSummary(loaded.runDir, summary);
