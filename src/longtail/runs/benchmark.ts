@@ -246,7 +246,9 @@ export async function runBenchmark(suite: Suite, o: BenchmarkOptions): Promise<B
       const missing = suite.methods.filter((m) => !(m in done));
       const hasResults = existsSync(join(runDir, 'results.json'));
       const tag = `[${index}/${total}] ${model.name} seed ${seed}`;
-      if (existsSync(runDir)) checkSettings(runDir, runSettings(suite, model.config, seed));
+      const settings = runSettings(suite, model.config, seed);
+      const existed = existsSync(runDir);
+      if (existed) checkSettings(runDir, settings);
       if (hasResults && missing.length === 0) {
         log(`${tag}: finished, skipped`);
         records[model.name]![seed] = done;
@@ -267,8 +269,8 @@ export async function runBenchmark(suite: Suite, o: BenchmarkOptions): Promise<B
         log(
           `${tag}: ${existsSync(join(runDir, 'checkpoint-last.json')) ? 'resuming the interrupted training' : 'training'}`,
         );
-        // A fresh run records its settings before training (a resumed one was checked above).
-        checkSettings(runDir, runSettings(suite, model.config, seed));
+        // A fresh run records its settings before training (an existing one was checked above).
+        if (!existed) checkSettings(runDir, settings);
         session = await trainRun(suite, model.config, seed, runDir, { ...o, log: (l) => log(`  ${l}`) });
         trained++;
       }

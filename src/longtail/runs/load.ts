@@ -21,7 +21,7 @@ export interface LoadedRun {
 
 export function resolveCheckpoint(path: string): string {
   // A run directory wins over a same-named file beside it (runs/prl next to runs/prl.json, its config).
-  const isDirectory = existsSync(path) && statSync(path).isDirectory();
+  const isDirectory = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
   const candidates = isDirectory
     ? [`${path}/checkpoint-last.json`]
     : [path, `${path}.json`, path.replace(/\.safetensors$/, '.json')];
