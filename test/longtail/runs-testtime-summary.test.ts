@@ -18,7 +18,15 @@ test('the test-time summary reports the best method per distribution and the mea
       n: 10,
       counts: [4, 3, 3],
       before: g(0.6),
-      aggregation: { ...g(0.6), weights: [1 / 3, 1 / 3, 1 / 3], epochs: 5, stopped_early: true },
+      aggregation: {
+        ...g(0.6),
+        weights: [1 / 3, 1 / 3, 1 / 3],
+        epochs: 5,
+        stopped_early: true,
+        kept_start: true,
+        searched: [0.1, 0.1, 0.8],
+        validation: { searched: 0.2, start: 0.7 },
+      },
       oracle: g(0.6),
     },
   };
@@ -33,4 +41,10 @@ test('the test-time summary reports the best method per distribution and the mea
   assert.ok(Math.abs(s.mean_top1_oracle - 0.75) < 1e-12);
   assert.equal(s.mean_top1_preference, undefined, 'no preference search on a model without one');
   assert.equal(s.mean_top1_prior, undefined);
+  assert.deepEqual(
+    s.distributions.uniform!.aggregation_validation,
+    { searched: 0.2, start: 0.7, kept_start: true },
+    'the validation check and the decision of the guard are reported',
+  );
+  assert.equal(s.distributions.forward50!.aggregation_validation, undefined, 'no split, no check');
 });

@@ -113,8 +113,14 @@ test('view agreement alone collapses onto the constant expert; the prior-consist
       viewTransform: redraw,
       trainCounts: counts,
     };
-    const stability = await runTestTime(input, { ...options, aggregationObjective: 'stability' }, () => {});
-    const consistent = await runTestTime(input, { ...options, aggregationObjective: 'consistent' }, () => {});
+    const stabilityLog: string[] = [];
+    const consistentLog: string[] = [];
+    const stability = await runTestTime(input, { ...options, aggregationObjective: 'stability' }, (l) =>
+      stabilityLog.push(l),
+    );
+    const consistent = await runTestTime(input, { ...options, aggregationObjective: 'consistent' }, (l) =>
+      consistentLog.push(l),
+    );
     assert.equal(torch.liveTensors(), before, 'targets, weights and views are freed');
     for (const name of options.distributions) {
       const s = stability.results[name]!;
@@ -124,10 +130,19 @@ test('view agreement alone collapses onto the constant expert; the prior-consist
         `${name}: stability moves to the constant expert ${s.aggregation!.weights}`,
       );
       assert.ok(s.aggregation!.top1! < s.before.top1!, `${name}: and loses to doing nothing`);
+      // The published objective is kept as published, but the validation split shows the loss
+      // without test labels, and the command says so.
+      const check = s.aggregation!.validation!;
+      assert.ok(check.searched < check.start - 0.05, `${name}: validation ${JSON.stringify(check)}`);
+      assert.ok(
+        stabilityLog.some((l) => l.startsWith(`warning: ${name}:`) && l.includes('aggregation_objective')),
+        `${name}: a collapse warning is logged`,
+      );
       assert.ok(
         c.aggregation!.top1! >= c.before.top1!,
         `${name}: consistent ${c.aggregation!.top1} vs nothing ${c.before.top1} (weights ${c.aggregation!.weights})`,
       );
+      assert.ok(!consistentLog.some((l) => l.startsWith('warning:')), 'the guarded search warns of nothing');
     }
   } finally {
     model.dispose();

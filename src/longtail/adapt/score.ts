@@ -23,6 +23,12 @@ export interface Searched {
   stopped_early: boolean;
   kept_start?: boolean;
   searched?: number[];
+  /**
+   * Accuracy on the labelled validation split reweighted to the estimated test prior, of the
+   * weights found (`searched`) and of the uniform start: recorded wherever a validation split
+   * exists, so that a search that collapsed shows it without test labels.
+   */
+  validation?: { searched: number; start: number };
 }
 
 export interface DistributionTestTime {
@@ -73,13 +79,20 @@ function preferenceLogits(prl: PrlSystem, f: ExpertFeatures, r: number[], rows: 
   );
 }
 
-/** The labelled validation split's predictions (and PRL features) for the searches' guard. */
+/**
+ * The labelled validation split's predictions (and PRL features) for the searches' guard.
+ * 'enforce' keeps the uniform start where the search lost on the split (the 'consistent'
+ * objective); 'check' only records both accuracies (the published objective, kept as published).
+ */
 export interface ValidationGuard {
   val: Predictions;
   features: ExpertFeatures | null;
-  aggregation: boolean;
+  aggregation: 'enforce' | 'check' | false;
   preference: boolean;
 }
+
+/** A search is reported as having collapsed when it loses this much on the validation split. */
+export const COLLAPSE_MARGIN = 0.05;
 
 export interface DistributionTask {
   targetPrior: number[] | null;
@@ -127,26 +140,29 @@ export function scoreDistribution(
   }
   // The guard: keep the uniform start where the search's result is worse on the validation
   // split reweighted to this distribution's estimated prior.
-  const guarded = (found: number[], valLogits: (w: number[]) => ArrayLike<number>) => {
+  const guarded = (found: number[], valLogits: (w: number[]) => ArrayLike<number>, enforce = true) => {
     const g = c.guard!;
     const start = found.map(() => 1 / found.length);
     const acc = (w: number[]) =>
       priorWeightedAccuracy(valLogits(w), g.val.labels, g.val.classes, t.targetPrior!);
-    return acc(found) >= acc(start)
-      ? { weights: found, kept_start: false }
-      : { weights: start, kept_start: true };
+    const validation = { searched: acc(found), start: acc(start) };
+    return !enforce || validation.searched >= validation.start
+      ? { weights: found, kept_start: false, validation }
+      : { weights: start, kept_start: true, validation };
   };
   if (t.aggregation) {
     const found = torch.tidy(() => t.aggregation!.theta.softmax(0).toNumbers());
+    const mode = c.guard?.aggregation;
     const checked =
-      c.guard?.aggregation && t.targetPrior
-        ? guarded(found, (w) => weightedExperts(w, c.guard!.val))
-        : { weights: found, kept_start: false };
+      mode && t.targetPrior
+        ? guarded(found, (w) => weightedExperts(w, c.guard!.val), mode === 'enforce')
+        : { weights: found, kept_start: false, validation: undefined };
     const weights = checked.weights;
     entry.aggregation = {
       ...score(weightedExperts(weights, predictions)),
       weights,
       ...(checked.kept_start ? { kept_start: true, searched: found } : {}),
+      ...(checked.validation ? { validation: checked.validation } : {}),
       epochs: t.aggregation.epochs,
       stopped_early: t.aggregation.stopped,
     };
@@ -175,12 +191,13 @@ export function scoreDistribution(
               Int32Array.from({ length: g.val.n }, (_, i) => i),
             ),
           )
-        : { weights: found, kept_start: false };
+        : { weights: found, kept_start: false, validation: undefined };
     const preference = checked.weights;
     entry.preference = {
       ...score(preferenceLogits(prl, features, preference, t.rows)),
       preference,
       ...(checked.kept_start ? { kept_start: true, searched: found } : {}),
+      ...(checked.validation ? { validation: checked.validation } : {}),
       epochs: t.preference.epochs,
       stopped_early: t.preference.stopped,
     };
@@ -205,5 +222,25 @@ export function describe(name: string, entry: DistributionTestTime, isPrl: boole
       .map(([m, r]) => ` | ${m} ${pct(r.top1)}`)
       .join('') +
     ` | oracle prior ${pct(entry.oracle.top1)}`
+  );
+}
+
+/**
+ * A warning when SADE's published aggregation (not guarded, kept as published) lost more than
+ * COLLAPSE_MARGIN on the validation split at the estimated prior: its objective rewards putting
+ * the weight on the most view-stable expert, which collapses on experts that are not classifiers
+ * on their own (a CE model's heads trained only through their average).
+ */
+export function collapseWarning(name: string, entry: DistributionTestTime): string | null {
+  const a = entry.aggregation;
+  if (!a?.validation || a.kept_start) return null;
+  const { searched, start } = a.validation;
+  if (searched >= start - COLLAPSE_MARGIN) return null;
+  const pct = (v: number) => (100 * v).toFixed(2);
+  return (
+    `warning: ${name}: the aggregation weights found score ${pct(searched)} on the validation split ` +
+    `at the estimated prior, against ${pct(start)} for the uniform start: the search has likely ` +
+    `collapsed onto one expert; set "aggregation_objective": "consistent" in the test-time config ` +
+    `to keep the start where the search loses`
   );
 }

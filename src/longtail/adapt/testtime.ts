@@ -27,6 +27,7 @@ import {
   type SearchObjective,
 } from './search-objective.js';
 import {
+  collapseWarning,
   describe,
   scoreDistribution,
   weightedSum,
@@ -144,31 +145,32 @@ export async function runTestTime(
   const labelShift = LABEL_SHIFT_METHODS.filter((m) => o.methods.includes(m));
   const aggregationObjective = o.aggregationObjective ?? 'stability';
   const preferenceObjective = o.preferenceObjective ?? 'consistent';
+  const aggregate = o.methods.includes('aggregation');
   const consistent =
-    (o.methods.includes('aggregation') && aggregationObjective === 'consistent') ||
+    (aggregate && aggregationObjective === 'consistent') ||
     (system.kind === 'prl' && o.methods.includes('preference') && preferenceObjective === 'consistent');
   let calibration: { basis: ScoreBasis; fit: ValidationFit } | null = null;
   let guard: ValidationGuard | null = null;
   if (labelShift.length > 0 && !input.val) {
     log(`${labelShift.join(', ')} skipped: no validation split`);
-  } else if ((labelShift.length > 0 || consistent) && input.val) {
+  } else if ((labelShift.length > 0 || consistent || aggregate) && input.val) {
     const basis = scoreBasis(system, trainCounts);
     const valPredictions = await systemPredictions(system, input.val, input.testTransform);
     calibration = { basis, fit: fitOnValidation(basis, valPredictions) };
-    if (consistent) {
+    if (consistent || aggregate) {
       const needFeatures =
         prl !== null && o.methods.includes('preference') && preferenceObjective === 'consistent';
       guard = {
         val: valPredictions,
         features: needFeatures ? await computeExpertFeatures(system, input.val, input.testTransform) : null,
-        aggregation: aggregationObjective === 'consistent',
+        // The published objective is kept as published, only checked (and warned about).
+        aggregation: !aggregate ? false : aggregationObjective === 'consistent' ? 'enforce' : 'check',
         preference: preferenceObjective === 'consistent',
       };
     }
   }
   const all = await systemPredictions(system, input.test, input.testTransform);
   const searchPreference = prl !== null && o.methods.includes('preference');
-  const aggregate = o.methods.includes('aggregation');
   let features: ExpertFeatures | null = null;
   if (searchPreference || (offsets && prl))
     features = await computeExpertFeatures(system, input.test, input.testTransform);
@@ -201,9 +203,11 @@ export async function runTestTime(
   try {
     const tasks = o.distributions.map((name, index) => {
       const { rows, counts, predictions } = distributionRows(all, name, trainCounts);
-      const target = consistent
-        ? targetPrior(system, trainCounts, predictions, calibration?.fit ?? null)
-        : null;
+      // Also estimated for the published aggregation's check on the validation split.
+      const target =
+        consistent || guard?.aggregation
+          ? targetPrior(system, trainCounts, predictions, calibration?.fit ?? null)
+          : null;
       return {
         name,
         index,
@@ -284,6 +288,8 @@ export async function runTestTime(
         guard,
       });
       log(describe(t.name, results[t.name]!, prl !== null));
+      const warning = collapseWarning(t.name, results[t.name]!);
+      if (warning) log(warning);
     }
     return { experts, results, calibration: calibration?.fit ?? null };
   } finally {

@@ -21,6 +21,11 @@ const group = (r: {
   few: r.few,
 });
 
+const searchCheck = (v: { searched: number; start: number }, keptStart: boolean | undefined) => ({
+  ...v,
+  kept_start: keptStart ?? false,
+});
+
 export function testTimeSummary(
   results: Record<string, DistributionTestTime>,
   methods: readonly TestTimeMethod[],
@@ -35,8 +40,16 @@ export function testTimeSummary(
         {
           ...group(best),
           ...(r.aggregation ? { weights: r.aggregation.weights, aggregation: group(r.aggregation) } : {}),
+          // The searches' check on the validation split at the estimated prior (and whether the
+          // guard kept the uniform start): how a collapse shows without test labels.
+          ...(r.aggregation?.validation
+            ? { aggregation_validation: searchCheck(r.aggregation.validation, r.aggregation.kept_start) }
+            : {}),
           ...(r.preference
             ? { preference: r.preference.preference, preference_search: group(r.preference) }
+            : {}),
+          ...(r.preference?.validation
+            ? { preference_validation: searchCheck(r.preference.validation, r.preference.kept_start) }
             : {}),
           ...(r.prior
             ? {
