@@ -139,7 +139,7 @@ export function scoreDistribution(
     entry.label_shift = labelShiftBaselines(fit, basis, predictions, t.counts, score, c.labelShift);
   }
   // The guard: keep the uniform start where the search's result is worse on the validation
-  // split reweighted to this distribution's estimated prior.
+  // split reweighted to this distribution's estimated prior (with enforce false, only record both).
   const guarded = (found: number[], valLogits: (w: number[]) => ArrayLike<number>, enforce = true) => {
     const g = c.guard!;
     const start = found.map(() => 1 / found.length);
