@@ -66,14 +66,18 @@ export { controllabilityGrid, evaluatePreference } from './runs/preference.js';
 export { saveTestTimeSummary, testTimeSummary, type TestTimeSummary } from './runs/testtime-summary.js';
 export { loadSuite, type Suite } from './runs/benchmark-suite.js';
 export {
+  OBJECTIVE_GRIDS,
+  SEARCH_OBJECTIVES,
   TUNABLE,
   gridSettings,
   splitPerClass,
   tuneTestTime,
   withTunedSetting,
+  type Grid,
   type TunableName,
   type TuneResult,
 } from './runs/tune-testtime.js';
+export type { SearchObjective } from './adapt/search-objective.js';
 export { BENCHMARK_METHODS, BENCHMARK_METHOD_NAMES } from './runs/benchmark-methods.js';
 export { spread, tQuantile975, type Spread } from './runs/benchmark-stats.js';
 export {

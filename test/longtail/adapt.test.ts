@@ -84,11 +84,14 @@ const options: TestTimeOptions = {
   preferenceLr: 0.01,
   seed: 0,
   methods: ['aggregation'],
+  // SADE's published objective, view agreement alone: what these tests check is that mechanism
+  // (the default 'consistent' objective is tested in search-objective.test.ts).
+  aggregationObjective: 'stability',
   distributions: ['uniform'],
   quiet: true,
 };
 
-test('SADE aggregation moves the weight to the expert whose views agree, and scores with those weights', async () => {
+test('SADE aggregation (published objective) moves the weight to the expert whose views agree, and scores with those weights', async () => {
   const model = new TwoReaders();
   const counts = [100, 30, 10];
   const system = plainSystem(model, new CrossEntropyLoss(counts));

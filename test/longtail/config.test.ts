@@ -147,7 +147,12 @@ test('test-time configs: defaults, methods, invalid JSON with its position, unkn
     writeFileSync(file, JSON.stringify({ methods: ['em_bcts', 'bbse', 'em_bcts'] }));
     assert.deepEqual(loadTestTimeConfig(file, false).methods, ['em_bcts', 'bbse']);
     assert.equal(loadTestTimeConfig(file, true).preferenceObjective, 'consistent', 'PRL search default');
-    assert.equal(loadTestTimeConfig(file, true).aggregationObjective, 'stability', 'SADE as published');
+    assert.equal(
+      loadTestTimeConfig(file, true).aggregationObjective,
+      'consistent',
+      'chosen on the validation split',
+    );
+    assert.equal(loadTestTimeConfig(file, true).preferenceLr, 0.03, 'chosen on the validation split');
     writeFileSync(file, JSON.stringify({ methods: ['mlls'] }));
     assert.throws(() => loadTestTimeConfig(file, false), /tt\.json: methods\[0\]: .*em_bcts/);
     writeFileSync(file, JSON.stringify({ methods: ['preference'] }));

@@ -2,7 +2,8 @@
 // but also a pixel the view augmentation redraws (right most of the time, its views disagree
 // sometimes); the other always says class 0 with confidence (its views always agree). View
 // agreement alone ('stability') moves the weight to the constant expert and loses to doing
-// nothing; with the prior-consistency term ('consistent', PRL's default) the search does not.
+// nothing; with the prior-consistency term ('consistent', the default of both searches) the
+// search does not.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as torch from '../../src/torch/index.js';

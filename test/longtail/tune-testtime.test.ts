@@ -27,6 +27,10 @@ test('gridSettings: every combination, the first name varying slowest', () => {
     { consistency_weight: 1, epochs: 3 },
   ]);
   assert.deepEqual(gridSettings({}), [{}]);
+  assert.deepEqual(gridSettings({ aggregation_objective: ['stability', 'consistent'], lr: [0.1] }), [
+    { aggregation_objective: 'stability', lr: 0.1 },
+    { aggregation_objective: 'consistent', lr: 0.1 },
+  ]);
 });
 
 test('splitPerClass: disjoint, complete, the fraction per class, one image each side where possible', () => {
@@ -59,6 +63,8 @@ test('withTunedSetting writes each setting where the test-time config reads it',
     lr: 0.1,
     epochs: 2,
     min_weight: 0.1,
+    aggregation_objective: 'consistent',
+    preference_objective: 'stability',
   });
   assert.deepEqual(out, {
     name: 'x',
@@ -67,6 +73,8 @@ test('withTunedSetting writes each setting where the test-time config reads it',
     consistency_weight: 3,
     preference_lr: 0.03,
     min_weight: 0.1,
+    aggregation_objective: 'consistent',
+    preference_objective: 'stability',
   });
   assert.equal(config.optimizer.args.lr, 0.025, 'the input is not modified');
 });
@@ -151,6 +159,14 @@ test('tailor tune-test-time: bad grids and a missing run are one tailor: line na
       /--grid lr is given twice/,
     ],
     [['-c', 'configs/fmnist_test_time.json', '-r', 'runs/x', '--grid', 'lr=a'], /--grid lr/],
+    [
+      ['-c', 'configs/fmnist_test_time.json', '-r', 'runs/x', '--grid', 'aggregation_objective=greedy'],
+      /--grid aggregation_objective: 'greedy' is not an objective; give stability or consistent/,
+    ],
+    [
+      ['-c', 'configs/fmnist_test_time.json', '-r', 'runs/x', '--grid', 'preference_objective=0.1'],
+      /--grid preference_objective: '0.1' is not an objective/,
+    ],
     [
       ['-c', 'configs/fmnist_test_time.json', '-r', 'runs/x', '--grid', 'lr=1', '--pool-fraction', '1'],
       /--pool-fraction/,

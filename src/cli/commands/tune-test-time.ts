@@ -6,10 +6,14 @@ import { writeJsonAtomic } from '../../torch/fs.js';
 import {
   ConfigError,
   RunError,
+  OBJECTIVE_GRIDS,
+  SEARCH_OBJECTIVES,
   TUNABLE,
   loadTestTimeConfig,
   tuneTestTime,
   withTunedSetting,
+  type Grid,
+  type SearchObjective,
   type TunableName,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
@@ -29,14 +33,15 @@ best mean top-1 wins, ties to the earlier combination (list the current values f
 --write FILE writes the test-time config with the chosen values (for test-time-train and suites).
 
 grid names: ${Object.keys(TUNABLE).join(', ')}
+(the two objectives take words: ${SEARCH_OBJECTIVES.join(', ')}; the others numbers)
 method: preference (PRL runs, the default there) or aggregation (SADE's, the default otherwise)
 
 With 20 validation images per class (the default split) the pool has 10 per class and the
 backward and forward distributions a handful of tail images: differences under a few points are
 noise. Hold out more for tuning runs (data_loader.args.validation_per_class).`;
 
-function parseGrid(entries: string[]): Partial<Record<TunableName, number[]>> {
-  const grid: Partial<Record<TunableName, number[]>> = {};
+function parseGrid(entries: string[]): Grid {
+  const grid: Grid = {};
   for (const entry of entries) {
     const eq = entry.indexOf('=');
     const name = eq > 0 ? entry.slice(0, eq) : '';
@@ -45,6 +50,16 @@ function parseGrid(entries: string[]): Partial<Record<TunableName, number[]>> {
         `--grid ${entry}: give NAME=V1,V2 with NAME one of ${Object.keys(TUNABLE).join(', ')}`,
       );
     if (grid[name as TunableName]) throw new CliError(`--grid ${name} is given twice`);
+    if (OBJECTIVE_GRIDS.includes(name as TunableName)) {
+      const words = entry.slice(eq + 1).split(',');
+      const bad = words.find((w) => !SEARCH_OBJECTIVES.includes(w as SearchObjective));
+      if (bad !== undefined)
+        throw new CliError(
+          `--grid ${name}: '${bad}' is not an objective; give ${SEARCH_OBJECTIVES.join(' or ')}`,
+        );
+      grid[name as TunableName] = words as SearchObjective[];
+      continue;
+    }
     const values = numberListArg(`--grid ${name}`, entry.slice(eq + 1), { min: 0 }) ?? [];
     if (values.length === 0) throw new CliError(`--grid ${name} needs at least one value`);
     if (name === 'epochs' && values.some((v) => !Number.isInteger(v) || v < 1))

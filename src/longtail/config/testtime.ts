@@ -26,7 +26,7 @@ export const TEST_TIME_CONFIG = obj({
     .optional(),
   aggregation_objective: oneOfValues(
     ['stability', 'consistent'],
-    "SADE aggregation's objective: view agreement ('stability', as published) or plus prior consistency",
+    "SADE aggregation's objective (default 'consistent': view agreement plus prior consistency; 'stability': view agreement alone, as published)",
   ),
   preference_objective: oneOfValues(
     ['stability', 'consistent'],
@@ -102,10 +102,10 @@ export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOption
     minWeight: c.min_weight ?? 0.05,
     // Adam moves the preference logits by about this much per step whatever the gradient's size,
     // so it bounds how far r travels from uniform (at 0.05 the search ran into a corner within an
-    // epoch on every distribution; see BENCHMARKS.md).
-    preferenceLr: c.preference_lr ?? 0.01,
+    // epoch on every distribution). 0.03 was chosen on the validation split (BENCHMARKS.md).
+    preferenceLr: c.preference_lr ?? 0.03,
     priorFit: c.prior_fit ?? DEFAULT_PRIOR_FIT,
-    aggregationObjective: c.aggregation_objective ?? 'stability',
+    aggregationObjective: c.aggregation_objective ?? 'consistent',
     preferenceObjective: c.preference_objective ?? 'consistent',
     consistencyWeight: c.consistency_weight ?? DEFAULT_CONSISTENCY_WEIGHT,
     seed: c.seed ?? 0,

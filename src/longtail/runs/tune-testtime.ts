@@ -15,6 +15,7 @@ import { runTestTime, type TestTimeOptions } from '../adapt/testtime.js';
 import { adaptInput, type Session } from '../config/session.js';
 import { RunError } from './load.js';
 import { formatSeconds } from '../core/progress.js';
+import type { SearchObjective } from '../adapt/search-objective.js';
 
 /** The settings a grid may vary, by their test-time config names. */
 export const TUNABLE = {
@@ -23,13 +24,21 @@ export const TUNABLE = {
   lr: 'lr',
   epochs: 'epochs',
   min_weight: 'minWeight',
+  aggregation_objective: 'aggregationObjective',
+  preference_objective: 'preferenceObjective',
 } as const satisfies Record<string, keyof TestTimeOptions>;
 export type TunableName = keyof typeof TUNABLE;
+/** The grid names whose values are objectives (words), not numbers. */
+export const OBJECTIVE_GRIDS: readonly TunableName[] = ['aggregation_objective', 'preference_objective'];
+export const SEARCH_OBJECTIVES: readonly SearchObjective[] = ['stability', 'consistent'];
+export type GridValue = number | SearchObjective;
+export type Grid = Partial<Record<TunableName, GridValue[]>>;
+export type GridSetting = Partial<Record<TunableName, GridValue>>;
 export type TunedMethod = 'aggregation' | 'preference';
 
 export interface TuneOptions {
   method: TunedMethod;
-  grid: Partial<Record<TunableName, number[]>>;
+  grid: Grid;
   /** Share of each class's validation images in the tuning pool (the rest calibrates). */
   poolFraction: number;
   seed: number;
@@ -38,7 +47,7 @@ export interface TuneOptions {
 }
 
 export interface TuneRow {
-  setting: Partial<Record<TunableName, number>>;
+  setting: GridSetting;
   mean_top1: number;
   /** Mean top-1 of the same pool distributions without a test-time step. */
   mean_top1_before: number;
@@ -53,11 +62,9 @@ export interface TuneResult {
 }
 
 /** Every combination of the grid's values, in the order given (the first name varies slowest). */
-export function gridSettings(
-  grid: Partial<Record<TunableName, number[]>>,
-): Partial<Record<TunableName, number>>[] {
-  let settings: Partial<Record<TunableName, number>>[] = [{}];
-  for (const [name, values] of Object.entries(grid) as [TunableName, number[]][])
+export function gridSettings(grid: Grid): GridSetting[] {
+  let settings: GridSetting[] = [{}];
+  for (const [name, values] of Object.entries(grid) as [TunableName, GridValue[]][])
     settings = settings.flatMap((s) => values.map((v) => ({ ...s, [name]: v })));
   return settings;
 }
@@ -142,8 +149,10 @@ export async function tuneTestTime(
       distributions: TEST_DISTRIBUTIONS,
       quiet: o.quiet ?? true,
     };
-    for (const [name, value] of Object.entries(setting) as [TunableName, number][])
-      options[TUNABLE[name]] = value;
+    // The grid's parser keeps words to the objective names and numbers to the others.
+    const fields = options as unknown as Record<string, GridValue>;
+    for (const [name, value] of Object.entries(setting) as [TunableName, GridValue][])
+      fields[TUNABLE[name]] = value;
     const { results } = await runTestTime(input, options, () => {});
     const per: Record<string, number> = {};
     let sum = 0;
@@ -186,7 +195,7 @@ export async function tuneTestTime(
 /** A test-time config (its JSON object) with a tuned setting written into the fields it names. */
 export function withTunedSetting(
   config: Record<string, unknown>,
-  setting: Partial<Record<TunableName, number>>,
+  setting: GridSetting,
 ): Record<string, unknown> {
   const out = structuredClone(config);
   const section = (key: string): Record<string, unknown> => {
@@ -194,7 +203,7 @@ export function withTunedSetting(
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
     return (out[key] = {}) as Record<string, unknown>;
   };
-  for (const [name, value] of Object.entries(setting) as [TunableName, number][]) {
+  for (const [name, value] of Object.entries(setting) as [TunableName, GridValue][]) {
     if (name === 'epochs') section('trainer').epochs = value;
     else if (name === 'lr') {
       const optimizer = section('optimizer');
