@@ -72,6 +72,7 @@ export {
   gridSettings,
   splitPerClass,
   tuneTestTime,
+  matchedBatchSize,
   withTunedSetting,
   type Grid,
   type TunableName,

@@ -12,6 +12,7 @@ import { loadTestTimeConfig } from '../../src/longtail/config/testtime.js';
 import { buildSession } from '../../src/longtail/config/session.js';
 import {
   gridSettings,
+  matchedBatchSize,
   splitPerClass,
   tuneTestTime,
   withTunedSetting,
@@ -31,6 +32,15 @@ test('gridSettings: every combination, the first name varying slowest', () => {
     { aggregation_objective: 'stability', lr: 0.1 },
     { aggregation_objective: 'consistent', lr: 0.1 },
   ]);
+});
+
+test('matchedBatchSize: the pool takes as many steps per epoch as the test set', () => {
+  // 300 pool images against 10,000 test images at batch 128: 3.84, so 4 (2,795-image forward50
+  // takes 22 steps at 128; its pool draw of about 84 images 21 at 4).
+  assert.equal(matchedBatchSize(128, 300, 10000), 4);
+  assert.equal(matchedBatchSize(128, 10, 100000), 1, 'at least one image per batch');
+  assert.equal(matchedBatchSize(128, 300), 128, 'without the test size, the config batch');
+  assert.equal(matchedBatchSize(128, 300, 200), 128, 'never larger than the config batch');
 });
 
 test('splitPerClass: disjoint, complete, the fraction per class, one image each side where possible', () => {
@@ -111,6 +121,7 @@ test(
         log: (line) => progress.push(line),
       });
       assert.equal(result.rows.length, 2);
+      assert.equal(result.pool.batch_size, base.batchSize, 'no test size given: the config batch');
       // One progress line per setting, counting up with an ETA.
       assert.equal(progress.length, 2);
       assert.match(progress[0]!, /^\[1\/2, ETA \d+:\d\d\] consistency_weight=10: mean top-1 /);

@@ -31,6 +31,9 @@ scored with their labels, while the other validation images do what the validati
 test time (calibration, BBSE, the searches' guard). Every combination of the grids is tried; the
 best mean top-1 wins, ties to the earlier combination (list the current values first).
 --write FILE writes the test-time config with the chosen values (for test-time-train and suites).
+The searches step once per batch, so the pool's batch is the config's batch size scaled by the
+pool's size over the test set's (its size only is read): an epoch then takes as many steps on the
+pool as on the test set, and step sizes and epochs carry over.
 
 grid names: ${Object.keys(TUNABLE).join(', ')}
 (the two objectives take words: ${SEARCH_OBJECTIVES.join(', ')}; the others numbers)
@@ -109,6 +112,8 @@ export async function run(argv: string[]): Promise<number> {
       grid,
       poolFraction,
       seed,
+      // The size of the test set, never its images or labels: it sets the pool's batch size.
+      testImages: loaded.session.data.test.labels.length,
       // Progress goes to stderr in every mode; --json keeps stdout for the result.
       log,
     });
@@ -122,7 +127,7 @@ export async function run(argv: string[]): Promise<number> {
         .map(([k, v]) => `${k}=${v}`)
         .join(' ');
       console.log(
-        `best on the validation pool (${result.pool.counts.join('/')} images per class): ${s}, ` +
+        `best on the validation pool (${result.pool.counts.join('/')} images per class, batch ${result.pool.batch_size}): ${s}, ` +
           `mean top-1 ${(100 * result.best.mean_top1).toFixed(2)} against ${(100 * result.best.mean_top1_before).toFixed(2)} without a step` +
           (values.write ? `; written to ${values.write}` : ''),
       );

@@ -74,7 +74,7 @@ export interface TestTimeOptions {
   aggregationObjective?: SearchObjective;
   /** PRL's preference search objective: 'consistent' by default (search-objective.ts). */
   preferenceObjective?: SearchObjective;
-  /** Weight of the prior-consistency term of the 'consistent' objective (default 10). */
+  /** Weight of the prior-consistency term of the 'consistent' objective (default 3). */
   consistencyWeight?: number;
   seed: number;
   methods: TestTimeMethod[];

@@ -32,7 +32,7 @@ export const TEST_TIME_CONFIG = obj({
     ['stability', 'consistent'],
     "PRL preference search's objective (default 'consistent': view agreement plus prior consistency)",
   ),
-  consistency_weight: num('weight of the prior-consistency term (default 10)', { min: 0 }),
+  consistency_weight: num('weight of the prior-consistency term (default 3)', { min: 0 }),
   min_weight: num('stop when an expert weight drops below this', { min: 0, max: 1 }),
   preference_lr: num('Adam step size of the preference search', { min: 0 }),
   prior_fit: oneOfValues(

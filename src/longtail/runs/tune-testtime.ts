@@ -5,6 +5,10 @@
 // confusion matrix, the searches' guard), so no image is used both to adapt and to score. Each
 // setting of the grid runs the method on the eleven pool distributions; the best mean top-1
 // wins, ties going to the earlier setting of the grid (list the defaults first).
+// The searches take one optimizer step per batch, so an epoch over a pool distribution 30 times
+// smaller than the test set's would take 30 times fewer steps and reward settings that move the
+// weights further per step. Given the test set's size, the pool's batch shrinks in proportion,
+// so that each epoch takes as many steps on the pool as on the test set.
 import { Rng } from '../../torch/rng.js';
 import type { ImageDataset } from '../data/types.js';
 import { imageSize } from '../data/types.js';
@@ -15,7 +19,7 @@ import { runTestTime, type TestTimeOptions } from '../adapt/testtime.js';
 import { adaptInput, type Session } from '../config/session.js';
 import { RunError } from './load.js';
 import { formatSeconds } from '../core/progress.js';
-import type { SearchObjective } from '../adapt/search-objective.js';
+import { SEARCH_OBJECTIVES, type SearchObjective } from '../adapt/search-objective.js';
 
 /** The settings a grid may vary, by their test-time config names. */
 export const TUNABLE = {
@@ -30,7 +34,7 @@ export const TUNABLE = {
 export type TunableName = keyof typeof TUNABLE;
 /** The grid names whose values are objectives (words), not numbers. */
 export const OBJECTIVE_GRIDS: readonly TunableName[] = ['aggregation_objective', 'preference_objective'];
-export const SEARCH_OBJECTIVES: readonly SearchObjective[] = ['stability', 'consistent'];
+export { SEARCH_OBJECTIVES };
 export type GridValue = number | SearchObjective;
 export type Grid = Partial<Record<TunableName, GridValue[]>>;
 export type GridSetting = Partial<Record<TunableName, GridValue>>;
@@ -42,6 +46,11 @@ export interface TuneOptions {
   /** Share of each class's validation images in the tuning pool (the rest calibrates). */
   poolFraction: number;
   seed: number;
+  /**
+   * Images of the test set test-time training will see (its size only; nothing of it is read
+   * here). The pool's batch becomes batchSize * pool / testImages, at least 1.
+   */
+  testImages?: number;
   quiet?: boolean;
   log?: (line: string) => void;
 }
@@ -56,7 +65,7 @@ export interface TuneRow {
 
 export interface TuneResult {
   method: TunedMethod;
-  pool: { counts: number[]; calibration_counts: number[] };
+  pool: { counts: number[]; calibration_counts: number[]; batch_size: number };
   rows: TuneRow[];
   best: TuneRow;
 }
@@ -138,12 +147,19 @@ export async function tuneTestTime(
     );
   // The test set of the session is never read: the pool takes its place.
   const input = { ...adaptInput(session), test: poolSet, val: calibration };
+  const poolImages = poolSet.labels.length;
+  const batchSize = matchedBatchSize(base.batchSize, poolImages, o.testImages);
+  if (o.testImages)
+    log(
+      `pool of ${poolImages} images for a test set of ${o.testImages}: batch ${batchSize} (test time ${base.batchSize}) keeps the steps per epoch`,
+    );
   const rows: TuneRow[] = [];
   const settings = gridSettings(o.grid);
   const started = Date.now();
   for (const setting of settings) {
     const options: TestTimeOptions = {
       ...base,
+      batchSize,
       seed: o.seed,
       methods: [o.method],
       distributions: TEST_DISTRIBUTIONS,
@@ -186,10 +202,20 @@ export async function tuneTestTime(
   const best = rows.reduce((a, b) => (b.mean_top1 > a.mean_top1 ? b : a));
   return {
     method: o.method,
-    pool: { counts: poolCounts, calibration_counts: countsOf(calibration.labels, classes) },
+    pool: {
+      counts: poolCounts,
+      calibration_counts: countsOf(calibration.labels, classes),
+      batch_size: batchSize,
+    },
     rows,
     best,
   };
+}
+
+/** The pool's batch size that gives it as many steps per epoch as the test set (unchanged without its size). */
+export function matchedBatchSize(batchSize: number, poolImages: number, testImages?: number): number {
+  if (!testImages || testImages <= poolImages) return batchSize;
+  return Math.max(1, Math.round((batchSize * poolImages) / testImages));
 }
 
 /** A test-time config (its JSON object) with a tuned setting written into the fields it names. */
