@@ -118,14 +118,25 @@ test(
         grid: { consistency_weight: [10, 0] },
         poolFraction: 0.5,
         seed: 0,
+        // A test set ten times the pool: the pool's batch shrinks to keep the steps per epoch.
+        testImages: 10 * session.data.val!.labels.length,
         log: (line) => progress.push(line),
       });
       assert.equal(result.rows.length, 2);
-      assert.equal(result.pool.batch_size, base.batchSize, 'no test size given: the config batch');
-      // One progress line per setting, counting up with an ETA.
-      assert.equal(progress.length, 2);
-      assert.match(progress[0]!, /^\[1\/2, ETA \d+:\d\d\] consistency_weight=10: mean top-1 /);
-      assert.match(progress[1]!, /^\[2\/2, ETA 0:00\] consistency_weight=0: /);
+      const poolImages = result.pool.counts.reduce((a, b) => a + b, 0);
+      assert.equal(
+        result.pool.batch_size,
+        matchedBatchSize(base.batchSize, poolImages, 10 * session.data.val!.labels.length),
+      );
+      assert.ok(result.pool.batch_size < base.batchSize, `batch ${result.pool.batch_size}`);
+      // The batch line, then one progress line per setting, counting up with an ETA.
+      assert.equal(progress.length, 3);
+      assert.match(
+        progress[0]!,
+        new RegExp(`^pool of ${poolImages} images for a test set of \\d+: batch ${result.pool.batch_size} `),
+      );
+      assert.match(progress[1]!, /^\[1\/2, ETA \d+:\d\d\] consistency_weight=10: mean top-1 /);
+      assert.match(progress[2]!, /^\[2\/2, ETA 0:00\] consistency_weight=0: /);
       assert.deepEqual(
         result.rows.map((r) => r.setting),
         [{ consistency_weight: 10 }, { consistency_weight: 0 }],
