@@ -5,7 +5,7 @@
 // epoch with the training step time of the engine bench.
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { Rng } from '../src/torch/rng.js';
+import { Rng } from '../src/util/rng.js';
 import { BatchBufferPool, iterateBatches, mixup } from '../src/longtail/data/batches.js';
 import { longTailSubset } from '../src/longtail/data/longtail.js';
 import {

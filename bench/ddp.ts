@@ -24,7 +24,7 @@ const self = fileURLToPath(import.meta.url);
 
 async function train(perRankBatch: number, distributed: boolean): Promise<Record<string, number>> {
   const torch = await import('../src/torch/index.js');
-  const { ResNetCifar } = await import('../src/longtail/models/resnet_cifar.js');
+  const { ResNetCifar } = await import('../src/longtail/models/resnet-cifar.js');
   const { SGD } = await import('../src/torch/optim/sgd.js');
   torch.manualSeed(0);
   const model = new ResNetCifar({

@@ -13,15 +13,15 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Matrix } from 'ml-matrix';
 import { GaussianMixture } from '../src/mixture/gaussian.js';
-import { readLabelsFile, readMatrixCsv } from '../src/mixture/gaussianCsv.js';
+import { readLabelsFile, readMatrixCsv } from '../src/mixture/gaussian-csv.js';
 import {
   COVARIANCE_TYPES,
   estimateWeightedLogGaussianProb,
   type CovarianceType,
-} from '../src/mixture/gaussianParams.js';
+} from '../src/mixture/gaussian-params.js';
 import { kmeans } from '../src/mixture/kmeans.js';
 import type { DenseMatrix } from '../src/mixture/linalg.js';
-import { Rng } from '../src/torch/rng.js';
+import { Rng } from '../src/util/rng.js';
 
 const { values: args } = parseArgs({
   options: {

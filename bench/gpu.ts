@@ -17,7 +17,7 @@ import * as torch from '../src/torch/index.js';
 import { nn } from '../src/torch/index.js';
 import { SGD } from '../src/torch/optim/sgd.js';
 import { saveCheckpoint, loadCheckpoint, restoreTorchRng } from '../src/torch/checkpoint.js';
-import { ResNetCifar } from '../src/longtail/models/resnet_cifar.js';
+import { ResNetCifar } from '../src/longtail/models/resnet-cifar.js';
 import { UNet1d } from '../src/nmr/model/unet.js';
 
 const { values } = parseArgs({

@@ -4,7 +4,7 @@
 //   npm run bench -- nmr [--points 32768] [--samples 8] [--json]
 import { parseArgs } from 'node:util';
 import { cpus, loadavg } from 'node:os';
-import { Rng } from '../src/torch/rng.js';
+import { Rng } from '../src/util/rng.js';
 import { simulateSample } from '../src/nmr/data/simulate.js';
 import { processFid } from '../src/nmr/process.js';
 import { preprocessStack } from '../src/nmr/pipeline/preprocess.js';

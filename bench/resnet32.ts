@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import * as torch from '../src/torch/index.js';
 import { nn, aten } from '../src/torch/index.js';
-import { ResNetCifar } from '../src/longtail/models/resnet_cifar.js';
+import { ResNetCifar } from '../src/longtail/models/resnet-cifar.js';
 
 const { values } = parseArgs({
   options: {

@@ -1,6 +1,5 @@
 // Command-line values: numbers, lists, ranges and preferences, parsed the same way by every
 // command, with one message shape: `--flag needs <what>, got '<text>'`.
-import { PreferenceTextError, parsePreferenceText } from '../longtail/index.js';
 import { CliError } from './errors.js';
 
 export interface NumberRule {
@@ -147,15 +146,4 @@ export function choiceListArg<C extends string>(
         `${flag}: '${shown(item)}' is not one of ${allowAll ? 'all, ' : ''}${choices.join(', ')}`,
       );
   return items as C[];
-}
-
-/** A preference over `experts` experts (`a,b,c`), normalised to sum to 1; undefined when absent. */
-export function preferenceArg(flag: string, text: string | undefined, experts: number): number[] | undefined {
-  if (text === undefined) return undefined;
-  try {
-    return parsePreferenceText(text, experts);
-  } catch (error) {
-    if (error instanceof PreferenceTextError) throw new CliError(`${flag} ${error.message}`);
-    throw error;
-  }
 }

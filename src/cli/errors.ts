@@ -1,4 +1,4 @@
-import { InputError, describeSystemError, isSystemError } from '../torch/errors.js';
+import { InputError, describeSystemError, isSystemError } from '../util/errors.js';
 
 /** An error meant for the user: printed without a stack trace, with the given exit code. */
 export class CliError extends Error {

@@ -1,16 +1,16 @@
 // The long-tail system as the CLI and the reports use it. The folders form layers, each importing
 // only from the ones below it (eslint.config.js enforces the order):
-//   core/      shared types, metrics, progress
+//   types/     what every layer shares: the multi-expert output, preference text     metrics/  accuracy, shot groups, calibration
 //   data/      readers, long-tailed subsets, augmentation, batches      models/  the ResNets
 //   losses/    single-output, multi-expert and PRL losses, mixup
 //   systems/   what is trained: a plain multi-expert model, or PRL (kind 'plain' | 'prl')
 //   train/     the training loop, evaluation, per-expert features
 //   adapt/     test-time aggregation, preference search, prior matching, controllability
 //   config/    the only place that knows config field names: builds data, models and systems
-//   runs/      run directories: training a session, loading a checkpoint, results.json
-export type { MultiExpertOutput } from './core/types.js';
-export { shotGroups } from './core/metrics.js';
-export { PreferenceTextError, parsePreferenceText } from './core/preference.js';
+//   workflows/ run directories: training a session, loading a checkpoint, results.json, suites
+export type { MultiExpertOutput } from './types/multi-expert-output.js';
+export { shotGroups } from './metrics/metrics.js';
+export { PreferenceTextError, parsePreferenceText } from './types/preference-text.js';
 export { BUILTIN_DATASETS, PUBLISHED_SPLITS, loadBuiltin, type BuiltinDataset } from './data/index.js';
 export { findDistributionList, parseImageList, readImageList } from './data/imagelist.js';
 export {
@@ -53,18 +53,23 @@ export {
   type Session,
   type SessionRecord,
 } from './config/session.js';
-export { RunError, loadRun, readSessionRecord, resolveCheckpoint, type LoadedRun } from './runs/load.js';
+export { RunError, loadRun, readSessionRecord, resolveCheckpoint, type LoadedRun } from './workflows/load.js';
 export {
   evaluateSession,
   testPredictions,
   uniformDetail,
   writeResults,
   type LongtailResults,
-} from './runs/results.js';
-export { trainAndEvaluate, trainSession, type SessionTrainOptions, type TrainedRun } from './runs/train.js';
-export { controllabilityGrid, evaluatePreference } from './runs/preference.js';
-export { saveTestTimeSummary, testTimeSummary, type TestTimeSummary } from './runs/testtime-summary.js';
-export { loadSuite, type Suite } from './runs/benchmark-suite.js';
+} from './workflows/results.js';
+export {
+  trainAndEvaluate,
+  trainSession,
+  type SessionTrainOptions,
+  type TrainedRun,
+} from './workflows/train.js';
+export { controllabilityGrid, evaluatePreference } from './workflows/preference.js';
+export { saveTestTimeSummary, testTimeSummary, type TestTimeSummary } from './workflows/testtime-summary.js';
+export { loadSuite, type Suite } from './workflows/benchmark-suite.js';
 export {
   OBJECTIVE_GRIDS,
   SEARCH_OBJECTIVES,
@@ -77,20 +82,20 @@ export {
   type Grid,
   type TunableName,
   type TuneResult,
-} from './runs/tune-testtime.js';
+} from './workflows/tune-testtime.js';
 export type { SearchObjective } from './adapt/search-objective.js';
-export { BENCHMARK_METHODS, BENCHMARK_METHOD_NAMES } from './runs/benchmark-methods.js';
-export { spread, tQuantile975, type Spread } from './runs/benchmark-stats.js';
+export { BENCHMARK_METHODS, BENCHMARK_METHOD_NAMES } from './workflows/benchmark-methods.js';
+export { spread, tQuantile975, type Spread } from './workflows/benchmark-stats.js';
 export {
   benchmarkTable,
   type BenchmarkTable,
   type BenchmarkRow,
   type MethodRecord,
-} from './runs/benchmark-table.js';
+} from './workflows/benchmark-table.js';
 export {
   BenchmarkStaleRunError,
   runBenchmark,
   benchmarkRunDir,
   type BenchmarkOptions,
   type BenchmarkResult,
-} from './runs/benchmark.js';
+} from './workflows/benchmark.js';

@@ -6,7 +6,7 @@
 // The data type is a parameter so that models whose samples are not rows of a matrix (the
 // latent-subgroup model: one subject = several visits) can reuse the loop; a "sample" is whatever
 // carries one row of responsibilities.
-import { Rng } from '../torch/rng.js';
+import { Rng } from '../util/rng.js';
 import { logSumExp } from './linalg.js';
 
 export interface BaseMixtureOptions {

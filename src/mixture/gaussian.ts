@@ -1,6 +1,6 @@
 // Gaussian mixture fitted by EM, in the shape of scikit-learn 1.2's GaussianMixture: the same
 // options, initialisations, convergence rule and outputs, on row-major Float64Array data.
-import type { Rng } from '../torch/rng.js';
+import type { Rng } from '../util/rng.js';
 import { BaseMixture, type BaseMixtureOptions } from './base.js';
 import { choleskyLower, inverseSpd, toRows, type DenseMatrix } from './linalg.js';
 import {
@@ -13,7 +13,7 @@ import {
   COVARIANCE_TYPES,
   type CovarianceType,
   type TiedScatter,
-} from './gaussianParams.js';
+} from './gaussian-params.js';
 import { kmeans, kmeansPlusPlus } from './kmeans.js';
 
 /** How the responsibilities of a start are chosen (scikit-learn's init_params). */
@@ -33,7 +33,7 @@ export interface GaussianMixtureOptions extends BaseMixtureOptions {
   precisionsInit?: ArrayLike<number> | ArrayLike<ArrayLike<number>> | ArrayLike<ArrayLike<ArrayLike<number>>>;
 }
 
-/** The fitted parameters, flat row-major (shapes as in gaussianParams.ts). */
+/** The fitted parameters, flat row-major (shapes as in gaussian-params.ts). */
 export interface GaussianParameters {
   weights: Float64Array;
   means: Float64Array;

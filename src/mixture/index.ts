@@ -12,7 +12,7 @@ export {
   SingularCovarianceError,
   gaussianParameterCount,
   type CovarianceType,
-} from './gaussianParams.js';
+} from './gaussian-params.js';
 export {
   GaussianModelError,
   gaussianModelFromJson,
@@ -21,10 +21,19 @@ export {
   readGaussianModel,
   GMM_MODEL_FORMAT,
   type GaussianModelJson,
-} from './gaussianModel.js';
-export { gaussianInitByName, precisionsFromCholesky, warmStartFrom, type WarmStart } from './gaussianInit.js';
-export { predictionsCsv, samplesCsv, scoreSummary } from './gaussianReport.js';
-export { CsvError, parseMatrixCsv, readLabelsFile, readMatrixCsv, type CsvMatrix } from './gaussianCsv.js';
+} from './gaussian-model.js';
+export {
+  gaussianInitByName,
+  precisionsFromCholesky,
+  warmStartFrom,
+  type WarmStart,
+} from './gaussian-init.js';
+export { predictionsCsv, samplesCsv, scoreSummary } from './gaussian-report.js';
+export { CsvError, parseMatrixCsv, readLabelsFile, readMatrixCsv, type CsvMatrix } from './gaussian-csv.js';
 export { kmeans, kmeansPlusPlus, type KMeansResult } from './kmeans.js';
 export { denseMatrix, fromRows, toRows, type DenseMatrix } from './linalg.js';
 export { formatBicTable, selectByBic, type SelectionResult, type SelectionRow } from './select.js';
+export { type SubgroupData, dropMembership, readSubgroupCsv } from './subgroup/data.js';
+export { type SubgroupFitOptions, fitSubgroup } from './subgroup/fit.js';
+export { membershipLrt, selectClasses } from './subgroup/compare.js';
+export { fitToJson, lrtToJson, posteriorCsv, selectionTable } from './subgroup/report.js';

@@ -3,7 +3,7 @@
 // tolerance 1e-4 times the mean per-feature variance, at most 300 iterations, empty clusters
 // moved to the points farthest from their centres. The random streams differ from NumPy's, so
 // the labels agree with scikit-learn's only up to the local optimum reached.
-import type { Rng } from '../torch/rng.js';
+import type { Rng } from '../util/rng.js';
 import type { DenseMatrix } from './linalg.js';
 
 export interface KMeansPlusPlusResult {

@@ -2,7 +2,7 @@
 // deviation and the 95 % t-interval, per distribution and over all eleven, many/medium/few per
 // distribution, and a chart of each row's top-1 across the distributions. Oracle rows are marked.
 import { join } from 'node:path';
-import { writeFileAtomic, writeJsonAtomic } from '../torch/fs.js';
+import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
 import type { BenchmarkRow, BenchmarkTable, Spread } from '../longtail/index.js';
 import { chartDiv, escapeHtml, note, pct, renderPage, section, table } from './html.js';
 import { distributionLines } from './distributions.js';

@@ -1,6 +1,6 @@
 // PRL controllability: the grid of preferences on the simplex (results.json `controllability`),
 // validated, drawn as a ternary heat map with a draggable point, and tabulated.
-import { InputError } from '../torch/errors.js';
+import { InputError } from '../util/errors.js';
 import { chartDiv, note, pct, section, table } from './html.js';
 import type { ChartSpec, ControllabilityGrid } from './types.js';
 

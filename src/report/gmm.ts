@@ -4,12 +4,16 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, basename } from 'node:path';
 import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
-import { readMatrixCsv, type CsvMatrix } from '../mixture/gaussianCsv.js';
-import { gaussianModelFromJson, type GaussianModelJson } from '../mixture/gaussianModel.js';
+import {
+  readMatrixCsv,
+  type CsvMatrix,
+  gaussianModelFromJson,
+  type GaussianModelJson,
+} from '../mixture/index.js';
 import { chartDiv, escapeHtml, note, num, section, table, type Cell } from './html.js';
 import { Fields } from './validate.js';
 import { parseResultsJson } from './read.js';
-import { InputError } from '../torch/errors.js';
+import { InputError } from '../util/errors.js';
 import type { ChartSpec, Ellipse, ReportPage } from './types.js';
 
 export interface GmmSelectionJson {

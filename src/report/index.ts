@@ -1,7 +1,7 @@
 // Static HTML reports of run directories: detects what a run's results.json holds and renders
 // the matching report (long-tail training, Gaussian mixture, subgroup model, NMR evaluation).
 import { join } from 'node:path';
-import { writeFileAtomic } from '../torch/fs.js';
+import { writeFileAtomic } from '../util/fs.js';
 import { renderPage } from './html.js';
 import { longtailPage, loadLongtailRun, type LongtailPageOptions } from './longtail.js';
 import { gmmPage, isGmmModel, isGmmSelection } from './gmm.js';
@@ -9,7 +9,7 @@ import { isSubgroupFit, isSubgroupSelection, subgroupPage } from './subgroup.js'
 import { isNmrReport, nmrPage } from './nmr.js';
 import type { ReportPage, RunKind } from './types.js';
 import { parseResultsJson } from './read.js';
-import { InputError } from '../torch/errors.js';
+import { InputError } from '../util/errors.js';
 
 export { renderLongtailReport, writeLongtailReport } from './longtail.js';
 export type { ControllabilityGrid, PreferenceAnswer, ReportPage, RunKind } from './types.js';

@@ -3,7 +3,7 @@
 // controllability grid as a ternary heat map with a draggable preference point.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../torch/fs.js';
+import { writeFileAtomic } from '../util/fs.js';
 import type { EpochRecord, GroupResult, LongtailResults } from '../longtail/index.js';
 import { chartDiv, markup, note, num, pct, renderPage, section, table, type Cell } from './html.js';
 import { Fields } from './validate.js';
@@ -15,7 +15,7 @@ import { DISTRIBUTION_ORDER, distributionLines, orderedDistributions } from './d
 
 export { DISTRIBUTION_ORDER };
 
-/** many: more than 100 training images; few: fewer than 20 (as src/longtail/core/metrics.ts). */
+/** many: more than 100 training images; few: fewer than 20 (as src/longtail/metrics/metrics.ts). */
 function shotGroupOf(count: number): 'many' | 'medium' | 'few' {
   return count > 100 ? 'many' : count < 20 ? 'few' : 'medium';
 }

@@ -1,5 +1,5 @@
 // The text table of `tailor nmr evaluate`: metrics per method and input level.
-import type { EvaluationReport } from '../nmr/eval/evaluate.js';
+import type { EvaluationReport } from '../nmr/index.js';
 
 const COLUMNS: [string, string, number][] = [
   ['energy_snr_db', 'E-SNR dB', 2],

@@ -1,6 +1,6 @@
 // What `tailor nmr stack` reports about one sample's experiments after the seed's preprocessing:
 // per level its shift, scale, noise, SNR and fusion weight, as a table or JSON.
-import type { RealStack } from '../nmr/realstack.js';
+import type { RealStack } from '../nmr/index.js';
 
 export interface StackReport {
   sources: string[];

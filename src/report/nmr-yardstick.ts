@@ -1,8 +1,7 @@
 // Text (Markdown) tables of the NMR yardstick (src/nmr/eval/yardstick.ts): per reference, the raw
 // levels the instrument could record instead, then every method with the level it matches and
 // the measurement time that saves.
-import type { Matched, ReferenceReport, YardstickReport } from '../nmr/eval/yardstick.js';
-import type { Metrics } from '../nmr/eval/metrics.js';
+import type { Matched, ReferenceReport, YardstickReport, Metrics } from '../nmr/index.js';
 
 const f = (v: number, digits: number): string => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 

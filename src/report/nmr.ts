@@ -3,14 +3,19 @@
 // sample (recomputed from the data set with the same preprocessing and baselines), with zoom.
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { Dataset } from '../nmr/data/dataset.js';
-import type { EvaluationReport } from '../nmr/eval/evaluate.js';
-import { preprocessStack } from '../nmr/pipeline/preprocess.js';
-import { inverseVarianceFusion } from '../nmr/pipeline/fusion.js';
-import { applyBaseline, DEFAULT_TUNED, isSingleBaseline, type Tuned } from '../nmr/eval/single.js';
+import {
+  Dataset,
+  type EvaluationReport,
+  preprocessStack,
+  inverseVarianceFusion,
+  applyBaseline,
+  DEFAULT_TUNED,
+  isSingleBaseline,
+  type Tuned,
+} from '../nmr/index.js';
 import { chartDiv, escapeHtml, note, num, section, table } from './html.js';
 import { Fields } from './validate.js';
-import { InputError } from '../torch/errors.js';
+import { InputError } from '../util/errors.js';
 import type { ChartSpec, LineSeries, ReportPage } from './types.js';
 
 /** Spectra to overlay (an evaluation may store one as `example`; otherwise it is recomputed). */

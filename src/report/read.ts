@@ -1,7 +1,7 @@
 // Reading a run's files for a report: bounded in size, and every failure an InputError that
 // names the file.
 import { readFileSync, statSync } from 'node:fs';
-import { InputError } from '../torch/errors.js';
+import { InputError } from '../util/errors.js';
 import { MAX_RESULTS_BYTES } from './validate.js';
 
 export function readResultsText(path: string): string {

@@ -25,7 +25,7 @@ export interface ServeOptions {
   runsDir: string;
   port?: number;
   host?: string;
-  /** The evaluator of the preference endpoint; by default the run's PRL model (src/longtail/runs/preference.ts). */
+  /** The evaluator of the preference endpoint; by default the run's PRL model (src/longtail/workflows/preference.ts). */
   evaluatePreference?: EvaluatePreference;
   log?: (line: string) => void;
 }

@@ -3,11 +3,11 @@
 // (observed and model-implied), the subjects' posterior class probabilities, BIC by K.
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
-import { readSubgroupCsv, type SubgroupData } from '../mixture/subgroup/data.js';
+import { readSubgroupCsv, type SubgroupData } from '../mixture/index.js';
 import { chartDiv, escapeHtml, note, num, section, table, type Cell } from './html.js';
 import { Fields } from './validate.js';
 import { readResultsText } from './read.js';
-import { InputError } from '../torch/errors.js';
+import { InputError } from '../util/errors.js';
 import type { ChartSpec, LineSeries, ReportPage } from './types.js';
 
 export interface SubgroupFitJson {

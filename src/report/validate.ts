@@ -1,7 +1,7 @@
 // Type checks for what a report reads from a run's files: every field a page shows or computes
 // with is checked where the file is read, so the renderers work on typed values only. A failure
 // is an InputError naming the file and the dotted field.
-import { InputError } from '../torch/errors.js';
+import { InputError } from '../util/errors.js';
 
 export type Json = Record<string, unknown>;
 

@@ -4,10 +4,10 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { CheckpointError } from './errors.js';
-import type { RngState } from './rng.js';
+import { CheckpointError } from '../util/errors.js';
+import type { RngState } from '../util/rng.js';
 import type { OptimizerStateDict } from './optim/optimizer.js';
-import type { SchedulerState } from './optim/lr_scheduler.js';
+import type { SchedulerState } from './optim/lr-scheduler.js';
 
 export interface FileRecord {
   file: string;

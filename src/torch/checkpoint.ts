@@ -6,14 +6,14 @@ import { basename, dirname } from 'node:path';
 import { Tensor } from './tensor.js';
 import { getRngState, setRngState } from './creation.js';
 import { dispose } from './scope.js';
-import { writeFileAtomic, writeJsonAtomic } from './fs.js';
+import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
 import { decodeSafetensors, encodeSafetensors } from './safetensors.js';
-import { CheckpointError, SafetensorsError } from './errors.js';
+import { CheckpointError, SafetensorsError } from '../util/errors.js';
 import { elsewhere, readSidecar, verifiedFile, type Sidecar } from './checkpoint-sidecar.js';
-import type { RngState } from './rng.js';
+import type { RngState } from '../util/rng.js';
 import { checkDevice, cuda, type Device } from './device.js';
 import type { OptimizerStateDict, ParamState } from './optim/optimizer.js';
-import type { SchedulerState } from './optim/lr_scheduler.js';
+import type { SchedulerState } from './optim/lr-scheduler.js';
 
 export * from './safetensors.js';
 

@@ -1,4 +1,7 @@
-// Loads the native addon (native/build/Release/tailor_native.node) and types its surface.
+// The native addon (native/build/Release/tailor_native.node) and its typed surface. The addon,
+// and with it libtorch (about 0.9 s), loads on the first use of `native`, not at import: commands
+// and library entry points that never touch a tensor (mixture models, NMR file reading, reports,
+// --help) start as fast as Node itself.
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -145,16 +148,16 @@ export function describeLibtorch(): string {
   const where = s
     ? `${s.kind === 'system' ? "Debian's libtorch" : `TAILOR_LIBTORCH=${s.selection}`} (${s.libDir})`
     : 'the libtorch the addon was built with';
-  let version = s?.version ?? '?';
-  try {
-    version = native.torchVersion;
-  } catch {
-    // not loaded yet
-  }
+  const version = loaded?.torchVersion ?? s?.version ?? '?';
   return `${where}, version ${version}`;
 }
 
 function load(): NativeAddon {
+  // TAILOR_NO_ENGINE=1: run without libtorch; anything that needs a tensor fails with this message
+  // (the mixture models, NMR file reading and processing, reports and --help work without it).
+  if (process.env.TAILOR_NO_ENGINE && process.env.TAILOR_NO_ENGINE !== '0') {
+    throw new Error('this needs the libtorch engine, which TAILOR_NO_ENGINE disables (unset it)');
+  }
   if (!existsSync(addonPath)) {
     throw new Error(`the libtorch addon is not built (${addonPath} is missing); run ./scripts/setup.sh`);
   }
@@ -175,9 +178,45 @@ function load(): NativeAddon {
   return addon;
 }
 
-export const native: NativeAddon = load();
-setSchemaSource(native);
-checkOpSchemasAtStartup();
+let loaded: NativeAddon | null = null;
+
+/** True once the addon (and libtorch) is loaded in this process. */
+export function isNativeLoaded(): boolean {
+  return loaded !== null;
+}
+
+/**
+ * The addon. Until first use its properties come from a prototype that loads the addon and then
+ * copies the addon's functions onto this object, so that every later call is a plain own-property
+ * access (no proxy on the per-operator path).
+ */
+export const native: NativeAddon = Object.create(
+  new Proxy(
+    {},
+    {
+      get(_target, key) {
+        if (loaded !== null) return undefined; // an optional entry point this build lacks
+        ensureNativeLoaded();
+        return (native as unknown as Record<string | symbol, unknown>)[key];
+      },
+      has(_target, key) {
+        if (loaded === null) ensureNativeLoaded();
+        return key in (loaded as object);
+      },
+    },
+  ),
+) as NativeAddon;
+
+/** Loads the addon now (idempotent); throws the load error, naming the remedy, when it cannot. */
+export function ensureNativeLoaded(): NativeAddon {
+  if (loaded !== null) return loaded;
+  const addon = load();
+  Object.assign(native, addon);
+  loaded = addon;
+  setSchemaSource(addon);
+  checkOpSchemasAtStartup();
+  return addon;
+}
 
 export function engineInfo(): { torchVersion: string; threads: number } {
   return { torchVersion: native.torchVersion, threads: native.getNumThreads() };

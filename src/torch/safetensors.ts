@@ -7,8 +7,8 @@ import { endianness } from 'node:os';
 import { Tensor } from './tensor.js';
 import { tensor } from './creation.js';
 import { dispose } from './scope.js';
-import { writeFileAtomic } from './fs.js';
-import { SafetensorsError } from './errors.js';
+import { writeFileAtomic } from '../util/fs.js';
+import { SafetensorsError } from '../util/errors.js';
 import type { DType, NumericArray } from './dtype.js';
 
 type SafeDType = 'F64' | 'F32' | 'F16' | 'BF16' | 'I64' | 'I32' | 'I16' | 'I8' | 'U8' | 'BOOL';

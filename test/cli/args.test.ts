@@ -7,11 +7,11 @@ import {
   numberArg,
   numberListArg,
   numberOr,
-  preferenceArg,
   rangeListArg,
   requiredNumber,
 } from '../../src/cli/args.js';
 import { CliError } from '../../src/cli/errors.js';
+import { preferenceArg } from '../../src/cli/commands/longtail-common.js';
 
 const fails = (fn: () => unknown, re: RegExp) =>
   assert.throws(fn, (e: Error) => e instanceof CliError && re.test(e.message), re.source);

@@ -13,7 +13,7 @@ export function checkpointTargets(): FuzzTarget[] {
     const torch = await import('../../src/torch/index.js');
     const { mkdtempSync, readdirSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
-    const { Rng } = await import('../../src/torch/rng.js');
+    const { Rng } = await import('../../src/util/rng.js');
     const dir = mkdtempSync(join(tmpdir(), 'tailor-fuzz-ck-'));
     try {
       torch.manualSeed(1);
@@ -43,7 +43,7 @@ export function checkpointTargets(): FuzzTarget[] {
   };
   const load = async (dir: string): Promise<void> => {
     const torch = await import('../../src/torch/index.js');
-    const { Rng } = await import('../../src/torch/rng.js');
+    const { Rng } = await import('../../src/util/rng.js');
     const ck = torch.loadCheckpoint(join(dir, 'checkpoint-last'));
     try {
       torch.restoreTorchRng(ck);

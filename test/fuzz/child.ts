@@ -4,8 +4,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Rng } from '../../src/torch/rng.js';
-import { InputError } from '../../src/torch/errors.js';
+import { Rng } from '../../src/util/rng.js';
+import { InputError } from '../../src/util/errors.js';
 import { CliError } from '../../src/cli/errors.js';
 import { mutate } from './mutate.js';
 import { TARGETS, assemble, checkReport, type Files, type FuzzTarget } from './targets.js';

@@ -15,8 +15,8 @@ import { unpickle, PickleError } from '../../src/longtail/data/pickle.js';
 import { parseImageList } from '../../src/longtail/data/imagelist.js';
 import { DataFormatError } from '../../src/longtail/data/types.js';
 import { renderRunReport } from '../../src/report/index.js';
-import { InputError, OutputError } from '../../src/torch/errors.js';
-import { writeFileAtomic } from '../../src/torch/fs.js';
+import { InputError, OutputError } from '../../src/util/errors.js';
+import { writeFileAtomic } from '../../src/util/fs.js';
 import { syntheticLongtail, writeRun } from '../report/fixtures.js';
 
 // results.json as a test edits it: any field may be overwritten with anything
@@ -177,7 +177,7 @@ test('reports from the CLI: a hostile results.json prints a tailor: line', () =>
 
 test('checkpoints: weights corrupted at the same size, a bad RNG state or a forged sidecar are named errors', async () => {
   const torch = await import('../../src/torch/index.js');
-  const { CheckpointError } = await import('../../src/torch/errors.js');
+  const { CheckpointError } = await import('../../src/util/errors.js');
   const dir = tmp();
   try {
     const save = (name: string) =>
@@ -233,7 +233,7 @@ test('checkpoints: weights corrupted at the same size, a bad RNG state or a forg
 });
 
 test('gmm model files: a negative regCovar names the field (it reached the constructor as a RangeError)', async () => {
-  const { readGaussianModel, GaussianModelError } = await import('../../src/mixture/gaussianModel.js');
+  const { readGaussianModel, GaussianModelError } = await import('../../src/mixture/gaussian-model.js');
   const { syntheticGmm } = await import('../report/fixtures.js');
   const dir = tmp();
   try {

@@ -3,7 +3,7 @@
 // boundary values, long runs, repeated lines, markup) and, for JSON, structural edits (a value
 // replaced by another type, a huge number, a deep or long array, markup). Input i of a campaign
 // depends only on (campaign seed, target, i), so any finding can be replayed alone.
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 
 export type SeedKind = 'binary' | 'text' | 'json';
 

@@ -11,7 +11,7 @@ import { ExpertBase, MultiExpertModel } from '../../src/longtail/models/multi-ex
 import { plainSystem } from '../../src/longtail/systems/system.js';
 import { CrossEntropyLoss } from '../../src/longtail/losses/single.js';
 import { systemPredictions } from '../../src/longtail/train/evaluate.js';
-import { evaluateLogits } from '../../src/longtail/core/metrics.js';
+import { evaluateLogits } from '../../src/longtail/metrics/metrics.js';
 import type { ImageDataset } from '../../src/longtail/data/types.js';
 import type { ImageTransform } from '../../src/longtail/data/augment.js';
 

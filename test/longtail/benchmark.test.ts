@@ -7,9 +7,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers.js';
-import { spread, tQuantile975 } from '../../src/longtail/runs/benchmark-stats.js';
-import { benchmarkTable, type MethodRecord } from '../../src/longtail/runs/benchmark-table.js';
-import { loadSuite } from '../../src/longtail/runs/benchmark-suite.js';
+import { spread, tQuantile975 } from '../../src/longtail/workflows/benchmark-stats.js';
+import { benchmarkTable, type MethodRecord } from '../../src/longtail/workflows/benchmark-table.js';
+import { loadSuite } from '../../src/longtail/workflows/benchmark-suite.js';
 import { ConfigError } from '../../src/longtail/config/schema.js';
 import { TEST_DISTRIBUTIONS } from '../../src/longtail/data/longtail.js';
 import { benchmarkMarkdown } from '../../src/report/benchmark.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 import {
   BatchBufferPool,
   batchIndices,

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 
 export interface TinyImageList {
   root: string;

@@ -1,7 +1,7 @@
 // Calibration and the label-shift estimators on synthetic cases with known answers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 import { applyCalibration, fitCalibration } from '../../src/longtail/adapt/calibration.js';
 import {
   argmaxRows,

@@ -10,7 +10,7 @@ import {
   shotGroup,
   shotGroups,
   top1,
-} from '../../src/longtail/core/metrics.js';
+} from '../../src/longtail/metrics/metrics.js';
 import { longTailCounts } from '../../src/longtail/data/longtail.js';
 
 test('shot groups: many > 100, medium 20..100, few < 20; CIFAR-100 IR100 has 35/35/30', () => {

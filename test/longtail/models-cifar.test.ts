@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as torch from '../../src/torch/index.js';
-import { ResNetCifar, type ResNetCifarOptions } from '../../src/longtail/models/resnet_cifar.js';
+import { ResNetCifar, type ResNetCifarOptions } from '../../src/longtail/models/resnet-cifar.js';
 import { NormedLinear } from '../../src/longtail/models/heads.js';
 
 function withModel(options: ResNetCifarOptions, fn: (model: ResNetCifar) => void): void {

@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
-import { ResNetImageNet, type ResNetImageNetOptions } from '../../src/longtail/models/resnet_imagenet.js';
-import { ResNetCifar, type ResNetCifarOptions } from '../../src/longtail/models/resnet_cifar.js';
+import { ResNetImageNet, type ResNetImageNetOptions } from '../../src/longtail/models/resnet-imagenet.js';
+import { ResNetCifar, type ResNetCifarOptions } from '../../src/longtail/models/resnet-cifar.js';
 import { assertClose, goldenDir } from '../helpers.js';
 
 interface GoldenCase {

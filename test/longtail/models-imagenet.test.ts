@@ -11,10 +11,10 @@ import {
   ResNetImageNet,
   type ImageNetArch,
   type ResNetImageNetOptions,
-} from '../../src/longtail/models/resnet_imagenet.js';
+} from '../../src/longtail/models/resnet-imagenet.js';
 import { Bottleneck } from '../../src/longtail/models/bottleneck.js';
 import { NormedLinear } from '../../src/longtail/models/heads.js';
-import { ResNetCifar } from '../../src/longtail/models/resnet_cifar.js';
+import { ResNetCifar } from '../../src/longtail/models/resnet-cifar.js';
 import type { MultiExpertModel } from '../../src/longtail/models/multi-expert.js';
 
 /** Builds, runs fn, disposes, and checks that the live tensor count is back where it started. */

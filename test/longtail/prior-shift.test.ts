@@ -2,7 +2,7 @@
 // the weights fitted to a log prior, and the offsets read from the losses' logit biases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 import {
   balancedScores,
   estimateTestPrior,

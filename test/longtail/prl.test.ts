@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import * as torch from '../../src/torch/index.js';
 import { simplexGrid } from '../../src/longtail/adapt/controllability.js';
 import { assertClose } from '../helpers.js';
-import { ResNetCifar } from '../../src/longtail/models/resnet_cifar.js';
+import { ResNetCifar } from '../../src/longtail/models/resnet-cifar.js';
 import { aggregateByPreference } from '../../src/longtail/systems/prl.js';
 import { prlSystemFromConfig } from '../../src/longtail/config/session.js';
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 
 test('the output weights the experts by the preference; uniform r is the mean', () => {
   torch.tidy(() => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
-import { resolveCheckpoint, RunError } from '../../src/longtail/runs/load.js';
+import { resolveCheckpoint, RunError } from '../../src/longtail/workflows/load.js';
 
 test('resolveCheckpoint prefers a run directory over a same-named config file beside it', () => {
   const root = mkdtempSync(join(tmpdir(), 'tailor-resolve-'));

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { testTimeSummary } from '../../src/longtail/runs/testtime-summary.js';
+import { testTimeSummary } from '../../src/longtail/workflows/testtime-summary.js';
 import type { DistributionTestTime } from '../../src/longtail/adapt/testtime.js';
 
 const g = (top1: number) => ({ top1, many: top1, medium: top1, few: top1 });

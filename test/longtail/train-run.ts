@@ -4,7 +4,7 @@ import * as torch from '../../src/torch/index.js';
 import type { TrainConfig } from '../../src/longtail/config/config.js';
 import { buildSession } from '../../src/longtail/config/session.js';
 import { systemStateDict } from '../../src/longtail/systems/system.js';
-import { trainSession } from '../../src/longtail/runs/train.js';
+import { trainSession } from '../../src/longtail/workflows/train.js';
 
 export async function trainRun(
   c: TrainConfig,

@@ -16,7 +16,7 @@ import {
   splitPerClass,
   tuneTestTime,
   withTunedSetting,
-} from '../../src/longtail/runs/tune-testtime.js';
+} from '../../src/longtail/workflows/tune-testtime.js';
 
 test('gridSettings: every combination, the first name varying slowest', () => {
   assert.deepEqual(gridSettings({ consistency_weight: [10, 1], epochs: [1, 2, 3] }), [

@@ -6,18 +6,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedDir, assertClose } from '../helpers.js';
 import { GaussianMixture, type GaussianInit } from '../../src/mixture/gaussian.js';
-import { readLabelsFile, readMatrixCsv } from '../../src/mixture/gaussianCsv.js';
+import { readLabelsFile, readMatrixCsv } from '../../src/mixture/gaussian-csv.js';
 import {
   COVARIANCE_TYPES,
   SingularCovarianceError,
   type CovarianceType,
-} from '../../src/mixture/gaussianParams.js';
-import { gaussianModelFromJson, gaussianModelToJson } from '../../src/mixture/gaussianModel.js';
-import { setUnrolledKernels } from '../../src/mixture/gaussianKernels.js';
+} from '../../src/mixture/gaussian-params.js';
+import { gaussianModelFromJson, gaussianModelToJson } from '../../src/mixture/gaussian-model.js';
+import { setUnrolledKernels } from '../../src/mixture/gaussian-kernels.js';
 import { kmeans, kmeansPlusPlus } from '../../src/mixture/kmeans.js';
 import { inverseSpd, type DenseMatrix } from '../../src/mixture/linalg.js';
 import { formatBicTable, selectByBic } from '../../src/mixture/select.js';
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 
 const gmmDir = join(sharedDir, 'data/mixture/gmm');
 const iris = readMatrixCsv(join(gmmDir, 'iris/data.csv'));

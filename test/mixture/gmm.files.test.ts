@@ -8,17 +8,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sharedDir, assertClose } from '../helpers.js';
 import { GaussianMixture } from '../../src/mixture/gaussian.js';
-import { readLabelsFile, readMatrixCsv } from '../../src/mixture/gaussianCsv.js';
-import { gaussianInitByName, precisionsFromCholesky, warmStartFrom } from '../../src/mixture/gaussianInit.js';
+import { readLabelsFile, readMatrixCsv } from '../../src/mixture/gaussian-csv.js';
+import {
+  gaussianInitByName,
+  precisionsFromCholesky,
+  warmStartFrom,
+} from '../../src/mixture/gaussian-init.js';
 import {
   GaussianModelError,
   gaussianModelToJson,
   readDataForModel,
   readGaussianModel,
-} from '../../src/mixture/gaussianModel.js';
-import { predictionsCsv, samplesCsv, scoreSummary } from '../../src/mixture/gaussianReport.js';
-import { COVARIANCE_TYPES } from '../../src/mixture/gaussianParams.js';
-import { Rng } from '../../src/torch/rng.js';
+} from '../../src/mixture/gaussian-model.js';
+import { predictionsCsv, samplesCsv, scoreSummary } from '../../src/mixture/gaussian-report.js';
+import { COVARIANCE_TYPES } from '../../src/mixture/gaussian-params.js';
+import { Rng } from '../../src/util/rng.js';
 
 const irisFile = join(sharedDir, 'data/mixture/gmm/iris/data.csv');
 const iris = readMatrixCsv(irisFile);

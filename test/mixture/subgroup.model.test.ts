@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, sharedDir, assertClose } from '../helpers.js';
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 import { parseCsv } from '../../src/mixture/subgroup/csv.js';
 import {
   type SubgroupData,

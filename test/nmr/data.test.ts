@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, sharedDir } from '../helpers.js';
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 import { simulateSample, simulationAxis } from '../../src/nmr/data/simulate.js';
 import { semiSyntheticSample, prepareReference } from '../../src/nmr/data/semisynthetic.js';
 import { writeSyntheticDataset } from '../../src/nmr/data/generate.js';

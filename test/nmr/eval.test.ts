@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedDir } from '../helpers.js';
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 import { hungarian, matchPeaks } from '../../src/nmr/eval/hungarian.js';
 import { fwhmAt, integral, pickPeaks } from '../../src/nmr/eval/peaks.js';
 import { computeMetrics, type MetricContext } from '../../src/nmr/eval/metrics.js';

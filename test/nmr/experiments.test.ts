@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 import { simulateSample } from '../../src/nmr/data/simulate.js';
 import { writeCsvSpectrum } from '../../src/nmr/io/csv.js';
 import {
@@ -172,7 +172,7 @@ test('nmr train --experiments on files, nmr denoise of one scan (refusing far-of
 });
 
 test('pseudo targets leave each level out of its own target (seed 3.1, never fused into itself)', async () => {
-  const { prepareRecords } = await import('../../src/nmr/train/data.js');
+  const { prepareRecords } = await import('../../src/nmr/train/samples.js');
   const { resolveConfig } = await import('../../src/nmr/train/config.js');
   const rng = new Rng(12);
   const sample = simulateSample(rng, {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 import { FAMILIES, simulateSample } from '../../src/nmr/data/simulate.js';
 
 const base = { points: 2048, levels: 2, ratio: 2 };

@@ -14,7 +14,7 @@ import {
 } from '../../src/nmr/model/unet.js';
 import { ResBlock1d, SqueezeExcite1d, groupNorm } from '../../src/nmr/model/blocks.js';
 import { denoiseSpectra, loadDenoiser, modelMetadata } from '../../src/nmr/model/denoise.js';
-import { formatJcampSpectrum } from '../../src/nmr/model/jcamp-writer.js';
+import { formatJcampSpectrum } from '../../src/nmr/io/jcamp-writer.js';
 import { parseJcamp } from '../../src/nmr/io/jcamp.js';
 
 const TINY = {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { sharedDir } from '../helpers.js';
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 import { savitzkyGolay } from '../../src/nmr/pipeline/savgol.js';
 import { fourierShift, linearShift, warp } from '../../src/nmr/pipeline/shift.js';
 import { alignStack, estimateShift, localShifts, shiftField } from '../../src/nmr/pipeline/align.js';

@@ -20,8 +20,8 @@ import { loadConfig, MAX_CONFIG_BYTES, NmrConfigError, resolveConfig } from '../
 import { readdirSync } from 'node:fs';
 import { repoRoot } from '../helpers.js';
 import { curriculumMinLevel, stageWeights } from '../../src/nmr/train/trainer.js';
-import { drawLevels } from '../../src/nmr/train/data.js';
-import { Rng } from '../../src/torch/rng.js';
+import { drawLevels } from '../../src/nmr/train/samples.js';
+import { Rng } from '../../src/util/rng.js';
 
 interface Golden {
   shape: [number, number, number];

@@ -9,7 +9,7 @@ import { writeSyntheticDataset } from '../../src/nmr/data/generate.js';
 import { Dataset } from '../../src/nmr/data/dataset.js';
 import { resolveConfig } from '../../src/nmr/train/config.js';
 import { trainNmr } from '../../src/nmr/train/trainer.js';
-import { prepareSamples } from '../../src/nmr/train/data.js';
+import { prepareSamples } from '../../src/nmr/train/samples.js';
 import { loadDenoiser, modelDenoiser } from '../../src/nmr/model/denoise.js';
 import { evaluateDataset } from '../../src/nmr/eval/evaluate.js';
 import { run as denoise } from '../../src/cli/commands/nmr-denoise.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Rng } from '../../src/torch/rng.js';
+import { Rng } from '../../src/util/rng.js';
 import { tvDenoise } from '../../src/nmr/eval/tv.js';
 import { cadzowDenoise } from '../../src/nmr/eval/cadzow.js';
 import { energySnrCorrected, matchLevel, runYardstick } from '../../src/nmr/eval/yardstick.js';

@@ -1,8 +1,8 @@
 // Synthetic run directories for the report and server tests (no training, no tensor engine).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Rng } from '../../src/torch/rng.js';
-import type { LongtailResults } from '../../src/longtail/runs/results.js';
+import { Rng } from '../../src/util/rng.js';
+import type { LongtailResults } from '../../src/longtail/workflows/results.js';
 import type { ControllabilityGrid } from '../../src/report/types.js';
 import { TEST_DISTRIBUTIONS } from '../../src/longtail/data/longtail.js';
 

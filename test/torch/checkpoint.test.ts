@@ -15,8 +15,8 @@ import {
   restoreTorchRng,
 } from '../../src/torch/checkpoint.js';
 import { SGD } from '../../src/torch/optim/sgd.js';
-import { CustomLR } from '../../src/torch/optim/lr_scheduler.js';
-import { Rng } from '../../src/torch/rng.js';
+import { CustomLR } from '../../src/torch/optim/lr-scheduler.js';
+import { Rng } from '../../src/util/rng.js';
 import { assertClose, goldenDir } from '../helpers.js';
 
 const pyFile = join(goldenDir, 'torch', 'python_written.safetensors');

@@ -4,8 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import * as torch from '../../src/torch/index.js';
-import { Rng } from '../../src/torch/rng.js';
-import { makeBatch, makeModel, sgdStep } from './distributed_fixture.js';
+import { Rng } from '../../src/util/rng.js';
+import { makeBatch, makeModel, sgdStep } from './distributed-fixture.js';
 
 const { assignBuckets, DistributedSampler, readDistEnv, FIRST_BUCKET_BYTES, BUCKET_BYTES } =
   torch.distributed;

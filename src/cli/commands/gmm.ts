@@ -2,24 +2,30 @@
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
 import { choiceListArg, listArg, numberArg, rangeListArg } from '../args.js';
-import { writeFileAtomic, writeJsonAtomic } from '../../torch/fs.js';
-import { Rng } from '../../torch/rng.js';
-import { GaussianMixture, type GaussianMixtureOptions } from '../../mixture/gaussian.js';
+import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
+import { Rng } from '../../util/rng.js';
 import {
+  GaussianMixture,
+  type GaussianMixtureOptions,
   COVARIANCE_TYPES,
   SingularCovarianceError,
   type CovarianceType,
-} from '../../mixture/gaussianParams.js';
-import { CsvError, readLabelsFile, readMatrixCsv, type CsvMatrix } from '../../mixture/gaussianCsv.js';
-import { gaussianInitByName, warmStartFrom } from '../../mixture/gaussianInit.js';
-import {
+  CsvError,
+  readLabelsFile,
+  readMatrixCsv,
+  type CsvMatrix,
+  gaussianInitByName,
+  warmStartFrom,
   GaussianModelError,
   gaussianModelToJson,
   readDataForModel,
   readGaussianModel,
-} from '../../mixture/gaussianModel.js';
-import { predictionsCsv, samplesCsv, scoreSummary } from '../../mixture/gaussianReport.js';
-import { formatBicTable, selectByBic } from '../../mixture/select.js';
+  predictionsCsv,
+  samplesCsv,
+  scoreSummary,
+  formatBicTable,
+  selectByBic,
+} from '../../mixture/index.js';
 
 const HELP = `usage: tailor gmm <subcommand> [options]
 

@@ -9,9 +9,10 @@ import {
   type GroupResult,
   type LoadedRun,
   type System,
+  PreferenceTextError,
+  parsePreferenceText,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
-import { preferenceArg } from '../args.js';
 import { resolveDevice, resolveThreads } from '../runtime.js';
 
 export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
@@ -118,4 +119,15 @@ export function controllabilityTable(grid: {
     );
   }
   return lines.join('\n');
+}
+
+/** A preference over `experts` experts (`a,b,c`), normalised to sum to 1; undefined when absent. */
+export function preferenceArg(flag: string, text: string | undefined, experts: number): number[] | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parsePreferenceText(text, experts);
+  } catch (error) {
+    if (error instanceof PreferenceTextError) throw new CliError(`${flag} ${error.message}`);
+    throw error;
+  }
 }

@@ -4,10 +4,15 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
 import { listArg, numberArg, numberListArg } from '../args.js';
-import { loadConfig, NmrConfigError } from '../../nmr/train/config.js';
-import { ABLATIONS, formatAblationTable, runAblation } from '../../nmr/train/ablation.js';
-import { TrainingDivergedError } from '../../nmr/train/trainer.js';
-import { NmrFormatError } from '../../nmr/io/errors.js';
+import {
+  loadConfig,
+  NmrConfigError,
+  ABLATIONS,
+  formatAblationTable,
+  runAblation,
+  TrainingDivergedError,
+  NmrFormatError,
+} from '../../nmr/index.js';
 
 const HELP = `usage: tailor nmr ablate -c CONFIG --data DIR [options]
 

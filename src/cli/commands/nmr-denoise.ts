@@ -8,23 +8,26 @@ import { CliError } from '../errors.js';
 import { numberListArg } from '../args.js';
 import { resolveDevice } from '../runtime.js';
 import { setDefaultDevice } from '../../torch/device.js';
-import { loadDenoiserInfo, denoiseSpectra, denoiseStacks, isStackModel } from '../../nmr/model/denoise.js';
 import {
+  loadDenoiserInfo,
+  denoiseSpectra,
+  denoiseStacks,
+  isStackModel,
   checkDomain,
   NOISE_FAR,
   type ProcessingDomain,
   type TrainingDomain,
-} from '../../nmr/model/domain.js';
-import { preprocessStack } from '../../nmr/pipeline/preprocess.js';
-import { writeJcampSpectrum } from '../../nmr/model/jcamp-writer.js';
-import { readNmr } from '../../nmr/io/load.js';
-import { isBrukerDir } from '../../nmr/io/bruker.js';
-import { writeCsvSpectrum } from '../../nmr/io/csv.js';
-import { processFid } from '../../nmr/process.js';
-import { NmrFormatError } from '../../nmr/io/errors.js';
-import { Dataset } from '../../nmr/data/dataset.js';
-import type { Spectrum } from '../../nmr/types.js';
-import { ensureDir } from '../../torch/fs.js';
+  preprocessStack,
+  writeJcampSpectrum,
+  readNmr,
+  isBrukerDir,
+  writeCsvSpectrum,
+  processFid,
+  NmrFormatError,
+  Dataset,
+  type Spectrum,
+} from '../../nmr/index.js';
+import { ensureDir } from '../../util/fs.js';
 
 const HELP = `usage: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR
 

@@ -6,20 +6,24 @@ import { CliError } from '../errors.js';
 import { numberArg, numberListArg } from '../args.js';
 import { resolveDevice } from '../runtime.js';
 import { setDefaultDevice } from '../../torch/device.js';
-import { loadConfig, NmrConfigError, resolveConfig } from '../../nmr/train/config.js';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { writeJsonAtomic } from '../../torch/fs.js';
 import {
+  loadConfig,
+  NmrConfigError,
+  resolveConfig,
   checkLevels,
   experimentsFileOf,
   parseExperimentsArg,
   readExperimentsFile,
   type ExperimentsFile,
-} from '../../nmr/data/experiments.js';
-import { trainNmr, TrainingDivergedError } from '../../nmr/train/trainer.js';
-import { UNet1d, formatParameterSummary } from '../../nmr/model/unet.js';
-import { NmrFormatError } from '../../nmr/io/errors.js';
+  trainNmr,
+  TrainingDivergedError,
+  UNet1d,
+  formatParameterSummary,
+  NmrFormatError,
+} from '../../nmr/index.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeJsonAtomic } from '../../util/fs.js';
 
 const HELP = `usage: tailor nmr train -c CONFIG [-r CHECKPOINT] [options]
        tailor nmr train --experiments LIST [--experiments LIST ...] [-c CONFIG] [options]

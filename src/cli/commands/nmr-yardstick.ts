@@ -4,13 +4,24 @@
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
 import { choiceListArg, numberArg } from '../args.js';
-import { datasetYardSamples, experimentYardSamples } from '../../nmr/eval/yard-data.js';
-import { runYardstick, type YardMethod, type YardSample } from '../../nmr/eval/yardstick.js';
-import { SINGLE_BASELINES } from '../../nmr/eval/single.js';
+import {
+  datasetYardSamples,
+  experimentYardSamples,
+  runYardstick,
+  type YardMethod,
+  type YardSample,
+  SINGLE_BASELINES,
+  parseExperimentsArg,
+  readExperimentsFile,
+  checkLevels,
+  NmrFormatError,
+  loadDenoiser,
+  denoiseSpectra,
+  denoiseStacks,
+  isStackModel,
+} from '../../nmr/index.js';
 import { formatYardstick } from '../../report/nmr-yardstick.js';
-import { parseExperimentsArg, readExperimentsFile, checkLevels } from '../../nmr/data/experiments.js';
-import { NmrFormatError } from '../../nmr/io/errors.js';
-import { writeFileAtomic, writeJsonAtomic } from '../../torch/fs.js';
+import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
 
 const HELP = `usage: tailor nmr yardstick (--data DIR | --samples FILE.json | --experiments LIST)... [--model [NAME=]FILE]...
 
@@ -94,8 +105,6 @@ export async function run(argv: string[]): Promise<number> {
   const methods: YardMethod[] = [];
   const disposers: (() => void)[] = [];
   if (values.model?.length) {
-    const { loadDenoiser, denoiseSpectra, denoiseStacks, isStackModel } =
-      await import('../../nmr/model/denoise.js');
     for (const spec of values.model) {
       const eq = spec.indexOf('=');
       const name = eq > 0 ? spec.slice(0, eq) : 'model';

@@ -3,21 +3,30 @@
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
 import { choiceListArg, numberListArg, numberOr, requiredNumber } from '../args.js';
-import { writeSemiSyntheticDataset, writeSyntheticDataset } from '../../nmr/data/generate.js';
-import { FAMILIES } from '../../nmr/data/simulate.js';
-import { Dataset } from '../../nmr/data/dataset.js';
-import { BASELINES, evaluateDataset, type BaselineName } from '../../nmr/eval/evaluate.js';
-import { NmrFormatError } from '../../nmr/io/errors.js';
-import { readNmr } from '../../nmr/io/load.js';
-import { toSpectrum, type ConvertOptions } from '../../nmr/convert.js';
+import {
+  writeSemiSyntheticDataset,
+  writeSyntheticDataset,
+  FAMILIES,
+  Dataset,
+  BASELINES,
+  evaluateDataset,
+  type BaselineName,
+  NmrFormatError,
+  readNmr,
+  toSpectrum,
+  type ConvertOptions,
+  writeCsvSpectrum,
+  type Apodization,
+  type Fid,
+  isPowerOfTwo,
+  type RescaleMethod,
+  realStack,
+  loadDenoiser,
+  modelDenoiser,
+  isStackModel,
+} from '../../nmr/index.js';
 import { formatStackReport, stackReport } from '../../report/nmr-stack.js';
 import { formatReport } from '../../report/nmr-evaluate.js';
-import { writeCsvSpectrum } from '../../nmr/io/csv.js';
-import type { Apodization } from '../../nmr/process.js';
-import type { Fid } from '../../nmr/types.js';
-import { isPowerOfTwo } from '../../nmr/fft.js';
-import type { RescaleMethod } from '../../nmr/pipeline/rescale.js';
-import { realStack } from '../../nmr/realstack.js';
 
 const HELP = `usage: tailor nmr <subcommand> [options]
 
@@ -260,10 +269,9 @@ async function evaluate(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  // Loaded only when asked for, so the other subcommands work without libtorch.
+  // libtorch loads with the model only, so the other subcommands work without it.
   const loaded = values.model
-    ? await (async () => {
-        const { loadDenoiser, modelDenoiser, isStackModel } = await import('../../nmr/model/denoise.js');
+    ? (() => {
         const model = loadDenoiser(values.model!);
         return { extraMethods: { model: modelDenoiser(model) }, stack: isStackModel(model), model };
       })()

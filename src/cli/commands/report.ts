@@ -2,7 +2,7 @@
 // the charts of whatever the run's results.json holds.
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
-import { writeFileAtomic } from '../../torch/fs.js';
+import { writeFileAtomic } from '../../util/fs.js';
 import { join } from 'node:path';
 import { runPage } from '../../report/index.js';
 import { renderPage } from '../../report/html.js';

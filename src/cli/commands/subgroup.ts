@@ -3,12 +3,21 @@
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
 import { listArg, numberArg, rangeListArg } from '../args.js';
-import { writeFileAtomic, writeJsonAtomic } from '../../torch/fs.js';
-import { CsvError } from '../../mixture/subgroup/csv.js';
-import { type SubgroupData, dropMembership, readSubgroupCsv } from '../../mixture/subgroup/data.js';
-import { type SubgroupFitOptions, fitSubgroup } from '../../mixture/subgroup/fit.js';
-import { membershipLrt, selectClasses } from '../../mixture/subgroup/compare.js';
-import { fitToJson, lrtToJson, posteriorCsv, selectionTable } from '../../mixture/subgroup/report.js';
+import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
+import {
+  CsvError,
+  type SubgroupData,
+  dropMembership,
+  readSubgroupCsv,
+  type SubgroupFitOptions,
+  fitSubgroup,
+  membershipLrt,
+  selectClasses,
+  fitToJson,
+  lrtToJson,
+  posteriorCsv,
+  selectionTable,
+} from '../../mixture/index.js';
 
 const COMMON = `data options:
   --data FILE          long-format CSV with a header row: one row per visit (required)

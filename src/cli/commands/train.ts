@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { dirname } from 'node:path';
 import * as torch from '../../torch/index.js';
-import { ensureDir, writeJsonAtomic } from '../../torch/fs.js';
+import { ensureDir, writeJsonAtomic } from '../../util/fs.js';
 import {
   ConfigError,
   DataFormatError,

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseJsonc } from 'jsonc-parser';
-import { writeJsonAtomic } from '../../torch/fs.js';
+import { writeJsonAtomic } from '../../util/fs.js';
 import {
   ConfigError,
   RunError,

@@ -1,11 +1,16 @@
-// `tailor version [--json] [--check]`: the tailor version and what the engine was built with
-// (libtorch version and selection, C++ ABI, CUDA and its devices, cuDNN, distributed backends).
-// --check also compares every wrapped operator's schema with the running libtorch's.
+// `tailor version [--engine] [--json] [--check]`: the tailor version and the libtorch the addon
+// was built against, read from the build's record without loading libtorch; --engine, --json and
+// --check load the engine and add what it was built with (C++ ABI, CUDA and its devices, cuDNN,
+// distributed backends). --check also compares every wrapped operator's schema with the running
+// libtorch's.
 import { readFileSync } from 'node:fs';
 import { CliError } from '../errors.js';
 
-const HELP = `usage: tailor version [--json] [--check]
+const HELP = `usage: tailor version [--engine] [--json] [--check]
 
+  (plain)   the tailor version and the libtorch the addon was built against (starts at once:
+            libtorch is not loaded)
+  --engine  load libtorch and add its threads, C++ ABI, CUDA devices, cuDNN, Gloo/NCCL
   --json    one JSON object: {tailor, libtorch, libtorch_selection, cxx11_abi, threads,
             cuda: {available, version, devices}, cudnn, distributed: {gloo, nccl}}
   --check   compare the schemas of every wrapped libtorch operator with the running libtorch
@@ -16,18 +21,30 @@ export async function run(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const unknown = argv.filter((a) => a !== '--json' && a !== '--check');
+  const unknown = argv.filter((a) => a !== '--json' && a !== '--check' && a !== '--engine');
   if (unknown.length > 0) throw new CliError(`version: unknown option ${unknown[0]}\n\n${HELP}`);
   const json = argv.includes('--json');
   const check = argv.includes('--check');
   const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };
+  if (!json && !check && !argv.includes('--engine')) {
+    const { libtorchSelection } = await import('../../torch/native.js');
+    const selection = libtorchSelection();
+    console.log(`tailor ${pkg.version}`);
+    console.log(
+      selection
+        ? `libtorch ${selection.version} (${selection.kind}: ${selection.libDir}${selection.cuda ? `, CUDA ${selection.cuda}` : ''})`
+        : 'libtorch: the native addon is not built (run ./scripts/setup.sh)',
+    );
+    return 0;
+  }
   let engine: typeof import('../../torch/native.js');
   // --check reports the differences itself instead of failing at load.
   if (check) process.env.TAILOR_SCHEMA_CHECK = '0';
   try {
     engine = await import('../../torch/native.js');
+    engine.ensureNativeLoaded();
   } catch (error) {
     const message = (error as Error).message;
     if (json) {

@@ -5,7 +5,7 @@ import * as torch from '../../torch/index.js';
 import type { Tensor } from '../../torch/index.js';
 import type { ImageSet } from '../data/source.js';
 import type { ImageTransform } from '../data/augment.js';
-import { evaluateLogits } from '../core/metrics.js';
+import { evaluateLogits } from '../metrics/metrics.js';
 import { aggregateByPreference, logitsFromFeatures, type PrlSystem } from '../systems/prl.js';
 import { evaluateDistributions, type Predictions } from '../train/evaluate.js';
 import { computeExpertFeatures, featuresTensor, type ExpertFeatures } from '../train/features.js';

@@ -3,7 +3,7 @@
 // the oracle; and the one-line summary the command prints.
 import * as torch from '../../torch/index.js';
 import type { optim, Tensor } from '../../torch/index.js';
-import { evaluateLogits } from '../core/metrics.js';
+import { evaluateLogits } from '../metrics/metrics.js';
 import { aggregateByPreference, logitsFromFeatures, type PrlSystem, type System } from '../systems/index.js';
 import { summarize, type GroupResult, type Predictions } from '../train/evaluate.js';
 import { featuresTensor, type ExpertFeatures } from '../train/features.js';

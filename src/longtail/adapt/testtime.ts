@@ -10,7 +10,7 @@
 //   unknown) plus the log of the true test prior.
 import * as torch from '../../torch/index.js';
 import { optim, type Tensor } from '../../torch/index.js';
-import { Rng } from '../../torch/rng.js';
+import { Rng } from '../../util/rng.js';
 import type { ImageSet } from '../data/source.js';
 import type { ImageTransform } from '../data/augment.js';
 import { testDistributionSubset } from '../data/longtail.js';

@@ -4,7 +4,7 @@ import * as torch from '../../torch/index.js';
 import type { Tensor } from '../../torch/index.js';
 import { forEachBatch, type ImageSet } from '../data/source.js';
 import type { ImageTransform } from '../data/augment.js';
-import { Progress } from '../core/progress.js';
+import { Progress } from '../../util/progress.js';
 import { logitsFromFeatures, type System } from '../systems/index.js';
 
 /** Two augmented views of every image of the test pool for one epoch. */

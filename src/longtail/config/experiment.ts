@@ -12,8 +12,8 @@ import { LazyImageDataset, readImageList, type ImageList } from '../data/imageli
 import type { PipelineKind } from '../data/pipelines.js';
 import type { ImageSet } from '../data/source.js';
 import type { MultiExpertModel } from '../models/multi-expert.js';
-import { ResNetCifar } from '../models/resnet_cifar.js';
-import { IMAGENET_CONFIG_TYPES, ResNetImageNet } from '../models/resnet_imagenet.js';
+import { ResNetCifar } from '../models/resnet-cifar.js';
+import { IMAGENET_CONFIG_TYPES, ResNetImageNet } from '../models/resnet-imagenet.js';
 import { ConfigError, type TrainConfig } from './config.js';
 
 const LOADER_DATASETS = {

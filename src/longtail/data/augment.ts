@@ -3,7 +3,7 @@
 // passed in, so a pipeline run with the same seed gives the same batch. Geometric transforms
 // follow torchvision's definitions (RandomCrop with padding, RandomHorizontalFlip,
 // RandomRotation, RandomResizedCrop).
-import type { Rng } from '../../torch/rng.js';
+import type { Rng } from '../../util/rng.js';
 
 /** One image: data is c x h x w, channel-major. */
 export interface ImageView {

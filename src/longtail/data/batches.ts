@@ -3,7 +3,7 @@
 // test-time training, and mixup. In-memory sets batch synchronously; lazily decoded image
 // lists batch asynchronously, decoding the next batch while the current one is used.
 import { DistributedSampler } from '../../torch/distributed/sampler.js';
-import { Rng } from '../../torch/rng.js';
+import { Rng } from '../../util/rng.js';
 import type { ImageTransform, ImageView } from './augment.js';
 import { fusedImage, type FusableTransform } from './fused.js';
 import type { LazyImageDataset } from './imagelist.js';

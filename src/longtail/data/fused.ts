@@ -3,7 +3,7 @@
 // straight into the batch. It draws the same random numbers in the same order as
 // compose(randomCrop, horizontalFlip, rotation, normalize), so both give the same batches; it
 // only skips the intermediate float images (several times faster).
-import type { Rng } from '../../torch/rng.js';
+import type { Rng } from '../../util/rng.js';
 import type { ImageTransform } from './augment.js';
 
 export interface FusedSpec {

@@ -2,7 +2,7 @@
 // distributions (forward/backward r, uniform) built from a balanced test set, as the reference
 // code does: class i (ranked by training frequency) keeps floor(n_max * rho^(i/(C-1))) images,
 // chosen by a seeded shuffle of that class's images, taking the first n.
-import { Rng } from '../../torch/rng.js';
+import { Rng } from '../../util/rng.js';
 import { NumpyLegacyRandom } from './numpy-random.js';
 import { classCounts } from './types.js';
 

@@ -4,7 +4,7 @@
 // `_codecs.encode` form Python 3 uses for bytes at protocol 2. Anything else (other globals,
 // other opcodes, other protocols) is rejected with an error naming the opcode and its offset;
 // nothing is ever executed.
-import { InputError } from '../../torch/errors.js';
+import { InputError } from '../../util/errors.js';
 
 /** A numpy array as stored in the pickle: shape, dtype string ('|u1', '<i8', ...), raw bytes. */
 export interface PickledArray {

@@ -1,7 +1,7 @@
 // The in-memory and lazily decoded image data sets every reader produces, and the error type
 // readers throw when a file is bad (it always names the file, and the line or record if any).
-import { InputError } from '../../torch/errors.js';
-import { readBoundedFile } from '../../torch/fs.js';
+import { InputError } from '../../util/errors.js';
+import { readBoundedFile } from '../../util/fs.js';
 
 /** An in-memory image data set: N images of shape [C, H, W], stored CHW per image, uint8. */
 export interface ImageDataset {

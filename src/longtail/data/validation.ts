@@ -4,7 +4,7 @@
 // where a class has too few of those (the head class keeps all its images at the default n_max),
 // it takes the rest from the subset and removes them from training, always leaving at least one
 // training image per class. Seeded, independent of the subset's own draw.
-import { Rng } from '../../torch/rng.js';
+import { Rng } from '../../util/rng.js';
 import type { ImageList } from './imagelist.js';
 
 export interface ValidationSplit {

@@ -1,5 +1,5 @@
 // The ResNet / ResNeXt bottleneck block (torchvision "v1.5": the stride sits on the 3x3 conv) and
-// the stage builder shared by the ImageNet-size backbones in resnet_imagenet.ts.
+// the stage builder shared by the ImageNet-size backbones in resnet-imagenet.ts.
 import { Tensor, nn, tidy } from '../../torch/index.js';
 
 /** Output channels of a bottleneck are planes * EXPANSION. */

@@ -2,7 +2,7 @@
 // per expert its own stages, global pooling and a classifier. Subclasses build the trunk and the
 // experts; the forward passes over them live here once.
 import { Tensor, nn, tidy, aten } from '../../torch/index.js';
-import type { MultiExpertOutput } from '../core/types.js';
+import type { MultiExpertOutput } from '../types/multi-expert-output.js';
 import { NormedLinear } from './heads.js';
 
 /** One expert: its own stages (features) and classifier. */

@@ -6,9 +6,9 @@
 // preference never reaches.
 import * as torch from '../../torch/index.js';
 import { nn, type Tensor } from '../../torch/index.js';
-import type { Rng } from '../../torch/rng.js';
+import type { Rng } from '../../util/rng.js';
 import type { PreferenceLoss } from '../losses/prl.js';
-import type { MultiExpertOutput } from '../core/types.js';
+import type { MultiExpertOutput } from '../types/multi-expert-output.js';
 import type { MultiExpertModel } from '../models/multi-expert.js';
 import type { TrainableSystem } from './system.js';
 import { HyperNetwork, type GeneratedExperts } from './hypernet.js';

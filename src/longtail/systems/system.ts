@@ -2,8 +2,8 @@
 // training-time and evaluation-time forward passes and the loss. `kind` tells a plain
 // multi-expert system (SADE, BalPoE, LDAM, CE ...) from PRL, whose experts a preference generates.
 import type { Tensor, nn } from '../../torch/index.js';
-import type { Rng } from '../../torch/rng.js';
-import type { MultiExpertOutput } from '../core/types.js';
+import type { Rng } from '../../util/rng.js';
+import type { MultiExpertOutput } from '../types/multi-expert-output.js';
 import type { MultiExpertModel } from '../models/multi-expert.js';
 import type { Loss, LossExtra } from '../losses/types.js';
 

@@ -5,8 +5,8 @@ import type { Tensor } from '../../torch/index.js';
 import type { ImageTransform } from '../data/augment.js';
 import { forEachBatch, type ImageSet } from '../data/source.js';
 import { TEST_DISTRIBUTIONS, testDistributionSubset } from '../data/longtail.js';
-import { evaluateLogits, type EvaluationReport } from '../core/metrics.js';
-import type { MultiExpertOutput } from '../core/types.js';
+import { evaluateLogits, type EvaluationReport } from '../metrics/metrics.js';
+import type { MultiExpertOutput } from '../types/multi-expert-output.js';
 import { setTraining, type TrainableSystem } from '../systems/system.js';
 
 export type ForwardFn = (x: Tensor) => MultiExpertOutput;

@@ -8,16 +8,16 @@
 // broadcast before each forward; rank 0 alone evaluates, logs and writes checkpoints and metrics.
 import { join } from 'node:path';
 import * as torch from '../../torch/index.js';
-import { appendLine, ensureDir, writeFileAtomic } from '../../torch/fs.js';
+import { appendLine, ensureDir, writeFileAtomic } from '../../util/fs.js';
 import { optim } from '../../torch/index.js';
-import { Rng } from '../../torch/rng.js';
+import { Rng } from '../../util/rng.js';
 import { saveCheckpoint, loadCheckpoint, restoreFrom, restoreTorchRng } from '../../torch/checkpoint.js';
 import { mixup } from '../data/batches.js';
 import type { ImageTransform } from '../data/augment.js';
 import { epochBatches, type ImageSet } from '../data/source.js';
 import { mixupLoss } from '../losses/mixup.js';
-import { evaluateLogits } from '../core/metrics.js';
-import { Progress, formatSeconds } from '../core/progress.js';
+import { evaluateLogits } from '../metrics/metrics.js';
+import { Progress, formatSeconds } from '../../util/progress.js';
 import { loadSystemState, setTraining, systemStateDict, type TrainableSystem } from '../systems/system.js';
 import { predict, summarize, type GroupResult } from './evaluate.js';
 import type { PhaseClock } from './phases.js';

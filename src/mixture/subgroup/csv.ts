@@ -1,8 +1,8 @@
 // A small RFC 4180 CSV reader: quoted fields (with "" escapes and embedded commas/newlines),
 // CRLF or LF line ends, a header row. Every cell keeps its 1-based file line so that errors about
 // the data can name the file, line and column the user has to fix.
-import { InputError } from '../../torch/errors.js';
-import { readBoundedFile } from '../../torch/fs.js';
+import { InputError } from '../../util/errors.js';
+import { readBoundedFile } from '../../util/fs.js';
 
 export interface CsvTable {
   file: string;

@@ -3,7 +3,7 @@
 // subject. The lower bound is the total log-likelihood (the reference cases and the absolute
 // tolerance of reference/mixture.md are on that scale), not the per-subject mean.
 import { BaseMixture, type BaseMixtureOptions, type EStepResult } from '../base.js';
-import type { Rng } from '../../torch/rng.js';
+import type { Rng } from '../../util/rng.js';
 import type { SubgroupData } from './data.js';
 import { type EmOptions, mStep } from './em.js';
 import { quantileStart, randomStart } from './init.js';

@@ -2,7 +2,7 @@
 // iterations), the best `keep` of them continue to convergence, the best of those is kept. EM is
 // memoryless, so continuing a start gives exactly the sequence of one long run. Each run is plain
 // EM in the shared BaseMixture loop (SubgroupMixture) or SQUAREM-accelerated EM.
-import { Rng } from '../../torch/rng.js';
+import { Rng } from '../../util/rng.js';
 import type { SubgroupData } from './data.js';
 import type { EmOptions } from './em.js';
 import { quantileStart, randomStart } from './init.js';

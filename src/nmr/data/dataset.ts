@@ -30,7 +30,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic, writeJsonAtomic, ensureDir } from '../../torch/fs.js';
+import { writeFileAtomic, writeJsonAtomic, ensureDir } from '../../util/fs.js';
 import { NmrFormatError } from '../io/errors.js';
 import type { LevelTruth, TrueLine, TrueMultiplet } from './simulate.js';
 

@@ -1,5 +1,5 @@
 // Writes synthetic or semi-synthetic multi-SNR data sets in the on-disk format of dataset.ts.
-import { Rng } from '../../torch/rng.js';
+import { Rng } from '../../util/rng.js';
 import { DatasetWriter, type DatasetManifest } from './dataset.js';
 import { simulateSample, simulationAxis, type SimulationOptions } from './simulate.js';
 import { prepareReference, semiSyntheticSample, type SemiSyntheticOptions } from './semisynthetic.js';

@@ -3,7 +3,7 @@
 // filling is that of real data), each noisy FID is processed exactly like the clean one (same
 // apodization, size, group delay and phase), and the clean processed spectrum is the reference.
 // The clean spectrum still contains the original measurement noise; its level is recorded.
-import { Rng } from '../../torch/rng.js';
+import { Rng } from '../../util/rng.js';
 import { processFid, type Apodization } from '../process.js';
 import { robustStd } from '../stats.js';
 import type { Fid } from '../types.js';

@@ -6,7 +6,7 @@
 // phase jitter, amplitude jitter, complex Gaussian noise with spectral sigma_k = sigma_0 / T^k
 // (= sigma_K T^(K-k)), and a random normalization. The highest-SNR experiment K defines the frame
 // of the ground truth: it has no shift and no jitter, only noise and its normalization.
-import { Rng } from '../../torch/rng.js';
+import { Rng } from '../../util/rng.js';
 import { fourierTransform } from '../process.js';
 import type { Fid } from '../types.js';
 

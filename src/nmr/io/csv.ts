@@ -1,6 +1,6 @@
 // CSV spectra: two columns (ppm, intensity) or three (ppm, real, imaginary), an optional header
 // line, comma/semicolon/tab separated. Written with a '# ' comment header giving the source.
-import { writeFileAtomic } from '../../torch/fs.js';
+import { writeFileAtomic } from '../../util/fs.js';
 import { NmrFormatError, readNmrFile } from './errors.js';
 import type { Spectrum } from '../types.js';
 

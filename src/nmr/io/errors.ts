@@ -1,5 +1,5 @@
-import { InputError } from '../../torch/errors.js';
-import { readBoundedFile } from '../../torch/fs.js';
+import { InputError } from '../../util/errors.js';
+import { readBoundedFile } from '../../util/fs.js';
 /** A malformed or unsupported input file: names the file, the field and what to do about it. */
 export class NmrFormatError extends InputError {
   constructor(

@@ -4,7 +4,7 @@
 import * as torch from '../../torch/index.js';
 import { UNet1d, resolveUNetConfig, type UNetConfig } from './unet.js';
 import type { Denoiser } from '../eval/evaluate.js';
-import { CheckpointError } from '../../torch/errors.js';
+import { CheckpointError } from '../../util/errors.js';
 import type { TrainingDomain } from './domain.js';
 
 export const MODEL_FORMAT = 'tailor-nmr-unet';

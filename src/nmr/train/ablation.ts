@@ -3,13 +3,13 @@
 // against the truth: energy SNR, peak F1, weak-peak recall, hallucinations, integrals, FWHM, and
 // the raw level each matches).
 import { join } from 'node:path';
-import { writeFileAtomic, writeJsonAtomic } from '../../torch/fs.js';
+import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
 import { datasetYardSamples } from '../eval/yard-data.js';
 import { runYardstick, type MethodScore } from '../eval/yardstick.js';
 import type { Metrics } from '../eval/metrics.js';
 import { denoiseSpectra, loadDenoiser } from '../model/denoise.js';
 import type { NmrTrainConfig, StageConfig } from './config.js';
-import { preprocessOptions } from './data.js';
+import { preprocessOptions } from './samples.js';
 import { trainNmr } from './trainer.js';
 
 export interface Ablation {

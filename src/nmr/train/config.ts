@@ -2,7 +2,7 @@
 // validation that names the offending field and says what is expected.
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { InputError } from '../../torch/errors.js';
+import { InputError } from '../../util/errors.js';
 import { DEFAULT_UNET, resolveUNetConfig, type UNetConfig } from '../model/unet.js';
 import { SEED_LOSS_WEIGHTS, type LossWeights } from './losses.js';
 

@@ -6,16 +6,16 @@
 // exactly as an uninterrupted one would.
 import { join } from 'node:path';
 import * as torch from '../../torch/index.js';
-import { Rng } from '../../torch/rng.js';
-import { writeJsonAtomic, ensureDir } from '../../torch/fs.js';
+import { Rng } from '../../util/rng.js';
+import { writeJsonAtomic, ensureDir } from '../../util/fs.js';
 import { UNet1d, parameterSummary } from '../model/unet.js';
 import { checkpointBase, modelMetadata } from '../model/denoise.js';
 import type { NmrTrainConfig, StageConfig } from './config.js';
-import { drawLevels, makeBatch, prepareRecords, type PreparedSample } from './data.js';
+import { drawLevels, makeBatch, prepareRecords, type PreparedSample } from './samples.js';
 import { loadRecords, processingOf, type StackRecord } from './sources.js';
 import { trainingDomain } from '../model/domain.js';
 import { totalLoss, peakWeightedL1, type LossWeights } from './losses.js';
-import { CheckpointError } from '../../torch/errors.js';
+import { CheckpointError } from '../../util/errors.js';
 
 export interface EpochRecord {
   epoch: number;

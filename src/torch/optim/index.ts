@@ -8,4 +8,4 @@ export {
 } from './optimizer.js';
 export { SGD, type SGDOptions } from './sgd.js';
 export { AdamW, type AdamWOptions } from './adamw.js';
-export * from './lr_scheduler.js';
+export * from './lr-scheduler.js';

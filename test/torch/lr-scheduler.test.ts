@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as sched from '../../src/torch/optim/lr_scheduler.js';
+import * as sched from '../../src/torch/optim/lr-scheduler.js';
 import { assertClose, goldenDir } from '../helpers.js';
 
 const golden = JSON.parse(readFileSync(join(goldenDir, 'torch', 'lr_scheduler.json'), 'utf8')) as Record<

@@ -15,7 +15,7 @@ import {
   mahalanobisKernel,
   scatterKernel,
   weightedSumKernel,
-} from './gaussianKernels.js';
+} from './gaussian-kernels.js';
 
 export type CovarianceType = 'full' | 'tied' | 'diag' | 'spherical';
 export const COVARIANCE_TYPES: readonly CovarianceType[] = ['full', 'tied', 'diag', 'spherical'];

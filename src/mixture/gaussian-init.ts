@@ -1,8 +1,8 @@
 // How a Gaussian mixture fit starts, beyond the built-in initialisations: the names users write
 // for them, and a warm start from a fitted model (its weights, means and precisions).
 import type { GaussianInit, GaussianMixture, GaussianMixtureOptions } from './gaussian.js';
-import type { CovarianceType } from './gaussianParams.js';
-import { GaussianModelError } from './gaussianModel.js';
+import type { CovarianceType } from './gaussian-params.js';
+import { GaussianModelError } from './gaussian-model.js';
 
 const INIT_NAMES: Readonly<Record<string, GaussianInit>> = {
   kmeans: 'kmeans',

@@ -1,5 +1,5 @@
 // What `tailor gmm predict | score | sample` print, as text and JSON built from a fitted model.
-import type { Rng } from '../torch/rng.js';
+import type { Rng } from '../util/rng.js';
 import type { GaussianMixture } from './gaussian.js';
 import type { DenseMatrix } from './linalg.js';
 

@@ -9,7 +9,7 @@
 // smaller than the test set's would take 30 times fewer steps and reward settings that move the
 // weights further per step. Given the test set's size, the pool's batch shrinks in proportion,
 // so that each epoch takes as many steps on the pool as on the test set.
-import { Rng } from '../../torch/rng.js';
+import { Rng } from '../../util/rng.js';
 import type { ImageDataset } from '../data/types.js';
 import { imageSize } from '../data/types.js';
 import { LazyImageDataset } from '../data/imagelist.js';
@@ -18,7 +18,7 @@ import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
 import { runTestTime, type TestTimeOptions } from '../adapt/testtime.js';
 import { adaptInput, type Session } from '../config/session.js';
 import { RunError } from './load.js';
-import { formatSeconds } from '../core/progress.js';
+import { formatSeconds } from '../../util/progress.js';
 import { SEARCH_OBJECTIVES, type SearchObjective } from '../adapt/search-objective.js';
 
 /** The settings a grid may vary, by their test-time config names. */

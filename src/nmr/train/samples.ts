@@ -3,7 +3,7 @@
 // truth) and kept in memory as float32; batches are windows of B samples with level 0 and the
 // drawn levels k > 0 of each sample side by side (the seed's "same sample, several SNRs" batches).
 import { Tensor, tensor } from '../../torch/index.js';
-import type { Rng } from '../../torch/rng.js';
+import type { Rng } from '../../util/rng.js';
 import { Dataset } from '../data/dataset.js';
 import { preprocessStack, type PreprocessOptions } from '../pipeline/preprocess.js';
 import { fusionWeights, weightedFusion } from '../pipeline/fusion.js';

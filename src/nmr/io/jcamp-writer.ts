@@ -1,7 +1,7 @@
 // A JCAMP-DX 5.01 writer for real 1D spectra (##XYDATA=(X++(Y..Y)), AFFN, ppm axis), readable by
 // src/nmr/io/jcamp.ts and by common NMR software. Y values are stored as integers times YFACTOR
 // (nine significant digits of the largest value), ten per line after the line's X.
-import { writeFileAtomic } from '../../torch/fs.js';
+import { writeFileAtomic } from '../../util/fs.js';
 import type { Spectrum } from '../types.js';
 
 export function formatJcampSpectrum(s: Spectrum, title: string): string {

@@ -2,8 +2,8 @@
 // as results.json (the HTML report and `tailor serve` read it).
 import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
-import { writeJsonAtomic } from '../../torch/fs.js';
-import { evaluateLogits } from '../core/metrics.js';
+import { writeJsonAtomic } from '../../util/fs.js';
+import { evaluateLogits } from '../metrics/metrics.js';
 import {
   evaluateDistributions,
   systemPredictions,

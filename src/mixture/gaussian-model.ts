@@ -1,10 +1,10 @@
 // The JSON form of a fitted Gaussian mixture (what `tailor gmm fit --out` writes and
 // `tailor gmm predict --model` reads): parameters in scikit-learn's shapes plus the fit summary.
 import { readFileSync, statSync } from 'node:fs';
-import { InputError } from '../torch/errors.js';
+import { InputError } from '../util/errors.js';
 import { GaussianMixture } from './gaussian.js';
-import { COVARIANCE_TYPES, type CovarianceType } from './gaussianParams.js';
-import { readMatrixCsv, type CsvMatrix } from './gaussianCsv.js';
+import { COVARIANCE_TYPES, type CovarianceType } from './gaussian-params.js';
+import { readMatrixCsv, type CsvMatrix } from './gaussian-csv.js';
 import type { DenseMatrix } from './linalg.js';
 
 /** A model file that cannot be used (unreadable, not a model, or not fitting the data given). */

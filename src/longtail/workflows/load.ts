@@ -1,5 +1,5 @@
 // Finding and loading a training run's checkpoint and rebuilding its session.
-import { InputError } from '../../torch/errors.js';
+import { InputError } from '../../util/errors.js';
 import { dirname, resolve } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import * as torch from '../../torch/index.js';

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../torch/index.js';
-import { writeJsonAtomic } from '../../torch/fs.js';
+import { writeJsonAtomic } from '../../util/fs.js';
 import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
 import { runTestTime, type TestTimeMethod, type TestTimeOptions } from '../adapt/testtime.js';
 import { loadConfig } from '../config/config.js';
