@@ -6,6 +6,10 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { checkOpSchemasAtStartup, setSchemaSource } from './schema-check.js';
+import { InputError } from '../util/errors.js';
+
+/** The libtorch addon cannot be loaded (not built, built against another libtorch, or disabled). */
+export class EngineUnavailableError extends InputError {}
 
 export interface BuildInfo {
   torchVersion: string;
@@ -156,10 +160,14 @@ function load(): NativeAddon {
   // TAILOR_NO_ENGINE=1: run without libtorch; anything that needs a tensor fails with this message
   // (the mixture models, NMR file reading and processing, reports and --help work without it).
   if (process.env.TAILOR_NO_ENGINE && process.env.TAILOR_NO_ENGINE !== '0') {
-    throw new Error('this needs the libtorch engine, which TAILOR_NO_ENGINE disables (unset it)');
+    throw new EngineUnavailableError(
+      'this needs the libtorch engine, which TAILOR_NO_ENGINE disables (unset it)',
+    );
   }
   if (!existsSync(addonPath)) {
-    throw new Error(`the libtorch addon is not built (${addonPath} is missing); run ./scripts/setup.sh`);
+    throw new EngineUnavailableError(
+      `the libtorch addon is not built (${addonPath} is missing); run ./scripts/setup.sh`,
+    );
   }
   const require = createRequire(import.meta.url);
   let addon: NativeAddon;
@@ -167,7 +175,7 @@ function load(): NativeAddon {
     addon = require(addonPath) as NativeAddon;
   } catch (error) {
     const s = libtorchSelection();
-    throw new Error(
+    throw new EngineUnavailableError(
       `cannot load the libtorch addon${s ? ` built against ${s.selection} (${s.libDir})` : ''}: ${(error as Error).message.split('\n')[0]}; ` +
         'rebuild it with ./scripts/setup.sh (and the same TAILOR_LIBTORCH)',
       { cause: error },
