@@ -215,13 +215,14 @@ export const native: NativeAddon = Object.create(
   ),
 ) as NativeAddon;
 
+setSchemaSource(() => ensureNativeLoaded());
+
 /** Loads the addon now (idempotent); throws the load error, naming the remedy, when it cannot. */
 export function ensureNativeLoaded(): NativeAddon {
   if (loaded !== null) return loaded;
   const addon = load();
   Object.assign(native, addon);
   loaded = addon;
-  setSchemaSource(addon);
   checkOpSchemasAtStartup();
   return addon;
 }

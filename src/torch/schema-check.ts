@@ -3,7 +3,7 @@
 // type; calling through the old layout would then be a wrong call. This module compares every
 // wrapped operator's expected schema with the running libtorch's and names each difference.
 // It does not import the addon (native.ts runs the start-up check while loading it): native.ts
-// hands the addon over with setSchemaSource.
+// registers the addon's loader with setSchemaSource.
 import { EXPECTED_SCHEMAS, GENERATED_WITH } from './generated/schemas.js';
 import { schemaParts } from './schema-parse.js';
 
@@ -14,16 +14,17 @@ export interface SchemaSource {
   schema(op: number): string;
 }
 
-let source: SchemaSource | undefined;
+let source: (() => SchemaSource) | undefined;
 
-export function setSchemaSource(addon: SchemaSource): void {
-  source = addon;
+/** native.ts registers how to get the addon (loading it on first use). */
+export function setSchemaSource(getAddon: () => SchemaSource): void {
+  source = getAddon;
 }
 
 function addon(): SchemaSource {
   if (!source)
     throw new Error('schema check: the libtorch addon is not loaded (import the torch library first)');
-  return source;
+  return source();
 }
 
 export interface SchemaArg {

@@ -105,4 +105,4 @@ function main(): void {
   group.destroy();
 }
 
-if (process.argv[1]?.endsWith('distributed_fixture.js')) main();
+if (process.argv[1]?.endsWith('distributed-fixture.js')) main();

@@ -10,7 +10,7 @@ import { makeBatch, makeModel, sgdStep } from './distributed-fixture.js';
 const { assignBuckets, DistributedSampler, readDistEnv, FIRST_BUCKET_BYTES, BUCKET_BYTES } =
   torch.distributed;
 const sequential = (n: number) => ({ length: n, indices: () => Int32Array.from({ length: n }, (_, i) => i) });
-const fixture = fileURLToPath(new URL('./distributed_fixture.js', import.meta.url));
+const fixture = fileURLToPath(new URL('./distributed-fixture.js', import.meta.url));
 const glooBuilt =
   torch.distributed.ProcessGroup !== undefined &&
   (await import('../../src/torch/native.js')).native.buildInfo().gloo;
