@@ -4,12 +4,13 @@
 // dense-algebra choice (ml-matrix vs plain Float64Array loops) on the full-covariance kernel.
 //
 //   npm run bench -- gmm [--json] [--n 100000] [--repeats 3] [--python /usr/bin/python3] [--types full,diag]
-//                        [--sklearn-threads N] [--shared DIR (default: ../shared beside the checkout)]
+//                        [--sklearn-threads N] [--data DIR (default: the repository's data/)]
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Matrix } from 'ml-matrix';
 import { GaussianMixture } from '../src/mixture/gaussian.js';
@@ -31,7 +32,8 @@ const { values: args } = parseArgs({
     python: { type: 'string', default: '/usr/bin/python3' },
     types: { type: 'string', default: COVARIANCE_TYPES.join(',') },
     'sklearn-threads': { type: 'string' },
-    shared: { type: 'string', default: new URL('../../../shared/', import.meta.url).pathname },
+    // Compiled to dist/bench/gmm.js: two levels up is the repository root.
+    data: { type: 'string', default: fileURLToPath(new URL('../../data/', import.meta.url)) },
   },
 });
 const repeats = Number(args.repeats);
@@ -72,12 +74,12 @@ interface Row {
 const cases: Case[] = [];
 
 async function main(): Promise<void> {
-  const sharedIris = join(args.shared!, 'data/mixture/gmm/iris');
-  const iris = readMatrixCsv(join(sharedIris, 'data.csv'));
+  const irisDir = join(args.data!, 'mixture/gmm/iris');
+  const iris = readMatrixCsv(join(irisDir, 'data.csv'));
   cases.push({
     name: 'iris',
     x: iris,
-    labels: readLabelsFile(join(sharedIris, 'init_labels.csv'), iris.rows, 3),
+    labels: readLabelsFile(join(irisDir, 'init_labels.csv'), iris.rows, 3),
     k: 3,
     repeats: 50,
   });

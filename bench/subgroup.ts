@@ -15,7 +15,7 @@ import { runFromStart } from '../src/mixture/subgroup/starts.js';
 import type { Correlation } from '../src/mixture/subgroup/stats.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const dir = join(root, '..', 'shared', 'data', 'mixture', 'subgroup', 'S1_indep');
+const dir = join(root, 'data', 'mixture', 'subgroup', 'S1_indep');
 const data = readSubgroupCsv(join(dir, 'data_long.csv'), {
   id: 'id',
   time: 'time',

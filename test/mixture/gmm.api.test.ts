@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sharedDir, assertClose } from '../helpers.js';
+import { dataDir, assertClose } from '../helpers.js';
 import { GaussianMixture, type GaussianInit } from '../../src/mixture/gaussian.js';
 import { readLabelsFile, readMatrixCsv } from '../../src/mixture/gaussian-csv.js';
 import {
@@ -19,7 +19,7 @@ import { inverseSpd, type DenseMatrix } from '../../src/mixture/linalg.js';
 import { formatBicTable, selectByBic } from '../../src/mixture/select.js';
 import { Rng } from '../../src/util/rng.js';
 
-const gmmDir = join(sharedDir, 'data/mixture/gmm');
+const gmmDir = join(dataDir, 'mixture/gmm');
 const iris = readMatrixCsv(join(gmmDir, 'iris/data.csv'));
 const irisLabels = readLabelsFile(join(gmmDir, 'iris/init_labels.csv'), iris.rows, 3);
 const irisRef = JSON.parse(readFileSync(join(gmmDir, 'iris/reference.json'), 'utf8')) as {

@@ -6,10 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, sharedDir, assertClose } from '../helpers.js';
+import { repoRoot, dataDir, assertClose } from '../helpers.js';
 
 const cli = join(repoRoot, 'dist/src/cli/main.js');
-const irisDir = join(sharedDir, 'data/mixture/gmm/iris');
+const irisDir = join(dataDir, 'mixture/gmm/iris');
 const irisData = join(irisDir, 'data.csv');
 
 function tailor(...args: string[]): { code: number; stdout: string; stderr: string } {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sharedDir, assertClose } from '../helpers.js';
+import { dataDir, assertClose } from '../helpers.js';
 import { GaussianMixture } from '../../src/mixture/gaussian.js';
 import { readLabelsFile, readMatrixCsv } from '../../src/mixture/gaussian-csv.js';
 import {
@@ -24,9 +24,9 @@ import { predictionsCsv, samplesCsv, scoreSummary } from '../../src/mixture/gaus
 import { COVARIANCE_TYPES } from '../../src/mixture/gaussian-params.js';
 import { Rng } from '../../src/util/rng.js';
 
-const irisFile = join(sharedDir, 'data/mixture/gmm/iris/data.csv');
+const irisFile = join(dataDir, 'mixture/gmm/iris/data.csv');
 const iris = readMatrixCsv(irisFile);
-const irisLabels = readLabelsFile(join(sharedDir, 'data/mixture/gmm/iris/init_labels.csv'), iris.rows, 3);
+const irisLabels = readLabelsFile(join(dataDir, 'mixture/gmm/iris/init_labels.csv'), iris.rows, 3);
 const work = mkdtempSync(join(tmpdir(), 'tailor-gmm-files-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 

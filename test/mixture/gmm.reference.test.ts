@@ -1,12 +1,12 @@
 // The Gaussian mixture against scikit-learn 1.2.1 on the reference cases of
-// ../shared/data/mixture/gmm with the fixed-init protocol: one-hot labels -> one M step -> EM.
-// Tolerances from the cases' README: lower-bound trace 1e-9 absolute, parameters 1e-6 relative,
+// data/mixture/gmm with the fixed-init protocol: one-hot labels -> one M step -> EM.
+// Tolerances from data/README.md: lower-bound trace 1e-9 absolute, parameters 1e-6 relative,
 // labels exact.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sharedDir, assertClose } from '../helpers.js';
+import { dataDir, assertClose } from '../helpers.js';
 import { GaussianMixture } from '../../src/mixture/gaussian.js';
 import { readLabelsFile, readMatrixCsv } from '../../src/mixture/gaussian-csv.js';
 import { COVARIANCE_TYPES, type CovarianceType } from '../../src/mixture/gaussian-params.js';
@@ -40,7 +40,7 @@ function closeRelative(actual: ArrayLike<number>, expected: number[], rtol: numb
 }
 
 for (const name of ['iris', 'synthetic3']) {
-  const dir = join(sharedDir, 'data/mixture/gmm', name);
+  const dir = join(dataDir, 'mixture/gmm', name);
   const reference = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8')) as {
     K: number;
     fixed_init: Record<CovarianceType, FitReference>;

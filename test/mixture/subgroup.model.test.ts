@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, sharedDir, assertClose } from '../helpers.js';
+import { repoRoot, dataDir, assertClose } from '../helpers.js';
 import { Rng } from '../../src/util/rng.js';
 import { parseCsv } from '../../src/mixture/subgroup/csv.js';
 import {
@@ -264,7 +264,7 @@ test('bad CSV input: errors name the file, line and column', () => {
 
 test('CLI: subgroup fit writes the JSON and posterior CSV; bad data exit with a located error', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tailor-subgroup-'));
-  const csv = join(sharedDir, 'data/mixture/subgroup/real_orthodont/data_long.csv');
+  const csv = join(dataDir, 'mixture/subgroup/real_orthodont/data_long.csv');
   const cli = join(repoRoot, 'dist/src/cli/main.js');
   const out = join(dir, 'fit.json');
   const post = join(dir, 'post.csv');
@@ -344,7 +344,7 @@ test('CLI: subgroup fit writes the JSON and posterior CSV; bad data exit with a 
 });
 
 test('reading the shared long CSV keeps subjects in file order and visits sorted by time', () => {
-  const data = readSubgroupCsv(join(sharedDir, 'data/mixture/subgroup/real_paquid_IST/data_long.csv'), {
+  const data = readSubgroupCsv(join(dataDir, 'mixture/subgroup/real_paquid_IST/data_long.csv'), {
     id: 'id',
     time: 'time',
     y: 'y',

@@ -1,11 +1,11 @@
-// The latent-subgroup model against the reference cases of ../shared/data/mixture/subgroup:
+// The latent-subgroup model against the reference cases of data/mixture/subgroup:
 // lcmm hlme 2.2.2 fits and an independent numpy EM (classes ordered by mu, class 1 the gamma
 // reference, total log-likelihood with the 2 pi constant).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sharedDir, assertClose } from '../helpers.js';
+import { dataDir, assertClose } from '../helpers.js';
 import { readSubgroupCsv } from '../../src/mixture/subgroup/data.js';
 import { fitSubgroup } from '../../src/mixture/subgroup/fit.js';
 import { runEm } from '../../src/mixture/subgroup/em.js';
@@ -13,7 +13,7 @@ import { quantileStart } from '../../src/mixture/subgroup/init.js';
 import type { SubgroupParams } from '../../src/mixture/subgroup/model.js';
 import { membershipLrt, selectClasses } from '../../src/mixture/subgroup/compare.js';
 
-const caseDir = (name: string): string => join(sharedDir, 'data/mixture/subgroup', name);
+const caseDir = (name: string): string => join(dataDir, 'mixture/subgroup', name);
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
 
 interface RefParams {

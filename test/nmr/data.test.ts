@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, sharedDir } from '../helpers.js';
+import { dataDir, npmDataDir, repoRoot } from '../helpers.js';
 import { Rng } from '../../src/util/rng.js';
 import { simulateSample, simulationAxis } from '../../src/nmr/data/simulate.js';
 import { semiSyntheticSample, prepareReference } from '../../src/nmr/data/semisynthetic.js';
@@ -61,7 +61,7 @@ test('synthetic sample: reproducible, noise ladder sigma_k = sigma_0 / T^k, line
 });
 
 test('semi-synthetic sample from a real FID: noise added in the time domain follows the ladder', () => {
-  const fid = readBrukerFid(join(sharedDir, 'data/nmr/single/bruker/aspirin-1h/1'));
+  const fid = readBrukerFid(join(dataDir, 'nmr/single/bruker/aspirin-1h/1'));
   const ref = prepareReference(fid, { points: 16384 });
   const s = semiSyntheticSample(new Rng(8), ref, { points: 16384, levels: 3, ratio: 2, snrRange: [20, 20] });
   const edge = 1500; // the outer ppm ranges of aspirin are empty
@@ -204,7 +204,7 @@ test('CLI: nmr simulate writes a data set, nmr evaluate --json prints the method
       'nmr',
       'process',
       '--input',
-      join(sharedDir, 'data/nmr/single/jcamp/aspirin-1h.fid.dx'),
+      join(npmDataDir('jcamp-data-test'), 'data/aspirin-1h.fid.dx'),
       '--out',
       join(dir, 'a.csv'),
     ],

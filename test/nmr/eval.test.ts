@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sharedDir } from '../helpers.js';
+import { npmDataDir } from '../helpers.js';
 import { Rng } from '../../src/util/rng.js';
 import { hungarian, matchPeaks } from '../../src/nmr/eval/hungarian.js';
 import { fwhmAt, integral, pickPeaks } from '../../src/nmr/eval/peaks.js';
@@ -127,9 +127,9 @@ test('metrics: a perfect output, a noisy output and a hallucinated peak', () => 
   assert.ok(Math.abs(s.position_error_hz - 0.5 / 3) < 0.02, `mean position error ${s.position_error_hz}`);
 });
 
-test('metrics on the clean reference spectrum with 8 singlets (synthetic_gt): all 8 found at 1..8 ppm', () => {
+test('metrics on the clean reference spectrum with 8 singlets (nmr-xy-testdata): all 8 found at 1..8 ppm', () => {
   const d = JSON.parse(
-    readFileSync(join(sharedDir, 'data/nmr/synthetic_gt/d1-2-3-4-5-6-7-8.json'), 'utf8'),
+    readFileSync(join(npmDataDir('nmr-xy-testdata'), 'data/pure/d1-2-3-4-5-6-7-8.json'), 'utf8'),
   ) as { x: number[]; y: number[] };
   const y = Float64Array.from(d.y);
   let max = 0;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, mkdirSync, cpSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sharedDir, assertClose } from '../helpers.js';
+import { dataDir, npmDataDir, assertClose } from '../helpers.js';
 import { decodeXyTable, encodeDifDup } from '../../src/nmr/io/asdf.js';
 import { ParameterSet } from '../../src/nmr/io/labels.js';
 import { readBrukerFid, readBrukerProcessed, readBrukerSer } from '../../src/nmr/io/bruker.js';
@@ -14,7 +14,8 @@ import { detectFormat, readNmr } from '../../src/nmr/io/load.js';
 import { brukerGroupDelay } from '../../src/nmr/io/dsp.js';
 import { NmrFormatError } from '../../src/nmr/io/errors.js';
 
-const nmr = join(sharedDir, 'data', 'nmr');
+const nmr = join(dataDir, 'nmr');
+const jcamp = join(npmDataDir('jcamp-data-test'), 'data');
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'tailor-nmr-io-'));
 
 test('ASDF: SQZ, DIF, DUP and the DIF y-check decode to the right values', () => {
@@ -132,7 +133,7 @@ test('Bruker: a malformed acqus or truncated fid names the file and the field', 
 });
 
 test('JCAMP-DX FID (DIFDUP, Bruker export) decodes to exactly the Bruker fid', () => {
-  const j = readJcamp(join(nmr, 'single/jcamp/aspirin-1h.fid.dx'));
+  const j = readJcamp(join(jcamp, 'aspirin-1h.fid.dx'));
   assert.equal(j.kind, 'fid');
   const b = readBrukerFid(join(nmr, 'single/bruker/aspirin-1h/1'));
   if (j.kind !== 'fid') return;
@@ -145,7 +146,7 @@ test('JCAMP-DX FID (DIFDUP, Bruker export) decodes to exactly the Bruker fid', (
 });
 
 test('JCAMP-DX spectrum (SQZ/DIF, LINK blocks, Hz axis): Rutin 1H', () => {
-  const d = readJcamp(join(nmr, 'single/jcamp/Rutin_3080ug200uL_DMSOd6_qHNMR_400MHz_JDX.jdx'));
+  const d = readJcamp(join(jcamp, 'Rutin_3080ug200uL_DMSOd6_qHNMR_400MHz_JDX.jdx'));
   assert.equal(d.kind, 'spectrum');
   if (d.kind !== 'spectrum') return;
   const s = d.spectrum;
@@ -162,7 +163,7 @@ test('JCAMP-DX spectrum (SQZ/DIF, LINK blocks, Hz axis): Rutin 1H', () => {
 });
 
 test('JCAMP-DX: benchtop FID with SQZ pages and no DIF', () => {
-  const d = readJcamp(join(nmr, 'single/jcamp/ibuprofen_j_ave_qmagnetics.jdx'));
+  const d = readJcamp(join(jcamp, 'qmagnetics/ibuprofen_j_ave_qmagnetics.jdx'));
   assert.equal(d.kind, 'fid');
   if (d.kind !== 'fid') return;
   assert.equal(d.fid.re.length, 40000);
@@ -260,7 +261,7 @@ test('CSV: round trip, header line, reversed axis and errors with line numbers',
 
 test('format detection and a bad path', () => {
   assert.equal(detectFormat(join(nmr, 'single/bruker/aspirin-1h/1')), 'bruker');
-  assert.equal(detectFormat(join(nmr, 'single/jcamp/aspirin-1h.fid.dx')), 'jcamp');
+  assert.equal(detectFormat(join(jcamp, 'aspirin-1h.fid.dx')), 'jcamp');
   assert.equal(detectFormat(join(nmr, 'multi_snr/nmrglue_coadd_13C/test-run02.fid')), 'nmrpipe');
   const dir = tmp();
   mkdirSync(join(dir, 'empty'));

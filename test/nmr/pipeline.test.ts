@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { sharedDir } from '../helpers.js';
+import { dataDir } from '../helpers.js';
 import { Rng } from '../../src/util/rng.js';
 import { savitzkyGolay } from '../../src/nmr/pipeline/savgol.js';
 import { fourierShift, linearShift, warp } from '../../src/nmr/pipeline/shift.js';
@@ -238,7 +238,7 @@ test('the whole preprocessing on simulated samples: shifts, scales and T close t
 });
 
 test('real repeated scans (nmrglue 13C co-add): averages of 1, 2 and 4 runs give T close to sqrt 2', () => {
-  const dir = join(sharedDir, 'data', 'nmr', 'multi_snr', 'nmrglue_coadd_13C');
+  const dir = join(dataDir, 'nmr', 'multi_snr', 'nmrglue_coadd_13C');
   const fids = [1, 2, 3, 4].map((i) => {
     const d = readPipe(join(dir, `test-run0${i}.fid`));
     if (d.kind !== 'fid') throw new Error('expected a FID');

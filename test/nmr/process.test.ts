@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { sharedDir } from '../helpers.js';
+import { dataDir, npmDataDir } from '../helpers.js';
 import { readBrukerFid, readBrukerProcessed } from '../../src/nmr/io/bruker.js';
 import { readJcamp } from '../../src/nmr/io/jcamp.js';
 import { applyPhase, processFid, ppmLimits } from '../../src/nmr/process.js';
@@ -12,7 +12,7 @@ import { correlation, maxIndex } from '../../src/nmr/stats.js';
 import { fwhmAt } from '../../src/nmr/eval/peaks.js';
 import { ppmToIndex, type Fid } from '../../src/nmr/types.js';
 
-const nmr = join(sharedDir, 'data', 'nmr');
+const nmr = join(dataDir, 'nmr');
 
 function lineFid(n: number, swHz: number, lines: { hz: number; lw: number; amp?: number }[]): Fid {
   const re = new Float64Array(n);
@@ -119,7 +119,7 @@ test('real data, table group delay (DSPFVS 10): aspirin peaks at the ppm of its 
   for (const spectrum of [
     processFid(readBrukerFid(join(nmr, 'single/bruker/aspirin-1h/1'))),
     (() => {
-      const d = readJcamp(join(nmr, 'single/jcamp/aspirin-1h.fid.dx'));
+      const d = readJcamp(join(npmDataDir('jcamp-data-test'), 'data/aspirin-1h.fid.dx'));
       if (d.kind !== 'fid') throw new Error('expected a FID');
       return processFid(d.fid);
     })(),
