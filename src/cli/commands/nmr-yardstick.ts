@@ -1,5 +1,5 @@
-// `tailor nmr yardstick`: the seed's yardstick (src/nmr/eval/yardstick.ts) for trained models and
-// the single-input baselines on held-out samples: simulated data sets (against the truth and
+// `tailor nmr yardstick`: the single-scan yardstick (src/nmr/eval/yardstick.ts) for trained models
+// and the single-input baselines on held-out samples: simulated data sets (against the truth and
 // against the held-out level K) or the user's own measurements (against level K).
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
