@@ -64,9 +64,14 @@ simulate options:
 evaluate options:
   --data DIR         data set written by 'simulate'                          [required]
   --baselines LIST   all (default) or a comma list of ${BASELINES.join(', ')}
+                     (the input itself, Savitzky-Golay, the exponential matched filter, wavelet
+                     shrinkage, total variation, Cadzow rank reduction, the inverse-variance fusion
+                     of all levels, the SNR-weighted pseudo ground truth)
   --max-samples N    use only the first N samples
-  --validation F     fraction of samples used to tune Savitzky-Golay (default 0.2; not scored)
-  --rescale M        huber (default), inverse, seed (plain least squares) or none
+  --validation F     fraction of samples that tunes Savitzky-Golay, TV and Cadzow (default 0.2;
+                     not scored)
+  --rescale M        huber (default: regression onto level K with Huber weights), inverse (the
+                     same without the weights), seed (plain least squares) or none
   --local-align      also align locally in anchor-peak windows
   --model FILE       score a trained model too (a stack model is scored once per sample)
   --json             print the report as JSON ({"methods": {name: {energy_snr_db, peak_f1, ...}}})
@@ -91,7 +96,7 @@ stack options:
                      ppm axis (when the files' referencing disagrees)
   --noise M          mad (default: MAD of the baseline points) or diff (for spectra without a clean
                      baseline)
-  --rescale M        huber (default), inverse, seed or none
+  --rescale M        huber (default), inverse, seed or none (as for evaluate)
   --local-align      also align locally in anchor-peak windows
   --out FILE         write the pseudo ground truth as CSV
   --json             print the report as JSON
