@@ -1,5 +1,5 @@
-// Throughput of the non-neural NMR code on one core, for spectra of --points (default 32768):
-// FID processing (apodization, zero filling, FFT, group delay, phase from parameters), the seed's
+// Throughput of the non-neural NMR code on one core, for spectra of --points (default 32768): FID
+// processing (apodization, zero filling, FFT, group delay, phase from parameters), the multi-SNR
 // preprocessing of a 3-level stack, each classical baseline, and the metrics.
 //   npm run bench -- nmr [--points 32768] [--samples 8] [--json]
 import { parseArgs } from 'node:util';

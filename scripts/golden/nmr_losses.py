@@ -1,8 +1,8 @@
-"""Reference values for src/nmr/train/losses.ts (seed section 5) computed with PyTorch 1.13.
+"""Reference values for src/nmr/train/losses.ts (the NMR training losses) computed with PyTorch 1.13.
 
 Run: /usr/bin/python3 scripts/golden/nmr_losses.py  ->  test/golden/nmr/losses.json
-The formulas follow the seed's pseudocode (section 9) with the corrections documented in
-losses.ts: every point outside M has weight w_base, and alpha_ij = T^(k_j - k_i).
+The formulas are those documented in losses.ts: every point outside M has weight w_base, and
+alpha_ij = T^(k_j - k_i).
 """
 import json
 import math

@@ -10,7 +10,7 @@ interface CommandEntry {
 
 const commands: Record<string, CommandEntry> = {
   train: {
-    summary: 'train a long-tail model from a JSON config (SADE, BalPoE, LDAM-DRW, PRL)',
+    summary: 'train a long-tail model from a JSON config (CE, LDAM-DRW, SADE, BalPoE, PRL, ...)',
     load: () => import('./commands/train.js'),
   },
   test: {
@@ -22,7 +22,7 @@ const commands: Record<string, CommandEntry> = {
     load: () => import('./commands/test-all.js'),
   },
   'test-time-train': {
-    summary: 'test-time aggregation / preference search on the eleven distributions',
+    summary: 'test-time methods: SADE aggregation, PRL preference search, prior matching, EM, BBSE',
     load: () => import('./commands/test-time-train.js'),
   },
   'tune-test-time': {
@@ -59,7 +59,7 @@ const commands: Record<string, CommandEntry> = {
     load: () => import('./commands/subgroup.js'),
   },
   nmr: {
-    summary: 'multi-SNR NMR: simulate data sets, evaluate baselines, process vendor files',
+    summary: 'multi-SNR NMR: simulate, evaluate, train, denoise, yardstick, ablate, process, stack',
     load: () => import('./commands/nmr.js'),
   },
   report: {

@@ -1,4 +1,4 @@
-// The preprocessing of seed section 2 on real experiments of one sample: read every file,
+// The multi-SNR preprocessing on real experiments of one sample: read every file,
 // process FIDs identically (same size, apodization, phase source) onto one ppm axis, optionally
 // crop a ppm window, and run the pipeline (alignment, rescaling, masks, noise, T, pseudo truth).
 // An experiment may be several files co-added (repeated scans of the same sequence): their FIDs

@@ -1,4 +1,4 @@
-// What `tailor nmr stack` reports about one sample's experiments after the seed's preprocessing:
+// What `tailor nmr stack` reports about one sample's experiments after the multi-SNR preprocessing:
 // per level its shift, scale, noise, SNR and fusion weight, as a table or JSON.
 import type { RealStack } from '../nmr/index.js';
 

@@ -171,7 +171,7 @@ test('nmr train --experiments on files, nmr denoise of one scan (refusing far-of
   assert.match(text, /\| model \(x0\)/);
 });
 
-test('pseudo targets leave each level out of its own target (seed 3.1, never fused into itself)', async () => {
+test('pseudo targets leave each level out of its own target (never fused into itself)', async () => {
   const { prepareRecords } = await import('../../src/nmr/train/samples.js');
   const { resolveConfig } = await import('../../src/nmr/train/config.js');
   const rng = new Rng(12);

@@ -176,7 +176,7 @@ test('rescaling: known scales are recovered; the noise correction removes the at
   const x = noisy(clean, 0.12, rng).map((v) => v / trueScale);
   const sx = 0.12 / trueScale;
   const seed = scaleFactor(x, ref, mask, 'seed');
-  assert.ok(seed < 0.85 * trueScale, `the plan's formula is biased low here: ${seed}`);
+  assert.ok(seed < 0.85 * trueScale, `plain least squares ('seed') is biased low here: ${seed}`);
   // Single draws scatter by ~5 % at this noise level; the uncorrected bias is ~25 %.
   for (const method of ['seed', 'inverse', 'huber'] as const) {
     const s = scaleFactor(x, ref, mask, method, { sigmaX: sx, sigmaRef: 0.01 });

@@ -82,7 +82,7 @@ test('nmr train / denoise: user errors are CliErrors that name the problem', asy
   assert.equal(await quietly(() => train(['-c', configPath, '--params'])), 0);
 });
 
-test('nmr ablate: trains and scores the chosen section-8 variants', async () => {
+test('nmr ablate: trains and scores the chosen ablation variants', async () => {
   const val = join(root, 'val');
   writeSyntheticDataset(val, 2, 12, { points: 256, levels: 3, ratio: 2 });
   const code = await quietly(() =>

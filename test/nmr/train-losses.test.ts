@@ -168,7 +168,7 @@ test('config: seed defaults, and errors name the field', () => {
   );
   assert.throws(huge({ kernel: 257 }), /config\.model\.kernel: expected an odd integer in \[1, 255\]/);
   assert.throws(huge({ channels: Array(13).fill(8), dilations: Array(13).fill(1) }), /at most 12 levels/);
-  // The seed's own size passes.
+  // The default network's size passes.
   assert.equal(
     resolveConfig({ data: { train: 'd' }, model: { channels: [64, 128, 256, 256] } }, '/tmp').model.kernel,
     9,
@@ -224,7 +224,7 @@ test('SNR curriculum, stage-B ramps and level draws', () => {
   assert.deepEqual(drawLevels(4, 'all', 2, rng), [0, 2, 3, 4]);
 });
 
-test('the shipped configs/nmr_*.json validate, and nmr_unet.json is the seed setting', () => {
+test('the shipped configs/nmr_*.json validate, and nmr_unet.json is the full-size setting', () => {
   const files = readdirSync(join(repoRoot, 'configs')).filter((f) => /^nmr_.*\.json$/.test(f));
   assert.ok(files.length >= 2);
   for (const f of files) loadConfig(join(repoRoot, 'configs', f), repoRoot);

@@ -48,6 +48,13 @@ Rerunning the same command resumes: finished runs and methods are skipped, an in
 training continues from its last checkpoint. Runs live in DIR/runs/<model>/seed-<s>.
 
 methods: ${BENCHMARK_METHOD_NAMES.join(', ')} (oracle uses the true test prior and is labelled so)
+  plain: no test-time step; aggregation: SADE's expert aggregation; preference: PRL's preference
+  search (PRL models); prior: prior matching; prior_adjusted: prior matching's EM prior added to
+  the balanced scores; em, em_ts, em_bcts: EM (MLLS) on raw, temperature-scaled and BCTS-
+  calibrated scores; bbse: black-box shift estimation; oracle: the log of the true test prior
+  added. The searches' objectives and steps come from the suite's "test_time" config (see
+  'tailor test-time-train --help'). The models are training configs (CE, LDAM-DRW, SADE, BalPoE,
+  PRL, ...: 'tailor train --help').
 
 options:
   -c, --config SUITE   the suite file (configs/suites/*.json)

@@ -26,7 +26,12 @@ export async function run(argv: string[]): Promise<number> {
   });
   if (values.help || positionals.length === 0) {
     console.log(
-      'usage: tailor compare RUN_DIR... [--json]\n\nTop-1 on the eleven test distributions of each run (from results.json), with test-time training results when present.',
+      'usage: tailor compare RUN_DIR... [--json]\n\n' +
+        'Top-1 on the eleven test distributions of each run (from results.json) and its mean; where\n' +
+        "'tailor test-time-train --save' stored test-time results, also the mean top-1 after SADE\n" +
+        'aggregation, the PRL preference search, prior matching and the prior-adjusted scores, and with\n' +
+        'the oracle prior. --json prints each run with its whole test_time section (which also holds\n' +
+        'EM, EM after temperature scaling or BCTS, and BBSE, in mean_top1_methods).',
     );
     return values.help ? 0 : 2;
   }

@@ -1,4 +1,4 @@
-// `tailor nmr ablate -c CONFIG --data DIR`: the ablations of seed section 8, each trained like the
+// `tailor nmr ablate -c CONFIG --data DIR`: the ablations of the training, each trained like the
 // config and scored on a held-out data set; writes OUT/ablation/ablation.{json,md}.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
@@ -16,9 +16,10 @@ import {
 
 const HELP = `usage: tailor nmr ablate -c CONFIG --data DIR [options]
 
-Trains one model per ablation of the plan's section 8 and scores each on DIR (a data set with
-ground truth, e.g. from 'tailor nmr simulate') with the yardstick of 'tailor nmr yardstick': x0
-in, against the truth, with the raw level it matches, weak-peak recall, integrals and FWHM.
+Trains one model per variant below (each leaves out or changes one ingredient of the configured
+training) and scores each on DIR (a data set with ground truth, e.g. from 'tailor nmr simulate')
+with the yardstick of 'tailor nmr yardstick': x0 in, against the truth, with the raw level it
+matches, weak-peak recall, integrals and FWHM.
 
 variants:
 ${Object.entries(ABLATIONS)

@@ -214,7 +214,7 @@ export async function run(argv: string[]): Promise<number> {
       throw new CliError(
         `--model ${values.model} denoises stacks of ${G} levels; ${bad.spectrum.source} is ${bad.stack ? `a sample of ${bad.stack.length} levels` : 'a single spectrum'} (give a data set written by 'tailor nmr simulate' with --levels ${G})`,
       );
-    // The seed's preprocessing (alignment to level K, rescaling) is what the model was trained on.
+    // The model was trained on preprocessed stacks (alignment to level K, rescaling).
     const stacks = items.map((it) => preprocessStack(it.stack!).spectra);
     t0 = Date.now();
     outputs = denoiseStacks(model, stacks);

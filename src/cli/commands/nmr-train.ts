@@ -1,5 +1,5 @@
 // `tailor nmr train -c CONFIG [-r CHECKPOINT]`: two-stage training of the multi-SNR denoising
-// U-Net (seed sections 4-6) on a data set written by `tailor nmr simulate`.
+// U-Net on a data set written by `tailor nmr simulate`.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
@@ -29,17 +29,21 @@ const HELP = `usage: tailor nmr train -c CONFIG [-r CHECKPOINT] [options]
        tailor nmr train --experiments LIST [--experiments LIST ...] [-c CONFIG] [options]
        tailor nmr train --samples FILE.json [-c CONFIG] [options]
 
-The seed's workflow on your own measurements: per sample, its K+1 experiments from the lowest to
-the highest SNR (Bruker folders, JCAMP-DX, NMRPipe or CSV), no ground truth needed. Each sample is
-processed alike (FIDs: same size, line broadening, phase source), aligned, rescaled, and its
-pseudo ground truth is the SNR-weighted fusion of its other levels (an experiment is never fused
-into its own target). The model then denoises one new low-SNR scan: tailor nmr denoise.
+Trains on your own measurements without ground truth: per sample, its K+1 experiments from the
+lowest to the highest SNR (Bruker folders, JCAMP-DX, NMRPipe or CSV). Each sample is processed
+alike (FIDs: same size, line broadening, phase source), aligned, rescaled, and its pseudo ground
+truth is the SNR-weighted fusion of its other levels (an experiment is never fused into its own
+target). The model then denoises one new low-SNR scan: tailor nmr denoise.
 
 Trains the residual 1D U-Net on a multi-SNR data set: stage A (pseudo ground truth, peak-weighted
 L1 + derivative + baseline curvature, consistency on 1-2 extra levels), then stage B (stronger
-consistency and T residual-ratio constraint, SNR curriculum). Writes OUT/last.{json,safetensors,
-optim.safetensors} every checkpointEvery epochs, OUT/best.* (best validation energy SNR) and
-OUT/history.json. See configs/nmr_unet.json (the seed's settings) and configs/nmr_tiny.json.
+consistency and T residual-ratio constraint, SNR curriculum). Optional terms: loss.recOthers (the
+L1 on the other levels' outputs too) and loss.mse (a peak-weighted squared error). data.target:
+pseudo (the default), last (level K alone) or truth (simulated data); data.rescale: huber,
+inverse, seed or none; model.inputLevels = K+1 trains the stack model (all levels in).
+Writes OUT/last.{json,safetensors,optim.safetensors} every checkpointEvery epochs, OUT/best.*
+(best validation energy SNR) and OUT/history.json. See configs/nmr_unet.json (the full-size
+network and schedule) and configs/nmr_tiny.json.
 
 options:
   -c, --config FILE      JSON config                                              [required]

@@ -1,5 +1,5 @@
-// `tailor nmr yardstick`: the seed's yardstick (src/nmr/eval/yardstick.ts) for trained models and
-// the single-input baselines on held-out samples: simulated data sets (against the truth and
+// `tailor nmr yardstick`: the single-scan yardstick (src/nmr/eval/yardstick.ts) for trained models
+// and the single-input baselines on held-out samples: simulated data sets (against the truth and
 // against the held-out level K) or the user's own measurements (against level K).
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
@@ -37,8 +37,10 @@ options:
       --samples FILE      an experiments JSON file (configs/schema/nmr-experiments.schema.json)
       --experiments LIST  one sample's experiments, lowest SNR first: a,b+c,d ('+' co-adds files)
       --model [NAME=]FILE a checkpoint from 'tailor nmr train' (repeatable)
-      --baselines LIST    comma list of ${SINGLE_BASELINES.join(', ')} (default all)
-      --no-fusion         leave out the fusion of all levels
+      --baselines LIST    comma list of ${SINGLE_BASELINES.join(', ')} (default all):
+                          the scan itself, Savitzky-Golay, the exponential matched filter,
+                          wavelet shrinkage with cycle spinning, total variation, Cadzow
+      --no-fusion         leave out the fusion of all levels (inverse-variance weights)
       --validation F      fraction of samples that tunes the baselines (default 0.2; 0 = defaults)
       --max-samples N     use only the first N samples of each --data
       --ratio T           T of the time factor (default: the data set's, else the noise estimate)

@@ -44,7 +44,8 @@ subcommands:
   denoise    denoise one new scan: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR
   yardstick  score denoised single scans of held-out samples against the truth and a held-out
              high-SNR measurement: the raw level each matches and the measurement time saved
-  ablate     train and score the variants of the plan's section 8: tailor nmr ablate -c CONFIG
+  ablate     train and score ablations, each leaving out or changing one ingredient of the
+             training: tailor nmr ablate -c CONFIG --data DIR
   process    read a Bruker folder / JCAMP-DX / NMRPipe / CSV file and write the processed
              real spectrum as CSV (ppm, intensity)
   stack      run the preprocessing (alignment, rescaling, masks, noise, T, pseudo truth) on
@@ -72,9 +73,14 @@ simulate options:
 evaluate options:
   --data DIR         data set written by 'simulate'                          [required]
   --baselines LIST   all (default) or a comma list of ${BASELINES.join(', ')}
+                     (the input itself, Savitzky-Golay, the exponential matched filter, wavelet
+                     shrinkage, total variation, Cadzow rank reduction, the inverse-variance fusion
+                     of all levels, the SNR-weighted pseudo ground truth)
   --max-samples N    use only the first N samples
-  --validation F     fraction of samples used to tune Savitzky-Golay (default 0.2; not scored)
-  --rescale M        huber (default), inverse, seed (the plan's formula) or none
+  --validation F     fraction of samples that tunes Savitzky-Golay, TV and Cadzow (default 0.2;
+                     not scored)
+  --rescale M        huber (default: regression onto level K with Huber weights), inverse (the
+                     same without the weights), seed (plain least squares) or none
   --local-align      also align locally in anchor-peak windows
   --model FILE       score a trained model too (a stack model is scored once per sample)
   --json             print the report as JSON ({"methods": {name: {energy_snr_db, peak_f1, ...}}})
@@ -97,8 +103,9 @@ stack options:
   --ppm LO,HI        keep only this ppm window
   --same-index       keep the points as they are instead of resampling onto the first file's
                      ppm axis (when the files' referencing disagrees)
-  --noise M          mad (default, the plan's) or diff (for spectra without a clean baseline)
-  --rescale M        huber (default), inverse, seed or none
+  --noise M          mad (default: MAD of the baseline points) or diff (for spectra without a clean
+                     baseline)
+  --rescale M        huber (default), inverse, seed or none (as for evaluate)
   --local-align      also align locally in anchor-peak windows
   --out FILE         write the pseudo ground truth as CSV
   --json             print the report as JSON

@@ -11,11 +11,15 @@ const HELP = `usage: tailor report --run DIR [--out FILE]
 
 Writes an HTML report of a run directory (default DIR/report.html), detecting its kind from
 DIR/results.json: a long-tail training run (training curves, per-class accuracy against class
-size, the eleven test distributions, confusion matrix, PRL controllability), a Gaussian mixture
+size, the eleven test distributions, confusion matrix, PRL controllability, and the test-time
+results 'tailor test-time-train --save' stored: SADE aggregation, PRL preference search, prior
+matching, the EM-adjusted scores and the oracle prior), a Gaussian mixture
 ('tailor gmm fit --out DIR/results.json'; data beside it as data.csv or at the recorded path;
 'gmm select --json' output as DIR/select.json adds the BIC curve), a subgroup model
 ('tailor subgroup fit --out DIR/results.json --posterior DIR/posterior.csv', or 'subgroup select
---out DIR/results.json') or an NMR evaluation ('tailor nmr evaluate --json > DIR/results.json').
+--out DIR/results.json') or an NMR evaluation ('tailor nmr evaluate --json > DIR/results.json':
+the raw levels, the baselines raw, savgol, matched, wavelet, tv, cadzow, fusion and pseudo_gt,
+and a trained model when it was scored).
 The page inlines its chart library and needs no server or network.
 
 options:

@@ -9,8 +9,10 @@ import { startReportServer } from '../../report/server.js';
 const HELP = `usage: tailor serve [--runs DIR] [--port P] [--host ADDRESS]
 
 Serves the runs under DIR (every folder with a results.json, up to 4 levels deep) as web pages:
-a list of runs, each run's report (training curves, per-class accuracy, the eleven test
-distributions, the confusion matrix; mixtures and NMR evaluations too), and for PRL runs a
+a list of runs, each run's report (the pages of 'tailor report': training curves, per-class
+accuracy, the eleven test distributions, the confusion matrix, the test-time methods SADE
+aggregation, PRL preference search, prior matching, EM-adjusted scores and the oracle prior;
+Gaussian mixtures, subgroup models and NMR evaluations too), and for PRL runs a
 preference triangle whose point you drag to see the accuracies for that preference, evaluated live.
 Read-only: no path outside DIR can be read.
 

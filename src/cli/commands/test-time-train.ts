@@ -11,16 +11,47 @@ import {
 import { CliError } from '../errors.js';
 import { loadRunForEvaluation } from './longtail-common.js';
 
-const HELP = `usage: tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json] [--save] [--threads N] [--device D]
+const HELP = `usage: tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json] [--save] [--threads N]
+                              [--device D] [--root DIR] [--quiet]
 
-On each of the eleven test distributions (unlabeled), runs the config's methods: SADE's expert
-aggregation weights learned by self-supervised prediction stability of two augmented views; for
-PRL checkpoints also the preference (through the hypernetwork); prior matching (the most likely
-test prior the experts' weights can express, given their balanced scores, and the weights or
-preference that give it; prior_fit "least_squares": the one nearest an EM estimate).
-Prints the chosen weights/preference and accuracies, and separately an oracle that adds the log
-of the true test prior to the balanced scores.
---save writes the results into the run's results.json (section test_time).`;
+On each of the eleven test distributions (unlabeled), runs the test-time methods and reports
+each one's top-1 and many/medium/few, with the weights, preference or prior it chose. The
+methods, by the names results.json and benchmark suites use:
+  none            the model as trained, no test-time step (printed as "before")
+  aggregation     SADE's expert aggregation: expert weights learned on two augmented views of
+                  the test images
+  preference      PRL's preference search through the hypernetwork (PRL checkpoints only)
+  prior           prior matching: the most likely test prior the experts' weights (or the PRL
+                  preference) can express given their balanced scores, and the weights that give it
+  prior_adjusted  the balanced scores plus the log of prior matching's EM estimate of the prior
+  em              EM (MLLS) estimate of the test prior on the uncalibrated scores
+  em_ts           EM after temperature scaling fitted on the validation split
+  em_bcts         EM after bias-corrected temperature scaling (BCTS) on the validation split
+  bbse            BBSE (black-box shift estimation) with the validation split's confusion matrix
+  oracle          the log of the true test prior added to the balanced scores (uses the test
+                  labels: an upper bound, reported apart, not a method)
+
+The config's "method" chooses the searches: aggregation, preference, prior, both (aggregation
+and, for PRL checkpoints, preference; the default) or all (both and prior); "methods" lists
+them by name instead (aggregation, preference, prior, em, em_ts, em_bcts, bbse). With "method",
+em, em_ts, em_bcts and bbse always run (one pass over the validation split; skipped when the run
+has none); none and oracle are always reported.
+Objectives of the two searches (aggregation_objective, preference_objective): consistent (the
+default: agreement of the two views plus consistency_weight x KL from the estimated test prior,
+with a guard on the validation split that keeps the uniform start when the search does worse
+there) or stability (agreement of the two views alone, as published). prior_fit: likelihood
+(the default) or least_squares (the prior nearest an EM estimate).
+
+options:
+  -c, --config FILE      test-time config, e.g. configs/fmnist_test_time.json    [required]
+  -r, --resume CKPT      a run directory (its checkpoint-last) or a checkpoint .json [required]
+      --json             print the results as one JSON object
+      --save             write the results into the run's results.json (section test_time)
+      --threads N        libtorch threads
+      --device D         cpu, cuda or cuda:N
+      --root DIR         data directory (overrides the run's data_loader.args.data_dir)
+      --quiet            no progress on stderr
+  -h, --help             this text`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({

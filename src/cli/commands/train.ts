@@ -26,9 +26,27 @@ import { distributionTable, groupsLine, resolveCheckpoint } from './longtail-com
 
 const HELP = `usage: tailor train -c CONFIG [-r CHECKPOINT] [options]
 
-Trains a long-tail model (multi-expert ResNet, SADE/BalPoE/LDAM-DRW losses, or PRL when the config
-has a "prl" section), evaluating on the balanced validation split held out of the training pool
-every epoch (model_best is chosen there), then once on the eleven test-agnostic distributions. Writes checkpoints, metrics.jsonl, results.json and report.html.
+Trains a long-tail model, evaluating on the balanced validation split held out of the training
+pool every epoch (model_best is chosen there), then once on the eleven test-agnostic
+distributions. Writes checkpoints, metrics.jsonl, results.json and report.html.
+
+What the config chooses (the structure of the SADE / BalPoE / LDAM-DRW / PRL reference configs):
+  arch.type         ResNet32Model (CIFAR / Fashion-MNIST), ResNet50Model, ResNeXt50Model,
+                    ResNet152Model (ImageNet-LT, iNaturalist, Places-LT); one or several experts
+  loss.type         CrossEntropyLoss (CE; reweight_epoch: deferred class-balanced reweighting),
+                    BalancedSoftmaxLoss, LogitAdjustLoss, FocalLoss, LDAMLoss (LDAM-DRW with
+                    reweight_epoch), DiverseExpertLoss (SADE's experts), BSExpertLoss (BalPoE's
+                    logit-adjusted experts), PRLLoss (PRL; scalarization stch, linear, ls,
+                    released_stch or sum)
+  prl               a "prl" section trains PRL: a hypernetwork generates the experts' classifiers
+                    from a preference drawn from a Dirichlet; variant paper or released,
+                    scalarization stch (smooth Tchebycheff) or linear
+  data_loader.type  ImbalanceCIFAR10DataLoader, ImbalanceCIFAR100DataLoader,
+                    ImbalanceFashionMNISTDataLoader (imb_type exp or step), ImageNetLTDataLoader,
+                    iNaturalistDataLoader, Places_LT (or Places_LT_DataLoader)
+  optimizer.type    SGD or AdamW
+  lr_scheduler.type CustomLR (warm-up, then x gamma at step1 and step2), MultiStepLR,
+                    CosineAnnealingLR or StepLR
 
 options:
   -c, --config FILE        JSON config (structure of the SADE/PRL configs)
@@ -40,14 +58,14 @@ options:
       --threads N          libtorch threads (default: TAILOR_THREADS, trainer.threads or 2)
       --device D           cpu, cuda or cuda:N (default: the config's "device", else n_gpu: 0 = cpu)
       --amp bf16|fp16      mixed precision (autocast; fp16 with a gradient scaler; fp16 needs a GPU)
-
-Under \`tailor launch\` (or torchrun) each rank trains its shard of every epoch with
-batch_size / ranks images per step (batch_size stays the effective batch, so the learning rate
-needs no change); rank 0 evaluates and writes the run directory.
       --train-max-per-class N  cap the head class (quick runs)
       --test-per-class N   use only N test images per class (quick runs)
       --quiet              no progress bar
-  -h, --help`;
+  -h, --help
+
+Under \`tailor launch\` (or torchrun) each rank trains its shard of every epoch with
+batch_size / ranks images per step (batch_size stays the effective batch, so the learning rate
+needs no change); rank 0 evaluates and writes the run directory.`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({

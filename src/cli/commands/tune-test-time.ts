@@ -22,7 +22,7 @@ import { loadRunForEvaluation } from './longtail-common.js';
 
 const HELP = `usage: tailor tune-test-time -c TEST_TIME_CONFIG -r CHECKPOINT --grid NAME=V1,V2[,...] ...
                              [--method aggregation|preference] [--pool-fraction F] [--seed S]
-                             [--write FILE] [--json] [--threads N] [--device D]
+                             [--write FILE] [--json] [--threads N] [--device D] [--root DIR]
 
 Chooses a test-time method's settings on the run's labelled validation split, never on the test
 set. Per class, a share of the validation images (--pool-fraction, default 0.5) forms a tuning
@@ -37,7 +37,11 @@ pool as on the test set, and step sizes and epochs carry over.
 
 grid names: ${Object.keys(TUNABLE).join(', ')}
 (the two objectives take words: ${SEARCH_OBJECTIVES.join(', ')}; the others numbers)
-method: preference (PRL runs, the default there) or aggregation (SADE's, the default otherwise)
+method: preference (PRL's preference search through the hypernetwork; PRL runs, the default
+there) or aggregation (SADE's expert aggregation over two augmented views; the default otherwise)
+objectives (aggregation_objective, preference_objective): consistent (agreement of the two views
+plus consistency_weight x KL from the EM estimate of the test prior, with the validation guard)
+or stability (agreement of the two views alone, as published)
 
 With 20 validation images per class (the default split) the pool has 10 per class and the
 backward and forward distributions a handful of tail images: differences under a few points are

@@ -1,7 +1,6 @@
-// Scalarizations of the per-expert losses L_e under a preference r (PRL, section 6 of the
-// reference notes): smooth Tchebycheff mu * log sum_e exp(r_e (L_e - z_e) / mu) (the paper's
-// method; mu = 0.1, z = 0), linear sum_e r_e L_e (the paper's ablation), and the released code's
-// STCH solver, which ignores r.
+// Scalarizations of the per-expert losses L_e under a preference r (PRL): smooth Tchebycheff mu *
+// log sum_e exp(r_e (L_e - z_e) / mu) (the paper's method; mu = 0.1, z = 0), linear sum_e r_e L_e
+// (the paper's ablation), and the released code's STCH solver, which ignores r.
 import { Tensor, tidy } from '../../torch/index.js';
 import { constant } from './priors.js';
 import { floatDtype } from './types.js';

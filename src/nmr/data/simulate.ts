@@ -1,7 +1,7 @@
-// Synthetic multi-SNR samples with ground truth, synthesized in the time domain (reference page
-// "Synthetic multi-SNR benchmark"). Per sample: 4..20 first-order multiplets (J 1..17 Hz), Voigt
-// lines of FWHM 0.5..2 Hz (never narrower than 2 points), some broad peaks, weak impurities
-// (0.5..5 % of a typical multiplet), a reference singlet at 0 ppm and a smooth baseline drift.
+// Synthetic multi-SNR samples with ground truth, synthesized in the time domain. Per sample: 4..20
+// first-order multiplets (J 1..17 Hz), Voigt lines of FWHM 0.5..2 Hz (never narrower than 2
+// points), some broad peaks, weak impurities (0.5..5 % of a typical multiplet), a reference singlet
+// at 0 ppm and a smooth baseline drift.
 // Per experiment k: a sub-point global shift, local shifts of some multiplets, line-width and
 // phase jitter, amplitude jitter, complex Gaussian noise with spectral sigma_k = sigma_0 / T^k
 // (= sigma_K T^(K-k)), and a random normalization. The highest-SNR experiment K defines the frame

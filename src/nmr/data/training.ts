@@ -1,8 +1,8 @@
-// What a training loop needs per sample (seed section 9): the aligned and rescaled stack
-// x_list [K+1, L], the peak and baseline masks, the pseudo ground truth s_hat (seed 3.1; without
-// the low-SNR input x^(0) when excludeInput is set), and, for synthetic data, the true
-// spectrum in the same units. Everything is divided by one factor so that the network sees O(1)
-// values; the factor is returned to map outputs back.
+// What a training loop needs per sample: the aligned and rescaled stack x_list [K+1, L], the peak
+// and baseline masks, the pseudo ground truth s_hat (the SNR-weighted fusion of the levels; without
+// the low-SNR input x^(0) when excludeInput is set), and, for synthetic data, the true spectrum in
+// the same units. Everything is divided by one factor so that the network sees O(1) values; the
+// factor is returned to map outputs back.
 import { preprocessStack, type PreprocessOptions } from '../pipeline/preprocess.js';
 import type { SampleRecord } from './dataset.js';
 

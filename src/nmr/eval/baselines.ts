@@ -1,4 +1,4 @@
-// Classical denoisers the learned model is compared with (seed section 7, reference page): raw,
+// Classical denoisers the learned model is compared with: raw,
 // Savitzky-Golay (window and order tuned on validation data), the exponential matched filter,
 // wavelet shrinkage with cycle spinning, and inverse-variance fusion of the aligned stack.
 import { fftInPlace, nextPowerOfTwo } from '../fft.js';

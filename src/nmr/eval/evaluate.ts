@@ -1,7 +1,7 @@
 // Runs the classical baselines (and any extra method, e.g. a trained model) on a multi-SNR data
 // set and reports the metrics per method and per input level. Every method sees the spectra after
-// the seed's preprocessing (alignment to level K and rescaling inside the peak mask); outputs are
-// converted to truth units with level K's normalization before scoring. Savitzky-Golay, total
+// the multi-SNR preprocessing (alignment to level K and rescaling inside the peak mask); outputs
+// are converted to truth units with level K's normalization before scoring. Savitzky-Golay, total
 // variation and Cadzow are tuned per level on the first validationFraction of the samples (at most
 // MAX_TUNING_SAMPLES of them), which are then left out of scoring.
 import type { Dataset, SampleRecord } from '../data/dataset.js';
@@ -49,7 +49,10 @@ export interface EvaluationReport {
   dataset: { dir: string; samples: number; levels: number; points: number; ratio: number };
   evaluatedSamples: number;
   validationSamples: number;
-  /** Summary per method at input level 0 (the seed's target input); stack methods use all levels. */
+  /**
+   * Summary per method at input level 0 (the one fast scan a single-input model denoises); stack
+   * methods use all levels.
+   */
   methods: Record<string, MethodMetrics>;
   /** Per method, per input level k (stack methods: one entry). */
   perLevel: Record<string, MethodMetrics[]>;

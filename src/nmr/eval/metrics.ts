@@ -1,4 +1,4 @@
-// Seed section 7 and the reference page's metrics, computed against a known ground truth (in
+// Denoising quality metrics, computed against a known ground truth (in
 // the truth's units): energy SNR, robust peak SNR and its gain, L1/L2/NRMSE in the peak and
 // baseline masks, peak precision/recall/F1 with Hungarian matching (threshold 3 sigma_in,
 // tolerance max(1 Hz, FWHM/2)), recall binned by true peak SNR, hallucinated peaks, position
@@ -31,7 +31,7 @@ export interface Metrics {
   l2_peak: number;
   l1_baseline: number;
   l2_baseline: number;
-  /** Seed 7.1: (P95(y_M) - median(y_B)) / std(y_B). */
+  /** Robust peak SNR: (P95(y_M) - median(y_B)) / std(y_B). */
   peak_snr: number;
   peak_precision: number;
   peak_recall: number;

@@ -1,7 +1,8 @@
 // The single-input baselines of the yardstick: each sees only the one spectrum it denoises (the
-// deployment situation of the seed's f(x0)). Savitzky-Golay, total variation and Cadzow have a
-// parameter that is tuned on validation samples (never on the scored ones); the matched filter
-// reads its width from the spectrum and the wavelet shrinkage its threshold from the noise.
+// deployment situation: one fast scan x0 in, nothing else). Savitzky-Golay, total variation and
+// Cadzow have a parameter that is tuned on validation samples (never on the scored ones); the
+// matched filter reads its width from the spectrum and the wavelet shrinkage its threshold from the
+// noise.
 import { matchedFilter, SAVGOL_GRID, savgolBaseline, waveletBaseline } from './baselines.js';
 import { tvDenoise } from './tv.js';
 import { cadzowDenoise } from './cadzow.js';

@@ -1,4 +1,5 @@
-// The seed's yardstick: one fast low-SNR scan x0 in, its denoised version scored against
+// The yardstick of the single-scan denoiser: one fast low-SNR scan x0 in, its denoised version
+// scored against
 //   (a) the true spectrum, where one exists (synthetic and semi-synthetic data), and
 //   (b) a held-out high-SNR measurement of the same sample, level K, that no method is given;
 // next to the raw spectra of the levels k the instrument would have to record instead. The

@@ -1,5 +1,6 @@
-// Building blocks of the 1D U-Net of seed section 4.1: a residual block (dilated Conv1d k = 9,
-// GroupNorm, GELU, identity or 1x1 shortcut) and squeeze-and-excitation channel attention.
+// Building blocks of the 1D U-Net denoiser (src/nmr/model/unet.ts): a residual block (dilated
+// Conv1d k = 9, GroupNorm, GELU, identity or 1x1 shortcut) and squeeze-and-excitation channel
+// attention.
 import { Tensor, nn, tidy, aten } from '../../torch/index.js';
 
 /**
@@ -84,7 +85,7 @@ export interface ResBlockOptions {
 
 /**
  * out = GELU(GN(conv_k,d(x))) [* SE] + shortcut(x). One dilated convolution per block keeps the
- * default network inside the plan's 1-3 M parameters; the shortcut is the identity when the
+ * default network at about 2.7 M parameters; the shortcut is the identity when the
  * channel counts agree and a 1x1 convolution otherwise. Length is preserved ('same' padding).
  */
 export class ResBlock1d extends nn.Module {

@@ -1,4 +1,4 @@
-// The residual 1D U-Net of seed section 4.1 (frequency domain, real part): R^L -> R^L, or, with
+// The residual 1D U-Net denoiser (frequency domain, real part): R^L -> R^L, or, with
 // inputLevels = K + 1, R^{(K+1) x L} -> R^L (the aligned, rescaled multi-SNR stack as channels).
 //   stem Conv1d(inputLevels -> c0, k) ; encoder level i: [Conv1d stride-2 down (c_{i-1} -> c_i) for i > 0]
 //   + ResBlock(c_i, dilation d_i) ; the last level is the bottleneck ; decoder level i (from the
@@ -37,10 +37,10 @@ export interface UNetConfig {
   /** How dilated convolutions are computed: 'direct' (the default) or 'polyphase' (same output). */
   conv: DilatedConvMode;
   /**
-   * Spectra per input: 1 = one spectrum (the seed's f(x^(0))); K + 1 = the whole aligned and
-   * rescaled stack, level 0 (lowest SNR) first, denoised into one output. A single-spectrum
-   * model cannot use the other levels at test time, so it can at best match what fusing them
-   * gives; the stack model starts from the fusion and removes what noise is left.
+   * Spectra per input: 1 = one spectrum (the low-SNR scan x^(0) alone, as at deployment); K + 1 =
+   * the whole aligned and rescaled stack, level 0 (lowest SNR) first, denoised into one output. A
+   * single-spectrum model cannot use the other levels at test time, so it can at best match what
+   * fusing them gives; the stack model starts from the fusion and removes what noise is left.
    */
   inputLevels: number;
 }
@@ -61,9 +61,9 @@ export const DEFAULT_UNET: UNetConfig = {
 
 /**
  * Bounds of a network a config may ask for, checked before anything is allocated: 12 levels
- * halve a spectrum 2^11 times, 4,096 channels and kernel 255 are far beyond the seed's
- * 64-256 and 9, and MAX_UNET_PARAMETERS (4 GB of float32 weights) stops a product of sizes that
- * are each allowed.
+ * halve a spectrum 2^11 times, 4,096 channels and kernel 255 are far beyond the default
+ * network's 64-256 and 9, and MAX_UNET_PARAMETERS (4 GB of float32 weights) stops a product of
+ * sizes that are each allowed.
  */
 export const UNET_LIMITS = { levels: 12, channels: 4096, dilation: 4096, kernel: 255, inputLevels: 64 };
 export const MAX_UNET_PARAMETERS = 1e9;

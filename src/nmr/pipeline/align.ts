@@ -1,4 +1,4 @@
-// Seed section 2.1: sub-point alignment of the spectra of one sample. A global shift is found by
+// Sub-point alignment of the spectra of one sample. A global shift is found by
 // cross-correlation or phase correlation (FFT), refined below one point by parabolic fitting or by
 // maximizing the band-limited correlation c(d) = sum_k Re(P_k e^{2 pi i k d / m}) exactly; local
 // drifts are measured in windows around the strongest (anchor) peaks and interpolated into a

@@ -1,5 +1,7 @@
-// Seed section 3.1: SNR-weighted pseudo ground truth with a weight cap, and the inverse-variance
-// fusion baseline.
+// The pseudo ground truth: the other levels of a sample fused with weights rising with their SNR
+// (w_k ~ SNR_k^gamma by default, optionally capped); the spectrum a target is for is left out
+// (exclude), so an experiment is never fused into its own target. Also the inverse-variance
+// fusion of all levels, the classical baseline that uses every measurement.
 
 export interface FusionWeightOptions {
   /** 'snr': w_k ~ SNR_k^gamma (default); 'T': w_k ~ T^k; 'last': only the highest-SNR spectrum. */

@@ -1,4 +1,4 @@
-// Seed section 2.3: peak mask M and baseline mask B. Each (rescaled) spectrum is smoothed with a
+// Peak mask M and baseline mask B of one sample. Each (rescaled) spectrum is smoothed with a
 // Savitzky-Golay filter, the pointwise maximum over the stack is thresholded at
 // median + alpha * MAD, M is dilated to cover the peak skirts, and B is the complement of M eroded
 // so that peak feet do not leak into the baseline.
@@ -9,7 +9,7 @@ export interface MaskOptions {
   /** Savitzky-Golay window and order of the smoothing (default 11, 3). */
   sgWindow?: number;
   sgOrder?: number;
-  /** Threshold multiplier alpha (seed: 3-5; default 4). */
+  /** Threshold multiplier alpha (typically 3 to 5; default 4). */
   alpha?: number;
   /** Scale the MAD by 1.4826 (a Gaussian sigma) before multiplying by alpha (default true). */
   scaleMad?: boolean;

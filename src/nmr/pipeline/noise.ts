@@ -1,9 +1,9 @@
-// Seed section 2.4: robust noise level in the baseline mask, robust SNR, and T estimated from the
+// Robust noise level in the baseline mask, robust SNR, and T estimated from the
 // noise levels of the rescaled spectra.
 import { median, percentile, robustStd, select } from '../stats.js';
 
 /**
- * 'mad' (the plan's formula): sigma = 1.4826 * median |x_i - median(x_B)| over i in B.
+ * 'mad' (the default): sigma = 1.4826 * median |x_i - median(x_B)| over i in B.
  * 'diff': 1.4826 * MAD of first differences x_{i+1} - x_i (both points in B), over sqrt 2;
  * insensitive to broad signal left in B, for spectra without a clean baseline (e.g. solid-state
  * lines filling the window). Noise correlated by apodization makes it read low, but equally for

@@ -1,7 +1,7 @@
-// Seed sections 2-3 for one sample: align the spectra k = 0..K to the highest-SNR one, rescale
-// them inside a peak mask, derive peak/baseline masks from the whole stack, estimate noise, SNR
-// and T, and fuse the SNR-weighted pseudo ground truth. Every step is its own function; this file
-// only chains them and records what each found.
+// The multi-SNR preprocessing of one sample: align the spectra k = 0..K to the highest-SNR one,
+// rescale them inside a peak mask, derive peak/baseline masks from the whole stack, estimate noise,
+// SNR and T, and fuse the SNR-weighted pseudo ground truth. Every step is its own function; this
+// file only chains them and records what each found.
 import { alignStack, type AlignOptions, type Anchor } from './align.js';
 import { peakBaselineMasks, type MaskOptions, type Masks } from './masks.js';
 import { estimateT, robustSigma, robustSnr } from './noise.js';
@@ -17,7 +17,7 @@ export interface PreprocessOptions {
   refinements?: number;
   /** Remove the noise energy from the rescaling sums (errors-in-variables correction; default true). */
   noiseCorrection?: boolean;
-  /** Noise estimator in the baseline mask (default 'mad', the plan's; 'diff' for crowded spectra). */
+  /** Noise estimator in the baseline mask (default 'mad'; 'diff' for crowded spectra). */
   noise?: 'mad' | 'diff';
   /** Method for T (default 'ratio'). */
   tMethod?: 'ratio' | 'loglinear';

@@ -1,6 +1,7 @@
-// Seed section 2.2: robust amplitude rescaling inside the peak mask.
-//  'seed':    s = sum M x_ref x / sum M x^2 (the plan's least squares; biased towards 0 when x is
-//             much noisier than the reference, because the noise adds to sum x^2);
+// Amplitude rescaling of each spectrum onto the reference (the highest-SNR one) inside the peak
+// mask, so that the levels of one sample share one intensity scale before fusion and training.
+//  'seed':    s = sum M x_ref x / sum M x^2 (plain least squares of x_ref on x; biased towards 0
+//             when x is much noisier than the reference, because the noise adds to sum x^2);
 //  'inverse': s = sum M x_ref^2 / sum M x_ref x (regress x on the cleaner reference; unbiased for
 //             noise in x);
 //  'huber':   'inverse' with iteratively reweighted Huber weights on the residuals, so that peaks

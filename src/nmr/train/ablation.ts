@@ -1,4 +1,4 @@
-// The ablations of seed section 8: each variant changes one ingredient of the configured run,
+// The ablations of the NMR training: each variant changes one ingredient of the configured run,
 // is trained the same way, and is scored on a held-out data set with the yardstick (x0 in,
 // against the truth: energy SNR, peak F1, weak-peak recall, hallucinations, integrals, FWHM, and
 // the raw level each matches).
@@ -49,7 +49,7 @@ export const ABLATIONS: Record<string, Ablation> = {
       }),
   },
   'rec-input-only': {
-    description: 'reconstruction L1 on level 0 only (recOthers = 0, the seed section-9 loop)',
+    description: 'reconstruction L1 on the level-0 output only (recOthers = 0)',
     apply: (cfg) =>
       bothStages(cfg, (s) => {
         s.loss.recOthers = 0;
@@ -79,7 +79,7 @@ export const ABLATIONS: Record<string, Ablation> = {
     },
   },
   'no-rescale': {
-    description: 'without the section 2.2 amplitude rescaling (training and evaluation)',
+    description: 'without rescaling each level onto level K (training and evaluation)',
     apply: (cfg) => {
       cfg.data.rescale = 'none';
     },

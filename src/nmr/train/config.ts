@@ -1,4 +1,5 @@
-// The JSON configuration of `tailor nmr train`: defaults from the seed (sections 4-6), and a
+// The JSON configuration of `tailor nmr train`: the defaults (the 2.7 M-parameter U-Net, the
+// loss weights, stage A 40 + stage B 50 epochs, AdamW with warm-up and cosine decay), and a
 // validation that names the offending field and says what is expected.
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
@@ -20,15 +21,19 @@ export interface DataConfig {
   maxSamples: number | null;
   /** Training windows of this many points (one window per sample and step, shared by its levels); 0 = whole spectra. */
   crop: number;
-  /** Supervised target: the SNR-weighted pseudo ground truth (seed 3.1), level K only, or the simulator's truth. */
+  /**
+   * Supervised target: the SNR-weighted fusion of the other levels (pseudo ground truth), level K
+   * only, or the simulator's truth.
+   */
   target: TargetKind;
   /**
    * Peak mask of the loss weighting and baseline terms: the pipeline's estimate from the stack
-   * (seed 2.3), or, for synthetic data, the simulator's true peak mask (its complement eroded by
-   * 2 points is the baseline), which also covers weak peaks the estimate misses.
+   * (the thresholded maximum over the levels), or, for synthetic data, the simulator's true peak
+   * mask (its complement eroded by 2 points is the baseline), which also covers weak peaks the
+   * estimate misses.
    */
   peakMask: 'estimate' | 'truth';
-  /** Section 2.2 rescaling method, or 'none' (ablation). */
+  /** Amplitude rescaling of each level onto the highest-SNR one, or 'none' (ablation). */
   rescale: 'huber' | 'inverse' | 'seed' | 'none';
   localAlign: boolean;
   fusion: { scheme: 'snr' | 'T'; gamma: number; wMax: number };
@@ -38,9 +43,9 @@ export interface DataConfig {
 
 export interface StageConfig {
   epochs: number;
-  /** Loss weights of this stage (missing ones come from the seed's section 5.4). */
+  /** Loss weights of this stage (missing ones come from SEED_LOSS_WEIGHTS). */
   loss: LossWeights;
-  /** Levels k > 0 drawn per sample for consistency / T (seed stage A: 1-2; 'all' = every level). */
+  /** Levels k > 0 drawn per sample for consistency / T (stage A: 1-2; 'all' = every level). */
   extraLevels: [number, number] | 'all';
   /** Stage B: epochs over which the lowest eligible k goes from K - 1 down to 1 (0 = no curriculum). */
   curriculumEpochs: number;

@@ -1,7 +1,7 @@
-// The losses of seed section 5 (frequency domain, real part), on tensors:
+// The training losses of the NMR denoiser (frequency domain, real part), on tensors:
 //   y, x     [B, G, L]  model outputs and inputs for G levels of each sample (aligned, rescaled);
 //                       group 0 is the target input k = 0
-//   target   [B, L]     pseudo ground truth s_hat (section 3.1)
+//   target   [B, L]     pseudo ground truth s_hat (the SNR-weighted fusion of the other levels)
 //   peak     [B, L]     peak mask M (0/1), base [B, L] baseline mask B (0/1)
 // Every function returns a scalar tensor. scripts/golden/nmr_losses.py computes the same
 // quantities with PyTorch 1.13 for the tests.
@@ -27,9 +27,9 @@ export function diff2(z: Tensor): Tensor {
 }
 
 /**
- * Section 5.1 with the peak weighting: mean(W |y0 - s_hat|), W = wPeak inside M and wBase
- * elsewhere. (The seed's pseudocode uses wBase * B + wPeak * M, which gives weight 0 to the
- * eroded gap between the masks; here every point outside M counts as baseline.)
+ * Reconstruction loss with the peak weighting: mean(W |y0 - s_hat|), W = wPeak inside M and wBase
+ * elsewhere. (Every point outside M counts as baseline: weighting wBase * B + wPeak * M instead
+ * would give weight 0 to the eroded gap between the two masks.)
  */
 export function peakWeightedL1(y0: Tensor, target: Tensor, peak: Tensor, wPeak: number, wBase = 1): Tensor {
   return tidy(() => {
@@ -38,12 +38,12 @@ export function peakWeightedL1(y0: Tensor, target: Tensor, peak: Tensor, wPeak: 
   });
 }
 
-/** Section 5.1: mean |diff1(y0) - diff1(s_hat)|. */
+/** Derivative loss: mean |diff1(y0) - diff1(s_hat)| (keeps line shapes and peak slopes). */
 export function derivativeL1(y0: Tensor, target: Tensor): Tensor {
   return tidy(() => diff1(y0).sub(diff1(target)).abs().mean());
 }
 
-/** Section 5.2: mean |diff2(y0) * B[1:-1]| (second differences counted inside the baseline only). */
+/** Baseline curvature: mean |diff2(y0) * B[1:-1]| (second differences inside the baseline only). */
 export function baselineCurvature(y0: Tensor, base: Tensor): Tensor {
   return tidy(() => {
     const n = base.size(-1);
@@ -54,7 +54,10 @@ export function baselineCurvature(y0: Tensor, base: Tensor): Tensor {
   });
 }
 
-/** Section 3.2: the mean over pairs g < h of mean |y_g - y_h| (y [B, G, L]); 0 when G < 2. */
+/**
+ * Multi-SNR consistency: the outputs for different levels of one sample should be the same
+ * spectrum; the mean over pairs g < h of mean |y_g - y_h| (y [B, G, L]); 0 when G < 2.
+ */
 export function consistencyL1(y: Tensor): Tensor {
   return tidy(() => {
     const groups = y.size(1);
@@ -77,19 +80,20 @@ export interface ResidualRatioOptions {
   levels: number[];
   /** T per sample [B] (e.g. the pipeline's estimate) or one number for all. */
   T: Tensor | number;
-  /** Added to both residual norms (the seed's epsilon). */
+  /** Added to both residual norms (keeps the ratio finite). */
   eps?: number;
   /** Samples with fewer baseline points than this are left out (default 8). */
   minBaselinePoints?: number;
 }
 
 /**
- * Section 3.3: L_T = mean over pairs g < h and samples of |log R_gh - log alpha_gh|, with
+ * The T constraint: the noise removed from each level should scale as the levels' noise does.
+ * L_T = mean over pairs g < h and samples of |log R_gh - log alpha_gh|, with
  * R_gh = (||r_g B||_2 + eps) / (||r_h B||_2 + eps), r = x - y, the residual (the noise removed).
  *
- * Direction of alpha: the seed writes alpha_ij = T^-(j-i), but with its own definitions (level
- * k + 1 has T times the SNR of level k, all levels rescaled to one signal scale) the noise of
- * level i is T^(j-i) times that of level j > i, so R_ij ~ T^(j-i) and that is what is used here.
+ * Direction of alpha: level k + 1 has T times the SNR of level k and all levels are rescaled to
+ * one signal scale, so the noise of level i is T^(j-i) times that of level j > i: R_ij ~ T^(j-i),
+ * alpha_ij = T^(j-i) (not its inverse).
  * Returns 0 when fewer than two groups are given or no sample has enough baseline.
  */
 export function residualRatioLoss(x: Tensor, y: Tensor, base: Tensor, options: ResidualRatioOptions): Tensor {
@@ -127,23 +131,23 @@ export function residualRatioLoss(x: Tensor, y: Tensor, base: Tensor, options: R
 }
 
 export interface LossWeights {
-  /** Peak-mask weight of the reconstruction L1 (seed: 6) and the weight elsewhere (1). */
+  /** Peak-mask weight of the reconstruction L1 (default 6) and the weight elsewhere (1). */
   peakWeight: number;
   baseWeight: number;
-  /** lambda_1..lambda_4 of section 5.4 (seed: 0.5, 0.1, 0.5, 0.2). */
+  /** lambda_1..lambda_4 of the total loss (totalLoss; defaults 0.5, 0.1, 0.5, 0.2). */
   deriv: number;
   curv: number;
   cons: number;
   ratio: number;
   /**
-   * Weight of the reconstruction L1 on the other drawn levels k > 0 (seed 5.1: "required for
-   * k = 0, the others may be sampled"); default 0, the seed's section-9 loop. It teaches the
-   * network inputs of every SNR, so that it does not over-smooth high-SNR spectra.
+   * Weight of the reconstruction L1 on the other drawn levels k > 0 (level 0's is always on);
+   * default 0: only the level-0 output is supervised. It teaches the network inputs of every
+   * SNR, so that it does not over-smooth high-SNR spectra.
    */
   recOthers: number;
   /**
    * Weight of a peak-weighted squared error of level 0, mean(W (y0 - s_hat)^2), added to L_rec
-   * (default 0, not in the seed). The L1 optimum for a peak the input barely shows is the median
+   * (default 0). The L1 optimum for a peak the input barely shows is the median
    * guess, often zero, so L1 alone shrinks weak peaks and integrals; the squared error is
    * minimized by the mean and keeps them. Values are in units of the target's maximum, so a
    * weight near 1 / (typical error) balances it with the L1 term (e.g. 100).
@@ -186,7 +190,7 @@ export interface LossBatch {
 }
 
 /**
- * Section 5.4: L = L_rec + l1 L_deriv + l2 L_curv + l3 L_cons + l4 L_T. The supervised terms use
+ * The total loss: L = L_rec + l1 L_deriv + l2 L_curv + l3 L_cons + l4 L_T. The supervised terms use
  * group 0 (level 0; L_rec also the other groups with weight recOthers, and the squared error
  * with weight mse); consistency and the T constraint use the groups from consFrom on. Terms whose weight is
  * 0 are not computed (they are reported as 0).

@@ -1,7 +1,8 @@
-// Training samples: every sample of a multi-SNR data set is run once through the seed's
+// Training samples: every sample of a multi-SNR data set is run once through the multi-SNR
 // preprocessing (alignment to level K, rescaling in the peak mask, masks, sigmas, T, pseudo ground
-// truth) and kept in memory as float32; batches are windows of B samples with level 0 and the
-// drawn levels k > 0 of each sample side by side (the seed's "same sample, several SNRs" batches).
+// truth) and kept in memory as float32; batches are windows of B samples with level 0 and the drawn
+// levels k > 0 of each sample side by side (each batch holds the same samples at several SNRs, for
+// the consistency and T terms).
 import { Tensor, tensor } from '../../torch/index.js';
 import type { Rng } from '../../util/rng.js';
 import { Dataset } from '../data/dataset.js';
@@ -16,7 +17,7 @@ export interface PreparedSample {
   name: string;
   /** Aligned and rescaled spectra, [K+1][L], in level-K units divided by max |target|. */
   levels: Float32Array[];
-  /** Supervised target of level 0 (seed 3.1: the pseudo ground truth without level 0). */
+  /** Supervised target of level 0 (pseudo ground truth: the fusion of the other levels). */
   target: Float32Array;
   /**
    * Target of each level k (index k): for the pseudo ground truth, the fusion of the other levels
@@ -63,7 +64,7 @@ export function prepareSamples(ds: Dataset, indices: number[], cfg: DataConfig):
   );
 }
 
-/** Runs the seed's preprocessing on each record and builds its targets and masks. */
+/** Runs the multi-SNR preprocessing on each record and builds its targets and masks. */
 export function prepareRecords(
   records: StackRecord[],
   cfg: DataConfig,

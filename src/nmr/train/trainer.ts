@@ -1,9 +1,8 @@
-// Two-stage training of the U-Net (seed section 6): stage A mainly supervised against the
-// pseudo ground truth with 1-2 extra levels for consistency; stage B with larger consistency and
-// T-constraint weights, all levels and an SNR curriculum (high-SNR levels first). One AdamW
-// (lr 3e-4, wd 1e-4) and one warmup + cosine schedule (per step) span both stages. Checkpoints
-// hold weights, optimizer, schedule, epoch and both generators, so a resumed run continues
-// exactly as an uninterrupted one would.
+// Two-stage training of the U-Net: stage A mainly supervised against the pseudo ground truth with
+// 1-2 extra levels for consistency; stage B with larger consistency and T-constraint weights, all
+// levels and an SNR curriculum (high-SNR levels first). One AdamW (lr 3e-4, wd 1e-4) and one warmup
+// + cosine schedule (per step) span both stages. Checkpoints hold weights, optimizer, schedule,
+// epoch and both generators, so a resumed run continues exactly as an uninterrupted one would.
 import { join } from 'node:path';
 import * as torch from '../../torch/index.js';
 import { Rng } from '../../util/rng.js';
@@ -33,7 +32,7 @@ export interface EpochRecord {
 }
 
 export interface ValidationScores {
-  /** Peak-weighted L1 of the level-0 output against the target (seed 5.1). */
+  /** Peak-weighted L1 of the level-0 output against the target (the reconstruction loss). */
   rec: number;
   /** Mean energy SNR (dB) of the level-0 output and input against the simulator's truth (NaN without truth). */
   energySnrDb: number;
