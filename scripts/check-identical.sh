@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 out=${1:-.tmp/identical}
 rm -rf "$out"; mkdir -p "$out"
 T="./bin/tailor"
-strip() { sed -E 's/[0-9]+(\.[0-9]+)? ?(s|ms|min|h)\b/<t>/g; s/"(time|seconds|elapsed|wall|date|started|finished|created|ms|[a-zA-Z]*Seconds|[a-zA-Z]*Ms|[a-zA-Z]*_s|timestamp|host|version|durationMs)": *[^,}]*/"\1":<x>/g; s#'"$out"'#<out>#g'; }
+root=$(pwd)
+strip() { sed -E "s#$root/##g" | sed -E 's/[0-9]+(\.[0-9]+)? ?(s|ms|min|h)\b/<t>/g; s/"(time|seconds|elapsed|wall|date|started|finished|created|ms|[a-zA-Z]*Seconds|[a-zA-Z]*Ms|[a-zA-Z]*_s|timestamp|host|version|durationMs)": *[^,}]*/"\1":<x>/g; s#'"$out"'#<out>#g'; }
 common="--epochs 1 --train-max-per-class 30 --test-per-class 6 --threads 1"
 for m in sade prl; do
   $T train -c configs/fmnist_lt_ir100_$m.json $common --out "$out/$m" > "$out/$m.stdout" 2>/dev/null
