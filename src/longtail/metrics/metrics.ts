@@ -108,7 +108,7 @@ export function confusionMatrix(
   return m;
 }
 
-/** Row-wise softmax of n x classes logits. */
+/** Row-wise softmax of n x classes logits (float64). */
 export function softmaxRows(logits: ArrayLike<number>, n: number, classes: number): Float64Array {
   const out = new Float64Array(n * classes);
   for (let i = 0; i < n; i++) {
