@@ -9,7 +9,7 @@ import { preprocessStack, type PreprocessOptions } from '../pipeline/preprocess.
 import { fusionWeights, weightedFusion } from '../pipeline/fusion.js';
 import { erode } from '../pipeline/masks.js';
 import type { DataConfig } from './config.js';
-import type { StackRecord } from './sources.js';
+import { datasetRecord, type StackRecord } from './sources.js';
 
 export interface PreparedSample {
   index: number;
@@ -42,22 +42,8 @@ export function preprocessOptions(cfg: DataConfig): PreprocessOptions {
 
 /** Preprocesses the given samples of a data set (the expensive step: done once per run). */
 export function prepareSamples(ds: Dataset, indices: number[], cfg: DataConfig): PreparedSample[] {
-  const m = ds.manifest;
   return prepareRecords(
-    indices.map((i) => {
-      const r = ds.sample(i);
-      return {
-        name: `${ds.dir}#${i}`,
-        spectra: r.spectra,
-        truth: r.truth.length ? r.truth : null,
-        truthPeakMask: r.truthPeakMask.length ? r.truthPeakMask : null,
-        scaleK: r.meta.levels[m.levels - 1]?.scale ?? 1,
-        ratio: m.ratio,
-        ppmFirst: m.axis.ppmFirst,
-        ppmLast: m.axis.ppmLast,
-        refMHz: m.axis.sfMHz,
-      };
-    }),
+    indices.map((i) => datasetRecord(ds, i)),
     cfg,
     indices,
   );
