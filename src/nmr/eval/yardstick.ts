@@ -11,7 +11,7 @@
 // of 3-5 sigma_0) compare like with like along the raw ladder: with each level's own 3 sigma_k,
 // the cleaner raw levels would be charged for picking noise on line tails that x0 cannot show.
 import { preprocessStack, type PreprocessOptions, type PreprocessResult } from '../pipeline/preprocess.js';
-import { erode, peakBaselineMasks } from '../pipeline/masks.js';
+import { baselineOfPeakMask, maskRegions, peakBaselineMasks } from '../pipeline/masks.js';
 import { inverseVarianceFusion } from '../pipeline/fusion.js';
 import { averageMetrics, computeMetrics, type MetricContext, type Metrics } from './metrics.js';
 import { applyBaseline, SINGLE_BASELINES, tuneBaselines, type SingleBaseline, type Tuned } from './single.js';
@@ -92,26 +92,11 @@ interface Context extends MetricContext {
   refSigma?: number;
 }
 
-function regionsOf(mask: ArrayLike<number>): { from: number; to: number }[] {
-  const out: { from: number; to: number }[] = [];
-  for (let i = 0; i < mask.length; i++) {
-    if (!mask[i]) continue;
-    let j = i;
-    while (j + 1 < mask.length && mask[j + 1]) j++;
-    out.push({ from: i, to: j });
-    i = j;
-  }
-  return out;
-}
-
 function truthContexts(s: YardSample, pre: PreprocessResult): Context[] | null {
   if (!s.truth || !s.truthPeakMask || !s.trueSigmas) return null;
   const truth = s.truth.map((v) => v * s.scaleK);
-  const baselineMask = erode(
-    s.truthPeakMask.map((v) => (v ? 0 : 1)),
-    2,
-  );
-  const multiplets = s.regions && s.regions.length ? s.regions : regionsOf(s.truthPeakMask);
+  const baselineMask = baselineOfPeakMask(s.truthPeakMask);
+  const multiplets = s.regions && s.regions.length ? s.regions : maskRegions(s.truthPeakMask);
   return pre.spectra.map(() => ({
     truth,
     // One picking threshold for every candidate: 3 sigma of x0 (see runYardstick).
@@ -128,7 +113,7 @@ function heldOutContexts(s: YardSample, pre: PreprocessResult): Context[] {
   const K = pre.spectra.length - 1;
   const ref = pre.spectra[K]!;
   const masks = peakBaselineMasks([ref]);
-  const multiplets = regionsOf(masks.peak);
+  const multiplets = maskRegions(masks.peak);
   return pre.spectra.slice(0, K).map(() => ({
     truth: ref,
     sigmaIn: pre.sigmas[0]!,

@@ -7,7 +7,7 @@ import type { Rng } from '../../util/rng.js';
 import { Dataset } from '../data/dataset.js';
 import { preprocessStack, type PreprocessOptions } from '../pipeline/preprocess.js';
 import { fusionWeights, weightedFusion } from '../pipeline/fusion.js';
-import { erode } from '../pipeline/masks.js';
+import { baselineOfPeakMask } from '../pipeline/masks.js';
 import type { DataConfig } from './config.js';
 import { datasetRecord, type StackRecord } from './sources.js';
 
@@ -119,12 +119,7 @@ function masks(
     throw new Error('data.peakMask "truth": the data set has no true peak mask');
   return {
     peak: Float32Array.from(truthPeak),
-    base: Float32Array.from(
-      erode(
-        truthPeak.map((v) => (v ? 0 : 1)),
-        2,
-      ),
-    ),
+    base: Float32Array.from(baselineOfPeakMask(truthPeak)),
   };
 }
 
