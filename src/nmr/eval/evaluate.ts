@@ -8,7 +8,14 @@ import type { Dataset, SampleRecord } from '../data/dataset.js';
 import { preprocessStack, type PreprocessOptions, type PreprocessResult } from '../pipeline/preprocess.js';
 import { baselineOfPeakMask, maskRegions } from '../pipeline/masks.js';
 import { inverseVarianceFusion } from '../pipeline/fusion.js';
-import { averageMetrics, computeMetrics, peakSnr, type MetricContext, type Metrics } from './metrics.js';
+import {
+  averageMetrics,
+  computeMetrics,
+  energySnrDb,
+  peakSnr,
+  type MetricContext,
+  type Metrics,
+} from './metrics.js';
 import { waveletBaseline } from './baselines.js';
 import type { WaveletOptions } from './wavelet.js';
 import {
@@ -201,7 +208,7 @@ function tuneOnValidation(
   for (let k = 0; k < K1; k++) {
     tuned[k] = tuneBaselines(
       validation.map((p) => ({ x: p.pre.spectra[k]!, sigma: p.pre.sigmas[k]! })),
-      (y, i) => computeEnergySnr(scaled(y, validation[i]!.toTruth), validation[i]!.record.truth),
+      (y, i) => energySnrDb(scaled(y, validation[i]!.toTruth), validation[i]!.record.truth),
       tunable,
     );
   }
@@ -283,14 +290,4 @@ function summarizeMethods(
     summary[name] = perLevel[name]![0]!;
   }
   return { perLevel, summary };
-}
-
-function computeEnergySnr(y: ArrayLike<number>, s: ArrayLike<number>): number {
-  let es = 0;
-  let ee = 0;
-  for (let i = 0; i < s.length; i++) {
-    es += s[i]! * s[i]!;
-    ee += (y[i]! - s[i]!) ** 2;
-  }
-  return 10 * Math.log10(es / ee);
 }

@@ -16,6 +16,7 @@ import { loadRecords, processingOf, type StackRecord } from './sources.js';
 import { trainingDomain, type TrainingDomain } from '../model/domain.js';
 import { totalLoss, peakWeightedL1, type LossWeights } from './losses.js';
 import { CheckpointError } from '../../util/errors.js';
+import { energySnrDb } from '../eval/metrics.js';
 
 export interface EpochRecord {
   epoch: number;
@@ -88,16 +89,6 @@ export function stageWeights(stage: StageState): LossWeights {
   return w;
 }
 
-function energySnrDb(y: ArrayLike<number>, truth: ArrayLike<number>): number {
-  let signal = 0;
-  let error = 0;
-  for (let i = 0; i < truth.length; i++) {
-    signal += truth[i]! * truth[i]!;
-    error += (y[i]! - truth[i]!) ** 2;
-  }
-  return 10 * Math.log10(signal / Math.max(error, 1e-300));
-}
-
 export function validate(
   model: UNet1d,
   samples: PreparedSample[],
@@ -132,8 +123,8 @@ export function validate(
           const out = y.toFloat32Array();
           group.forEach((s, j) => {
             if (!s.truth) return;
-            snr += energySnrDb(out.subarray(j * L, (j + 1) * L), s.truth);
-            snrIn += energySnrDb(s.levels[0]!, s.truth);
+            snr += energySnrDb(out.subarray(j * L, (j + 1) * L), s.truth, 1e-300);
+            snrIn += energySnrDb(s.levels[0]!, s.truth, 1e-300);
             withTruth++;
           });
         }),
