@@ -9,7 +9,7 @@
 //   config/    the only place that knows config field names: builds data, models and systems
 //   workflows/ run directories: training a session, loading a checkpoint, results.json, suites
 export type { MultiExpertOutput } from './types/multi-expert-output.js';
-export { shotGroups } from './metrics/metrics.js';
+export { FEW_SHOT_BELOW, MANY_SHOT_ABOVE, shotGroup, shotGroups, type ShotGroup } from './metrics/metrics.js';
 export { PreferenceTextError, parsePreferenceText } from './types/preference-text.js';
 export { BUILTIN_DATASETS, PUBLISHED_SPLITS, loadBuiltin, type BuiltinDataset } from './data/index.js';
 export { findDistributionList, parseImageList, readImageList } from './data/imagelist.js';

@@ -4,7 +4,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/fs.js';
-import type { EpochRecord, GroupResult, LongtailResults } from '../longtail/index.js';
+import {
+  FEW_SHOT_BELOW,
+  MANY_SHOT_ABOVE,
+  shotGroup,
+  type EpochRecord,
+  type GroupResult,
+  type LongtailResults,
+} from '../longtail/index.js';
 import { chartDiv, markup, note, num, pct, renderPage, section, table, type Cell } from './html.js';
 import { Fields } from './validate.js';
 import { parseResultsJson, readResultsText } from './read.js';
@@ -14,11 +21,6 @@ import { testTimeSection } from './testtime.js';
 import { DISTRIBUTION_ORDER, distributionLines, orderedDistributions } from './distributions.js';
 
 export { DISTRIBUTION_ORDER };
-
-/** many: more than 100 training images; few: fewer than 20 (as src/longtail/metrics/metrics.ts). */
-function shotGroupOf(count: number): 'many' | 'medium' | 'few' {
-  return count > 100 ? 'many' : count < 20 ? 'few' : 'medium';
-}
 
 function className(r: LongtailResults, c: number): string {
   return r.dataset.class_names?.[c] ?? String(c);
@@ -220,7 +222,7 @@ function perClassSection(r: LongtailResults, charts: Record<string, ChartSpec>):
   const rows: Cell[][] = [];
   counts.forEach((n, c) => {
     const acc = r.uniform.per_class[c] ?? null;
-    const g = shotGroupOf(n);
+    const g = shotGroup(n);
     if (acc !== null && n > 0) {
       groups[g].x.push(n);
       groups[g].y.push(acc);
@@ -234,9 +236,9 @@ function perClassSection(r: LongtailResults, charts: Record<string, ChartSpec>):
     logX: true,
     yRange: [0, 1],
     series: [
-      { label: 'many (> 100)', ...groups.many },
-      { label: 'medium (20..100)', ...groups.medium },
-      { label: 'few (< 20)', ...groups.few },
+      { label: `many (> ${MANY_SHOT_ABOVE})`, ...groups.many },
+      { label: `medium (${FEW_SHOT_BELOW}..${MANY_SHOT_ABOVE})`, ...groups.medium },
+      { label: `few (< ${FEW_SHOT_BELOW})`, ...groups.few },
     ].filter((s) => s.x.length > 0),
   };
   const byCount = rows

@@ -11,7 +11,8 @@ import { semiSyntheticSample, prepareReference } from '../../src/nmr/data/semisy
 import { writeSyntheticDataset } from '../../src/nmr/data/generate.js';
 import { Dataset } from '../../src/nmr/data/dataset.js';
 import { evaluateDataset } from '../../src/nmr/eval/evaluate.js';
-import { trainingExample } from '../../src/nmr/data/training.js';
+import { resolveConfig } from '../../src/nmr/train/config.js';
+import { prepareSamples } from '../../src/nmr/train/samples.js';
 import { readBrukerFid } from '../../src/nmr/io/bruker.js';
 import { robustStd } from '../../src/nmr/stats.js';
 import { pickPeaks } from '../../src/nmr/eval/peaks.js';
@@ -217,24 +218,48 @@ test('CLI: nmr simulate writes a data set, nmr evaluate --json prints the method
   );
 });
 
-test('training examples: normalized aligned stack, masks, pseudo truth without the input, truth in the same units', () => {
+test('training samples: normalized aligned stack, masks, leave-one-out pseudo truth, truth in the same units', () => {
   const dir = tmp();
   writeSyntheticDataset(dir, 2, 9, { points: 2048, levels: 3, ratio: 2, snrRange: [30, 30] });
   const ds = new Dataset(dir);
-  const ex = trainingExample(ds.sample(0));
+  const data = resolveConfig({ data: { train: dir } }, dir).data;
+  const [s] = prepareSamples(ds, [0], data);
   ds.close();
-  assert.equal(ex.spectra.length, 3);
-  assert.equal(ex.spectra[0]!.length, 2048);
-  const maxAbs = ex.pseudoTruth.reduce((a, v) => Math.max(a, Math.abs(v)), 0);
+  assert.equal(s!.levels.length, 3);
+  assert.equal(s!.levels[0]!.length, 2048);
+  // One factor per sample puts the level-0 target's largest value at 1.
+  const maxAbs = s!.target.reduce((a, v) => Math.max(a, Math.abs(v)), 0);
   assert.ok(Math.abs(maxAbs - 1) < 1e-6);
+  assert.deepEqual(s!.targets[0], s!.target);
+  const error = (x: Float32Array, y: Float32Array): number => x.reduce((a, v, i) => a + (v - y[i]!) ** 2, 0);
+  const energy = s!.truth!.reduce((a, v) => a + v * v, 0);
   // The highest level and the truth agree up to its noise.
-  let err = 0;
-  let energy = 0;
-  for (let i = 0; i < 2048; i++) {
-    err += (ex.spectra[2]![i]! - ex.truth![i]!) ** 2;
-    energy += ex.truth![i]! ** 2;
+  const errK = error(s!.levels[2]!, s!.truth!);
+  assert.ok(errK < 0.2 * energy, `level K vs truth: ${errK} / ${energy}`);
+  // The input's target is far cleaner than the input.
+  assert.ok(error(s!.target, s!.truth!) < 0.2 * error(s!.levels[0]!, s!.truth!));
+  // Leave one out: no level is fused into its own target, so the target's error does not follow
+  // the level's noise, while it does follow the noise of the levels fused into it.
+  const noiseCorrelation = (a: Float32Array, b: Float32Array): number => {
+    const t = s!.truth!;
+    let ab = 0;
+    let aa = 0;
+    let bb = 0;
+    for (let i = 0; i < t.length; i++) {
+      ab += (a[i]! - t[i]!) * (b[i]! - t[i]!);
+      aa += (a[i]! - t[i]!) ** 2;
+      bb += (b[i]! - t[i]!) ** 2;
+    }
+    return ab / Math.sqrt(aa * bb);
+  };
+  for (let k = 0; k < 3; k++) {
+    const own = noiseCorrelation(s!.targets[k]!, s!.levels[k]!);
+    const other = noiseCorrelation(s!.targets[k]!, s!.levels[(k + 1) % 3]!);
+    assert.ok(
+      Math.abs(own) < 0.1 && other > 0.3,
+      `level ${k}: ${own} (own), ${other} (level ${(k + 1) % 3})`,
+    );
   }
-  assert.ok(err < 0.2 * energy, `level K vs truth: ${err} / ${energy}`);
-  for (let i = 0; i < 2048; i++) assert.ok(!(ex.peakMask[i] && ex.baselineMask[i]));
-  assert.ok(Math.abs(ex.tHat - 2) < 0.5);
+  for (let i = 0; i < 2048; i++) assert.ok(!(s!.peak[i] && s!.base[i]));
+  assert.ok(Math.abs(s!.T - 2) < 0.5);
 });

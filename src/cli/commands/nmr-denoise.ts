@@ -26,6 +26,7 @@ import {
   NmrFormatError,
   Dataset,
   type Spectrum,
+  type UNet1d,
 } from '../../nmr/index.js';
 import { ensureDir } from '../../util/fs.js';
 
@@ -169,42 +170,69 @@ export async function run(argv: string[]): Promise<number> {
   if (!values.input?.length) throw new CliError(`--input is required\n\n${HELP}`);
   if (!values.out) throw new CliError(`--out is required\n\n${HELP}`);
   setDefaultDevice(resolveDevice(values.device));
-  let model;
-  let domain: TrainingDomain | null;
+  const { model, domain } = loadModel(values.model);
+  useProcessing(domain, values.ppm);
+  const items = collectInputs(values.input, values.processed ? 'processed' : 'raw');
+  if (domain && !isStackModel(model)) checkInputs(items, model, domain, values.force === true);
+  ensureDir(values.out);
+  const { outputs, seconds } = denoiseItems(model, items, values.model);
+  writeOutputs(items, outputs, values.model, values.out);
+  model.dispose();
+  console.log(
+    `denoised ${items.length} spectra in ${seconds.toFixed(2)} s (${(items.length / Math.max(seconds, 1e-9)).toFixed(1)} spectra/s); wrote CSV and JCAMP-DX to ${values.out}`,
+  );
+  return 0;
+}
+
+function loadModel(file: string): { model: UNet1d; domain: TrainingDomain | null } {
   try {
-    ({ model, domain } = loadDenoiserInfo(values.model));
+    return loadDenoiserInfo(file);
   } catch (e) {
     throw new CliError((e as Error).message);
   }
+}
+
+/** FIDs are processed like the model's training experiments; --ppm overrides their window. */
+function useProcessing(domain: TrainingDomain | null, ppm: string | undefined): void {
   processing = domain?.processing ?? {};
   ppmWindow = processing.ppm;
-  if (values.ppm !== undefined) {
-    const parts = numberListArg('--ppm', values.ppm, {}, 2)!;
+  if (ppm !== undefined) {
+    const parts = numberListArg('--ppm', ppm, {}, 2)!;
     ppmWindow = [parts[0]!, parts[1]!];
   }
-  const prefer = values.processed ? 'processed' : 'raw';
-  let items: Item[];
+}
+
+function collectInputs(paths: string[], prefer: 'raw' | 'processed'): Item[] {
   try {
-    items = values.input.flatMap((p) => collect(p, prefer));
+    return paths.flatMap((p) => collect(p, prefer));
   } catch (e) {
     if (e instanceof NmrFormatError) throw new CliError(e.message);
     throw e;
   }
-  if (domain && !isStackModel(model)) {
-    for (const it of items) {
-      const check = checkDomain(domain, it.spectrum);
-      if (check.verdict === 'inside') continue;
-      const what = `${it.spectrum.source}: ${check.messages.join('; ')}`;
-      if (check.verdict === 'far' && !values.force) {
-        model.dispose();
-        throw new CliError(
-          `${what}. The model (trained on ${domain.samples} samples) would be guessing here; give an input like its training data (--ppm to crop), retrain with such data, or pass --force`,
-        );
-      }
-      console.error(`tailor: warning: ${what}${check.verdict === 'far' ? ' (--force given)' : ''}`);
+}
+
+/** Warns about inputs outside the training data; refuses those far outside unless forced. */
+function checkInputs(items: Item[], model: UNet1d, domain: TrainingDomain, force: boolean): void {
+  for (const it of items) {
+    const check = checkDomain(domain, it.spectrum);
+    if (check.verdict === 'inside') continue;
+    const what = `${it.spectrum.source}: ${check.messages.join('; ')}`;
+    if (check.verdict === 'far' && !force) {
+      model.dispose();
+      throw new CliError(
+        `${what}. The model (trained on ${domain.samples} samples) would be guessing here; give an input like its training data (--ppm to crop), retrain with such data, or pass --force`,
+      );
     }
+    console.error(`tailor: warning: ${what}${check.verdict === 'far' ? ' (--force given)' : ''}`);
   }
-  ensureDir(values.out);
+}
+
+/** The denoised spectra, and the seconds the model took. */
+function denoiseItems(
+  model: UNet1d,
+  items: Item[],
+  modelFile: string,
+): { outputs: Float64Array[]; seconds: number } {
   let outputs: Float64Array[];
   let t0: number;
   if (isStackModel(model)) {
@@ -212,7 +240,7 @@ export async function run(argv: string[]): Promise<number> {
     const bad = items.find((it) => it.stack?.length !== G);
     if (bad)
       throw new CliError(
-        `--model ${values.model} denoises stacks of ${G} levels; ${bad.spectrum.source} is ${bad.stack ? `a sample of ${bad.stack.length} levels` : 'a single spectrum'} (give a data set written by 'tailor nmr simulate' with --levels ${G})`,
+        `--model ${modelFile} denoises stacks of ${G} levels; ${bad.spectrum.source} is ${bad.stack ? `a sample of ${bad.stack.length} levels` : 'a single spectrum'} (give a data set written by 'tailor nmr simulate' with --levels ${G})`,
       );
     // The model was trained on preprocessed stacks (alignment to level K, rescaling).
     const stacks = items.map((it) => preprocessStack(it.stack!).spectra);
@@ -225,7 +253,11 @@ export async function run(argv: string[]): Promise<number> {
       items.map((it) => it.spectrum.real),
     );
   }
-  const seconds = (Date.now() - t0) / 1000;
+  return { outputs, seconds: (Date.now() - t0) / 1000 };
+}
+
+/** Writes OUT/<name>.denoised.csv and .jdx per input. */
+function writeOutputs(items: Item[], outputs: Float64Array[], modelFile: string, out: string): void {
   const used = new Map<string, number>();
   items.forEach((it, i) => {
     // Two inputs with the same name (from different folders) get distinct outputs.
@@ -234,13 +266,8 @@ export async function run(argv: string[]): Promise<number> {
     const name = count ? `${it.name}-${count + 1}` : it.name;
     const denoised: Spectrum = { ...it.spectrum, real: outputs[i]! };
     delete denoised.imag;
-    const note = `denoised by tailor nmr denoise (model ${values.model}) from ${it.spectrum.source}`;
-    writeCsvSpectrum(join(values.out!, `${name}.denoised.csv`), denoised, note);
-    writeJcampSpectrum(join(values.out!, `${name}.denoised.jdx`), denoised, `${name} (denoised)`);
+    const note = `denoised by tailor nmr denoise (model ${modelFile}) from ${it.spectrum.source}`;
+    writeCsvSpectrum(join(out, `${name}.denoised.csv`), denoised, note);
+    writeJcampSpectrum(join(out, `${name}.denoised.jdx`), denoised, `${name} (denoised)`);
   });
-  model.dispose();
-  console.log(
-    `denoised ${items.length} spectra in ${seconds.toFixed(2)} s (${(items.length / Math.max(seconds, 1e-9)).toFixed(1)} spectra/s); wrote CSV and JCAMP-DX to ${values.out}`,
-  );
-  return 0;
 }

@@ -6,20 +6,7 @@
 // - BBSE (Lipton, Wang and Smola, ICML 2018): the test histogram of hard predictions equals the
 //   validation confusion matrix P(pred | y) times q; solved for q, clipped and renormalized.
 // Each gives a prior q; the adapted prediction is argmax s + log q - log p_source.
-
-/** Row-wise softmax [n x C] (float64). */
-export function softmaxRows(scores: ArrayLike<number>, classes: number): Float64Array {
-  const probs = new Float64Array(scores.length);
-  for (let i = 0; i < scores.length / classes; i++) {
-    let max = -Infinity;
-    for (let c = 0; c < classes; c++) max = Math.max(max, scores[i * classes + c]!);
-    let sum = 0;
-    for (let c = 0; c < classes; c++)
-      sum += probs[i * classes + c] = Math.exp(scores[i * classes + c]! - max);
-    for (let c = 0; c < classes; c++) probs[i * classes + c]! /= sum;
-  }
-  return probs;
-}
+import { softmaxRows } from '../metrics/metrics.js';
 
 /** EM prior estimation from scores whose softmax are posteriors under sourcePrior. */
 export function emPrior(
@@ -31,7 +18,7 @@ export function emPrior(
   const n = scores.length / classes;
   if (!Number.isInteger(n) || n < 1)
     throw new Error(`emPrior: ${scores.length} scores for ${classes} classes`);
-  const probs = softmaxRows(scores, classes);
+  const probs = softmaxRows(scores, n, classes);
   const maxIterations = options.maxIterations ?? 1000;
   const tolerance = options.tolerance ?? 1e-8;
   const source = sourcePrior.map((p) => Math.max(p, 1e-12));

@@ -8,6 +8,7 @@
 //   ("Adjusting the outputs of a classifier to new a priori probabilities", 2002);
 // - weights w on the simplex make sum_e w_e z_e carry the log prior sum_e w_e o_e, so the weights
 //   (or PRL's preference) whose offset is closest to the estimated log test prior fit that set.
+import { softmaxRows } from '../metrics/metrics.js';
 
 export interface PriorEstimate {
   prior: number[];
@@ -67,7 +68,7 @@ export function estimateTestPrior(
     throw new Error(`estimateTestPrior: ${scores.length} scores for ${classes} classes`);
   const maxIterations = options.maxIterations ?? 1000;
   const tolerance = options.tolerance ?? 1e-8;
-  const probs = softmaxRows(scores, classes);
+  const probs = softmaxRows(scores, n, classes);
   let prior = new Array<number>(classes).fill(1 / classes);
   for (let it = 1; it <= maxIterations; it++) {
     const next = new Array<number>(classes).fill(0);
@@ -137,20 +138,6 @@ export function matchPriorWeights(
   return w;
 }
 
-/** Row-wise softmax of scores [n x C] (float64). */
-function softmaxRows(scores: ArrayLike<number>, classes: number): Float64Array {
-  const probs = new Float64Array(scores.length);
-  for (let i = 0; i < scores.length / classes; i++) {
-    let max = -Infinity;
-    for (let c = 0; c < classes; c++) max = Math.max(max, scores[i * classes + c]!);
-    let sum = 0;
-    for (let c = 0; c < classes; c++)
-      sum += probs[i * classes + c] = Math.exp(scores[i * classes + c]! - max);
-    for (let c = 0; c < classes; c++) probs[i * classes + c]! /= sum;
-  }
-  return probs;
-}
-
 /**
  * The maximum-likelihood test prior within the experts' own family softmax(sum_e w_e o_e), w on
  * the simplex: the prior that makes the unlabeled set most likely under the balanced scores,
@@ -172,7 +159,7 @@ export function familyPriorByLikelihood(
   if (!Number.isInteger(n) || n < 1)
     throw new Error(`familyPriorByLikelihood: ${scores.length} scores for ${classes} classes`);
   const iterations = options.iterations ?? 500;
-  const probs = softmaxRows(scores, classes);
+  const probs = softmaxRows(scores, n, classes);
   const priorOf = (w: number[]) => {
     const a = new Array<number>(classes).fill(0);
     for (let e = 0; e < experts; e++) for (let c = 0; c < classes; c++) a[c]! += w[e]! * offsets[e]![c]!;

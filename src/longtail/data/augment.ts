@@ -104,18 +104,12 @@ export function rotate(
 ): ImageView {
   const { c, h, w, data } = img;
   const out = new Float32Array(c * h * w);
-  const cos = Math.cos(angle);
-  const sin = Math.sin(angle);
-  const cy = (h - 1) / 2;
-  const cx = (w - 1) / 2;
   const plane = h * w;
+  const rotation = new InverseRotation(h, w, angle);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
-      const dx = x - cx;
-      const dy = y - cy;
-      // inverse map: output pixel -> source position (rotating the content counter-clockwise)
-      const sx = cx + dx * cos - dy * sin;
-      const sy = cy + dx * sin + dy * cos;
+      const sx = rotation.sourceX(x, y);
+      const sy = rotation.sourceY(x, y);
       const o = y * w + x;
       if (interpolation === 'nearest') {
         const ix = Math.round(sx);
@@ -128,6 +122,33 @@ export function rotate(
     }
   }
   return { data: out, c, h, w };
+}
+
+/**
+ * The inverse map of a rotation by `angle` about the centre of an h x w image: the source
+ * position that output pixel (x, y) samples (the content turns counter-clockwise). The fused
+ * kernel uses it too, so both paths agree pixel for pixel.
+ */
+export class InverseRotation {
+  private readonly cos: number;
+  private readonly sin: number;
+  private readonly cx: number;
+  private readonly cy: number;
+
+  constructor(h: number, w: number, angle: number) {
+    this.cos = Math.cos(angle);
+    this.sin = Math.sin(angle);
+    this.cy = (h - 1) / 2;
+    this.cx = (w - 1) / 2;
+  }
+
+  sourceX(x: number, y: number): number {
+    return this.cx + (x - this.cx) * this.cos - (y - this.cy) * this.sin;
+  }
+
+  sourceY(x: number, y: number): number {
+    return this.cy + (x - this.cx) * this.sin + (y - this.cy) * this.cos;
+  }
 }
 
 function sampleBilinear(

@@ -216,23 +216,38 @@ export function buildBatch(
   return batch;
 }
 
+/**
+ * Batch b of an epoch, drawn with the batch's own generator; `position` maps a batch sample to
+ * its image in `images` (by default its data-set index).
+ */
+function epochBatch(
+  images: Uint8Array,
+  ds: { shape: readonly [number, number, number]; labels: Int32Array },
+  chunk: Int32Array,
+  b: number,
+  options: BatchOptions,
+  position?: (k: number) => number,
+): Batch {
+  const rng = batchRng(options.seed ?? 0, options.epoch ?? 0, b);
+  return buildBatch(
+    images,
+    ds.shape,
+    ds.labels,
+    chunk,
+    options.transform,
+    rng,
+    options.views ?? 1,
+    position,
+    options.pool,
+  );
+}
+
 /** One epoch of batches of an in-memory data set. */
 export function* iterateBatches(ds: ImageDataset, options: BatchOptions): Generator<Batch> {
   const order = epochOrder(ds.labels, options);
   const chunks = batchIndices(order, options.batchSize, options.dropLast);
   for (let b = 0; b < chunks.length; b++) {
-    const rng = batchRng(options.seed ?? 0, options.epoch ?? 0, b);
-    yield buildBatch(
-      ds.images,
-      ds.shape,
-      ds.labels,
-      chunks[b]!,
-      options.transform,
-      rng,
-      options.views ?? 1,
-      undefined,
-      options.pool,
-    );
+    yield epochBatch(ds.images, ds, chunks[b]!, b, options);
   }
 }
 
@@ -258,18 +273,8 @@ export async function* iterateBatchesAsync(
   for (let b = 0; b < chunks.length; b++) {
     const images = await pending!;
     pending = b + 1 < chunks.length ? load(b + 1) : undefined;
-    const rng = batchRng(options.seed ?? 0, options.epoch ?? 0, b);
-    yield buildBatch(
-      images,
-      ds.shape,
-      ds.labels,
-      chunks[b]!,
-      options.transform,
-      rng,
-      options.views ?? 1,
-      (k) => k,
-      options.pool,
-    );
+    // the loaded images hold the batch's samples in order
+    yield epochBatch(images, ds, chunks[b]!, b, options, (k) => k);
   }
 }
 

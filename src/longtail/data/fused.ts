@@ -4,7 +4,7 @@
 // compose(randomCrop, horizontalFlip, rotation, normalize), so both give the same batches; it
 // only skips the intermediate float images (several times faster).
 import type { Rng } from '../../util/rng.js';
-import type { ImageTransform } from './augment.js';
+import { InverseRotation, type ImageTransform } from './augment.js';
 
 export interface FusedSpec {
   crop?: { height: number; width: number; padding: number };
@@ -100,18 +100,13 @@ function rotatedImage(
   out: Float32Array,
   outOffset: number,
 ): void {
-  // same arithmetic as rotate() in augment.ts, so the two paths agree pixel for pixel
-  const cos = Math.cos(angle);
-  const sin = Math.sin(angle);
-  const cy = (oh - 1) / 2;
-  const cx = (ow - 1) / 2;
+  // the inverse map of rotate() in augment.ts, so the two paths agree pixel for pixel
+  const rotation = new InverseRotation(oh, ow, angle);
   const map = new Int32Array(oh * ow);
   for (let y = 0; y < oh; y++) {
     for (let x = 0; x < ow; x++) {
-      const dx = x - cx;
-      const dy = y - cy;
-      const ix = Math.round(cx + dx * cos - dy * sin);
-      const iy = Math.round(cy + dx * sin + dy * cos);
+      const ix = Math.round(rotation.sourceX(x, y));
+      const iy = Math.round(rotation.sourceY(x, y));
       let at = -1;
       if (ix >= 0 && ix < ow && iy >= 0 && iy < oh) {
         const sy = iy + top;

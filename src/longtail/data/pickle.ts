@@ -57,232 +57,252 @@ type Item = PickleValue | PickleDtype | typeof MARK;
 
 /** Unpickles `bytes`; `file` is only used in error messages. Byte strings come back as Uint8Array. */
 export function unpickle(bytes: Uint8Array, file: string): PickleValue {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const stack: Item[] = [];
-  const memo = new Map<number, Item>();
-  let pos = 0;
-  const fail = (msg: string, at = pos): never => {
-    throw new PickleError(`${file}: byte ${at}: ${msg}`);
+  const m = new Machine(bytes, file);
+  if (bytes.length < 2 || bytes[0] !== 0x80)
+    m.fail('not a protocol-2 pickle (no PROTO opcode); expected a CIFAR python batch', 0);
+  while (m.result === undefined) {
+    const at = m.pos;
+    const op = m.u8();
+    const handler = OPCODES.get(op);
+    if (!handler)
+      m.fail(
+        `unsupported pickle opcode 0x${op.toString(16).padStart(2, '0')} ('${String.fromCharCode(op)}')`,
+        at,
+      );
+    handler!(m, at);
+  }
+  return m.result.value;
+}
+
+/** The pickle machine: the input and its read position, the stack, the memo, and the result. */
+class Machine {
+  readonly stack: Item[] = [];
+  readonly memo = new Map<number, Item>();
+  pos = 0;
+  /** Set by STOP. */
+  result: { value: PickleValue } | undefined;
+  private readonly view: DataView;
+
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly file: string,
+  ) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  readonly fail = (msg: string, at = this.pos): never => {
+    throw new PickleError(`${this.file}: byte ${at}: ${msg}`);
   };
-  const need = (n: number): void => {
-    if (pos + n > bytes.length)
-      fail(`truncated pickle: needs ${n} more bytes, file has ${bytes.length - pos}`);
-  };
-  const u8 = (): number => {
-    need(1);
-    return bytes[pos++]!;
-  };
-  const u16 = (): number => {
-    need(2);
-    const v = view.getUint16(pos, true);
-    pos += 2;
+
+  private need(n: number): void {
+    if (this.pos + n > this.bytes.length)
+      this.fail(`truncated pickle: needs ${n} more bytes, file has ${this.bytes.length - this.pos}`);
+  }
+
+  u8(): number {
+    this.need(1);
+    return this.bytes[this.pos++]!;
+  }
+
+  u16(): number {
+    this.need(2);
+    const v = this.view.getUint16(this.pos, true);
+    this.pos += 2;
     return v;
-  };
-  const i32 = (): number => {
-    need(4);
-    const v = view.getInt32(pos, true);
-    pos += 4;
+  }
+
+  i32(): number {
+    this.need(4);
+    const v = this.view.getInt32(this.pos, true);
+    this.pos += 4;
     return v;
-  };
-  const raw = (n: number): Uint8Array => {
+  }
+
+  raw(n: number): Uint8Array {
     // A negative length would move pos backwards (a loop that never ends).
-    if (!(n >= 0)) fail(`negative length ${n} (corrupt pickle)`);
-    need(n);
-    const out = bytes.subarray(pos, pos + n);
-    pos += n;
+    if (!(n >= 0)) this.fail(`negative length ${n} (corrupt pickle)`);
+    this.need(n);
+    const out = this.bytes.subarray(this.pos, this.pos + n);
+    this.pos += n;
     return out;
-  };
-  const line = (): string => {
-    const end = bytes.indexOf(0x0a, pos);
-    if (end < 0) fail('truncated pickle: unterminated text line');
-    const s = Buffer.from(bytes.subarray(pos, end)).toString('latin1');
-    pos = end + 1;
+  }
+
+  line(): string {
+    const end = this.bytes.indexOf(0x0a, this.pos);
+    if (end < 0) this.fail('truncated pickle: unterminated text line');
+    const s = Buffer.from(this.bytes.subarray(this.pos, end)).toString('latin1');
+    this.pos = end + 1;
     return s;
-  };
-  const pop = (): Item => {
-    if (stack.length === 0) fail('stack underflow (corrupt pickle)');
-    return stack.pop()!;
-  };
-  const popMark = (): Item[] => {
-    const k = stack.lastIndexOf(MARK);
-    if (k < 0) fail('no MARK on the stack (corrupt pickle)');
-    const items = stack.splice(k);
+  }
+
+  pop(): Item {
+    if (this.stack.length === 0) this.fail('stack underflow (corrupt pickle)');
+    return this.stack.pop()!;
+  }
+
+  /** The items above the topmost MARK, which is removed with them. */
+  popMark(): Item[] {
+    const k = this.stack.lastIndexOf(MARK);
+    if (k < 0) this.fail('no MARK on the stack (corrupt pickle)');
+    const items = this.stack.splice(k);
     items.shift();
     return items;
-  };
-  const top = (): Item => {
-    if (stack.length === 0) fail('stack underflow (corrupt pickle)');
-    return stack[stack.length - 1]!;
-  };
-  const asKey = (k: Item): string => {
+  }
+
+  top(): Item {
+    if (this.stack.length === 0) this.fail('stack underflow (corrupt pickle)');
+    return this.stack[this.stack.length - 1]!;
+  }
+
+  asKey(k: Item): string {
     if (typeof k === 'string') return k;
     if (k instanceof Uint8Array) return Buffer.from(k).toString('latin1');
     if (typeof k === 'number') return String(k);
-    return fail('dict key is not a string');
-  };
-
-  if (bytes.length < 2 || bytes[0] !== 0x80)
-    fail('not a protocol-2 pickle (no PROTO opcode); expected a CIFAR python batch', 0);
-  for (;;) {
-    const at = pos;
-    const op = u8();
-    switch (op) {
-      case 0x80: {
-        const proto = u8();
-        if (proto !== 2)
-          fail(`pickle protocol ${proto}; only protocol 2 (the CIFAR python batches) is supported`, at);
-        break;
-      }
-      case 0x2e: // STOP
-        if (stack.length !== 1) fail(`STOP with ${stack.length} items on the stack`, at);
-        return finish(stack[0]!, fail);
-      case 0x7d: // EMPTY_DICT
-        stack.push(new Map<string, PickleValue>());
-        break;
-      case 0x5d: // EMPTY_LIST
-        stack.push([]);
-        break;
-      case 0x29: // EMPTY_TUPLE
-        stack.push(new PickleTuple([]));
-        break;
-      case 0x28: // MARK
-        stack.push(MARK);
-        break;
-      case 0x71: // BINPUT
-        memo.set(u8(), top());
-        break;
-      case 0x72: // LONG_BINPUT
-        memo.set(i32(), top());
-        break;
-      case 0x68: // BINGET
-      case 0x6a: {
-        // LONG_BINGET
-        const k = op === 0x68 ? u8() : i32();
-        if (!memo.has(k)) fail(`memo key ${k} not defined`, at);
-        stack.push(memo.get(k)!);
-        break;
-      }
-      case 0x55: // SHORT_BINSTRING
-        stack.push(Buffer.from(raw(u8())).toString('latin1'));
-        break;
-      case 0x54: {
-        // BINSTRING: raw bytes (the image data); kept as bytes, keys are converted when used
-        const n = i32();
-        if (n < 0) fail('negative BINSTRING length', at);
-        stack.push(raw(n));
-        break;
-      }
-      case 0x58: {
-        // BINUNICODE
-        const n = i32();
-        if (n < 0) fail('negative BINUNICODE length', at);
-        stack.push(Buffer.from(raw(n)).toString('utf8'));
-        break;
-      }
-      case 0x4b: // BININT1
-        stack.push(u8());
-        break;
-      case 0x4d: // BININT2
-        stack.push(u16());
-        break;
-      case 0x4a: // BININT
-        stack.push(i32());
-        break;
-      case 0x4e: // NONE
-        stack.push(null);
-        break;
-      case 0x88: // NEWTRUE
-        stack.push(true);
-        break;
-      case 0x89: // NEWFALSE
-        stack.push(false);
-        break;
-      case 0x85: // TUPLE1
-        stack.push(new PickleTuple([pop() as PickleValue]));
-        break;
-      case 0x86: {
-        const b = pop();
-        const a = pop();
-        stack.push(new PickleTuple([a as PickleValue, b as PickleValue]));
-        break;
-      }
-      case 0x87: {
-        const c = pop();
-        const b = pop();
-        const a = pop();
-        stack.push(new PickleTuple([a as PickleValue, b as PickleValue, c as PickleValue]));
-        break;
-      }
-      case 0x74: // TUPLE
-        stack.push(new PickleTuple(popMark() as PickleValue[]));
-        break;
-      case 0x61: {
-        // APPEND
-        const v = pop();
-        const list = top();
-        if (!Array.isArray(list)) fail('APPEND to a non-list', at);
-        (list as PickleValue[]).push(v as PickleValue);
-        break;
-      }
-      case 0x65: {
-        // APPENDS
-        const items = popMark();
-        const list = top();
-        if (!Array.isArray(list)) fail('APPENDS to a non-list', at);
-        for (const v of items) (list as PickleValue[]).push(v as PickleValue);
-        break;
-      }
-      case 0x73: {
-        // SETITEM
-        const v = pop();
-        const k = pop();
-        const d = top();
-        if (!(d instanceof Map)) fail('SETITEM on a non-dict', at);
-        (d as Map<string, PickleValue>).set(asKey(k), v as PickleValue);
-        break;
-      }
-      case 0x75: {
-        // SETITEMS
-        const items = popMark();
-        const d = top();
-        if (!(d instanceof Map) || items.length % 2 !== 0)
-          fail('SETITEMS on a non-dict or with an odd item count', at);
-        for (let i = 0; i < items.length; i += 2)
-          (d as Map<string, PickleValue>).set(asKey(items[i]!), items[i + 1] as PickleValue);
-        break;
-      }
-      case 0x63: {
-        // GLOBAL
-        const name = `${line()}.${line()}`;
-        if (!ALLOWED_GLOBALS.has(name))
-          fail(`global '${name}' is not allowed (only numpy arrays, lists, ints and strings)`, at);
-        stack.push(new PickleGlobal(name));
-        break;
-      }
-      case 0x52: {
-        // REDUCE
-        const args = pop();
-        const fn = pop();
-        if (!(fn instanceof PickleGlobal) || !(args instanceof PickleTuple))
-          fail('REDUCE without a global and an argument tuple', at);
-        stack.push(reduce((fn as PickleGlobal).name, (args as PickleTuple).items, fail, at));
-        break;
-      }
-      case 0x62: {
-        // BUILD
-        const state = pop();
-        const obj = top();
-        build(obj, state, fail, at);
-        break;
-      }
-      default:
-        fail(
-          `unsupported pickle opcode 0x${op.toString(16).padStart(2, '0')} ('${String.fromCharCode(op)}')`,
-          at,
-        );
-    }
+    return this.fail('dict key is not a string');
   }
 }
+
+/** An opcode's action; `at` is the opcode's offset (for error messages). */
+type Handler = (m: Machine, at: number) => void;
+
+const pushing =
+  (read: (m: Machine) => Item): Handler =>
+  (m) => {
+    m.stack.push(read(m));
+  };
+
+const memoGet =
+  (readKey: (m: Machine) => number): Handler =>
+  (m, at) => {
+    const k = readKey(m);
+    if (!m.memo.has(k)) m.fail(`memo key ${k} not defined`, at);
+    m.stack.push(m.memo.get(k)!);
+  };
+
+const memoPut =
+  (readKey: (m: Machine) => number): Handler =>
+  (m) => {
+    const k = readKey(m);
+    m.memo.set(k, m.top());
+  };
+
+/** TUPLE1, TUPLE2, TUPLE3: the top n items as a tuple. */
+const tupleOf =
+  (n: number): Handler =>
+  (m) => {
+    const items: Item[] = [];
+    for (let i = 0; i < n; i++) items.unshift(m.pop());
+    m.stack.push(new PickleTuple(items as PickleValue[]));
+  };
+
+/** BINSTRING and BINUNICODE: a 4-byte length, then the bytes. */
+const sized =
+  (what: string, convert: (b: Uint8Array) => Item): Handler =>
+  (m, at) => {
+    const n = m.i32();
+    if (n < 0) m.fail(`negative ${what} length`, at);
+    m.stack.push(convert(m.raw(n)));
+  };
+
+function appendOne(m: Machine, at: number): void {
+  const v = m.pop();
+  const list = m.top();
+  if (!Array.isArray(list)) m.fail('APPEND to a non-list', at);
+  (list as PickleValue[]).push(v as PickleValue);
+}
+
+function appendMany(m: Machine, at: number): void {
+  const items = m.popMark();
+  const list = m.top();
+  if (!Array.isArray(list)) m.fail('APPENDS to a non-list', at);
+  for (const v of items) (list as PickleValue[]).push(v as PickleValue);
+}
+
+function setItem(m: Machine, at: number): void {
+  const v = m.pop();
+  const k = m.pop();
+  const d = m.top();
+  if (!(d instanceof Map)) m.fail('SETITEM on a non-dict', at);
+  (d as Map<string, PickleValue>).set(m.asKey(k), v as PickleValue);
+}
+
+function setItems(m: Machine, at: number): void {
+  const items = m.popMark();
+  const d = m.top();
+  if (!(d instanceof Map) || items.length % 2 !== 0)
+    m.fail('SETITEMS on a non-dict or with an odd item count', at);
+  for (let i = 0; i < items.length; i += 2)
+    (d as Map<string, PickleValue>).set(m.asKey(items[i]!), items[i + 1] as PickleValue);
+}
+
+function global(m: Machine, at: number): void {
+  const name = `${m.line()}.${m.line()}`;
+  if (!ALLOWED_GLOBALS.has(name))
+    m.fail(`global '${name}' is not allowed (only numpy arrays, lists, ints and strings)`, at);
+  m.stack.push(new PickleGlobal(name));
+}
+
+function reduceCall(m: Machine, at: number): void {
+  const args = m.pop();
+  const fn = m.pop();
+  if (!(fn instanceof PickleGlobal) || !(args instanceof PickleTuple))
+    m.fail('REDUCE without a global and an argument tuple', at);
+  m.stack.push(reduce((fn as PickleGlobal).name, (args as PickleTuple).items, m.fail, at));
+}
+
+function buildState(m: Machine, at: number): void {
+  const state = m.pop();
+  const obj = m.top();
+  build(obj, state, m.fail, at);
+}
+
+/** The opcodes of protocol 2 that the CIFAR batches use; any other is an error. */
+const OPCODES = new Map<number, Handler>([
+  [
+    0x80, // PROTO
+    (m, at) => {
+      const proto = m.u8();
+      if (proto !== 2)
+        m.fail(`pickle protocol ${proto}; only protocol 2 (the CIFAR python batches) is supported`, at);
+    },
+  ],
+  [
+    0x2e, // STOP
+    (m, at) => {
+      if (m.stack.length !== 1) m.fail(`STOP with ${m.stack.length} items on the stack`, at);
+      m.result = { value: finish(m.stack[0]!, m.fail) };
+    },
+  ],
+  [0x7d, pushing(() => new Map<string, PickleValue>())], // EMPTY_DICT
+  [0x5d, pushing(() => [])], // EMPTY_LIST
+  [0x29, pushing(() => new PickleTuple([]))], // EMPTY_TUPLE
+  [0x28, pushing(() => MARK)], // MARK
+  [0x71, memoPut((m) => m.u8())], // BINPUT
+  [0x72, memoPut((m) => m.i32())], // LONG_BINPUT
+  [0x68, memoGet((m) => m.u8())], // BINGET
+  [0x6a, memoGet((m) => m.i32())], // LONG_BINGET
+  [0x55, pushing((m) => Buffer.from(m.raw(m.u8())).toString('latin1'))], // SHORT_BINSTRING
+  // BINSTRING: raw bytes (the image data); kept as bytes, keys are converted when used
+  [0x54, sized('BINSTRING', (b) => b)],
+  [0x58, sized('BINUNICODE', (b) => Buffer.from(b).toString('utf8'))],
+  [0x4b, pushing((m) => m.u8())], // BININT1
+  [0x4d, pushing((m) => m.u16())], // BININT2
+  [0x4a, pushing((m) => m.i32())], // BININT
+  [0x4e, pushing(() => null)], // NONE
+  [0x88, pushing(() => true)], // NEWTRUE
+  [0x89, pushing(() => false)], // NEWFALSE
+  [0x85, tupleOf(1)], // TUPLE1
+  [0x86, tupleOf(2)], // TUPLE2
+  [0x87, tupleOf(3)], // TUPLE3
+  [0x74, pushing((m) => new PickleTuple(m.popMark() as PickleValue[]))], // TUPLE
+  [0x61, appendOne], // APPEND
+  [0x65, appendMany], // APPENDS
+  [0x73, setItem], // SETITEM
+  [0x75, setItems], // SETITEMS
+  [0x63, global], // GLOBAL
+  [0x52, reduceCall], // REDUCE
+  [0x62, buildState], // BUILD
+]);
 
 function reduce(fn: string, args: PickleValue[], fail: (m: string, at?: number) => never, at: number): Item {
   if (fn.endsWith('._reconstruct')) {

@@ -6,8 +6,17 @@
 export type ShotGroup = 'many' | 'medium' | 'few';
 export const SHOT_GROUPS: readonly ShotGroup[] = ['many', 'medium', 'few'];
 
+/** Classes with more training images than this are 'many'-shot. */
+export const MANY_SHOT_ABOVE = 100;
+/** Classes with fewer training images than this are 'few'-shot; the rest are 'medium'. */
+export const FEW_SHOT_BELOW = 20;
+
 /** many: more than 100 training images; few: fewer than 20; medium: 20..100. */
-export function shotGroup(trainCount: number, manyAbove = 100, fewBelow = 20): ShotGroup {
+export function shotGroup(
+  trainCount: number,
+  manyAbove = MANY_SHOT_ABOVE,
+  fewBelow = FEW_SHOT_BELOW,
+): ShotGroup {
   if (trainCount > manyAbove) return 'many';
   if (trainCount < fewBelow) return 'few';
   return 'medium';
@@ -108,7 +117,7 @@ export function confusionMatrix(
   return m;
 }
 
-/** Row-wise softmax of n x classes logits. */
+/** Row-wise softmax of n x classes logits (float64). */
 export function softmaxRows(logits: ArrayLike<number>, n: number, classes: number): Float64Array {
   const out = new Float64Array(n * classes);
   for (let i = 0; i < n; i++) {

@@ -6,9 +6,16 @@
 // MAX_TUNING_SAMPLES of them), which are then left out of scoring.
 import type { Dataset, SampleRecord } from '../data/dataset.js';
 import { preprocessStack, type PreprocessOptions, type PreprocessResult } from '../pipeline/preprocess.js';
-import { erode } from '../pipeline/masks.js';
+import { baselineOfPeakMask, maskRegions } from '../pipeline/masks.js';
 import { inverseVarianceFusion } from '../pipeline/fusion.js';
-import { averageMetrics, computeMetrics, peakSnr, type MetricContext, type Metrics } from './metrics.js';
+import {
+  averageMetrics,
+  computeMetrics,
+  energySnrDb,
+  peakSnr,
+  type MetricContext,
+  type Metrics,
+} from './metrics.js';
 import { waveletBaseline } from './baselines.js';
 import type { WaveletOptions } from './wavelet.js';
 import {
@@ -85,10 +92,7 @@ function prepare(record: SampleRecord, hzPerPoint: number, options: EvaluateOpti
   const pre = preprocessStack(record.spectra, options.preprocess ?? {});
   const K = record.spectra.length - 1;
   const toTruth = 1 / record.meta.levels[K]!.scale;
-  const baselineMask = erode(
-    record.truthPeakMask.map((v) => (v ? 0 : 1)),
-    2,
-  );
+  const baselineMask = baselineOfPeakMask(record.truthPeakMask);
   const contexts = record.meta.levels.map((lv) => ({
     truth: record.truth,
     sigmaIn: lv.sigma,
@@ -107,20 +111,40 @@ function prepare(record: SampleRecord, hzPerPoint: number, options: EvaluateOpti
 export function integrationRegions(record: SampleRecord): { from: number; to: number }[] {
   const known = record.meta.multiplets.filter((m) => m.kind === 'multiplet');
   if (known.length > 0 || record.meta.multiplets.length > 0) return known;
-  const regions: { from: number; to: number }[] = [];
-  const mask = record.truthPeakMask;
-  for (let i = 0; i < mask.length; i++) {
-    if (!mask[i]) continue;
-    let j = i;
-    while (j + 1 < mask.length && mask[j + 1]) j++;
-    regions.push({ from: i, to: j });
-    i = j;
-  }
-  return regions;
+  return maskRegions(record.truthPeakMask);
 }
 
 function scaled(x: Float64Array, f: number): Float64Array {
   return x.map((v) => v * f);
+}
+
+const mean = (v: number[]): number => {
+  const f = v.filter(Number.isFinite);
+  return f.length ? f.reduce((a, b) => a + b, 0) / f.length : NaN;
+};
+
+/** Per input level k, one entry per scored sample. */
+interface Scores {
+  /** Per method: the metrics and the SNR gain over the input (dB). */
+  metrics: Record<string, Metrics[][]>;
+  gains: Record<string, number[][]>;
+  inputSnr: number[][];
+  alignErr: number[][];
+  scaleErr: number[][];
+  /** Per sample: the pipeline's T estimate. */
+  tHat: number[];
+}
+
+function emptyScores(names: string[], K1: number): Scores {
+  const perLevel = <T>(): T[][] => Array.from({ length: K1 }, () => [] as T[]);
+  return {
+    metrics: Object.fromEntries(names.map((name) => [name, perLevel<Metrics>()])),
+    gains: Object.fromEntries(names.map((name) => [name, perLevel<number>()])),
+    inputSnr: perLevel<number>(),
+    alignErr: perLevel<number>(),
+    scaleErr: perLevel<number>(),
+    tHat: [],
+  };
 }
 
 export function evaluateDataset(ds: Dataset, options: EvaluateOptions = {}): EvaluationReport {
@@ -137,123 +161,136 @@ export function evaluateDataset(ds: Dataset, options: EvaluateOptions = {}): Eva
   );
   const hzPerPoint = (Math.abs(m.axis.ppmFirst - m.axis.ppmLast) * m.axis.sfMHz) / (m.points - 1);
   const K1 = m.levels;
-
-  // Tune the parametrized baselines per input level on the validation samples (energy SNR
-  // against the truth); the scored samples never steer a parameter.
-  const tuned: Tuned[] = Array.from({ length: K1 }, () => structuredClone(DEFAULT_TUNED));
-  if (tunable.length > 0 && nVal > 0) {
-    const validation = Array.from({ length: Math.min(nVal, MAX_TUNING_SAMPLES) }, (_, i) =>
-      prepare(ds.sample(i), hzPerPoint, options),
-    );
-    for (let k = 0; k < K1; k++) {
-      tuned[k] = tuneBaselines(
-        validation.map((p) => ({ x: p.pre.spectra[k]!, sigma: p.pre.sigmas[k]! })),
-        (y, i) => computeEnergySnr(scaled(y, validation[i]!.toTruth), validation[i]!.record.truth),
-        tunable,
-      );
-    }
-  }
-
+  const tuned = tuneOnValidation(ds, nVal, tunable, hzPerPoint, options);
   const names = [...methods, ...Object.keys(options.extraMethods ?? {})];
-  const collected: Record<string, Metrics[][]> = Object.fromEntries(
-    names.map((name) => [name, Array.from({ length: K1 }, () => [] as Metrics[])]),
-  );
-  const gains: Record<string, number[][]> = Object.fromEntries(
-    names.map((name) => [name, Array.from({ length: K1 }, () => [] as number[])]),
-  );
-  const inputSnr: number[][] = Array.from({ length: K1 }, () => []);
-  const alignErr: number[][] = Array.from({ length: K1 }, () => []);
-  const scaleErr: number[][] = Array.from({ length: K1 }, () => []);
-  const tHat: number[] = [];
+  const scores = emptyScores(names, K1);
   for (let i = nVal; i < n; i++) {
-    const p = prepare(ds.sample(i), hzPerPoint, options);
-    const { pre, record, toTruth } = p;
-    const levels = record.meta.levels;
-    const cK = levels[K1 - 1]!.scale;
-    for (let k = 0; k < K1; k++) {
-      alignErr[k]!.push(Math.abs(pre.shifts[k]! - levels[k]!.shift));
-      const trueScale = cK / levels[k]!.scale;
-      scaleErr[k]!.push(Math.abs(pre.scales[k]! - trueScale) / trueScale);
-      inputSnr[k]!.push(
-        peakSnr(scaled(pre.spectra[k]!, toTruth), p.contexts[k]!.peakMask, p.contexts[k]!.baselineMask),
-      );
-    }
-    tHat.push(pre.tHat);
-    for (const name of names) {
-      for (let k = 0; k < K1; k++) {
-        if ((STACK_METHODS.has(name) || options.stackMethods?.includes(name)) && k > 0) break;
-        const input = pre.spectra[k]!;
-        let out: Float64Array;
-        switch (name) {
-          case 'wavelet':
-            out = waveletBaseline(input, options.wavelet ?? {});
-            break;
-          case 'raw':
-          case 'savgol':
-          case 'matched':
-          case 'tv':
-          case 'cadzow':
-            out = applyBaseline(name, input, pre.sigmas[k]!, tuned[k]!);
-            break;
-          case 'fusion':
-            out = inverseVarianceFusion(pre.spectra, pre.sigmas);
-            break;
-          case 'pseudo_gt':
-            out = pre.pseudoTruth;
-            break;
-          default:
-            out = options.extraMethods![name]!(input, pre, k);
-        }
-        const y = scaled(out, toTruth);
-        const metrics = computeMetrics(y, p.contexts[k]!);
-        collected[name]![k]!.push(metrics);
-        gains[name]![k]!.push(20 * Math.log10(metrics.peak_snr / inputSnr[k]![inputSnr[k]!.length - 1]!));
-      }
-    }
+    scoreSample(prepare(ds.sample(i), hzPerPoint, options), names, tuned, options, scores);
     options.onProgress?.(i - nVal + 1, n - nVal);
   }
-  const mean = (v: number[]): number => {
-    const f = v.filter(Number.isFinite);
-    return f.length ? f.reduce((a, b) => a + b, 0) / f.length : NaN;
-  };
-  const perLevel: Record<string, MethodMetrics[]> = {};
-  const summary: Record<string, MethodMetrics> = {};
-  for (const name of names) {
-    perLevel[name] = collected[name]!.filter((l) => l.length > 0).map((list, k) => ({
-      ...averageMetrics(list),
-      snr_gain_db: mean(gains[name]![k]!),
-    }));
-    summary[name] = perLevel[name]![0]!;
-  }
-  const tMean = mean(tHat);
+  const { perLevel, summary } = summarizeMethods(names, scores);
   return {
     dataset: { dir: ds.dir, samples: m.samples, levels: K1, points: m.points, ratio: m.ratio },
     evaluatedSamples: n - nVal,
     validationSamples: nVal,
     methods: summary,
     perLevel,
-    inputPeakSnr: inputSnr.map(mean),
+    inputPeakSnr: scores.inputSnr.map(mean),
     tuned: {
       savgol: tuned.map((t) => t.savgol),
       tv: tuned.map((t) => t.tv),
       cadzow: tuned.map((t) => t.cadzow),
     },
     pipeline: {
-      alignment_error_points: alignErr.map(mean),
-      scale_rel_error: scaleErr.map(mean),
-      t_hat: tMean,
-      t_abs_error: mean(tHat.map((t) => Math.abs(t - m.ratio))),
+      alignment_error_points: scores.alignErr.map(mean),
+      scale_rel_error: scores.scaleErr.map(mean),
+      t_hat: mean(scores.tHat),
+      t_abs_error: mean(scores.tHat.map((t) => Math.abs(t - m.ratio))),
       seconds: (Date.now() - t0) / 1000,
     },
   };
 }
 
-function computeEnergySnr(y: ArrayLike<number>, s: ArrayLike<number>): number {
-  let es = 0;
-  let ee = 0;
-  for (let i = 0; i < s.length; i++) {
-    es += s[i]! * s[i]!;
-    ee += (y[i]! - s[i]!) ** 2;
+/**
+ * Tunes the parametrized baselines per input level on the validation samples (energy SNR against
+ * the truth); the scored samples never steer a parameter. Defaults where nothing is tuned.
+ */
+function tuneOnValidation(
+  ds: Dataset,
+  nVal: number,
+  tunable: SingleBaseline[],
+  hzPerPoint: number,
+  options: EvaluateOptions,
+): Tuned[] {
+  const K1 = ds.manifest.levels;
+  const tuned: Tuned[] = Array.from({ length: K1 }, () => structuredClone(DEFAULT_TUNED));
+  if (tunable.length === 0 || nVal <= 0) return tuned;
+  const validation = Array.from({ length: Math.min(nVal, MAX_TUNING_SAMPLES) }, (_, i) =>
+    prepare(ds.sample(i), hzPerPoint, options),
+  );
+  for (let k = 0; k < K1; k++) {
+    tuned[k] = tuneBaselines(
+      validation.map((p) => ({ x: p.pre.spectra[k]!, sigma: p.pre.sigmas[k]! })),
+      (y, i) => energySnrDb(scaled(y, validation[i]!.toTruth), validation[i]!.record.truth),
+      tunable,
+    );
   }
-  return 10 * Math.log10(es / ee);
+  return tuned;
+}
+
+/** Scores the pipeline and every method on one sample, adding to `scores`. */
+function scoreSample(
+  p: Prepared,
+  names: string[],
+  tuned: Tuned[],
+  options: EvaluateOptions,
+  scores: Scores,
+): void {
+  const { pre, record, toTruth } = p;
+  const levels = record.meta.levels;
+  const K1 = scores.inputSnr.length; // the manifest's K + 1
+  const cK = levels[K1 - 1]!.scale;
+  for (let k = 0; k < K1; k++) {
+    scores.alignErr[k]!.push(Math.abs(pre.shifts[k]! - levels[k]!.shift));
+    const trueScale = cK / levels[k]!.scale;
+    scores.scaleErr[k]!.push(Math.abs(pre.scales[k]! - trueScale) / trueScale);
+    scores.inputSnr[k]!.push(
+      peakSnr(scaled(pre.spectra[k]!, toTruth), p.contexts[k]!.peakMask, p.contexts[k]!.baselineMask),
+    );
+  }
+  scores.tHat.push(pre.tHat);
+  for (const name of names) {
+    for (let k = 0; k < K1; k++) {
+      if ((STACK_METHODS.has(name) || options.stackMethods?.includes(name)) && k > 0) break;
+      const y = scaled(runMethod(name, pre, k, tuned[k]!, options), toTruth);
+      const metrics = computeMetrics(y, p.contexts[k]!);
+      const inputSnr = scores.inputSnr[k]!;
+      scores.metrics[name]![k]!.push(metrics);
+      scores.gains[name]![k]!.push(20 * Math.log10(metrics.peak_snr / inputSnr[inputSnr.length - 1]!));
+    }
+  }
+}
+
+/** A method's output for input level k of a preprocessed sample (stack methods use every level). */
+function runMethod(
+  name: string,
+  pre: PreprocessResult,
+  k: number,
+  tuned: Tuned,
+  options: EvaluateOptions,
+): Float64Array {
+  const input = pre.spectra[k]!;
+  switch (name) {
+    case 'wavelet':
+      return waveletBaseline(input, options.wavelet ?? {});
+    case 'raw':
+    case 'savgol':
+    case 'matched':
+    case 'tv':
+    case 'cadzow':
+      return applyBaseline(name, input, pre.sigmas[k]!, tuned);
+    case 'fusion':
+      return inverseVarianceFusion(pre.spectra, pre.sigmas);
+    case 'pseudo_gt':
+      return pre.pseudoTruth;
+    default:
+      return options.extraMethods![name]!(input, pre, k);
+  }
+}
+
+/** Mean metrics per method and input level; the summary is level 0's. */
+function summarizeMethods(
+  names: string[],
+  scores: Scores,
+): { perLevel: Record<string, MethodMetrics[]>; summary: Record<string, MethodMetrics> } {
+  const perLevel: Record<string, MethodMetrics[]> = {};
+  const summary: Record<string, MethodMetrics> = {};
+  for (const name of names) {
+    perLevel[name] = scores.metrics[name]!.filter((l) => l.length > 0).map((list, k) => ({
+      ...averageMetrics(list),
+      snr_gain_db: mean(scores.gains[name]![k]!),
+    }));
+    summary[name] = perLevel[name]![0]!;
+  }
+  return { perLevel, summary };
 }

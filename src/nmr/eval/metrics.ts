@@ -67,6 +67,17 @@ function norms(
   return { l1: n ? a / n : NaN, l2: n ? Math.sqrt(b / n) : NaN };
 }
 
+/** Energy SNR in dB, 10 log10(||truth||^2 / ||y - truth||^2), the error at least `floor`. */
+export function energySnrDb(y: ArrayLike<number>, truth: ArrayLike<number>, floor = 0): number {
+  let signal = 0;
+  let error = 0;
+  for (let i = 0; i < truth.length; i++) {
+    signal += truth[i]! * truth[i]!;
+    error += (y[i]! - truth[i]!) ** 2;
+  }
+  return 10 * Math.log10(signal / Math.max(error, floor));
+}
+
 export function peakSnr(
   y: ArrayLike<number>,
   peakMask: ArrayLike<number>,

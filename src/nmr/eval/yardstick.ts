@@ -12,7 +12,7 @@
 // of 3-5 sigma_0) compare like with like along the raw ladder: with each level's own 3 sigma_k,
 // the cleaner raw levels would be charged for picking noise on line tails that x0 cannot show.
 import { preprocessStack, type PreprocessOptions, type PreprocessResult } from '../pipeline/preprocess.js';
-import { erode, peakBaselineMasks } from '../pipeline/masks.js';
+import { baselineOfPeakMask, maskRegions, peakBaselineMasks } from '../pipeline/masks.js';
 import { inverseVarianceFusion } from '../pipeline/fusion.js';
 import { averageMetrics, computeMetrics, type MetricContext, type Metrics } from './metrics.js';
 import { applyBaseline, SINGLE_BASELINES, tuneBaselines, type SingleBaseline, type Tuned } from './single.js';
@@ -93,26 +93,11 @@ interface Context extends MetricContext {
   refSigma?: number;
 }
 
-function regionsOf(mask: ArrayLike<number>): { from: number; to: number }[] {
-  const out: { from: number; to: number }[] = [];
-  for (let i = 0; i < mask.length; i++) {
-    if (!mask[i]) continue;
-    let j = i;
-    while (j + 1 < mask.length && mask[j + 1]) j++;
-    out.push({ from: i, to: j });
-    i = j;
-  }
-  return out;
-}
-
 function truthContexts(s: YardSample, pre: PreprocessResult): Context[] | null {
   if (!s.truth || !s.truthPeakMask || !s.trueSigmas) return null;
   const truth = s.truth.map((v) => v * s.scaleK);
-  const baselineMask = erode(
-    s.truthPeakMask.map((v) => (v ? 0 : 1)),
-    2,
-  );
-  const multiplets = s.regions && s.regions.length ? s.regions : regionsOf(s.truthPeakMask);
+  const baselineMask = baselineOfPeakMask(s.truthPeakMask);
+  const multiplets = s.regions && s.regions.length ? s.regions : maskRegions(s.truthPeakMask);
   return pre.spectra.map(() => ({
     truth,
     // One picking threshold for every candidate: 3 sigma of x0 (see runYardstick).
@@ -129,7 +114,7 @@ function heldOutContexts(s: YardSample, pre: PreprocessResult): Context[] {
   const K = pre.spectra.length - 1;
   const ref = pre.spectra[K]!;
   const masks = peakBaselineMasks([ref]);
-  const multiplets = regionsOf(masks.peak);
+  const multiplets = maskRegions(masks.peak);
   return pre.spectra.slice(0, K).map(() => ({
     truth: ref,
     sigmaIn: pre.sigmas[0]!,
@@ -197,6 +182,17 @@ export function matchLevel(v: number, ladder: number[], T: number, kind: 'energy
   return { k: M, bound: v > ladder[M]! ? '>' : '', timeFactor: time(M) };
 }
 
+type ReferenceKind = ReferenceReport['reference'];
+const REFERENCE_KINDS: readonly ReferenceKind[] = ['truth', 'held-out level K'];
+
+/** Per reference: the raw ladder of each scored sample, and each method's scores. */
+interface Scored {
+  ladders: Record<ReferenceKind, Metrics[][]>;
+  perMethod: Record<ReferenceKind, Record<string, Metrics[]>>;
+  /** The pipeline's T estimate of each scored sample. */
+  tHats: number[];
+}
+
 export function runYardstick(samples: YardSample[], options: YardstickOptions = {}): YardstickReport {
   const t0 = Date.now();
   const fraction = options.validationFraction ?? 0.2;
@@ -211,11 +207,32 @@ export function runYardstick(samples: YardSample[], options: YardstickOptions = 
   if (K1 < 2) throw new RangeError('the yardstick needs at least 2 levels per sample');
   const baselines = options.baselines ?? [...SINGLE_BASELINES];
   const prep = (s: YardSample): PreprocessResult => preprocessStack(s.spectra, options.preprocess ?? {});
+  const tuned = tuneOn(samples.slice(0, nVal), baselines, prep);
+  const methods = yardMethods(baselines, tuned, options);
+  const scored = samples.slice(nVal);
+  const results = scoreSamples(scored, methods, prep, options.onProgress);
+  const finite = results.tHats.filter((t) => Number.isFinite(t) && t > 1).sort((a, b) => a - b);
+  const T = options.ratio ?? (finite.length ? finite[Math.floor(finite.length / 2)]! : NaN);
+  return {
+    samples: scored.length,
+    validationSamples: nVal,
+    levels: K1,
+    ratio: T,
+    tuned,
+    references: referenceReports(results, methods, T, K1),
+    seconds: (Date.now() - t0) / 1000,
+  };
+}
 
-  // Tune on the validation samples: against the truth where there is one, else the held-out level K.
+/** Tunes the baselines on x0: against the truth where there is one, else the held-out level K. */
+function tuneOn(
+  validation: YardSample[],
+  baselines: SingleBaseline[],
+  prep: (s: YardSample) => PreprocessResult,
+): Tuned {
   const valInputs: { x: Float64Array; sigma: number }[] = [];
   const valScore: ((y: Float64Array) => number)[] = [];
-  for (const s of samples.slice(0, nVal)) {
+  for (const s of validation) {
     const pre = prep(s);
     const ctx = truthContexts(s, pre)?.[0] ?? heldOutContexts(s, pre)[0]!;
     valInputs.push({ x: pre.spectra[0]!, sigma: pre.sigmas[0]! });
@@ -225,9 +242,12 @@ export function runYardstick(samples: YardSample[], options: YardstickOptions = 
         : energySnrCorrected(y, ctx.truth, 0),
     );
   }
-  const tuned = tuneBaselines(valInputs, (y, i) => valScore[i]!(y), baselines);
+  return tuneBaselines(valInputs, (y, i) => valScore[i]!(y), baselines);
+}
 
-  const methods: YardMethod[] = [
+/** The tuned baselines, the given methods, and fusion as a stack reference. */
+function yardMethods(baselines: SingleBaseline[], tuned: Tuned, options: YardstickOptions): YardMethod[] {
+  return [
     ...baselines.map((b) => ({
       name: b,
       stack: false,
@@ -244,34 +264,46 @@ export function runYardstick(samples: YardSample[], options: YardstickOptions = 
           },
         ]),
   ];
-  const kinds = ['truth', 'held-out level K'] as const;
-  const ladders: Record<string, Metrics[][]> = { truth: [], 'held-out level K': [] };
-  const perMethod: Record<string, Record<string, Metrics[]>> = { truth: {}, 'held-out level K': {} };
+}
+
+/** Scores the raw ladder and every method on each sample, against each reference it has. */
+function scoreSamples(
+  scored: YardSample[],
+  methods: YardMethod[],
+  prep: (s: YardSample) => PreprocessResult,
+  onProgress: YardstickOptions['onProgress'],
+): Scored {
+  const ladders: Scored['ladders'] = { truth: [], 'held-out level K': [] };
+  const perMethod: Scored['perMethod'] = { truth: {}, 'held-out level K': {} };
   const tHats: number[] = [];
-  const scored = samples.slice(nVal);
   scored.forEach((s, i) => {
     const pre = prep(s);
     tHats.push(pre.tHat);
     const outputs = methods.map((m) => m.run(pre));
     const contexts = { truth: truthContexts(s, pre), 'held-out level K': heldOutContexts(s, pre) };
-    for (const kind of kinds) {
+    for (const kind of REFERENCE_KINDS) {
       const ctx = contexts[kind];
       if (!ctx) continue;
-      ladders[kind]!.push(ctx.map((c, k) => score(pre.spectra[k]!, c)));
+      ladders[kind].push(ctx.map((c, k) => score(pre.spectra[k]!, c)));
       methods.forEach((m, j) => {
+        // Stack methods see level K, so only the truth can score them.
         if (m.stack && kind !== 'truth') return;
-        (perMethod[kind]![m.name] ??= []).push(score(outputs[j]!, ctx[0]!));
+        (perMethod[kind][m.name] ??= []).push(score(outputs[j]!, ctx[0]!));
       });
     }
-    options.onProgress?.(i + 1, scored.length);
+    onProgress?.(i + 1, scored.length);
   });
-  const finite = tHats.filter((t) => Number.isFinite(t) && t > 1).sort((a, b) => a - b);
-  const T = options.ratio ?? (finite.length ? finite[Math.floor(finite.length / 2)]! : NaN);
+  return { ladders, perMethod, tHats };
+}
+
+/** Per reference: the mean ladder, and each method's mean metrics with the level it matches. */
+function referenceReports(results: Scored, methods: YardMethod[], T: number, K1: number): ReferenceReport[] {
   const stackUnits = Array.from({ length: K1 }, (_, k) => Math.pow(T, 2 * k)).reduce((a, b) => a + b, 0);
   const references: ReferenceReport[] = [];
-  for (const kind of kinds) {
-    const rows = ladders[kind]!;
+  for (const kind of REFERENCE_KINDS) {
+    const rows = results.ladders[kind];
     if (rows.length === 0) continue;
+    const perMethod = results.perMethod[kind];
     const ladder = rows[0]!.map((_, k) => averageMetrics(rows.map((r) => r[k]!)));
     const energy = ladder.map((m) => m.energy_snr_db);
     const f1 = ladder.map((m) => m.peak_f1);
@@ -279,9 +311,9 @@ export function runYardstick(samples: YardSample[], options: YardstickOptions = 
       reference: kind,
       ladder,
       methods: methods
-        .filter((m) => perMethod[kind]![m.name])
+        .filter((m) => perMethod[m.name])
         .map((m) => {
-          const metrics = averageMetrics(perMethod[kind]![m.name]!);
+          const metrics = averageMetrics(perMethod[m.name]!);
           return {
             name: m.name,
             stack: m.stack,
@@ -293,13 +325,5 @@ export function runYardstick(samples: YardSample[], options: YardstickOptions = 
         }),
     });
   }
-  return {
-    samples: scored.length,
-    validationSamples: nVal,
-    levels: K1,
-    ratio: T,
-    tuned,
-    references,
-    seconds: (Date.now() - t0) / 1000,
-  };
+  return references;
 }

@@ -4,7 +4,7 @@
 // the carrier and the phase. Linked files (##BLOCKS) are searched for the block with the data.
 import { decodeXyTable } from './asdf.js';
 import { NmrFormatError, readNmrFile } from './errors.js';
-import { canonicalLabel, ParameterSet, type LabelledRecord } from './labels.js';
+import { ParameterSet, parseLabelledRecords, type LabelledRecord } from './labels.js';
 import { brukerGroupDelay } from './dsp.js';
 import type { Fid, NmrData, Spectrum } from '../types.js';
 
@@ -243,7 +243,8 @@ function readNtuples(file: string, params: ParameterSet, records: LabelledRecord
 
 /** Parses JCAMP-DX text (file is used in messages). */
 export function parseJcamp(text: string, file: string): NmrData {
-  const records = parseJcampRecords(text);
+  // Blank lines are kept, so that data line numbers stay exact.
+  const records = parseLabelledRecords(text, true);
   const blocks = splitBlocks(records);
   for (const block of blocks) {
     const params = new ParameterSet(file, block.records);
@@ -266,36 +267,6 @@ export function parseJcamp(text: string, file: string): NmrData {
     'no ##XYDATA or ##NTUPLES block found',
     'is this a JCAMP-DX spectrum or FID?',
   );
-}
-
-/** Like parseLabelledRecords, but keeps data lines of tables whole (ASDF lines may contain $$). */
-function parseJcampRecords(text: string): LabelledRecord[] {
-  const lines = text.split(/\r\n|\r|\n/);
-  const out: LabelledRecord[] = [];
-  let current: LabelledRecord | undefined;
-  const chunks: string[][] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!;
-    if (raw.startsWith('##')) {
-      const eq = raw.indexOf('=');
-      if (eq < 0) {
-        current = undefined;
-        continue;
-      }
-      const c = raw.indexOf('$$', eq);
-      const value = (c >= 0 ? raw.slice(eq + 1, c) : raw.slice(eq + 1)).trim();
-      current = { label: canonicalLabel(raw.slice(2, eq)), value, line: i + 1 };
-      out.push(current);
-      chunks.push([value]);
-    } else if (current) {
-      const c = raw.indexOf('$$');
-      const v = c >= 0 ? raw.slice(0, c) : raw;
-      // Blank and comment-only lines are kept (empty) so that data line numbers stay exact.
-      chunks[chunks.length - 1]!.push(v.trim() === '' ? '' : v);
-    }
-  }
-  for (let i = 0; i < out.length; i++) out[i]!.value = chunks[i]!.join('\n');
-  return out;
 }
 
 export function readJcamp(path: string): NmrData {

@@ -13,11 +13,17 @@ export interface LabelledRecord {
   line: number;
 }
 
-/** Splits text into records. Comment text after $$ is dropped, except in data lines. */
-export function parseLabelledRecords(text: string): LabelledRecord[] {
+/**
+ * Splits text into records. Comment text after $$ is dropped. Blank and comment-only lines in a
+ * value are dropped too, or with keepBlankLines kept as empty lines, so that the line numbers of
+ * data tables stay exact (JCAMP-DX data blocks).
+ */
+export function parseLabelledRecords(text: string, keepBlankLines = false): LabelledRecord[] {
   const lines = text.split(/\r\n|\r|\n/);
   const out: LabelledRecord[] = [];
-  let current: LabelledRecord | undefined;
+  // The lines of each record's value, joined at the end (long data blocks have many).
+  const values: string[][] = [];
+  let current: string[] | undefined;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
     if (raw.startsWith('##')) {
@@ -26,17 +32,17 @@ export function parseLabelledRecords(text: string): LabelledRecord[] {
         current = undefined;
         continue;
       }
-      current = {
-        label: canonicalLabel(raw.slice(2, eq)),
-        value: stripComment(raw.slice(eq + 1)).trim(),
-        line: i + 1,
-      };
-      out.push(current);
+      const value = stripComment(raw.slice(eq + 1)).trim();
+      out.push({ label: canonicalLabel(raw.slice(2, eq)), value, line: i + 1 });
+      current = [value];
+      values.push(current);
     } else if (current) {
       const v = stripComment(raw);
-      if (v.trim() !== '') current.value += '\n' + v;
+      if (v.trim() !== '') current.push(v);
+      else if (keepBlankLines) current.push('');
     }
   }
+  out.forEach((record, i) => (record.value = values[i]!.join('\n')));
   return out;
 }
 

@@ -52,6 +52,27 @@ export function erode(mask: Uint8Array, r: number): Uint8Array {
   return dilate(inv, r).map((v) => (v ? 0 : 1));
 }
 
+/** The baseline that goes with a known peak mask: its complement eroded by 2 points. */
+export function baselineOfPeakMask(peak: Uint8Array): Uint8Array {
+  return erode(
+    peak.map((v) => (v ? 0 : 1)),
+    2,
+  );
+}
+
+/** The runs of set points of a mask, as inclusive ranges. */
+export function maskRegions(mask: ArrayLike<number>): { from: number; to: number }[] {
+  const regions: { from: number; to: number }[] = [];
+  for (let i = 0; i < mask.length; i++) {
+    if (!mask[i]) continue;
+    let j = i;
+    while (j + 1 < mask.length && mask[j + 1]) j++;
+    regions.push({ from: i, to: j });
+    i = j;
+  }
+  return regions;
+}
+
 export function pointwiseMax(stack: ArrayLike<number>[]): Float64Array {
   const n = stack[0]!.length;
   const out = new Float64Array(n).fill(-Infinity);

@@ -22,6 +22,15 @@ const bothStages = (cfg: NmrTrainConfig, fn: (s: StageConfig) => void): void => 
   fn(cfg.stageB);
 };
 
+/** Sets these loss terms to 0 in both stages; a zeroed lambda_2 also loses its stage-B ramp (curvEnd). */
+const withoutTerms =
+  (...terms: ('deriv' | 'curv' | 'cons' | 'ratio' | 'recOthers')[]) =>
+  (cfg: NmrTrainConfig): void =>
+    bothStages(cfg, (s) => {
+      for (const term of terms) s.loss[term] = 0;
+      if (terms.includes('curv')) s.curvEnd = null;
+    });
+
 export const ABLATIONS: Record<string, Ablation> = {
   full: { description: 'the configured run', apply: () => {} },
   'no-peak-weight': {
@@ -34,26 +43,15 @@ export const ABLATIONS: Record<string, Ablation> = {
   },
   'no-curv': {
     description: 'without the baseline second-difference term (lambda_2 = 0)',
-    apply: (cfg) =>
-      bothStages(cfg, (s) => {
-        s.loss.curv = 0;
-        s.curvEnd = null;
-      }),
+    apply: withoutTerms('curv'),
   },
   'no-cons-T': {
     description: 'without the multi-SNR consistency and T residual-ratio terms (lambda_3 = lambda_4 = 0)',
-    apply: (cfg) =>
-      bothStages(cfg, (s) => {
-        s.loss.cons = 0;
-        s.loss.ratio = 0;
-      }),
+    apply: withoutTerms('cons', 'ratio'),
   },
   'rec-input-only': {
     description: 'reconstruction L1 on the level-0 output only (recOthers = 0)',
-    apply: (cfg) =>
-      bothStages(cfg, (s) => {
-        s.loss.recOthers = 0;
-      }),
+    apply: withoutTerms('recOthers'),
   },
   'no-stage-B': {
     description:
@@ -65,12 +63,7 @@ export const ABLATIONS: Record<string, Ablation> = {
   },
   'no-deriv-curv': {
     description: 'without the derivative and baseline-curvature terms (lambda_1 = lambda_2 = 0)',
-    apply: (cfg) =>
-      bothStages(cfg, (s) => {
-        s.loss.deriv = 0;
-        s.loss.curv = 0;
-        s.curvEnd = null;
-      }),
+    apply: withoutTerms('deriv', 'curv'),
   },
   'target-last': {
     description: 'pseudo ground truth = the highest-SNR spectrum k = K only (no SNR-weighted fusion)',

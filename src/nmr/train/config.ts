@@ -215,111 +215,132 @@ function stage(raw: Json, base: StageConfig, where: string): StageConfig {
   };
 }
 
-/** Validates a parsed JSON config; relative paths are resolved against baseDir. */
 function deviceField(v: unknown): string {
   if (typeof v !== 'string' || !/^(cpu|cuda)(:\d+)?$/.test(v))
     throw new ConfigError(`config.device: expected "cpu", "cuda" or "cuda:N", got ${JSON.stringify(v)}`);
   return v;
 }
 
+/** A path field, resolved against baseDir when relative. */
+function pathField(v: unknown, where: string, baseDir: string): string {
+  if (typeof v !== 'string' || v === '') throw new ConfigError(`${where}: expected a path string`);
+  return isAbsolute(v) ? v : resolve(baseDir, v);
+}
+
+/** A path or a non-empty list of paths. */
+function pathsField(v: unknown, where: string, baseDir: string): string[] {
+  if (Array.isArray(v)) {
+    if (v.length === 0) throw new ConfigError(`${where}: expected a path or a non-empty list of paths`);
+    return v.map((p, i) => pathField(p, `${where}[${i}]`, baseDir));
+  }
+  return [pathField(v, where, baseDir)];
+}
+
+const CONFIG_FIELDS = [
+  'name',
+  'out',
+  'seed',
+  'threads',
+  'device',
+  'data',
+  'model',
+  'stageA',
+  'stageB',
+  'optim',
+  'batchSamples',
+  'stepsPerEpoch',
+  'logEvery',
+  'checkpointEvery',
+  '$comment',
+];
+
+const DATA_FIELDS = [
+  'train',
+  'val',
+  'valFraction',
+  'maxSamples',
+  'crop',
+  'target',
+  'peakMask',
+  'rescale',
+  'localAlign',
+  'fusion',
+  'T',
+];
+
+function dataConfig(dataRaw: Json, baseDir: string): DataConfig {
+  const d = DEFAULT_CONFIG.data;
+  checkKeys(dataRaw, DATA_FIELDS, 'config.data');
+  const fusionRaw = section(dataRaw, 'fusion', 'config.data');
+  checkKeys(fusionRaw, ['scheme', 'gamma', 'wMax'], 'config.data.fusion');
+  const T = dataRaw.T ?? d.T;
+  if (!(T === 'estimate' || T === 'manifest' || (typeof T === 'number' && T > 1)))
+    throw new ConfigError(
+      `config.data.T: expected "estimate", "manifest" or a number > 1, got ${JSON.stringify(T)}`,
+    );
+  const crop = int(dataRaw, 'crop', d.crop, 'config.data');
+  if (crop !== 0 && crop < 16)
+    throw new ConfigError(`config.data.crop: expected 0 (whole spectra) or >= 16, got ${crop}`);
+  return {
+    train: pathsField(dataRaw.train, 'config.data.train', baseDir),
+    val:
+      dataRaw.val === undefined || dataRaw.val === null
+        ? null
+        : pathsField(dataRaw.val, 'config.data.val', baseDir),
+    valFraction: num(dataRaw, 'valFraction', d.valFraction, 'config.data', 0, 0.9),
+    maxSamples:
+      dataRaw.maxSamples === undefined || dataRaw.maxSamples === null
+        ? null
+        : int(dataRaw, 'maxSamples', 0, 'config.data', 1),
+    crop,
+    target: oneOf(dataRaw, 'target', d.target, ['pseudo', 'last', 'truth'] as const, 'config.data'),
+    peakMask: oneOf(dataRaw, 'peakMask', d.peakMask, ['estimate', 'truth'] as const, 'config.data'),
+    rescale: oneOf(
+      dataRaw,
+      'rescale',
+      d.rescale,
+      ['huber', 'inverse', 'seed', 'none'] as const,
+      'config.data',
+    ),
+    localAlign: Boolean(dataRaw.localAlign ?? d.localAlign),
+    fusion: {
+      scheme: oneOf(fusionRaw, 'scheme', d.fusion.scheme, ['snr', 'T'] as const, 'config.data.fusion'),
+      gamma: num(fusionRaw, 'gamma', d.fusion.gamma, 'config.data.fusion', 0, 10),
+      wMax: num(fusionRaw, 'wMax', d.fusion.wMax, 'config.data.fusion', 0.01, 1),
+    },
+    T: T as DataConfig['T'],
+  };
+}
+
+function modelConfig(modelRaw: Json): UNetConfig {
+  checkKeys(modelRaw, Object.keys(DEFAULT_UNET), 'config.model');
+  try {
+    return resolveUNetConfig(modelRaw as Partial<UNetConfig>, 'config.model');
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+}
+
+/** The optimizer fields (the section's keys are checked beforehand, see resolveConfig). */
+function optimConfig(optimRaw: Json): OptimConfig {
+  const d = DEFAULT_CONFIG.optim;
+  return {
+    lr: num(optimRaw, 'lr', d.lr, 'config.optim', 1e-8, 1),
+    weightDecay: num(optimRaw, 'weightDecay', d.weightDecay, 'config.optim', 0, 1),
+    warmupEpochs: int(optimRaw, 'warmupEpochs', d.warmupEpochs, 'config.optim'),
+    minLrFactor: num(optimRaw, 'minLrFactor', d.minLrFactor, 'config.optim', 0, 1),
+    gradClip: num(optimRaw, 'gradClip', d.gradClip, 'config.optim', 0),
+  };
+}
+
+/** Validates a parsed JSON config; relative paths are resolved against baseDir. */
 export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): NmrTrainConfig {
   try {
     if (!isObject(raw)) throw new ConfigError('the top level must be a JSON object');
     const d = DEFAULT_CONFIG;
-    checkKeys(
-      raw,
-      [
-        'name',
-        'out',
-        'seed',
-        'threads',
-        'device',
-        'data',
-        'model',
-        'stageA',
-        'stageB',
-        'optim',
-        'batchSamples',
-        'stepsPerEpoch',
-        'logEvery',
-        'checkpointEvery',
-        '$comment',
-      ],
-      'config',
-    );
-    const path = (v: unknown, where: string): string => {
-      if (typeof v !== 'string' || v === '') throw new ConfigError(`${where}: expected a path string`);
-      return isAbsolute(v) ? v : resolve(baseDir, v);
-    };
-    const paths = (v: unknown, where: string): string[] => {
-      if (Array.isArray(v)) {
-        if (v.length === 0) throw new ConfigError(`${where}: expected a path or a non-empty list of paths`);
-        return v.map((p, i) => path(p, `${where}[${i}]`));
-      }
-      return [path(v, where)];
-    };
-    const dataRaw = section(raw, 'data', 'config');
-    checkKeys(
-      dataRaw,
-      [
-        'train',
-        'val',
-        'valFraction',
-        'maxSamples',
-        'crop',
-        'target',
-        'peakMask',
-        'rescale',
-        'localAlign',
-        'fusion',
-        'T',
-      ],
-      'config.data',
-    );
-    const fusionRaw = section(dataRaw, 'fusion', 'config.data');
-    checkKeys(fusionRaw, ['scheme', 'gamma', 'wMax'], 'config.data.fusion');
-    const T = dataRaw.T ?? d.data.T;
-    if (!(T === 'estimate' || T === 'manifest' || (typeof T === 'number' && T > 1)))
-      throw new ConfigError(
-        `config.data.T: expected "estimate", "manifest" or a number > 1, got ${JSON.stringify(T)}`,
-      );
-    const crop = int(dataRaw, 'crop', d.data.crop, 'config.data');
-    if (crop !== 0 && crop < 16)
-      throw new ConfigError(`config.data.crop: expected 0 (whole spectra) or >= 16, got ${crop}`);
-    const data: DataConfig = {
-      train: paths(dataRaw.train, 'config.data.train'),
-      val: dataRaw.val === undefined || dataRaw.val === null ? null : paths(dataRaw.val, 'config.data.val'),
-      valFraction: num(dataRaw, 'valFraction', d.data.valFraction, 'config.data', 0, 0.9),
-      maxSamples:
-        dataRaw.maxSamples === undefined || dataRaw.maxSamples === null
-          ? null
-          : int(dataRaw, 'maxSamples', 0, 'config.data', 1),
-      crop,
-      target: oneOf(dataRaw, 'target', d.data.target, ['pseudo', 'last', 'truth'] as const, 'config.data'),
-      peakMask: oneOf(dataRaw, 'peakMask', d.data.peakMask, ['estimate', 'truth'] as const, 'config.data'),
-      rescale: oneOf(
-        dataRaw,
-        'rescale',
-        d.data.rescale,
-        ['huber', 'inverse', 'seed', 'none'] as const,
-        'config.data',
-      ),
-      localAlign: Boolean(dataRaw.localAlign ?? d.data.localAlign),
-      fusion: {
-        scheme: oneOf(fusionRaw, 'scheme', d.data.fusion.scheme, ['snr', 'T'] as const, 'config.data.fusion'),
-        gamma: num(fusionRaw, 'gamma', d.data.fusion.gamma, 'config.data.fusion', 0, 10),
-        wMax: num(fusionRaw, 'wMax', d.data.fusion.wMax, 'config.data.fusion', 0.01, 1),
-      },
-      T: T as DataConfig['T'],
-    };
-    const modelRaw = section(raw, 'model', 'config');
-    checkKeys(modelRaw, Object.keys(DEFAULT_UNET), 'config.model');
-    let model: UNetConfig;
-    try {
-      model = resolveUNetConfig(modelRaw as Partial<UNetConfig>, 'config.model');
-    } catch (e) {
-      throw new ConfigError((e as Error).message);
-    }
+    checkKeys(raw, CONFIG_FIELDS, 'config');
+    const data = dataConfig(section(raw, 'data', 'config'), baseDir);
+    const model = modelConfig(section(raw, 'model', 'config'));
     const optimRaw = section(raw, 'optim', 'config');
     checkKeys(optimRaw, ['lr', 'weightDecay', 'warmupEpochs', 'minLrFactor', 'gradClip'], 'config.optim');
     const cfg: NmrTrainConfig = {
@@ -327,7 +348,7 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
       out:
         raw.out === undefined
           ? resolve(baseDir, 'runs', 'nmr', String(raw.name ?? d.name))
-          : path(raw.out, 'config.out'),
+          : pathField(raw.out, 'config.out', baseDir),
       seed: int(raw, 'seed', d.seed, 'config'),
       threads: int(raw, 'threads', d.threads, 'config', 1),
       ...(raw.device === undefined ? {} : { device: deviceField(raw.device) }),
@@ -335,13 +356,7 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
       model,
       stageA: stage(section(raw, 'stageA', 'config'), d.stageA, 'config.stageA'),
       stageB: stage(section(raw, 'stageB', 'config'), d.stageB, 'config.stageB'),
-      optim: {
-        lr: num(optimRaw, 'lr', d.optim.lr, 'config.optim', 1e-8, 1),
-        weightDecay: num(optimRaw, 'weightDecay', d.optim.weightDecay, 'config.optim', 0, 1),
-        warmupEpochs: int(optimRaw, 'warmupEpochs', d.optim.warmupEpochs, 'config.optim'),
-        minLrFactor: num(optimRaw, 'minLrFactor', d.optim.minLrFactor, 'config.optim', 0, 1),
-        gradClip: num(optimRaw, 'gradClip', d.optim.gradClip, 'config.optim', 0),
-      },
+      optim: optimConfig(optimRaw),
       batchSamples: int(raw, 'batchSamples', d.batchSamples, 'config', 1),
       stepsPerEpoch: int(raw, 'stepsPerEpoch', d.stepsPerEpoch, 'config'),
       logEvery: int(raw, 'logEvery', d.logEvery, 'config', 1),

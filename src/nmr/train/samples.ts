@@ -8,9 +8,9 @@ import type { Rng } from '../../util/rng.js';
 import { Dataset } from '../data/dataset.js';
 import { preprocessStack, type PreprocessOptions } from '../pipeline/preprocess.js';
 import { fusionWeights, weightedFusion } from '../pipeline/fusion.js';
-import { erode } from '../pipeline/masks.js';
+import { baselineOfPeakMask } from '../pipeline/masks.js';
 import type { DataConfig } from './config.js';
-import type { StackRecord } from './sources.js';
+import { datasetRecord, type StackRecord } from './sources.js';
 
 export interface PreparedSample {
   index: number;
@@ -43,22 +43,8 @@ export function preprocessOptions(cfg: DataConfig): PreprocessOptions {
 
 /** Preprocesses the given samples of a data set (the expensive step: done once per run). */
 export function prepareSamples(ds: Dataset, indices: number[], cfg: DataConfig): PreparedSample[] {
-  const m = ds.manifest;
   return prepareRecords(
-    indices.map((i) => {
-      const r = ds.sample(i);
-      return {
-        name: `${ds.dir}#${i}`,
-        spectra: r.spectra,
-        truth: r.truth.length ? r.truth : null,
-        truthPeakMask: r.truthPeakMask.length ? r.truthPeakMask : null,
-        scaleK: r.meta.levels[m.levels - 1]?.scale ?? 1,
-        ratio: m.ratio,
-        ppmFirst: m.axis.ppmFirst,
-        ppmLast: m.axis.ppmLast,
-        refMHz: m.axis.sfMHz,
-      };
-    }),
+    indices.map((i) => datasetRecord(ds, i)),
     cfg,
     indices,
   );
@@ -134,12 +120,7 @@ function masks(
     throw new Error('data.peakMask "truth": the data set has no true peak mask');
   return {
     peak: Float32Array.from(truthPeak),
-    base: Float32Array.from(
-      erode(
-        truthPeak.map((v) => (v ? 0 : 1)),
-        2,
-      ),
-    ),
+    base: Float32Array.from(baselineOfPeakMask(truthPeak)),
   };
 }
 

@@ -22,26 +22,29 @@ export interface StackRecord {
   refMHz: number;
 }
 
+/** Sample i of a simulated data set, named DIR#i. */
+export function datasetRecord(ds: Dataset, i: number): StackRecord {
+  const m = ds.manifest;
+  const r = ds.sample(i);
+  return {
+    name: `${ds.dir}#${i}`,
+    spectra: r.spectra,
+    truth: r.truth.length ? r.truth : null,
+    truthPeakMask: r.truthPeakMask.length ? r.truthPeakMask : null,
+    scaleK: r.meta.levels[m.levels - 1]?.scale ?? 1,
+    ratio: m.ratio,
+    ppmFirst: m.axis.ppmFirst,
+    ppmLast: m.axis.ppmLast,
+    refMHz: m.axis.sfMHz,
+  };
+}
+
 /** Every sample of a simulated data set (or the first maxSamples). */
 export function datasetRecords(dir: string, maxSamples?: number): StackRecord[] {
   const ds = new Dataset(dir);
   try {
-    const m = ds.manifest;
     const n = Math.min(ds.size, maxSamples ?? ds.size);
-    return Array.from({ length: n }, (_, i) => {
-      const r = ds.sample(i);
-      return {
-        name: `${dir}#${i}`,
-        spectra: r.spectra,
-        truth: r.truth.length ? r.truth : null,
-        truthPeakMask: r.truthPeakMask.length ? r.truthPeakMask : null,
-        scaleK: r.meta.levels[m.levels - 1]?.scale ?? 1,
-        ratio: m.ratio,
-        ppmFirst: m.axis.ppmFirst,
-        ppmLast: m.axis.ppmLast,
-        refMHz: m.axis.sfMHz,
-      };
-    });
+    return Array.from({ length: n }, (_, i) => datasetRecord(ds, i));
   } finally {
     ds.close();
   }

@@ -12,9 +12,10 @@ import { checkpointBase, modelMetadata } from '../model/denoise.js';
 import type { NmrTrainConfig, StageConfig } from './config.js';
 import { drawLevels, makeBatch, prepareRecords, type PreparedSample } from './samples.js';
 import { loadRecords, processingOf, type StackRecord } from './sources.js';
-import { trainingDomain } from '../model/domain.js';
+import { trainingDomain, type TrainingDomain } from '../model/domain.js';
 import { totalLoss, peakWeightedL1, type LossWeights } from './losses.js';
 import { CheckpointError } from '../../util/errors.js';
+import { energySnrDb } from '../eval/metrics.js';
 
 export interface EpochRecord {
   epoch: number;
@@ -87,16 +88,6 @@ export function stageWeights(stage: StageState): LossWeights {
   return w;
 }
 
-function energySnrDb(y: ArrayLike<number>, truth: ArrayLike<number>): number {
-  let signal = 0;
-  let error = 0;
-  for (let i = 0; i < truth.length; i++) {
-    signal += truth[i]! * truth[i]!;
-    error += (y[i]! - truth[i]!) ** 2;
-  }
-  return 10 * Math.log10(signal / Math.max(error, 1e-300));
-}
-
 export function validate(
   model: UNet1d,
   samples: PreparedSample[],
@@ -131,8 +122,8 @@ export function validate(
           const out = y.toFloat32Array();
           group.forEach((s, j) => {
             if (!s.truth) return;
-            snr += energySnrDb(out.subarray(j * L, (j + 1) * L), s.truth);
-            snrIn += energySnrDb(s.levels[0]!, s.truth);
+            snr += energySnrDb(out.subarray(j * L, (j + 1) * L), s.truth, 1e-300);
+            snrIn += energySnrDb(s.levels[0]!, s.truth, 1e-300);
             withTruth++;
           });
         }),
@@ -170,24 +161,106 @@ function split<T>(cfg: NmrTrainConfig, all: T[]): { train: T[]; val: T[] } {
 
 const fmt = (v: number): string => (Number.isFinite(v) ? v.toPrecision(4) : String(v));
 
+type Log = (line: string) => void;
+
+/** The prepared samples of a run and what follows from them. */
+interface TrainingData {
+  trainSet: PreparedSample[];
+  valSet: PreparedSample[];
+  /** Index of the highest level: K + 1 levels per sample. */
+  K: number;
+  /** Points of each training window. */
+  crop: number;
+  domain: TrainingDomain;
+}
+
+/** What every epoch of a run uses. */
+interface TrainingRun {
+  cfg: NmrTrainConfig;
+  log: Log;
+  data: TrainingData;
+  model: UNet1d;
+  /** The model takes all K + 1 levels as input channels (see buildModel). */
+  stackModel: boolean;
+  optimizer: torch.optim.AdamW;
+  scheduler: torch.optim.WarmupCosineLR;
+  stepsPerEpoch: number;
+  totalEpochs: number;
+  lastBase: string;
+  bestBase: string;
+}
+
+/** What a checkpoint carries from epoch to epoch. */
+interface TrainingState {
+  rng: Rng;
+  startEpoch: number;
+  history: EpochRecord[];
+  /** Best checkpoint score so far (higher is better). */
+  best: number;
+}
+
+/** One epoch's plan: the stage, its loss weights and curriculum, and the sample order. */
+interface EpochPlan {
+  epoch: number;
+  stage: StageState;
+  weights: LossWeights;
+  minLevel: number;
+  usesOtherLevels: boolean;
+  order: number[];
+}
+
+type LossSums = { loss: number; rec: number; deriv: number; curv: number; cons: number; ratio: number };
+
 export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): TrainResult {
   const log = options.log ?? ((line: string) => console.log(line));
   torch.setNumThreads(cfg.threads);
   torch.manualSeed(cfg.seed);
   ensureDir(cfg.out);
+  const data = loadTrainingData(cfg, log);
+  const { model, parameters, stackModel } = buildModel(cfg, data.K, log);
+  const { optimizer, scheduler, stepsPerEpoch, totalEpochs } = createOptimizer(
+    cfg,
+    model,
+    data.trainSet.length,
+  );
+  const state: TrainingState = options.resume
+    ? resumeTraining(options.resume, cfg, model, optimizer, scheduler, totalEpochs, log)
+    : { rng: new Rng(cfg.seed), startEpoch: 0, history: [], best: -Infinity };
+  const run: TrainingRun = {
+    cfg,
+    log,
+    data,
+    model,
+    stackModel,
+    optimizer,
+    scheduler,
+    stepsPerEpoch,
+    totalEpochs,
+    lastBase: join(cfg.out, 'last'),
+    bestBase: join(cfg.out, 'best'),
+  };
+  const endEpoch = Math.min(totalEpochs, state.startEpoch + (options.stopAfterEpochs ?? totalEpochs));
+  for (let epoch = state.startEpoch; epoch < endEpoch; epoch++) runEpoch(run, state, epoch, endEpoch);
+  model.dispose();
+  return {
+    out: cfg.out,
+    epochs: endEpoch,
+    history: state.history,
+    lastCheckpoint: `${run.lastBase}.json`,
+    bestCheckpoint: `${run.bestBase}.json`,
+    parameters,
+  };
+}
+
+/** Loads and preprocesses the training and validation samples; picks the window length. */
+function loadTrainingData(cfg: NmrTrainConfig, log: Log): TrainingData {
   const t0 = Date.now();
   const records = loadRecords(cfg.data.train, cfg.data.maxSamples ?? undefined);
   const parts = split(cfg, records);
   if (parts.train.length === 0)
     throw new Error(`${cfg.data.train.join(', ')}: no training samples left after the validation split`);
   const trainSet = prepareRecords(parts.train, cfg.data);
-  let valRecords: StackRecord[] = parts.val;
-  if (cfg.data.val !== null) valRecords = loadRecords(cfg.data.val);
-  if (valRecords.length && valRecords[0]!.spectra.length !== records[0]!.spectra.length)
-    throw new Error(
-      `${cfg.data.val?.join(', ')}: ${valRecords[0]!.spectra.length} levels per sample, the training set has ${records[0]!.spectra.length}`,
-    );
-  const valSet = prepareRecords(valRecords, cfg.data);
+  const valSet = prepareRecords(validationRecords(cfg, parts.val, records), cfg.data);
   const K = records[0]!.spectra.length - 1;
   const lengths = trainSet.map((s) => s.target.length);
   const minLength = Math.min(...lengths);
@@ -201,7 +274,28 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
     `data: ${trainSet.length} training / ${valSet.length} validation samples, K+1 = ${K + 1} levels, ${minLength === Math.max(...lengths) ? minLength : `${minLength}..${Math.max(...lengths)}`} points ` +
       `(windows of ${crop}), prepared in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
+  return { trainSet, valSet, K, crop, domain };
+}
 
+/** The validation records: data.val's, else those split off; with as many levels as training's. */
+function validationRecords(
+  cfg: NmrTrainConfig,
+  splitOff: StackRecord[],
+  records: StackRecord[],
+): StackRecord[] {
+  const valRecords = cfg.data.val !== null ? loadRecords(cfg.data.val) : splitOff;
+  if (valRecords.length && valRecords[0]!.spectra.length !== records[0]!.spectra.length)
+    throw new Error(
+      `${cfg.data.val?.join(', ')}: ${valRecords[0]!.spectra.length} levels per sample, the training set has ${records[0]!.spectra.length}`,
+    );
+  return valRecords;
+}
+
+function buildModel(
+  cfg: NmrTrainConfig,
+  K: number,
+  log: Log,
+): { model: UNet1d; parameters: number; stackModel: boolean } {
   // A stack model takes every level as input channels and gives one output per sample: the
   // supervised terms apply to it; consistency and the T constraint compare outputs of separate
   // levels, which a stack model does not produce, so they are left out (logged below).
@@ -217,187 +311,252 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
   );
   if (stackModel)
     log(`stack input: the model sees all ${K + 1} levels; consistency and T-constraint weights are not used`);
+  return { model, parameters, stackModel };
+}
+
+/** One AdamW and one per-step warmup + cosine schedule over both stages. */
+function createOptimizer(
+  cfg: NmrTrainConfig,
+  model: UNet1d,
+  trainSamples: number,
+): {
+  optimizer: torch.optim.AdamW;
+  scheduler: torch.optim.WarmupCosineLR;
+  stepsPerEpoch: number;
+  totalEpochs: number;
+} {
   const optimizer = new torch.optim.AdamW(model.parameters(), {
     lr: cfg.optim.lr,
     weightDecay: cfg.optim.weightDecay,
   });
-  const stepsPerEpoch = cfg.stepsPerEpoch || Math.ceil(trainSet.length / cfg.batchSamples);
+  const stepsPerEpoch = cfg.stepsPerEpoch || Math.ceil(trainSamples / cfg.batchSamples);
   const totalEpochs = cfg.stageA.epochs + cfg.stageB.epochs;
   const scheduler = new torch.optim.WarmupCosineLR(optimizer, {
     warmupSteps: cfg.optim.warmupEpochs * stepsPerEpoch,
     totalSteps: totalEpochs * stepsPerEpoch,
     minFactor: cfg.optim.minLrFactor,
   });
-  let rng = new Rng(cfg.seed);
-  let startEpoch = 0;
-  let history: EpochRecord[] = [];
-  let best = -Infinity;
-  if (options.resume) {
-    const ck = torch.loadCheckpoint(checkpointBase(options.resume));
-    const saved = (ck.extra ?? {}) as { config?: NmrTrainConfig; history?: EpochRecord[]; best?: number };
-    if (saved.config && JSON.stringify(saved.config.model) !== JSON.stringify(cfg.model))
-      throw new CheckpointError(
-        `${options.resume}: the checkpoint's model (${JSON.stringify(saved.config.model)}) differs from the config's`,
-      );
-    try {
-      torch.restoreFrom(ck, 'the weights', () => model.loadStateDict(ck.weights));
-    } finally {
-      torch.dispose(ck.weights);
-    }
-    if (!ck.optimizer || !ck.scheduler || ck.epoch === undefined || !ck.rng?.data)
-      throw new CheckpointError(
-        `${options.resume}: not a training checkpoint (no optimizer, schedule, epoch or generator state); use last.json`,
-      );
-    try {
-      torch.restoreFrom(ck, 'the optimizer state', () => optimizer.loadStateDict(ck.optimizer!));
-    } finally {
-      torch.dispose(ck.optimizer.state);
-    }
-    torch.restoreFrom(ck, 'the schedule', () => scheduler.loadStateDict(ck.scheduler!));
-    rng = new Rng(ck.rng.data);
-    torch.restoreTorchRng(ck);
-    startEpoch = ck.epoch + 1;
-    history = Array.isArray(saved.history) ? saved.history : [];
-    best = typeof saved.best === 'number' ? saved.best : -Infinity;
-    log(`resumed from ${options.resume} after epoch ${ck.epoch + 1}/${totalEpochs}`);
-  }
+  return { optimizer, scheduler, stepsPerEpoch, totalEpochs };
+}
 
-  const lastBase = join(cfg.out, 'last');
-  const bestBase = join(cfg.out, 'best');
-  const endEpoch = Math.min(totalEpochs, startEpoch + (options.stopAfterEpochs ?? totalEpochs));
-  const indices = trainSet.map((_, i) => i);
-  for (let epoch = startEpoch; epoch < endEpoch; epoch++) {
-    const tEpoch = Date.now();
-    const stage = stageAt(cfg, epoch);
-    const weights = stageWeights(stage);
-    const minLevel = curriculumMinLevel(stage, K);
-    const usesOtherLevels = weights.cons !== 0 || weights.ratio !== 0 || weights.recOthers !== 0;
-    const order = rng.shuffle(indices.slice());
-    const sums = { loss: 0, rec: 0, deriv: 0, curv: 0, cons: 0, ratio: 0 };
-    model.train();
-    for (let step = 0; step < stepsPerEpoch; step++) {
-      const picked: PreparedSample[] = [];
-      for (let b = 0; b < Math.min(cfg.batchSamples, trainSet.length); b++)
-        picked.push(trainSet[order[(step * cfg.batchSamples + b) % order.length]!]!);
-      const starts = picked.map((p) => rng.int(p.target.length - crop + 1));
-      const levels = stackModel
-        ? Array.from({ length: K + 1 }, (_, k) => k)
-        : usesOtherLevels
-          ? drawLevels(K, stage.cfg.extraLevels, minLevel, rng)
-          : [0];
-      const values = torch.tidy(() => {
-        const batch = makeBatch(picked, levels, starts, crop);
-        const B = picked.length;
-        const G = levels.length;
-        const parts = stackModel
-          ? totalLoss(
-              // One output group (level 0's slot), scored against the target like a level-0 output.
-              { ...batch, x: batch.x.narrow(1, 0, 1), y: model.forward(batch.x), levels: [0] },
-              weights,
-            )
-          : totalLoss(
-              {
-                ...batch,
-                y: model.forward(batch.x.reshape(B * G, crop)).reshape(B, G, crop),
-                consFrom: minLevel === 0 ? 0 : 1,
-              },
-              weights,
-            );
-        const v = {
-          loss: parts.total.item(),
-          rec: parts.rec.item(),
-          deriv: parts.deriv.item(),
-          curv: parts.curv.item(),
-          cons: parts.cons.item(),
-          ratio: parts.ratio.item(),
-        };
-        if (!Number.isFinite(v.loss))
-          throw new TrainingDivergedError(
-            `training stopped: the loss is ${v.loss} at epoch ${epoch + 1} step ${step + 1} (stage ${stage.name}; ` +
-              `rec ${v.rec}, deriv ${v.deriv}, curv ${v.curv}, cons ${v.cons}, T ${v.ratio}). Lower optim.lr or set ` +
-              `optim.gradClip, and check the data set for non-finite values; the last good checkpoint is ${lastBase}.json`,
-          );
-        model.zeroGrad();
-        parts.total.backward();
-        const norm = clipGradients(model.parameters(), cfg.optim.gradClip);
-        if (!Number.isFinite(norm))
-          throw new TrainingDivergedError(
-            `training stopped: the gradient norm is ${norm} at epoch ${epoch + 1} step ${step + 1}; lower optim.lr ` +
-              `or set optim.gradClip (the last good checkpoint is ${lastBase}.json)`,
-          );
-        optimizer.step();
-        return v;
-      });
-      scheduler.step();
-      for (const k of Object.keys(sums) as (keyof typeof sums)[]) sums[k] += values[k];
-      if ((step + 1) % cfg.logEvery === 0 && step + 1 < stepsPerEpoch)
-        log(
-          `  [${stage.name}] epoch ${epoch + 1}/${totalEpochs} step ${step + 1}/${stepsPerEpoch} loss ${fmt(values.loss)} ` +
-            `lr ${optimizer.paramGroups[0]!.lr.toExponential(2)}`,
-        );
-    }
-    const val = validate(model, valSet, weights.peakWeight);
-    const record: EpochRecord = {
-      epoch: epoch + 1,
-      stage: stage.name,
-      lr: optimizer.paramGroups[0]!.lr,
-      loss: sums.loss / stepsPerEpoch,
-      rec: sums.rec / stepsPerEpoch,
-      deriv: sums.deriv / stepsPerEpoch,
-      curv: sums.curv / stepsPerEpoch,
-      cons: sums.cons / stepsPerEpoch,
-      ratio: sums.ratio / stepsPerEpoch,
-      minLevel,
-      val,
-      seconds: (Date.now() - tEpoch) / 1000,
-    };
-    history.push(record);
-    log(
-      `[${stage.name}] epoch ${epoch + 1}/${totalEpochs} loss ${fmt(record.loss)} (rec ${fmt(record.rec)} deriv ${fmt(record.deriv)} ` +
-        `curv ${fmt(record.curv)} cons ${fmt(record.cons)} T ${fmt(record.ratio)}; k >= ${minLevel}) | val rec ${fmt(val.rec)} ` +
-        (Number.isFinite(val.energySnrDb)
-          ? `energy SNR ${val.energySnrDb.toFixed(2)} dB (input ${val.inputEnergySnrDb.toFixed(2)})`
-          : 'no ground truth') +
-        ` | ${record.seconds.toFixed(1)} s`,
+/** Restores weights, optimizer, schedule and generators from a training checkpoint (last.json). */
+function resumeTraining(
+  file: string,
+  cfg: NmrTrainConfig,
+  model: UNet1d,
+  optimizer: torch.optim.AdamW,
+  scheduler: torch.optim.WarmupCosineLR,
+  totalEpochs: number,
+  log: Log,
+): TrainingState {
+  const ck = torch.loadCheckpoint(checkpointBase(file));
+  const saved = (ck.extra ?? {}) as { config?: NmrTrainConfig; history?: EpochRecord[]; best?: number };
+  if (saved.config && JSON.stringify(saved.config.model) !== JSON.stringify(cfg.model))
+    throw new CheckpointError(
+      `${file}: the checkpoint's model (${JSON.stringify(saved.config.model)}) differs from the config's`,
     );
-    // Without truth the validation loss decides; without validation samples, the training loss.
-    const score = Number.isFinite(val.energySnrDb)
-      ? val.energySnrDb
-      : Number.isFinite(val.rec)
-        ? -val.rec
-        : -record.loss;
-    const extra = { config: cfg, history, best: Math.max(best, Number.isFinite(score) ? score : -Infinity) };
-    if (Number.isFinite(score) && score > best) {
-      best = score;
-      torch.saveCheckpoint(bestBase, {
-        weights: model.stateDict(),
-        metadata: modelMetadata(cfg.model, domain),
-        epoch,
-        torchRng: false,
-        extra,
-      });
-    }
-    if ((epoch + 1) % cfg.checkpointEvery === 0 || epoch + 1 === endEpoch) {
-      torch.saveCheckpoint(lastBase, {
-        weights: model.stateDict(),
-        metadata: modelMetadata(cfg.model, domain),
-        optimizer: optimizer.stateDict(),
-        scheduler: scheduler.stateDict(),
-        epoch,
-        step: (epoch + 1) * stepsPerEpoch,
-        rng: { data: rng.state() },
-        extra,
-      });
-    }
-    writeJsonAtomic(join(cfg.out, 'history.json'), history);
+  try {
+    torch.restoreFrom(ck, 'the weights', () => model.loadStateDict(ck.weights));
+  } finally {
+    torch.dispose(ck.weights);
   }
-  model.dispose();
+  if (!ck.optimizer || !ck.scheduler || ck.epoch === undefined || !ck.rng?.data)
+    throw new CheckpointError(
+      `${file}: not a training checkpoint (no optimizer, schedule, epoch or generator state); use last.json`,
+    );
+  try {
+    torch.restoreFrom(ck, 'the optimizer state', () => optimizer.loadStateDict(ck.optimizer!));
+  } finally {
+    torch.dispose(ck.optimizer.state);
+  }
+  torch.restoreFrom(ck, 'the schedule', () => scheduler.loadStateDict(ck.scheduler!));
+  const rng = new Rng(ck.rng.data);
+  torch.restoreTorchRng(ck);
+  log(`resumed from ${file} after epoch ${ck.epoch + 1}/${totalEpochs}`);
   return {
-    out: cfg.out,
-    epochs: endEpoch,
-    history,
-    lastCheckpoint: `${lastBase}.json`,
-    bestCheckpoint: `${bestBase}.json`,
-    parameters,
+    rng,
+    startEpoch: ck.epoch + 1,
+    history: Array.isArray(saved.history) ? saved.history : [],
+    best: typeof saved.best === 'number' ? saved.best : -Infinity,
   };
+}
+
+/** Trains one epoch, validates, logs, checkpoints and writes the history. */
+function runEpoch(run: TrainingRun, state: TrainingState, epoch: number, endEpoch: number): void {
+  const tEpoch = Date.now();
+  const stage = stageAt(run.cfg, epoch);
+  const weights = stageWeights(stage);
+  const plan: EpochPlan = {
+    epoch,
+    stage,
+    weights,
+    minLevel: curriculumMinLevel(stage, run.data.K),
+    usesOtherLevels: weights.cons !== 0 || weights.ratio !== 0 || weights.recOthers !== 0,
+    order: state.rng.shuffle(run.data.trainSet.map((_, i) => i)),
+  };
+  run.model.train();
+  const sums: LossSums = { loss: 0, rec: 0, deriv: 0, curv: 0, cons: 0, ratio: 0 };
+  for (let step = 0; step < run.stepsPerEpoch; step++) {
+    const values = trainStep(run, state.rng, plan, step);
+    run.scheduler.step();
+    for (const k of Object.keys(sums) as (keyof LossSums)[]) sums[k] += values[k];
+    if ((step + 1) % run.cfg.logEvery === 0 && step + 1 < run.stepsPerEpoch)
+      run.log(
+        `  [${stage.name}] epoch ${epoch + 1}/${run.totalEpochs} step ${step + 1}/${run.stepsPerEpoch} loss ${fmt(values.loss)} ` +
+          `lr ${run.optimizer.paramGroups[0]!.lr.toExponential(2)}`,
+      );
+  }
+  const val = validate(run.model, run.data.valSet, weights.peakWeight);
+  const n = run.stepsPerEpoch;
+  const record: EpochRecord = {
+    epoch: epoch + 1,
+    stage: stage.name,
+    lr: run.optimizer.paramGroups[0]!.lr,
+    loss: sums.loss / n,
+    rec: sums.rec / n,
+    deriv: sums.deriv / n,
+    curv: sums.curv / n,
+    cons: sums.cons / n,
+    ratio: sums.ratio / n,
+    minLevel: plan.minLevel,
+    val,
+    seconds: (Date.now() - tEpoch) / 1000,
+  };
+  state.history.push(record);
+  logEpoch(run, record);
+  saveCheckpoints(run, state, record, endEpoch);
+  writeJsonAtomic(join(run.cfg.out, 'history.json'), state.history);
+}
+
+/**
+ * The samples of a step (in the epoch's order), a window start per sample, and the levels: level
+ * 0 and the drawn levels k > 0 (all levels for a stack model).
+ */
+function drawBatch(
+  run: TrainingRun,
+  rng: Rng,
+  plan: EpochPlan,
+  step: number,
+): { picked: PreparedSample[]; starts: number[]; levels: number[] } {
+  const { batchSamples } = run.cfg;
+  const { trainSet, K, crop } = run.data;
+  const picked: PreparedSample[] = [];
+  for (let b = 0; b < Math.min(batchSamples, trainSet.length); b++)
+    picked.push(trainSet[plan.order[(step * batchSamples + b) % plan.order.length]!]!);
+  const starts = picked.map((p) => rng.int(p.target.length - crop + 1));
+  const levels = run.stackModel
+    ? Array.from({ length: K + 1 }, (_, k) => k)
+    : plan.usesOtherLevels
+      ? drawLevels(K, plan.stage.cfg.extraLevels, plan.minLevel, rng)
+      : [0];
+  return { picked, starts, levels };
+}
+
+/** One optimizer step on a batch; stops the run on a non-finite loss or gradient norm. */
+function trainStep(run: TrainingRun, rng: Rng, plan: EpochPlan, step: number): LossSums {
+  const { cfg, model, stackModel } = run;
+  const { crop } = run.data;
+  const { weights, minLevel } = plan;
+  const { picked, starts, levels } = drawBatch(run, rng, plan, step);
+  return torch.tidy(() => {
+    const batch = makeBatch(picked, levels, starts, crop);
+    const B = picked.length;
+    const G = levels.length;
+    const parts = stackModel
+      ? totalLoss(
+          // One output group (level 0's slot), scored against the target like a level-0 output.
+          { ...batch, x: batch.x.narrow(1, 0, 1), y: model.forward(batch.x), levels: [0] },
+          weights,
+        )
+      : totalLoss(
+          {
+            ...batch,
+            y: model.forward(batch.x.reshape(B * G, crop)).reshape(B, G, crop),
+            consFrom: minLevel === 0 ? 0 : 1,
+          },
+          weights,
+        );
+    const v = {
+      loss: parts.total.item(),
+      rec: parts.rec.item(),
+      deriv: parts.deriv.item(),
+      curv: parts.curv.item(),
+      cons: parts.cons.item(),
+      ratio: parts.ratio.item(),
+    };
+    const at = `epoch ${plan.epoch + 1} step ${step + 1}`;
+    if (!Number.isFinite(v.loss))
+      throw new TrainingDivergedError(
+        `training stopped: the loss is ${v.loss} at ${at} (stage ${plan.stage.name}; ` +
+          `rec ${v.rec}, deriv ${v.deriv}, curv ${v.curv}, cons ${v.cons}, T ${v.ratio}). Lower optim.lr or set ` +
+          `optim.gradClip, and check the data set for non-finite values; the last good checkpoint is ${run.lastBase}.json`,
+      );
+    model.zeroGrad();
+    parts.total.backward();
+    const norm = clipGradients(model.parameters(), cfg.optim.gradClip);
+    if (!Number.isFinite(norm))
+      throw new TrainingDivergedError(
+        `training stopped: the gradient norm is ${norm} at ${at}; lower optim.lr ` +
+          `or set optim.gradClip (the last good checkpoint is ${run.lastBase}.json)`,
+      );
+    run.optimizer.step();
+    return v;
+  });
+}
+
+function logEpoch(run: TrainingRun, record: EpochRecord): void {
+  const { val } = record;
+  run.log(
+    `[${record.stage}] epoch ${record.epoch}/${run.totalEpochs} loss ${fmt(record.loss)} (rec ${fmt(record.rec)} deriv ${fmt(record.deriv)} ` +
+      `curv ${fmt(record.curv)} cons ${fmt(record.cons)} T ${fmt(record.ratio)}; k >= ${record.minLevel}) | val rec ${fmt(val.rec)} ` +
+      (Number.isFinite(val.energySnrDb)
+        ? `energy SNR ${val.energySnrDb.toFixed(2)} dB (input ${val.inputEnergySnrDb.toFixed(2)})`
+        : 'no ground truth') +
+      ` | ${record.seconds.toFixed(1)} s`,
+  );
+}
+
+/** Saves best.json when the epoch scores best so far, and last.json every checkpointEvery epochs. */
+function saveCheckpoints(
+  run: TrainingRun,
+  state: TrainingState,
+  record: EpochRecord,
+  endEpoch: number,
+): void {
+  const { cfg, model } = run;
+  const { val } = record;
+  const epoch = record.epoch - 1;
+  // Without truth the validation loss decides; without validation samples, the training loss.
+  const score = Number.isFinite(val.energySnrDb)
+    ? val.energySnrDb
+    : Number.isFinite(val.rec)
+      ? -val.rec
+      : -record.loss;
+  const extra = {
+    config: cfg,
+    history: state.history,
+    best: Math.max(state.best, Number.isFinite(score) ? score : -Infinity),
+  };
+  if (Number.isFinite(score) && score > state.best) {
+    state.best = score;
+    torch.saveCheckpoint(run.bestBase, {
+      weights: model.stateDict(),
+      metadata: modelMetadata(cfg.model, run.data.domain),
+      epoch,
+      torchRng: false,
+      extra,
+    });
+  }
+  if ((epoch + 1) % cfg.checkpointEvery === 0 || epoch + 1 === endEpoch) {
+    torch.saveCheckpoint(run.lastBase, {
+      weights: model.stateDict(),
+      metadata: modelMetadata(cfg.model, run.data.domain),
+      optimizer: run.optimizer.stateDict(),
+      scheduler: run.scheduler.stateDict(),
+      epoch,
+      step: (epoch + 1) * run.stepsPerEpoch,
+      rng: { data: state.rng.state() },
+      extra,
+    });
+  }
 }

@@ -42,7 +42,8 @@ export class Flatten extends Module {
     return x.flatten(this.startDim, this.endDim);
   }
 }
-export class MaxPool2d extends Module {
+/** Max or average pooling: windows of kernelSize, moved by stride (default: kernelSize), padded. */
+abstract class Pooling extends Module {
   constructor(
     readonly kernelSize: number,
     readonly stride: number = kernelSize,
@@ -50,42 +51,24 @@ export class MaxPool2d extends Module {
   ) {
     super();
   }
+  abstract forward(x: Tensor): Tensor;
+}
+export class MaxPool2d extends Pooling {
   forward(x: Tensor): Tensor {
     return aten.max_pool2d(x, this.kernelSize, this.stride, this.padding);
   }
 }
-export class AvgPool2d extends Module {
-  constructor(
-    readonly kernelSize: number,
-    readonly stride: number = kernelSize,
-    readonly padding = 0,
-  ) {
-    super();
-  }
+export class AvgPool2d extends Pooling {
   forward(x: Tensor): Tensor {
     return aten.avg_pool2d(x, this.kernelSize, this.stride, this.padding);
   }
 }
-export class MaxPool1d extends Module {
-  constructor(
-    readonly kernelSize: number,
-    readonly stride: number = kernelSize,
-    readonly padding = 0,
-  ) {
-    super();
-  }
+export class MaxPool1d extends Pooling {
   forward(x: Tensor): Tensor {
     return aten.max_pool1d(x, this.kernelSize, this.stride, this.padding);
   }
 }
-export class AvgPool1d extends Module {
-  constructor(
-    readonly kernelSize: number,
-    readonly stride: number = kernelSize,
-    readonly padding = 0,
-  ) {
-    super();
-  }
+export class AvgPool1d extends Pooling {
   forward(x: Tensor): Tensor {
     return aten.avg_pool1d(x, this.kernelSize, this.stride, this.padding);
   }

@@ -2,8 +2,6 @@
 // (torch/optim/adamw.py, _single_tensor_adamw, capturable=False): the step count is a number and
 // the bias corrections are computed in double precision, as Python does.
 import type { Tensor } from '../tensor.js';
-import { tidy } from '../scope.js';
-import { noGrad } from '../autograd.js';
 import { zerosLike } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { Optimizer, checkNumber, type ParamGroupInput } from './optimizer.js';
@@ -39,48 +37,40 @@ export class AdamW extends Optimizer<AdamWOptions> {
   }
 
   step(): void {
-    noGrad(() =>
-      tidy(() => {
-        for (const group of this.paramGroups) {
-          const { lr, eps, weightDecay, amsgrad, maximize } = group;
-          const [beta1, beta2] = group.betas as [number, number];
-          for (const p of group.params) {
-            const raw = p.grad;
-            if (!raw) continue;
-            const grad = maximize ? raw.neg() : raw;
-            const state = this.stateOf(p);
-            if (state.step === undefined) {
-              state.step = 0;
-              this.setStateTensor(state, 'expAvg', zerosLike(p));
-              this.setStateTensor(state, 'expAvgSq', zerosLike(p));
-              if (amsgrad) this.setStateTensor(state, 'maxExpAvgSq', zerosLike(p));
-            }
-            const expAvg = state.expAvg as Tensor;
-            const expAvgSq = state.expAvgSq as Tensor;
-            const step = (state.step as number) + 1;
-            state.step = step;
+    this.updateEach((p, raw, group) => {
+      const { lr, eps, weightDecay, amsgrad, maximize } = group;
+      const [beta1, beta2] = group.betas as [number, number];
+      const grad = maximize ? raw.neg() : raw;
+      const state = this.stateOf(p);
+      if (state.step === undefined) {
+        state.step = 0;
+        this.setStateTensor(state, 'expAvg', zerosLike(p));
+        this.setStateTensor(state, 'expAvgSq', zerosLike(p));
+        if (amsgrad) this.setStateTensor(state, 'maxExpAvgSq', zerosLike(p));
+      }
+      const expAvg = state.expAvg as Tensor;
+      const expAvgSq = state.expAvgSq as Tensor;
+      const step = (state.step as number) + 1;
+      state.step = step;
 
-            p.mul_(1 - lr * weightDecay);
-            expAvg.mul_(beta1).add_(grad, 1 - beta1);
-            aten.addcmul_(expAvgSq.mul_(beta2), grad, grad, 1 - beta2);
+      p.mul_(1 - lr * weightDecay);
+      expAvg.mul_(beta1).add_(grad, 1 - beta1);
+      aten.addcmul_(expAvgSq.mul_(beta2), grad, grad, 1 - beta2);
 
-            const biasCorrection1 = 1 - beta1 ** step;
-            const biasCorrection2 = 1 - beta2 ** step;
-            const stepSize = lr / biasCorrection1;
-            const biasCorrection2Sqrt = Math.sqrt(biasCorrection2);
-            let second = expAvgSq;
-            if (amsgrad) {
-              let max = state.maxExpAvgSq as Tensor | undefined;
-              // A group switched to amsgrad after state existed starts its maximum at zero.
-              if (max === undefined) max = this.setStateTensor(state, 'maxExpAvgSq', zerosLike(p));
-              max.copy_(aten.maximum(max, expAvgSq));
-              second = max;
-            }
-            const denom = aten.div__Scalar(second.sqrt(), biasCorrection2Sqrt).add_(eps);
-            aten.addcdiv_(p, expAvg, denom, -stepSize);
-          }
-        }
-      }),
-    );
+      const biasCorrection1 = 1 - beta1 ** step;
+      const biasCorrection2 = 1 - beta2 ** step;
+      const stepSize = lr / biasCorrection1;
+      const biasCorrection2Sqrt = Math.sqrt(biasCorrection2);
+      let second = expAvgSq;
+      if (amsgrad) {
+        let max = state.maxExpAvgSq as Tensor | undefined;
+        // A group switched to amsgrad after state existed starts its maximum at zero.
+        if (max === undefined) max = this.setStateTensor(state, 'maxExpAvgSq', zerosLike(p));
+        max.copy_(aten.maximum(max, expAvgSq));
+        second = max;
+      }
+      const denom = aten.div__Scalar(second.sqrt(), biasCorrection2Sqrt).add_(eps);
+      aten.addcdiv_(p, expAvg, denom, -stepSize);
+    });
   }
 }

@@ -2,7 +2,7 @@
 // tensors owned by the optimizer (freed by dispose()), zeroGrad, and a state dict that is plain
 // JSON-able data plus tensors, indexed like PyTorch's (parameters numbered across groups in order).
 import { Tensor } from '../tensor.js';
-import { keep } from '../scope.js';
+import { keep, tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { isFloatingPoint } from '../dtype.js';
 
@@ -74,6 +74,23 @@ export abstract class Optimizer<H extends { lr: number }> {
 
   /** One update of every parameter that has a gradient (parameters without one are skipped). */
   abstract step(): void;
+
+  /**
+   * The loop of step(): update(p, grad, group) for every parameter that has a gradient, without
+   * recording autograd, the temporaries freed at the end.
+   */
+  protected updateEach(update: (p: Tensor, grad: Tensor, group: ParamGroup<H>) => void): void {
+    noGrad(() =>
+      tidy(() => {
+        for (const group of this.paramGroups) {
+          for (const p of group.params) {
+            const grad = p.grad;
+            if (grad) update(p, grad, group);
+          }
+        }
+      }),
+    );
+  }
 
   /** Clears gradients: by default sets them to none (PyTorch's set_to_none=True), else zeroes them in place. */
   zeroGrad(setToNone = true): void {

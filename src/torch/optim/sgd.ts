@@ -1,8 +1,6 @@
 // SGD with momentum, dampening, Nesterov and (L2) weight decay, in exactly PyTorch 1.13's order of
 // operations (torch/optim/sgd.py, _single_tensor_sgd), so results match it to float rounding.
 import type { Tensor } from '../tensor.js';
-import { tidy } from '../scope.js';
-import { noGrad } from '../autograd.js';
 import { Optimizer, checkNumber, type ParamGroupInput } from './optimizer.js';
 
 export interface SGDOptions {
@@ -40,32 +38,24 @@ export class SGD extends Optimizer<SGDOptions> {
   }
 
   step(): void {
-    noGrad(() =>
-      tidy(() => {
-        for (const group of this.paramGroups) {
-          const { lr, momentum, dampening, weightDecay, nesterov, maximize } = group;
-          for (const p of group.params) {
-            const grad = p.grad;
-            if (!grad) continue;
-            // In-place arithmetic on d only once it is a temporary of ours (never on p.grad itself):
-            // the same kernels on the same values, so the results are unchanged, with fewer allocations.
-            const owned = maximize || weightDecay !== 0;
-            let d = maximize ? grad.neg() : grad;
-            if (weightDecay !== 0) d = maximize ? d.add_(p, weightDecay) : d.add(p, weightDecay);
-            if (momentum !== 0) {
-              const state = this.stateOf(p);
-              let buf = state.momentumBuffer as Tensor | undefined;
-              if (buf === undefined) {
-                buf = this.setStateTensor(state, 'momentumBuffer', d.clone().detach());
-              } else {
-                buf.mul_(momentum).add_(d, 1 - dampening);
-              }
-              d = nesterov ? (owned ? d.add_(buf, momentum) : d.add(buf, momentum)) : buf;
-            }
-            p.add_(d, -lr);
-          }
+    this.updateEach((p, grad, group) => {
+      const { lr, momentum, dampening, weightDecay, nesterov, maximize } = group;
+      // In-place arithmetic on d only once it is a temporary of ours (never on p.grad itself):
+      // the same kernels on the same values, so the results are unchanged, with fewer allocations.
+      const owned = maximize || weightDecay !== 0;
+      let d = maximize ? grad.neg() : grad;
+      if (weightDecay !== 0) d = maximize ? d.add_(p, weightDecay) : d.add(p, weightDecay);
+      if (momentum !== 0) {
+        const state = this.stateOf(p);
+        let buf = state.momentumBuffer as Tensor | undefined;
+        if (buf === undefined) {
+          buf = this.setStateTensor(state, 'momentumBuffer', d.clone().detach());
+        } else {
+          buf.mul_(momentum).add_(d, 1 - dampening);
         }
-      }),
-    );
+        d = nesterov ? (owned ? d.add_(buf, momentum) : d.add(buf, momentum)) : buf;
+      }
+      p.add_(d, -lr);
+    });
   }
 }
