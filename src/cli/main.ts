@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `tailor` command: dispatches to one module per subcommand, loaded lazily so that
 // commands which do not need libtorch start fast and work without the native addon.
-import { CliError, userMessage } from './errors.js';
+import { CliError, userFailure } from './errors.js';
 
 interface CommandEntry {
   summary: string;
@@ -145,10 +145,10 @@ if (isEntryPoint) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      const message = userMessage(error);
-      if (message !== undefined) {
-        console.error(`tailor: ${message}`);
-        process.exitCode = error instanceof CliError ? error.exitCode : 2;
+      const failure = userFailure(error);
+      if (failure) {
+        console.error(`tailor: ${failure.message}`);
+        process.exitCode = failure.exitCode;
       } else if (error instanceof Error && USER_ERRORS[error.name] !== undefined) {
         // Engine errors whose message already names the problem and the remedy.
         console.error(`tailor: ${error.message}`);
