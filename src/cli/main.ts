@@ -127,16 +127,6 @@ export function levenshtein(a: string, b: string): number {
   return row[b.length]!;
 }
 
-/** Named errors of the engine that are the user's to fix, with their exit codes. */
-const USER_ERRORS: Record<string, number> = {
-  DeviceUnavailableError: 2,
-  AmpUnsupportedError: 2,
-  OpSchemaMismatchError: 2,
-  DistEnvError: 2,
-  DistributedUnavailableError: 2,
-  RankFailureError: 3,
-};
-
 const isEntryPoint =
   process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].split('/').pop()!);
 if (isEntryPoint) {
@@ -149,10 +139,6 @@ if (isEntryPoint) {
       if (failure) {
         console.error(`tailor: ${failure.message}`);
         process.exitCode = failure.exitCode;
-      } else if (error instanceof Error && USER_ERRORS[error.name] !== undefined) {
-        // Engine errors whose message already names the problem and the remedy.
-        console.error(`tailor: ${error.message}`);
-        process.exitCode = USER_ERRORS[error.name];
       } else {
         console.error(error);
         process.exitCode = 1;
