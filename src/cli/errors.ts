@@ -21,3 +21,12 @@ export function userFailure(error: unknown): { message: string; exitCode: number
     return { message: `${error.message} (see --help)`, exitCode: 2 };
   return undefined;
 }
+
+/**
+ * Around library code that reports some of the user's problems as plain Errors: a UserError
+ * passes as it is, any other Error becomes a CliError with its message. Use it as
+ * `catch (error) { throw asUserError(error); }`.
+ */
+export function asUserError(error: unknown): unknown {
+  return error instanceof Error && !(error instanceof UserError) ? new CliError(error.message) : error;
+}

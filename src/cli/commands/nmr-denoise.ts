@@ -1,10 +1,10 @@
 // `tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR`: applies a trained
 // U-Net to spectra (CSV, JCAMP-DX, NMRPipe, Bruker folders; FIDs are processed first with the
 // file's own parameters) and writes each result as CSV and JCAMP-DX.
-import { parseArgs } from 'node:util';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import { CliError } from '../errors.js';
+import { CliError, asUserError } from '../errors.js';
+import { defineCommand } from '../command.js';
 import { numberListArg } from '../args.js';
 import { resolveDevice } from '../runtime.js';
 import { setDefaultDevice } from '../../torch/device.js';
@@ -142,105 +142,90 @@ function collect(path: string, prefer: 'raw' | 'processed'): Item[] {
   return [{ name: stem(path), spectrum: readOne(path, prefer) }];
 }
 
-export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        model: { type: 'string' },
-        device: { type: 'string' },
-        input: { type: 'string', multiple: true },
-        out: { type: 'string' },
-        processed: { type: 'boolean' },
-        ppm: { type: 'string' },
-        force: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    throw new CliError(`${(e as Error).message}\n\n${HELP}`);
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (!values.model) throw new CliError(`--model is required\n\n${HELP}`);
-  if (!values.input?.length) throw new CliError(`--input is required\n\n${HELP}`);
-  if (!values.out) throw new CliError(`--out is required\n\n${HELP}`);
-  setDefaultDevice(resolveDevice(values.device));
-  let model;
-  let domain: TrainingDomain | null;
-  try {
-    ({ model, domain } = loadDenoiserInfo(values.model));
-  } catch (e) {
-    throw new CliError((e as Error).message);
-  }
-  processing = domain?.processing ?? {};
-  ppmWindow = processing.ppm;
-  if (values.ppm !== undefined) {
-    const parts = numberListArg('--ppm', values.ppm, {}, 2)!;
-    ppmWindow = [parts[0]!, parts[1]!];
-  }
-  const prefer = values.processed ? 'processed' : 'raw';
-  let items: Item[];
-  try {
-    items = values.input.flatMap((p) => collect(p, prefer));
-  } catch (e) {
-    if (e instanceof NmrFormatError) throw new CliError(e.message);
-    throw e;
-  }
-  if (domain && !isStackModel(model)) {
-    for (const it of items) {
-      const check = checkDomain(domain, it.spectrum);
-      if (check.verdict === 'inside') continue;
-      const what = `${it.spectrum.source}: ${check.messages.join('; ')}`;
-      if (check.verdict === 'far' && !values.force) {
-        model.dispose();
-        throw new CliError(
-          `${what}. The model (trained on ${domain.samples} samples) would be guessing here; give an input like its training data (--ppm to crop), retrain with such data, or pass --force`,
-        );
-      }
-      console.error(`tailor: warning: ${what}${check.verdict === 'far' ? ' (--force given)' : ''}`);
+export const run = defineCommand({
+  help: HELP,
+  options: {
+    model: { type: 'string' },
+    device: { type: 'string' },
+    input: { type: 'string', multiple: true },
+    out: { type: 'string' },
+    processed: { type: 'boolean' },
+    ppm: { type: 'string' },
+    force: { type: 'boolean' },
+  },
+  helpOnParseError: true,
+  run: ({ values }) => {
+    if (!values.model) throw new CliError(`--model is required\n\n${HELP}`);
+    if (!values.input?.length) throw new CliError(`--input is required\n\n${HELP}`);
+    if (!values.out) throw new CliError(`--out is required\n\n${HELP}`);
+    setDefaultDevice(resolveDevice(values.device));
+    let model;
+    let domain: TrainingDomain | null;
+    try {
+      ({ model, domain } = loadDenoiserInfo(values.model));
+    } catch (e) {
+      throw asUserError(e);
     }
-  }
-  ensureDir(values.out);
-  let outputs: Float64Array[];
-  let t0: number;
-  if (isStackModel(model)) {
-    const G = model.config.inputLevels;
-    const bad = items.find((it) => it.stack?.length !== G);
-    if (bad)
-      throw new CliError(
-        `--model ${values.model} denoises stacks of ${G} levels; ${bad.spectrum.source} is ${bad.stack ? `a sample of ${bad.stack.length} levels` : 'a single spectrum'} (give a data set written by 'tailor nmr simulate' with --levels ${G})`,
+    processing = domain?.processing ?? {};
+    ppmWindow = processing.ppm;
+    if (values.ppm !== undefined) {
+      const parts = numberListArg('--ppm', values.ppm, {}, 2)!;
+      ppmWindow = [parts[0]!, parts[1]!];
+    }
+    const prefer = values.processed ? 'processed' : 'raw';
+    const items = values.input.flatMap((p) => collect(p, prefer));
+    if (domain && !isStackModel(model)) {
+      for (const it of items) {
+        const check = checkDomain(domain, it.spectrum);
+        if (check.verdict === 'inside') continue;
+        const what = `${it.spectrum.source}: ${check.messages.join('; ')}`;
+        if (check.verdict === 'far' && !values.force) {
+          model.dispose();
+          throw new CliError(
+            `${what}. The model (trained on ${domain.samples} samples) would be guessing here; give an input like its training data (--ppm to crop), retrain with such data, or pass --force`,
+          );
+        }
+        console.error(`tailor: warning: ${what}${check.verdict === 'far' ? ' (--force given)' : ''}`);
+      }
+    }
+    ensureDir(values.out);
+    let outputs: Float64Array[];
+    let t0: number;
+    if (isStackModel(model)) {
+      const G = model.config.inputLevels;
+      const bad = items.find((it) => it.stack?.length !== G);
+      if (bad)
+        throw new CliError(
+          `--model ${values.model} denoises stacks of ${G} levels; ${bad.spectrum.source} is ${bad.stack ? `a sample of ${bad.stack.length} levels` : 'a single spectrum'} (give a data set written by 'tailor nmr simulate' with --levels ${G})`,
+        );
+      // The seed's preprocessing (alignment to level K, rescaling) is what the model was trained on.
+      const stacks = items.map((it) => preprocessStack(it.stack!).spectra);
+      t0 = Date.now();
+      outputs = denoiseStacks(model, stacks);
+    } else {
+      t0 = Date.now();
+      outputs = denoiseSpectra(
+        model,
+        items.map((it) => it.spectrum.real),
       );
-    // The seed's preprocessing (alignment to level K, rescaling) is what the model was trained on.
-    const stacks = items.map((it) => preprocessStack(it.stack!).spectra);
-    t0 = Date.now();
-    outputs = denoiseStacks(model, stacks);
-  } else {
-    t0 = Date.now();
-    outputs = denoiseSpectra(
-      model,
-      items.map((it) => it.spectrum.real),
+    }
+    const seconds = (Date.now() - t0) / 1000;
+    const used = new Map<string, number>();
+    items.forEach((it, i) => {
+      // Two inputs with the same name (from different folders) get distinct outputs.
+      const count = used.get(it.name) ?? 0;
+      used.set(it.name, count + 1);
+      const name = count ? `${it.name}-${count + 1}` : it.name;
+      const denoised: Spectrum = { ...it.spectrum, real: outputs[i]! };
+      delete denoised.imag;
+      const note = `denoised by tailor nmr denoise (model ${values.model}) from ${it.spectrum.source}`;
+      writeCsvSpectrum(join(values.out!, `${name}.denoised.csv`), denoised, note);
+      writeJcampSpectrum(join(values.out!, `${name}.denoised.jdx`), denoised, `${name} (denoised)`);
+    });
+    model.dispose();
+    console.log(
+      `denoised ${items.length} spectra in ${seconds.toFixed(2)} s (${(items.length / Math.max(seconds, 1e-9)).toFixed(1)} spectra/s); wrote CSV and JCAMP-DX to ${values.out}`,
     );
-  }
-  const seconds = (Date.now() - t0) / 1000;
-  const used = new Map<string, number>();
-  items.forEach((it, i) => {
-    // Two inputs with the same name (from different folders) get distinct outputs.
-    const count = used.get(it.name) ?? 0;
-    used.set(it.name, count + 1);
-    const name = count ? `${it.name}-${count + 1}` : it.name;
-    const denoised: Spectrum = { ...it.spectrum, real: outputs[i]! };
-    delete denoised.imag;
-    const note = `denoised by tailor nmr denoise (model ${values.model}) from ${it.spectrum.source}`;
-    writeCsvSpectrum(join(values.out!, `${name}.denoised.csv`), denoised, note);
-    writeJcampSpectrum(join(values.out!, `${name}.denoised.jdx`), denoised, `${name} (denoised)`);
-  });
-  model.dispose();
-  console.log(
-    `denoised ${items.length} spectra in ${seconds.toFixed(2)} s (${(items.length / Math.max(seconds, 1e-9)).toFixed(1)} spectra/s); wrote CSV and JCAMP-DX to ${values.out}`,
-  );
-  return 0;
-}
+    return 0;
+  },
+});
