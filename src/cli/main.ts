@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `tailor` command: dispatches to one module per subcommand, loaded lazily so that
 // commands which do not need libtorch start fast and work without the native addon.
-import { CliError, userFailure } from './errors.js';
+import { defineSubcommands } from './command.js';
+import { userFailure } from './errors.js';
 
 interface CommandEntry {
   summary: string;
@@ -83,22 +84,19 @@ export function registeredCommands(): string[] {
   return Object.keys(commands);
 }
 
-async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
-    console.log(usage());
-    return name === undefined ? 1 : 0;
-  }
-  const entry = commands[name];
-  if (!entry) {
+const main = defineSubcommands({
+  help: usage(),
+  commands: Object.fromEntries(
+    Object.entries(commands).map(([name, entry]) => [
+      name,
+      async (argv: string[]) => (await entry.load()).run(argv),
+    ]),
+  ),
+  unknown: (name) => {
     const suggestion = closest(name, Object.keys(commands));
-    throw new CliError(
-      `unknown command '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}\n\n${usage()}`,
-    );
-  }
-  const mod = await entry.load();
-  return mod.run(rest);
-}
+    return `unknown command '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}\n\n${usage()}`;
+  },
+});
 
 function closest(word: string, candidates: string[]): string | undefined {
   let best: string | undefined;
