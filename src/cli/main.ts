@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `tailor` command: dispatches to one module per subcommand, loaded lazily so that
 // commands which do not need libtorch start fast and work without the native addon.
-import { CliError, userMessage } from './errors.js';
+import { defineSubcommands } from './command.js';
+import { userFailure } from './errors.js';
 
 interface CommandEntry {
   summary: string;
@@ -83,22 +84,19 @@ export function registeredCommands(): string[] {
   return Object.keys(commands);
 }
 
-async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
-    console.log(usage());
-    return name === undefined ? 1 : 0;
-  }
-  const entry = commands[name];
-  if (!entry) {
+const main = defineSubcommands({
+  help: usage(),
+  commands: Object.fromEntries(
+    Object.entries(commands).map(([name, entry]) => [
+      name,
+      async (argv: string[]) => (await entry.load()).run(argv),
+    ]),
+  ),
+  unknown: (name) => {
     const suggestion = closest(name, Object.keys(commands));
-    throw new CliError(
-      `unknown command '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}\n\n${usage()}`,
-    );
-  }
-  const mod = await entry.load();
-  return mod.run(rest);
-}
+    return `unknown command '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}\n\n${usage()}`;
+  },
+});
 
 function closest(word: string, candidates: string[]): string | undefined {
   let best: string | undefined;
@@ -127,16 +125,6 @@ export function levenshtein(a: string, b: string): number {
   return row[b.length]!;
 }
 
-/** Named errors of the engine that are the user's to fix, with their exit codes. */
-const USER_ERRORS: Record<string, number> = {
-  DeviceUnavailableError: 2,
-  AmpUnsupportedError: 2,
-  OpSchemaMismatchError: 2,
-  DistEnvError: 2,
-  DistributedUnavailableError: 2,
-  RankFailureError: 3,
-};
-
 const isEntryPoint =
   process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].split('/').pop()!);
 if (isEntryPoint) {
@@ -145,14 +133,10 @@ if (isEntryPoint) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      const message = userMessage(error);
-      if (message !== undefined) {
-        console.error(`tailor: ${message}`);
-        process.exitCode = error instanceof CliError ? error.exitCode : 2;
-      } else if (error instanceof Error && USER_ERRORS[error.name] !== undefined) {
-        // Engine errors whose message already names the problem and the remedy.
-        console.error(`tailor: ${error.message}`);
-        process.exitCode = USER_ERRORS[error.name];
+      const failure = userFailure(error);
+      if (failure) {
+        console.error(`tailor: ${failure.message}`);
+        process.exitCode = failure.exitCode;
       } else {
         console.error(error);
         process.exitCode = 1;

@@ -8,12 +8,7 @@ import { readMatrixCsv, type CsvMatrix } from './gaussian-csv.js';
 import type { DenseMatrix } from './linalg.js';
 
 /** A model file that cannot be used (unreadable, not a model, or not fitting the data given). */
-export class GaussianModelError extends InputError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'GaussianModelError';
-  }
-}
+export class GaussianModelError extends InputError {}
 
 export const GMM_MODEL_FORMAT = 'tailor-gmm';
 

@@ -7,6 +7,7 @@
 //
 // Storage (row-major Float64Array), as scikit-learn's shapes:
 //   full: K x d x d   tied: d x d   diag: K x d   spherical: K
+import { UserError } from '../util/errors.js';
 import type { DenseMatrix } from './linalg.js';
 import { choleskyLower, inverseLowerTransposed } from './linalg.js';
 import {
@@ -52,7 +53,7 @@ export function gaussianParameterCount(type: CovarianceType, k: number, d: numbe
 }
 
 /** A covariance that is not positive definite: names the component and the remedy. */
-export class SingularCovarianceError extends Error {
+export class SingularCovarianceError extends UserError {
   constructor(
     readonly covarianceType: CovarianceType,
     /** 0-based component index, or -1 for the shared (tied) covariance. */
@@ -77,7 +78,6 @@ export class SingularCovarianceError extends Error {
         `(--reg-covar on the command line, now ${regCovar}; try ${suggestReg(regCovar)}), use fewer components, ` +
         `or remove constant or duplicated columns and rescale the data.`,
     );
-    this.name = 'SingularCovarianceError';
   }
 }
 

@@ -1,6 +1,7 @@
 // Mixed precision: libtorch's autocast (operators run in bf16/fp16 where that is safe, the rest in
 // fp32, by libtorch's own per-operator lists) and a gradient scaler for fp16, whose small range
 // would flush gradients to zero without one. bf16 needs no scaler.
+import { UserError } from '../util/errors.js';
 import { native } from './native.js';
 import { dtypeCode } from './dtype.js';
 import { parseDevice, type Device } from './device.js';
@@ -11,10 +12,9 @@ import type { Optimizer } from './optim/optimizer.js';
 
 export type AmpMode = 'bf16' | 'fp16';
 
-export class AmpUnsupportedError extends Error {
+export class AmpUnsupportedError extends UserError {
   constructor(message: string) {
     super(`AmpUnsupportedError: ${message}`);
-    this.name = 'AmpUnsupportedError';
   }
 }
 

@@ -2,6 +2,7 @@
 // runtime services (availability, seeds, generator states, synchronisation, cached memory).
 // Asking for CUDA where the libtorch has none, or no GPU is visible, is a DeviceUnavailableError
 // that names the libtorch in use and how to select a CUDA one.
+import { UserError } from '../util/errors.js';
 import { native, describeLibtorch, type CudaInfo } from './native.js';
 
 let cudaInfoCache: CudaInfo | undefined;
@@ -16,10 +17,9 @@ export type Device = string;
 
 const DEVICE_RE = /^(cpu|cuda)(?::(\d+))?$/;
 
-export class DeviceUnavailableError extends Error {
+export class DeviceUnavailableError extends UserError {
   constructor(message: string) {
     super(`DeviceUnavailableError: ${message}`);
-    this.name = 'DeviceUnavailableError';
   }
 }
 

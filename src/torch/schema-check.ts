@@ -4,6 +4,7 @@
 // wrapped operator's expected schema with the running libtorch's and names each difference.
 // It does not import the addon (native.ts runs the start-up check while loading it): native.ts
 // registers the addon's loader with setSchemaSource.
+import { UserError } from '../util/errors.js';
 import { EXPECTED_SCHEMAS, GENERATED_WITH } from './generated/schemas.js';
 import { schemaParts } from './schema-parse.js';
 
@@ -46,7 +47,7 @@ export interface SchemaMismatch {
   actual: string | null;
 }
 
-export class OpSchemaMismatchError extends Error {
+export class OpSchemaMismatchError extends UserError {
   constructor(
     readonly mismatches: SchemaMismatch[],
     readonly torchVersion: string,
@@ -64,7 +65,6 @@ export class OpSchemaMismatchError extends Error {
         `places:\n${lines.join('\n')}${more}\nRegenerate the wrappers against this libtorch ` +
         '(node scripts/gen-ops.mjs) or select a matching one (TAILOR_LIBTORCH, then ./scripts/setup.sh).',
     );
-    this.name = 'OpSchemaMismatchError';
   }
 }
 

@@ -1,14 +1,25 @@
-// The error every reader and writer throws for a problem the user can fix: a malformed or
-// implausible file, a failed integrity check, an output that cannot be written. Its message names
-// the file (and the line, record or field) and the remedy; the CLI prints it as one `tailor:`
-// line without a stack trace. Each format keeps its own subclass (DataFormatError,
-// NmrFormatError, CsvError, ...) so that callers can still tell them apart.
-export class InputError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+// The errors a user can fix, and the one base they share. A UserError's message names the
+// problem and the remedy (the file, the line, record or field, the flag); the CLI prints it as one
+// `tailor: message` line without a stack trace and exits with its exitCode (2 unless the class
+// says otherwise: 3 for a failed rank or a diverged training). Anything else that reaches the CLI
+// is a bug and is printed with its stack. Every class is named (`error.name` is the class's name).
+//
+// InputError is the branch of the readers and writers: a malformed or implausible file, a failed
+// integrity check, an output that cannot be written. Each format keeps its own subclass
+// (DataFormatError, NmrFormatError, CsvError, ...) so that callers can still tell them apart.
+export class UserError extends Error {
+  /** The exit code of the CLI when this error ends a command. */
+  readonly exitCode: number;
+
+  constructor(message: string, options?: { cause?: unknown; exitCode?: number }) {
+    super(message, options && 'cause' in options ? { cause: options.cause } : undefined);
     this.name = new.target.name;
+    this.exitCode = options?.exitCode ?? 2;
   }
 }
+
+/** A file the user gave that cannot be read or used, or an output that cannot be written. */
+export class InputError extends UserError {}
 
 /** A safetensors file that is truncated, corrupt or implausible. */
 export class SafetensorsError extends InputError {}

@@ -5,8 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Rng } from '../../src/util/rng.js';
-import { InputError } from '../../src/util/errors.js';
-import { CliError } from '../../src/cli/errors.js';
+import { UserError } from '../../src/util/errors.js';
 import { mutate } from './mutate.js';
 import { TARGETS, assemble, checkReport, type Files, type FuzzTarget } from './targets.js';
 
@@ -46,9 +45,7 @@ export function makeInput(target: FuzzTarget, seeds: Files[], seed: number, i: n
 export function classify(error: unknown, dir: string): { outcome: Outcome; detail: string } {
   const e = error as Error;
   const message = String(e?.message ?? e);
-  const named =
-    (error instanceof InputError || error instanceof CliError || e?.name === 'ConfigError') &&
-    message.includes(dir);
+  const named = error instanceof UserError && message.includes(dir);
   const frame = (e?.stack ?? '').split('\n').find((l) => l.trim().startsWith('at ')) ?? '';
   return {
     outcome: named ? 'named' : 'other',

@@ -12,7 +12,7 @@ import {
   projectToSimplex,
 } from '../../src/longtail/adapt/prior-shift.js';
 import { oracle, priorMatched } from '../../src/longtail/adapt/prior.js';
-import { runTestTime } from '../../src/longtail/adapt/testtime.js';
+import { TestTimeMethodError, runTestTime } from '../../src/longtail/adapt/testtime.js';
 import { adaptInput, sessionFromConfigFile } from '../../src/longtail/config/session.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -218,7 +218,11 @@ test(
     };
     await assert.rejects(
       runTestTime(adaptInput(session), { ...options, methods: ['prior'] }, () => {}),
-      /test-time method 'prior': LDAMLoss \(as configured\) is not a logit-adjusted cross-entropy/,
+      (e: unknown) =>
+        e instanceof TestTimeMethodError &&
+        /test-time method 'prior': LDAMLoss \(as configured\) is not a logit-adjusted cross-entropy/.test(
+          e.message,
+        ),
     );
     const lines: string[] = [];
     const { results } = await runTestTime(

@@ -9,7 +9,7 @@ import { run as denoise } from '../../src/cli/commands/nmr-denoise.js';
 import { run as ablate } from '../../src/cli/commands/nmr-ablate.js';
 import { readCsvSpectrum } from '../../src/nmr/io/csv.js';
 import { readJcamp } from '../../src/nmr/io/jcamp.js';
-import { CliError } from '../../src/cli/errors.js';
+import { UserError } from '../../src/util/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'nmr-cli-'));
 const data = join(root, 'data');
@@ -63,21 +63,21 @@ test('nmr train -c, resume with -r, then nmr denoise writes CSV and JCAMP-DX tha
   }
 });
 
-test('nmr train / denoise: user errors are CliErrors that name the problem', async () => {
+test('nmr train / denoise: user errors are UserErrors that name the problem', async () => {
   await assert.rejects(
     () => train([]),
     (e: Error) =>
-      e instanceof CliError && /-c\/--config \(or --experiments \/ --samples\) is required/.test(e.message),
+      e instanceof UserError && /-c\/--config \(or --experiments \/ --samples\) is required/.test(e.message),
   );
   const bad = join(root, 'bad.json');
   writeFileSync(bad, JSON.stringify({ ...config, batchSamples: 0 }));
   await assert.rejects(
     () => train(['-c', bad]),
-    (e: Error) => e instanceof CliError && /bad\.json: config\.batchSamples/.test(e.message),
+    (e: Error) => e instanceof UserError && /bad\.json: config\.batchSamples/.test(e.message),
   );
   await assert.rejects(
     () => denoise(['--model', join(root, 'nope.json'), '--input', data, '--out', root]),
-    (e: Error) => e instanceof CliError && /nope\.json/.test(e.message),
+    (e: Error) => e instanceof UserError && /nope\.json/.test(e.message),
   );
   assert.equal(await quietly(() => train(['-c', configPath, '--params'])), 0);
 });

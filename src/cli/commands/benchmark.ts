@@ -1,20 +1,11 @@
 // tailor benchmark -c SUITE.json [--out DIR] [--json] [--max-runs N]
-import { parseArgs } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../torch/index.js';
-import {
-  BENCHMARK_METHOD_NAMES,
-  BenchmarkStaleRunError,
-  ConfigError,
-  DataFormatError,
-  NonFiniteLossError,
-  RunError,
-  loadSuite,
-  runBenchmark,
-} from '../../longtail/index.js';
+import { BENCHMARK_METHOD_NAMES, loadSuite, runBenchmark } from '../../longtail/index.js';
 import { benchmarkMarkdown, writeBenchmarkReport } from '../../report/index.js';
 import { CliError } from '../errors.js';
+import { JSON_OPTION, RUNTIME_OPTIONS, defineCommand } from '../command.js';
 import { listArg, numberArg, numberListArg } from '../args.js';
 import { resolveDevice } from '../runtime.js';
 
@@ -70,32 +61,23 @@ options:
       --progress       show the per-epoch progress bars
   -h, --help`;
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      config: { type: 'string', short: 'c' },
-      out: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      'max-runs': { type: 'string' },
-      threads: { type: 'string' },
-      progress: { type: 'boolean', default: false },
-      models: { type: 'string' },
-      seeds: { type: 'string' },
-      device: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (!values.config) throw new CliError(`give the suite with -c SUITE.json\n\n${HELP}`);
-  // --max-runs 0: check the suite and table what exists
-  const maxRuns = numberArg('--max-runs', values['max-runs'], { integer: true, min: 0 });
-  const threads = numberArg('--threads', values.threads, { integer: true, min: 1 });
-  try {
+export const run = defineCommand({
+  help: HELP,
+  options: {
+    config: { type: 'string', short: 'c' },
+    out: { type: 'string' },
+    ...JSON_OPTION,
+    'max-runs': { type: 'string' },
+    ...RUNTIME_OPTIONS,
+    progress: { type: 'boolean', default: false },
+    models: { type: 'string' },
+    seeds: { type: 'string' },
+  },
+  run: async ({ values }) => {
+    if (!values.config) throw new CliError(`give the suite with -c SUITE.json\n\n${HELP}`);
+    // --max-runs 0: check the suite and table what exists
+    const maxRuns = numberArg('--max-runs', values['max-runs'], { integer: true, min: 0 });
+    const threads = numberArg('--threads', values.threads, { integer: true, min: 1 });
     const suite = loadSuite(values.config);
     if (values.models !== undefined) suite.models = pickModels(suite.models, values.models);
     if (values.seeds !== undefined) suite.seeds = pickSeeds(suite.seeds, values.seeds);
@@ -124,15 +106,5 @@ export async function run(argv: string[]): Promise<number> {
     );
     console.log(values.json ? JSON.stringify(result.table) : benchmarkMarkdown(result.table));
     return 0;
-  } catch (error) {
-    if (
-      error instanceof ConfigError ||
-      error instanceof RunError ||
-      error instanceof BenchmarkStaleRunError ||
-      error instanceof NonFiniteLossError ||
-      error instanceof DataFormatError
-    )
-      throw new CliError(error.message);
-    throw error;
-  }
-}
+  },
+});

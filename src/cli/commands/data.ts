@@ -1,12 +1,11 @@
 // `tailor data summary`: the per-class training counts of a long-tailed set, its shot groups and
 // the sizes of the test-agnostic test sets, for Fashion-MNIST, CIFAR-10/100 or an image list.
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { JSON_OPTION, defineCommand, defineSubcommands } from '../command.js';
 import { numberArg, requiredNumber } from '../args.js';
 import {
   BUILTIN_DATASETS,
-  DataFormatError,
   INATURALIST_TEST_DISTRIBUTIONS,
   PUBLISHED_SPLITS,
   TEST_DISTRIBUTIONS,
@@ -65,84 +64,73 @@ interface Summary {
   test_sets: Record<string, number>;
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '-h' || sub === '--help' || sub === 'help') {
-    console.log(HELP);
-    return sub === undefined ? 1 : 0;
-  }
-  if (sub !== 'summary')
-    throw new CliError(`unknown data subcommand '${sub}' (use: tailor data summary --help)`);
-  let values;
-  try {
-    values = parseArgs({
-      args: rest,
-      options: {
-        dataset: { type: 'string', default: 'fmnist' },
-        imbalance: { type: 'string' },
-        profile: { type: 'string', default: 'exp' },
-        root: { type: 'string' },
-        seed: { type: 'string', default: '0' },
-        sampler: { type: 'string', default: 'numpy' },
-        'train-list': { type: 'string' },
-        'test-list': { type: 'string' },
-        lists: { type: 'string' },
-        distributions: { type: 'string', default: 'all' },
-        classes: { type: 'string' },
-        'skip-missing': { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    throw new CliError(`${(error as Error).message}\n\n${HELP}`);
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const profile = values.profile as ImbalanceProfile;
-  if (profile !== 'exp' && profile !== 'step')
-    throw new CliError(`--profile must be exp or step, got '${values.profile}'`);
-  const sampler = values.sampler as SubsetSampler;
-  if (sampler !== 'numpy' && sampler !== 'tailor')
-    throw new CliError(`--sampler must be numpy or tailor, got '${values.sampler}'`);
-  const seed = requiredNumber('--seed', values.seed, { integer: true, min: 0 });
-  const imbalance = numberArg('--imbalance', values.imbalance, { min: 0 });
-  if (imbalance !== undefined && imbalance < 1)
-    throw new CliError(`--imbalance must be >= 1 (n_max / n_min), got ${imbalance}`);
-  if (values.distributions !== 'all' && values.distributions !== 'inat') {
-    throw new CliError(`--distributions must be all or inat, got '${values.distributions}'`);
-  }
-  const names: readonly string[] =
-    values.distributions === 'inat' ? INATURALIST_TEST_DISTRIBUTIONS : TEST_DISTRIBUTIONS;
-  const dataset = values.dataset!;
-
-  let summary: Summary;
-  try {
-    if (dataset === 'list') {
-      summary = listSummary(values, imbalance, profile, seed, sampler, names);
-    } else if ((BUILTIN_DATASETS as readonly string[]).includes(dataset)) {
-      summary = builtinSummary(
-        dataset as BuiltinDataset,
-        values.root,
-        imbalance ?? 100,
-        profile,
-        seed,
-        sampler,
-        names,
-      );
-    } else {
-      throw new CliError(`--dataset must be one of fmnist, cifar10, cifar100, list; got '${dataset}'`);
+const summaryCommand = defineCommand({
+  help: HELP,
+  options: {
+    dataset: { type: 'string', default: 'fmnist' },
+    imbalance: { type: 'string' },
+    profile: { type: 'string', default: 'exp' },
+    root: { type: 'string' },
+    seed: { type: 'string', default: '0' },
+    sampler: { type: 'string', default: 'numpy' },
+    'train-list': { type: 'string' },
+    'test-list': { type: 'string' },
+    lists: { type: 'string' },
+    distributions: { type: 'string', default: 'all' },
+    classes: { type: 'string' },
+    'skip-missing': { type: 'boolean', default: false },
+    ...JSON_OPTION,
+  },
+  helpOnParseError: true,
+  run: ({ values }) => {
+    const profile = values.profile as ImbalanceProfile;
+    if (profile !== 'exp' && profile !== 'step')
+      throw new CliError(`--profile must be exp or step, got '${values.profile}'`);
+    const sampler = values.sampler as SubsetSampler;
+    if (sampler !== 'numpy' && sampler !== 'tailor')
+      throw new CliError(`--sampler must be numpy or tailor, got '${values.sampler}'`);
+    const seed = requiredNumber('--seed', values.seed, { integer: true, min: 0 });
+    const imbalance = numberArg('--imbalance', values.imbalance, { min: 0 });
+    if (imbalance !== undefined && imbalance < 1)
+      throw new CliError(`--imbalance must be >= 1 (n_max / n_min), got ${imbalance}`);
+    if (values.distributions !== 'all' && values.distributions !== 'inat') {
+      throw new CliError(`--distributions must be all or inat, got '${values.distributions}'`);
     }
-  } catch (error) {
-    if (error instanceof DataFormatError || error instanceof RangeError) throw new CliError(error.message);
-    throw error;
-  }
-  console.log(values.json ? JSON.stringify(summary) : formatSummary(summary));
-  return 0;
-}
+    const names: readonly string[] =
+      values.distributions === 'inat' ? INATURALIST_TEST_DISTRIBUTIONS : TEST_DISTRIBUTIONS;
+    const dataset = values.dataset!;
+
+    let summary: Summary;
+    try {
+      if (dataset === 'list') {
+        summary = listSummary(values, imbalance, profile, seed, sampler, names);
+      } else if ((BUILTIN_DATASETS as readonly string[]).includes(dataset)) {
+        summary = builtinSummary(
+          dataset as BuiltinDataset,
+          values.root,
+          imbalance ?? 100,
+          profile,
+          seed,
+          sampler,
+          names,
+        );
+      } else {
+        throw new CliError(`--dataset must be one of fmnist, cifar10, cifar100, list; got '${dataset}'`);
+      }
+    } catch (error) {
+      if (error instanceof RangeError) throw new CliError(error.message);
+      throw error;
+    }
+    console.log(values.json ? JSON.stringify(summary) : formatSummary(summary));
+    return 0;
+  },
+});
+
+export const run = defineSubcommands({
+  help: HELP,
+  commands: { summary: summaryCommand },
+  unknown: (sub) => `unknown data subcommand '${sub}' (use: tailor data summary --help)`,
+});
 
 function groupSizes(trainCounts: number[]): Summary['groups'] {
   const g = shotGroups(trainCounts);

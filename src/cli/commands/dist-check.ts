@@ -1,8 +1,8 @@
 // tailor dist-check: joins a data-parallel job (started by `tailor launch` or torchrun) and checks
 // the wiring before a long training run: every rank answers, a broadcast and an allreduce give the
 // right values, and the allreduce of a DDP-sized bucket takes this long (rank 0 prints one JSON line).
-import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { defineCommand } from '../command.js';
 import { numberOr } from '../args.js';
 
 const HELP = `usage: tailor launch --nproc-per-node N -- dist-check [--size-mb MB] [--iters K]
@@ -13,37 +13,24 @@ broadcast and an allreduce, then times K allreduces of MB megabytes (default 25,
 --device cuda puts the tensors on cuda:LOCAL_RANK. Rank 0 prints
 {"world_size", "backend", "device", "ok", "allreduce_ms", "allreduce_mb_s"}.`;
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      'size-mb': { type: 'string' },
-      iters: { type: 'string' },
-      backend: { type: 'string', default: 'gloo' },
-      device: { type: 'string', default: 'cpu' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const sizeMb = numberOr('--size-mb', values['size-mb'], 25, { positive: true, max: 4096 });
-  const iters = numberOr('--iters', values.iters, 5, { integer: true, min: 1, max: 1000 });
-  if (values.backend !== 'gloo' && values.backend !== 'nccl')
-    throw new CliError(`dist-check: --backend must be gloo or nccl, got ${values.backend}`);
-  const torch = await import('../../torch/index.js');
-  const { ProcessGroup, readDistEnv, RankFailureError, DistEnvError } = torch.distributed;
-  let env;
-  try {
-    env = readDistEnv();
-  } catch (error) {
-    if (error instanceof DistEnvError) throw new CliError(error.message);
-    throw error;
-  }
-  const device = values.device === 'cuda' ? `cuda:${env.localRank}` : torch.checkDevice(values.device);
-  torch.checkDevice(device);
-  try {
+export const run = defineCommand({
+  help: HELP,
+  options: {
+    'size-mb': { type: 'string' },
+    iters: { type: 'string' },
+    backend: { type: 'string', default: 'gloo' },
+    device: { type: 'string', default: 'cpu' },
+  },
+  run: async ({ values }) => {
+    const sizeMb = numberOr('--size-mb', values['size-mb'], 25, { positive: true, max: 4096 });
+    const iters = numberOr('--iters', values.iters, 5, { integer: true, min: 1, max: 1000 });
+    if (values.backend !== 'gloo' && values.backend !== 'nccl')
+      throw new CliError(`dist-check: --backend must be gloo or nccl, got ${values.backend}`);
+    const torch = await import('../../torch/index.js');
+    const { ProcessGroup, readDistEnv } = torch.distributed;
+    const env = readDistEnv();
+    const device = values.device === 'cuda' ? `cuda:${env.localRank}` : torch.checkDevice(values.device);
+    torch.checkDevice(device);
     const group = ProcessGroup.init({ backend: values.backend, env });
     const result = torch.tidy(() => {
       const b = torch.full([4], env.rank === 0 ? 3 : -1, 'float32', device);
@@ -79,8 +66,5 @@ export async function run(argv: string[]): Promise<number> {
     }
     group.destroy();
     return result.ok ? 0 : 1;
-  } catch (error) {
-    if (error instanceof RankFailureError) throw new CliError(error.message, 3);
-    throw error;
-  }
-}
+  },
+});

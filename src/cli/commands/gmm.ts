@@ -1,6 +1,6 @@
 // `tailor gmm fit | predict | score | select | sample`: Gaussian mixtures by EM, CSV in, JSON out.
-import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { JSON_OPTION, defineCommand, type OptionValues } from '../command.js';
 import { choiceListArg, listArg, numberArg, rangeListArg } from '../args.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
 import { Rng } from '../../util/rng.js';
@@ -8,9 +8,7 @@ import {
   GaussianMixture,
   type GaussianMixtureOptions,
   COVARIANCE_TYPES,
-  SingularCovarianceError,
   type CovarianceType,
-  CsvError,
   readLabelsFile,
   readMatrixCsv,
   type CsvMatrix,
@@ -79,57 +77,41 @@ const OPTIONS = {
   proba: { type: 'boolean', default: false },
   'log-density': { type: 'boolean', default: false },
   n: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
+  ...JSON_OPTION,
 } as const;
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>['values'];
+type Values = OptionValues<typeof OPTIONS>;
 
-export async function run(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '-h' || sub === '--help' || sub === 'help') {
-    console.log(HELP);
-    return sub === undefined ? 1 : 0;
-  }
-  let values: Values;
-  try {
-    values = parseArgs({ args: rest, options: OPTIONS, strict: true }).values;
-  } catch (error) {
-    throw new CliError(`${(error as Error).message}\n\n${HELP}`);
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  try {
-    switch (sub) {
-      case 'fit':
-        return fit(values);
-      case 'predict':
-        return predict(values);
-      case 'score':
-        return score(values);
-      case 'select':
-        return select(values);
-      case 'sample':
-        return sample(values);
-      default:
-        throw new CliError(
-          `unknown gmm subcommand '${sub}' (fit, predict, score, select, sample; see tailor gmm --help)`,
-        );
+export const run = defineCommand({
+  help: HELP,
+  options: OPTIONS,
+  subcommand: true,
+  helpOnParseError: true,
+  run: ({ sub, values }) => {
+    try {
+      switch (sub) {
+        case 'fit':
+          return fit(values);
+        case 'predict':
+          return predict(values);
+        case 'score':
+          return score(values);
+        case 'select':
+          return select(values);
+        case 'sample':
+          return sample(values);
+        default:
+          throw new CliError(
+            `unknown gmm subcommand '${sub}' (fit, predict, score, select, sample; see tailor gmm --help)`,
+          );
+      }
+    } catch (error) {
+      // The models' argument checks (more components than samples, ...) concern the data given.
+      if (error instanceof RangeError) throw new CliError(error.message);
+      throw error;
     }
-  } catch (error) {
-    if (
-      error instanceof SingularCovarianceError ||
-      error instanceof CsvError ||
-      error instanceof GaussianModelError ||
-      error instanceof RangeError
-    ) {
-      throw new CliError(error.message);
-    }
-    throw error;
-  }
-}
+  },
+});
 
 function fit(v: Values): number {
   const x = loadData(v);

@@ -1,11 +1,7 @@
 // Shared by the long-tail commands: loading a checkpoint's session, tables, preference parsing.
 import * as torch from '../../torch/index.js';
 import {
-  ConfigError,
-  DataFormatError,
-  RunError,
-  loadRun as loadRunCore,
-  resolveCheckpoint as resolveCheckpointCore,
+  loadRun,
   type GroupResult,
   type LoadedRun,
   type System,
@@ -13,26 +9,15 @@ import {
   parsePreferenceText,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
+import { RUNTIME_OPTIONS } from '../command.js';
 import { resolveDevice, resolveThreads } from '../runtime.js';
 
-export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
-  try {
-    return loadRunCore(path, options);
-  } catch (error) {
-    if (error instanceof RunError || error instanceof DataFormatError || error instanceof ConfigError)
-      throw new CliError(error.message);
-    throw error;
-  }
-}
-
-export function resolveCheckpoint(path: string): string {
-  try {
-    return resolveCheckpointCore(path);
-  } catch (error) {
-    if (error instanceof RunError) throw new CliError(error.message);
-    throw error;
-  }
-}
+/** The options loadRunForEvaluation reads: -r CHECKPOINT, --root DIR, --threads N, --device D. */
+export const CHECKPOINT_OPTIONS = {
+  resume: { type: 'string', short: 'r' },
+  root: { type: 'string' },
+  ...RUNTIME_OPTIONS,
+} as const;
 
 /**
  * The shared start of the evaluation commands: thread count, the run, and an optional PRL

@@ -1,18 +1,10 @@
 // `tailor nmr ablate -c CONFIG --data DIR`: the ablations of the training, each trained like the
 // config and scored on a held-out data set; writes OUT/ablation/ablation.{json,md}.
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
+import { defineCommand } from '../command.js';
 import { listArg, numberArg, numberListArg } from '../args.js';
-import {
-  loadConfig,
-  NmrConfigError,
-  ABLATIONS,
-  formatAblationTable,
-  runAblation,
-  TrainingDivergedError,
-  NmrFormatError,
-} from '../../nmr/index.js';
+import { loadConfig, ABLATIONS, formatAblationTable, runAblation, NmrFormatError } from '../../nmr/index.js';
 
 const HELP = `usage: tailor nmr ablate -c CONFIG --data DIR [options]
 
@@ -35,57 +27,45 @@ options:
       --out DIR          override the config's output folder (results go to DIR/ablation)
   -h, --help             this text`;
 
-export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        config: { type: 'string', short: 'c' },
-        data: { type: 'string' },
-        variants: { type: 'string' },
-        epochs: { type: 'string' },
-        'max-samples': { type: 'string' },
-        out: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    throw new CliError(`${(e as Error).message}\n\n${HELP}`);
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (!values.config) throw new CliError(`-c/--config is required\n\n${HELP}`);
-  if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
-  let cfg;
-  try {
-    cfg = loadConfig(values.config);
-  } catch (e) {
-    if (e instanceof NmrConfigError) throw new CliError(e.message);
-    throw e;
-  }
-  if (values.out) cfg.out = resolve(values.out);
-  if (values.epochs) {
-    const parts = numberListArg('--epochs', values.epochs, { integer: true, min: 0 }, 2)!;
-    [cfg.stageA.epochs, cfg.stageB.epochs] = parts as [number, number];
-  }
-  const variants = listArg('--variants', values.variants);
-  for (const v of variants ?? [])
-    if (!ABLATIONS[v])
-      throw new CliError(`--variants: unknown variant '${v}' (known: ${Object.keys(ABLATIONS).join(', ')})`);
-  const maxSamples = numberArg('--max-samples', values['max-samples'], { integer: true, min: 1 });
-  try {
-    const rows = runAblation(cfg, {
-      data: resolve(values.data),
-      ...(variants ? { variants } : {}),
-      ...(maxSamples ? { maxSamples } : {}),
-    });
-    console.log(formatAblationTable(rows));
-    return 0;
-  } catch (e) {
-    if (e instanceof TrainingDivergedError || e instanceof NmrFormatError) throw new CliError(e.message, 3);
-    throw e;
-  }
-}
+export const run = defineCommand({
+  help: HELP,
+  options: {
+    config: { type: 'string', short: 'c' },
+    data: { type: 'string' },
+    variants: { type: 'string' },
+    epochs: { type: 'string' },
+    'max-samples': { type: 'string' },
+    out: { type: 'string' },
+  },
+  helpOnParseError: true,
+  run: ({ values }) => {
+    if (!values.config) throw new CliError(`-c/--config is required\n\n${HELP}`);
+    if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
+    const cfg = loadConfig(values.config);
+    if (values.out) cfg.out = resolve(values.out);
+    if (values.epochs) {
+      const parts = numberListArg('--epochs', values.epochs, { integer: true, min: 0 }, 2)!;
+      [cfg.stageA.epochs, cfg.stageB.epochs] = parts as [number, number];
+    }
+    const variants = listArg('--variants', values.variants);
+    for (const v of variants ?? [])
+      if (!ABLATIONS[v])
+        throw new CliError(
+          `--variants: unknown variant '${v}' (known: ${Object.keys(ABLATIONS).join(', ')})`,
+        );
+    const maxSamples = numberArg('--max-samples', values['max-samples'], { integer: true, min: 1 });
+    try {
+      const rows = runAblation(cfg, {
+        data: resolve(values.data),
+        ...(variants ? { variants } : {}),
+        ...(maxSamples ? { maxSamples } : {}),
+      });
+      console.log(formatAblationTable(rows));
+      return 0;
+    } catch (e) {
+      // A data set that fails while the variants train ends the run like a divergence (exit 3).
+      if (e instanceof NmrFormatError) throw new CliError(e.message, 3);
+      throw e;
+    }
+  },
+});

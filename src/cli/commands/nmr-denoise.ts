@@ -1,10 +1,10 @@
 // `tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR`: applies a trained
 // U-Net to spectra (CSV, JCAMP-DX, NMRPipe, Bruker folders; FIDs are processed first with the
 // file's own parameters) and writes each result as CSV and JCAMP-DX.
-import { parseArgs } from 'node:util';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import { CliError } from '../errors.js';
+import { CliError, asUserError } from '../errors.js';
+import { defineCommand } from '../command.js';
 import { numberListArg } from '../args.js';
 import { resolveDevice } from '../runtime.js';
 import { setDefaultDevice } from '../../torch/device.js';
@@ -143,52 +143,44 @@ function collect(path: string, prefer: 'raw' | 'processed'): Item[] {
   return [{ name: stem(path), spectrum: readOne(path, prefer) }];
 }
 
-export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        model: { type: 'string' },
-        device: { type: 'string' },
-        input: { type: 'string', multiple: true },
-        out: { type: 'string' },
-        processed: { type: 'boolean' },
-        ppm: { type: 'string' },
-        force: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    throw new CliError(`${(e as Error).message}\n\n${HELP}`);
-  }
-  if (values.help) {
-    console.log(HELP);
+export const run = defineCommand({
+  help: HELP,
+  options: {
+    model: { type: 'string' },
+    device: { type: 'string' },
+    input: { type: 'string', multiple: true },
+    out: { type: 'string' },
+    processed: { type: 'boolean' },
+    ppm: { type: 'string' },
+    force: { type: 'boolean' },
+  },
+  helpOnParseError: true,
+  run: ({ values }) => {
+    if (!values.model) throw new CliError(`--model is required\n\n${HELP}`);
+    if (!values.input?.length) throw new CliError(`--input is required\n\n${HELP}`);
+    if (!values.out) throw new CliError(`--out is required\n\n${HELP}`);
+    setDefaultDevice(resolveDevice(values.device));
+    const { model, domain } = loadModel(values.model);
+    useProcessing(domain, values.ppm);
+    const prefer = values.processed ? 'processed' : 'raw';
+    const items = values.input.flatMap((p) => collect(p, prefer));
+    if (domain && !isStackModel(model)) checkInputs(items, model, domain, values.force === true);
+    ensureDir(values.out);
+    const { outputs, seconds } = denoiseItems(model, items, values.model);
+    writeOutputs(items, outputs, values.model, values.out);
+    model.dispose();
+    console.log(
+      `denoised ${items.length} spectra in ${seconds.toFixed(2)} s (${(items.length / Math.max(seconds, 1e-9)).toFixed(1)} spectra/s); wrote CSV and JCAMP-DX to ${values.out}`,
+    );
     return 0;
-  }
-  if (!values.model) throw new CliError(`--model is required\n\n${HELP}`);
-  if (!values.input?.length) throw new CliError(`--input is required\n\n${HELP}`);
-  if (!values.out) throw new CliError(`--out is required\n\n${HELP}`);
-  setDefaultDevice(resolveDevice(values.device));
-  const { model, domain } = loadModel(values.model);
-  useProcessing(domain, values.ppm);
-  const items = collectInputs(values.input, values.processed ? 'processed' : 'raw');
-  if (domain && !isStackModel(model)) checkInputs(items, model, domain, values.force === true);
-  ensureDir(values.out);
-  const { outputs, seconds } = denoiseItems(model, items, values.model);
-  writeOutputs(items, outputs, values.model, values.out);
-  model.dispose();
-  console.log(
-    `denoised ${items.length} spectra in ${seconds.toFixed(2)} s (${(items.length / Math.max(seconds, 1e-9)).toFixed(1)} spectra/s); wrote CSV and JCAMP-DX to ${values.out}`,
-  );
-  return 0;
-}
+  },
+});
 
 function loadModel(file: string): { model: UNet1d; domain: TrainingDomain | null } {
   try {
     return loadDenoiserInfo(file);
   } catch (e) {
-    throw new CliError((e as Error).message);
+    throw asUserError(e);
   }
 }
 
@@ -199,15 +191,6 @@ function useProcessing(domain: TrainingDomain | null, ppm: string | undefined): 
   if (ppm !== undefined) {
     const parts = numberListArg('--ppm', ppm, {}, 2)!;
     ppmWindow = [parts[0]!, parts[1]!];
-  }
-}
-
-function collectInputs(paths: string[], prefer: 'raw' | 'processed'): Item[] {
-  try {
-    return paths.flatMap((p) => collect(p, prefer));
-  } catch (e) {
-    if (e instanceof NmrFormatError) throw new CliError(e.message);
-    throw e;
   }
 }
 

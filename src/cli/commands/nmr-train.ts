@@ -1,14 +1,13 @@
 // `tailor nmr train -c CONFIG [-r CHECKPOINT]`: two-stage training of the multi-SNR denoising
 // U-Net on a data set written by `tailor nmr simulate`.
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { CliError } from '../errors.js';
+import { CliError, asUserError } from '../errors.js';
+import { defineCommand } from '../command.js';
 import { numberArg, numberListArg } from '../args.js';
 import { resolveDevice } from '../runtime.js';
 import { setDefaultDevice } from '../../torch/device.js';
 import {
   loadConfig,
-  NmrConfigError,
   resolveConfig,
   checkLevels,
   experimentsFileOf,
@@ -16,10 +15,8 @@ import {
   readExperimentsFile,
   type ExperimentsFile,
   trainNmr,
-  TrainingDivergedError,
   UNet1d,
   formatParameterSummary,
-  NmrFormatError,
 } from '../../nmr/index.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,87 +75,70 @@ const EXPERIMENTS_RUN = {
   logEvery: 25,
 };
 
-export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        config: { type: 'string', short: 'c' },
-        resume: { type: 'string', short: 'r' },
-        out: { type: 'string' },
-        data: { type: 'string' },
-        epochs: { type: 'string' },
-        params: { type: 'boolean' },
-        device: { type: 'string' },
-        experiments: { type: 'string', multiple: true },
-        samples: { type: 'string' },
-        size: { type: 'string' },
-        lb: { type: 'string' },
-        ppm: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    throw new CliError(`${(e as Error).message}\n\n${HELP}`);
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  // Flags are checked before any file is read.
-  const processing = processingArgs(values);
-  const own = Boolean(values.experiments?.length || values.samples);
-  if (!values.config && !own)
-    throw new CliError(`-c/--config (or --experiments / --samples) is required\n\n${HELP}`);
-  let cfg;
-  try {
-    cfg = values.config
+export const run = defineCommand({
+  help: HELP,
+  options: {
+    config: { type: 'string', short: 'c' },
+    resume: { type: 'string', short: 'r' },
+    out: { type: 'string' },
+    data: { type: 'string' },
+    epochs: { type: 'string' },
+    params: { type: 'boolean' },
+    device: { type: 'string' },
+    experiments: { type: 'string', multiple: true },
+    samples: { type: 'string' },
+    size: { type: 'string' },
+    lb: { type: 'string' },
+    ppm: { type: 'string' },
+  },
+  helpOnParseError: true,
+  run: ({ values }) => {
+    // Flags are checked before any file is read.
+    const processing = processingArgs(values);
+    const own = Boolean(values.experiments?.length || values.samples);
+    if (!values.config && !own)
+      throw new CliError(`-c/--config (or --experiments / --samples) is required\n\n${HELP}`);
+    const cfg = values.config
       ? loadConfig(values.config)
       : resolveConfig(
           { ...EXPERIMENTS_RUN, data: { ...EXPERIMENTS_RUN.data, train: '.' } },
           process.cwd(),
           'built-in run',
         );
-  } catch (e) {
-    if (e instanceof NmrConfigError) throw new CliError(e.message);
-    throw e;
-  }
-  if (values.out) cfg.out = resolve(values.out);
-  if (values.data) cfg.data.train = [resolve(values.data)];
-  if (own) {
-    if (values.experiments?.length && values.samples)
-      throw new CliError('give either --experiments or --samples, not both');
-    // The samples are written next to the checkpoints: the run records what it was trained on.
-    const file = join(cfg.out, 'experiments.json');
-    try {
-      const spec = values.samples
-        ? readExperimentsFile(values.samples)
-        : { samples: values.experiments!.map((a, i) => parseExperimentsArg(a, i)), options: {} };
-      checkLevels(spec.samples, values.samples ?? '--experiments');
-      mkdirSync(cfg.out, { recursive: true });
-      writeJsonAtomic(file, experimentsFileOf(spec, processing));
-    } catch (e) {
-      if (e instanceof CliError) throw e;
-      throw new CliError((e as Error).message);
+    if (values.out) cfg.out = resolve(values.out);
+    if (values.data) cfg.data.train = [resolve(values.data)];
+    if (own) {
+      if (values.experiments?.length && values.samples)
+        throw new CliError('give either --experiments or --samples, not both');
+      // The samples are written next to the checkpoints: the run records what it was trained on.
+      const file = join(cfg.out, 'experiments.json');
+      try {
+        const spec = values.samples
+          ? readExperimentsFile(values.samples)
+          : { samples: values.experiments!.map((a, i) => parseExperimentsArg(a, i)), options: {} };
+        checkLevels(spec.samples, values.samples ?? '--experiments');
+        mkdirSync(cfg.out, { recursive: true });
+        writeJsonAtomic(file, experimentsFileOf(spec, processing));
+      } catch (e) {
+        // The experiments readers report some problems as plain Errors.
+        throw asUserError(e);
+      }
+      cfg.data.train = [file];
+      if (!values.config) cfg.data.val = null;
     }
-    cfg.data.train = [file];
-    if (!values.config) cfg.data.val = null;
-  }
-  if (values.epochs) {
-    const parts = numberListArg('--epochs', values.epochs, { integer: true, min: 0 }, 2)!;
-    [cfg.stageA.epochs, cfg.stageB.epochs] = parts as [number, number];
-  }
-  // The model, its batches and the optimizer state live on the run's device (a checkpoint
-  // resumes on any device: its tensors are copied into the model's).
-  setDefaultDevice(resolveDevice(values.device, cfg));
-  if (values.params) {
-    const model = new UNet1d(cfg.model);
-    console.log(formatParameterSummary(model));
-    model.dispose();
-    return 0;
-  }
-  try {
+    if (values.epochs) {
+      const parts = numberListArg('--epochs', values.epochs, { integer: true, min: 0 }, 2)!;
+      [cfg.stageA.epochs, cfg.stageB.epochs] = parts as [number, number];
+    }
+    // The model, its batches and the optimizer state live on the run's device (a checkpoint
+    // resumes on any device: its tensors are copied into the model's).
+    setDefaultDevice(resolveDevice(values.device, cfg));
+    if (values.params) {
+      const model = new UNet1d(cfg.model);
+      console.log(formatParameterSummary(model));
+      model.dispose();
+      return 0;
+    }
     const result = trainNmr(cfg, values.resume ? { resume: values.resume } : {});
     const last = result.history[result.history.length - 1];
     console.log(
@@ -171,12 +151,8 @@ export async function run(argv: string[]): Promise<number> {
         `; checkpoints ${result.lastCheckpoint}, ${result.bestCheckpoint}`,
     );
     return 0;
-  } catch (e) {
-    if (e instanceof TrainingDivergedError) throw new CliError(e.message, 3);
-    if (e instanceof NmrFormatError) throw new CliError(e.message);
-    throw e;
-  }
-}
+  },
+});
 
 /** --size, --lb, --ppm as experiments-file fields. */
 function processingArgs(values: { size?: string; lb?: string; ppm?: string }): Partial<ExperimentsFile> {

@@ -1,8 +1,8 @@
 // `tailor nmr yardstick`: the single-scan yardstick (src/nmr/eval/yardstick.ts) for trained models
 // and the single-input baselines on held-out samples: simulated data sets (against the truth and
 // against the held-out level K) or the user's own measurements (against level K).
-import { parseArgs } from 'node:util';
-import { CliError } from '../errors.js';
+import { CliError, asUserError } from '../errors.js';
+import { defineCommand } from '../command.js';
 import { choiceListArg, numberArg } from '../args.js';
 import {
   datasetYardSamples,
@@ -14,7 +14,6 @@ import {
   parseExperimentsArg,
   readExperimentsFile,
   checkLevels,
-  NmrFormatError,
   loadDenoiser,
   denoiseSpectra,
   denoiseStacks,
@@ -48,103 +47,95 @@ options:
       --out FILE          also write the tables (Markdown)
   -h, --help              this text`;
 
-export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        data: { type: 'string', multiple: true },
-        samples: { type: 'string' },
-        experiments: { type: 'string', multiple: true },
-        model: { type: 'string', multiple: true },
-        baselines: { type: 'string' },
-        'no-fusion': { type: 'boolean' },
-        validation: { type: 'string' },
-        'max-samples': { type: 'string' },
-        ratio: { type: 'string' },
-        json: { type: 'string' },
-        out: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    throw new CliError(`${(e as Error).message}\n\n${HELP}`);
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const maxSamples = numberArg('--max-samples', values['max-samples'], { integer: true, min: 1 });
-  const validation = numberArg('--validation', values.validation, { min: 0, below: 1 });
-  let ratio = numberArg('--ratio', values.ratio, { positive: true });
-  const baselines =
-    values.baselines === undefined
-      ? [...SINGLE_BASELINES]
-      : choiceListArg('--baselines', values.baselines, SINGLE_BASELINES);
-  const samples: YardSample[] = [];
-  try {
-    for (const dir of values.data ?? []) {
-      const d = datasetYardSamples(dir, maxSamples);
-      samples.push(...d.samples);
-      ratio ??= d.ratio;
-    }
-    if (values.samples) samples.push(...experimentYardSamples(readExperimentsFile(values.samples)));
-    if (values.experiments?.length) {
-      const list = values.experiments.map((a, i) => parseExperimentsArg(a, i));
-      checkLevels(list, '--experiments');
-      samples.push(...experimentYardSamples({ samples: list, options: {} }));
-    }
-  } catch (e) {
-    if (e instanceof NmrFormatError || e instanceof Error) throw new CliError(e.message);
-    throw e;
-  }
-  if (samples.length === 0)
-    throw new CliError(`give held-out samples (--data, --samples or --experiments)\n\n${HELP}`);
-  const K1 = samples[0]!.spectra.length;
-  const bad = samples.find((s) => s.spectra.length !== K1);
-  if (bad) throw new CliError(`${bad.name}: ${bad.spectra.length} levels, ${samples[0]!.name} has ${K1}`);
-  const methods: YardMethod[] = [];
-  const disposers: (() => void)[] = [];
-  if (values.model?.length) {
-    for (const spec of values.model) {
-      const eq = spec.indexOf('=');
-      const name = eq > 0 ? spec.slice(0, eq) : 'model';
-      const path = eq > 0 ? spec.slice(eq + 1) : spec;
-      let model;
-      try {
-        model = loadDenoiser(path);
-      } catch (e) {
-        throw new CliError((e as Error).message);
+export const run = defineCommand({
+  help: HELP,
+  options: {
+    data: { type: 'string', multiple: true },
+    samples: { type: 'string' },
+    experiments: { type: 'string', multiple: true },
+    model: { type: 'string', multiple: true },
+    baselines: { type: 'string' },
+    'no-fusion': { type: 'boolean' },
+    validation: { type: 'string' },
+    'max-samples': { type: 'string' },
+    ratio: { type: 'string' },
+    json: { type: 'string' },
+    out: { type: 'string' },
+  },
+  helpOnParseError: true,
+  run: ({ values }) => {
+    const maxSamples = numberArg('--max-samples', values['max-samples'], { integer: true, min: 1 });
+    const validation = numberArg('--validation', values.validation, { min: 0, below: 1 });
+    let ratio = numberArg('--ratio', values.ratio, { positive: true });
+    const baselines =
+      values.baselines === undefined
+        ? [...SINGLE_BASELINES]
+        : choiceListArg('--baselines', values.baselines, SINGLE_BASELINES);
+    const samples: YardSample[] = [];
+    try {
+      for (const dir of values.data ?? []) {
+        const d = datasetYardSamples(dir, maxSamples);
+        samples.push(...d.samples);
+        ratio ??= d.ratio;
       }
-      disposers.push(() => model.dispose());
-      if (isStackModel(model)) {
-        if (model.config.inputLevels !== K1)
-          throw new CliError(
-            `--model ${path}: takes ${model.config.inputLevels} levels, the samples have ${K1}`,
-          );
-        methods.push({ name, stack: true, run: (pre) => denoiseStacks(model, [pre.spectra])[0]! });
-      } else methods.push({ name, stack: false, run: (pre) => denoiseSpectra(model, [pre.spectra[0]!])[0]! });
+      if (values.samples) samples.push(...experimentYardSamples(readExperimentsFile(values.samples)));
+      if (values.experiments?.length) {
+        const list = values.experiments.map((a, i) => parseExperimentsArg(a, i));
+        checkLevels(list, '--experiments');
+        samples.push(...experimentYardSamples({ samples: list, options: {} }));
+      }
+    } catch (e) {
+      // The experiments readers report some problems as plain Errors.
+      throw asUserError(e);
     }
-  }
-  try {
-    const report = runYardstick(samples, {
-      baselines,
-      fusion: !values['no-fusion'],
-      methods,
-      ...(validation !== undefined ? { validationFraction: validation } : {}),
-      ...(ratio !== undefined ? { ratio } : {}),
-      onProgress: (done, total) => {
-        if (process.stderr.isTTY) process.stderr.write(`\r${done}/${total}`);
-      },
-    });
-    if (process.stderr.isTTY) process.stderr.write('\n');
-    const text = formatYardstick(report);
-    console.log(text);
-    if (values.out) writeFileAtomic(values.out, text);
-    if (values.json) writeJsonAtomic(values.json, report);
-    return 0;
-  } finally {
-    for (const d of disposers) d();
-  }
-}
+    if (samples.length === 0)
+      throw new CliError(`give held-out samples (--data, --samples or --experiments)\n\n${HELP}`);
+    const K1 = samples[0]!.spectra.length;
+    const bad = samples.find((s) => s.spectra.length !== K1);
+    if (bad) throw new CliError(`${bad.name}: ${bad.spectra.length} levels, ${samples[0]!.name} has ${K1}`);
+    const methods: YardMethod[] = [];
+    const disposers: (() => void)[] = [];
+    if (values.model?.length) {
+      for (const spec of values.model) {
+        const eq = spec.indexOf('=');
+        const name = eq > 0 ? spec.slice(0, eq) : 'model';
+        const path = eq > 0 ? spec.slice(eq + 1) : spec;
+        let model;
+        try {
+          model = loadDenoiser(path);
+        } catch (e) {
+          throw asUserError(e);
+        }
+        disposers.push(() => model.dispose());
+        if (isStackModel(model)) {
+          if (model.config.inputLevels !== K1)
+            throw new CliError(
+              `--model ${path}: takes ${model.config.inputLevels} levels, the samples have ${K1}`,
+            );
+          methods.push({ name, stack: true, run: (pre) => denoiseStacks(model, [pre.spectra])[0]! });
+        } else
+          methods.push({ name, stack: false, run: (pre) => denoiseSpectra(model, [pre.spectra[0]!])[0]! });
+      }
+    }
+    try {
+      const report = runYardstick(samples, {
+        baselines,
+        fusion: !values['no-fusion'],
+        methods,
+        ...(validation !== undefined ? { validationFraction: validation } : {}),
+        ...(ratio !== undefined ? { ratio } : {}),
+        onProgress: (done, total) => {
+          if (process.stderr.isTTY) process.stderr.write(`\r${done}/${total}`);
+        },
+      });
+      if (process.stderr.isTTY) process.stderr.write('\n');
+      const text = formatYardstick(report);
+      console.log(text);
+      if (values.out) writeFileAtomic(values.out, text);
+      if (values.json) writeJsonAtomic(values.json, report);
+      return 0;
+    } finally {
+      for (const d of disposers) d();
+    }
+  },
+});

@@ -1,7 +1,7 @@
 // `tailor nmr simulate | evaluate | process`: multi-SNR NMR data sets, classical baselines and
 // the metrics table, and conversion of vendor files to processed CSV spectra.
-import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { JSON_OPTION, defineCommand, defineSubcommands } from '../command.js';
 import { choiceListArg, numberListArg, numberOr, requiredNumber } from '../args.js';
 import {
   writeSemiSyntheticDataset,
@@ -11,7 +11,6 @@ import {
   BASELINES,
   evaluateDataset,
   type BaselineName,
-  NmrFormatError,
   readNmr,
   toSpectrum,
   type ConvertOptions,
@@ -122,316 +121,275 @@ const int = (value: string | undefined, name: string, fallback?: number, min = 0
     ? requiredNumber(`--${name}`, value, { integer: true, min }, HELP)
     : numberOr(`--${name}`, value, fallback, { integer: true, min });
 
-export async function run(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '-h' || sub === '--help' || sub === 'help') {
-    console.log(HELP);
-    return sub === undefined ? 1 : 0;
-  }
-  try {
-    switch (sub) {
-      case 'simulate':
-        return simulate(rest);
-      case 'evaluate':
-      case 'baseline':
-        return await evaluate(rest);
-      case 'process':
-        return processCommand(rest);
-      case 'stack':
-        return stackCommand(rest);
-      case 'train':
-        return await (await import('./nmr-train.js')).run(rest);
-      case 'denoise':
-        return await (await import('./nmr-denoise.js')).run(rest);
-      case 'ablate':
-        return await (await import('./nmr-ablate.js')).run(rest);
-      case 'yardstick':
-        return await (await import('./nmr-yardstick.js')).run(rest);
-      default:
-        throw new CliError(`unknown subcommand 'nmr ${sub}'\n\n${HELP}`);
+const simulate = defineCommand({
+  help: HELP,
+  options: {
+    samples: { type: 'string' },
+    levels: { type: 'string' },
+    ratio: { type: 'string' },
+    points: { type: 'string' },
+    seed: { type: 'string' },
+    out: { type: 'string' },
+    'snr-min': { type: 'string' },
+    'snr-max': { type: 'string' },
+    sf: { type: 'string' },
+    'sw-ppm': { type: 'string' },
+    from: { type: 'string', multiple: true },
+    lb: { type: 'string' },
+    'max-shift': { type: 'string' },
+    family: { type: 'string', default: 'default' },
+  },
+  run: ({ values }) => {
+    const family = FAMILIES[values.family!];
+    if (!family)
+      throw new CliError(
+        `--family: unknown '${values.family}'; choose from ${Object.keys(FAMILIES).join(', ')}`,
+      );
+    const samples = int(values.samples, 'samples', undefined, 1);
+    const levels = int(values.levels, 'levels', 3, 2);
+    const ratio = num(values.ratio, 'ratio', 2);
+    if (!(ratio > 1)) throw new CliError(`--ratio must be > 1, got ${ratio}`);
+    const points = int(values.points, 'points', 8192, 64);
+    if (!isPowerOfTwo(points)) throw new CliError(`--points must be a power of two, got ${points}`);
+    const seed = int(values.seed, 'seed', 0);
+    const out = values.out;
+    if (!out) throw new CliError(`--out is required\n\n${HELP}`);
+    const semi = values.from && values.from.length > 0;
+    const snrRange: [number, number] = [
+      num(values['snr-min'], 'snr-min', 5),
+      num(values['snr-max'], 'snr-max', 50),
+    ];
+    if (!(snrRange[0] > 0 && snrRange[1] >= snrRange[0]))
+      throw new CliError(`--snr-min/--snr-max: need 0 < min <= max, got ${snrRange.join(', ')}`);
+    const t0 = Date.now();
+    const progress = (i: number): void => {
+      if (process.stderr.isTTY && (i % 10 === 0 || i === samples)) process.stderr.write(`\r${i}/${samples}`);
+    };
+    let manifest;
+    if (semi) {
+      const fids: Fid[] = values.from!.map((p) => {
+        const d = readNmr(p);
+        if (d.kind === 'fid') return d.fid;
+        if (d.kind === 'fids') return d.fids[0]!;
+        throw new CliError(`--from ${p}: a processed spectrum; semi-synthetic data need a FID (time domain)`);
+      });
+      const apodization: Apodization = { kind: 'exponential', lbHz: num(values.lb, 'lb', 0.3) };
+      manifest = writeSemiSyntheticDataset(
+        out,
+        samples,
+        seed,
+        fids,
+        {
+          points,
+          levels,
+          ratio,
+          snrRange,
+          apodization,
+          maxShiftPoints: num(values['max-shift'], 'max-shift', 0),
+        },
+        progress,
+      );
+    } else {
+      manifest = writeSyntheticDataset(
+        out,
+        samples,
+        seed,
+        {
+          points,
+          levels,
+          ratio,
+          snrRange,
+          ...family,
+          sfMHz: num(values.sf, 'sf', 400),
+          swPpm: num(values['sw-ppm'], 'sw-ppm', 12),
+          maxShiftPoints: num(values['max-shift'], 'max-shift', 1.5),
+        },
+        progress,
+      );
     }
-  } catch (e) {
-    if (e instanceof NmrFormatError) throw new CliError(e.message);
-    throw e;
-  }
-}
-
-function simulate(argv: string[]): number {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      samples: { type: 'string' },
-      levels: { type: 'string' },
-      ratio: { type: 'string' },
-      points: { type: 'string' },
-      seed: { type: 'string' },
-      out: { type: 'string' },
-      'snr-min': { type: 'string' },
-      'snr-max': { type: 'string' },
-      sf: { type: 'string' },
-      'sw-ppm': { type: 'string' },
-      from: { type: 'string', multiple: true },
-      lb: { type: 'string' },
-      'max-shift': { type: 'string' },
-      family: { type: 'string', default: 'default' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(HELP);
+    if (process.stderr.isTTY) process.stderr.write('\n');
+    console.log(
+      `wrote ${manifest.samples} ${manifest.generator.kind} samples x ${manifest.levels} levels x ${manifest.points} points (T = ${manifest.ratio}) to ${out} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
     return 0;
-  }
-  const family = FAMILIES[values.family!];
-  if (!family)
-    throw new CliError(
-      `--family: unknown '${values.family}'; choose from ${Object.keys(FAMILIES).join(', ')}`,
-    );
-  const samples = int(values.samples, 'samples', undefined, 1);
-  const levels = int(values.levels, 'levels', 3, 2);
-  const ratio = num(values.ratio, 'ratio', 2);
-  if (!(ratio > 1)) throw new CliError(`--ratio must be > 1, got ${ratio}`);
-  const points = int(values.points, 'points', 8192, 64);
-  if (!isPowerOfTwo(points)) throw new CliError(`--points must be a power of two, got ${points}`);
-  const seed = int(values.seed, 'seed', 0);
-  const out = values.out;
-  if (!out) throw new CliError(`--out is required\n\n${HELP}`);
-  const semi = values.from && values.from.length > 0;
-  const snrRange: [number, number] = [
-    num(values['snr-min'], 'snr-min', 5),
-    num(values['snr-max'], 'snr-max', 50),
-  ];
-  if (!(snrRange[0] > 0 && snrRange[1] >= snrRange[0]))
-    throw new CliError(`--snr-min/--snr-max: need 0 < min <= max, got ${snrRange.join(', ')}`);
-  const t0 = Date.now();
-  const progress = (i: number): void => {
-    if (process.stderr.isTTY && (i % 10 === 0 || i === samples)) process.stderr.write(`\r${i}/${samples}`);
-  };
-  let manifest;
-  if (semi) {
-    const fids: Fid[] = values.from!.map((p) => {
-      const d = readNmr(p);
-      if (d.kind === 'fid') return d.fid;
-      if (d.kind === 'fids') return d.fids[0]!;
-      throw new CliError(`--from ${p}: a processed spectrum; semi-synthetic data need a FID (time domain)`);
-    });
-    const apodization: Apodization = { kind: 'exponential', lbHz: num(values.lb, 'lb', 0.3) };
-    manifest = writeSemiSyntheticDataset(
-      out,
-      samples,
-      seed,
-      fids,
-      {
-        points,
-        levels,
-        ratio,
-        snrRange,
-        apodization,
-        maxShiftPoints: num(values['max-shift'], 'max-shift', 0),
-      },
-      progress,
-    );
-  } else {
-    manifest = writeSyntheticDataset(
-      out,
-      samples,
-      seed,
-      {
-        points,
-        levels,
-        ratio,
-        snrRange,
-        ...family,
-        sfMHz: num(values.sf, 'sf', 400),
-        swPpm: num(values['sw-ppm'], 'sw-ppm', 12),
-        maxShiftPoints: num(values['max-shift'], 'max-shift', 1.5),
-      },
-      progress,
-    );
-  }
-  if (process.stderr.isTTY) process.stderr.write('\n');
-  console.log(
-    `wrote ${manifest.samples} ${manifest.generator.kind} samples x ${manifest.levels} levels x ${manifest.points} points (T = ${manifest.ratio}) to ${out} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
-  );
-  return 0;
-}
+  },
+});
 
-async function evaluate(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      data: { type: 'string' },
-      baselines: { type: 'string', default: 'all' },
-      'max-samples': { type: 'string' },
-      validation: { type: 'string' },
-      rescale: { type: 'string', default: 'huber' },
-      'local-align': { type: 'boolean', default: false },
-      model: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(HELP);
+const evaluate = defineCommand({
+  help: HELP,
+  options: {
+    data: { type: 'string' },
+    baselines: { type: 'string', default: 'all' },
+    'max-samples': { type: 'string' },
+    validation: { type: 'string' },
+    rescale: { type: 'string', default: 'huber' },
+    'local-align': { type: 'boolean', default: false },
+    model: { type: 'string' },
+    ...JSON_OPTION,
+  },
+  run: ({ values }) => {
+    // libtorch loads with the model only, so the other subcommands work without it.
+    const loaded = values.model
+      ? (() => {
+          const model = loadDenoiser(values.model!);
+          return { extraMethods: { model: modelDenoiser(model) }, stack: isStackModel(model), model };
+        })()
+      : undefined;
+    if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
+    const methods: BaselineName[] = choiceListArg('--baselines', values.baselines!, BASELINES, true);
+    const rescaleChoice = values.rescale!;
+    if (!['huber', 'inverse', 'seed', 'none'].includes(rescaleChoice))
+      throw new CliError(`--rescale: expected huber, inverse, seed or none, got '${rescaleChoice}'`);
+    const ds = new Dataset(values.data);
+    try {
+      const options: Parameters<typeof evaluateDataset>[1] = {
+        methods,
+        preprocess: {
+          rescale: rescaleChoice === 'none' ? false : (rescaleChoice as RescaleMethod),
+          align: { local: values['local-align'] },
+        },
+        ...(loaded ? { extraMethods: loaded.extraMethods } : {}),
+        ...(loaded?.stack ? { stackMethods: ['model'] } : {}),
+      };
+      if (loaded?.stack && loaded.model.config.inputLevels !== ds.manifest.levels)
+        throw new CliError(
+          `--model ${values.model}: the model takes stacks of ${loaded.model.config.inputLevels} levels, ${values.data} has ${ds.manifest.levels}`,
+        );
+      if (values['max-samples'] !== undefined)
+        options.maxSamples = int(values['max-samples'], 'max-samples', undefined, 2);
+      if (values.validation !== undefined) options.validationFraction = num(values.validation, 'validation');
+      const report = evaluateDataset(ds, options);
+      console.log(values.json ? JSON.stringify(report, null, 2) : formatReport(report));
+    } finally {
+      ds.close();
+    }
     return 0;
-  }
-  // libtorch loads with the model only, so the other subcommands work without it.
-  const loaded = values.model
-    ? (() => {
-        const model = loadDenoiser(values.model!);
-        return { extraMethods: { model: modelDenoiser(model) }, stack: isStackModel(model), model };
-      })()
-    : undefined;
-  if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
-  const methods: BaselineName[] = choiceListArg('--baselines', values.baselines!, BASELINES, true);
-  const rescaleChoice = values.rescale!;
-  if (!['huber', 'inverse', 'seed', 'none'].includes(rescaleChoice))
-    throw new CliError(`--rescale: expected huber, inverse, seed or none, got '${rescaleChoice}'`);
-  const ds = new Dataset(values.data);
-  try {
-    const options: Parameters<typeof evaluateDataset>[1] = {
-      methods,
+  },
+});
+
+const processCommand = defineCommand({
+  help: HELP,
+  options: {
+    input: { type: 'string' },
+    out: { type: 'string' },
+    size: { type: 'string' },
+    lb: { type: 'string' },
+    gb: { type: 'string' },
+    phase: { type: 'string', default: 'params' },
+    processed: { type: 'boolean', default: false },
+    row: { type: 'string' },
+  },
+  run: ({ values }) => {
+    if (!values.input || !values.out) throw new CliError(`--input and --out are required\n\n${HELP}`);
+    const options: ConvertOptions = {
+      prefer: values.processed ? 'processed' : 'raw',
+      row: int(values.row, 'row', 0),
+    };
+    if (values.phase === 'params' || values.phase === 'auto' || values.phase === 'none')
+      options.phase = values.phase;
+    else {
+      const parts = numberListArg('--phase', values.phase, {}, 2)!;
+      options.phase = { p0: parts[0]!, p1: parts[1]! };
+    }
+    if (values.size !== undefined) {
+      const size = int(values.size, 'size', undefined, 2);
+      if (!isPowerOfTwo(size)) throw new CliError(`--size must be a power of two, got ${size}`);
+      options.size = size;
+    }
+    if (values.gb !== undefined) options.apodization = { kind: 'gaussian', gbHz: num(values.gb, 'gb') };
+    else if (values.lb !== undefined)
+      options.apodization = { kind: 'exponential', lbHz: num(values.lb, 'lb') };
+    const { spectrum, note } = toSpectrum(values.input, options);
+    if (note) console.error(note);
+    writeCsvSpectrum(values.out, spectrum, `processed from ${values.input} by tailor nmr process`);
+    console.log(
+      `wrote ${spectrum.real.length} points, ${spectrum.ppmFirst.toFixed(4)} .. ${spectrum.ppmLast.toFixed(4)} ppm, to ${values.out}`,
+    );
+    return 0;
+  },
+});
+
+const stackCommand = defineCommand({
+  help: HELP,
+  options: {
+    input: { type: 'string', multiple: true },
+    size: { type: 'string' },
+    lb: { type: 'string' },
+    phase: { type: 'string', default: 'params' },
+    ppm: { type: 'string' },
+    noise: { type: 'string', default: 'mad' },
+    rescale: { type: 'string', default: 'huber' },
+    'local-align': { type: 'boolean', default: false },
+    'same-index': { type: 'boolean', default: false },
+    out: { type: 'string' },
+    ...JSON_OPTION,
+  },
+  run: ({ values }) => {
+    const inputs = values.input ?? [];
+    if (inputs.length < 2)
+      throw new CliError(`give at least two --input experiments, lowest SNR first\n\n${HELP}`);
+    if (values.phase !== 'params' && values.phase !== 'auto')
+      throw new CliError(`--phase: expected params or auto, got '${values.phase}'`);
+    if (values.noise !== 'mad' && values.noise !== 'diff')
+      throw new CliError(`--noise: expected mad or diff, got '${values.noise}'`);
+    if (!['huber', 'inverse', 'seed', 'none'].includes(values.rescale!))
+      throw new CliError(`--rescale: expected huber, inverse, seed or none, got '${values.rescale}'`);
+    const options: Parameters<typeof realStack>[1] = {
+      phase: values.phase,
+      axis: values['same-index'] ? 'index' : 'ppm',
       preprocess: {
-        rescale: rescaleChoice === 'none' ? false : (rescaleChoice as RescaleMethod),
+        noise: values.noise,
+        rescale: values.rescale === 'none' ? false : (values.rescale as RescaleMethod),
         align: { local: values['local-align'] },
       },
-      ...(loaded ? { extraMethods: loaded.extraMethods } : {}),
-      ...(loaded?.stack ? { stackMethods: ['model'] } : {}),
     };
-    if (loaded?.stack && loaded.model.config.inputLevels !== ds.manifest.levels)
-      throw new CliError(
-        `--model ${values.model}: the model takes stacks of ${loaded.model.config.inputLevels} levels, ${values.data} has ${ds.manifest.levels}`,
-      );
-    if (values['max-samples'] !== undefined)
-      options.maxSamples = int(values['max-samples'], 'max-samples', undefined, 2);
-    if (values.validation !== undefined) options.validationFraction = num(values.validation, 'validation');
-    const report = evaluateDataset(ds, options);
-    console.log(values.json ? JSON.stringify(report, null, 2) : formatReport(report));
-  } finally {
-    ds.close();
-  }
-  return 0;
-}
-
-function processCommand(argv: string[]): number {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      input: { type: 'string' },
-      out: { type: 'string' },
-      size: { type: 'string' },
-      lb: { type: 'string' },
-      gb: { type: 'string' },
-      phase: { type: 'string', default: 'params' },
-      processed: { type: 'boolean', default: false },
-      row: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (!values.input || !values.out) throw new CliError(`--input and --out are required\n\n${HELP}`);
-  const options: ConvertOptions = {
-    prefer: values.processed ? 'processed' : 'raw',
-    row: int(values.row, 'row', 0),
-  };
-  if (values.phase === 'params' || values.phase === 'auto' || values.phase === 'none')
-    options.phase = values.phase;
-  else {
-    const parts = numberListArg('--phase', values.phase, {}, 2)!;
-    options.phase = { p0: parts[0]!, p1: parts[1]! };
-  }
-  if (values.size !== undefined) {
-    const size = int(values.size, 'size', undefined, 2);
-    if (!isPowerOfTwo(size)) throw new CliError(`--size must be a power of two, got ${size}`);
-    options.size = size;
-  }
-  if (values.gb !== undefined) options.apodization = { kind: 'gaussian', gbHz: num(values.gb, 'gb') };
-  else if (values.lb !== undefined) options.apodization = { kind: 'exponential', lbHz: num(values.lb, 'lb') };
-  const { spectrum, note } = toSpectrum(values.input, options);
-  if (note) console.error(note);
-  writeCsvSpectrum(values.out, spectrum, `processed from ${values.input} by tailor nmr process`);
-  console.log(
-    `wrote ${spectrum.real.length} points, ${spectrum.ppmFirst.toFixed(4)} .. ${spectrum.ppmLast.toFixed(4)} ppm, to ${values.out}`,
-  );
-  return 0;
-}
-
-function stackCommand(argv: string[]): number {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      input: { type: 'string', multiple: true },
-      size: { type: 'string' },
-      lb: { type: 'string' },
-      phase: { type: 'string', default: 'params' },
-      ppm: { type: 'string' },
-      noise: { type: 'string', default: 'mad' },
-      rescale: { type: 'string', default: 'huber' },
-      'local-align': { type: 'boolean', default: false },
-      'same-index': { type: 'boolean', default: false },
-      out: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const inputs = values.input ?? [];
-  if (inputs.length < 2)
-    throw new CliError(`give at least two --input experiments, lowest SNR first\n\n${HELP}`);
-  if (values.phase !== 'params' && values.phase !== 'auto')
-    throw new CliError(`--phase: expected params or auto, got '${values.phase}'`);
-  if (values.noise !== 'mad' && values.noise !== 'diff')
-    throw new CliError(`--noise: expected mad or diff, got '${values.noise}'`);
-  if (!['huber', 'inverse', 'seed', 'none'].includes(values.rescale!))
-    throw new CliError(`--rescale: expected huber, inverse, seed or none, got '${values.rescale}'`);
-  const options: Parameters<typeof realStack>[1] = {
-    phase: values.phase,
-    axis: values['same-index'] ? 'index' : 'ppm',
-    preprocess: {
-      noise: values.noise,
-      rescale: values.rescale === 'none' ? false : (values.rescale as RescaleMethod),
-      align: { local: values['local-align'] },
-    },
-  };
-  if (values.size !== undefined) {
-    const size = int(values.size, 'size', undefined, 64);
-    if (!isPowerOfTwo(size)) throw new CliError(`--size must be a power of two, got ${size}`);
-    options.size = size;
-  }
-  if (values.lb !== undefined) options.apodization = { kind: 'exponential', lbHz: num(values.lb, 'lb') };
-  if (values.ppm !== undefined) {
-    const parts = numberListArg('--ppm', values.ppm, {}, 2)!;
-    options.ppmRange = [parts[0]!, parts[1]!];
-  }
-  // '+' co-adds files into one experiment (repeated scans).
-  const stack = realStack(
-    inputs.map((i) => (i.includes('+') ? i.split('+') : i)),
-    options,
-  );
-  const r = stack.result;
-  const report = stackReport(stack);
-  if (values.out) {
-    writeCsvSpectrum(
-      values.out,
-      {
-        real: r.pseudoTruth,
-        ppmFirst: stack.ppmFirst,
-        ppmLast: stack.ppmLast,
-        refMHz: stack.refMHz,
-        source: 'pseudo truth',
-      },
-      `pseudo ground truth of ${inputs.join(' ')}`,
+    if (values.size !== undefined) {
+      const size = int(values.size, 'size', undefined, 64);
+      if (!isPowerOfTwo(size)) throw new CliError(`--size must be a power of two, got ${size}`);
+      options.size = size;
+    }
+    if (values.lb !== undefined) options.apodization = { kind: 'exponential', lbHz: num(values.lb, 'lb') };
+    if (values.ppm !== undefined) {
+      const parts = numberListArg('--ppm', values.ppm, {}, 2)!;
+      options.ppmRange = [parts[0]!, parts[1]!];
+    }
+    // '+' co-adds files into one experiment (repeated scans).
+    const stack = realStack(
+      inputs.map((i) => (i.includes('+') ? i.split('+') : i)),
+      options,
     );
-  }
-  console.log(values.json ? JSON.stringify(report, null, 2) : formatStackReport(report));
-  return 0;
-}
+    const r = stack.result;
+    const report = stackReport(stack);
+    if (values.out) {
+      writeCsvSpectrum(
+        values.out,
+        {
+          real: r.pseudoTruth,
+          ppmFirst: stack.ppmFirst,
+          ppmLast: stack.ppmLast,
+          refMHz: stack.refMHz,
+          source: 'pseudo truth',
+        },
+        `pseudo ground truth of ${inputs.join(' ')}`,
+      );
+    }
+    console.log(values.json ? JSON.stringify(report, null, 2) : formatStackReport(report));
+    return 0;
+  },
+});
+
+export const run = defineSubcommands({
+  help: HELP,
+  commands: {
+    simulate,
+    evaluate,
+    baseline: evaluate,
+    process: processCommand,
+    stack: stackCommand,
+    train: async (argv) => (await import('./nmr-train.js')).run(argv),
+    denoise: async (argv) => (await import('./nmr-denoise.js')).run(argv),
+    ablate: async (argv) => (await import('./nmr-ablate.js')).run(argv),
+    yardstick: async (argv) => (await import('./nmr-yardstick.js')).run(argv),
+  },
+  unknown: (sub) => `unknown subcommand 'nmr ${sub}'\n\n${HELP}`,
+});

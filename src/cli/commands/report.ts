@@ -1,7 +1,7 @@
 // `tailor report --run DIR`: writes DIR/report.html, a self-contained page (opens offline) with
 // the charts of whatever the run's results.json holds.
-import { parseArgs } from 'node:util';
-import { CliError } from '../errors.js';
+import { CliError, asUserError } from '../errors.js';
+import { defineCommand } from '../command.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import { join } from 'node:path';
 import { runPage } from '../../report/index.js';
@@ -27,35 +27,23 @@ options:
   --out FILE   write the page there instead of DIR/report.html
   -h, --help   this text`;
 
-export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    values = parseArgs({
-      args: argv,
-      options: {
-        run: { type: 'string' },
-        out: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    throw new CliError(`${(error as Error).message}\n\n${HELP}`);
-  }
-  if (values.help) {
-    console.log(HELP);
+export const run = defineCommand({
+  help: HELP,
+  options: { run: { type: 'string' }, out: { type: 'string' } },
+  helpOnParseError: true,
+  run: ({ values }) => {
+    if (!values.run) throw new CliError(`--run DIR is required\n\n${HELP}`);
+    const path = values.out ?? join(values.run, 'report.html');
+    let kind: string;
+    try {
+      const page = runPage(values.run);
+      kind = page.kind;
+      writeFileAtomic(path, renderPage(page));
+    } catch (error) {
+      // The report readers name the file and field; a plain Error from them is the run's problem too.
+      throw asUserError(error);
+    }
+    console.log(`wrote ${path} (${kind} report)`);
     return 0;
-  }
-  if (!values.run) throw new CliError(`--run DIR is required\n\n${HELP}`);
-  const path = values.out ?? join(values.run, 'report.html');
-  let kind: string;
-  try {
-    const page = runPage(values.run);
-    kind = page.kind;
-    writeFileAtomic(path, renderPage(page));
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
-  console.log(`wrote ${path} (${kind} report)`);
-  return 0;
-}
+  },
+});

@@ -1,8 +1,8 @@
 // `tailor serve`: browse the runs under a directory in a local web app (read-only; the one
 // query endpoint evaluates a PRL run at a preference).
 import { existsSync, statSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { defineCommand } from '../command.js';
 import { numberArg } from '../args.js';
 import { startReportServer } from '../../report/server.js';
 
@@ -22,59 +22,49 @@ options:
   --host ADDRESS  address to bind (default 127.0.0.1; use 0.0.0.0 to serve other machines)
   -h, --help      this text`;
 
-export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    values = parseArgs({
-      args: argv,
-      options: {
-        runs: { type: 'string', default: 'runs' },
-        port: { type: 'string', default: '8787' },
-        host: { type: 'string', default: '127.0.0.1' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    throw new CliError(`${(error as Error).message}\n\n${HELP}`);
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const port = numberArg('--port', values.port, { integer: true, min: 0, max: 65535 })!;
-  if (!existsSync(values.runs) || !statSync(values.runs).isDirectory()) {
-    throw new CliError(
-      `--runs ${values.runs}: not a directory (train a model with 'tailor train --out ${values.runs}/NAME' first, or pass --runs)`,
-    );
-  }
-  let running;
-  try {
-    running = await startReportServer({
-      runsDir: values.runs,
-      port,
-      host: values.host,
-      log: (l) => console.error(l),
-    });
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE')
+export const run = defineCommand({
+  help: HELP,
+  options: {
+    runs: { type: 'string', default: 'runs' },
+    port: { type: 'string', default: '8787' },
+    host: { type: 'string', default: '127.0.0.1' },
+  },
+  helpOnParseError: true,
+  run: async ({ values }) => {
+    const port = numberArg('--port', values.port, { integer: true, min: 0, max: 65535 })!;
+    if (!existsSync(values.runs) || !statSync(values.runs).isDirectory()) {
       throw new CliError(
-        `port ${port} is in use on ${values.host}; pick another with --port (0 = any free port)`,
+        `--runs ${values.runs}: not a directory (train a model with 'tailor train --out ${values.runs}/NAME' first, or pass --runs)`,
       );
-    if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND')
-      throw new CliError(`--host ${values.host}: cannot bind that address (${e.message})`);
-    throw error;
-  }
-  console.log(`serving ${values.runs} at ${running.url}/ (Ctrl-C to stop)`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      void running.close().then(resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-  return 0;
-}
+    }
+    let running;
+    try {
+      running = await startReportServer({
+        runsDir: values.runs,
+        port,
+        host: values.host,
+        log: (l) => console.error(l),
+      });
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      if (e.code === 'EADDRINUSE')
+        throw new CliError(
+          `port ${port} is in use on ${values.host}; pick another with --port (0 = any free port)`,
+        );
+      if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND')
+        throw new CliError(`--host ${values.host}: cannot bind that address (${e.message})`);
+      throw error;
+    }
+    console.log(`serving ${values.runs} at ${running.url}/ (Ctrl-C to stop)`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        void running.close().then(resolve);
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    return 0;
+  },
+});

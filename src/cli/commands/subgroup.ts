@@ -1,11 +1,12 @@
 // `tailor subgroup fit | lrt | select`: the latent-subgroup linear mixed model on long-format CSV
 // data (one row per visit), JSON out.
-import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
+import { defineCommand, type OptionValues } from '../command.js';
+import { UserError } from '../../util/errors.js';
 import { listArg, numberArg, rangeListArg } from '../args.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
 import {
-  CsvError,
+  CollinearityError,
   type SubgroupData,
   dropMembership,
   readSubgroupCsv,
@@ -75,18 +76,9 @@ const OPTIONS = {
   out: { type: 'string' },
   posterior: { type: 'string' },
   drop: { type: 'string' },
-  help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-type Values = ReturnType<typeof parse>['values'];
-
-function parse(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: false, strict: true });
-  } catch (error) {
-    throw new CliError(`${(error as Error).message}\n\n${HELP}`);
-  }
-}
+type Values = OptionValues<typeof OPTIONS>;
 
 function fitOptions(values: Values): Omit<SubgroupFitOptions, 'K'> {
   const cor = values.cor;
@@ -194,32 +186,28 @@ async function runSelect(values: Values): Promise<number> {
   return 0;
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '-h' || sub === '--help' || sub === 'help') {
-    console.log(HELP);
-    return sub === undefined ? 1 : 0;
-  }
-  const { values } = parse(rest);
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (values.drop !== undefined && sub !== 'lrt') throw new CliError('--drop belongs to subgroup lrt');
-  if (values.posterior !== undefined && sub !== 'fit')
-    throw new CliError('--posterior belongs to subgroup fit');
-  try {
-    if (sub === 'fit') return await runFit(values);
-    if (sub === 'lrt') return await runLrt(values);
-    if (sub === 'select') return await runSelect(values);
-  } catch (error) {
-    if (error instanceof CsvError) throw new CliError(error.message);
-    if (error instanceof CliError) throw error;
-    if (error instanceof Error && !(error instanceof TypeError) && !(error instanceof ReferenceError)) {
-      // Model errors (too few subjects for K, collinear columns, ...) concern the data file.
-      throw new CliError(values.data ? `${values.data}: ${error.message}` : error.message);
+export const run = defineCommand({
+  help: HELP,
+  options: OPTIONS,
+  subcommand: true,
+  helpOnParseError: true,
+  run: async ({ sub, values }) => {
+    if (values.drop !== undefined && sub !== 'lrt') throw new CliError('--drop belongs to subgroup lrt');
+    if (values.posterior !== undefined && sub !== 'fit')
+      throw new CliError('--posterior belongs to subgroup fit');
+    try {
+      if (sub === 'fit') return await runFit(values);
+      if (sub === 'lrt') return await runLrt(values);
+      if (sub === 'select') return await runSelect(values);
+    } catch (error) {
+      // A UserError names its file. Model errors (too few subjects for K, collinear columns, ...)
+      // do not: they concern the data file.
+      if (error instanceof UserError && !(error instanceof CollinearityError)) throw error;
+      if (error instanceof Error && !(error instanceof TypeError) && !(error instanceof ReferenceError)) {
+        throw new CliError(values.data ? `${values.data}: ${error.message}` : error.message);
+      }
+      throw error;
     }
-    throw error;
-  }
-  throw new CliError(`unknown subgroup command '${sub}': use fit, lrt or select\n\n${HELP}`);
-}
+    throw new CliError(`unknown subgroup command '${sub}': use fit, lrt or select\n\n${HELP}`);
+  },
+});

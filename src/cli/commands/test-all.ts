@@ -1,5 +1,4 @@
 // tailor test-all -r CHECKPOINT [--json] [--preference a,b,c]: the eleven test distributions.
-import { parseArgs } from 'node:util';
 import {
   controllabilityGrid,
   evaluateSession,
@@ -7,8 +6,10 @@ import {
   type ControllabilityGrid,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
+import { JSON_OPTION, defineCommand } from '../command.js';
 import { numberArg } from '../args.js';
 import {
+  CHECKPOINT_OPTIONS,
   controllabilityTable,
   distributionTable,
   jsonGroup,
@@ -24,53 +25,45 @@ backward 2/5/10/25/50) drawn from the balanced test set, with the test transform
   (the controllability table; saved as results.controllability with --save).
 --save: also write the results into the run's results.json.`;
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      resume: { type: 'string', short: 'r' },
-      json: { type: 'boolean', default: false },
-      preference: { type: 'string' },
-      save: { type: 'boolean', default: false },
-      grid: { type: 'string' },
-      root: { type: 'string' },
-      threads: { type: 'string' },
-      device: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  if (values.help) {
-    console.log(HELP);
+export const run = defineCommand({
+  help: HELP,
+  options: {
+    ...CHECKPOINT_OPTIONS,
+    ...JSON_OPTION,
+    preference: { type: 'string' },
+    save: { type: 'boolean', default: false },
+    grid: { type: 'string' },
+  },
+  run: async ({ values }) => {
+    const { loaded, system } = loadRunForEvaluation(values, HELP);
+    const results = await evaluateSession(loaded.session, loaded.checkpoint, loaded.history);
+    if (values.grid !== undefined) {
+      const steps = numberArg('--grid', values.grid, { integer: true, min: 1, max: 50 })!;
+      if (system.kind !== 'prl')
+        throw new CliError('--grid applies to PRL checkpoints only (this run has no hypernetwork)');
+      results.controllability = await controllabilityGrid(loaded.session, steps);
+    }
+    if (values.save) writeResults(loaded.runDir, results);
+    if (values.json) {
+      const distributions = Object.fromEntries(
+        Object.entries(results.distributions).map(([k, v]) => [k, jsonGroup(v)]),
+      );
+      console.log(
+        JSON.stringify({
+          distributions,
+          mean_top1: results.mean_top1,
+          ...(system.kind === 'prl' ? { preference: system.preference } : {}),
+          ...(results.controllability ? { controllability: results.controllability } : {}),
+        }),
+      );
+    } else {
+      console.log(
+        `${loaded.checkpoint}${system.kind === 'prl' ? ` (preference ${system.preference.map((v) => v.toFixed(3)).join(', ')})` : ''}`,
+      );
+      console.log(distributionTable(results.distributions, results.mean_top1));
+      if (results.controllability)
+        console.log(controllabilityTable(results.controllability as ControllabilityGrid));
+    }
     return 0;
-  }
-  const { loaded, system } = loadRunForEvaluation(values, HELP);
-  const results = await evaluateSession(loaded.session, loaded.checkpoint, loaded.history);
-  if (values.grid !== undefined) {
-    const steps = numberArg('--grid', values.grid, { integer: true, min: 1, max: 50 })!;
-    if (system.kind !== 'prl')
-      throw new CliError('--grid applies to PRL checkpoints only (this run has no hypernetwork)');
-    results.controllability = await controllabilityGrid(loaded.session, steps);
-  }
-  if (values.save) writeResults(loaded.runDir, results);
-  if (values.json) {
-    const distributions = Object.fromEntries(
-      Object.entries(results.distributions).map(([k, v]) => [k, jsonGroup(v)]),
-    );
-    console.log(
-      JSON.stringify({
-        distributions,
-        mean_top1: results.mean_top1,
-        ...(system.kind === 'prl' ? { preference: system.preference } : {}),
-        ...(results.controllability ? { controllability: results.controllability } : {}),
-      }),
-    );
-  } else {
-    console.log(
-      `${loaded.checkpoint}${system.kind === 'prl' ? ` (preference ${system.preference.map((v) => v.toFixed(3)).join(', ')})` : ''}`,
-    );
-    console.log(distributionTable(results.distributions, results.mean_top1));
-    if (results.controllability)
-      console.log(controllabilityTable(results.controllability as ControllabilityGrid));
-  }
-  return 0;
-}
+  },
+});

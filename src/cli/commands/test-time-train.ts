@@ -1,7 +1,5 @@
 // tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json]
-import { parseArgs } from 'node:util';
 import {
-  ConfigError,
   adaptInput,
   loadTestTimeConfig,
   runTestTime,
@@ -9,7 +7,8 @@ import {
   testTimeSummary,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
-import { loadRunForEvaluation } from './longtail-common.js';
+import { JSON_OPTION, defineCommand } from '../command.js';
+import { CHECKPOINT_OPTIONS, loadRunForEvaluation } from './longtail-common.js';
 
 const HELP = `usage: tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json] [--save] [--threads N]
                               [--device D] [--root DIR] [--quiet]
@@ -53,64 +52,50 @@ options:
       --quiet            no progress on stderr
   -h, --help             this text`;
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      config: { type: 'string', short: 'c' },
-      resume: { type: 'string', short: 'r' },
-      json: { type: 'boolean', default: false },
-      save: { type: 'boolean', default: false },
-      threads: { type: 'string' },
-      device: { type: 'string' },
-      root: { type: 'string' },
-      quiet: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  if (values.help) {
-    console.log(HELP);
+export const run = defineCommand({
+  help: HELP,
+  options: {
+    config: { type: 'string', short: 'c' },
+    ...CHECKPOINT_OPTIONS,
+    ...JSON_OPTION,
+    save: { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
+  },
+  run: async ({ values }) => {
+    if (!values.config || !values.resume)
+      throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
+    const { loaded } = loadRunForEvaluation(values, HELP);
+    const isPrl = loaded.session.system.kind === 'prl';
+    const options = loadTestTimeConfig(values.config, isPrl);
+    const { results, calibration } = await runTestTime(adaptInput(loaded.session), {
+      ...options,
+      // --json keeps stdout for the summary; progress stays on stderr unless --quiet.
+      quiet: values.quiet,
+    });
+    const summary = testTimeSummary(results, options.methods, isPrl, calibration);
+    if (values.save) saveTestTimeSummary(loaded.runDir, summary);
+    if (values.json) {
+      console.log(JSON.stringify(summary));
+    } else {
+      const pct = (v: number | null | undefined) =>
+        v === null || v === undefined ? '-' : (100 * v).toFixed(2);
+      const methods = (
+        [
+          ['aggregation', summary.mean_top1_aggregation],
+          ['preference', summary.mean_top1_preference],
+          ['prior', summary.mean_top1_prior],
+          ['prior-adjusted', summary.mean_top1_prior_adjusted],
+          ...(['em', 'em_ts', 'em_bcts', 'bbse'] as const).map(
+            (m) => [m, summary.mean_top1_methods[m]] as const,
+          ),
+        ] as const
+      ).filter(([, v]) => v !== undefined);
+      console.log(
+        `mean top-1: before ${pct(summary.mean_top1_before)}` +
+          methods.map(([name, v]) => `  ${name} ${pct(v)}`).join('') +
+          `  (oracle prior ${pct(summary.mean_top1_oracle)})`,
+      );
+    }
     return 0;
-  }
-  if (!values.config || !values.resume)
-    throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
-  const { loaded } = loadRunForEvaluation(values, HELP);
-  const isPrl = loaded.session.system.kind === 'prl';
-  let options;
-  try {
-    options = loadTestTimeConfig(values.config, isPrl);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(error.message);
-    throw error;
-  }
-  const { results, calibration } = await runTestTime(adaptInput(loaded.session), {
-    ...options,
-    // --json keeps stdout for the summary; progress stays on stderr unless --quiet.
-    quiet: values.quiet,
-  });
-  const summary = testTimeSummary(results, options.methods, isPrl, calibration);
-  if (values.save) saveTestTimeSummary(loaded.runDir, summary);
-  if (values.json) {
-    console.log(JSON.stringify(summary));
-  } else {
-    const pct = (v: number | null | undefined) =>
-      v === null || v === undefined ? '-' : (100 * v).toFixed(2);
-    const methods = (
-      [
-        ['aggregation', summary.mean_top1_aggregation],
-        ['preference', summary.mean_top1_preference],
-        ['prior', summary.mean_top1_prior],
-        ['prior-adjusted', summary.mean_top1_prior_adjusted],
-        ...(['em', 'em_ts', 'em_bcts', 'bbse'] as const).map(
-          (m) => [m, summary.mean_top1_methods[m]] as const,
-        ),
-      ] as const
-    ).filter(([, v]) => v !== undefined);
-    console.log(
-      `mean top-1: before ${pct(summary.mean_top1_before)}` +
-        methods.map(([name, v]) => `  ${name} ${pct(v)}`).join('') +
-        `  (oracle prior ${pct(summary.mean_top1_oracle)})`,
-    );
-  }
-  return 0;
-}
+  },
+});

@@ -1,7 +1,7 @@
 // tailor test -r CHECKPOINT [--json]: the uniform test set, top-1 and many/medium/few.
-import { parseArgs } from 'node:util';
 import { testPredictions, uniformDetail } from '../../longtail/index.js';
-import { groupsLine, jsonGroup, loadRunForEvaluation } from './longtail-common.js';
+import { JSON_OPTION, defineCommand } from '../command.js';
+import { CHECKPOINT_OPTIONS, groupsLine, jsonGroup, loadRunForEvaluation } from './longtail-common.js';
 
 const HELP = `usage: tailor test -r CHECKPOINT [--json] [--preference a,b,c] [--root DIR] [--threads N] [--device D]
 
@@ -9,40 +9,28 @@ Evaluates a checkpoint on the uniform (balanced) test set with the test transfor
 top-1 and the many (>100 training images) / medium (20..100) / few (<20) class groups.
 --preference (PRL checkpoints): generate the experts for this preference first.`;
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      resume: { type: 'string', short: 'r' },
-      json: { type: 'boolean', default: false },
-      preference: { type: 'string' },
-      root: { type: 'string' },
-      threads: { type: 'string' },
-      device: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  if (values.help) {
-    console.log(HELP);
+export const run = defineCommand({
+  help: HELP,
+  options: { ...CHECKPOINT_OPTIONS, ...JSON_OPTION, preference: { type: 'string' } },
+  run: async ({ values }) => {
+    const { loaded, system } = loadRunForEvaluation(values, HELP);
+    const p = await testPredictions(loaded.session);
+    const u = uniformDetail(p, loaded.session.data.trainCounts);
+    if (values.json) {
+      console.log(
+        JSON.stringify({
+          checkpoint: loaded.checkpoint,
+          n: u.n,
+          ...jsonGroup(u),
+          ece: u.ece,
+          per_class: u.per_class,
+          ...(system.kind === 'prl' ? { preference: system.preference } : {}),
+        }),
+      );
+    } else {
+      console.log(`${loaded.checkpoint}: uniform test set (${u.n} images)`);
+      console.log(groupsLine(u));
+    }
     return 0;
-  }
-  const { loaded, system } = loadRunForEvaluation(values, HELP);
-  const p = await testPredictions(loaded.session);
-  const u = uniformDetail(p, loaded.session.data.trainCounts);
-  if (values.json) {
-    console.log(
-      JSON.stringify({
-        checkpoint: loaded.checkpoint,
-        n: u.n,
-        ...jsonGroup(u),
-        ece: u.ece,
-        per_class: u.per_class,
-        ...(system.kind === 'prl' ? { preference: system.preference } : {}),
-      }),
-    );
-  } else {
-    console.log(`${loaded.checkpoint}: uniform test set (${u.n} images)`);
-    console.log(groupsLine(u));
-  }
-  return 0;
-}
+  },
+});

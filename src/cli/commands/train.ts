@@ -1,18 +1,14 @@
 // tailor train -c CONFIG [-r CHECKPOINT] [--epochs N] [--out DIR] [--seed S]
-import { parseArgs } from 'node:util';
 import { dirname } from 'node:path';
 import * as torch from '../../torch/index.js';
 import { ensureDir, writeJsonAtomic } from '../../util/fs.js';
 import {
-  ConfigError,
-  DataFormatError,
-  NonFiniteLossError,
-  RunError,
   buildSession,
   defaultRunDir,
   loadConfig,
   parseConfig,
   readSessionRecord,
+  resolveCheckpoint,
   trainAndEvaluate,
   withOverrides,
   trainSession,
@@ -20,9 +16,10 @@ import {
 } from '../../longtail/index.js';
 import { writeLongtailReport } from '../../report/index.js';
 import { CliError } from '../errors.js';
+import { RUNTIME_OPTIONS, defineCommand } from '../command.js';
 import { numberArg, numberOr } from '../args.js';
 import { joinJob, resolveAmp, resolveDevice, resolveThreads } from '../runtime.js';
-import { distributionTable, groupsLine, resolveCheckpoint } from './longtail-common.js';
+import { distributionTable, groupsLine } from './longtail-common.js';
 
 const HELP = `usage: tailor train -c CONFIG [-r CHECKPOINT] [options]
 
@@ -67,45 +64,31 @@ Under \`tailor launch\` (or torchrun) each rank trains its shard of every epoch 
 batch_size / ranks images per step (batch_size stays the effective batch, so the learning rate
 needs no change); rank 0 evaluates and writes the run directory.`;
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      config: { type: 'string', short: 'c' },
-      resume: { type: 'string', short: 'r' },
-      epochs: { type: 'string' },
-      out: { type: 'string' },
-      seed: { type: 'string' },
-      root: { type: 'string' },
-      threads: { type: 'string' },
-      device: { type: 'string' },
-      amp: { type: 'string' },
-      'train-max-per-class': { type: 'string' },
-      'test-per-class': { type: 'string' },
-      quiet: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  let record: SessionRecord | undefined;
-  let resumeCheckpoint: string | undefined;
-  if (values.resume) {
-    resumeCheckpoint = resolveCheckpoint(values.resume);
-    try {
+export const run = defineCommand({
+  help: HELP,
+  options: {
+    config: { type: 'string', short: 'c' },
+    resume: { type: 'string', short: 'r' },
+    epochs: { type: 'string' },
+    out: { type: 'string' },
+    seed: { type: 'string' },
+    root: { type: 'string' },
+    ...RUNTIME_OPTIONS,
+    amp: { type: 'string' },
+    'train-max-per-class': { type: 'string' },
+    'test-per-class': { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+  },
+  run: async ({ values }) => {
+    let record: SessionRecord | undefined;
+    let resumeCheckpoint: string | undefined;
+    if (values.resume) {
+      resumeCheckpoint = resolveCheckpoint(values.resume);
       record = readSessionRecord(resumeCheckpoint);
-    } catch (error) {
-      if (error instanceof RunError) throw new CliError(error.message);
-      throw error;
     }
-  }
-  if (!values.config && !record)
-    throw new CliError(`give a config with -c CONFIG (or resume with -r CHECKPOINT)\n\n${HELP}`);
+    if (!values.config && !record)
+      throw new CliError(`give a config with -c CONFIG (or resume with -r CHECKPOINT)\n\n${HELP}`);
 
-  try {
     const file = values.config ?? record!.configFile;
     const written = values.config
       ? loadConfig(values.config)
@@ -179,13 +162,5 @@ export async function run(argv: string[]): Promise<number> {
       `results: ${resultsPath}${report ? `\nreport:  ${report}` : ''}\ncheckpoint: ${result.lastCheckpoint}`,
     );
     return 0;
-  } catch (error) {
-    if (
-      error instanceof ConfigError ||
-      error instanceof NonFiniteLossError ||
-      error instanceof DataFormatError
-    )
-      throw new CliError(error.message);
-    throw error;
-  }
-}
+  },
+});

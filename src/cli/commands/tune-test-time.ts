@@ -1,11 +1,8 @@
 // tailor tune-test-time -c TEST_TIME_CONFIG -r CHECKPOINT --grid NAME=V1,V2 ... [--write FILE]
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { writeJsonAtomic } from '../../util/fs.js';
 import {
-  ConfigError,
-  RunError,
   OBJECTIVE_GRIDS,
   SEARCH_OBJECTIVES,
   TUNABLE,
@@ -17,8 +14,9 @@ import {
   type TunableName,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
+import { JSON_OPTION, defineCommand } from '../command.js';
 import { numberListArg, numberArg } from '../args.js';
-import { loadRunForEvaluation } from './longtail-common.js';
+import { CHECKPOINT_OPTIONS, loadRunForEvaluation } from './longtail-common.js';
 
 const HELP = `usage: tailor tune-test-time -c TEST_TIME_CONFIG -r CHECKPOINT --grid NAME=V1,V2[,...] ...
                              [--method aggregation|preference] [--pool-fraction F] [--seed S]
@@ -76,39 +74,30 @@ function parseGrid(entries: string[]): Grid {
   return grid;
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      config: { type: 'string', short: 'c' },
-      resume: { type: 'string', short: 'r' },
-      grid: { type: 'string', multiple: true, default: [] },
-      method: { type: 'string' },
-      'pool-fraction': { type: 'string' },
-      seed: { type: 'string' },
-      write: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      threads: { type: 'string' },
-      device: { type: 'string' },
-      root: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (!values.config) throw new CliError(`give the test-time config with -c TEST_TIME_CONFIG\n\n${HELP}`);
-  const grid = parseGrid(values.grid);
-  if (Object.keys(grid).length === 0) throw new CliError(`give at least one --grid NAME=V1,V2\n\n${HELP}`);
-  const poolFraction = numberArg('--pool-fraction', values['pool-fraction'], { min: 0.05, max: 0.95 }) ?? 0.5;
-  const seed = numberArg('--seed', values.seed, { integer: true, min: 0 }) ?? 0;
-  const { loaded } = loadRunForEvaluation(values, HELP);
-  const isPrl = loaded.session.system.kind === 'prl';
-  const method = values.method ?? (isPrl ? 'preference' : 'aggregation');
-  if (method !== 'preference' && method !== 'aggregation')
-    throw new CliError(`--method must be preference or aggregation, got '${method}'`);
-  try {
+export const run = defineCommand({
+  help: HELP,
+  options: {
+    config: { type: 'string', short: 'c' },
+    ...CHECKPOINT_OPTIONS,
+    grid: { type: 'string', multiple: true, default: [] },
+    method: { type: 'string' },
+    'pool-fraction': { type: 'string' },
+    seed: { type: 'string' },
+    write: { type: 'string' },
+    ...JSON_OPTION,
+  },
+  run: async ({ values }) => {
+    if (!values.config) throw new CliError(`give the test-time config with -c TEST_TIME_CONFIG\n\n${HELP}`);
+    const grid = parseGrid(values.grid);
+    if (Object.keys(grid).length === 0) throw new CliError(`give at least one --grid NAME=V1,V2\n\n${HELP}`);
+    const poolFraction =
+      numberArg('--pool-fraction', values['pool-fraction'], { min: 0.05, max: 0.95 }) ?? 0.5;
+    const seed = numberArg('--seed', values.seed, { integer: true, min: 0 }) ?? 0;
+    const { loaded } = loadRunForEvaluation(values, HELP);
+    const isPrl = loaded.session.system.kind === 'prl';
+    const method = values.method ?? (isPrl ? 'preference' : 'aggregation');
+    if (method !== 'preference' && method !== 'aggregation')
+      throw new CliError(`--method must be preference or aggregation, got '${method}'`);
     const base = loadTestTimeConfig(values.config, isPrl);
     const log = (line: string) => console.error(`tailor tune-test-time: ${line}`);
     const result = await tuneTestTime(loaded.session, base, {
@@ -137,8 +126,5 @@ export async function run(argv: string[]): Promise<number> {
       );
     }
     return 0;
-  } catch (error) {
-    if (error instanceof ConfigError || error instanceof RunError) throw new CliError(error.message);
-    throw error;
-  }
-}
+  },
+});

@@ -5,6 +5,7 @@
 // libtorch's.
 import { readFileSync } from 'node:fs';
 import { CliError } from '../errors.js';
+import { defineCommand } from '../command.js';
 
 const HELP = `usage: tailor version [--engine] [--json] [--check]
 
@@ -16,90 +17,104 @@ const HELP = `usage: tailor version [--engine] [--json] [--check]
   --check   compare the schemas of every wrapped libtorch operator with the running libtorch
             (exit 1 and name each changed argument position or type)`;
 
-export async function run(argv: string[]): Promise<number> {
-  if (argv.includes('-h') || argv.includes('--help')) {
-    console.log(HELP);
-    return 0;
-  }
-  const unknown = argv.filter((a) => a !== '--json' && a !== '--check' && a !== '--engine');
-  if (unknown.length > 0) throw new CliError(`version: unknown option ${unknown[0]}\n\n${HELP}`);
-  const json = argv.includes('--json');
-  const check = argv.includes('--check');
-  const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  if (!json && !check && !argv.includes('--engine')) {
-    const { libtorchSelection } = await import('../../torch/native.js');
-    const selection = libtorchSelection();
-    console.log(`tailor ${pkg.version}`);
-    console.log(
-      selection
-        ? `libtorch ${selection.version} (${selection.kind}: ${selection.libDir}${selection.cuda ? `, CUDA ${selection.cuda}` : ''})`
-        : 'libtorch: the native addon is not built (run ./scripts/setup.sh)',
-    );
-    return 0;
-  }
-  let engine: typeof import('../../torch/native.js');
-  // --check reports the differences itself instead of failing at load.
-  if (check) process.env.TAILOR_SCHEMA_CHECK = '0';
-  try {
-    engine = await import('../../torch/native.js');
-    engine.ensureNativeLoaded();
-  } catch (error) {
-    const message = (error as Error).message;
-    if (json) {
-      console.log(JSON.stringify({ tailor: pkg.version, libtorch: null, error: message }));
-    } else {
-      console.log(`tailor ${pkg.version}\nlibtorch engine not available: ${message}`);
-    }
-    return check ? 1 : 0;
-  }
-  const { native, libtorchSelection } = engine;
-  const build = native.buildInfo();
-  const cuda = native.cudaInfo();
-  const selection = libtorchSelection();
-  const info = {
-    tailor: pkg.version,
-    libtorch: native.torchVersion,
-    libtorch_selection: selection
-      ? { kind: selection.kind, selection: selection.selection, lib: selection.libDir }
-      : null,
-    cxx11_abi: build.cxx11Abi,
-    threads: native.getNumThreads(),
-    cuda: { available: cuda.available, version: cuda.version, devices: cuda.devices },
-    cudnn: cuda.cudnn,
-    distributed: { gloo: build.gloo, nccl: build.nccl },
-  };
-  let checkResult: { checked: number; mismatches: { op: string; reason: string }[] } | undefined;
-  if (check) {
-    const { checkOpSchemas } = await import('../../torch/schema-check.js');
-    checkResult = checkOpSchemas();
-  }
-  if (json) {
-    console.log(
-      JSON.stringify(
-        checkResult
-          ? { ...info, schema_check: { checked: checkResult.checked, mismatches: checkResult.mismatches } }
-          : info,
-      ),
-    );
-  } else {
-    console.log(`tailor ${info.tailor}`);
-    const where = selection ? ` (${selection.kind}: ${selection.libDir})` : '';
-    console.log(
-      `libtorch ${info.libtorch}${where}, ${info.threads} threads, C++11 ABI ${info.cxx11_abi ? 'yes' : 'no'}`,
-    );
-    console.log(
-      `CUDA ${cuda.version ?? 'none'}: ${cuda.available ? cuda.devices.join(', ') : 'not available'}` +
-        `${cuda.cudnn ? `, cuDNN ${cuda.cudnn}` : ''}`,
-    );
-    console.log(`distributed: gloo ${build.gloo ? 'yes' : 'no'}, nccl ${build.nccl ? 'yes' : 'no'}`);
-    if (checkResult) {
+const FLAGS = ['--engine', '--json', '--check'];
+
+export const run = defineCommand({
+  help: HELP,
+  options: {
+    engine: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    check: { type: 'boolean', default: false },
+  },
+  // Exact words in any order; -h or --help wins wherever it stands; anything else is named.
+  parse: (argv) => {
+    const help = argv.includes('-h') || argv.includes('--help');
+    const unknown = argv.find((a) => !FLAGS.includes(a));
+    if (!help && unknown !== undefined) throw new CliError(`version: unknown option ${unknown}\n\n${HELP}`);
+    const has = (flag: string) => argv.includes(flag);
+    return {
+      values: { help, engine: has('--engine'), json: has('--json'), check: has('--check') },
+      positionals: [],
+    };
+  },
+  run: async ({ values }) => {
+    const { json, check } = values;
+    const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    if (!json && !check && !values.engine) {
+      const { libtorchSelection } = await import('../../torch/native.js');
+      const selection = libtorchSelection();
+      console.log(`tailor ${pkg.version}`);
       console.log(
-        `operator schemas: ${checkResult.checked} checked, ${checkResult.mismatches.length} changed`,
+        selection
+          ? `libtorch ${selection.version} (${selection.kind}: ${selection.libDir}${selection.cuda ? `, CUDA ${selection.cuda}` : ''})`
+          : 'libtorch: the native addon is not built (run ./scripts/setup.sh)',
       );
-      for (const m of checkResult.mismatches) console.log(`  ${m.op}: ${m.reason}`);
+      return 0;
     }
-  }
-  return checkResult && checkResult.mismatches.length > 0 ? 1 : 0;
-}
+    let engine: typeof import('../../torch/native.js');
+    // --check reports the differences itself instead of failing at load.
+    if (check) process.env.TAILOR_SCHEMA_CHECK = '0';
+    try {
+      engine = await import('../../torch/native.js');
+      engine.ensureNativeLoaded();
+    } catch (error) {
+      const message = (error as Error).message;
+      if (json) {
+        console.log(JSON.stringify({ tailor: pkg.version, libtorch: null, error: message }));
+      } else {
+        console.log(`tailor ${pkg.version}\nlibtorch engine not available: ${message}`);
+      }
+      return check ? 1 : 0;
+    }
+    const { native, libtorchSelection } = engine;
+    const build = native.buildInfo();
+    const cuda = native.cudaInfo();
+    const selection = libtorchSelection();
+    const info = {
+      tailor: pkg.version,
+      libtorch: native.torchVersion,
+      libtorch_selection: selection
+        ? { kind: selection.kind, selection: selection.selection, lib: selection.libDir }
+        : null,
+      cxx11_abi: build.cxx11Abi,
+      threads: native.getNumThreads(),
+      cuda: { available: cuda.available, version: cuda.version, devices: cuda.devices },
+      cudnn: cuda.cudnn,
+      distributed: { gloo: build.gloo, nccl: build.nccl },
+    };
+    let checkResult: { checked: number; mismatches: { op: string; reason: string }[] } | undefined;
+    if (check) {
+      const { checkOpSchemas } = await import('../../torch/schema-check.js');
+      checkResult = checkOpSchemas();
+    }
+    if (json) {
+      console.log(
+        JSON.stringify(
+          checkResult
+            ? { ...info, schema_check: { checked: checkResult.checked, mismatches: checkResult.mismatches } }
+            : info,
+        ),
+      );
+    } else {
+      console.log(`tailor ${info.tailor}`);
+      const where = selection ? ` (${selection.kind}: ${selection.libDir})` : '';
+      console.log(
+        `libtorch ${info.libtorch}${where}, ${info.threads} threads, C++11 ABI ${info.cxx11_abi ? 'yes' : 'no'}`,
+      );
+      console.log(
+        `CUDA ${cuda.version ?? 'none'}: ${cuda.available ? cuda.devices.join(', ') : 'not available'}` +
+          `${cuda.cudnn ? `, cuDNN ${cuda.cudnn}` : ''}`,
+      );
+      console.log(`distributed: gloo ${build.gloo ? 'yes' : 'no'}, nccl ${build.nccl ? 'yes' : 'no'}`);
+      if (checkResult) {
+        console.log(
+          `operator schemas: ${checkResult.checked} checked, ${checkResult.mismatches.length} changed`,
+        );
+        for (const m of checkResult.mismatches) console.log(`  ${m.op}: ${m.reason}`);
+      }
+    }
+    return checkResult && checkResult.mismatches.length > 0 ? 1 : 0;
+  },
+});

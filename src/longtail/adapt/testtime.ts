@@ -11,6 +11,7 @@
 import * as torch from '../../torch/index.js';
 import { optim, type Tensor } from '../../torch/index.js';
 import { Rng } from '../../util/rng.js';
+import { UserError } from '../../util/errors.js';
 import type { ImageSet } from '../data/source.js';
 import type { ImageTransform } from '../data/augment.js';
 import { testDistributionSubset } from '../data/longtail.js';
@@ -127,6 +128,9 @@ function learnerEpoch(
   }
 }
 
+/** A test-time method the checkpoint cannot run (the config asks for what the model cannot do). */
+export class TestTimeMethodError extends UserError {}
+
 export async function runTestTime(
   input: AdaptInput,
   o: TestTimeOptions,
@@ -140,7 +144,7 @@ export async function runTestTime(
   const known = knownPriorOffsets(system, trainCounts);
   if (o.methods.includes('prior') && 'unknown' in known) {
     if (o.methods.length === 1)
-      throw new Error(`test-time method 'prior': ${known.unknown}; use 'aggregation'`);
+      throw new TestTimeMethodError(`test-time method 'prior': ${known.unknown}; use 'aggregation'`);
     log(`prior matching skipped: ${known.unknown}`);
   }
   const knownOffsets = 'offsets' in known ? known.offsets : null;

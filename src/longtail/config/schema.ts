@@ -3,15 +3,16 @@
 // key or value the closest valid one. It also bounds what a hostile file can make the checker do:
 // nesting depth before JSON.parse, key length and edit distance in the spelling suggestion.
 import { z } from 'zod';
+import { InputError } from '../../util/errors.js';
 
-export class ConfigError extends Error {
+/** A config that cannot be read or used: names the file, the dotted path of the field and the problem. */
+export class ConfigError extends InputError {
   constructor(
     readonly file: string,
     readonly path: string,
     detail: string,
   ) {
     super(`${file}: ${path ? `${path}: ` : ''}${detail}`);
-    this.name = 'ConfigError';
   }
 }
 

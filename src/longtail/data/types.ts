@@ -30,7 +30,6 @@ export class DataFormatError extends InputError {
     readonly line?: number,
   ) {
     super(line === undefined ? `${file}: ${message}` : `${file}:${line}: ${message}`);
-    this.name = 'DataFormatError';
   }
 }
 

@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import * as torch from '../../torch/index.js';
 import { appendLine, ensureDir, writeFileAtomic } from '../../util/fs.js';
+import { UserError } from '../../util/errors.js';
 import { optim } from '../../torch/index.js';
 import { Rng } from '../../util/rng.js';
 import { saveCheckpoint, loadCheckpoint, restoreFrom, restoreTorchRng } from '../../torch/checkpoint.js';
@@ -83,7 +84,8 @@ function evalSubset(nTest: number, nTrain: number, batchSize: number, maxBatches
   return Array.from({ length: m }, (_, i) => Math.floor((i * nTest) / m));
 }
 
-export class NonFiniteLossError extends Error {}
+/** The loss became NaN or infinite: the message names the epoch, the step and the remedy. */
+export class NonFiniteLossError extends UserError {}
 
 export interface TrainResult {
   history: EpochRecord[];

@@ -1,9 +1,9 @@
 // A preference over the experts as text ("a,b,c"), from the command line or the dashboard's query
 // string: non-negative weights, one per expert, normalised to the simplex.
+import { UserError } from '../../util/errors.js';
 
-export class PreferenceTextError extends Error {
-  override name = 'PreferenceTextError';
-}
+/** A preference text that is no preference; the message lacks the flag or field, which callers add. */
+export class PreferenceTextError extends UserError {}
 
 /** Longest preference text read (a real one is a few weights). */
 const MAX_TEXT = 10_000;

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../torch/index.js';
 import { writeJsonAtomic } from '../../util/fs.js';
+import { UserError } from '../../util/errors.js';
 import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
 import { runTestTime, type TestTimeMethod, type TestTimeOptions } from '../adapt/testtime.js';
 import { loadConfig } from '../config/config.js';
@@ -45,7 +46,7 @@ const TEST_TIME_FILE = 'benchmark-test-time.json';
 const SETTINGS_FILE = 'benchmark-run.json';
 
 /** Thrown when a run directory holds a run trained with other settings than the suite's. */
-export class BenchmarkStaleRunError extends Error {}
+export class BenchmarkStaleRunError extends UserError {}
 
 function runSettings(suite: Suite, modelConfig: string, seed: number) {
   const config = loadConfig(modelConfig);

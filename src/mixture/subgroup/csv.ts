@@ -12,12 +12,7 @@ export interface CsvTable {
   lines: number[];
 }
 
-export class CsvError extends InputError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CsvError';
-  }
-}
+export class CsvError extends InputError {}
 
 /** CSV inputs far larger than any data set here (and below V8's 512 MB string limit). */
 export const MAX_CSV_BYTES = 256 * 1024 * 1024;

@@ -9,7 +9,6 @@ export class NmrFormatError extends InputError {
     remedy?: string,
   ) {
     super(`${file}: ${field}: ${problem}${remedy ? ` (${remedy})` : ''}`);
-    this.name = 'NmrFormatError';
   }
 }
 

@@ -3,7 +3,7 @@
 // validation that names the offending field and says what is expected.
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { InputError } from '../../util/errors.js';
+import { InputError, UserError } from '../../util/errors.js';
 import { DEFAULT_UNET, resolveUNetConfig, type UNetConfig } from '../model/unet.js';
 import { SEED_LOSS_WEIGHTS, type LossWeights } from './losses.js';
 
@@ -125,7 +125,8 @@ export const DEFAULT_CONFIG: Omit<NmrTrainConfig, 'data' | 'out'> & { data: Omit
 
 type Json = Record<string, unknown>;
 
-class ConfigError extends Error {}
+/** A field of the config that cannot be used; resolveConfig adds the file (as an NmrConfigError). */
+class ConfigError extends UserError {}
 
 /** A training config that cannot be read or used; the message names the file and the field. */
 export class NmrConfigError extends InputError {}

@@ -14,7 +14,7 @@ import { drawLevels, makeBatch, prepareRecords, type PreparedSample } from './sa
 import { loadRecords, processingOf, type StackRecord } from './sources.js';
 import { trainingDomain, type TrainingDomain } from '../model/domain.js';
 import { totalLoss, peakWeightedL1, type LossWeights } from './losses.js';
-import { CheckpointError } from '../../util/errors.js';
+import { CheckpointError, UserError } from '../../util/errors.js';
 import { energySnrDb } from '../eval/metrics.js';
 
 export interface EpochRecord {
@@ -56,7 +56,12 @@ export interface TrainOptions {
   stopAfterEpochs?: number;
 }
 
-export class TrainingDivergedError extends Error {}
+/** The loss became NaN or infinite or exploded: the message names the stage, epoch and step; exit code 3. */
+export class TrainingDivergedError extends UserError {
+  constructor(message: string) {
+    super(message, { exitCode: 3 });
+  }
+}
 
 interface StageState {
   name: 'A' | 'B';

@@ -1,5 +1,6 @@
 // The torchrun environment convention (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT),
 // read and checked; `tailor launch` sets the same variables, so either launcher starts the ranks.
+import { UserError } from '../../util/errors.js';
 
 export interface DistEnv {
   rank: number;
@@ -11,10 +12,9 @@ export interface DistEnv {
   masterPort: number;
 }
 
-export class DistEnvError extends Error {
+export class DistEnvError extends UserError {
   constructor(message: string) {
     super(`DistEnvError: ${message}`);
-    this.name = 'DistEnvError';
   }
 }
 

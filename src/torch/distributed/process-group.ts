@@ -1,6 +1,7 @@
 // A c10d process group (libtorch's Gloo, or NCCL where the libtorch has it) over a TCPStore or a
 // FileStore. The collectives are libtorch's; this class checks arguments, applies the deadline and
 // turns a dead or silent peer into a RankFailureError.
+import { UserError } from '../../util/errors.js';
 import { native, describeLibtorch } from '../native.js';
 import type { Tensor } from '../tensor.js';
 import { readDistEnv, type DistEnv } from './env.js';
@@ -11,21 +12,20 @@ export type ReduceOp = 'sum' | 'max' | 'min' | 'product';
 /** The default deadline of one collective or of the rendezvous (TAILOR_DIST_TIMEOUT, in seconds). */
 export const DEFAULT_TIMEOUT_MS = 300_000;
 
-export class RankFailureError extends Error {
+/** A peer rank died or stopped answering: the job ends with exit code 3. */
+export class RankFailureError extends UserError {
   constructor(
     message: string,
     readonly rank: number,
     readonly worldSize: number,
   ) {
-    super(`RankFailureError: ${message}`);
-    this.name = 'RankFailureError';
+    super(`RankFailureError: ${message}`, { exitCode: 3 });
   }
 }
 
-export class DistributedUnavailableError extends Error {
+export class DistributedUnavailableError extends UserError {
   constructor(message: string) {
     super(`DistributedUnavailableError: ${message}`);
-    this.name = 'DistributedUnavailableError';
   }
 }
 
