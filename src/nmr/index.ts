@@ -2,7 +2,7 @@
 export { loadConfig, NmrConfigError, resolveConfig } from './train/config.js';
 export { ABLATIONS, formatAblationTable, runAblation } from './train/ablation.js';
 export { TrainingDivergedError, trainNmr } from './train/trainer.js';
-export { NmrFormatError } from './io/errors.js';
+export { NmrDataError, NmrFormatError } from './io/errors.js';
 export {
   loadDenoiser,
   loadDenoiserInfo,

@@ -8,6 +8,7 @@ import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { experimentSpectra, type ExperimentPath, type RealStackOptions } from '../realstack.js';
 import { isPowerOfTwo } from '../fft.js';
+import { NmrDataError } from '../io/errors.js';
 
 const experiment = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
   error: 'expected a path, or a list of paths to co-add',
@@ -81,10 +82,10 @@ export function readExperimentsFile(file: string): ExperimentsSpec {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new Error(`${file}: cannot read the experiments file (${(e as Error).message})`, { cause: e });
+    throw new NmrDataError(`${file}: cannot read the experiments file (${(e as Error).message})`, { cause: e });
   }
   const parsed = EXPERIMENTS_SCHEMA.safeParse(raw);
-  if (!parsed.success) throw new Error(formatIssues(file, parsed.error));
+  if (!parsed.success) throw new NmrDataError(formatIssues(file, parsed.error));
   const f = parsed.data;
   const base = dirname(resolve(file));
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(base, p));
@@ -110,11 +111,11 @@ export function parseExperimentsArg(arg: string, i: number): ExperimentSample {
       .split('+')
       .map((p) => p.trim())
       .filter(Boolean);
-    if (files.length === 0) throw new Error(`--experiments '${arg}': an empty experiment`);
+    if (files.length === 0) throw new NmrDataError(`--experiments '${arg}': an empty experiment`);
     return files.length === 1 ? files[0]! : files;
   });
   if (experiments.length < 2)
-    throw new Error(
+    throw new NmrDataError(
       `--experiments '${arg}': a sample needs at least two experiments (lowest SNR first, separated by commas)`,
     );
   return { name: sampleName(experiments, i), experiments };
@@ -124,7 +125,7 @@ export function checkLevels(samples: ExperimentSample[], where: string): void {
   const K1 = samples[0]!.experiments.length;
   samples.forEach((s, i) => {
     if (s.experiments.length !== K1)
-      throw new Error(
+      throw new NmrDataError(
         `${where}: sample ${i} (${s.name}) has ${s.experiments.length} experiments, sample 0 has ${K1}; every sample needs the same K+1`,
       );
   });

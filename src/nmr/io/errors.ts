@@ -12,6 +12,10 @@ export class NmrFormatError extends InputError {
   }
 }
 
+/** An NMR data source that cannot be used: a missing data set, an experiments file or argument that
+ * does not describe a multi-SNR sample, samples with different numbers of levels. */
+export class NmrDataError extends InputError {}
+
 /** NMR files are at most tens of megabytes; this bounds a corrupt one (and stays below V8's string limit). */
 export const MAX_NMR_FILE_BYTES = 256 * 1024 * 1024;
 

@@ -6,6 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { Dataset } from '../data/dataset.js';
 import { loadExperimentSamples, readExperimentsFile, type ExperimentsSpec } from '../data/experiments.js';
 import type { ProcessingDomain } from '../model/domain.js';
+import { NmrDataError } from '../io/errors.js';
 
 export interface StackRecord {
   name: string;
@@ -67,7 +68,7 @@ export function experimentRecords(spec: ExperimentsSpec): StackRecord[] {
 /** A source path: a data set folder (manifest.json) or an experiments JSON file. */
 export function sourceRecords(path: string, maxSamples?: number): StackRecord[] {
   if (!existsSync(path))
-    throw new Error(`${path}: does not exist (a data set folder or an experiments .json)`);
+    throw new NmrDataError(`${path}: does not exist (a data set folder or an experiments .json)`);
   const records = statSync(path).isDirectory()
     ? datasetRecords(path, maxSamples)
     : experimentRecords(readExperimentsFile(path));
@@ -81,11 +82,11 @@ export function loadRecords(paths: string[], maxSamples?: number): StackRecord[]
     if (maxSamples !== undefined && all.length >= maxSamples) break;
     all.push(...sourceRecords(p, maxSamples === undefined ? undefined : maxSamples - all.length));
   }
-  if (all.length === 0) throw new Error(`${paths.join(', ')}: no samples`);
+  if (all.length === 0) throw new NmrDataError(`${paths.join(', ')}: no samples`);
   const K1 = all[0]!.spectra.length;
   const bad = all.find((r) => r.spectra.length !== K1);
   if (bad)
-    throw new Error(
+    throw new NmrDataError(
       `${bad.name}: ${bad.spectra.length} levels, but ${all[0]!.name} has ${K1}; every training sample needs the same K+1`,
     );
   return all;
