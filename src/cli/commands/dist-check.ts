@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { CliError } from '../errors.js';
 import { numberOr } from '../args.js';
+import { useDevice } from '../runtime.js';
 
 const HELP = `usage: tailor launch --nproc-per-node N -- dist-check [--size-mb MB] [--iters K]
                      [--backend gloo|nccl] [--device cpu|cuda]
@@ -41,8 +42,7 @@ export async function run(argv: string[]): Promise<number> {
     if (error instanceof DistEnvError) throw new CliError(error.message);
     throw error;
   }
-  const device = values.device === 'cuda' ? `cuda:${env.localRank}` : torch.checkDevice(values.device);
-  torch.checkDevice(device);
+  const device = useDevice(values.device);
   try {
     const group = ProcessGroup.init({ backend: values.backend, env });
     const result = torch.tidy(() => {

@@ -13,7 +13,7 @@ import {
   parsePreferenceText,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
-import { resolveDevice, resolveThreads } from '../runtime.js';
+import { useDevice, resolveThreads } from '../runtime.js';
 
 export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
   try {
@@ -51,7 +51,7 @@ export function loadRunForEvaluation(
   if (!values.resume) throw new CliError(`give the checkpoint with -r CHECKPOINT\n\n${help}`);
   torch.setNumThreads(resolveThreads(values.threads, 2));
   // The model is rebuilt on the device; the checkpoint's tensors are copied into it.
-  torch.setDefaultDevice(resolveDevice(values.device));
+  useDevice(values.device);
   const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
   const system = loaded.session.system;
   const preference = preferenceArg('--preference', values.preference, system.experts);

@@ -6,8 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { CliError } from '../errors.js';
 import { numberListArg } from '../args.js';
-import { resolveDevice } from '../runtime.js';
-import { setDefaultDevice } from '../../torch/device.js';
+import { useDevice } from '../runtime.js';
 import {
   loadDenoiserInfo,
   denoiseSpectra,
@@ -168,7 +167,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!values.model) throw new CliError(`--model is required\n\n${HELP}`);
   if (!values.input?.length) throw new CliError(`--input is required\n\n${HELP}`);
   if (!values.out) throw new CliError(`--out is required\n\n${HELP}`);
-  setDefaultDevice(resolveDevice(values.device));
+  useDevice(values.device);
   let model;
   let domain: TrainingDomain | null;
   try {

@@ -4,8 +4,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
 import { numberArg, numberListArg } from '../args.js';
-import { resolveDevice } from '../runtime.js';
-import { setDefaultDevice } from '../../torch/device.js';
+import { useDevice } from '../runtime.js';
 import {
   loadConfig,
   NmrConfigError,
@@ -147,7 +146,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   // The model, its batches and the optimizer state live on the run's device (a checkpoint
   // resumes on any device: its tensors are copied into the model's).
-  setDefaultDevice(resolveDevice(values.device, cfg));
+  useDevice(values.device, cfg);
   if (values.params) {
     const model = new UNet1d(cfg.model);
     console.log(formatParameterSummary(model));

@@ -21,7 +21,7 @@ import {
 import { writeLongtailReport } from '../../report/index.js';
 import { CliError } from '../errors.js';
 import { numberArg, numberOr } from '../args.js';
-import { joinJob, resolveAmp, resolveDevice, resolveThreads } from '../runtime.js';
+import { joinJob, resolveAmp, resolveThreads, useDevice } from '../runtime.js';
 import { distributionTable, groupsLine, resolveCheckpoint } from './longtail-common.js';
 
 const HELP = `usage: tailor train -c CONFIG [-r CHECKPOINT] [options]
@@ -100,10 +100,9 @@ export async function run(argv: string[]): Promise<number> {
     const seed = config.seed ?? 0;
     const threads = resolveThreads(values.threads, config.trainer.threads ?? 2);
     torch.setNumThreads(threads);
-    const device = resolveDevice(values.device, config);
-    const amp = resolveAmp(values.amp, device);
     // The model, its batches and optimizer state are created on the run's device.
-    torch.setDefaultDevice(device);
+    const device = useDevice(values.device, config);
+    const amp = resolveAmp(values.amp, device);
     torch.manualSeed(seed);
     const positive = { integer: true, min: 1 };
     const parallel = joinJob(device);
@@ -143,7 +142,6 @@ export async function run(argv: string[]): Promise<number> {
       quiet: values.quiet ?? false,
       parallel,
       amp,
-      device,
     };
     if (!isMain) {
       // Every rank trains; rank 0 alone evaluates and writes the run directory.

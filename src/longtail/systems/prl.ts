@@ -106,6 +106,9 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
     model,
     experts,
     loss,
+    get device() {
+      return model.device;
+    },
     preference: new Array<number>(experts).fill(1 / experts),
     generate,
     forwardWith,

@@ -67,9 +67,8 @@ export interface TrainOptions {
   phases?: PhaseClock;
   /** One rank of a data-parallel run (batchSize is then the effective batch over all ranks). */
   parallel?: ParallelRun | null;
-  /** Mixed precision on `device` (autocast; fp16 with a gradient scaler). */
+  /** Mixed precision on the system's device (autocast; fp16 with a gradient scaler). */
   amp?: torch.AmpMode | null;
-  device?: torch.Device;
 }
 
 const EVAL_BATCH = 256;
@@ -153,7 +152,7 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
       )
     : null;
   if (par) log(`data-parallel: ${world} ranks x batch ${rankBatch} = effective batch ${o.batchSize}`);
-  const device = o.device ?? 'cpu';
+  const device = o.system.device;
   const amp = o.amp ?? null;
   const scaler = amp === 'fp16' ? new torch.GradScaler() : null;
 
