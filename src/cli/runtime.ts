@@ -33,7 +33,9 @@ export function useDevice(flag: string | undefined, config: DeviceConfig = {}): 
     device = torch.parseDevice(spec ?? 'cpu');
   } catch (error) {
     if (!(error instanceof torch.DeviceUnavailableError)) throw error;
-    throw new CliError(`${flag !== undefined ? '--device' : 'config device'}: ${error.message}`);
+    // Named by where it came from instead of by the error class.
+    const detail = error.message.replace(/^DeviceUnavailableError: /, '');
+    throw new CliError(`${flag !== undefined ? '--device' : 'config device'}: ${detail}`);
   }
   if (device.type === 'cuda' && device.index === null && torch.distributed.isDistributedEnv())
     device = torch.Device.of('cuda', torch.distributed.readDistEnv().localRank);
