@@ -14,12 +14,14 @@ import { isPrlResults, prlExperts } from './longtail.js';
 import { listRuns, type RunEntry } from './runs.js';
 import type { PreferenceAnswer } from './types.js';
 import {
+  Preference,
+  PreferenceError,
   PreferenceTextError,
   evaluatePreference as evaluateRunPreference,
   parsePreferenceText,
 } from '../longtail/index.js';
 
-export type EvaluatePreference = (runDir: string, preference: number[]) => Promise<PreferenceAnswer>;
+export type EvaluatePreference = (runDir: string, preference: Preference) => Promise<PreferenceAnswer>;
 
 export interface ServeOptions {
   runsDir: string;
@@ -118,14 +120,21 @@ ${runs.length ? `<table id="runs"><thead><tr><th>run</th><th>kind</th><th>summar
 </body></html>`;
 }
 
-/** A preference from `r=a,b,c` (or a JSON body {"preference": [...]}), normalised to the simplex. */
-export function parsePreference(text: string | null, experts: number | null): number[] {
-  if (text === null || text.trim() === '')
+/**
+ * A preference from `r=a,b,c`, or the array (or text) of a JSON body {"preference": [...]}, checked
+ * and normalised to the simplex (Preference.of) for a run of `experts` experts (null: unknown).
+ */
+export function parsePreference(
+  given: string | readonly unknown[] | null,
+  experts: number | null,
+): Preference {
+  if (given === null || (typeof given === 'string' && given.trim() === ''))
     throw new HttpError(400, 'give the preference as ?r=a,b,c (one non-negative weight per expert)');
   try {
-    return parsePreferenceText(text, experts);
+    return Preference.of(typeof given === 'string' ? parsePreferenceText(given) : given, experts);
   } catch (error) {
-    if (error instanceof PreferenceTextError) throw new HttpError(400, `r ${error.message}`);
+    if (error instanceof PreferenceTextError || error instanceof PreferenceError)
+      throw new HttpError(400, `r ${error.message}`);
     throw error;
   }
 }
@@ -227,18 +236,18 @@ export function createReportServer(o: ServeOptions): Server {
       );
     }
     const experts = prlExperts(results);
-    let text = query.get('r');
-    if (req.method === 'POST' && text === null) {
+    let given: string | unknown[] | null = query.get('r');
+    if (req.method === 'POST' && given === null) {
       const body = await readBody(req);
       try {
         const parsed = JSON.parse(body) as { preference?: unknown; r?: unknown };
         const v = parsed.preference ?? parsed.r;
-        text = Array.isArray(v) ? v.join(',') : typeof v === 'string' ? v : null;
+        given = Array.isArray(v) || typeof v === 'string' ? v : null;
       } catch {
         throw new HttpError(400, 'the POST body must be JSON {"preference": [a, b, c]} (or pass ?r=a,b,c)');
       }
     }
-    const r = parsePreference(text, experts);
+    const r = parsePreference(given, experts);
     const evaluate = o.evaluatePreference ?? evaluateRunPreference;
     let answer: PreferenceAnswer;
     try {
@@ -248,10 +257,10 @@ export function createReportServer(o: ServeOptions): Server {
       throw new HttpError(500, `evaluation failed: ${(error as Error).message}`);
     }
     const seconds = (performance.now() - started) / 1000;
-    log(`preference ${run.id} r=${r.map((v) => v.toFixed(3)).join(',')} ${seconds.toFixed(3)} s`);
+    log(`preference ${run.id} r=${r.weights.map((v) => v.toFixed(3)).join(',')} ${seconds.toFixed(3)} s`);
     sendJson(res, 200, {
       run: run.id,
-      preference: r,
+      preference: r.weights,
       many: answer.many,
       medium: answer.medium,
       few: answer.few,

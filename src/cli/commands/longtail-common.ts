@@ -9,6 +9,8 @@ import {
   type GroupResult,
   type LoadedRun,
   type System,
+  Preference,
+  PreferenceError,
   PreferenceTextError,
   parsePreferenceText,
 } from '../../longtail/index.js';
@@ -36,7 +38,8 @@ export function resolveCheckpoint(path: string): string {
 
 /**
  * The shared start of the evaluation commands: thread count, the run, and an optional PRL
- * preference set on its system (an error for runs without a hypernetwork).
+ * preference: the run's session then holds its system at that preference (an error for runs
+ * without a hypernetwork).
  */
 export function loadRunForEvaluation(
   values: {
@@ -55,12 +58,11 @@ export function loadRunForEvaluation(
   const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
   const system = loaded.session.system;
   const preference = preferenceArg('--preference', values.preference, system.experts);
-  if (preference) {
-    if (system.kind !== 'prl')
-      throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
-    system.preference = preference;
-  }
-  return { loaded, system };
+  if (!preference) return { loaded, system };
+  if (system.kind !== 'prl')
+    throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
+  const session = { ...loaded.session, system: system.at(preference) };
+  return { loaded: { ...loaded, session }, system: session.system };
 }
 
 const pct = (v: number | null | undefined) =>
@@ -122,12 +124,17 @@ export function controllabilityTable(grid: {
 }
 
 /** A preference over `experts` experts (`a,b,c`), normalised to sum to 1; undefined when absent. */
-export function preferenceArg(flag: string, text: string | undefined, experts: number): number[] | undefined {
+export function preferenceArg(
+  flag: string,
+  text: string | undefined,
+  experts: number,
+): Preference | undefined {
   if (text === undefined) return undefined;
   try {
-    return parsePreferenceText(text, experts);
+    return Preference.of(parsePreferenceText(text), experts);
   } catch (error) {
-    if (error instanceof PreferenceTextError) throw new CliError(`${flag} ${error.message}`);
+    if (error instanceof PreferenceTextError || error instanceof PreferenceError)
+      throw new CliError(`${flag} ${error.message}`);
     throw error;
   }
 }

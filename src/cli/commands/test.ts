@@ -37,7 +37,7 @@ export async function run(argv: string[]): Promise<number> {
         ...jsonGroup(u),
         ece: u.ece,
         per_class: u.per_class,
-        ...(system.kind === 'prl' ? { preference: system.preference } : {}),
+        ...(system.kind === 'prl' ? { preference: system.preference.weights } : {}),
       }),
     );
   } else {

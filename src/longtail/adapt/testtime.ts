@@ -14,7 +14,7 @@ import { Rng } from '../../util/rng.js';
 import type { ImageSet } from '../data/source.js';
 import type { ImageTransform } from '../data/augment.js';
 import { testDistributionSubset } from '../data/longtail.js';
-import { aggregateByPreference, logitsFromFeatures, setTraining, type System } from '../systems/index.js';
+import { setTraining, type System } from '../systems/index.js';
 import { selectRows, systemPredictions, type Predictions } from '../train/evaluate.js';
 import { computeExpertFeatures, type ExpertFeatures } from '../train/features.js';
 import { knownPriorOffsets, DEFAULT_PRIOR_FIT, type PriorFit } from './prior.js';
@@ -253,16 +253,10 @@ export async function runTestTime(
           }
           if (t.preference && prl) {
             learnerEpoch(t.preference, batches, epoch, o.minWeight, (index, r) => {
-              const generated = prl.generate(r);
               const [f1, f2] = views.features!;
-              const a1 = aggregateByPreference(
-                logitsFromFeatures(prl.model, f1.indexSelect(1, index), generated),
-                r,
-              );
-              const a2 = aggregateByPreference(
-                logitsFromFeatures(prl.model, f2.indexSelect(1, index), generated),
-                r,
-              );
+              const [v1, v2] = prl.logitsAt(r, f1.indexSelect(1, index), f2.indexSelect(1, index));
+              const a1 = v1!.output;
+              const a2 = v2!.output;
               const stability = negativeCosine(a1, a2);
               return preferenceObjective === 'consistent' && t.target
                 ? stability.add(priorConsistency(a1, a2, t.target).mul(lambda))
