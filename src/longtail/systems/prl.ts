@@ -82,14 +82,6 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
       hyper.forward(preference instanceof torch.Tensor ? preference : torch.tensor([...preference])),
     );
 
-  /** The weights to generate for: a Preference's (checked here once), or a simplex tensor as it is. */
-  const weightsOf = (preference: PreferenceInput): readonly number[] | Tensor => {
-    if (!(preference instanceof torch.Tensor)) return Preference.of(preference, experts).weights;
-    if (preference.shape.length !== 1 || preference.shape[0] !== experts)
-      throw new PreferenceError(`is a tensor of shape [${preference.shape.join(', ')}], not [${experts}]`);
-    return preference;
-  };
-
   // The experts' pooled features do not depend on the preference: computed once per batch.
   // Kept per expert (not stacked) so training runs the same kernels on the same memory as the
   // multi-expert forward pass.
@@ -111,21 +103,7 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
     });
 
   const logitsAt = (preference: PreferenceInput, ...features: Tensor[]): MultiExpertOutput[] =>
-    outputsAt(weightsOf(preference), features);
-
-  const releasedGenerate = (rng: Rng): GeneratedExperts =>
-    torch.tidy(() => {
-      // One call per expert, each with its own draw, min-max normalised after a learnable offset.
-      const classifiers: Tensor[] = [];
-      for (let e = 0; e < experts; e++) {
-        const r = torch.tensor(rng.dirichlet(alpha, experts)).add(released!.offset);
-        const min = r.min();
-        const max = r.max();
-        const normalised = r.sub(min).div(max.sub(min).add(1e-8));
-        classifiers.push(hyper.forward(normalised).classifiers[e]!);
-      }
-      return { classifiers };
-    });
+    outputsAt(weightsOf(preference, experts), features);
 
   const modules: Record<string, nn.Module> = { model, hyper };
   if (released) modules.released = released;
@@ -133,7 +111,7 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
   if (loss.ideal) modules.ideal = loss.ideal;
   const trainForward = (x: Tensor, rng: Rng): ReturnType<PrlSystem['trainForward']> => {
     if (released) {
-      const generated = releasedGenerate(rng);
+      const generated = releasedGenerate(hyper, released, alpha, rng);
       return {
         out: torch.tidy(() => preferenceOutput(logitsFromFeatures(model, pooledFeatures(x), generated))),
       };
@@ -166,6 +144,38 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
     evalForward: (x: Tensor) => torch.tidy(() => outputsAt(preference.weights, [pooledFeatures(x)])[0]!),
   });
   return systemAt(Preference.uniform(experts));
+}
+
+/** The weights to generate for: a Preference's (checked once, by Preference.of), or a simplex tensor as it is. */
+function weightsOf(preference: PreferenceInput, experts: number): readonly number[] | Tensor {
+  if (!(preference instanceof torch.Tensor)) return Preference.of(preference, experts).weights;
+  if (preference.shape.length !== 1 || preference.shape[0] !== experts)
+    throw new PreferenceError(`is a tensor of shape [${preference.shape.join(', ')}], not [${experts}]`);
+  return preference;
+}
+
+/**
+ * The released code's experts: one hypernetwork call per expert, each with its own draw, min-max
+ * normalised after a learnable offset.
+ */
+function releasedGenerate(
+  hyper: HyperNetwork,
+  released: ReleasedOffset,
+  alpha: number,
+  rng: Rng,
+): GeneratedExperts {
+  const experts = released.offset.shape[0]!;
+  return torch.tidy(() => {
+    const classifiers: Tensor[] = [];
+    for (let e = 0; e < experts; e++) {
+      const r = torch.tensor(rng.dirichlet(alpha, experts)).add(released.offset);
+      const min = r.min();
+      const max = r.max();
+      const normalised = r.sub(min).div(max.sub(min).add(1e-8));
+      classifiers.push(hyper.forward(normalised).classifiers[e]!);
+    }
+    return { classifiers };
+  });
 }
 
 /**
