@@ -30,8 +30,8 @@ const DEVICE_RE = /^(cpu|cuda)(?::(\d+))?$/;
 
 /**
  * A device, as torch.device: its type and index (null: the current device of that type). Made by
- * parseDevice only, one object per name, so devices compare with ===; it prints and serialises
- * (JSON) as its name: 'cpu', 'cuda' or 'cuda:N'.
+ * parseDevice (or Device.of), one object per device, so devices compare with ===; it prints and
+ * serialises (JSON) as its name: 'cpu', 'cuda' or 'cuda:N'.
  */
 export class Device {
   static readonly #byName = new Map<string, Device>();
