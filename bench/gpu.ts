@@ -58,7 +58,7 @@ function golden(): Record<string, number | boolean> {
   devModel.loadStateDict(cpuModel.stateDict());
   const x = torch.keep(torch.randn([16, 1, 28, 28], 'float32', 'cpu'));
   const y = torch.keep(torch.randint(0, 10, [16], 'int64', 'cpu'));
-  const run = (m: ResNetCifar, dev: string) =>
+  const run = (m: ResNetCifar, dev: torch.DeviceLike) =>
     torch.tidy(() => {
       m.train();
       m.zeroGrad();
@@ -80,7 +80,7 @@ function golden(): Record<string, number | boolean> {
   try {
     saveCheckpoint(join(dir, 'cpu'), { weights: cpuModel.stateDict() });
     const onDevice = loadCheckpoint(join(dir, 'cpu'), { mapLocation: device });
-    result.checkpoint_on_device = Object.values(onDevice.weights).every((t) => t.device.startsWith('cuda'));
+    result.checkpoint_on_device = Object.values(onDevice.weights).every((t) => t.device.type === 'cuda');
     saveCheckpoint(join(dir, 'dev'), { weights: onDevice.weights });
     const back = loadCheckpoint(join(dir, 'dev'), { mapLocation: 'cpu' });
     const k = Object.keys(back.weights)[0]!;
@@ -112,7 +112,7 @@ function trainImgS(): number {
   const opt = new SGD(model.parameters(), { lr: 0.1, momentum: 0.9, weightDecay: 5e-4 });
   const scaler = amp === 'fp16' ? new torch.GradScaler() : null;
   // Host batches in pinned memory, copied without blocking, as a data loader would.
-  const pin = (t: torch.Tensor) => (device === 'cpu' ? t.clone() : t.pinMemory());
+  const pin = (t: torch.Tensor) => (device.type === 'cpu' ? t.clone() : t.pinMemory());
   const [hostX, hostY] = torch.tidy(() => [
     torch.keep(pin(torch.randn([batch, 1, 28, 28], 'float32', 'cpu'))),
     torch.keep(pin(torch.randint(0, 10, [batch], 'int64', 'cpu'))),
@@ -169,7 +169,7 @@ result.golden = golden();
 result.tailor_train_img_s = trainImgS();
 if (values.torch) {
   const script = fileURLToPath(new URL('../../bench/gpu_torch.py', import.meta.url));
-  const py = spawnSync(values.python, [script, device, String(steps), String(batch), amp ?? 'none'], {
+  const py = spawnSync(values.python, [script, device.name, String(steps), String(batch), amp ?? 'none'], {
     encoding: 'utf8',
   });
   if (py.status !== 0) {

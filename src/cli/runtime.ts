@@ -14,25 +14,33 @@ export interface DeviceConfig {
 }
 
 /**
- * The device a run uses: the flag, else the config's "device", else n_gpu (0: cpu, >= 1: cuda).
- * Under `tailor launch`, 'cuda' means this rank's GPU (cuda:LOCAL_RANK).
+ * The run's device, resolved once per command: the flag, else the config's "device", else n_gpu
+ * (0: cpu, >= 1: cuda), parsed by torch.parseDevice. Under `tailor launch` (or torchrun), 'cuda'
+ * means this rank's GPU, cuda:LOCAL_RANK. It becomes the default device of tensor creation, so the
+ * model built next, its batches and its optimizer state live there; the library then asks the
+ * model (`model.device`) where it runs. A device that is not here is a DeviceUnavailableError
+ * (named, with the remedy).
  */
-export function resolveDevice(flag: string | undefined, config: DeviceConfig = {}): Device {
+export function useDevice(flag: string | undefined, config: DeviceConfig = {}): Device {
   let spec = flag ?? config.device;
   if (spec === undefined && config.n_gpu !== undefined) {
     if (!Number.isInteger(config.n_gpu) || config.n_gpu < 0)
       throw new CliError(`config: n_gpu must be a non-negative integer, got ${String(config.n_gpu)}`);
     spec = config.n_gpu === 0 ? 'cpu' : 'cuda';
   }
-  spec ??= 'cpu';
+  let device: Device;
   try {
-    torch.parseDevice(spec);
+    device = torch.parseDevice(spec ?? 'cpu');
   } catch (error) {
-    throw new CliError(`${flag !== undefined ? '--device' : 'config device'}: ${(error as Error).message}`);
+    if (!(error instanceof torch.DeviceUnavailableError)) throw error;
+    // Named by where it came from instead of by the error class.
+    const detail = error.message.replace(/^DeviceUnavailableError: /, '');
+    throw new CliError(`${flag !== undefined ? '--device' : 'config device'}: ${detail}`);
   }
-  if (spec === 'cuda' && torch.distributed.isDistributedEnv()) spec = `cuda:${process.env.LOCAL_RANK ?? '0'}`;
-  // DeviceUnavailableError (named, with the remedy) when the libtorch or the machine has no GPU.
-  return torch.checkDevice(spec);
+  if (device.type === 'cuda' && device.index === null && torch.distributed.isDistributedEnv())
+    device = torch.Device.of('cuda', torch.distributed.readDistEnv().localRank);
+  torch.setDefaultDevice(device);
+  return device;
 }
 
 export function resolveAmp(flag: string | undefined, device: Device): AmpMode | null {
@@ -61,7 +69,7 @@ export function joinJob(device: Device, backend?: 'gloo' | 'nccl'): DistributedR
   if (env.worldSize === 1) return null;
   const group = torch.distributed.ProcessGroup.init({
     env,
-    backend: backend ?? (device.startsWith('cuda') && native.buildInfo().nccl ? 'nccl' : 'gloo'),
+    backend: backend ?? (device.type === 'cuda' && native.buildInfo().nccl ? 'nccl' : 'gloo'),
   });
   return { group, rank: env.rank, worldSize: env.worldSize, isMain: env.rank === 0 };
 }

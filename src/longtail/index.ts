@@ -1,6 +1,6 @@
 // The long-tail system as the CLI and the reports use it. The folders form layers, each importing
 // only from the ones below it (eslint.config.js enforces the order):
-//   types/     what every layer shares: the multi-expert output, preference text     metrics/  accuracy, shot groups, calibration
+//   types/     what every layer shares: the multi-expert output, preferences and their text     metrics/  accuracy, shot groups, calibration
 //   data/      readers, long-tailed subsets, augmentation, batches      models/  the ResNets
 //   losses/    single-output, multi-expert and PRL losses, mixup
 //   systems/   what is trained: a plain multi-expert model, or PRL (kind 'plain' | 'prl')
@@ -11,6 +11,7 @@
 export type { MultiExpertOutput } from './types/multi-expert-output.js';
 export { FEW_SHOT_BELOW, MANY_SHOT_ABOVE, shotGroup, shotGroups, type ShotGroup } from './metrics/metrics.js';
 export { PreferenceTextError, parsePreferenceText } from './types/preference-text.js';
+export { Preference, PreferenceError } from './types/preference.js';
 export { BUILTIN_DATASETS, PUBLISHED_SPLITS, loadBuiltin, type BuiltinDataset } from './data/index.js';
 export { findDistributionList, parseImageList, readImageList } from './data/imagelist.js';
 export {

@@ -4,7 +4,7 @@
 import { UserError } from '../util/errors.js';
 import { native } from './native.js';
 import { dtypeCode } from './dtype.js';
-import { parseDevice, type Device } from './device.js';
+import { parseDevice, type DeviceLike } from './device.js';
 import { noGrad } from './autograd.js';
 import { tidy } from './scope.js';
 import type { Tensor } from './tensor.js';
@@ -19,7 +19,7 @@ export class AmpUnsupportedError extends UserError {
 }
 
 /** Checks an --amp value against the device; throws AmpUnsupportedError naming the remedy. */
-export function checkAmp(mode: string, device: Device): AmpMode {
+export function checkAmp(mode: string, device: DeviceLike): AmpMode {
   if (mode !== 'bf16' && mode !== 'fp16') {
     throw new AmpUnsupportedError(`unknown mode '${mode}' (expected bf16 or fp16)`);
   }
@@ -33,7 +33,7 @@ export function checkAmp(mode: string, device: Device): AmpMode {
 }
 
 /** Runs fn with autocast on for the device's type, restoring the previous state afterwards. */
-export function autocast<T>(mode: AmpMode, device: Device, fn: () => T): T {
+export function autocast<T>(mode: AmpMode, device: DeviceLike, fn: () => T): T {
   checkAmp(mode, device);
   const type = parseDevice(device).type;
   const previous = native.setAutocast(type, true, dtypeCode(mode === 'bf16' ? 'bfloat16' : 'float16'), 1);

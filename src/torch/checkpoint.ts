@@ -11,7 +11,7 @@ import { decodeSafetensors, encodeSafetensors } from './safetensors.js';
 import { CheckpointError, SafetensorsError } from '../util/errors.js';
 import { elsewhere, readSidecar, verifiedFile, type Sidecar } from './checkpoint-sidecar.js';
 import type { RngState } from '../util/rng.js';
-import { checkDevice, cuda, type Device } from './device.js';
+import { checkDevice, cuda, type Device, type DeviceLike } from './device.js';
 import type { OptimizerStateDict, ParamState } from './optim/optimizer.js';
 import type { SchedulerState } from './optim/lr-scheduler.js';
 
@@ -37,7 +37,7 @@ export interface CheckpointContent {
 
 export interface LoadCheckpointOptions {
   /** Where the tensors go (torch.load's map_location): 'cpu' (default), 'cuda', 'cuda:N'. */
-  mapLocation?: Device;
+  mapLocation?: DeviceLike;
 }
 
 export interface LoadedCheckpoint {
@@ -193,7 +193,7 @@ export function loadCheckpoint(base: string, options: LoadCheckpointOptions = {}
     dispose([loaded.weights, tensors]);
     throw error;
   }
-  if (location !== 'cpu') {
+  if (location.type !== 'cpu') {
     loaded.weights = moveAll(loaded.weights, location);
     if (loaded.optimizer) {
       for (const s of Object.values(loaded.optimizer.state)) Object.assign(s, moveAll(s, location));

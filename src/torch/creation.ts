@@ -3,7 +3,7 @@ import { native } from './native.js';
 import { dtypeCode, type DType, type NumericArray } from './dtype.js';
 import { Tensor, wrap, type Scalar } from './tensor.js';
 import * as aten from './generated/aten.js';
-import { creationDevice, type Device } from './device.js';
+import { creationDevice, type DeviceLike } from './device.js';
 
 type NestedNumbers = number | boolean | NestedNumbers[];
 
@@ -27,7 +27,7 @@ export function tensor(
     shape?: number[];
     dtype?: DType;
     requiresGrad?: boolean;
-    device?: Device;
+    device?: DeviceLike;
     pinned?: boolean;
   } = {},
 ): Tensor {
@@ -92,17 +92,17 @@ export function tensor(
 
 // Creation functions take an optional device; without one they use the default device
 // (setDefaultDevice), which starts as the CPU.
-export function scalarTensor(value: number, dtype: DType = 'float32', device?: Device): Tensor {
+export function scalarTensor(value: number, dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return full([], value, dtype, device);
 }
 
-export function zeros(shape: number[], dtype: DType = 'float32', device?: Device): Tensor {
+export function zeros(shape: number[], dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.zeros(shape, dtype, null, creationDevice(device));
 }
-export function ones(shape: number[], dtype: DType = 'float32', device?: Device): Tensor {
+export function ones(shape: number[], dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.ones(shape, dtype, null, creationDevice(device));
 }
-export function full(shape: number[], value: Scalar, dtype: DType = 'float32', device?: Device): Tensor {
+export function full(shape: number[], value: Scalar, dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.full(shape, value, dtype, null, creationDevice(device));
 }
 export function zerosLike(t: Tensor): Tensor {
@@ -111,11 +111,11 @@ export function zerosLike(t: Tensor): Tensor {
 export function onesLike(t: Tensor): Tensor {
   return aten.ones_like(t);
 }
-export function empty(shape: number[], dtype: DType = 'float32', device?: Device): Tensor {
+export function empty(shape: number[], dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.empty_memory_format(shape, dtype, null, creationDevice(device));
 }
 /** Values start, start+step, ... below end. Integer arguments give int64, as torch.arange. */
-export function arange(start: number, end?: number, step = 1, dtype?: DType, device?: Device): Tensor {
+export function arange(start: number, end?: number, step = 1, dtype?: DType, device?: DeviceLike): Tensor {
   if (end === undefined) return aten.arange(start, dtype ?? null, null, creationDevice(device));
   return aten.arange_start_step(start, end, step, dtype ?? null, null, creationDevice(device));
 }
@@ -124,17 +124,17 @@ export function linspace(
   end: number,
   steps: number,
   dtype: DType = 'float32',
-  device?: Device,
+  device?: DeviceLike,
 ): Tensor {
   return aten.linspace({ float: start }, { float: end }, steps, dtype, null, creationDevice(device));
 }
-export function eye(n: number, dtype: DType = 'float32', device?: Device): Tensor {
+export function eye(n: number, dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.eye(n, dtype, null, creationDevice(device));
 }
-export function rand(shape: number[], dtype: DType = 'float32', device?: Device): Tensor {
+export function rand(shape: number[], dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.rand(shape, dtype, null, creationDevice(device));
 }
-export function randn(shape: number[], dtype: DType = 'float32', device?: Device): Tensor {
+export function randn(shape: number[], dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.randn(shape, dtype, null, creationDevice(device));
 }
 export function randint(
@@ -142,11 +142,11 @@ export function randint(
   high: number,
   shape: number[],
   dtype: DType = 'int64',
-  device?: Device,
+  device?: DeviceLike,
 ): Tensor {
   return aten.randint_low(low, high, shape, dtype, null, creationDevice(device));
 }
-export function randperm(n: number, dtype: DType = 'int64', device?: Device): Tensor {
+export function randperm(n: number, dtype: DType = 'int64', device?: DeviceLike): Tensor {
   return aten.randperm(n, dtype, null, creationDevice(device));
 }
 export function cat(tensors: Tensor[], dim = 0): Tensor {

@@ -1,7 +1,11 @@
-// Devices: names ('cpu', 'cuda', 'cuda:N'), the default device of tensor creation, and the CUDA
-// runtime services (availability, seeds, generator states, synchronisation, cached memory).
-// Asking for CUDA where the libtorch has none, or no GPU is visible, is a DeviceUnavailableError
-// that names the libtorch in use and how to select a CUDA one.
+// Devices, as PyTorch has them: a device name ('cpu', 'cuda', 'cuda:N') is parsed once into a
+// Device value (parseDevice, the one parser); tensors and modules report theirs (`tensor.device`,
+// `module.device`); the default device of tensor creation (setDefaultDevice, as
+// torch.set_default_device); and the CUDA runtime services (availability, seeds, generator states,
+// synchronisation, cached memory). Parsing only reads the name, as torch.device does; a device is
+// checked to exist here when it is used (checkDevice: tensor creation, moves, the default device,
+// checkpoint map locations). Both failures are a DeviceUnavailableError that says what to do: the
+// accepted names, or the libtorch in use and how to select a CUDA one.
 import { UserError } from '../util/errors.js';
 import { native, describeLibtorch, type CudaInfo } from './native.js';
 
@@ -11,11 +15,6 @@ export function cudaInfo(): CudaInfo {
   cudaInfoCache ??= native.cudaInfo();
   return cudaInfoCache;
 }
-
-/** 'cpu', 'cuda' (the current GPU) or 'cuda:N'. */
-export type Device = string;
-
-const DEVICE_RE = /^(cpu|cuda)(?::(\d+))?$/;
 
 export class DeviceUnavailableError extends UserError {
   constructor(message: string) {
@@ -27,16 +26,61 @@ export const SELECT_CUDA_HINT =
   'select a CUDA libtorch at build time: TAILOR_LIBTORCH=python:/path/to/python3 (a CUDA PyTorch) or ' +
   'TAILOR_LIBTORCH=/path/to/libtorch (an unpacked CUDA libtorch), then ./scripts/setup.sh';
 
-export function isDeviceString(value: string): boolean {
-  return DEVICE_RE.test(value);
+const DEVICE_RE = /^(cpu|cuda)(?::(\d+))?$/;
+
+/**
+ * A device, as torch.device: its type and index (null: the current device of that type). Made by
+ * parseDevice (or Device.of), one object per device, so devices compare with ===; it prints and
+ * serialises (JSON) as its name: 'cpu', 'cuda' or 'cuda:N'.
+ */
+export class Device {
+  static readonly #byName = new Map<string, Device>();
+  readonly name: string;
+
+  private constructor(
+    readonly type: 'cpu' | 'cuda',
+    readonly index: number | null,
+  ) {
+    this.name = index === null ? type : `${type}:${index}`;
+  }
+
+  /** The one object for a type and index (the CPU has no index). */
+  static of(type: 'cpu' | 'cuda', index: number | null): Device {
+    const key = type === 'cpu' ? 'cpu' : index === null ? 'cuda' : `cuda:${index}`;
+    let d = Device.#byName.get(key);
+    if (!d) {
+      d = new Device(type, type === 'cpu' ? null : index);
+      Device.#byName.set(key, d);
+    }
+    return d;
+  }
+
+  toString(): string {
+    return this.name;
+  }
+
+  toJSON(): string {
+    return this.name;
+  }
 }
 
-/** Parses a device name; throws a TypeError naming the accepted forms. */
-export function parseDevice(spec: string): { type: 'cpu' | 'cuda'; index: number | null } {
+/** A device or its name, as the tensor library's functions accept it (like PyTorch's str or torch.device). */
+export type DeviceLike = Device | string;
+
+/** The CPU. */
+export const CPU = Device.of('cpu', null);
+
+/**
+ * Parses a device name ('cpu', 'cuda', 'cuda:N'; a Device is returned as it is). An invalid name
+ * is a DeviceUnavailableError naming the accepted forms. Whether the device exists here is
+ * checkDevice's question.
+ */
+export function parseDevice(spec: DeviceLike): Device {
+  if (spec instanceof Device) return spec;
   const m = DEVICE_RE.exec(String(spec).trim());
-  if (!m) throw new TypeError(`invalid device '${spec}' (expected cpu, cuda or cuda:N)`);
-  if (m[1] === 'cpu' && m[2] !== undefined && m[2] !== '0') throw new TypeError(`invalid device '${spec}'`);
-  return { type: m[1] as 'cpu' | 'cuda', index: m[2] === undefined ? null : Number(m[2]) };
+  if (!m || (m[1] === 'cpu' && m[2] !== undefined && m[2] !== '0'))
+    throw new DeviceUnavailableError(`invalid device '${String(spec)}' (expected cpu, cuda or cuda:N)`);
+  return Device.of(m[1] as 'cpu' | 'cuda', m[2] === undefined ? null : Number(m[2]));
 }
 
 export const cuda = {
@@ -48,8 +92,8 @@ export const cuda = {
     return cudaInfo().devices.length;
   },
   /** Waits for the device's queued work (for timing); a no-op without CUDA. */
-  synchronize(device?: Device): void {
-    native.synchronize(device);
+  synchronize(device?: DeviceLike): void {
+    native.synchronize(device === undefined ? undefined : parseDevice(device).name);
   },
   /** Returns cached, unused GPU memory to the driver; false when there is no CUDA. */
   emptyCache(): boolean {
@@ -76,37 +120,42 @@ export const cuda = {
 };
 
 /**
- * Checks that a device exists here and returns its canonical name. A CUDA device with a CPU
- * libtorch or no visible GPU is a DeviceUnavailableError naming the libtorch in use.
+ * The device, parsed, once it is known to exist here (the one check, made where a device is
+ * used). A CUDA device with a CPU libtorch or no visible GPU is a DeviceUnavailableError naming
+ * the libtorch in use and how to select a CUDA one.
  */
-export function checkDevice(spec: Device): Device {
-  const { type, index } = parseDevice(spec);
-  if (type === 'cpu') return 'cpu';
+export function checkDevice(spec: DeviceLike): Device {
+  const d = parseDevice(spec);
+  if (d.type === 'cpu') return d;
   const info = cudaInfo();
   if (!info.compiled) {
     throw new DeviceUnavailableError(
-      `'${spec}' was requested, but ${describeLibtorch()} is a CPU-only build; ${SELECT_CUDA_HINT}`,
+      `'${d.name}' was requested, but ${describeLibtorch()} is a CPU-only build; ${SELECT_CUDA_HINT}`,
     );
   }
   if (!info.available) {
     const visible = process.env.CUDA_VISIBLE_DEVICES;
     throw new DeviceUnavailableError(
-      `'${spec}' was requested, but no GPU is visible to ${describeLibtorch()} (CUDA ${info.version}` +
+      `'${d.name}' was requested, but no GPU is visible to ${describeLibtorch()} (CUDA ${info.version}` +
         `${visible !== undefined ? `, CUDA_VISIBLE_DEVICES=${visible}` : ''}); check the driver (nvidia-smi) or run on a machine with a GPU`,
     );
   }
-  if (index !== null && index >= info.devices.length) {
+  if (d.index !== null && d.index >= info.devices.length) {
     throw new DeviceUnavailableError(
-      `'${spec}' does not exist: ${info.devices.length} CUDA device(s) are visible`,
+      `'${d.name}' does not exist: ${info.devices.length} CUDA device(s) are visible`,
     );
   }
-  return index === null ? 'cuda' : `cuda:${index}`;
+  return d;
 }
 
-let defaultDevice: Device = 'cpu';
+let defaultDevice: Device = CPU;
 
-/** The device tensor creation uses when none is given (like torch.set_default_device). */
-export function setDefaultDevice(device: Device): void {
+/**
+ * The device tensor creation uses when none is given (like torch.set_default_device). The CLI
+ * sets it once per command, to the run's device (src/cli/runtime.ts useDevice), so that the model
+ * built next and the tensors the library creates for it live there.
+ */
+export function setDefaultDevice(device: DeviceLike): void {
   defaultDevice = checkDevice(device);
 }
 
@@ -114,8 +163,8 @@ export function getDefaultDevice(): Device {
   return defaultDevice;
 }
 
-/** The device to pass to a creation operator: undefined keeps libtorch's default (CPU). */
-export function creationDevice(device?: Device): string | undefined {
+/** The device name to pass to a creation operator: undefined keeps libtorch's default (CPU). */
+export function creationDevice(device?: DeviceLike): string | undefined {
   const d = device === undefined ? defaultDevice : checkDevice(device);
-  return d === 'cpu' ? undefined : d;
+  return d === CPU ? undefined : d.name;
 }

@@ -38,6 +38,11 @@ export function dtypeCode(dtype: DType): number {
   return code;
 }
 
+/** True for a dtype name ('float32', ...). */
+export function isDType(name: string): name is DType {
+  return Object.hasOwn(codes, name);
+}
+
 export function dtypeName(code: number): DType {
   const name = names.get(code);
   if (name === undefined) throw new TypeError(`unsupported scalar type code ${code}`);

@@ -1,16 +1,17 @@
 // The Tensor class: a handle to a libtorch tensor with typed methods. Arithmetic, broadcasting
 // and dtype promotion are libtorch's own, so they follow PyTorch's rules exactly.
 import { native } from './native.js';
-import { dtypeCode, dtypeName, type DType, type NumericArray } from './dtype.js';
+import { dtypeCode, dtypeName, isDType, type DType, type NumericArray } from './dtype.js';
 import { track, untrack, inSafetyNet, scopeOwner, type ScopeOwner } from './scope.js';
 import * as aten from './generated/aten.js';
 import {
   checkDevice,
   cuda,
-  isDeviceString,
+  parseDevice,
   DeviceUnavailableError,
   SELECT_CUDA_HINT,
   type Device,
+  type DeviceLike,
 } from './device.js';
 
 /** A number (integral values are int Scalars), a boolean, or {float: x} to force a float Scalar. */
@@ -392,23 +393,26 @@ export class Tensor {
   }
 
   // ---- dtype ----
-  /** A dtype (e.g. 'float32') or a device ('cpu', 'cuda', 'cuda:1'). */
-  to(target: DType | Device): Tensor {
-    if (isDeviceString(target)) return this.toDevice(target);
-    return aten.to_dtype(this, target as DType);
+  /** A dtype (e.g. 'float32') or a device (a Device, or 'cpu', 'cuda', 'cuda:1'). */
+  to(target: DType | DeviceLike): Tensor {
+    if (typeof target === 'string' && isDType(target)) return aten.to_dtype(this, target);
+    return this.toDevice(target);
   }
-  /** The device the tensor lives on ('cpu', 'cuda:0', ...). */
+  /** The device the tensor lives on (cpu, cuda:0, ...). */
   get device(): Device {
-    return native.deviceOf(this.handle);
+    return parseDevice(native.deviceOf(this.handle));
   }
   /**
    * The tensor on `device` (a new handle to the same tensor when it is already there, as
    * PyTorch's to()). nonBlocking copies asynchronously from pinned host memory.
    */
-  toDevice(device: Device, options: { nonBlocking?: boolean; dtype?: DType; copy?: boolean } = {}): Tensor {
+  toDevice(
+    device: DeviceLike,
+    options: { nonBlocking?: boolean; dtype?: DType; copy?: boolean } = {},
+  ): Tensor {
     return aten.to_device(
       this,
-      checkDevice(device),
+      checkDevice(device).name,
       options.dtype ?? this.dtype,
       options.nonBlocking ?? false,
       options.copy ?? false,

@@ -85,7 +85,7 @@ test('ranges: one value, a list or low..high, bounded', () => {
 });
 
 test('preferences: one weight per expert, normalised; the dashboard parses the same way', () => {
-  assert.deepEqual(preferenceArg('--preference', '1,1,2', 3), [0.25, 0.25, 0.5]);
+  assert.deepEqual(preferenceArg('--preference', '1,1,2', 3)?.weights, [0.25, 0.25, 0.5]);
   assert.equal(preferenceArg('--preference', undefined, 3), undefined);
   fails(
     () => preferenceArg('--preference', '1,1', 3),

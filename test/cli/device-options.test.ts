@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers.js';
-import { resolveDevice, resolveThreads, resolveAmp } from '../../src/cli/runtime.js';
+import { useDevice, resolveThreads, resolveAmp } from '../../src/cli/runtime.js';
 import { CliError } from '../../src/cli/errors.js';
 import * as torch from '../../src/torch/index.js';
 
@@ -13,17 +13,45 @@ const tailor = join(repoRoot, 'bin', 'tailor');
 const hasCuda = torch.cuda.isAvailable();
 
 test('the device comes from --device, else the config device, else n_gpu (0 is the CPU)', () => {
-  assert.equal(resolveDevice(undefined), 'cpu');
-  assert.equal(resolveDevice('cpu', { device: 'cuda' }), 'cpu', 'the flag wins');
-  assert.equal(resolveDevice(undefined, { n_gpu: 0 }), 'cpu');
+  assert.equal(useDevice(undefined), torch.CPU);
+  assert.equal(useDevice('cpu', { device: 'cuda' }), torch.CPU, 'the flag wins');
+  assert.equal(useDevice(undefined, { n_gpu: 0 }), torch.CPU);
+  assert.equal(torch.getDefaultDevice(), torch.CPU, 'and it is the default device of tensor creation');
   assert.throws(
-    () => resolveDevice('gpu'),
-    (e: unknown) => e instanceof CliError && /--device: invalid device 'gpu'/.test(e.message),
+    () => useDevice('gpu'),
+    (e: unknown) =>
+      e instanceof CliError &&
+      /^--device: invalid device 'gpu' \(expected cpu, cuda or cuda:N\)$/.test(e.message),
   );
-  assert.throws(() => resolveDevice(undefined, { n_gpu: -1 }), /n_gpu must be a non-negative integer/);
+  assert.throws(
+    () => useDevice(undefined, { device: 'tpu' }),
+    (e: unknown) => e instanceof CliError && /^config device: invalid device 'tpu'/.test(e.message),
+  );
+  assert.throws(() => useDevice(undefined, { n_gpu: -1 }), /n_gpu must be a non-negative integer/);
   if (!hasCuda) {
-    assert.throws(() => resolveDevice(undefined, { n_gpu: 1 }), torch.DeviceUnavailableError);
-    assert.throws(() => resolveDevice(undefined, { device: 'cuda:0' }), torch.DeviceUnavailableError);
+    assert.throws(() => useDevice(undefined, { n_gpu: 1 }), torch.DeviceUnavailableError);
+    assert.throws(() => useDevice(undefined, { device: 'cuda:0' }), torch.DeviceUnavailableError);
+    assert.equal(torch.getDefaultDevice(), torch.CPU, 'a device that is not here is not made the default');
+  }
+});
+
+test("under a job, cuda means this rank's GPU (cuda:LOCAL_RANK), as dist-check and train use it", () => {
+  const saved = { ...process.env };
+  try {
+    Object.assign(process.env, { WORLD_SIZE: '2', RANK: '1', LOCAL_RANK: '1' });
+    if (hasCuda && torch.cuda.deviceCount() > 1) assert.equal(useDevice('cuda').name, 'cuda:1');
+    else
+      assert.throws(
+        () => useDevice('cuda'),
+        (e: unknown) => e instanceof torch.DeviceUnavailableError && /'cuda:1'/.test(e.message),
+      );
+    assert.equal(useDevice('cpu'), torch.CPU);
+  } finally {
+    for (const k of ['WORLD_SIZE', 'RANK', 'LOCAL_RANK']) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+    torch.setDefaultDevice('cpu');
   }
 });
 
@@ -43,9 +71,9 @@ test('threads: --threads, else TAILOR_THREADS (set by launch), else the fallback
 });
 
 test('--amp: off by default, bf16 on the CPU, fp16 refused there', () => {
-  assert.equal(resolveAmp(undefined, 'cpu'), null);
-  assert.equal(resolveAmp('bf16', 'cpu'), 'bf16');
-  assert.throws(() => resolveAmp('fp16', 'cpu'), torch.AmpUnsupportedError);
+  assert.equal(resolveAmp(undefined, torch.CPU), null);
+  assert.equal(resolveAmp('bf16', torch.CPU), 'bf16');
+  assert.throws(() => resolveAmp('fp16', torch.CPU), torch.AmpUnsupportedError);
 });
 
 test('nmr train / nmr denoise: --device and the config device, with named errors', { skip: hasCuda }, () => {

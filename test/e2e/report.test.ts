@@ -48,8 +48,8 @@ before(async () => {
     runsDir: join(dir, 'runs'),
     port: 0,
     evaluatePreference: async (_runDir, r) => {
-      evaluated.push(r);
-      return syntheticAccuracy(r);
+      evaluated.push([...r.weights]);
+      return syntheticAccuracy([...r.weights]);
     },
   });
   const { chromium } = await import('playwright-core');

@@ -6,6 +6,7 @@ import { simplexGrid } from '../../src/longtail/adapt/controllability.js';
 import { assertClose } from '../helpers.js';
 import { ResNetCifar } from '../../src/longtail/models/resnet-cifar.js';
 import { aggregateByPreference } from '../../src/longtail/systems/prl.js';
+import { Preference, PreferenceError } from '../../src/longtail/types/preference.js';
 import { prlSystemFromConfig } from '../../src/longtail/config/session.js';
 import { Rng } from '../../src/util/rng.js';
 
@@ -32,6 +33,67 @@ test('the output weights the experts by the preference; uniform r is the mean', 
   });
 });
 
+test('a preference is checked and normalised once: one non-negative weight per expert, not all zero', () => {
+  assert.deepEqual(Preference.of([1, 1, 2], 3).weights, [0.25, 0.25, 0.5]);
+  const grid = [0.6, 0.3, 0.1];
+  assert.notEqual(
+    grid.reduce((a, b) => a + b, 0),
+    1,
+  );
+  assert.deepEqual(Preference.of(grid, 3).weights, grid, 'on the simplex up to rounding: kept as given');
+  const p = Preference.of([2, 0, 2], null);
+  assert.equal(Preference.of(p, 3), p, 'a Preference is not normalised again');
+  assert.equal(JSON.stringify({ p }), '{"p":[0.5,0,0.5]}');
+  assert.deepEqual(Preference.uniform(4).weights, [0.25, 0.25, 0.25, 0.25]);
+  for (const [weights, re] of [
+    [[1, 1], /has 2 weights but the run has 3 experts \(one per expert\)/],
+    [[1, -1, 1], /must be non-negative numbers, got \[1,-1,1\]/],
+    [[1, NaN, 1], /must be non-negative numbers/],
+    [[1, '1', 1], /must be non-negative numbers/],
+    [[0, 0, 0], /has weights that sum to 0/],
+  ] as const)
+    assert.throws(
+      () => Preference.of(weights, 3),
+      (e: unknown) => e instanceof PreferenceError && e.name === 'PreferenceError' && re.test(e.message),
+    );
+  assert.throws(() => Preference.of(p, 2), /has 3 weights but the run has 2 experts/);
+});
+
+test('PRL at a preference: the same modules, its evaluation and cached-feature logits weight the experts generated for it', () => {
+  const model = new ResNetCifar({ classes: 4, experts: 3, inChannels: 1, blocksPerStage: 1 });
+  const system = prlSystemFromConfig(model, {}, [40, 20, 8, 2], 'p.json');
+  try {
+    torch.tidy(() => {
+      for (const m of Object.values(system.modules)) m.eval();
+      assert.deepEqual(system.preference.weights, [1 / 3, 1 / 3, 1 / 3], 'uniform by default');
+      const at = system.at([2, 1, 1]);
+      assert.deepEqual(at.preference.weights, [0.5, 0.25, 0.25]);
+      assert.equal(at.modules, system.modules);
+      assert.equal(at.device, system.device);
+      assert.deepEqual(system.preference.weights, [1 / 3, 1 / 3, 1 / 3], 'the system itself is unchanged');
+      assert.throws(() => system.at([1, 1]), PreferenceError);
+      assert.throws(() => system.at([0, 0, 0]), /sum to 0/);
+      const x = torch.randn([5, 1, 12, 12]);
+      const whole = at.evalForward(x);
+      const features = model.expertFeatures(x);
+      const [cached, again] = system.logitsAt([2, 1, 1], features, features);
+      assertClose(cached!.output.toFloat64Array(), whole.output.toFloat64Array(), 1e-5);
+      assertClose(cached!.logits.toFloat64Array(), whole.logits.toFloat64Array(), 1e-5);
+      assert.deepEqual(again!.output.toFloat64Array(), cached!.output.toFloat64Array());
+      const [byValue] = system.logitsAt(at.preference, features);
+      assert.deepEqual(byValue!.output.toFloat64Array(), cached!.output.toFloat64Array());
+      // A tensor on the simplex (the test-time search's softmax) is used as it is: gradients reach it.
+      const theta = torch.zeros([3]).requiresGrad_();
+      const [searched] = system.logitsAt(theta.softmax(0), features);
+      searched!.output.sum().backward();
+      assert.ok(theta.grad, 'the gradient reaches the preference');
+      assert.throws(() => system.logitsAt(torch.zeros([2]), features), PreferenceError);
+    });
+  } finally {
+    for (const m of Object.values(system.modules)) m.dispose();
+  }
+});
+
 test('the simplex grid covers every point with spacing 1/steps', () => {
   const grid = simplexGrid(3, 10);
   assert.equal(grid.length, 66);
@@ -56,7 +118,7 @@ test('several preferences per batch: each draw is the experts generated for its 
       const expected = new Rng(7);
       for (const d of draws) {
         assertClose(d.preference, expected.dirichlet(1.2, 3), 1e-12);
-        const alone = system.forwardWith(x, system.generate(d.preference), d.preference);
+        const alone = system.at(d.preference).evalForward(x);
         assertClose(d.out.logits!.toFloat64Array(), alone.logits.toFloat64Array(), 1e-5);
         assertClose(d.out.output.toFloat64Array(), alone.output.toFloat64Array(), 1e-5);
       }

@@ -81,9 +81,9 @@ before(async () => {
     runsDir,
     port: 0,
     evaluatePreference: async (dir, r) => {
-      calls.push(r);
+      calls.push([...r.weights]);
       assert.equal(dir, join(runsDir, 'prl'));
-      return syntheticAccuracy(r);
+      return syntheticAccuracy([...r.weights]);
     },
   });
 });
@@ -196,6 +196,21 @@ test('preference endpoint: answers for the given r, normalised to the simplex', 
   });
   assert.equal(post.status, 200, post.body);
   assert.equal((JSON.parse(post.body) as { few: number }).few, syntheticAccuracy([0, 0, 1]).few);
+  const postText = await raw('/api/runs/prl/preference', {
+    method: 'POST',
+    body: JSON.stringify({ r: '1,1,2' }),
+  });
+  assert.equal(postText.status, 200, postText.body);
+  assert.deepEqual(calls.at(-1), [0.25, 0.25, 0.5], 'the JSON body may give the text too');
+  for (const [body, re] of [
+    [{ preference: [1, -1, 1] }, /r must be non-negative numbers, got \[1,-1,1\]/],
+    [{ preference: [1, '1', 1] }, /r must be non-negative numbers/],
+    [{ preference: [1, 1] }, /r has 2 weights but the run has 3 experts/],
+  ] as const) {
+    const r = await raw('/api/runs/prl/preference', { method: 'POST', body: JSON.stringify(body) });
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.match((JSON.parse(r.body) as { error: string }).error, re);
+  }
   for (const [q, re] of [
     ['', /r=a,b,c/],
     ['?r=1,0', /2 weights but the run has 3 experts/],
@@ -211,6 +226,7 @@ test('preference endpoint: answers for the given r, normalised to the simplex', 
   assert.equal(notPrl.status, 501);
   assert.match(notPrl.body, /not a PRL run/);
   assert.throws(() => parsePreference('1,,2', 3), /non-negative numbers/);
+  assert.deepEqual(parsePreference([2, 0, 2], null).weights, [0.5, 0, 0.5], 'the run checks the count');
 });
 
 test('the default evaluator on a run without a checkpoint fails with a JSON error, not a crash', async () => {

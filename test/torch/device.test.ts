@@ -10,11 +10,25 @@ import { Linear } from '../../src/torch/nn/layers.js';
 
 const hasCuda = torch.cuda.isAvailable();
 
-test('device names: cpu, cuda, cuda:N; anything else is a TypeError naming the forms', () => {
-  assert.deepEqual(torch.parseDevice('cpu'), { type: 'cpu', index: null });
-  assert.deepEqual(torch.parseDevice('cuda:1'), { type: 'cuda', index: 1 });
-  assert.throws(() => torch.parseDevice('gpu'), /invalid device 'gpu' \(expected cpu, cuda or cuda:N\)/);
-  assert.throws(() => torch.parseDevice('cuda:-1'), TypeError);
+test('device names: cpu, cuda, cuda:N parse into one Device each; anything else names the forms', () => {
+  const cpu = torch.parseDevice('cpu');
+  assert.equal(cpu.type, 'cpu');
+  assert.equal(cpu.index, null);
+  assert.equal(cpu, torch.CPU, 'one object per device: devices compare with ===');
+  assert.equal(torch.parseDevice(' cpu:0 '), torch.CPU);
+  const gpu = torch.parseDevice('cuda:1');
+  assert.deepEqual([gpu.type, gpu.index, gpu.name], ['cuda', 1, 'cuda:1']);
+  assert.equal(torch.parseDevice(gpu), gpu, 'a Device is already parsed');
+  assert.equal(`${gpu}`, 'cuda:1');
+  assert.equal(JSON.stringify({ device: gpu }), '{"device":"cuda:1"}');
+  assert.equal(torch.parseDevice('cuda').index, null, 'parsing does not ask whether the device exists');
+  for (const bad of ['gpu', 'cuda:-1', 'cpu:1', ''])
+    assert.throws(
+      () => torch.parseDevice(bad),
+      (e: unknown) =>
+        e instanceof torch.DeviceUnavailableError &&
+        e.message.includes(`invalid device '${bad}' (expected cpu, cuda or cuda:N)`),
+    );
 });
 
 test(
@@ -32,7 +46,7 @@ test(
     check(() => torch.zeros([2], 'float32', 'cuda:0'));
     check(() => torch.setDefaultDevice('cuda'));
     check(() => torch.tensor([1, 2]).toDevice('cuda'));
-    assert.equal(torch.getDefaultDevice(), 'cpu');
+    assert.equal(torch.getDefaultDevice(), torch.CPU);
     assert.throws(
       () => torch.tensor([1]).pinMemory(),
       /DeviceUnavailableError: pinned host memory needs CUDA/,
@@ -45,7 +59,9 @@ test(
 test('tensors know their device; to(cpu) of a CPU tensor is the same data', () => {
   torch.tidy(() => {
     const a = torch.tensor([1, 2, 3], { device: 'cpu' });
-    assert.equal(a.device, 'cpu');
+    assert.equal(a.device, torch.CPU);
+    assert.equal(a.to('float64').dtype, 'float64', 'to() of a dtype name converts the dtype');
+    assert.equal(a.to(torch.CPU).device, torch.CPU);
     const b = a.to('cpu');
     assert.deepEqual([...b.toFloat32Array()], [1, 2, 3]);
     b.fill_(7);
@@ -56,7 +72,7 @@ test('tensors know their device; to(cpu) of a CPU tensor is the same data', () =
     );
     const c = a.toDevice('cpu', { copy: true, dtype: 'float64' });
     assert.equal(c.dtype, 'float64');
-    assert.equal(torch.zeros([2], 'float32', 'cpu').device, 'cpu');
+    assert.equal(torch.zeros([2], 'float32', torch.CPU).device, torch.CPU);
     assert.equal(torch.randn([2]).device, torch.getDefaultDevice());
   });
 });
@@ -67,7 +83,8 @@ test('Module.to(cpu) keeps the parameter objects, so the optimizer still updates
   const params = m.parameters();
   const opt = new SGD(params, { lr: 0.1, momentum: 0.9 });
   assert.equal(m.to('cpu'), m);
-  assert.equal(m.device, 'cpu');
+  assert.equal(m.device, torch.CPU);
+  assert.equal(new torch.nn.Sequential().device, torch.CPU, 'a module without tensors reports the CPU');
   assert.deepEqual(m.parameters(), params);
   torch.tidy(() => {
     const before = params[0]!.toFloat32Array();
@@ -95,13 +112,13 @@ test('checkpoints load with a map location; optimizer state lands on the paramet
     });
     saveCheckpoint(join(dir, 'ck'), { weights: m.stateDict(), optimizer: opt.stateDict(), epoch: 1 });
     const loaded = loadCheckpoint(join(dir, 'ck'), { mapLocation: 'cpu' });
-    for (const t of Object.values(loaded.weights)) assert.equal(t.device, 'cpu');
+    for (const t of Object.values(loaded.weights)) assert.equal(t.device, torch.CPU);
     const m2 = new Linear(3, 2).to('cpu');
     m2.loadStateDict(loaded.weights);
     const opt2 = new SGD(m2.parameters(), { lr: 0.1, momentum: 0.9 });
     opt2.loadStateDict(loaded.optimizer!);
     const state = opt2.stateDict().state;
-    for (const s of Object.values(state)) assert.equal((s.momentumBuffer as torch.Tensor).device, 'cpu');
+    for (const s of Object.values(state)) assert.equal((s.momentumBuffer as torch.Tensor).device, torch.CPU);
     torch.dispose([loaded.weights]);
     for (const s of Object.values(loaded.optimizer!.state))
       for (const v of Object.values(s)) if (v instanceof torch.Tensor) v.dispose();

@@ -7,7 +7,7 @@ import { benchmarkMarkdown, writeBenchmarkReport } from '../../report/index.js';
 import { CliError } from '../errors.js';
 import { JSON_OPTION, RUNTIME_OPTIONS, defineCommand } from '../command.js';
 import { listArg, numberArg, numberListArg } from '../args.js';
-import { resolveDevice } from '../runtime.js';
+import { useDevice } from '../runtime.js';
 
 function pickModels<M extends { name: string }>(models: M[], flag: string): M[] {
   const names = listArg('--models', flag) ?? [];
@@ -81,8 +81,7 @@ export const run = defineCommand({
     const suite = loadSuite(values.config);
     if (values.models !== undefined) suite.models = pickModels(suite.models, values.models);
     if (values.seeds !== undefined) suite.seeds = pickSeeds(suite.seeds, values.seeds);
-    const device = resolveDevice(values.device);
-    torch.setDefaultDevice(device);
+    useDevice(values.device);
     torch.setNumThreads(threads ?? suite.threads ?? 2);
     if (threads) suite.threads = threads;
     const outDir = values.out ?? join('runs', 'benchmark', suite.name);
@@ -95,7 +94,6 @@ export const run = defineCommand({
       outDir,
       ...(maxRuns !== undefined ? { maxRuns } : {}),
       quiet: !values.progress,
-      device,
       log,
     });
     const paths = writeBenchmarkReport(outDir, result.table);

@@ -4,6 +4,7 @@
 import { CliError } from '../errors.js';
 import { defineCommand } from '../command.js';
 import { numberOr } from '../args.js';
+import { useDevice } from '../runtime.js';
 
 const HELP = `usage: tailor launch --nproc-per-node N -- dist-check [--size-mb MB] [--iters K]
                      [--backend gloo|nccl] [--device cpu|cuda]
@@ -29,8 +30,7 @@ export const run = defineCommand({
     const torch = await import('../../torch/index.js');
     const { ProcessGroup, readDistEnv } = torch.distributed;
     const env = readDistEnv();
-    const device = values.device === 'cuda' ? `cuda:${env.localRank}` : torch.checkDevice(values.device);
-    torch.checkDevice(device);
+    const device = useDevice(values.device);
     const group = ProcessGroup.init({ backend: values.backend, env });
     const result = torch.tidy(() => {
       const b = torch.full([4], env.rank === 0 ? 3 : -1, 'float32', device);

@@ -5,12 +5,14 @@ import {
   type GroupResult,
   type LoadedRun,
   type System,
+  Preference,
+  PreferenceError,
   PreferenceTextError,
   parsePreferenceText,
 } from '../../longtail/index.js';
 import { CliError } from '../errors.js';
 import { RUNTIME_OPTIONS } from '../command.js';
-import { resolveDevice, resolveThreads } from '../runtime.js';
+import { useDevice, resolveThreads } from '../runtime.js';
 
 /** The options loadRunForEvaluation reads: -r CHECKPOINT, --root DIR, --threads N, --device D. */
 export const CHECKPOINT_OPTIONS = {
@@ -21,7 +23,8 @@ export const CHECKPOINT_OPTIONS = {
 
 /**
  * The shared start of the evaluation commands: thread count, the run, and an optional PRL
- * preference set on its system (an error for runs without a hypernetwork).
+ * preference: the run's session then holds its system at that preference (an error for runs
+ * without a hypernetwork).
  */
 export function loadRunForEvaluation(
   values: {
@@ -36,16 +39,15 @@ export function loadRunForEvaluation(
   if (!values.resume) throw new CliError(`give the checkpoint with -r CHECKPOINT\n\n${help}`);
   torch.setNumThreads(resolveThreads(values.threads, 2));
   // The model is rebuilt on the device; the checkpoint's tensors are copied into it.
-  torch.setDefaultDevice(resolveDevice(values.device));
+  useDevice(values.device);
   const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
   const system = loaded.session.system;
   const preference = preferenceArg('--preference', values.preference, system.experts);
-  if (preference) {
-    if (system.kind !== 'prl')
-      throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
-    system.preference = preference;
-  }
-  return { loaded, system };
+  if (!preference) return { loaded, system };
+  if (system.kind !== 'prl')
+    throw new CliError('--preference applies to PRL checkpoints only (this run has no hypernetwork)');
+  const session = { ...loaded.session, system: system.at(preference) };
+  return { loaded: { ...loaded, session }, system: session.system };
 }
 
 const pct = (v: number | null | undefined) =>
@@ -107,12 +109,17 @@ export function controllabilityTable(grid: {
 }
 
 /** A preference over `experts` experts (`a,b,c`), normalised to sum to 1; undefined when absent. */
-export function preferenceArg(flag: string, text: string | undefined, experts: number): number[] | undefined {
+export function preferenceArg(
+  flag: string,
+  text: string | undefined,
+  experts: number,
+): Preference | undefined {
   if (text === undefined) return undefined;
   try {
-    return parsePreferenceText(text, experts);
+    return Preference.of(parsePreferenceText(text), experts);
   } catch (error) {
-    if (error instanceof PreferenceTextError) throw new CliError(`${flag} ${error.message}`);
+    if (error instanceof PreferenceTextError || error instanceof PreferenceError)
+      throw new CliError(`${flag} ${error.message}`);
     throw error;
   }
 }

@@ -6,8 +6,7 @@ import { basename, extname, join } from 'node:path';
 import { CliError, asUserError } from '../errors.js';
 import { defineCommand } from '../command.js';
 import { numberListArg } from '../args.js';
-import { resolveDevice } from '../runtime.js';
-import { setDefaultDevice } from '../../torch/device.js';
+import { useDevice } from '../runtime.js';
 import {
   loadDenoiserInfo,
   denoiseSpectra,
@@ -159,7 +158,7 @@ export const run = defineCommand({
     if (!values.model) throw new CliError(`--model is required\n\n${HELP}`);
     if (!values.input?.length) throw new CliError(`--input is required\n\n${HELP}`);
     if (!values.out) throw new CliError(`--out is required\n\n${HELP}`);
-    setDefaultDevice(resolveDevice(values.device));
+    useDevice(values.device);
     const { model, domain } = loadModel(values.model);
     useProcessing(domain, values.ppm);
     const prefer = values.processed ? 'processed' : 'raw';

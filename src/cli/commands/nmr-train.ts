@@ -4,8 +4,7 @@ import { resolve } from 'node:path';
 import { CliError, asUserError } from '../errors.js';
 import { defineCommand } from '../command.js';
 import { numberArg, numberListArg } from '../args.js';
-import { resolveDevice } from '../runtime.js';
-import { setDefaultDevice } from '../../torch/device.js';
+import { useDevice } from '../runtime.js';
 import {
   loadConfig,
   resolveConfig,
@@ -132,7 +131,7 @@ export const run = defineCommand({
     }
     // The model, its batches and the optimizer state live on the run's device (a checkpoint
     // resumes on any device: its tensors are copied into the model's).
-    setDefaultDevice(resolveDevice(values.device, cfg));
+    useDevice(values.device, cfg);
     if (values.params) {
       const model = new UNet1d(cfg.model);
       console.log(formatParameterSummary(model));

@@ -52,13 +52,13 @@ export const run = defineCommand({
         JSON.stringify({
           distributions,
           mean_top1: results.mean_top1,
-          ...(system.kind === 'prl' ? { preference: system.preference } : {}),
+          ...(system.kind === 'prl' ? { preference: system.preference.weights } : {}),
           ...(results.controllability ? { controllability: results.controllability } : {}),
         }),
       );
     } else {
       console.log(
-        `${loaded.checkpoint}${system.kind === 'prl' ? ` (preference ${system.preference.map((v) => v.toFixed(3)).join(', ')})` : ''}`,
+        `${loaded.checkpoint}${system.kind === 'prl' ? ` (preference ${system.preference.weights.map((v) => v.toFixed(3)).join(', ')})` : ''}`,
       );
       console.log(distributionTable(results.distributions, results.mean_top1));
       if (results.controllability)

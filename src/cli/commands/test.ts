@@ -24,7 +24,7 @@ export const run = defineCommand({
           ...jsonGroup(u),
           ece: u.ece,
           per_class: u.per_class,
-          ...(system.kind === 'prl' ? { preference: system.preference } : {}),
+          ...(system.kind === 'prl' ? { preference: system.preference.weights } : {}),
         }),
       );
     } else {

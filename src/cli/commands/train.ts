@@ -12,13 +12,16 @@ import {
   trainAndEvaluate,
   withOverrides,
   trainSession,
+  type LongtailResults,
+  type Session,
   type SessionRecord,
+  type TrainConfig,
 } from '../../longtail/index.js';
 import { writeLongtailReport } from '../../report/index.js';
 import { CliError } from '../errors.js';
 import { RUNTIME_OPTIONS, defineCommand } from '../command.js';
 import { numberArg, numberOr } from '../args.js';
-import { joinJob, resolveAmp, resolveDevice, resolveThreads } from '../runtime.js';
+import { joinJob, resolveAmp, resolveThreads, useDevice, type DistributedRun } from '../runtime.js';
 import { distributionTable, groupsLine } from './longtail-common.js';
 
 const HELP = `usage: tailor train -c CONFIG [-r CHECKPOINT] [options]
@@ -89,64 +92,28 @@ export const run = defineCommand({
     if (!values.config && !record)
       throw new CliError(`give a config with -c CONFIG (or resume with -r CHECKPOINT)\n\n${HELP}`);
 
-    const file = values.config ?? record!.configFile;
-    const written = values.config
-      ? loadConfig(values.config)
-      : parseConfig(JSON.stringify(record!.config), `${resumeCheckpoint} (stored config)`);
-    const config = withOverrides(written, {
-      epochs: numberArg('--epochs', values.epochs, { integer: true, min: 1 }),
-      seed: numberOr('--seed', values.seed, written.seed ?? 0, { integer: true, min: 0 }),
-    });
-    const epochs = config.trainer.epochs;
-    const seed = config.seed ?? 0;
-    const threads = resolveThreads(values.threads, config.trainer.threads ?? 2);
-    torch.setNumThreads(threads);
-    const device = resolveDevice(values.device, config);
-    const amp = resolveAmp(values.amp, device);
-    // The model, its batches and optimizer state are created on the run's device.
-    torch.setDefaultDevice(device);
-    torch.manualSeed(seed);
-    const positive = { integer: true, min: 1 };
-    const parallel = joinJob(device);
-    const isMain = !parallel || parallel.isMain;
-    const overrides = {
-      ...(record?.overrides ?? {}),
-      ...(values.root ? { root: values.root } : {}),
-      ...(values['train-max-per-class']
-        ? { trainMaxPerClass: numberArg('--train-max-per-class', values['train-max-per-class'], positive)! }
-        : {}),
-      ...(values['test-per-class']
-        ? { testPerClass: numberArg('--test-per-class', values['test-per-class'], positive)! }
-        : {}),
-    };
+    const { file, config } = trainConfig(values, record, resumeCheckpoint);
+    const setup = runSetup(values, config);
+    const overrides = dataOverrides(values, record);
     const runDir = values.out ?? (resumeCheckpoint ? dirname(resumeCheckpoint) : defaultRunDir(config));
-    if (isMain) ensureDir(runDir);
+    if (setup.isMain) ensureDir(runDir);
     const session = buildSession(config, file, overrides);
+    const { parallel } = setup;
     if (parallel && session.data.batchSize % parallel.worldSize !== 0)
       throw new CliError(
         `data_loader.args.batch_size ${session.data.batchSize} is the effective batch over the ${parallel.worldSize} ranks and must divide by ${parallel.worldSize}`,
       );
-    const d = session.data;
-    const what = d.lists
-      ? `${d.dataset} (${d.lists.train}, IR ${d.subset.imbalance.toFixed(1)} as listed, evaluated on ${d.lists.val} each epoch)`
-      : `${d.dataset}-LT (IR ${d.subset.imbalance}, ${d.subset.profile}; ${d.val.labels.length} validation images held out of the training pool, evaluated each epoch)`;
-    if (isMain)
-      console.error(
-        `tailor train: ${config.name} on ${what}, ${d.train.labels.length} training images ` +
-          `(${Math.max(...d.trainCounts)} .. ${Math.min(...d.trainCounts)} per class), ${session.model.experts.length} expert(s), ` +
-          `${session.model.numParameters()} parameters, ${threads} threads, ${device}${amp ? ` (${amp})` : ''}${parallel ? `, rank 0 of ${parallel.worldSize}` : ''}, seed ${seed}; run directory ${runDir}`,
-      );
+    if (setup.isMain) console.error(runDescription(config, session, setup, runDir));
     const trainOptions = {
-      epochs,
-      seed,
+      epochs: config.trainer.epochs,
+      seed: setup.seed,
       runDir,
       ...(resumeCheckpoint ? { resumeFrom: resumeCheckpoint } : {}),
       quiet: values.quiet ?? false,
       parallel,
-      amp,
-      device,
+      amp: setup.amp,
     };
-    if (!isMain) {
+    if (!setup.isMain) {
       // Every rank trains; rank 0 alone evaluates and writes the run directory.
       await trainSession(session, trainOptions);
       parallel!.group.destroy();
@@ -155,12 +122,95 @@ export const run = defineCommand({
     writeJsonAtomic(`${runDir}/config.json`, config);
     const { train: result, results, resultsPath } = await trainAndEvaluate(session, trainOptions);
     parallel?.group.destroy();
-    console.log(`uniform test set (last epoch): ${groupsLine(results.uniform)}`);
-    console.log(distributionTable(results.distributions, results.mean_top1));
-    const report = writeLongtailReport(runDir);
-    console.log(
-      `results: ${resultsPath}${report ? `\nreport:  ${report}` : ''}\ncheckpoint: ${result.lastCheckpoint}`,
-    );
+    printResults(runDir, results, resultsPath, result.lastCheckpoint);
     return 0;
   },
 });
+
+/** The config: the file given, else the one stored in the checkpoint resumed, with --epochs and --seed. */
+function trainConfig(
+  values: { config?: string; epochs?: string; seed?: string },
+  record: SessionRecord | undefined,
+  resumeCheckpoint: string | undefined,
+): { file: string; config: TrainConfig } {
+  const file = values.config ?? record!.configFile;
+  const written = values.config
+    ? loadConfig(values.config)
+    : parseConfig(JSON.stringify(record!.config), `${resumeCheckpoint} (stored config)`);
+  const config = withOverrides(written, {
+    epochs: numberArg('--epochs', values.epochs, { integer: true, min: 1 }),
+    seed: numberOr('--seed', values.seed, written.seed ?? 0, { integer: true, min: 0 }),
+  });
+  return { file, config };
+}
+
+interface RunSetup {
+  seed: number;
+  threads: number;
+  device: torch.Device;
+  amp: torch.AmpMode | null;
+  parallel: DistributedRun | null;
+  /** Rank 0 (or the single process) evaluates and writes the run directory. */
+  isMain: boolean;
+}
+
+/** Threads, the device, mixed precision and the seed of the run; the job when started as one of its ranks. */
+function runSetup(
+  values: { threads?: string; device?: string; amp?: string },
+  config: TrainConfig,
+): RunSetup {
+  const seed = config.seed ?? 0;
+  const threads = resolveThreads(values.threads, config.trainer.threads ?? 2);
+  torch.setNumThreads(threads);
+  // The model, its batches and optimizer state are created on the run's device.
+  const device = useDevice(values.device, config);
+  const amp = resolveAmp(values.amp, device);
+  torch.manualSeed(seed);
+  const parallel = joinJob(device);
+  return { seed, threads, device, amp, parallel, isMain: !parallel || parallel.isMain };
+}
+
+/** The data overrides: the resumed run's, then --root and the quick-run caps. */
+function dataOverrides(
+  values: { root?: string; 'train-max-per-class'?: string; 'test-per-class'?: string },
+  record: SessionRecord | undefined,
+): SessionRecord['overrides'] {
+  const positive = { integer: true, min: 1 };
+  return {
+    ...(record?.overrides ?? {}),
+    ...(values.root ? { root: values.root } : {}),
+    ...(values['train-max-per-class']
+      ? { trainMaxPerClass: numberArg('--train-max-per-class', values['train-max-per-class'], positive)! }
+      : {}),
+    ...(values['test-per-class']
+      ? { testPerClass: numberArg('--test-per-class', values['test-per-class'], positive)! }
+      : {}),
+  };
+}
+
+/** The line that says what is trained, on what, where, and where it is written. */
+function runDescription(config: TrainConfig, session: Session, setup: RunSetup, runDir: string): string {
+  const d = session.data;
+  const { device, amp, parallel } = setup;
+  const what = d.lists
+    ? `${d.dataset} (${d.lists.train}, IR ${d.subset.imbalance.toFixed(1)} as listed, evaluated on ${d.lists.val} each epoch)`
+    : `${d.dataset}-LT (IR ${d.subset.imbalance}, ${d.subset.profile}; ${d.val.labels.length} validation images held out of the training pool, evaluated each epoch)`;
+  return (
+    `tailor train: ${config.name} on ${what}, ${d.train.labels.length} training images ` +
+    `(${Math.max(...d.trainCounts)} .. ${Math.min(...d.trainCounts)} per class), ${session.model.experts.length} expert(s), ` +
+    `${session.model.numParameters()} parameters, ${setup.threads} threads, ${device}${amp ? ` (${amp})` : ''}${parallel ? `, rank 0 of ${parallel.worldSize}` : ''}, seed ${setup.seed}; run directory ${runDir}`
+  );
+}
+
+/** The test results, the report and the checkpoint, on stdout. */
+function printResults(
+  runDir: string,
+  results: LongtailResults,
+  resultsPath: string,
+  checkpoint: string,
+): void {
+  console.log(`uniform test set (last epoch): ${groupsLine(results.uniform)}`);
+  console.log(distributionTable(results.distributions, results.mean_top1));
+  const report = writeLongtailReport(runDir);
+  console.log(`results: ${resultsPath}${report ? `\nreport:  ${report}` : ''}\ncheckpoint: ${checkpoint}`);
+}

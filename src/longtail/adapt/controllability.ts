@@ -6,7 +6,8 @@ import type { Tensor } from '../../torch/index.js';
 import type { ImageSet } from '../data/source.js';
 import type { ImageTransform } from '../data/augment.js';
 import { evaluateLogits } from '../metrics/metrics.js';
-import { aggregateByPreference, logitsFromFeatures, type PrlSystem } from '../systems/prl.js';
+import type { PrlSystem } from '../systems/prl.js';
+import { Preference } from '../types/preference.js';
 import { evaluateDistributions, type Predictions } from '../train/evaluate.js';
 import { computeExpertFeatures, featuresTensor, type ExpertFeatures } from '../train/features.js';
 
@@ -65,30 +66,32 @@ export class PreferenceEvaluator {
   }
 
   /** Predictions on the balanced test set for a preference. */
-  predictions(preference: number[]): Predictions {
+  predictions(preference: Preference): Predictions {
     return torch.noGrad(() =>
       torch.tidy(() => {
-        const logits = logitsFromFeatures(this.system.model, this.features, this.system.generate(preference));
+        const [out] = this.system.logitsAt(preference, this.features);
         const { n } = this.cached;
-        const classes = logits.shape[2]!;
+        const classes = out!.logits.shape[2]!;
         return {
           n,
           classes,
           experts: this.cached.experts,
-          logits: aggregateByPreference(logits, preference).toFloat32Array(),
-          expertLogits: logits.toFloat32Array(),
+          logits: out!.output.toFloat32Array(),
+          expertLogits: out!.logits.toFloat32Array(),
           labels: this.cached.labels,
         };
       }),
     );
   }
 
-  evaluate(preference: number[]): PreferenceResult {
+  /** The accuracies at a preference (weights are checked and normalised: PreferenceError). */
+  evaluate(weights: Preference | readonly number[]): PreferenceResult {
+    const preference = Preference.of(weights, this.experts);
     const p = this.predictions(preference);
     const r = evaluateLogits(p.logits, p.labels, p.classes, this.trainCounts);
     const { distributions } = evaluateDistributions(p, this.trainCounts);
     return {
-      preference,
+      preference: [...preference.weights],
       top1: r.top1,
       many: r.groups.many,
       medium: r.groups.medium,

@@ -4,7 +4,7 @@
 import * as torch from '../../torch/index.js';
 import type { optim, Tensor } from '../../torch/index.js';
 import { evaluateLogits } from '../metrics/metrics.js';
-import { aggregateByPreference, logitsFromFeatures, type PrlSystem, type System } from '../systems/index.js';
+import type { PrlSystem, System } from '../systems/index.js';
 import { summarize, type GroupResult, type Predictions } from '../train/evaluate.js';
 import { featuresTensor, type ExpertFeatures } from '../train/features.js';
 import { oracle, priorMatched, type PriorFit, type PriorMatched } from './prior.js';
@@ -74,7 +74,7 @@ function preferenceLogits(prl: PrlSystem, f: ExpertFeatures, r: number[], rows: 
   return torch.noGrad(() =>
     torch.tidy(() => {
       const sub = featuresTensor(f).indexSelect(1, torch.tensor(rows).long());
-      return aggregateByPreference(logitsFromFeatures(prl.model, sub, prl.generate(r)), r).toFloat32Array();
+      return prl.logitsAt(r, sub)[0]!.output.toFloat32Array();
     }),
   );
 }

@@ -15,11 +15,11 @@ import { UserError } from '../../util/errors.js';
 import type { ImageSet } from '../data/source.js';
 import type { ImageTransform } from '../data/augment.js';
 import { testDistributionSubset } from '../data/longtail.js';
-import { aggregateByPreference, logitsFromFeatures, setTraining, type System } from '../systems/index.js';
+import { setTraining, type PrlSystem, type System } from '../systems/index.js';
 import { selectRows, systemPredictions, type Predictions } from '../train/evaluate.js';
 import { computeExpertFeatures, type ExpertFeatures } from '../train/features.js';
 import { knownPriorOffsets, DEFAULT_PRIOR_FIT, type PriorFit } from './prior.js';
-import { computeEpochViews, disposeViews } from './views.js';
+import { computeEpochViews, disposeViews, type EpochViews } from './views.js';
 import { fitOnValidation, scoreBasis, type ScoreBasis, type ValidationFit } from './baselines.js';
 import {
   DEFAULT_CONSISTENCY_WEIGHT,
@@ -33,12 +33,13 @@ import {
   scoreDistribution,
   weightedSum,
   type SimplexLearner,
+  type DistributionTask,
   type DistributionTestTime,
   type ValidationGuard,
 } from './score.js';
 
 export type { DistributionTestTime };
-import { LABEL_SHIFT_METHODS, type TestTimeMethod } from './methods.js';
+import { LABEL_SHIFT_METHODS, type LabelShiftMethod, type TestTimeMethod } from './methods.js';
 
 /** What test-time adaptation works on: a trained system, the unlabeled test pool and the training counts. */
 export interface AdaptInput {
@@ -131,90 +132,65 @@ function learnerEpoch(
 /** A test-time method the checkpoint cannot run (the config asks for what the model cannot do). */
 export class TestTimeMethodError extends UserError {}
 
+/** What runTestTime does, decided from the methods and the system before any work. */
+interface TestTimePlan {
+  prl: PrlSystem | null;
+  /** The experts' known log-prior offsets (null: the model cannot say), and those prior matching uses. */
+  knownOffsets: number[][] | null;
+  offsets: number[][] | null;
+  labelShift: LabelShiftMethod[];
+  aggregationObjective: SearchObjective;
+  preferenceObjective: SearchObjective;
+  aggregate: boolean;
+  searchPreference: boolean;
+  /** A search uses the 'consistent' objective (so needs each distribution's estimated prior). */
+  consistent: boolean;
+}
+
+/** What the labelled validation split gives: the calibration fit and the searches' guard. */
+interface ValidationUse {
+  calibration: { basis: ScoreBasis; fit: ValidationFit } | null;
+  guard: ValidationGuard | null;
+}
+
+/** One distribution's searches. */
+interface SearchTask extends DistributionTask {
+  name: string;
+  index: number;
+  /** targetPrior as a tensor, for the 'consistent' objective. */
+  target: Tensor | null;
+}
+
 export async function runTestTime(
   input: AdaptInput,
   o: TestTimeOptions,
   log: (s: string) => void = (s) => console.error(s),
 ) {
-  const { system, trainCounts } = input;
-  const prl = system.kind === 'prl' ? system : null;
-  const experts = system.experts;
+  const { system } = input;
   setTraining(system, false);
-  // Before any work: asking for prior matching alone on a model it cannot handle is an error.
-  const known = knownPriorOffsets(system, trainCounts);
-  if (o.methods.includes('prior') && 'unknown' in known) {
-    if (o.methods.length === 1)
-      throw new TestTimeMethodError(`test-time method 'prior': ${known.unknown}; use 'aggregation'`);
-    log(`prior matching skipped: ${known.unknown}`);
-  }
-  const knownOffsets = 'offsets' in known ? known.offsets : null;
-  const offsets = o.methods.includes('prior') ? knownOffsets : null;
-  const labelShift = LABEL_SHIFT_METHODS.filter((m) => o.methods.includes(m));
-  const aggregationObjective = o.aggregationObjective ?? 'consistent';
-  const preferenceObjective = o.preferenceObjective ?? 'consistent';
-  const aggregate = o.methods.includes('aggregation');
-  const consistent =
-    (aggregate && aggregationObjective === 'consistent') ||
-    (system.kind === 'prl' && o.methods.includes('preference') && preferenceObjective === 'consistent');
-  let calibration: { basis: ScoreBasis; fit: ValidationFit } | null = null;
-  let guard: ValidationGuard | null = null;
-  if (labelShift.length > 0 && !input.val) {
-    log(`${labelShift.join(', ')} skipped: no validation split`);
-  } else if ((labelShift.length > 0 || consistent || aggregate) && input.val) {
-    const basis = scoreBasis(system, trainCounts);
-    const valPredictions = await systemPredictions(system, input.val, input.testTransform);
-    calibration = { basis, fit: fitOnValidation(basis, valPredictions) };
-    if (consistent || aggregate) {
-      const needFeatures =
-        prl !== null && o.methods.includes('preference') && preferenceObjective === 'consistent';
-      guard = {
-        val: valPredictions,
-        features: needFeatures ? await computeExpertFeatures(system, input.val, input.testTransform) : null,
-        // The published objective is kept as published, only checked (and warned about).
-        aggregation: !aggregate ? false : aggregationObjective === 'consistent' ? 'enforce' : 'check',
-        preference: preferenceObjective === 'consistent',
-      };
-    }
-  }
+  const plan = planTestTime(input, o, log);
+  const { calibration, guard } = await useValidation(input, o, plan, log);
   const all = await systemPredictions(system, input.test, input.testTransform);
-  const searchPreference = prl !== null && o.methods.includes('preference');
   let features: ExpertFeatures | null = null;
-  if (searchPreference || (offsets && prl))
+  if (plan.searchPreference || (plan.offsets && plan.prl))
     features = await computeExpertFeatures(system, input.test, input.testTransform);
 
   const learners: SimplexLearner[] = [];
   const targets: Tensor[] = [];
-  const track = (t: Tensor) => (targets.push(t), t);
-  const learner = (opt: 'sgd' | 'adam'): SimplexLearner => {
-    const theta = torch.keep(torch.zeros([experts]).requiresGrad_());
-    const l: SimplexLearner = {
-      theta,
-      // Adam for the preference: scale-free steps, because the stability objective is nearly flat in r.
-      opt:
-        opt === 'sgd'
-          ? new optim.SGD([theta], {
-              lr: o.lr,
-              momentum: o.momentum,
-              weightDecay: o.weightDecay,
-              nesterov: o.nesterov,
-            })
-          : new optim.AdamW([theta], { lr: o.preferenceLr, weightDecay: 0 }),
-      epochs: 0,
-      stopped: false,
-    };
-    learners.push(l);
-    return l;
-  };
   // Freeze the model: only the aggregation weights / the preference are learned.
   const frozen = Object.values(system.modules).flatMap((m) => m.parameters());
   try {
-    const tasks = o.distributions.map((name, index) => {
-      const { rows, counts, predictions } = distributionRows(all, name, trainCounts);
+    const tasks = o.distributions.map((name, index): SearchTask => {
+      const { rows, counts, predictions } = distributionRows(all, name, input.trainCounts);
       // Also estimated for the published aggregation's check on the validation split.
       const target =
-        consistent || guard?.aggregation
-          ? targetPrior(system, trainCounts, predictions, calibration?.fit ?? null)
+        plan.consistent || guard?.aggregation
+          ? targetPrior(system, input.trainCounts, predictions, calibration?.fit ?? null)
           : null;
+      const learner = (kind: 'sgd' | 'adam') => {
+        learners.push(simplexLearner(kind, system.experts, o));
+        return learners.at(-1)!;
+      };
       return {
         name,
         index,
@@ -223,82 +199,17 @@ export async function runTestTime(
         predictions,
         // The EM estimate of this distribution's prior (BCTS-calibrated where a validation split
         // exists) that the 'consistent' objective pulls the mean prediction towards.
-        target: target ? track(torch.tensor(target)) : null,
+        target: target ? (targets.push(torch.tensor(target)), targets.at(-1)!) : null,
         targetPrior: target,
-        aggregation: aggregate ? learner('sgd') : null,
-        preference: searchPreference ? learner('adam') : null,
+        aggregation: plan.aggregate ? learner('sgd') : null,
+        preference: plan.searchPreference ? learner('adam') : null,
       };
     });
-
     frozen.forEach((p) => p.requiresGrad_(false));
-    for (let epoch = 1; epoch <= o.epochs; epoch++) {
-      const active = tasks.filter(
-        (t) => (t.aggregation && !t.aggregation.stopped) || (t.preference && !t.preference.stopped),
-      );
-      if (active.length === 0) break;
-      const views = await computeEpochViews(input.system, input.test, input.viewTransform, {
-        epoch,
-        seed: o.seed,
-        quiet: o.quiet ?? false,
-      });
-      try {
-        for (const t of active) {
-          const batches = shuffledBatches(t.rows, o.batchSize, o.seed * 1_000_003 + epoch * 101 + t.index);
-          const lambda = o.consistencyWeight ?? DEFAULT_CONSISTENCY_WEIGHT;
-          if (t.aggregation) {
-            learnerEpoch(t.aggregation, batches, epoch, o.minWeight, (index, weights) => {
-              const a1 = weightedSum(views.logits[0].indexSelect(1, index), weights);
-              const a2 = weightedSum(views.logits[1].indexSelect(1, index), weights);
-              const stability = negativeCosine(a1, a2);
-              return aggregationObjective === 'consistent' && t.target
-                ? stability.add(priorConsistency(a1, a2, t.target).mul(lambda))
-                : stability;
-            });
-          }
-          if (t.preference && prl) {
-            learnerEpoch(t.preference, batches, epoch, o.minWeight, (index, r) => {
-              const generated = prl.generate(r);
-              const [f1, f2] = views.features!;
-              const a1 = aggregateByPreference(
-                logitsFromFeatures(prl.model, f1.indexSelect(1, index), generated),
-                r,
-              );
-              const a2 = aggregateByPreference(
-                logitsFromFeatures(prl.model, f2.indexSelect(1, index), generated),
-                r,
-              );
-              const stability = negativeCosine(a1, a2);
-              return preferenceObjective === 'consistent' && t.target
-                ? stability.add(priorConsistency(a1, a2, t.target).mul(lambda))
-                : stability;
-            });
-          }
-        }
-      } finally {
-        disposeViews(views);
-      }
-    }
+    await searchEpochs(input, o, plan, tasks);
     frozen.forEach((p) => p.requiresGrad_(true));
-
-    const results: Record<string, DistributionTestTime> = {};
-    for (const t of tasks) {
-      results[t.name] = scoreDistribution(t, {
-        system,
-        prl,
-        features,
-        knownOffsets,
-        offsets,
-        priorFit: o.priorFit ?? DEFAULT_PRIOR_FIT,
-        trainCounts,
-        calibration,
-        labelShift,
-        guard,
-      });
-      log(describe(t.name, results[t.name]!, prl !== null));
-      const warning = collapseWarning(t.name, results[t.name]!);
-      if (warning) log(warning);
-    }
-    return { experts, results, calibration: calibration?.fit ?? null };
+    const results = scoreTasks(tasks, input, o, plan, { features, calibration, guard }, log);
+    return { experts: system.experts, results, calibration: calibration?.fit ?? null };
   } finally {
     frozen.forEach((p) => p.requiresGrad_(true));
     for (const t of targets) t.dispose();
@@ -307,4 +218,174 @@ export async function runTestTime(
       l.opt.dispose();
     }
   }
+}
+
+function planTestTime(input: AdaptInput, o: TestTimeOptions, log: (s: string) => void): TestTimePlan {
+  const { system, trainCounts } = input;
+  const prl = system.kind === 'prl' ? system : null;
+  // Before any work: asking for prior matching alone on a model it cannot handle is an error.
+  const known = knownPriorOffsets(system, trainCounts);
+  if (o.methods.includes('prior') && 'unknown' in known) {
+    if (o.methods.length === 1)
+      throw new TestTimeMethodError(`test-time method 'prior': ${known.unknown}; use 'aggregation'`);
+    log(`prior matching skipped: ${known.unknown}`);
+  }
+  const knownOffsets = 'offsets' in known ? known.offsets : null;
+  const aggregationObjective = o.aggregationObjective ?? 'consistent';
+  const preferenceObjective = o.preferenceObjective ?? 'consistent';
+  const aggregate = o.methods.includes('aggregation');
+  return {
+    prl,
+    knownOffsets,
+    offsets: o.methods.includes('prior') ? knownOffsets : null,
+    labelShift: LABEL_SHIFT_METHODS.filter((m) => o.methods.includes(m)),
+    aggregationObjective,
+    preferenceObjective,
+    aggregate,
+    searchPreference: prl !== null && o.methods.includes('preference'),
+    consistent:
+      (aggregate && aggregationObjective === 'consistent') ||
+      (system.kind === 'prl' && o.methods.includes('preference') && preferenceObjective === 'consistent'),
+  };
+}
+
+/** The calibration fit (label-shift baselines) and the searches' guard, from the validation split. */
+async function useValidation(
+  input: AdaptInput,
+  o: TestTimeOptions,
+  plan: TestTimePlan,
+  log: (s: string) => void,
+): Promise<ValidationUse> {
+  const { system } = input;
+  const { labelShift, consistent, aggregate } = plan;
+  if (labelShift.length > 0 && !input.val) {
+    log(`${labelShift.join(', ')} skipped: no validation split`);
+    return { calibration: null, guard: null };
+  }
+  if (!((labelShift.length > 0 || consistent || aggregate) && input.val))
+    return { calibration: null, guard: null };
+  const basis = scoreBasis(system, input.trainCounts);
+  const valPredictions = await systemPredictions(system, input.val, input.testTransform);
+  const calibration = { basis, fit: fitOnValidation(basis, valPredictions) };
+  if (!(consistent || aggregate)) return { calibration, guard: null };
+  const needFeatures =
+    plan.prl !== null && o.methods.includes('preference') && plan.preferenceObjective === 'consistent';
+  return {
+    calibration,
+    guard: {
+      val: valPredictions,
+      features: needFeatures ? await computeExpertFeatures(system, input.val, input.testTransform) : null,
+      // The published objective is kept as published, only checked (and warned about).
+      aggregation: !aggregate ? false : plan.aggregationObjective === 'consistent' ? 'enforce' : 'check',
+      preference: plan.preferenceObjective === 'consistent',
+    },
+  };
+}
+
+/** A learnable point softmax(theta) of the simplex, from the uniform start, with its optimizer. */
+function simplexLearner(kind: 'sgd' | 'adam', experts: number, o: TestTimeOptions): SimplexLearner {
+  const theta = torch.keep(torch.zeros([experts]).requiresGrad_());
+  return {
+    theta,
+    // Adam for the preference: scale-free steps, because the stability objective is nearly flat in r.
+    opt:
+      kind === 'sgd'
+        ? new optim.SGD([theta], {
+            lr: o.lr,
+            momentum: o.momentum,
+            weightDecay: o.weightDecay,
+            nesterov: o.nesterov,
+          })
+        : new optim.AdamW([theta], { lr: o.preferenceLr, weightDecay: 0 }),
+    epochs: 0,
+    stopped: false,
+  };
+}
+
+/** The searches' epochs: the views of the test pool, then every active learner's epoch on them. */
+async function searchEpochs(
+  input: AdaptInput,
+  o: TestTimeOptions,
+  plan: TestTimePlan,
+  tasks: SearchTask[],
+): Promise<void> {
+  for (let epoch = 1; epoch <= o.epochs; epoch++) {
+    const active = tasks.filter(
+      (t) => (t.aggregation && !t.aggregation.stopped) || (t.preference && !t.preference.stopped),
+    );
+    if (active.length === 0) break;
+    const views = await computeEpochViews(input.system, input.test, input.viewTransform, {
+      epoch,
+      seed: o.seed,
+      quiet: o.quiet ?? false,
+    });
+    try {
+      for (const t of active) searchEpoch(t, views, epoch, o, plan);
+    } finally {
+      disposeViews(views);
+    }
+  }
+}
+
+/** One epoch of a distribution's searches: SADE's aggregation weights, PRL's preference. */
+function searchEpoch(
+  t: SearchTask,
+  views: EpochViews,
+  epoch: number,
+  o: TestTimeOptions,
+  plan: TestTimePlan,
+): void {
+  const { prl } = plan;
+  const batches = shuffledBatches(t.rows, o.batchSize, o.seed * 1_000_003 + epoch * 101 + t.index);
+  const lambda = o.consistencyWeight ?? DEFAULT_CONSISTENCY_WEIGHT;
+  const objective = (kind: SearchObjective, a1: Tensor, a2: Tensor) => {
+    const stability = negativeCosine(a1, a2);
+    return kind === 'consistent' && t.target
+      ? stability.add(priorConsistency(a1, a2, t.target).mul(lambda))
+      : stability;
+  };
+  if (t.aggregation) {
+    learnerEpoch(t.aggregation, batches, epoch, o.minWeight, (index, weights) => {
+      const a1 = weightedSum(views.logits[0].indexSelect(1, index), weights);
+      const a2 = weightedSum(views.logits[1].indexSelect(1, index), weights);
+      return objective(plan.aggregationObjective, a1, a2);
+    });
+  }
+  if (t.preference && prl) {
+    learnerEpoch(t.preference, batches, epoch, o.minWeight, (index, r) => {
+      const [f1, f2] = views.features!;
+      const [v1, v2] = prl.logitsAt(r, f1.indexSelect(1, index), f2.indexSelect(1, index));
+      return objective(plan.preferenceObjective, v1!.output, v2!.output);
+    });
+  }
+}
+
+/** Every distribution scored, before and after each method, each described in the log. */
+function scoreTasks(
+  tasks: SearchTask[],
+  input: AdaptInput,
+  o: TestTimeOptions,
+  plan: TestTimePlan,
+  c: { features: ExpertFeatures | null } & ValidationUse,
+  log: (s: string) => void,
+): Record<string, DistributionTestTime> {
+  const results: Record<string, DistributionTestTime> = {};
+  for (const t of tasks) {
+    results[t.name] = scoreDistribution(t, {
+      system: input.system,
+      prl: plan.prl,
+      features: c.features,
+      knownOffsets: plan.knownOffsets,
+      offsets: plan.offsets,
+      priorFit: o.priorFit ?? DEFAULT_PRIOR_FIT,
+      trainCounts: input.trainCounts,
+      calibration: c.calibration,
+      labelShift: plan.labelShift,
+      guard: c.guard,
+    });
+    log(describe(t.name, results[t.name]!, plan.prl !== null));
+    const warning = collapseWarning(t.name, results[t.name]!);
+    if (warning) log(warning);
+  }
+  return results;
 }

@@ -5,7 +5,7 @@ import type { Tensor } from '../../torch/index.js';
 import { forEachBatch, type ImageSet } from '../data/source.js';
 import type { ImageTransform } from '../data/augment.js';
 import { Progress } from '../../util/progress.js';
-import { logitsFromFeatures, type System } from '../systems/index.js';
+import type { System } from '../systems/index.js';
 
 /** Two augmented views of every image of the test pool for one epoch. */
 export interface EpochViews {
@@ -53,7 +53,7 @@ export async function computeEpochViews(
             if (prl) {
               const f = prl.model.expertFeatures(x);
               parts[2 + v]!.push(torch.keep(f));
-              parts[v]!.push(torch.keep(logitsFromFeatures(prl.model, f, prl.generate(prl.preference))));
+              parts[v]!.push(torch.keep(prl.logitsAt(prl.preference, f)[0]!.logits));
             } else {
               parts[v]!.push(torch.keep(system.evalForward(x).logits));
             }

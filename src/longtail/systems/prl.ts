@@ -9,6 +9,7 @@ import { nn, type Tensor } from '../../torch/index.js';
 import type { Rng } from '../../util/rng.js';
 import type { PreferenceLoss } from '../losses/prl.js';
 import type { MultiExpertOutput } from '../types/multi-expert-output.js';
+import { Preference, PreferenceError } from '../types/preference.js';
 import type { MultiExpertModel } from '../models/multi-expert.js';
 import type { TrainableSystem } from './system.js';
 import { HyperNetwork, type GeneratedExperts } from './hypernet.js';
@@ -21,17 +22,33 @@ class ReleasedOffset extends nn.Module {
   }
 }
 
+/**
+ * A preference as PRL takes it: weights (checked and normalised by Preference.of), a Preference,
+ * or a tensor r [E] on the simplex that gradients reach (the test-time search's softmax), used as
+ * it is.
+ */
+export type PreferenceInput = Preference | readonly number[] | Tensor;
+
 export interface PrlSystem extends TrainableSystem {
   readonly kind: 'prl';
   readonly hyper: HyperNetwork;
   readonly model: MultiExpertModel;
   readonly experts: number;
   readonly loss: PreferenceLoss;
-  /** The preference used by evalForward (default: uniform). */
-  preference: number[];
-  /** Forward with generated experts; the output weights the experts by the preference if given. */
-  forwardWith(x: Tensor, generated: GeneratedExperts, preference?: number[] | Tensor): MultiExpertOutput;
-  generate(preference: number[] | Tensor): GeneratedExperts;
+  /** The preference evalForward generates the experts for (uniform unless `at` chose another). */
+  readonly preference: Preference;
+  /**
+   * The same system (the same modules) at another preference, checked and normalised once
+   * (PreferenceError): its evalForward, and so every evaluation of it, weights the experts
+   * generated for that preference.
+   */
+  at(preference: Preference | readonly number[]): PrlSystem;
+  /**
+   * The experts generated for a preference (one hypernetwork call) applied to per-expert features
+   * [E, N, D] (cached, e.g. by computeExpertFeatures), for each features tensor given: the
+   * experts' logits [E, N, C] and their output [N, C] weighted by the preference.
+   */
+  logitsAt(preference: PreferenceInput, ...features: Tensor[]): MultiExpertOutput[];
 }
 
 /** How PRL trains (the config's `prl` section, defaults applied and checked by config/). */
@@ -60,9 +77,9 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
   });
   const released = variant === 'released' ? new ReleasedOffset(experts) : null;
 
-  const generate = (preference: number[] | Tensor): GeneratedExperts =>
+  const generate = (preference: readonly number[] | Tensor): GeneratedExperts =>
     torch.tidy(() =>
-      hyper.forward(preference instanceof torch.Tensor ? preference : torch.tensor(preference)),
+      hyper.forward(preference instanceof torch.Tensor ? preference : torch.tensor([...preference])),
     );
 
   // The experts' pooled features do not depend on the preference: computed once per batch.
@@ -74,65 +91,98 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
       return model.experts.items.map((expert) => expert.features(shared));
     });
 
-  const forwardWith = (
-    x: Tensor,
-    generated: GeneratedExperts,
-    preference?: number[] | Tensor,
-  ): MultiExpertOutput =>
-    torch.tidy(() => preferenceOutput(logitsFromFeatures(model, pooledFeatures(x), generated), preference));
-
-  const releasedGenerate = (rng: Rng): GeneratedExperts =>
+  /**
+   * The one place experts are generated for a preference and their logits weighted by it: one
+   * hypernetwork call, then for each set of per-expert features ([E, N, D], or one [N, D] per
+   * expert) the experts' logits and the weighted output.
+   */
+  const outputsAt = (r: readonly number[] | Tensor, features: (Tensor | Tensor[])[]): MultiExpertOutput[] =>
     torch.tidy(() => {
-      // One call per expert, each with its own draw, min-max normalised after a learnable offset.
-      const classifiers: Tensor[] = [];
-      for (let e = 0; e < experts; e++) {
-        const r = torch.tensor(rng.dirichlet(alpha, experts)).add(released!.offset);
-        const min = r.min();
-        const max = r.max();
-        const normalised = r.sub(min).div(max.sub(min).add(1e-8));
-        classifiers.push(hyper.forward(normalised).classifiers[e]!);
-      }
-      return { classifiers };
+      const generated = generate(r);
+      return features.map((f) => preferenceOutput(logitsFromFeatures(model, f, generated), r));
     });
+
+  const logitsAt = (preference: PreferenceInput, ...features: Tensor[]): MultiExpertOutput[] =>
+    outputsAt(weightsOf(preference, experts), features);
 
   const modules: Record<string, nn.Module> = { model, hyper };
   if (released) modules.released = released;
   // The online ideal point is training state: the checkpoint carries it for an exact resume.
   if (loss.ideal) modules.ideal = loss.ideal;
-  const system: PrlSystem = {
+  const trainForward = (x: Tensor, rng: Rng): ReturnType<PrlSystem['trainForward']> => {
+    if (released) {
+      const generated = releasedGenerate(hyper, released, alpha, rng);
+      return {
+        out: torch.tidy(() => preferenceOutput(logitsFromFeatures(model, pooledFeatures(x), generated))),
+      };
+    }
+    const preferences = Array.from({ length: drawsPerBatch }, () => rng.dirichlet(alpha, experts));
+    return torch.tidy(() => {
+      const features = pooledFeatures(x);
+      const draws = preferences.map((preference) => ({
+        preference,
+        out: outputsAt(preference, [features])[0]!,
+      }));
+      return { out: draws[0]!.out, extra: { preference: preferences[0]!, draws } };
+    });
+  };
+
+  const systemAt = (preference: Preference): PrlSystem => ({
     kind: 'prl',
     modules,
     hyper,
     model,
     experts,
     loss,
-    preference: new Array<number>(experts).fill(1 / experts),
-    generate,
-    forwardWith,
-    trainForward(x: Tensor, rng: Rng) {
-      if (released) return { out: forwardWith(x, releasedGenerate(rng)) };
-      const preferences = Array.from({ length: drawsPerBatch }, () => rng.dirichlet(alpha, experts));
-      return torch.tidy(() => {
-        const features = pooledFeatures(x);
-        const draws = preferences.map((preference) => ({
-          preference,
-          out: preferenceOutput(logitsFromFeatures(model, features, generate(preference)), preference),
-        }));
-        return { out: draws[0]!.out, extra: { preference: preferences[0]!, draws } };
-      });
+    get device() {
+      return model.device;
     },
-    evalForward(x: Tensor) {
-      return torch.tidy(() => forwardWith(x, generate(system.preference), system.preference));
-    },
-  };
-  return system;
+    preference,
+    at: (other) => systemAt(Preference.of(other, experts)),
+    logitsAt,
+    trainForward,
+    evalForward: (x: Tensor) => torch.tidy(() => outputsAt(preference.weights, [pooledFeatures(x)])[0]!),
+  });
+  return systemAt(Preference.uniform(experts));
+}
+
+/** The weights to generate for: a Preference's (checked once, by Preference.of), or a simplex tensor as it is. */
+function weightsOf(preference: PreferenceInput, experts: number): readonly number[] | Tensor {
+  if (!(preference instanceof torch.Tensor)) return Preference.of(preference, experts).weights;
+  if (preference.shape.length !== 1 || preference.shape[0] !== experts)
+    throw new PreferenceError(`is a tensor of shape [${preference.shape.join(', ')}], not [${experts}]`);
+  return preference;
+}
+
+/**
+ * The released code's experts: one hypernetwork call per expert, each with its own draw, min-max
+ * normalised after a learnable offset.
+ */
+function releasedGenerate(
+  hyper: HyperNetwork,
+  released: ReleasedOffset,
+  alpha: number,
+  rng: Rng,
+): GeneratedExperts {
+  const experts = released.offset.shape[0]!;
+  return torch.tidy(() => {
+    const classifiers: Tensor[] = [];
+    for (let e = 0; e < experts; e++) {
+      const r = torch.tensor(rng.dirichlet(alpha, experts)).add(released.offset);
+      const min = r.min();
+      const max = r.max();
+      const normalised = r.sub(min).div(max.sub(min).add(1e-8));
+      classifiers.push(hyper.forward(normalised).classifiers[e]!);
+    }
+    return { classifiers };
+  });
 }
 
 /**
  * Expert logits [E, N, C] for generated experts, from per-expert features: a tensor [E, N, D]
  * (cached features) or one [N, D] tensor per expert (a forward pass).
  */
-export function logitsFromFeatures(
+function logitsFromFeatures(
   model: MultiExpertModel,
   features: Tensor | Tensor[],
   generated: GeneratedExperts,
@@ -154,16 +204,16 @@ export function logitsFromFeatures(
  * The model output for a preference: the experts' logits [E, N, C] weighted by r (r = 1/E each
  * gives the plain mean), so the preference controls the head/tail balance at inference.
  */
-export function aggregateByPreference(expertLogits: Tensor, preference: number[] | Tensor): Tensor {
+export function aggregateByPreference(expertLogits: Tensor, preference: readonly number[] | Tensor): Tensor {
   return torch.tidy(() => {
     const r =
       preference instanceof torch.Tensor
         ? preference
-        : torch.tensor(preference, { dtype: expertLogits.dtype });
+        : torch.tensor([...preference], { dtype: expertLogits.dtype });
     return expertLogits.mul(r.reshape(-1, 1, 1)).sum(0);
   });
 }
 
-function preferenceOutput(logits: Tensor, preference?: number[] | Tensor): MultiExpertOutput {
+function preferenceOutput(logits: Tensor, preference?: readonly number[] | Tensor): MultiExpertOutput {
   return { output: preference ? aggregateByPreference(logits, preference) : logits.mean(0), logits };
 }

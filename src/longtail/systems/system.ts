@@ -1,7 +1,7 @@
 // What the trainer trains: a multi-expert model (and for PRL a hypernetwork) with its
 // training-time and evaluation-time forward passes and the loss. `kind` tells a plain
 // multi-expert system (SADE, BalPoE, LDAM, CE ...) from PRL, whose experts a preference generates.
-import type { Tensor, nn } from '../../torch/index.js';
+import type { Device, Tensor, nn } from '../../torch/index.js';
 import type { Rng } from '../../util/rng.js';
 import type { MultiExpertOutput } from '../types/multi-expert-output.js';
 import type { MultiExpertModel } from '../models/multi-expert.js';
@@ -16,6 +16,8 @@ export interface TrainableSystem {
   /** Deterministic forward pass for evaluation. */
   evalForward(x: Tensor): MultiExpertOutput;
   readonly loss: Loss;
+  /** Where its modules live: its model's device (they are built, and moved, together). */
+  readonly device: Device;
 }
 
 interface SystemBase extends TrainableSystem {
@@ -60,6 +62,9 @@ export function plainSystem(model: MultiExpertModel, loss: Loss): PlainSystem {
     model,
     experts: model.experts.length,
     loss,
+    get device() {
+      return model.device;
+    },
     trainForward: (x) => ({ out: model.forward(x) }),
     evalForward: (x) => model.forward(x),
   };

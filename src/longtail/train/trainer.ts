@@ -13,7 +13,7 @@ import { UserError } from '../../util/errors.js';
 import { optim } from '../../torch/index.js';
 import { Rng } from '../../util/rng.js';
 import { saveCheckpoint, loadCheckpoint, restoreFrom, restoreTorchRng } from '../../torch/checkpoint.js';
-import { mixup } from '../data/batches.js';
+import { mixup, type Batch, type MixedBatch } from '../data/batches.js';
 import type { ImageTransform } from '../data/augment.js';
 import { epochBatches, type ImageSet } from '../data/source.js';
 import { mixupLoss } from '../losses/mixup.js';
@@ -68,9 +68,8 @@ export interface TrainOptions {
   phases?: PhaseClock;
   /** One rank of a data-parallel run (batchSize is then the effective batch over all ranks). */
   parallel?: ParallelRun | null;
-  /** Mixed precision on `device` (autocast; fp16 with a gradient scaler). */
+  /** Mixed precision on the system's device (autocast; fp16 with a gradient scaler). */
   amp?: torch.AmpMode | null;
-  device?: torch.Device;
 }
 
 const EVAL_BATCH = 256;
@@ -94,56 +93,127 @@ export interface TrainResult {
   bestCheckpoint: string | null;
 }
 
+/** Where a run's outputs go and which part of the job this process is. */
+interface RunLayout {
+  /** The job this process is one rank of (null: a single process). */
+  par: ParallelRun | null;
+  /** Rank 0 (or the single process) evaluates, logs and writes. */
+  isMain: boolean;
+  log: (line: string) => void;
+  world: number;
+  /** Images per step on this rank. */
+  rankBatch: number;
+  lastBase: string;
+  bestBase: string;
+  metricsPath: string;
+}
+
+/** What a run has done so far: its epochs' records and best validation epoch. */
+interface RunState {
+  history: EpochRecord[];
+  best: { epoch: number; top1: number } | null;
+  startEpoch: number;
+}
+
+/** How one epoch trains: the DDP wrapper (data-parallel runs), autocast and its gradient scaler. */
+interface StepContext {
+  ddp: torch.distributed.DistributedDataParallel<torch.distributed.Replica> | null;
+  amp: torch.AmpMode | null;
+  scaler: torch.GradScaler | null;
+}
+
 export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
+  const run = runLayout(o);
+  const state: RunState = o.resumeFrom
+    ? resumeRun(o, o.resumeFrom, run)
+    : { history: [], best: null, startEpoch: 1 };
+  // After a resume too: every rank continues from rank 0's weights.
+  const ctx = stepContext(o, run);
+  for (let epoch = state.startEpoch; epoch <= o.epochs; epoch++) {
+    const started = performance.now();
+    const trained = await trainEpoch(o, run, ctx, epoch);
+    const val = await validateEpoch(o, run, epoch);
+    const record: EpochRecord = {
+      epoch,
+      lr: o.optimizer.paramGroups[0]!.lr,
+      train_loss: trained.lossSum / Math.max(trained.seen, 1),
+      train_acc: trained.correct / Math.max(trained.seen, 1),
+      val,
+      seconds: (performance.now() - started) / 1000,
+    };
+    state.history.push(record);
+    if (!run.isMain) {
+      // The others wait here while rank 0 evaluates and saves (within TAILOR_DIST_TIMEOUT).
+      run.par!.group.barrier();
+      continue;
+    }
+    logEpoch(run.log, record, o.epochs);
+    saveEpoch(o, run, state, record);
+    run.par?.group.barrier();
+  }
+  return {
+    history: state.history,
+    best: state.best,
+    lastCheckpoint: `${run.lastBase}.json`,
+    bestCheckpoint: state.best ? `${run.bestBase}.json` : null,
+  };
+}
+
+function runLayout(o: TrainOptions): RunLayout {
   const par = o.parallel && o.parallel.worldSize > 1 ? o.parallel : null;
   const isMain = !par || par.rank === 0;
-  const log = isMain ? (o.log ?? ((s: string) => console.error(s))) : () => {};
   const world = par?.worldSize ?? 1;
   if (o.batchSize % world !== 0) {
     throw new RangeError(
       `data_loader.args.batch_size ${o.batchSize} is the effective batch of the ${world} ranks and must divide by ${world}`,
     );
   }
-  const rankBatch = o.batchSize / world;
   if (isMain) ensureDir(o.runDir);
-  const lastBase = join(o.runDir, 'checkpoint-last');
-  const bestBase = join(o.runDir, 'model_best');
-  const metricsPath = join(o.runDir, 'metrics.jsonl');
-  let history: EpochRecord[] = [];
-  let best: { epoch: number; top1: number } | null = null;
-  let startEpoch = 1;
+  return {
+    par,
+    isMain,
+    log: isMain ? (o.log ?? ((s: string) => console.error(s))) : () => {},
+    world,
+    rankBatch: o.batchSize / world,
+    lastBase: join(o.runDir, 'checkpoint-last'),
+    bestBase: join(o.runDir, 'model_best'),
+    metricsPath: join(o.runDir, 'metrics.jsonl'),
+  };
+}
 
-  if (o.resumeFrom) {
-    const ck = loadCheckpoint(o.resumeFrom.replace(/\.json$/, ''));
-    try {
-      restoreFrom(ck, 'the weights', () => torch.tidy(() => loadSystemState(o.system, ck.weights)));
-      const { optimizer, scheduler } = ck;
-      if (optimizer) restoreFrom(ck, 'the optimizer state', () => o.optimizer.loadStateDict(optimizer));
-      if (scheduler && o.scheduler) {
-        const target = o.scheduler;
-        restoreFrom(ck, 'the schedule', () => target.loadStateDict(scheduler));
-      }
-      restoreTorchRng(ck);
-    } finally {
-      torch.dispose([ck.weights, ck.optimizer?.state]);
+/** Restores weights, optimizer, schedule and RNG streams from a checkpoint, and the run's records. */
+function resumeRun(o: TrainOptions, from: string, run: RunLayout): RunState {
+  const ck = loadCheckpoint(from.replace(/\.json$/, ''));
+  try {
+    restoreFrom(ck, 'the weights', () => torch.tidy(() => loadSystemState(o.system, ck.weights)));
+    const { optimizer, scheduler } = ck;
+    if (optimizer) restoreFrom(ck, 'the optimizer state', () => o.optimizer.loadStateDict(optimizer));
+    if (scheduler && o.scheduler) {
+      const target = o.scheduler;
+      restoreFrom(ck, 'the schedule', () => target.loadStateDict(scheduler));
     }
-    const extra = (ck.extra !== null && typeof ck.extra === 'object' ? ck.extra : {}) as {
-      history?: unknown;
-      best?: unknown;
-    };
-    history = Array.isArray(extra.history) ? (extra.history as EpochRecord[]) : [];
-    const b = extra.best as { epoch?: unknown; top1?: unknown } | null | undefined;
-    best =
-      b && typeof b.epoch === 'number' && typeof b.top1 === 'number'
-        ? { epoch: b.epoch, top1: b.top1 }
-        : null;
-    startEpoch = (ck.epoch ?? 0) + 1;
-    // metrics.jsonl holds exactly the epochs of the checkpoint: a line written for an epoch whose
-    // checkpoint never made it (a crash or a full disk in between) is dropped, a missing one restored.
-    if (isMain) writeFileAtomic(metricsPath, history.map((h) => JSON.stringify(h) + '\n').join(''));
-    log(`resumed from ${o.resumeFrom} at epoch ${startEpoch}`);
+    restoreTorchRng(ck);
+  } finally {
+    torch.dispose([ck.weights, ck.optimizer?.state]);
   }
-  // After a resume too: every rank continues from rank 0's weights.
+  const extra = (ck.extra !== null && typeof ck.extra === 'object' ? ck.extra : {}) as {
+    history?: unknown;
+    best?: unknown;
+  };
+  const history = Array.isArray(extra.history) ? (extra.history as EpochRecord[]) : [];
+  const b = extra.best as { epoch?: unknown; top1?: unknown } | null | undefined;
+  const best =
+    b && typeof b.epoch === 'number' && typeof b.top1 === 'number' ? { epoch: b.epoch, top1: b.top1 } : null;
+  const startEpoch = (ck.epoch ?? 0) + 1;
+  // metrics.jsonl holds exactly the epochs of the checkpoint: a line written for an epoch whose
+  // checkpoint never made it (a crash or a full disk in between) is dropped, a missing one restored.
+  if (run.isMain) writeFileAtomic(run.metricsPath, history.map((h) => JSON.stringify(h) + '\n').join(''));
+  run.log(`resumed from ${from} at epoch ${startEpoch}`);
+  return { history, best, startEpoch };
+}
+
+function stepContext(o: TrainOptions, run: RunLayout): StepContext {
+  const { par } = run;
   const modules = Object.values(o.system.modules);
   const ddp = par
     ? new torch.distributed.DistributedDataParallel(
@@ -154,149 +224,156 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
         par.group,
       )
     : null;
-  if (par) log(`data-parallel: ${world} ranks x batch ${rankBatch} = effective batch ${o.batchSize}`);
-  const device = o.device ?? 'cpu';
+  if (par)
+    run.log(`data-parallel: ${run.world} ranks x batch ${run.rankBatch} = effective batch ${o.batchSize}`);
   const amp = o.amp ?? null;
-  const scaler = amp === 'fp16' ? new torch.GradScaler() : null;
+  return { ddp, amp, scaler: amp === 'fp16' ? new torch.GradScaler() : null };
+}
 
-  for (let epoch = startEpoch; epoch <= o.epochs; epoch++) {
-    const started = performance.now();
-    // The schedule is indexed from epoch 0 like the reference (lr for epoch e = f(e - 1)).
-    if (o.scheduler && epoch > 1 && o.scheduler.lastEpoch < epoch - 1) {
-      while (o.scheduler.lastEpoch < epoch - 1) o.scheduler.step();
-    }
-    o.system.loss.setEpoch?.(epoch);
-    setTraining(o.system, true);
-    // Every epoch's randomness derives from (seed, epoch): a resumed run draws what an
-    // uninterrupted one would have drawn.
-    const rng = new Rng((o.seed * 1000003 + epoch) >>> 0);
-    const batches = epochBatches(o.train, {
-      batchSize: o.batchSize,
-      sampler: o.balancedSampling ? 'class-balanced' : 'shuffle',
-      seed: o.seed,
-      epoch,
-      transform: o.trainTransform,
-      ...(par ? { batchSize: rankBatch, shard: { rank: par.rank, worldSize: world } } : {}),
-    });
-    const total = Math.ceil(o.train.labels.length / world);
-    const progress = new Progress({
-      label: `epoch ${epoch}/${o.epochs}`,
-      total,
-      unit: 'img',
-      quiet: (o.quiet ?? false) || !isMain,
-    });
-    let lossSum = 0;
-    let correct = 0;
-    let seen = 0;
-    let step = 0;
-    const phases = o.phases;
-    phases?.mark();
-    for await (const batch of batches) {
-      step++;
-      const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
-      ddp?.syncBuffers();
-      const stepLoss = torch.tidy(() => {
-        const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
-        const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
-        phases?.lap('data');
-        const forward = () => {
-          const { out, extra } = o.system.trainForward(x, rng);
-          const loss =
-            mixed && mixed.lam < 1
-              ? mixupLoss(o.system.loss, out, yA, torch.tensor(mixed.yB).long(), mixed.lam, extra)
-              : o.system.loss.forward(out, yA, extra);
-          return { out, loss };
-        };
-        const { out, loss } = amp ? torch.autocast(amp, device, forward) : forward();
-        const value = loss.item();
-        if (!Number.isFinite(value)) {
-          throw new NonFiniteLossError(
-            `the loss became ${value} at epoch ${epoch}, step ${step}; lower the learning rate (optimizer.args.lr) or check the data, then resume from ${lastBase}.json`,
-          );
-        }
-        phases?.lap('forward');
-        (scaler ? scaler.scaleLoss(loss) : loss).backward();
-        const pred = out.output.argmax(1);
-        correct += pred.eq(torch.tensor(batch.y).long()).sum().item();
-        return value;
-      });
-      phases?.lap('backward');
-      ddp?.syncGradients();
-      if (scaler) scaler.step(o.optimizer);
-      else o.optimizer.step();
-      o.optimizer.zeroGrad();
-      phases?.lap('optimizer');
-      lossSum += stepLoss * batch.n;
-      seen += batch.n;
-      progress.tick(batch.n, `loss ${(lossSum / seen).toFixed(4)}`);
-      if (o.maxBatches !== undefined && step >= o.maxBatches) break;
-    }
-    progress.finish();
-    if (par) [lossSum, correct, seen] = sumOverRanks(par, [lossSum, correct, seen]);
-    let val: GroupResult | null = null;
-    const evalPeriod = o.evalPeriod ?? 1;
-    if (isMain && (epoch % evalPeriod === 0 || epoch === o.epochs)) {
-      phases?.mark();
-      setTraining(o.system, false);
-      const p = await predict(
-        (x) => o.system.evalForward(x),
-        o.test,
-        o.testTransform,
-        EVAL_BATCH,
-        o.maxBatches === undefined
-          ? undefined
-          : evalSubset(o.test.labels.length, o.train.labels.length, o.batchSize, o.maxBatches),
-      );
-      val = summarize(evaluateLogits(p.logits, p.labels, p.classes, o.trainCounts));
-      phases?.lap('eval');
-    }
-    const record: EpochRecord = {
-      epoch,
-      lr: o.optimizer.paramGroups[0]!.lr,
-      train_loss: lossSum / Math.max(seen, 1),
-      train_acc: correct / Math.max(seen, 1),
-      val,
-      seconds: (performance.now() - started) / 1000,
-    };
-    history.push(record);
-    if (!isMain) {
-      // The others wait here while rank 0 evaluates and saves (within TAILOR_DIST_TIMEOUT).
-      par!.group.barrier();
-      continue;
-    }
-    const fmt = (v: number | null | undefined) =>
-      v === null || v === undefined ? '  -  ' : (100 * v).toFixed(2);
-    log(
-      `epoch ${epoch}/${o.epochs} lr ${record.lr.toExponential(2)} loss ${record.train_loss.toFixed(4)} train acc ${fmt(record.train_acc)}` +
-        (val
-          ? ` | val top1 ${fmt(val.top1)} many ${fmt(val.many)} medium ${fmt(val.medium)} few ${fmt(val.few)}`
-          : '') +
-        ` (${formatSeconds(record.seconds)})`,
-    );
-    const improved = val !== null && val.top1 !== null && (best === null || val.top1 > best.top1);
-    if (improved) best = { epoch, top1: val!.top1! };
-    const content = {
-      weights: systemStateDict(o.system),
-      optimizer: o.optimizer.stateDict(),
-      ...(o.scheduler ? { scheduler: o.scheduler.stateDict() } : {}),
-      epoch,
-      extra: { ...o.checkpointExtra, history, best },
-    };
-    saveCheckpoint(lastBase, content);
-    if (improved) saveCheckpoint(bestBase, content);
-    if (o.savePeriod && epoch % o.savePeriod === 0)
-      saveCheckpoint(join(o.runDir, `checkpoint-epoch${epoch}`), content);
-    // Only now the epoch's metrics line: every line of metrics.jsonl has its checkpoint.
-    appendLine(metricsPath, JSON.stringify(record));
-    par?.group.barrier();
+/** One epoch of training steps; the loss and accuracy sums over every rank's images. */
+async function trainEpoch(
+  o: TrainOptions,
+  run: RunLayout,
+  ctx: StepContext,
+  epoch: number,
+): Promise<{ lossSum: number; correct: number; seen: number }> {
+  const { par, world } = run;
+  // The schedule is indexed from epoch 0 like the reference (lr for epoch e = f(e - 1)).
+  if (o.scheduler && epoch > 1 && o.scheduler.lastEpoch < epoch - 1) {
+    while (o.scheduler.lastEpoch < epoch - 1) o.scheduler.step();
   }
+  o.system.loss.setEpoch?.(epoch);
+  setTraining(o.system, true);
+  // Every epoch's randomness derives from (seed, epoch): a resumed run draws what an
+  // uninterrupted one would have drawn.
+  const rng = new Rng((o.seed * 1000003 + epoch) >>> 0);
+  const batches = epochBatches(o.train, {
+    batchSize: o.batchSize,
+    sampler: o.balancedSampling ? 'class-balanced' : 'shuffle',
+    seed: o.seed,
+    epoch,
+    transform: o.trainTransform,
+    ...(par ? { batchSize: run.rankBatch, shard: { rank: par.rank, worldSize: world } } : {}),
+  });
+  const progress = new Progress({
+    label: `epoch ${epoch}/${o.epochs}`,
+    total: Math.ceil(o.train.labels.length / world),
+    unit: 'img',
+    quiet: (o.quiet ?? false) || !run.isMain,
+  });
+  let lossSum = 0;
+  let correct = 0;
+  let seen = 0;
+  let step = 0;
+  o.phases?.mark();
+  for await (const batch of batches) {
+    step++;
+    const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
+    ctx.ddp?.syncBuffers();
+    const done = trainStep(o, ctx, { batch, mixed, rng, epoch, step, lastBase: run.lastBase });
+    lossSum += done.loss * batch.n;
+    correct += done.correct;
+    seen += batch.n;
+    progress.tick(batch.n, `loss ${(lossSum / seen).toFixed(4)}`);
+    if (o.maxBatches !== undefined && step >= o.maxBatches) break;
+  }
+  progress.finish();
+  if (par) [lossSum, correct, seen] = sumOverRanks(par, [lossSum, correct, seen]);
+  return { lossSum, correct, seen };
+}
 
-  return {
-    history,
-    best,
-    lastCheckpoint: `${lastBase}.json`,
-    bestCheckpoint: best ? `${bestBase}.json` : null,
+/** Forward, backward and optimizer step on one batch: its loss and correct predictions. */
+function trainStep(
+  o: TrainOptions,
+  ctx: StepContext,
+  s: { batch: Batch; mixed: MixedBatch | null; rng: Rng; epoch: number; step: number; lastBase: string },
+): { loss: number; correct: number } {
+  const { batch, mixed, rng } = s;
+  const phases = o.phases;
+  const done = torch.tidy(() => {
+    const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
+    const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
+    phases?.lap('data');
+    const forward = () => {
+      const { out, extra } = o.system.trainForward(x, rng);
+      const loss =
+        mixed && mixed.lam < 1
+          ? mixupLoss(o.system.loss, out, yA, torch.tensor(mixed.yB).long(), mixed.lam, extra)
+          : o.system.loss.forward(out, yA, extra);
+      return { out, loss };
+    };
+    const { out, loss } = ctx.amp ? torch.autocast(ctx.amp, o.system.device, forward) : forward();
+    const value = loss.item();
+    if (!Number.isFinite(value)) {
+      throw new NonFiniteLossError(
+        `the loss became ${value} at epoch ${s.epoch}, step ${s.step}; lower the learning rate (optimizer.args.lr) or check the data, then resume from ${s.lastBase}.json`,
+      );
+    }
+    phases?.lap('forward');
+    (ctx.scaler ? ctx.scaler.scaleLoss(loss) : loss).backward();
+    const pred = out.output.argmax(1);
+    return { loss: value, correct: pred.eq(torch.tensor(batch.y).long()).sum().item() };
+  });
+  phases?.lap('backward');
+  ctx.ddp?.syncGradients();
+  if (ctx.scaler) ctx.scaler.step(o.optimizer);
+  else o.optimizer.step();
+  o.optimizer.zeroGrad();
+  phases?.lap('optimizer');
+  return done;
+}
+
+/** Rank 0's evaluation on the validation set, every evalPeriod epochs and after the last. */
+async function validateEpoch(o: TrainOptions, run: RunLayout, epoch: number): Promise<GroupResult | null> {
+  const evalPeriod = o.evalPeriod ?? 1;
+  if (!run.isMain || (epoch % evalPeriod !== 0 && epoch !== o.epochs)) return null;
+  o.phases?.mark();
+  setTraining(o.system, false);
+  const p = await predict(
+    (x) => o.system.evalForward(x),
+    o.test,
+    o.testTransform,
+    EVAL_BATCH,
+    o.maxBatches === undefined
+      ? undefined
+      : evalSubset(o.test.labels.length, o.train.labels.length, o.batchSize, o.maxBatches),
+  );
+  const val = summarize(evaluateLogits(p.logits, p.labels, p.classes, o.trainCounts));
+  o.phases?.lap('eval');
+  return val;
+}
+
+function logEpoch(log: (line: string) => void, record: EpochRecord, epochs: number): void {
+  const { val } = record;
+  const fmt = (v: number | null | undefined) =>
+    v === null || v === undefined ? '  -  ' : (100 * v).toFixed(2);
+  log(
+    `epoch ${record.epoch}/${epochs} lr ${record.lr.toExponential(2)} loss ${record.train_loss.toFixed(4)} train acc ${fmt(record.train_acc)}` +
+      (val
+        ? ` | val top1 ${fmt(val.top1)} many ${fmt(val.many)} medium ${fmt(val.medium)} few ${fmt(val.few)}`
+        : '') +
+      ` (${formatSeconds(record.seconds)})`,
+  );
+}
+
+/** The epoch's checkpoints (last, best when it improved, periodic), then its metrics line. */
+function saveEpoch(o: TrainOptions, run: RunLayout, state: RunState, record: EpochRecord): void {
+  const { epoch, val } = record;
+  const improved = val !== null && val.top1 !== null && (state.best === null || val.top1 > state.best.top1);
+  if (improved) state.best = { epoch, top1: val!.top1! };
+  const content = {
+    weights: systemStateDict(o.system),
+    optimizer: o.optimizer.stateDict(),
+    ...(o.scheduler ? { scheduler: o.scheduler.stateDict() } : {}),
+    epoch,
+    extra: { ...o.checkpointExtra, history: state.history, best: state.best },
   };
+  saveCheckpoint(run.lastBase, content);
+  if (improved) saveCheckpoint(run.bestBase, content);
+  if (o.savePeriod && epoch % o.savePeriod === 0)
+    saveCheckpoint(join(o.runDir, `checkpoint-epoch${epoch}`), content);
+  // Only now the epoch's metrics line: every line of metrics.jsonl has its checkpoint.
+  appendLine(run.metricsPath, JSON.stringify(record));
 }
 
 /** The element-wise sums of a few numbers over all ranks (one float64 allreduce). */

@@ -26,8 +26,6 @@ export interface BenchmarkOptions {
   /** Train at most this many runs in this call (the rest on the next call); finished work is never redone. */
   maxRuns?: number;
   quiet?: boolean;
-  /** Where training and the test-time methods run (the default device must already be this). */
-  device?: torch.Device;
   log?: (line: string) => void;
 }
 
@@ -141,7 +139,6 @@ async function trainRun(
     runDir,
     ...(resumeFrom ? { resumeFrom } : {}),
     quiet: o.quiet ?? true,
-    ...(o.device ? { device: o.device } : {}),
     log,
   });
   return session;

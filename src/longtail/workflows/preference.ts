@@ -6,6 +6,7 @@ import {
   type PreferenceResult,
 } from '../adapt/controllability.js';
 import type { PrlSystem } from '../systems/prl.js';
+import type { Preference } from '../types/preference.js';
 import type { Session } from '../config/session.js';
 import { loadRun } from './load.js';
 
@@ -36,10 +37,13 @@ function prlSystemOf(session: Session): PrlSystem {
 
 const evaluators = new Map<string, Promise<PreferenceEvaluator>>();
 
-/** For `tailor serve`: the accuracy of a run's PRL model at a preference (features cached per run). */
+/**
+ * For `tailor serve`: the accuracy of a run's PRL model at a preference (features cached per
+ * run). A preference for another number of experts is a PreferenceError.
+ */
 export async function evaluatePreference(
   runDir: string,
-  preference: number[],
+  preference: Preference,
 ): Promise<Omit<PreferenceResult, 'preference'>> {
   let evaluator = evaluators.get(runDir);
   if (!evaluator) {
@@ -47,11 +51,6 @@ export async function evaluatePreference(
     evaluators.set(runDir, evaluator);
     evaluator.catch(() => evaluators.delete(runDir));
   }
-  const e = await evaluator;
-  const sum = preference.reduce((a, b) => a + b, 0);
-  if (preference.length !== e.experts || preference.some((v) => !(v >= 0)) || !(sum > 0)) {
-    throw new Error(`the preference needs ${e.experts} non-negative weights, not all zero`);
-  }
-  const { preference: _p, ...rest } = e.evaluate(preference.map((v) => v / sum));
+  const { preference: _p, ...rest } = (await evaluator).evaluate(preference);
   return rest;
 }

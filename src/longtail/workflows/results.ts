@@ -103,7 +103,7 @@ export async function evaluateSession(
       profile: d.subset.profile,
       validation: d.validation,
     },
-    ...(system.kind === 'prl' ? { preference: system.preference } : {}),
+    ...(system.kind === 'prl' ? { preference: [...system.preference.weights] } : {}),
     uniform: uniformDetail(p, d.trainCounts),
     distributions,
     mean_top1: meanTop1,

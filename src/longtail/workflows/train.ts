@@ -4,7 +4,7 @@
 // controllability grid) are written to the run directory.
 import { sessionRecord, trainingSetup, type Session } from '../config/session.js';
 import { trainSystem, type ParallelRun, type TrainResult } from '../train/trainer.js';
-import type { AmpMode, Device } from '../../torch/index.js';
+import type { AmpMode } from '../../torch/index.js';
 import { calibrateSession, evaluateSession, writeResults, type LongtailResults } from './results.js';
 import { controllabilityGrid } from './preference.js';
 
@@ -17,8 +17,8 @@ export interface SessionTrainOptions {
   log?: (line: string) => void;
   /** One rank of a data-parallel run (only rank 0 then evaluates and writes results). */
   parallel?: ParallelRun | null;
+  /** Mixed precision on the session's device (its model's). */
   amp?: AmpMode | null;
-  device?: Device;
 }
 
 export function trainSession(session: Session, o: SessionTrainOptions): Promise<TrainResult> {
@@ -45,7 +45,6 @@ export function trainSession(session: Session, o: SessionTrainOptions): Promise<
     ...(o.log ? { log: o.log } : {}),
     parallel: o.parallel ?? null,
     amp: o.amp ?? null,
-    ...(o.device ? { device: o.device } : {}),
   });
 }
 
@@ -66,7 +65,7 @@ export async function trainAndEvaluate(session: Session, o: SessionTrainOptions)
   if (session.system.kind === 'prl') results.controllability = await controllabilityGrid(session, 10);
   results.world_size = o.parallel?.worldSize ?? 1;
   results.effective_batch = session.data.batchSize;
-  results.device = o.device ?? 'cpu';
+  results.device = session.system.device.name;
   if (o.amp) results.amp = o.amp;
   const resultsPath = writeResults(o.runDir, results);
   return { train, results, resultsPath };

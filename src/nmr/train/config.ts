@@ -4,6 +4,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { InputError, UserError } from '../../util/errors.js';
+import { DeviceUnavailableError, parseDevice } from '../../torch/device.js';
 import { DEFAULT_UNET, resolveUNetConfig, type UNetConfig } from '../model/unet.js';
 import { SEED_LOSS_WEIGHTS, type LossWeights } from './losses.js';
 
@@ -217,9 +218,13 @@ function stage(raw: Json, base: StageConfig, where: string): StageConfig {
 }
 
 function deviceField(v: unknown): string {
-  if (typeof v !== 'string' || !/^(cpu|cuda)(:\d+)?$/.test(v))
-    throw new ConfigError(`config.device: expected "cpu", "cuda" or "cuda:N", got ${JSON.stringify(v)}`);
-  return v;
+  // The tensor library's parser reads the name; whether the device exists is checked when used.
+  try {
+    if (typeof v === 'string') return parseDevice(v).name;
+  } catch (error) {
+    if (!(error instanceof DeviceUnavailableError)) throw error;
+  }
+  throw new ConfigError(`config.device: expected "cpu", "cuda" or "cuda:N", got ${JSON.stringify(v)}`);
 }
 
 /** A path field, resolved against baseDir when relative. */

@@ -3,7 +3,7 @@
 import { Tensor } from '../tensor.js';
 import { keep } from '../scope.js';
 import { noGrad } from '../autograd.js';
-import { checkDevice, type Device } from '../device.js';
+import { CPU, checkDevice, parseDevice, type Device, type DeviceLike } from '../device.js';
 
 export abstract class Module {
   training = true;
@@ -128,11 +128,13 @@ export abstract class Module {
    * Moves every parameter, gradient and buffer to `device` in place (as torch's module.to):
    * the Tensor objects stay the same, so an optimizer built on them keeps working.
    */
-  to(device: Device): this {
+  to(device: DeviceLike): this {
     const target = checkDevice(device);
+    const firstGpu = parseDevice('cuda:0');
     noGrad(() => {
       for (const t of [...this.parameters(), ...this.buffers()]) {
-        if (t.device === target || (target === 'cuda' && t.device === 'cuda:0')) continue;
+        const at = t.device;
+        if (at === target || (target.type === 'cuda' && target.index === null && at === firstGpu)) continue;
         const moved = t.toDevice(target);
         t.setData(moved);
         moved.dispose();
@@ -148,10 +150,10 @@ export abstract class Module {
     return this;
   }
 
-  /** The device of the first parameter (or buffer); 'cpu' for a module without tensors. */
+  /** The device of the first parameter (or buffer); the CPU for a module without tensors. */
   get device(): Device {
     const first = this.parameters()[0] ?? this.buffers()[0];
-    return first ? first.device : 'cpu';
+    return first ? first.device : CPU;
   }
 
   /** Clears every parameter's gradient (set to none, as PyTorch's default). */
