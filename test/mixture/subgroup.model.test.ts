@@ -15,7 +15,7 @@ import {
   readSubgroupCsv,
   subgroupDataFromTable,
 } from '../../src/mixture/subgroup/data.js';
-import { cholesky } from '../../src/mixture/subgroup/linalg.js';
+import { cholesky } from '../../src/mixture/linalg.js';
 import { type SubgroupParams, eStep } from '../../src/mixture/subgroup/model.js';
 import { computeStats } from '../../src/mixture/subgroup/stats.js';
 import { fitSubgroup, orderClasses } from '../../src/mixture/subgroup/fit.js';

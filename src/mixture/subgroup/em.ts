@@ -4,7 +4,7 @@
 // sigmaEps2 with the "v 1'R^-1 1" term, and for AR(1) phi by maximising Q's profile in phi (alpha
 // and sigmaEps2 are closed-form given phi). Every part maximises Q exactly (or raises it, for gamma
 // and phi), so the log-likelihood never decreases.
-import { cholSolve, cholesky } from './linalg.js';
+import { cholSolve, cholesky } from '../linalg.js';
 import type { SubgroupData } from './data.js';
 import { type EStep, type SubgroupParams, eStep, residualForms } from './model.js';
 import { type MembershipOptions, defaultMembershipOptions, updateMembership } from './membership.js';

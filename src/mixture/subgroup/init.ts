@@ -5,7 +5,7 @@
 // 0.1 sigmaEps2); gamma = 0; phi = 0.3 for AR(1). Random starts replace the quantile split by
 // k-means++-style seeds among the subject means (nearest-seed groups) and draw phi.
 import type { Rng } from '../../util/rng.js';
-import { cholSolve, cholesky } from './linalg.js';
+import { cholSolve, cholesky } from '../linalg.js';
 import type { SubgroupData } from './data.js';
 import type { SubgroupParams } from './model.js';
 import { CollinearityError } from './em.js';

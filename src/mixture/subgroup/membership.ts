@@ -4,7 +4,7 @@
 // maximiser: a small ridge keeps the Newton system solvable and a bound on |gamma| keeps the
 // estimates finite; the caller turns "hit the bound" into a warning. Every accepted step raises
 // the objective, so EM stays monotone.
-import { cholSolve, cholesky } from './linalg.js';
+import { cholSolve, cholesky } from '../linalg.js';
 import type { SubgroupData } from './data.js';
 
 export interface MembershipOptions {
