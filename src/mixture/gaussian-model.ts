@@ -4,7 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { InputError } from '../util/errors.js';
 import { GaussianMixture } from './gaussian.js';
 import { COVARIANCE_TYPES, type CovarianceType } from './gaussian-params.js';
-import { readMatrixCsv, type CsvMatrix } from './gaussian-csv.js';
+import { readMatrixCsv, type CsvMatrix } from './csv.js';
 import type { DenseMatrix } from './linalg.js';
 
 /** A model file that cannot be used (unreadable, not a model, or not fitting the data given). */

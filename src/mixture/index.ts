@@ -29,7 +29,7 @@ export {
   type WarmStart,
 } from './gaussian-init.js';
 export { predictionsCsv, samplesCsv, scoreSummary } from './gaussian-report.js';
-export { CsvError, parseMatrixCsv, readLabelsFile, readMatrixCsv, type CsvMatrix } from './gaussian-csv.js';
+export { CsvError, parseMatrixCsv, readLabelsFile, readMatrixCsv, type CsvMatrix } from './csv.js';
 export { kmeans, kmeansPlusPlus, type KMeansResult } from './kmeans.js';
 export { denseMatrix, fromRows, toRows, type DenseMatrix } from './linalg.js';
 export { formatBicTable, selectByBic, type SelectionResult, type SelectionRow } from './select.js';

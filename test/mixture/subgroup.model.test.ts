@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, sharedDir, assertClose } from '../helpers.js';
 import { Rng } from '../../src/util/rng.js';
-import { parseCsv } from '../../src/mixture/subgroup/csv.js';
+import { parseCsv } from '../../src/mixture/csv.js';
 import {
   type SubgroupData,
   readSubgroupCsv,
