@@ -44,13 +44,50 @@ export type ScatterKernel = (
   scatter: Float64Array,
 ) => void;
 
-const mahalanobisCache = new Map<number, MahalanobisKernel>();
-const scatterCache = new Map<number, ScatterKernel>();
+const WARM_UP_CALLS = 12;
+
+/** The compiled kernels, by name and feature count. */
+const compiledKernels = new Map<string, unknown>();
+
+/**
+ * The kernel `name` for d features: compiled once from the source lines `body` writes, over the
+ * parameters `params`, and run a few times on a two-sample input so that V8 has seen every operation
+ * (both sides of each branch) before optimising it in the first real call: without that, code
+ * after the first component's loop has no type feedback yet and the optimised code is thrown
+ * away and compiled again, which costs more than the fit itself on a short run.
+ * Undefined when the kernels are switched off or d is above MAX_UNROLLED_FEATURES.
+ */
+function compiledKernel<T>(
+  name: string,
+  d: number,
+  params: readonly string[],
+  body: () => string[],
+): T | undefined {
+  if (!unrollingEnabled || d > MAX_UNROLLED_FEATURES) return undefined;
+  const key = `${name}/${d}`;
+  let kernel = compiledKernels.get(key) as T | undefined;
+  if (!kernel) {
+    const compiled = new Function(...params, body().join('\n')) as (...args: unknown[]) => void;
+    const args = params.map((param) => warmUpArgument(param, d));
+    // V8 starts recording type feedback on about the 8th call of a function.
+    for (let call = 0; call < WARM_UP_CALLS; call++) compiled(...args);
+    kernel = compiled as T;
+    compiledKernels.set(key, kernel);
+  }
+  return kernel;
+}
+
+/** An argument for the warm-up call: two samples, two components, a zero responsibility. */
+function warmUpArgument(param: string, d: number): number | Float64Array {
+  if (param === 'n' || param === 'k') return 2;
+  if (param === 'factorStride') return d * d;
+  if (param === 'resp') return Float64Array.of(1, 0, 0.5, 0.5);
+  return new Float64Array(2 * d * d).fill(0.5);
+}
 
 export function mahalanobisKernel(d: number): MahalanobisKernel | undefined {
-  if (!unrollingEnabled || d > MAX_UNROLLED_FEATURES) return undefined;
-  let kernel = mahalanobisCache.get(d);
-  if (!kernel) {
+  const params = ['data', 'n', 'means', 'factors', 'factorStride', 'constant', 'k', 'out'];
+  return compiledKernel('mahalanobis', d, params, () => {
     const lines: string[] = [];
     lines.push('for (let c = 0; c < k; c++) {');
     lines.push(`  const ao = c * factorStride, mo = c * ${d}, cc = constant[c];`);
@@ -68,26 +105,13 @@ export function mahalanobisKernel(d: number): MahalanobisKernel | undefined {
     lines.push('    out[i * k + c] = cc - 0.5 * sq;');
     lines.push('  }');
     lines.push('}');
-    kernel = new Function(
-      'data',
-      'n',
-      'means',
-      'factors',
-      'factorStride',
-      'constant',
-      'k',
-      'out',
-      lines.join('\n'),
-    ) as MahalanobisKernel;
-    mahalanobisCache.set(d, kernel);
-  }
-  return kernel;
+    return lines;
+  });
 }
 
 export function scatterKernel(d: number): ScatterKernel | undefined {
-  if (!unrollingEnabled || d > MAX_UNROLLED_FEATURES) return undefined;
-  let kernel = scatterCache.get(d);
-  if (!kernel) {
+  const params = ['data', 'n', 'resp', 'k', 'means', 'scatter'];
+  return compiledKernel('scatter', d, params, () => {
     const pairs: [number, number][] = [];
     for (let a = 0; a < d; a++) for (let b = 0; b <= a; b++) pairs.push([a, b]);
     const lines: string[] = [];
@@ -107,10 +131,8 @@ export function scatterKernel(d: number): ScatterKernel | undefined {
     lines.push('  }');
     for (const [a, b] of pairs) lines.push(`  scatter[so + ${a * d + b}] += s${a}_${b};`);
     lines.push('}');
-    kernel = new Function('data', 'n', 'resp', 'k', 'means', 'scatter', lines.join('\n')) as ScatterKernel;
-    scatterCache.set(d, kernel);
-  }
-  return kernel;
+    return lines;
+  });
 }
 
 /**
@@ -150,14 +172,9 @@ export type DiagMahalanobisKernel = (
   out: Float64Array,
 ) => void;
 
-const weightedSumCache = new Map<number, WeightedSumKernel>();
-const diagScatterCache = new Map<number, DiagScatterKernel>();
-const diagMahalanobisCache = new Map<string, DiagMahalanobisKernel>();
-
 export function weightedSumKernel(d: number): WeightedSumKernel | undefined {
-  if (!unrollingEnabled || d > MAX_UNROLLED_FEATURES) return undefined;
-  let kernel = weightedSumCache.get(d);
-  if (!kernel) {
+  const params = ['data', 'n', 'resp', 'k', 'nk', 'sums'];
+  return compiledKernel('weightedSum', d, params, () => {
     const lines: string[] = [];
     lines.push('for (let c = 0; c < k; c++) {');
     lines.push(`  let w = 0, ${Array.from({ length: d }, (_, j) => `s${j} = 0`).join(', ')};`);
@@ -171,16 +188,13 @@ export function weightedSumKernel(d: number): WeightedSumKernel | undefined {
     lines.push('  nk[c] += w;');
     for (let j = 0; j < d; j++) lines.push(`  sums[c * ${d} + ${j}] += s${j};`);
     lines.push('}');
-    kernel = new Function('data', 'n', 'resp', 'k', 'nk', 'sums', lines.join('\n')) as WeightedSumKernel;
-    weightedSumCache.set(d, kernel);
-  }
-  return kernel;
+    return lines;
+  });
 }
 
 export function diagScatterKernel(d: number): DiagScatterKernel | undefined {
-  if (!unrollingEnabled || d > MAX_UNROLLED_FEATURES) return undefined;
-  let kernel = diagScatterCache.get(d);
-  if (!kernel) {
+  const params = ['data', 'n', 'resp', 'k', 'means', 'vars'];
+  return compiledKernel('diagScatter', d, params, () => {
     const lines: string[] = [];
     lines.push('for (let c = 0; c < k; c++) {');
     lines.push(`  const mo = c * ${d};`);
@@ -195,17 +209,13 @@ export function diagScatterKernel(d: number): DiagScatterKernel | undefined {
     lines.push('  }');
     for (let j = 0; j < d; j++) lines.push(`  vars[mo + ${j}] += v${j};`);
     lines.push('}');
-    kernel = new Function('data', 'n', 'resp', 'k', 'means', 'vars', lines.join('\n')) as DiagScatterKernel;
-    diagScatterCache.set(d, kernel);
-  }
-  return kernel;
+    return lines;
+  });
 }
 
 export function diagMahalanobisKernel(d: number, spherical: boolean): DiagMahalanobisKernel | undefined {
-  if (!unrollingEnabled || d > MAX_UNROLLED_FEATURES) return undefined;
-  const key = `${d}${spherical ? 's' : 'd'}`;
-  let kernel = diagMahalanobisCache.get(key);
-  if (!kernel) {
+  const params = ['data', 'n', 'means', 'prec', 'constant', 'k', 'out'];
+  return compiledKernel(spherical ? 'sphericalMahalanobis' : 'diagMahalanobis', d, params, () => {
     const lines: string[] = [];
     lines.push('for (let c = 0; c < k; c++) {');
     lines.push(`  const mo = c * ${d}, cc = constant[c];`);
@@ -222,17 +232,6 @@ export function diagMahalanobisKernel(d: number, spherical: boolean): DiagMahala
     lines.push('    out[i * k + c] = cc - 0.5 * sq;');
     lines.push('  }');
     lines.push('}');
-    kernel = new Function(
-      'data',
-      'n',
-      'means',
-      'prec',
-      'constant',
-      'k',
-      'out',
-      lines.join('\n'),
-    ) as DiagMahalanobisKernel;
-    diagMahalanobisCache.set(key, kernel);
-  }
-  return kernel;
+    return lines;
+  });
 }
