@@ -107,12 +107,18 @@ export abstract class BaseMixture<D, P> {
   // ---- the EM loop ----
 
   fit(data: D): this {
-    this.fitPredict(data);
+    this.runEm(data);
     return this;
   }
 
   /** Fits and returns the labels of a final E step (consistent with fit(X).predict(X)). */
   fitPredict(data: D): Int32Array {
+    const n = this.runEm(data);
+    return this.argmaxRows(this.eStep(data).resp, n);
+  }
+
+  /** The starts and EM iterations of a fit, keeping the best start; returns the number of samples. */
+  private runEm(data: D): number {
     this.checkData(data, true);
     const n = this.nSamples(data);
     if (n < this.nComponents) {
@@ -163,7 +169,7 @@ export abstract class BaseMixture<D, P> {
     this.converged = best!.converged;
     this.trace = best!.trace;
     this.fitted = true;
-    return this.argmaxRows(this.eStep(data).resp, n);
+    return n;
   }
 
   /** Responsibilities and the mean log-likelihood at the current parameters. */
@@ -236,13 +242,37 @@ export abstract class BaseMixture<D, P> {
 
   /** Bayesian information criterion: -2 log L + p log n (lower is better). */
   bic(data: D): number {
-    const n = this.nSamples(data);
-    return -2 * this.score(data) * n + this.nParameters() * Math.log(n);
+    return this.criteria(data).bic;
   }
 
   /** Akaike information criterion: -2 log L + 2 p (lower is better). */
   aic(data: D): number {
-    return -2 * this.score(data) * this.nSamples(data) + 2 * this.nParameters();
+    return this.criteria(data).aic;
+  }
+
+  /**
+   * The fit to data from one pass over it: the number of samples, the mean (score) and total
+   * log-likelihood, BIC, AIC, and the number of free parameters.
+   */
+  criteria(data: D): {
+    n: number;
+    score: number;
+    logLik: number;
+    bic: number;
+    aic: number;
+    nParameters: number;
+  } {
+    const n = this.nSamples(data);
+    const score = this.score(data);
+    const p = this.nParameters();
+    return {
+      n,
+      score,
+      logLik: score * n,
+      bic: -2 * score * n + p * Math.log(n),
+      aic: -2 * score * n + 2 * p,
+      nParameters: p,
+    };
   }
 
   get isFitted(): boolean {

@@ -51,7 +51,7 @@ export function gaussianModelToJson(
   x: DenseMatrix,
   extra: { columns?: string[]; options?: Record<string, unknown> } = {},
 ): GaussianModelJson {
-  const score = gm.score(x);
+  const fit = gm.criteria(x);
   return {
     format: GMM_MODEL_FORMAT,
     version: 1,
@@ -61,13 +61,13 @@ export function gaussianModelToJson(
     ...(extra.columns ? { columns: extra.columns } : {}),
     regCovar: gm.regCovar,
     ...gm.parametersAsArrays(),
-    score,
+    score: fit.score,
     lowerBound: gm.lowerBound,
-    logLik: score * x.rows,
+    logLik: fit.logLik,
     nSamples: x.rows,
-    nParameters: gm.nParameters(),
-    bic: gm.bic(x),
-    aic: gm.aic(x),
+    nParameters: fit.nParameters,
+    bic: fit.bic,
+    aic: fit.aic,
     nIter: gm.nIter,
     converged: gm.converged,
     trace: gm.trace,
