@@ -42,7 +42,15 @@ export interface EmResult {
   emptyClasses: number[];
 }
 
-export class CollinearityError extends Error {}
+export class CollinearityError extends Error {
+  /** The error for collinear fixed-effect columns, with the remedy. */
+  static fixedEffects(): CollinearityError {
+    return new CollinearityError(
+      'the fixed-effect columns are collinear (with each other, or constant and so collinear with the class ' +
+        'means that act as intercepts): remove the redundant --fixed columns',
+    );
+  }
+}
 
 interface AlphaFit {
   alpha: Float64Array;
@@ -71,12 +79,7 @@ function fitAlphaSigma(data: SubgroupData, stats: SubjectStats, e: EStep, K: num
   let alpha: Float64Array = new Float64Array(p);
   if (p > 0) {
     const L = cholesky(stats.sumWW, p);
-    if (!L) {
-      throw new CollinearityError(
-        'the fixed-effect columns are collinear (with each other, or constant and so collinear with the class ' +
-          'means that act as intercepts): remove the redundant --fixed columns',
-      );
-    }
+    if (!L) throw CollinearityError.fixedEffects();
     alpha = cholSolve(L, p, rhs);
   }
   let total = 0;

@@ -6,7 +6,7 @@ import type { SubgroupData } from './data.js';
 import { type EmOptions, defaultEmOptions } from './em.js';
 import type { StartSpec } from './mixture.js';
 import { runStarts } from './starts.js';
-import { type SubgroupParams, eStep, parameterCount } from './model.js';
+import { type SubgroupParams, eStep, membershipLogits, parameterCount } from './model.js';
 import { defaultMembershipOptions } from './membership.js';
 import { type StandardErrors, standardErrors } from './se.js';
 import { type Correlation, checkAr1Times, computeStats } from './stats.js';
@@ -67,15 +67,15 @@ export interface SubgroupFit {
 
 /** Largest |U_i gamma_k - U_i gamma_l| over subjects and classes: the spread of the logits. */
 function logitSpread(data: SubgroupData, gamma: Float64Array, K: number): number {
+  const eta = new Float64Array(K);
   let worst = 0;
   for (let i = 0; i < data.nSubjects; i++) {
+    membershipLogits(data, i, gamma, K, eta);
     let lo = Infinity;
     let hi = -Infinity;
     for (let k = 0; k < K; k++) {
-      let eta = 0;
-      for (let j = 0; j < data.q; j++) eta += data.U[i * data.q + j]! * gamma[k * data.q + j]!;
-      lo = Math.min(lo, eta);
-      hi = Math.max(hi, eta);
+      lo = Math.min(lo, eta[k]!);
+      hi = Math.max(hi, eta[k]!);
     }
     worst = Math.max(worst, hi - lo);
   }

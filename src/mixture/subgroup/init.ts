@@ -34,12 +34,7 @@ function baseline(data: SubgroupData): Baseline {
     }
   }
   const L = cholesky(xtx, d);
-  if (!L) {
-    throw new CollinearityError(
-      'the fixed-effect columns are collinear (with each other, or constant and so collinear with the class ' +
-        'means that act as intercepts): remove the redundant --fixed columns',
-    );
-  }
+  if (!L) throw CollinearityError.fixedEffects();
   const beta = cholSolve(L, d, xty);
   const alpha = beta.slice(1);
   const subjectMeans = new Float64Array(N);

@@ -6,6 +6,7 @@
 // the objective, so EM stays monotone.
 import { cholSolve, cholesky } from '../linalg.js';
 import type { SubgroupData } from './data.js';
+import { logPriors, membershipLogits } from './model.js';
 
 export interface MembershipOptions {
   /** Ridge added to the Newton system, relative to its largest diagonal entry. */
@@ -24,23 +25,13 @@ export function membershipObjective(
   gamma: Float64Array,
   K: number,
 ): number {
-  const q = data.q;
-  const eta = new Float64Array(K);
+  const logPi = new Float64Array(K);
   let total = 0;
   for (let i = 0; i < data.nSubjects; i++) {
-    let max = -Infinity;
-    for (let k = 0; k < K; k++) {
-      let e = 0;
-      for (let j = 0; j < q; j++) e += data.U[i * q + j]! * gamma[k * q + j]!;
-      eta[k] = e;
-      if (e > max) max = e;
-    }
-    let sum = 0;
-    for (let k = 0; k < K; k++) sum += Math.exp(eta[k]! - max);
-    const norm = max + Math.log(sum);
+    logPriors(data, i, gamma, K, logPi);
     for (let k = 0; k < K; k++) {
       const r = resp[i * K + k]!;
-      if (r > 0) total += r * (eta[k]! - norm);
+      if (r > 0) total += r * logPi[k]!;
     }
   }
   return total;
@@ -72,13 +63,7 @@ export function updateMembership(
     grad.fill(0);
     hess.fill(0);
     for (let i = 0; i < data.nSubjects; i++) {
-      let max = -Infinity;
-      for (let k = 0; k < K; k++) {
-        let e = 0;
-        for (let j = 0; j < q; j++) e += data.U[i * q + j]! * gamma[k * q + j]!;
-        pi[k] = e;
-        if (e > max) max = e;
-      }
+      const max = membershipLogits(data, i, gamma, K, pi);
       let sum = 0;
       for (let k = 0; k < K; k++) sum += pi[k] = Math.exp(pi[k]! - max);
       for (let k = 0; k < K; k++) pi[k] = pi[k]! / sum;
