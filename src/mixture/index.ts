@@ -35,5 +35,9 @@ export { denseMatrix, fromRows, toRows, type DenseMatrix } from './linalg.js';
 export { formatBicTable, selectByBic, type SelectionResult, type SelectionRow } from './select.js';
 export { type SubgroupData, dropMembership, readSubgroupCsv } from './subgroup/data.js';
 export { type SubgroupFitOptions, fitSubgroup } from './subgroup/fit.js';
-export { membershipLrt, selectClasses } from './subgroup/compare.js';
+export {
+  membershipLrt,
+  selectClasses,
+  type SelectionRow as SubgroupSelectionRow,
+} from './subgroup/compare.js';
 export { fitToJson, lrtToJson, posteriorCsv, selectionTable } from './subgroup/report.js';
