@@ -1,6 +1,8 @@
 // Hot loops of the full / tied Gaussian mixture, generated once per feature count d with every
-// loop over features unrolled: the d x d factor and the d(d+1)/2 scatter accumulators become
-// local variables that V8 keeps in registers or on the stack. On n = 100,000, d = 8, K = 5 this
+// loop over features unrolled: the d x d factor becomes local variables that V8 keeps in
+// registers or on the stack, and the d(d+1)/2 scatter accumulators a small local Float64Array at
+// constant indices (as fast, and far quicker for V8 to compile than as many locals, which
+// matters on a short whole-process fit). On n = 100,000, d = 8, K = 5 this
 // makes the Mahalanobis kernel about 5x faster than the equivalent nested loops over typed
 // arrays (bench/gmm.ts). Only integers are spliced into the generated source; the same
 // summation order as the loop versions is kept, so results are the same to the last bit.
@@ -118,7 +120,7 @@ export function scatterKernel(d: number): ScatterKernel | undefined {
     lines.push('for (let c = 0; c < k; c++) {');
     lines.push(`  const mo = c * ${d}, so = c * ${d * d};`);
     for (let l = 0; l < d; l++) lines.push(`  const m${l} = means[mo + ${l}];`);
-    lines.push(`  let ${pairs.map(([a, b]) => `s${a}_${b} = 0`).join(', ')};`);
+    lines.push(`  const acc = new Float64Array(${pairs.length});`);
     lines.push('  for (let i = 0; i < n; i++) {');
     lines.push('    const r = resp[i * k + c];');
     lines.push('    if (r === 0) continue;');
@@ -126,10 +128,10 @@ export function scatterKernel(d: number): ScatterKernel | undefined {
     for (let l = 0; l < d; l++) lines.push(`    const t${l} = data[xo + ${l}] - m${l};`);
     for (let a = 0; a < d; a++) {
       lines.push(`    const r${a} = r * t${a};`);
-      for (let b = 0; b <= a; b++) lines.push(`    s${a}_${b} += r${a} * t${b};`);
+      for (let b = 0; b <= a; b++) lines.push(`    acc[${(a * (a + 1)) / 2 + b}] += r${a} * t${b};`);
     }
     lines.push('  }');
-    for (const [a, b] of pairs) lines.push(`  scatter[so + ${a * d + b}] += s${a}_${b};`);
+    for (const [a, b] of pairs) lines.push(`  scatter[so + ${a * d + b}] += acc[${(a * (a + 1)) / 2 + b}];`);
     lines.push('}');
     return lines;
   });
