@@ -85,8 +85,11 @@ export abstract class BaseMixture<D, P> {
   protected abstract checkData(data: D, fitting: boolean): void;
   /** Sets the initial parameters for one start (may draw from `rng`). */
   protected abstract initialize(data: D, rng: Rng): void;
-  /** log p(x_i, z_i = k) for every sample and component, n x K row-major. */
-  protected abstract estimateWeightedLogProb(data: D): Float64Array;
+  /**
+   * log p(x_i, z_i = k) for every sample and component, n x K row-major; written into `out` when
+   * it is given and has that size (a model may ignore it and allocate).
+   */
+  protected abstract estimateWeightedLogProb(data: D, out?: Float64Array): Float64Array;
   /** The M step from the responsibilities (n x K row-major). */
   protected abstract mStep(data: D, resp: Float64Array): void;
   protected abstract getParameters(): P;
@@ -132,6 +135,7 @@ export abstract class BaseMixture<D, P> {
     this.starts = [];
     let best:
       { params: P; nIter: number; lowerBound: number; converged: boolean; trace: number[] } | undefined;
+    let buffer: Float64Array | undefined;
     for (let start = 0; start < nInit; start++) {
       if (doInit) this.initialize(data, this.rng);
       let lowerBound = doInit ? -Infinity : this.lowerBound;
@@ -140,7 +144,9 @@ export abstract class BaseMixture<D, P> {
       const trace: number[] = [];
       for (let iter = 1; iter <= this.maxIter; iter++) {
         const previous = lowerBound;
-        const e = this.eStep(data);
+        // The responsibilities live until the M step: every E step of the fit reuses one array.
+        const e = this.eStep(data, buffer);
+        buffer = e.resp;
         this.mStep(data, e.resp);
         lowerBound = this.computeLowerBound(e, n);
         trace.push(lowerBound);
@@ -172,11 +178,14 @@ export abstract class BaseMixture<D, P> {
     return n;
   }
 
-  /** Responsibilities and the mean log-likelihood at the current parameters. */
-  eStep(data: D): EStepResult {
+  /**
+   * Responsibilities and the mean log-likelihood at the current parameters; the responsibilities
+   * may be written into `out` (an n x K array whose contents are not needed any more).
+   */
+  eStep(data: D, out?: Float64Array): EStepResult {
     const n = this.nSamples(data);
     const k = this.nComponents;
-    const w = this.estimateWeightedLogProb(data);
+    const w = this.estimateWeightedLogProb(data, out);
     let total = 0;
     for (let i = 0; i < n; i++) {
       const off = i * k;

@@ -311,17 +311,21 @@ export function computePrecisionCholesky(
   return out;
 }
 
-/** log N(x_i; mu_k, Sigma_k) + logWeights[k] for every sample and component, n x K row-major. */
+/**
+ * log N(x_i; mu_k, Sigma_k) + logWeights[k] for every sample and component, n x K row-major,
+ * written into `buffer` when it has that size (every entry is overwritten).
+ */
 export function estimateWeightedLogGaussianProb(
   x: DenseMatrix,
   means: Float64Array,
   precisionsChol: Float64Array,
   logWeights: Float64Array,
   type: CovarianceType,
+  buffer?: Float64Array,
 ): Float64Array {
   const { rows: n, cols: d, data } = x;
   const k = logWeights.length;
-  const out = new Float64Array(n * k);
+  const out = buffer?.length === n * k ? buffer : new Float64Array(n * k);
   // Per-component constant: log weight - d/2 log(2 pi) + log|A|.
   const constant = new Float64Array(k);
   for (let c = 0; c < k; c++) {

@@ -181,7 +181,7 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
     );
   }
 
-  protected estimateWeightedLogProb(x: DenseMatrix): Float64Array {
+  protected estimateWeightedLogProb(x: DenseMatrix, out?: Float64Array): Float64Array {
     const logWeights = this.weights.map(Math.log);
     return estimateWeightedLogGaussianProb(
       x,
@@ -189,6 +189,7 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
       this.precisionsCholesky,
       logWeights,
       this.covarianceType,
+      out,
     );
   }
 
