@@ -3,6 +3,7 @@
 // Gaussian mixture, its label files, and the cells of the subgroup model's long table. Every cell
 // keeps its 1-based file line so that errors about the data can name the file, line and column
 // the user has to fix.
+import { isAscii } from 'node:buffer';
 import { InputError } from '../util/errors.js';
 import { readBoundedFile } from '../util/fs.js';
 import type { DenseMatrix } from './linalg.js';
@@ -25,9 +26,11 @@ export class CsvError extends InputError {
 /** CSV inputs far larger than any data set here (and below V8's 512 MB string limit). */
 export const MAX_CSV_BYTES = 256 * 1024 * 1024;
 
-/** Reads a CSV (or label) file as text, refusing implausible sizes; errors are CsvErrors. */
+/** Reads a CSV (or label) file as text (UTF-8), refusing implausible sizes; errors are CsvErrors. */
 export function readCsvText(file: string): string {
-  return readBoundedFile(file, MAX_CSV_BYTES, 'a CSV file', (m) => new CsvError(m)).toString('utf8');
+  const bytes = readBoundedFile(file, MAX_CSV_BYTES, 'a CSV file', (m) => new CsvError(m));
+  // Pure ASCII (the usual numeric file) is the same text in latin1, which is copied, not decoded.
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 const COMMA = 44;

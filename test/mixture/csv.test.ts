@@ -3,7 +3,10 @@
 // parseLabels give the same values to the bit, or the same error message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CsvError, parseCsv, parseLabels, parseMatrixCsv } from '../../src/mixture/csv.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CsvError, parseCsv, parseLabels, parseMatrixCsv, readMatrixCsv } from '../../src/mixture/csv.js';
 import { Rng } from '../../src/util/rng.js';
 
 // ---- the reference: the reader before the one-pass matrix path
@@ -346,5 +349,21 @@ test('numeric cells read as Number() of their trimmed text, to the bit', () => {
     const point = rng.int(digits.length + 1);
     const exponent = rng.uniform() < 0.5 ? '' : `e${rng.int(60) - 30}`;
     same(`${rng.uniform() < 0.3 ? '-' : ''}${digits.slice(0, point)}.${digits.slice(point)}${exponent}`);
+  }
+});
+
+test('readMatrixCsv decodes UTF-8 (a byte-order mark, accented names) and plain ASCII alike', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tailor-csv-'));
+  try {
+    const utf8 = join(dir, 'utf8.csv');
+    writeFileSync(utf8, '\ufeffdurée,x\u00a0\n1.5,2\n3,4\n');
+    const m = readMatrixCsv(utf8);
+    assert.deepEqual(m.columns, ['durée', 'x']);
+    assert.deepEqual(Array.from(m.data), [1.5, 2, 3, 4]);
+    const ascii = join(dir, 'ascii.csv');
+    writeFileSync(ascii, 'a,b\r\n1,2\r\n');
+    assert.deepEqual(Array.from(readMatrixCsv(ascii).data), [1, 2]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
