@@ -46,18 +46,25 @@ export type ScatterKernel = (
   scatter: Float64Array,
 ) => void;
 
-const WARM_UP_CALLS = 12;
+/**
+ * Calls of a new kernel on a two-sample input. V8 records type feedback from about the 8th call
+ * on, and after some thousands of loop iterations it compiles the function with its optimising
+ * compiler in the background; a thousand tiny calls (a few milliseconds in the interpreter) get
+ * that far, so the first real call runs optimised code instead of interpreting the big loops
+ * until an on-stack replacement is compiled, and then compiling the function a second time.
+ */
+const WARM_UP_CALLS = 1000;
 
 /** The compiled kernels, by name and feature count. */
 const compiledKernels = new Map<string, unknown>();
 
 /**
  * The kernel `name` for d features: compiled once from the source lines `body` writes, over the
- * parameters `params`, and run a few times on a two-sample input so that V8 has seen every operation
- * (both sides of each branch) before optimising it in the first real call: without that, code
- * after the first component's loop has no type feedback yet and the optimised code is thrown
- * away and compiled again, which costs more than the fit itself on a short run.
- * Undefined when the kernels are switched off or d is above MAX_UNROLLED_FEATURES.
+ * parameters `params`, and warmed up (WARM_UP_CALLS) on a two-sample input that takes both sides
+ * of every branch, so that V8 optimises it with complete type feedback: code after the first
+ * component's loop would otherwise have none yet, and the optimised code would be thrown away
+ * and compiled again. On a short whole-process fit these compilations cost more than the EM
+ * iterations. Undefined when the kernels are switched off or d is above MAX_UNROLLED_FEATURES.
  */
 function compiledKernel<T>(
   name: string,
@@ -71,7 +78,6 @@ function compiledKernel<T>(
   if (!kernel) {
     const compiled = new Function(...params, body().join('\n')) as (...args: unknown[]) => void;
     const args = params.map((param) => warmUpArgument(param, d));
-    // V8 starts recording type feedback on about the 8th call of a function.
     for (let call = 0; call < WARM_UP_CALLS; call++) compiled(...args);
     kernel = compiled as T;
     compiledKernels.set(key, kernel);

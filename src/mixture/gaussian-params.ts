@@ -51,6 +51,22 @@ export function gaussianParameterCount(type: CovarianceType, k: number, d: numbe
   return cov + k * d + k - 1;
 }
 
+/**
+ * Compiles and warms up the generated kernels that a fit with this covariance type and d
+ * features uses, so that V8 optimises them in the background while the fit starts rather than
+ * in the middle of its first passes over the data (see gaussian-kernels.ts).
+ */
+export function prepareKernels(type: CovarianceType, d: number): void {
+  weightedSumKernel(d);
+  if (type === 'full' || type === 'tied') {
+    scatterKernel(d);
+    mahalanobisKernel(d);
+  } else {
+    diagScatterKernel(d);
+    diagMahalanobisKernel(d, type === 'spherical');
+  }
+}
+
 /** A covariance that is not positive definite: names the component and the remedy. */
 export class SingularCovarianceError extends Error {
   constructor(
