@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Matrix } from 'ml-matrix';
 import { GaussianMixture } from '../src/mixture/gaussian.js';
-import { readLabelsFile, readMatrixCsv } from '../src/mixture/gaussian-csv.js';
+import { readLabelsFile, readMatrixCsv } from '../src/mixture/csv.js';
 import {
   COVARIANCE_TYPES,
   estimateWeightedLogGaussianProb,

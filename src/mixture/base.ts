@@ -85,8 +85,11 @@ export abstract class BaseMixture<D, P> {
   protected abstract checkData(data: D, fitting: boolean): void;
   /** Sets the initial parameters for one start (may draw from `rng`). */
   protected abstract initialize(data: D, rng: Rng): void;
-  /** log p(x_i, z_i = k) for every sample and component, n x K row-major. */
-  protected abstract estimateWeightedLogProb(data: D): Float64Array;
+  /**
+   * log p(x_i, z_i = k) for every sample and component, n x K row-major; written into `out` when
+   * it is given and has that size (a model may ignore it and allocate).
+   */
+  protected abstract estimateWeightedLogProb(data: D, out?: Float64Array): Float64Array;
   /** The M step from the responsibilities (n x K row-major). */
   protected abstract mStep(data: D, resp: Float64Array): void;
   protected abstract getParameters(): P;
@@ -107,12 +110,18 @@ export abstract class BaseMixture<D, P> {
   // ---- the EM loop ----
 
   fit(data: D): this {
-    this.fitPredict(data);
+    this.runEm(data);
     return this;
   }
 
   /** Fits and returns the labels of a final E step (consistent with fit(X).predict(X)). */
   fitPredict(data: D): Int32Array {
+    const n = this.runEm(data);
+    return this.argmaxRows(this.eStep(data).resp, n);
+  }
+
+  /** The starts and EM iterations of a fit, keeping the best start; returns the number of samples. */
+  private runEm(data: D): number {
     this.checkData(data, true);
     const n = this.nSamples(data);
     if (n < this.nComponents) {
@@ -126,6 +135,7 @@ export abstract class BaseMixture<D, P> {
     this.starts = [];
     let best:
       { params: P; nIter: number; lowerBound: number; converged: boolean; trace: number[] } | undefined;
+    let buffer: Float64Array | undefined;
     for (let start = 0; start < nInit; start++) {
       if (doInit) this.initialize(data, this.rng);
       let lowerBound = doInit ? -Infinity : this.lowerBound;
@@ -134,7 +144,9 @@ export abstract class BaseMixture<D, P> {
       const trace: number[] = [];
       for (let iter = 1; iter <= this.maxIter; iter++) {
         const previous = lowerBound;
-        const e = this.eStep(data);
+        // The responsibilities live until the M step: every E step of the fit reuses one array.
+        const e = this.eStep(data, buffer);
+        buffer = e.resp;
         this.mStep(data, e.resp);
         lowerBound = this.computeLowerBound(e, n);
         trace.push(lowerBound);
@@ -163,14 +175,17 @@ export abstract class BaseMixture<D, P> {
     this.converged = best!.converged;
     this.trace = best!.trace;
     this.fitted = true;
-    return this.argmaxRows(this.eStep(data).resp, n);
+    return n;
   }
 
-  /** Responsibilities and the mean log-likelihood at the current parameters. */
-  eStep(data: D): EStepResult {
+  /**
+   * Responsibilities and the mean log-likelihood at the current parameters; the responsibilities
+   * may be written into `out` (an n x K array whose contents are not needed any more).
+   */
+  eStep(data: D, out?: Float64Array): EStepResult {
     const n = this.nSamples(data);
     const k = this.nComponents;
-    const w = this.estimateWeightedLogProb(data);
+    const w = this.estimateWeightedLogProb(data, out);
     let total = 0;
     for (let i = 0; i < n; i++) {
       const off = i * k;
@@ -236,13 +251,37 @@ export abstract class BaseMixture<D, P> {
 
   /** Bayesian information criterion: -2 log L + p log n (lower is better). */
   bic(data: D): number {
-    const n = this.nSamples(data);
-    return -2 * this.score(data) * n + this.nParameters() * Math.log(n);
+    return this.criteria(data).bic;
   }
 
   /** Akaike information criterion: -2 log L + 2 p (lower is better). */
   aic(data: D): number {
-    return -2 * this.score(data) * this.nSamples(data) + 2 * this.nParameters();
+    return this.criteria(data).aic;
+  }
+
+  /**
+   * The fit to data from one pass over it: the number of samples, the mean (score) and total
+   * log-likelihood, BIC, AIC, and the number of free parameters.
+   */
+  criteria(data: D): {
+    n: number;
+    score: number;
+    logLik: number;
+    bic: number;
+    aic: number;
+    nParameters: number;
+  } {
+    const n = this.nSamples(data);
+    const score = this.score(data);
+    const p = this.nParameters();
+    return {
+      n,
+      score,
+      logLik: score * n,
+      bic: -2 * score * n + p * Math.log(n),
+      aic: -2 * score * n + 2 * p,
+      nParameters: p,
+    };
   }
 
   get isFitted(): boolean {

@@ -4,7 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { InputError } from '../util/errors.js';
 import { GaussianMixture } from './gaussian.js';
 import { COVARIANCE_TYPES, type CovarianceType } from './gaussian-params.js';
-import { readMatrixCsv, type CsvMatrix } from './gaussian-csv.js';
+import { readMatrixCsv, type CsvMatrix } from './csv.js';
 import type { DenseMatrix } from './linalg.js';
 
 /** A model file that cannot be used (unreadable, not a model, or not fitting the data given). */
@@ -46,7 +46,7 @@ export function gaussianModelToJson(
   x: DenseMatrix,
   extra: { columns?: string[]; options?: Record<string, unknown> } = {},
 ): GaussianModelJson {
-  const score = gm.score(x);
+  const fit = gm.criteria(x);
   return {
     format: GMM_MODEL_FORMAT,
     version: 1,
@@ -56,13 +56,13 @@ export function gaussianModelToJson(
     ...(extra.columns ? { columns: extra.columns } : {}),
     regCovar: gm.regCovar,
     ...gm.parametersAsArrays(),
-    score,
+    score: fit.score,
     lowerBound: gm.lowerBound,
-    logLik: score * x.rows,
+    logLik: fit.logLik,
     nSamples: x.rows,
-    nParameters: gm.nParameters(),
-    bic: gm.bic(x),
-    aic: gm.aic(x),
+    nParameters: fit.nParameters,
+    bic: fit.bic,
+    aic: fit.aic,
     nIter: gm.nIter,
     converged: gm.converged,
     trace: gm.trace,

@@ -52,6 +52,22 @@ export function gaussianParameterCount(type: CovarianceType, k: number, d: numbe
   return cov + k * d + k - 1;
 }
 
+/**
+ * Compiles and warms up the generated kernels that a fit with this covariance type and d
+ * features uses, so that V8 optimises them in the background while the fit starts rather than
+ * in the middle of its first passes over the data (see gaussian-kernels.ts).
+ */
+export function prepareKernels(type: CovarianceType, d: number): void {
+  weightedSumKernel(d);
+  if (type === 'full' || type === 'tied') {
+    scatterKernel(d);
+    mahalanobisKernel(d);
+  } else {
+    diagScatterKernel(d);
+    diagMahalanobisKernel(d, type === 'spherical');
+  }
+}
+
 /** A covariance that is not positive definite: names the component and the remedy. */
 export class SingularCovarianceError extends UserError {
   constructor(
@@ -139,32 +155,75 @@ export function estimateGaussianParameters(
   const means = new Float64Array(k * d);
   const sumKernel = weightedSumKernel(d);
   if (sumKernel) sumKernel(data, n, resp, k, nk, means);
-  else weightedSumLoops(data, n, d, resp, k, nk, means);
+  else {
+    forEachResponsibility(x, resp, k, (xo, c, r) => {
+      nk[c]! += r;
+      const mo = c * d;
+      for (let j = 0; j < d; j++) means[mo + j]! += r * data[xo + j]!;
+    });
+  }
   for (let c = 0; c < k; c++) {
     nk[c]! += NK_EPSILON;
     for (let j = 0; j < d; j++) means[c * d + j]! /= nk[c]!;
   }
+  const moments: Moments = { x, resp, k, nk, means };
   let covariances: Float64Array;
-  if (type === 'full') covariances = fullCovariances(x, resp, k, nk, means, regCovar);
-  else if (type === 'tied') covariances = tiedCovariance(x, resp, k, nk, means, regCovar, tied);
-  else covariances = diagCovariances(x, resp, k, nk, means, regCovar, type === 'spherical');
+  if (type === 'full') covariances = fullCovariances(moments, regCovar);
+  else if (type === 'tied') covariances = tiedCovariance(moments, regCovar, tied);
+  else covariances = diagCovariances(moments, regCovar, type === 'spherical');
   return { nk, means, covariances };
 }
 
-function fullCovariances(
+/** What the covariances of an M step are computed from. */
+interface Moments {
+  x: DenseMatrix;
+  /** Responsibilities, n x k. */
+  resp: Float64Array;
+  k: number;
+  /** N_k (plus NK_EPSILON). */
+  nk: Float64Array;
+  means: Float64Array;
+}
+
+/**
+ * Calls visit(xo, c, r) for every sample (xo = i * d, in sample order) and every component c
+ * whose responsibility r is not 0: the loop of the M-step sums when d is above the unrolled
+ * kernels' limit.
+ */
+function forEachResponsibility(
   x: DenseMatrix,
   resp: Float64Array,
   k: number,
-  nk: Float64Array,
-  means: Float64Array,
-  reg: number,
-): Float64Array {
+  visit: (xo: number, c: number, r: number) => void,
+): void {
+  const { rows: n, cols: d } = x;
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < k; c++) {
+      const r = resp[i * k + c]!;
+      if (r !== 0) visit(i * d, c, r);
+    }
+  }
+}
+
+function fullCovariances({ x, resp, k, nk, means }: Moments, reg: number): Float64Array {
   const { rows: n, cols: d, data } = x;
   const dd = d * d;
   const cov = new Float64Array(k * dd);
   const kernel = scatterKernel(d);
   if (kernel) kernel(data, n, resp, k, means, cov);
-  else scatterLoops(data, n, d, resp, k, means, cov);
+  else {
+    const diff = new Float64Array(d);
+    forEachResponsibility(x, resp, k, (xo, c, r) => {
+      const mo = c * d;
+      for (let j = 0; j < d; j++) diff[j] = data[xo + j]! - means[mo + j]!;
+      const co = c * dd;
+      for (let a = 0; a < d; a++) {
+        const ra = r * diff[a]!;
+        const row = co + a * d;
+        for (let b = 0; b <= a; b++) cov[row + b]! += ra * diff[b]!;
+      }
+    });
+  }
   for (let c = 0; c < k; c++) {
     const co = c * dd;
     symmetrizeLower(cov, co, d);
@@ -174,65 +233,8 @@ function fullCovariances(
   return cov;
 }
 
-/** The loop form of WeightedSumKernel. */
-function weightedSumLoops(
-  data: Float64Array,
-  n: number,
-  d: number,
-  resp: Float64Array,
-  k: number,
-  nk: Float64Array,
-  means: Float64Array,
-): void {
-  for (let i = 0; i < n; i++) {
-    const xo = i * d;
-    for (let c = 0; c < k; c++) {
-      const r = resp[i * k + c]!;
-      if (r === 0) continue;
-      nk[c]! += r;
-      const mo = c * d;
-      for (let j = 0; j < d; j++) means[mo + j]! += r * data[xo + j]!;
-    }
-  }
-}
-
-/** The loop form of ScatterKernel (for d above the unrolling limit). */
-function scatterLoops(
-  data: Float64Array,
-  n: number,
-  d: number,
-  resp: Float64Array,
-  k: number,
-  means: Float64Array,
-  cov: Float64Array,
-): void {
-  const diff = new Float64Array(d);
-  for (let i = 0; i < n; i++) {
-    const xo = i * d;
-    for (let c = 0; c < k; c++) {
-      const r = resp[i * k + c]!;
-      if (r === 0) continue;
-      const mo = c * d;
-      for (let j = 0; j < d; j++) diff[j] = data[xo + j]! - means[mo + j]!;
-      const co = c * d * d;
-      for (let a = 0; a < d; a++) {
-        const ra = r * diff[a]!;
-        const row = co + a * d;
-        for (let b = 0; b <= a; b++) cov[row + b]! += ra * diff[b]!;
-      }
-    }
-  }
-}
-
-function tiedCovariance(
-  x: DenseMatrix,
-  resp: Float64Array,
-  k: number,
-  nk: Float64Array,
-  means: Float64Array,
-  reg: number,
-  tied: TiedScatter | undefined,
-): Float64Array {
+function tiedCovariance(moments: Moments, reg: number, tied: TiedScatter | undefined): Float64Array {
+  const { x, k, nk, means } = moments;
   const d = x.cols;
   let cov: Float64Array;
   if (tied) {
@@ -245,14 +247,8 @@ function tiedCovariance(
     }
   } else {
     // Direct sum: the full-covariance scatter of every component, pooled.
-    const perComponent = fullCovariances(
-      x,
-      resp,
-      k,
-      Float64Array.from({ length: k }, () => 1),
-      means,
-      0,
-    );
+    const ones = Float64Array.from({ length: k }, () => 1);
+    const perComponent = fullCovariances({ ...moments, nk: ones }, 0);
     cov = new Float64Array(d * d);
     for (let c = 0; c < k; c++) for (let e = 0; e < d * d; e++) cov[e]! += perComponent[c * d * d + e]!;
   }
@@ -263,32 +259,19 @@ function tiedCovariance(
   return cov;
 }
 
-function diagCovariances(
-  x: DenseMatrix,
-  resp: Float64Array,
-  k: number,
-  nk: Float64Array,
-  means: Float64Array,
-  reg: number,
-  spherical: boolean,
-): Float64Array {
+function diagCovariances({ x, resp, k, nk, means }: Moments, reg: number, spherical: boolean): Float64Array {
   const { rows: n, cols: d, data } = x;
   const vars = new Float64Array(k * d);
   const kernel = diagScatterKernel(d);
   if (kernel) kernel(data, n, resp, k, means, vars);
   else {
-    for (let i = 0; i < n; i++) {
-      const xo = i * d;
-      for (let c = 0; c < k; c++) {
-        const r = resp[i * k + c]!;
-        if (r === 0) continue;
-        const mo = c * d;
-        for (let j = 0; j < d; j++) {
-          const t = data[xo + j]! - means[mo + j]!;
-          vars[mo + j]! += r * t * t;
-        }
+    forEachResponsibility(x, resp, k, (xo, c, r) => {
+      const mo = c * d;
+      for (let j = 0; j < d; j++) {
+        const t = data[xo + j]! - means[mo + j]!;
+        vars[mo + j]! += r * t * t;
       }
-    }
+    });
   }
   for (let c = 0; c < k; c++) for (let j = 0; j < d; j++) vars[c * d + j] = vars[c * d + j]! / nk[c]! + reg;
   if (!spherical) return vars;
@@ -344,17 +327,21 @@ export function computePrecisionCholesky(
   return out;
 }
 
-/** log N(x_i; mu_k, Sigma_k) + logWeights[k] for every sample and component, n x K row-major. */
+/**
+ * log N(x_i; mu_k, Sigma_k) + logWeights[k] for every sample and component, n x K row-major,
+ * written into `buffer` when it has that size (every entry is overwritten).
+ */
 export function estimateWeightedLogGaussianProb(
   x: DenseMatrix,
   means: Float64Array,
   precisionsChol: Float64Array,
   logWeights: Float64Array,
   type: CovarianceType,
+  buffer?: Float64Array,
 ): Float64Array {
   const { rows: n, cols: d, data } = x;
   const k = logWeights.length;
-  const out = new Float64Array(n * k);
+  const out = buffer?.length === n * k ? buffer : new Float64Array(n * k);
   // Per-component constant: log weight - d/2 log(2 pi) + log|A|.
   const constant = new Float64Array(k);
   for (let c = 0; c < k; c++) {

@@ -34,15 +34,7 @@ export function scoreSummary(
   model: GaussianMixture,
   x: DenseMatrix,
 ): { n: number; score: number; logLik: number; bic: number; aic: number; nParameters: number } {
-  const s = model.score(x);
-  return {
-    n: x.rows,
-    score: s,
-    logLik: s * x.rows,
-    bic: model.bic(x),
-    aic: model.aic(x),
-    nParameters: model.nParameters(),
-  };
+  return model.criteria(x);
 }
 
 /** n draws from the model as CSV: the feature columns (named, or x1..xd) and the component. */

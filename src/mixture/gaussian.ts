@@ -10,6 +10,7 @@ import {
   estimateGaussianParameters,
   estimateWeightedLogGaussianProb,
   gaussianParameterCount,
+  prepareKernels,
   COVARIANCE_TYPES,
   type CovarianceType,
   type TiedScatter,
@@ -149,6 +150,7 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
       throw new RangeError(`warm start: data have ${x.cols} columns but the model has ${this.nFeatures}`);
     }
     this.nFeatures = x.cols;
+    prepareKernels(this.covarianceType, x.cols);
     this.tiedScatter = this.covarianceType === 'tied' ? computeTiedScatter(x) : undefined;
   }
 
@@ -181,7 +183,7 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
     );
   }
 
-  protected estimateWeightedLogProb(x: DenseMatrix): Float64Array {
+  protected estimateWeightedLogProb(x: DenseMatrix, out?: Float64Array): Float64Array {
     const logWeights = this.weights.map(Math.log);
     return estimateWeightedLogGaussianProb(
       x,
@@ -189,6 +191,7 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
       this.precisionsCholesky,
       logWeights,
       this.covarianceType,
+      out,
     );
   }
 

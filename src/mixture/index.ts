@@ -29,12 +29,16 @@ export {
   type WarmStart,
 } from './gaussian-init.js';
 export { predictionsCsv, samplesCsv, scoreSummary } from './gaussian-report.js';
-export { CsvError, parseMatrixCsv, readLabelsFile, readMatrixCsv, type CsvMatrix } from './gaussian-csv.js';
+export { CsvError, parseMatrixCsv, readLabelsFile, readMatrixCsv, type CsvMatrix } from './csv.js';
 export { kmeans, kmeansPlusPlus, type KMeansResult } from './kmeans.js';
 export { denseMatrix, fromRows, toRows, type DenseMatrix } from './linalg.js';
 export { formatBicTable, selectByBic, type SelectionResult, type SelectionRow } from './select.js';
 export { type SubgroupData, dropMembership, readSubgroupCsv } from './subgroup/data.js';
 export { type SubgroupFitOptions, fitSubgroup } from './subgroup/fit.js';
 export { CollinearityError } from './subgroup/em.js';
-export { membershipLrt, selectClasses } from './subgroup/compare.js';
+export {
+  membershipLrt,
+  selectClasses,
+  type SelectionRow as SubgroupSelectionRow,
+} from './subgroup/compare.js';
 export { fitToJson, lrtToJson, posteriorCsv, selectionTable } from './subgroup/report.js';

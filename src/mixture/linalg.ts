@@ -1,7 +1,8 @@
-// Dense linear algebra on the small matrices of a Gaussian mixture (d x d with d in the tens),
-// row-major in Float64Array. Plain loops: on these sizes they beat ml-matrix (no boxing, no
-// per-call allocation; see bench/gmm.ts and the report of issue 5), and they let the hot loops
-// exploit the triangular shape of the precision Cholesky factors.
+// Dense linear algebra on the small matrices of the mixture models (the d x d covariances of a
+// Gaussian mixture, the p, K*q and Hessian-sized systems of the subgroup model: at most a few
+// dozen wide), row-major in Float64Array. Plain loops: on these sizes they beat ml-matrix (no
+// boxing, no per-call allocation; see bench/gmm.ts and the report of issue 5), and they let the
+// hot loops exploit the triangular shape of the precision Cholesky factors.
 
 /** A row-major dense matrix. */
 export interface DenseMatrix {
@@ -45,7 +46,8 @@ export function toRows(data: ArrayLike<number>, rows: number, cols: number, offs
 /**
  * Lower Cholesky factor L of the symmetric d x d matrix at `a[aOff..]` (only its lower triangle
  * is read), written to `out[outOff..]` with zeros above the diagonal. Returns the index of the
- * first pivot that is not positive (the matrix is not positive definite), or -1 on success.
+ * first pivot that is not positive and finite (the matrix is not positive definite, or overflows),
+ * or -1 on success.
  */
 export function choleskyLower(
   a: ArrayLike<number>,
@@ -59,7 +61,7 @@ export function choleskyLower(
       let s = a[aOff + i * d + j]!;
       for (let m = 0; m < j; m++) s -= out[outOff + i * d + m]! * out[outOff + j * d + m]!;
       if (i === j) {
-        if (!(s > 0)) return i;
+        if (!(s > 0) || s === Infinity) return i;
         out[outOff + i * d + i] = Math.sqrt(s);
       } else {
         out[outOff + i * d + j] = s / out[outOff + j * d + j]!;
@@ -68,6 +70,28 @@ export function choleskyLower(
     for (let j = i + 1; j < d; j++) out[outOff + i * d + j] = 0;
   }
   return -1;
+}
+
+/** The Cholesky factor L (lower, row-major n x n) of a symmetric positive definite A, or null. */
+export function cholesky(A: ArrayLike<number>, n: number): Float64Array | null {
+  const L = new Float64Array(n * n);
+  return choleskyLower(A, 0, n, L, 0) < 0 ? L : null;
+}
+
+/** Solves L L' x = b for x given the Cholesky factor L (n x n). */
+export function cholSolve(L: Float64Array, n: number, b: ArrayLike<number>): Float64Array {
+  const x = Float64Array.from(b);
+  for (let i = 0; i < n; i++) {
+    let s = x[i]!;
+    for (let k = 0; k < i; k++) s -= L[i * n + k]! * x[k]!;
+    x[i] = s / L[i * n + i]!;
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    let s = x[i]!;
+    for (let k = i + 1; k < n; k++) s -= L[k * n + i]! * x[k]!;
+    x[i] = s / L[i * n + i]!;
+  }
+  return x;
 }
 
 /**
@@ -110,7 +134,11 @@ export function multiplyABt(
   }
 }
 
-/** The inverse of a symmetric positive-definite d x d matrix via its Cholesky factor, or null if not PD. */
+/**
+ * The inverse of a symmetric positive-definite d x d matrix at `a[aOff..]` as A A^T with
+ * A = L^{-T} (exactly symmetric), or null if not PD. Used for the precisions a Gaussian mixture
+ * is given.
+ */
 export function inverseSpd(a: ArrayLike<number>, aOff: number, d: number): Float64Array | null {
   const l = new Float64Array(d * d);
   if (choleskyLower(a, aOff, d, l, 0) >= 0) return null;
@@ -120,6 +148,26 @@ export function inverseSpd(a: ArrayLike<number>, aOff: number, d: number): Float
   const out = new Float64Array(d * d);
   multiplyABt(upper, 0, d, out, 0);
   return out;
+}
+
+/**
+ * The inverse of a symmetric positive-definite n x n matrix column by column (n solves with its
+ * Cholesky factor), or null when it is not PD. Used for the subgroup model's observed
+ * information; it rounds differently from inverseSpd, and each model keeps the one its
+ * reference results were computed with.
+ */
+export function inverseSpdBySolves(A: ArrayLike<number>, n: number): Float64Array | null {
+  const L = cholesky(A, n);
+  if (!L) return null;
+  const inv = new Float64Array(n * n);
+  const e = new Float64Array(n);
+  for (let j = 0; j < n; j++) {
+    e.fill(0);
+    e[j] = 1;
+    const col = cholSolve(L, n, e);
+    for (let i = 0; i < n; i++) inv[i * n + j] = col[i]!;
+  }
+  return inv;
 }
 
 /** log(sum(exp(v[off..off+len]))) without overflow. */

@@ -85,14 +85,14 @@ function fitOne(
       error: error.message,
     };
   }
-  const logLik = gm.score(x) * x.rows;
+  const fit = gm.criteria(x);
   return {
     k,
     covarianceType,
-    bic: gm.bic(x),
-    aic: gm.aic(x),
-    logLik,
-    nParameters: gm.nParameters(),
+    bic: fit.bic,
+    aic: fit.aic,
+    logLik: fit.logLik,
+    nParameters: fit.nParameters,
     nIter: gm.nIter,
     converged: gm.converged,
   };

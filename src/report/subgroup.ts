@@ -3,7 +3,7 @@
 // (observed and model-implied), the subjects' posterior class probabilities, BIC by K.
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
-import { readSubgroupCsv, type SubgroupData } from '../mixture/index.js';
+import { readSubgroupCsv, type SubgroupData, type SubgroupSelectionRow } from '../mixture/index.js';
 import { chartDiv, escapeHtml, note, num, section, table, type Cell } from './html.js';
 import { Fields } from './validate.js';
 import { readResultsText } from './read.js';
@@ -38,15 +38,8 @@ export interface SubgroupFitJson {
 export interface SubgroupSelectionJson {
   bicN: number;
   bestK: number;
-  table: {
-    K: number;
-    logLik: number;
-    npm: number;
-    bic: number;
-    aic: number;
-    converged: boolean;
-    classSizes: number[];
-  }[];
+  /** The rows of the selection table (as `tailor subgroup select --out` writes them), the fields checked. */
+  table: Pick<SubgroupSelectionRow, 'K' | 'logLik' | 'npm' | 'bic' | 'aic' | 'converged' | 'classSizes'>[];
   fits: SubgroupFitJson[];
 }
 

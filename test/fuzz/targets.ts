@@ -38,7 +38,7 @@ import { readBruker } from '../../src/nmr/io/bruker.js';
 import { readPipe } from '../../src/nmr/io/nmrpipe.js';
 import { formatCsvSpectrum, readCsvSpectrum } from '../../src/nmr/io/csv.js';
 import { formatJcampSpectrum } from '../../src/nmr/io/jcamp-writer.js';
-import { readLabelsFile, readMatrixCsv } from '../../src/mixture/gaussian-csv.js';
+import { readLabelsFile, readMatrixCsv } from '../../src/mixture/csv.js';
 import { readGaussianModel } from '../../src/mixture/gaussian-model.js';
 import { readSubgroupCsv } from '../../src/mixture/subgroup/data.js';
 import { renderRunReport } from '../../src/report/index.js';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir, assertClose } from '../helpers.js';
 import { GaussianMixture, type GaussianInit } from '../../src/mixture/gaussian.js';
-import { readLabelsFile, readMatrixCsv } from '../../src/mixture/gaussian-csv.js';
+import { readLabelsFile, readMatrixCsv } from '../../src/mixture/csv.js';
 import {
   COVARIANCE_TYPES,
   SingularCovarianceError,

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir, assertClose } from '../helpers.js';
 import { GaussianMixture } from '../../src/mixture/gaussian.js';
-import { readLabelsFile, readMatrixCsv } from '../../src/mixture/gaussian-csv.js';
+import { readLabelsFile, readMatrixCsv } from '../../src/mixture/csv.js';
 import { COVARIANCE_TYPES, type CovarianceType } from '../../src/mixture/gaussian-params.js';
 
 interface FitReference {

@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, dataDir, assertClose } from '../helpers.js';
 import { Rng } from '../../src/util/rng.js';
-import { parseCsv } from '../../src/mixture/subgroup/csv.js';
+import { parseCsv } from '../../src/mixture/csv.js';
 import {
   type SubgroupData,
   readSubgroupCsv,
   subgroupDataFromTable,
 } from '../../src/mixture/subgroup/data.js';
-import { cholesky } from '../../src/mixture/subgroup/linalg.js';
+import { cholesky } from '../../src/mixture/linalg.js';
 import { type SubgroupParams, eStep } from '../../src/mixture/subgroup/model.js';
 import { computeStats } from '../../src/mixture/subgroup/stats.js';
 import { fitSubgroup, orderClasses } from '../../src/mixture/subgroup/fit.js';

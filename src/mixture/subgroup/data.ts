@@ -1,7 +1,7 @@
 // Long-format longitudinal data for the latent-subgroup mixed model: one row per visit, grouped
 // into subjects (possibly with different numbers of visits), visits sorted by time. Membership
 // covariates describe the subject, so they must be constant within a subject.
-import { CsvError, type CsvTable, columnIndex, numericCell, parseCsv, readCsvText } from './csv.js';
+import { CsvError, type CsvTable, columnIndex, numericCell, parseCsv, readCsvText } from '../csv.js';
 
 export interface SubgroupData {
   /** Subject identifiers, in order of first appearance in the file. */

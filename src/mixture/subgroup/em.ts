@@ -5,7 +5,7 @@
 // and sigmaEps2 are closed-form given phi). Every part maximises Q exactly (or raises it, for gamma
 // and phi), so the log-likelihood never decreases.
 import { UserError } from '../../util/errors.js';
-import { cholSolve, cholesky } from './linalg.js';
+import { cholSolve, cholesky } from '../linalg.js';
 import type { SubgroupData } from './data.js';
 import { type EStep, type SubgroupParams, eStep, residualForms } from './model.js';
 import { type MembershipOptions, defaultMembershipOptions, updateMembership } from './membership.js';
@@ -44,7 +44,15 @@ export interface EmResult {
 }
 
 /** Collinear fixed-effect columns; the message names the remedy but not the data file (callers add it). */
-export class CollinearityError extends UserError {}
+export class CollinearityError extends UserError {
+  /** The error for collinear fixed-effect columns, with the remedy. */
+  static fixedEffects(): CollinearityError {
+    return new CollinearityError(
+      'the fixed-effect columns are collinear (with each other, or constant and so collinear with the class ' +
+        'means that act as intercepts): remove the redundant --fixed columns',
+    );
+  }
+}
 
 interface AlphaFit {
   alpha: Float64Array;
@@ -73,12 +81,7 @@ function fitAlphaSigma(data: SubgroupData, stats: SubjectStats, e: EStep, K: num
   let alpha: Float64Array = new Float64Array(p);
   if (p > 0) {
     const L = cholesky(stats.sumWW, p);
-    if (!L) {
-      throw new CollinearityError(
-        'the fixed-effect columns are collinear (with each other, or constant and so collinear with the class ' +
-          'means that act as intercepts): remove the redundant --fixed columns',
-      );
-    }
+    if (!L) throw CollinearityError.fixedEffects();
     alpha = cholSolve(L, p, rhs);
   }
   let total = 0;

@@ -6,7 +6,7 @@ import type { SubgroupData } from './data.js';
 import { type EmOptions, defaultEmOptions } from './em.js';
 import type { StartSpec } from './mixture.js';
 import { runStarts } from './starts.js';
-import { type SubgroupParams, eStep, parameterCount } from './model.js';
+import { type SubgroupParams, eStep, membershipLogits, parameterCount } from './model.js';
 import { defaultMembershipOptions } from './membership.js';
 import { type StandardErrors, standardErrors } from './se.js';
 import { type Correlation, checkAr1Times, computeStats } from './stats.js';
@@ -67,15 +67,15 @@ export interface SubgroupFit {
 
 /** Largest |U_i gamma_k - U_i gamma_l| over subjects and classes: the spread of the logits. */
 function logitSpread(data: SubgroupData, gamma: Float64Array, K: number): number {
+  const eta = new Float64Array(K);
   let worst = 0;
   for (let i = 0; i < data.nSubjects; i++) {
+    membershipLogits(data, i, gamma, K, eta);
     let lo = Infinity;
     let hi = -Infinity;
     for (let k = 0; k < K; k++) {
-      let eta = 0;
-      for (let j = 0; j < data.q; j++) eta += data.U[i * data.q + j]! * gamma[k * data.q + j]!;
-      lo = Math.min(lo, eta);
-      hi = Math.max(hi, eta);
+      lo = Math.min(lo, eta[k]!);
+      hi = Math.max(hi, eta[k]!);
     }
     worst = Math.max(worst, hi - lo);
   }
@@ -102,6 +102,57 @@ export function orderClasses(
 export function fitSubgroup(data: SubgroupData, options: SubgroupFitOptions): SubgroupFit {
   const K = options.K;
   const correlation = options.correlation ?? 'independent';
+  const npm = checkFitSize(data, K, correlation);
+  const emOptions = emOptionsFor(options, correlation);
+  const em = runStarts(data, K, startPlan(options), emOptions, {
+    seed: options.seed ?? 0,
+    shortIter: options.shortIter ?? 50,
+    keep: Math.max(1, options.keep ?? 3),
+  });
+  const { params } = orderClasses(em.params, K, data.q);
+  const estep = eStep(data, computeStats(data, correlation, params.phi), params, K);
+  const posterior = estep.resp;
+  const { classes, classSizes } = assignClasses(posterior, data.nSubjects, K);
+  const { warnings, separation } = fitWarnings(
+    data,
+    params,
+    posterior,
+    classSizes,
+    K,
+    em.converged,
+    emOptions,
+  );
+  const se =
+    options.standardErrors === false ? null : standardErrors(data, params, K, correlation, separation);
+  if (se) warnings.push(...se.warnings);
+
+  return {
+    K,
+    correlation,
+    params,
+    logLik: estep.logLik,
+    npm,
+    bic: -2 * estep.logLik + npm * Math.log(data.nSubjects),
+    aic: -2 * estep.logLik + 2 * npm,
+    nIter: em.nIter,
+    converged: em.converged,
+    acceleration: emOptions.acceleration,
+    tol: emOptions.tol,
+    separation,
+    trace: em.trace,
+    posterior,
+    classes,
+    classSizes,
+    startLogLiks: em.startLogLiks,
+    continuedStarts: em.continued,
+    bestStart: em.bestStart,
+    se,
+    warnings,
+  };
+}
+
+/** Refuses a K or a model too large for the data; returns the number of free parameters. */
+function checkFitSize(data: SubgroupData, K: number, correlation: Correlation): number {
   if (!(Number.isInteger(K) && K >= 1))
     throw new Error(`the number of classes must be a positive integer, got ${K}`);
   if (data.nSubjects < K) {
@@ -116,7 +167,11 @@ export function fitSubgroup(data: SubgroupData, options: SubgroupFitOptions): Su
     );
   }
   if (correlation === 'ar1') checkAr1Times(data);
-  const emOptions: EmOptions = {
+  return npm;
+}
+
+function emOptionsFor(options: SubgroupFitOptions, correlation: Correlation): EmOptions {
+  return {
     correlation,
     tol: options.tol ?? defaultEmOptions.tol,
     maxIter: options.maxIter ?? defaultEmOptions.maxIter,
@@ -127,33 +182,49 @@ export function fitSubgroup(data: SubgroupData, options: SubgroupFitOptions): Su
     },
     acceleration: options.acceleration ?? defaultEmOptions.acceleration,
   };
-  const plan: StartSpec[] = [];
-  if (options.onlyStarts) {
-    plan.push(...options.onlyStarts);
-  } else {
-    plan.push('quantile');
-    for (let s = 1; s < Math.max(1, options.starts ?? 20); s++) plan.push('random');
-    plan.push(...(options.extraStarts ?? []));
-  }
-  const em = runStarts(data, K, plan, emOptions, {
-    seed: options.seed ?? 0,
-    shortIter: options.shortIter ?? 50,
-    keep: Math.max(1, options.keep ?? 3),
-  });
-  const { params } = orderClasses(em.params, K, data.q);
-  const estep = eStep(data, computeStats(data, correlation, params.phi), params, K);
-  const posterior = estep.resp;
-  const classes = new Int32Array(data.nSubjects);
+}
+
+/** The starts to try: the given ones only, or the quantile start, random ones and any extra ones. */
+function startPlan(options: SubgroupFitOptions): StartSpec[] {
+  if (options.onlyStarts) return [...options.onlyStarts];
+  const plan: StartSpec[] = ['quantile'];
+  for (let s = 1; s < Math.max(1, options.starts ?? 20); s++) plan.push('random');
+  plan.push(...(options.extraStarts ?? []));
+  return plan;
+}
+
+/** Each subject's class of highest posterior probability (0-based) and the class sizes. */
+function assignClasses(
+  posterior: Float64Array,
+  nSubjects: number,
+  K: number,
+): { classes: Int32Array; classSizes: number[] } {
+  const classes = new Int32Array(nSubjects);
   const classSizes = new Array<number>(K).fill(0);
-  for (let i = 0; i < data.nSubjects; i++) {
+  for (let i = 0; i < nSubjects; i++) {
     let arg = 0;
     for (let k = 1; k < K; k++) if (posterior[i * K + k]! > posterior[i * K + arg]!) arg = k;
     classes[i] = arg;
     classSizes[arg]!++;
   }
+  return { classes, classSizes };
+}
 
+/**
+ * What a user must know about a fit: EM stopped by the iteration limit, separation in the
+ * membership model (which also withholds the gamma standard errors), empty or tiny classes.
+ */
+function fitWarnings(
+  data: SubgroupData,
+  params: SubgroupParams,
+  posterior: Float64Array,
+  classSizes: number[],
+  K: number,
+  converged: boolean,
+  emOptions: EmOptions,
+): { warnings: string[]; separation: boolean } {
   const warnings: string[] = [];
-  if (!em.converged) {
+  if (!converged) {
     warnings.push(
       `EM stopped at the iteration limit (${emOptions.maxIter}) before |change in log-likelihood| < ${emOptions.tol}: ` +
         'raise --max-iter; the estimates are not at a maximum',
@@ -182,31 +253,5 @@ export function fitSubgroup(data: SubgroupData, options: SubgroupFitOptions): Su
       );
     }
   });
-  const se =
-    options.standardErrors === false ? null : standardErrors(data, params, K, correlation, separation);
-  if (se) warnings.push(...se.warnings);
-
-  return {
-    K,
-    correlation,
-    params,
-    logLik: estep.logLik,
-    npm,
-    bic: -2 * estep.logLik + npm * Math.log(data.nSubjects),
-    aic: -2 * estep.logLik + 2 * npm,
-    nIter: em.nIter,
-    converged: em.converged,
-    acceleration: emOptions.acceleration,
-    tol: emOptions.tol,
-    separation,
-    trace: em.trace,
-    posterior,
-    classes,
-    classSizes,
-    startLogLiks: em.startLogLiks,
-    continuedStarts: em.continued,
-    bestStart: em.bestStart,
-    se,
-    warnings,
-  };
+  return { warnings, separation };
 }

@@ -5,7 +5,7 @@
 // 0.1 sigmaEps2); gamma = 0; phi = 0.3 for AR(1). Random starts replace the quantile split by
 // k-means++-style seeds among the subject means (nearest-seed groups) and draw phi.
 import type { Rng } from '../../util/rng.js';
-import { cholSolve, cholesky } from './linalg.js';
+import { cholSolve, cholesky } from '../linalg.js';
 import type { SubgroupData } from './data.js';
 import type { SubgroupParams } from './model.js';
 import { CollinearityError } from './em.js';
@@ -34,12 +34,7 @@ function baseline(data: SubgroupData): Baseline {
     }
   }
   const L = cholesky(xtx, d);
-  if (!L) {
-    throw new CollinearityError(
-      'the fixed-effect columns are collinear (with each other, or constant and so collinear with the class ' +
-        'means that act as intercepts): remove the redundant --fixed columns',
-    );
-  }
+  if (!L) throw CollinearityError.fixedEffects();
   const beta = cholSolve(L, d, xty);
   const alpha = beta.slice(1);
   const subjectMeans = new Float64Array(N);

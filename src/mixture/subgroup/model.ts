@@ -66,14 +66,14 @@ export function residualForms(
   return { a, qf };
 }
 
-/** log P(delta_i = k | U_i) for all k into out[0..K). */
-export function logPriors(
+/** The membership logits eta_k = U_i gamma_k of subject i for all k into out[0..K); returns their maximum. */
+export function membershipLogits(
   data: SubgroupData,
   i: number,
   gamma: Float64Array,
   K: number,
   out: Float64Array,
-): void {
+): number {
   const q = data.q;
   let max = -Infinity;
   for (let k = 0; k < K; k++) {
@@ -82,6 +82,18 @@ export function logPriors(
     out[k] = eta;
     if (eta > max) max = eta;
   }
+  return max;
+}
+
+/** log P(delta_i = k | U_i) for all k into out[0..K). */
+export function logPriors(
+  data: SubgroupData,
+  i: number,
+  gamma: Float64Array,
+  K: number,
+  out: Float64Array,
+): void {
+  const max = membershipLogits(data, i, gamma, K, out);
   let sum = 0;
   for (let k = 0; k < K; k++) sum += Math.exp(out[k]! - max);
   const norm = max + Math.log(sum);

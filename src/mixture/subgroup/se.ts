@@ -3,7 +3,7 @@
 // inverted by Cholesky. The log-likelihood is cheap (O(N K) once the correlation statistics are
 // cached), so the O(P^2) evaluations cost milliseconds.
 import type { SubgroupData } from './data.js';
-import { spdInverse } from './linalg.js';
+import { inverseSpdBySolves } from '../linalg.js';
 import { type SubgroupParams, eStep } from './model.js';
 import { type Correlation, type SubjectStats, computeStats } from './stats.js';
 
@@ -102,7 +102,7 @@ export function standardErrors(
   const n = keep.length;
   const sub = new Float64Array(n * n);
   keep.forEach((j, a) => keep.forEach((k, b) => (sub[a * n + b] = info[j * P + k]!)));
-  const inv = spdInverse(sub, n);
+  const inv = inverseSpdBySolves(sub, n);
   const se = new Array<number | null>(P).fill(null);
   let covariance: number[] | null = null;
   if (inv) {
