@@ -2,6 +2,7 @@
 import * as torch from '../../torch/index.js';
 import {
   loadRun,
+  type ControllabilityGrid,
   type GroupResult,
   type LoadedRun,
   type System,
@@ -82,16 +83,7 @@ export function jsonGroup(r: GroupResult): {
   return { top1: r.top1, many: r.many, medium: r.medium, few: r.few };
 }
 
-export function controllabilityTable(grid: {
-  points: {
-    preference: number[];
-    top1: number | null;
-    many: number | null;
-    medium: number | null;
-    few: number | null;
-    distributions: Record<string, number | null>;
-  }[];
-}): string {
+export function controllabilityTable(grid: Pick<ControllabilityGrid, 'points'>): string {
   const lines = [
     `${'preference'.padEnd(20)} ${'top1'.padStart(7)} ${'many'.padStart(7)} ${'medium'.padStart(7)} ${'few'.padStart(7)} ${'fwd50'.padStart(7)} ${'bwd50'.padStart(7)}`,
   ];
