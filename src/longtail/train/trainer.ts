@@ -21,6 +21,7 @@ import { evaluateLogits } from '../metrics/metrics.js';
 import { Progress, formatSeconds } from '../../util/progress.js';
 import { loadSystemState, setTraining, systemStateDict, type TrainableSystem } from '../systems/system.js';
 import { predict, summarize, type GroupResult } from './evaluate.js';
+import { StepFigures } from './step-figures.js';
 import type { PhaseClock } from './phases.js';
 
 export interface EpochRecord {
@@ -261,58 +262,91 @@ async function trainEpoch(
     unit: 'img',
     quiet: (o.quiet ?? false) || !run.isMain,
   });
-  let lossSum = 0;
-  let correct = 0;
+  const figures = new StepFigures(o.system.device);
   let seen = 0;
   let step = 0;
+  // The figures are read (a wait for the device) only when the progress line is drawn, every
+  // CHECK_EVERY steps and at the epoch's end. A NaN or infinite loss is therefore noticed at the
+  // next read, not at its own step: the steps in between train on (no checkpoint is written in
+  // between), and the error still names the epoch and the first step whose loss was not finite.
+  const read = () => {
+    const f = figures.read();
+    if (f.badStep > 0) {
+      throw new NonFiniteLossError(
+        `the loss became ${f.badLoss} at epoch ${epoch}, step ${f.badStep}; lower the learning rate (optimizer.args.lr) or check the data, then resume from ${run.lastBase}.json`,
+      );
+    }
+    return f;
+  };
   o.phases?.mark();
-  for await (const batch of batches) {
-    step++;
-    const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
-    ctx.ddp?.syncBuffers();
-    const done = trainStep(o, ctx, { batch, mixed, rng, epoch, step, lastBase: run.lastBase });
-    lossSum += done.loss * batch.n;
-    correct += done.correct;
-    seen += batch.n;
-    progress.tick(batch.n, `loss ${(lossSum / seen).toFixed(4)}`);
-    if (o.maxBatches !== undefined && step >= o.maxBatches) break;
+  try {
+    for await (const batch of batches) {
+      step++;
+      const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
+      ctx.ddp?.syncBuffers();
+      trainStep(o, ctx, figures, { input: () => hostInput(batch, mixed), rng, step });
+      seen += batch.n;
+      progress.tick(batch.n, () => `loss ${(read().lossSum / seen).toFixed(4)}`);
+      if (step % CHECK_EVERY === 0) read();
+      if (o.maxBatches !== undefined && step >= o.maxBatches) break;
+    }
+    progress.finish();
+    let { lossSum, correct } = read();
+    if (par) [lossSum, correct, seen] = sumOverRanks(par, [lossSum, correct, seen]);
+    return { lossSum, correct, seen };
+  } finally {
+    figures.dispose();
   }
-  progress.finish();
-  if (par) [lossSum, correct, seen] = sumOverRanks(par, [lossSum, correct, seen]);
-  return { lossSum, correct, seen };
 }
 
-/** Forward, backward and optimizer step on one batch: its loss and correct predictions. */
+/** How often (in steps) the trainer reads its device-side figures even when no line is drawn. */
+const CHECK_EVERY = 50;
+
+/** One step's inputs as tensors on the model's device: images, targets, mixup partners. */
+interface StepInput {
+  x: torch.Tensor;
+  /** The batch's labels (the first image's targets under mixup). */
+  yA: torch.Tensor;
+  /** Mixup: the partner images' targets, mixed with weight 1 - lam (null: no mixup). */
+  yB: torch.Tensor | null;
+  lam: number;
+  n: number;
+}
+
+/** A host-built batch (and its mixup) as step tensors. */
+function hostInput(batch: Batch, mixed: MixedBatch | null): StepInput {
+  const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
+  const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
+  const lam = mixed ? mixed.lam : 1;
+  return { x, yA, yB: mixed && lam < 1 ? torch.tensor(mixed.yB).long() : null, lam, n: batch.n };
+}
+
+/**
+ * Forward, backward and optimizer step on one batch; its loss and correct predictions go to the
+ * device-side figures (nothing is read back).
+ */
 function trainStep(
   o: TrainOptions,
   ctx: StepContext,
-  s: { batch: Batch; mixed: MixedBatch | null; rng: Rng; epoch: number; step: number; lastBase: string },
-): { loss: number; correct: number } {
-  const { batch, mixed, rng } = s;
+  figures: StepFigures,
+  s: { input: () => StepInput; rng: Rng; step: number },
+): void {
+  const { rng } = s;
   const phases = o.phases;
-  const done = torch.tidy(() => {
-    const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
-    const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
+  torch.tidy(() => {
+    const { x, yA, yB, lam, n } = s.input();
     phases?.lap('data');
     const forward = () => {
       const { out, extra } = o.system.trainForward(x, rng);
-      const loss =
-        mixed && mixed.lam < 1
-          ? mixupLoss(o.system.loss, out, yA, torch.tensor(mixed.yB).long(), mixed.lam, extra)
-          : o.system.loss.forward(out, yA, extra);
+      const loss = yB
+        ? mixupLoss(o.system.loss, out, yA, yB, lam, extra)
+        : o.system.loss.forward(out, yA, extra);
       return { out, loss };
     };
     const { out, loss } = ctx.amp ? torch.autocast(ctx.amp, o.system.device, forward) : forward();
-    const value = loss.item();
-    if (!Number.isFinite(value)) {
-      throw new NonFiniteLossError(
-        `the loss became ${value} at epoch ${s.epoch}, step ${s.step}; lower the learning rate (optimizer.args.lr) or check the data, then resume from ${s.lastBase}.json`,
-      );
-    }
     phases?.lap('forward');
     (ctx.scaler ? ctx.scaler.scaleLoss(loss) : loss).backward();
-    const pred = out.output.argmax(1);
-    return { loss: value, correct: pred.eq(torch.tensor(batch.y).long()).sum().item() };
+    figures.add(loss, out.output.argmax(1), yA, n, s.step);
   });
   phases?.lap('backward');
   ctx.ddp?.syncGradients();
@@ -320,7 +354,6 @@ function trainStep(
   else o.optimizer.step();
   o.optimizer.zeroGrad();
   phases?.lap('optimizer');
-  return done;
 }
 
 /** Rank 0's evaluation on the validation set, every evalPeriod epochs and after the last. */
