@@ -13,9 +13,17 @@ import { UserError } from '../../util/errors.js';
 import { optim } from '../../torch/index.js';
 import { Rng } from '../../util/rng.js';
 import { saveCheckpoint, loadCheckpoint, restoreFrom, restoreTorchRng } from '../../torch/checkpoint.js';
-import { mixup, type Batch, type MixedBatch } from '../data/batches.js';
+import { mixup, type Batch, type BatchOptions, type MixedBatch } from '../data/batches.js';
+import {
+  DeviceBatchSource,
+  DevicePipelineUnsupportedError,
+  deviceAugmentOf,
+  mixupOnDevice,
+  type DeviceBatch,
+} from '../data/device-batches.js';
 import type { ImageTransform } from '../data/augment.js';
-import { epochBatches, type ImageSet } from '../data/source.js';
+import { epochBatches, isLazy, type ImageSet } from '../data/source.js';
+import type { ImageDataset } from '../data/types.js';
 import { mixupLoss } from '../losses/mixup.js';
 import { evaluateLogits } from '../metrics/metrics.js';
 import { Progress, formatSeconds } from '../../util/progress.js';
@@ -71,6 +79,14 @@ export interface TrainOptions {
   parallel?: ParallelRun | null;
   /** Mixed precision on the system's device (autocast; fp16 with a gradient scaler). */
   amp?: torch.AmpMode | null;
+  /**
+   * Where training batches are drawn (data_loader.args.on_device): true = on the model's device
+   * (DeviceBatchSource; an error where the pipeline cannot be), false = on the host, 'auto'
+   * (default) = on the device when it is a GPU and the pipeline can be, else on the host.
+   */
+  onDevice?: boolean | 'auto';
+  /** Budget for the device-resident training set in bytes (default DEFAULT_DEVICE_DATA_BYTES). */
+  deviceDataMaxBytes?: number;
 }
 
 const EVAL_BATCH = 256;
@@ -121,6 +137,8 @@ interface StepContext {
   ddp: torch.distributed.DistributedDataParallel<torch.distributed.Replica> | null;
   amp: torch.AmpMode | null;
   scaler: torch.GradScaler | null;
+  /** The device-resident training set, when batches are drawn on the device. */
+  source: DeviceBatchSource | null;
 }
 
 export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
@@ -130,6 +148,19 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     : { history: [], best: null, startEpoch: 1 };
   // After a resume too: every rank continues from rank 0's weights.
   const ctx = stepContext(o, run);
+  try {
+    return await trainEpochs(o, run, state, ctx);
+  } finally {
+    ctx.source?.dispose();
+  }
+}
+
+async function trainEpochs(
+  o: TrainOptions,
+  run: RunLayout,
+  state: RunState,
+  ctx: StepContext,
+): Promise<TrainResult> {
   for (let epoch = state.startEpoch; epoch <= o.epochs; epoch++) {
     const started = performance.now();
     const trained = await trainEpoch(o, run, ctx, epoch);
@@ -228,7 +259,30 @@ function stepContext(o: TrainOptions, run: RunLayout): StepContext {
   if (par)
     run.log(`data-parallel: ${run.world} ranks x batch ${run.rankBatch} = effective batch ${o.batchSize}`);
   const amp = o.amp ?? null;
-  return { ddp, amp, scaler: amp === 'fp16' ? new torch.GradScaler() : null };
+  return { ddp, amp, scaler: amp === 'fp16' ? new torch.GradScaler() : null, source: deviceSource(o) };
+}
+
+/**
+ * The device-resident training set where batches are drawn on the device (see TrainOptions.onDevice).
+ * The host pipeline stays the default on the CPU (its results are the reference, bit for bit),
+ * for image lists (decoded on the host) and for augmentations only the host draws (rotation,
+ * RandomResizedCrop, color jitter).
+ */
+function deviceSource(o: TrainOptions): DeviceBatchSource | null {
+  const mode = o.onDevice ?? 'auto';
+  if (mode === false || (mode === 'auto' && o.system.device.type !== 'cuda')) return null;
+  const augment = isLazy(o.train)
+    ? 'an image list is decoded on the host'
+    : deviceAugmentOf(o.trainTransform);
+  if (typeof augment === 'string') {
+    if (mode === 'auto') return null;
+    throw new DevicePipelineUnsupportedError(
+      `data_loader.args.on_device is true, but this training set cannot be drawn on the device: ${augment}; set on_device to "auto" or false`,
+    );
+  }
+  return new DeviceBatchSource(o.train as ImageDataset, augment, o.system.device, {
+    ...(o.deviceDataMaxBytes !== undefined ? { maxBytes: o.deviceDataMaxBytes } : {}),
+  });
 }
 
 /** One epoch of training steps; the loss and accuracy sums over every rank's images. */
@@ -248,14 +302,14 @@ async function trainEpoch(
   // Every epoch's randomness derives from (seed, epoch): a resumed run draws what an
   // uninterrupted one would have drawn.
   const rng = new Rng((o.seed * 1000003 + epoch) >>> 0);
-  const batches = epochBatches(o.train, {
+  // the epoch's order: the same for host and device batches
+  const order: BatchOptions = {
     batchSize: o.batchSize,
     sampler: o.balancedSampling ? 'class-balanced' : 'shuffle',
     seed: o.seed,
     epoch,
-    transform: o.trainTransform,
     ...(par ? { batchSize: run.rankBatch, shard: { rank: par.rank, worldSize: world } } : {}),
-  });
+  };
   const progress = new Progress({
     label: `epoch ${epoch}/${o.epochs}`,
     total: Math.ceil(o.train.labels.length / world),
@@ -280,15 +334,27 @@ async function trainEpoch(
   };
   o.phases?.mark();
   try {
-    for await (const batch of batches) {
-      step++;
-      const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
-      ctx.ddp?.syncBuffers();
-      trainStep(o, ctx, figures, { input: () => hostInput(batch, mixed), rng, step });
-      seen += batch.n;
-      progress.tick(batch.n, () => `loss ${(read().lossSum / seen).toFixed(4)}`);
+    const afterStep = (n: number) => {
+      seen += n;
+      progress.tick(n, () => `loss ${(read().lossSum / seen).toFixed(4)}`);
       if (step % CHECK_EVERY === 0) read();
-      if (o.maxBatches !== undefined && step >= o.maxBatches) break;
+      return o.maxBatches !== undefined && step >= o.maxBatches;
+    };
+    if (ctx.source) {
+      for (const item of ctx.source.epoch(order)) {
+        step++;
+        ctx.ddp?.syncBuffers();
+        trainStep(o, ctx, figures, { input: () => deviceInput(item.draw(), o.mixupAlpha, rng), rng, step });
+        if (afterStep(item.n)) break;
+      }
+    } else {
+      for await (const batch of epochBatches(o.train, { ...order, transform: o.trainTransform })) {
+        step++;
+        const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
+        ctx.ddp?.syncBuffers();
+        trainStep(o, ctx, figures, { input: () => hostInput(batch, mixed), rng, step });
+        if (afterStep(batch.n)) break;
+      }
     }
     progress.finish();
     let { lossSum, correct } = read();
@@ -319,6 +385,13 @@ function hostInput(batch: Batch, mixed: MixedBatch | null): StepInput {
   const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
   const lam = mixed ? mixed.lam : 1;
   return { x, yA, yB: mixed && lam < 1 ? torch.tensor(mixed.yB).long() : null, lam, n: batch.n };
+}
+
+/** A device-drawn batch (mixed up on the device where the config says so) as step tensors. */
+function deviceInput(batch: DeviceBatch, mixupAlpha: number | undefined, rng: Rng): StepInput {
+  if (!mixupAlpha) return { x: batch.x, yA: batch.y, yB: null, lam: 1, n: batch.n };
+  const m = mixupOnDevice(batch.x, batch.y, mixupAlpha, rng);
+  return { x: m.x, yA: batch.y, yB: m.lam < 1 ? m.yB : null, lam: m.lam, n: batch.n };
 }
 
 /**

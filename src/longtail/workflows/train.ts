@@ -37,6 +37,7 @@ export function trainSession(session: Session, o: SessionTrainOptions): Promise<
     epochs: o.epochs,
     batchSize: data.batchSize,
     balancedSampling: data.balancedSampling,
+    ...(data.onDevice !== undefined ? { onDevice: data.onDevice } : {}),
     seed: o.seed,
     runDir: o.runDir,
     ...(o.resumeFrom ? { resumeFrom: o.resumeFrom } : {}),
