@@ -71,7 +71,7 @@ const imbalanceLoaderArgs = obj({
     .union([z.boolean(), z.literal('auto')])
     .optional()
     .describe(
-      'draw training batches on the model\'s device (true), on the host (false) or on the device when it is a GPU (auto, the default); see docs/gpus.md',
+      "draw training batches on the model's device (true), on the host (false) or on the device when it is a GPU (auto, the default); see docs/gpus.md",
     ),
   seed: int('subsampling seed'),
   n_max: int('images of the head class (default: all the balanced set has)', 1),
