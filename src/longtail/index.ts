@@ -26,6 +26,14 @@ export {
 export { DataFormatError, classCounts } from './data/types.js';
 export type { System, PlainSystem, PrlSystem } from './systems/index.js';
 export { NonFiniteLossError, type EpochRecord } from './train/trainer.js';
+export {
+  GraphModeUnavailableError,
+  parseGraphMode,
+  resolveGraphMode,
+  type ExecutionMode,
+  type GraphMode,
+} from './train/graph.js';
+export { DeviceDataTooLargeError, DevicePipelineUnsupportedError } from './data/device-batches.js';
 export type { GroupResult } from './train/evaluate.js';
 export { runTestTime, type TestTimeOptions, type DistributionTestTime } from './adapt/testtime.js';
 export {

@@ -24,8 +24,11 @@ export class Progress {
     this.nextPlain = (options.plainEvery ?? 0.25) * options.total;
   }
 
-  /** Advances by n units; `info` is shown after the rate (e.g. the running loss). */
-  tick(n = 1, info = ''): void {
+  /**
+   * Advances by n units; `info` is shown after the rate (e.g. the running loss). A function is
+   * called only when a line is drawn (so a figure that costs a device read is read only then).
+   */
+  tick(n = 1, info: string | (() => string) = ''): void {
     this.done += n;
     if (this.options.quiet) return;
     const now = performance.now();
@@ -37,11 +40,13 @@ export class Progress {
       const filled = Math.round(frac * width);
       const bar = '#'.repeat(filled) + '.'.repeat(width - filled);
       this.stream.write(
-        `\r${this.options.label} [${bar}] ${(100 * frac).toFixed(0).padStart(3)}% ${this.stats()} ${info}\x1b[K`,
+        `\r${this.options.label} [${bar}] ${(100 * frac).toFixed(0).padStart(3)}% ${this.stats()} ${text(info)}\x1b[K`,
       );
     } else if (this.done >= this.nextPlain || this.done >= this.options.total) {
       this.nextPlain += (this.options.plainEvery ?? 0.25) * this.options.total;
-      this.stream.write(`${this.options.label} ${this.done}/${this.options.total} ${this.stats()} ${info}\n`);
+      this.stream.write(
+        `${this.options.label} ${this.done}/${this.options.total} ${this.stats()} ${text(info)}\n`,
+      );
     }
   }
 
@@ -56,6 +61,10 @@ export class Progress {
     if (this.tty && !this.options.quiet) this.stream.write('\n');
     return (performance.now() - this.start) / 1000;
   }
+}
+
+function text(info: string | (() => string)): string {
+  return typeof info === 'function' ? info() : info;
 }
 
 export function formatSeconds(s: number): string {

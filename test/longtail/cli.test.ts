@@ -30,6 +30,7 @@ test(
       assert.equal(t.code, 0, t.err);
       const results = JSON.parse(readFileSync(join(run, 'results.json'), 'utf8'));
       assert.equal(results.kind, 'longtail');
+      assert.equal(results.graph, 'eager');
       assert.deepEqual(Object.keys(results.distributions), DISTRIBUTIONS);
       assert.equal(results.controllability.points.length, 66);
 

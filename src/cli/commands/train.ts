@@ -12,6 +12,9 @@ import {
   trainAndEvaluate,
   withOverrides,
   trainSession,
+  parseGraphMode,
+  resolveGraphMode,
+  type ExecutionMode,
   type LongtailResults,
   type Session,
   type SessionRecord,
@@ -58,6 +61,8 @@ options:
       --threads N          libtorch threads (default: TAILOR_THREADS, trainer.threads or 2)
       --device D           cpu, cuda or cuda:N (default: the config's "device", else n_gpu: 0 = cpu)
       --amp bf16|fp16      mixed precision (autocast; fp16 with a gradient scaler; fp16 needs a GPU)
+      --graph auto|on|off  capture the training step in one CUDA graph (default auto). Not yet
+                           available: auto and off train eagerly, on is an error (docs/gpus.md)
       --train-max-per-class N  cap the head class (quick runs)
       --test-per-class N   use only N test images per class (quick runs)
       --quiet              no progress bar
@@ -78,6 +83,7 @@ export const run = defineCommand({
     root: { type: 'string' },
     ...RUNTIME_OPTIONS,
     amp: { type: 'string' },
+    graph: { type: 'string' },
     'train-max-per-class': { type: 'string' },
     'test-per-class': { type: 'string' },
     quiet: { type: 'boolean', default: false },
@@ -112,6 +118,7 @@ export const run = defineCommand({
       quiet: values.quiet ?? false,
       parallel,
       amp: setup.amp,
+      graph: setup.graph,
     };
     if (!setup.isMain) {
       // Every rank trains; rank 0 alone evaluates and writes the run directory.
@@ -149,6 +156,8 @@ interface RunSetup {
   threads: number;
   device: torch.Device;
   amp: torch.AmpMode | null;
+  /** How the steps run (--graph resolved for the device). */
+  graph: ExecutionMode;
   parallel: DistributedRun | null;
   /** Rank 0 (or the single process) evaluates and writes the run directory. */
   isMain: boolean;
@@ -156,7 +165,7 @@ interface RunSetup {
 
 /** Threads, the device, mixed precision and the seed of the run; the job when started as one of its ranks. */
 function runSetup(
-  values: { threads?: string; device?: string; amp?: string },
+  values: { threads?: string; device?: string; amp?: string; graph?: string },
   config: TrainConfig,
 ): RunSetup {
   const seed = config.seed ?? 0;
@@ -165,9 +174,10 @@ function runSetup(
   // The model, its batches and optimizer state are created on the run's device.
   const device = useDevice(values.device, config);
   const amp = resolveAmp(values.amp, device);
+  const graph = resolveGraphMode(parseGraphMode(values.graph), device);
   torch.manualSeed(seed);
   const parallel = joinJob(device);
-  return { seed, threads, device, amp, parallel, isMain: !parallel || parallel.isMain };
+  return { seed, threads, device, amp, graph, parallel, isMain: !parallel || parallel.isMain };
 }
 
 /** The data overrides: the resumed run's, then --root and the quick-run caps. */

@@ -67,6 +67,12 @@ const imbalanceLoaderArgs = obj({
   validation_split: num(),
   retain_epoch_size: bool(),
   balanced: bool('class-balanced sampling'),
+  on_device: z
+    .union([z.boolean(), z.literal('auto')])
+    .optional()
+    .describe(
+      "draw training batches on the model's device (true), on the host (false) or on the device when it is a GPU (auto, the default); see docs/gpus.md",
+    ),
   seed: int('subsampling seed'),
   n_max: int('images of the head class (default: all the balanced set has)', 1),
   test_per_class: int('use only this many test images per class', 1),

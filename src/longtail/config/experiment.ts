@@ -87,6 +87,8 @@ export interface ExperimentData {
   trainCounts: number[];
   batchSize: number;
   balancedSampling: boolean;
+  /** data_loader.args.on_device: where training batches are drawn (absent: 'auto'). */
+  onDevice?: boolean | 'auto';
 }
 
 export interface DataOverrides {
@@ -170,6 +172,7 @@ export function buildData(
     trainCounts: subset.counts.map((n, c) => n - validation.fromSubset[c]!),
     batchSize: args.batch_size ?? 128,
     balancedSampling: args.balanced ?? false,
+    ...(args.on_device !== undefined ? { onDevice: args.on_device } : {}),
   };
 }
 

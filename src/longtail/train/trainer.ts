@@ -13,14 +13,24 @@ import { UserError } from '../../util/errors.js';
 import { optim } from '../../torch/index.js';
 import { Rng } from '../../util/rng.js';
 import { saveCheckpoint, loadCheckpoint, restoreFrom, restoreTorchRng } from '../../torch/checkpoint.js';
-import { mixup, type Batch, type MixedBatch } from '../data/batches.js';
+import { mixup, type Batch, type BatchOptions, type MixedBatch } from '../data/batches.js';
+import {
+  DeviceBatchSource,
+  DevicePipelineUnsupportedError,
+  deviceAugmentOf,
+  mixupOnDevice,
+  type DeviceBatch,
+} from '../data/device-batches.js';
 import type { ImageTransform } from '../data/augment.js';
-import { epochBatches, type ImageSet } from '../data/source.js';
+import { epochBatches, isLazy, type ImageSet } from '../data/source.js';
+import type { ImageDataset } from '../data/types.js';
 import { mixupLoss } from '../losses/mixup.js';
 import { evaluateLogits } from '../metrics/metrics.js';
 import { Progress, formatSeconds } from '../../util/progress.js';
 import { loadSystemState, setTraining, systemStateDict, type TrainableSystem } from '../systems/system.js';
 import { predict, summarize, type GroupResult } from './evaluate.js';
+import { StepFigures } from './step-figures.js';
+import type { ExecutionMode } from './graph.js';
 import type { PhaseClock } from './phases.js';
 
 export interface EpochRecord {
@@ -70,6 +80,19 @@ export interface TrainOptions {
   parallel?: ParallelRun | null;
   /** Mixed precision on the system's device (autocast; fp16 with a gradient scaler). */
   amp?: torch.AmpMode | null;
+  /**
+   * Where training batches are drawn (data_loader.args.on_device): true = on the model's device
+   * (DeviceBatchSource; an error where the pipeline cannot be), false = on the host, 'auto'
+   * (default) = on the device when it is a GPU and the pipeline can be, else on the host.
+   */
+  onDevice?: boolean | 'auto';
+  /** Budget for the device-resident training set in bytes (default DEFAULT_DEVICE_DATA_BYTES). */
+  deviceDataMaxBytes?: number;
+  /**
+   * How the steps run (resolveGraphMode of --graph): only 'eager' today; the CUDA graph capture
+   * of the whole step is not yet bound (graph.ts), so 'graph' is refused here.
+   */
+  graph?: ExecutionMode;
 }
 
 const EVAL_BATCH = 256;
@@ -91,6 +114,8 @@ export interface TrainResult {
   best: { epoch: number; top1: number } | null;
   lastCheckpoint: string;
   bestCheckpoint: string | null;
+  /** How the steps ran (results.json records it). */
+  graph: ExecutionMode;
 }
 
 /** Where a run's outputs go and which part of the job this process is. */
@@ -120,15 +145,34 @@ interface StepContext {
   ddp: torch.distributed.DistributedDataParallel<torch.distributed.Replica> | null;
   amp: torch.AmpMode | null;
   scaler: torch.GradScaler | null;
+  /** The device-resident training set, when batches are drawn on the device. */
+  source: DeviceBatchSource | null;
 }
 
 export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
+  if ((o.graph ?? 'eager') !== 'eager')
+    throw new RangeError(
+      'trainSystem: graph mode is not yet available (the CUDA graph capture is not bound)',
+    );
   const run = runLayout(o);
   const state: RunState = o.resumeFrom
     ? resumeRun(o, o.resumeFrom, run)
     : { history: [], best: null, startEpoch: 1 };
   // After a resume too: every rank continues from rank 0's weights.
   const ctx = stepContext(o, run);
+  try {
+    return await trainEpochs(o, run, state, ctx);
+  } finally {
+    ctx.source?.dispose();
+  }
+}
+
+async function trainEpochs(
+  o: TrainOptions,
+  run: RunLayout,
+  state: RunState,
+  ctx: StepContext,
+): Promise<TrainResult> {
   for (let epoch = state.startEpoch; epoch <= o.epochs; epoch++) {
     const started = performance.now();
     const trained = await trainEpoch(o, run, ctx, epoch);
@@ -156,6 +200,7 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     best: state.best,
     lastCheckpoint: `${run.lastBase}.json`,
     bestCheckpoint: state.best ? `${run.bestBase}.json` : null,
+    graph: 'eager',
   };
 }
 
@@ -227,7 +272,30 @@ function stepContext(o: TrainOptions, run: RunLayout): StepContext {
   if (par)
     run.log(`data-parallel: ${run.world} ranks x batch ${run.rankBatch} = effective batch ${o.batchSize}`);
   const amp = o.amp ?? null;
-  return { ddp, amp, scaler: amp === 'fp16' ? new torch.GradScaler() : null };
+  return { ddp, amp, scaler: amp === 'fp16' ? new torch.GradScaler() : null, source: deviceSource(o) };
+}
+
+/**
+ * The device-resident training set where batches are drawn on the device (see TrainOptions.onDevice).
+ * The host pipeline stays the default on the CPU (its results are the reference, bit for bit),
+ * for image lists (decoded on the host) and for augmentations only the host draws (rotation,
+ * RandomResizedCrop, color jitter).
+ */
+function deviceSource(o: TrainOptions): DeviceBatchSource | null {
+  const mode = o.onDevice ?? 'auto';
+  if (mode === false || (mode === 'auto' && o.system.device.type !== 'cuda')) return null;
+  const augment = isLazy(o.train)
+    ? 'an image list is decoded on the host'
+    : deviceAugmentOf(o.trainTransform);
+  if (typeof augment === 'string') {
+    if (mode === 'auto') return null;
+    throw new DevicePipelineUnsupportedError(
+      `data_loader.args.on_device is true, but this training set cannot be drawn on the device: ${augment}; set on_device to "auto" or false`,
+    );
+  }
+  return new DeviceBatchSource(o.train as ImageDataset, augment, o.system.device, {
+    ...(o.deviceDataMaxBytes !== undefined ? { maxBytes: o.deviceDataMaxBytes } : {}),
+  });
 }
 
 /** One epoch of training steps; the loss and accuracy sums over every rank's images. */
@@ -247,72 +315,124 @@ async function trainEpoch(
   // Every epoch's randomness derives from (seed, epoch): a resumed run draws what an
   // uninterrupted one would have drawn.
   const rng = new Rng((o.seed * 1000003 + epoch) >>> 0);
-  const batches = epochBatches(o.train, {
+  // the epoch's order: the same for host and device batches
+  const order: BatchOptions = {
     batchSize: o.batchSize,
     sampler: o.balancedSampling ? 'class-balanced' : 'shuffle',
     seed: o.seed,
     epoch,
-    transform: o.trainTransform,
     ...(par ? { batchSize: run.rankBatch, shard: { rank: par.rank, worldSize: world } } : {}),
-  });
+  };
   const progress = new Progress({
     label: `epoch ${epoch}/${o.epochs}`,
     total: Math.ceil(o.train.labels.length / world),
     unit: 'img',
     quiet: (o.quiet ?? false) || !run.isMain,
   });
-  let lossSum = 0;
-  let correct = 0;
+  const figures = new StepFigures(o.system.device);
   let seen = 0;
   let step = 0;
+  // The figures are read (a wait for the device) only when the progress line is drawn, every
+  // CHECK_EVERY steps and at the epoch's end. A NaN or infinite loss is therefore noticed at the
+  // next read, not at its own step: the steps in between train on (no checkpoint is written in
+  // between), and the error still names the epoch and the first step whose loss was not finite.
+  const read = () => {
+    const f = figures.read();
+    if (f.badStep > 0) {
+      throw new NonFiniteLossError(
+        `the loss became ${f.badLoss} at epoch ${epoch}, step ${f.badStep}; lower the learning rate (optimizer.args.lr) or check the data, then resume from ${run.lastBase}.json`,
+      );
+    }
+    return f;
+  };
   o.phases?.mark();
-  for await (const batch of batches) {
-    step++;
-    const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
-    ctx.ddp?.syncBuffers();
-    const done = trainStep(o, ctx, { batch, mixed, rng, epoch, step, lastBase: run.lastBase });
-    lossSum += done.loss * batch.n;
-    correct += done.correct;
-    seen += batch.n;
-    progress.tick(batch.n, `loss ${(lossSum / seen).toFixed(4)}`);
-    if (o.maxBatches !== undefined && step >= o.maxBatches) break;
+  try {
+    const afterStep = (n: number) => {
+      seen += n;
+      progress.tick(n, () => `loss ${(read().lossSum / seen).toFixed(4)}`);
+      if (step % CHECK_EVERY === 0) read();
+      return o.maxBatches !== undefined && step >= o.maxBatches;
+    };
+    if (ctx.source) {
+      for (const item of ctx.source.epoch(order)) {
+        step++;
+        ctx.ddp?.syncBuffers();
+        trainStep(o, ctx, figures, { input: () => deviceInput(item.draw(), o.mixupAlpha, rng), rng, step });
+        if (afterStep(item.n)) break;
+      }
+    } else {
+      for await (const batch of epochBatches(o.train, { ...order, transform: o.trainTransform })) {
+        step++;
+        const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
+        ctx.ddp?.syncBuffers();
+        trainStep(o, ctx, figures, { input: () => hostInput(batch, mixed), rng, step });
+        if (afterStep(batch.n)) break;
+      }
+    }
+    progress.finish();
+    let { lossSum, correct } = read();
+    if (par) [lossSum, correct, seen] = sumOverRanks(par, [lossSum, correct, seen]);
+    return { lossSum, correct, seen };
+  } finally {
+    figures.dispose();
   }
-  progress.finish();
-  if (par) [lossSum, correct, seen] = sumOverRanks(par, [lossSum, correct, seen]);
-  return { lossSum, correct, seen };
 }
 
-/** Forward, backward and optimizer step on one batch: its loss and correct predictions. */
+/** How often (in steps) the trainer reads its device-side figures even when no line is drawn. */
+const CHECK_EVERY = 50;
+
+/** One step's inputs as tensors on the model's device: images, targets, mixup partners. */
+interface StepInput {
+  x: torch.Tensor;
+  /** The batch's labels (the first image's targets under mixup). */
+  yA: torch.Tensor;
+  /** Mixup: the partner images' targets, mixed with weight 1 - lam (null: no mixup). */
+  yB: torch.Tensor | null;
+  lam: number;
+  n: number;
+}
+
+/** A host-built batch (and its mixup) as step tensors. */
+function hostInput(batch: Batch, mixed: MixedBatch | null): StepInput {
+  const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
+  const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
+  const lam = mixed ? mixed.lam : 1;
+  return { x, yA, yB: mixed && lam < 1 ? torch.tensor(mixed.yB).long() : null, lam, n: batch.n };
+}
+
+/** A device-drawn batch (mixed up on the device where the config says so) as step tensors. */
+function deviceInput(batch: DeviceBatch, mixupAlpha: number | undefined, rng: Rng): StepInput {
+  if (!mixupAlpha) return { x: batch.x, yA: batch.y, yB: null, lam: 1, n: batch.n };
+  const m = mixupOnDevice(batch.x, batch.y, mixupAlpha, rng);
+  return { x: m.x, yA: batch.y, yB: m.lam < 1 ? m.yB : null, lam: m.lam, n: batch.n };
+}
+
+/**
+ * Forward, backward and optimizer step on one batch; its loss and correct predictions go to the
+ * device-side figures (nothing is read back).
+ */
 function trainStep(
   o: TrainOptions,
   ctx: StepContext,
-  s: { batch: Batch; mixed: MixedBatch | null; rng: Rng; epoch: number; step: number; lastBase: string },
-): { loss: number; correct: number } {
-  const { batch, mixed, rng } = s;
+  figures: StepFigures,
+  s: { input: () => StepInput; rng: Rng; step: number },
+): void {
+  const { rng } = s;
   const phases = o.phases;
-  const done = torch.tidy(() => {
-    const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
-    const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
+  torch.tidy(() => {
+    const { x, yA, yB, lam, n } = s.input();
     phases?.lap('data');
     const forward = () => {
       const { out, extra } = o.system.trainForward(x, rng);
-      const loss =
-        mixed && mixed.lam < 1
-          ? mixupLoss(o.system.loss, out, yA, torch.tensor(mixed.yB).long(), mixed.lam, extra)
-          : o.system.loss.forward(out, yA, extra);
+      const loss = yB
+        ? mixupLoss(o.system.loss, out, yA, yB, lam, extra)
+        : o.system.loss.forward(out, yA, extra);
       return { out, loss };
     };
     const { out, loss } = ctx.amp ? torch.autocast(ctx.amp, o.system.device, forward) : forward();
-    const value = loss.item();
-    if (!Number.isFinite(value)) {
-      throw new NonFiniteLossError(
-        `the loss became ${value} at epoch ${s.epoch}, step ${s.step}; lower the learning rate (optimizer.args.lr) or check the data, then resume from ${s.lastBase}.json`,
-      );
-    }
     phases?.lap('forward');
     (ctx.scaler ? ctx.scaler.scaleLoss(loss) : loss).backward();
-    const pred = out.output.argmax(1);
-    return { loss: value, correct: pred.eq(torch.tensor(batch.y).long()).sum().item() };
+    figures.add(loss, out.output.argmax(1), yA, n, s.step);
   });
   phases?.lap('backward');
   ctx.ddp?.syncGradients();
@@ -320,7 +440,6 @@ function trainStep(
   else o.optimizer.step();
   o.optimizer.zeroGrad();
   phases?.lap('optimizer');
-  return done;
 }
 
 /** Rank 0's evaluation on the validation set, every evalPeriod epochs and after the last. */

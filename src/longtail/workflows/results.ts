@@ -35,6 +35,8 @@ export interface LongtailResults {
   effective_batch?: number;
   device?: string;
   amp?: string;
+  /** How the training steps ran: 'eager' (kernel by kernel) or 'graph' (a replayed CUDA graph). */
+  graph?: 'eager' | 'graph';
   method: string;
   checkpoint: string;
   dataset: {

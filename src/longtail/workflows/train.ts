@@ -5,6 +5,7 @@
 import { sessionRecord, trainingSetup, type Session } from '../config/session.js';
 import { trainSystem, type ParallelRun, type TrainResult } from '../train/trainer.js';
 import type { AmpMode } from '../../torch/index.js';
+import type { ExecutionMode } from '../train/graph.js';
 import { calibrateSession, evaluateSession, writeResults, type LongtailResults } from './results.js';
 import { controllabilityGrid } from './preference.js';
 
@@ -19,6 +20,8 @@ export interface SessionTrainOptions {
   parallel?: ParallelRun | null;
   /** Mixed precision on the session's device (its model's). */
   amp?: AmpMode | null;
+  /** How the steps run (--graph resolved; only 'eager' today). */
+  graph?: ExecutionMode;
 }
 
 export function trainSession(session: Session, o: SessionTrainOptions): Promise<TrainResult> {
@@ -37,6 +40,7 @@ export function trainSession(session: Session, o: SessionTrainOptions): Promise<
     epochs: o.epochs,
     batchSize: data.batchSize,
     balancedSampling: data.balancedSampling,
+    ...(data.onDevice !== undefined ? { onDevice: data.onDevice } : {}),
     seed: o.seed,
     runDir: o.runDir,
     ...(o.resumeFrom ? { resumeFrom: o.resumeFrom } : {}),
@@ -45,6 +49,7 @@ export function trainSession(session: Session, o: SessionTrainOptions): Promise<
     ...(o.log ? { log: o.log } : {}),
     parallel: o.parallel ?? null,
     amp: o.amp ?? null,
+    ...(o.graph ? { graph: o.graph } : {}),
   });
 }
 
@@ -67,6 +72,7 @@ export async function trainAndEvaluate(session: Session, o: SessionTrainOptions)
   results.effective_batch = session.data.batchSize;
   results.device = session.system.device.name;
   if (o.amp) results.amp = o.amp;
+  results.graph = train.graph;
   const resultsPath = writeResults(o.runDir, results);
   return { train, results, resultsPath };
 }
