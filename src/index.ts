@@ -3,6 +3,11 @@
 // operation, see src/torch/native.ts). The systems have their own entry points: 'tailor/torch'
 // (tensors, nn, optim), 'tailor/mixture' (EM mixture models, no libtorch), 'tailor/nmr' (NMR
 // reading and processing without libtorch, denoising with it) and 'tailor/longtail'.
+/**
+ * The package root: the version, the errors every entry point throws, devices, and whether the
+ * libtorch engine is available. Importing it never loads libtorch.
+ * @module
+ */
 import { readFileSync } from 'node:fs';
 
 /** The installed tailor's version, from its package.json (for example `'0.1.0'`). */

@@ -27,6 +27,11 @@ export function parseMatrixCsv(text: string, file: string, columns?: readonly st
   return { rows: n, cols: d, data, columns: indices.map((j) => table.header[j]!), file };
 }
 
+/**
+ * Reads a numeric CSV file (a header row, one sample per line) as a matrix, keeping `columns`
+ * when given. A missing file, a non-numeric cell or a ragged row is a {@link CsvError} naming the
+ * line and column.
+ */
 export function readMatrixCsv(file: string, columns?: readonly string[]): CsvMatrix {
   const text = readCsvText(file);
   return parseMatrixCsv(text, file, columns);

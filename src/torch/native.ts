@@ -150,6 +150,10 @@ export interface LibtorchSelection {
   cuda: string | null;
 }
 
+/**
+ * The libtorch the addon was built against (read from the build's record, without loading
+ * libtorch), or null when the addon is not built.
+ */
 export function libtorchSelection(): LibtorchSelection | null {
   try {
     return JSON.parse(readFileSync(selectionPath, 'utf8')) as LibtorchSelection;
