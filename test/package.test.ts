@@ -130,7 +130,10 @@ test(
         }),
       );
       writeFileSync(join(proj, 'package-lock.json'), JSON.stringify(projectLock(tarball)));
-      const ci = run('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--foreground-scripts'], proj);
+      // TAILOR_PACKAGE_TEST_LINK=1 takes the linked route without trying npm (to test that route).
+      const ci = process.env.TAILOR_PACKAGE_TEST_LINK
+        ? { status: 1, stdout: '', stderr: 'ENOTCACHED (TAILOR_PACKAGE_TEST_LINK=1)' }
+        : run('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--foreground-scripts'], proj);
       if (ci.status !== 0) {
         // The npm cache lacks a dependency: the same files, linked from the repository instead, and
         // the install script run as npm would.
@@ -148,7 +151,11 @@ test(
         existsSync(join(proj, 'node_modules/tailor/native/build/Release/tailor_native.node')),
         `the install built no addon:\n${ci.stdout}\n${ci.stderr}`,
       );
-      const version = ok(run(join(proj, 'node_modules/.bin/tailor'), ['version'], proj), 'tailor version');
+      // npm links the command into node_modules/.bin; the linked route has only the package's own.
+      const bin = [join(proj, 'node_modules/.bin/tailor'), join(proj, 'node_modules/tailor/bin/tailor')].find(
+        (p) => existsSync(p),
+      )!;
+      const version = ok(run(bin, ['version'], proj), 'tailor version');
       assert.match(version, new RegExp(`^tailor ${pkg.version.replace(/\./g, '\\.')}\\nlibtorch \\d`));
 
       // The examples, compiled against the installed package's types (a type error fails tsc).
