@@ -9,6 +9,7 @@
 import { Rng } from '../util/rng.js';
 import { logSumExp } from './linalg.js';
 
+/** The EM options every mixture model takes (scikit-learn's names, in camelCase). */
 export interface BaseMixtureOptions {
   /** Number of mixture components K. */
   nComponents: number;
@@ -34,6 +35,7 @@ export interface StartSummary {
   converged: boolean;
 }
 
+/** What one E step computes at the current parameters. */
 export interface EStepResult {
   /** Mean over samples of log p(x_i) (the sum divided by n). */
   meanLogProbNorm: number;
@@ -41,6 +43,13 @@ export interface EStepResult {
   resp: Float64Array;
 }
 
+/**
+ * The EM loop of the mixture models, as scikit-learn's BaseMixture: `nInit` starts keeping the
+ * one with the largest lower bound, convergence when the lower bound changes by less than `tol`,
+ * a warning (to `onWarning`) when the kept start did not converge. `D` is the model's data type
+ * (a {@link DenseMatrix} for {@link GaussianMixture}), `P` its parameters. Subclasses supply the
+ * initialisation, the E-step densities and the M step.
+ */
 export abstract class BaseMixture<D, P> {
   readonly nComponents: number;
   tol: number;
@@ -48,6 +57,7 @@ export abstract class BaseMixture<D, P> {
   nInit: number;
   seed: number;
   warmStart: boolean;
+  /** Receives the warnings of a fit (see {@link BaseMixtureOptions.onWarning}). */
   protected readonly onWarning: (message: string) => void;
 
   /** Whether the kept start converged (scikit-learn reports whether any start did). */
@@ -109,6 +119,12 @@ export abstract class BaseMixture<D, P> {
 
   // ---- the EM loop ----
 
+  /**
+   * Fits the model by EM (`nInit` starts, or one continuing from the fitted parameters with
+   * `warmStart`) and returns it. Throws RangeError when there are fewer samples than components,
+   * and the model's own errors for data it cannot fit (wrong width, non-finite values, a singular
+   * covariance).
+   */
   fit(data: D): this {
     this.runEm(data);
     return this;
@@ -284,6 +300,7 @@ export abstract class BaseMixture<D, P> {
     };
   }
 
+  /** Whether fit() has run (or fitted parameters were loaded). */
   get isFitted(): boolean {
     return this.fitted;
   }

@@ -405,6 +405,11 @@ export function finiteNumberOf(cell: string): number {
   return Number.isFinite(value) ? value : NaN;
 }
 
+/**
+ * Reads a numeric CSV file (a header row, one sample per line) as a matrix, keeping `columns`
+ * when given. A missing file, a non-numeric cell or a ragged row is a {@link CsvError} naming the
+ * line and column.
+ */
 export function readMatrixCsv(file: string, columns?: readonly string[]): CsvMatrix {
   const text = readCsvText(file);
   return parseMatrixCsv(text, file, columns);

@@ -46,6 +46,7 @@ export function precisionsFromCholesky(
   return out;
 }
 
+/** Starting weights, means and precisions, as {@link GaussianMixtureOptions} takes them. */
 export type WarmStart = Required<
   Pick<GaussianMixtureOptions, 'weightsInit' | 'meansInit' | 'precisionsInit'>
 >;

@@ -10,8 +10,10 @@ import type { DenseMatrix } from './linalg.js';
 /** A model file that cannot be used (unreadable, not a model, or not fitting the data given). */
 export class GaussianModelError extends InputError {}
 
+/** The `format` field of a saved Gaussian mixture (`tailor gmm fit --out`). */
 export const GMM_MODEL_FORMAT = 'tailor-gmm';
 
+/** A fitted Gaussian mixture as JSON: its parameters (row-major arrays), fit statistics and options. */
 export interface GaussianModelJson {
   format: typeof GMM_MODEL_FORMAT;
   version: 1;
@@ -41,6 +43,10 @@ export interface GaussianModelJson {
   options: Record<string, unknown>;
 }
 
+/**
+ * A fitted mixture as JSON (what `tailor gmm fit` writes; {@link gaussianModelFromJson} reads it
+ * back), with its score, BIC and AIC on the data `x` it was fitted to.
+ */
 export function gaussianModelToJson(
   gm: GaussianMixture,
   x: DenseMatrix,

@@ -18,7 +18,12 @@ import {
   weightedSumKernel,
 } from './gaussian-kernels.js';
 
+/**
+ * The component covariances: 'full' (one d x d matrix each), 'tied' (one matrix shared by all),
+ * 'diag' (a diagonal each), 'spherical' (one variance each).
+ */
 export type CovarianceType = 'full' | 'tied' | 'diag' | 'spherical';
+/** Every {@link CovarianceType}. */
 export const COVARIANCE_TYPES: readonly CovarianceType[] = ['full', 'tied', 'diag', 'spherical'];
 
 /** Added to every N_k, as scikit-learn does (10 * float64 machine epsilon), so that empty components divide safely. */

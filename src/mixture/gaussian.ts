@@ -19,12 +19,16 @@ import { kmeans, kmeansPlusPlus } from './kmeans.js';
 
 /** How the responsibilities of a start are chosen (scikit-learn's init_params). */
 export type GaussianInit = 'kmeans' | 'k-means++' | 'random' | 'random_from_data';
+/** Every {@link GaussianInit}, for validation and help texts. */
 export const GAUSSIAN_INITS: readonly GaussianInit[] = ['kmeans', 'k-means++', 'random', 'random_from_data'];
 
+/** Options of {@link GaussianMixture}: the EM options and the Gaussian model's (scikit-learn's defaults). */
 export interface GaussianMixtureOptions extends BaseMixtureOptions {
+  /** The shape of the component covariances (default 'full'). */
   covarianceType?: CovarianceType;
   /** Added to the covariance diagonal in every M step (default 1e-6). */
   regCovar?: number;
+  /** How each start's responsibilities are initialised (default 'kmeans'). */
   initParams?: GaussianInit;
   /** 0-based labels: one-hot responsibilities for every start (overrides initParams). */
   initLabels?: ArrayLike<number>;
@@ -42,6 +46,24 @@ export interface GaussianParameters {
   precisionsCholesky: Float64Array;
 }
 
+/**
+ * A Gaussian mixture fitted by EM, as scikit-learn 1.2's `GaussianMixture` (the same options,
+ * initialisations, convergence rule and results). Data are a {@link DenseMatrix}: n samples x d
+ * features, row-major Float64Array ({@link fromRows} builds one from arrays). Needs no libtorch.
+ *
+ * Invalid options (covarianceType, initParams, K, tol, ...) throw RangeError in the constructor;
+ * non-finite or mis-shaped data throw RangeError in fit/predict; a covariance that stays singular
+ * throws {@link SingularCovarianceError} (raise `regCovar`).
+ *
+ * @example
+ * ```ts
+ * import { GaussianMixture, fromRows } from 'tailor/mixture';
+ * const x = fromRows([[0, 0], [0.2, 0.1], [5, 5], [5.1, 4.9]]);
+ * const gm = new GaussianMixture({ nComponents: 2, seed: 0 }).fit(x);
+ * gm.predict(x); // Int32Array [1, 1, 0, 0]
+ * gm.means;      // K x d, row-major
+ * ```
+ */
 export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters> {
   readonly covarianceType: CovarianceType;
   regCovar: number;

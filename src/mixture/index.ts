@@ -1,4 +1,10 @@
 // The mixture-model package: the EM base shared by the models, and the Gaussian mixture.
+/**
+ * Mixture models fitted by EM, without libtorch (`import ... from 'tailor/mixture'`): the
+ * Gaussian mixture (scikit-learn's GaussianMixture), model selection by BIC, k-means, and the
+ * latent-subgroup linear mixed model with its likelihood-ratio test.
+ * @module
+ */
 export { BaseMixture, type BaseMixtureOptions, type EStepResult, type StartSummary } from './base.js';
 export {
   GaussianMixture,
@@ -30,15 +36,33 @@ export {
 } from './gaussian-init.js';
 export { predictionsCsv, samplesCsv, scoreSummary } from './gaussian-report.js';
 export { CsvError, parseMatrixCsv, readLabelsFile, readMatrixCsv, type CsvMatrix } from './csv.js';
-export { kmeans, kmeansPlusPlus, type KMeansResult } from './kmeans.js';
+export {
+  kmeans,
+  kmeansPlusPlus,
+  type KMeansOptions,
+  type KMeansPlusPlusResult,
+  type KMeansResult,
+} from './kmeans.js';
+export { Rng, type RngState } from '../util/rng.js';
 export { denseMatrix, fromRows, toRows, type DenseMatrix } from './linalg.js';
-export { formatBicTable, selectByBic, type SelectionResult, type SelectionRow } from './select.js';
-export { type SubgroupData, dropMembership, readSubgroupCsv } from './subgroup/data.js';
-export { type SubgroupFitOptions, fitSubgroup } from './subgroup/fit.js';
+export {
+  formatBicTable,
+  selectByBic,
+  type SelectionOptions,
+  type SelectionResult,
+  type SelectionRow,
+} from './select.js';
+export { type SubgroupData, type LongColumns, dropMembership, readSubgroupCsv } from './subgroup/data.js';
+export { type SubgroupFit, type SubgroupFitOptions, fitSubgroup } from './subgroup/fit.js';
+export type { SubgroupParams } from './subgroup/model.js';
+export type { StandardErrors } from './subgroup/se.js';
+export type { Correlation } from './subgroup/stats.js';
 export { CollinearityError } from './subgroup/em.js';
 export {
   membershipLrt,
   selectClasses,
+  type LrtResult,
+  type Selection as SubgroupSelection,
   type SelectionRow as SubgroupSelectionRow,
 } from './subgroup/compare.js';
 export { fitToJson, lrtToJson, posteriorCsv, selectionTable } from './subgroup/report.js';

@@ -6,7 +6,9 @@
 import type { Rng } from '../util/rng.js';
 import type { DenseMatrix } from './linalg.js';
 
+/** The seeds {@link kmeansPlusPlus} chose. */
 export interface KMeansPlusPlusResult {
+  /** K x d, row-major. */
   centers: Float64Array;
   /** Row indices of the chosen centres. */
   indices: Int32Array;
@@ -66,16 +68,23 @@ export function kmeansPlusPlus(
   return { centers, indices };
 }
 
+/** Options of {@link kmeans}. */
 export interface KMeansOptions {
+  /** Lloyd iterations at most (default 300). */
   maxIter?: number;
   /** Relative tolerance: multiplied by the mean per-feature variance of X (default 1e-4). */
   tol?: number;
 }
 
+/** A k-means clustering. */
 export interface KMeansResult {
+  /** The cluster of each sample (0-based). */
   labels: Int32Array;
+  /** K x d, row-major. */
   centers: Float64Array;
+  /** Sum of squared distances of the samples to their centres. */
   inertia: number;
+  /** Lloyd iterations run. */
   nIter: number;
 }
 

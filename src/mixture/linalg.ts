@@ -5,12 +5,14 @@
 // hot loops exploit the triangular shape of the precision Cholesky factors.
 
 /** A row-major dense matrix. */
+/** A dense matrix of float64, row-major: entry (i, j) is `data[i * cols + j]`. */
 export interface DenseMatrix {
   rows: number;
   cols: number;
   data: Float64Array;
 }
 
+/** A rows x cols matrix over `data` (zeros when omitted); RangeError when the length does not match. */
 export function denseMatrix(rows: number, cols: number, data?: Float64Array): DenseMatrix {
   const d = data ?? new Float64Array(rows * cols);
   if (d.length !== rows * cols)

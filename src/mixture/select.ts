@@ -4,8 +4,11 @@ import { GaussianMixture, type GaussianInit } from './gaussian.js';
 import { SingularCovarianceError, type CovarianceType } from './gaussian-params.js';
 import type { DenseMatrix } from './linalg.js';
 
+/** What {@link selectByBic} fits: every K with every covariance type, with these EM options. */
 export interface SelectionOptions {
+  /** Numbers of components to try. */
   ks: readonly number[];
+  /** Covariance types to try. */
   covarianceTypes: readonly CovarianceType[];
   nInit?: number;
   seed?: number;
@@ -17,6 +20,7 @@ export interface SelectionOptions {
   onFit?: (row: SelectionRow) => void;
 }
 
+/** One fit of a model selection. */
 export interface SelectionRow {
   k: number;
   covarianceType: CovarianceType;
@@ -31,11 +35,23 @@ export interface SelectionRow {
   error?: string;
 }
 
+/** Every fit of a model selection and the one with the lowest BIC. */
 export interface SelectionResult {
   rows: SelectionRow[];
+  /** Undefined when no fit succeeded. */
   best: SelectionRow | undefined;
 }
 
+/**
+ * Fits a Gaussian mixture for every K in `ks` and every covariance type and tabulates BIC
+ * (scikit-learn's sign: -2 log L + p log n, lower is better). A fit that fails (a singular
+ * covariance, fewer samples than K) is a row with NaN BIC and its `error`, not an exception.
+ *
+ * @example
+ * ```ts
+ * const { best } = selectByBic(x, { ks: [1, 2, 3, 4], covarianceTypes: ['full', 'diag'] });
+ * ```
+ */
 export function selectByBic(x: DenseMatrix, options: SelectionOptions): SelectionResult {
   const rows: SelectionRow[] = [];
   for (const covarianceType of options.covarianceTypes) {

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 
 export interface ReportAssets {
   uplotJs: string;
@@ -33,10 +34,20 @@ function read(path: string, remedy: string): string {
   }
 }
 
+function uplotDist(): string {
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve('uplot/package.json')), 'dist');
+  } catch {
+    return join(packageRoot(), 'node_modules', 'uplot', 'dist');
+  }
+}
+
 export function reportAssets(): ReportAssets {
   if (cached) return cached;
   const root = packageRoot();
-  const uplot = join(root, 'node_modules', 'uplot', 'dist');
+  // uPlot wherever Node resolves it from here: the checkout's node_modules, or beside tailor in
+  // the node_modules of a project that installed it.
+  const uplot = uplotDist();
   const js = read(join(uplot, 'uPlot.iife.min.js'), "run 'npm install' (the report inlines uPlot)");
   cached = {
     // A literal "</script" inside inlined code would end the element early.

@@ -16,6 +16,7 @@ export function cudaInfo(): CudaInfo {
   return cudaInfoCache;
 }
 
+/** A device name that is not valid, or a device that does not exist here (no CUDA, no such GPU). */
 export class DeviceUnavailableError extends UserError {
   constructor(message: string) {
     super(`DeviceUnavailableError: ${message}`);
@@ -55,10 +56,12 @@ export class Device {
     return d;
   }
 
+  /** The device's name: 'cpu', 'cuda' or 'cuda:N'. */
   toString(): string {
     return this.name;
   }
 
+  /** The device's name, so that JSON.stringify writes devices as names. */
   toJSON(): string {
     return this.name;
   }

@@ -4,7 +4,13 @@ export type { DType, NumericArray } from './dtype.js';
 export { tidy, withScope, TensorScope, keep, dispose, liveTensors } from './scope.js';
 export * from './creation.js';
 export { noGrad, enableGrad, isGradEnabled, grad } from './autograd.js';
-export { engineInfo, describeLibtorch, libtorchSelection } from './native.js';
+export {
+  engineInfo,
+  engineAvailable,
+  describeLibtorch,
+  libtorchSelection,
+  EngineUnavailableError,
+} from './native.js';
 export * from './device.js';
 export * from './amp.js';
 export * as distributed from './distributed/index.js';

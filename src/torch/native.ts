@@ -127,6 +127,18 @@ export interface NativeAddon {
 
 const addonPath = fileURLToPath(new URL('../../../native/build/Release/tailor_native.node', import.meta.url));
 const selectionPath = fileURLToPath(new URL('../../../native/build/libtorch.json', import.meta.url));
+const installStatusPath = fileURLToPath(new URL('../../../native/build/install-status.txt', import.meta.url));
+// A repository checkout has its TypeScript sources beside dist/; an installed package does not.
+const inCheckout = existsSync(fileURLToPath(new URL('../../../src/torch/native.ts', import.meta.url)));
+
+/** How to build the addon, for the load errors: the checkout's setup script, or the installed package's rebuild. */
+export function buildAdvice(): string {
+  if (inCheckout) return 'run ./scripts/setup.sh';
+  return (
+    "install libtorch and a C++ toolchain (Debian: 'apt install libtorch-dev g++ make python3', or set " +
+    "TAILOR_LIBTORCH to a PyTorch or libtorch directory), then run 'npm rebuild tailor'"
+  );
+}
 
 /** The libtorch the addon was built against, as native/resolve-libtorch.mjs resolved it. */
 export interface LibtorchSelection {
@@ -138,6 +150,10 @@ export interface LibtorchSelection {
   cuda: string | null;
 }
 
+/**
+ * The libtorch the addon was built against (read from the build's record, without loading
+ * libtorch), or null when the addon is not built.
+ */
 export function libtorchSelection(): LibtorchSelection | null {
   try {
     return JSON.parse(readFileSync(selectionPath, 'utf8')) as LibtorchSelection;
@@ -165,8 +181,17 @@ function load(): NativeAddon {
     );
   }
   if (!existsSync(addonPath)) {
+    // The package's install script (native/install.mjs) leaves the reason it could not build.
+    let why = '';
+    try {
+      why = readFileSync(installStatusPath, 'utf8').trim();
+    } catch {
+      // no install-time record (a checkout, or an install that never ran)
+    }
     throw new EngineUnavailableError(
-      `the libtorch addon is not built (${addonPath} is missing); run ./scripts/setup.sh`,
+      why
+        ? `${why} (${addonPath} is missing)`
+        : `the libtorch addon is not built (${addonPath} is missing); ${buildAdvice()}`,
     );
   }
   const require = createRequire(import.meta.url);
@@ -177,7 +202,9 @@ function load(): NativeAddon {
     const s = libtorchSelection();
     throw new EngineUnavailableError(
       `cannot load the libtorch addon${s ? ` built against ${s.selection} (${s.libDir})` : ''}: ${(error as Error).message.split('\n')[0]}; ` +
-        'rebuild it with ./scripts/setup.sh (and the same TAILOR_LIBTORCH)',
+        (inCheckout
+          ? 'rebuild it with ./scripts/setup.sh (and the same TAILOR_LIBTORCH)'
+          : "rebuild it with 'npm rebuild tailor' (and the same TAILOR_LIBTORCH)"),
       { cause: error },
     );
   }
@@ -225,6 +252,21 @@ export function ensureNativeLoaded(): NativeAddon {
   loaded = addon;
   checkOpSchemasAtStartup();
   return addon;
+}
+
+/**
+ * Whether the libtorch engine can be used here: loads it (about a second) and returns true, or
+ * returns false when it cannot be loaded (not built, TAILOR_NO_ENGINE set, a mismatched libtorch);
+ * the EngineUnavailableError of that case is what a tensor operation would throw.
+ */
+export function engineAvailable(): boolean {
+  try {
+    ensureNativeLoaded();
+    return true;
+  } catch (error) {
+    if (error instanceof EngineUnavailableError) return false;
+    throw error;
+  }
 }
 
 export function engineInfo(): { torchVersion: string; threads: number } {

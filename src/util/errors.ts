@@ -7,6 +7,11 @@
 // InputError is the branch of the readers and writers: a malformed or implausible file, a failed
 // integrity check, an output that cannot be written. Each format keeps its own subclass
 // (DataFormatError, NmrFormatError, CsvError, ...) so that callers can still tell them apart.
+/**
+ * The base of every error a user can fix (a bad argument, file, config or environment): its
+ * message names the problem and the remedy. The CLI prints it without a stack trace and exits with
+ * {@link UserError.exitCode}; library callers can catch it with `instanceof UserError`.
+ */
 export class UserError extends Error {
   /** The exit code of the CLI when this error ends a command. */
   readonly exitCode: number;

@@ -2,8 +2,13 @@
 // outside libtorch that must be reproducible: shuffles, subsampling, augmentation, EM starts.
 // Its whole state is four 32-bit words, so runs can record and restore it in checkpoints.
 
+/** The whole state of an {@link Rng}: four 32-bit words. */
 export type RngState = [number, number, number, number];
 
+/**
+ * A seeded pseudo-random generator (xoshiro128**): the same seed gives the same sequence on every
+ * machine. The mixture models draw their starts from one (`seed` option); k-means takes one.
+ */
 export class Rng {
   private s: Uint32Array;
   private spareNormal: number | undefined;
@@ -41,6 +46,7 @@ export class Rng {
     return new Rng(this.nextUint32() ^ Math.imul(this.nextUint32(), 0x9e3779b9));
   }
 
+  /** The next 32 random bits, as an unsigned integer. */
   nextUint32(): number {
     const s = this.s;
     const result = Math.imul(rotl(Math.imul(s[1]!, 5) >>> 0, 7), 9) >>> 0;

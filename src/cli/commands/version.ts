@@ -43,13 +43,13 @@ export const run = defineCommand({
       version: string;
     };
     if (!json && !check && !values.engine) {
-      const { libtorchSelection } = await import('../../torch/native.js');
+      const { libtorchSelection, buildAdvice } = await import('../../torch/native.js');
       const selection = libtorchSelection();
       console.log(`tailor ${pkg.version}`);
       console.log(
         selection
           ? `libtorch ${selection.version} (${selection.kind}: ${selection.libDir}${selection.cuda ? `, CUDA ${selection.cuda}` : ''})`
-          : 'libtorch: the native addon is not built (run ./scripts/setup.sh)',
+          : `libtorch: the native addon is not built (${buildAdvice()})`,
       );
       return 0;
     }

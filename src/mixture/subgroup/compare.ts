@@ -7,6 +7,7 @@ import { type SubgroupData, dropMembership } from './data.js';
 import { type SubgroupFit, type SubgroupFitOptions, fitSubgroup } from './fit.js';
 import type { SubgroupParams } from './model.js';
 
+/** A likelihood-ratio test of membership covariates: both fits, the statistic and its chi-square p-value. */
 export interface LrtResult {
   drop: string[];
   full: SubgroupFit;
@@ -35,6 +36,12 @@ export function expandMembership(
   return { ...params, alpha: Float64Array.from(params.alpha), mu: Float64Array.from(params.mu), gamma };
 }
 
+/**
+ * Tests whether the membership covariates `drop` matter: fits the model with and without them
+ * (the reduced fit seeds the full one) and compares by a likelihood-ratio test with
+ * (K - 1) x drop.length degrees of freedom. Warnings flag a non-monotone pair of fits and
+ * separation (a doubtful chi-square approximation). Needs K >= 2 and at least one name.
+ */
 export function membershipLrt(data: SubgroupData, drop: string[], options: SubgroupFitOptions): LrtResult {
   if (drop.length === 0) throw new Error('name at least one membership covariate to drop (--drop)');
   if (options.K < 2)
@@ -70,6 +77,7 @@ export function membershipLrt(data: SubgroupData, drop: string[], options: Subgr
   return { drop, full, reduced, lr, df, pValue: chiSquareSurvival(lr, df), warnings };
 }
 
+/** One K of a class-number selection. */
 export interface SelectionRow {
   K: number;
   logLik: number;
@@ -82,6 +90,7 @@ export interface SelectionRow {
   warnings: string[];
 }
 
+/** The fits of a class-number selection and the K with the smallest BIC. */
 export interface Selection {
   rows: SelectionRow[];
   /** K with the smallest BIC. */
@@ -89,6 +98,7 @@ export interface Selection {
   fits: SubgroupFit[];
 }
 
+/** Fits the model for every K in `ks` and tabulates log-likelihood, BIC and AIC. */
 export function selectClasses(
   data: SubgroupData,
   ks: number[],

@@ -3,6 +3,10 @@
 // covariates describe the subject, so they must be constant within a subject.
 import { CsvError, type CsvTable, columnIndex, numericCell, parseCsv, readCsvText } from '../csv.js';
 
+/**
+ * Longitudinal data of the latent-subgroup model: subjects with their visits (time, outcome y,
+ * fixed-effect covariates W) and per-subject membership covariates U.
+ */
 export interface SubgroupData {
   /** Subject identifiers, in order of first appearance in the file. */
   ids: string[];
@@ -25,6 +29,7 @@ export interface SubgroupData {
   U: Float64Array;
 }
 
+/** Which CSV columns hold the subject id, the visit time, the outcome and the covariates. */
 export interface LongColumns {
   id: string;
   time: string;
@@ -33,6 +38,11 @@ export interface LongColumns {
   membership: string[];
 }
 
+/**
+ * Reads long-format data (one row per visit) from a CSV file: rows are grouped by `columns.id`
+ * and sorted by time; membership covariates must be constant within a subject. A bad file is a
+ * CsvError naming the line and column.
+ */
 export function readSubgroupCsv(file: string, columns: LongColumns): SubgroupData {
   const text = readCsvText(file);
   return subgroupDataFromTable(parseCsv(text, file), columns);

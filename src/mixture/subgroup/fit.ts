@@ -11,8 +11,11 @@ import { defaultMembershipOptions } from './membership.js';
 import { type StandardErrors, standardErrors } from './se.js';
 import { type Correlation, checkAr1Times, computeStats } from './stats.js';
 
+/** Options of {@link fitSubgroup}. */
 export interface SubgroupFitOptions {
+  /** Number of latent classes. */
   K: number;
+  /** Residual correlation within a subject (default 'independent'). */
   correlation?: Correlation;
   /** Total number of starts (the first is the deterministic quantile start). */
   starts?: number;
@@ -33,6 +36,7 @@ export interface SubgroupFitOptions {
   keep?: number;
 }
 
+/** A fitted latent-subgroup model. */
 export interface SubgroupFit {
   K: number;
   correlation: Correlation;
@@ -99,6 +103,11 @@ export function orderClasses(
   return { params: { ...params, alpha: Float64Array.from(params.alpha), mu, gamma }, order };
 }
 
+/**
+ * Fits the latent-subgroup linear mixed model with K classes by EM from several starts (short
+ * runs rank them, the best `keep` continue to convergence) and returns the best fit, classes
+ * ordered by their mean. Throws CollinearityError when the fixed effects are collinear.
+ */
 export function fitSubgroup(data: SubgroupData, options: SubgroupFitOptions): SubgroupFit {
   const K = options.K;
   const correlation = options.correlation ?? 'independent';

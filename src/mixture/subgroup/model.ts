@@ -8,6 +8,7 @@
 import type { SubgroupData } from './data.js';
 import type { SubjectStats } from './stats.js';
 
+/** The parameters of the latent-subgroup model (see the model at the top of this file). */
 export interface SubgroupParams {
   /** Fixed effects (length p). */
   alpha: Float64Array;

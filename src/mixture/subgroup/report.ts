@@ -3,6 +3,7 @@ import type { SubgroupData } from './data.js';
 import type { SubgroupFit } from './fit.js';
 import type { LrtResult, Selection } from './compare.js';
 
+/** A fit as JSON (what `tailor subgroup fit` writes), with `extra` fields added. */
 export function fitToJson(fit: SubgroupFit, data: SubgroupData, extra: Record<string, unknown> = {}) {
   const { params, K } = fit;
   const q = data.q;
@@ -72,6 +73,7 @@ export function posteriorCsv(fit: SubgroupFit, data: SubgroupData): string {
   return lines.join('\n') + '\n';
 }
 
+/** A likelihood-ratio test as JSON (what `tailor subgroup lrt --out` writes). */
 export function lrtToJson(result: LrtResult, full: SubgroupData, reduced: SubgroupData) {
   return {
     test: 'likelihood ratio for membership covariates',
@@ -87,6 +89,7 @@ export function lrtToJson(result: LrtResult, full: SubgroupData, reduced: Subgro
   };
 }
 
+/** A class-number selection as a text table. */
 export function selectionTable(selection: Selection): string {
   const header = ['K', 'logLik', 'npm', 'BIC', 'AIC', 'converged', 'class sizes', 'notes'];
   const rows = selection.rows.map((r) => [

@@ -7,6 +7,7 @@ import { inverseSpdBySolves } from '../linalg.js';
 import { type SubgroupParams, eStep } from './model.js';
 import { type Correlation, type SubjectStats, computeStats } from './stats.js';
 
+/** Standard errors of the estimates (null where they cannot be computed). */
 export interface StandardErrors {
   alpha: (number | null)[];
   mu: (number | null)[];

@@ -5,6 +5,7 @@
 // spaced visits cost nothing extra.
 import type { SubgroupData } from './data.js';
 
+/** Residual correlation within a subject: none, or AR(1) in time. */
 export type Correlation = 'independent' | 'ar1';
 
 export interface SubjectStats {
