@@ -26,6 +26,11 @@ const filters = process.argv.slice(2);
 const files = collect(join(root, 'dist/test'))
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
   .sort();
+if (filters.length > 0 && files.length === 0) {
+  // A filter that matches nothing would otherwise run every test.
+  console.error(`run-tests: no compiled test matches ${filters.map((f) => `'${f}'`).join(', ')}`);
+  process.exit(2);
+}
 const env = { ...process.env, ...preloadEnv() };
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...files], {
   stdio: 'inherit',
