@@ -26,6 +26,11 @@ const commands: Record<string, CommandEntry> = {
     summary: 'test-time methods: SADE aggregation, PRL preference search, prior matching, EM, BBSE',
     load: () => import('./commands/test-time-train.js'),
   },
+  predict: {
+    summary:
+      'classify unlabeled images with a run, adapted to their class prior (none, em, em-bcts, bbse, prior, aggregation, preference)',
+    load: () => import('./commands/predict.js'),
+  },
   'tune-test-time': {
     summary: "choose a test-time method's settings on the validation split (never the test set)",
     load: () => import('./commands/tune-test-time.js'),

@@ -53,7 +53,22 @@ export {
   type TrainConfig,
   type TrainOverrides,
 } from './config/config.js';
-export { loadTestTimeConfig } from './config/testtime.js';
+export { loadTestTimeConfig, testTimeOptions } from './config/testtime.js';
+export {
+  adaptUnlabeled,
+  AdaptationError,
+  PREDICT_ADAPTATIONS,
+  type PredictAdaptation,
+  type UnlabeledAdaptation,
+} from './adapt/unlabeled.js';
+export type { ValidationFit } from './adapt/baselines.js';
+export {
+  readPredictInput,
+  EmptyInputError,
+  ImageShapeError,
+  UnreadableImageError,
+  type PredictInput,
+} from './data/predict-input.js';
 export {
   adaptInput,
   buildSession,

@@ -60,7 +60,7 @@ export function weightedSum(expertLogits: Tensor, weights: Tensor): Tensor {
 }
 
 /** The experts' logits [E, N, C] of some predictions weighted by w (SADE's aggregation). */
-function weightedExperts(w: number[], p: Predictions): Float32Array {
+export function weightedExperts(w: number[], p: Predictions): Float32Array {
   return torch.tidy(() =>
     weightedSum(
       torch.tensor(p.expertLogits, { shape: [p.experts, p.n, p.classes] }),
@@ -70,7 +70,12 @@ function weightedExperts(w: number[], p: Predictions): Float32Array {
 }
 
 /** PRL's output for preference r on some rows of the test set: the experts generated for r. */
-function preferenceLogits(prl: PrlSystem, f: ExpertFeatures, r: number[], rows: Int32Array): Float32Array {
+export function preferenceLogits(
+  prl: PrlSystem,
+  f: ExpertFeatures,
+  r: number[],
+  rows: Int32Array,
+): Float32Array {
   return torch.noGrad(() =>
     torch.tidy(() => {
       const sub = featuresTensor(f).indexSelect(1, torch.tensor(rows).long());

@@ -84,8 +84,19 @@ export interface TestTimeOptions {
   quiet?: boolean;
 }
 
+/**
+ * The distribution name that stands for the whole pool as it is (no resampling): what
+ * `tailor predict` adapts to, the user's own unlabeled images.
+ */
+export const WHOLE_POOL = 'input';
+
 /** Rows of the test predictions and the per-class counts of one distribution. */
 function distributionRows(p: Predictions, name: string, trainCounts: number[]) {
+  if (name === WHOLE_POOL) {
+    const counts = new Array<number>(p.classes).fill(0);
+    for (const y of p.labels) counts[y]!++;
+    return { rows: Int32Array.from({ length: p.n }, (_, i) => i), counts, predictions: p };
+  }
   const subset = testDistributionSubset(p.labels, name, { trainCounts });
   return { rows: subset.indices, counts: subset.counts, predictions: selectRows(p, subset.indices) };
 }
@@ -209,7 +220,14 @@ export async function runTestTime(
     await searchEpochs(input, o, plan, tasks);
     frozen.forEach((p) => p.requiresGrad_(true));
     const results = scoreTasks(tasks, input, o, plan, { features, calibration, guard }, log);
-    return { experts: system.experts, results, calibration: calibration?.fit ?? null };
+    return {
+      experts: system.experts,
+      results,
+      calibration: calibration?.fit ?? null,
+      // The whole pool's predictions and PRL features: what `tailor predict` applies the choices to.
+      predictions: all,
+      features,
+    };
   } finally {
     frozen.forEach((p) => p.requiresGrad_(true));
     for (const t of targets) t.dispose();

@@ -76,7 +76,12 @@ export const TEST_TIME_CONFIG = obj({
 });
 
 export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOptions {
-  const c = parseWith(TEST_TIME_CONFIG, readJsonFile(file), file);
+  return testTimeOptions(readJsonFile(file), isPrl, file);
+}
+
+/** The options of a test-time config already read (`{}`: every default), `file` naming it in errors. */
+export function testTimeOptions(raw: unknown, isPrl: boolean, file: string): TestTimeOptions {
+  const c = parseWith(TEST_TIME_CONFIG, raw, file);
   // Asking for the preference search alone on a model without a hypernetwork is a mistake.
   const method = c.method ?? 'both';
   if (method === 'preference' && !isPrl) {
