@@ -47,7 +47,7 @@ options:
       --adapt METHOD     ${PREDICT_ADAPTATIONS.join(', ')} (default none)
       --preference r     PRL runs: the preference to predict at (a,b,c), without a search
       --top-k K          classes per image (default 5, at most the number of classes)
-      --batch N          batch size of the passes and of the searches (default 128)
+      --batch N          batch size of the aggregation / preference search steps (default 128)
       --epochs N         epochs of the aggregation / preference search (default 5)
       --strict           refuse images of another size or channel count instead of converting them
       --skip-bad         skip unreadable images (counted in the summary) instead of failing

@@ -1,0 +1,172 @@
+// tailor predict end to end on a tiny Fashion-MNIST-LT PRL run, through the real CLI: a folder of
+// PNG files (one of another size, one corrupt), each output format, the summary, the adaptations
+// and the bad inputs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { repoRoot } from '../helpers.js';
+
+const fmnistAvailable = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
+const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+
+function tailor(...args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: repoRoot });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** Six 28x28 grey PNGs, a 40x30 RGB one in a subfolder, and a corrupt one. */
+async function writeImages(dir: string): Promise<void> {
+  mkdirSync(join(dir, 'sub'), { recursive: true });
+  for (let i = 0; i < 6; i++) {
+    const pixels = Buffer.alloc(28 * 28);
+    for (let k = 0; k < pixels.length; k++) pixels[k] = (k * 7 + i * 31) % 256;
+    await sharp(pixels, { raw: { width: 28, height: 28, channels: 1 } })
+      .toColourspace('b-w')
+      .png()
+      .toFile(join(dir, `img${i}.png`));
+  }
+  await sharp(Buffer.alloc(40 * 30 * 3, 120), { raw: { width: 40, height: 30, channels: 3 } })
+    .png()
+    .toFile(join(dir, 'sub', 'large.png'));
+  writeFileSync(join(dir, 'corrupt.png'), 'not a png at all');
+}
+
+// float64 probabilities; the searched preference is a float32 softmax.
+const sumsToOne = (ps: number[], tolerance = 1e-9) => Math.abs(ps.reduce((s, v) => s + v, 0) - 1) < tolerance;
+
+test('predict on a folder of PNGs', { skip: !fmnistAvailable && 'Fashion-MNIST not installed' }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tailor-predict-'));
+  try {
+    const run = join(dir, 'prl');
+    const trained = tailor(
+      'train',
+      '-c',
+      'configs/fmnist_lt_ir100_prl.json',
+      '--epochs',
+      '1',
+      '--train-max-per-class',
+      '12',
+      '--test-per-class',
+      '4',
+      '--quiet',
+      '--out',
+      run,
+    );
+    assert.equal(trained.code, 0, trained.err);
+    const images = join(dir, 'images');
+    await writeImages(images);
+    const predict = (out: string, ...args: string[]) =>
+      tailor('predict', '-r', run, '--input', images, '--out', join(dir, out), '--epochs', '1', ...args);
+
+    // The help names every adaptation.
+    const help = tailor('predict', '--help');
+    assert.equal(help.code, 0);
+    for (const m of ['none', 'em', 'em-bcts', 'bbse', 'prior', 'aggregation', 'preference'])
+      assert.match(help.out, new RegExp(`^\\s+${m}\\s`, 'm'), m);
+
+    // The corrupt image is a named error; nothing is written.
+    const corrupt = predict('bad.csv');
+    assert.equal(corrupt.code, 2);
+    assert.match(corrupt.err, /corrupt\.png/);
+    assert.match(corrupt.err, /--skip-bad/);
+    assert.ok(!existsSync(join(dir, 'bad.csv')));
+    // --strict refuses the image of another size and names it.
+    const strict = predict('strict.csv', '--skip-bad', '--strict');
+    assert.equal(strict.code, 2);
+    assert.match(strict.err, /large\.png: 40x30 with 3 channel\(s\)/);
+    assert.ok(!existsSync(join(dir, 'strict.csv')));
+
+    // --adapt none, CSV: every readable image, top-3, one warning line for the converted image.
+    const none = predict('none.csv', '--skip-bad', '--top-k', '3');
+    assert.equal(none.code, 0, none.err);
+    assert.equal(none.err.match(/warning: 1 image\(s\) converted/g)?.length, 1);
+    assert.match(none.err, /1 unreadable image\(s\) skipped/);
+    const lines = readFileSync(join(dir, 'none.csv'), 'utf8').trim().split('\n');
+    assert.equal(lines[0], 'path,class_1,probability_1,class_2,probability_2,class_3,probability_3');
+    assert.deepEqual(
+      lines.slice(1).map((l) => l.split(',')[0]),
+      ['img0.png', 'img1.png', 'img2.png', 'img3.png', 'img4.png', 'img5.png', 'sub/large.png'],
+    );
+    const s0 = JSON.parse(readFileSync(join(dir, 'none.csv.summary.json'), 'utf8'));
+    assert.equal(s0.mode, 'none');
+    assert.equal(s0.n, 7);
+    assert.equal(s0.skipped, 1);
+    assert.equal(s0.converted, 1);
+    assert.match(s0.skipped_files[0].file, /corrupt\.png$/);
+    assert.equal(s0.calibration.kind, 'temperature');
+    assert.ok(s0.calibration.temperature > 0);
+    assert.equal(s0.class_names.length, 10);
+    assert.equal(s0.training_prior.length, 10);
+    assert.ok(sumsToOne(s0.training_prior));
+    assert.ok(sumsToOne(s0.estimated_prior));
+    assert.equal(
+      Object.values(s0.predicted_counts as Record<string, number>).reduce((a, b) => a + b, 0),
+      7,
+    );
+    assert.ok(s0.seconds > 0);
+
+    // --adapt em, JSON Lines with every class: the probabilities sum to 1; the summary has EM's prior.
+    const em = predict('em.jsonl', '--skip-bad', '--adapt', 'em', '--top-k', '10');
+    assert.equal(em.code, 0, em.err);
+    const rows = readFileSync(join(dir, 'em.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.equal(rows.length, 7);
+    for (const r of rows) {
+      assert.equal(r.top.length, 10);
+      assert.ok(sumsToOne(r.top.map((t: { probability: number }) => t.probability)), r.path);
+      assert.equal(typeof r.top[0].class, 'string');
+      // Best first.
+      assert.ok(r.top[0].probability >= r.top[9].probability);
+    }
+    const s1 = JSON.parse(readFileSync(join(dir, 'em.jsonl.summary.json'), 'utf8'));
+    assert.equal(s1.mode, 'em');
+    assert.equal(s1.chosen.prior.length, 10);
+    assert.ok(sumsToOne(s1.chosen.prior));
+
+    // PRL: the preference search and prior matching choose a preference; JSON output.
+    for (const adapt of ['preference', 'prior']) {
+      const r = predict(`${adapt}.json`, '--skip-bad', '--adapt', adapt);
+      assert.equal(r.code, 0, r.err);
+      const out = JSON.parse(readFileSync(join(dir, `${adapt}.json`), 'utf8'));
+      assert.equal(out.length, 7);
+      assert.equal(out[0].top.length, 5);
+      const s = JSON.parse(readFileSync(join(dir, `${adapt}.json.summary.json`), 'utf8'));
+      assert.equal(s.mode, adapt);
+      assert.equal(s.chosen.preference.length, 3);
+      assert.ok(sumsToOne(s.chosen.preference, 1e-6), `${s.chosen.preference}`);
+    }
+
+    // A fixed preference of the wrong length, an empty folder, a run without weights: named errors.
+    const wrong = predict('wrong.csv', '--skip-bad', '--preference', '0.5,0.5');
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.err, /--preference has 2 weights but the run has 3 experts/);
+    const empty = join(dir, 'empty');
+    mkdirSync(empty);
+    const e = tailor('predict', '-r', run, '--input', empty, '--out', join(dir, 'empty.csv'));
+    assert.equal(e.code, 2);
+    assert.match(e.err, /no PNG or JPEG images/);
+    const bare = join(dir, 'bare');
+    mkdirSync(bare);
+    copyFileSync(join(run, 'checkpoint-last.json'), join(bare, 'checkpoint-last.json'));
+    const w = tailor('predict', '-r', bare, '--input', images, '--out', join(dir, 'bare.csv'));
+    assert.equal(w.code, 2);
+    assert.match(w.err, /safetensors, which is missing/);
+    for (const f of ['wrong.csv', 'empty.csv', 'bare.csv']) assert.ok(!existsSync(join(dir, f)), f);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
