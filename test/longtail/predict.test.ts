@@ -150,6 +150,37 @@ test('predict on a folder of PNGs', { skip: !fmnistAvailable && 'Fashion-MNIST n
       assert.ok(sumsToOne(s.chosen.preference, 1e-6), `${s.chosen.preference}`);
     }
 
+    // An image list (paths relative to its folder, labels ignored) and an idx file of images.
+    writeFileSync(join(images, 'list.txt'), 'img1.png 0\nsub/large.png 3\n');
+    const list = tailor(
+      'predict',
+      '-r',
+      run,
+      '--input',
+      join(images, 'list.txt'),
+      '--out',
+      join(dir, 'l.csv'),
+    );
+    assert.equal(list.code, 0, list.err);
+    const listed = readFileSync(join(dir, 'l.csv'), 'utf8').trim().split('\n');
+    assert.deepEqual(
+      listed.slice(1).map((l) => l.split(',')[0]),
+      ['img1.png', 'sub/large.png'],
+    );
+    const idx = join(dir, 'three-ubyte');
+    const header = Buffer.from([0, 0, 8, 3, 0, 0, 0, 3, 0, 0, 0, 28, 0, 0, 0, 28]);
+    writeFileSync(idx, Buffer.concat([header, Buffer.alloc(3 * 28 * 28, 77)]));
+    const fromIdx = tailor('predict', '-r', run, '--input', idx, '--out', join(dir, 'idx.jsonl'));
+    assert.equal(fromIdx.code, 0, fromIdx.err);
+    const idxRows = readFileSync(join(dir, 'idx.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      idxRows.map((r) => r.index),
+      [0, 1, 2],
+    );
+
     // A fixed preference of the wrong length, an empty folder, a run without weights: named errors.
     const wrong = predict('wrong.csv', '--skip-bad', '--preference', '0.5,0.5');
     assert.equal(wrong.code, 2);
