@@ -17,6 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { repoRoot } from '../helpers.js';
+import { loadRun } from '../../src/longtail/index.js';
+import type { ImageDataset } from '../../src/longtail/data/types.js';
 
 const fmnistAvailable = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
 const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -180,6 +182,62 @@ test('predict on a folder of PNGs', { skip: !fmnistAvailable && 'Fashion-MNIST n
       idxRows.map((r) => r.index),
       [0, 1, 2],
     );
+
+    // The same code as test-time-train: on the run's own test images written out as PNG files (the
+    // uniform distribution is that whole pool, in that order), EM after BCTS estimates the same
+    // prior and SADE's aggregation finds the same weights.
+    const pool = join(dir, 'pool');
+    mkdirSync(pool);
+    const loaded = loadRun(run);
+    const testSet = loaded.session.data.test as ImageDataset;
+    const plane = 28 * 28;
+    for (let k = 0; k < testSet.labels.length; k++)
+      await sharp(Buffer.from(testSet.images.subarray(k * plane, (k + 1) * plane)), {
+        raw: { width: 28, height: 28, channels: 1 },
+      })
+        .toColourspace('b-w')
+        .png()
+        .toFile(join(pool, `${String(k).padStart(4, '0')}.png`));
+    for (const m of Object.values(loaded.session.system.modules)) m.dispose();
+    const ttConfig = join(dir, 'tt.json');
+    writeFileSync(
+      ttConfig,
+      JSON.stringify({
+        methods: ['em_bcts', 'aggregation'],
+        distributions: ['uniform'],
+        trainer: { epochs: 1 },
+      }),
+    );
+    const tt = tailor('test-time-train', '-c', ttConfig, '-r', run, '--json', '--quiet');
+    assert.equal(tt.code, 0, tt.err);
+    const uniform = JSON.parse(tt.out).distributions.uniform;
+    for (const [adapt, expected, key] of [
+      ['em-bcts', uniform.methods.em_bcts.estimated_prior, 'prior'],
+      ['aggregation', uniform.weights, 'weights'],
+    ] as const) {
+      const r = tailor(
+        'predict',
+        '-r',
+        run,
+        '--input',
+        pool,
+        '--out',
+        join(dir, `pool-${adapt}.csv`),
+        '--adapt',
+        adapt,
+        '--epochs',
+        '1',
+        '--quiet',
+      );
+      assert.equal(r.code, 0, r.err);
+      const s = JSON.parse(readFileSync(join(dir, `pool-${adapt}.csv.summary.json`), 'utf8'));
+      assert.equal(s.converted, 0);
+      const chosen = s.chosen[key] as number[];
+      assert.equal(chosen.length, expected.length);
+      chosen.forEach((v, i) =>
+        assert.ok(Math.abs(v - expected[i]) < 1e-6, `${adapt} ${chosen} vs ${expected}`),
+      );
+    }
 
     // A fixed preference of the wrong length, an empty folder, a run without weights: named errors.
     const wrong = predict('wrong.csv', '--skip-bad', '--preference', '0.5,0.5');
