@@ -10,6 +10,7 @@ import { applyCalibration } from './calibration.js';
 import { basisScores, scoreBasis, type ValidationFit } from './baselines.js';
 import { emPrior, shiftScores } from './label-shift.js';
 import { preferenceLogits, weightedExperts } from './score.js';
+import { knownPriorOffsets } from './prior.js';
 import { runTestTime, WHOLE_POOL, type AdaptInput, type TestTimeOptions } from './testtime.js';
 import type { TestTimeMethod } from './methods.js';
 
@@ -70,6 +71,11 @@ export async function adaptUnlabeled(
     throw new AdaptationError(
       `--adapt ${adaptation} needs the run's validation split (calibration, confusion matrix); this run has none`,
     );
+  if (adaptation === 'prior') {
+    const known = knownPriorOffsets(system, trainCounts);
+    if ('unknown' in known)
+      throw new AdaptationError(`--adapt prior: ${known.unknown}; use aggregation or em-bcts`);
+  }
   const methods: TestTimeMethod[] = adaptation === 'none' ? [] : [METHOD[adaptation]];
   // EM after BCTS also gives the summary's estimated prior (one pass over the validation split).
   if (input.val && !methods.includes('em_bcts')) methods.push('em_bcts');
