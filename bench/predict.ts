@@ -1,6 +1,6 @@
 // `tailor predict` end to end on the Fashion-MNIST test images written out as PNG files: the
 // whole process (start, loading the run, decoding, the model's passes, the adaptation, writing the
-// outputs), as a user runs it. Issue 32's target: 10,000 images with --adapt em-bcts under 60 s on
+// outputs), as a user runs it. The target: 10,000 images with --adapt em-bcts under 60 s on
 // the 2-core machine.
 //
 //   npm run bench -- predict -r RUN [--n 10000] [--adapt em-bcts] [--threads 2] [--json]
