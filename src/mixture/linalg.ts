@@ -1,7 +1,7 @@
 // Dense linear algebra on the small matrices of the mixture models (the d x d covariances of a
 // Gaussian mixture, the p, K*q and Hessian-sized systems of the subgroup model: at most a few
 // dozen wide), row-major in Float64Array. Plain loops: on these sizes they beat ml-matrix (no
-// boxing, no per-call allocation; see bench/gmm.ts and the report of issue 5), and they let the
+// boxing, no per-call allocation; see bench/gmm.ts and BENCHMARKS.md), and they let the
 // hot loops exploit the triangular shape of the precision Cholesky factors.
 
 /** A row-major dense matrix. */
