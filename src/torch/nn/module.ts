@@ -38,36 +38,43 @@ export abstract class Module {
     map.set(name, keep(value));
   }
 
+  /** The direct submodules with their registered names. */
   *namedChildren(): Generator<[string, Module]> {
     yield* this.modulesByName.entries();
   }
 
+  /** This module (name `prefix`) and every submodule, depth first, with dotted names. */
   *namedModules(prefix = ''): Generator<[string, Module]> {
     yield [prefix, this];
     for (const [name, child] of this.modulesByName)
       yield* child.namedModules(prefix ? `${prefix}.${name}` : name);
   }
 
+  /** Every trainable tensor of this module and its submodules, with dotted names (`layer1.0.weight`). */
   *namedParameters(prefix = ''): Generator<[string, Tensor]> {
     for (const [name, p] of this.parametersByName) if (p) yield [prefix ? `${prefix}.${name}` : name, p];
     for (const [name, child] of this.modulesByName)
       yield* child.namedParameters(prefix ? `${prefix}.${name}` : name);
   }
 
+  /** Every buffer (saved, not trained: running statistics) of this module and its submodules, with dotted names. */
   *namedBuffers(prefix = ''): Generator<[string, Tensor]> {
     for (const [name, b] of this.buffersByName) if (b) yield [prefix ? `${prefix}.${name}` : name, b];
     for (const [name, child] of this.modulesByName)
       yield* child.namedBuffers(prefix ? `${prefix}.${name}` : name);
   }
 
+  /** The trainable tensors of this module and its submodules (for an optimizer); the module owns them. */
   parameters(): Tensor[] {
     return [...this.namedParameters()].map(([, p]) => p);
   }
 
+  /** The buffers of this module and its submodules; the module owns them. */
   buffers(): Tensor[] {
     return [...this.namedBuffers()].map(([, b]) => b);
   }
 
+  /** The number of trainable scalars (the sum of the parameters' element counts). */
   numParameters(): number {
     return this.parameters().reduce((n, p) => n + p.numel, 0);
   }
@@ -109,15 +116,18 @@ export abstract class Module {
     return { missing, unexpected };
   }
 
+  /** Sets training mode (dropout active, batch norm updating its statistics) on this module and its submodules; returns it. */
   train(mode = true): this {
     for (const [, m] of this.namedModules()) m.training = mode;
     return this;
   }
 
+  /** Sets evaluation mode on this module and its submodules (`train(false)`); returns it. */
   eval(): this {
     return this.train(false);
   }
 
+  /** Calls `fn` on every submodule (children first) and then on this module; returns it. */
   apply(fn: (module: Module) => void): this {
     for (const [, child] of this.modulesByName) child.apply(fn);
     fn(this);
