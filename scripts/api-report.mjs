@@ -32,7 +32,16 @@ function printDeclaration(decl) {
   if (ts.isVariableDeclaration(node)) node = node.parent.parent;
   const text = printer.printNode(ts.EmitHint.Unspecified, node, node.getSourceFile());
   // Modifiers that only state how the .d.ts was written, not what the API is.
-  return text.replace(/^export (declare )?/, '').replace(/^declare /, '');
+  return normalizeUnions(text.replace(/^export (declare )?/, '').replace(/^declare /, ''));
+}
+
+/**
+ * Unions of string literals in a sorted order. tsc writes an inferred union in the order it
+ * created the member types, which differs between a full and an incremental build; the sorted
+ * order keeps the report the same for the same surface.
+ */
+function normalizeUnions(text) {
+  return text.replace(/"[^"\n]*"(?: \| "[^"\n]*")+/g, (union) => union.split(' | ').sort().join(' | '));
 }
 
 /** The report of every entry point: name -> markdown text. */
