@@ -5,6 +5,23 @@ import { keep } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { CPU, checkDevice, parseDevice, type Device, type DeviceLike } from '../device.js';
 
+/**
+ * The base of every layer and model (torch.nn.Module): a subclass registers its parameters,
+ * buffers and submodules in its constructor and defines `forward`. The module owns its tensors
+ * (free them with `dispose()`); `stateDict`/`loadStateDict` save and restore them by dotted name.
+ *
+ * @example
+ * ```ts
+ * import { nn, type Tensor } from 'tailor/torch';
+ * class Mlp extends nn.Module {
+ *   readonly fc1 = this.registerModule('fc1', new nn.Linear(4, 16));
+ *   readonly fc2 = this.registerModule('fc2', new nn.Linear(16, 3));
+ *   forward(x: Tensor): Tensor {
+ *     return this.fc2.forward(this.fc1.forward(x).relu());
+ *   }
+ * }
+ * ```
+ */
 export abstract class Module {
   training = true;
   private readonly parametersByName = new Map<string, Tensor | null>();
