@@ -123,3 +123,24 @@ export {
   type BenchmarkOptions,
   type BenchmarkResult,
 } from './workflows/benchmark.js';
+
+// Types that the exported functions and classes take or return, exported so that the
+// reference documents them (type-only: nothing more is loaded at run time).
+export type { LabelShiftResult, ValidationFit } from './adapt/baselines.js';
+export type { PriorFit, PriorMatched } from './adapt/prior.js';
+export type { Searched } from './adapt/score.js';
+export type { AdaptInput } from './adapt/testtime.js';
+export type { PrlSection } from './config/config.js';
+export type { DataOverrides, ExperimentData } from './config/experiment.js';
+export type { ImageTransform } from './data/augment.js';
+export type { ImageList, ListedImage, ReadListOptions } from './data/imagelist.js';
+export type { LongTailOptions, LongTailSubset } from './data/longtail.js';
+export type { ImageDataset } from './data/types.js';
+export type { PreferenceInput } from './systems/prl.js';
+export type { Predictions } from './train/evaluate.js';
+export type { ParallelRun, TrainResult } from './train/trainer.js';
+export type { BenchmarkMethod, BenchmarkMethodName } from './workflows/benchmark-methods.js';
+export type { SuiteModel } from './workflows/benchmark-suite.js';
+export type { CellSpread } from './workflows/benchmark-table.js';
+export type { UniformDetail } from './workflows/results.js';
+export type { GridSetting, GridValue, TuneOptions, TuneRow, TunedMethod } from './workflows/tune-testtime.js';

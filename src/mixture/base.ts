@@ -8,6 +8,7 @@
 // carries one row of responsibilities.
 import { Rng } from '../util/rng.js';
 import { logSumExp } from './linalg.js';
+import { MixtureArgumentError, optionalNumber, requireObject } from './errors.js';
 
 /** The EM options every mixture model takes (scikit-learn's names, in camelCase). */
 export interface BaseMixtureOptions {
@@ -76,6 +77,8 @@ export abstract class BaseMixture<D, P> {
   protected rng: Rng;
 
   constructor(options: BaseMixtureOptions) {
+    requireObject(options, 'options');
+    optionalNumber(options.seed, 'seed');
     this.nComponents = options.nComponents;
     this.tol = options.tol ?? 1e-3;
     this.maxIter = options.maxIter ?? 100;
@@ -121,7 +124,7 @@ export abstract class BaseMixture<D, P> {
 
   /**
    * Fits the model by EM (`nInit` starts, or one continuing from the fitted parameters with
-   * `warmStart`) and returns it. Throws RangeError when there are fewer samples than components,
+   * `warmStart`) and returns it. Throws MixtureArgumentError when there are fewer samples than components,
    * and the model's own errors for data it cannot fit (wrong width, non-finite values, a singular
    * covariance).
    */
@@ -141,9 +144,11 @@ export abstract class BaseMixture<D, P> {
     this.checkData(data, true);
     const n = this.nSamples(data);
     if (n < this.nComponents) {
-      throw new RangeError(`the data have ${n} samples, fewer than the ${this.nComponents} components`);
+      throw new MixtureArgumentError(
+        `the data have ${n} samples, fewer than the ${this.nComponents} components`,
+      );
     }
-    if (n < 2) throw new RangeError('at least 2 samples are needed to fit a mixture');
+    if (n < 2) throw new MixtureArgumentError('at least 2 samples are needed to fit a mixture');
     this.beginFit(data);
     const doInit = !(this.warmStart && this.fitted);
     const nInit = doInit ? this.nInit : 1;
@@ -307,7 +312,9 @@ export abstract class BaseMixture<D, P> {
 
   protected requireFitted(): void {
     if (!this.fitted)
-      throw new Error('the mixture is not fitted yet: call fit() first (or load a fitted model)');
+      throw new MixtureArgumentError(
+        'the mixture is not fitted yet: call fit() first (or load a fitted model)',
+      );
   }
 
   protected markFitted(): void {
@@ -333,11 +340,12 @@ export abstract class BaseMixture<D, P> {
   private checkBaseOptions(): void {
     const positiveInt = (v: number, name: string, min: number) => {
       if (!Number.isInteger(v) || v < min)
-        throw new RangeError(`${name} must be an integer >= ${min}, got ${v}`);
+        throw new MixtureArgumentError(`${name} must be an integer >= ${min}, got ${v}`);
     };
     positiveInt(this.nComponents, 'nComponents', 1);
     positiveInt(this.nInit, 'nInit', 1);
     positiveInt(this.maxIter, 'maxIter', 0);
-    if (!(this.tol >= 0)) throw new RangeError(`tol must be >= 0, got ${this.tol}`);
+    if (typeof this.tol !== 'number' || !(this.tol >= 0))
+      throw new MixtureArgumentError(`tol must be >= 0, got ${this.tol}`);
   }
 }

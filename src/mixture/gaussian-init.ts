@@ -3,6 +3,7 @@
 import type { GaussianInit, GaussianMixture, GaussianMixtureOptions } from './gaussian.js';
 import type { CovarianceType } from './gaussian-params.js';
 import { GaussianModelError } from './gaussian-model.js';
+import { MixtureArgumentError } from './errors.js';
 
 const INIT_NAMES: Readonly<Record<string, GaussianInit>> = {
   kmeans: 'kmeans',
@@ -32,7 +33,9 @@ export function precisionsFromCholesky(
   if (covarianceType === 'diag' || covarianceType === 'spherical') return Array.from(a, (v) => v * v);
   const d = nFeatures;
   if (a.length % (d * d) !== 0)
-    throw new RangeError(`precisionsCholesky has ${a.length} values, not a multiple of d x d = ${d * d}`);
+    throw new MixtureArgumentError(
+      `precisionsCholesky has ${a.length} values, not a multiple of d x d = ${d * d}`,
+    );
   const out = new Array<number>(a.length).fill(0);
   for (let off = 0; off < a.length; off += d * d) {
     for (let i = 0; i < d; i++) {

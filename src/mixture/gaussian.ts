@@ -16,6 +16,7 @@ import {
   type TiedScatter,
 } from './gaussian-params.js';
 import { kmeans, kmeansPlusPlus } from './kmeans.js';
+import { MixtureArgumentError, requireDenseMatrix } from './errors.js';
 
 /** How the responsibilities of a start are chosen (scikit-learn's init_params). */
 export type GaussianInit = 'kmeans' | 'k-means++' | 'random' | 'random_from_data';
@@ -51,8 +52,8 @@ export interface GaussianParameters {
  * initialisations, convergence rule and results). Data are a {@link DenseMatrix}: n samples x d
  * features, row-major Float64Array ({@link fromRows} builds one from arrays). Needs no libtorch.
  *
- * Invalid options (covarianceType, initParams, K, tol, ...) throw RangeError in the constructor;
- * non-finite or mis-shaped data throw RangeError in fit/predict; a covariance that stays singular
+ * Invalid options (covarianceType, initParams, K, tol, ...) throw MixtureArgumentError in the constructor;
+ * non-finite or mis-shaped data throw MixtureArgumentError in fit/predict; a covariance that stays singular
  * throws {@link SingularCovarianceError} (raise `regCovar`).
  *
  * @example
@@ -83,16 +84,17 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
     this.regCovar = options.regCovar ?? 1e-6;
     this.initParams = options.initParams ?? 'kmeans';
     if (!COVARIANCE_TYPES.includes(this.covarianceType)) {
-      throw new RangeError(
+      throw new MixtureArgumentError(
         `covarianceType must be one of ${COVARIANCE_TYPES.join(', ')}, got '${this.covarianceType}'`,
       );
     }
     if (!GAUSSIAN_INITS.includes(this.initParams)) {
-      throw new RangeError(
+      throw new MixtureArgumentError(
         `initParams must be one of ${GAUSSIAN_INITS.join(', ')}, got '${this.initParams}'`,
       );
     }
-    if (!(this.regCovar >= 0)) throw new RangeError(`regCovar must be >= 0, got ${this.regCovar}`);
+    if (typeof this.regCovar !== 'number' || !(this.regCovar >= 0))
+      throw new MixtureArgumentError(`regCovar must be >= 0, got ${this.regCovar}`);
     if (options.initLabels) this.initLabels = Int32Array.from(options.initLabels);
     this.userInit = {
       weightsInit: options.weightsInit,
@@ -109,7 +111,7 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
   sample(n: number, rng: Rng): { x: DenseMatrix; labels: Int32Array } {
     this.requireFitted();
     if (!Number.isInteger(n) || n < 1)
-      throw new RangeError(`sample needs a positive integer count, got ${n}`);
+      throw new MixtureArgumentError(`sample needs a positive integer count, got ${n}`);
     const k = this.nComponents;
     const d = this.nFeatures;
     const counts = new Int32Array(k);
@@ -129,7 +131,7 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
       if (dense) {
         const off = this.covarianceType === 'full' ? c * d * d : 0;
         if (choleskyLower(this.covariances, off, d, factor, 0) >= 0)
-          throw new Error(`component ${c}: covariance is not positive definite`);
+          throw new MixtureArgumentError(`component ${c}: covariance is not positive definite`);
       }
       for (let s = 0; s < counts[c]!; s++, row++) {
         labels[row] = c;
@@ -152,15 +154,18 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
   }
 
   protected checkData(x: DenseMatrix, fitting: boolean): void {
+    requireDenseMatrix(x);
     if (x.data.length !== x.rows * x.cols)
-      throw new RangeError(`data: ${x.data.length} values for ${x.rows}x${x.cols}`);
-    if (x.cols < 1) throw new RangeError('data have no columns');
+      throw new MixtureArgumentError(`data: ${x.data.length} values for ${x.rows}x${x.cols}`);
+    if (x.cols < 1) throw new MixtureArgumentError('data have no columns');
     if (!fitting && x.cols !== this.nFeatures) {
-      throw new RangeError(`data have ${x.cols} columns but the model was fitted on ${this.nFeatures}`);
+      throw new MixtureArgumentError(
+        `data have ${x.cols} columns but the model was fitted on ${this.nFeatures}`,
+      );
     }
     for (let e = 0; e < x.data.length; e++) {
       if (!Number.isFinite(x.data[e]!)) {
-        throw new RangeError(
+        throw new MixtureArgumentError(
           `data row ${Math.floor(e / x.cols)}, column ${e % x.cols}: ${x.data[e]} is not a finite number`,
         );
       }
@@ -169,7 +174,9 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
 
   protected override beginFit(x: DenseMatrix): void {
     if (this.fitted && this.warmStart && x.cols !== this.nFeatures) {
-      throw new RangeError(`warm start: data have ${x.cols} columns but the model has ${this.nFeatures}`);
+      throw new MixtureArgumentError(
+        `warm start: data have ${x.cols} columns but the model has ${this.nFeatures}`,
+      );
     }
     this.nFeatures = x.cols;
     prepareKernels(this.covarianceType, x.cols);
@@ -260,11 +267,13 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
   ): void {
     const k = this.nComponents;
     const d = nFeatures;
-    if (weights.length !== k) throw new RangeError(`weights: ${weights.length} values, expected ${k}`);
-    if (means.length !== k * d) throw new RangeError(`means: ${means.length} values, expected ${k}x${d}`);
+    if (weights.length !== k)
+      throw new MixtureArgumentError(`weights: ${weights.length} values, expected ${k}`);
+    if (means.length !== k * d)
+      throw new MixtureArgumentError(`means: ${means.length} values, expected ${k}x${d}`);
     const size = covarianceSize(this.covarianceType, k, d);
     if (covariances.length !== size)
-      throw new RangeError(`covariances: ${covariances.length} values, expected ${size}`);
+      throw new MixtureArgumentError(`covariances: ${covariances.length} values, expected ${size}`);
     this.nFeatures = d;
     this.weights = Float64Array.from(weights);
     this.means = Float64Array.from(means);
@@ -309,11 +318,11 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
     const resp = new Float64Array(n * k);
     if (this.initLabels) {
       if (this.initLabels.length !== n)
-        throw new RangeError(`initLabels: ${this.initLabels.length} labels for ${n} samples`);
+        throw new MixtureArgumentError(`initLabels: ${this.initLabels.length} labels for ${n} samples`);
       for (let i = 0; i < n; i++) {
         const label = this.initLabels[i]!;
         if (!(label >= 0 && label < k))
-          throw new RangeError(`initLabels[${i}] = ${label} is not a component in 0..${k - 1}`);
+          throw new MixtureArgumentError(`initLabels[${i}] = ${label} is not a component in 0..${k - 1}`);
         resp[i * k + label] = 1;
       }
       return resp;
@@ -348,25 +357,26 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
 
   private checkWeightsInit(w: ArrayLike<number>): Float64Array {
     const k = this.nComponents;
-    if (w.length !== k) throw new RangeError(`weightsInit: ${w.length} values, expected ${k}`);
+    if (w.length !== k) throw new MixtureArgumentError(`weightsInit: ${w.length} values, expected ${k}`);
     const out = Float64Array.from(w);
     let s = 0;
     for (const v of out) {
-      if (!(v >= 0 && v <= 1)) throw new RangeError(`weightsInit must lie in [0, 1], got ${v}`);
+      if (!(v >= 0 && v <= 1)) throw new MixtureArgumentError(`weightsInit must lie in [0, 1], got ${v}`);
       s += v;
     }
-    if (Math.abs(s - 1) > 1e-6) throw new RangeError(`weightsInit must sum to 1, got ${s}`);
+    if (Math.abs(s - 1) > 1e-6) throw new MixtureArgumentError(`weightsInit must sum to 1, got ${s}`);
     return out;
   }
 
   private checkMeansInit(m: ArrayLike<ArrayLike<number>>): Float64Array {
     const k = this.nComponents;
     const d = this.nFeatures;
-    if (m.length !== k) throw new RangeError(`meansInit: ${m.length} rows, expected ${k}`);
+    if (m.length !== k) throw new MixtureArgumentError(`meansInit: ${m.length} rows, expected ${k}`);
     const out = new Float64Array(k * d);
     for (let c = 0; c < k; c++) {
       const row = m[c]!;
-      if (row.length !== d) throw new RangeError(`meansInit row ${c}: ${row.length} values, expected ${d}`);
+      if (row.length !== d)
+        throw new MixtureArgumentError(`meansInit row ${c}: ${row.length} values, expected ${d}`);
       for (let j = 0; j < d; j++) out[c * d + j] = row[j]!;
     }
     return out;
@@ -381,12 +391,12 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
     const flat = flatten(p);
     const size = covarianceSize(this.covarianceType, k, d);
     if (flat.length !== size)
-      throw new RangeError(
+      throw new MixtureArgumentError(
         `precisionsInit: ${flat.length} values, expected ${size} for ${this.covarianceType}`,
       );
     if (this.covarianceType === 'diag' || this.covarianceType === 'spherical') {
       return flat.map((v, e) => {
-        if (!(v > 0)) throw new RangeError(`precisionsInit[${e}] = ${v} must be positive`);
+        if (!(v > 0)) throw new MixtureArgumentError(`precisionsInit[${e}] = ${v} must be positive`);
         return 1 / v;
       });
     }
@@ -399,12 +409,12 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
           const x = flat[off + a * d + b]!;
           const y = flat[off + b * d + a]!;
           if (Math.abs(x - y) > 1e-10 * Math.max(1, Math.abs(x)))
-            throw new RangeError(`precisionsInit ${c} is not symmetric`);
+            throw new MixtureArgumentError(`precisionsInit ${c} is not symmetric`);
         }
       }
       const inv = inverseSpd(flat, off, d);
       if (!inv)
-        throw new RangeError(
+        throw new MixtureArgumentError(
           `precisionsInit ${this.covarianceType === 'full' ? c : '(tied)'} is not positive definite`,
         );
       out.set(inv, off);
@@ -419,7 +429,7 @@ function flatten(v: unknown): Float64Array {
     if (typeof x === 'number') out.push(x);
     else if (x !== null && typeof x === 'object' && 'length' in x)
       for (const e of Array.from(x as ArrayLike<unknown>)) walk(e);
-    else throw new RangeError(`expected numbers, found ${String(x)}`);
+    else throw new MixtureArgumentError(`expected numbers, found ${String(x)}`);
   };
   walk(v);
   return Float64Array.from(out);

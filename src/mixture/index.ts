@@ -5,6 +5,7 @@
  * latent-subgroup linear mixed model with its likelihood-ratio test.
  * @module
  */
+export { MixtureArgumentError } from './errors.js';
 export { BaseMixture, type BaseMixtureOptions, type EStepResult, type StartSummary } from './base.js';
 export {
   GaussianMixture,

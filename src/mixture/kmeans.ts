@@ -5,6 +5,7 @@
 // the labels agree with scikit-learn's only up to the local optimum reached.
 import type { Rng } from '../util/rng.js';
 import type { DenseMatrix } from './linalg.js';
+import { MixtureArgumentError, requireDenseMatrix } from './errors.js';
 
 /** The seeds {@link kmeansPlusPlus} chose. */
 export interface KMeansPlusPlusResult {
@@ -90,8 +91,11 @@ export interface KMeansResult {
 
 /** One run of Lloyd's k-means from k-means++ seeds. */
 export function kmeans(x: DenseMatrix, k: number, rng: Rng, options: KMeansOptions = {}): KMeansResult {
+  requireDenseMatrix(x);
+  if (!Number.isInteger(k) || k < 1)
+    throw new MixtureArgumentError(`k must be an integer >= 1, got ${String(k)}`);
   const { rows: n, cols: d, data } = x;
-  if (n < k) throw new RangeError(`k-means needs at least ${k} samples, got ${n}`);
+  if (n < k) throw new MixtureArgumentError(`k-means needs at least ${k} samples, got ${n}`);
   const maxIter = options.maxIter ?? 300;
   const tol = (options.tol ?? 1e-4) * meanVariance(x);
   let centers: Float64Array = kmeansPlusPlus(x, k, rng).centers;

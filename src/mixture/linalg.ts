@@ -3,6 +3,7 @@
 // dozen wide), row-major in Float64Array. Plain loops: on these sizes they beat ml-matrix (no
 // boxing, no per-call allocation; see bench/gmm.ts and BENCHMARKS.md), and they let the
 // hot loops exploit the triangular shape of the precision Cholesky factors.
+import { MixtureArgumentError } from './errors.js';
 
 /** A row-major dense matrix. */
 /** A dense matrix of float64, row-major: entry (i, j) is `data[i * cols + j]`. */
@@ -12,23 +13,24 @@ export interface DenseMatrix {
   data: Float64Array;
 }
 
-/** A rows x cols matrix over `data` (zeros when omitted); RangeError when the length does not match. */
+/** A rows x cols matrix over `data` (zeros when omitted); MixtureArgumentError when the length does not match. */
 export function denseMatrix(rows: number, cols: number, data?: Float64Array): DenseMatrix {
   const d = data ?? new Float64Array(rows * cols);
   if (d.length !== rows * cols)
-    throw new RangeError(`matrix data has ${d.length} values, expected ${rows}x${cols}`);
+    throw new MixtureArgumentError(`matrix data has ${d.length} values, expected ${rows}x${cols}`);
   return { rows, cols, data: d };
 }
 
 /** Copies nested arrays (rows of equal length) into a DenseMatrix; `what` names it in errors. */
 export function fromRows(rows: ArrayLike<ArrayLike<number>>, what = 'matrix'): DenseMatrix {
   const n = rows.length;
-  if (n === 0) throw new RangeError(`${what} has no rows`);
+  if (n === 0) throw new MixtureArgumentError(`${what} has no rows`);
   const d = rows[0]!.length;
   const data = new Float64Array(n * d);
   for (let i = 0; i < n; i++) {
     const row = rows[i]!;
-    if (row.length !== d) throw new RangeError(`${what}: row ${i} has ${row.length} values, expected ${d}`);
+    if (row.length !== d)
+      throw new MixtureArgumentError(`${what}: row ${i} has ${row.length} values, expected ${d}`);
     for (let j = 0; j < d; j++) data[i * d + j] = row[j]!;
   }
   return { rows: n, cols: d, data };

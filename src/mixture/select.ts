@@ -3,6 +3,7 @@
 import { GaussianMixture, type GaussianInit } from './gaussian.js';
 import { SingularCovarianceError, type CovarianceType } from './gaussian-params.js';
 import type { DenseMatrix } from './linalg.js';
+import { MixtureArgumentError, requireArray, requireDenseMatrix, requireObject } from './errors.js';
 
 /** What {@link selectByBic} fits: every K with every covariance type, with these EM options. */
 export interface SelectionOptions {
@@ -53,6 +54,10 @@ export interface SelectionResult {
  * ```
  */
 export function selectByBic(x: DenseMatrix, options: SelectionOptions): SelectionResult {
+  requireDenseMatrix(x);
+  requireObject(options, 'options');
+  requireArray(options.ks, 'options.ks');
+  requireArray(options.covarianceTypes, 'options.covarianceTypes');
   const rows: SelectionRow[] = [];
   for (const covarianceType of options.covarianceTypes) {
     for (const k of options.ks) {
@@ -88,7 +93,7 @@ function fitOne(
   try {
     gm.fit(x);
   } catch (error) {
-    if (!(error instanceof SingularCovarianceError || error instanceof RangeError)) throw error;
+    if (!(error instanceof SingularCovarianceError || error instanceof MixtureArgumentError)) throw error;
     return {
       k,
       covarianceType,

@@ -6,20 +6,44 @@ import { NmrFormatError } from './io/errors.js';
 import { processFid, type Apodization } from './process.js';
 import type { Spectrum } from './types.js';
 
+/** How {@link toSpectrum} reads and processes its input. */
 export interface ConvertOptions {
+  /** For a Bruker folder with both: the raw FID (default 'raw', processed here) or the vendor's processed spectrum. */
   prefer?: 'raw' | 'processed';
+  /** For a pseudo-2D series of FIDs: the row to convert (0-based, default 0). */
   row?: number;
+  /** Points of the spectrum after zero filling (a power of two; default twice the next power of two of the FID length). */
   size?: number;
+  /** Window applied to the FID before the FFT (default none). */
   apodization?: Apodization;
+  /** Phase correction: from the parameter files (default 'params'), automatic, none, or given (degrees). */
   phase?: 'params' | 'auto' | 'none' | { p0: number; p1: number };
 }
 
+/** What {@link toSpectrum} returns. */
 export interface Converted {
   spectrum: Spectrum;
   /** What the processing did (phase, group delay), for the user; null for processed input. */
   note: string | null;
 }
 
+/**
+ * Reads an NMR data set and returns it as a real 1D spectrum: a processed spectrum as it is, a
+ * FID (or one row of a series) processed by {@link processFid} (zero filling, apodization, FFT,
+ * group-delay removal, phasing).
+ *
+ * @param path A Bruker experiment folder, a JCAMP-DX, NMRPipe or CSV file.
+ * @param options See {@link ConvertOptions}.
+ * @returns The spectrum (index 0 at the highest ppm), and a note on the processing (null for processed input).
+ * @throws {@link NmrFormatError} when the file cannot be read or the row does not exist.
+ *
+ * @example
+ * ```ts
+ * import { toSpectrum, writeCsvSpectrum } from 'tailor/nmr';
+ * const { spectrum } = toSpectrum('data/1/', { apodization: { kind: 'exponential', lbHz: 0.3 } });
+ * writeCsvSpectrum('spectrum.csv', spectrum);
+ * ```
+ */
 export function toSpectrum(path: string, options: ConvertOptions = {}): Converted {
   const data = readNmr(path, { prefer: options.prefer ?? 'raw' });
   if (data.kind === 'spectrum') return { spectrum: data.spectrum, note: null };

@@ -26,6 +26,7 @@ function plan(n: number): { cos: Float64Array; sin: Float64Array; rev: Uint32Arr
   return p;
 }
 
+/** Whether `n` is a positive integer power of two (the FFT sizes). */
 export function isPowerOfTwo(n: number): boolean {
   return Number.isInteger(n) && n > 0 && (n & (n - 1)) === 0;
 }

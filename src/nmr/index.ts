@@ -53,3 +53,22 @@ export { type RescaleMethod } from './pipeline/rescale.js';
 export { realStack, type RealStack } from './realstack.js';
 export { type Metrics } from './eval/metrics.js';
 export { inverseVarianceFusion } from './pipeline/fusion.js';
+
+// Types that the exported functions and classes take or return, exported so that the
+// reference documents them (type-only: nothing more is loaded at run time).
+export type { Converted } from './convert.js';
+export type { DatasetManifest, SampleMeta, SampleRecord } from './data/dataset.js';
+export type { ExperimentSample, ExperimentsSpec } from './data/experiments.js';
+export type { SemiSyntheticOptions } from './data/semisynthetic.js';
+export type { SimulationOptions } from './data/simulate.js';
+export type { Denoiser, EvaluateOptions, MethodMetrics } from './eval/evaluate.js';
+export type { MethodScore, YardstickOptions } from './eval/yardstick.js';
+export type { DomainCheck } from './model/domain.js';
+export type { UNetConfig } from './model/unet.js';
+export type { PreprocessOptions, PreprocessResult } from './pipeline/preprocess.js';
+export type { ProcessOptions, ProcessedSpectrum } from './process.js';
+export type { ExperimentPath, RealStackOptions } from './realstack.js';
+export type { Ablation, AblationOptions, AblationRow } from './train/ablation.js';
+export type { NmrTrainConfig } from './train/config.js';
+export type { EpochRecord, TrainOptions, TrainResult } from './train/trainer.js';
+export type { NmrData } from './types.js';

@@ -5,11 +5,15 @@ import { fftInPlace, nextPowerOfTwo } from './fft.js';
 import type { Fid, Spectrum } from './types.js';
 import { autoPhase } from './phase.js';
 
+/**
+ * The window applied to a FID before the FFT: none, exponential (line broadening in Hz) or Gaussian.
+ */
 export type Apodization =
   | { kind: 'none' }
   | { kind: 'exponential'; lbHz: number }
   | { kind: 'gaussian'; gbHz: number; lbHz?: number };
 
+/** How {@link processFid} turns a FID into a spectrum. */
 export interface ProcessOptions {
   /** Number of spectrum points (a power of two >= the FID length); default: 2x the next power of two. */
   size?: number;
@@ -20,6 +24,7 @@ export interface ProcessOptions {
   halveFirstPoint?: boolean;
 }
 
+/** A spectrum from {@link processFid}, with the phase and group delay it applied. */
 export interface ProcessedSpectrum extends Spectrum {
   imag: Float64Array;
   /** The phase that was applied (degrees). */

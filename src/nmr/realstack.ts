@@ -14,6 +14,10 @@ import { shiftSignal } from './pipeline/shift.js';
 /** One experiment: a file or folder, or several to co-add. */
 export type ExperimentPath = string | string[];
 
+/**
+ * How {@link realStack} reads and preprocesses the experiments (processing of FIDs, preprocessing
+ * of the stack).
+ */
 export interface RealStackOptions {
   /** Spectrum size for FIDs (default: twice the largest FID length, rounded to a power of two). */
   size?: number;
@@ -40,6 +44,7 @@ export interface ExperimentSpectra {
   sources: string[];
 }
 
+/** What {@link realStack} returns: the spectra as read and their preprocessed stack. */
 export interface RealStack extends ExperimentSpectra {
   result: PreprocessResult;
 }
@@ -168,6 +173,11 @@ export function experimentSpectra(
   };
 }
 
+/**
+ * Reads two or more real experiments of one sample (low to high SNR), brings them onto one ppm
+ * axis and preprocesses them into a stack (alignment, rescaling, noise estimates) for the denoiser.
+ * @throws RangeError with fewer than two experiments; {@link NmrFormatError} for unreadable data.
+ */
 export function realStack(paths: ExperimentPath[], options: RealStackOptions = {}): RealStack {
   if (paths.length < 2) throw new RangeError('a multi-SNR stack needs at least two experiments');
   const e = experimentSpectra(paths, options);

@@ -10,6 +10,7 @@ import { tidy } from './scope.js';
 import type { Tensor } from './tensor.js';
 import type { Optimizer } from './optim/optimizer.js';
 
+/** The mixed-precision modes: 'bf16' (bfloat16 autocast) and 'fp16' (float16 autocast with a GradScaler). */
 export type AmpMode = 'bf16' | 'fp16';
 
 export class AmpUnsupportedError extends UserError {
@@ -44,6 +45,7 @@ export function autocast<T>(mode: AmpMode, device: DeviceLike, fn: () => T): T {
   }
 }
 
+/** Options of GradScaler (torch.cuda.amp.GradScaler's defaults: initial scale 2^16, growth 2, backoff 0.5, interval 2000). */
 export interface GradScalerOptions {
   initScale: number;
   growthFactor: number;
@@ -51,6 +53,7 @@ export interface GradScalerOptions {
   growthInterval: number;
 }
 
+/** What a GradScaler saves in a checkpoint: its options, scale and growth tracker. */
 export interface GradScalerState extends GradScalerOptions {
   scale: number;
   growthTracker: number;
@@ -134,10 +137,12 @@ export class GradScaler {
     }
   }
 
+  /** The state to save. */
   stateDict(): GradScalerState {
     return { ...this.options, scale: this.scaleValue, growthTracker: this.growthTracker };
   }
 
+  /** Restores a saved state. */
   loadStateDict(state: GradScalerState): void {
     this.options = {
       initScale: state.initScale,

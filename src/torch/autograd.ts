@@ -13,6 +13,7 @@ export function noGrad<T>(fn: () => T): T {
   }
 }
 
+/** Runs fn with gradient tracking on (torch.enable_grad), inside a noGrad for example; restores the previous mode even on throw. */
 export function enableGrad<T>(fn: () => T): T {
   const previous = native.isGradEnabled();
   native.setGradEnabled(true);
@@ -23,6 +24,7 @@ export function enableGrad<T>(fn: () => T): T {
   }
 }
 
+/** Whether operations record gradients now (torch.is_grad_enabled). */
 export function isGradEnabled(): boolean {
   return native.isGradEnabled();
 }

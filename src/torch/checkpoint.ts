@@ -17,6 +17,7 @@ import type { SchedulerState } from './optim/lr-scheduler.js';
 
 export * from './safetensors.js';
 
+/** What saveCheckpoint writes: model weights, optimizer and scheduler state, RNG state, and JSON-able extra data. */
 export interface CheckpointContent {
   /** Model weights (a named state dict); written to `<base>.safetensors`, loadable by PyTorch users. */
   weights: Record<string, Tensor>;
@@ -35,11 +36,13 @@ export interface CheckpointContent {
   extra?: unknown;
 }
 
+/** Options of loadCheckpoint. */
 export interface LoadCheckpointOptions {
   /** Where the tensors go (torch.load's map_location): 'cpu' (default), 'cuda', 'cuda:N'. */
   mapLocation?: DeviceLike;
 }
 
+/** What loadCheckpoint returns: the weights and, when saved, the optimizer state, RNG state and extra data. */
 export interface LoadedCheckpoint {
   weights: Record<string, Tensor>;
   metadata: Record<string, string>;

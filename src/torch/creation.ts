@@ -92,25 +92,41 @@ export function tensor(
 
 // Creation functions take an optional device; without one they use the default device
 // (setDefaultDevice), which starts as the CPU.
+/** A 0-dimensional tensor holding `value` (`dtype` default float32; `device` default the default device, see setDefaultDevice). */
 export function scalarTensor(value: number, dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return full([], value, dtype, device);
 }
 
+/**
+ * A tensor of zeros of the given shape (torch.zeros) (`dtype` default float32; `device` default the default device, see setDefaultDevice).
+ *
+ * @example
+ * ```ts
+ * import * as torch from 'tailor/torch';
+ * const x = torch.zeros([2, 3]); // float32, shape [2, 3]
+ * x.dispose();
+ * ```
+ */
 export function zeros(shape: number[], dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.zeros(shape, dtype, null, creationDevice(device));
 }
+/** A tensor of ones of the given shape (torch.ones) (`dtype` default float32; `device` default the default device, see setDefaultDevice). */
 export function ones(shape: number[], dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.ones(shape, dtype, null, creationDevice(device));
 }
+/** A tensor of the given shape filled with `value` (torch.full) (`dtype` default float32; `device` default the default device, see setDefaultDevice). */
 export function full(shape: number[], value: Scalar, dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.full(shape, value, dtype, null, creationDevice(device));
 }
+/** Zeros of the shape, dtype and device of `t`. */
 export function zerosLike(t: Tensor): Tensor {
   return aten.zeros_like(t);
 }
+/** Ones of the shape, dtype and device of `t`. */
 export function onesLike(t: Tensor): Tensor {
   return aten.ones_like(t);
 }
+/** An uninitialised tensor of the given shape (torch.empty): its values are arbitrary until written. */
 export function empty(shape: number[], dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.empty_memory_format(shape, dtype, null, creationDevice(device));
 }
@@ -119,6 +135,7 @@ export function arange(start: number, end?: number, step = 1, dtype?: DType, dev
   if (end === undefined) return aten.arange(start, dtype ?? null, null, creationDevice(device));
   return aten.arange_start_step(start, end, step, dtype ?? null, null, creationDevice(device));
 }
+/** `steps` values evenly spaced from `start` to `end`, both included (torch.linspace). */
 export function linspace(
   start: number,
   end: number,
@@ -128,15 +145,19 @@ export function linspace(
 ): Tensor {
   return aten.linspace({ float: start }, { float: end }, steps, dtype, null, creationDevice(device));
 }
+/** The n x n identity matrix. */
 export function eye(n: number, dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.eye(n, dtype, null, creationDevice(device));
 }
+/** Uniform random values in [0, 1) of the given shape, from libtorch's generator (seed it with manualSeed). */
 export function rand(shape: number[], dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.rand(shape, dtype, null, creationDevice(device));
 }
+/** Standard normal random values of the given shape, from libtorch's generator (seed it with manualSeed). */
 export function randn(shape: number[], dtype: DType = 'float32', device?: DeviceLike): Tensor {
   return aten.randn(shape, dtype, null, creationDevice(device));
 }
+/** Random integers in [low, high) of the given shape (default int64). */
 export function randint(
   low: number,
   high: number,
@@ -146,18 +167,23 @@ export function randint(
 ): Tensor {
   return aten.randint_low(low, high, shape, dtype, null, creationDevice(device));
 }
+/** A random permutation of 0..n-1 (default int64). */
 export function randperm(n: number, dtype: DType = 'int64', device?: DeviceLike): Tensor {
   return aten.randperm(n, dtype, null, creationDevice(device));
 }
+/** Concatenates tensors of the same shape except in `dim` along `dim` (torch.cat). */
 export function cat(tensors: Tensor[], dim = 0): Tensor {
   return aten.cat(tensors, dim);
 }
+/** Stacks tensors of the same shape along a new dimension `dim` (torch.stack). */
 export function stack(tensors: Tensor[], dim = 0): Tensor {
   return aten.stack(tensors, dim);
 }
+/** Elementwise `condition ? a : b` with broadcasting (torch.where). */
 export function where(condition: Tensor, a: Tensor, b: Tensor): Tensor {
   return aten.where_self(condition, a, b);
 }
+/** One-hot encodes int64 class labels: shape [...labels.shape, numClasses], int64 (torch.nn.functional.one_hot). */
 export function oneHot(labels: Tensor, numClasses: number): Tensor {
   return aten.one_hot(labels, numClasses);
 }
@@ -166,15 +192,19 @@ export function oneHot(labels: Tensor, numClasses: number): Tensor {
 export function manualSeed(seed: number): void {
   native.manualSeedAll(seed);
 }
+/** The CPU generator's state (to restore later with setRngState, as checkpoints do). */
 export function getRngState(): Uint8Array {
   return native.getRngState();
 }
+/** Restores a CPU generator state from getRngState. */
 export function setRngState(state: Uint8Array): void {
   native.setRngState(state);
 }
+/** Sets the number of threads libtorch's CPU kernels use (torch.set_num_threads). */
 export function setNumThreads(n: number): void {
   native.setNumThreads(n);
 }
+/** The number of threads libtorch's CPU kernels use. */
 export function getNumThreads(): number {
   return native.getNumThreads();
 }

@@ -23,6 +23,7 @@ export class DeviceUnavailableError extends UserError {
   }
 }
 
+/** The remedy the device errors name when the libtorch in use has no CUDA. */
 export const SELECT_CUDA_HINT =
   'select a CUDA libtorch at build time: TAILOR_LIBTORCH=python:/path/to/python3 (a CUDA PyTorch) or ' +
   'TAILOR_LIBTORCH=/path/to/libtorch (an unpacked CUDA libtorch), then ./scripts/setup.sh';
@@ -86,11 +87,13 @@ export function parseDevice(spec: DeviceLike): Device {
   return Device.of(m[1] as 'cpu' | 'cuda', m[2] === undefined ? null : Number(m[2]));
 }
 
+/** CUDA queries: whether a GPU can be used, how many, and synchronisation (torch.cuda). */
 export const cuda = {
   /** The libtorch has CUDA and at least one GPU is visible. */
   isAvailable(): boolean {
     return cudaInfo().available;
   },
+  /** The number of visible GPUs (0 without CUDA). */
   deviceCount(): number {
     return cudaInfo().devices.length;
   },
@@ -162,6 +165,7 @@ export function setDefaultDevice(device: DeviceLike): void {
   defaultDevice = checkDevice(device);
 }
 
+/** The device creation functions use when given none (initially the CPU). */
 export function getDefaultDevice(): Device {
   return defaultDevice;
 }

@@ -1,5 +1,6 @@
 // Data types: names users write, and the c10::ScalarType codes the engine uses.
 
+/** The element types of a tensor, by PyTorch's names. */
 export type DType =
   | 'uint8'
   | 'int8'

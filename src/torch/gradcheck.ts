@@ -5,6 +5,7 @@ import { tensor, randn } from './creation.js';
 import { tidy } from './scope.js';
 import { noGrad, grad } from './autograd.js';
 
+/** Options of gradcheck: the finite-difference step and the absolute and relative tolerances. */
 export interface GradcheckOptions {
   eps?: number;
   atol?: number;

@@ -10,13 +10,23 @@ export {
   describeLibtorch,
   libtorchSelection,
   EngineUnavailableError,
+  type CudaInfo,
 } from './native.js';
 export * from './device.js';
 export * from './amp.js';
+/** Data-parallel training over libtorch's c10d (torch.distributed): the torchrun environment, process groups, DDP, DistributedSampler. */
 export * as distributed from './distributed/index.js';
-export { checkOpSchemas, assertOpSchemas, OpSchemaMismatchError } from './schema-check.js';
+export {
+  checkOpSchemas,
+  assertOpSchemas,
+  OpSchemaMismatchError,
+  type SchemaMismatch,
+} from './schema-check.js';
+/** Every libtorch operator the engine binds, by its ATen name (generated from the op schemas): the layer below Tensor's methods. */
 export * as aten from './generated/aten.js';
+/** Layers, the Module base, initialisations and functional operations (torch.nn). */
 export * as nn from './nn/index.js';
+/** Optimizers (SGD, AdamW) and learning-rate schedules (torch.optim). */
 export * as optim from './optim/index.js';
 export * from './checkpoint.js';
-export { gradcheck } from './gradcheck.js';
+export { gradcheck, type GradcheckOptions } from './gradcheck.js';

@@ -19,6 +19,7 @@ export interface BuildInfo {
   cudaHeaders: boolean;
 }
 
+/** What the engine reports about CUDA: built with it, a GPU visible, versions and devices. */
 export interface CudaInfo {
   /** The libtorch was built with CUDA. */
   compiled: boolean;
@@ -269,6 +270,7 @@ export function engineAvailable(): boolean {
   }
 }
 
+/** The libtorch version and the number of CPU threads of the loaded engine; throws EngineUnavailableError without a built addon. */
 export function engineInfo(): { torchVersion: string; threads: number } {
   return { torchVersion: native.torchVersion, threads: native.getNumThreads() };
 }

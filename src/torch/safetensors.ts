@@ -58,6 +58,7 @@ const MAX_HEADER_BYTES = 100_000_000;
 const MAX_DIMS = 32;
 const littleEndianHost = endianness() === 'LE';
 
+/** One tensor of a safetensors file: its dtype, shape and bytes. */
 export interface SafetensorsEntry {
   dtype: SafeDType;
   shape: number[];

@@ -40,6 +40,7 @@ export interface ParsedSchema {
   returns: string[];
 }
 
+/** One operator whose schema in the loaded libtorch differs from the one the bindings were generated from. */
 export interface SchemaMismatch {
   op: string;
   reason: string;

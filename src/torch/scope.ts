@@ -268,6 +268,7 @@ export class TensorScope {
     closeScope(this.#owned, undefined);
   }
 
+  /** Ends the scope (for `using` declarations): frees its tensors. */
   [Symbol.dispose](): void {
     this.dispose();
   }

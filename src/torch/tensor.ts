@@ -21,6 +21,20 @@ export function scalarArg(s: Scalar | null): unknown {
   return s;
 }
 
+/**
+ * A libtorch tensor: an n-dimensional array on a device (CPU or CUDA) with a dtype, and autograd.
+ * Its memory lives in libtorch, not the JavaScript heap: free it with `dispose()`, or create it in
+ * a scope (`tidy`, `withScope`) that frees what it does not return. Methods follow PyTorch's
+ * names in camelCase (`x.matmul(y)`, `x.softmax(1)`, `x.requiresGrad_()`).
+ *
+ * @example
+ * ```ts
+ * import * as torch from 'tailor/torch';
+ * const y = torch.tidy(() => torch.randn([4, 3]).matmul(torch.ones([3, 1])));
+ * console.log(y.shape); // [4, 1]
+ * y.dispose();
+ * ```
+ */
 export class Tensor {
   #handle: number;
   /** Tracking state owned by scope.ts (declared here so every Tensor has the same shape). */
@@ -44,6 +58,7 @@ export class Tensor {
     return this.#handle < 0;
   }
 
+  /** Frees the tensor's memory now (libtorch's, not the JavaScript heap's); calling it again does nothing. */
   dispose(): void {
     if (this.#handle < 0) return;
     untrack(this);
@@ -69,6 +84,7 @@ export class Tensor {
   get isContiguous(): boolean {
     return native.isContiguous(this.handle);
   }
+  /** The length of dimension `dim` (negative counts from the end). */
   size(dim: number): number {
     const shape = this.shape;
     const d = dim < 0 ? dim + shape.length : dim;
@@ -87,6 +103,7 @@ export class Tensor {
     const a = this.toArray();
     return a instanceof Float64Array ? a : Float64Array.from(a as ArrayLike<number>, Number);
   }
+  /** The values as a float32 copy in row-major order (copied to the CPU if needed). */
   toFloat32Array(): Float32Array {
     const a = this.toArray();
     return a instanceof Float32Array ? a : Float32Array.from(a as ArrayLike<number>, Number);
@@ -95,9 +112,11 @@ export class Tensor {
   toNumbers(): number[] {
     return Array.from(this.toArray() as ArrayLike<number | bigint>, Number);
   }
+  /** The value of a one-element tensor as a number. */
   item(): number {
     return Number(native.item(this.handle));
   }
+  /** A readable description: shape, dtype, device, and the values of small tensors. */
   toString(): string {
     if (this.isDisposed) return 'Tensor(disposed)';
     const values =
@@ -132,6 +151,7 @@ export class Tensor {
   set grad(value: Tensor | null) {
     native.setGrad(this.handle, value === null ? null : value.handle);
   }
+  /** Computes the gradients of this tensor (a scalar unless `gradient` is given) with respect to the leaves that require grad, accumulating into their `grad` (torch.Tensor.backward). */
   backward(gradient?: Tensor, options: { retainGraph?: boolean; createGraph?: boolean } = {}): void {
     native.backward(
       this.handle,
@@ -146,87 +166,113 @@ export class Tensor {
   }
 
   // ---- arithmetic (broadcasting) ----
+  /** this + alpha * other, with broadcasting. */
   add(other: Tensor | Scalar, alpha?: Scalar): Tensor {
     return other instanceof Tensor
       ? aten.add_Tensor(this, other, alpha)
       : aten.add_Scalar(this, other, alpha);
   }
+  /** this - alpha * other, with broadcasting. */
   sub(other: Tensor | Scalar, alpha?: Scalar): Tensor {
     return other instanceof Tensor
       ? aten.sub_Tensor(this, other, alpha)
       : aten.sub_Scalar(this, other, alpha);
   }
+  /** Elementwise product, with broadcasting. */
   mul(other: Tensor | Scalar): Tensor {
     return other instanceof Tensor ? aten.mul_Tensor(this, other) : aten.mul_Scalar(this, other);
   }
+  /** Elementwise true division, with broadcasting. */
   div(other: Tensor | Scalar): Tensor {
     return other instanceof Tensor ? aten.div_Tensor(this, other) : aten.div_Scalar(this, other);
   }
+  /** Elementwise power. */
   pow(exponent: Tensor | Scalar): Tensor {
     return exponent instanceof Tensor
       ? aten.pow_Tensor_Tensor(this, exponent)
       : aten.pow_Tensor_Scalar(this, exponent);
   }
+  /** Elementwise negation. */
   neg(): Tensor {
     return aten.neg(this);
   }
+  /** Elementwise exponential. */
   exp(): Tensor {
     return aten.exp(this);
   }
+  /** Elementwise natural logarithm. */
   log(): Tensor {
     return aten.log(this);
   }
+  /** Elementwise log(1 + x), accurate near 0. */
   log1p(): Tensor {
     return aten.log1p(this);
   }
+  /** Elementwise square root. */
   sqrt(): Tensor {
     return aten.sqrt(this);
   }
+  /** Elementwise 1 / sqrt(x). */
   rsqrt(): Tensor {
     return aten.rsqrt(this);
   }
+  /** Elementwise absolute value. */
   abs(): Tensor {
     return aten.abs(this);
   }
+  /** Elementwise square. */
   square(): Tensor {
     return aten.mul_Tensor(this, this);
   }
+  /** Elementwise sign (-1, 0, 1). */
   sign(): Tensor {
     return aten.sign(this);
   }
+  /** Elementwise 1 / x. */
   reciprocal(): Tensor {
     return aten.reciprocal(this);
   }
+  /** Elementwise sine. */
   sin(): Tensor {
     return aten.sin(this);
   }
+  /** Elementwise cosine. */
   cos(): Tensor {
     return aten.cos(this);
   }
+  /** Elementwise floor. */
   floor(): Tensor {
     return aten.floor(this);
   }
+  /** Elementwise rounding (half to even, as torch.round). */
   round(): Tensor {
     return aten.round(this);
   }
+  /** Elementwise max(x, 0). */
   relu(): Tensor {
     return aten.relu(this);
   }
+  /** Elementwise logistic sigmoid. */
   sigmoid(): Tensor {
     return aten.sigmoid(this);
   }
+  /** Elementwise hyperbolic tangent. */
   tanh(): Tensor {
     return aten.tanh(this);
   }
+  /** Clamps to [min, max] (either bound may be null or omitted). */
   clamp(min?: Scalar | null, max?: Scalar | null): Tensor {
     return aten.clamp(this, min ?? null, max ?? null);
   }
+  /** Elementwise maximum of two tensors. */
   maximum(other: Tensor): Tensor {
     return aten.maximum(this, other);
   }
+  /** Elementwise minimum of two tensors. */
   minimum(other: Tensor): Tensor {
     return aten.minimum(this, other);
   }
+  /** Matrix product with batching and broadcasting (torch.matmul). */
   matmul(other: Tensor): Tensor {
     return aten.matmul(this, other);
   }
@@ -236,48 +282,60 @@ export class Tensor {
     else aten.add__Scalar(this, other, alpha);
     return this;
   }
+  /** Multiplies in place; returns this. */
   mul_(other: Tensor | Scalar): this {
     if (other instanceof Tensor) aten.mul__Tensor(this, other);
     else aten.mul__Scalar(this, other);
     return this;
   }
+  /** Copies `src` into this tensor in place (broadcasting, converting dtype and device); returns this. */
   copy_(source: Tensor): this {
     aten.copy_(this, source);
     return this;
   }
+  /** Fills with zeros in place; returns this. */
   zero_(): this {
     aten.zero_(this);
     return this;
   }
+  /** Fills with `value` in place; returns this. */
   fill_(value: Scalar): this {
     aten.fill__Scalar(this, value);
     return this;
   }
 
   // ---- comparison ----
+  /** Elementwise ==, as a bool tensor. */
   eq(other: Tensor | Scalar): Tensor {
     return other instanceof Tensor ? aten.eq_Tensor(this, other) : aten.eq_Scalar(this, other);
   }
+  /** Elementwise !=, as a bool tensor. */
   ne(other: Tensor | Scalar): Tensor {
     return other instanceof Tensor ? aten.ne_Tensor(this, other) : aten.ne_Scalar(this, other);
   }
+  /** Elementwise <, as a bool tensor. */
   lt(other: Tensor | Scalar): Tensor {
     return other instanceof Tensor ? aten.lt_Tensor(this, other) : aten.lt_Scalar(this, other);
   }
+  /** Elementwise <=, as a bool tensor. */
   le(other: Tensor | Scalar): Tensor {
     return other instanceof Tensor ? aten.le_Tensor(this, other) : aten.le_Scalar(this, other);
   }
+  /** Elementwise >, as a bool tensor. */
   gt(other: Tensor | Scalar): Tensor {
     return other instanceof Tensor ? aten.gt_Tensor(this, other) : aten.gt_Scalar(this, other);
   }
+  /** Elementwise >=, as a bool tensor. */
   ge(other: Tensor | Scalar): Tensor {
     return other instanceof Tensor ? aten.ge_Tensor(this, other) : aten.ge_Scalar(this, other);
   }
 
   // ---- reductions ----
+  /** Sum over all elements, or over `dim`. */
   sum(dim?: number | number[], keepdim = false): Tensor {
     return dim === undefined ? aten.sum(this) : aten.sum_dim_IntList(this, dim, keepdim);
   }
+  /** Mean over all elements, or over `dim`. */
   mean(dim?: number | number[], keepdim = false): Tensor {
     return dim === undefined ? aten.mean(this) : aten.mean_dim(this, dim, keepdim);
   }
@@ -287,17 +345,23 @@ export class Tensor {
   max(dim?: number, keepdim = false): Tensor | [Tensor, Tensor] {
     return dim === undefined ? aten.max(this) : aten.max_dim(this, dim, keepdim);
   }
+  /** The minimum of all elements, or over `dim` with the indices of the minima ([values, indices]). */
   min(): Tensor;
+  /** The minimum of all elements, or over `dim` with the indices of the minima ([values, indices]). */
   min(dim: number, keepdim?: boolean): [Tensor, Tensor];
+  /** The minimum of all elements, or over `dim` with the indices of the minima ([values, indices]). */
   min(dim?: number, keepdim = false): Tensor | [Tensor, Tensor] {
     return dim === undefined ? aten.min(this) : aten.min_dim(this, dim, keepdim);
   }
+  /** Maximum over `dim` (values only). */
   amax(dim: number | number[], keepdim = false): Tensor {
     return aten.amax(this, dim, keepdim);
   }
+  /** Indices of the maxima over `dim` (of the flattened tensor without `dim`), int64. */
   argmax(dim?: number, keepdim = false): Tensor {
     return aten.argmax(this, dim ?? null, keepdim);
   }
+  /** log(sum(exp(x))) over `dim`, computed stably. */
   logsumexp(dim: number | number[], keepdim = false): Tensor {
     return aten.logsumexp(this, dim, keepdim);
   }
@@ -305,89 +369,117 @@ export class Tensor {
   var(dim?: number | number[] | null, correction = 1, keepdim = false): Tensor {
     return aten.var_correction(this, dim ?? null, correction, keepdim);
   }
+  /** Standard deviation (default correction 1: the sample standard deviation). */
   std(dim?: number | number[] | null, correction = 1, keepdim = false): Tensor {
     return aten.std_correction(this, dim ?? null, correction, keepdim);
   }
+  /** Cumulative sum along `dim`. */
   cumsum(dim: number): Tensor {
     return aten.cumsum(this, dim);
   }
+  /** Softmax along `dim`. */
   softmax(dim: number): Tensor {
     return aten.softmax_int(this, dim);
   }
+  /** Log-softmax along `dim` (stabler than log(softmax)). */
   logSoftmax(dim: number): Tensor {
     return aten.log_softmax_int(this, dim);
   }
+  /** The p-norm (default 2) of all elements or over `dim`. */
   norm(p = 2, dim?: number | number[] | null, keepdim = false): Tensor {
     return aten.linalg_vector_norm(this, p, dim ?? null, keepdim);
   }
 
   // ---- shape ----
+  /** The same elements in a new shape (one dimension may be -1); a view when possible. */
   reshape(...shape: number[]): Tensor {
     return aten.reshape(this, shape);
   }
+  /** A view with a new shape over the same memory (the tensor must be contiguous enough). */
   view(...shape: number[]): Tensor {
     return aten.view(this, shape);
   }
+  /** Flattens dimensions startDim..endDim into one. */
   flatten(startDim = 0, endDim = -1): Tensor {
     return aten.flatten_using_ints(this, startDim, endDim);
   }
+  /** Reorders the dimensions (a view). */
   permute(...dims: number[]): Tensor {
     return aten.permute(this, dims);
   }
+  /** Swaps two dimensions (a view). */
   transpose(dim0: number, dim1: number): Tensor {
     return aten.transpose_int(this, dim0, dim1);
   }
+  /** Transposes a 2-D tensor (a view). */
   t(): Tensor {
     return aten.t(this);
   }
+  /** Inserts a dimension of size 1 at `dim` (a view). */
   unsqueeze(dim: number): Tensor {
     return aten.unsqueeze(this, dim);
   }
+  /** Removes dimensions of size 1 (all, or `dim`). */
   squeeze(dim?: number): Tensor {
     return dim === undefined ? aten.squeeze(this) : aten.squeeze_dim(this, dim);
   }
+  /** Broadcasts to a larger shape without copying (-1 keeps a dimension). */
   expand(...shape: number[]): Tensor {
     return aten.expand(this, shape);
   }
+  /** expand to the shape of `other`. */
   expandAs(other: Tensor): Tensor {
     return aten.expand_as(this, other);
   }
+  /** Tiles the tensor the given number of times along each dimension (copies). */
   repeat(...repeats: number[]): Tensor {
     return aten.repeat(this, repeats);
   }
+  /** A contiguous copy, or this tensor's data if already contiguous. */
   contiguous(): Tensor {
     return aten.contiguous(this);
   }
+  /** A copy with its own memory (differentiable). */
   clone(): Tensor {
     return aten.clone(this);
   }
+  /** A tensor over the same data without autograd history. */
   detach(): Tensor {
     return aten.detach(this);
   }
+  /** The slice [start, start + length) of dimension `dim` (a view). */
   narrow(dim: number, start: number, length: number): Tensor {
     return aten.narrow(this, dim, start, length);
   }
+  /** Elements start..end (exclusive) with `step` along `dim` (a view). */
   slice(dim: number, start: number | null = null, end: number | null = null, step = 1): Tensor {
     return aten.slice_Tensor(this, dim, start, end, step);
   }
+  /** Index `index` of dimension `dim`, removing the dimension (a view). */
   select(dim: number, index: number): Tensor {
     return aten.select_int(this, dim, index);
   }
+  /** The entries of `dim` at the int64 `index` (copies). */
   indexSelect(dim: number, index: Tensor): Tensor {
     return aten.index_select(this, dim, index);
   }
+  /** Gathers values along `dim` at the int64 `index` (torch.gather). */
   gather(dim: number, index: Tensor): Tensor {
     return aten.gather(this, dim, index);
   }
+  /** Replaces the elements where `mask` is true by `value`. */
   maskedFill(mask: Tensor, value: Scalar): Tensor {
     return aten.masked_fill_Scalar(this, mask, value);
   }
+  /** Splits into `chunks` nearly equal parts along `dim`. */
   chunk(chunks: number, dim = 0): Tensor[] {
     return aten.chunk(this, chunks, dim);
   }
+  /** Splits into parts of `size` along `dim` (the last may be smaller). */
   split(size: number, dim = 0): Tensor[] {
     return aten.split_Tensor(this, size, dim);
   }
+  /** Reverses the order along the given dimensions. */
   flip(...dims: number[]): Tensor {
     return aten.flip(this, dims);
   }
@@ -429,18 +521,23 @@ export class Tensor {
   get isPinned(): boolean {
     return native.isPinned(this.handle);
   }
+  /** Converted to float32. */
   float(): Tensor {
     return this.to('float32');
   }
+  /** Converted to float64. */
   double(): Tensor {
     return this.to('float64');
   }
+  /** Converted to int64. */
   long(): Tensor {
     return this.to('int64');
   }
+  /** Converted to int32. */
   int(): Tensor {
     return this.to('int32');
   }
+  /** Converted to bool. */
   bool(): Tensor {
     return this.to('bool');
   }

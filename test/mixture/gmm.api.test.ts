@@ -15,7 +15,9 @@ import {
 import { gaussianModelFromJson, gaussianModelToJson } from '../../src/mixture/gaussian-model.js';
 import { setUnrolledKernels } from '../../src/mixture/gaussian-kernels.js';
 import { kmeans, kmeansPlusPlus } from '../../src/mixture/kmeans.js';
-import { inverseSpd, type DenseMatrix } from '../../src/mixture/linalg.js';
+import { fromRows, inverseSpd, type DenseMatrix } from '../../src/mixture/linalg.js';
+import { MixtureArgumentError } from '../../src/mixture/index.js';
+import { UserError } from '../../src/util/errors.js';
 import { formatBicTable, selectByBic } from '../../src/mixture/select.js';
 import { Rng } from '../../src/util/rng.js';
 
@@ -274,6 +276,36 @@ test('bad data and options are refused with a reason', () => {
   const gm = new GaussianMixture({ nComponents: 2, ...quiet }).fit(iris);
   assert.throws(() => gm.predict(tiny), /1 columns but the model was fitted on 4/);
   assert.throws(() => new GaussianMixture({ nComponents: 2 }).predict(iris), /not fitted/);
+});
+
+test('argument errors are MixtureArgumentErrors (UserErrors), also for wrong types from JavaScript', () => {
+  const named = (fn: () => unknown, re: RegExp) =>
+    assert.throws(
+      fn,
+      (e: Error) => e instanceof MixtureArgumentError && e instanceof UserError && re.test(e.message),
+    );
+  const js = (v: unknown) => v as never;
+  named(() => new GaussianMixture({ nComponents: 0 }), /^nComponents must be an integer >= 1, got 0$/);
+  named(() => new GaussianMixture({ nComponents: js('2') }), /nComponents must be an integer >= 1/);
+  named(() => new GaussianMixture({ nComponents: 2, tol: js('0.1') }), /^tol must be >= 0, got 0.1$/);
+  named(() => new GaussianMixture({ nComponents: 2, regCovar: js('1') }), /regCovar must be >= 0/);
+  named(() => new GaussianMixture({ nComponents: 2, seed: js('7') }), /^seed must be a number, got '7'$/);
+  named(() => new GaussianMixture(js(undefined)), /^options must be an object, got undefined$/);
+  named(() => new GaussianMixture({ nComponents: 2 }).fit(js([[1], [2], [3]])), /DenseMatrix.*fromRows/);
+  named(
+    () => new GaussianMixture({ nComponents: 2 }).fit(js('x.csv')),
+    /^data must be a DenseMatrix.*got 'x.csv'$/,
+  );
+  named(() => new GaussianMixture({ nComponents: 2 }).predict(iris), /not fitted/);
+  named(() => kmeans(js([[1]]), 1, new Rng(0)), /DenseMatrix/);
+  named(() => kmeans(iris, js('3'), new Rng(0)), /^k must be an integer >= 1, got 3$/);
+  named(
+    () => selectByBic(iris, js({ ks: 3, covarianceTypes: ['full'] })),
+    /^options.ks must be an array, got 3$/,
+  );
+  named(() => fromRows([]), /matrix has no rows/);
+  assert.equal(new MixtureArgumentError('x').name, 'MixtureArgumentError');
+  assert.equal(new MixtureArgumentError('x').exitCode, 2);
 });
 
 test('sample draws from the mixture: component counts follow the weights, moments the parameters', () => {

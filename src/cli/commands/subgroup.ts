@@ -7,6 +7,7 @@ import { listArg, numberArg, rangeListArg } from '../args.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
 import {
   CollinearityError,
+  MixtureArgumentError,
   type SubgroupData,
   dropMembership,
   readSubgroupCsv,
@@ -201,8 +202,13 @@ export const run = defineCommand({
       if (sub === 'select') return await runSelect(values);
     } catch (error) {
       // A UserError names its file. Model errors (too few subjects for K, collinear columns, ...)
-      // do not: they concern the data file.
-      if (error instanceof UserError && !(error instanceof CollinearityError)) throw error;
+      // (MixtureArgumentError, CollinearityError) do not: they concern the data file.
+      if (
+        error instanceof UserError &&
+        !(error instanceof CollinearityError) &&
+        !(error instanceof MixtureArgumentError)
+      )
+        throw error;
       if (error instanceof Error && !(error instanceof TypeError) && !(error instanceof ReferenceError)) {
         throw new CliError(values.data ? `${values.data}: ${error.message}` : error.message);
       }

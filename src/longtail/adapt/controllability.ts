@@ -11,6 +11,9 @@ import { Preference } from '../types/preference.js';
 import { evaluateDistributions, type Predictions } from '../train/evaluate.js';
 import { computeExpertFeatures, featuresTensor, type ExpertFeatures } from '../train/features.js';
 
+/**
+ * The accuracy of a PRL model at one preference: top-1 and per shot group on the uniform test set, and on each test distribution (null for an empty group).
+ */
 export interface PreferenceResult {
   preference: number[];
   top1: number | null;
@@ -20,6 +23,9 @@ export interface PreferenceResult {
   distributions: Record<string, number | null>;
 }
 
+/**
+ * What {@link controllabilityGrid} returns: the number of experts and one {@link PreferenceResult} per point of the preference grid.
+ */
 export interface ControllabilityGrid {
   experts: number;
   points: PreferenceResult[];

@@ -6,6 +6,9 @@ import { priorError } from './label-shift.js';
 import type { TestTimeMethodName } from './methods.js';
 import type { DistributionTestTime } from './testtime.js';
 
+/**
+ * One method's row in {@link methodTable}: top-1 and per-shot-group accuracy (null for an empty group) and its prior error.
+ */
 export interface MethodRow {
   top1: number | null;
   many: number | null;
@@ -19,6 +22,9 @@ export interface MethodRow {
 
 const group = (r: GroupResult) => ({ top1: r.top1, many: r.many, medium: r.medium, few: r.few });
 
+/**
+ * The rows of one distribution's test-time results: each method's accuracy (overall and per shot group) and, where it estimates one, the error of its prior against the true one.
+ */
 export function methodTable(entry: DistributionTestTime): Partial<Record<TestTimeMethodName, MethodRow>> {
   const total = entry.counts.reduce((a, b) => a + b, 0);
   const truth = entry.counts.map((v) => v / total);

@@ -10,6 +10,9 @@
 //   em_bcts         EM after bias-corrected temperature scaling on the validation split
 //   bbse            black-box shift estimation with the validation confusion matrix
 //   oracle          the log of the true test prior added (labelled: uses the test labels)
+/**
+ * Every test-time method the results report, in table order (see the comment above for what each does).
+ */
 export const TEST_TIME_METHODS = [
   'none',
   'aggregation',
@@ -22,6 +25,7 @@ export const TEST_TIME_METHODS = [
   'bbse',
   'oracle',
 ] as const;
+/** One of {@link TEST_TIME_METHODS}. */
 export type TestTimeMethodName = (typeof TEST_TIME_METHODS)[number];
 
 /** The label-shift estimators fitted on the validation split (label-shift.ts, calibration.ts). */
@@ -30,4 +34,7 @@ export type LabelShiftMethod = (typeof LABEL_SHIFT_METHODS)[number];
 
 /** The methods that run on request; the others are always reported. */
 export const SELECTABLE_METHODS = ['aggregation', 'preference', 'prior', ...LABEL_SHIFT_METHODS] as const;
+/**
+ * A test-time method that runs on request (the others are always reported): one of `SELECTABLE_METHODS`.
+ */
 export type TestTimeMethod = (typeof SELECTABLE_METHODS)[number];

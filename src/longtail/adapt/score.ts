@@ -18,6 +18,10 @@ import {
 import type { LabelShiftMethod } from './methods.js';
 import { priorWeightedAccuracy } from './search-objective.js';
 
+/**
+ * A test-time search as it ran: epochs, whether it stopped early or kept its start, the settings
+ * searched.
+ */
 export interface Searched {
   epochs: number;
   stopped_early: boolean;
@@ -31,6 +35,9 @@ export interface Searched {
   validation?: { searched: number; start: number };
 }
 
+/**
+ * The test-time results of one test distribution: its size and class counts, the accuracy before adaptation and after each method that ran.
+ */
 export interface DistributionTestTime {
   n: number;
   /** Test images per class of this distribution (its true prior, for the prior errors). */

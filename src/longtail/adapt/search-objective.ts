@@ -18,7 +18,11 @@ import { applyCalibration } from './calibration.js';
 import { emPrior } from './label-shift.js';
 import { basisScores, scoreBasis, type ValidationFit } from './baselines.js';
 
+/**
+ * What the unlabelled test-time searches maximise: 'stability' (agreement between two augmented views) or 'consistent' (also close to the estimated test prior).
+ */
 export type SearchObjective = 'stability' | 'consistent';
+/** Every {@link SearchObjective}. */
 export const SEARCH_OBJECTIVES: readonly SearchObjective[] = ['stability', 'consistent'];
 // Chosen on the validation split with the pool's steps matched to the test set's (BENCHMARKS.md).
 export const DEFAULT_CONSISTENCY_WEIGHT = 3;

@@ -57,6 +57,9 @@ export interface AdaptInput {
 
 export type { TestTimeMethod };
 
+/**
+ * How {@link runTestTime} adapts: the optimisation of the searches, the methods to run and the distributions to score; {@link loadTestTimeConfig} reads one from a JSON file.
+ */
 export interface TestTimeOptions {
   epochs: number;
   batchSize: number;
@@ -172,6 +175,15 @@ interface SearchTask extends DistributionTask {
   target: Tensor | null;
 }
 
+/**
+ * Test-time adaptation of a trained model on each test distribution without its labels: SADE's
+ * self-supervised expert aggregation, the PRL preference search, prior estimation (EM, BBSE, with
+ * calibration on the validation split), as `o.methods` asks; needs libtorch.
+ * @param input The system and data of a session (see {@link adaptInput}).
+ * @param o Epochs, batch size, learning rate, methods, distributions, seed ({@link TestTimeOptions}).
+ * @param log Progress lines (default: standard error).
+ * @returns Per distribution name, its {@link DistributionTestTime}.
+ */
 export async function runTestTime(
   input: AdaptInput,
   o: TestTimeOptions,

@@ -273,6 +273,11 @@ export function readJsonFile(file: string): unknown {
   return parseJsonText(text, file);
 }
 
+/**
+ * Parses and checks the text of a training config (JSON).
+ * @param file Names the source in messages.
+ * @throws {@link ConfigError} naming the field, with its line and column.
+ */
 export function parseConfig(text: string, file: string): TrainConfig {
   return checkConfig(parseJsonText(text, file), file);
 }
@@ -337,6 +342,10 @@ export function withOverrides(
   };
 }
 
+/**
+ * Reads and checks a training config file (the JSON that `tailor train` takes).
+ * @throws {@link ConfigError} naming the file, the field and the remedy.
+ */
 export function loadConfig(file: string): TrainConfig {
   return checkConfig(readJsonFile(file), file);
 }

@@ -68,6 +68,10 @@ export const IMAGE_LIST_LOADERS: Record<string, ImageListLoader> = {
   iNaturalistDataLoader: INATURALIST,
 };
 
+/**
+ * The data of a session: the data set, its pipeline, the train, validation and test splits and
+ * their class counts.
+ */
 export interface ExperimentData {
   /** fmnist, cifar10, cifar100, or imagenet_lt, places_lt, inat2018 for image lists. */
   dataset: string;
@@ -91,6 +95,10 @@ export interface ExperimentData {
   onDevice?: boolean | 'auto';
 }
 
+/**
+ * Data settings that replace a config's (root, test and train caps, imbalance, ...), for quick
+ * runs and the CLI flags.
+ */
 export interface DataOverrides {
   root?: string;
   /** Keep at most this many images per class of the test set (quick runs and tests). */

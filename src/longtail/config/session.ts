@@ -25,6 +25,9 @@ import {
 import { createLoss, createPrlLoss } from './losses.js';
 import type { AdaptInput } from '../adapt/testtime.js';
 
+/**
+ * Everything a config builds: the config and its file, the data (train, validation, test splits and their transforms), the model and the trainable system. Needs libtorch.
+ */
 export interface Session {
   config: TrainConfig;
   file: string;
@@ -38,6 +41,20 @@ export interface Session {
   overrides: DataOverrides;
 }
 
+/**
+ * Builds a session from a checked config: loads the data set (with the long-tailed subset the config
+ * asks for), creates the multi-expert model and, for PRL, its hypernetwork. Needs libtorch.
+ * @param file The config's path (relative data paths are resolved against it).
+ * @param overrides Data settings that replace the config's (root, imbalance, ...).
+ * @throws {@link ConfigError} or {@link DataFormatError} for a config or data set that cannot be used.
+ *
+ * @example
+ * ```ts
+ * import { loadConfig, buildSession, trainSession } from 'tailor/longtail';
+ * const session = buildSession(loadConfig('configs/fmnist_lt_ir100_prl.json'), 'configs/fmnist_lt_ir100_prl.json');
+ * await trainSession(session, { epochs: 5, seed: 0, runDir: 'runs/demo' });
+ * ```
+ */
 export function buildSession(config: TrainConfig, file: string, overrides: DataOverrides = {}): Session {
   const data = buildData(config, overrides, file);
   const model = buildModel(config, data.train.shape[0], data.train.classes, file);
@@ -105,6 +122,9 @@ export function prlSystemFromConfig(
   );
 }
 
+/**
+ * {@link buildSession} for a config file: reads it ({@link loadConfig}) and builds data, model and system.
+ */
 export function sessionFromConfigFile(file: string, overrides: DataOverrides = {}): Session {
   return buildSession(loadConfig(file), file, overrides);
 }
@@ -147,6 +167,9 @@ export function sessionFromRecord(record: SessionRecord, checkpointFile: string)
   return buildSession(config, record.configFile, record.overrides ?? {});
 }
 
+/**
+ * The run directory a training run writes when none is given: `<trainer.save_dir or runs>/<name>/<UTC timestamp>`.
+ */
 export function defaultRunDir(config: TrainConfig): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return join(config.trainer.save_dir ?? 'runs', config.name, stamp);

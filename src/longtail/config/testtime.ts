@@ -75,6 +75,11 @@ export const TEST_TIME_CONFIG = obj({
   }).optional(),
 });
 
+/**
+ * Reads a test-time config file into {@link TestTimeOptions}.
+ * @param isPrl Whether the model has a hypernetwork (the preference search needs one).
+ * @throws {@link ConfigError} for an invalid field, or a preference search asked of a model without a hypernetwork.
+ */
 export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOptions {
   return testTimeOptions(readJsonFile(file), isPrl, file);
 }

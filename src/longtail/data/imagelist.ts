@@ -6,19 +6,25 @@ import { join, relative } from 'node:path';
 import type { Sharp } from 'sharp';
 import { DataFormatError, type ImageListEntry } from './types.js';
 
+/** One entry of an image list: path, label and the line it came from. */
 export interface ListedImage extends ImageListEntry {
   /** 1-based line in the list file (0 for folder layouts), for error messages. */
   line: number;
 }
 
+/** How {@link readImageList} reads a list (the root of the images, warnings). */
 export interface ReadListOptions {
   /** Number of classes; labels must be below it. Default: largest label + 1. */
   classes?: number;
   /** What to do when an image file does not exist: 'error' (default), 'skip' (warn and drop), 'ignore' (do not check). */
   missing?: 'error' | 'skip' | 'ignore';
+  /** Called with a message for each entry that is skipped. */
   warn?: (message: string) => void;
 }
 
+/**
+ * An image list as read: the image root, the list file, its entries and the number of classes.
+ */
 export interface ImageList {
   root: string;
   listFile: string;

@@ -5,7 +5,9 @@ import { FASHION_MNIST_DEFAULT_ROOT, readFashionMnist } from './idx.js';
 import type { PipelineKind } from './pipelines.js';
 import type { ImageDataset } from './types.js';
 
+/** The built-in data sets: Fashion-MNIST, CIFAR-10 and CIFAR-100. */
 export type BuiltinDataset = 'fmnist' | 'cifar10' | 'cifar100';
+/** Every {@link BuiltinDataset}. */
 export const BUILTIN_DATASETS: readonly BuiltinDataset[] = ['fmnist', 'cifar10', 'cifar100'];
 
 /** Per-class sizes of the published balanced splits (for summaries without the files). */
@@ -22,6 +24,17 @@ export function pipelineKind(name: BuiltinDataset): PipelineKind {
   return name === 'fmnist' ? 'fmnist' : 'cifar';
 }
 
+/**
+ * Reads a split of a built-in data set (Fashion-MNIST, CIFAR-10, CIFAR-100) from its files.
+ * @param root The folder of the files (default the data set's usual system folder, e.g. /usr/share/datasets/fashion-mnist).
+ * @throws {@link DataFormatError} when a file is missing or malformed.
+ *
+ * @example
+ * ```ts
+ * import { loadBuiltin, longTailSubset } from 'tailor/longtail';
+ * const train = loadBuiltin('fmnist', 'train');
+ * ```
+ */
 export function loadBuiltin(name: BuiltinDataset, split: 'train' | 'test', root?: string): ImageDataset {
   switch (name) {
     case 'fmnist':

@@ -6,6 +6,9 @@ import { Rng } from '../../util/rng.js';
 import { NumpyLegacyRandom } from './numpy-random.js';
 import { classCounts } from './types.js';
 
+/**
+ * How class sizes fall off in a long-tailed subset: exponentially ('exp'), in two steps ('step'), or not at all ('none').
+ */
 export type ImbalanceProfile = 'exp' | 'step' | 'none';
 /** 'numpy' reproduces the reference subsets bit for bit (np.random.seed + shuffle); 'tailor' uses Rng. */
 export type SubsetSampler = 'numpy' | 'tailor';
@@ -43,6 +46,10 @@ export function longTailCounts(
   return counts;
 }
 
+/**
+ * How {@link longTailSubset} draws a long-tailed subset: imbalance ratio (head over tail),
+ * profile, seed, sampler, head size.
+ */
 export interface LongTailOptions {
   imbalance: number;
   profile?: ImbalanceProfile;
@@ -157,6 +164,9 @@ export function drawPerClass(
 
 // ---- test-agnostic distributions ----
 
+/**
+ * The test-agnostic distributions of SADE: forward and backward long-tailed test sets (imbalance 50 to 2) and the uniform one.
+ */
 export const TEST_DISTRIBUTIONS = [
   'forward50',
   'forward25',

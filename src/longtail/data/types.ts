@@ -23,6 +23,9 @@ export interface ImageListEntry {
   label: number;
 }
 
+/**
+ * A data set file (image list, idx, CIFAR batch) that is malformed or missing; names the file and, where it can, the line.
+ */
 export class DataFormatError extends InputError {
   constructor(
     message: string,

@@ -3,6 +3,9 @@
 // classes, or without test images, is reported as null, never as 0), the confusion matrix and
 // the expected calibration error.
 
+/**
+ * A class's group by its number of training images: 'many' (more than 100), 'medium', 'few' (fewer than 20).
+ */
 export type ShotGroup = 'many' | 'medium' | 'few';
 export const SHOT_GROUPS: readonly ShotGroup[] = ['many', 'medium', 'few'];
 

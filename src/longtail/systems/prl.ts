@@ -29,6 +29,9 @@ class ReleasedOffset extends nn.Module {
  */
 export type PreferenceInput = Preference | readonly number[] | Tensor;
 
+/**
+ * A PRL system: the multi-expert model whose experts a hypernetwork generates from a preference over them (see {@link Preference}).
+ */
 export interface PrlSystem extends TrainableSystem {
   readonly kind: 'prl';
   readonly hyper: HyperNetwork;

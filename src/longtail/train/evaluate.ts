@@ -11,6 +11,10 @@ import { setTraining, type TrainableSystem } from '../systems/system.js';
 
 export type ForwardFn = (x: Tensor) => MultiExpertOutput;
 
+/**
+ * A model's outputs on a data set: logits (n x classes, mean of the experts, row-major), per-
+ * expert logits and the labels.
+ */
 export interface Predictions {
   n: number;
   classes: number;
@@ -76,6 +80,9 @@ export async function systemPredictions(
   return predict((x) => system.evalForward(x), ds, transform);
 }
 
+/**
+ * Top-1 accuracy overall and per shot group (null for a group without classes or test images).
+ */
 export interface GroupResult {
   top1: number | null;
   many: number | null;

@@ -33,6 +33,9 @@ import { StepFigures } from './step-figures.js';
 import type { ExecutionMode } from './graph.js';
 import type { PhaseClock } from './phases.js';
 
+/**
+ * One epoch of a training run as the history records it: learning rate, training loss and accuracy, validation results.
+ */
 export interface EpochRecord {
   epoch: number;
   lr: number;
@@ -109,6 +112,9 @@ function evalSubset(nTest: number, nTrain: number, batchSize: number, maxBatches
 /** The loss became NaN or infinite: the message names the epoch, the step and the remedy. */
 export class NonFiniteLossError extends UserError {}
 
+/**
+ * What a training run returns: the history, the best epoch, the checkpoints and how the steps ran.
+ */
 export interface TrainResult {
   history: EpochRecord[];
   best: { epoch: number; top1: number } | null;

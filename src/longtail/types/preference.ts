@@ -16,6 +16,16 @@ export class PreferenceError extends InputError {
  */
 const ON_SIMPLEX = 1e-6;
 
+/**
+ * A PRL preference over the experts: one non-negative weight per expert, normalised to sum to 1.
+ * Make one with {@link Preference.of} (which checks and normalises) or {@link Preference.uniform}.
+ *
+ * @example
+ * ```ts
+ * import { Preference } from 'tailor/longtail';
+ * const r = Preference.of([0.6, 0.3, 0.1], 3); // favours the first (head) expert
+ * ```
+ */
 export class Preference {
   private constructor(readonly weights: readonly number[]) {}
 
@@ -53,6 +63,7 @@ export class Preference {
     );
   }
 
+  /** The weights, so that `JSON.stringify` writes a preference as its array. */
   toJSON(): readonly number[] {
     return this.weights;
   }

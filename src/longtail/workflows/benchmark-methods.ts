@@ -5,6 +5,7 @@ import type { DistributionTestTime, TestTimeMethod } from '../adapt/testtime.js'
 import type { GroupResult } from '../train/evaluate.js';
 import type { System } from '../systems/index.js';
 
+/** One method of a benchmark suite (an entry of {@link BENCHMARK_METHODS}). */
 export interface BenchmarkMethod {
   /** What the table's caption says about it. */
   describe: string;
@@ -20,7 +21,7 @@ export interface BenchmarkMethod {
 
 const prlOnly = (s: System) => (s.kind === 'prl' ? null : 'needs a PRL model (a hypernetwork)');
 
-export const BENCHMARK_METHODS = {
+const METHODS = {
   plain: { describe: 'no test-time step (test-all)', step: null, pick: (r) => r.before },
   aggregation: {
     describe: 'SADE self-supervised expert aggregation',
@@ -67,7 +68,13 @@ export const BENCHMARK_METHODS = {
   },
 } satisfies Record<string, BenchmarkMethod>;
 
-export type BenchmarkMethodName = keyof typeof BENCHMARK_METHODS;
+/** A name of {@link BENCHMARK_METHODS}. */
+export type BenchmarkMethodName = keyof typeof METHODS;
+/**
+ * The methods a benchmark suite compares, by name: what each is, the test-time step it needs, and how its result is picked from the test-time results.
+ */
+export const BENCHMARK_METHODS: Readonly<Record<BenchmarkMethodName, BenchmarkMethod>> = METHODS;
+/** The names of {@link BENCHMARK_METHODS}. */
 export const BENCHMARK_METHOD_NAMES = Object.keys(BENCHMARK_METHODS) as BenchmarkMethodName[];
 
 export function benchmarkMethod(name: string): BenchmarkMethod {

@@ -26,6 +26,9 @@ export function tQuantile975(df: number): number {
   );
 }
 
+/**
+ * The spread of one result over the seeds of a benchmark: count, mean, standard deviation, 95% confidence half-width, and the values.
+ */
 export interface Spread {
   /** Seeds that gave a value (a shot group can be empty on a small test set). */
   n: number;
@@ -37,6 +40,9 @@ export interface Spread {
   values: (number | null)[];
 }
 
+/**
+ * The {@link Spread} of values (null, undefined and non-finite values are left out of the statistics).
+ */
 export function spread(values: (number | null | undefined)[]): Spread {
   const kept = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   const n = kept.length;

@@ -38,12 +38,16 @@ const SUITE = obj({
   threads: int('libtorch threads', 1),
 });
 
+/** One model of a benchmark suite: its name and training config. */
 export interface SuiteModel {
   name: string;
   /** Absolute path of the training config. */
   config: string;
 }
 
+/**
+ * A benchmark suite as {@link loadSuite} reads it: the models (configs), seeds and methods to compare.
+ */
 export interface Suite {
   file: string;
   name: string;
@@ -75,6 +79,10 @@ function unique<T>(file: string, field: string, values: T[], what: string): void
   });
 }
 
+/**
+ * Reads and checks a benchmark suite file; paths in it are relative to the file.
+ * @throws {@link ConfigError} for an invalid field or a missing config.
+ */
 export function loadSuite(file: string): Suite {
   const c = parseWith(SUITE, readJsonFile(file), file);
   const here = dirname(resolve(file));

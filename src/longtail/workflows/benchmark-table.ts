@@ -9,6 +9,7 @@ import { spread, type Spread } from './benchmark-stats.js';
 export type MethodRecord =
   { distributions: Record<string, GroupResult>; mean_top1: number | null } | { unsupported: string };
 
+/** The spread over seeds of top-1 and of each shot group for one cell of a benchmark table. */
 export interface CellSpread {
   top1: Spread;
   many: Spread;
@@ -16,6 +17,9 @@ export interface CellSpread {
   few: Spread;
 }
 
+/**
+ * One row of a benchmark table: a model and a method, with the spread over seeds per test distribution.
+ */
 export interface BenchmarkRow {
   model: string;
   method: string;
@@ -28,6 +32,7 @@ export interface BenchmarkRow {
   mean_top1: Spread;
 }
 
+/** What a benchmark writes: one {@link BenchmarkRow} per model and method. */
 export interface BenchmarkTable {
   kind: 'benchmark';
   name: string;
@@ -55,6 +60,7 @@ export function meanTop1(
   return sum / names.length;
 }
 
+/** Tabulates the per-seed method records of a suite into a {@link BenchmarkTable}. */
 export function benchmarkTable(o: {
   name: string;
   description?: string;

@@ -21,14 +21,21 @@ import { benchmarkTable, meanTop1, type BenchmarkTable, type MethodRecord } from
 import type { Suite } from './benchmark-suite.js';
 import type { GroupResult } from '../train/evaluate.js';
 
+/**
+ * How {@link runBenchmark} runs: the output directory, how many runs to train in this call, logging.
+ */
 export interface BenchmarkOptions {
   outDir: string;
   /** Train at most this many runs in this call (the rest on the next call); finished work is never redone. */
   maxRuns?: number;
   quiet?: boolean;
+  /** Progress lines (default: none). */
   log?: (line: string) => void;
 }
 
+/**
+ * What {@link runBenchmark} returns: the table and how many runs were trained, skipped and left.
+ */
 export interface BenchmarkResult {
   table: BenchmarkTable;
   trained: number;
@@ -78,6 +85,9 @@ function checkSettings(runDir: string, settings: ReturnType<typeof runSettings>)
     );
 }
 
+/**
+ * The run directory of one model and seed of a benchmark: `<outDir>/runs/<model>/seed-<seed>`.
+ */
 export function benchmarkRunDir(outDir: string, model: string, seed: number): string {
   return join(outDir, 'runs', model, `seed-${seed}`);
 }
@@ -226,6 +236,11 @@ function disposeSession(session: Session): void {
   for (const m of Object.values(session.system.modules)) m.dispose();
 }
 
+/**
+ * Runs a benchmark suite: trains every model for every seed (resuming finished work), runs the
+ * test-time methods and tabulates the results. Needs libtorch.
+ * @throws BenchmarkStaleRunError when a stored run was made with a different config.
+ */
 export async function runBenchmark(suite: Suite, o: BenchmarkOptions): Promise<BenchmarkResult> {
   const log = o.log ?? (() => {});
   if (suite.threads) torch.setNumThreads(suite.threads);

@@ -11,6 +11,9 @@ import { sessionFromRecord, type Session, type SessionRecord } from '../config/s
 /** A user-facing problem with a run or checkpoint path. */
 export class RunError extends InputError {}
 
+/**
+ * What {@link loadRun} returns: the rebuilt session with the trained weights, the checkpoint and run directory, the training history.
+ */
 export interface LoadedRun {
   session: Session;
   checkpoint: string;
@@ -19,6 +22,10 @@ export interface LoadedRun {
   epoch?: number;
 }
 
+/**
+ * The checkpoint file of a run directory (its checkpoint-last.json), or a checkpoint path given as .json, .safetensors or without suffix.
+ * @throws {@link RunError} when there is none.
+ */
 export function resolveCheckpoint(path: string): string {
   // A run directory wins over a same-named file beside it (runs/prl next to runs/prl.json, its config).
   const isDirectory = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
@@ -31,6 +38,21 @@ export function resolveCheckpoint(path: string): string {
   );
 }
 
+/**
+ * Loads a trained run: its checkpoint, the config stored with it, the data and model rebuilt
+ * and the trained weights restored. Needs libtorch.
+ * @param path A run directory or a checkpoint (`.json` or its base name).
+ * @param options.root Where the data set files are, when not where the config says.
+ * @throws {@link RunError} or `CheckpointError` (from `tailor`) for a path that is not a usable run.
+ *
+ * @example
+ * ```ts
+ * import { loadRun, evaluateSession } from 'tailor/longtail';
+ * const run = loadRun('runs/fmnist-prl');
+ * const results = await evaluateSession(run.session, run.checkpoint);
+ * console.log(results.uniform);
+ * ```
+ */
 export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
   const checkpoint = resolveCheckpoint(path);
   const ck = loadCheckpoint(checkpoint.replace(/\.json$/, ''));

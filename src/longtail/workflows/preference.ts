@@ -20,6 +20,10 @@ function preferenceEvaluator(session: Session): Promise<PreferenceEvaluator> {
   );
 }
 
+/**
+ * The accuracy of a PRL session's model over a grid of preferences (`steps` points per edge of the
+ * simplex): how far the preference moves head and tail accuracy. Needs libtorch.
+ */
 export async function controllabilityGrid(session: Session, steps: number): Promise<ControllabilityGrid> {
   const evaluator = await preferenceEvaluator(session);
   try {

@@ -27,6 +27,9 @@ export interface UniformDetail extends GroupResult {
   confusion: number[][];
 }
 
+/**
+ * A run's `results.json`: the uniform test results, per-distribution results, calibration, and the sections later commands add.
+ */
 export interface LongtailResults {
   kind: 'longtail';
   name: string;
@@ -60,6 +63,9 @@ export interface LongtailResults {
   test_time?: unknown;
 }
 
+/**
+ * Top-1, shot groups, calibration error and confusion matrix of predictions on the uniform test set.
+ */
 export function uniformDetail(p: Predictions, trainCounts: number[]): UniformDetail {
   const r = evaluateLogits(p.logits, p.labels, p.classes, trainCounts);
   const confusion: number[][] = [];
@@ -82,6 +88,9 @@ export function testPredictions(session: Session): Promise<Predictions> {
   return systemPredictions(session.system, session.data.test, session.testTransform);
 }
 
+/**
+ * Evaluates a session's trained system on its test data (uniform and each test distribution) into {@link LongtailResults}. Needs libtorch.
+ */
 export async function evaluateSession(
   session: Session,
   checkpoint: string,
@@ -113,6 +122,9 @@ export async function evaluateSession(
   };
 }
 
+/**
+ * Writes a run's `results.json` (keeping the sections other commands added); returns its path.
+ */
 export function writeResults(runDir: string, results: LongtailResults): string {
   const path = join(runDir, 'results.json');
   let merged: LongtailResults = results;

@@ -26,6 +26,9 @@ const searchCheck = (v: { searched: number; start: number }, keptStart: boolean 
   kept_start: keptStart ?? false,
 });
 
+/**
+ * The summary of test-time results that `results.json` keeps as `test_time`: per distribution, the table of methods.
+ */
 export function testTimeSummary(
   results: Record<string, DistributionTestTime>,
   methods: readonly TestTimeMethod[],
@@ -94,6 +97,7 @@ export function testTimeSummary(
   };
 }
 
+/** What {@link testTimeSummary} returns. */
 export type TestTimeSummary = ReturnType<typeof testTimeSummary>;
 
 /** Adds the summary to the run's results.json as `test_time` (nothing to add to when it has none). */

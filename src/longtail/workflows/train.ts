@@ -9,12 +9,16 @@ import type { ExecutionMode } from '../train/graph.js';
 import { calibrateSession, evaluateSession, writeResults, type LongtailResults } from './results.js';
 import { controllabilityGrid } from './preference.js';
 
+/**
+ * How {@link trainSession} trains: epochs, seed, run directory, resumption, device options, logging.
+ */
 export interface SessionTrainOptions {
   epochs: number;
   seed: number;
   runDir: string;
   resumeFrom?: string;
   quiet?: boolean;
+  /** Progress lines. */
   log?: (line: string) => void;
   /** One rank of a data-parallel run (only rank 0 then evaluates and writes results). */
   parallel?: ParallelRun | null;
@@ -24,6 +28,11 @@ export interface SessionTrainOptions {
   graph?: ExecutionMode;
 }
 
+/**
+ * Trains a session's system with the optimiser and schedule of its config, writing checkpoints to
+ * `o.runDir`. Needs libtorch.
+ * @throws NonFiniteLossError when the loss diverges.
+ */
 export function trainSession(session: Session, o: SessionTrainOptions): Promise<TrainResult> {
   const { data } = session;
   const { optimizer, scheduler, ...schedule } = trainingSetup(session);
@@ -53,6 +62,9 @@ export function trainSession(session: Session, o: SessionTrainOptions): Promise<
   });
 }
 
+/**
+ * What {@link trainAndEvaluate} returns: the training result and the evaluated results with their path.
+ */
 export interface TrainedRun {
   train: TrainResult;
   results: LongtailResults;

@@ -31,15 +31,21 @@ export const TUNABLE = {
   aggregation_objective: 'aggregationObjective',
   preference_objective: 'preferenceObjective',
 } as const satisfies Record<string, keyof TestTimeOptions>;
+/** The test-time settings a tuning grid can vary (keys of {@link TUNABLE}). */
 export type TunableName = keyof typeof TUNABLE;
 /** The grid names whose values are objectives (words), not numbers. */
 export const OBJECTIVE_GRIDS: readonly TunableName[] = ['aggregation_objective', 'preference_objective'];
 export { SEARCH_OBJECTIVES };
+/** A value in a tuning grid: a number, or a search objective. */
 export type GridValue = number | SearchObjective;
+/** A tuning grid: per tunable setting, the values to try. */
 export type Grid = Partial<Record<TunableName, GridValue[]>>;
+/** One point of a tuning grid: a value per tunable setting. */
 export type GridSetting = Partial<Record<TunableName, GridValue>>;
+/** The test-time searches that can be tuned. */
 export type TunedMethod = 'aggregation' | 'preference';
 
+/** How {@link tuneTestTime} tunes: the method, the grid, the validation pool share, the seed. */
 export interface TuneOptions {
   method: TunedMethod;
   grid: Grid;
@@ -52,9 +58,14 @@ export interface TuneOptions {
    */
   testImages?: number;
   quiet?: boolean;
+  /** Progress lines. */
   log?: (line: string) => void;
 }
 
+/**
+ * One grid setting's result on the validation pool: mean top-1 with and without the step, per
+ * distribution.
+ */
 export interface TuneRow {
   setting: GridSetting;
   mean_top1: number;
@@ -63,6 +74,7 @@ export interface TuneRow {
   per_distribution: Record<string, number>;
 }
 
+/** What {@link tuneTestTime} returns: the method, the validation pool, every row and the best. */
 export interface TuneResult {
   method: TunedMethod;
   pool: { counts: number[]; calibration_counts: number[]; batch_size: number };
@@ -123,6 +135,9 @@ function countsOf(labels: ArrayLike<number>, classes: number): number[] {
   return counts;
 }
 
+/**
+ * Tunes the settings of a test-time search on the validation split: tries every grid setting and keeps the best by the objective (no test labels are used).
+ */
 export async function tuneTestTime(
   session: Session,
   base: Omit<TestTimeOptions, 'methods' | 'distributions' | 'seed'>,

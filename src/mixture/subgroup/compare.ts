@@ -6,6 +6,7 @@ import { chiSquareSurvival } from './chisq.js';
 import { type SubgroupData, dropMembership } from './data.js';
 import { type SubgroupFit, type SubgroupFitOptions, fitSubgroup } from './fit.js';
 import type { SubgroupParams } from './model.js';
+import { MixtureArgumentError, requireArray, requireObject } from '../errors.js';
 
 /** A likelihood-ratio test of membership covariates: both fits, the statistic and its chi-square p-value. */
 export interface LrtResult {
@@ -43,9 +44,14 @@ export function expandMembership(
  * separation (a doubtful chi-square approximation). Needs K >= 2 and at least one name.
  */
 export function membershipLrt(data: SubgroupData, drop: string[], options: SubgroupFitOptions): LrtResult {
-  if (drop.length === 0) throw new Error('name at least one membership covariate to drop (--drop)');
+  requireArray(drop, 'drop');
+  requireObject(options, 'options');
+  if (drop.length === 0)
+    throw new MixtureArgumentError('name at least one membership covariate to drop (--drop)');
   if (options.K < 2)
-    throw new Error('a membership test needs K >= 2 classes (with K = 1 there is no membership model)');
+    throw new MixtureArgumentError(
+      'a membership test needs K >= 2 classes (with K = 1 there is no membership model)',
+    );
   const reducedData = dropMembership(data, drop);
   const reduced = fitSubgroup(reducedData, options);
   const full = fitSubgroup(data, {
@@ -104,7 +110,8 @@ export function selectClasses(
   ks: number[],
   options: Omit<SubgroupFitOptions, 'K'>,
 ): Selection {
-  if (ks.length === 0) throw new Error('give at least one number of classes');
+  requireArray(ks, 'ks');
+  if (ks.length === 0) throw new MixtureArgumentError('give at least one number of classes');
   const fits = ks.map((K) => fitSubgroup(data, { ...options, K }));
   const rows = fits.map((f) => ({
     K: f.K,

@@ -10,6 +10,7 @@ import { type SubgroupParams, eStep, membershipLogits, parameterCount } from './
 import { defaultMembershipOptions } from './membership.js';
 import { type StandardErrors, standardErrors } from './se.js';
 import { type Correlation, checkAr1Times, computeStats } from './stats.js';
+import { MixtureArgumentError, requireObject } from '../errors.js';
 
 /** Options of {@link fitSubgroup}. */
 export interface SubgroupFitOptions {
@@ -109,6 +110,8 @@ export function orderClasses(
  * ordered by their mean. Throws CollinearityError when the fixed effects are collinear.
  */
 export function fitSubgroup(data: SubgroupData, options: SubgroupFitOptions): SubgroupFit {
+  requireObject(data, 'data');
+  requireObject(options, 'options');
   const K = options.K;
   const correlation = options.correlation ?? 'independent';
   const npm = checkFitSize(data, K, correlation);
@@ -163,15 +166,15 @@ export function fitSubgroup(data: SubgroupData, options: SubgroupFitOptions): Su
 /** Refuses a K or a model too large for the data; returns the number of free parameters. */
 function checkFitSize(data: SubgroupData, K: number, correlation: Correlation): number {
   if (!(Number.isInteger(K) && K >= 1))
-    throw new Error(`the number of classes must be a positive integer, got ${K}`);
+    throw new MixtureArgumentError(`the number of classes must be a positive integer, got ${K}`);
   if (data.nSubjects < K) {
-    throw new Error(
+    throw new MixtureArgumentError(
       `${data.nSubjects} subjects cannot be split into ${K} classes: lower --k or add subjects`,
     );
   }
   const npm = parameterCount(data.p, data.q, K, correlation === 'ar1');
   if (data.nSubjects <= npm) {
-    throw new Error(
+    throw new MixtureArgumentError(
       `the model has ${npm} parameters but only ${data.nSubjects} subjects: lower --k or use fewer covariates`,
     );
   }

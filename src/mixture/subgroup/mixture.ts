@@ -9,6 +9,7 @@ import { type EmOptions, mStep } from './em.js';
 import { quantileStart, randomStart } from './init.js';
 import { type EStep, type SubgroupParams, cloneParams, eStep, parameterCount } from './model.js';
 import { type SubjectStats, computeStats } from './stats.js';
+import { MixtureArgumentError } from '../errors.js';
 
 /** Where each start comes from: the quantile recipe, a random draw, or given values. */
 export type StartSpec = 'quantile' | 'random' | SubgroupParams;
@@ -43,7 +44,7 @@ export class SubgroupMixture extends BaseMixture<SubgroupData, SubgroupParams> {
   }
 
   protected checkData(data: SubgroupData, _fitting: boolean): void {
-    if (data.nSubjects === 0) throw new RangeError('no subjects in the data');
+    if (data.nSubjects === 0) throw new MixtureArgumentError('no subjects in the data');
   }
 
   protected override beginFit(_data: SubgroupData): void {
@@ -118,7 +119,8 @@ export class SubgroupMixture extends BaseMixture<SubgroupData, SubgroupParams> {
   }
 
   private requireParams(): SubgroupParams {
-    if (!this.params) throw new Error('the subgroup mixture has no parameters yet: call fit() first');
+    if (!this.params)
+      throw new MixtureArgumentError('the subgroup mixture has no parameters yet: call fit() first');
     return this.params;
   }
 }

@@ -4,6 +4,7 @@
 // sqrt(1 - rho_j^2), rho_j = phi^(t_j - t_{j-1})), so R^-1 is never formed and unbalanced, unequally
 // spaced visits cost nothing extra.
 import type { SubgroupData } from './data.js';
+import { MixtureArgumentError } from '../errors.js';
 
 /** Residual correlation within a subject: none, or AR(1) in time. */
 export type Correlation = 'independent' | 'ar1';
@@ -44,7 +45,7 @@ export function checkAr1Times(data: SubgroupData): void {
   for (let i = 0; i < data.nSubjects; i++) {
     for (let o = data.offsets[i]! + 1; o < data.offsets[i + 1]!; o++) {
       if (data.time[o] === data.time[o - 1]) {
-        throw new Error(
+        throw new MixtureArgumentError(
           `subject '${data.ids[i]}' has two visits at time ${data.time[o]}: AR(1) correlation needs distinct times ` +
             '(use --cor independent or fix the time column)',
         );

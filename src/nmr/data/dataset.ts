@@ -37,6 +37,10 @@ import type { LevelTruth, TrueLine, TrueMultiplet } from './simulate.js';
 export const DATASET_FORMAT = 'tailor-nmr-multisnr';
 export const DATASET_VERSION = 1;
 
+/**
+ * The manifest of a dataset directory: format and version, number of samples, levels, points per
+ * spectrum, and how the samples were made.
+ */
 export interface DatasetManifest {
   format: typeof DATASET_FORMAT;
   version: number;
@@ -57,6 +61,10 @@ export interface DatasetManifest {
   layout: string;
 }
 
+/**
+ * One sample's metadata: its index, its level-0 SNR, the noise and scale of each level, and the
+ * true lines and multiplets.
+ */
 export interface SampleMeta {
   index: number;
   snr0: number;
@@ -66,6 +74,10 @@ export interface SampleMeta {
   source?: string;
 }
 
+/**
+ * One sample of a dataset: its noisy levels (low to high SNR), the clean truth, the peak mask of
+ * the truth, and its metadata.
+ */
 export interface SampleRecord {
   spectra: Float64Array[];
   truth: Float64Array;
@@ -231,6 +243,7 @@ export class Dataset {
     return this.manifest.samples;
   }
 
+  /** Reads sample `i` (0-based): its levels, clean truth and metadata. */
   sample(i: number): SampleRecord {
     const { levels, points, samples } = this.manifest;
     if (!(i >= 0 && i < samples)) throw new RangeError(`sample ${i} out of range 0..${samples - 1}`);
@@ -254,6 +267,7 @@ export class Dataset {
     return { spectra, truth: Float64Array.from(t), truthPeakMask: mask, meta: this.meta[i]! };
   }
 
+  /** Closes the dataset's file; the dataset cannot be read afterwards. */
   close(): void {
     closeSync(this.fdSpectra);
     closeSync(this.fdTruth);

@@ -48,13 +48,19 @@ export const EXPERIMENTS_SCHEMA = z
   })
   .describe('tailor nmr: per sample, its multi-SNR experiments (paths relative to this file)');
 
+/**
+ * The JSON file that lists, per sample, its experiments from low to high SNR, with paths
+ * relative to the file (`tailor nmr ... --experiments file.json`).
+ */
 export type ExperimentsFile = z.infer<typeof EXPERIMENTS_SCHEMA>;
 
+/** One sample of an experiments file: its name and its experiments, low to high SNR. */
 export interface ExperimentSample {
   name: string;
   experiments: ExperimentPath[];
 }
 
+/** An experiments file as read: its samples and the options that bring each onto one stack. */
 export interface ExperimentsSpec {
   samples: ExperimentSample[];
   options: RealStackOptions;
@@ -121,6 +127,11 @@ export function parseExperimentsArg(arg: string, i: number): ExperimentSample {
   return { name: sampleName(experiments, i), experiments };
 }
 
+/**
+ * Checks that every multi-SNR sample has the same number of experiments (levels).
+ * @param where Names the source in the message (a file or flag).
+ * @throws {@link NmrDataError} naming the first sample whose count differs.
+ */
 export function checkLevels(samples: ExperimentSample[], where: string): void {
   const K1 = samples[0]!.experiments.length;
   samples.forEach((s, i) => {

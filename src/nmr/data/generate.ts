@@ -5,6 +5,13 @@ import { simulateSample, simulationAxis, type SimulationOptions } from './simula
 import { prepareReference, semiSyntheticSample, type SemiSyntheticOptions } from './semisynthetic.js';
 import type { Fid } from '../types.js';
 
+/**
+ * Simulates `samples` multi-SNR training samples (random peaks of the given families, noise
+ * levels from low to high SNR) and writes them as a dataset directory that {@link Dataset} reads.
+ * @param dir The directory to create (must not hold a dataset yet).
+ * @param seed Seed of the simulation: the same seed gives the same dataset.
+ * @returns The manifest written with the samples.
+ */
 export function writeSyntheticDataset(
   dir: string,
   samples: number,

@@ -9,6 +9,10 @@ import { robustStd } from '../stats.js';
 import type { Fid } from '../types.js';
 import type { LevelTruth, SimulatedSample } from './simulate.js';
 
+/**
+ * How {@link writeSemiSyntheticDataset} makes samples from a measured reference spectrum: points,
+ * levels, ratio between levels, SNR range.
+ */
 export interface SemiSyntheticOptions {
   points: number;
   levels: number;

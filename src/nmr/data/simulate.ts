@@ -10,6 +10,10 @@ import { Rng } from '../../util/rng.js';
 import { fourierTransform } from '../process.js';
 import type { Fid } from '../types.js';
 
+/**
+ * How {@link writeSyntheticDataset} simulates samples: points, number of levels, ratio between
+ * levels, spectrometer frequency, the line families.
+ */
 export interface SimulationOptions {
   points: number;
   /** Number of experiments K + 1 (>= 2). */

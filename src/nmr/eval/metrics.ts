@@ -22,6 +22,9 @@ export interface MetricContext {
 
 export const SNR_BINS = [3, 5, 10, 20, Infinity] as const;
 
+/**
+ * The quality of a denoised spectrum against its reference (truth or held-out highest level): SNR in dB, errors, peak detection and hallucinations.
+ */
 export interface Metrics {
   energy_snr_db: number;
   nrmse: number;

@@ -7,9 +7,13 @@ import { matchedFilter, SAVGOL_GRID, savgolBaseline, waveletBaseline } from './b
 import { tvDenoise } from './tv.js';
 import { cadzowDenoise } from './cadzow.js';
 
+/**
+ * The baselines that denoise one spectrum on its own: 'raw' (none), Savitzky-Golay, matched filter, wavelet, total variation, Cadzow.
+ */
 export const SINGLE_BASELINES = ['raw', 'savgol', 'matched', 'wavelet', 'tv', 'cadzow'] as const;
 export type SingleBaseline = (typeof SINGLE_BASELINES)[number];
 
+/** Whether `name` is one of {@link SINGLE_BASELINES}. */
 export function isSingleBaseline(name: string): name is SingleBaseline {
   return (SINGLE_BASELINES as readonly string[]).includes(name);
 }
@@ -22,12 +26,14 @@ export const TUNING_GRID = {
   cadzow: [2, 4, 6, 8].map((rank) => ({ rank, window: 64 })),
 } as const;
 
+/** The tunable settings of the single-spectrum baselines (chosen on validation samples). */
 export type Tuned = {
   savgol: { window: number; order: number };
   tv: { factor: number };
   cadzow: { rank: number; window: number };
 };
 
+/** The baseline settings used when nothing is tuned. */
 export const DEFAULT_TUNED: Tuned = {
   savgol: { window: 11, order: 2 },
   tv: { factor: 2 },

@@ -5,6 +5,10 @@ import { loadExperimentSamples, type ExperimentsSpec } from '../data/experiments
 import { integrationRegions } from './evaluate.js';
 import type { YardSample } from './yardstick.js';
 
+/**
+ * The yardstick samples of a dataset directory, with its ratio between noise levels.
+ * @param maxSamples Reads at most this many samples (default all).
+ */
 export function datasetYardSamples(
   dir: string,
   maxSamples?: number,
@@ -33,6 +37,9 @@ export function datasetYardSamples(
   }
 }
 
+/**
+ * The yardstick samples of an experiments file (real multi-SNR measurements, see {@link ExperimentsFile}).
+ */
 export function experimentYardSamples(spec: ExperimentsSpec): YardSample[] {
   return loadExperimentSamples(spec).map((s) => ({
     name: s.name,

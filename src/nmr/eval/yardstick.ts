@@ -17,6 +17,7 @@ import { inverseVarianceFusion } from '../pipeline/fusion.js';
 import { averageMetrics, computeMetrics, type MetricContext, type Metrics } from './metrics.js';
 import { applyBaseline, SINGLE_BASELINES, tuneBaselines, type SingleBaseline, type Tuned } from './single.js';
 
+/** One multi-SNR sample of the yardstick: its levels, its truth when simulated, its axis. */
 export interface YardSample {
   name: string;
   /** Levels 0..K as measured (not aligned), lowest SNR first. */
@@ -32,6 +33,7 @@ export interface YardSample {
   hzPerPoint: number;
 }
 
+/** A denoising method the yardstick scores besides the baselines (a model, for example). */
 export interface YardMethod {
   name: string;
   /** Denoised output in the units of the preprocessed stack (level K). */
@@ -40,6 +42,10 @@ export interface YardMethod {
   stack: boolean;
 }
 
+/**
+ * How {@link runYardstick} runs: extra methods, the validation fraction (default 0.2), the ratio
+ * between levels, progress.
+ */
 export interface YardstickOptions {
   baselines?: SingleBaseline[];
   /** Fusion of all levels as a stack reference (default true). */
@@ -50,9 +56,11 @@ export interface YardstickOptions {
   preprocess?: PreprocessOptions;
   /** T of the time factor (default: the estimate from the noise levels). */
   ratio?: number;
+  /** Called after each sample with the number done and the total. */
   onProgress?: (done: number, total: number) => void;
 }
 
+/** A score stated as a raw level: the fractional level k whose raw spectrum scores the same. */
 export interface Matched {
   /** Fractional level; with bound '<' or '>' the value lies beyond the ladder. */
   k: number;
@@ -61,6 +69,10 @@ export interface Matched {
   timeFactor: number;
 }
 
+/**
+ * One method's score in the yardstick: its metrics, the measurement time it needs, and the raw
+ * level it matches.
+ */
 export interface MethodScore {
   name: string;
   stack: boolean;
@@ -71,6 +83,7 @@ export interface MethodScore {
   matchedF1: Matched;
 }
 
+/** The yardstick against one reference: the raw ladder and each method. */
 export interface ReferenceReport {
   reference: 'truth' | 'held-out level K';
   /** Raw levels k = 0..M scored the same way (M = K against the truth, K - 1 against level K). */
@@ -78,6 +91,7 @@ export interface ReferenceReport {
   methods: MethodScore[];
 }
 
+/** What {@link runYardstick} returns. */
 export interface YardstickReport {
   samples: number;
   validationSamples: number;
@@ -193,6 +207,13 @@ interface Scored {
   tHats: number[];
 }
 
+/**
+ * The yardstick: scores the baselines and the given methods on multi-SNR samples, against the truth
+ * when samples have one and against the held-out highest level otherwise, and states each method's
+ * result as the matched raw level (how many more scans it is worth).
+ * @param samples From {@link datasetYardSamples} or {@link experimentYardSamples}.
+ * @param options Extra methods, the validation fraction (default 0.2), the level ratio, progress.
+ */
 export function runYardstick(samples: YardSample[], options: YardstickOptions = {}): YardstickReport {
   const t0 = Date.now();
   const fraction = options.validationFraction ?? 0.2;

@@ -103,6 +103,11 @@ export function formatCsvSpectrum(s: Spectrum, comment?: string): string {
   return out.join('\n') + '\n';
 }
 
+/**
+ * Writes a spectrum as CSV (`ppm,intensity` rows, or `ppm,real,imag` with an imaginary part, from the first point), atomically.
+ * @param comment A `#` line at the top (the source, the processing).
+ * @throws `OutputError` (from `tailor`) when the file cannot be written.
+ */
 export function writeCsvSpectrum(path: string, s: Spectrum, comment?: string): void {
   writeFileAtomic(path, formatCsvSpectrum(s, comment));
 }

@@ -45,6 +45,11 @@ export function formatJcampSpectrum(s: Spectrum, title: string): string {
   return [...header, ...lines, '##END='].join('\n') + '\n';
 }
 
+/**
+ * Writes a spectrum as JCAMP-DX (XYDATA, readable by MestReNova, TopSpin and the JCAMP readers), atomically.
+ * @param title The ##TITLE= of the file.
+ * @throws `OutputError` (from `tailor`) when the file cannot be written.
+ */
 export function writeJcampSpectrum(path: string, s: Spectrum, title: string): void {
   writeFileAtomic(path, formatJcampSpectrum(s, title));
 }

@@ -36,6 +36,23 @@ export function detectFormat(path: string): NmrFormat {
   );
 }
 
+/**
+ * Reads NMR data of any supported format, chosen by its content: a Bruker experiment folder
+ * (fid/ser and acqus, or pdata), JCAMP-DX (FID or spectrum), NMRPipe, or a two-column CSV.
+ * Pure TypeScript: libtorch is not loaded.
+ *
+ * @param path The folder or file.
+ * @param options.prefer For a Bruker folder with both: the raw FID (default) or the processed spectrum.
+ * @returns A FID, a processed spectrum or a series of FIDs (see {@link NmrData}).
+ * @throws {@link NmrFormatError} when the format is unknown or the file is malformed.
+ *
+ * @example
+ * ```ts
+ * import { readNmr, processFid } from 'tailor/nmr';
+ * const data = readNmr('data/1/');
+ * if (data.kind === 'fid') console.log(processFid(data.fid, { phase: 'auto' }).real.length);
+ * ```
+ */
 export function readNmr(path: string, options: { prefer?: 'raw' | 'processed' } = {}): NmrData {
   switch (detectFormat(path)) {
     case 'bruker':

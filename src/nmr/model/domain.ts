@@ -14,6 +14,9 @@ export interface ProcessingDomain {
   ppm?: [number, number];
 }
 
+/**
+ * What a denoiser was trained on (processing, noise level relative to the signal, ppm range), stored with its checkpoint so that {@link checkDomain} can flag inputs outside it.
+ */
 export interface TrainingDomain {
   processing?: ProcessingDomain;
   /** Noise sigma of the input level over its largest |value|: 5th and 95th percentile, and extremes. */
@@ -64,6 +67,10 @@ export function trainingDomain(
   };
 }
 
+/**
+ * What {@link checkDomain} returns: the verdict ('inside', 'outside', 'far'), the input's relative
+ * noise and the messages.
+ */
 export interface DomainCheck {
   /** 'far' = refuse unless forced. */
   verdict: 'inside' | 'outside' | 'far';
@@ -73,6 +80,9 @@ export interface DomainCheck {
 
 /** Factor beyond the training range (in relative noise) that counts as outside, and as far outside. */
 export const NOISE_OUTSIDE = 2;
+/**
+ * Factor beyond the training range of relative noise from which an input counts as far outside (NOISE_OUTSIDE = 2 counts as outside).
+ */
 export const NOISE_FAR = 8;
 /**
  * Relative noise above which no line stands clearly above the noise (largest value < 5 sigma):
@@ -81,6 +91,11 @@ export const NOISE_FAR = 8;
  */
 export const NO_SIGNAL = 0.2;
 
+/**
+ * Compares an input spectrum with a model's {@link TrainingDomain}: its relative noise and its ppm
+ * range. Never throws: returns a verdict ('inside', 'outside', or 'far': refuse unless forced) and
+ * messages for the CLI and callers to print.
+ */
 export function checkDomain(
   domain: TrainingDomain,
   input: { real: ArrayLike<number>; ppmFirst: number; ppmLast: number },

@@ -15,6 +15,10 @@ import { ResBlock1d, type DilatedConvMode } from './blocks.js';
 
 export type SePlacement = 'none' | 'bottleneck' | 'bottleneck+shallow';
 
+/**
+ * The architecture of a {@link UNet1d}: channels and dilations per level, kernel size, input
+ * levels, squeeze-excitation placement.
+ */
 export interface UNetConfig {
   /** Channels per level; the last one is the bottleneck (default [64, 128, 256, 256]). */
   channels: number[];
@@ -174,6 +178,11 @@ export class ConvTranspose1d extends nn.Module {
   }
 }
 
+/**
+ * The 1D U-Net denoiser (a `tailor/torch` module): input [batch, levels, points] multi-SNR stacks
+ * or [batch, 1, points] single spectra, output [batch, 1, points]. Load a trained one with
+ * {@link loadDenoiser}; apply it with {@link denoiseSpectra} or {@link denoiseStacks}.
+ */
 export class UNet1d extends nn.Module {
   readonly config: UNetConfig;
   readonly stem: nn.Conv1d;

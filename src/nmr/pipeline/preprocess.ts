@@ -8,6 +8,10 @@ import { estimateT, robustSigma, robustSnr } from './noise.js';
 import { scaleFactor, type RescaleMethod } from './rescale.js';
 import { fusionWeights, weightedFusion, type FusionWeightOptions } from './fusion.js';
 
+/**
+ * How {@link preprocessStack} prepares a multi-SNR stack: alignment, rescaling, peak masks, fusion
+ * weights.
+ */
 export interface PreprocessOptions {
   align?: AlignOptions | false;
   rescale?: RescaleMethod | false;
@@ -23,6 +27,10 @@ export interface PreprocessOptions {
   tMethod?: 'ratio' | 'loglinear';
 }
 
+/**
+ * A preprocessed stack: the aligned and rescaled spectra, the shifts, anchors and scales found,
+ * noise estimates, masks and the fused spectrum.
+ */
 export interface PreprocessResult {
   /** Aligned and rescaled spectra, k = 0 (lowest SNR) .. K (reference). */
   spectra: Float64Array[];

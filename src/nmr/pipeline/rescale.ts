@@ -8,6 +8,9 @@
 //             whose relative intensity differs (other sequences, saturation) count less.
 import { robustStd } from '../stats.js';
 
+/**
+ * How the levels of a stack are brought to a common scale: 'seed' (by the scan ratio), 'inverse' (least squares against the reference), 'huber' (robust).
+ */
 export type RescaleMethod = 'seed' | 'inverse' | 'huber';
 
 /**

@@ -12,8 +12,10 @@ import type { NmrTrainConfig, StageConfig } from './config.js';
 import { preprocessOptions } from './samples.js';
 import { trainNmr } from './trainer.js';
 
+/** One ablation variant: what it removes and how it changes the config. */
 export interface Ablation {
   description: string;
+  /** Changes a copy of the config into this variant. */
   apply: (cfg: NmrTrainConfig) => void;
 }
 
@@ -31,6 +33,9 @@ const withoutTerms =
       if (terms.includes('curv')) s.curvEnd = null;
     });
 
+/**
+ * The ablation variants `tailor nmr ablate` runs, by name: 'full' (the configured run) and the runs with one part removed.
+ */
 export const ABLATIONS: Record<string, Ablation> = {
   full: { description: 'the configured run', apply: () => {} },
   'no-peak-weight': {
@@ -79,6 +84,10 @@ export const ABLATIONS: Record<string, Ablation> = {
   },
 };
 
+/**
+ * One variant's result in the ablation table: the model's yardstick row against the truth and the
+ * raw ladder.
+ */
 export interface AblationRow {
   variant: string;
   description: string;
@@ -89,11 +98,13 @@ export interface AblationRow {
   trainSeconds: number;
 }
 
+/** How {@link runAblation} runs: the variants, the evaluation samples, logging. */
 export interface AblationOptions {
   variants?: string[];
   /** Held-out data set to score on (with ground truth). */
   data: string;
   maxSamples?: number;
+  /** Progress lines (default: standard output). */
   log?: (line: string) => void;
 }
 
@@ -148,6 +159,7 @@ export function runAblation(base: NmrTrainConfig, options: AblationOptions): Abl
   return rows;
 }
 
+/** The ablation rows as a Markdown table (one row per variant). */
 export function formatAblationTable(rows: AblationRow[]): string {
   const f = (v: number, d: number): string => (Number.isFinite(v) ? v.toFixed(d) : '-');
   const lines = [

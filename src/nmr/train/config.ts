@@ -64,6 +64,10 @@ export interface OptimConfig {
   gradClip: number;
 }
 
+/**
+ * A checked NMR training config (see {@link loadConfig}): name, output, seed, threads, device,
+ * data, model, loss terms, optimisation stages.
+ */
 export interface NmrTrainConfig {
   name: string;
   out: string;

@@ -17,6 +17,7 @@ import { totalLoss, peakWeightedL1, type LossWeights } from './losses.js';
 import { CheckpointError, UserError } from '../../util/errors.js';
 import { energySnrDb } from '../eval/metrics.js';
 
+/** One epoch of an NMR training run: stage, learning rate, loss terms and validation scores. */
 export interface EpochRecord {
   epoch: number;
   stage: 'A' | 'B';
@@ -40,6 +41,7 @@ export interface ValidationScores {
   inputEnergySnrDb: number;
 }
 
+/** What {@link trainNmr} returns. */
 export interface TrainResult {
   out: string;
   epochs: number;
@@ -49,8 +51,10 @@ export interface TrainResult {
   parameters: number;
 }
 
+/** How {@link trainNmr} runs: logging, device, resumption. */
 export interface TrainOptions {
   resume?: string;
+  /** Progress lines (default: standard output). */
   log?: (line: string) => void;
   /** Stop after this many epochs of this call (tests of resume); default: the configured total. */
   stopAfterEpochs?: number;
@@ -216,6 +220,12 @@ interface EpochPlan {
 
 type LossSums = { loss: number; rec: number; deriv: number; curv: number; cons: number; ratio: number };
 
+/**
+ * Trains the denoiser of a config (see {@link loadConfig}): simulated or stored multi-SNR samples,
+ * the loss terms of the config, checkpoints (last and best) in the run directory. Needs libtorch.
+ * @returns The run directory, the epochs and their history, the last and best checkpoints, the parameter count.
+ * @throws {@link TrainingDivergedError} when the loss becomes non-finite.
+ */
 export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): TrainResult {
   const log = options.log ?? ((line: string) => console.log(line));
   torch.setNumThreads(cfg.threads);

@@ -12,9 +12,12 @@ import { cat, zerosLike } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import type { ProcessGroup } from './process-group.js';
 
+/** The cap of the first gradient bucket (1 MiB, as DDP). */
 export const FIRST_BUCKET_BYTES = 1024 * 1024;
+/** The cap of the later gradient buckets (25 MiB, as DDP). */
 export const BUCKET_BYTES = 25 * 1024 * 1024;
 
+/** A tensor as assignBuckets sees it: its size in bytes and its dtype and device key. */
 export interface BucketInput {
   bytes: number;
   /** Tensors of one bucket must share dtype and device (one flat buffer). */
@@ -55,6 +58,7 @@ export function assignBuckets(
 
 const BYTES: Record<string, number> = { float64: 8, int64: 8, float32: 4, int32: 4, float16: 2, bfloat16: 2 };
 
+/** Options of DistributedDataParallel. */
 export interface DDPOptions {
   /** Cap of the buckets after the first, in MiB (default 25). */
   bucketCapMb?: number;
@@ -65,6 +69,7 @@ export interface DDPOptions {
 /** What DDP synchronises: a Module, or any owner of trainable parameters and buffers. */
 export type Replica = Pick<Module, 'parameters' | 'buffers'>;
 
+/** Data-parallel training in the manner of torch DDP: averages the gradients of a replica's parameters over the ranks in buckets after backward, and broadcasts buffers from rank 0. */
 export class DistributedDataParallel<M extends Replica> {
   readonly buckets: Tensor[][];
   private readonly params: Tensor[];

@@ -2,6 +2,7 @@
 // read and checked; `tailor launch` sets the same variables, so either launcher starts the ranks.
 import { UserError } from '../../util/errors.js';
 
+/** The torchrun environment of a rank: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT. */
 export interface DistEnv {
   rank: number;
   worldSize: number;
@@ -35,6 +36,7 @@ export function isDistributedEnv(env: NodeJS.ProcessEnv = process.env): boolean 
   return env.WORLD_SIZE !== undefined && env.WORLD_SIZE !== '';
 }
 
+/** Reads the torchrun variables (default process.env); throws DistEnvError naming a missing or invalid one. */
 export function readDistEnv(env: NodeJS.ProcessEnv = process.env): DistEnv {
   const worldSize = intVar(env, 'WORLD_SIZE', 1, 65536);
   const rank = intVar(env, 'RANK', 0, worldSize - 1);

@@ -6,7 +6,9 @@ import { native, describeLibtorch } from '../native.js';
 import type { Tensor } from '../tensor.js';
 import { readDistEnv, type DistEnv } from './env.js';
 
+/** The collective backends: 'gloo' (CPU) and 'nccl' (CUDA). */
 export type Backend = 'gloo' | 'nccl';
+/** How allreduce combines the ranks' tensors. */
 export type ReduceOp = 'sum' | 'max' | 'min' | 'product';
 
 /** The default deadline of one collective or of the rendezvous (TAILOR_DIST_TIMEOUT, in seconds). */
@@ -29,6 +31,7 @@ export class DistributedUnavailableError extends UserError {
   }
 }
 
+/** How ProcessGroup.init joins the job: backend, timeout, a FileStore instead of the TCPStore, the environment. */
 export interface InitOptions {
   backend?: Backend;
   /** Deadline of the rendezvous and of each collective. */
@@ -69,6 +72,7 @@ function distributedAddon(backend: Backend): Distributed {
   return native as unknown as Distributed;
 }
 
+/** The collective timeout in ms from TAILOR_DIST_TIMEOUT (seconds), or the default of 300 s. */
 export function timeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.TAILOR_DIST_TIMEOUT;
   if (raw === undefined || raw === '') return DEFAULT_TIMEOUT_MS;
@@ -82,6 +86,7 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host.startsWith('127.') || host === '::1';
 }
 
+/** A group of ranks that run collectives together (torch.distributed's process group over c10d): allreduce, broadcast, allgather, barrier. Make one with ProcessGroup.init. */
 export class ProcessGroup {
   private destroyed = false;
 
@@ -182,10 +187,12 @@ export class ProcessGroup {
     );
   }
 
+  /** Waits until every rank reaches the barrier. */
   barrier(): void {
     this.run('barrier', () => this.addon.barrier(this.id));
   }
 
+  /** Leaves the group and frees it (idempotent). */
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;

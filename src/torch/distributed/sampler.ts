@@ -6,9 +6,11 @@
 /** An epoch order of dataset indices, the same on every rank for the same epoch. */
 export interface Sampler {
   readonly length: number;
+  /** The sample indices for `epoch`, in order of use. */
   indices(epoch: number): Int32Array;
 }
 
+/** Options of DistributedSampler: this rank, the number of ranks, and whether to drop the uneven tail. */
 export interface DistributedSamplerOptions {
   rank: number;
   worldSize: number;
@@ -16,6 +18,7 @@ export interface DistributedSamplerOptions {
   dropLast?: boolean;
 }
 
+/** Each rank's share of the indices of a data set, as torch.utils.data.DistributedSampler: the ranks see disjoint parts of equal length. */
 export class DistributedSampler implements Sampler {
   readonly length: number;
   private readonly rank: number;
@@ -38,6 +41,7 @@ export class DistributedSampler implements Sampler {
     this.length = this.dropLast ? Math.floor(n / worldSize) : Math.ceil(n / worldSize);
   }
 
+  /** This rank's indices for `epoch`. */
   indices(epoch: number): Int32Array {
     const order = this.base.indices(epoch);
     const out = new Int32Array(this.length);

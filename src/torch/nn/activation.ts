@@ -3,34 +3,45 @@ import { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
 
+/** Elementwise max(x, 0). */
 export class ReLU extends Module {
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.relu(x);
   }
 }
+/** The Gaussian error linear unit (exact, or the 'tanh' approximation). */
 export class GELU extends Module {
   constructor(readonly approximate: 'none' | 'tanh' = 'none') {
     super();
   }
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.gelu(x, this.approximate);
   }
 }
+/** Elementwise logistic sigmoid. */
 export class Sigmoid extends Module {
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.sigmoid(x);
   }
 }
+/** Elementwise hyperbolic tangent. */
 export class Tanh extends Module {
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.tanh(x);
   }
 }
+/** Returns its input. */
 export class Identity extends Module {
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return x.clone();
   }
 }
+/** Flattens dimensions startDim..endDim (default 1..-1) into one. */
 export class Flatten extends Module {
   constructor(
     readonly startDim = 1,
@@ -38,6 +49,7 @@ export class Flatten extends Module {
   ) {
     super();
   }
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return x.flatten(this.startDim, this.endDim);
   }
@@ -53,45 +65,60 @@ abstract class Pooling extends Module {
   }
   abstract forward(x: Tensor): Tensor;
 }
+/** 2D max pooling over [batch, channels, H, W] (torch.nn.MaxPool2d). */
 export class MaxPool2d extends Pooling {
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.max_pool2d(x, this.kernelSize, this.stride, this.padding);
   }
 }
+/** 2D average pooling over [batch, channels, H, W]. */
 export class AvgPool2d extends Pooling {
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.avg_pool2d(x, this.kernelSize, this.stride, this.padding);
   }
 }
+/** 1D max pooling over [batch, channels, length]. */
 export class MaxPool1d extends Pooling {
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.max_pool1d(x, this.kernelSize, this.stride, this.padding);
   }
 }
+/** 1D average pooling over [batch, channels, length]. */
 export class AvgPool1d extends Pooling {
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.avg_pool1d(x, this.kernelSize, this.stride, this.padding);
   }
 }
+/** Average pooling to a fixed output size [H, W] whatever the input size. */
 export class AdaptiveAvgPool2d extends Module {
   constructor(readonly outputSize: number | [number, number]) {
     super();
   }
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.adaptive_avg_pool2d(x, this.outputSize);
   }
 }
+/** Average pooling to a fixed output length. */
 export class AdaptiveAvgPool1d extends Module {
   constructor(readonly outputSize: number) {
     super();
   }
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.adaptive_avg_pool1d(x, this.outputSize);
   }
 }
 
 /** A module whose forward takes one tensor and returns one tensor. */
-export type Layer = Module & { forward(x: Tensor): Tensor };
+export type Layer = Module & {
+  /** Applies the layer. */
+  forward(x: Tensor): Tensor;
+};
 
 /** Applies its layers in order, freeing each intermediate output as soon as the next exists. */
 export class Sequential extends Module {
@@ -100,6 +127,7 @@ export class Sequential extends Module {
     super();
     this.layers = layers.map((layer, i) => this.registerModule(String(i), layer));
   }
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     let out = x;
     for (const layer of this.layers) {
@@ -121,6 +149,7 @@ export class ModuleList<M extends Module = Module> extends Module {
   get length(): number {
     return this.items.length;
   }
+  /** The item at index i (0-based); RangeError when out of range. */
   at(i: number): M {
     const m = this.items[i];
     if (!m) throw new RangeError(`ModuleList index ${i} out of range (length ${this.items.length})`);

@@ -2,9 +2,11 @@
 import { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 
+/** How a loss reduces over the batch: 'none' (per element), 'mean' (default) or 'sum'. */
 export type Reduction = 'none' | 'mean' | 'sum';
 const reductionCode: Record<Reduction, number> = { none: 0, mean: 1, sum: 2 };
 
+/** Options of crossEntropy: class weights, ignored index, label smoothing, reduction. */
 export interface CrossEntropyOptions {
   weight?: Tensor | null;
   reduction?: Reduction;
@@ -27,6 +29,7 @@ export function crossEntropy(logits: Tensor, target: Tensor, options: CrossEntro
   );
 }
 
+/** Negative log-likelihood of log-probabilities [N, C] at int64 targets [N] (F.nll_loss). */
 export function nllLoss(
   logProbs: Tensor,
   target: Tensor,
@@ -35,18 +38,22 @@ export function nllLoss(
   return aten.nll_loss(logProbs, target, options.weight ?? null, reductionCode[options.reduction ?? 'mean']);
 }
 
+/** Mean squared error (F.mse_loss). */
 export function mseLoss(input: Tensor, target: Tensor, reduction: Reduction = 'mean'): Tensor {
   return aten.mse_loss(input, target, reductionCode[reduction]);
 }
 
+/** Mean absolute error (F.l1_loss). */
 export function l1Loss(input: Tensor, target: Tensor, reduction: Reduction = 'mean'): Tensor {
   return aten.l1_loss(input, target, reductionCode[reduction]);
 }
 
+/** Huber-like loss: quadratic below `beta`, linear above (F.smooth_l1_loss). */
 export function smoothL1Loss(input: Tensor, target: Tensor, beta = 1, reduction: Reduction = 'mean'): Tensor {
   return aten.smooth_l1_loss(input, target, reductionCode[reduction], beta);
 }
 
+/** Binary cross-entropy of logits against targets in [0, 1], computed stably (F.binary_cross_entropy_with_logits). */
 export function binaryCrossEntropyWithLogits(
   input: Tensor,
   target: Tensor,
@@ -55,10 +62,12 @@ export function binaryCrossEntropyWithLogits(
   return aten.binary_cross_entropy_with_logits(input, target, null, null, reductionCode[reduction]);
 }
 
+/** Log-softmax along `dim` (default -1). */
 export function logSoftmax(x: Tensor, dim = -1): Tensor {
   return aten.log_softmax_int(x, dim);
 }
 
+/** Softmax along `dim` (default -1). */
 export function softmax(x: Tensor, dim = -1): Tensor {
   return aten.softmax_int(x, dim);
 }
@@ -73,26 +82,32 @@ export function normalize(x: Tensor, p = 2, dim = 1, eps = 1e-12): Tensor {
   return out;
 }
 
+/** Cosine similarity of a and b along `dim` (F.cosine_similarity). */
 export function cosineSimilarity(a: Tensor, b: Tensor, dim = 1, eps = 1e-8): Tensor {
   return aten.cosine_similarity(a, b, dim, eps);
 }
 
+/** One-hot encodes int64 labels (numClasses -1: the largest label + 1), as F.one_hot. */
 export function oneHot(labels: Tensor, numClasses = -1): Tensor {
   return aten.one_hot(labels, numClasses);
 }
 
+/** Elementwise max(x, 0). */
 export function relu(x: Tensor): Tensor {
   return aten.relu(x);
 }
 
+/** The Gaussian error linear unit (exact, or the 'tanh' approximation). */
 export function gelu(x: Tensor, approximate: 'none' | 'tanh' = 'none'): Tensor {
   return aten.gelu(x, approximate);
 }
 
+/** x W^T + b (F.linear). */
 export function linear(x: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {
   return aten.linear(x, weight, bias ?? null);
 }
 
+/** Dropout with probability p when `training`, the identity otherwise (F.dropout). */
 export function dropout(x: Tensor, p: number, training: boolean): Tensor {
   return aten.dropout(x, p, training);
 }
@@ -107,6 +122,7 @@ export function pad(
   return aten.pad(x, padding, mode, mode === 'constant' ? value : null);
 }
 
+/** Options of interpolate: the output size or the scale factor per spatial dimension, the mode (default nearest), alignCorners. */
 export interface InterpolateOptions {
   size?: number[];
   scaleFactor?: number[];

@@ -1,5 +1,7 @@
 export { Module } from './module.js';
 export * from './layers.js';
 export * from './activation.js';
+/** Weight initialisations, in place (torch.nn.init). */
 export * as init from './init.js';
+/** Losses and stateless operations (torch.nn.functional). */
 export * as functional from './functional.js';

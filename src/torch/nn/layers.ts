@@ -6,6 +6,7 @@ import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
 import { fanInAndOut, kaimingUniform_, uniform_ } from './init.js';
 
+/** A fully connected layer y = x W^T + b (torch.nn.Linear): input [..., inFeatures], output [..., outFeatures]. */
 export class Linear extends Module {
   readonly weight: Tensor;
   readonly bias: Tensor | null;
@@ -21,6 +22,7 @@ export class Linear extends Module {
     resetLinearLike(this.weight, this.bias);
   }
 
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.linear(x, this.weight, this.bias);
   }
@@ -36,6 +38,7 @@ function resetLinearLike(weight: Tensor, bias: Tensor | null): void {
   }
 }
 
+/** Options of the convolutions: stride, padding, dilation, groups (default 1, 0, 1, 1) and bias (default true). */
 export interface ConvOptions {
   stride?: number;
   padding?: number;
@@ -69,24 +72,29 @@ abstract class ConvNd extends Module {
   }
 }
 
+/** A 1D convolution (torch.nn.Conv1d): input [batch, inChannels, length], output [batch, outChannels, length']. */
 export class Conv1d extends ConvNd {
   constructor(inChannels: number, outChannels: number, kernelSize: number, options: ConvOptions = {}) {
     super(inChannels, outChannels, [kernelSize], options);
   }
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.conv1d(x, this.weight, this.bias, this.stride, this.padding, this.dilation, this.groups);
   }
 }
 
+/** A 2D convolution (torch.nn.Conv2d): input [batch, inChannels, H, W], output [batch, outChannels, H', W']. */
 export class Conv2d extends ConvNd {
   constructor(inChannels: number, outChannels: number, kernelSize: number, options: ConvOptions = {}) {
     super(inChannels, outChannels, [kernelSize, kernelSize], options);
   }
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.conv2d(x, this.weight, this.bias, this.stride, this.padding, this.dilation, this.groups);
   }
 }
 
+/** Options of batch normalisation: eps (default 1e-5), momentum (default 0.1), affine and running statistics (default true). */
 export interface BatchNormOptions {
   eps?: number;
   momentum?: number;
@@ -120,6 +128,7 @@ class BatchNormNd extends Module {
     this.numBatchesTracked = track ? this.registerBuffer('num_batches_tracked', zeros([], 'int64')) : null;
   }
 
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     if (!this.expectedDims.includes(x.ndim)) {
       throw new Error(
@@ -142,18 +151,21 @@ class BatchNormNd extends Module {
   }
 }
 
+/** Batch normalisation over [batch, features] or [batch, features, length] (torch.nn.BatchNorm1d). */
 export class BatchNorm1d extends BatchNormNd {
   constructor(numFeatures: number, options: BatchNormOptions = {}) {
     super(numFeatures, [2, 3], options);
   }
 }
 
+/** Batch normalisation over [batch, channels, H, W] (torch.nn.BatchNorm2d). */
 export class BatchNorm2d extends BatchNormNd {
   constructor(numFeatures: number, options: BatchNormOptions = {}) {
     super(numFeatures, [4], options);
   }
 }
 
+/** Group normalisation: the channels in groups, normalised per sample (torch.nn.GroupNorm); input [batch, channels, ...]. */
 export class GroupNorm extends Module {
   readonly weight: Tensor | null;
   readonly bias: Tensor | null;
@@ -173,11 +185,13 @@ export class GroupNorm extends Module {
   }
   readonly eps: number;
 
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.group_norm(x, this.numGroups, this.weight, this.bias, this.eps, true);
   }
 }
 
+/** Layer normalisation over the last dimensions (torch.nn.LayerNorm). */
 export class LayerNorm extends Module {
   readonly weight: Tensor | null;
   readonly bias: Tensor | null;
@@ -194,21 +208,25 @@ export class LayerNorm extends Module {
     this.bias = affine ? this.registerParameter('bias', zeros(normalizedShape)) : null;
   }
 
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.layer_norm(x, this.normalizedShape, this.weight, this.bias, this.eps, true);
   }
 }
 
+/** Zeroes elements with probability p during training and scales the rest by 1 / (1 - p); the identity in eval mode. */
 export class Dropout extends Module {
   constructor(readonly p = 0.5) {
     super();
     if (p < 0 || p > 1) throw new RangeError(`Dropout probability must be in [0, 1], got ${p}`);
   }
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.dropout(x, this.p, this.training);
   }
 }
 
+/** A lookup table of numEmbeddings vectors of size embeddingDim: int64 indices [...] give [..., embeddingDim]. */
 export class Embedding extends Module {
   readonly weight: Tensor;
   constructor(numEmbeddings: number, embeddingDim: number) {
@@ -216,6 +234,7 @@ export class Embedding extends Module {
     this.weight = this.registerParameter('weight', empty([numEmbeddings, embeddingDim]));
     noGrad(() => aten.normal_(this.weight, 0, 1));
   }
+  /** Applies the layer to `x` (shapes: see the class). */
   forward(indices: Tensor): Tensor {
     return aten.embedding(this.weight, indices);
   }

@@ -5,6 +5,23 @@ import { keep } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { CPU, checkDevice, parseDevice, type Device, type DeviceLike } from '../device.js';
 
+/**
+ * The base of every layer and model (torch.nn.Module): a subclass registers its parameters,
+ * buffers and submodules in its constructor and defines `forward`. The module owns its tensors
+ * (free them with `dispose()`); `stateDict`/`loadStateDict` save and restore them by dotted name.
+ *
+ * @example
+ * ```ts
+ * import { nn, type Tensor } from 'tailor/torch';
+ * class Mlp extends nn.Module {
+ *   readonly fc1 = this.registerModule('fc1', new nn.Linear(4, 16));
+ *   readonly fc2 = this.registerModule('fc2', new nn.Linear(16, 3));
+ *   forward(x: Tensor): Tensor {
+ *     return this.fc2.forward(this.fc1.forward(x).relu());
+ *   }
+ * }
+ * ```
+ */
 export abstract class Module {
   training = true;
   private readonly parametersByName = new Map<string, Tensor | null>();
@@ -38,36 +55,43 @@ export abstract class Module {
     map.set(name, keep(value));
   }
 
+  /** The direct submodules with their registered names. */
   *namedChildren(): Generator<[string, Module]> {
     yield* this.modulesByName.entries();
   }
 
+  /** This module (name `prefix`) and every submodule, depth first, with dotted names. */
   *namedModules(prefix = ''): Generator<[string, Module]> {
     yield [prefix, this];
     for (const [name, child] of this.modulesByName)
       yield* child.namedModules(prefix ? `${prefix}.${name}` : name);
   }
 
+  /** Every trainable tensor of this module and its submodules, with dotted names (`layer1.0.weight`). */
   *namedParameters(prefix = ''): Generator<[string, Tensor]> {
     for (const [name, p] of this.parametersByName) if (p) yield [prefix ? `${prefix}.${name}` : name, p];
     for (const [name, child] of this.modulesByName)
       yield* child.namedParameters(prefix ? `${prefix}.${name}` : name);
   }
 
+  /** Every buffer (saved, not trained: running statistics) of this module and its submodules, with dotted names. */
   *namedBuffers(prefix = ''): Generator<[string, Tensor]> {
     for (const [name, b] of this.buffersByName) if (b) yield [prefix ? `${prefix}.${name}` : name, b];
     for (const [name, child] of this.modulesByName)
       yield* child.namedBuffers(prefix ? `${prefix}.${name}` : name);
   }
 
+  /** The trainable tensors of this module and its submodules (for an optimizer); the module owns them. */
   parameters(): Tensor[] {
     return [...this.namedParameters()].map(([, p]) => p);
   }
 
+  /** The buffers of this module and its submodules; the module owns them. */
   buffers(): Tensor[] {
     return [...this.namedBuffers()].map(([, b]) => b);
   }
 
+  /** The number of trainable scalars (the sum of the parameters' element counts). */
   numParameters(): number {
     return this.parameters().reduce((n, p) => n + p.numel, 0);
   }
@@ -109,15 +133,18 @@ export abstract class Module {
     return { missing, unexpected };
   }
 
+  /** Sets training mode (dropout active, batch norm updating its statistics) on this module and its submodules; returns it. */
   train(mode = true): this {
     for (const [, m] of this.namedModules()) m.training = mode;
     return this;
   }
 
+  /** Sets evaluation mode on this module and its submodules (`train(false)`); returns it. */
   eval(): this {
     return this.train(false);
   }
 
+  /** Calls `fn` on every submodule (children first) and then on this module; returns it. */
   apply(fn: (module: Module) => void): this {
     for (const [, child] of this.modulesByName) child.apply(fn);
     fn(this);

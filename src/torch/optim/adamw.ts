@@ -6,6 +6,7 @@ import { zerosLike } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { Optimizer, checkNumber, type ParamGroupInput } from './optimizer.js';
 
+/** Hyperparameters of AdamW (torch.optim.AdamW): lr, betas, eps, weightDecay, amsgrad, maximize (PyTorch's defaults). */
 export interface AdamWOptions {
   lr: number;
   betas: number[];
@@ -15,6 +16,7 @@ export interface AdamWOptions {
   maximize: boolean;
 }
 
+/** Adam with decoupled weight decay (torch.optim.AdamW). */
 export class AdamW extends Optimizer<AdamWOptions> {
   constructor(params: Tensor[] | ParamGroupInput<AdamWOptions>[], options: Partial<AdamWOptions> = {}) {
     super(params, {

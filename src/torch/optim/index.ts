@@ -1,6 +1,8 @@
 // Optimizers and learning-rate schedules.
 export {
   Optimizer,
+  type Hyperparameters,
+  type HyperValue,
   type OptimizerStateDict,
   type ParamGroup,
   type ParamGroupInput,

@@ -16,6 +16,7 @@ function milestonesPassed(epoch: number, milestones: readonly number[]): number 
   return n;
 }
 
+/** Options of WarmupMultiStepLR: linear warmup epochs, then the rate times gamma (default 0.1) at each milestone. */
 export interface WarmupMultiStepOptions {
   /** Epochs of linear warmup: epoch e < warmupEpochs gets factor (e + 1) / warmupEpochs. */
   warmupEpochs: number;
@@ -38,6 +39,7 @@ export function warmupMultiStepFactor(epoch: number, options: WarmupMultiStepOpt
   return factor;
 }
 
+/** Options of CustomLR (the SADE / BalPoE schedule): warmup epochs, then gamma (default 0.1) at step1 and again at step2. */
 export interface CustomLROptions {
   step1: number;
   step2: number;
@@ -63,6 +65,7 @@ export function cosineAnnealingLr(epoch: number, baseLr: number, tMax: number, e
   return etaMin + ((baseLr - etaMin) * (1 + Math.cos((Math.PI * epoch) / tMax))) / 2;
 }
 
+/** Options of WarmupCosineLR: linear warmup steps, total steps, and the final factor. */
 export interface WarmupCosineOptions {
   /** Steps of linear warmup: step s < warmupSteps gets factor (s + 1) / warmupSteps. */
   warmupSteps: number;
@@ -84,12 +87,14 @@ export function warmupCosineFactor(step: number, options: WarmupCosineOptions): 
 
 // ---- scheduler classes ----
 
+/** What a scheduler saves in a checkpoint: the last epoch, the base and the last rates. */
 export interface SchedulerState {
   lastEpoch: number;
   baseLrs: number[];
   lastLrs: number[];
 }
 
+/** The base of the learning-rate schedules (torch.optim.lr_scheduler): call `step()` once per epoch (or per iteration, for the warmup-cosine schedule) after the optimizer's step; it sets each group's `lr`. */
 export abstract class LRScheduler {
   readonly optimizer: HasParamGroups;
   /** The base rate of each group: its `lr` when the scheduler was created. */
@@ -129,6 +134,7 @@ export abstract class LRScheduler {
     return [...this.lastLrs];
   }
 
+  /** The state to save (see SchedulerState). */
   stateDict(): SchedulerState {
     return { lastEpoch: this.lastEpoch, baseLrs: [...this.baseLrs], lastLrs: [...this.lastLrs] };
   }

@@ -8,6 +8,7 @@ import { isFloatingPoint } from '../dtype.js';
 
 /** A hyperparameter value: numbers, flags, or tuples of numbers (AdamW's betas). */
 export type HyperValue = number | boolean | number[];
+/** A parameter group's hyperparameters by name (lr, momentum, betas, ...). */
 export type Hyperparameters = Record<string, HyperValue>;
 
 /** A parameter group as users pass it: params plus any hyperparameters that override the defaults. */
@@ -24,6 +25,7 @@ export interface OptimizerStateDict {
   paramGroups: ({ params: number[] } & Hyperparameters)[];
 }
 
+/** The base of the optimizers (torch.optim.Optimizer): parameter groups with their hyperparameters, per-parameter state, `zeroGrad()`, `step()`, and `stateDict`/`loadStateDict` for checkpoints. */
 export abstract class Optimizer<H extends { lr: number }> {
   readonly defaults: H;
   readonly paramGroups: ParamGroup<H>[] = [];

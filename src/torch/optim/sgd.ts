@@ -3,6 +3,7 @@
 import type { Tensor } from '../tensor.js';
 import { Optimizer, checkNumber, type ParamGroupInput } from './optimizer.js';
 
+/** Hyperparameters of SGD (torch.optim.SGD): lr, momentum, dampening, weightDecay (default 0), nesterov, maximize (default false). */
 export interface SGDOptions {
   lr: number;
   momentum: number;
@@ -12,6 +13,16 @@ export interface SGDOptions {
   maximize: boolean;
 }
 
+/**
+ * Stochastic gradient descent with momentum, weight decay and Nesterov (torch.optim.SGD).
+ *
+ * @example
+ * ```ts
+ * import { optim } from 'tailor/torch';
+ * const opt = new optim.SGD(model.parameters(), { lr: 0.1, momentum: 0.9, weightDecay: 5e-4 });
+ * // per batch: opt.zeroGrad(); loss.backward(); opt.step();
+ * ```
+ */
 export class SGD extends Optimizer<SGDOptions> {
   constructor(
     params: Tensor[] | ParamGroupInput<SGDOptions>[],
