@@ -70,7 +70,12 @@ export function buildReports() {
     for (const symbol of [...exports].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
       const decls = (target.declarations ?? []).map(printDeclaration);
-      const renamed = target.name !== symbol.name ? ` (declared as ${target.name})` : '';
+      // A namespace re-export's target is named by its file's absolute path: print it relative to
+      // the repository, so that the report does not depend on where the checkout lies.
+      const declaredAs = target.name.startsWith('"')
+        ? JSON.stringify(relative(root, JSON.parse(target.name)))
+        : target.name;
+      const renamed = target.name !== symbol.name ? ` (declared as ${declaredAs})` : '';
       blocks.push(`## ${symbol.name}${renamed}\n\n\`\`\`ts\n${decls.join('\n')}\n\`\`\`\n`);
     }
     reports.set(

@@ -61,7 +61,6 @@ export {
   type PredictAdaptation,
   type UnlabeledAdaptation,
 } from './adapt/unlabeled.js';
-export type { ValidationFit } from './adapt/baselines.js';
 export {
   readPredictInput,
   EmptyInputError,
@@ -133,7 +132,9 @@ export type { AdaptInput } from './adapt/testtime.js';
 export type { PrlSection } from './config/config.js';
 export type { DataOverrides, ExperimentData } from './config/experiment.js';
 export type { ImageTransform } from './data/augment.js';
-export type { ImageList, ListedImage, ReadListOptions } from './data/imagelist.js';
+export type { ExpertFeatures } from './train/features.js';
+export type { PredictInputOptions } from './data/predict-input.js';
+export type { DecodeOptions, ImageList, ListedImage, ReadListOptions } from './data/imagelist.js';
 export type { LongTailOptions, LongTailSubset } from './data/longtail.js';
 export type { ImageDataset } from './data/types.js';
 export type { PreferenceInput } from './systems/prl.js';

@@ -24,11 +24,13 @@ export const PREDICT_ADAPTATIONS = [
   'aggregation',
   'preference',
 ] as const;
+/** One of {@link PREDICT_ADAPTATIONS}. */
 export type PredictAdaptation = (typeof PREDICT_ADAPTATIONS)[number];
 
 /** An adaptation the run cannot do (no validation split, no hypernetwork, unknown expert priors). */
 export class AdaptationError extends UserError {}
 
+/** The result of adapting a run to an unlabeled pool: probabilities and what was estimated. */
 export interface UnlabeledAdaptation {
   n: number;
   classes: number;

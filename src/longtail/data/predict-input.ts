@@ -29,6 +29,7 @@ export class UnreadableImageError extends InputError {
 export class ImageShapeError extends InputError {
 }
 
+/** How {@link readPredictInput} reads the images: the model's shape and how to treat misfits. */
 export interface PredictInputOptions {
   /** The model's image shape [channels, height, width]. */
   shape: [number, number, number];
@@ -42,9 +43,11 @@ export interface PredictInputOptions {
   skipBad?: boolean;
   /** Root of an image list's paths (default: the list's folder). */
   listRoot?: string;
+  /** Called as images are decoded (done of total). */
   progress?: (done: number, total: number) => void;
 }
 
+/** The images `tailor predict` classifies, in a fixed order, with where each came from. */
 export interface PredictInput {
   images: ImageDataset;
   /** Per image: its path (relative to the input folder or list root), or null for idx/CIFAR. */
@@ -57,6 +60,16 @@ export interface PredictInput {
 
 const IMAGE_FILES = /\.(png|jpe?g)$/i;
 
+/**
+ * Reads unlabeled images for prediction: a folder of PNG/JPEG files (recursive, sorted), an image
+ * list (.txt), an idx file or a CIFAR batch file. Images of another size or channel count are
+ * converted to the model's (or refused with `strict`); unreadable ones are an
+ * {@link UnreadableImageError} (or skipped with `skipBad`); an empty input is an
+ * {@link EmptyInputError}.
+ *
+ * @example
+ * const input = await readPredictInput('photos/', { shape: [1, 28, 28], classes: 10 });
+ */
 export async function readPredictInput(path: string, o: PredictInputOptions): Promise<PredictInput> {
   if (!existsSync(path)) throw new InputError(`${path}: no such file or folder`);
   if (statSync(path).isDirectory()) {

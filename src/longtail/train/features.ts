@@ -8,6 +8,7 @@ import type { ImageTransform } from '../data/augment.js';
 import { setTraining, type PlainSystem } from '../systems/system.js';
 import type { PrlSystem } from '../systems/prl.js';
 
+/** Each expert's penultimate features of a whole set, with its labels. */
 export interface ExpertFeatures {
   experts: number;
   n: number;
