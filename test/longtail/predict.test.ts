@@ -122,6 +122,8 @@ test('predict on a folder of PNGs', { skip: !fmnistAvailable && 'Fashion-MNIST n
     // --adapt em, JSON Lines with every class: the probabilities sum to 1; the summary has EM's prior.
     const em = predict('em.jsonl', '--skip-bad', '--adapt', 'em', '--top-k', '10');
     assert.equal(em.code, 0, em.err);
+    // The input has no labels: no accuracy line of the pool is printed.
+    assert.doesNotMatch(em.err, /^input: before/m);
     const rows = readFileSync(join(dir, 'em.jsonl'), 'utf8')
       .trim()
       .split('\n')

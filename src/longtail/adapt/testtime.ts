@@ -89,7 +89,8 @@ export interface TestTimeOptions {
 
 /**
  * The distribution name that stands for the whole pool as it is (no resampling): what
- * `tailor predict` adapts to, the user's own unlabeled images.
+ * `tailor predict` adapts to, the user's own unlabeled images. Its images carry label 0, so only
+ * the choices made on it (weights, preference, estimated prior) mean anything, not its accuracies.
  */
 export const WHOLE_POOL = 'input';
 
@@ -413,7 +414,8 @@ function scoreTasks(
       labelShift: plan.labelShift,
       guard: c.guard,
     });
-    log(describe(t.name, results[t.name]!, plan.prl !== null));
+    // The whole pool has no labels (its images carry label 0): its accuracies mean nothing.
+    if (t.name !== WHOLE_POOL) log(describe(t.name, results[t.name]!, plan.prl !== null));
     const warning = collapseWarning(t.name, results[t.name]!);
     if (warning) log(warning);
   }

@@ -1,8 +1,8 @@
 // Test-time adaptation on a pool of unlabeled images as it is (`tailor predict`): the same
 // runTestTime as `tailor test-time-train`, on one "distribution", the whole pool, and the choice it
 // made (the aggregation weights, the preference, the matched weights, the estimated prior) applied
-// to the pool's predictions. The pool's labels are placeholders: the accuracies runTestTime
-// computes on them mean nothing and are dropped; only the choices are used.
+// to the pool's predictions. The pool has no labels (every image carries label 0), so only the
+// choices are used, never the accuracies runTestTime computes along the way.
 import { UserError } from '../../util/errors.js';
 import { softmaxRows } from '../metrics/metrics.js';
 import { classPrior } from '../losses/priors.js';
@@ -81,11 +81,7 @@ export async function adaptUnlabeled(
   const methods: TestTimeMethod[] = adaptation === 'none' ? [] : [METHOD[adaptation]];
   // EM after BCTS also gives the summary's estimated prior (one pass over the validation split).
   if (input.val && !methods.includes('em_bcts')) methods.push('em_bcts');
-  // The per-distribution line reports accuracies on the placeholder labels: not shown.
-  const quiet = (s: string) => {
-    if (!s.startsWith(`${WHOLE_POOL}: before`)) log(s);
-  };
-  const ran = await runTestTime(input, { ...options, methods, distributions: [WHOLE_POOL] }, quiet);
+  const ran = await runTestTime(input, { ...options, methods, distributions: [WHOLE_POOL] }, log);
   const result = ran.results[WHOLE_POOL]!;
   const p = ran.predictions;
   const classes = p.classes;

@@ -2,7 +2,8 @@
 // image list in the official txt format (`path label` lines, paths relative to the list's folder
 // or a given root), an idx file of images, or a CIFAR batch file (binary or python). Each becomes
 // an in-memory uint8 set of the run's image shape (one byte per pixel value: the decoded pool is
-// what the test-time searches iterate over, epoch after epoch), with placeholder labels.
+// what the test-time searches iterate over, epoch after epoch), with label 0 for every image
+// (the input has no labels; nothing reads them as truth).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { InputError } from '../../util/errors.js';
@@ -33,7 +34,7 @@ export class ImageShapeError extends InputError {
 export interface PredictInputOptions {
   /** The model's image shape [channels, height, width]. */
   shape: [number, number, number];
-  /** The model's number of classes (the set's labels are placeholders, 0). */
+  /** The model's number of classes (every image's label is 0: the input has no labels). */
   classes: number;
   /** The run's decoding of image files (image-list runs: resize and center crop); else stretched. */
   decode?: DecodeOptions;
