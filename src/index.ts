@@ -1,8 +1,3 @@
-// The package root, `import ... from 'tailor'`: the version, the error classes every entry point
-// throws, and device names. Importing it never loads libtorch (the addon loads on the first tensor
-// operation, see src/torch/native.ts). The systems have their own entry points: 'tailor/torch'
-// (tensors, nn, optim), 'tailor/mixture' (EM mixture models, no libtorch), 'tailor/nmr' (NMR
-// reading and processing without libtorch, denoising with it) and 'tailor/longtail'.
 /**
  * The package root: the version, the errors every entry point throws, devices, and whether the
  * libtorch engine is available. Importing it never loads libtorch.

@@ -3,9 +3,9 @@
 // --check load the engine and add what it was built with (C++ ABI, CUDA and its devices, cuDNN,
 // distributed backends). --check also compares every wrapped operator's schema with the running
 // libtorch's.
-import { readFileSync } from 'node:fs';
 import { CliError } from '../errors.js';
 import { defineCommand } from '../command.js';
+import { version } from '../../index.js';
 
 const HELP = `usage: tailor version [--engine] [--json] [--check]
 
@@ -39,13 +39,10 @@ export const run = defineCommand({
   },
   run: async ({ values }) => {
     const { json, check } = values;
-    const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
-      version: string;
-    };
     if (!json && !check && !values.engine) {
       const { libtorchSelection, buildAdvice } = await import('../../torch/native.js');
       const selection = libtorchSelection();
-      console.log(`tailor ${pkg.version}`);
+      console.log(`tailor ${version}`);
       console.log(
         selection
           ? `libtorch ${selection.version} (${selection.kind}: ${selection.libDir}${selection.cuda ? `, CUDA ${selection.cuda}` : ''})`
@@ -62,9 +59,9 @@ export const run = defineCommand({
     } catch (error) {
       const message = (error as Error).message;
       if (json) {
-        console.log(JSON.stringify({ tailor: pkg.version, libtorch: null, error: message }));
+        console.log(JSON.stringify({ tailor: version, libtorch: null, error: message }));
       } else {
-        console.log(`tailor ${pkg.version}\nlibtorch engine not available: ${message}`);
+        console.log(`tailor ${version}\nlibtorch engine not available: ${message}`);
       }
       return check ? 1 : 0;
     }
@@ -73,7 +70,7 @@ export const run = defineCommand({
     const cuda = native.cudaInfo();
     const selection = libtorchSelection();
     const info = {
-      tailor: pkg.version,
+      tailor: version,
       libtorch: native.torchVersion,
       libtorch_selection: selection
         ? { kind: selection.kind, selection: selection.selection, lib: selection.libDir }
