@@ -10,6 +10,7 @@ import { run as ablate } from '../../src/cli/commands/nmr-ablate.js';
 import { readCsvSpectrum } from '../../src/nmr/io/csv.js';
 import { readJcamp } from '../../src/nmr/io/jcamp.js';
 import { UserError } from '../../src/util/errors.js';
+import { NmrDataError } from '../../src/nmr/io/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'nmr-cli-'));
 const data = join(root, 'data');
@@ -78,6 +79,15 @@ test('nmr train / denoise: user errors are UserErrors that name the problem', as
   await assert.rejects(
     () => denoise(['--model', join(root, 'nope.json'), '--input', data, '--out', root]),
     (e: Error) => e instanceof UserError && /nope\.json/.test(e.message),
+  );
+  // A missing data set and a one-level --experiments sample: named data errors, not stack traces.
+  await assert.rejects(
+    () => train(['-c', configPath, '--data', join(root, 'no-such-set')]),
+    (e: Error) => e instanceof NmrDataError && /no-such-set: does not exist/.test(e.message),
+  );
+  await assert.rejects(
+    () => train(['--experiments', 'a', '--out', join(root, 'one-level')]),
+    (e: Error) => e instanceof NmrDataError && /needs at least two experiments/.test(e.message),
   );
   assert.equal(await quietly(() => train(['-c', configPath, '--params'])), 0);
 });
