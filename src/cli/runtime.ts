@@ -34,8 +34,7 @@ export function useDevice(flag: string | undefined, config: DeviceConfig = {}): 
   } catch (error) {
     if (!(error instanceof torch.DeviceUnavailableError)) throw error;
     // Named by where it came from instead of by the error class.
-    const detail = error.message.replace(/^DeviceUnavailableError: /, '');
-    throw new CliError(`${flag !== undefined ? '--device' : 'config device'}: ${detail}`);
+    throw new CliError(`${flag !== undefined ? '--device' : 'config device'}: ${error.detail}`);
   }
   if (device.type === 'cuda' && device.index === null && torch.distributed.isDistributedEnv())
     device = torch.Device.of('cuda', torch.distributed.readDistEnv().localRank);

@@ -18,8 +18,12 @@ export function cudaInfo(): CudaInfo {
 
 /** A device name that is not valid, or a device that does not exist here (no CUDA, no such GPU). */
 export class DeviceUnavailableError extends UserError {
-  constructor(message: string) {
-    super(`DeviceUnavailableError: ${message}`);
+  /** The problem and its remedy without the class name the message starts with. */
+  readonly detail: string;
+
+  constructor(detail: string) {
+    super(`DeviceUnavailableError: ${detail}`);
+    this.detail = detail;
   }
 }
 
