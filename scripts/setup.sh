@@ -25,7 +25,10 @@ fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies"
-  npm ci --no-audit --no-fund
+  # onnxruntime-node (ONNX export's parity tests) bundles its CPU runtime; its install script
+  # would also fetch optional CUDA binaries from nuget.org, which is neither needed nor reachable
+  # where only the npm registry is.
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 fi
 
 # The resolution (paths, version, ABI) is recorded beside the build: a different selection, or a
