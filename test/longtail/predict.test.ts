@@ -241,6 +241,85 @@ test('predict on a folder of PNGs', { skip: !fmnistAvailable && 'Fashion-MNIST n
       );
     }
 
+    // A pool over --pool-memory is streamed (decoded again on every pass): the same predictions
+    // as held in memory, for a one-pass method and for the aggregation's epochs over two views.
+    for (const adapt of ['em-bcts', 'aggregation']) {
+      const streamed = tailor(
+        'predict',
+        '-r',
+        run,
+        '--input',
+        pool,
+        '--out',
+        join(dir, `streamed-${adapt}.csv`),
+        '--adapt',
+        adapt,
+        '--epochs',
+        '1',
+        '--pool-memory',
+        '0',
+      );
+      assert.equal(streamed.code, 0, streamed.err);
+      assert.match(streamed.err, /streamed: over --pool-memory/);
+      assert.equal(
+        readFileSync(join(dir, `streamed-${adapt}.csv`), 'utf8'),
+        readFileSync(join(dir, `pool-${adapt}.csv`), 'utf8'),
+        adapt,
+      );
+      const s = JSON.parse(readFileSync(join(dir, `streamed-${adapt}.csv.summary.json`), 'utf8'));
+      assert.equal(s.streamed, true);
+      assert.equal(
+        s.confidence_histogram.counts.reduce((a: number, b: number) => a + b, 0),
+        s.n,
+      );
+    }
+
+    // A PNG whose header reads but whose pixels are cut off: named without --skip-bad, and with it
+    // left out alike whether the pool is held in memory or streamed.
+    const cut = join(dir, 'cut');
+    mkdirSync(cut);
+    for (const f of ['img0.png', 'img1.png']) copyFileSync(join(images, f), join(cut, f));
+    const whole = readFileSync(join(images, 'img2.png'));
+    writeFileSync(join(cut, 'truncated.png'), whole.subarray(0, Math.floor(whole.length / 2)));
+    for (const memory of ['1024', '0']) {
+      const strictCut = tailor(
+        'predict',
+        '-r',
+        run,
+        '--input',
+        cut,
+        '--out',
+        join(dir, 'cut.csv'),
+        '--pool-memory',
+        memory,
+      );
+      assert.equal(strictCut.code, 2, `${memory}: ${strictCut.err}`);
+      assert.match(strictCut.err, /truncated\.png/);
+      const skipping = tailor(
+        'predict',
+        '-r',
+        run,
+        '--input',
+        cut,
+        '--out',
+        join(dir, `cut-${memory}.csv`),
+        '--pool-memory',
+        memory,
+        '--skip-bad',
+      );
+      assert.equal(skipping.code, 0, skipping.err);
+      const kept = readFileSync(join(dir, `cut-${memory}.csv`), 'utf8')
+        .trim()
+        .split('\n');
+      assert.deepEqual(
+        kept.slice(1).map((l) => l.split(',')[0]),
+        ['img0.png', 'img1.png'],
+      );
+      const s = JSON.parse(readFileSync(join(dir, `cut-${memory}.csv.summary.json`), 'utf8'));
+      assert.equal(s.skipped, 1);
+      assert.equal(s.n, 2);
+    }
+
     // A fixed preference of the wrong length, an empty folder, a run without weights: named errors.
     const wrong = predict('wrong.csv', '--skip-bad', '--preference', '0.5,0.5');
     assert.equal(wrong.code, 2);

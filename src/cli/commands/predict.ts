@@ -1,7 +1,7 @@
 // tailor predict -r RUN --input PATH [--adapt METHOD] --out FILE: a trained model on the user's
 // own unlabeled images, adapted to their (unknown) class distribution with test-time-train's code.
 import { existsSync, readFileSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { dirname, extname, join, resolve } from 'node:path';
 import {
   PREDICT_ADAPTATIONS,
   adaptInput,
@@ -16,10 +16,12 @@ import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
 import { CliError } from '../errors.js';
 import { defineCommand } from '../command.js';
 import { CHECKPOINT_OPTIONS, loadRunForEvaluation } from './longtail-common.js';
+import { CONFIDENCE_BINS, FORMATS, formatRows, predictionTable, type Format } from './predict-output.js';
 
 const HELP = `usage: tailor predict -r RUN --input PATH --out FILE [--adapt METHOD] [--preference r]
                       [--top-k K] [--batch N] [--epochs N] [--strict] [--skip-bad]
-                      [--list-root DIR] [--device D] [--threads N] [--root DIR] [--quiet]
+                      [--list-root DIR] [--pool-memory MB] [--device D] [--threads N]
+                      [--root DIR] [--quiet]
 
 Classifies unlabeled images with a trained run, adapted to their class distribution (unknown, and
 estimated from the images themselves) by the same code as test-time-train. PATH is a folder of
@@ -52,18 +54,20 @@ options:
       --strict           refuse images of another size or channel count instead of converting them
       --skip-bad         skip unreadable images (counted in the summary) instead of failing
       --list-root DIR    the root of an image list's paths (default: the list's folder)
+      --pool-memory MB   decoded images up to this size are held in memory (default 1024);
+                         a larger input is streamed: decoded again, a batch at a time, on
+                         every pass (the aggregation / preference searches make several)
       --threads N        libtorch threads
       --device D         cpu, cuda or cuda:N
       --root DIR         data directory of the run (overrides its data_loader.args.data_dir)
       --quiet            no progress on stderr
   -h, --help             this text`;
 
-const FORMATS = ['.csv', '.json', '.jsonl'] as const;
-
-function positiveInt(flag: string, text: string | undefined, fallback: number): number {
+function positiveInt(flag: string, text: string | undefined, fallback: number, min = 1): number {
   if (text === undefined) return fallback;
   const v = Number(text);
-  if (!Number.isInteger(v) || v < 1) throw new CliError(`${flag} takes a positive integer, not '${text}'`);
+  if (!Number.isSafeInteger(v) || v < min)
+    throw new CliError(`${flag} takes ${min === 0 ? 'a whole number' : 'a positive integer'}, not '${text}'`);
   return v;
 }
 
@@ -81,6 +85,7 @@ export const run = defineCommand({
     strict: { type: 'boolean', default: false },
     'skip-bad': { type: 'boolean', default: false },
     'list-root': { type: 'string' },
+    'pool-memory': { type: 'string' },
     quiet: { type: 'boolean', default: false },
   },
   run: async ({ values }) => {
@@ -90,13 +95,14 @@ export const run = defineCommand({
     const adapt = values.adapt as PredictAdaptation;
     if (!PREDICT_ADAPTATIONS.includes(adapt))
       throw new CliError(`--adapt ${values.adapt}: not one of ${PREDICT_ADAPTATIONS.join(', ')}`);
-    const format = extname(values.out).toLowerCase() as (typeof FORMATS)[number];
+    const format = extname(values.out).toLowerCase() as Format;
     if (!FORMATS.includes(format))
       throw new CliError(`--out ${values.out}: the extension must be ${FORMATS.join(', ')}`);
     if (values.preference !== undefined && adapt !== 'none')
       throw new CliError(`--preference fixes the preference; it cannot be combined with --adapt ${adapt}`);
     const batch = positiveInt('--batch', values.batch, 128);
     const epochs = positiveInt('--epochs', values.epochs, 5);
+    const poolMegabytes = positiveInt('--pool-memory', values['pool-memory'], 1024, 0);
     const log = (s: string) => {
       if (!values.quiet) console.error(s);
     };
@@ -119,8 +125,9 @@ export const run = defineCommand({
       strict: values.strict,
       skipBad: values['skip-bad'],
       ...(values['list-root'] ? { listRoot: values['list-root'] } : {}),
+      poolBytes: poolMegabytes * 1024 * 1024,
       progress: (done, total) => {
-        progress ??= new Progress({ label: 'decode', total, unit: 'img', quiet: values.quiet });
+        progress ??= new Progress({ label: 'read', total, unit: 'img', quiet: values.quiet });
         progress.tick(done - decoded);
         decoded = done;
         if (done === total) progress.finish();
@@ -131,8 +138,10 @@ export const run = defineCommand({
         `warning: ${input.converted} image(s) converted to the model's ${shape[2]}x${shape[1]} with ${shape[0]} channel(s) (--strict refuses them)`,
       );
     if (input.skipped.length > 0) log(`warning: ${input.skipped.length} unreadable image(s) skipped`);
-    const n = input.images.labels.length;
-    log(`${n} image(s) from ${values.input}; adaptation: ${adapt}`);
+    const pooled = input.images.labels.length;
+    log(
+      `${pooled} image(s) from ${values.input}${input.streamed ? ' (streamed: over --pool-memory)' : ''}; adaptation: ${adapt}`,
+    );
 
     const stored = storedCalibration(loaded.runDir);
     const options = {
@@ -145,25 +154,21 @@ export const run = defineCommand({
     const result = await adaptUnlabeled(pool, adapt, options, stored, log);
 
     const name = (c: number) => classNames?.[c] ?? c;
-    const counts = new Array<number>(classes).fill(0);
-    const rows = Array.from({ length: n }, (_, i) => {
-      const p = result.probabilities.subarray(i * classes, (i + 1) * classes);
-      const order = Array.from({ length: classes }, (_, c) => c).sort((a, b) => p[b]! - p[a]! || a - b);
-      counts[order[0]!]!++;
-      return {
-        ...(input.paths[i] === null ? { index: i } : { path: input.paths[i]! }),
-        top: order.slice(0, topK).map((c) => ({ class: name(c), index: c, probability: p[c]! })),
-      };
-    });
-    writeFileAtomic(values.out, formatRows(rows, format, topK));
+    const table = predictionTable(result.probabilities, classes, input.paths, topK, name, input.failed);
+    writeFileAtomic(values.out, formatRows(table.rows, format, topK));
     const summary = {
       kind: 'predictions',
       run: loaded.runDir,
       checkpoint: loaded.checkpoint,
       input: values.input,
+      // Where the rows' paths are relative to (the report's thumbnails), wherever it is opened from.
+      input_root: resolve(
+        input.kind === 'list' ? (values['list-root'] ?? dirname(values.input)) : values.input,
+      ),
       input_kind: input.kind,
+      streamed: input.streamed,
       output: values.out,
-      n,
+      n: table.rows.length,
       mode: adapt,
       ...(values.preference !== undefined && system.kind === 'prl'
         ? { preference: [...system.preference.weights] }
@@ -175,7 +180,9 @@ export const run = defineCommand({
       ...(classNames ? { class_names: classNames } : {}),
       training_prior: result.trainingPrior,
       estimated_prior: result.estimatedPrior,
-      predicted_counts: Object.fromEntries(counts.map((v, c) => [String(name(c)), v])),
+      predicted_counts: Object.fromEntries(table.counts.map((v, c) => [String(name(c)), v])),
+      confidence_histogram: { bins: CONFIDENCE_BINS, counts: table.confidence },
+      examples: table.examples,
       converted: input.converted,
       skipped: input.skipped.length,
       ...(input.skipped.length > 0 ? { skipped_files: input.skipped } : {}),
@@ -199,27 +206,4 @@ function storedCalibration(runDir: string): { fit: ValidationFit | null; source:
   } catch {
     return { fit: null, source: 'none' };
   }
-}
-
-interface Row {
-  path?: string;
-  index?: number;
-  top: { class: string | number; index: number; probability: number }[];
-}
-
-function formatRows(rows: Row[], format: (typeof FORMATS)[number], topK: number): string {
-  if (format === '.json') return `${JSON.stringify(rows, null, 1)}\n`;
-  if (format === '.jsonl') return rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
-  const header = [
-    rows[0]?.path !== undefined ? 'path' : 'index',
-    ...Array.from({ length: topK }, (_, k) => [`class_${k + 1}`, `probability_${k + 1}`]).flat(),
-  ];
-  const cell = (v: string | number) => {
-    const s = String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  const lines = rows.map((r) =>
-    [r.path ?? r.index!, ...r.top.flatMap((t) => [t.class, t.probability])].map(cell).join(','),
-  );
-  return [header.join(','), ...lines].join('\n') + '\n';
 }

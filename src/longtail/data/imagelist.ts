@@ -172,6 +172,8 @@ export interface DecodeOptions {
   width: number;
   mode?: 'resize-crop' | 'stretch';
   resizeShorter?: number;
+  /** Channels of the decoded image: 3 (RGB, the default) or 1 (the mean of R, G and B). */
+  channels?: 1 | 3;
 }
 
 const MAX_IMAGE_PIXELS = 100_000_000;
@@ -221,7 +223,8 @@ export async function decodeImage(
       .toBuffer({ resolveWithObject: true });
     if (info.width !== width || info.height !== height)
       throw new Error(`decoded to ${info.width}x${info.height}`);
-    return interleavedToChw(data, height, width, info.channels);
+    const rgb = interleavedToChw(data, height, width, info.channels);
+    return options.channels === 1 ? rgbToGrey(rgb, height * width) : rgb;
   } catch (error) {
     if (error instanceof DataFormatError) throw error;
     throw new DataFormatError(`cannot decode image '${file}': ${(error as Error).message}`, where, line);
@@ -237,6 +240,13 @@ function interleavedToChw(data: Uint8Array, height: number, width: number, chann
   return out;
 }
 
+/** One channel from a CHW RGB image: the mean of R, G and B, rounded. */
+function rgbToGrey(rgb: Uint8Array, plane: number): Uint8Array {
+  const out = new Uint8Array(plane);
+  for (let p = 0; p < plane; p++) out[p] = Math.round((rgb[p]! + rgb[plane + p]! + rgb[2 * plane + p]!) / 3);
+  return out;
+}
+
 /** A lazily decoded image set: the list is in memory, pixels are decoded per batch. */
 export class LazyImageDataset {
   readonly labels: Int32Array;
@@ -247,7 +257,7 @@ export class LazyImageDataset {
     readonly decode: DecodeOptions,
   ) {
     this.labels = Int32Array.from(list.entries, (e) => e.label);
-    this.shape = [3, decode.height, decode.width];
+    this.shape = [decode.channels ?? 3, decode.height, decode.width];
   }
 
   get classes(): number {

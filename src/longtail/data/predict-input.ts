@@ -1,15 +1,15 @@
 // The unlabeled images `tailor predict` classifies: a folder of PNG/JPEG files (recursive), an
 // image list in the official txt format (`path label` lines, paths relative to the list's folder
 // or a given root), an idx file of images, or a CIFAR batch file (binary or python). Each becomes
-// an in-memory uint8 set of the run's image shape (one byte per pixel value: the decoded pool is
-// what the test-time searches iterate over, epoch after epoch), with label 0 for every image
-// (the input has no labels; nothing reads them as truth).
+// a uint8 set of the run's image shape, with label 0 for every image (the input has no labels;
+// nothing reads them as truth). A decoded pool that fits the memory budget is held in memory (the
+// test-time searches iterate over it epoch after epoch); a larger one is streamed from its files.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { InputError } from '../../util/errors.js';
 import { readIdx } from './idx.js';
 import { readBinaryBatch, readPythonBatch } from './cifar.js';
-import { decodeImage, readImageList, type DecodeOptions } from './imagelist.js';
+import { LazyImageDataset, decodeImage, readImageList, type DecodeOptions } from './imagelist.js';
 import { DataFormatError, type ImageDataset } from './types.js';
 
 /** The input has no images. */
@@ -44,13 +44,26 @@ export interface PredictInputOptions {
   skipBad?: boolean;
   /** Root of an image list's paths (default: the list's folder). */
   listRoot?: string;
-  /** Called as images are decoded (done of total). */
+  /**
+   * Decoded pools up to this many bytes are held in memory (default {@link DEFAULT_POOL_BYTES});
+   * larger ones are streamed: decoded again, a batch at a time, on every pass over them.
+   */
+  poolBytes?: number;
+  /** Called as images are read (done of total). */
   progress?: (done: number, total: number) => void;
 }
 
+/** Decoded pools up to 1 GiB are held in memory; larger ones are streamed. */
+export const DEFAULT_POOL_BYTES = 1024 ** 3;
+
 /** The images `tailor predict` classifies, in a fixed order, with where each came from. */
 export interface PredictInput {
-  images: ImageDataset;
+  /** In memory, or (a pool over {@link PredictInputOptions.poolBytes}) decoded a batch at a time. */
+  images: ImageDataset | LazyImageDataset;
+  /** The pool is decoded on every pass instead of held in memory. */
+  streamed: boolean;
+  /** Rows whose image failed while streamed (with skipBad): zeros to the model, left out of the output. */
+  failed: ReadonlySet<number>;
   /** Per image: its path (relative to the input folder or list root), or null for idx/CIFAR. */
   paths: (string | null)[];
   kind: 'folder' | 'list' | 'idx' | 'cifar';
@@ -134,7 +147,38 @@ function fromArray(
     kind,
     converted: 0,
     skipped: [],
+    streamed: false,
+    failed: new Set(),
   };
+}
+
+/** How one image file becomes the model's [channels, height, width] uint8 array. */
+function fileDecoder(o: PredictInputOptions): (file: string) => Promise<Uint8Array> {
+  const [channels, height, width] = o.shape;
+  if (o.decode) {
+    const decode: DecodeOptions = { ...o.decode, channels: channels === 1 ? 1 : 3 };
+    return (file) => decodeImage(file, decode);
+  }
+  return async (file) => decodeStretched((await import('sharp')).default, file, channels, height, width);
+}
+
+/** Runs `one` over 0..count-1, `concurrency` at a time, reporting progress every 256 images. */
+async function forEachConcurrently(
+  count: number,
+  one: (k: number) => Promise<void>,
+  progress?: (done: number, total: number) => void,
+  concurrency = 4,
+): Promise<void> {
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < count) {
+      await one(next++);
+      done++;
+      if (done % 256 === 0 || done === count) progress?.(done, count);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
 }
 
 async function decodeFiles(
@@ -145,63 +189,113 @@ async function decodeFiles(
 ): Promise<PredictInput> {
   const [channels, height, width] = o.shape;
   const size = channels * height * width;
+  const streamed = paths.length * size > (o.poolBytes ?? DEFAULT_POOL_BYTES);
+  const decode = fileDecoder(o);
   const decoded: (Uint8Array | null)[] = new Array<Uint8Array | null>(paths.length).fill(null);
+  const readable = new Array<boolean>(paths.length).fill(false);
   const skipped: PredictInput['skipped'] = [];
   let converted = 0;
-  let next = 0;
-  let done = 0;
   const sharp = (await import('sharp')).default;
-  const one = async (k: number) => {
-    const file = join(root, paths[k]!);
-    let meta;
-    try {
-      meta = await sharp(file, { failOn: 'error' }).metadata();
-      if (!meta.width || !meta.height) throw new Error('no image dimensions');
-    } catch (error) {
-      return bad(file, (error as Error).message);
-    }
-    const metaChannels = (meta.channels ?? 3) - (meta.hasAlpha ? 1 : 0);
-    // Image-list runs resize every photo (their test transform); only the channel count differs.
-    const differs =
-      metaChannels !== channels || (!o.decode && (meta.width !== width || meta.height !== height));
-    if (differs) {
-      if (o.strict)
-        throw new ImageShapeError(
-          `${file}: ${meta.width}x${meta.height} with ${metaChannels} channel(s), the model takes ${width}x${height} with ${channels} (--strict)`,
-        );
-      converted++;
-    }
-    try {
-      decoded[k] = o.decode
-        ? toChannels(await decodeImage(file, o.decode), channels, height * width)
-        : await decodeStretched(sharp, file, channels, height, width);
-    } catch (error) {
-      return bad(file, (error as Error).message);
-    }
-  };
   const bad = (file: string, reason: string) => {
     if (!o.skipBad) throw new UnreadableImageError(file, reason);
     skipped.push({ file, reason });
   };
-  const worker = async () => {
-    while (next < paths.length) {
-      await one(next++);
-      done++;
-      if (done % 256 === 0 || done === paths.length) o.progress?.(done, paths.length);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(4, paths.length) }, worker));
-  const kept = decoded.flatMap((d, k) => (d ? [k] : []));
+  // The header of every image is read first (sizes and channels: the converted count, --strict);
+  // a pool held in memory is decoded in the same pass, a streamed one on every pass over it.
+  await forEachConcurrently(
+    paths.length,
+    async (k) => {
+      const file = join(root, paths[k]!);
+      let meta;
+      try {
+        meta = await sharp(file, { failOn: 'error' }).metadata();
+        if (!meta.width || !meta.height) throw new Error('no image dimensions');
+      } catch (error) {
+        return bad(file, (error as Error).message);
+      }
+      const metaChannels = (meta.channels ?? 3) - (meta.hasAlpha ? 1 : 0);
+      // Image-list runs resize every photo (their test transform); only the channel count differs.
+      const differs =
+        metaChannels !== channels || (!o.decode && (meta.width !== width || meta.height !== height));
+      if (differs) {
+        if (o.strict)
+          throw new ImageShapeError(
+            `${file}: ${meta.width}x${meta.height} with ${metaChannels} channel(s), the model takes ${width}x${height} with ${channels} (--strict)`,
+          );
+        converted++;
+      }
+      if (streamed) {
+        readable[k] = true;
+        return;
+      }
+      try {
+        decoded[k] = await decode(file);
+        readable[k] = true;
+      } catch (error) {
+        return bad(file, (error as Error).message);
+      }
+    },
+    o.progress,
+  );
+  const kept = readable.flatMap((ok, k) => (ok ? [k] : []));
   if (kept.length === 0) throw new EmptyInputError(`no readable images (${skipped.length} skipped)`);
+  const keptPaths = kept.map((k) => paths[k]!);
+  const base = { paths: keptPaths, kind, converted, skipped };
+  if (streamed) {
+    const stream = new StreamedImages(root, keptPaths, o, decode, skipped);
+    return { ...base, images: stream, streamed: true, failed: stream.failed };
+  }
   const images = new Uint8Array(kept.length * size);
   kept.forEach((k, i) => images.set(decoded[k]!, i * size));
   return {
+    ...base,
     images: { images, labels: new Int32Array(kept.length), shape: o.shape, classes: o.classes },
-    paths: kept.map((k) => paths[k]!),
-    kind,
-    converted,
-    skipped,
+    streamed: false,
+    failed: new Set(),
   };
+}
+
+/**
+ * A pool too large to hold decoded: the files are decoded again on every pass (the adaptation's
+ * epochs), a batch at a time. An image whose header read but whose pixels do not decode fails
+ * the pass (named), or with --skip-bad reads as zeros and is left out of the output.
+ */
+class StreamedImages extends LazyImageDataset {
+  /** Rows whose image failed to decode (with --skip-bad), left out of the output. */
+  readonly failed = new Set<number>();
+
+  constructor(
+    root: string,
+    private readonly files: string[],
+    private readonly o: PredictInputOptions,
+    private readonly decodeFile: (file: string) => Promise<Uint8Array>,
+    private readonly skipped: PredictInput['skipped'],
+  ) {
+    super(
+      {
+        root,
+        listFile: root,
+        entries: files.map((path) => ({ path, label: 0, line: 0 })),
+        classes: o.classes,
+        skipped: 0,
+      },
+      { height: o.shape[1], width: o.shape[2], channels: o.shape[0] === 1 ? 1 : 3 },
+    );
+  }
+
+  override async loadImage(index: number): Promise<Uint8Array> {
+    const file = join(this.list.root, this.files[index]!);
+    try {
+      return await this.decodeFile(file);
+    } catch (error) {
+      if (!this.o.skipBad) throw new UnreadableImageError(file, (error as Error).message);
+      if (!this.failed.has(index)) {
+        this.failed.add(index);
+        this.skipped.push({ file, reason: (error as Error).message });
+      }
+      return new Uint8Array(this.o.shape[0] * this.o.shape[1] * this.o.shape[2]);
+    }
+  }
 }
 
 /** Resized to exactly height x width (the in-memory sets' images all have the model's size). */
@@ -219,14 +313,6 @@ async function decodeStretched(
   const out = new Uint8Array(channels * plane);
   for (let p = 0; p < plane; p++)
     for (let c = 0; c < channels; c++) out[c * plane + p] = data[p * info.channels + Math.min(c, info.channels - 1)]!;
-  return out;
-}
-
-/** A decoded RGB CHW image with the model's channel count (1: the mean of R, G and B). */
-function toChannels(rgb: Uint8Array, channels: number, plane: number): Uint8Array {
-  if (channels === 3) return rgb;
-  const out = new Uint8Array(plane);
-  for (let p = 0; p < plane; p++) out[p] = Math.round((rgb[p]! + rgb[plane + p]! + rgb[2 * plane + p]!) / 3);
   return out;
 }
 
