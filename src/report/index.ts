@@ -65,4 +65,5 @@ export function writeRunReport(runDir: string): string {
   writeFileAtomic(out, renderRunReport(runDir));
   return out;
 }
+export { predictionsPage, readPredictionSummary, predictionSummaryPath } from './predictions.js';
 export { benchmarkHtml, benchmarkMarkdown, writeBenchmarkReport } from './benchmark.js';

@@ -119,6 +119,13 @@ test('predict on a folder of PNGs', { skip: !fmnistAvailable && 'Fashion-MNIST n
     );
     assert.ok(s0.seconds > 0);
 
+    // Its page: thumbnails of the predicted images, written beside the output.
+    const page = tailor('report', '--predictions', join(dir, 'none.csv'));
+    assert.equal(page.code, 0, page.err);
+    const html = readFileSync(join(dir, 'none.csv.report.html'), 'utf8');
+    assert.ok((html.match(/<img src="data:image\/png;base64,/g)?.length ?? 0) >= 1);
+    assert.match(html, /Class prior of the input/);
+
     // --adapt em, JSON Lines with every class: the probabilities sum to 1; the summary has EM's prior.
     const em = predict('em.jsonl', '--skip-bad', '--adapt', 'em', '--top-k', '10');
     assert.equal(em.code, 0, em.err);

@@ -4,10 +4,11 @@ import { CliError, asUserError } from '../errors.js';
 import { defineCommand } from '../command.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import { join } from 'node:path';
-import { runPage } from '../../report/index.js';
+import { predictionsPage, runPage } from '../../report/index.js';
 import { renderPage } from '../../report/html.js';
 
 const HELP = `usage: tailor report --run DIR [--out FILE]
+       tailor report --predictions FILE [--out FILE]
 
 Writes an HTML report of a run directory (default DIR/report.html), detecting its kind from
 DIR/results.json: a long-tail training run (training curves, per-class accuracy against class
@@ -20,19 +21,35 @@ matching, the EM-adjusted scores and the oracle prior), a Gaussian mixture
 --out DIR/results.json') or an NMR evaluation ('tailor nmr evaluate --json > DIR/results.json':
 the raw levels, the baselines raw, savgol, matched, wavelet, tv, cadzow, fusion and pseudo_gt,
 and a trained model when it was scored).
-The page inlines its chart library and needs no server or network.
+With --predictions, the page of a 'tailor predict' output (FILE, its FILE.summary.json beside
+it; default page FILE.report.html): the input's estimated class prior against the training prior,
+the confidence histogram and the most confident images of each predicted class.
+The page inlines its chart library and images and needs no server or network.
 
 options:
-  --run DIR    the run directory                                   [required]
-  --out FILE   write the page there instead of DIR/report.html
-  -h, --help   this text`;
+  --run DIR            the run directory
+  --predictions FILE   a 'tailor predict' output instead of a run
+  --out FILE           write the page there instead of DIR/report.html
+  -h, --help           this text`;
 
 export const run = defineCommand({
   help: HELP,
-  options: { run: { type: 'string' }, out: { type: 'string' } },
+  options: { run: { type: 'string' }, predictions: { type: 'string' }, out: { type: 'string' } },
   helpOnParseError: true,
-  run: ({ values }) => {
-    if (!values.run) throw new CliError(`--run DIR is required\n\n${HELP}`);
+  run: async ({ values }) => {
+    if (values.predictions !== undefined) {
+      if (values.run !== undefined) throw new CliError(`give --run DIR or --predictions FILE, not both`);
+      const file = values.predictions.replace(/\.summary\.json$/, '');
+      const path = values.out ?? `${file}.report.html`;
+      try {
+        writeFileAtomic(path, renderPage(await predictionsPage(file)));
+      } catch (error) {
+        throw asUserError(error);
+      }
+      console.log(`wrote ${path} (predictions report)`);
+      return 0;
+    }
+    if (!values.run) throw new CliError(`give --run DIR (or --predictions FILE)\n\n${HELP}`);
     const path = values.out ?? join(values.run, 'report.html');
     let kind: string;
     try {
