@@ -11,6 +11,7 @@ export const version: string = (
 ).version;
 
 export { UserError, InputError, OutputError, CheckpointError, SafetensorsError } from './util/errors.js';
+export { ArgumentError } from './util/arguments.js';
 export {
   EngineUnavailableError,
   engineAvailable,

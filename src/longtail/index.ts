@@ -13,7 +13,7 @@ export { FEW_SHOT_BELOW, MANY_SHOT_ABOVE, shotGroup, shotGroups, type ShotGroup 
 export { PreferenceTextError, parsePreferenceText } from './types/preference-text.js';
 export { Preference, PreferenceError } from './types/preference.js';
 export { BUILTIN_DATASETS, PUBLISHED_SPLITS, loadBuiltin, type BuiltinDataset } from './data/index.js';
-export { findDistributionList, parseImageList, readImageList } from './data/imagelist.js';
+export { LazyImageDataset, findDistributionList, parseImageList, readImageList } from './data/imagelist.js';
 export {
   INATURALIST_TEST_DISTRIBUTIONS,
   TEST_DISTRIBUTIONS,
@@ -63,6 +63,7 @@ export {
 } from './adapt/unlabeled.js';
 export {
   readPredictInput,
+  DEFAULT_POOL_BYTES,
   EmptyInputError,
   ImageShapeError,
   UnreadableImageError,

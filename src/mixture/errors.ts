@@ -1,13 +1,14 @@
 // The named error of the mixture API's argument checks. The CLI validates its flags before it
 // calls the models, so these reach JavaScript callers above all (no compiler checks their types).
-import { UserError } from '../util/errors.js';
+import { ArgumentError } from '../util/arguments.js';
 
 /**
  * An invalid argument to the public mixture API: an option out of range (`nComponents: 0`,
  * `tol: -1`, an unknown `covarianceType`), a value of the wrong type from a JavaScript caller
  * (a string where a number is expected, nested arrays where a {@link DenseMatrix} is expected),
  * mis-shaped or non-finite data, fewer samples than components, a method called before `fit()`.
- * Its message names the argument and the value; `exitCode` is 2.
+ * Its message names the argument and the value; `exitCode` is 2. It is an {@link ArgumentError},
+ * the class of every system's argument checks.
  *
  * Errors of the fit itself keep their own classes ({@link SingularCovarianceError},
  * {@link CollinearityError}), and so do the file readers ({@link CsvError},
@@ -24,7 +25,7 @@ import { UserError } from '../util/errors.js';
  * }
  * ```
  */
-export class MixtureArgumentError extends UserError {}
+export class MixtureArgumentError extends ArgumentError {}
 
 /** `value` as it reads in a message: strings quoted, the type for objects. */
 function describe(value: unknown): string {

@@ -5,6 +5,7 @@ import { readNmr } from './io/load.js';
 import { NmrFormatError } from './io/errors.js';
 import { processFid, type Apodization } from './process.js';
 import type { Spectrum } from './types.js';
+import { checksOf } from './arguments.js';
 
 /** How {@link toSpectrum} reads and processes its input. */
 export interface ConvertOptions {
@@ -45,6 +46,10 @@ export interface Converted {
  * ```
  */
 export function toSpectrum(path: string, options: ConvertOptions = {}): Converted {
+  const c = checksOf('toSpectrum');
+  c.string(path, 'path');
+  const o = c.object(options, 'options');
+  if (o.row !== undefined) c.integer(o.row, 'options.row', { min: 0 });
   const data = readNmr(path, { prefer: options.prefer ?? 'raw' });
   if (data.kind === 'spectrum') return { spectrum: data.spectrum, note: null };
   const row = options.row ?? 0;

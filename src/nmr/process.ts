@@ -1,9 +1,37 @@
 // Time-domain processing of a FID to a real spectrum: digital-filter (group delay) removal,
 // apodization, zero filling, FFT, phase correction (from the parameter files or automatic) and
 // the ppm axis. Index 0 of the result is the highest ppm, as in TopSpin's 1r.
-import { fftInPlace, nextPowerOfTwo } from './fft.js';
+import { fftInPlace, isPowerOfTwo, nextPowerOfTwo } from './fft.js';
 import type { Fid, Spectrum } from './types.js';
 import { autoPhase } from './phase.js';
+import { checkFid, checksOf } from './arguments.js';
+
+const APODIZATIONS = ['none', 'exponential', 'gaussian'] as const;
+
+/** processFid's arguments from a JavaScript caller: a FID, a power-of-two size, a known window. */
+function checkProcessArguments(fid: unknown, options: unknown): void {
+  const c = checksOf('processFid');
+  const f = checkFid(c, fid);
+  const o = c.object(options, 'options');
+  if (o.size !== undefined) {
+    const size = c.integer(o.size, 'options.size', { min: f.re.length, max: 1 << 24 });
+    if (!isPowerOfTwo(size)) c.fail('options.size', 'a power of two', size);
+  }
+  if (o.apodization !== undefined) {
+    const a = c.object(o.apodization, 'options.apodization');
+    const kind = c.oneOf(a.kind, 'options.apodization.kind', APODIZATIONS);
+    if (kind === 'exponential') c.number(a.lbHz, 'options.apodization.lbHz');
+    if (kind === 'gaussian') {
+      c.number(a.gbHz, 'options.apodization.gbHz', { above: 0 });
+      if (a.lbHz !== undefined) c.number(a.lbHz, 'options.apodization.lbHz');
+    }
+  }
+  if (o.phase !== undefined && typeof o.phase !== 'string') {
+    const p = c.object(o.phase, 'options.phase');
+    c.number(p.p0, 'options.phase.p0');
+    c.number(p.p1, 'options.phase.p1');
+  } else if (o.phase !== undefined) c.oneOf(o.phase, 'options.phase', ['params', 'auto', 'none']);
+}
 
 /**
  * The window applied to a FID before the FFT: none, exponential (line broadening in Hz) or Gaussian.
@@ -135,6 +163,7 @@ export function ppmLimits(fid: Fid, n: number): { ppmFirst: number; ppmLast: num
 
 /** The whole chain: apodize, zero-fill, FFT with group-delay removal, phase. */
 export function processFid(fid: Fid, options: ProcessOptions = {}): ProcessedSpectrum {
+  checkProcessArguments(fid, options);
   const size = options.size ?? 2 * nextPowerOfTwo(fid.re.length);
   const apod =
     options.apodization ??

@@ -10,6 +10,8 @@ import { nextPowerOfTwo } from './fft.js';
 import { preprocessStack, type PreprocessOptions, type PreprocessResult } from './pipeline/preprocess.js';
 import type { Fid, NmrData, Spectrum } from './types.js';
 import { shiftSignal } from './pipeline/shift.js';
+import { checksOf } from './arguments.js';
+import { ArgumentError } from '../util/arguments.js';
 
 /** One experiment: a file or folder, or several to co-add. */
 export type ExperimentPath = string | string[];
@@ -63,7 +65,7 @@ function pickFid(d: NmrData, path: string, row: number): Fid | null {
 /** Reads one experiment; co-added files are summed (FIDs point by point, spectra likewise). */
 function readExperiment(e: ExperimentPath, row: number): { fid: Fid | null; spectrum: Spectrum | null } {
   const paths = typeof e === 'string' ? [e] : e;
-  if (paths.length === 0) throw new RangeError('an experiment needs at least one file');
+  if (paths.length === 0) throw new ArgumentError('an experiment needs at least one file');
   const parts = paths.map((p) => ({ p, d: readNmr(p) }));
   const fids = parts.map(({ p, d }) => pickFid(d, p, row));
   if (fids.every((f) => f !== null)) {
@@ -179,7 +181,13 @@ export function experimentSpectra(
  * @throws RangeError with fewer than two experiments; {@link NmrFormatError} for unreadable data.
  */
 export function realStack(paths: ExperimentPath[], options: RealStackOptions = {}): RealStack {
-  if (paths.length < 2) throw new RangeError('a multi-SNR stack needs at least two experiments');
+  const c = checksOf('realStack');
+  c.array(paths, 'paths', { minLength: 2 }).forEach((p, i) => {
+    if (Array.isArray(p))
+      c.array(p, `paths[${i}]`, { minLength: 1 }).forEach((q, k) => c.string(q, `paths[${i}][${k}]`));
+    else c.string(p, `paths[${i}]`);
+  });
+  c.object(options, 'options');
   const e = experimentSpectra(paths, options);
   return { ...e, result: preprocessStack(e.spectra, options.preprocess ?? {}) };
 }

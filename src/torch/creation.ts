@@ -4,6 +4,7 @@ import { dtypeCode, type DType, type NumericArray } from './dtype.js';
 import { Tensor, wrap, type Scalar } from './tensor.js';
 import * as aten from './generated/aten.js';
 import { creationDevice, type DeviceLike } from './device.js';
+import { ArgumentError, checksOf } from '../util/arguments.js';
 
 type NestedNumbers = number | boolean | NestedNumbers[];
 
@@ -15,6 +16,39 @@ function inferShape(data: NestedNumbers): number[] {
     level = level[0] as NestedNumbers;
   }
   return shape;
+}
+
+const TYPED_ARRAYS = [
+  Float32Array,
+  Float64Array,
+  Int32Array,
+  BigInt64Array,
+  Uint8Array,
+  Int8Array,
+  Int16Array,
+];
+
+/** tensor()'s arguments from a JavaScript caller: numbers, a supported typed array, a shape that fits. */
+function checkTensorArguments(data: unknown, options: unknown): void {
+  const c = checksOf('tensor');
+  const o = c.object(options, 'options');
+  if (o.shape !== undefined)
+    c.array(o.shape, 'options.shape').forEach((v, i) => c.integer(v, `options.shape[${i}]`, { min: 0 }));
+  if (ArrayBuffer.isView(data)) {
+    if (!TYPED_ARRAYS.some((T) => data instanceof T))
+      c.fail(
+        'data',
+        'a Float32Array, Float64Array, Int32Array, BigInt64Array, Uint8Array, Int8Array or Int16Array',
+        data,
+      );
+    const length = (data as unknown as ArrayLike<unknown>).length;
+    const shape = o.shape as number[] | undefined;
+    if (shape && shape.reduce((a, b) => a * b, 1) !== length)
+      throw new ArgumentError(
+        `tensor: options.shape [${shape}] holds ${shape.reduce((a, b) => a * b, 1)} elements but the data has ${length}`,
+      );
+  } else if (!Array.isArray(data) && typeof data !== 'number' && typeof data !== 'boolean')
+    c.fail('data', 'a number, a (nested) array of numbers or a typed array', data);
 }
 
 /**
@@ -31,6 +65,7 @@ export function tensor(
     pinned?: boolean;
   } = {},
 ): Tensor {
+  checkTensorArguments(data, options);
   let array: NumericArray;
   let shape: number[];
   let sourceDtype: DType;
@@ -56,7 +91,15 @@ export function tensor(
     const flat = (Array.isArray(data) ? (data as unknown[]).flat(Infinity) : [data]) as (number | boolean)[];
     const expected = inferred.reduce((a, b) => a * b, 1);
     if (flat.length !== expected)
-      throw new RangeError(`tensor(): ragged nested array (expected ${expected} values, got ${flat.length})`);
+      throw new ArgumentError(
+        `tensor: data is a ragged nested array (expected ${expected} values, got ${flat.length})`,
+      );
+    const odd = flat.findIndex((v) => typeof v !== 'number' && typeof v !== 'boolean');
+    if (odd >= 0) checksOf('tensor').fail(`data (flattened)[${odd}]`, 'a number or a boolean', flat[odd]);
+    if (options.shape && options.shape.reduce((a, b) => a * b, 1) !== flat.length)
+      throw new ArgumentError(
+        `tensor: options.shape [${options.shape}] holds a different count than the ${flat.length} values`,
+      );
     shape = options.shape ?? inferred;
     if (typeof flat[0] === 'boolean') {
       array = Uint8Array.from(flat, (v) => (v ? 1 : 0));

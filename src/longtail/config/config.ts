@@ -6,6 +6,7 @@ import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { ConfigError, bool, checkDepth, int, num, obj, oneOfValues, parseWith, text } from './schema.js';
 import { IDEAL_POINT, LOSS_TYPES } from './losses.js';
+import { checksOf } from '../../util/arguments.js';
 
 const imagenetArchArgs = obj({
   num_classes: int('classes', 1).unwrap(),
@@ -279,6 +280,9 @@ export function readJsonFile(file: string): unknown {
  * @throws {@link ConfigError} naming the field, with its line and column.
  */
 export function parseConfig(text: string, file: string): TrainConfig {
+  const c = checksOf('parseConfig');
+  if (typeof text !== 'string') c.fail('text', 'the JSON text of a config (a string)', text);
+  c.string(file, 'file');
   return checkConfig(parseJsonText(text, file), file);
 }
 

@@ -24,6 +24,7 @@ import {
 } from './experiment.js';
 import { createLoss, createPrlLoss } from './losses.js';
 import type { AdaptInput } from '../adapt/testtime.js';
+import { checksOf } from '../../util/arguments.js';
 
 /**
  * Everything a config builds: the config and its file, the data (train, validation, test splits and their transforms), the model and the trainable system. Needs libtorch.
@@ -56,6 +57,13 @@ export interface Session {
  * ```
  */
 export function buildSession(config: TrainConfig, file: string, overrides: DataOverrides = {}): Session {
+  const c = checksOf('buildSession');
+  c.object(config, 'config');
+  c.string(file, 'file');
+  const o = c.object(overrides, 'overrides');
+  if (o.root !== undefined) c.string(o.root, 'overrides.root');
+  for (const key of ['testPerClass', 'trainMaxPerClass'] as const)
+    if (o[key] !== undefined) c.integer(o[key], `overrides.${key}`, { min: 1 });
   const data = buildData(config, overrides, file);
   const model = buildModel(config, data.train.shape[0], data.train.classes, file);
   const experts = model.experts.length;

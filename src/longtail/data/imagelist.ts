@@ -267,6 +267,7 @@ export class LazyImageDataset {
     return this.labels.length;
   }
 
+  /** Decodes image `index` of the list to [channels, height, width] uint8 (a DataFormatError names its file and line). */
   async loadImage(index: number): Promise<Uint8Array> {
     const e = this.list.entries[index];
     if (!e) throw new RangeError(`image index ${index} out of range 0..${this.length - 1}`);

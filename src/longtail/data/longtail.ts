@@ -5,6 +5,7 @@
 import { Rng } from '../../util/rng.js';
 import { NumpyLegacyRandom } from './numpy-random.js';
 import { classCounts } from './types.js';
+import { ArgumentError, checksOf } from '../../util/arguments.js';
 
 /**
  * How class sizes fall off in a long-tailed subset: exponentially ('exp'), in two steps ('step'), or not at all ('none').
@@ -28,10 +29,10 @@ export function longTailCounts(
   reverse = false,
 ): number[] {
   if (!(Number.isInteger(classes) && classes >= 1))
-    throw new RangeError(`classes must be a positive integer, got ${classes}`);
-  if (!(nMax >= 1)) throw new RangeError(`n_max must be at least 1, got ${nMax}`);
+    throw new ArgumentError(`classes must be a positive integer, got ${classes}`);
+  if (!(nMax >= 1)) throw new ArgumentError(`n_max must be at least 1, got ${nMax}`);
   if (!(imbalance >= 1))
-    throw new RangeError(`the imbalance ratio must be >= 1 (n_max / n_min), got ${imbalance}`);
+    throw new ArgumentError(`the imbalance ratio must be >= 1 (n_max / n_min), got ${imbalance}`);
   // the reference computes with imb_factor = 1/r as a float, then int(); keep the same arithmetic
   const factor = 1 / imbalance;
   const counts: number[] = [];
@@ -41,7 +42,7 @@ export function longTailCounts(
     else if (profile === 'exp') counts.push(Math.floor(nMax * Math.pow(factor, rank / (classes - 1))));
     else if (profile === 'step')
       counts.push(Math.floor(rank < Math.floor(classes / 2) ? nMax : nMax * factor));
-    else throw new RangeError(`unknown imbalance profile '${String(profile)}' (use exp, step or none)`);
+    else throw new ArgumentError(`unknown imbalance profile '${String(profile)}' (use exp, step or none)`);
   }
   return counts;
 }
@@ -223,6 +224,10 @@ export function testDistributionCounts(
   nPerClass: number,
   trainCounts: readonly number[],
 ): number[] {
+  const c = checksOf('testDistributionCounts');
+  c.string(name, 'name');
+  c.integer(nPerClass, 'nPerClass', { min: 0 });
+  c.numbers(trainCounts, 'trainCounts', { minLength: 1 });
   const d = parseTestDistribution(name);
   const classes = trainCounts.length;
   const byRank =

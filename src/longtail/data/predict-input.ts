@@ -11,6 +11,7 @@ import { readIdx } from './idx.js';
 import { readBinaryBatch, readPythonBatch } from './cifar.js';
 import { LazyImageDataset, decodeImage, readImageList, type DecodeOptions } from './imagelist.js';
 import { DataFormatError, type ImageDataset } from './types.js';
+import { checksOf } from '../../util/arguments.js';
 
 /** The input has no images. */
 export class EmptyInputError extends InputError {
@@ -85,6 +86,7 @@ const IMAGE_FILES = /\.(png|jpe?g)$/i;
  * const input = await readPredictInput('photos/', { shape: [1, 28, 28], classes: 10 });
  */
 export async function readPredictInput(path: string, o: PredictInputOptions): Promise<PredictInput> {
+  checkPredictInputArguments(path, o);
   if (!existsSync(path)) throw new InputError(`${path}: no such file or folder`);
   if (statSync(path).isDirectory()) {
     const files = walk(path)
@@ -118,6 +120,18 @@ export async function readPredictInput(path: string, o: PredictInputOptions): Pr
   throw new InputError(
     `${path}: not a folder of images, an image list (.txt), an idx file (*-ubyte[.gz]) or a CIFAR batch file`,
   );
+}
+
+function checkPredictInputArguments(path: unknown, options: unknown): void {
+  const c = checksOf('readPredictInput');
+  c.string(path, 'path');
+  const o = c.object(options, 'options');
+  c.array(o.shape, 'options.shape');
+  if ((o.shape as unknown[]).length !== 3) c.fail('options.shape', '[channels, height, width]', o.shape);
+  (o.shape as unknown[]).forEach((v, i) => c.integer(v, `options.shape[${i}]`, { min: 1, max: 65_536 }));
+  c.integer(o.classes, 'options.classes', { min: 1 });
+  if (o.poolBytes !== undefined) c.integer(o.poolBytes, 'options.poolBytes', { min: 0 });
+  if (o.listRoot !== undefined) c.string(o.listRoot, 'options.listRoot');
 }
 
 function readIdxImages(file: string, modelShape: [number, number, number]) {

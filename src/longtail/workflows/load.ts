@@ -7,6 +7,7 @@ import { loadCheckpoint } from '../../torch/checkpoint.js';
 import { loadSystemState } from '../systems/system.js';
 import type { EpochRecord } from '../train/trainer.js';
 import { sessionFromRecord, type Session, type SessionRecord } from '../config/session.js';
+import { checksOf } from '../../util/arguments.js';
 
 /** A user-facing problem with a run or checkpoint path. */
 export class RunError extends InputError {}
@@ -54,6 +55,10 @@ export function resolveCheckpoint(path: string): string {
  * ```
  */
 export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
+  const c = checksOf('loadRun');
+  c.string(path, 'path');
+  const o = c.object(options, 'options');
+  if (o.root !== undefined) c.string(o.root, 'options.root');
   const checkpoint = resolveCheckpoint(path);
   const ck = loadCheckpoint(checkpoint.replace(/\.json$/, ''));
   const extra = (

@@ -6,9 +6,10 @@ import {
   type PreferenceResult,
 } from '../adapt/controllability.js';
 import type { PrlSystem } from '../systems/prl.js';
-import type { Preference } from '../types/preference.js';
+import { Preference } from '../types/preference.js';
 import type { Session } from '../config/session.js';
 import { loadRun } from './load.js';
+import { checksOf } from '../../util/arguments.js';
 
 /** A preference evaluator over the session's balanced test set (PRL sessions only). */
 function preferenceEvaluator(session: Session): Promise<PreferenceEvaluator> {
@@ -49,6 +50,10 @@ export async function evaluatePreference(
   runDir: string,
   preference: Preference,
 ): Promise<Omit<PreferenceResult, 'preference'>> {
+  const c = checksOf('evaluatePreference');
+  c.string(runDir, 'runDir');
+  if (!(preference instanceof Preference))
+    c.fail('preference', 'a Preference (Preference.of([...]))', preference);
   let evaluator = evaluators.get(runDir);
   if (!evaluator) {
     evaluator = (async () => preferenceEvaluator(loadRun(runDir).session))();

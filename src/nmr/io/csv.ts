@@ -3,6 +3,7 @@
 import { writeFileAtomic } from '../../util/fs.js';
 import { NmrFormatError, readNmrFile } from './errors.js';
 import type { Spectrum } from '../types.js';
+import { checkSpectrum, checksOf } from '../arguments.js';
 
 export function parseCsvSpectrum(text: string, file: string): Spectrum {
   const ppm: number[] = [];
@@ -109,5 +110,9 @@ export function formatCsvSpectrum(s: Spectrum, comment?: string): string {
  * @throws `OutputError` (from `tailor`) when the file cannot be written.
  */
 export function writeCsvSpectrum(path: string, s: Spectrum, comment?: string): void {
+  const c = checksOf('writeCsvSpectrum');
+  c.string(path, 'path');
+  checkSpectrum(c, s);
+  if (comment !== undefined && typeof comment !== 'string') c.fail('comment', 'a string', comment);
   writeFileAtomic(path, formatCsvSpectrum(s, comment));
 }

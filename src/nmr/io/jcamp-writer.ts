@@ -3,6 +3,7 @@
 // (nine significant digits of the largest value), ten per line after the line's X.
 import { writeFileAtomic } from '../../util/fs.js';
 import type { Spectrum } from '../types.js';
+import { checkSpectrum, checksOf } from '../arguments.js';
 
 export function formatJcampSpectrum(s: Spectrum, title: string): string {
   const n = s.real.length;
@@ -51,5 +52,9 @@ export function formatJcampSpectrum(s: Spectrum, title: string): string {
  * @throws `OutputError` (from `tailor`) when the file cannot be written.
  */
 export function writeJcampSpectrum(path: string, s: Spectrum, title: string): void {
+  const c = checksOf('writeJcampSpectrum');
+  c.string(path, 'path');
+  checkSpectrum(c, s);
+  if (typeof title !== 'string') c.fail('title', 'a string', title);
   writeFileAtomic(path, formatJcampSpectrum(s, title));
 }

@@ -8,6 +8,7 @@ import { readJcamp } from './jcamp.js';
 import { readPipe } from './nmrpipe.js';
 import { readCsvSpectrum } from './csv.js';
 import type { NmrData } from '../types.js';
+import { checksOf } from '../arguments.js';
 
 export type NmrFormat = 'bruker' | 'jcamp' | 'nmrpipe' | 'csv';
 
@@ -54,6 +55,10 @@ export function detectFormat(path: string): NmrFormat {
  * ```
  */
 export function readNmr(path: string, options: { prefer?: 'raw' | 'processed' } = {}): NmrData {
+  const c = checksOf('readNmr');
+  c.string(path, 'path');
+  const o = c.object(options, 'options');
+  if (o.prefer !== undefined) c.oneOf(o.prefer, 'options.prefer', ['raw', 'processed']);
   switch (detectFormat(path)) {
     case 'bruker':
       return readBruker(path, options.prefer);

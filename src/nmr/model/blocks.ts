@@ -2,6 +2,7 @@
 // Conv1d k = 9, GroupNorm, GELU, identity or 1x1 shortcut) and squeeze-and-excitation channel
 // attention.
 import { Tensor, nn, tidy, aten } from '../../torch/index.js';
+import { ArgumentError } from '../../util/arguments.js';
 
 /**
  * How a dilated convolution is computed. 'direct': one aten.conv1d with dilation d. 'polyphase':
@@ -22,7 +23,7 @@ export type DilatedConvMode = 'polyphase' | 'direct';
  */
 export function polyphaseConv1d(x: Tensor, weight: Tensor, bias: Tensor | null, dilation: number): Tensor {
   const k = weight.shape[2]!;
-  if (k % 2 !== 1) throw new RangeError(`polyphaseConv1d: kernel must be odd, got ${k}`);
+  if (k % 2 !== 1) throw new ArgumentError(`polyphaseConv1d: kernel must be odd, got ${k}`);
   const half = (k - 1) / 2;
   if (dilation === 1) return aten.conv1d(x, weight, bias, [1], [half], [1], 1);
   return tidy(() => {
@@ -102,7 +103,7 @@ export class ResBlock1d extends nn.Module {
     this.dilation = options.dilation;
     this.convMode = options.conv ?? 'direct';
     if (options.kernel % 2 !== 1)
-      throw new RangeError(`ResBlock1d: kernel must be odd, got ${options.kernel}`);
+      throw new ArgumentError(`ResBlock1d: kernel must be odd, got ${options.kernel}`);
     const padding = (options.dilation * (options.kernel - 1)) / 2;
     this.conv = this.registerModule(
       'conv',

@@ -6,6 +6,8 @@ import { UNet1d, resolveUNetConfig, type UNetConfig } from './unet.js';
 import type { Denoiser } from '../eval/evaluate.js';
 import { CheckpointError } from '../../util/errors.js';
 import type { TrainingDomain } from './domain.js';
+import { checkSpectra, checksOf } from '../arguments.js';
+import { ArgumentError } from '../../util/arguments.js';
 
 export const MODEL_FORMAT = 'tailor-nmr-unet';
 
@@ -26,6 +28,7 @@ export function checkpointBase(path: string): string {
 
 /** Loads a model from a checkpoint written by `tailor nmr train` (last.json, best.json or their .safetensors). */
 export function loadDenoiser(path: string): UNet1d {
+  checksOf('loadDenoiser').string(path, 'path');
   return loadDenoiserInfo(path).model;
 }
 
@@ -66,6 +69,10 @@ export function loadDenoiserInfo(path: string): { model: UNet1d; domain: Trainin
 
 /** Denoises spectra (any lengths) with the model; returns float64 copies. */
 export function denoiseSpectra(model: UNet1d, spectra: ArrayLike<number>[], batch = 8): Float64Array[] {
+  const c = checksOf('denoiseSpectra');
+  if (!(model instanceof UNet1d)) c.fail('model', 'a UNet1d (from loadDenoiser or new UNet1d)', model);
+  checkSpectra(c, spectra, 'spectra');
+  c.integer(batch, 'batch', { min: 1, max: 4096 });
   const out: Float64Array[] = [];
   model.eval();
   // Spectra of one length go through together; others one at a time.
@@ -90,6 +97,10 @@ export function denoiseSpectra(model: UNet1d, spectra: ArrayLike<number>[], batc
  * stack model (inputLevels = K + 1); returns one float64 spectrum per stack.
  */
 export function denoiseStacks(model: UNet1d, stacks: ArrayLike<number>[][], batch = 8): Float64Array[] {
+  const c = checksOf('denoiseStacks');
+  if (!(model instanceof UNet1d)) c.fail('model', 'a UNet1d (from loadDenoiser or new UNet1d)', model);
+  c.array(stacks, 'stacks', { minLength: 1 }).forEach((s, k) => checkSpectra(c, s, `stacks[${k}]`));
+  c.integer(batch, 'batch', { min: 1, max: 4096 });
   const G = model.config.inputLevels;
   const out: Float64Array[] = [];
   model.eval();
@@ -102,7 +113,7 @@ export function denoiseStacks(model: UNet1d, stacks: ArrayLike<number>[][], batc
     for (let k = i; k < j; k++) {
       const stack = stacks[k]!;
       if (stack.length !== G || stack.some((x) => x.length !== L))
-        throw new RangeError(
+        throw new ArgumentError(
           `denoiseStacks: the model takes ${G} levels of one length; stack ${k} has ${stack.length} levels of lengths ${stack.map((x) => x.length).join(', ')}`,
         );
       stack.forEach((x, g) => data.set(Float32Array.from(x), ((k - i) * G + g) * L));

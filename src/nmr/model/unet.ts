@@ -12,6 +12,7 @@
 import * as torch from '../../torch/index.js';
 import { Tensor, nn, tidy, aten } from '../../torch/index.js';
 import { ResBlock1d, type DilatedConvMode } from './blocks.js';
+import { ArgumentError } from '../../util/arguments.js';
 
 export type SePlacement = 'none' | 'bottleneck' | 'bottleneck+shallow';
 
@@ -77,44 +78,48 @@ export function resolveUNetConfig(partial: Partial<UNetConfig> = {}, where = 'mo
   const c: UNetConfig = { ...DEFAULT_UNET, ...partial };
   const positiveInts = (v: unknown, field: string, max: number): void => {
     if (!Array.isArray(v) || v.length === 0 || v.some((x) => !Number.isInteger(x) || x < 1 || x > max))
-      throw new RangeError(
+      throw new ArgumentError(
         `${where}.${field}: expected a non-empty list of integers in [1, ${max}], got ${JSON.stringify(v).slice(0, 200)}`,
       );
   };
   positiveInts(c.channels, 'channels', UNET_LIMITS.channels);
   positiveInts(c.dilations, 'dilations', UNET_LIMITS.dilation);
-  if (c.channels.length < 2) throw new RangeError(`${where}.channels: need at least 2 levels`);
+  if (c.channels.length < 2) throw new ArgumentError(`${where}.channels: need at least 2 levels`);
   if (c.channels.length > UNET_LIMITS.levels)
-    throw new RangeError(`${where}.channels: at most ${UNET_LIMITS.levels} levels, got ${c.channels.length}`);
+    throw new ArgumentError(
+      `${where}.channels: at most ${UNET_LIMITS.levels} levels, got ${c.channels.length}`,
+    );
   if (c.dilations.length !== c.channels.length)
-    throw new RangeError(
+    throw new ArgumentError(
       `${where}.dilations: ${c.dilations.length} values for ${c.channels.length} levels (give one per level)`,
     );
   if (!Number.isInteger(c.kernel) || c.kernel < 1 || c.kernel % 2 === 0 || c.kernel > UNET_LIMITS.kernel)
-    throw new RangeError(
+    throw new ArgumentError(
       `${where}.kernel: expected an odd integer in [1, ${UNET_LIMITS.kernel}], got ${JSON.stringify(c.kernel)}`,
     );
   if (!Number.isInteger(c.groups) || c.groups < 1)
-    throw new RangeError(`${where}.groups: expected a positive integer, got ${c.groups}`);
+    throw new ArgumentError(`${where}.groups: expected a positive integer, got ${c.groups}`);
   if (c.norm !== 'group' && c.norm !== 'layer')
-    throw new RangeError(`${where}.norm: expected group or layer, got ${String(c.norm)}`);
+    throw new ArgumentError(`${where}.norm: expected group or layer, got ${String(c.norm)}`);
   if (!['none', 'bottleneck', 'bottleneck+shallow'].includes(c.se))
-    throw new RangeError(`${where}.se: expected none, bottleneck or bottleneck+shallow, got ${String(c.se)}`);
+    throw new ArgumentError(
+      `${where}.se: expected none, bottleneck or bottleneck+shallow, got ${String(c.se)}`,
+    );
   if (!(c.seReduction >= 1))
-    throw new RangeError(`${where}.seReduction: expected >= 1, got ${c.seReduction}`);
+    throw new ArgumentError(`${where}.seReduction: expected >= 1, got ${c.seReduction}`);
   if (c.head !== 'linear' && c.head !== 'tanh')
-    throw new RangeError(`${where}.head: expected linear or tanh, got ${String(c.head)}`);
+    throw new ArgumentError(`${where}.head: expected linear or tanh, got ${String(c.head)}`);
   if (c.inputNorm !== 'max' && c.inputNorm !== 'none')
-    throw new RangeError(`${where}.inputNorm: expected max or none, got ${String(c.inputNorm)}`);
+    throw new ArgumentError(`${where}.inputNorm: expected max or none, got ${String(c.inputNorm)}`);
   if (!Number.isInteger(c.inputLevels) || c.inputLevels < 1 || c.inputLevels > UNET_LIMITS.inputLevels)
-    throw new RangeError(
+    throw new ArgumentError(
       `${where}.inputLevels: expected an integer in [1, ${UNET_LIMITS.inputLevels}], got ${String(c.inputLevels)}`,
     );
   if (c.conv !== 'polyphase' && c.conv !== 'direct')
-    throw new RangeError(`${where}.conv: expected polyphase or direct, got ${String(c.conv)}`);
+    throw new ArgumentError(`${where}.conv: expected polyphase or direct, got ${String(c.conv)}`);
   const parameters = unetParameterBound(c);
   if (parameters > MAX_UNET_PARAMETERS)
-    throw new RangeError(
+    throw new ArgumentError(
       `${where}: about ${parameters.toExponential(2)} parameters, over the limit of ${MAX_UNET_PARAMETERS.toExponential(0)}; use fewer channels or a smaller kernel`,
     );
   return c;
@@ -271,7 +276,7 @@ export class UNet1d extends nn.Module {
       const levels = this.config.inputLevels;
       const flat = input.ndim === 2 && levels === 1;
       if (!flat && !(input.ndim === 3 && input.shape[1] === levels))
-        throw new RangeError(
+        throw new ArgumentError(
           levels === 1
             ? `UNet1d: expected [N, L] or [N, 1, L], got [${input.shape}]`
             : `UNet1d: this model takes stacks of ${levels} levels, [N, ${levels}, L]; got [${input.shape}]`,

@@ -2,6 +2,7 @@
 // (w_k ~ SNR_k^gamma by default, optionally capped); the spectrum a target is for is left out
 // (exclude), so an experiment is never fused into its own target. Also the inverse-variance
 // fusion of all levels, the classical baseline that uses every measurement.
+import { checkSpectra, checksOf } from '../arguments.js';
 
 export interface FusionWeightOptions {
   /** 'snr': w_k ~ SNR_k^gamma (default); 'T': w_k ~ T^k; 'last': only the highest-SNR spectrum. */
@@ -62,6 +63,11 @@ export function weightedFusion(stack: ArrayLike<number>[], weights: number[]): F
 
 /** Inverse-variance fusion: w_k ~ 1 / sigma_k^2. */
 export function inverseVarianceFusion(stack: ArrayLike<number>[], sigmas: number[]): Float64Array {
+  const c = checksOf('inverseVarianceFusion');
+  checkSpectra(c, stack, 'stack', { sameLength: true });
+  c.array(sigmas, 'sigmas');
+  if (sigmas.length !== stack.length) c.fail('sigmas', `one per spectrum (${stack.length})`, sigmas);
+  sigmas.forEach((s, i) => c.number(s, `sigmas[${i}]`, { above: 0 }));
   const w = sigmas.map((s) => 1 / (s * s));
   const sum = w.reduce((a, b) => a + b, 0);
   return weightedFusion(

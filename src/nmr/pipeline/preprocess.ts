@@ -7,6 +7,7 @@ import { peakBaselineMasks, type MaskOptions, type Masks } from './masks.js';
 import { estimateT, robustSigma, robustSnr } from './noise.js';
 import { scaleFactor, type RescaleMethod } from './rescale.js';
 import { fusionWeights, weightedFusion, type FusionWeightOptions } from './fusion.js';
+import { checkSpectra, checksOf } from '../arguments.js';
 
 /**
  * How {@link preprocessStack} prepares a multi-SNR stack: alignment, rescaling, peak masks, fusion
@@ -47,10 +48,12 @@ export interface PreprocessResult {
 
 /** Runs the pipeline on the spectra of one sample ordered from low to high SNR. */
 export function preprocessStack(stack: Float64Array[], options: PreprocessOptions = {}): PreprocessResult {
-  if (stack.length < 1) throw new RangeError('preprocessStack needs at least one spectrum');
-  const n = stack[0]!.length;
-  for (const x of stack)
-    if (x.length !== n) throw new RangeError('preprocessStack: spectra differ in length');
+  const c = checksOf('preprocessStack');
+  checkSpectra(c, stack, 'stack', { sameLength: true });
+  stack.forEach((x, i) => {
+    if (!(x instanceof Float64Array)) c.fail(`stack[${i}]`, 'a Float64Array', x);
+  });
+  c.object(options, 'options');
   const K = stack.length - 1;
   const aligned =
     options.align === false

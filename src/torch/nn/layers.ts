@@ -5,6 +5,28 @@ import { noGrad } from '../autograd.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
 import { fanInAndOut, kaimingUniform_, uniform_ } from './init.js';
+import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
+
+/** Sizes of layers: positive integers (a JavaScript caller's 2.5 or '2' fails here, named). */
+const MAX_SIZE = 2 ** 31 - 1;
+const size = (c: ArgumentChecks, v: unknown, name: string) => c.integer(v, name, { min: 1, max: MAX_SIZE });
+
+/** The options object of a layer and, for each numeric option given, its range. */
+function checkOptions(
+  c: ArgumentChecks,
+  o: unknown,
+  ranges: Record<string, { min?: number; above?: number; integer?: boolean }>,
+) {
+  const record = c.object(o, 'options');
+  for (const [key, r] of Object.entries(ranges)) {
+    if (record[key] === undefined) continue;
+    if (r.integer) c.integer(record[key], `options.${key}`, { min: r.min ?? 0 });
+    else c.number(record[key], `options.${key}`, r);
+  }
+  for (const key of ['bias', 'affine', 'trackRunningStats', 'elementwiseAffine'])
+    if (record[key] !== undefined && typeof record[key] !== 'boolean')
+      c.fail(`options.${key}`, 'true or false', record[key]);
+}
 
 /** A fully connected layer y = x W^T + b (torch.nn.Linear): input [..., inFeatures], output [..., outFeatures]. */
 export class Linear extends Module {
@@ -14,11 +36,15 @@ export class Linear extends Module {
   constructor(
     readonly inFeatures: number,
     readonly outFeatures: number,
-    options: { bias?: boolean } = {},
+    layerOptions: { bias?: boolean } = {},
   ) {
     super();
+    const c = checksOf('Linear');
+    size(c, inFeatures, 'inFeatures');
+    size(c, outFeatures, 'outFeatures');
+    checkOptions(c, layerOptions, {});
     this.weight = this.registerParameter('weight', empty([outFeatures, inFeatures]));
-    this.bias = options.bias === false ? null : this.registerParameter('bias', empty([outFeatures]));
+    this.bias = layerOptions.bias === false ? null : this.registerParameter('bias', empty([outFeatures]));
     resetLinearLike(this.weight, this.bias);
   }
 
@@ -55,15 +81,26 @@ abstract class ConvNd extends Module {
   readonly dilation: number;
   readonly groups: number;
 
-  constructor(inChannels: number, outChannels: number, kernel: number[], options: ConvOptions) {
+  constructor(inChannels: number, outChannels: number, kernel: number[], convOptions: ConvOptions) {
     super();
+    const c = checksOf(this.constructor.name);
+    size(c, inChannels, 'inChannels');
+    size(c, outChannels, 'outChannels');
+    size(c, kernel[0], 'kernelSize');
+    checkOptions(c, convOptions, {
+      stride: { integer: true, min: 1 },
+      padding: { integer: true, min: 0 },
+      dilation: { integer: true, min: 1 },
+      groups: { integer: true, min: 1 },
+    });
+    const options = convOptions;
     this.stride = options.stride ?? 1;
     this.padding = options.padding ?? 0;
     this.dilation = options.dilation ?? 1;
     this.groups = options.groups ?? 1;
     if (inChannels % this.groups !== 0 || outChannels % this.groups !== 0) {
-      throw new Error(
-        `conv: in (${inChannels}) and out (${outChannels}) channels must be divisible by groups (${this.groups})`,
+      throw new ArgumentError(
+        `${this.constructor.name}: in (${inChannels}) and out (${outChannels}) channels must be divisible by groups (${this.groups})`,
       );
     }
     this.weight = this.registerParameter('weight', empty([outChannels, inChannels / this.groups, ...kernel]));
@@ -117,6 +154,9 @@ class BatchNormNd extends Module {
     options: BatchNormOptions,
   ) {
     super();
+    const c = checksOf(this.constructor.name);
+    size(c, numFeatures, 'numFeatures');
+    checkOptions(c, options, { eps: { above: 0 }, momentum: { min: 0 } });
     this.eps = options.eps ?? 1e-5;
     this.momentum = options.momentum ?? 0.1;
     const affine = options.affine ?? true;
@@ -176,8 +216,12 @@ export class GroupNorm extends Module {
     options: { eps?: number; affine?: boolean } = {},
   ) {
     super();
+    const c = checksOf('GroupNorm');
+    size(c, numGroups, 'numGroups');
+    size(c, numChannels, 'numChannels');
+    checkOptions(c, options, { eps: { above: 0 } });
     if (numChannels % numGroups !== 0)
-      throw new Error(`GroupNorm: ${numChannels} channels do not split into ${numGroups} groups`);
+      throw new ArgumentError(`GroupNorm: ${numChannels} channels do not split into ${numGroups} groups`);
     this.eps = options.eps ?? 1e-5;
     const affine = options.affine ?? true;
     this.weight = affine ? this.registerParameter('weight', ones([numChannels])) : null;
@@ -202,6 +246,11 @@ export class LayerNorm extends Module {
     options: { eps?: number; elementwiseAffine?: boolean } = {},
   ) {
     super();
+    const c = checksOf('LayerNorm');
+    c.array(normalizedShape, 'normalizedShape', { minLength: 1 }).forEach((v, i) =>
+      size(c, v, `normalizedShape[${i}]`),
+    );
+    checkOptions(c, options, { eps: { above: 0 } });
     this.eps = options.eps ?? 1e-5;
     const affine = options.elementwiseAffine ?? true;
     this.weight = affine ? this.registerParameter('weight', ones(normalizedShape)) : null;
@@ -218,7 +267,7 @@ export class LayerNorm extends Module {
 export class Dropout extends Module {
   constructor(readonly p = 0.5) {
     super();
-    if (p < 0 || p > 1) throw new RangeError(`Dropout probability must be in [0, 1], got ${p}`);
+    checksOf('Dropout').number(p, 'p', { min: 0, max: 1 });
   }
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
@@ -231,6 +280,9 @@ export class Embedding extends Module {
   readonly weight: Tensor;
   constructor(numEmbeddings: number, embeddingDim: number) {
     super();
+    const c = checksOf('Embedding');
+    size(c, numEmbeddings, 'numEmbeddings');
+    size(c, embeddingDim, 'embeddingDim');
     this.weight = this.registerParameter('weight', empty([numEmbeddings, embeddingDim]));
     noGrad(() => aten.normal_(this.weight, 0, 1));
   }
