@@ -53,7 +53,13 @@ export {
   type SelectionResult,
   type SelectionRow,
 } from './select.js';
-export { type SubgroupData, type LongColumns, dropMembership, readSubgroupCsv } from './subgroup/data.js';
+export {
+  type SubgroupData,
+  type LongColumns,
+  dropMembership,
+  readSubgroupCsv,
+  subgroupDataFromRecords,
+} from './subgroup/data.js';
 export { type SubgroupFit, type SubgroupFitOptions, fitSubgroup } from './subgroup/fit.js';
 export type { SubgroupParams } from './subgroup/model.js';
 export type { StandardErrors } from './subgroup/se.js';

@@ -2,6 +2,7 @@
 // into subjects (possibly with different numbers of visits), visits sorted by time. Membership
 // covariates describe the subject, so they must be constant within a subject.
 import { CsvError, type CsvTable, columnIndex, numericCell, parseCsv, readCsvText } from '../csv.js';
+import { MixtureArgumentError, requireObject } from '../errors.js';
 
 /**
  * Longitudinal data of the latent-subgroup model: subjects with their visits (time, outcome y,
@@ -46,6 +47,60 @@ export interface LongColumns {
 export function readSubgroupCsv(file: string, columns: LongColumns): SubgroupData {
   const text = readCsvText(file);
   return subgroupDataFromTable(parseCsv(text, file), columns);
+}
+
+/**
+ * The same long-format data from records held in memory, one object per visit (as a data frame's
+ * rows, or parsed JSON): `columns` names the fields, as for {@link readSubgroupCsv}. A missing or
+ * non-numeric value is an error naming the record (1-based) and the field.
+ *
+ * @example
+ * ```ts
+ * import { fitSubgroup, subgroupDataFromRecords } from 'tailor/mixture';
+ * const visits = [
+ *   { id: 'a', time: 0, y: 1.2, dose: 0.5, group: 1 },
+ *   { id: 'a', time: 1, y: 1.9, dose: 0.5, group: 1 },
+ *   // ... one record per visit
+ * ];
+ * const data = subgroupDataFromRecords(visits, { id: 'id', time: 'time', y: 'y', fixed: ['dose'], membership: ['group'] });
+ * const fit = fitSubgroup(data, { K: 2 });
+ * ```
+ */
+export function subgroupDataFromRecords(
+  records: readonly Record<string, number | string>[],
+  columns: LongColumns,
+): SubgroupData {
+  if (!Array.isArray(records))
+    throw new MixtureArgumentError(
+      `subgroupDataFromRecords: records must be an array of objects, one per visit`,
+    );
+  requireObject(columns, 'columns');
+  for (const key of ['id', 'time', 'y'] as const)
+    if (typeof columns[key] !== 'string')
+      throw new MixtureArgumentError(
+        `subgroupDataFromRecords: columns.${key} must be a field name (a string)`,
+      );
+  for (const key of ['fixed', 'membership'] as const)
+    if (!Array.isArray(columns[key]) || columns[key].some((n) => typeof n !== 'string'))
+      throw new MixtureArgumentError(
+        `subgroupDataFromRecords: columns.${key} must be an array of field names`,
+      );
+  const header = [columns.id, columns.time, columns.y, ...columns.fixed, ...columns.membership];
+  const rows = records.map((record, r) => {
+    if (record === null || typeof record !== 'object' || Array.isArray(record))
+      throw new MixtureArgumentError(`subgroupDataFromRecords: record ${r + 1} is not an object`);
+    return header.map((name) => {
+      const v = record[name];
+      if (v === undefined || v === null) return '';
+      if (typeof v !== 'number' && typeof v !== 'string')
+        throw new MixtureArgumentError(
+          `subgroupDataFromRecords: record ${r + 1} field '${name}' must be a number or a string, got ${typeof v}`,
+        );
+      return String(v);
+    });
+  });
+  // Error messages read 'records:N' for record N.
+  return subgroupDataFromTable({ file: 'records', header, rows, lines: rows.map((_, r) => r + 1) }, columns);
 }
 
 export function subgroupDataFromTable(table: CsvTable, columns: LongColumns): SubgroupData {
