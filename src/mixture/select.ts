@@ -50,7 +50,9 @@ export interface SelectionResult {
  *
  * @example
  * ```ts
- * const { best } = selectByBic(x, { ks: [1, 2, 3, 4], covarianceTypes: ['full', 'diag'] });
+ * import { fromRows, selectByBic } from 'tailor/mixture';
+ * const x = fromRows([[0, 0], [0.2, 0.1], [0.1, 0.3], [5, 5], [5.1, 4.9], [4.8, 5.2]]);
+ * const { best } = selectByBic(x, { ks: [1, 2], covarianceTypes: ['full', 'diag'] });
  * ```
  */
 export function selectByBic(x: DenseMatrix, options: SelectionOptions): SelectionResult {

@@ -83,7 +83,11 @@ const IMAGE_FILES = /\.(png|jpe?g)$/i;
  * {@link EmptyInputError}.
  *
  * @example
+ * ```ts
+ * import { readPredictInput } from 'tailor/longtail';
  * const input = await readPredictInput('photos/', { shape: [1, 28, 28], classes: 10 });
+ * console.log(`${input.paths.length} images, ${input.converted} converted`);
+ * ```
  */
 export async function readPredictInput(path: string, o: PredictInputOptions): Promise<PredictInput> {
   checkPredictInputArguments(path, o);

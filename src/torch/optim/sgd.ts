@@ -18,9 +18,14 @@ export interface SGDOptions {
  *
  * @example
  * ```ts
- * import { optim } from 'tailor/torch';
+ * import * as torch from 'tailor/torch';
+ * import { nn, optim } from 'tailor/torch';
+ * const model = new nn.Linear(4, 2);
  * const opt = new optim.SGD(model.parameters(), { lr: 0.1, momentum: 0.9, weightDecay: 5e-4 });
- * // per batch: opt.zeroGrad(); loss.backward(); opt.step();
+ * // per batch:
+ * torch.tidy(() => model.forward(torch.randn([8, 4])).square().mean().backward());
+ * opt.step();
+ * opt.zeroGrad();
  * ```
  */
 export class SGD extends Optimizer<SGDOptions> {
