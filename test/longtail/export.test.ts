@@ -1,0 +1,191 @@
+// ONNX export of long-tail runs: each shipped Fashion-MNIST-LT system (CE, SADE, BalPoE,
+// LDAM-DRW, PRL at two preferences), trained for one tiny epoch so that batch norm has real
+// running statistics, exported and run by ONNX Runtime on 64 images; its logits must match
+// tailor's own evaluation-mode output within 1e-4. Then what the file says about itself, the
+// expert weights and prior bias of a test-time file, and the named errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ort from 'onnxruntime-node';
+import * as torch from '../../src/torch/index.js';
+import { nn, onnx } from '../../src/torch/index.js';
+import {
+  ExpertWeightsError,
+  PreferenceError,
+  TestTimeFileError,
+  buildSession,
+  loadConfig,
+  runToOnnx,
+  systemToOnnx,
+  trainSession,
+  type LoadedRun,
+  type OnnxExport,
+} from '../../src/longtail/index.js';
+import { repoRoot } from '../helpers.js';
+
+const fmnist = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
+const skip = !fmnist && 'Fashion-MNIST not installed';
+const N = 64;
+const TOLERANCE = 1e-4;
+
+async function trainedRun(name: string, dir: string): Promise<LoadedRun> {
+  const file = join(repoRoot, 'configs', `fmnist_lt_ir100_${name}.json`);
+  torch.manualSeed(0);
+  const session = buildSession(loadConfig(file), file, {
+    // LDAM's margins need an image of every class: 100 head images leave the tail one.
+    trainMaxPerClass: name === 'ldam_drw' ? 100 : 12,
+    testPerClass: 4,
+  });
+  const runDir = join(dir, name);
+  await trainSession(session, { epochs: 1, seed: 0, runDir, quiet: true, log: () => {} });
+  return { session, checkpoint: join(runDir, 'checkpoint-last.json'), runDir };
+}
+
+/** 64 seeded images in [0, 1]. */
+function images(inputShape: readonly number[]): { data: Float32Array; shape: number[] } {
+  const shape = [N, ...inputShape];
+  torch.manualSeed(1);
+  const data = torch.tidy(() => torch.rand(shape).toFloat32Array());
+  return { data, shape };
+}
+
+/** tailor's logits: the evaluation-mode forward pass on the normalized images, weighted as asked. */
+function tailorLogits(exported: OnnxExport, x: { data: Float32Array; shape: number[] }): Float32Array {
+  const norm = exported.metadata.normalization as { mean: number[]; std: number[] };
+  const c = x.shape[1]!;
+  return torch.noGrad(() =>
+    torch.tidy(() => {
+      const t = torch.tensor(x.data, { shape: x.shape });
+      const mean = torch.tensor(norm.mean, { shape: [1, c, 1, 1] });
+      const std = torch.tensor(norm.std, { shape: [1, c, 1, 1] });
+      const out = exported.system.evalForward(t.sub(mean).div(std));
+      const w = exported.combination.weights;
+      let logits = w ? out.logits.mul(torch.tensor([...w]).reshape(-1, 1, 1)).sum(0) : out.output;
+      if (exported.combination.bias) logits = logits.add(torch.tensor([...exported.combination.bias]));
+      return logits.toFloat32Array();
+    }),
+  );
+}
+
+async function onnxOutputs(bytes: Uint8Array, x: { data: Float32Array; shape: number[] }) {
+  const session = await ort.InferenceSession.create(bytes);
+  const out = await session.run({ image: new ort.Tensor('float32', x.data, x.shape) });
+  return { logits: out.logits!.data as Float32Array, probabilities: out.probabilities!.data as Float32Array };
+}
+
+function maxAbsDiff(a: Float32Array, b: Float32Array): number {
+  assert.equal(a.length, b.length);
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+  return worst;
+}
+
+/** Exports, runs both, checks logits and probabilities; returns the largest logit difference. */
+async function checkParity(exported: OnnxExport, label: string): Promise<number> {
+  const x = images(exported.inputShape);
+  const ours = tailorLogits(exported, x);
+  const theirs = await onnxOutputs(exported.bytes, x);
+  const diff = maxAbsDiff(ours, theirs.logits);
+  assert.ok(diff <= TOLERANCE, `${label}: ONNX logits differ from tailor's by ${diff}`);
+  const classes = ours.length / N;
+  for (let i = 0; i < N; i++) {
+    const p = theirs.probabilities.subarray(i * classes, (i + 1) * classes);
+    assert.ok(Math.abs(p.reduce((s, v) => s + v, 0) - 1) < 1e-5, `${label}: probabilities of row ${i}`);
+  }
+  console.log(`${label}: max |logit difference| ${diff.toExponential(2)} over ${N} images`);
+  return diff;
+}
+
+const version = '0.0.0-test';
+
+test('ONNX export: parity with tailor for every long-tail system', { skip }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'tailor-export-'));
+  try {
+    for (const name of ['ce', 'sade', 'balpoe', 'ldam_drw', 'prl']) {
+      const run = await trainedRun(name, dir);
+      if (name === 'prl') {
+        for (const r of [
+          [0.7, 0.2, 0.1],
+          [0.1, 0.3, 0.6],
+        ]) {
+          const exported = runToOnnx(run, { version, preference: r });
+          assert.deepEqual(exported.metadata.combination, { weights: r, preference: r });
+          await t.test(`prl at ${r.join('/')}`, async () => {
+            await checkParity(exported, `prl at ${r.join('/')}`);
+          });
+        }
+        await t.test('named errors', () => badInputs(run, dir));
+      } else {
+        await t.test(name, async () => {
+          await checkParity(runToOnnx(run, { version }), name);
+        });
+      }
+      if (name === 'sade') await t.test('test-time file', () => testTimeFile(run, dir));
+      if (name === 'ce') await t.test('metadata', () => metadata(runToOnnx(run, { version }), run));
+      for (const m of Object.values(run.session.system.modules)) m.dispose();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function metadata(exported: OnnxExport, run: LoadedRun): void {
+  const m = exported.metadata;
+  assert.equal(m.tailor_version, version);
+  assert.match(String(m.config_hash), /^sha256:[0-9a-f]{64}$/);
+  assert.equal((m.class_names as string[]).length, 10);
+  const prior = m.training_prior as number[];
+  assert.ok(Math.abs(prior.reduce((s, v) => s + v, 0) - 1) < 1e-9);
+  assert.ok(prior[0]! > prior[9]!, 'the training prior is long-tailed');
+  assert.deepEqual((m.normalization as { mean: number[] }).mean, [0.286]);
+  // The same config hashes the same.
+  assert.equal(runToOnnx(run, { version }).metadata.config_hash, m.config_hash);
+}
+
+async function testTimeFile(run: LoadedRun, dir: string): Promise<void> {
+  const file = join(dir, 'predict.summary.json');
+  const prior = [0.05, 0.05, 0.05, 0.05, 0.1, 0.1, 0.1, 0.1, 0.2, 0.2];
+  writeFileSync(
+    file,
+    JSON.stringify({ kind: 'predictions', chosen: { weights: [0.5, 0.2, 0.3] }, estimated_prior: prior }),
+  );
+  const weighted = runToOnnx(run, { version, testTime: file });
+  assert.deepEqual(weighted.combination.weights, [0.5, 0.2, 0.3]);
+  await checkParity(weighted, 'sade with test-time weights');
+  const biased = runToOnnx(run, { version, testTime: file, priorBias: true });
+  assert.equal(biased.combination.bias!.length, 10);
+  await checkParity(biased, 'sade with test-time weights and prior bias');
+  writeFileSync(file, JSON.stringify({ chosen: { weights: [1, 2] } }));
+  assert.throws(() => runToOnnx(run, { version, testTime: file }), TestTimeFileError);
+  writeFileSync(file, '{ not json');
+  assert.throws(() => runToOnnx(run, { version, testTime: file }), TestTimeFileError);
+  assert.throws(() => runToOnnx(run, { version, preference: [1, 0, 0] }), PreferenceError);
+}
+
+function badInputs(run: LoadedRun, dir: string): void {
+  void dir;
+  // A preference of the wrong length.
+  assert.throws(() => runToOnnx(run, { version, preference: [0.5, 0.5] }), PreferenceError);
+  // A module without an ONNX form is named.
+  class Mystery extends nn.Module {
+    forward(x: torch.Tensor): torch.Tensor {
+      return x;
+    }
+  }
+  const g = new onnx.OnnxGraph();
+  assert.throws(
+    () => onnx.moduleToOnnx(new Mystery(), g, g.input('x', [1]), 'mystery'),
+    (e: Error) => {
+      assert.ok(e instanceof onnx.OnnxExportError);
+      assert.match(e.message, /Mystery \('mystery'\) has no ONNX mapping/);
+      return true;
+    },
+  );
+  const g2 = new onnx.OnnxGraph();
+  assert.throws(
+    () => systemToOnnx(run.session.system, g2, g2.input('image', ['batch', 1, 28, 28]), { weights: [1, 0] }),
+    ExpertWeightsError,
+  );
+}
