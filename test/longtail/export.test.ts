@@ -5,7 +5,16 @@
 // expert weights and prior bias of a test-time file, and the named errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
@@ -126,6 +135,7 @@ test('ONNX export: parity with tailor for every long-tail system', { skip }, asy
       if (name === 'ce') await t.test('metadata', () => metadata(runToOnnx(run, { version }), run));
       for (const m of Object.values(run.session.system.modules)) m.dispose();
     }
+    await t.test('tailor export', () => cli(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -188,4 +198,50 @@ function badInputs(run: LoadedRun, dir: string): void {
     () => systemToOnnx(run.session.system, g2, g2.input('image', ['batch', 1, 28, 28]), { weights: [1, 0] }),
     ExpertWeightsError,
   );
+}
+
+function tailor(...args: string[]) {
+  const r = spawnSync(process.execPath, [join(repoRoot, 'dist', 'src', 'cli', 'main.js'), ...args], {
+    encoding: 'utf8',
+    cwd: repoRoot,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** The command: a model ONNX Runtime runs, and named errors that leave no file behind. */
+async function cli(dir: string): Promise<void> {
+  const out = join(dir, 'prl.onnx');
+  const ok = tailor('export', '-r', join(dir, 'prl'), '--preference', '2,1,1', '--out', out);
+  assert.equal(ok.code, 0, ok.err);
+  assert.match(ok.out, /wrote .*prl\.onnx/);
+  const session = await ort.InferenceSession.create(readFileSync(out));
+  assert.deepEqual([...session.inputNames], ['image']);
+  assert.deepEqual([...session.outputNames], ['logits', 'probabilities']);
+  const x = images([1, 28, 28]);
+  const y = await session.run({
+    image: new ort.Tensor('float32', x.data.subarray(0, 3 * 784), [3, 1, 28, 28]),
+  });
+  assert.deepEqual(y.logits!.dims, [3, 10]);
+
+  const refused = (args: string[], pattern: RegExp) => {
+    const target = join(dir, 'refused.onnx');
+    const r = tailor('export', ...args, '--out', target);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+    assert.match(r.err, pattern);
+    assert.doesNotMatch(r.err, /\n\s+at /, 'no stack trace');
+    assert.ok(!existsSync(target), `${args.join(' ')} left a file`);
+  };
+  // A run without weights: no checkpoint at all, or a checkpoint whose weights file is gone.
+  mkdirSync(join(dir, 'empty'));
+  refused(['-r', join(dir, 'empty')], /^tailor: no checkpoint at/);
+  mkdirSync(join(dir, 'no-weights'));
+  copyFileSync(join(dir, 'prl', 'checkpoint-last.json'), join(dir, 'no-weights', 'checkpoint-last.json'));
+  refused(['-r', join(dir, 'no-weights')], /^tailor: .*safetensors/);
+  // A preference of the wrong length, or for a run without a hypernetwork.
+  refused(
+    ['-r', join(dir, 'prl'), '--preference', '0.5,0.5'],
+    /--preference has 2 weights but the run has 3 experts/,
+  );
+  refused(['-r', join(dir, 'ce'), '--preference', '1,1,1'], /PRL checkpoints only/);
+  refused(['-r', join(dir, 'ce'), '--format', 'tflite'], /--format tflite/);
 }
