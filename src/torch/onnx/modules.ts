@@ -12,6 +12,7 @@ import { OnnxExportError, type OnnxGraph } from './graph.js';
  * from the value `x` to the returned value; `name` is its dotted path (for the weights' names).
  */
 export interface OnnxExportable {
+  /** Adds the module's nodes to `g` and returns the name of its output value. */
   toOnnx(g: OnnxGraph, x: string, name: string): string;
 }
 
