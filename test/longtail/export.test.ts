@@ -33,10 +33,15 @@ import {
   type OnnxExport,
 } from '../../src/longtail/index.js';
 import { repoRoot } from '../helpers.js';
+import { ResNetImageNet } from '../../src/longtail/models/resnet-imagenet.js';
+import { plainSystem } from '../../src/longtail/systems/system.js';
+import type { Loss } from '../../src/longtail/losses/types.js';
 
 const fmnist = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
 const skip = !fmnist && 'Fashion-MNIST not installed';
 const N = 64;
+// One thread: libtorch's OpenMP pool slows down many times over when the cores are shared.
+torch.setNumThreads(1);
 const TOLERANCE = 1e-4;
 
 async function trainedRun(name: string, dir: string): Promise<LoadedRun> {
@@ -211,7 +216,17 @@ function tailor(...args: string[]) {
 /** The command: a model ONNX Runtime runs, and named errors that leave no file behind. */
 async function cli(dir: string): Promise<void> {
   const out = join(dir, 'prl.onnx');
-  const ok = tailor('export', '-r', join(dir, 'prl'), '--preference', '2,1,1', '--out', out);
+  const ok = tailor(
+    'export',
+    '-r',
+    join(dir, 'prl'),
+    '--preference',
+    '2,1,1',
+    '--threads',
+    '1',
+    '--out',
+    out,
+  );
   assert.equal(ok.code, 0, ok.err);
   assert.match(ok.out, /wrote .*prl\.onnx/);
   const session = await ort.InferenceSession.create(readFileSync(out));
@@ -225,7 +240,7 @@ async function cli(dir: string): Promise<void> {
 
   const refused = (args: string[], pattern: RegExp) => {
     const target = join(dir, 'refused.onnx');
-    const r = tailor('export', ...args, '--out', target);
+    const r = tailor('export', ...args, '--threads', '1', '--out', target);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
     assert.match(r.err, pattern);
     assert.doesNotMatch(r.err, /\n\s+at /, 'no stack trace');
@@ -245,3 +260,39 @@ async function cli(dir: string): Promise<void> {
   refused(['-r', join(dir, 'ce'), '--preference', '1,1,1'], /PRL checkpoints only/);
   refused(['-r', join(dir, 'ce'), '--format', 'tflite'], /--format tflite/);
 }
+
+test('ONNX export: an ImageNet-size ResNeXt backbone (bottlenecks, grouped convolutions, max pool)', async () => {
+  torch.manualSeed(5);
+  const model = new ResNetImageNet({
+    arch: 'resnext50_32x4d',
+    classes: 7,
+    experts: 2,
+    layer3Planes: 64,
+    layer4Planes: 64,
+  });
+  // Batch norm statistics of a trained network, not the identity of a fresh one.
+  torch.noGrad(() => {
+    for (const [name, b] of model.namedBuffers())
+      if (name.endsWith('running_mean')) torch.aten.normal_(b, 0, 0.1);
+      else if (name.endsWith('running_var')) torch.aten.uniform_(b, 0.5, 1.5);
+  });
+  // The loss plays no part in the forward pass.
+  const system = plainSystem(model, {} as Loss);
+  const g = new onnx.OnnxGraph();
+  g.output('logits', systemToOnnx(system, g, g.input('image', ['batch', 3, 64, 64])), ['batch', 7]);
+  const bytes = g.encode({ producerVersion: version, graphName: 'resnext' });
+  const n = 8;
+  torch.manualSeed(6);
+  const data = torch.tidy(() => torch.randn([n, 3, 64, 64]).toFloat32Array());
+  const ours = torch.noGrad(() =>
+    torch.tidy(() =>
+      system.evalForward(torch.tensor(data, { shape: [n, 3, 64, 64] })).output.toFloat32Array(),
+    ),
+  );
+  const session = await ort.InferenceSession.create(bytes);
+  const out = await session.run({ image: new ort.Tensor('float32', data, [n, 3, 64, 64]) });
+  const diff = maxAbsDiff(ours, out.logits!.data as Float32Array);
+  assert.ok(diff <= TOLERANCE, `ResNeXt: ONNX logits differ from tailor's by ${diff}`);
+  console.log(`resnext50_32x4d (2 experts, ${n} images): max |logit difference| ${diff.toExponential(2)}`);
+  model.dispose();
+});

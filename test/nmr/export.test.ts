@@ -16,6 +16,8 @@ import { modelMetadata } from '../../src/nmr/model/denoise.js';
 import { repoRoot } from '../helpers.js';
 
 const N = 64;
+// One thread: libtorch's OpenMP pool slows down many times over when the cores are shared.
+torch.setNumThreads(1);
 const TOLERANCE = 1e-4;
 
 /** A model with every weight drawn (the head too, which starts at zero), saved as a checkpoint. */
