@@ -1,11 +1,20 @@
 // An ONNX graph under construction: nodes, initializers (the weights, copied out of libtorch) and
 // the named inputs and outputs, encoded with onnx-proto (the ONNX protobuf schema on protobufjs)
 // rather than by hand, so the bytes follow the schema ONNX Runtime reads.
-import onnxProto from 'onnx-proto';
+import { createRequire } from 'node:module';
+import type { onnx as OnnxSchema } from 'onnx-proto';
 import { UserError } from '../../util/errors.js';
 import { Tensor } from '../tensor.js';
 
-const { onnx } = onnxProto;
+let schema: typeof OnnxSchema | undefined;
+/**
+ * The schema's classes, loaded on the first graph: every command that loads the tensor library
+ * would otherwise pay for reading the 330 kB generated schema (about 45 ms) at start-up.
+ */
+function loadSchema(): typeof OnnxSchema {
+  schema ??= (createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxSchema }).onnx;
+  return schema;
+}
 
 /** The ONNX opset the graphs are built for (LayerNormalization, ReduceMean's axes attribute). */
 export const ONNX_OPSET = 17;
@@ -57,10 +66,11 @@ export interface OnnxModelInfo {
  * ```
  */
 export class OnnxGraph {
-  private readonly nodes: InstanceType<typeof onnx.NodeProto>[] = [];
-  private readonly initializers: InstanceType<typeof onnx.TensorProto>[] = [];
-  private readonly inputs: InstanceType<typeof onnx.ValueInfoProto>[] = [];
-  private readonly outputs: InstanceType<typeof onnx.ValueInfoProto>[] = [];
+  private readonly onnx = loadSchema();
+  private readonly nodes: OnnxSchema.NodeProto[] = [];
+  private readonly initializers: OnnxSchema.TensorProto[] = [];
+  private readonly inputs: OnnxSchema.ValueInfoProto[] = [];
+  private readonly outputs: OnnxSchema.ValueInfoProto[] = [];
   private readonly used = new Set<string>();
 
   /** A name not used yet, from a hint ('conv1.weight' stays as it is the first time). */
@@ -76,7 +86,7 @@ export class OnnxGraph {
   input(name: string, dims: readonly OnnxDim[]): string {
     if (this.used.has(name)) throw new Error(`ONNX graph: the name '${name}' is taken`);
     this.used.add(name);
-    this.inputs.push(valueInfo(name, dims));
+    this.inputs.push(valueInfo(this.onnx, name, dims));
     return name;
   }
 
@@ -85,9 +95,11 @@ export class OnnxGraph {
     if (value !== name) {
       if (this.used.has(name)) throw new Error(`ONNX graph: the name '${name}' is taken`);
       this.used.add(name);
-      this.nodes.push(onnx.NodeProto.create({ opType: 'Identity', input: [value], output: [name], name }));
+      this.nodes.push(
+        this.onnx.NodeProto.create({ opType: 'Identity', input: [value], output: [name], name }),
+      );
     }
-    this.outputs.push(valueInfo(name, dims));
+    this.outputs.push(valueInfo(this.onnx, name, dims));
   }
 
   /** A constant stored in the file (weights, shapes, axes). */
@@ -98,10 +110,10 @@ export class OnnxGraph {
       throw new Error(`ONNX constant '${name}': ${value.data.length} values for dims [${value.dims}]`);
     const int64 = value.type === 'int64';
     this.initializers.push(
-      onnx.TensorProto.create({
+      this.onnx.TensorProto.create({
         name,
         dims: [...value.dims],
-        dataType: int64 ? onnx.TensorProto.DataType.INT64 : onnx.TensorProto.DataType.FLOAT,
+        dataType: int64 ? this.onnx.TensorProto.DataType.INT64 : this.onnx.TensorProto.DataType.FLOAT,
         // Raw little-endian bytes: compact for large weights, and exactly the float32 values.
         rawData: int64
           ? new Uint8Array(BigInt64Array.from(value.data, (v) => BigInt(v)).buffer)
@@ -141,32 +153,32 @@ export class OnnxGraph {
     const name = this.fresh(opType);
     const out = Array.from({ length: outputs }, (_, i) => this.fresh(`${name}.out${i}`));
     this.nodes.push(
-      onnx.NodeProto.create({
+      this.onnx.NodeProto.create({
         opType,
         name,
         input: [...inputs],
         output: out,
-        attribute: Object.entries(attributes).map(([key, v]) => attribute(key, v)),
+        attribute: Object.entries(attributes).map(([key, v]) => attribute(this.onnx, key, v)),
       }),
     );
     return out;
   }
 
   /** The model: the graph at {@link ONNX_OPSET}, with its producer and metadata. */
-  model(info: OnnxModelInfo): InstanceType<typeof onnx.ModelProto> {
+  model(info: OnnxModelInfo): OnnxSchema.ModelProto {
     if (this.inputs.length === 0 || this.outputs.length === 0)
       throw new Error('ONNX graph: declare its inputs and outputs first');
     const metadata = Object.entries(info.metadata ?? {}).map(([key, v]) =>
-      onnx.StringStringEntryProto.create({ key, value: typeof v === 'string' ? v : JSON.stringify(v) }),
+      this.onnx.StringStringEntryProto.create({ key, value: typeof v === 'string' ? v : JSON.stringify(v) }),
     );
-    return onnx.ModelProto.create({
-      irVersion: onnx.Version.IR_VERSION,
-      opsetImport: [onnx.OperatorSetIdProto.create({ domain: '', version: ONNX_OPSET })],
+    return this.onnx.ModelProto.create({
+      irVersion: this.onnx.Version.IR_VERSION,
+      opsetImport: [this.onnx.OperatorSetIdProto.create({ domain: '', version: ONNX_OPSET })],
       producerName: 'tailor',
       producerVersion: info.producerVersion,
       ...(info.docString ? { docString: info.docString } : {}),
       metadataProps: metadata,
-      graph: onnx.GraphProto.create({
+      graph: this.onnx.GraphProto.create({
         name: info.graphName,
         node: this.nodes,
         initializer: this.initializers,
@@ -178,11 +190,15 @@ export class OnnxGraph {
 
   /** The model file's bytes. */
   encode(info: OnnxModelInfo): Uint8Array {
-    return onnx.ModelProto.encode(this.model(info)).finish();
+    return this.onnx.ModelProto.encode(this.model(info)).finish();
   }
 }
 
-function valueInfo(name: string, dims: readonly OnnxDim[]): InstanceType<typeof onnx.ValueInfoProto> {
+function valueInfo(
+  onnx: typeof OnnxSchema,
+  name: string,
+  dims: readonly OnnxDim[],
+): OnnxSchema.ValueInfoProto {
   return onnx.ValueInfoProto.create({
     name,
     type: onnx.TypeProto.create({
@@ -198,7 +214,7 @@ function valueInfo(name: string, dims: readonly OnnxDim[]): InstanceType<typeof 
   });
 }
 
-function attribute(name: string, v: OnnxAttribute): InstanceType<typeof onnx.AttributeProto> {
+function attribute(onnx: typeof OnnxSchema, name: string, v: OnnxAttribute): OnnxSchema.AttributeProto {
   const T = onnx.AttributeProto.AttributeType;
   if ('int' in v) return onnx.AttributeProto.create({ name, type: T.INT, i: v.int });
   if ('float' in v) return onnx.AttributeProto.create({ name, type: T.FLOAT, f: v.float });
