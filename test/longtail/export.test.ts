@@ -131,6 +131,21 @@ test('ONNX export: parity with tailor for every long-tail system', { skip }, asy
           });
         }
         await t.test('named errors', () => badInputs(run, dir));
+        await t.test('a test-time preference', async () => {
+          const file = join(dir, 'prl.summary.json');
+          writeFileSync(file, JSON.stringify({ chosen: { preference: [0.2, 0.3, 0.5] } }));
+          const exported = runToOnnx(run, { version, testTime: file });
+          assert.deepEqual(exported.metadata.combination, {
+            weights: [0.2, 0.3, 0.5],
+            preference: [0.2, 0.3, 0.5],
+            test_time_file: file,
+          });
+          await checkParity(exported, 'prl at the test-time preference 0.2/0.3/0.5');
+          assert.throws(
+            () => runToOnnx(run, { version, testTime: file, preference: [1, 1, 1] }),
+            TestTimeFileError,
+          );
+        });
       } else {
         await t.test(name, async () => {
           await checkParity(runToOnnx(run, { version }), name);

@@ -151,7 +151,7 @@ function sequential(m: nn.Sequential, g: OnnxGraph, x: string, name: string): st
 const ones = (n: number) => ({ data: new Float32Array(n).fill(1), dims: [n] });
 const zeros = (n: number) => ({ data: new Float32Array(n), dims: [n] });
 
-// Subclasses first where one layer extends another (none do today; the order still says so).
+// Matched with instanceof, in order: a subclass of one of these layers gets its parent's form.
 const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][] = [
   [
     nn.Linear,
