@@ -5,6 +5,7 @@
 // summary chose (SADE's aggregation weights, prior matching's weights or PRL preference), with
 // its estimated class prior as a logit bias on request.
 import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
 import { onnx } from '../../torch/index.js';
 import { InputError } from '../../util/errors.js';
 import { readBoundedFile, writeFileAtomic } from '../../util/fs.js';
@@ -206,9 +207,11 @@ export function runToOnnx(loaded: LoadedRun, options: OnnxExportOptions): OnnxEx
       weights: combination.weights ?? (system.kind === 'prl' ? system.preference.weights : 'mean'),
       ...(system.kind === 'prl' ? { preference: system.preference.weights } : {}),
       ...(combination.bias ? { logit_bias: combination.bias, estimated_prior: choice?.prior } : {}),
-      ...(options.testTime ? { test_time_file: options.testTime } : {}),
+      ...(options.testTime ? { test_time_file: basename(options.testTime) } : {}),
     },
-    checkpoint: loaded.checkpoint,
+    // The run's name, not its path: the file is meant to leave the machine it was made on.
+    run: basename(loaded.runDir),
+    ...(loaded.epoch !== undefined ? { epoch: loaded.epoch } : {}),
   };
   const bytes = g.encode({
     producerVersion: options.version,
