@@ -31,6 +31,10 @@ const commands: Record<string, CommandEntry> = {
       'classify unlabeled images with a run, adapted to their class prior (none, em, em-bcts, bbse, prior, aggregation, preference)',
     load: () => import('./commands/predict.js'),
   },
+  export: {
+    summary: 'write a run as an ONNX model with its expert combination baked in (PRL at a preference)',
+    load: () => import('./commands/export.js'),
+  },
   'tune-test-time': {
     summary: "choose a test-time method's settings on the validation split (never the test set)",
     load: () => import('./commands/tune-test-time.js'),

@@ -92,6 +92,16 @@ export {
   type TrainedRun,
 } from './workflows/train.js';
 export { controllabilityGrid, evaluatePreference } from './workflows/preference.js';
+export {
+  TestTimeFileError,
+  exportRunOnnx,
+  readTestTimeChoice,
+  type TestTimeChoice,
+  runToOnnx,
+  type OnnxExport,
+  type OnnxExportOptions,
+} from './workflows/export.js';
+export { ExpertWeightsError, systemToOnnx, type OnnxCombination } from './systems/onnx.js';
 export { saveTestTimeSummary, testTimeSummary, type TestTimeSummary } from './workflows/testtime-summary.js';
 export { loadSuite, type Suite } from './workflows/benchmark-suite.js';
 export {

@@ -28,6 +28,13 @@ export {
   type ExperimentsFile,
 } from './data/experiments.js';
 export { UNet1d, formatParameterSummary } from './model/unet.js';
+export {
+  denoiserToOnnx,
+  exportDenoiserOnnx,
+  unetModelToOnnx,
+  unetToOnnx,
+  type DenoiserOnnx,
+} from './model/onnx.js';
 export { datasetYardSamples, experimentYardSamples } from './eval/yard-data.js';
 export {
   runYardstick,

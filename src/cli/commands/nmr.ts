@@ -41,6 +41,7 @@ subcommands:
              (tailor nmr train --experiments a,b,c [--experiments ...]) or on a simulated data set
              (tailor nmr train -c CONFIG [-r CHECKPOINT])
   denoise    denoise one new scan: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR
+  export     write a trained U-Net as an ONNX model: tailor nmr export --model CHECKPOINT --out FILE.onnx
   yardstick  score denoised single scans of held-out samples against the truth and a held-out
              high-SNR measurement: the raw level each matches and the measurement time saved
   ablate     train and score ablations, each leaving out or changing one ingredient of the
@@ -388,6 +389,7 @@ export const run = defineSubcommands({
     stack: stackCommand,
     train: async (argv) => (await import('./nmr-train.js')).run(argv),
     denoise: async (argv) => (await import('./nmr-denoise.js')).run(argv),
+    export: async (argv) => (await import('./nmr-export.js')).run(argv),
     ablate: async (argv) => (await import('./nmr-ablate.js')).run(argv),
     yardstick: async (argv) => (await import('./nmr-yardstick.js')).run(argv),
   },

@@ -1,6 +1,6 @@
 // The ResNet / ResNeXt bottleneck block (torchvision "v1.5": the stride sits on the 3x3 conv) and
 // the stage builder shared by the ImageNet-size backbones in resnet-imagenet.ts.
-import { Tensor, nn, tidy } from '../../torch/index.js';
+import { Tensor, nn, tidy, onnx } from '../../torch/index.js';
 
 /** Output channels of a bottleneck are planes * EXPANSION. */
 export const BOTTLENECK_EXPANSION = 4;
@@ -56,6 +56,17 @@ export class Bottleneck extends nn.Module {
       const identity = this.downsample ? this.downsample.forward(x) : x;
       return out.add(identity).relu();
     });
+  }
+
+  /** The ONNX form of forward (evaluation mode). */
+  toOnnx(g: onnx.OnnxGraph, x: string, name: string): string {
+    const layer = (m: nn.Module, part: string, input: string) =>
+      onnx.moduleToOnnx(m, g, input, `${name}.${part}`);
+    let out = g.node('Relu', [layer(this.bn1, 'bn1', layer(this.conv1, 'conv1', x))]);
+    out = g.node('Relu', [layer(this.bn2, 'bn2', layer(this.conv2, 'conv2', out))]);
+    out = layer(this.bn3, 'bn3', layer(this.conv3, 'conv3', out));
+    const identity = this.downsample ? layer(this.downsample, 'downsample', x) : x;
+    return g.node('Relu', [g.node('Add', [out, identity])]);
   }
 }
 

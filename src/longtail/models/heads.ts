@@ -1,6 +1,6 @@
 // The cosine ("normed") classifier of LDAM/RIDE/SADE; it can also run with externally generated
 // weights (PRL).
-import { Tensor, aten, noGrad, nn, empty, tidy } from '../../torch/index.js';
+import { Tensor, aten, noGrad, nn, empty, tidy, onnx } from '../../torch/index.js';
 
 /**
  * s * normalize(x) . normalize(W) with W stored [inFeatures, classes] as in the reference code
@@ -32,5 +32,16 @@ export class NormedLinear extends nn.Module {
       const wn = nn.functional.normalize(weight, 2, 0);
       return xn.matmul(wn).mul(this.scale);
     });
+  }
+
+  /**
+   * The ONNX form: the input normalized in the graph, the weight (its own, or one generated
+   * elsewhere, such as PRL's at a preference) normalized here by the same libtorch code as
+   * forward and stored normalized.
+   */
+  toOnnx(g: onnx.OnnxGraph, x: string, name: string, weight: Tensor = this.weight): string {
+    const wn = noGrad(() => tidy(() => g.tensor(`${name}.weight`, nn.functional.normalize(weight, 2, 0))));
+    const logits = g.node('MatMul', [onnx.l2NormalizeOnnx(g, x, 1), wn]);
+    return g.node('Mul', [logits, g.scalar(`${name}.scale`, this.scale)]);
   }
 }

@@ -2,7 +2,7 @@
 // the stem and stage 1 are shared, every expert owns stages 2 and 3 (24/48 channels with
 // reduce_dimension) and a classifier; the model output is the mean of the expert logits.
 // inChannels = 1 gives the Fashion-MNIST (28x28 grey) variant; any number of experts works.
-import { Tensor, nn, tidy, aten } from '../../torch/index.js';
+import { Tensor, nn, tidy, aten, onnx } from '../../torch/index.js';
 import { NormedLinear } from './heads.js';
 import { ExpertBase, MultiExpertModel } from './multi-expert.js';
 
@@ -50,6 +50,29 @@ class BasicBlock extends nn.Module {
       return out.add(shortcut).relu();
     });
   }
+
+  /** The ONNX form of forward (evaluation mode): the option-A shortcut as Slice and Pad. */
+  toOnnx(g: onnx.OnnxGraph, x: string, name: string): string {
+    const layer = (m: nn.Module, part: string, input: string) =>
+      onnx.moduleToOnnx(m, g, input, `${name}.${part}`);
+    const h = g.node('Relu', [layer(this.bn1, 'bn1', layer(this.conv1, 'conv1', x))]);
+    const out = layer(this.bn2, 'bn2', layer(this.conv2, 'conv2', h));
+    let shortcut = x;
+    if (this.padChannels >= 0) {
+      const s = this.stride;
+      const big = 2 ** 62;
+      const strided = g.node('Slice', [
+        x,
+        g.ints('start', [0, 0]),
+        g.ints('end', [big, big]),
+        g.ints('axes', [2, 3]),
+        g.ints('steps', [s, s]),
+      ]);
+      const p = this.padChannels;
+      shortcut = g.node('Pad', [strided, g.ints('pads', [0, p, 0, 0, 0, p, 0, 0])]);
+    }
+    return g.node('Relu', [g.node('Add', [out, shortcut])]);
+  }
 }
 
 function makeStage(inPlanes: number, planes: number, blocks: number, stride: number): nn.Sequential {
@@ -95,6 +118,11 @@ export class Expert extends ExpertBase {
     return tidy(() =>
       aten.adaptive_avg_pool2d(this.layer3.forward(this.layer2.forward(shared)), 1).flatten(1),
     );
+  }
+  override featuresToOnnx(g: onnx.OnnxGraph, shared: string, name: string): string {
+    const h = onnx.moduleToOnnx(this.layer2, g, shared, `${name}.layer2`);
+    const pooled = g.node('GlobalAveragePool', [onnx.moduleToOnnx(this.layer3, g, h, `${name}.layer3`)]);
+    return g.node('Flatten', [pooled], { axis: { int: 1 } });
   }
 }
 
@@ -143,5 +171,10 @@ export class ResNetCifar extends MultiExpertModel {
   /** Shared stem + stage 1. */
   shared(x: Tensor): Tensor {
     return tidy(() => this.layer1.forward(this.bn1.forward(this.conv1.forward(x)).relu()));
+  }
+
+  override sharedToOnnx(g: onnx.OnnxGraph, x: string): string {
+    const stem = onnx.moduleToOnnx(this.bn1, g, onnx.moduleToOnnx(this.conv1, g, x, 'conv1'), 'bn1');
+    return onnx.moduleToOnnx(this.layer1, g, g.node('Relu', [stem]), 'layer1');
   }
 }

@@ -4,7 +4,7 @@
 // output is the mean of the expert logits. With one expert and reduceDimension off it is exactly
 // torchvision's resnet50 / resnext50_32x4d / resnet152 (same modules, same parameter count).
 // The multi-expert forward passes are shared with ResNetCifar (multi-expert.ts).
-import { Tensor, nn, tidy, aten, noGrad } from '../../torch/index.js';
+import { Tensor, nn, tidy, aten, noGrad, onnx } from '../../torch/index.js';
 import { NormedLinear } from './heads.js';
 import { ExpertBase, MultiExpertModel } from './multi-expert.js';
 import { BOTTLENECK_EXPANSION, Bottleneck, bottleneckStage, type BottleneckShape } from './bottleneck.js';
@@ -85,6 +85,12 @@ export class ImageNetExpert extends ExpertBase {
       // Adaptive pooling: identical to SADE's AvgPool2d(7) at 224 px, and works at any input size.
       return aten.adaptive_avg_pool2d(this.layer4.forward(x), 1).flatten(1);
     });
+  }
+
+  override featuresToOnnx(g: onnx.OnnxGraph, shared: string, name: string): string {
+    const x = this.layer3 ? onnx.moduleToOnnx(this.layer3, g, shared, `${name}.layer3`) : shared;
+    const pooled = g.node('GlobalAveragePool', [onnx.moduleToOnnx(this.layer4, g, x, `${name}.layer4`)]);
+    return g.node('Flatten', [pooled], { axis: { int: 1 } });
   }
 }
 
@@ -185,5 +191,21 @@ export class ResNetImageNet extends MultiExpertModel {
       const out = this.layer2.forward(this.layer1.forward(stem));
       return this.layer3 ? this.layer3.forward(out) : out;
     });
+  }
+
+  override sharedToOnnx(g: onnx.OnnxGraph, x: string): string {
+    const stem = onnx.moduleToOnnx(this.bn1, g, onnx.moduleToOnnx(this.conv1, g, x, 'conv1'), 'bn1');
+    const pooled = g.node('MaxPool', [g.node('Relu', [stem])], {
+      kernel_shape: { ints: [3, 3] },
+      strides: { ints: [2, 2] },
+      pads: { ints: [1, 1, 1, 1] },
+    });
+    const out = onnx.moduleToOnnx(
+      this.layer2,
+      g,
+      onnx.moduleToOnnx(this.layer1, g, pooled, 'layer1'),
+      'layer2',
+    );
+    return this.layer3 ? onnx.moduleToOnnx(this.layer3, g, out, 'layer3') : out;
   }
 }

@@ -7,3 +7,4 @@ import type { PrlSystem } from './prl.js';
 
 /** Any long-tail system; switch on `kind`. */
 export type System = PlainSystem | PrlSystem;
+export * from './onnx.js';

@@ -1,7 +1,7 @@
 // Building blocks of the 1D U-Net denoiser (src/nmr/model/unet.ts): a residual block (dilated
 // Conv1d k = 9, GroupNorm, GELU, identity or 1x1 shortcut) and squeeze-and-excitation channel
 // attention.
-import { Tensor, nn, tidy, aten } from '../../torch/index.js';
+import { Tensor, nn, tidy, aten, onnx } from '../../torch/index.js';
 import { ArgumentError } from '../../util/arguments.js';
 
 /**
@@ -73,6 +73,14 @@ export class SqueezeExcite1d extends nn.Module {
       return x.mul(gate.unsqueeze(2));
     });
   }
+
+  /** The ONNX form of forward. */
+  toOnnx(g: onnx.OnnxGraph, x: string, name: string): string {
+    const squeezed = g.node('ReduceMean', [x], { axes: { ints: [2] }, keepdims: { int: 0 } });
+    const hidden = g.node('Relu', [onnx.moduleToOnnx(this.fc1, g, squeezed, `${name}.fc1`)]);
+    const gate = g.node('Sigmoid', [onnx.moduleToOnnx(this.fc2, g, hidden, `${name}.fc2`)]);
+    return g.node('Mul', [x, g.node('Unsqueeze', [gate, g.ints('axes', [2])])]);
+  }
 }
 
 export interface ResBlockOptions {
@@ -131,5 +139,17 @@ export class ResBlock1d extends nn.Module {
       const skip = this.shortcut ? this.shortcut.forward(x) : x;
       return h.add(skip);
     });
+  }
+
+  /**
+   * The ONNX form of forward: the dilated convolution as one Conv with its dilation whatever
+   * convMode computes it with (both give the same output).
+   */
+  toOnnx(g: onnx.OnnxGraph, x: string, name: string): string {
+    const layer = (m: nn.Module, part: string, input: string) =>
+      onnx.moduleToOnnx(m, g, input, `${name}.${part}`);
+    let h = layer(this.act, 'act', layer(this.norm, 'norm', layer(this.conv, 'conv', x)));
+    if (this.se) h = layer(this.se, 'se', h);
+    return g.node('Add', [h, this.shortcut ? layer(this.shortcut, 'shortcut', x) : x]);
   }
 }

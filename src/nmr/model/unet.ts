@@ -10,7 +10,7 @@
 // Defaults: 4 levels, 64-128-256-256 channels, dilations 1/2/4/8, k = 9, GroupNorm(8), GELU,
 // SE attention at the bottleneck and the shallowest decoder level: about 2.7 M parameters.
 import * as torch from '../../torch/index.js';
-import { Tensor, nn, tidy, aten } from '../../torch/index.js';
+import { Tensor, nn, tidy, aten, onnx } from '../../torch/index.js';
 import { ResBlock1d, type DilatedConvMode } from './blocks.js';
 import { ArgumentError } from '../../util/arguments.js';
 
@@ -180,6 +180,18 @@ export class ConvTranspose1d extends nn.Module {
 
   forward(x: Tensor): Tensor {
     return aten.conv_transpose1d(x, this.weight, this.bias, this.stride);
+  }
+
+  /** The ONNX form of forward. */
+  toOnnx(g: onnx.OnnxGraph, x: string, name: string): string {
+    return g.node(
+      'ConvTranspose',
+      [x, g.tensor(`${name}.weight`, this.weight), g.tensor(`${name}.bias`, this.bias)],
+      {
+        kernel_shape: { ints: [this.kernel] },
+        strides: { ints: [this.stride] },
+      },
+    );
   }
 }
 

@@ -1,0 +1,209 @@
+// The ONNX form of the nn layers, in evaluation mode: moduleToOnnx walks a module tree the way
+// its forward pass runs, a layer of this library by the table below, any other module by its own
+// toOnnx (a model's blocks say how they compose their layers, as their forward does). A module
+// with neither is an OnnxExportError naming its type, never a silently different graph.
+import { Module } from '../nn/module.js';
+import type { Tensor } from '../tensor.js';
+import * as nn from '../nn/index.js';
+import { OnnxExportError, type OnnxGraph } from './graph.js';
+
+/**
+ * A module that writes its own ONNX form: its evaluation-mode forward pass as nodes of `g`,
+ * from the value `x` to the returned value; `name` is its dotted path (for the weights' names).
+ */
+export interface OnnxExportable {
+  /** Adds the module's nodes to `g` and returns the name of its output value. */
+  toOnnx(g: OnnxGraph, x: string, name: string): string;
+}
+
+type Converter<M extends Module> = (m: M, g: OnnxGraph, x: string, name: string) => string;
+
+const at = (name: string, part: string) => (name ? `${name}.${part}` : part);
+
+/** The ONNX form of `module` applied to `x` (evaluation mode); OnnxExportError when it has none. */
+export function moduleToOnnx(module: Module, g: OnnxGraph, x: string, name = ''): string {
+  for (const [type, convert] of CONVERTERS)
+    if (module instanceof type) return (convert as Converter<Module>)(module, g, x, name);
+  const own = (module as Partial<OnnxExportable>).toOnnx;
+  if (typeof own === 'function') return own.call(module, g, x, name);
+  throw new OnnxExportError(
+    `${module.constructor.name}${name ? ` ('${name}')` : ''} has no ONNX mapping; give the module a toOnnx method (see OnnxExportable) or export a model without it`,
+  );
+}
+
+/** torch.nn.functional.normalize(x, 2, axis): x / max(||x||, 1e-12) along `axis`. */
+export function l2NormalizeOnnx(g: OnnxGraph, x: string, axis: number): string {
+  const norm = g.node('ReduceL2', [x], { axes: { ints: [axis] }, keepdims: { int: 1 } });
+  return g.node('Div', [x, g.node('Max', [norm, g.scalar('eps', 1e-12)])]);
+}
+
+/** The exact GELU, 0.5 x (1 + erf(x / sqrt 2)), or its tanh approximation (opset 17 has no Gelu). */
+export function geluOnnx(g: OnnxGraph, x: string, approximate: 'none' | 'tanh' = 'none'): string {
+  let inner: string;
+  if (approximate === 'tanh') {
+    const cube = g.node('Mul', [g.node('Mul', [x, x]), x]);
+    const poly = g.node('Add', [x, g.node('Mul', [cube, g.scalar('gelu.c', 0.044715)])]);
+    inner = g.node('Tanh', [g.node('Mul', [poly, g.scalar('gelu.k', Math.sqrt(2 / Math.PI))])]);
+  } else {
+    inner = g.node('Erf', [g.node('Div', [x, g.scalar('gelu.sqrt2', Math.SQRT2)])]);
+  }
+  const half = g.node('Mul', [x, g.scalar('gelu.half', 0.5)]);
+  return g.node('Mul', [half, g.node('Add', [inner, g.scalar('gelu.one', 1)])]);
+}
+
+function conv(m: nn.Conv1d | nn.Conv2d, g: OnnxGraph, x: string, name: string): string {
+  const spatial = m.weight.ndim - 2;
+  const rep = (v: number) => new Array<number>(spatial).fill(v);
+  const inputs = [x, g.tensor(at(name, 'weight'), m.weight)];
+  if (m.bias) inputs.push(g.tensor(at(name, 'bias'), m.bias));
+  return g.node('Conv', inputs, {
+    kernel_shape: { ints: m.weight.shape.slice(2) },
+    strides: { ints: rep(m.stride) },
+    pads: { ints: rep(m.padding).concat(rep(m.padding)) },
+    dilations: { ints: rep(m.dilation) },
+    group: { int: m.groups },
+  });
+}
+
+function batchNorm(m: nn.BatchNorm1d | nn.BatchNorm2d, g: OnnxGraph, x: string, name: string): string {
+  if (!m.runningMean || !m.runningVar)
+    throw new OnnxExportError(
+      `${m.constructor.name} ('${name}') keeps no running statistics, so its evaluation-mode output depends on the batch; it has no ONNX mapping`,
+    );
+  const c = m.numFeatures;
+  const scale = m.weight ? g.tensor(at(name, 'weight'), m.weight) : g.constant(at(name, 'weight'), ones(c));
+  const bias = m.bias ? g.tensor(at(name, 'bias'), m.bias) : g.constant(at(name, 'bias'), zeros(c));
+  return g.node(
+    'BatchNormalization',
+    [
+      x,
+      scale,
+      bias,
+      g.tensor(at(name, 'running_mean'), m.runningMean),
+      g.tensor(at(name, 'running_var'), m.runningVar),
+    ],
+    { epsilon: { float: m.eps } },
+  );
+}
+
+/**
+ * GroupNorm as the usual decomposition (opset 17 has no GroupNormalization): instance
+ * normalization over [N, groups, rest], the input's shape back, then the per-channel affine.
+ */
+function groupNorm(m: nn.GroupNorm, g: OnnxGraph, x: string, name: string): string {
+  const grouped = g.node('Reshape', [x, g.ints('gn.shape', [0, m.numGroups, -1])]);
+  const normed = g.node(
+    'InstanceNormalization',
+    [
+      grouped,
+      g.constant(at(name, 'ones'), ones(m.numGroups)),
+      g.constant(at(name, 'zeros'), zeros(m.numGroups)),
+    ],
+    { epsilon: { float: m.eps } },
+  );
+  if (!m.weight && !m.bias) return g.node('Reshape', [normed, g.node('Shape', [x])]);
+  // [N, C, rest] whatever the input's rank, so the affine broadcasts as [C, 1].
+  let y = g.node('Reshape', [normed, g.ints('gn.flat', [0, m.numChannels, -1])]);
+  const column = (t: Tensor, part: string) => g.tensor(at(name, part), t, [m.numChannels, 1]);
+  if (m.weight) y = g.node('Mul', [y, column(m.weight, 'weight')]);
+  if (m.bias) y = g.node('Add', [y, column(m.bias, 'bias')]);
+  y = g.node('Reshape', [y, g.node('Shape', [x])]);
+  return y;
+}
+
+function pool(
+  m: nn.MaxPool1d | nn.MaxPool2d | nn.AvgPool1d | nn.AvgPool2d,
+  g: OnnxGraph,
+  x: string,
+  spatial: number,
+  op: 'MaxPool' | 'AveragePool',
+): string {
+  const rep = (v: number) => new Array<number>(spatial).fill(v);
+  return g.node(op, [x], {
+    kernel_shape: { ints: rep(m.kernelSize) },
+    strides: { ints: rep(m.stride) },
+    pads: { ints: rep(m.padding).concat(rep(m.padding)) },
+    // libtorch's average pooling counts the zero padding (count_include_pad), as torch's default.
+    ...(op === 'AveragePool' ? { count_include_pad: { int: 1 } } : {}),
+  });
+}
+
+function adaptive(
+  m: nn.AdaptiveAvgPool1d | nn.AdaptiveAvgPool2d,
+  g: OnnxGraph,
+  x: string,
+  name: string,
+): string {
+  const size = m.outputSize;
+  if (!(size === 1 || (Array.isArray(size) && size.every((s) => s === 1))))
+    throw new OnnxExportError(
+      `${m.constructor.name} ('${name}') to an output size of ${JSON.stringify(size)} has no ONNX mapping (only global pooling, size 1)`,
+    );
+  return g.node('GlobalAveragePool', [x]);
+}
+
+function sequential(m: nn.Sequential, g: OnnxGraph, x: string, name: string): string {
+  let out = x;
+  m.layers.forEach((layer, i) => (out = moduleToOnnx(layer, g, out, at(name, String(i)))));
+  return out;
+}
+
+const ones = (n: number) => ({ data: new Float32Array(n).fill(1), dims: [n] });
+const zeros = (n: number) => ({ data: new Float32Array(n), dims: [n] });
+
+// Matched with instanceof, in order: a subclass of one of these layers gets its parent's form.
+const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][] = [
+  [
+    nn.Linear,
+    (m: nn.Linear, g, x, name) => {
+      const inputs = [x, g.tensor(at(name, 'weight'), m.weight)];
+      if (m.bias) inputs.push(g.tensor(at(name, 'bias'), m.bias));
+      // Gemm takes [N, in]: the layer's input in every model of tailor that is exported.
+      return g.node('Gemm', inputs, { transB: { int: 1 } });
+    },
+  ],
+  [nn.Conv1d, conv],
+  [nn.Conv2d, conv],
+  [nn.BatchNorm1d, batchNorm],
+  [nn.BatchNorm2d, batchNorm],
+  [nn.GroupNorm, groupNorm],
+  [
+    nn.LayerNorm,
+    (m: nn.LayerNorm, g, x, name) => {
+      const n = m.normalizedShape.reduce((a, b) => a * b, 1);
+      const scale = m.weight
+        ? g.tensor(at(name, 'weight'), m.weight)
+        : g.constant(at(name, 'weight'), ones(n));
+      const inputs = [x, scale];
+      if (m.bias) inputs.push(g.tensor(at(name, 'bias'), m.bias));
+      return g.node('LayerNormalization', inputs, {
+        axis: { int: -m.normalizedShape.length },
+        epsilon: { float: m.eps },
+      });
+    },
+  ],
+  [nn.ReLU, (_m, g, x) => g.node('Relu', [x])],
+  [nn.Sigmoid, (_m, g, x) => g.node('Sigmoid', [x])],
+  [nn.Tanh, (_m, g, x) => g.node('Tanh', [x])],
+  [nn.GELU, (m: nn.GELU, g, x) => geluOnnx(g, x, m.approximate)],
+  [nn.Identity, (_m, g, x) => g.node('Identity', [x])],
+  // Dropout is the identity in evaluation mode, the only mode exported.
+  [nn.Dropout, (_m, g, x) => g.node('Identity', [x])],
+  [
+    nn.Flatten,
+    (m: nn.Flatten, g, x, name) => {
+      if (m.endDim !== -1)
+        throw new OnnxExportError(
+          `Flatten ('${name}') up to dimension ${m.endDim} has no ONNX mapping (only to the last)`,
+        );
+      return g.node('Flatten', [x], { axis: { int: m.startDim } });
+    },
+  ],
+  [nn.MaxPool1d, (m: nn.MaxPool1d, g, x) => pool(m, g, x, 1, 'MaxPool')],
+  [nn.MaxPool2d, (m: nn.MaxPool2d, g, x) => pool(m, g, x, 2, 'MaxPool')],
+  [nn.AvgPool1d, (m: nn.AvgPool1d, g, x) => pool(m, g, x, 1, 'AveragePool')],
+  [nn.AvgPool2d, (m: nn.AvgPool2d, g, x) => pool(m, g, x, 2, 'AveragePool')],
+  [nn.AdaptiveAvgPool1d, adaptive],
+  [nn.AdaptiveAvgPool2d, adaptive],
+  [nn.Sequential, sequential],
+];

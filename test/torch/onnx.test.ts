@@ -1,0 +1,130 @@
+// The ONNX forms of the nn layers, each run by ONNX Runtime against tailor's evaluation-mode
+// forward pass (within 1e-4), the metadata and dynamic batch axis of the file, and the named
+// errors of layers without a form.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import ort from 'onnxruntime-node';
+import * as torch from '../../src/torch/index.js';
+import { nn, onnx } from '../../src/torch/index.js';
+
+torch.setNumThreads(1);
+
+/** Draws every parameter and batch-norm statistic, so that no layer is an identity. */
+function randomize(m: nn.Module): void {
+  torch.noGrad(() => {
+    for (const p of m.parameters()) torch.aten.normal_(p, 0, 0.5);
+    for (const [name, b] of m.namedBuffers())
+      if (name.endsWith('running_mean')) torch.aten.normal_(b, 0, 0.3);
+      else if (name.endsWith('running_var')) torch.aten.uniform_(b, 0.5, 2);
+  });
+}
+
+async function parity(layer: nn.Layer, shape: number[], outDims: (number | string)[]): Promise<void> {
+  randomize(layer);
+  layer.eval();
+  const g = new onnx.OnnxGraph();
+  const x = g.input('x', ['batch', ...shape.slice(1)]);
+  g.output('y', onnx.moduleToOnnx(layer, g, x, 'layer'), outDims);
+  const bytes = g.encode({ producerVersion: 'test', graphName: 'layers', metadata: { a: 'b', c: [1, 2] } });
+  torch.manualSeed(2);
+  const data = torch.tidy(() => torch.randn(shape).toFloat32Array());
+  const ours = torch.noGrad(() =>
+    torch.tidy(() => layer.forward(torch.tensor(data, { shape })).toFloat32Array()),
+  );
+  const session = await ort.InferenceSession.create(bytes);
+  const out = (await session.run({ x: new ort.Tensor('float32', data, shape) })).y!;
+  const theirs = out.data as Float32Array;
+  assert.equal(theirs.length, ours.length);
+  let worst = 0;
+  for (let i = 0; i < ours.length; i++) worst = Math.max(worst, Math.abs(ours[i]! - theirs[i]!));
+  assert.ok(worst <= 1e-4, `ONNX differs from tailor by ${worst}`);
+}
+
+test('2-d layers: strided conv, batch norm, tanh GELU, pooling, group norm, linear', async () => {
+  const layer = new nn.Sequential(
+    new nn.Conv2d(3, 8, 3, { stride: 2, padding: 1, bias: false }),
+    new nn.BatchNorm2d(8),
+    new nn.GELU('tanh'),
+    new nn.MaxPool2d(2),
+    new nn.AvgPool2d(3, 1, 1),
+    new nn.GroupNorm(2, 8),
+    new nn.Sigmoid(),
+    new nn.Conv2d(8, 6, 3, { groups: 2, dilation: 2, padding: 2 }),
+    new nn.AdaptiveAvgPool2d(1),
+    new nn.Flatten(),
+    new nn.Dropout(0.3),
+    new nn.Linear(6, 5),
+    new nn.Tanh(),
+    new nn.Identity(),
+  );
+  await parity(layer, [4, 3, 17, 17], ['batch', 5]);
+  layer.dispose();
+});
+
+test('1-d layers: dilated grouped conv, batch norm, pooling, layer norm, exact GELU', async () => {
+  const layer = new nn.Sequential(
+    new nn.Conv1d(2, 4, 5, { dilation: 2, padding: 4, groups: 2 }),
+    new nn.BatchNorm1d(4),
+    new nn.ReLU(),
+    new nn.MaxPool1d(2),
+    new nn.AvgPool1d(2),
+    new nn.LayerNorm([4]),
+    new nn.GELU(),
+    new nn.AdaptiveAvgPool1d(1),
+    new nn.Flatten(),
+    new nn.BatchNorm1d(4),
+    new nn.Linear(4, 3, { bias: false }),
+  );
+  await parity(layer, [5, 2, 16], ['batch', 3]);
+  layer.dispose();
+});
+
+test('the file: opset, producer, metadata and a dynamic batch axis', async () => {
+  const g = new onnx.OnnxGraph();
+  g.output('y', g.node('Relu', [g.input('x', ['batch', 2])]), ['batch', 2]);
+  const bytes = g.encode({
+    producerVersion: '9.9.9',
+    graphName: 'relu',
+    metadata: { note: 'hi', list: [1, 2] },
+  });
+  const session = await ort.InferenceSession.create(bytes);
+  for (const n of [1, 3]) {
+    const out = await session.run({ x: new ort.Tensor('float32', new Float32Array(2 * n).fill(-1), [n, 2]) });
+    assert.deepEqual(out.y!.dims, [n, 2]);
+  }
+  const model = g.model({
+    producerVersion: '9.9.9',
+    graphName: 'relu',
+    metadata: { note: 'hi', list: [1, 2] },
+  });
+  assert.equal(model.opsetImport[0]!.version, onnx.ONNX_OPSET);
+  assert.ok(onnx.ONNX_OPSET >= 17);
+  assert.equal(model.producerName, 'tailor');
+  assert.deepEqual(
+    model.metadataProps.map((p) => [p.key, p.value]),
+    [
+      ['note', 'hi'],
+      ['list', '[1,2]'],
+    ],
+  );
+});
+
+test('layers without an ONNX form are named errors', () => {
+  const g = new onnx.OnnxGraph();
+  const x = g.input('x', ['batch', 4]);
+  const named = (layer: nn.Module, pattern: RegExp) =>
+    assert.throws(
+      () => onnx.moduleToOnnx(layer, g, x, 'm'),
+      (e: Error) => e instanceof onnx.OnnxExportError && pattern.test(e.message),
+    );
+  named(new nn.Embedding(10, 4), /^Embedding \('m'\) has no ONNX mapping/);
+  named(new nn.AdaptiveAvgPool2d(2), /AdaptiveAvgPool2d \('m'\) to an output size of 2 has no ONNX mapping/);
+  named(
+    new nn.BatchNorm1d(4, { trackRunningStats: false }),
+    /BatchNorm1d \('m'\) keeps no running statistics/,
+  );
+  named(new nn.Flatten(1, 2), /Flatten \('m'\) up to dimension 2/);
+  // A module list is no layer: it has no forward pass to export.
+  named(new nn.ModuleList([new nn.ReLU()]), /^ModuleList \('m'\) has no ONNX mapping/);
+  assert.equal(new onnx.OnnxExportError('x').name, 'OnnxExportError');
+});
