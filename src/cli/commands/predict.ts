@@ -116,8 +116,6 @@ export const run = defineCommand({
     const test = d.test;
     const shape: [number, number, number] = [...test.shape];
 
-    let progress: Progress | undefined;
-    let decoded = 0;
     const input = await readPredictInput(values.input, {
       shape,
       classes,
@@ -126,12 +124,7 @@ export const run = defineCommand({
       skipBad: values['skip-bad'],
       ...(values['list-root'] ? { listRoot: values['list-root'] } : {}),
       poolBytes: poolMegabytes * 1024 * 1024,
-      progress: (done, total) => {
-        progress ??= new Progress({ label: 'read', total, unit: 'img', quiet: values.quiet });
-        progress.tick(done - decoded);
-        decoded = done;
-        if (done === total) progress.finish();
-      },
+      progress: readProgress(values.quiet),
     });
     if (input.converted > 0)
       log(
@@ -195,6 +188,18 @@ export const run = defineCommand({
     return 0;
   },
 });
+
+/** Progress of reading the input (done of total images) on stderr. */
+function readProgress(quiet: boolean): (done: number, total: number) => void {
+  let progress: Progress | undefined;
+  let read = 0;
+  return (done, total) => {
+    progress ??= new Progress({ label: 'read', total, unit: 'img', quiet });
+    progress.tick(done - read);
+    read = done;
+    if (done === total) progress.finish();
+  };
+}
 
 /** The calibration training stored in the run's results.json, if any. */
 function storedCalibration(runDir: string): { fit: ValidationFit | null; source: string } {
