@@ -14,6 +14,7 @@ export { PreferenceTextError, parsePreferenceText } from './types/preference-tex
 export { Preference, PreferenceError } from './types/preference.js';
 export { BUILTIN_DATASETS, PUBLISHED_SPLITS, loadBuiltin, type BuiltinDataset } from './data/index.js';
 export { findDistributionList, parseImageList, readImageList } from './data/imagelist.js';
+export { synthImageList, type SynthImagesOptions, type SynthImagesResult } from './data/synth-images.js';
 export {
   INATURALIST_TEST_DISTRIBUTIONS,
   TEST_DISTRIBUTIONS,
