@@ -34,6 +34,16 @@ export interface ImageListLoaderOptions {
   warn?: (message: string) => void;
 }
 
+/** How a training run batches an image list (from data_loader.args of the config). */
+export interface ImageListPipeline {
+  spec: ListAugmentSpec;
+  /** num_workers: worker threads building batches (0: the training thread). */
+  workers: number;
+  /** Batches in flight (PyTorch's prefetch_factor x num_workers by default). */
+  prefetch?: number;
+  skipCorrupt?: boolean;
+}
+
 /** The batching options of one epoch (the transform is the loader's spec). */
 export type ListEpochOptions = Omit<BatchOptions, 'transform' | 'views' | 'pool'> & {
   /** Stops the epoch: pending batches are dropped, the workers ended, the epoch throws the reason. */
