@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { repoRoot } from '../helpers.js';
 import { readImageList } from '../../src/longtail/data/imagelist.js';
-import { cropResize, type ListAugmentSpec } from '../../src/longtail/data/imagelist-augment.js';
+import { cropResize, jpegSize, type ListAugmentSpec } from '../../src/longtail/data/imagelist-augment.js';
 import { ImageListLoader, listSource } from '../../src/longtail/data/imagelist-loader.js';
 import type { Batch } from '../../src/longtail/data/batches.js';
 import { synthImageList } from '../../src/longtail/data/synth-images.js';
@@ -226,4 +226,18 @@ test('shrink-on-load: a crop much larger than the output gives the pixels of ext
   let diff = 0;
   for (let i = 0; i < fast.length; i++) diff += Math.abs(fast[i]! - slow[i]!);
   assert.ok(diff / fast.length < 4, `mean absolute difference ${diff / fast.length}`);
+});
+
+test('jpegSize reads baseline and progressive frame headers as libvips does; other files give undefined', async () => {
+  const raw = Buffer.alloc(37 * 23 * 3, 90);
+  const img = () => sharp(raw, { raw: { width: 37, height: 23, channels: 3 } });
+  for (const jpeg of [
+    await img().jpeg().toBuffer(),
+    await img().jpeg({ progressive: true }).toBuffer(),
+    await img().withMetadata().jpeg({ quality: 50 }).toBuffer(),
+  ])
+    assert.deepEqual(jpegSize(jpeg), { width: 37, height: 23 });
+  assert.equal(jpegSize(await img().png().toBuffer()), undefined);
+  assert.equal(jpegSize(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00])), undefined);
+  assert.equal(jpegSize(Buffer.alloc(0)), undefined);
 });

@@ -7,6 +7,7 @@
 //
 // Every image draws from its own generator, seeded by (seed, epoch, batch, position), so a batch
 // is the same whichever thread builds it, in whichever order its images finish decoding.
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sharp } from 'sharp';
 import { Rng } from '../../util/rng.js';
@@ -138,11 +139,13 @@ export class ListAugmenter {
   async image(file: string, rng: Rng, out: Float32Array, at: number): Promise<void> {
     const sharp = await loadSharp();
     const size = this.spec.size;
+    const bytes = await readFile(file);
     // failOn 'error' also refuses truncated files; limitInputPixels stops decompression bombs
-    const input = sharp(file, { failOn: 'error', limitInputPixels: MAX_IMAGE_PIXELS });
-    const meta = await input.metadata();
-    const w0 = meta.width;
-    const h0 = meta.height;
+    const input = sharp(bytes, { failOn: 'error', limitInputPixels: MAX_IMAGE_PIXELS });
+    // a JPEG's size is read from its frame header here: asking libvips costs as much as a resize
+    const dims = jpegSize(bytes) ?? (await input.metadata());
+    const w0 = dims.width;
+    const h0 = dims.height;
     if (!w0 || !h0) throw new Error('no image dimensions');
     let box: Box;
     let flip = false;
@@ -174,6 +177,40 @@ export class ListAugmenter {
       for (let p = c * plane, end = p + plane; p < end; p++) view[p] = (view[p]! - m) * s;
     }
   }
+}
+
+/**
+ * Width and height from a JPEG's start-of-frame segment, or undefined for anything else (the
+ * caller then asks libvips). A malformed header also gives undefined: the decoder names the error.
+ */
+export function jpegSize(b: Uint8Array): { width: number; height: number } | undefined {
+  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return undefined;
+  let i = 2;
+  while (i + 3 < b.length) {
+    if (b[i] !== 0xff) return undefined;
+    const marker = b[i + 1]!;
+    if (marker === 0xff) {
+      i++; // fill byte
+      continue;
+    }
+    // markers without a length: TEM, RSTn, SOI
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd8)) {
+      i += 2;
+      continue;
+    }
+    if (marker === 0xd9 || marker === 0xda) return undefined; // EOI or SOS before any frame header
+    const length = (b[i + 2]! << 8) | b[i + 3]!;
+    const sof = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+    if (sof) {
+      if (i + 8 >= b.length) return undefined;
+      const height = (b[i + 5]! << 8) | b[i + 6]!;
+      const width = (b[i + 7]! << 8) | b[i + 8]!;
+      return width > 0 && height > 0 ? { width, height } : undefined;
+    }
+    if (length < 2) return undefined;
+    i += 2 + length;
+  }
+  return undefined;
 }
 
 /** Interleaved bytes -> CHW floats in [0, 1], mirrored left-right when `flip`. */
