@@ -10,6 +10,12 @@ import { repoRoot } from '../helpers.js';
 import { readImageList } from '../../src/longtail/data/imagelist.js';
 import { cropResize, jpegSize, type ListAugmentSpec } from '../../src/longtail/data/imagelist-augment.js';
 import { ImageListLoader, listSource } from '../../src/longtail/data/imagelist-loader.js';
+import {
+  brightnessBytes,
+  contrastBytes,
+  normalizeTable,
+  saturationBytes,
+} from '../../src/longtail/data/jitter-bytes.js';
 import type { Batch } from '../../src/longtail/data/batches.js';
 import { synthImageList } from '../../src/longtail/data/synth-images.js';
 import { DataFormatError } from '../../src/longtail/data/types.js';
@@ -240,4 +246,84 @@ test('jpegSize reads baseline and progressive frame headers as libvips does; oth
   assert.equal(jpegSize(await img().png().toBuffer()), undefined);
   assert.equal(jpegSize(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00])), undefined);
   assert.equal(jpegSize(Buffer.alloc(0)), undefined);
+});
+
+test('colour jitter on bytes is PIL ImageEnhance (Brightness, Contrast, Color) exactly', () => {
+  // expected bytes: Pillow 9.4's ImageEnhance on this 6 x 4 RGB image (torchvision's ColorJitter on PIL images)
+  const input = Uint8Array.from([
+    220, 4, 101, 170, 31, 173, 29, 90, 218, 229, 172, 27, 30, 95, 19, 112, 121, 108, 253, 16, 255, 25, 175,
+    96, 29, 4, 172, 180, 29, 2, 43, 70, 120, 115, 58, 242, 223, 95, 174, 183, 8, 89, 209, 238, 57, 16, 203,
+    72, 149, 181, 204, 137, 41, 17, 255, 6, 182, 98, 46, 223, 60, 249, 53, 253, 75, 148, 40, 202, 9, 124, 68,
+    179,
+  ]);
+  const ops = { brightness: brightnessBytes, contrast: contrastBytes, saturation: saturationBytes };
+  const cases: [keyof typeof ops, number, number[]][] = [
+    [
+      'brightness',
+      0.6,
+      [
+        132, 2, 60, 102, 18, 103, 17, 54, 130, 137, 103, 16, 18, 57, 11, 67, 72, 64, 151, 9, 153, 15, 105, 57,
+        17, 2, 103, 108, 17, 1, 25, 42, 72, 69, 34, 145, 133, 57, 104, 109, 4, 53, 125, 142, 34, 9, 121, 43,
+        89, 108, 122, 82, 24, 10, 153, 3, 109, 58, 27, 133, 36, 149, 31, 151, 45, 88, 24, 121, 5, 74, 40, 107,
+      ],
+    ],
+    [
+      'brightness',
+      1.4,
+      [
+        255, 5, 141, 238, 43, 242, 40, 126, 255, 255, 240, 37, 42, 133, 26, 156, 169, 151, 255, 22, 255, 35,
+        245, 134, 40, 5, 240, 252, 40, 2, 60, 98, 168, 161, 81, 255, 255, 133, 243, 255, 11, 124, 255, 255,
+        79, 22, 255, 100, 208, 253, 255, 191, 57, 23, 255, 8, 254, 137, 64, 255, 84, 255, 74, 255, 105, 207,
+        56, 255, 12, 173, 95, 250,
+      ],
+    ],
+    [
+      'contrast',
+      0.6,
+      [
+        175, 45, 104, 145, 62, 147, 61, 97, 174, 181, 146, 59, 61, 100, 54, 110, 116, 108, 195, 53, 196, 58,
+        148, 101, 61, 45, 146, 151, 61, 44, 69, 85, 115, 112, 78, 188, 177, 100, 148, 153, 48, 97, 169, 186,
+        77, 53, 165, 86, 133, 152, 166, 125, 68, 53, 196, 47, 152, 102, 71, 177, 79, 193, 75, 195, 88, 132,
+        67, 164, 48, 118, 84, 151,
+      ],
+    ],
+    [
+      'contrast',
+      1.4,
+      [
+        255, 0, 97, 194, 0, 198, 0, 82, 255, 255, 197, 0, 0, 89, 0, 113, 125, 107, 255, 0, 255, 0, 201, 90, 0,
+        0, 197, 208, 0, 0, 16, 54, 124, 117, 37, 255, 255, 89, 200, 212, 0, 81, 249, 255, 36, 0, 240, 57, 165,
+        209, 242, 148, 13, 0, 255, 0, 211, 93, 20, 255, 40, 255, 30, 255, 61, 163, 12, 239, 0, 130, 51, 207,
+      ],
+    ],
+    [
+      'saturation',
+      0.6,
+      [
+        164, 34, 92, 137, 54, 139, 51, 88, 165, 206, 172, 85, 44, 83, 38, 114, 119, 111, 197, 55, 198, 63,
+        153, 106, 29, 14, 115, 136, 45, 29, 53, 69, 99, 107, 73, 183, 190, 113, 161, 137, 32, 81, 209, 226,
+        117, 62, 174, 96, 159, 178, 192, 109, 51, 37, 193, 43, 149, 91, 60, 166, 104, 217, 99, 206, 99, 143,
+        76, 174, 58, 113, 79, 146,
+      ],
+    ],
+    [
+      'saturation',
+      1.4,
+      [
+        255, 0, 109, 202, 7, 206, 6, 91, 255, 251, 171, 0, 15, 106, 0, 110, 122, 104, 255, 0, 255, 0, 196, 86,
+        28, 0, 228, 223, 12, 0, 33, 70, 140, 122, 42, 255, 255, 76, 186, 228, 0, 96, 209, 249, 0, 0, 231, 48,
+        139, 183, 216, 165, 30, 0, 255, 0, 214, 104, 31, 255, 16, 255, 6, 255, 50, 152, 3, 230, 0, 134, 56,
+        211,
+      ],
+    ],
+  ];
+  for (const [op, factor, expected] of cases) {
+    const d = input.slice();
+    ops[op](d, factor);
+    assert.deepEqual([...d], expected, `${op} ${factor}`);
+  }
+  // ToTensor + Normalize in float32, as torch computes them
+  const lut = normalizeTable([0.485, 0.456, 0.406], [0.229, 0.224, 0.225]);
+  assert.equal(lut[0], Math.fround(Math.fround(0 - Math.fround(0.485)) / Math.fround(0.229)));
+  assert.equal(lut[512 + 255], Math.fround(Math.fround(1 - Math.fround(0.406)) / Math.fround(0.225)));
 });

@@ -1,9 +1,10 @@
 // Image-list batches augmented while they are decoded, torchvision's way: RandomResizedCrop picks
 // its box in the original image (from the JPEG header's size), sharp decodes only what the box
-// needs and resizes it straight to the output size, then flip, colour jitter and normalization
-// run on the small result. When the box is at least twice the output size, the whole image is
-// resized first and the box cut afterwards, so that libjpeg decodes at 1/2, 1/4 or 1/8 size
-// (shrink-on-load): a 224 crop of a 2000-pixel photo never decodes the full-size pixels.
+// needs and resizes it straight to the output size, then flip, colour jitter (PIL's 8-bit
+// arithmetic, as torchvision on PIL images) and normalization run on the small result. When the
+// box is at least twice the output size, the whole image is resized first and the box cut
+// afterwards, so that libjpeg decodes at 1/2, 1/4 or 1/8 size (shrink-on-load): a 224 crop of a
+// 2000-pixel photo never decodes the full-size pixels.
 //
 // Every image draws from its own generator, seeded by (seed, epoch, batch, position), so a batch
 // is the same whichever thread builds it, in whichever order its images finish decoding.
@@ -11,8 +12,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sharp } from 'sharp';
 import { Rng } from '../../util/rng.js';
-import { randomResizedCropBox, type ImageTransform } from './augment.js';
-import { colorJitter } from './augment-color.js';
+import { randomResizedCropBox } from './augment.js';
+import { bytesToNormalizedChw, jitterBytes, normalizeTable } from './jitter-bytes.js';
 import type { Batch } from './batches.js';
 import { NORMALIZATION } from './pipelines.js';
 import { DataFormatError } from './types.js';
@@ -117,18 +118,18 @@ function centerBox(w0: number, h0: number, size: number, shorter: number): Box {
 
 /** A spec turned into what every image needs (built once per thread). */
 export class ListAugmenter {
-  private readonly jitter: ImageTransform | undefined;
-  private readonly mean: number[];
-  private readonly invStd: number[];
+  /** Colour jitter strength (0: none). */
+  private readonly jitter: number;
+  /** Byte -> normalized float per channel. */
+  private readonly lut: Float32Array;
 
   constructor(readonly spec: ListAugmentSpec) {
     if (!(Number.isInteger(spec.size) && spec.size >= 1))
       throw new RangeError(`the output size must be a positive integer, got ${spec.size}`);
     const j = spec.jitter ?? (spec.kind === 'inat' ? 0 : 0.4);
-    this.jitter = spec.stage === 'train' && j > 0 ? colorJitter(j, j, j, 0) : undefined;
+    this.jitter = spec.stage === 'train' ? j : 0;
     const norm = NORMALIZATION[spec.kind];
-    this.mean = norm.mean;
-    this.invStd = norm.std.map((s) => 1 / s);
+    this.lut = normalizeTable(norm.mean, norm.std);
   }
 
   get imageLength(): number {
@@ -164,19 +165,30 @@ export class ListAugmenter {
       .toBuffer({ resolveWithObject: true });
     if (info.width !== size || info.height !== size)
       throw new Error(`decoded to ${info.width}x${info.height}, expected ${size}x${size}`);
-    const view = out.subarray(at, at + this.imageLength);
-    toUnitChw(data, info.channels, size, flip, view);
-    if (this.jitter) {
-      const img = this.jitter({ data: view, c: 3, h: size, w: size }, rng);
-      if (img.data !== view) view.set(img.data);
+    let rgb: Uint8Array = data;
+    let channels = info.channels;
+    if (this.jitter > 0) {
+      if (channels !== 3) {
+        rgb = toRgb(data, channels, size * size);
+        channels = 3;
+      }
+      // flip and jitter commute (the jitter's statistics are over the whole image)
+      jitterBytes(rgb, this.jitter, rng);
     }
-    const plane = size * size;
-    for (let c = 0; c < 3; c++) {
-      const m = this.mean[c]!;
-      const s = this.invStd[c]!;
-      for (let p = c * plane, end = p + plane; p < end; p++) view[p] = (view[p]! - m) * s;
-    }
+    bytesToNormalizedChw(rgb, channels, size, flip, this.lut, out.subarray(at, at + this.imageLength));
   }
+}
+
+/** Interleaved bytes of 1, 2 or 4+ channels as RGB (grey repeated; alpha dropped). */
+function toRgb(data: Uint8Array, channels: number, pixels: number): Uint8Array {
+  const out = new Uint8Array(pixels * 3);
+  const step = channels >= 3 ? 1 : 0;
+  for (let p = 0; p < pixels; p++) {
+    out[3 * p] = data[p * channels]!;
+    out[3 * p + 1] = data[p * channels + step]!;
+    out[3 * p + 2] = data[p * channels + 2 * step]!;
+  }
+  return out;
 }
 
 /**
@@ -211,28 +223,6 @@ export function jpegSize(b: Uint8Array): { width: number; height: number } | und
     i += 2 + length;
   }
   return undefined;
-}
-
-/** Interleaved bytes -> CHW floats in [0, 1], mirrored left-right when `flip`. */
-function toUnitChw(data: Uint8Array, channels: number, size: number, flip: boolean, out: Float32Array): void {
-  const plane = size * size;
-  const scale = 1 / 255;
-  for (let y = 0; y < size; y++) {
-    for (let x = 0; x < size; x++) {
-      const s = (y * size + (flip ? size - 1 - x : x)) * channels;
-      const d = y * size + x;
-      if (channels >= 3) {
-        out[d] = data[s]! * scale;
-        out[plane + d] = data[s + 1]! * scale;
-        out[2 * plane + d] = data[s + 2]! * scale;
-      } else {
-        const v = data[s]! * scale;
-        out[d] = v;
-        out[plane + d] = v;
-        out[2 * plane + d] = v;
-      }
-    }
-  }
 }
 
 /**
