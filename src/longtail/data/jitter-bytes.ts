@@ -16,10 +16,20 @@ function luma(r: number, g: number, b: number): number {
   return (r * 19595 + g * 38470 + b * 7471 + 0x8000) >>> 16;
 }
 
+/** `lut[v]` for every byte v: a blend whose result depends on the byte alone. */
+function applyTable(d: Uint8Array, lut: Uint8Array): void {
+  for (let i = 0; i < d.length; i++) d[i] = lut[d[i]!]!;
+}
+
+function blendTable(degenerate: number, alpha: number): Uint8Array {
+  const lut = new Uint8Array(256);
+  for (let v = 0; v < 256; v++) lut[v] = blend(degenerate, v, alpha);
+  return lut;
+}
+
 /** ImageEnhance.Brightness(img).enhance(factor) on interleaved RGB bytes, in place. */
 export function brightnessBytes(d: Uint8Array, factor: number): void {
-  const a = Math.fround(factor);
-  for (let i = 0; i < d.length; i++) d[i] = blend(0, d[i]!, a);
+  applyTable(d, blendTable(0, Math.fround(factor)));
 }
 
 /** ImageEnhance.Contrast: blend with the image's mean luma, rounded to a byte. */
@@ -27,18 +37,25 @@ export function contrastBytes(d: Uint8Array, factor: number): void {
   let sum = 0;
   for (let i = 0; i < d.length; i += 3) sum += luma(d[i]!, d[i + 1]!, d[i + 2]!);
   const mean = Math.trunc(sum / (d.length / 3) + 0.5);
-  const a = Math.fround(factor);
-  for (let i = 0; i < d.length; i++) d[i] = blend(mean, d[i]!, a);
+  applyTable(d, blendTable(mean, Math.fround(factor)));
 }
 
 /** ImageEnhance.Color (saturation): blend every pixel with its own luma. */
 export function saturationBytes(d: Uint8Array, factor: number): void {
   const a = Math.fround(factor);
+  // the blend of (luma l, value v) for every pair that can occur, looked up as table[l * 256 + v]
+  const table = new Uint8Array(256 * 256);
+  const done = new Uint8Array(256);
   for (let i = 0; i < d.length; i += 3) {
     const l = luma(d[i]!, d[i + 1]!, d[i + 2]!);
-    d[i] = blend(l, d[i]!, a);
-    d[i + 1] = blend(l, d[i + 1]!, a);
-    d[i + 2] = blend(l, d[i + 2]!, a);
+    const row = l << 8;
+    if (done[l] === 0) {
+      for (let v = 0; v < 256; v++) table[row + v] = blend(l, v, a);
+      done[l] = 1;
+    }
+    d[i] = table[row + d[i]!]!;
+    d[i + 1] = table[row + d[i + 1]!]!;
+    d[i + 2] = table[row + d[i + 2]!]!;
   }
 }
 
