@@ -16,6 +16,8 @@ bench/images.ts. This is the PyTorch side of the training figure of `npm run ben
 run by scripts/gpu-check.sh on the GPU machine. Prints one JSON line.
 
     python3 bench/images_train_torch.py [--steps 30] [--batch 64] [--device cuda]
+    python3 bench/images_train_torch.py --device cpu --steps 1 --batch 2 --size 64 --classes 10
+                                        (a smoke run of the script itself, without a GPU)
 """
 import argparse
 import json
@@ -40,7 +42,7 @@ def init_normed(model):
             torch.nn.init.uniform_(p, -1, 1)
 
 
-def train_rate(device, mode, steps, batch, classes):
+def train_rate(device, mode, steps, batch, classes, size):
     torch.manual_seed(0)
     model = sade_resnext50(classes).to(device).train()
     init_normed(model)
@@ -48,8 +50,11 @@ def train_rate(device, mode, steps, batch, classes):
     if channels_last:
         model = model.to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=0.025, momentum=0.9, weight_decay=5e-4, nesterov=True)
-    host_x = torch.randn(batch, 3, 224, 224).pin_memory()
-    host_y = torch.randint(0, classes, (batch,)).pin_memory()
+    cuda = device.startswith("cuda")
+    host_x = torch.randn(batch, 3, size, size)
+    host_y = torch.randint(0, classes, (batch,))
+    if cuda:
+        host_x, host_y = host_x.pin_memory(), host_y.pin_memory()
     dtype = torch.bfloat16 if mode.startswith("bf16") else None
 
     def step():
@@ -57,25 +62,26 @@ def train_rate(device, mode, steps, batch, classes):
         if channels_last:
             x = x.contiguous(memory_format=torch.channels_last)
         y = host_y.to(device, non_blocking=True)
-        with torch.autocast(device_type="cuda", dtype=dtype, enabled=dtype is not None):
+        with torch.autocast(device_type="cuda" if cuda else "cpu", dtype=dtype, enabled=dtype is not None):
             _, expert_logits, _ = model(x)
             loss = sum(F.cross_entropy(l.float(), y) for l in expert_logits)
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
 
-    for _ in range(5):
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    for _ in range(5 if cuda else 1):
         step()
-    torch.cuda.synchronize()
+    sync()
     t0 = time.perf_counter()
     for _ in range(steps):
         step()
-    torch.cuda.synchronize()
+    sync()
     seconds = time.perf_counter() - t0
     return {"images_per_s": steps * batch / seconds, "seconds": seconds, "steps": steps}
 
 
-def agreement(device, batch, classes):
+def agreement(device, batch, classes, size):
     """bf16 + channels-last against float32 from the same weights and input."""
     torch.manual_seed(1)
     ref = sade_resnext50(classes).to(device).train()
@@ -83,11 +89,12 @@ def agreement(device, batch, classes):
     fast = sade_resnext50(classes).to(device).train()
     fast.load_state_dict(ref.state_dict())
     fast = fast.to(memory_format=torch.channels_last)
-    x = torch.randn(batch, 3, 224, 224, device=device)
+    x = torch.randn(batch, 3, size, size, device=device)
     y = torch.randint(0, classes, (batch,), device=device)
 
     def run(model, x, dtype):
-        with torch.autocast(device_type="cuda", dtype=dtype, enabled=dtype is not None):
+        kind = "cuda" if device.startswith("cuda") else "cpu"
+        with torch.autocast(device_type=kind, dtype=dtype, enabled=dtype is not None):
             mean, expert_logits, _ = model(x)
             loss = sum(F.cross_entropy(l.float(), y) for l in expert_logits)
         loss.backward()
@@ -106,21 +113,25 @@ def main():
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--classes", type=int, default=1000)
     ap.add_argument("--device", default="cuda")
+    ap.add_argument("--size", type=int, default=224)
     a = ap.parse_args()
-    if not torch.cuda.is_available():
+    cuda = a.device.startswith("cuda")
+    if cuda and not torch.cuda.is_available():
         print(json.dumps({"error": "no CUDA device: this measurement needs the GPU machine"}))
         return
     torch.backends.cudnn.benchmark = True
     out = {
-        "model": "SADE ResNeXt-50 32x4d, 3 experts, 1000 classes",
+        "model": f"SADE ResNeXt-50 32x4d, 3 experts, {a.classes} classes",
         "batch": a.batch,
+        "size": a.size,
         "torch": torch.__version__,
-        "gpu": torch.cuda.get_device_name(0),
+        "device": torch.cuda.get_device_name(0) if cuda else "cpu",
     }
     for mode in ("float32", "bf16", "bf16-cl"):
-        out[mode] = train_rate(a.device, mode, a.steps, a.batch, a.classes)
-        torch.cuda.empty_cache()
-    out["bf16_cl_vs_float32"] = agreement(a.device, 16, a.classes)
+        out[mode] = train_rate(a.device, mode, a.steps, a.batch, a.classes, a.size)
+        if cuda:
+            torch.cuda.empty_cache()
+    out["bf16_cl_vs_float32"] = agreement(a.device, min(16, a.batch), a.classes, a.size)
     print(json.dumps(out))
 
 
