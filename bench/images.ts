@@ -1,4 +1,5 @@
-// Image-list pipeline throughput: one epoch of a JPEG list through tailor's image-list loader
+// Image-list pipeline throughput (the pipeline part; the training part needs a GPU, see
+// bench/images_train_torch.py): one epoch of a JPEG list through tailor's image-list loader
 // (decode, RandomResizedCrop 224, flip, colour jitter 0.4, normalize) against a PyTorch
 // DataLoader with the same transforms and the same number of workers (bench/images_torch.py:
 // torchvision where installed, else the same transforms in PIL + torch), in images per second.
@@ -155,6 +156,11 @@ async function driver(): Promise<void> {
     size: Number(values.size),
     data: list,
     rows,
+    // (b), training images/s of the SADE ImageNet-LT ResNeXt-50, needs a GPU
+    training: {
+      measured: false,
+      how: 'scripts/gpu-check.sh on the GPU machine: images_train_torch (PyTorch float32, bf16, bf16 + channels-last); tailor side not yet',
+    },
   };
   if (values.json) {
     console.log(JSON.stringify(result));
