@@ -16,6 +16,9 @@
 #              (ratio, target >= 0.9); NMR U-Net denoise spectra/s at 32k points (target 100/s)
 #     amp_bf16 the same training run under --amp bf16 (both sides)
 #     gloo_cuda a two-rank Gloo job on CUDA tensors (tailor launch -- dist-check --device cuda:0)
+#     images_train_torch  bench/images_train_torch.py (Python only): SADE ImageNet-LT ResNeXt-50
+#              training images/s in float32, bf16 and bf16 + channels-last, and bf16 + channels-last
+#              vs float32 (logits, first-layer gradient) from the same weights
 set -u
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -119,9 +122,12 @@ if $build_ok; then
 else
   version='null'; gpu='null'; amp='null'; gloo='null'
 fi
+# Python only (it needs no addon): the SADE ImageNet-LT ResNeXt-50 training rate in float32, bf16
+# and bf16 + channels-last, and bf16 + channels-last against float32 from the same weights.
+imgtrain=$(run_json imgtrain 400 "$PY" bench/images_train_torch.py)
 "$NODE" -e '
 const [ok, err, ...parts] = process.argv.slice(1);
 const parse = (s) => { try { return JSON.parse(s); } catch { return { unparsed: s }; } };
-const [version, gpu, amp, gloo] = parts.map(parse);
-console.log(JSON.stringify({ build: { ok: ok === "true", error: err || undefined, libtorch: process.env.TAILOR_LIBTORCH }, version, gpu, amp_bf16: amp, gloo_cuda: gloo }));
-' "$build_ok" "$build_error" "$version" "$gpu" "$amp" "$gloo"
+const [version, gpu, amp, gloo, imgtrain] = parts.map(parse);
+console.log(JSON.stringify({ build: { ok: ok === "true", error: err || undefined, libtorch: process.env.TAILOR_LIBTORCH }, version, gpu, amp_bf16: amp, gloo_cuda: gloo, images_train_torch: imgtrain }));
+' "$build_ok" "$build_error" "$version" "$gpu" "$amp" "$gloo" "$imgtrain"

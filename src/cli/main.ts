@@ -1,8 +1,14 @@
 #!/usr/bin/env node
 // The `tailor` command: dispatches to one module per subcommand, loaded lazily so that
 // commands which do not need libtorch start fast and work without the native addon.
+import { availableParallelism } from 'node:os';
 import { defineSubcommands } from './command.js';
 import { userFailure } from './errors.js';
+
+// sharp decodes image lists on libuv's thread pool (4 threads by default), shared by every worker
+// thread of the image-list loader: size it to the machine unless the user did. libuv reads the
+// variable when the pool first starts, which is later than this.
+process.env.UV_THREADPOOL_SIZE ??= String(Math.max(4, availableParallelism()));
 
 interface CommandEntry {
   summary: string;

@@ -14,6 +14,7 @@ export { PreferenceTextError, parsePreferenceText } from './types/preference-tex
 export { Preference, PreferenceError } from './types/preference.js';
 export { BUILTIN_DATASETS, PUBLISHED_SPLITS, loadBuiltin, type BuiltinDataset } from './data/index.js';
 export { LazyImageDataset, findDistributionList, parseImageList, readImageList } from './data/imagelist.js';
+export { synthImageList, type SynthImagesOptions, type SynthImagesResult } from './data/synth-images.js';
 export {
   INATURALIST_TEST_DISTRIBUTIONS,
   TEST_DISTRIBUTIONS,
@@ -146,6 +147,8 @@ export type { ImageTransform } from './data/augment.js';
 export type { ExpertFeatures } from './train/features.js';
 export type { PredictInputOptions } from './data/predict-input.js';
 export type { DecodeOptions, ImageList, ListedImage, ReadListOptions } from './data/imagelist.js';
+export type { ImageListPipeline } from './data/imagelist-loader.js';
+export type { ListAugmentSpec } from './data/imagelist-augment.js';
 export type { LongTailOptions, LongTailSubset } from './data/longtail.js';
 export type { ImageDataset } from './data/types.js';
 export type { PreferenceInput } from './systems/prl.js';

@@ -208,6 +208,20 @@ test('a resumed image-list run ends exactly where an uninterrupted one does (mix
   assert.deepEqual(last(resumed.result).val, last(straight.result).val);
 });
 
+test('data_loader.args.num_workers: worker threads train exactly as the training thread does', async () => {
+  const withWorkers = (n: number) =>
+    config((x) => (x.data_loader.args = { ...x.data_loader.args, num_workers: n, prefetch_factor: 3 }));
+  const d = buildData(withWorkers(2));
+  assert.equal(d.trainLoader!.workers, 2);
+  assert.equal(d.trainLoader!.prefetch, 6);
+  assert.equal(d.trainLoader!.spec.stage, 'train');
+  const main = await trainRun(withWorkers(0), join(dir, 'workers-0'), 1);
+  const threads = await trainRun(withWorkers(2), join(dir, 'workers-2'), 1);
+  for (const [k, v] of Object.entries(main.weights))
+    assert.deepEqual(threads.weights[k], v, `weight ${k} differs with num_workers 2`);
+  assert.equal(threads.result.history[0]!.train_loss, main.result.history[0]!.train_loss);
+});
+
 test('an ImageNet backbone (ResNeXt50Model) trains with PRL from an image list; grid and preference search run', () => {
   const file = writeConfig(
     'prl',

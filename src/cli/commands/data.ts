@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { CliError } from '../errors.js';
 import { JSON_OPTION, defineCommand, defineSubcommands } from '../command.js';
 import { numberArg, requiredNumber } from '../args.js';
+import { synthImagesCommand } from './data-synth.js';
 import {
   BUILTIN_DATASETS,
   INATURALIST_TEST_DISTRIBUTIONS,
@@ -24,6 +25,7 @@ import {
 } from '../../longtail/index.js';
 
 const HELP = `usage: tailor data summary [options]
+       tailor data synth-images --out DIR [options]   (see tailor data synth-images --help)
 
 Prints the per-class training counts of a long-tailed training set, its shot groups
 (many > 100, medium 20..100, few < 20 training images) and the sizes of the test-agnostic
@@ -128,8 +130,9 @@ const summaryCommand = defineCommand({
 
 export const run = defineSubcommands({
   help: HELP,
-  commands: { summary: summaryCommand },
-  unknown: (sub) => `unknown data subcommand '${sub}' (use: tailor data summary --help)`,
+  commands: { summary: summaryCommand, 'synth-images': synthImagesCommand },
+  unknown: (sub) =>
+    `unknown data subcommand '${sub}' (use: tailor data summary --help or tailor data synth-images --help)`,
 });
 
 function groupSizes(trainCounts: number[]): Summary['groups'] {

@@ -85,7 +85,12 @@ const imageListLoaderArgs = obj({
   data_dir: z.string().describe('image root; the list paths are relative to it'),
   batch_size: int('batch size', 1),
   shuffle: bool(),
-  num_workers: int('accepted for compatibility; images are decoded on libuv threads (UV_THREADPOOL_SIZE)'),
+  num_workers: int(
+    'worker threads that decode and augment training batches, as in a PyTorch DataLoader (0: the training thread; capped to the cores)',
+    0,
+  ),
+  prefetch_factor: int('training batches built ahead per worker (default 2, as PyTorch)', 1),
+  skip_corrupt: bool('leave unreadable or truncated images out of their batch (counted) instead of failing'),
   training: bool(),
   balanced: bool('class-balanced sampling'),
   retain_epoch_size: bool(),

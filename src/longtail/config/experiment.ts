@@ -9,6 +9,7 @@ import { longTailSubset, type LongTailSubset } from '../data/longtail.js';
 import { classCounts, type ImageDataset } from '../data/types.js';
 import { describeValidation, holdOutFromList, holdOutValidation } from '../data/validation.js';
 import { LazyImageDataset, readImageList, type ImageList } from '../data/imagelist.js';
+import type { ImageListPipeline } from '../data/imagelist-loader.js';
 import type { PipelineKind } from '../data/pipelines.js';
 import type { ImageSet } from '../data/source.js';
 import type { MultiExpertModel } from '../models/multi-expert.js';
@@ -93,6 +94,8 @@ export interface ExperimentData {
   balancedSampling: boolean;
   /** data_loader.args.on_device: where training batches are drawn (absent: 'auto'). */
   onDevice?: boolean | 'auto';
+  /** Image lists: how training batches are decoded, augmented and prefetched (num_workers). */
+  trainLoader?: ImageListPipeline;
 }
 
 /**
@@ -302,6 +305,14 @@ function buildImageListData(
     trainCounts: counts,
     batchSize: args.batch_size ?? 128,
     balancedSampling: args.balanced ?? false,
+    // training batches: RandomResizedCrop in the original image, as torchvision does, on
+    // num_workers threads (the stretched decode of `train` serves the other uses of the set)
+    trainLoader: {
+      spec: { stage: 'train', kind: loader.pipeline === 'inat' ? 'inat' : 'imagenet', size: imageSize },
+      workers: args.num_workers ?? 0,
+      prefetch: (args.prefetch_factor ?? 2) * Math.max(1, args.num_workers ?? 0),
+      ...(args.skip_corrupt ? { skipCorrupt: true } : {}),
+    },
   };
 }
 

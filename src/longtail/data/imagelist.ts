@@ -2,7 +2,7 @@
 // Places-LT, iNaturalist 2018 or any custom set) and class-per-folder directories, read lazily:
 // images are decoded with sharp (libvips) only when a batch needs them.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Sharp } from 'sharp';
 import { DataFormatError, type ImageListEntry } from './types.js';
 
@@ -91,6 +91,7 @@ export function readImageList(root: string, listFile: string, options: ReadListO
   if (size > MAX_LIST_BYTES)
     throw new DataFormatError(`${size} bytes is far too large for an image list`, listFile);
   const parsed = parseImageList(readFileSync(listFile, 'utf8'), listFile, options.classes);
+  refuseOutsideRoot(root, listFile, parsed.entries);
   const missing = options.missing ?? 'error';
   let entries = parsed.entries;
   let skipped = 0;
@@ -115,6 +116,23 @@ export function readImageList(root: string, listFile: string, options: ReadListO
       throw new DataFormatError(`none of the listed images exist under ${root}`, listFile);
   }
   return { root, listFile, entries, classes: parsed.classes, skipped };
+}
+
+/**
+ * A list names images under its root: an absolute path or one that climbs out with '..' would
+ * let a downloaded list read any file the user can read, so it is refused, naming the line.
+ */
+function refuseOutsideRoot(root: string, listFile: string, entries: ListedImage[]): void {
+  const base = resolve(root);
+  for (const e of entries) {
+    const rel = relative(base, resolve(base, e.path));
+    if (isAbsolute(e.path) || rel === '' || rel === '..' || rel.startsWith('../') || isAbsolute(rel))
+      throw new DataFormatError(
+        `path '${e.path}' points outside the image root ${root} (list paths are relative to the root, without '..')`,
+        listFile,
+        e.line,
+      );
+  }
 }
 
 /**

@@ -23,6 +23,7 @@ import {
 } from '../data/device-batches.js';
 import type { ImageTransform } from '../data/augment.js';
 import { epochBatches, isLazy, type ImageSet } from '../data/source.js';
+import type { ImageListPipeline } from '../data/imagelist-loader.js';
 import type { ImageDataset } from '../data/types.js';
 import { mixupLoss } from '../losses/mixup.js';
 import { evaluateLogits } from '../metrics/metrics.js';
@@ -61,6 +62,8 @@ export interface TrainOptions {
   test: ImageSet;
   trainCounts: number[];
   trainTransform: ImageTransform;
+  /** An image list's training batches: decoded, augmented and prefetched on num_workers threads. */
+  trainLoader?: ImageListPipeline;
   testTransform: ImageTransform;
   epochs: number;
   batchSize: number;
@@ -367,7 +370,11 @@ async function trainEpoch(
         if (afterStep(item.n)) break;
       }
     } else {
-      for await (const batch of epochBatches(o.train, { ...order, transform: o.trainTransform })) {
+      for await (const batch of epochBatches(
+        o.train,
+        { ...order, transform: o.trainTransform },
+        o.trainLoader,
+      )) {
         step++;
         const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
         ctx.ddp?.syncBuffers();

@@ -45,6 +45,7 @@ export function trainSession(session: Session, o: SessionTrainOptions): Promise<
     test: data.val,
     trainCounts: data.trainCounts,
     trainTransform: session.trainTransform,
+    ...(session.data.trainLoader ? { trainLoader: session.data.trainLoader } : {}),
     testTransform: session.testTransform,
     epochs: o.epochs,
     batchSize: data.batchSize,

@@ -1,0 +1,181 @@
+// Image-list pipeline throughput (the pipeline part; the training part needs a GPU, see
+// bench/images_train_torch.py): one epoch of a JPEG list through tailor's image-list loader
+// (decode, RandomResizedCrop 224, flip, colour jitter 0.4, normalize) against a PyTorch
+// DataLoader with the same transforms and the same number of workers (bench/images_torch.py:
+// torchvision where installed, else the same transforms in PIL + torch), in images per second.
+//
+//   npm run bench -- images [--json] [--workers 1,2,4,8,16] [--root DIR --list FILE]
+//                           [--batch 128] [--size 224] [--images N] [--repeats 2]
+//
+// Without --root, a synthetic ImageNet-LT-shaped set (tailor data synth-images: photo-sized
+// JPEGs, quality 90) is written once into the temp directory. Worker counts above the cores are
+// left out. Each case runs in a process of its own; tailor's runs get UV_THREADPOOL_SIZE =
+// workers, so that both sides decode on as many threads as they have workers. Wall time on a
+// shared machine measures the neighbours too, so the CPU seconds of each run (all its threads,
+// or the Python process and its workers) are reported beside it.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    role: { type: 'string', default: 'driver' },
+    root: { type: 'string' },
+    list: { type: 'string' },
+    workers: { type: 'string' },
+    batch: { type: 'string', default: '128' },
+    size: { type: 'string', default: '224' },
+    images: { type: 'string', default: '0' },
+    repeats: { type: 'string', default: '2' },
+    python: { type: 'string', default: '/usr/bin/python3' },
+    json: { type: 'boolean', default: false },
+  },
+});
+
+interface Run {
+  images: number;
+  seconds: number;
+  images_per_s: number;
+  cpu_seconds: number;
+  impl?: string;
+}
+
+/** Child: one epoch of tailor's loader with --workers worker threads; prints a Run. */
+async function child(): Promise<void> {
+  const { readImageList } = await import('../src/longtail/data/imagelist.js');
+  const { ImageListLoader, listSource } = await import('../src/longtail/data/imagelist-loader.js');
+  const list = readImageList(values.root!, values.list!);
+  const max = Number(values.images);
+  const source = listSource(max > 0 ? { ...list, entries: list.entries.slice(0, max) } : list);
+  const workers = Number(values.workers);
+  const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
+  // the loader (and its worker threads) start inside the timing, as the DataLoader's workers do
+  const loader = new ImageListLoader(source, {
+    spec: { stage: 'train', kind: 'imagenet', size: Number(values.size) },
+    workers,
+    prefetch: 2 * Math.max(1, workers),
+  });
+  let n = 0;
+  for await (const b of loader.epoch({ batchSize: Number(values.batch), seed: 0 })) n += b.n;
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  await loader.close();
+  const cpu = process.cpuUsage(c0);
+  const run: Run = {
+    images: n,
+    seconds,
+    images_per_s: n / seconds,
+    cpu_seconds: (cpu.user + cpu.system) / 1e6,
+  };
+  console.log(JSON.stringify(run));
+}
+
+async function ensureData(): Promise<{ root: string; list: string }> {
+  if (values.root) {
+    const list = values.list ?? join(values.root, 'ImageNet_LT_train.txt');
+    return { root: values.root, list };
+  }
+  const root = join(tmpdir(), 'tailor-bench-images-c20-m60-s400x350');
+  const list = join(root, 'ImageNet_LT_train.txt');
+  if (!existsSync(list)) {
+    const { synthImageList } = await import('../src/longtail/data/synth-images.js');
+    const t0 = Date.now();
+    await synthImageList({
+      out: root,
+      classes: 20,
+      imbalance: 10,
+      maxPerClass: 60,
+      valPerClass: 0,
+      testPerClass: 0,
+      width: 400,
+      height: 350,
+      quality: 90,
+    });
+    if (!values.json) console.log(`wrote the synthetic set to ${root} in ${(Date.now() - t0) / 1000} s`);
+  }
+  return { root, list };
+}
+
+function parseRun(out: string, err: string, what: string): Run {
+  const line = out.trim().split('\n').pop() ?? '';
+  try {
+    return JSON.parse(line) as Run;
+  } catch {
+    throw new Error(`${what} gave no result:\n${out}\n${err}`);
+  }
+}
+
+async function driver(): Promise<void> {
+  const cores = availableParallelism();
+  const requested = values.workers ? values.workers.split(',').map(Number) : [1, 2, 4, 8, 16];
+  const workerCounts = requested.filter((w) => Number.isInteger(w) && w >= 1 && w <= cores);
+  const { root, list } = await ensureData();
+  const self = fileURLToPath(import.meta.url);
+  const common = ['--root', root, '--list', list, '--batch', values.batch!, '--size', values.size!];
+  const rows: Record<string, unknown>[] = [];
+  for (const w of workerCounts) {
+    let tailor: Run | undefined;
+    let torch: Run | undefined;
+    // alternate the two sides; keep the best (least disturbed) run of each
+    for (let r = 0; r < Number(values.repeats); r++) {
+      const t = spawnSync(
+        process.execPath,
+        [self, '--role', 'child', '--workers', String(w), '--images', values.images!, ...common],
+        { encoding: 'utf8', env: { ...process.env, UV_THREADPOOL_SIZE: String(w) } },
+      );
+      const tr = parseRun(t.stdout, t.stderr, 'tailor');
+      if (!tailor || tr.seconds < tailor.seconds) tailor = tr;
+      const script = join(self, '..', '..', '..', 'bench', 'images_torch.py');
+      const py = spawnSync(
+        values.python!,
+        [script, root, list, String(w), values.batch!, values.size!, values.images!],
+        { encoding: 'utf8', env: { ...process.env, OMP_NUM_THREADS: '1' } },
+      );
+      const pr = parseRun(py.stdout, py.stderr, 'PyTorch');
+      if (!torch || pr.seconds < torch.seconds) torch = pr;
+    }
+    rows.push({
+      workers: w,
+      images: tailor!.images,
+      tailor_images_per_s: tailor!.images_per_s,
+      torch_images_per_s: torch!.images_per_s,
+      ratio: tailor!.images_per_s / torch!.images_per_s,
+      tailor_images_per_cpu_s: tailor!.images / tailor!.cpu_seconds,
+      torch_images_per_cpu_s: torch!.images / torch!.cpu_seconds,
+      torch_impl: torch!.impl,
+    });
+  }
+  const result = {
+    bench: 'images',
+    cores,
+    load_average: loadavg()[0],
+    batch: Number(values.batch),
+    size: Number(values.size),
+    data: list,
+    rows,
+    // (b), training images/s of the SADE ImageNet-LT ResNeXt-50, needs a GPU
+    training: {
+      measured: false,
+      how: 'scripts/gpu-check.sh on the GPU machine: images_train_torch (PyTorch float32, bf16, bf16 + channels-last); tailor side not yet',
+    },
+  };
+  if (values.json) {
+    console.log(JSON.stringify(result));
+    return;
+  }
+  console.log(`image-list pipeline, ${cores} cores, batch ${result.batch}, crop ${result.size} (${list})`);
+  console.log('workers  images  tailor img/s  torch img/s  ratio  tailor img/cpu-s  torch img/cpu-s');
+  for (const r of rows as { [k: string]: number }[]) {
+    console.log(
+      `${String(r.workers).padStart(7)}  ${String(r.images).padStart(6)}  ${r.tailor_images_per_s!.toFixed(1).padStart(12)}  ` +
+        `${r.torch_images_per_s!.toFixed(1).padStart(11)}  ${r.ratio!.toFixed(2).padStart(5)}  ` +
+        `${r.tailor_images_per_cpu_s!.toFixed(1).padStart(16)}  ${r.torch_images_per_cpu_s!.toFixed(1).padStart(15)}`,
+    );
+  }
+  console.log(`PyTorch side: ${String((rows[0] as { torch_impl?: string } | undefined)?.torch_impl)}`);
+}
+
+await (values.role === 'child' ? child() : driver());
