@@ -63,6 +63,7 @@ export type { SemiSyntheticOptions } from './data/semisynthetic.js';
 export type { SimulationOptions } from './data/simulate.js';
 export type { Denoiser, EvaluateOptions, MethodMetrics } from './eval/evaluate.js';
 export type { MethodScore, YardstickOptions } from './eval/yardstick.js';
+export type { AtFalseRate, OperatingPoints } from './eval/operating.js';
 export type { DomainCheck } from './model/domain.js';
 export type { UNetConfig } from './model/unet.js';
 export type { PreprocessOptions, PreprocessResult } from './pipeline/preprocess.js';

@@ -119,7 +119,18 @@ test('runYardstick: the raw ladder rises about 20 log10 T per level and raw x0 m
   assert.ok(!heldOut.methods.some((m) => m.stack));
   // The held-out reference (noise-corrected) agrees with the truth on the raw input to a few dB.
   assert.ok(Math.abs(heldOut.ladder[0]!.energy_snr_db - truth.ladder[0]!.energy_snr_db) < 2);
+  // Operating points: raw x0 is level 0's spectrum, so its sweep is the ladder's first.
+  assert.equal(truth.ladderOperating.length, 3);
+  assert.deepEqual(raw.operating, truth.ladderOperating[0]);
+  for (const m of truth.methods) {
+    assert.ok(m.operating.auc >= 0 && m.operating.auc <= 1, m.name);
+    assert.ok(m.operating.tuned !== null && m.operating.atFalseRate.length === 2, m.name);
+  }
+  // Cleaner levels find at least as many peaks at one false peak per spectrum.
+  const at1 = truth.ladderOperating.map((o) => o.atFalseRate[0]!.recall);
+  assert.ok(at1[2]! >= at1[0]! - 1e-9, at1.join(' '));
   const text = formatYardstick(report);
+  assert.match(text, /PR AUC/);
   assert.match(text, /raw level 2 \| 16x/);
   assert.match(text, /tv \(x0\)/);
 });
