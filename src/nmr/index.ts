@@ -10,6 +10,8 @@ export {
   denoiseSpectra,
   denoiseStacks,
   isStackModel,
+  blendFidelity,
+  NmrFidelityError,
 } from './model/denoise.js';
 export { checkDomain, NOISE_FAR, type ProcessingDomain, type TrainingDomain } from './model/domain.js';
 export { preprocessStack } from './pipeline/preprocess.js';

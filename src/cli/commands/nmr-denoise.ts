@@ -26,6 +26,8 @@ import {
   Dataset,
   type Spectrum,
   type UNet1d,
+  blendFidelity,
+  NmrFidelityError,
 } from '../../nmr/index.js';
 import { ensureDir } from '../../util/fs.js';
 
@@ -48,6 +50,9 @@ options:
       --device D        cpu (default), cuda or cuda:N
       --ppm LO,HI       keep only this ppm window (default: the training experiments' window)
       --force           denoise inputs far outside what the model was trained on
+      --fidelity F      0..1 (default 0): write F x input + (1 - F) x denoised, trading
+                        smoothing for weak peaks (BENCHMARKS.md, NMR, has the curve);
+                        single-spectrum models only
 
 FIDs are processed like the model's training experiments (size, line broadening, phase) when the
 model records them. Each input's relative noise and ppm range are compared with the training
@@ -152,20 +157,33 @@ export const run = defineCommand({
     processed: { type: 'boolean' },
     ppm: { type: 'string' },
     force: { type: 'boolean' },
+    fidelity: { type: 'string' },
   },
   helpOnParseError: true,
   run: ({ values }) => {
     if (!values.model) throw new CliError(`--model is required\n\n${HELP}`);
     if (!values.input?.length) throw new CliError(`--input is required\n\n${HELP}`);
     if (!values.out) throw new CliError(`--out is required\n\n${HELP}`);
+    const fidelity = values.fidelity === undefined ? 0 : Number(values.fidelity);
+    if (values.fidelity !== undefined && (values.fidelity.trim() === '' || !(fidelity >= 0 && fidelity <= 1)))
+      throw new NmrFidelityError(values.fidelity);
     useDevice(values.device);
     const { model, domain } = loadModel(values.model);
+    if (values.fidelity !== undefined && isStackModel(model)) {
+      model.dispose();
+      // A stack model's output is in level-K units and has no single input to return to.
+      throw new CliError(
+        `--fidelity: ${values.model} denoises stacks of levels; --fidelity blends the output with its one input spectrum, so it needs a single-spectrum model`,
+      );
+    }
     useProcessing(domain, values.ppm);
     const prefer = values.processed ? 'processed' : 'raw';
     const items = values.input.flatMap((p) => collect(p, prefer));
     if (domain && !isStackModel(model)) checkInputs(items, model, domain, values.force === true);
     ensureDir(values.out);
-    const { outputs, seconds } = denoiseItems(model, items, values.model);
+    const { outputs: denoised, seconds } = denoiseItems(model, items, values.model);
+    const outputs =
+      fidelity > 0 ? denoised.map((y, i) => blendFidelity(items[i]!.spectrum.real, y, fidelity)) : denoised;
     writeOutputs(items, outputs, values.model, values.out);
     model.dispose();
     console.log(

@@ -3,7 +3,7 @@
 // against the held-out level K) or the user's own measurements (against level K).
 import { CliError, asUserError } from '../errors.js';
 import { defineCommand } from '../command.js';
-import { choiceListArg, numberArg } from '../args.js';
+import { choiceListArg, numberArg, numberListArg } from '../args.js';
 import {
   datasetYardSamples,
   experimentYardSamples,
@@ -18,6 +18,10 @@ import {
   denoiseSpectra,
   denoiseStacks,
   isStackModel,
+  blendFidelity,
+  NmrFidelityError,
+  type PreprocessResult,
+  type UNet1d,
 } from '../../nmr/index.js';
 import { formatYardstick } from '../../report/nmr-yardstick.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
@@ -36,6 +40,9 @@ options:
       --samples FILE      an experiments JSON file (configs/schema/nmr-experiments.schema.json)
       --experiments LIST  one sample's experiments, lowest SNR first: a,b+c,d ('+' co-adds files)
       --model [NAME=]FILE a checkpoint from 'tailor nmr train' (repeatable)
+      --fidelity LIST     also score each single-spectrum model blended with its input,
+                          F x x0 + (1 - F) x denoised, for each F of the comma list (0..1),
+                          as 'NAME f=F' (the curve of 'tailor nmr denoise --fidelity')
       --baselines LIST    comma list of ${SINGLE_BASELINES.join(', ')} (default all):
                           the scan itself, Savitzky-Golay, the exponential matched filter,
                           wavelet shrinkage with cycle spinning, total variation, Cadzow
@@ -61,12 +68,16 @@ export const run = defineCommand({
     ratio: { type: 'string' },
     json: { type: 'string' },
     out: { type: 'string' },
+    fidelity: { type: 'string' },
   },
   helpOnParseError: true,
   run: ({ values }) => {
     const maxSamples = numberArg('--max-samples', values['max-samples'], { integer: true, min: 1 });
     const validation = numberArg('--validation', values.validation, { min: 0, below: 1 });
     let ratio = numberArg('--ratio', values.ratio, { positive: true });
+    const fidelities = numberListArg('--fidelity', values.fidelity, {}) ?? [];
+    const badF = fidelities.find((v) => !(v >= 0 && v <= 1));
+    if (badF !== undefined) throw new NmrFidelityError(badF);
     const baselines =
       values.baselines === undefined
         ? [...SINGLE_BASELINES]
@@ -113,8 +124,7 @@ export const run = defineCommand({
               `--model ${path}: takes ${model.config.inputLevels} levels, the samples have ${K1}`,
             );
           methods.push({ name, stack: true, run: (pre) => denoiseStacks(model, [pre.spectra])[0]! });
-        } else
-          methods.push({ name, stack: false, run: (pre) => denoiseSpectra(model, [pre.spectra[0]!])[0]! });
+        } else methods.push(...singleMethods(name, model, fidelities));
       }
     }
     try {
@@ -139,3 +149,21 @@ export const run = defineCommand({
     }
   },
 });
+
+/** A single-spectrum model, and its blends with x0 at each fidelity (one model run per sample). */
+function singleMethods(name: string, model: UNet1d, fidelities: number[]): YardMethod[] {
+  const cache = new WeakMap<PreprocessResult, Float64Array>();
+  const denoised = (pre: PreprocessResult): Float64Array => {
+    let y = cache.get(pre);
+    if (!y) cache.set(pre, (y = denoiseSpectra(model, [pre.spectra[0]!])[0]!));
+    return y;
+  };
+  return [
+    { name, stack: false, run: denoised },
+    ...fidelities.map((f) => ({
+      name: `${name} f=${f}`,
+      stack: false,
+      run: (pre: PreprocessResult) => blendFidelity(pre.spectra[0]!, denoised(pre), f),
+    })),
+  ];
+}

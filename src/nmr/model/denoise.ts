@@ -4,7 +4,7 @@
 import * as torch from '../../torch/index.js';
 import { UNet1d, resolveUNetConfig, type UNetConfig } from './unet.js';
 import type { Denoiser } from '../eval/evaluate.js';
-import { CheckpointError } from '../../util/errors.js';
+import { CheckpointError, InputError } from '../../util/errors.js';
 import type { TrainingDomain } from './domain.js';
 
 export const MODEL_FORMAT = 'tailor-nmr-unet';
@@ -129,4 +129,32 @@ export function isStackModel(model: UNet1d): boolean {
 export function modelDenoiser(model: UNet1d): Denoiser {
   if (isStackModel(model)) return (_input, pre) => denoiseStacks(model, [pre.spectra])[0]!;
   return (input) => denoiseSpectra(model, [input])[0]!;
+}
+
+/** A fidelity outside [0, 1] (see {@link blendFidelity}). */
+export class NmrFidelityError extends InputError {
+  constructor(readonly fidelity: number | string) {
+    super(
+      `fidelity ${fidelity} is outside [0, 1] (0 keeps the model's output, 1 the input; give a value in between, for example 0.2, to keep more of the weak peaks)`,
+    );
+  }
+}
+
+/**
+ * Trades smoothing for faithfulness to the measurement: f x input + (1 - f) x denoised, point by
+ * point. The residual input - denoised holds the noise the model removed and any weak line it
+ * removed with it; a linear blend returns the fraction f of both, so the output's noise is about
+ * f times the input's (plus the model's own error) and a weak line keeps at least the fraction f
+ * of its height. The ends are exact: f = 0 is the model's output, f = 1 the input.
+ * @throws NmrFidelityError when f is not a number in [0, 1].
+ */
+export function blendFidelity(
+  input: ArrayLike<number>,
+  denoised: ArrayLike<number>,
+  f: number,
+): Float64Array {
+  if (!(f >= 0 && f <= 1)) throw new NmrFidelityError(f);
+  if (input.length !== denoised.length)
+    throw new RangeError(`blendFidelity: input of ${input.length} points, output of ${denoised.length}`);
+  return Float64Array.from(denoised, (d, i) => f * input[i]! + (1 - f) * d);
 }
