@@ -17,9 +17,11 @@ matching, the EM-adjusted scores and the oracle prior), a Gaussian mixture
 ('tailor gmm fit --out DIR/results.json'; data beside it as data.csv or at the recorded path;
 'gmm select --json' output as DIR/select.json adds the BIC curve), a subgroup model
 ('tailor subgroup fit --out DIR/results.json --posterior DIR/posterior.csv', or 'subgroup select
---out DIR/results.json') or an NMR evaluation ('tailor nmr evaluate --json > DIR/results.json':
+--out DIR/results.json'), an NMR evaluation ('tailor nmr evaluate --json > DIR/results.json':
 the raw levels, the baselines raw, savgol, matched, wavelet, tv, cadzow, fusion and pseudo_gt,
-and a trained model when it was scored).
+and a trained model when it was scored) or an NMR yardstick ('tailor nmr yardstick --json
+DIR/results.json': each candidate's peak-picking operating points, its precision-recall curve
+and its recall against false peaks per spectrum).
 The page inlines its chart library and needs no server or network.
 
 options:
