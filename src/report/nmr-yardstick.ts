@@ -76,6 +76,19 @@ export function formatOperating(r: ReferenceReport): string {
   r.ladderOperating.forEach((o, k) => lines.push(operatingRow(`raw level ${k}`, o)));
   for (const s of r.methods)
     lines.push(operatingRow(s.stack ? `${s.name} (levels 0..K)` : `${s.name} (x0)`, s.operating));
+  const calibrated = r.methods.filter((s) => s.coverage90);
+  if (calibrated.length)
+    lines.push(
+      '',
+      'uncertainty (scale head): how often the truth lies in the central 90 % interval, +- scale x ln 10 (calibrated: 0.90):',
+      '',
+      '| method | coverage, all points | coverage, peak mask | mean scale (sigma of x0) |',
+      '|---|---:|---:|---:|',
+      ...calibrated.map(
+        (s) =>
+          `| ${s.name} (x0) | ${f(s.coverage90!.all, 3)} | ${f(s.coverage90!.peak, 3)} | ${f(s.coverage90!.meanScaleSigma, 3)} |`,
+      ),
+    );
   return lines.join('\n');
 }
 

@@ -14,9 +14,11 @@
 import { preprocessStack, type PreprocessOptions, type PreprocessResult } from '../pipeline/preprocess.js';
 import { inverseVarianceFusion } from '../pipeline/fusion.js';
 import { averageMetrics, type Metrics } from './metrics.js';
+import { coverageOf, meanCoverage, type Coverage } from './coverage.js';
 import { energySnrCorrected, heldOutContexts, score, truthContexts, type Context } from './yard-context.js';
 
 export { energySnrCorrected };
+export type { Coverage };
 import { applyBaseline, SINGLE_BASELINES, tuneBaselines, type SingleBaseline, type Tuned } from './single.js';
 import {
   addCounts,
@@ -50,6 +52,11 @@ export interface YardMethod {
   run: (pre: PreprocessResult) => Float64Array;
   /** Uses all levels (stack) or only level 0. */
   stack: boolean;
+  /**
+   * The per-point Laplace scale of the output's error (a model with a scale head), after run on
+   * the same input: its central 90 % interval, +- scale x ln 10, is checked against the truth.
+   */
+  scale?: (pre: PreprocessResult) => Float64Array;
 }
 
 /**
@@ -93,6 +100,8 @@ export interface MethodScore {
   matchedF1: Matched;
   /** Peak picking over a sweep of thresholds: PR curve, tuned F1, recall at matched false rates. */
   operating: OperatingPoints;
+  /** Against the truth, for a method with a scale: the coverage of its central 90 % interval. */
+  coverage90?: Coverage;
 }
 
 /** The yardstick against one reference: the raw ladder and each method. */
@@ -156,6 +165,8 @@ const REFERENCE_KINDS: readonly ReferenceKind[] = ['truth', 'held-out level K'];
 interface Scored {
   ladders: Record<ReferenceKind, Metrics[][]>;
   perMethod: Record<ReferenceKind, Record<string, Metrics[]>>;
+  /** Per method with a scale: each scored sample's coverage against the truth. */
+  coverage: Record<string, Coverage[]>;
   /** The pipeline's T estimate of each scored sample. */
   tHats: number[];
   sweeps: Sweeps;
@@ -299,6 +310,7 @@ function scoreSamples(
 ): Scored {
   const ladders: Scored['ladders'] = { truth: [], 'held-out level K': [] };
   const perMethod: Scored['perMethod'] = { truth: {}, 'held-out level K': {} };
+  const coverage: Scored['coverage'] = {};
   const tHats: number[] = [];
   const sweeps = emptySweeps();
   scored.forEach((s, i) => {
@@ -314,12 +326,14 @@ function scoreSamples(
         // Stack methods see level K, so only the truth can score them.
         if (m.stack && kind !== 'truth') return;
         (perMethod[kind][m.name] ??= []).push(score(outputs[j]!, ctx[0]!));
+        if (m.scale && kind === 'truth')
+          (coverage[m.name] ??= []).push(coverageOf(outputs[j]!, m.scale(pre), ctx[0]!));
       });
       addSweeps(sweeps[kind], ctx, pre, methods, outputs, kind);
     }
     onProgress?.(i + 1, scored.length);
   });
-  return { ladders, perMethod, tHats, sweeps };
+  return { ladders, perMethod, coverage, tHats, sweeps };
 }
 
 /** Per reference: the mean ladder, and each method's mean metrics with the level it matches. */
@@ -357,6 +371,9 @@ function referenceReports(
             matchedEnergy: matchLevel(metrics.energy_snr_db, energy, T, 'energy'),
             matchedF1: matchLevel(metrics.peak_f1, f1, T, 'f1'),
             operating: operatingPoints(sweeps.methods[m.name]!, tune.methods[m.name] ?? null),
+            ...(kind === 'truth' && results.coverage[m.name]
+              ? { coverage90: meanCoverage(results.coverage[m.name]!) }
+              : {}),
           };
         }),
     });

@@ -66,7 +66,42 @@ export function loadDenoiserInfo(path: string): { model: UNet1d; domain: Trainin
 
 /** Denoises spectra (any lengths) with the model; returns float64 copies. */
 export function denoiseSpectra(model: UNet1d, spectra: ArrayLike<number>[], batch = 8): Float64Array[] {
+  return runSpectra(model, spectra, batch, false).spectra;
+}
+
+/** Asked for the scale of a model trained without the scale head. */
+export class NmrUncertaintyError extends InputError {
+  constructor(readonly model: string) {
+    super(
+      `${model}: this model was trained without the scale head, so it cannot say how sure it is of each point (train one with model.scaleHead true and loss.nll > 0, for example configs/nmr_seed_scale.json, or leave out the uncertainty request)`,
+    );
+  }
+}
+
+/**
+ * Denoises spectra and returns, beside each, the per-point Laplace scale b of its error (in the
+ * spectrum's units): the central 90 % interval of a point is +- b ln 10.
+ * @throws NmrUncertaintyError when the model has no scale head (`name` names it).
+ */
+export function denoiseWithScale(
+  model: UNet1d,
+  spectra: ArrayLike<number>[],
+  name = 'the model',
+  batch = 8,
+): { spectra: Float64Array[]; scales: Float64Array[] } {
+  if (!model.scale) throw new NmrUncertaintyError(name);
+  const r = runSpectra(model, spectra, batch, true);
+  return { spectra: r.spectra, scales: r.scales! };
+}
+
+function runSpectra(
+  model: UNet1d,
+  spectra: ArrayLike<number>[],
+  batch: number,
+  withScale: boolean,
+): { spectra: Float64Array[]; scales: Float64Array[] | null } {
   const out: Float64Array[] = [];
+  const scales: Float64Array[] = [];
   model.eval();
   // Spectra of one length go through together; others one at a time.
   let i = 0;
@@ -76,13 +111,21 @@ export function denoiseSpectra(model: UNet1d, spectra: ArrayLike<number>[], batc
     while (j < spectra.length && j - i < batch && spectra[j]!.length === L) j++;
     const data = new Float32Array((j - i) * L);
     for (let k = i; k < j; k++) data.set(Float32Array.from(spectra[k]!), (k - i) * L);
-    const result = torch.noGrad(() =>
-      torch.tidy(() => model.forward(torch.tensor(data, { shape: [j - i, L] })).toFloat32Array()),
+    const [result, logScale] = torch.noGrad(() =>
+      torch.tidy(() => {
+        const x = torch.tensor(data, { shape: [j - i, L] });
+        if (!withScale) return [model.forward(x).toFloat32Array(), null] as const;
+        const r = model.forwardWithScale(x);
+        return [r.mean.toFloat32Array(), r.logScale.toFloat32Array()] as const;
+      }),
     );
-    for (let k = i; k < j; k++) out.push(Float64Array.from(result.subarray((k - i) * L, (k - i + 1) * L)));
+    for (let k = i; k < j; k++) {
+      out.push(Float64Array.from(result.subarray((k - i) * L, (k - i + 1) * L)));
+      if (logScale) scales.push(Float64Array.from(logScale.subarray((k - i) * L, (k - i + 1) * L), Math.exp));
+    }
     i = j;
   }
-  return out;
+  return { spectra: out, scales: withScale ? scales : null };
 }
 
 /**
