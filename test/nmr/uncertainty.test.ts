@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
 import { UNet1d } from '../../src/nmr/model/unet.js';
 import { laplaceNll } from '../../src/nmr/train/losses.js';
-import { LAPLACE_90, confidentPeaks, coverageOf } from '../../src/nmr/eval/coverage.js';
+import {
+  LAPLACE_90,
+  confidentPeaks,
+  coverageOf,
+  errorRatios,
+  factorFor90,
+} from '../../src/nmr/eval/coverage.js';
 import { NmrUncertaintyError, denoiseSpectra, denoiseWithScale } from '../../src/nmr/model/denoise.js';
 import { writeSyntheticDataset } from '../../src/nmr/data/generate.js';
 import { run as train } from '../../src/cli/commands/nmr-train.js';
@@ -85,14 +91,14 @@ test('coverageOf: Laplace errors of the predicted scale cover 90 %; confidentPea
   assert.ok(Math.abs(c.all - 0.9) < 0.01, String(c.all));
   assert.ok(Math.abs(c.peak - 0.9) < 0.02, String(c.peak));
   assert.ok(Math.abs(c.meanScaleSigma - 1.25) < 1e-9);
-  // Too small a scale under-covers.
-  assert.ok(
-    coverageOf(
-      y,
-      b.map((v) => v / 3),
-      ctx,
-    ).all < 0.6,
-  );
+  // Too small a scale under-covers; the factor fitted on other draws (the first half) restores 90 %.
+  const small = b.map((v) => v / 3);
+  assert.ok(coverageOf(y, small, ctx).all < 0.6);
+  const half = (a: Float64Array) => a.subarray(0, n / 2);
+  const factor = factorFor90(errorRatios(half(y), half(small), { ...ctx, truth: half(truth) }));
+  assert.ok(Math.abs(factor - 3) < 0.15, String(factor));
+  const fixed = coverageOf(y, small, ctx, factor);
+  assert.ok(Math.abs(fixed.calibrated - 0.9) < 0.02 && fixed.factor === factor, String(fixed.calibrated));
   const spectrum = Float64Array.from(
     { length: 100 },
     (_, i) => 2 / (1 + ((i - 30) / 2) ** 2) + 0.5 / (1 + ((i - 70) / 2) ** 2),

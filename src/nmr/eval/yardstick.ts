@@ -14,7 +14,7 @@
 import { preprocessStack, type PreprocessOptions, type PreprocessResult } from '../pipeline/preprocess.js';
 import { inverseVarianceFusion } from '../pipeline/fusion.js';
 import { averageMetrics, type Metrics } from './metrics.js';
-import { coverageOf, meanCoverage, type Coverage } from './coverage.js';
+import { coverageOf, errorRatios, factorFor90, meanCoverage, type Coverage } from './coverage.js';
 import { energySnrCorrected, heldOutContexts, score, truthContexts, type Context } from './yard-context.js';
 
 export { energySnrCorrected };
@@ -201,13 +201,17 @@ function addSweeps(
   });
 }
 
-/** The sweeps of every method on the tuning samples (which choose each one's picking threshold). */
+/**
+ * The sweeps of every method on the tuning samples (which choose each one's picking threshold),
+ * and for methods with a scale, the factor on it that covers 90 % of the truth there.
+ */
 function tuningSweeps(
   validation: YardSample[],
   methods: YardMethod[],
   prep: (s: YardSample) => PreprocessResult,
-): Sweeps {
+): { sweeps: Sweeps; scaleFactors: Record<string, number> } {
   const sweeps = emptySweeps();
+  const ratios: Record<string, number[]> = {};
   for (const s of validation) {
     const pre = prep(s);
     const outputs = methods.map((m) => m.run(pre));
@@ -216,8 +220,14 @@ function tuningSweeps(
       const ctx = contexts[kind];
       if (ctx) addSweeps(sweeps[kind], ctx, pre, methods, outputs, kind);
     }
+    methods.forEach((m, j) => {
+      if (m.scale && contexts.truth)
+        (ratios[m.name] ??= []).push(...errorRatios(outputs[j]!, m.scale(pre), contexts.truth[0]!));
+    });
   }
-  return sweeps;
+  const scaleFactors: Record<string, number> = {};
+  for (const [name, r] of Object.entries(ratios)) scaleFactors[name] = factorFor90(r);
+  return { sweeps, scaleFactors };
 }
 
 /**
@@ -244,8 +254,8 @@ export function runYardstick(samples: YardSample[], options: YardstickOptions = 
   const tuned = tuneOn(samples.slice(0, nVal), baselines, prep);
   const methods = yardMethods(baselines, tuned, options);
   const scored = samples.slice(nVal);
-  const results = scoreSamples(scored, methods, prep, options.onProgress);
-  const tuning = tuningSweeps(samples.slice(0, nVal), methods, prep);
+  const { sweeps: tuning, scaleFactors } = tuningSweeps(samples.slice(0, nVal), methods, prep);
+  const results = scoreSamples(scored, methods, prep, scaleFactors, options.onProgress);
   const finite = results.tHats.filter((t) => Number.isFinite(t) && t > 1).sort((a, b) => a - b);
   const T = options.ratio ?? (finite.length ? finite[Math.floor(finite.length / 2)]! : NaN);
   return {
@@ -306,6 +316,7 @@ function scoreSamples(
   scored: YardSample[],
   methods: YardMethod[],
   prep: (s: YardSample) => PreprocessResult,
+  scaleFactors: Record<string, number>,
   onProgress: YardstickOptions['onProgress'],
 ): Scored {
   const ladders: Scored['ladders'] = { truth: [], 'held-out level K': [] };
@@ -327,7 +338,9 @@ function scoreSamples(
         if (m.stack && kind !== 'truth') return;
         (perMethod[kind][m.name] ??= []).push(score(outputs[j]!, ctx[0]!));
         if (m.scale && kind === 'truth')
-          (coverage[m.name] ??= []).push(coverageOf(outputs[j]!, m.scale(pre), ctx[0]!));
+          (coverage[m.name] ??= []).push(
+            coverageOf(outputs[j]!, m.scale(pre), ctx[0]!, scaleFactors[m.name] ?? NaN),
+          );
       });
       addSweeps(sweeps[kind], ctx, pre, methods, outputs, kind);
     }
