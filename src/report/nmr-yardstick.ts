@@ -82,11 +82,11 @@ export function formatOperating(r: ReferenceReport): string {
       '',
       'uncertainty (scale head): how often the truth lies in the central 90 % interval, +- scale x ln 10 (calibrated: 0.90):',
       '',
-      '| method | coverage, all points | coverage, peak mask | mean scale (sigma of x0) |',
-      '|---|---:|---:|---:|',
+      '| method | coverage, all points | coverage, peak mask | mean scale (sigma of x0) | factor for 90 % on the tuning samples | coverage with it |',
+      '|---|---:|---:|---:|---:|---:|',
       ...calibrated.map(
         (s) =>
-          `| ${s.name} (x0) | ${f(s.coverage90!.all, 3)} | ${f(s.coverage90!.peak, 3)} | ${f(s.coverage90!.meanScaleSigma, 3)} |`,
+          `| ${s.name} (x0) | ${f(s.coverage90!.all, 3)} | ${f(s.coverage90!.peak, 3)} | ${f(s.coverage90!.meanScaleSigma, 3)} | ${f(s.coverage90!.factor, 3)} | ${f(s.coverage90!.calibrated, 3)} |`,
       ),
     );
   return lines.join('\n');
