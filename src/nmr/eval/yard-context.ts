@@ -5,11 +5,13 @@ import { baselineOfPeakMask, maskRegions, peakBaselineMasks } from '../pipeline/
 import { computeMetrics, type MetricContext, type Metrics } from './metrics.js';
 import type { YardSample } from './yardstick.js';
 
+/** What one candidate is scored against, with the held-out reference's noise where there is one. */
 export interface Context extends MetricContext {
   /** Held-out reference: its noise sigma, removed from the energy SNR (see energySnrCorrected). */
   refSigma?: number;
 }
 
+/** Contexts against the truth (simulated samples), one per level; null without a truth. */
 export function truthContexts(s: YardSample, pre: PreprocessResult): Context[] | null {
   if (!s.truth || !s.truthPeakMask || !s.trueSigmas) return null;
   const truth = s.truth.map((v) => v * s.scaleK);
@@ -17,7 +19,7 @@ export function truthContexts(s: YardSample, pre: PreprocessResult): Context[] |
   const multiplets = s.regions && s.regions.length ? s.regions : maskRegions(s.truthPeakMask);
   return pre.spectra.map(() => ({
     truth,
-    // One picking threshold for every candidate: 3 sigma of x0 (see runYardstick).
+    // One picking threshold for every candidate: 3 sigma of x0 (see the header of yardstick.ts).
     sigmaIn: s.trueSigmas![0]! * s.scaleK,
     hzPerPoint: s.hzPerPoint,
     peakMask: s.truthPeakMask!,
@@ -60,6 +62,7 @@ export function energySnrCorrected(y: ArrayLike<number>, r: ArrayLike<number>, r
   return 10 * Math.log10(Math.max(rr - noise, floor) / Math.max(ee - noise, floor));
 }
 
+/** The metrics of y, with the energy SNR corrected for a held-out reference's noise. */
 export function score(y: Float64Array, ctx: Context): Metrics {
   const m = computeMetrics(y, ctx);
   if (ctx.refSigma !== undefined) m.energy_snr_db = energySnrCorrected(y, ctx.truth, ctx.refSigma);
