@@ -11,6 +11,10 @@
 // threshold for every candidate, 3 sigma of x0, so that peak F1 (and the weak-peak recall, peaks
 // of 3-5 sigma_0) compare like with like along the raw ladder: with each level's own 3 sigma_k,
 // the cleaner raw levels would be charged for picking noise on line tails that x0 cannot show.
+// That one threshold suits no candidate best and lets each pick at its own false-peak rate, so
+// every candidate's picks are also swept over thresholds in sigma_0 (operating.ts): the
+// precision-recall curve, F1 at the threshold tuned on the tuning samples, and recall at matched
+// false-peak rates.
 import { preprocessStack, type PreprocessOptions, type PreprocessResult } from '../pipeline/preprocess.js';
 import { inverseVarianceFusion } from '../pipeline/fusion.js';
 import { averageMetrics, type Metrics } from './metrics.js';
