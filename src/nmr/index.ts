@@ -10,6 +10,10 @@ export {
   denoiseSpectra,
   denoiseStacks,
   isStackModel,
+  blendFidelity,
+  NmrFidelityError,
+  denoiseWithScale,
+  NmrUncertaintyError,
 } from './model/denoise.js';
 export { checkDomain, NOISE_FAR, type ProcessingDomain, type TrainingDomain } from './model/domain.js';
 export { preprocessStack } from './pipeline/preprocess.js';
@@ -70,6 +74,9 @@ export type { SemiSyntheticOptions } from './data/semisynthetic.js';
 export type { SimulationOptions } from './data/simulate.js';
 export type { Denoiser, EvaluateOptions, MethodMetrics } from './eval/evaluate.js';
 export type { MethodScore, YardstickOptions } from './eval/yardstick.js';
+export type { AtFalseRate, OperatingPoints } from './eval/operating.js';
+export { confidentPeaks, type ConfidentPeak, type Coverage } from './eval/coverage.js';
+export { robustSigma } from './pipeline/noise.js';
 export type { DomainCheck } from './model/domain.js';
 export type { UNetConfig } from './model/unet.js';
 export type { PreprocessOptions, PreprocessResult } from './pipeline/preprocess.js';

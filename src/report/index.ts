@@ -1,5 +1,6 @@
 // Static HTML reports of run directories: detects what a run's results.json holds and renders
-// the matching report (long-tail training, Gaussian mixture, subgroup model, NMR evaluation).
+// the matching report (long-tail training, Gaussian mixture, subgroup model, NMR evaluation, NMR
+// yardstick).
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/fs.js';
 import { renderPage } from './html.js';
@@ -7,6 +8,7 @@ import { longtailPage, loadLongtailRun, type LongtailPageOptions } from './longt
 import { gmmPage, isGmmModel, isGmmSelection } from './gmm.js';
 import { isSubgroupFit, isSubgroupSelection, subgroupPage } from './subgroup.js';
 import { isNmrReport, nmrPage } from './nmr.js';
+import { isYardstickReport, yardstickPage } from './nmr-yardstick-page.js';
 import type { ReportPage, RunKind } from './types.js';
 import { parseResultsJson } from './read.js';
 import { InputError } from '../util/errors.js';
@@ -22,6 +24,7 @@ export function detectRunKind(results: unknown): RunKind | null {
   if (isSubgroupFit(results)) return 'subgroup';
   if (isSubgroupSelection(results)) return 'subgroup-select';
   if (isNmrReport(results)) return 'nmr';
+  if (isYardstickReport(results)) return 'nmr-yardstick';
   return null;
 }
 
@@ -46,10 +49,12 @@ export function runPage(runDir: string, options: LongtailPageOptions = {}): Repo
       return subgroupPage(runDir, results);
     case 'nmr':
       return nmrPage(runDir, results);
+    case 'nmr-yardstick':
+      return yardstickPage(runDir, results);
     default:
       throw new InputError(
         `${join(runDir, 'results.json')}: unknown kind of results (expected a long-tail run with "kind": "longtail", ` +
-          `'tailor gmm fit' / 'gmm select --json' output, 'tailor subgroup fit/select' output or 'tailor nmr evaluate --json' output)`,
+          `'tailor gmm fit' / 'gmm select --json' output, 'tailor subgroup fit/select' output 'tailor nmr evaluate --json' or 'tailor nmr yardstick --json' output)`,
       );
   }
 }

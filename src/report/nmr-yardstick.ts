@@ -1,7 +1,7 @@
 // Text (Markdown) tables of the NMR yardstick (src/nmr/eval/yardstick.ts): per reference, the raw
 // levels the instrument could record instead, then every method with the level it matches and
 // the measurement time that saves.
-import type { Matched, ReferenceReport, YardstickReport, Metrics } from '../nmr/index.js';
+import type { Matched, ReferenceReport, YardstickReport, Metrics, OperatingPoints } from '../nmr/index.js';
 
 const f = (v: number, digits: number): string => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
@@ -49,6 +49,49 @@ export function formatReference(r: ReferenceReport, T: number): string {
   return lines.join('\n');
 }
 
+function atRate(o: OperatingPoints, rate: number): string[] {
+  const a = o.atFalseRate.find((x) => x.rate === rate);
+  if (!a) return ['-', '-'];
+  // A bound means the sweep never reached that false-peak rate: the recall shown is at its end.
+  const b = a.bound === '>' ? '>=' : a.bound === '<' ? '<=' : '';
+  return [`${b}${f(a.recall, 3)}`, `${b}${f(a.recallWeak, 3)}`];
+}
+
+function operatingRow(name: string, o: OperatingPoints): string {
+  const t = o.tuned;
+  return `| ${name} | ${f(o.auc, 3)} | ${t ? f(t.threshold, 2) : '-'} | ${t ? f(t.f1, 3) : '-'} | ${t ? f(t.recallWeak, 3) : '-'} | ${atRate(o, 1).join(' | ')} | ${atRate(o, 0.2).join(' | ')} |`;
+}
+
+/**
+ * The operating points of one reference: each candidate's picks swept over thresholds (sigma of
+ * x0), pooled over the scored spectra.
+ */
+export function formatOperating(r: ReferenceReport): string {
+  const lines = [
+    'operating points (picks swept over thresholds in sigma of x0, pooled over the scored spectra; the threshold of "tuned F1" is chosen on the tuning samples):',
+    '',
+    '| method | PR AUC | tuned threshold (sigma) | tuned F1 | tuned recall SNR 3-5 | recall at 1 false / spectrum | recall SNR 3-5 at 1 | recall at 0.2 false / spectrum | recall SNR 3-5 at 0.2 |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  r.ladderOperating.forEach((o, k) => lines.push(operatingRow(`raw level ${k}`, o)));
+  for (const s of r.methods)
+    lines.push(operatingRow(s.stack ? `${s.name} (levels 0..K)` : `${s.name} (x0)`, s.operating));
+  const calibrated = r.methods.filter((s) => s.coverage90);
+  if (calibrated.length)
+    lines.push(
+      '',
+      'uncertainty (scale head): how often the truth lies in the central 90 % interval, +- scale x ln 10 (calibrated: 0.90):',
+      '',
+      '| method | coverage, all points | coverage, peak mask | mean scale (sigma of x0) | factor for 90 % on the tuning samples | coverage with it |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...calibrated.map(
+        (s) =>
+          `| ${s.name} (x0) | ${f(s.coverage90!.all, 3)} | ${f(s.coverage90!.peak, 3)} | ${f(s.coverage90!.meanScaleSigma, 3)} | ${f(s.coverage90!.factor, 3)} | ${f(s.coverage90!.calibrated, 3)} |`,
+      ),
+    );
+  return lines.join('\n');
+}
+
 export function formatYardstick(r: YardstickReport, title = ''): string {
   const t = r.tuned;
   const head = [
@@ -56,5 +99,6 @@ export function formatYardstick(r: YardstickReport, title = ''): string {
       `tuned: Savitzky-Golay w${t.savgol.window}/p${t.savgol.order}, TV lambda ${t.tv.factor} sigma, Cadzow rank ${t.cadzow.rank} (window ${t.cadzow.window})`,
     'time used / time saved: measurement time relative to level 0; level k costs T^(2k). matched k: the raw level with the same score (energy SNR extrapolated at 20 log10 T dB per level; F1 bounded by the ladder).',
   ];
-  return [...head, ...r.references.map((ref) => '\n' + formatReference(ref, r.ratio))].join('\n') + '\n';
+  const refs = r.references.map((ref) => `\n${formatReference(ref, r.ratio)}\n\n${formatOperating(ref)}`);
+  return [...head, ...refs].join('\n') + '\n';
 }

@@ -105,4 +105,5 @@ export interface ReportPage {
   live?: { endpoint: string };
 }
 
-export type RunKind = 'longtail' | 'gmm' | 'gmm-select' | 'subgroup' | 'subgroup-select' | 'nmr';
+export type RunKind =
+  'longtail' | 'gmm' | 'gmm-select' | 'subgroup' | 'subgroup-select' | 'nmr' | 'nmr-yardstick';

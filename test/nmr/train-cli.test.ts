@@ -11,6 +11,8 @@ import { readCsvSpectrum } from '../../src/nmr/io/csv.js';
 import { readJcamp } from '../../src/nmr/io/jcamp.js';
 import { UserError } from '../../src/util/errors.js';
 import { NmrDataError } from '../../src/nmr/io/errors.js';
+import { NmrFidelityError, blendFidelity } from '../../src/nmr/model/denoise.js';
+import { Dataset } from '../../src/nmr/data/dataset.js';
 
 const root = mkdtempSync(join(tmpdir(), 'nmr-cli-'));
 const data = join(root, 'data');
@@ -62,6 +64,24 @@ test('nmr train -c, resume with -r, then nmr denoise writes CSV and JCAMP-DX tha
     for (let i = 0; i < 256; i++) assert.ok(Math.abs(jdx.spectrum.real[i]! - csv.real[i]!) <= 1e-6 * scale);
     assert.ok(Math.abs(jdx.spectrum.ppmFirst - csv.ppmFirst) < 1e-8);
   }
+  // --fidelity 1 gives the input back, 0.25 a quarter of the way from the output to it.
+  const read = async (f: string) => {
+    const dir = join(root, `fidelity-${f}`);
+    const args = ['--model', join(root, 'run', 'best.json'), '--input', data, '--out', dir, '--fidelity', f];
+    assert.equal(await quietly(() => denoise(args)), 0);
+    return readCsvSpectrum(join(dir, 'data-sample0000.denoised.csv')).real;
+  };
+  const ds = new Dataset(data);
+  const x0 = ds.sample(0).spectra[0]!;
+  ds.close();
+  const one = await read('1');
+  const quarter = await read('0.25');
+  const expected = blendFidelity(x0, csv.real, 0.25);
+  const tol = 1e-5 * Math.max(...x0.map(Math.abs));
+  for (let i = 0; i < 256; i++) {
+    assert.ok(Math.abs(one[i]! - x0[i]!) <= tol, `point ${i}`);
+    assert.ok(Math.abs(quarter[i]! - expected[i]!) <= tol, `point ${i}`);
+  }
 });
 
 test('nmr train / denoise: user errors are UserErrors that name the problem', async () => {
@@ -80,6 +100,21 @@ test('nmr train / denoise: user errors are UserErrors that name the problem', as
     () => denoise(['--model', join(root, 'nope.json'), '--input', data, '--out', root]),
     (e: Error) => e instanceof UserError && /nope\.json/.test(e.message),
   );
+  for (const f of ['1.5', '-0.1', 'x'])
+    await assert.rejects(
+      () =>
+        denoise([
+          '--model',
+          join(root, 'run', 'best.json'),
+          '--input',
+          data,
+          '--out',
+          root,
+          `--fidelity=${f}`,
+        ]),
+      (e: Error) => e instanceof NmrFidelityError && e.message.includes(`fidelity ${f} is outside [0, 1]`),
+      f,
+    );
   // A missing data set and a one-level --experiments sample: named data errors, not stack traces.
   await assert.rejects(
     () => train(['-c', configPath, '--data', join(root, 'no-such-set')]),
@@ -127,7 +162,10 @@ test('nmr ablate: trains and scores the chosen ablation variants', async () => {
   // Scored by the yardstick: the raw ladder of all 3 levels and the level the model matches.
   assert.equal(result.rows[0]!.ladder.length, 3);
   assert.ok(Number.isFinite(result.rows[0]!.model.matchedEnergy.k));
-  assert.match(readFileSync(join(root, 'abl', 'ablation', 'ablation.md'), 'utf8'), /\| no-cons-T \|/);
+  const table = readFileSync(join(root, 'abl', 'ablation', 'ablation.md'), 'utf8');
+  assert.match(table, /\| no-cons-T \|/);
+  // With the operating points: PR area, tuned F1 and recall at one false peak per spectrum.
+  assert.match(table, /\| PR AUC \| tuned F1 \| recall at 1 false \/ spectrum \|/);
   await assert.rejects(
     () => ablate(['-c', configPath, '--data', val, '--variants', 'nope']),
     /unknown variant 'nope'/,

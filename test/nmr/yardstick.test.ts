@@ -100,6 +100,16 @@ test('runYardstick: the raw ladder rises about 20 log10 T per level and raw x0 m
     baselines: ['raw', 'tv', 'cadzow'],
     ratio,
     validationFraction: 0.25,
+    // The raw scan with the noise sigma of x0 as its scale: a Gaussian error under a Laplace
+    // interval of +- sigma ln 10 = 2.3 sigma covers about 98 % of the points.
+    methods: [
+      {
+        name: 'scaled',
+        stack: false,
+        run: (pre) => pre.spectra[0]!,
+        scale: (pre) => new Float64Array(pre.spectra[0]!.length).fill(pre.sigmas[0]!),
+      },
+    ],
   });
   assert.equal(report.samples, 6);
   assert.equal(report.validationSamples, 2);
@@ -119,7 +129,24 @@ test('runYardstick: the raw ladder rises about 20 log10 T per level and raw x0 m
   assert.ok(!heldOut.methods.some((m) => m.stack));
   // The held-out reference (noise-corrected) agrees with the truth on the raw input to a few dB.
   assert.ok(Math.abs(heldOut.ladder[0]!.energy_snr_db - truth.ladder[0]!.energy_snr_db) < 2);
+  // Operating points: raw x0 is level 0's spectrum, so its sweep is the ladder's first.
+  assert.equal(truth.ladderOperating.length, 3);
+  assert.deepEqual(raw.operating, truth.ladderOperating[0]);
+  for (const m of truth.methods) {
+    assert.ok(m.operating.auc >= 0 && m.operating.auc <= 1, m.name);
+    assert.ok(m.operating.tuned !== null && m.operating.atFalseRate.length === 2, m.name);
+  }
+  // Cleaner levels find at least as many peaks at one false peak per spectrum.
+  const at1 = truth.ladderOperating.map((o) => o.atFalseRate[0]!.recall);
+  assert.ok(at1[2]! >= at1[0]! - 1e-9, at1.join(' '));
   const text = formatYardstick(report);
+  assert.match(text, /PR AUC/);
+  const scaled = truth.methods.find((m) => m.name === 'scaled')!.coverage90!;
+  assert.ok(scaled.all > 0.95 && scaled.all < 1, String(scaled.all));
+  // The factor fitted on the tuning samples brings it near 90 %.
+  assert.ok(scaled.factor < 1 && Math.abs(scaled.calibrated - 0.9) < 0.05, JSON.stringify(scaled));
+  assert.ok(!heldOut.methods.find((m) => m.name === 'scaled')!.coverage90);
+  assert.match(text, /\| scaled \(x0\) \| 0\.9\d\d \|/);
   assert.match(text, /raw level 2 \| 16x/);
   assert.match(text, /tv \(x0\)/);
 });

@@ -26,8 +26,14 @@ import {
   Dataset,
   type Spectrum,
   type UNet1d,
+  blendFidelity,
+  NmrFidelityError,
+  denoiseWithScale,
+  NmrUncertaintyError,
+  confidentPeaks,
+  robustSigma,
 } from '../../nmr/index.js';
-import { ensureDir } from '../../util/fs.js';
+import { ensureDir, writeFileAtomic } from '../../util/fs.js';
 
 const HELP = `usage: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR
 
@@ -48,6 +54,14 @@ options:
       --device D        cpu (default), cuda or cuda:N
       --ppm LO,HI       keep only this ppm window (default: the training experiments' window)
       --force           denoise inputs far outside what the model was trained on
+      --fidelity F      0..1 (default 0): write F x input + (1 - F) x denoised, trading
+                        smoothing for weak peaks (BENCHMARKS.md, NMR, has the curve);
+                        single-spectrum models only
+      --uncertainty     also write DIR/<name>.scale.csv and .jdx, the per-point scale b of
+                        the model's error (central 90 % interval: +- b ln 10), and
+                        DIR/<name>.peaks.csv, the peaks above 3 sigma of the input with a
+                        confidence, height / (b ln 10); below 1 they are marked low (the
+                        interval reaches zero). Needs a model trained with the scale head
 
 FIDs are processed like the model's training experiments (size, line broadening, phase) when the
 model records them. Each input's relative noise and ppm range are compared with the training
@@ -152,21 +166,49 @@ export const run = defineCommand({
     processed: { type: 'boolean' },
     ppm: { type: 'string' },
     force: { type: 'boolean' },
+    fidelity: { type: 'string' },
+    uncertainty: { type: 'boolean' },
   },
   helpOnParseError: true,
   run: ({ values }) => {
     if (!values.model) throw new CliError(`--model is required\n\n${HELP}`);
     if (!values.input?.length) throw new CliError(`--input is required\n\n${HELP}`);
     if (!values.out) throw new CliError(`--out is required\n\n${HELP}`);
+    const fidelity = values.fidelity === undefined ? 0 : Number(values.fidelity);
+    if (values.fidelity !== undefined && (values.fidelity.trim() === '' || !(fidelity >= 0 && fidelity <= 1)))
+      throw new NmrFidelityError(values.fidelity);
     useDevice(values.device);
     const { model, domain } = loadModel(values.model);
+    if (values.uncertainty && !model.scale) {
+      model.dispose();
+      throw new NmrUncertaintyError(values.model);
+    }
+    if (values.uncertainty && fidelity > 0) {
+      model.dispose();
+      // The scale describes the model's output; a blend with the input has an error it does not describe.
+      throw new CliError('--uncertainty describes the model output itself; leave out --fidelity with it');
+    }
+    if (values.fidelity !== undefined && isStackModel(model)) {
+      model.dispose();
+      // A stack model's output is in level-K units and has no single input to return to.
+      throw new CliError(
+        `--fidelity: ${values.model} denoises stacks of levels; --fidelity blends the output with its one input spectrum, so it needs a single-spectrum model`,
+      );
+    }
     useProcessing(domain, values.ppm);
     const prefer = values.processed ? 'processed' : 'raw';
     const items = values.input.flatMap((p) => collect(p, prefer));
     if (domain && !isStackModel(model)) checkInputs(items, model, domain, values.force === true);
     ensureDir(values.out);
-    const { outputs, seconds } = denoiseItems(model, items, values.model);
-    writeOutputs(items, outputs, values.model, values.out);
+    const {
+      outputs: denoised,
+      scales,
+      seconds,
+    } = denoiseItems(model, items, values.model, values.uncertainty === true);
+    const outputs =
+      fidelity > 0 ? denoised.map((y, i) => blendFidelity(items[i]!.spectrum.real, y, fidelity)) : denoised;
+    const names = writeOutputs(items, outputs, values.model, values.out);
+    if (scales) writeUncertainty(items, outputs, scales, names, values.model, values.out);
     model.dispose();
     console.log(
       `denoised ${items.length} spectra in ${seconds.toFixed(2)} s (${(items.length / Math.max(seconds, 1e-9)).toFixed(1)} spectra/s); wrote CSV and JCAMP-DX to ${values.out}`,
@@ -214,8 +256,10 @@ function denoiseItems(
   model: UNet1d,
   items: Item[],
   modelFile: string,
-): { outputs: Float64Array[]; seconds: number } {
+  withScale: boolean,
+): { outputs: Float64Array[]; scales: Float64Array[] | null; seconds: number } {
   let outputs: Float64Array[];
+  let scales: Float64Array[] | null = null;
   let t0: number;
   if (isStackModel(model)) {
     const G = model.config.inputLevels;
@@ -230,26 +274,73 @@ function denoiseItems(
     outputs = denoiseStacks(model, stacks);
   } else {
     t0 = Date.now();
-    outputs = denoiseSpectra(
-      model,
-      items.map((it) => it.spectrum.real),
-    );
+    const inputs = items.map((it) => it.spectrum.real);
+    if (withScale) ({ spectra: outputs, scales } = denoiseWithScale(model, inputs, modelFile));
+    else outputs = denoiseSpectra(model, inputs);
   }
-  return { outputs, seconds: (Date.now() - t0) / 1000 };
+  return { outputs, scales, seconds: (Date.now() - t0) / 1000 };
 }
 
-/** Writes OUT/<name>.denoised.csv and .jdx per input. */
-function writeOutputs(items: Item[], outputs: Float64Array[], modelFile: string, out: string): void {
+/** Writes OUT/<name>.denoised.csv and .jdx per input; returns the names used. */
+function writeOutputs(items: Item[], outputs: Float64Array[], modelFile: string, out: string): string[] {
   const used = new Map<string, number>();
+  const names: string[] = [];
   items.forEach((it, i) => {
     // Two inputs with the same name (from different folders) get distinct outputs.
     const count = used.get(it.name) ?? 0;
     used.set(it.name, count + 1);
     const name = count ? `${it.name}-${count + 1}` : it.name;
+    names.push(name);
     const denoised: Spectrum = { ...it.spectrum, real: outputs[i]! };
     delete denoised.imag;
     const note = `denoised by tailor nmr denoise (model ${modelFile}) from ${it.spectrum.source}`;
     writeCsvSpectrum(join(out, `${name}.denoised.csv`), denoised, note);
     writeJcampSpectrum(join(out, `${name}.denoised.jdx`), denoised, `${name} (denoised)`);
   });
+  return names;
+}
+
+/**
+ * Writes OUT/<name>.scale.csv and .jdx (the per-point scale) and OUT/<name>.peaks.csv (the peaks
+ * above 3 sigma of the input, each with its confidence); prints how many peaks are low-confidence.
+ */
+function writeUncertainty(
+  items: Item[],
+  outputs: Float64Array[],
+  scales: Float64Array[],
+  names: string[],
+  modelFile: string,
+  out: string,
+): void {
+  let low = 0;
+  let total = 0;
+  items.forEach((it, i) => {
+    const name = names[i]!;
+    const s: Spectrum = { ...it.spectrum, real: scales[i]! };
+    delete s.imag;
+    const note = `Laplace scale b of the error of the denoised spectrum (central 90 % interval: +- b ln 10), tailor nmr denoise (model ${modelFile}) from ${it.spectrum.source}`;
+    writeCsvSpectrum(join(out, `${name}.scale.csv`), s, note);
+    writeJcampSpectrum(join(out, `${name}.scale.jdx`), s, `${name} (scale of the denoised spectrum)`);
+    const x = it.spectrum.real;
+    // The input's noise from first differences: robust to the lines, needs no baseline mask.
+    const sigma = robustSigma(x, new Uint8Array(x.length).fill(1), 'diff');
+    const peaks = confidentPeaks(outputs[i]!, scales[i]!, 3 * sigma);
+    const n = x.length;
+    const ppm = (index: number) =>
+      it.spectrum.ppmFirst + ((it.spectrum.ppmLast - it.spectrum.ppmFirst) * index) / (n - 1);
+    const rows = peaks.map(
+      (p) =>
+        `${ppm(p.index).toFixed(6)},${p.height.toPrecision(7)},${p.scale.toPrecision(7)},${p.confidence.toFixed(3)},${p.low ? 'low' : ''}`,
+    );
+    low += peaks.filter((p) => p.low).length;
+    total += peaks.length;
+    writeFileAtomic(
+      join(out, `${name}.peaks.csv`),
+      `# peaks of ${name}.denoised above 3 sigma of the input (sigma ${sigma.toPrecision(5)}); confidence = height / (scale x ln 10), low below 1\n` +
+        `ppm,height,scale,confidence,flag\n${rows.join('\n')}${rows.length ? '\n' : ''}`,
+    );
+  });
+  console.log(
+    `peaks above 3 sigma of the inputs: ${total}, of which ${low} low-confidence (marked 'low' in <name>.peaks.csv)`,
+  );
 }

@@ -18,9 +18,11 @@ matching, the EM-adjusted scores and the oracle prior), a Gaussian mixture
 ('tailor gmm fit --out DIR/results.json'; data beside it as data.csv or at the recorded path;
 'gmm select --json' output as DIR/select.json adds the BIC curve), a subgroup model
 ('tailor subgroup fit --out DIR/results.json --posterior DIR/posterior.csv', or 'subgroup select
---out DIR/results.json') or an NMR evaluation ('tailor nmr evaluate --json > DIR/results.json':
+--out DIR/results.json'), an NMR evaluation ('tailor nmr evaluate --json > DIR/results.json':
 the raw levels, the baselines raw, savgol, matched, wavelet, tv, cadzow, fusion and pseudo_gt,
-and a trained model when it was scored).
+and a trained model when it was scored) or an NMR yardstick ('tailor nmr yardstick --json
+DIR/results.json': each candidate's peak-picking operating points, its precision-recall curve
+and its recall against false peaks per spectrum).
 With --predictions, the page of a 'tailor predict' output (FILE, its FILE.summary.json beside
 it; default page FILE.report.html): the input's estimated class prior against the training prior,
 the confidence histogram and the most confident images of each predicted class.

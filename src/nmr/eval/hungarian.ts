@@ -63,17 +63,60 @@ export function hungarian(cost: number[][]): number[] {
 /**
  * Matches predicted to true positions within a tolerance (per true peak); pairs farther apart
  * than the tolerance are not matches. Returns index pairs [pred, true].
+ * Only peaks joined by a pair within tolerance can affect each other's assignment, so the
+ * assignment is solved per connected group of such peaks: on a noisy spectrum picked at a low
+ * threshold most predicted peaks are near no true peak, and one assignment over all of them
+ * would cost O(n^2 m) for nothing.
  */
 export function matchPeaks(pred: number[], truth: number[], tolerance: number[]): [number, number][] {
   if (pred.length === 0 || truth.length === 0) return [];
-  const BIG = 1e12;
-  const cost = pred.map((p) =>
-    truth.map((t, j) => (Math.abs(p - t) <= tolerance[j]! ? Math.abs(p - t) : BIG)),
-  );
-  const assign = hungarian(cost);
-  const pairs: [number, number][] = [];
-  assign.forEach((j, i) => {
-    if (j >= 0 && cost[i]![j]! < BIG) pairs.push([i, j]);
+  const parent = Array.from({ length: pred.length + truth.length }, (_, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
+    return i;
+  };
+  const maxTol = Math.max(...tolerance);
+  const byPos = pred.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
+  const near: [number, number][] = [];
+  truth.forEach((t, j) => {
+    // First predicted peak at or after t - maxTol (binary search), then scan while close.
+    let lo = 0;
+    let hi = byPos.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (byPos[mid]![0] < t - maxTol) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let k = lo; k < byPos.length && byPos[k]![0] <= t + maxTol; k++) {
+      const [p, i] = byPos[k]!;
+      if (Math.abs(p - t) > tolerance[j]!) continue;
+      near.push([i, j]);
+      parent[find(i)] = find(pred.length + j);
+    }
   });
-  return pairs;
+  const groups = new Map<number, { preds: Set<number>; truths: Set<number> }>();
+  for (const [i, j] of near) {
+    const root = find(i);
+    let g = groups.get(root);
+    if (!g) groups.set(root, (g = { preds: new Set(), truths: new Set() }));
+    g.preds.add(i);
+    g.truths.add(j);
+  }
+  const pairs: [number, number][] = [];
+  for (const g of groups.values()) {
+    const ps = [...g.preds];
+    const ts = [...g.truths];
+    if (ps.length === 1 && ts.length === 1) {
+      pairs.push([ps[0]!, ts[0]!]);
+      continue;
+    }
+    const BIG = 1e12;
+    const cost = ps.map((i) =>
+      ts.map((j) => (Math.abs(pred[i]! - truth[j]!) <= tolerance[j]! ? Math.abs(pred[i]! - truth[j]!) : BIG)),
+    );
+    hungarian(cost).forEach((c, r) => {
+      if (c >= 0 && cost[r]![c]! < BIG) pairs.push([ps[r]!, ts[c]!]);
+    });
+  }
+  return pairs.sort((a, b) => a[0] - b[0]);
 }

@@ -4,6 +4,8 @@ export interface PickedPeak {
   /** Fractional index from a parabola through the maximum and its neighbours. */
   index: number;
   height: number;
+  /** The sample value at the maximum (what the threshold is compared with). */
+  value: number;
 }
 
 /** Local maxima above threshold that are the largest value within +-halfWindow points. */
@@ -23,7 +25,7 @@ export function pickPeaks(x: ArrayLike<number>, threshold: number, halfWindow = 
     const c = x[i + 1]!;
     const denom = a - 2 * v + c;
     const off = denom < 0 ? (0.5 * (a - c)) / denom : 0;
-    out.push({ index: i + off, height: v - 0.25 * (a - c) * off });
+    out.push({ index: i + off, height: v - 0.25 * (a - c) * off, value: v });
   }
   return out;
 }

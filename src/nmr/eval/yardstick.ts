@@ -11,11 +11,27 @@
 // threshold for every candidate, 3 sigma of x0, so that peak F1 (and the weak-peak recall, peaks
 // of 3-5 sigma_0) compare like with like along the raw ladder: with each level's own 3 sigma_k,
 // the cleaner raw levels would be charged for picking noise on line tails that x0 cannot show.
+// That one threshold suits no candidate best and lets each pick at its own false-peak rate, so
+// every candidate's picks are also swept over thresholds in sigma_0 (operating.ts): the
+// precision-recall curve, F1 at the threshold tuned on the tuning samples, and recall at matched
+// false-peak rates.
 import { preprocessStack, type PreprocessOptions, type PreprocessResult } from '../pipeline/preprocess.js';
-import { baselineOfPeakMask, maskRegions, peakBaselineMasks } from '../pipeline/masks.js';
 import { inverseVarianceFusion } from '../pipeline/fusion.js';
-import { averageMetrics, computeMetrics, type MetricContext, type Metrics } from './metrics.js';
+import { averageMetrics, type Metrics } from './metrics.js';
+import { coverageOf, errorRatios, factorFor90, meanCoverage, type Coverage } from './coverage.js';
+import { energySnrCorrected, heldOutContexts, score, truthContexts, type Context } from './yard-context.js';
+
+export { energySnrCorrected };
+export type { Coverage };
 import { applyBaseline, SINGLE_BASELINES, tuneBaselines, type SingleBaseline, type Tuned } from './single.js';
+import {
+  addCounts,
+  emptyCounts,
+  operatingPoints,
+  sweepSpectrum,
+  type OperatingPoints,
+  type SweepCounts,
+} from './operating.js';
 
 /** One multi-SNR sample of the yardstick: its levels, its truth when simulated, its axis. */
 export interface YardSample {
@@ -40,6 +56,11 @@ export interface YardMethod {
   run: (pre: PreprocessResult) => Float64Array;
   /** Uses all levels (stack) or only level 0. */
   stack: boolean;
+  /**
+   * The per-point Laplace scale of the output's error (a model with a scale head), after run on
+   * the same input: its central 90 % interval, +- scale x ln 10, is checked against the truth.
+   */
+  scale?: (pre: PreprocessResult) => Float64Array;
 }
 
 /**
@@ -81,6 +102,10 @@ export interface MethodScore {
   metrics: Metrics;
   matchedEnergy: Matched;
   matchedF1: Matched;
+  /** Peak picking over a sweep of thresholds: PR curve, tuned F1, recall at matched false rates. */
+  operating: OperatingPoints;
+  /** Against the truth, for a method with a scale: the coverage of its central 90 % interval. */
+  coverage90?: Coverage;
 }
 
 /** The yardstick against one reference: the raw ladder and each method. */
@@ -88,6 +113,8 @@ export interface ReferenceReport {
   reference: 'truth' | 'held-out level K';
   /** Raw levels k = 0..M scored the same way (M = K against the truth, K - 1 against level K). */
   ladder: Metrics[];
+  /** The operating points of each raw level, as {@link MethodScore.operating}. */
+  ladderOperating: OperatingPoints[];
   methods: MethodScore[];
 }
 
@@ -100,67 +127,6 @@ export interface YardstickReport {
   tuned: Tuned;
   references: ReferenceReport[];
   seconds: number;
-}
-
-interface Context extends MetricContext {
-  /** Held-out reference: its noise sigma, removed from the energy SNR (see energySnrCorrected). */
-  refSigma?: number;
-}
-
-function truthContexts(s: YardSample, pre: PreprocessResult): Context[] | null {
-  if (!s.truth || !s.truthPeakMask || !s.trueSigmas) return null;
-  const truth = s.truth.map((v) => v * s.scaleK);
-  const baselineMask = baselineOfPeakMask(s.truthPeakMask);
-  const multiplets = s.regions && s.regions.length ? s.regions : maskRegions(s.truthPeakMask);
-  return pre.spectra.map(() => ({
-    truth,
-    // One picking threshold for every candidate: 3 sigma of x0 (see runYardstick).
-    sigmaIn: s.trueSigmas![0]! * s.scaleK,
-    hzPerPoint: s.hzPerPoint,
-    peakMask: s.truthPeakMask!,
-    baselineMask,
-    multiplets,
-  }));
-}
-
-/** Contexts against level K as the reference, for inputs k = 0..K-1. */
-function heldOutContexts(s: YardSample, pre: PreprocessResult): Context[] {
-  const K = pre.spectra.length - 1;
-  const ref = pre.spectra[K]!;
-  const masks = peakBaselineMasks([ref]);
-  const multiplets = maskRegions(masks.peak);
-  return pre.spectra.slice(0, K).map(() => ({
-    truth: ref,
-    sigmaIn: pre.sigmas[0]!,
-    hzPerPoint: s.hzPerPoint,
-    peakMask: masks.peak,
-    baselineMask: masks.baseline,
-    multiplets,
-    refSigma: pre.sigmas[K]!,
-  }));
-}
-
-/**
- * Energy SNR against a noisy reference r = s + n: ||y - r||^2 and ||r||^2 both carry the
- * reference's noise energy L sigma_r^2 (y is independent of n: the reference is held out), so
- * it is subtracted from both: 10 log10((||r||^2 - L s_r^2) / (||y - r||^2 - L s_r^2)).
- */
-export function energySnrCorrected(y: ArrayLike<number>, r: ArrayLike<number>, refSigma: number): number {
-  let rr = 0;
-  let ee = 0;
-  for (let i = 0; i < r.length; i++) {
-    rr += r[i]! * r[i]!;
-    ee += (y[i]! - r[i]!) ** 2;
-  }
-  const noise = r.length * refSigma * refSigma;
-  const floor = 1e-6 * rr;
-  return 10 * Math.log10(Math.max(rr - noise, floor) / Math.max(ee - noise, floor));
-}
-
-function score(y: Float64Array, ctx: Context): Metrics {
-  const m = computeMetrics(y, ctx);
-  if (ctx.refSigma !== undefined) m.energy_snr_db = energySnrCorrected(y, ctx.truth, ctx.refSigma);
-  return m;
 }
 
 /**
@@ -203,8 +169,69 @@ const REFERENCE_KINDS: readonly ReferenceKind[] = ['truth', 'held-out level K'];
 interface Scored {
   ladders: Record<ReferenceKind, Metrics[][]>;
   perMethod: Record<ReferenceKind, Record<string, Metrics[]>>;
+  /** Per method with a scale: each scored sample's coverage against the truth. */
+  coverage: Record<string, Coverage[]>;
   /** The pipeline's T estimate of each scored sample. */
   tHats: number[];
+  sweeps: Sweeps;
+}
+
+/** Threshold-sweep counts pooled over samples, per reference: each raw level and each method. */
+type Sweeps = Record<ReferenceKind, { ladder: SweepCounts[]; methods: Record<string, SweepCounts> }>;
+
+const emptySweeps = (): Sweeps => ({
+  truth: { ladder: [], methods: {} },
+  'held-out level K': { ladder: [], methods: {} },
+});
+
+/** Adds one sample's sweeps (raw levels, then methods' outputs) against one reference. */
+function addSweeps(
+  into: Sweeps[ReferenceKind],
+  ctx: Context[],
+  pre: PreprocessResult,
+  methods: YardMethod[],
+  outputs: Float64Array[],
+  kind: ReferenceKind,
+): void {
+  ctx.forEach((c, k) => {
+    into.ladder[k] = addCounts(into.ladder[k] ?? emptyCounts(), sweepSpectrum(pre.spectra[k]!, c));
+  });
+  methods.forEach((m, j) => {
+    if (m.stack && kind !== 'truth') return;
+    into.methods[m.name] = addCounts(
+      into.methods[m.name] ?? emptyCounts(),
+      sweepSpectrum(outputs[j]!, ctx[0]!),
+    );
+  });
+}
+
+/**
+ * The sweeps of every method on the tuning samples (which choose each one's picking threshold),
+ * and for methods with a scale, the factor on it that covers 90 % of the truth there.
+ */
+function tuningSweeps(
+  validation: YardSample[],
+  methods: YardMethod[],
+  prep: (s: YardSample) => PreprocessResult,
+): { sweeps: Sweeps; scaleFactors: Record<string, number> } {
+  const sweeps = emptySweeps();
+  const ratios: Record<string, number[]> = {};
+  for (const s of validation) {
+    const pre = prep(s);
+    const outputs = methods.map((m) => m.run(pre));
+    const contexts = { truth: truthContexts(s, pre), 'held-out level K': heldOutContexts(s, pre) };
+    for (const kind of REFERENCE_KINDS) {
+      const ctx = contexts[kind];
+      if (ctx) addSweeps(sweeps[kind], ctx, pre, methods, outputs, kind);
+    }
+    methods.forEach((m, j) => {
+      if (m.scale && contexts.truth)
+        (ratios[m.name] ??= []).push(...errorRatios(outputs[j]!, m.scale(pre), contexts.truth[0]!));
+    });
+  }
+  const scaleFactors: Record<string, number> = {};
+  for (const [name, r] of Object.entries(ratios)) scaleFactors[name] = factorFor90(r);
+  return { sweeps, scaleFactors };
 }
 
 /**
@@ -231,7 +258,8 @@ export function runYardstick(samples: YardSample[], options: YardstickOptions = 
   const tuned = tuneOn(samples.slice(0, nVal), baselines, prep);
   const methods = yardMethods(baselines, tuned, options);
   const scored = samples.slice(nVal);
-  const results = scoreSamples(scored, methods, prep, options.onProgress);
+  const { sweeps: tuning, scaleFactors } = tuningSweeps(samples.slice(0, nVal), methods, prep);
+  const results = scoreSamples(scored, methods, prep, scaleFactors, options.onProgress);
   const finite = results.tHats.filter((t) => Number.isFinite(t) && t > 1).sort((a, b) => a - b);
   const T = options.ratio ?? (finite.length ? finite[Math.floor(finite.length / 2)]! : NaN);
   return {
@@ -240,7 +268,7 @@ export function runYardstick(samples: YardSample[], options: YardstickOptions = 
     levels: K1,
     ratio: T,
     tuned,
-    references: referenceReports(results, methods, T, K1),
+    references: referenceReports(results, tuning, methods, T, K1),
     seconds: (Date.now() - t0) / 1000,
   };
 }
@@ -292,11 +320,14 @@ function scoreSamples(
   scored: YardSample[],
   methods: YardMethod[],
   prep: (s: YardSample) => PreprocessResult,
+  scaleFactors: Record<string, number>,
   onProgress: YardstickOptions['onProgress'],
 ): Scored {
   const ladders: Scored['ladders'] = { truth: [], 'held-out level K': [] };
   const perMethod: Scored['perMethod'] = { truth: {}, 'held-out level K': {} };
+  const coverage: Scored['coverage'] = {};
   const tHats: number[] = [];
+  const sweeps = emptySweeps();
   scored.forEach((s, i) => {
     const pre = prep(s);
     tHats.push(pre.tHat);
@@ -310,15 +341,26 @@ function scoreSamples(
         // Stack methods see level K, so only the truth can score them.
         if (m.stack && kind !== 'truth') return;
         (perMethod[kind][m.name] ??= []).push(score(outputs[j]!, ctx[0]!));
+        if (m.scale && kind === 'truth')
+          (coverage[m.name] ??= []).push(
+            coverageOf(outputs[j]!, m.scale(pre), ctx[0]!, scaleFactors[m.name] ?? NaN),
+          );
       });
+      addSweeps(sweeps[kind], ctx, pre, methods, outputs, kind);
     }
     onProgress?.(i + 1, scored.length);
   });
-  return { ladders, perMethod, tHats };
+  return { ladders, perMethod, coverage, tHats, sweeps };
 }
 
 /** Per reference: the mean ladder, and each method's mean metrics with the level it matches. */
-function referenceReports(results: Scored, methods: YardMethod[], T: number, K1: number): ReferenceReport[] {
+function referenceReports(
+  results: Scored,
+  tuning: Sweeps,
+  methods: YardMethod[],
+  T: number,
+  K1: number,
+): ReferenceReport[] {
   const stackUnits = Array.from({ length: K1 }, (_, k) => Math.pow(T, 2 * k)).reduce((a, b) => a + b, 0);
   const references: ReferenceReport[] = [];
   for (const kind of REFERENCE_KINDS) {
@@ -328,9 +370,12 @@ function referenceReports(results: Scored, methods: YardMethod[], T: number, K1:
     const ladder = rows[0]!.map((_, k) => averageMetrics(rows.map((r) => r[k]!)));
     const energy = ladder.map((m) => m.energy_snr_db);
     const f1 = ladder.map((m) => m.peak_f1);
+    const sweeps = results.sweeps[kind];
+    const tune = tuning[kind];
     references.push({
       reference: kind,
       ladder,
+      ladderOperating: sweeps.ladder.map((c, k) => operatingPoints(c, tune.ladder[k] ?? null)),
       methods: methods
         .filter((m) => perMethod[m.name])
         .map((m) => {
@@ -342,6 +387,10 @@ function referenceReports(results: Scored, methods: YardMethod[], T: number, K1:
             metrics,
             matchedEnergy: matchLevel(metrics.energy_snr_db, energy, T, 'energy'),
             matchedF1: matchLevel(metrics.peak_f1, f1, T, 'f1'),
+            operating: operatingPoints(sweeps.methods[m.name]!, tune.methods[m.name] ?? null),
+            ...(kind === 'truth' && results.coverage[m.name]
+              ? { coverage90: meanCoverage(results.coverage[m.name]!) }
+              : {}),
           };
         }),
     });

@@ -4,7 +4,7 @@
 import * as torch from '../../torch/index.js';
 import { UNet1d, resolveUNetConfig, type UNetConfig } from './unet.js';
 import type { Denoiser } from '../eval/evaluate.js';
-import { CheckpointError } from '../../util/errors.js';
+import { CheckpointError, InputError } from '../../util/errors.js';
 import type { TrainingDomain } from './domain.js';
 import { checkSpectra, checksOf } from '../arguments.js';
 import { ArgumentError } from '../../util/arguments.js';
@@ -67,13 +67,54 @@ export function loadDenoiserInfo(path: string): { model: UNet1d; domain: Trainin
   }
 }
 
-/** Denoises spectra (any lengths) with the model; returns float64 copies. */
-export function denoiseSpectra(model: UNet1d, spectra: ArrayLike<number>[], batch = 8): Float64Array[] {
-  const c = checksOf('denoiseSpectra');
+/** A JavaScript caller's model, spectra and batch size, checked before any work. */
+function checkDenoiseArguments(fn: string, model: unknown, spectra: unknown, batch: unknown): void {
+  const c = checksOf(fn);
   if (!(model instanceof UNet1d)) c.fail('model', 'a UNet1d (from loadDenoiser or new UNet1d)', model);
   checkSpectra(c, spectra, 'spectra');
   c.integer(batch, 'batch', { min: 1, max: 4096 });
+}
+
+/** Denoises spectra (any lengths) with the model; returns float64 copies. */
+export function denoiseSpectra(model: UNet1d, spectra: ArrayLike<number>[], batch = 8): Float64Array[] {
+  checkDenoiseArguments('denoiseSpectra', model, spectra, batch);
+  return runSpectra(model, spectra, batch, false).spectra;
+}
+
+/** Asked for the scale of a model trained without the scale head. */
+export class NmrUncertaintyError extends InputError {
+  constructor(readonly model: string) {
+    super(
+      `${model}: this model was trained without the scale head, so it cannot say how sure it is of each point (train one with model.scaleHead true and loss.nll > 0, for example configs/nmr_seed_scale.json, or leave out the uncertainty request)`,
+    );
+  }
+}
+
+/**
+ * Denoises spectra and returns, beside each, the per-point Laplace scale b of its error (in the
+ * spectrum's units): the central 90 % interval of a point is +- b ln 10.
+ * @throws NmrUncertaintyError when the model has no scale head (`name` names it).
+ */
+export function denoiseWithScale(
+  model: UNet1d,
+  spectra: ArrayLike<number>[],
+  name = 'the model',
+  batch = 8,
+): { spectra: Float64Array[]; scales: Float64Array[] } {
+  checkDenoiseArguments('denoiseWithScale', model, spectra, batch);
+  if (!model.scale) throw new NmrUncertaintyError(name);
+  const r = runSpectra(model, spectra, batch, true);
+  return { spectra: r.spectra, scales: r.scales! };
+}
+
+function runSpectra(
+  model: UNet1d,
+  spectra: ArrayLike<number>[],
+  batch: number,
+  withScale: boolean,
+): { spectra: Float64Array[]; scales: Float64Array[] | null } {
   const out: Float64Array[] = [];
+  const scales: Float64Array[] = [];
   model.eval();
   // Spectra of one length go through together; others one at a time.
   let i = 0;
@@ -83,13 +124,21 @@ export function denoiseSpectra(model: UNet1d, spectra: ArrayLike<number>[], batc
     while (j < spectra.length && j - i < batch && spectra[j]!.length === L) j++;
     const data = new Float32Array((j - i) * L);
     for (let k = i; k < j; k++) data.set(Float32Array.from(spectra[k]!), (k - i) * L);
-    const result = torch.noGrad(() =>
-      torch.tidy(() => model.forward(torch.tensor(data, { shape: [j - i, L] })).toFloat32Array()),
+    const [result, logScale] = torch.noGrad(() =>
+      torch.tidy(() => {
+        const x = torch.tensor(data, { shape: [j - i, L] });
+        if (!withScale) return [model.forward(x).toFloat32Array(), null] as const;
+        const r = model.forwardWithScale(x);
+        return [r.mean.toFloat32Array(), r.logScale.toFloat32Array()] as const;
+      }),
     );
-    for (let k = i; k < j; k++) out.push(Float64Array.from(result.subarray((k - i) * L, (k - i + 1) * L)));
+    for (let k = i; k < j; k++) {
+      out.push(Float64Array.from(result.subarray((k - i) * L, (k - i + 1) * L)));
+      if (logScale) scales.push(Float64Array.from(logScale.subarray((k - i) * L, (k - i + 1) * L), Math.exp));
+    }
     i = j;
   }
-  return out;
+  return { spectra: out, scales: withScale ? scales : null };
 }
 
 /**
@@ -140,4 +189,32 @@ export function isStackModel(model: UNet1d): boolean {
 export function modelDenoiser(model: UNet1d): Denoiser {
   if (isStackModel(model)) return (_input, pre) => denoiseStacks(model, [pre.spectra])[0]!;
   return (input) => denoiseSpectra(model, [input])[0]!;
+}
+
+/** A fidelity outside [0, 1] (see {@link blendFidelity}). */
+export class NmrFidelityError extends InputError {
+  constructor(readonly fidelity: number | string) {
+    super(
+      `fidelity ${fidelity} is outside [0, 1] (0 keeps the model's output, 1 the input; give a value in between, for example 0.2, to keep more of the weak peaks)`,
+    );
+  }
+}
+
+/**
+ * Trades smoothing for faithfulness to the measurement: f x input + (1 - f) x denoised, point by
+ * point. The residual input - denoised holds the noise the model removed and any weak line it
+ * removed with it; a linear blend returns the fraction f of both, so the output's noise is about
+ * f times the input's (plus the model's own error) and a weak line keeps at least the fraction f
+ * of its height. The ends are exact: f = 0 is the model's output, f = 1 the input.
+ * @throws NmrFidelityError when f is not a number in [0, 1].
+ */
+export function blendFidelity(
+  input: ArrayLike<number>,
+  denoised: ArrayLike<number>,
+  f: number,
+): Float64Array {
+  if (!(f >= 0 && f <= 1)) throw new NmrFidelityError(f);
+  if (input.length !== denoised.length)
+    throw new RangeError(`blendFidelity: input of ${input.length} points, output of ${denoised.length}`);
+  return Float64Array.from(denoised, (d, i) => f * input[i]! + (1 - f) * d);
 }

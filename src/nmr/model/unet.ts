@@ -48,6 +48,12 @@ export interface UNetConfig {
    * fusing them gives; the stack model starts from the fusion and removes what noise is left.
    */
   inputLevels: number;
+  /**
+   * A second head, beside the spectrum, that predicts the log of a per-point Laplace scale b of the
+   * output's error (trained with the Laplace negative log-likelihood, loss.nll): how sure the
+   * model is of each point. Single-spectrum models only.
+   */
+  scaleHead: boolean;
 }
 
 export const DEFAULT_UNET: UNetConfig = {
@@ -62,6 +68,7 @@ export const DEFAULT_UNET: UNetConfig = {
   inputNorm: 'max',
   conv: 'direct',
   inputLevels: 1,
+  scaleHead: false,
 };
 
 /**
@@ -115,6 +122,10 @@ export function resolveUNetConfig(partial: Partial<UNetConfig> = {}, where = 'mo
     throw new ArgumentError(
       `${where}.inputLevels: expected an integer in [1, ${UNET_LIMITS.inputLevels}], got ${String(c.inputLevels)}`,
     );
+  if (typeof c.scaleHead !== 'boolean')
+    throw new RangeError(`${where}.scaleHead: expected true or false, got ${String(c.scaleHead)}`);
+  if (c.scaleHead && c.inputLevels > 1)
+    throw new RangeError(`${where}.scaleHead: only single-spectrum models (inputLevels 1) have a scale head`);
   if (c.conv !== 'polyphase' && c.conv !== 'direct')
     throw new ArgumentError(`${where}.conv: expected polyphase or direct, got ${String(c.conv)}`);
   const parameters = unetParameterBound(c);
@@ -211,6 +222,8 @@ export class UNet1d extends nn.Module {
   readonly head: nn.Conv1d;
   /** Stack input only: the learned mix of the input levels the head's correction is added to. */
   readonly mix: nn.Conv1d | null;
+  /** The log-scale head (config.scaleHead), or null. */
+  readonly scale: nn.Conv1d | null;
 
   constructor(partial: Partial<UNetConfig> = {}) {
     super();
@@ -272,6 +285,16 @@ export class UNet1d extends nn.Module {
       torch.noGrad(() => this.mix!.weight.copy_(init));
       init.dispose();
     }
+    this.scale = null;
+    if (c.scaleHead) {
+      // Registered last, so that the other modules start as without it. A zero weight and a bias
+      // of log(0.05) start every point at a scale of 5 % of the input's maximum.
+      this.scale = this.registerModule('scale', new nn.Conv1d(ch[0]!, 1, 1));
+      torch.noGrad(() => {
+        this.scale!.weight.zero_();
+        this.scale!.bias!.fill_(Math.log(0.05));
+      });
+    }
   }
 
   /** Lengths must be multiples of this (forward pads by edge replication otherwise). */
@@ -284,7 +307,23 @@ export class UNet1d extends nn.Module {
    * [N, K+1, L] (level 0 first) and returns [N, 1, L].
    */
   forward(input: Tensor): Tensor {
+    return tidy(() => this.run(input, false).mean);
+  }
+
+  /**
+   * The denoised spectra and the log of the per-point Laplace scale of their error, in the
+   * output's units (the input normalization is undone on both); needs config.scaleHead.
+   */
+  forwardWithScale(input: Tensor): { mean: Tensor; logScale: Tensor } {
+    if (!this.scale) throw new RangeError('UNet1d: this model has no scale head (model.scaleHead)');
     return tidy(() => {
+      const r = this.run(input, true);
+      return { mean: r.mean, logScale: r.logScale! };
+    });
+  }
+
+  private run(input: Tensor, withScale: boolean): { mean: Tensor; logScale: Tensor | null } {
+    {
       const levels = this.config.inputLevels;
       const flat = input.ndim === 2 && levels === 1;
       if (!flat && !(input.ndim === 3 && input.shape[1] === levels))
@@ -323,8 +362,15 @@ export class UNet1d extends nn.Module {
       let out = (this.mix ? this.mix.forward(x) : x).add(correction);
       if (scale) out = out.mul(scale);
       if (padded !== length) out = out.narrow(2, 0, length);
-      return flat ? out.squeeze(1) : out;
-    });
+      let logScale: Tensor | null = null;
+      if (withScale && this.scale) {
+        logScale = this.scale.forward(h);
+        if (scale) logScale = logScale.add(scale.log());
+        if (padded !== length) logScale = logScale.narrow(2, 0, length);
+        if (flat) logScale = logScale.squeeze(1);
+      }
+      return { mean: flat ? out.squeeze(1) : out, logScale };
+    }
   }
 }
 

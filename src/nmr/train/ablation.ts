@@ -7,6 +7,7 @@ import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
 import { datasetYardSamples } from '../eval/yard-data.js';
 import { runYardstick, type MethodScore } from '../eval/yardstick.js';
 import type { Metrics } from '../eval/metrics.js';
+import type { OperatingPoints } from '../eval/operating.js';
 import { denoiseSpectra, loadDenoiser } from '../model/denoise.js';
 import type { NmrTrainConfig, StageConfig } from './config.js';
 import { preprocessOptions } from './samples.js';
@@ -45,6 +46,13 @@ export const ABLATIONS: Record<string, Ablation> = {
         s.loss.peakWeight = s.loss.baseWeight;
         s.peakWeightEnd = null;
       }),
+  },
+  'peak-ramp': {
+    description:
+      'the peak-mask weight raised linearly during stage B to 3x its value (x6 -> x18 with the defaults), to keep weak peaks late in training',
+    apply: (cfg) => {
+      cfg.stageB.peakWeightEnd = 3 * cfg.stageB.loss.peakWeight;
+    },
   },
   'no-curv': {
     description: 'without the baseline second-difference term (lambda_2 = 0)',
@@ -95,6 +103,8 @@ export interface AblationRow {
   model: MethodScore;
   /** Raw levels 0..K against the truth, on the same samples. */
   ladder: Metrics[];
+  /** Their operating points (peak picking over a sweep of thresholds). */
+  ladderOperating: OperatingPoints[];
   trainSeconds: number;
 }
 
@@ -135,7 +145,8 @@ export function runAblation(base: NmrTrainConfig, options: AblationOptions): Abl
         methods: [{ name, stack: false, run: (pre) => denoiseSpectra(model, [pre.spectra[0]!])[0]! }],
         preprocess: preprocessOptions(cfg.data),
         ratio,
-        validationFraction: 0.01,
+        // The first 20 % choose the picking threshold of the tuned F1, as in the yardstick.
+        validationFraction: 0.2,
       });
       const truth = report.references.find((r) => r.reference === 'truth')!;
       rows.push({
@@ -143,6 +154,7 @@ export function runAblation(base: NmrTrainConfig, options: AblationOptions): Abl
         description: ablation.description,
         model: truth.methods[0]!,
         ladder: truth.ladder,
+        ladderOperating: truth.ladderOperating,
         trainSeconds,
       });
     } finally {
@@ -159,26 +171,46 @@ export function runAblation(base: NmrTrainConfig, options: AblationOptions): Abl
   return rows;
 }
 
+/** Recall and weak-peak recall at one false peak per spectrum, with the sweep's bound. */
+function atOneFalse(o: OperatingPoints): string {
+  const a = o.atFalseRate.find((x) => x.rate === 1);
+  if (!a) return '- | -';
+  const b = a.bound === '>' ? '>=' : a.bound === '<' ? '<=' : '';
+  const f = (v: number) => (Number.isFinite(v) ? v.toFixed(3) : '-');
+  return `${b}${f(a.recall)} | ${b}${f(a.recallWeak)}`;
+}
+
 /** The ablation rows as a Markdown table (one row per variant). */
 export function formatAblationTable(rows: AblationRow[]): string {
   const f = (v: number, d: number): string => (Number.isFinite(v) ? v.toFixed(d) : '-');
   const lines = [
-    '| variant | energy SNR dB | matched k (energy) | peak F1 | matched k (F1) | recall | recall SNR 3-5 | hallucinated / spectrum | integral err | FWHM err | train s |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| variant | energy SNR dB | matched k (energy) | peak F1 | matched k (F1) | recall | recall SNR 3-5 | hallucinated / spectrum | integral err | FWHM err | PR AUC | tuned F1 | recall at 1 false / spectrum | recall SNR 3-5 at 1 | train s |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  const row = (name: string, m: Metrics, ke: string, kf: string, secs: string): string =>
+  const row = (
+    name: string,
+    m: Metrics,
+    o: OperatingPoints | undefined,
+    ke: string,
+    kf: string,
+    secs: string,
+  ): string =>
     `| ${name} | ${f(m.energy_snr_db, 2)} | ${ke} | ${f(m.peak_f1, 3)} | ${kf} | ${f(m.peak_recall, 3)} | ${f(m.recall_by_snr[0] ?? NaN, 3)} | ` +
-    `${f(m.hallucinated, 1)} | ${f(m.integral_rel_error, 3)} | ${f(m.fwhm_rel_error, 3)} | ${secs} |`;
+    `${f(m.hallucinated, 1)} | ${f(m.integral_rel_error, 3)} | ${f(m.fwhm_rel_error, 3)} | ` +
+    `${o ? f(o.auc, 3) : '-'} | ${o?.tuned ? f(o.tuned.f1, 3) : '-'} | ${o ? atOneFalse(o) : '- | -'} | ${secs} |`;
   for (const r of rows)
     lines.push(
       row(
         r.variant,
         r.model.metrics,
+        r.model.operating,
         `${r.model.matchedEnergy.bound}${f(r.model.matchedEnergy.k, 2)}`,
         `${r.model.matchedF1.bound}${f(r.model.matchedF1.k, 2)}`,
         r.trainSeconds.toFixed(0),
       ),
     );
-  rows[0]?.ladder.forEach((m, k) => lines.push(row(`(raw level ${k})`, m, String(k), String(k), '')));
+  rows[0]?.ladder.forEach((m, k) =>
+    lines.push(row(`(raw level ${k})`, m, rows[0]!.ladderOperating?.[k], String(k), String(k), '')),
+  );
   return lines.join('\n') + '\n';
 }

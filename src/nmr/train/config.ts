@@ -190,7 +190,7 @@ function lossWeights(raw: Json, base: LossWeights, where: string): LossWeights {
   checkKeys(raw, Object.keys(SEED_LOSS_WEIGHTS), where);
   const out = {} as LossWeights;
   for (const k of Object.keys(SEED_LOSS_WEIGHTS) as (keyof LossWeights)[])
-    out[k] = num(raw, k, base[k], where, 0);
+    out[k] = num(raw, k, base[k] ?? 0, where, 0);
   return out;
 }
 
@@ -372,6 +372,11 @@ export function resolveConfig(raw: unknown, baseDir: string, file = 'config'): N
       logEvery: int(raw, 'logEvery', d.logEvery, 'config', 1),
       checkpointEvery: int(raw, 'checkpointEvery', d.checkpointEvery, 'config', 1),
     };
+    for (const st of ['stageA', 'stageB'] as const)
+      if ((cfg[st].loss.nll ?? 0) !== 0 && !cfg.model.scaleHead)
+        throw new ConfigError(
+          `config.${st}.loss.nll: the Laplace NLL trains the scale head; set config.model.scaleHead to true (or nll to 0)`,
+        );
     if (cfg.stageA.epochs + cfg.stageB.epochs === 0)
       throw new ConfigError('config.stageA.epochs + config.stageB.epochs: must be at least 1');
     return cfg;

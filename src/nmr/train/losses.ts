@@ -130,6 +130,15 @@ export function residualRatioLoss(x: Tensor, y: Tensor, base: Tensor, options: R
   });
 }
 
+/**
+ * Laplace negative log-likelihood of the target under the predicted per-point scale b = exp(s),
+ * up to the constant log 2: mean(|y0 - s_hat| / b + s). The mean is detached: the scale learns how
+ * far the output is from the target without pulling the output towards where that is cheap.
+ */
+export function laplaceNll(y0: Tensor, target: Tensor, logScale: Tensor): Tensor {
+  return tidy(() => y0.detach().sub(target).abs().mul(logScale.neg().exp()).add(logScale).mean());
+}
+
 export interface LossWeights {
   /** Peak-mask weight of the reconstruction L1 (default 6) and the weight elsewhere (1). */
   peakWeight: number;
@@ -153,6 +162,8 @@ export interface LossWeights {
    * weight near 1 / (typical error) balances it with the L1 term (e.g. 100).
    */
   mse: number;
+  /** Weight of the Laplace NLL of the scale head ({@link laplaceNll}; default 0, needs model.scaleHead). */
+  nll?: number;
 }
 
 export const SEED_LOSS_WEIGHTS: LossWeights = {
@@ -164,6 +175,7 @@ export const SEED_LOSS_WEIGHTS: LossWeights = {
   ratio: 0.2,
   recOthers: 0,
   mse: 0,
+  nll: 0,
 };
 
 export interface LossParts {
@@ -172,6 +184,8 @@ export interface LossParts {
   curv: Tensor;
   cons: Tensor;
   ratio: Tensor;
+  /** The scale head's Laplace NLL (0 without one). */
+  nll: Tensor;
   total: Tensor;
 }
 
@@ -187,6 +201,8 @@ export interface LossBatch {
   T: Tensor | number;
   /** First group that takes part in consistency and the T constraint (1 leaves level 0 out; default 0). */
   consFrom?: number;
+  /** Log-scale of the level-0 output [B, L] (scale head), scored by the Laplace NLL. */
+  logScale?: Tensor | null;
 }
 
 /**
@@ -225,11 +241,14 @@ export function totalLoss(batch: LossBatch, w: LossWeights): LossParts {
     const cons = w.cons !== 0 ? consistencyL1(ySelf) : zeros([]);
     const ratio =
       w.ratio !== 0 ? residualRatioLoss(xSelf, ySelf, batch.base, { levels, T: batch.T }) : zeros([]);
+    const nll =
+      (w.nll ?? 0) !== 0 && batch.logScale ? laplaceNll(y0, batch.target, batch.logScale) : zeros([]);
     const total = rec
       .add(deriv.mul(w.deriv))
       .add(curv.mul(w.curv))
       .add(cons.mul(w.cons))
-      .add(ratio.mul(w.ratio));
-    return { rec, deriv, curv, cons, ratio, total };
+      .add(ratio.mul(w.ratio))
+      .add(nll.mul(w.nll ?? 0));
+    return { rec, deriv, curv, cons, ratio, nll, total };
   });
 }

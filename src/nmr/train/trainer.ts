@@ -467,6 +467,22 @@ function drawBatch(
   return { picked, starts, levels };
 }
 
+/**
+ * A single-spectrum model's outputs for the [B, G, L] inputs, and with a scale head trained by the
+ * NLL, the log-scale of the level-0 outputs [B, L].
+ */
+function singleOutputs(
+  model: UNet1d,
+  x: torch.Tensor,
+  weights: LossWeights,
+): { y: torch.Tensor; logScale: torch.Tensor | null } {
+  const [B, G, L] = x.shape as [number, number, number];
+  if (!(model.scale && (weights.nll ?? 0) !== 0))
+    return { y: model.forward(x.reshape(B * G, L)).reshape(B, G, L), logScale: null };
+  const { mean, logScale } = model.forwardWithScale(x.reshape(B * G, L));
+  return { y: mean.reshape(B, G, L), logScale: logScale.reshape(B, G, L).select(1, 0) };
+}
+
 /** One optimizer step on a batch; stops the run on a non-finite loss or gradient norm. */
 function trainStep(run: TrainingRun, rng: Rng, plan: EpochPlan, step: number): LossSums {
   const { cfg, model, stackModel } = run;
@@ -475,8 +491,6 @@ function trainStep(run: TrainingRun, rng: Rng, plan: EpochPlan, step: number): L
   const { picked, starts, levels } = drawBatch(run, rng, plan, step);
   return torch.tidy(() => {
     const batch = makeBatch(picked, levels, starts, crop);
-    const B = picked.length;
-    const G = levels.length;
     const parts = stackModel
       ? totalLoss(
           // One output group (level 0's slot), scored against the target like a level-0 output.
@@ -484,11 +498,7 @@ function trainStep(run: TrainingRun, rng: Rng, plan: EpochPlan, step: number): L
           weights,
         )
       : totalLoss(
-          {
-            ...batch,
-            y: model.forward(batch.x.reshape(B * G, crop)).reshape(B, G, crop),
-            consFrom: minLevel === 0 ? 0 : 1,
-          },
+          { ...batch, ...singleOutputs(model, batch.x, weights), consFrom: minLevel === 0 ? 0 : 1 },
           weights,
         );
     const v = {
