@@ -164,8 +164,10 @@ export class OnnxGraph {
     return out;
   }
 
+  // Private: onnx-proto's declarations need the `long` package's global types, so its classes stay
+  // out of tailor's public declarations (a user's project type-checks without them).
   /** The model: the graph at {@link ONNX_OPSET}, with its producer and metadata. */
-  model(info: OnnxModelInfo): OnnxSchema.ModelProto {
+  private model(info: OnnxModelInfo): OnnxSchema.ModelProto {
     if (this.inputs.length === 0 || this.outputs.length === 0)
       throw new Error('ONNX graph: declare its inputs and outputs first');
     const metadata = Object.entries(info.metadata ?? {}).map(([key, v]) =>
