@@ -14,7 +14,7 @@ import {
   parseExperimentsArg,
   readExperimentsFile,
   checkLevels,
-  loadDenoiser,
+  loadDenoiserInfo,
   denoiseSpectra,
   denoiseStacks,
   isStackModel,
@@ -23,6 +23,7 @@ import {
   denoiseWithScale,
   type PreprocessResult,
   type UNet1d,
+  type ScaleCalibration,
 } from '../../nmr/index.js';
 import { formatYardstick } from '../../report/nmr-yardstick.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
@@ -35,7 +36,9 @@ levels 0..K. Reports, per method, the level k whose raw spectrum it matches in e
 peak F1, and the measurement time that saves (T^(2k)); each candidate's peak picking over a sweep
 of thresholds (precision-recall area, F1 at a threshold tuned on the tuning samples, recall at 1
 and 0.2 false peaks per spectrum); for a model with a scale head, how often the truth lies in its
-central 90 % interval. Baselines see only x0 (Savitzky-Golay, TV
+central 90 % interval (raw, with a factor fitted on the tuning samples, and with the factor that
+'tailor nmr calibrate' stored in the checkpoint) and how well its peak confidence tells true from
+false peaks. Baselines see only x0 (Savitzky-Golay, TV
 and Cadzow are tuned on the first --validation fraction of the samples, which is not scored);
 fusion and stack models use every level and are scored against the truth only.
 
@@ -115,9 +118,10 @@ export const run = defineCommand({
         const eq = spec.indexOf('=');
         const name = eq > 0 ? spec.slice(0, eq) : 'model';
         const path = eq > 0 ? spec.slice(eq + 1) : spec;
-        let model;
+        let model: UNet1d;
+        let calibration: ScaleCalibration | null;
         try {
-          model = loadDenoiser(path);
+          ({ model, calibration } = loadDenoiserInfo(path));
         } catch (e) {
           throw asUserError(e);
         }
@@ -128,7 +132,7 @@ export const run = defineCommand({
               `--model ${path}: takes ${model.config.inputLevels} levels, the samples have ${K1}`,
             );
           methods.push({ name, stack: true, run: (pre) => denoiseStacks(model, [pre.spectra])[0]! });
-        } else methods.push(...singleMethods(name, model, fidelities));
+        } else methods.push(...singleMethods(name, model, fidelities, calibration));
       }
     }
     try {
@@ -158,7 +162,12 @@ export const run = defineCommand({
  * A single-spectrum model, and its blends with x0 at each fidelity (one model run per sample);
  * a model with a scale head also gives the scale whose coverage the yardstick checks.
  */
-function singleMethods(name: string, model: UNet1d, fidelities: number[]): YardMethod[] {
+function singleMethods(
+  name: string,
+  model: UNet1d,
+  fidelities: number[],
+  calibration: ScaleCalibration | null,
+): YardMethod[] {
   const cache = new WeakMap<PreprocessResult, { y: Float64Array; scale: Float64Array | null }>();
   const outputs = (pre: PreprocessResult) => {
     let r = cache.get(pre);
@@ -178,6 +187,7 @@ function singleMethods(name: string, model: UNet1d, fidelities: number[]): YardM
       stack: false,
       run: (pre) => outputs(pre).y,
       ...(model.scale ? { scale: (pre: PreprocessResult) => outputs(pre).scale! } : {}),
+      ...(model.scale && calibration ? { calibration } : {}),
     },
     ...fidelities.map((f) => ({
       name: `${name} f=${f}`,
