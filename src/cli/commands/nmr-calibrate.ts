@@ -92,7 +92,7 @@ function formatCalibration(r: CalibrationResult, modelFile: string): string {
   const c = r.calibration;
   const f = (v: number, d = 3) => (Number.isFinite(v) ? v.toFixed(d) : '-');
   return [
-    `fitted on the first ${c.samples} samples of ${c.data} (${r.points} points): factor ${f(c.factor, 4)}; coverage of the central 90 % interval ${f(c.rawCoverage)} raw, ${f(c.coverage)} with the factor`,
+    `fitted on the first ${c.samples} samples of ${c.data} (${r.points} points): factor ${c.factor.toPrecision(4)}; coverage of the central 90 % interval ${f(c.rawCoverage)} raw, ${f(c.coverage)} with the factor`,
     '',
     `peak confidence on these samples (peaks of the denoised spectra above 3 sigma of the input):`,
     '',

@@ -53,17 +53,18 @@ export function calibrateScale(
       `${samples.length} sample(s), the calibration needs at least ${MIN_CALIBRATION_SAMPLES}`,
       'give a larger simulated data set or a larger --samples',
     );
+  const measured = samples.find((s) => !s.truth || !s.truthPeakMask || !s.trueSigmas);
+  if (measured)
+    throw new NmrCalibrationDataError(
+      measured.name,
+      'has no true spectrum (a measured sample)',
+      "calibrate on a data set written by 'tailor nmr simulate', whose samples carry their truth",
+    );
   const st = newScaleStats(null);
   let inside = 0;
   for (const s of samples) {
     const pre = preprocessStack(s.spectra);
-    const ctx = truthContexts(s, pre)?.[0];
-    if (!ctx)
-      throw new NmrCalibrationDataError(
-        s.name,
-        'has no true spectrum (a measured sample)',
-        "calibrate on a data set written by 'tailor nmr simulate', whose samples carry their truth",
-      );
+    const ctx = truthContexts(s, pre)![0]!;
     const x = pre.spectra[0]!;
     const r = denoiseWithScale(model, [x], modelName);
     tuneScale(st, x, r.spectra[0]!, r.scales[0]!, ctx);
