@@ -27,6 +27,7 @@ import {
 } from '../../nmr/index.js';
 import { formatYardstick } from '../../report/nmr-yardstick.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
+import { resolve } from 'node:path';
 
 const HELP = `usage: tailor nmr yardstick (--data DIR | --samples FILE.json | --experiments LIST)... [--model [NAME=]FILE]...
 
@@ -112,6 +113,7 @@ export const run = defineCommand({
     const bad = samples.find((s) => s.spectra.length !== K1);
     if (bad) throw new CliError(`${bad.name}: ${bad.spectra.length} levels, ${samples[0]!.name} has ${K1}`);
     const methods: YardMethod[] = [];
+    const calibrations: { path: string; calibration: ScaleCalibration }[] = [];
     const disposers: (() => void)[] = [];
     if (values.model?.length) {
       for (const spec of values.model) {
@@ -133,6 +135,7 @@ export const run = defineCommand({
             );
           methods.push({ name, stack: true, run: (pre) => denoiseStacks(model, [pre.spectra])[0]! });
         } else methods.push(...singleMethods(name, model, fidelities, calibration));
+        if (model.scale && calibration) calibrations.push({ path, calibration });
       }
     }
     try {
@@ -147,6 +150,7 @@ export const run = defineCommand({
         },
       });
       if (process.stderr.isTTY) process.stderr.write('\n');
+      warnSeen(calibrations, values.data ?? [], report.validationSamples);
       const text = formatYardstick(report);
       console.log(text);
       if (values.out) writeFileAtomic(values.out, text);
@@ -195,4 +199,23 @@ function singleMethods(
       run: (pre: PreprocessResult) => blendFidelity(pre.spectra[0]!, outputs(pre).y, f),
     })),
   ];
+}
+
+/**
+ * Warns when a model's stored calibration was fitted on samples this run scores (the same data
+ * set, more samples than it tunes on): its coverage would then be measured on its own fit.
+ */
+function warnSeen(
+  calibrations: { path: string; calibration: ScaleCalibration }[],
+  data: string[],
+  tuning: number,
+): void {
+  const first = data[0];
+  for (const { path, calibration } of calibrations) {
+    if (first === undefined || resolve(first) !== resolve(calibration.data) || calibration.samples <= tuning)
+      continue;
+    console.error(
+      `tailor: warning: ${path}: its scale factor was fitted on the first ${calibration.samples} samples of ${calibration.data}, of which the yardstick scores ${calibration.samples - tuning}; calibrate on the tuning share only (tailor nmr calibrate without --samples) for an honest coverage`,
+    );
+  }
 }
