@@ -145,6 +145,7 @@ export interface ScaleStats {
   scoredPeaks: LabelledPeak[];
 }
 
+/** Empty statistics for a method, with the calibration stored with its model (null when none). */
 export function newScaleStats(stored: { factor: number; confidence: ConfidenceRule } | null): ScaleStats {
   return {
     storedFactor: stored?.factor ?? NaN,
