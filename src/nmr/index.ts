@@ -76,6 +76,20 @@ export type { Denoiser, EvaluateOptions, MethodMetrics } from './eval/evaluate.j
 export type { MethodScore, YardstickOptions } from './eval/yardstick.js';
 export type { AtFalseRate, OperatingPoints } from './eval/operating.js';
 export { confidentPeaks, type ConfidentPeak, type Coverage } from './eval/coverage.js';
+export {
+  LAPLACE_90,
+  CONFIDENCE_DEFINITIONS,
+  type ConfidenceDefinition,
+  type ConfidenceRule,
+  type ConfidenceScore,
+} from './eval/confidence.js';
+export { calibrateScale, MIN_CALIBRATION_SAMPLES, type CalibrationResult } from './eval/calibrate.js';
+export {
+  saveScaleCalibration,
+  NmrCalibrationDataError,
+  NmrCalibrationFactorError,
+  type ScaleCalibration,
+} from './model/calibration.js';
 export { robustSigma } from './pipeline/noise.js';
 export type { DomainCheck } from './model/domain.js';
 export type { UNetConfig } from './model/unet.js';

@@ -1,7 +1,14 @@
 // Text (Markdown) tables of the NMR yardstick (src/nmr/eval/yardstick.ts): per reference, the raw
 // levels the instrument could record instead, then every method with the level it matches and
 // the measurement time that saves.
-import type { Matched, ReferenceReport, YardstickReport, Metrics, OperatingPoints } from '../nmr/index.js';
+import type {
+  Matched,
+  MethodScore,
+  ReferenceReport,
+  YardstickReport,
+  Metrics,
+  OperatingPoints,
+} from '../nmr/index.js';
 
 const f = (v: number, digits: number): string => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
@@ -82,14 +89,34 @@ export function formatOperating(r: ReferenceReport): string {
       '',
       'uncertainty (scale head): how often the truth lies in the central 90 % interval, +- scale x ln 10 (calibrated: 0.90):',
       '',
-      '| method | coverage, all points | coverage, peak mask | mean scale (sigma of x0) | factor for 90 % on the tuning samples | coverage with it |',
-      '|---|---:|---:|---:|---:|---:|',
-      ...calibrated.map(
-        (s) =>
-          `| ${s.name} (x0) | ${f(s.coverage90!.all, 3)} | ${f(s.coverage90!.peak, 3)} | ${f(s.coverage90!.meanScaleSigma, 3)} | ${f(s.coverage90!.factor, 3)} | ${f(s.coverage90!.calibrated, 3)} |`,
-      ),
+      '| method | coverage, all points | coverage, peak mask | mean scale (sigma of x0) | factor for 90 % on the tuning samples | coverage with it | stored factor | coverage with it |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      ...calibrated.map((s) => {
+        const c = s.coverage90!;
+        return `| ${s.name} (x0) | ${f(c.all, 3)} | ${f(c.peak, 3)} | ${f(c.meanScaleSigma, 3)} | ${f(c.factor, 3)} | ${f(c.calibrated, 3)} | ${f(c.storedFactor, 3)} | ${f(c.stored, 3)} |`;
+      }),
+      ...confidenceLines(calibrated),
     );
   return lines.join('\n');
+}
+
+/** Each scale method's peak confidence rules, scored on the scored samples' picked peaks. */
+function confidenceLines(methods: MethodScore[]): string[] {
+  const rows = methods.flatMap((s) =>
+    (s.coverage90!.confidence?.scores ?? []).map((c) => {
+      const inUse = c.definition === s.coverage90!.confidence!.rule.definition ? ' (in use)' : '';
+      return `| ${s.name} (x0) | ${c.definition}${inUse} | ${f(c.cut, 3)} | ${c.peaks} | ${c.falsePeaks} | ${f(c.rocAuc, 3)} | ${f(c.prAuc, 3)} | ${f(c.falseFlagged, 3)} | ${f(c.realFlagged, 3)} |`;
+    }),
+  );
+  if (!rows.length) return [];
+  return [
+    '',
+    "peak confidence (the model's peaks above 3 sigma of x0, matched to the true peaks; 'interval': height / (factor x scale x ln 10), 'snr': height / (3 sigma of x0); in use: the stored rule, else the one chosen on the tuning samples):",
+    '',
+    '| method | definition | cut | peaks | false | ROC AUC | PR AUC (true peaks) | false flagged low | true flagged low |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ];
 }
 
 export function formatYardstick(r: YardstickReport, title = ''): string {

@@ -220,6 +220,20 @@ export function loadCheckpoint(base: string, options: LoadCheckpointOptions = {}
   return loaded;
 }
 
+/**
+ * Replaces the extra data of a saved checkpoint (`update` gets the stored value and returns the
+ * new one), for facts learned after training (a calibration, say). Only the sidecar is rewritten,
+ * atomically, and the weights file is checked first: a crash leaves the old or the new sidecar,
+ * both matching the untouched weights, and corrupt weights are never annotated.
+ * @throws CheckpointError when the sidecar or the weights file it names is missing or corrupt.
+ */
+export function updateCheckpointExtra(base: string, update: (extra: unknown) => unknown): void {
+  const paths = checkpointPaths(base);
+  const sidecar = readSidecar(paths.sidecar);
+  verifiedFile(paths.sidecar, dirname(paths.sidecar), sidecar.weights);
+  writeJsonAtomic(paths.sidecar, { ...sidecar, extra: update(sidecar.extra) });
+}
+
 /** Moves the tensors of a record to a device, disposing the originals; other values pass through. */
 function moveAll<T extends Record<string, unknown>>(record: T, device: Device): T {
   const out: Record<string, unknown> = {};

@@ -17,6 +17,8 @@ import { NmrUncertaintyError, denoiseSpectra, denoiseWithScale } from '../../src
 import { writeSyntheticDataset } from '../../src/nmr/data/generate.js';
 import { run as train } from '../../src/cli/commands/nmr-train.js';
 import { run as denoise } from '../../src/cli/commands/nmr-denoise.js';
+import { run as calibrate } from '../../src/cli/commands/nmr-calibrate.js';
+import { NmrCalibrationDataError } from '../../src/nmr/model/calibration.js';
 import { readCsvSpectrum } from '../../src/nmr/io/csv.js';
 import { Rng } from '../../src/util/rng.js';
 import { NmrConfigError } from '../../src/nmr/train/config.js';
@@ -110,7 +112,7 @@ test('coverageOf: Laplace errors of the predicted scale cover 90 %; confidentPea
   assert.ok(peaks[1]!.low, 'a 0.5 top with a 90 % half-width of 0.69 may not be real');
 });
 
-test('nmr denoise --uncertainty writes the scale and rated peaks; a model without the head refuses', async () => {
+test('nmr denoise --uncertainty writes the scale and rated peaks, calibrated after nmr calibrate; a model without the head refuses', async () => {
   const root = mkdtempSync(join(tmpdir(), 'nmr-unc-'));
   const data = join(root, 'data');
   writeSyntheticDataset(data, 6, 11, { points: 256, levels: 3, ratio: 2 });
@@ -158,6 +160,28 @@ test('nmr denoise --uncertainty writes the scale and rated peaks; a model withou
     assert.ok(existsSync(join(out, 'data-sample0000.scale.jdx')));
     const peaks = readFileSync(join(out, 'data-sample0000.peaks.csv'), 'utf8').split('\n');
     assert.equal(peaks[1], 'ppm,height,scale,confidence,flag');
+    assert.match(peaks[0]!, /uncalibrated/);
+    // Calibrated on the first 2 samples, the written scale is the raw one times the stored factor.
+    const model = join(root, 'scale', 'best.json');
+    await assert.rejects(
+      () => calibrate(['--model', model, '--data', data, '--samples', '1']),
+      (e: Error) => e instanceof NmrCalibrationDataError && /at least 2/.test(e.message),
+    );
+    const lines: string[] = [];
+    console.log = (line: string) => lines.push(line);
+    assert.equal(await calibrate(['--model', model, '--data', data, '--samples', '2']), 0);
+    const factor = Number(/factor ([\d.e-]+);/.exec(lines.join('\n'))![1]);
+    assert.ok(factor > 0, lines.join('\n'));
+    const calibrated = join(root, 'den-cal');
+    assert.equal(await denoise(['--model', model, '--input', data, '--out', calibrated, '--uncertainty']), 0);
+    assert.match(lines.at(-2)!, /scale calibrated: factor [\d.]+ fitted on 2 samples of/);
+    const scaled = readCsvSpectrum(join(calibrated, 'data-sample0000.scale.csv')).real;
+    scale.real.forEach((b, i) => assert.ok(Math.abs(scaled[i]! / b / factor - 1) < 2e-3, `point ${i}`));
+    assert.match(readFileSync(join(calibrated, 'data-sample0000.peaks.csv'), 'utf8'), /scale calibrated/);
+    await assert.rejects(
+      () => calibrate(['--model', join(root, 'plain', 'best.json'), '--data', data]),
+      NmrUncertaintyError,
+    );
     await assert.rejects(
       () =>
         denoise([

@@ -108,6 +108,7 @@ test('runYardstick: the raw ladder rises about 20 log10 T per level and raw x0 m
         stack: false,
         run: (pre) => pre.spectra[0]!,
         scale: (pre) => new Float64Array(pre.spectra[0]!.length).fill(pre.sigmas[0]!),
+        calibration: { factor: 0.5, confidence: { definition: 'snr', cut: 1.2 } },
       },
     ],
   });
@@ -146,6 +147,14 @@ test('runYardstick: the raw ladder rises about 20 log10 T per level and raw x0 m
   // The factor fitted on the tuning samples brings it near 90 %.
   assert.ok(scaled.factor < 1 && Math.abs(scaled.calibrated - 0.9) < 0.05, JSON.stringify(scaled));
   assert.ok(!heldOut.methods.find((m) => m.name === 'scaled')!.coverage90);
+  // The stored factor (half the scale) covers less; the stored confidence rule is the one in use.
+  assert.ok(scaled.storedFactor === 0.5 && scaled.stored < scaled.all, JSON.stringify(scaled));
+  assert.deepEqual(scaled.confidence!.rule, { definition: 'snr', cut: 1.2 });
+  assert.deepEqual(
+    scaled.confidence!.scores.map((c) => c.definition),
+    ['interval', 'snr'],
+  );
+  assert.match(text, /peak confidence/);
   assert.match(text, /\| scaled \(x0\) \| 0\.9\d\d \|/);
   assert.match(text, /raw level 2 \| 16x/);
   assert.match(text, /tv \(x0\)/);

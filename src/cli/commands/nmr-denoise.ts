@@ -32,6 +32,7 @@ import {
   NmrUncertaintyError,
   confidentPeaks,
   robustSigma,
+  type ScaleCalibration,
 } from '../../nmr/index.js';
 import { ensureDir, writeFileAtomic } from '../../util/fs.js';
 
@@ -61,7 +62,10 @@ options:
                         the model's error (central 90 % interval: +- b ln 10), and
                         DIR/<name>.peaks.csv, the peaks above 3 sigma of the input with a
                         confidence, height / (b ln 10); below 1 they are marked low (the
-                        interval reaches zero). Needs a model trained with the scale head
+                        interval reaches zero). Needs a model trained with the scale head.
+                        After 'tailor nmr calibrate' the scale is multiplied by the stored
+                        factor and peaks are rated by the stored rule (the output says which);
+                        without it the head's raw scale is written, which overstates the error
 
 FIDs are processed like the model's training experiments (size, line broadening, phase) when the
 model records them. Each input's relative noise and ppm range are compared with the training
@@ -178,7 +182,7 @@ export const run = defineCommand({
     if (values.fidelity !== undefined && (values.fidelity.trim() === '' || !(fidelity >= 0 && fidelity <= 1)))
       throw new NmrFidelityError(values.fidelity);
     useDevice(values.device);
-    const { model, domain } = loadModel(values.model);
+    const { model, domain, calibration } = loadModel(values.model);
     if (values.uncertainty && !model.scale) {
       model.dispose();
       throw new NmrUncertaintyError(values.model);
@@ -208,7 +212,7 @@ export const run = defineCommand({
     const outputs =
       fidelity > 0 ? denoised.map((y, i) => blendFidelity(items[i]!.spectrum.real, y, fidelity)) : denoised;
     const names = writeOutputs(items, outputs, values.model, values.out);
-    if (scales) writeUncertainty(items, outputs, scales, names, values.model, values.out);
+    if (scales) writeUncertainty(items, outputs, scales, names, values.model, values.out, calibration);
     model.dispose();
     console.log(
       `denoised ${items.length} spectra in ${seconds.toFixed(2)} s (${(items.length / Math.max(seconds, 1e-9)).toFixed(1)} spectra/s); wrote CSV and JCAMP-DX to ${values.out}`,
@@ -217,7 +221,7 @@ export const run = defineCommand({
   },
 });
 
-function loadModel(file: string): { model: UNet1d; domain: TrainingDomain | null } {
+function loadModel(file: string): ReturnType<typeof loadDenoiserInfo> {
   try {
     return loadDenoiserInfo(file);
   } catch (e) {
@@ -311,20 +315,28 @@ function writeUncertainty(
   names: string[],
   modelFile: string,
   out: string,
+  calibration: ScaleCalibration | null,
 ): void {
   let low = 0;
   let total = 0;
+  const factor = calibration?.factor ?? 1;
+  const rule = calibration?.confidence ?? { definition: 'interval', cut: 1 };
+  const state = calibration
+    ? `calibrated: factor ${calibration.factor.toPrecision(4)} fitted on ${calibration.samples} samples of ${calibration.data}`
+    : "uncalibrated: the head's raw scale, which overstates the error; run 'tailor nmr calibrate'";
+  const definition =
+    rule.definition === 'interval' ? 'height / (scale x ln 10)' : 'height / (3 sigma of the input)';
   items.forEach((it, i) => {
     const name = names[i]!;
-    const s: Spectrum = { ...it.spectrum, real: scales[i]! };
+    const s: Spectrum = { ...it.spectrum, real: scales[i]!.map((b) => b * factor) };
     delete s.imag;
-    const note = `Laplace scale b of the error of the denoised spectrum (central 90 % interval: +- b ln 10), tailor nmr denoise (model ${modelFile}) from ${it.spectrum.source}`;
+    const note = `Laplace scale b of the error of the denoised spectrum (central 90 % interval: +- b ln 10; ${state}), tailor nmr denoise (model ${modelFile}) from ${it.spectrum.source}`;
     writeCsvSpectrum(join(out, `${name}.scale.csv`), s, note);
     writeJcampSpectrum(join(out, `${name}.scale.jdx`), s, `${name} (scale of the denoised spectrum)`);
     const x = it.spectrum.real;
     // The input's noise from first differences: robust to the lines, needs no baseline mask.
     const sigma = robustSigma(x, new Uint8Array(x.length).fill(1), 'diff');
-    const peaks = confidentPeaks(outputs[i]!, scales[i]!, 3 * sigma);
+    const peaks = confidentPeaks(outputs[i]!, s.real, 3 * sigma, 1, rule, sigma);
     const n = x.length;
     const ppm = (index: number) =>
       it.spectrum.ppmFirst + ((it.spectrum.ppmLast - it.spectrum.ppmFirst) * index) / (n - 1);
@@ -336,11 +348,11 @@ function writeUncertainty(
     total += peaks.length;
     writeFileAtomic(
       join(out, `${name}.peaks.csv`),
-      `# peaks of ${name}.denoised above 3 sigma of the input (sigma ${sigma.toPrecision(5)}); confidence = height / (scale x ln 10), low below 1\n` +
+      `# peaks of ${name}.denoised above 3 sigma of the input (sigma ${sigma.toPrecision(5)}); confidence = ${definition}, low below ${rule.cut.toFixed(3)}; scale ${state}\n` +
         `ppm,height,scale,confidence,flag\n${rows.join('\n')}${rows.length ? '\n' : ''}`,
     );
   });
   console.log(
-    `peaks above 3 sigma of the inputs: ${total}, of which ${low} low-confidence (marked 'low' in <name>.peaks.csv)`,
+    `scale ${state}; peaks above 3 sigma of the inputs: ${total}, of which ${low} low-confidence (${definition} below ${rule.cut.toFixed(3)}; marked 'low' in <name>.peaks.csv)`,
   );
 }

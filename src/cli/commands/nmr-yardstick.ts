@@ -14,7 +14,7 @@ import {
   parseExperimentsArg,
   readExperimentsFile,
   checkLevels,
-  loadDenoiser,
+  loadDenoiserInfo,
   denoiseSpectra,
   denoiseStacks,
   isStackModel,
@@ -23,9 +23,11 @@ import {
   denoiseWithScale,
   type PreprocessResult,
   type UNet1d,
+  type ScaleCalibration,
 } from '../../nmr/index.js';
 import { formatYardstick } from '../../report/nmr-yardstick.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
+import { resolve } from 'node:path';
 
 const HELP = `usage: tailor nmr yardstick (--data DIR | --samples FILE.json | --experiments LIST)... [--model [NAME=]FILE]...
 
@@ -35,7 +37,9 @@ levels 0..K. Reports, per method, the level k whose raw spectrum it matches in e
 peak F1, and the measurement time that saves (T^(2k)); each candidate's peak picking over a sweep
 of thresholds (precision-recall area, F1 at a threshold tuned on the tuning samples, recall at 1
 and 0.2 false peaks per spectrum); for a model with a scale head, how often the truth lies in its
-central 90 % interval. Baselines see only x0 (Savitzky-Golay, TV
+central 90 % interval (raw, with a factor fitted on the tuning samples, and with the factor that
+'tailor nmr calibrate' stored in the checkpoint) and how well its peak confidence tells true from
+false peaks. Baselines see only x0 (Savitzky-Golay, TV
 and Cadzow are tuned on the first --validation fraction of the samples, which is not scored);
 fusion and stack models use every level and are scored against the truth only.
 
@@ -109,15 +113,17 @@ export const run = defineCommand({
     const bad = samples.find((s) => s.spectra.length !== K1);
     if (bad) throw new CliError(`${bad.name}: ${bad.spectra.length} levels, ${samples[0]!.name} has ${K1}`);
     const methods: YardMethod[] = [];
+    const calibrations: { path: string; calibration: ScaleCalibration }[] = [];
     const disposers: (() => void)[] = [];
     if (values.model?.length) {
       for (const spec of values.model) {
         const eq = spec.indexOf('=');
         const name = eq > 0 ? spec.slice(0, eq) : 'model';
         const path = eq > 0 ? spec.slice(eq + 1) : spec;
-        let model;
+        let model: UNet1d;
+        let calibration: ScaleCalibration | null;
         try {
-          model = loadDenoiser(path);
+          ({ model, calibration } = loadDenoiserInfo(path));
         } catch (e) {
           throw asUserError(e);
         }
@@ -128,7 +134,8 @@ export const run = defineCommand({
               `--model ${path}: takes ${model.config.inputLevels} levels, the samples have ${K1}`,
             );
           methods.push({ name, stack: true, run: (pre) => denoiseStacks(model, [pre.spectra])[0]! });
-        } else methods.push(...singleMethods(name, model, fidelities));
+        } else methods.push(...singleMethods(name, model, fidelities, calibration));
+        if (model.scale && calibration) calibrations.push({ path, calibration });
       }
     }
     try {
@@ -143,6 +150,7 @@ export const run = defineCommand({
         },
       });
       if (process.stderr.isTTY) process.stderr.write('\n');
+      warnSeen(calibrations, values.data ?? [], report.validationSamples);
       const text = formatYardstick(report);
       console.log(text);
       if (values.out) writeFileAtomic(values.out, text);
@@ -158,7 +166,12 @@ export const run = defineCommand({
  * A single-spectrum model, and its blends with x0 at each fidelity (one model run per sample);
  * a model with a scale head also gives the scale whose coverage the yardstick checks.
  */
-function singleMethods(name: string, model: UNet1d, fidelities: number[]): YardMethod[] {
+function singleMethods(
+  name: string,
+  model: UNet1d,
+  fidelities: number[],
+  calibration: ScaleCalibration | null,
+): YardMethod[] {
   const cache = new WeakMap<PreprocessResult, { y: Float64Array; scale: Float64Array | null }>();
   const outputs = (pre: PreprocessResult) => {
     let r = cache.get(pre);
@@ -178,6 +191,7 @@ function singleMethods(name: string, model: UNet1d, fidelities: number[]): YardM
       stack: false,
       run: (pre) => outputs(pre).y,
       ...(model.scale ? { scale: (pre: PreprocessResult) => outputs(pre).scale! } : {}),
+      ...(model.scale && calibration ? { calibration } : {}),
     },
     ...fidelities.map((f) => ({
       name: `${name} f=${f}`,
@@ -185,4 +199,23 @@ function singleMethods(name: string, model: UNet1d, fidelities: number[]): YardM
       run: (pre: PreprocessResult) => blendFidelity(pre.spectra[0]!, outputs(pre).y, f),
     })),
   ];
+}
+
+/**
+ * Warns when a model's stored calibration was fitted on samples this run scores (the same data
+ * set, more samples than it tunes on): its coverage would then be measured on its own fit.
+ */
+function warnSeen(
+  calibrations: { path: string; calibration: ScaleCalibration }[],
+  data: string[],
+  tuning: number,
+): void {
+  const first = data[0];
+  for (const { path, calibration } of calibrations) {
+    if (first === undefined || resolve(first) !== resolve(calibration.data) || calibration.samples <= tuning)
+      continue;
+    console.error(
+      `tailor: warning: ${path}: its scale factor was fitted on the first ${calibration.samples} samples of ${calibration.data}, of which the yardstick scores ${calibration.samples - tuning}; calibrate on the tuning share only (tailor nmr calibrate without --samples) for an honest coverage`,
+    );
+  }
 }

@@ -44,6 +44,9 @@ subcommands:
   export     write a trained U-Net as an ONNX model: tailor nmr export --model CHECKPOINT --out FILE.onnx
   yardstick  score denoised single scans of held-out samples against the truth and a held-out
              high-SNR measurement: the raw level each matches and the measurement time saved
+  calibrate  fit the scale head's factor for 90 % coverage (and the peak-confidence rule) on
+             held-out simulated samples and store it in the checkpoint:
+             tailor nmr calibrate --model CHECKPOINT --data DIR [--samples N]
   ablate     train and score ablations, each leaving out or changing one ingredient of the
              training: tailor nmr ablate -c CONFIG --data DIR
   process    read a Bruker folder / JCAMP-DX / NMRPipe / CSV file and write the processed
@@ -392,6 +395,7 @@ export const run = defineSubcommands({
     export: async (argv) => (await import('./nmr-export.js')).run(argv),
     ablate: async (argv) => (await import('./nmr-ablate.js')).run(argv),
     yardstick: async (argv) => (await import('./nmr-yardstick.js')).run(argv),
+    calibrate: async (argv) => (await import('./nmr-calibrate.js')).run(argv),
   },
   unknown: (sub) => `unknown subcommand 'nmr ${sub}'\n\n${HELP}`,
 });

@@ -18,10 +18,21 @@
 import { preprocessStack, type PreprocessOptions, type PreprocessResult } from '../pipeline/preprocess.js';
 import { inverseVarianceFusion } from '../pipeline/fusion.js';
 import { averageMetrics, type Metrics } from './metrics.js';
-import { coverageOf, errorRatios, factorFor90, meanCoverage, type Coverage } from './coverage.js';
+import {
+  factorFor90,
+  newScaleStats,
+  scoreScale,
+  summarizeScale,
+  tuneScale,
+  type Coverage,
+  type ScaleStats,
+} from './coverage.js';
+import type { ConfidenceRule } from './confidence.js';
 import { energySnrCorrected, heldOutContexts, score, truthContexts, type Context } from './yard-context.js';
 
-export { energySnrCorrected };
+import { matchLevel, type Matched } from './matched.js';
+
+export { energySnrCorrected, matchLevel, type Matched };
 export type { Coverage };
 import { applyBaseline, SINGLE_BASELINES, tuneBaselines, type SingleBaseline, type Tuned } from './single.js';
 import {
@@ -61,6 +72,8 @@ export interface YardMethod {
    * the same input: its central 90 % interval, +- scale x ln 10, is checked against the truth.
    */
   scale?: (pre: PreprocessResult) => Float64Array;
+  /** The calibration stored with the model (`tailor nmr calibrate`): its coverage is reported too. */
+  calibration?: { factor: number; confidence: ConfidenceRule };
 }
 
 /**
@@ -79,15 +92,6 @@ export interface YardstickOptions {
   ratio?: number;
   /** Called after each sample with the number done and the total. */
   onProgress?: (done: number, total: number) => void;
-}
-
-/** A score stated as a raw level: the fractional level k whose raw spectrum scores the same. */
-export interface Matched {
-  /** Fractional level; with bound '<' or '>' the value lies beyond the ladder. */
-  k: number;
-  bound: '' | '<' | '>';
-  /** Measurement time of that raw level relative to level 0, T^(2k). */
-  timeFactor: number;
 }
 
 /**
@@ -129,39 +133,6 @@ export interface YardstickReport {
   seconds: number;
 }
 
-/**
- * The fractional level k* at which the raw ladder reaches value v (linear between levels).
- * Beyond the ladder, energy SNR is extrapolated with the raw slope 20 log10(T) dB per level
- * (noise energy falls by T^2 per level); peak F1 saturates, so it only reports a bound.
- */
-export function matchLevel(v: number, ladder: number[], T: number, kind: 'energy' | 'f1'): Matched {
-  const M = ladder.length - 1;
-  const time = (k: number): number => Math.pow(T, 2 * k);
-  if (!Number.isFinite(v) || ladder.some((x) => !Number.isFinite(x)))
-    return { k: NaN, bound: '', timeFactor: NaN };
-  for (let k = 0; k < M; k++) {
-    const a = ladder[k]!;
-    const b = ladder[k + 1]!;
-    if (v >= a && v <= b && b > a) {
-      const kk = k + (v - a) / (b - a);
-      return { k: kk, bound: '', timeFactor: time(kk) };
-    }
-  }
-  const slope = 20 * Math.log10(T);
-  if (v < ladder[0]!) {
-    if (kind === 'energy') {
-      const kk = (v - ladder[0]!) / slope;
-      return { k: kk, bound: '', timeFactor: time(kk) };
-    }
-    return { k: 0, bound: '<', timeFactor: 1 };
-  }
-  if (kind === 'energy') {
-    const kk = M + (v - ladder[M]!) / slope;
-    return { k: kk, bound: '', timeFactor: time(kk) };
-  }
-  return { k: M, bound: v > ladder[M]! ? '>' : '', timeFactor: time(M) };
-}
-
 type ReferenceKind = ReferenceReport['reference'];
 const REFERENCE_KINDS: readonly ReferenceKind[] = ['truth', 'held-out level K'];
 
@@ -169,8 +140,8 @@ const REFERENCE_KINDS: readonly ReferenceKind[] = ['truth', 'held-out level K'];
 interface Scored {
   ladders: Record<ReferenceKind, Metrics[][]>;
   perMethod: Record<ReferenceKind, Record<string, Metrics[]>>;
-  /** Per method with a scale: each scored sample's coverage against the truth. */
-  coverage: Record<string, Coverage[]>;
+  /** Per method with a scale: its tuning and scored statistics against the truth. */
+  coverage: Record<string, ScaleStats>;
   /** The pipeline's T estimate of each scored sample. */
   tHats: number[];
   sweeps: Sweeps;
@@ -207,15 +178,17 @@ function addSweeps(
 
 /**
  * The sweeps of every method on the tuning samples (which choose each one's picking threshold),
- * and for methods with a scale, the factor on it that covers 90 % of the truth there.
+ * and for methods with a scale, the factor on it that covers 90 % of the truth there and their
+ * peaks, labelled true or false, that choose the confidence rule.
  */
 function tuningSweeps(
   validation: YardSample[],
   methods: YardMethod[],
   prep: (s: YardSample) => PreprocessResult,
-): { sweeps: Sweeps; scaleFactors: Record<string, number> } {
+): { sweeps: Sweeps; scaleStats: Record<string, ScaleStats> } {
   const sweeps = emptySweeps();
-  const ratios: Record<string, number[]> = {};
+  const stats: Record<string, ScaleStats> = {};
+  for (const m of methods) if (m.scale) stats[m.name] = newScaleStats(m.calibration ?? null);
   for (const s of validation) {
     const pre = prep(s);
     const outputs = methods.map((m) => m.run(pre));
@@ -226,12 +199,11 @@ function tuningSweeps(
     }
     methods.forEach((m, j) => {
       if (m.scale && contexts.truth)
-        (ratios[m.name] ??= []).push(...errorRatios(outputs[j]!, m.scale(pre), contexts.truth[0]!));
+        tuneScale(stats[m.name]!, pre.spectra[0]!, outputs[j]!, m.scale(pre), contexts.truth[0]!);
     });
   }
-  const scaleFactors: Record<string, number> = {};
-  for (const [name, r] of Object.entries(ratios)) scaleFactors[name] = factorFor90(r);
-  return { sweeps, scaleFactors };
+  for (const st of Object.values(stats)) st.factor = factorFor90(st.ratios);
+  return { sweeps, scaleStats: stats };
 }
 
 /**
@@ -258,8 +230,8 @@ export function runYardstick(samples: YardSample[], options: YardstickOptions = 
   const tuned = tuneOn(samples.slice(0, nVal), baselines, prep);
   const methods = yardMethods(baselines, tuned, options);
   const scored = samples.slice(nVal);
-  const { sweeps: tuning, scaleFactors } = tuningSweeps(samples.slice(0, nVal), methods, prep);
-  const results = scoreSamples(scored, methods, prep, scaleFactors, options.onProgress);
+  const { sweeps: tuning, scaleStats } = tuningSweeps(samples.slice(0, nVal), methods, prep);
+  const results = scoreSamples(scored, methods, prep, scaleStats, options.onProgress);
   const finite = results.tHats.filter((t) => Number.isFinite(t) && t > 1).sort((a, b) => a - b);
   const T = options.ratio ?? (finite.length ? finite[Math.floor(finite.length / 2)]! : NaN);
   return {
@@ -320,12 +292,11 @@ function scoreSamples(
   scored: YardSample[],
   methods: YardMethod[],
   prep: (s: YardSample) => PreprocessResult,
-  scaleFactors: Record<string, number>,
+  coverage: Record<string, ScaleStats>,
   onProgress: YardstickOptions['onProgress'],
 ): Scored {
   const ladders: Scored['ladders'] = { truth: [], 'held-out level K': [] };
   const perMethod: Scored['perMethod'] = { truth: {}, 'held-out level K': {} };
-  const coverage: Scored['coverage'] = {};
   const tHats: number[] = [];
   const sweeps = emptySweeps();
   scored.forEach((s, i) => {
@@ -342,9 +313,7 @@ function scoreSamples(
         if (m.stack && kind !== 'truth') return;
         (perMethod[kind][m.name] ??= []).push(score(outputs[j]!, ctx[0]!));
         if (m.scale && kind === 'truth')
-          (coverage[m.name] ??= []).push(
-            coverageOf(outputs[j]!, m.scale(pre), ctx[0]!, scaleFactors[m.name] ?? NaN),
-          );
+          scoreScale(coverage[m.name]!, pre.spectra[0]!, outputs[j]!, m.scale(pre), ctx[0]!);
       });
       addSweeps(sweeps[kind], ctx, pre, methods, outputs, kind);
     }
@@ -388,8 +357,8 @@ function referenceReports(
             matchedEnergy: matchLevel(metrics.energy_snr_db, energy, T, 'energy'),
             matchedF1: matchLevel(metrics.peak_f1, f1, T, 'f1'),
             operating: operatingPoints(sweeps.methods[m.name]!, tune.methods[m.name] ?? null),
-            ...(kind === 'truth' && results.coverage[m.name]
-              ? { coverage90: meanCoverage(results.coverage[m.name]!) }
+            ...(kind === 'truth' && results.coverage[m.name]?.scored.length
+              ? { coverage90: summarizeScale(results.coverage[m.name]!) }
               : {}),
           };
         }),

@@ -8,6 +8,9 @@ import { CheckpointError, InputError } from '../../util/errors.js';
 import type { TrainingDomain } from './domain.js';
 import { checkSpectra, checksOf } from '../arguments.js';
 import { ArgumentError } from '../../util/arguments.js';
+import { checkpointBase, storedCalibration, type ScaleCalibration } from './calibration.js';
+
+export { checkpointBase };
 
 export const MODEL_FORMAT = 'tailor-nmr-unet';
 
@@ -19,21 +22,21 @@ export function modelMetadata(config: UNetConfig, domain?: TrainingDomain): Reco
   };
 }
 
-/** The base path saveCheckpoint/loadCheckpoint take, from any of a checkpoint's file names. */
-export function checkpointBase(path: string): string {
-  for (const suffix of ['.optim.safetensors', '.safetensors', '.json'])
-    if (path.endsWith(suffix)) return path.slice(0, -suffix.length);
-  return path;
-}
-
 /** Loads a model from a checkpoint written by `tailor nmr train` (last.json, best.json or their .safetensors). */
 export function loadDenoiser(path: string): UNet1d {
   checksOf('loadDenoiser').string(path, 'path');
   return loadDenoiserInfo(path).model;
 }
 
-/** The model and what it was trained on (null for checkpoints written before that was stored). */
-export function loadDenoiserInfo(path: string): { model: UNet1d; domain: TrainingDomain | null } {
+/**
+ * The model, what it was trained on (null for checkpoints written before that was stored) and the
+ * calibration of its scale head (null until `tailor nmr calibrate` stored one).
+ */
+export function loadDenoiserInfo(path: string): {
+  model: UNet1d;
+  domain: TrainingDomain | null;
+  calibration: ScaleCalibration | null;
+} {
   const ck = torch.loadCheckpoint(checkpointBase(path));
   try {
     if (ck.metadata.format !== MODEL_FORMAT || !ck.metadata.model)
@@ -59,9 +62,10 @@ export function loadDenoiserInfo(path: string): { model: UNet1d; domain: Trainin
         throw new CheckpointError(`${path}: the stored training domain is not valid JSON`);
       }
     }
+    const calibration = storedCalibration(ck.extra, ck.sidecar ?? path);
     const model = new UNet1d(config);
     torch.restoreFrom(ck, 'the weights', () => model.loadStateDict(ck.weights));
-    return { model: model.eval(), domain };
+    return { model: model.eval(), domain, calibration };
   } finally {
     torch.dispose([ck.weights, ck.optimizer?.state]);
   }
