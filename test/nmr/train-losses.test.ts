@@ -19,7 +19,7 @@ import { readExperimentsFile } from '../../src/nmr/data/experiments.js';
 import { loadConfig, MAX_CONFIG_BYTES, NmrConfigError, resolveConfig } from '../../src/nmr/train/config.js';
 import { readdirSync } from 'node:fs';
 import { repoRoot } from '../helpers.js';
-import { curriculumMinLevel, stageWeights } from '../../src/nmr/train/trainer.js';
+import { curriculumMinLevel, stageWeights } from '../../src/nmr/train/schedule.js';
 import { drawLevels } from '../../src/nmr/train/samples.js';
 import { Rng } from '../../src/util/rng.js';
 

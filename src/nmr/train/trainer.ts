@@ -9,13 +9,14 @@ import { Rng } from '../../util/rng.js';
 import { writeJsonAtomic, ensureDir } from '../../util/fs.js';
 import { UNet1d, parameterSummary } from '../model/unet.js';
 import { checkpointBase, modelMetadata } from '../model/denoise.js';
-import type { NmrTrainConfig, StageConfig } from './config.js';
+import type { NmrTrainConfig } from './config.js';
 import { drawLevels, makeBatch, prepareRecords, type PreparedSample } from './samples.js';
 import { loadRecords, processingOf, type StackRecord } from './sources.js';
 import { trainingDomain, type TrainingDomain } from '../model/domain.js';
-import { totalLoss, peakWeightedL1, type LossWeights } from './losses.js';
+import { totalLoss, type LossWeights } from './losses.js';
+import { curriculumMinLevel, stageAt, stageWeights, type StageState } from './schedule.js';
+import { validate, type ValidationScores } from './validation.js';
 import { CheckpointError, UserError } from '../../util/errors.js';
-import { energySnrDb } from '../eval/metrics.js';
 
 /** One epoch of an NMR training run: stage, learning rate, loss terms and validation scores. */
 export interface EpochRecord {
@@ -31,14 +32,6 @@ export interface EpochRecord {
   minLevel: number;
   val: ValidationScores;
   seconds: number;
-}
-
-export interface ValidationScores {
-  /** Peak-weighted L1 of the level-0 output against the target (the reconstruction loss). */
-  rec: number;
-  /** Mean energy SNR (dB) of the level-0 output and input against the simulator's truth (NaN without truth). */
-  energySnrDb: number;
-  inputEnergySnrDb: number;
 }
 
 /** What {@link trainNmr} returns. */
@@ -65,86 +58,6 @@ export class TrainingDivergedError extends UserError {
   constructor(message: string) {
     super(message, { exitCode: 3 });
   }
-}
-
-interface StageState {
-  name: 'A' | 'B';
-  cfg: StageConfig;
-  epochInStage: number;
-}
-
-function stageAt(cfg: NmrTrainConfig, epoch: number): StageState {
-  return epoch < cfg.stageA.epochs
-    ? { name: 'A', cfg: cfg.stageA, epochInStage: epoch }
-    : { name: 'B', cfg: cfg.stageB, epochInStage: epoch - cfg.stageA.epochs };
-}
-
-/** Lowest level taking part in consistency / T at this epoch (the SNR curriculum). */
-export function curriculumMinLevel(stage: StageState, K: number): number {
-  const n = stage.cfg.curriculumEpochs;
-  if (n <= 0) return stage.name === 'A' ? 1 : 0;
-  // From K - 1 (the two highest-SNR levels) down to 0 evenly over n epochs.
-  return Math.max(0, K - 1 - Math.floor((stage.epochInStage * K) / n));
-}
-
-/** The stage's loss weights at this epoch, with the linear late-training ramps of stage B. */
-export function stageWeights(stage: StageState): LossWeights {
-  const w = { ...stage.cfg.loss };
-  const span = Math.max(1, stage.cfg.epochs - 1);
-  const f = Math.min(1, stage.epochInStage / span);
-  if (stage.cfg.peakWeightEnd !== null) w.peakWeight += (stage.cfg.peakWeightEnd - w.peakWeight) * f;
-  if (stage.cfg.curvEnd !== null) w.curv += (stage.cfg.curvEnd - w.curv) * f;
-  return w;
-}
-
-export function validate(
-  model: UNet1d,
-  samples: PreparedSample[],
-  peakWeight: number,
-  batch = 4,
-): ValidationScores {
-  if (samples.length === 0) return { rec: NaN, energySnrDb: NaN, inputEnergySnrDb: NaN };
-  model.eval();
-  let rec = 0;
-  let snr = 0;
-  let snrIn = 0;
-  let withTruth = 0;
-  // Samples of one length go through together (real samples may differ in length).
-  const byLength = new Map<number, PreparedSample[]>();
-  for (const s of samples) byLength.set(s.target.length, [...(byLength.get(s.target.length) ?? []), s]);
-  for (const [L, list] of byLength) {
-    for (let i = 0; i < list.length; i += batch) {
-      const group = list.slice(i, i + batch);
-      torch.noGrad(() =>
-        torch.tidy(() => {
-          const stackLevels = model.config.inputLevels;
-          const b = makeBatch(
-            group,
-            Array.from({ length: stackLevels }, (_, k) => k),
-            group.map(() => 0),
-            L,
-          );
-          const y = model
-            .forward(stackLevels > 1 ? b.x : b.x.reshape(group.length, L))
-            .reshape(group.length, L);
-          rec += peakWeightedL1(y, b.target, b.peak, peakWeight).item() * group.length;
-          const out = y.toFloat32Array();
-          group.forEach((s, j) => {
-            if (!s.truth) return;
-            snr += energySnrDb(out.subarray(j * L, (j + 1) * L), s.truth, 1e-300);
-            snrIn += energySnrDb(s.levels[0]!, s.truth, 1e-300);
-            withTruth++;
-          });
-        }),
-      );
-    }
-  }
-  model.train();
-  return {
-    rec: rec / samples.length,
-    energySnrDb: withTruth ? snr / withTruth : NaN,
-    inputEnergySnrDb: withTruth ? snrIn / withTruth : NaN,
-  };
 }
 
 /** Global L2 norm of the gradients, clipped to maxNorm (when > 0) in place. */
