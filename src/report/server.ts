@@ -300,6 +300,10 @@ async function handle(ctx: ServerContext, req: IncomingMessage, res: ServerRespo
       return void res.end();
     }
   }
+  if (!req.headers.host) throw new HttpError(400, 'the request has no Host header');
+  // Node keeps the first of several Host headers; which one a proxy saw is unknown (RFC 9112: 400).
+  if (req.rawHeaders.filter((h, i) => i % 2 === 0 && h.toLowerCase() === 'host').length > 1)
+    throw new HttpError(400, 'the request has more than one Host header');
   if (!hostAllowed(ctx.o, req)) throw new HttpError(403, 'unexpected Host header');
   const segments = safeSegments(rawPath);
   const method = req.method ?? 'GET';

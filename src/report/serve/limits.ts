@@ -58,12 +58,15 @@ export function serverTimeouts(limits: ServeLimits): {
   requestTimeout: number;
   connectionsCheckingInterval: number;
   keepAliveTimeout: number;
+  requireHostHeader: boolean;
 } {
   return {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.headersTimeoutMs + limits.bodyTimeoutMs,
     connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
     keepAliveTimeout: Math.min(5000, limits.idleTimeoutMs),
+    // The handler answers a missing Host with a message (Node's own 400 has no body).
+    requireHostHeader: false,
   };
 }
 
