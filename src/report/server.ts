@@ -4,21 +4,14 @@
 // checked, so no file outside the runs directory can be reached (no `..`, no encoded slashes,
 // no symbolic links leading out).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createReadStream, realpathSync, statSync } from 'node:fs';
+import { createReadStream, readFileSync, realpathSync, statSync } from 'node:fs';
 import { extname, join, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { escapeHtml } from './html.js';
-import { readResults, renderRunReport } from './index.js';
+import { readResults } from './index.js';
 import { isPrlResults, prlExperts } from './longtail.js';
 import { listRuns, type RunEntry } from './runs.js';
 import type { PreferenceAnswer } from './types.js';
-import {
-  Preference,
-  PreferenceError,
-  PreferenceTextError,
-  evaluatePreference as evaluateRunPreference,
-  parsePreferenceText,
-} from '../longtail/index.js';
+import { Preference, PreferenceError, PreferenceTextError, parsePreferenceText } from '../longtail/index.js';
 import { HttpError, answerMalformedRequests, csp, sendError, sendHtml, sendJson } from './serve/http.js';
 import {
   applyIdleTimeout,
@@ -30,6 +23,8 @@ import {
 } from './serve/limits.js';
 import { EvaluationQueue, type QueueStats } from './serve/queue.js';
 import { checkSameOrigin, checkToken, resolveToken } from './serve/auth.js';
+import { WorkerEvaluator, type EngineStats } from './serve/evaluator.js';
+import { RunPageCache, indexPage } from './serve/pages.js';
 
 export { HttpError } from './serve/http.js';
 export type { ServeLimits } from './serve/limits.js';
@@ -47,7 +42,10 @@ export interface ServeOptions {
   token?: string | null;
   /** Queue, body and timeout bounds over DEFAULT_LIMITS (serve/limits.ts). */
   limits?: Partial<ServeLimits>;
-  /** The evaluator of the preference endpoint; by default the run's PRL model (src/longtail/workflows/preference.ts). */
+  /**
+   * The evaluator of the preference endpoint; by default the run's PRL model
+   * (src/longtail/workflows/preference.ts) on a worker thread (serve/evaluator.ts).
+   */
   evaluatePreference?: EvaluatePreference;
   log?: (line: string) => void;
 }
@@ -63,8 +61,12 @@ export interface RunningServer {
   link: string;
   /** The evaluation queue's counters. */
   queueStats(): QueueStats;
+  /** The default evaluator's tensor engine (null before its first evaluation, or with another evaluator). */
+  engineStats(): Promise<EngineStats | null>;
   close(): Promise<void>;
 }
+
+const SMALL_FILE = 512 * 1024;
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -100,20 +102,6 @@ function inside(root: string, p: string): boolean {
   return p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
-function indexPage(runs: RunEntry[], runsDir: string): string {
-  const rows = runs
-    .map(
-      (r) =>
-        `<tr><td><a href="/runs/${r.id.split('/').map(encodeURIComponent).join('/')}/">${escapeHtml(r.id)}</a></td><td>${escapeHtml(r.kind ?? 'unknown')}</td><td>${escapeHtml(r.error ?? r.title)}</td></tr>`,
-    )
-    .join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tailor runs</title>
-<style>body{font:14px system-ui,sans-serif;margin:20px auto;max-width:1000px} table{border-collapse:collapse} td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}</style></head>
-<body data-ready="true"><h1>Runs in ${escapeHtml(runsDir)}</h1>
-${runs.length ? `<table id="runs"><thead><tr><th>run</th><th>kind</th><th>summary</th></tr></thead><tbody>${rows}</tbody></table>` : '<p>No run directories (folders with a results.json) here yet.</p>'}
-</body></html>`;
-}
-
 /**
  * A preference from `r=a,b,c`, or the array (or text) of a JSON body {"preference": [...]}, checked
  * and normalised to the simplex (Preference.of) for a run of `experts` experts (null: unknown).
@@ -143,6 +131,9 @@ interface ServerContext {
   /** The runs under the root (listed again after 2 s). */
   runs(): RunEntry[];
   queue: EvaluationQueue;
+  /** The default evaluator, when no other was given. */
+  worker: WorkerEvaluator | null;
+  pages: RunPageCache;
 }
 
 export function createReportServer(o: ServeOptions): Server {
@@ -173,6 +164,8 @@ function serverContext(o: ServeOptions, token: string | null): ServerContext {
       return cache.runs;
     },
     queue: new EvaluationQueue(limits),
+    worker: o.evaluatePreference ? null : new WorkerEvaluator(),
+    pages: new RunPageCache(),
   };
 }
 
@@ -227,6 +220,9 @@ function serveFile(
   if (type.startsWith('text/html')) headers['content-security-policy'] = csp();
   res.writeHead(200, headers);
   if (head) res.end();
+  // A small file goes out in one write (a stream takes several turns of the event loop, each
+  // behind every other client's); a large one is streamed.
+  else if (st.size <= SMALL_FILE) res.end(readFileSync(real));
   else createReadStream(real).pipe(res);
 }
 
@@ -261,7 +257,7 @@ async function answerPreference(
     given = Array.isArray(v) || typeof v === 'string' ? v : null;
   }
   const r = parsePreference(given, experts);
-  const evaluate = ctx.o.evaluatePreference ?? evaluateRunPreference;
+  const evaluate = ctx.o.evaluatePreference ?? ((dir: string, p: Preference) => ctx.worker!.evaluate(dir, p));
   let answer: PreferenceAnswer;
   try {
     const key = `${run.id}\0${r.weights.join(',')}`;
@@ -351,24 +347,10 @@ async function handle(ctx: ServerContext, req: IncomingMessage, res: ServerRespo
       return void res.end();
     }
     if (rest.length === 1 && (rest[0] === '' || rest[0] === 'report.html'))
-      return sendRunPage(res, run, head);
+      return sendHtml(res, 200, ctx.pages.page(run), head);
     if (rest[0] === 'files') return serveFile(ctx, res, run, rest.slice(1), head);
   }
   throw new HttpError(404, 'not found');
-}
-
-/** A run's report, rendered live; a PRL run of 3 experts gets the live preference control. */
-function sendRunPage(res: ServerResponse, run: RunEntry, head: boolean): void {
-  let html: string;
-  try {
-    const endpoint = '/api/runs/' + run.id.split('/').map(encodeURIComponent).join('/') + '/preference';
-    const results = readResults(run.dir) as Record<string, unknown>;
-    const live = isPrlResults(results) && prlExperts(results) === 3;
-    html = renderRunReport(run.dir, live ? { endpoint } : undefined);
-  } catch (error) {
-    throw new HttpError(500, (error as Error).message);
-  }
-  sendHtml(res, 200, html, head);
 }
 
 /** Starts a server (the token resolved for its address, see serve/auth.ts) and resolves once it listens. */
@@ -391,11 +373,14 @@ export function startReportServer(o: ServeOptions): Promise<RunningServer> {
         tokenGenerated: generated,
         link: token === null ? `${url}/` : `${url}/?token=${token}`,
         queueStats: () => ctx.queue.stats(),
-        close: () =>
-          new Promise<void>((done) => {
+        engineStats: () => ctx.worker?.stats() ?? Promise.resolve(null),
+        close: async () => {
+          await new Promise<void>((done) => {
             server.closeAllConnections();
             server.close(() => done());
-          }),
+          });
+          await ctx.worker?.close();
+        },
       });
     });
   });

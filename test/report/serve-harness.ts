@@ -35,6 +35,8 @@ export interface LoadOptions {
   assets: string[];
   token?: string;
   seed?: number;
+  /** A pause of up to this many ms (uniform) between a client's answer and its next request. */
+  thinkMs?: number;
 }
 
 /** Milliseconds of the q-quantile of sorted values (0 when empty). */
@@ -63,7 +65,8 @@ const round = (ms: number): number => Math.round(ms * 10) / 10;
 const encodeId = (id: string): string => id.split('/').map(encodeURIComponent).join('/');
 
 /**
- * `clients` concurrent clients, each sending its next request when the last is answered, for
+ * `clients` concurrent clients, each sending its next request when the last is answered (after
+ * a pause of up to `thinkMs`), for
  * `seconds`: page loads (the index and the run's report), report assets, the run list, and
  * preference evaluations (GET and POST; a third of them repeat a few points, so that identical
  * requests meet in flight).
@@ -151,6 +154,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       s.ms.push(ms);
       s.statuses[status] = (s.statuses[status] ?? 0) + 1;
       statuses[status] = (statuses[status] ?? 0) + 1;
+      if (o.thinkMs) await new Promise((done) => setTimeout(done, rng.uniform() * o.thinkMs!));
     }
   };
   await Promise.all(Array.from({ length: o.clients }, client));

@@ -20,7 +20,9 @@ export class HttpError extends Error {
 
 // Pages inline their styles and the report's own scripts (allowed by hash, never any other
 // inline script); nothing else may load, fetch goes only back here, and no site may frame them.
-export const csp = (): string => `${reportCsp()}; frame-ancestors 'none'`;
+// The report's code is read once per process, so its hashes are computed once.
+let cachedCsp: string | undefined;
+export const csp = (): string => (cachedCsp ??= `${reportCsp()}; frame-ancestors 'none'`);
 
 export function sendJson(
   res: ServerResponse,
