@@ -38,6 +38,8 @@ interface Stats {
   queue: Record<string, number>;
   errors: number;
   firstError: string | null;
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
 }
 
 const mib = (b: number): number => Math.round((b / 2 ** 20) * 10) / 10;
@@ -116,6 +118,9 @@ try {
     seed: 1,
   });
   const afterLoad = await stats();
+  say(
+    `server event loop during the load: p99 ${afterLoad.loopDelayP99Ms.toFixed(1)} ms late, max ${afterLoad.loopDelayMaxMs.toFixed(1)} ms`,
+  );
   say(`load: ${load.requests} requests in ${load.seconds} s ${JSON.stringify(load.statuses)}`);
   for (const [route, s] of Object.entries(load.routes))
     say(
@@ -182,7 +187,11 @@ try {
       tensorsAfterFuzz: afterFuzz.liveTensors,
       tensorsEnd: end.liveTensors,
     },
-    load,
+    load: {
+      ...load,
+      serverLoopDelayP99Ms: afterLoad.loopDelayP99Ms,
+      serverLoopDelayMaxMs: afterLoad.loopDelayMaxMs,
+    },
     fuzz: { ...fuzz, violations: fuzz.violations.slice(0, 20), violationCount: fuzz.violations.length },
     soak: {
       minutes: soakMinutes,
