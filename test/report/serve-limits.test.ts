@@ -469,3 +469,23 @@ test('tailor serve with a token from the environment prints the link and asks fo
     assert.equal(await exited, 0);
   }
 });
+
+test('the evaluator thread passes errors back, reports its tensors, and starts again after close', async () => {
+  const { WorkerEvaluator } = await import('../../src/report/serve/evaluator.js');
+  const { Preference } = await import('../../src/longtail/index.js');
+  const w = new WorkerEvaluator();
+  try {
+    assert.equal(await w.stats(), null, 'no thread before the first evaluation');
+    await assert.rejects(w.evaluate(join(runsDir, 'prl'), Preference.of([1, 1, 1], 3)), /no checkpoint at/);
+    const stats = await w.stats();
+    assert.equal(typeof stats?.liveTensors, 'number');
+    await w.close();
+    assert.equal(await w.stats(), null);
+    await assert.rejects(
+      w.evaluate(join(runsDir, 'nope'), Preference.of([1, 1, 1], 3)),
+      /no checkpoint at|no such|ENOENT/,
+    );
+  } finally {
+    await w.close();
+  }
+});
