@@ -7,8 +7,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createReadStream, readFileSync, realpathSync, statSync } from 'node:fs';
 import { extname, join, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { readResults } from './index.js';
-import { isPrlResults, prlExperts } from './longtail.js';
 import { listRuns, type RunEntry } from './runs.js';
 import type { PreferenceAnswer } from './types.js';
 import { Preference, PreferenceError, PreferenceTextError, parsePreferenceText } from '../longtail/index.js';
@@ -235,19 +233,13 @@ async function answerPreference(
   query: URLSearchParams,
 ): Promise<void> {
   const started = performance.now();
-  let results: Record<string, unknown>;
-  try {
-    results = readResults(run.dir) as Record<string, unknown>;
-  } catch (error) {
-    throw new HttpError(500, (error as Error).message);
-  }
-  if (!isPrlResults(results)) {
+  const experts = ctx.pages.experts(run);
+  if (experts === false) {
     throw new HttpError(
       501,
       `run ${run.id} is not a PRL run: only PRL checkpoints can be evaluated at a preference`,
     );
   }
-  const experts = prlExperts(results);
   let given: string | unknown[] | null = query.get('r');
   if (req.method === 'POST' && given === null) {
     const parsed = parseJsonBody(await readBody(req, ctx.limits), ctx.limits.jsonDepth);

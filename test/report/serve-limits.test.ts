@@ -321,6 +321,8 @@ test('token mode: every request without the token is 401; with it the same pages
     assert.equal(link.headers.location, '/runs/prl/?x=1', 'the token leaves the address bar');
     assert.deepEqual(link.headers['set-cookie'], [`${cookie}=${token}; Path=/; HttpOnly; SameSite=Strict`]);
     assert.equal((await get(srv, `/?token=${token}x`)).status, 401);
+    const offsite = await get(srv, `//evil.example/x?token=${token}`);
+    assert.equal(offsite.headers.location, '/evil.example/x', 'never a redirect to another site');
     assert.equal(
       (await get(srv, '/', { headers: { host: 'evil.example', authorization: `Bearer ${token}` } })).status,
       403,

@@ -92,7 +92,8 @@ export function checkToken(
       const q = rest.toString();
       return {
         kind: 'redirect',
-        location: path + (q ? `?${q}` : ''),
+        // One leading slash: '//host/...' would send the browser to another site.
+        location: '/' + path.replace(/^[/\\]+/, '') + (q ? `?${q}` : ''),
         setCookie: `${tokenCookie(port)}=${token}; Path=/; HttpOnly; SameSite=Strict`,
       };
     }

@@ -1,7 +1,8 @@
-// The pages of `tailor serve`: the list of runs and each run's report. A report takes tens of
-// milliseconds to render, so it is kept until a file of the run changes (its name, size or time
-// in the run directory) or it is 5 s old, whichever is first; a run that is still training shows
-// its new epochs within seconds, and a page under load costs a directory listing.
+// The pages of `tailor serve`: the list of runs and each run's report, and what a preference
+// request needs of a run's results. A report takes tens of milliseconds to render, so it is kept
+// until a file of the run changes (its name, size or time in the run directory) or it is 5 s
+// old, whichever is first; a run that is still training shows its new epochs within seconds, and
+// a page under load costs a directory listing.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { escapeHtml } from '../html.js';
@@ -29,6 +30,29 @@ function signature(dir: string): string {
 
 export class RunPageCache {
   private readonly pages = new Map<string, { at: number; signature: string; html: string }>();
+  private readonly prl = new Map<string, { key: string; experts: number | null | false }>();
+
+  /**
+   * The number of experts of a PRL run (null: not recorded), or false for any other run; read
+   * again when results.json changes, so a preference request does not parse it each time.
+   */
+  experts(run: RunEntry): number | null | false {
+    let key: string;
+    let results: Record<string, unknown>;
+    try {
+      const st = statSync(join(run.dir, 'results.json'));
+      key = `${st.size}:${st.mtimeMs}`;
+      const hit = this.prl.get(run.dir);
+      if (hit && hit.key === key) return hit.experts;
+      results = readResults(run.dir) as Record<string, unknown>;
+    } catch (error) {
+      throw new HttpError(500, (error as Error).message);
+    }
+    const experts = isPrlResults(results) ? prlExperts(results) : false;
+    if (this.prl.size >= MAX_PAGES * 8) this.prl.clear();
+    this.prl.set(run.dir, { key, experts });
+    return experts;
+  }
 
   /** The run's report page (a PRL run of 3 experts gets the live preference control). */
   page(run: RunEntry): string {
