@@ -24,10 +24,10 @@ every request must carry a token: the one given with --token (or ${TOKEN_ENV}), 
 generated at start and printed as a link (open it once: it sets a cookie); scripts send it as
 'Authorization: Bearer TOKEN'. Requests without it are answered 401.
 
-Live evaluations run --concurrency at a time per run, --queue more wait (at most
-${DEFAULT_LIMITS.queueWaitMs / 1000} s); past that the answer is 503 with Retry-After, at once. Identical requests in
-flight share one evaluation. Request bodies are limited to ${DEFAULT_LIMITS.bodyBytes / 1024} KiB, headers and bodies must
-arrive within ${DEFAULT_LIMITS.headersTimeoutMs / 1000} s each.
+Live evaluations run on a thread of their own, --concurrency at a time per run; --queue more may
+wait, each at most ${DEFAULT_LIMITS.queueWaitMs / 1000} s. Past that the answer is 503 with Retry-After, at once. Identical
+requests in flight share one evaluation. Request bodies are limited to ${DEFAULT_LIMITS.bodyBytes / 1024} KiB (JSON nested at
+most ${DEFAULT_LIMITS.jsonDepth} deep); headers and bodies must each arrive within ${DEFAULT_LIMITS.headersTimeoutMs / 1000} s.
 
 options:
   --runs DIR         runs directory (default: runs)
