@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startReportServer, type RunningServer, type ServeOptions } from '../../src/report/server.js';
 import { EvaluationQueue } from '../../src/report/serve/queue.js';
-import { parseJsonBody } from '../../src/report/serve/limits.js';
+import { DRAIN_BYTES, parseJsonBody } from '../../src/report/serve/limits.js';
 import {
   ServeOptionError,
   checkSameOrigin,
@@ -215,7 +215,25 @@ test('bodies: size and JSON depth are limited; slow bodies and headers time out 
     const big = await post(JSON.stringify({ preference: [1, 1, 1], pad: 'x'.repeat(2000) }));
     assert.equal(big.status, 413);
     assert.match(big.body, /larger than 1024 bytes/);
-    assert.equal(big.headers.connection, 'close');
+    // A client that sends its whole body before reading still gets the 413 (the rest of the body
+    // is read and dropped, not reset under it); past DRAIN_BYTES the connection is closed at once.
+    for (const bytes of [300_000, DRAIN_BYTES - 100]) {
+      const body = `{"preference":[${'1,'.repeat(bytes / 2)}1]}`;
+      const r = await rawExchange(
+        port,
+        Buffer.from(
+          `POST /api/runs/prl/preference HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+        ),
+        5000,
+      );
+      assert.equal(r.status, 413, `${bytes} bytes: ${r.head}`);
+    }
+    const huge = await get(srv, '/api/runs/prl/preference', {
+      method: 'POST',
+      headers: { 'content-length': String(DRAIN_BYTES + 1) },
+    });
+    assert.equal(huge.status, 413);
+    assert.equal(huge.headers.connection, 'close');
     // Chunked, so no Content-Length to refuse it by: cut off when the limit is passed.
     const chunked = await rawExchange(
       port,
