@@ -1,7 +1,7 @@
 // Charts of tailor's HTML reports, part 2: the ternary (simplex) heat map of a PRL run's
 // controllability grid with a draggable preference point. Offline it shows the nearest grid
 // point's values; served by `tailor serve` it asks the preference endpoint (data.live).
-/* global window, document, fetch */
+/* global window, document, fetch, setTimeout */
 (function (T) {
   'use strict';
   var fmt = T.fmt;
@@ -216,6 +216,7 @@
 
     var inFlight = false;
     var pending = null;
+    var retryIn = 0;
     function query(r) {
       if (!live) {
         var p = nearestPoint(spec.points, r);
@@ -251,10 +252,22 @@
       fetch(url, { method: 'GET' })
         .then(function (res) {
           return res.json().then(function (body) {
-            return { ok: res.ok, status: res.status, body: body };
+            return {
+              ok: res.ok,
+              status: res.status,
+              body: body,
+              retry: Number(res.headers.get('retry-after')),
+            };
           });
         })
         .then(function (out) {
+          // Busy (its queue is full): ask again for the latest point when the server says.
+          if (out.status === 503) {
+            retryIn = Math.min(10, out.retry > 0 ? out.retry : 1);
+            if (!pending) pending = r;
+            status.textContent = 'server busy: asking again in ' + retryIn + ' s';
+            return;
+          }
           if (!out.ok) throw new Error(out.body && out.body.error ? out.body.error : 'HTTP ' + out.status);
           var b = out.body;
           var values = { top1: b.top1, many: b.many, medium: b.medium, few: b.few };
@@ -267,14 +280,18 @@
           status.textContent = 'server: ' + err.message;
         })
         .then(function () {
-          inFlight = false;
-          if (pending) {
-            var next = pending;
-            pending = null;
-            query(next);
-          } else {
-            table.setAttribute('data-state', 'ready');
-          }
+          var wait = retryIn * 1000;
+          retryIn = 0;
+          setTimeout(function () {
+            inFlight = false;
+            if (pending) {
+              var next = pending;
+              pending = null;
+              query(next);
+            } else {
+              table.setAttribute('data-state', 'ready');
+            }
+          }, wait);
         });
     }
 

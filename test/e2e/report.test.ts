@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { writeLongtailReport } from '../../src/report/longtail.js';
 import { writeRunReport } from '../../src/report/index.js';
-import { startReportServer, type RunningServer } from '../../src/report/server.js';
+import { HttpError, startReportServer, type RunningServer } from '../../src/report/server.js';
 import { syntheticAccuracy, syntheticGmm, syntheticLongtail, writeRun } from '../report/fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -324,3 +324,45 @@ test("the Content-Security-Policy runs the report's own scripts and no injected 
     }
   }
 });
+
+test(
+  'served behind a token: the printed link opens the run; a busy server is asked again',
+  { skip },
+  async () => {
+    let calls = 0;
+    const guarded = await startReportServer({
+      runsDir: join(dir, 'runs'),
+      port: 0,
+      token: 'e2e-token-0123456789abcdef',
+      evaluatePreference: async (_runDir, r) => {
+        // The first evaluation finds the queue full.
+        if (calls++ === 0) throw new HttpError(503, 'server busy: test', { 'retry-after': '1' });
+        return syntheticAccuracy([...r.weights]);
+      },
+    });
+    const page = await browser.newPage();
+    try {
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      const bare = await page.goto(guarded.url + '/runs/prl/');
+      assert.equal(bare?.status(), 401);
+      const link = guarded.link.replace(/\/\?token=/, '/runs/prl/?token=');
+      await page.goto(link);
+      assert.equal(page.url(), guarded.url + '/runs/prl/', 'the token left the address bar');
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.waitForFunction(() =>
+        /busy/.test(document.querySelector('#simplex-status')?.textContent ?? ''),
+      );
+      await page.waitForFunction(
+        () => /evaluated by the server/.test(document.querySelector('#simplex-status')?.textContent ?? ''),
+        undefined,
+        { timeout: 10000 },
+      );
+      assert.equal(calls, 2, 'asked again once, after Retry-After');
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+      await guarded.close();
+    }
+  },
+);
