@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { loadRun } from '../src/longtail/index.js';
+import { ADAPTATION_METHOD } from '../src/longtail/adapt/unlabeled.js';
 import { testDistributionSubset } from '../src/longtail/data/longtail.js';
 import type { ImageDataset } from '../src/longtail/data/types.js';
 
@@ -32,17 +33,8 @@ if (!args.resume)
   throw new Error('give the run with -r RUN (an in-memory data set run, e.g. Fashion-MNIST-LT)');
 const root = new URL('../../', import.meta.url).pathname;
 const tailor = join(root, 'bin/tailor');
-// predict's adaptation names against test-time-train's method names.
-const METHOD: Record<string, string> = {
-  em: 'em',
-  'em-bcts': 'em_bcts',
-  bbse: 'bbse',
-  prior: 'prior',
-  aggregation: 'aggregation',
-  preference: 'preference',
-};
-const method = METHOD[args.adapt!];
-if (!method) throw new Error(`--adapt: one of ${Object.keys(METHOD).join(', ')}`);
+const method = ADAPTATION_METHOD[args.adapt as keyof typeof ADAPTATION_METHOD];
+if (!method) throw new Error(`--adapt: one of ${Object.keys(ADAPTATION_METHOD).join(', ')}`);
 
 const loaded = loadRun(args.resume);
 const test = loaded.session.data.test as ImageDataset;

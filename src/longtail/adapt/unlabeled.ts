@@ -45,7 +45,8 @@ export interface UnlabeledAdaptation {
   calibration: { kind: 'temperature' | 'bcts' | 'none'; temperature?: number; source: string };
 }
 
-const METHOD: Record<Exclude<PredictAdaptation, 'none'>, TestTimeMethod> = {
+/** test-time-train's method of each adaptation (what runs on the input). */
+export const ADAPTATION_METHOD: Record<Exclude<PredictAdaptation, 'none'>, TestTimeMethod> = {
   em: 'em',
   'em-bcts': 'em_bcts',
   bbse: 'bbse',
@@ -78,7 +79,7 @@ export async function adaptUnlabeled(
     if ('unknown' in known)
       throw new AdaptationError(`--adapt prior: ${known.unknown}; use aggregation or em-bcts`);
   }
-  const methods: TestTimeMethod[] = adaptation === 'none' ? [] : [METHOD[adaptation]];
+  const methods: TestTimeMethod[] = adaptation === 'none' ? [] : [ADAPTATION_METHOD[adaptation]];
   // EM after BCTS also gives the summary's estimated prior (one pass over the validation split).
   if (input.val && !methods.includes('em_bcts')) methods.push('em_bcts');
   const ran = await runTestTime(input, { ...options, methods, distributions: [WHOLE_POOL] }, log);
@@ -107,7 +108,7 @@ export async function adaptUnlabeled(
   if (adaptation === 'none') {
     scores = scaled(p.logits);
   } else if (adaptation === 'em' || adaptation === 'bbse' || adaptation === 'em-bcts') {
-    const r = shifted?.[METHOD[adaptation] as 'em' | 'bbse' | 'em_bcts'];
+    const r = shifted?.[ADAPTATION_METHOD[adaptation] as 'em' | 'bbse' | 'em_bcts'];
     if (!r) throw new AdaptationError(`--adapt ${adaptation}: the estimator did not run`);
     chosen.prior = r.estimated_prior;
     const source = basis.sourcePrior;
