@@ -509,3 +509,32 @@ test('the evaluator thread passes errors back, reports its tensors, and starts a
     await w.close();
   }
 });
+
+test('connections past the limit are closed as they arrive; the server keeps serving', async () => {
+  const { connect } = await import('node:net');
+  const srv = await startReportServer({ runsDir, port: 0, limits: { connections: 2 } });
+  const port = Number(new URL(srv.url).port);
+  const open = () =>
+    new Promise<import('node:net').Socket>((resolve, reject) => {
+      const s = connect(port, '127.0.0.1', () => resolve(s));
+      s.on('error', reject);
+    });
+  const held = [await open(), await open()];
+  try {
+    await tick(50);
+    const extra = await open();
+    // The server drops the third connection at once: it reads end-of-stream without sending anything.
+    const closed = await new Promise<boolean>((resolve) => {
+      extra.on('close', () => resolve(true));
+      extra.on('error', () => resolve(true));
+      setTimeout(() => resolve(false), 2000);
+    });
+    assert.ok(closed, 'the connection past the limit was not closed');
+    for (const s of held) s.destroy();
+    await tick(100);
+    assert.equal((await get(srv, '/')).status, 200);
+  } finally {
+    for (const s of held) s.destroy();
+    await srv.close();
+  }
+});

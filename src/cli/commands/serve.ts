@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS } from '../../report/serve/limits.js';
 import { TOKEN_ENV } from '../../report/serve/auth.js';
 
 const HELP = `usage: tailor serve [--runs DIR] [--port P] [--host ADDRESS] [--token TOKEN]
-                    [--concurrency N] [--queue N]
+                    [--concurrency N] [--queue N] [--max-connections N]
 
 Serves the runs under DIR (every folder with a results.json, up to 4 levels deep) as web pages:
 a list of runs, each run's report (the pages of 'tailor report': training curves, per-class
@@ -27,18 +27,20 @@ generated at start and printed as a link (open it once: it sets a cookie); scrip
 Live evaluations run on a thread of their own, --concurrency at a time per run; --queue more may
 wait, each at most ${DEFAULT_LIMITS.queueWaitMs / 1000} s. Past that the answer is 503 with Retry-After, at once. Identical
 requests in flight share one evaluation. Request bodies are limited to ${DEFAULT_LIMITS.bodyBytes / 1024} KiB (JSON nested at
-most ${DEFAULT_LIMITS.jsonDepth} deep); headers and bodies must each arrive within ${DEFAULT_LIMITS.headersTimeoutMs / 1000} s.
+most ${DEFAULT_LIMITS.jsonDepth} deep); headers and bodies must each arrive within ${DEFAULT_LIMITS.headersTimeoutMs / 1000} s. At most
+--max-connections connections are open at once; one past it is closed as it arrives.
 
 options:
-  --runs DIR         runs directory (default: runs)
-  --port P           port (default 8787; 0 picks a free one)
-  --host ADDRESS     address to bind (default 127.0.0.1; use 0.0.0.0 to serve other machines,
-                     which requires the token)
-  --token TOKEN      require this token (16-256 characters of A-Z a-z 0-9 . _ ~ -), on loopback
-                     too (default: ${TOKEN_ENV}; off loopback a generated one)
-  --concurrency N    evaluations that run at once per run (default ${DEFAULT_LIMITS.concurrency})
-  --queue N          evaluations that may wait per run (default ${DEFAULT_LIMITS.queue}; 0: none wait)
-  -h, --help         this text`;
+  --runs DIR           runs directory (default: runs)
+  --port P             port (default 8787; 0 picks a free one)
+  --host ADDRESS       address to bind (default 127.0.0.1; use 0.0.0.0 to serve other machines,
+                       which requires the token)
+  --token TOKEN        require this token (16-256 characters of A-Z a-z 0-9 . _ ~ -), on loopback
+                       too (default: ${TOKEN_ENV}; off loopback a generated one)
+  --concurrency N      evaluations that run at once per run (default ${DEFAULT_LIMITS.concurrency})
+  --queue N            evaluations that may wait per run (default ${DEFAULT_LIMITS.queue}; 0: none wait)
+  --max-connections N  open connections at once (default ${DEFAULT_LIMITS.connections})
+  -h, --help           this text`;
 
 export const run = defineCommand({
   help: HELP,
@@ -49,6 +51,7 @@ export const run = defineCommand({
     token: { type: 'string' },
     concurrency: { type: 'string' },
     queue: { type: 'string' },
+    'max-connections': { type: 'string' },
   },
   helpOnParseError: true,
   run: async ({ values }) => {
@@ -63,6 +66,11 @@ export const run = defineCommand({
       min: 0,
       max: 10000,
     });
+    const connections = numberOr('--max-connections', values['max-connections'], DEFAULT_LIMITS.connections, {
+      integer: true,
+      min: 1,
+      max: 100_000,
+    });
     if (!existsSync(values.runs) || !statSync(values.runs).isDirectory()) {
       throw new CliError(
         `--runs ${values.runs}: not a directory (train a model with 'tailor train --out ${values.runs}/NAME' first, or pass --runs)`,
@@ -75,7 +83,7 @@ export const run = defineCommand({
         port,
         host: values.host,
         token: values.token ?? process.env[TOKEN_ENV] ?? null,
-        limits: { concurrency, queue },
+        limits: { concurrency, queue, connections },
         log: (l) => console.error(l),
       });
     } catch (error) {

@@ -22,6 +22,8 @@ export interface ServeLimits {
   bodyTimeoutMs: number;
   /** A connection with no traffic for this long (a client that stopped reading, or idles) is closed, in ms. */
   idleTimeoutMs: number;
+  /** Open connections at once; a connection past it is closed as it arrives (each holds a socket and buffers). */
+  connections: number;
 }
 
 export const DEFAULT_LIMITS: ServeLimits = {
@@ -33,6 +35,7 @@ export const DEFAULT_LIMITS: ServeLimits = {
   headersTimeoutMs: 10_000,
   bodyTimeoutMs: 10_000,
   idleTimeoutMs: 30_000,
+  connections: 512,
 };
 
 /** The defaults with the given values over them; every value must be a positive integer (queue may be 0). */
@@ -70,9 +73,14 @@ export function serverTimeouts(limits: ServeLimits): {
   };
 }
 
-/** Applies the idle timeout: a socket without traffic for that long is destroyed. */
+/**
+ * Applies the idle timeout (a socket without traffic for that long is destroyed) and the bound on
+ * open connections (Node closes one past it as it arrives), so idle or stalled clients cannot
+ * exhaust the process's file descriptors.
+ */
 export function applyIdleTimeout(server: Server, limits: ServeLimits): void {
   server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
+  server.maxConnections = limits.connections;
 }
 
 /**
