@@ -63,7 +63,7 @@ const commands: Record<string, CommandEntry> = {
   },
   version: { summary: 'print the version and the engine build', load: () => import('./commands/version.js') },
   data: {
-    summary: 'long-tailed data sets: per-class counts, shot groups, test-set sizes',
+    summary: 'long-tailed data sets: per-class counts, shot groups, test-set sizes, synthetic image lists',
     load: () => import('./commands/data.js'),
   },
   gmm: {
@@ -79,7 +79,7 @@ const commands: Record<string, CommandEntry> = {
     load: () => import('./commands/nmr.js'),
   },
   report: {
-    summary: 'write the HTML report of a run directory (long-tail, mixture, subgroup, NMR)',
+    summary: 'write the HTML report of a run directory (long-tail, mixture, subgroup, NMR) or of predictions',
     load: () => import('./commands/report.js'),
   },
   serve: {
