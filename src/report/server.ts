@@ -253,7 +253,17 @@ async function answerPreference(
   let answer: PreferenceAnswer;
   try {
     const key = `${run.id}\0${r.weights.join(',')}`;
-    answer = await ctx.queue.run(run.id, key, () => evaluate(run.dir, r));
+    // A client that leaves while its evaluation waits in the queue takes the evaluation with it.
+    const left = new AbortController();
+    const onClose = (): void => {
+      if (!res.writableFinished) left.abort();
+    };
+    res.once('close', onClose);
+    try {
+      answer = await ctx.queue.run(run.id, key, () => evaluate(run.dir, r), left.signal);
+    } finally {
+      res.off('close', onClose);
+    }
   } catch (error) {
     if (error instanceof HttpError) throw error;
     throw new HttpError(500, `evaluation failed: ${(error as Error).message}`);

@@ -193,7 +193,7 @@ test('EvaluationQueue: a throwing evaluation frees its slot', async () => {
   assert.equal(await q.run('a', 'k3', () => Promise.resolve(3)), 3);
   assert.deepEqual(
     { ...q.stats(), started: 0 },
-    { started: 0, shared: 0, refusedFull: 0, refusedWait: 0, running: 0, waiting: 0 },
+    { started: 0, shared: 0, refusedFull: 0, refusedWait: 0, abandoned: 0, running: 0, waiting: 0 },
   );
 });
 
@@ -535,6 +535,69 @@ test('connections past the limit are closed as they arrive; the server keeps ser
     assert.equal((await get(srv, '/')).status, 200);
   } finally {
     for (const s of held) s.destroy();
+    await srv.close();
+  }
+});
+
+test('EvaluationQueue: a waiting evaluation whose clients all left is dropped; a running one finishes', async () => {
+  const q = new EvaluationQueue({ concurrency: 1, queue: 4, queueWaitMs: 10_000 });
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const calls: string[] = [];
+  const job = (name: string) => async () => {
+    calls.push(name);
+    await gate;
+    return name;
+  };
+  const leftRunning = new AbortController();
+  const running = q.run('run', 'a', job('a'), leftRunning.signal);
+  const first = new AbortController();
+  const second = new AbortController();
+  const waiting = [q.run('run', 'b', job('b'), first.signal), q.run('run', 'b', job('b'), second.signal)];
+  const kept = q.run('run', 'c', job('c'), new AbortController().signal);
+  // One of b's two clients leaves: b still waits for the other.
+  first.abort();
+  assert.equal(q.stats().waiting, 2);
+  second.abort();
+  for (const w of waiting) await assert.rejects(w, /closed the connection while its evaluation waited/);
+  assert.equal(q.stats().waiting, 1);
+  // The running evaluation is not stopped by its client leaving.
+  leftRunning.abort();
+  open();
+  assert.equal(await running, 'a');
+  assert.equal(await kept, 'c');
+  assert.deepEqual(calls, ['a', 'c']);
+  assert.equal(q.stats().abandoned, 1);
+});
+
+test('a client that disconnects while its evaluation waits takes the evaluation with it', async () => {
+  const g = gatedEvaluator();
+  const srv = await startReportServer({
+    runsDir,
+    port: 0,
+    evaluatePreference: g.evaluate,
+    limits: { concurrency: 1, queue: 2, queueWaitMs: 10_000 },
+  });
+  const port = Number(new URL(srv.url).port);
+  try {
+    const running = get(srv, '/api/runs/prl/preference?r=1,0,0');
+    await tick();
+    const { connect } = await import('node:net');
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write(`GET /api/runs/prl/preference?r=0,1,0 HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`),
+    );
+    socket.on('error', () => undefined);
+    await tick(100);
+    assert.equal(srv.queueStats().waiting, 1);
+    socket.destroy();
+    await tick(100);
+    assert.equal(srv.queueStats().waiting, 0);
+    g.release();
+    assert.equal((await running).status, 200);
+    assert.deepEqual(g.calls, ['prl:1,0,0']);
+    assert.equal(srv.queueStats().abandoned, 1);
+  } finally {
+    g.release();
     await srv.close();
   }
 });
