@@ -13,24 +13,22 @@ import { UserError } from '../../util/errors.js';
 import { optim } from '../../torch/index.js';
 import { Rng } from '../../util/rng.js';
 import { saveCheckpoint, loadCheckpoint, restoreFrom, restoreTorchRng } from '../../torch/checkpoint.js';
-import { mixup, type Batch, type BatchOptions, type MixedBatch } from '../data/batches.js';
+import { mixup, type BatchOptions } from '../data/batches.js';
 import {
   DeviceBatchSource,
   DevicePipelineUnsupportedError,
   deviceAugmentOf,
-  mixupOnDevice,
-  type DeviceBatch,
 } from '../data/device-batches.js';
 import type { ImageTransform } from '../data/augment.js';
 import { epochBatches, isLazy, type ImageSet } from '../data/source.js';
 import type { ImageListPipeline } from '../data/imagelist-loader.js';
 import type { ImageDataset } from '../data/types.js';
-import { mixupLoss } from '../losses/mixup.js';
 import { evaluateLogits } from '../metrics/metrics.js';
 import { Progress, formatSeconds } from '../../util/progress.js';
 import { loadSystemState, setTraining, systemStateDict, type TrainableSystem } from '../systems/system.js';
 import { predict, summarize, type GroupResult } from './evaluate.js';
 import { StepFigures } from './step-figures.js';
+import { deviceInput, hostInput, trainStep, type StepContext } from './step.js';
 import type { ExecutionMode } from './graph.js';
 import type { PhaseClock } from './phases.js';
 
@@ -147,15 +145,6 @@ interface RunState {
   history: EpochRecord[];
   best: { epoch: number; top1: number } | null;
   startEpoch: number;
-}
-
-/** How one epoch trains: the DDP wrapper (data-parallel runs), autocast and its gradient scaler. */
-interface StepContext {
-  ddp: torch.distributed.DistributedDataParallel<torch.distributed.Replica> | null;
-  amp: torch.AmpMode | null;
-  scaler: torch.GradScaler | null;
-  /** The device-resident training set, when batches are drawn on the device. */
-  source: DeviceBatchSource | null;
 }
 
 export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
@@ -393,67 +382,6 @@ async function trainEpoch(
 
 /** How often (in steps) the trainer reads its device-side figures even when no line is drawn. */
 const CHECK_EVERY = 50;
-
-/** One step's inputs as tensors on the model's device: images, targets, mixup partners. */
-interface StepInput {
-  x: torch.Tensor;
-  /** The batch's labels (the first image's targets under mixup). */
-  yA: torch.Tensor;
-  /** Mixup: the partner images' targets, mixed with weight 1 - lam (null: no mixup). */
-  yB: torch.Tensor | null;
-  lam: number;
-  n: number;
-}
-
-/** A host-built batch (and its mixup) as step tensors. */
-function hostInput(batch: Batch, mixed: MixedBatch | null): StepInput {
-  const x = torch.tensor(mixed ? mixed.x : batch.x, { shape: [batch.n, ...batch.shape] });
-  const yA = torch.tensor(mixed ? mixed.yA : batch.y).long();
-  const lam = mixed ? mixed.lam : 1;
-  return { x, yA, yB: mixed && lam < 1 ? torch.tensor(mixed.yB).long() : null, lam, n: batch.n };
-}
-
-/** A device-drawn batch (mixed up on the device where the config says so) as step tensors. */
-function deviceInput(batch: DeviceBatch, mixupAlpha: number | undefined, rng: Rng): StepInput {
-  if (!mixupAlpha) return { x: batch.x, yA: batch.y, yB: null, lam: 1, n: batch.n };
-  const m = mixupOnDevice(batch.x, batch.y, mixupAlpha, rng);
-  return { x: m.x, yA: batch.y, yB: m.lam < 1 ? m.yB : null, lam: m.lam, n: batch.n };
-}
-
-/**
- * Forward, backward and optimizer step on one batch; its loss and correct predictions go to the
- * device-side figures (nothing is read back).
- */
-function trainStep(
-  o: TrainOptions,
-  ctx: StepContext,
-  figures: StepFigures,
-  s: { input: () => StepInput; rng: Rng; step: number },
-): void {
-  const { rng } = s;
-  const phases = o.phases;
-  torch.tidy(() => {
-    const { x, yA, yB, lam, n } = s.input();
-    phases?.lap('data');
-    const forward = () => {
-      const { out, extra } = o.system.trainForward(x, rng);
-      const loss = yB
-        ? mixupLoss(o.system.loss, out, yA, yB, lam, extra)
-        : o.system.loss.forward(out, yA, extra);
-      return { out, loss };
-    };
-    const { out, loss } = ctx.amp ? torch.autocast(ctx.amp, o.system.device, forward) : forward();
-    phases?.lap('forward');
-    (ctx.scaler ? ctx.scaler.scaleLoss(loss) : loss).backward();
-    figures.add(loss, out.output.argmax(1), yA, n, s.step);
-  });
-  phases?.lap('backward');
-  ctx.ddp?.syncGradients();
-  if (ctx.scaler) ctx.scaler.step(o.optimizer);
-  else o.optimizer.step();
-  o.optimizer.zeroGrad();
-  phases?.lap('optimizer');
-}
 
 /** Rank 0's evaluation on the validation set, every evalPeriod epochs and after the last. */
 async function validateEpoch(o: TrainOptions, run: RunLayout, epoch: number): Promise<GroupResult | null> {
