@@ -158,7 +158,7 @@ async function examplesSection(s: PredictionSummary): Promise<string> {
       }
       const caption = `${e.path} (${pct(e.probability)} %)`;
       images.push(
-        `<figure class="thumb"><img src="${escapeHtml(uri)}" alt="${escapeHtml(e.path)}" title="${escapeHtml(caption)}"><figcaption>${pct(e.probability)}</figcaption></figure>`,
+        `<figure class="thumb"><img src="${escapeHtml(uri)}" alt="${escapeHtml(e.path)}" title="${escapeHtml(caption)}"><figcaption>${pct(e.probability)} %</figcaption></figure>`,
       );
     }
     blocks.push(
@@ -183,7 +183,7 @@ export async function predictionsPage(file: string): Promise<ReportPage> {
     .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.map((w) => num(Number(w), 3)).join(', ') : String(v)}`)
     .join('; ');
   const overview = table(
-    ['', ''],
+    ['', 'value'],
     [
       ['run', s.run],
       ['input', `${s.input} (${s.inputKind}${s.streamed ? ', streamed' : ''})`],
