@@ -15,6 +15,10 @@ import { Progress } from '../../util/progress.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
 import { CliError } from '../errors.js';
 import { defineCommand } from '../command.js';
+import { numberOr } from '../args.js';
+
+/** Counts and sizes: integers from 1. */
+const WHOLE = { integer: true, min: 1 };
 import { CHECKPOINT_OPTIONS, loadRunForEvaluation } from './longtail-common.js';
 import { CONFIDENCE_BINS, FORMATS, formatRows, predictionTable, type Format } from './predict-output.js';
 
@@ -63,14 +67,6 @@ options:
       --quiet            no progress on stderr
   -h, --help             this text`;
 
-function positiveInt(flag: string, text: string | undefined, fallback: number, min = 1): number {
-  if (text === undefined) return fallback;
-  const v = Number(text);
-  if (!Number.isSafeInteger(v) || v < min)
-    throw new CliError(`${flag} takes ${min === 0 ? 'a whole number' : 'a positive integer'}, not '${text}'`);
-  return v;
-}
-
 export const run = defineCommand({
   help: HELP,
   options: {
@@ -100,9 +96,9 @@ export const run = defineCommand({
       throw new CliError(`--out ${values.out}: the extension must be ${FORMATS.join(', ')}`);
     if (values.preference !== undefined && adapt !== 'none')
       throw new CliError(`--preference fixes the preference; it cannot be combined with --adapt ${adapt}`);
-    const batch = positiveInt('--batch', values.batch, 128);
-    const epochs = positiveInt('--epochs', values.epochs, 5);
-    const poolMegabytes = positiveInt('--pool-memory', values['pool-memory'], 1024, 0);
+    const batch = numberOr('--batch', values.batch, 128, WHOLE);
+    const epochs = numberOr('--epochs', values.epochs, 5, WHOLE);
+    const poolMegabytes = numberOr('--pool-memory', values['pool-memory'], 1024, { integer: true, min: 0 });
     const log = (s: string) => {
       if (!values.quiet) console.error(s);
     };
@@ -111,7 +107,7 @@ export const run = defineCommand({
     const session = loaded.session;
     const d = session.data;
     const classes = d.trainCounts.length;
-    const topK = Math.min(positiveInt('--top-k', values['top-k'], 5), classes);
+    const topK = Math.min(numberOr('--top-k', values['top-k'], 5, WHOLE), classes);
     const classNames = 'list' in d.train ? d.train.list.classNames : d.train.classNames;
     const test = d.test;
     const shape: [number, number, number] = [...test.shape];
