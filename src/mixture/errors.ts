@@ -1,6 +1,6 @@
 // The named error of the mixture API's argument checks. The CLI validates its flags before it
 // calls the models, so these reach JavaScript callers above all (no compiler checks their types).
-import { ArgumentError } from '../util/arguments.js';
+import { ArgumentError, describeValue } from '../util/arguments.js';
 
 /**
  * An invalid argument to the public mixture API: an option out of range (`nComponents: 0`,
@@ -27,19 +27,10 @@ import { ArgumentError } from '../util/arguments.js';
  */
 export class MixtureArgumentError extends ArgumentError {}
 
-/** `value` as it reads in a message: strings quoted, the type for objects. */
-function describe(value: unknown): string {
-  if (typeof value === 'string') return `'${value}'`;
-  if (Array.isArray(value)) return 'an array';
-  if (value === null) return 'null';
-  if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'Object'})`;
-  return String(value);
-}
-
 /** Throws unless `value` is a number (of any value: the range checks follow), naming `name`. */
 export function requireNumber(value: unknown, name: string): void {
   if (typeof value !== 'number')
-    throw new MixtureArgumentError(`${name} must be a number, got ${describe(value)}`);
+    throw new MixtureArgumentError(`${name} must be a number, got ${describeValue(value)}`);
 }
 
 /** Throws unless `value` is absent or a number. */
@@ -50,13 +41,13 @@ export function optionalNumber(value: unknown, name: string): void {
 /** Throws unless `value` is an object, naming `name`. */
 export function requireObject(value: unknown, name: string): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new MixtureArgumentError(`${name} must be an object, got ${describe(value)}`);
+    throw new MixtureArgumentError(`${name} must be an object, got ${describeValue(value)}`);
 }
 
 /** Throws unless `value` is an array (or typed array), naming `name`. */
 export function requireArray(value: unknown, name: string): void {
   if (!Array.isArray(value) && !ArrayBuffer.isView(value))
-    throw new MixtureArgumentError(`${name} must be an array, got ${describe(value)}`);
+    throw new MixtureArgumentError(`${name} must be an array, got ${describeValue(value)}`);
 }
 
 /**
@@ -79,6 +70,6 @@ export function requireDenseMatrix(x: unknown, name = 'data'): void {
     !(m.data instanceof Float64Array)
   )
     throw new MixtureArgumentError(
-      `${name} must be a DenseMatrix { rows, cols, data: Float64Array }, got ${describe(x)}`,
+      `${name} must be a DenseMatrix { rows, cols, data: Float64Array }, got ${describeValue(x)}`,
     );
 }
