@@ -5,6 +5,42 @@ import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { Rng } from '../../src/util/rng.js';
 
+/** An HTTP answer: status, body text and headers. */
+export interface HttpReply {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * One request to 127.0.0.1:`port` on a connection of its own (no agent), the path sent as given
+ * (no client-side normalisation).
+ */
+export function httpExchange(
+  port: number | string,
+  path: string,
+  o: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<HttpReply> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, method: o.method ?? 'GET', agent: false, headers: o.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            headers: res.headers,
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(o.body);
+  });
+}
+
 /** Latency and status counts of one route. */
 export interface RouteStats {
   count: number;

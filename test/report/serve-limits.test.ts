@@ -3,7 +3,6 @@
 // the token (required off loopback, or forced with --token) and the same-origin check.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +20,7 @@ import {
 import { UserError } from '../../src/util/errors.js';
 import { repoRoot } from '../helpers.js';
 import { syntheticAccuracy, syntheticLongtail, writeRun } from './fixtures.js';
-import { rawExchange } from './serve-harness.js';
+import { httpExchange, rawExchange, type HttpReply } from './serve-harness.js';
 
 const base = mkdtempSync(join(tmpdir(), 'tailor-serve-limits-'));
 const runsDir = join(base, 'runs');
@@ -30,43 +29,15 @@ writeRun(join(runsDir, 'prl2'), syntheticLongtail({ prl: true }));
 
 after(() => rmSync(base, { recursive: true, force: true }));
 
-interface Reply {
-  status: number;
-  body: string;
-  headers: Record<string, string | string[] | undefined>;
-}
+type Reply = HttpReply;
 
 function get(
   srv: RunningServer,
   path: string,
   o: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<Reply> {
-  const url = new URL(srv.url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: url.port,
-        path,
-        method: o.method ?? 'GET',
-        agent: false,
-        headers: { host: `127.0.0.1:${url.port}`, ...o.headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
-            headers: res.headers,
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(o.body);
-  });
+  const port = new URL(srv.url).port;
+  return httpExchange(port, path, { ...o, headers: { host: `127.0.0.1:${port}`, ...o.headers } });
 }
 
 /** An evaluator that waits until released, counting its calls. */

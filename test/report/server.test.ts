@@ -3,7 +3,7 @@
 // symbolic links), no write endpoints, no foreign Host header.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
+import { httpExchange, type HttpReply } from './serve-harness.js';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,11 +22,7 @@ let runsDir: string;
 let server: RunningServer;
 const calls: number[][] = [];
 
-interface Reply {
-  status: number;
-  body: string;
-  headers: Record<string, string | string[] | undefined>;
-}
+type Reply = HttpReply;
 
 /** A raw request: the path goes out byte for byte (no client-side normalisation). */
 function raw(
@@ -34,32 +30,13 @@ function raw(
   o: { method?: string; host?: string; body?: string; srv?: RunningServer } = {},
 ): Promise<Reply> {
   const url = new URL((o.srv ?? server).url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path,
-        method: o.method ?? 'GET',
-        headers: {
-          host: o.host ?? `127.0.0.1:${url.port}`,
-          ...(o.body ? { 'content-type': 'application/json' } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
-            headers: res.headers,
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(o.body);
+  return httpExchange(url.port, path, {
+    ...(o.method ? { method: o.method } : {}),
+    headers: {
+      host: o.host ?? `127.0.0.1:${url.port}`,
+      ...(o.body ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(o.body !== undefined ? { body: o.body } : {}),
   });
 }
 
