@@ -77,6 +77,7 @@ fi
 rm -f native/.libtorch-cache.json
 build_ok=true
 build_error=""
+graphs_error=""
 if ! cflags=$("$NODE" native/resolve-libtorch.mjs cflags 2> "$log/resolve.err"); then
   build_ok=false; build_error=$(cat "$log/resolve.err")
 else
@@ -91,6 +92,16 @@ else
       $napi $cflags "$src" -o "$obj" 2> "$obj.err" &
   done
   wait
+  # The CUDA graph binding is the newest and most header-dependent part: when it alone fails,
+  # it is built without the CUDA headers (graphs then report unavailable, with the reason) and
+  # the error is kept for the report.
+  if [ -s "$log/obj/graphs.o.err" ] && grep -q error "$log/obj/graphs.o.err"; then
+    graphs_error=$(grep -m3 error "$log/obj/graphs.o.err" | tr '\n' ' ' | tr -d '"\\')
+    mv "$log/obj/graphs.o.err" "$log/graphs-cuda.err"
+    # shellcheck disable=SC2086
+    g++ -c -fPIC -O2 -fexceptions -frtti -Wno-deprecated-declarations -DNAPI_VERSION=8 -DNODE_ADDON_API_CPP_EXCEPTIONS \
+      $napi $cflags -UTAILOR_CUDA_HEADERS native/src/graphs.cc -o "$log/obj/graphs.o" 2> "$log/obj/graphs.o.err"
+  fi
   for e in "$log"/obj/*.err; do [ -s "$e" ] && grep -q "error" "$e" && { build_ok=false; build_error="$build_error $(grep -m3 error "$e" | tr '\n' ' ')"; }; done
   if $build_ok; then
     # shellcheck disable=SC2086

@@ -275,6 +275,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initAutograd(env, exports);
   initDevice(env, exports);
   initDistributed(env, exports);
+  initGraphs(env, exports);
   return exports;
 }
 

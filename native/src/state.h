@@ -45,6 +45,8 @@ struct State {
   // State of optional parts (the distributed stores and process groups), owned here so that it
   // lives and dies with the addon instance.
   std::shared_ptr<void> distributed;
+  // The captured CUDA graphs and the streams saved around side streams (graphs.cc).
+  std::shared_ptr<void> graphs;
 };
 
 State& state(Napi::Env env);
@@ -76,5 +78,6 @@ void initTensors(Napi::Env env, Napi::Object exports);
 void initAutograd(Napi::Env env, Napi::Object exports);
 void initDevice(Napi::Env env, Napi::Object exports);
 void initDistributed(Napi::Env env, Napi::Object exports);
+void initGraphs(Napi::Env env, Napi::Object exports);
 
 }  // namespace tailor

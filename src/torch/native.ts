@@ -113,6 +113,13 @@ export interface NativeAddon {
     nesting: 1 | -1,
   ): { enabled: boolean; dtype: number };
   deviceOf(handle: number): string;
+  /** CUDA graphs (graphs.cc): whether a capture can run here, and why not. */
+  cudaGraphsInfo(): { compiled: boolean; available: boolean; reason?: string };
+  cudaGraphNew(): number;
+  cudaGraphCall(graph: number, what: 'begin' | 'end' | 'replay' | 'reset'): void;
+  cudaGraphDispose(graph: number): void;
+  cudaSideStreamEnter(device?: string): void;
+  cudaSideStreamExit(): void;
   isPinned(handle: number): boolean;
   // Present when the addon was built with Gloo (buildInfo().gloo).
   createStore?(options: StoreOptions): number;

@@ -61,8 +61,9 @@ options:
       --threads N          libtorch threads (default: TAILOR_THREADS, trainer.threads or 2)
       --device D           cpu, cuda or cuda:N (default: the config's "device", else n_gpu: 0 = cpu)
       --amp bf16|fp16      mixed precision (autocast; fp16 with a gradient scaler; fp16 needs a GPU)
-      --graph auto|on|off  capture the training step in one CUDA graph (default auto). Not yet
-                           available: auto and off train eagerly, on is an error (docs/gpus.md)
+      --graph auto|on|off  capture the training step in one CUDA graph and replay it per batch
+                           (default auto: on a CUDA device where the step can be captured, with one
+                           line naming why not otherwise; on: that line is an error; docs/gpus.md)
       --train-max-per-class N  cap the head class (quick runs)
       --test-per-class N   use only N test images per class (quick runs)
       --quiet              no progress bar
@@ -119,6 +120,7 @@ export const run = defineCommand({
       parallel,
       amp: setup.amp,
       graph: setup.graph,
+      graphRequired: setup.graphRequired,
     };
     if (!setup.isMain) {
       // Every rank trains; rank 0 alone evaluates and writes the run directory.
@@ -158,6 +160,8 @@ interface RunSetup {
   amp: torch.AmpMode | null;
   /** How the steps run (--graph resolved for the device). */
   graph: ExecutionMode;
+  /** --graph on (a step that cannot be captured is an error). */
+  graphRequired: boolean;
   parallel: DistributedRun | null;
   /** Rank 0 (or the single process) evaluates and writes the run directory. */
   isMain: boolean;
@@ -174,10 +178,20 @@ function runSetup(
   // The model, its batches and optimizer state are created on the run's device.
   const device = useDevice(values.device, config);
   const amp = resolveAmp(values.amp, device);
-  const graph = resolveGraphMode(parseGraphMode(values.graph), device);
+  const graphMode = parseGraphMode(values.graph);
+  const graph = resolveGraphMode(graphMode, device);
   torch.manualSeed(seed);
   const parallel = joinJob(device);
-  return { seed, threads, device, amp, graph, parallel, isMain: !parallel || parallel.isMain };
+  return {
+    seed,
+    threads,
+    device,
+    amp,
+    graph,
+    graphRequired: graphMode === 'on',
+    parallel,
+    isMain: !parallel || parallel.isMain,
+  };
 }
 
 /** The data overrides: the resumed run's, then --root and the quick-run caps. */

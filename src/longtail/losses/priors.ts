@@ -1,7 +1,9 @@
 // Per-class constants of the long-tail losses, computed in float64 from the training class
 // counts exactly as the reference code does (SADE / BalPoE / LDAM-DRW), then turned into tensors
 // of the logits' dtype at each call (a few hundred values: cheaper than managing cached tensors).
-import { tensor, type DType, type Tensor } from '../../torch/index.js';
+// Graph-mode training is the exception: a CUDA graph cannot capture a copy from host memory, so
+// there the constants are made once, during the eager warm-up steps, and reused (cacheConstants).
+import { getDefaultDevice, keep, tensor, type DType, type Tensor } from '../../torch/index.js';
 
 /** The eps the reference code adds before taking log of a prior. */
 export const PRIOR_EPS = 1e-9;
@@ -75,7 +77,25 @@ export function classBalancedWeights(counts: number[], beta = 0.9999): number[] 
   return w.map((v) => (v / sum) * counts.length);
 }
 
-/** A 1-d constant tensor of the given float dtype. */
+/** The cached constants while cacheConstants is on: by values array, then dtype and device. */
+let cache: Map<readonly number[], Map<string, Tensor>> | null = null;
+
+/**
+ * Turns the constant cache on (graph mode: each constant is made once per values array, dtype
+ * and device, and the same tensor is returned after) or off (every cached tensor is freed).
+ */
+export function cacheConstants(on: boolean): void {
+  if (!on && cache) for (const byKey of cache.values()) for (const t of byKey.values()) t.dispose();
+  cache = on ? (cache ?? new Map()) : null;
+}
+
+/** A 1-d constant tensor of the given float dtype (see cacheConstants). */
 export function constant(values: number[], dtype: DType): Tensor {
-  return tensor(Float64Array.from(values), { dtype });
+  if (!cache) return tensor(Float64Array.from(values), { dtype });
+  const key = `${dtype}@${getDefaultDevice().name}`;
+  let byKey = cache.get(values);
+  if (!byKey) cache.set(values, (byKey = new Map()));
+  let t = byKey.get(key);
+  if (!t) byKey.set(key, (t = keep(tensor(Float64Array.from(values), { dtype }))));
+  return t;
 }

@@ -40,6 +40,10 @@ export class ClassWeighting {
   get current(): number[] | null {
     return this.#active;
   }
+  /** Changes exactly when the weights in use do (for graph mode's captures). */
+  captureKey(): string {
+    return this.#active ? 'weighted' : 'unweighted';
+  }
 }
 
 export interface ReweightOptions {
@@ -73,6 +77,9 @@ export class CrossEntropyLoss implements Loss {
   }
   setEpoch(epoch: number): void {
     this.weighting.setEpoch(epoch);
+  }
+  captureKey(): string {
+    return this.weighting.captureKey();
   }
   forward(out: ModelOutput, target: Tensor): Tensor {
     return adjustedCrossEntropy(out.output, target, null, this.weighting.current);
@@ -133,6 +140,9 @@ export class FocalLoss implements Loss {
   setEpoch(epoch: number): void {
     this.weighting.setEpoch(epoch);
   }
+  captureKey(): string {
+    return this.weighting.captureKey();
+  }
   forward(out: ModelOutput, target: Tensor): Tensor {
     return tidy(() => {
       const logits = out.output;
@@ -191,6 +201,9 @@ export class LDAMLoss implements Loss {
 
   setEpoch(epoch: number): void {
     this.weighting.setEpoch(epoch);
+  }
+  captureKey(): string {
+    return this.weighting.captureKey();
   }
 
   forward(out: ModelOutput, target: Tensor): Tensor {

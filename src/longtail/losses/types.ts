@@ -35,6 +35,11 @@ export interface Loss {
   /** Called by the trainer before each epoch (1-based, as the reference trainers count). */
   setEpoch?(epoch: number): void;
   /**
+   * For losses whose computation setEpoch changes: a string that changes exactly when it does
+   * (graph mode captures the step again then). Absent: the computation never changes.
+   */
+  captureKey?(): string;
+  /**
    * When the loss is CE(z_e + b_e) per expert (one entry per expert, or one for the combined
    * output; null = no bias): the biases b_e, from which test time reads the log prior each
    * expert's logits carry. Absent for losses that are not a logit-adjusted CE (LDAM, focal,

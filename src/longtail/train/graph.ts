@@ -1,11 +1,11 @@
 // Graph mode of `tailor train --graph auto|on|off`: whether the whole training step (forward,
-// loss, backward, optimizer step) is captured once in a CUDA graph and replayed per batch, or
-// run eagerly, kernel by kernel. The capture (libtorch's at::cuda::CUDAGraph) is not yet bound
-// in native/, so every run trains eagerly today: `off` and `auto` train eagerly (auto will
-// capture on CUDA once the binding exists, and fall back to eager with one line naming the
-// reason when a capture fails), and `on`, which cannot be honoured, is a named error. The mode
-// used is recorded in results.json ("graph": "eager"). See docs/gpus.md.
-import { cudaInfo, describeLibtorch, type Device } from '../../torch/index.js';
+// loss, backward, optimizer step) is captured once in a CUDA graph and replayed per batch
+// (graph-step.ts), or run eagerly, kernel by kernel. `off` trains eagerly; `auto` captures on a
+// CUDA device whose libtorch and addon can capture graphs, and otherwise trains eagerly; `on`
+// where graphs cannot run is a named error. A run whose step cannot be captured (graphBlocker)
+// or whose capture fails trains eagerly with one line naming why (under `on`, a blocker is an
+// error). The mode used is recorded in results.json ("graph": "graph" | "eager"). See docs/gpus.md.
+import { cudaGraphsInfo, describeLibtorch, type Device } from '../../torch/index.js';
 import { UserError } from '../../util/errors.js';
 
 /** What --graph asks for. */
@@ -28,15 +28,17 @@ export function parseGraphMode(flag: string | undefined): GraphMode {
 /** How a run on `device` trains under `mode`. */
 export function resolveGraphMode(mode: GraphMode, device: Device): ExecutionMode {
   if (mode === 'off') return 'eager';
-  // auto: eager on the CPU, and on CUDA too until the capture is bound
-  if (mode === 'auto') return 'eager';
-  if (device.type !== 'cuda' || !cudaInfo().compiled) {
+  if (device.type !== 'cuda') {
+    if (mode === 'auto') return 'eager';
     throw new GraphModeUnavailableError(
       `--graph on needs a CUDA device and a CUDA libtorch, but this run is on ${device.name} with ${describeLibtorch()}; ` +
         'use --graph auto or off here, or train with --device cuda on a CUDA libtorch',
     );
   }
+  const graphs = cudaGraphsInfo();
+  if (graphs.available) return 'graph';
+  if (mode === 'auto') return 'eager';
   throw new GraphModeUnavailableError(
-    '--graph on: capturing the training step in a CUDA graph is not yet available in this version of tailor (see docs/gpus.md); use --graph auto or off',
+    `--graph on: CUDA graphs cannot be captured here (${graphs.reason}); use --graph auto or off`,
   );
 }

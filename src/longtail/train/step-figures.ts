@@ -19,6 +19,11 @@ export interface StepFiguresValue {
 }
 
 export class StepFigures {
+  /** The accumulators' device. */
+  get device(): torch.Device {
+    return this.acc.device;
+  }
+
   /** [lossSum, correct, badStep, badLoss] in float64 on the device. */
   private readonly acc: torch.Tensor;
 
@@ -30,8 +35,10 @@ export class StepFigures {
    * Adds one step: its mean loss over `n` images, its predictions and targets. Only device
    * work is queued; nothing is read back.
    */
-  add(loss: torch.Tensor, pred: torch.Tensor, y: torch.Tensor, n: number, step: number): void {
+  add(loss: torch.Tensor, pred: torch.Tensor, y: torch.Tensor, n: number, step: number | torch.Tensor): void {
     torch.tidy(() => {
+      const stepValue =
+        typeof step === 'number' ? torch.scalarTensor(step, 'float64', this.acc.device) : step.to('float64');
       const l = loss.detach().to('float64');
       const correct = pred.eq(y).sum().to('float64');
       // the first non-finite loss: its step and value, kept until read
@@ -39,14 +46,15 @@ export class StepFigures {
         torch.aten.logical_not(torch.aten.isfinite(l)),
         this.acc.select(0, 2).eq(0),
       );
-      const bad = torch.where(
-        first,
-        torch.stack([torch.scalarTensor(step, 'float64', this.acc.device), l]),
-        this.acc.narrow(0, 2, 2),
-      );
+      const bad = torch.where(first, torch.stack([stepValue, l]), this.acc.narrow(0, 2, 2));
       this.acc.narrow(0, 0, 2).add_(torch.stack([l.mul(n), correct]));
       this.acc.narrow(0, 2, 2).copy_(bad);
     });
+  }
+
+  /** Starts over (a new epoch): the same tensor, zeroed in place, so a captured step keeps using it. */
+  reset(): void {
+    this.acc.zero_();
   }
 
   /** Reads the accumulators (the one point where the host waits for the device). */

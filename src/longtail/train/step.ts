@@ -8,6 +8,7 @@ import type { Batch, MixedBatch } from '../data/batches.js';
 import { mixupOnDevice, type DeviceBatch, type DeviceBatchSource } from '../data/device-batches.js';
 import { mixupLoss } from '../losses/mixup.js';
 import type { StepFigures } from './step-figures.js';
+import type { GraphedSteps } from './graph-step.js';
 import type { TrainOptions } from './trainer.js';
 
 /** How one epoch trains: the DDP wrapper (data-parallel runs), autocast and its gradient scaler. */
@@ -17,6 +18,10 @@ export interface StepContext {
   scaler: torch.GradScaler | null;
   /** The device-resident training set, when batches are drawn on the device. */
   source: DeviceBatchSource | null;
+  /** The epoch's loss and accuracy sums on the device (one set for the run, reset per epoch). */
+  figures: StepFigures;
+  /** Graph mode's stepper (null: eager steps). */
+  graphed: GraphedSteps | null;
 }
 
 /** One step's inputs as tensors on the model's device: images, targets, mixup partners. */
@@ -46,6 +51,32 @@ export function deviceInput(batch: DeviceBatch, mixupAlpha: number | undefined, 
 }
 
 /**
+ * Forward (under autocast where asked) and backward of one batch; its loss and correct
+ * predictions go to the device-side figures. `step` is the 1-based step number, or a device
+ * tensor holding it (graph mode: a number would be frozen into the capture).
+ */
+export function forwardBackward(
+  o: TrainOptions,
+  ctx: StepContext,
+  figures: StepFigures,
+  input: StepInput,
+  s: { rng: Rng; step: number | torch.Tensor },
+): void {
+  const { x, yA, yB, lam, n } = input;
+  const forward = () => {
+    const { out, extra } = o.system.trainForward(x, s.rng);
+    const loss = yB
+      ? mixupLoss(o.system.loss, out, yA, yB, lam, extra)
+      : o.system.loss.forward(out, yA, extra);
+    return { out, loss };
+  };
+  const { out, loss } = ctx.amp ? torch.autocast(ctx.amp, o.system.device, forward) : forward();
+  o.phases?.lap('forward');
+  (ctx.scaler ? ctx.scaler.scaleLoss(loss) : loss).backward();
+  figures.add(loss, out.output.argmax(1), yA, n, s.step);
+}
+
+/**
  * Forward, backward and optimizer step on one batch; its loss and correct predictions go to the
  * device-side figures (nothing is read back).
  */
@@ -55,22 +86,11 @@ export function trainStep(
   figures: StepFigures,
   s: { input: () => StepInput; rng: Rng; step: number },
 ): void {
-  const { rng } = s;
   const phases = o.phases;
   torch.tidy(() => {
-    const { x, yA, yB, lam, n } = s.input();
+    const input = s.input();
     phases?.lap('data');
-    const forward = () => {
-      const { out, extra } = o.system.trainForward(x, rng);
-      const loss = yB
-        ? mixupLoss(o.system.loss, out, yA, yB, lam, extra)
-        : o.system.loss.forward(out, yA, extra);
-      return { out, loss };
-    };
-    const { out, loss } = ctx.amp ? torch.autocast(ctx.amp, o.system.device, forward) : forward();
-    phases?.lap('forward');
-    (ctx.scaler ? ctx.scaler.scaleLoss(loss) : loss).backward();
-    figures.add(loss, out.output.argmax(1), yA, n, s.step);
+    forwardBackward(o, ctx, figures, input, s);
   });
   phases?.lap('backward');
   ctx.ddp?.syncGradients();

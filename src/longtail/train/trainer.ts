@@ -28,8 +28,9 @@ import { Progress, formatSeconds } from '../../util/progress.js';
 import { loadSystemState, setTraining, systemStateDict, type TrainableSystem } from '../systems/system.js';
 import { predict, summarize, type GroupResult } from './evaluate.js';
 import { StepFigures } from './step-figures.js';
-import { deviceInput, hostInput, trainStep, type StepContext } from './step.js';
-import type { ExecutionMode } from './graph.js';
+import { deviceInput, hostInput, trainStep, type StepContext, type StepInput } from './step.js';
+import { GraphModeUnavailableError, type ExecutionMode } from './graph.js';
+import { GraphedSteps, cudaGraphBackend, graphBlocker, type GraphBackend } from './graph-step.js';
 import type { PhaseClock } from './phases.js';
 
 /**
@@ -93,10 +94,14 @@ export interface TrainOptions {
   /** Budget for the device-resident training set in bytes (default DEFAULT_DEVICE_DATA_BYTES). */
   deviceDataMaxBytes?: number;
   /**
-   * How the steps run (resolveGraphMode of --graph): only 'eager' today; the CUDA graph capture
-   * of the whole step is not yet bound (graph.ts), so 'graph' is refused here.
+   * How the steps run (resolveGraphMode of --graph): 'graph' captures the whole step in a CUDA
+   * graph where graphBlocker allows (else one line names why, and the steps stay eager).
    */
   graph?: ExecutionMode;
+  /** --graph on: a step that cannot be captured is an error instead of an eager fallback. */
+  graphRequired?: boolean;
+  /** Where graphs come from (default libtorch's CUDA graphs; tests pass a stand-in). */
+  graphBackend?: GraphBackend;
 }
 
 const EVAL_BATCH = 256;
@@ -148,10 +153,6 @@ interface RunState {
 }
 
 export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
-  if ((o.graph ?? 'eager') !== 'eager')
-    throw new RangeError(
-      'trainSystem: graph mode is not yet available (the CUDA graph capture is not bound)',
-    );
   const run = runLayout(o);
   const state: RunState = o.resumeFrom
     ? resumeRun(o, o.resumeFrom, run)
@@ -159,10 +160,37 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
   // After a resume too: every rank continues from rank 0's weights.
   const ctx = stepContext(o, run);
   try {
-    return await trainEpochs(o, run, state, ctx);
+    const result = await trainEpochs(o, run, state, ctx);
+    const graphed = ctx.graphed !== null && ctx.graphed.failure === null && ctx.graphed.replays > 0;
+    return { ...result, graph: graphed ? 'graph' : 'eager' };
   } finally {
+    ctx.graphed?.dispose();
+    ctx.figures.dispose();
     ctx.source?.dispose();
   }
+}
+
+/** The run's graph-mode stepper, or null (eager; one line says why when graph mode was asked for). */
+function graphedSteps(
+  o: TrainOptions,
+  run: RunLayout,
+  ctx: Omit<StepContext, 'graphed'>,
+): GraphedSteps | null {
+  if (o.graph !== 'graph') return null;
+  const blocker = graphBlocker(o, { ...ctx, graphed: null });
+  if (blocker) {
+    if (o.graphRequired)
+      throw new GraphModeUnavailableError(`--graph on: ${blocker}; use --graph auto or off`);
+    run.log(`graph mode: ${blocker}; training eagerly`);
+    return null;
+  }
+  return new GraphedSteps(
+    o,
+    { ...ctx, graphed: null },
+    ctx.figures,
+    o.graphBackend ?? cudaGraphBackend,
+    run.log,
+  );
 }
 
 async function trainEpochs(
@@ -270,7 +298,14 @@ function stepContext(o: TrainOptions, run: RunLayout): StepContext {
   if (par)
     run.log(`data-parallel: ${run.world} ranks x batch ${run.rankBatch} = effective batch ${o.batchSize}`);
   const amp = o.amp ?? null;
-  return { ddp, amp, scaler: amp === 'fp16' ? new torch.GradScaler() : null, source: deviceSource(o) };
+  const base = {
+    ddp,
+    amp,
+    scaler: amp === 'fp16' ? new torch.GradScaler() : null,
+    source: deviceSource(o),
+    figures: new StepFigures(o.system.device),
+  };
+  return { ...base, graphed: graphedSteps(o, run, base) };
 }
 
 /**
@@ -327,7 +362,8 @@ async function trainEpoch(
     unit: 'img',
     quiet: (o.quiet ?? false) || !run.isMain,
   });
-  const figures = new StepFigures(o.system.device);
+  const figures = ctx.figures;
+  figures.reset();
   let seen = 0;
   let step = 0;
   // The figures are read (a wait for the device) only when the progress line is drawn, every
@@ -343,41 +379,36 @@ async function trainEpoch(
     }
     return f;
   };
+  /** One step (replayed from the graph in graph mode); true when the epoch stops here. */
+  const trainOne = (input: () => StepInput, n: number): boolean => {
+    step++;
+    ctx.ddp?.syncBuffers();
+    if (ctx.graphed) ctx.graphed.step(input, rng, step);
+    else trainStep(o, ctx, figures, { input, rng, step });
+    seen += n;
+    progress.tick(n, () => `loss ${(read().lossSum / seen).toFixed(4)}`);
+    if (step % CHECK_EVERY === 0) read();
+    return o.maxBatches !== undefined && step >= o.maxBatches;
+  };
   o.phases?.mark();
-  try {
-    const afterStep = (n: number) => {
-      seen += n;
-      progress.tick(n, () => `loss ${(read().lossSum / seen).toFixed(4)}`);
-      if (step % CHECK_EVERY === 0) read();
-      return o.maxBatches !== undefined && step >= o.maxBatches;
-    };
-    if (ctx.source) {
-      for (const item of ctx.source.epoch(order)) {
-        step++;
-        ctx.ddp?.syncBuffers();
-        trainStep(o, ctx, figures, { input: () => deviceInput(item.draw(), o.mixupAlpha, rng), rng, step });
-        if (afterStep(item.n)) break;
-      }
-    } else {
-      for await (const batch of epochBatches(
-        o.train,
-        { ...order, transform: o.trainTransform },
-        o.trainLoader,
-      )) {
-        step++;
-        const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
-        ctx.ddp?.syncBuffers();
-        trainStep(o, ctx, figures, { input: () => hostInput(batch, mixed), rng, step });
-        if (afterStep(batch.n)) break;
-      }
+  if (ctx.source) {
+    for (const item of ctx.source.epoch(order)) {
+      if (trainOne(() => deviceInput(item.draw(), o.mixupAlpha, rng), item.n)) break;
     }
-    progress.finish();
-    let { lossSum, correct } = read();
-    if (par) [lossSum, correct, seen] = sumOverRanks(par, [lossSum, correct, seen]);
-    return { lossSum, correct, seen };
-  } finally {
-    figures.dispose();
+  } else {
+    for await (const batch of epochBatches(
+      o.train,
+      { ...order, transform: o.trainTransform },
+      o.trainLoader,
+    )) {
+      const mixed = o.mixupAlpha ? mixup(batch, o.mixupAlpha, rng) : null;
+      if (trainOne(() => hostInput(batch, mixed), batch.n)) break;
+    }
   }
+  progress.finish();
+  let { lossSum, correct } = read();
+  if (par) [lossSum, correct, seen] = sumOverRanks(par, [lossSum, correct, seen]);
+  return { lossSum, correct, seen };
 }
 
 /** How often (in steps) the trainer reads its device-side figures even when no line is drawn. */

@@ -24,8 +24,10 @@ export interface SessionTrainOptions {
   parallel?: ParallelRun | null;
   /** Mixed precision on the session's device (its model's). */
   amp?: AmpMode | null;
-  /** How the steps run (--graph resolved; only 'eager' today). */
+  /** How the steps run (--graph resolved): 'graph' captures the step in a CUDA graph where it can. */
   graph?: ExecutionMode;
+  /** --graph on: a step that cannot be captured is an error instead of an eager fallback. */
+  graphRequired?: boolean;
 }
 
 /**
@@ -60,6 +62,7 @@ export function trainSession(session: Session, o: SessionTrainOptions): Promise<
     parallel: o.parallel ?? null,
     amp: o.amp ?? null,
     ...(o.graph ? { graph: o.graph } : {}),
+    ...(o.graphRequired ? { graphRequired: true } : {}),
   });
 }
 

@@ -1,6 +1,9 @@
 // SGD with momentum, dampening, Nesterov and (L2) weight decay, in exactly PyTorch 1.13's order of
 // operations (torch/optim/sgd.py, _single_tensor_sgd), so results match it to float rounding.
 import type { Tensor } from '../tensor.js';
+import * as aten from '../generated/aten.js';
+import { scalarTensor } from '../creation.js';
+import { keep } from '../scope.js';
 import { Optimizer, checkNumber, type ParamGroupInput } from './optimizer.js';
 
 /** Hyperparameters of SGD (torch.optim.SGD): lr, momentum, dampening, weightDecay (default 0), nesterov, maximize (default false). */
@@ -53,7 +56,45 @@ export class SGD extends Optimizer<SGDOptions> {
     }
   }
 
+  /**
+   * Capturable mode (for CUDA graphs, as PyTorch's `capturable=True`): the step reads each
+   * group's learning rate from a device tensor instead of baking the number into its kernels, so
+   * a captured step follows the schedule. Call syncLearningRates() before each replay; it writes
+   * a group's `lr` into its tensor when it changed. The update is then p - (d * lr), one rounding
+   * more than the eager p + (-lr) * d, so the two agree to float rounding, not bit for bit: the
+   * eager form stays the default.
+   */
+  get capturable(): boolean {
+    return this.lrTensors !== null;
+  }
+
+  set capturable(on: boolean) {
+    if (on === this.capturable) return;
+    if (!on) {
+      for (const t of this.lrTensors!) t.dispose();
+      this.lrTensors = null;
+      return;
+    }
+    this.lrTensors = this.paramGroups.map((g) => keep(scalarTensor(g.lr, 'float32', g.params[0]!.device)));
+    this.lrWritten = this.paramGroups.map((g) => g.lr);
+  }
+
+  /** Capturable mode: copies each group's current `lr` into its device tensor where it changed. */
+  syncLearningRates(): void {
+    if (!this.lrTensors) return;
+    this.paramGroups.forEach((g, i) => {
+      if (this.lrWritten[i] !== g.lr) {
+        this.lrTensors![i]!.fill_(g.lr);
+        this.lrWritten[i] = g.lr;
+      }
+    });
+  }
+
+  private lrTensors: Tensor[] | null = null;
+  private lrWritten: number[] = [];
+
   step(): void {
+    const groupIndex = new Map(this.paramGroups.map((g, i) => [g, i]));
     this.updateEach((p, grad, group) => {
       const { lr, momentum, dampening, weightDecay, nesterov, maximize } = group;
       // In-place arithmetic on d only once it is a temporary of ours (never on p.grad itself):
@@ -71,7 +112,13 @@ export class SGD extends Optimizer<SGDOptions> {
         }
         d = nesterov ? (owned ? d.add_(buf, momentum) : d.add(buf, momentum)) : buf;
       }
-      p.add_(d, -lr);
+      if (this.lrTensors) aten.addcmul_(p, d, this.lrTensors[groupIndex.get(group)!]!, -1);
+      else p.add_(d, -lr);
     });
+  }
+
+  override dispose(): void {
+    this.capturable = false;
+    super.dispose();
   }
 }

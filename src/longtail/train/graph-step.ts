@@ -1,0 +1,211 @@
+// Graph mode: the whole training step (forward, loss, backward, optimizer step, the device-side
+// figures) captured once in a CUDA graph and replayed per batch, as PyTorch's whole-network
+// capture does. What changes between replays lives in tensors updated in place before each
+// replay: the batch (copied into static input tensors), the step number (for the figures), the
+// learning rate (SGD's capturable mode) and the loss constants (made once, cached). What changes
+// rarely is captured again: when the loss's capture key changes (the DRW weights switching on),
+// the graph is dropped and the next full batch captures a new one.
+//
+// The first WARMUP_STEPS full batches of a capture train eagerly on a side stream (libtorch's
+// lazy initialisations, the optimizer's momentum buffers and the cached constants happen there,
+// outside the capture); the capture itself runs nothing, so the batch it was made for is then
+// trained by its first replay. A last partial batch trains eagerly. A capture that fails (an
+// operation that reads back to the host, an operation CUDA cannot capture) logs one line naming
+// the cause, and the run goes on eagerly.
+import * as torch from '../../torch/index.js';
+import type { Rng } from '../../util/rng.js';
+import { cacheConstants } from '../losses/priors.js';
+import { forwardBackward, trainStep, type StepContext, type StepInput } from './step.js';
+import type { StepFigures } from './step-figures.js';
+import type { TrainOptions } from './trainer.js';
+
+/** Eager steps on the side stream before each capture. */
+export const WARMUP_STEPS = 3;
+
+/** A captured step: replayed per batch, disposed when the run ends or the capture is redone. */
+export interface CapturedStep {
+  replay(): void;
+  dispose(): void;
+}
+
+/** Where graphs come from: libtorch's CUDA graphs, or a stand-in in tests. */
+export interface GraphBackend {
+  /** Runs fn with a side stream current (captures and their warm-up steps run there). */
+  onSideStream<T>(device: torch.Device, fn: () => T): T;
+  /** Captures fn's kernels (runs nothing). */
+  capture(device: torch.Device, fn: () => void): CapturedStep;
+}
+
+/** libtorch's CUDA graphs. */
+export const cudaGraphBackend: GraphBackend = {
+  onSideStream: (device, fn) => torch.onSideStream(device, fn),
+  capture(device, fn) {
+    const graph = new torch.CUDAGraph();
+    try {
+      torch.onSideStream(device, () => graph.capture(fn));
+    } catch (e) {
+      graph.dispose();
+      throw e;
+    }
+    return { replay: () => graph.replay(), dispose: () => graph.dispose() };
+  },
+};
+
+/**
+ * Why this run's step cannot be captured, or null when it can. Each reason names what keeps the
+ * step eager (see docs/gpus.md).
+ */
+export function graphBlocker(o: TrainOptions, ctx: StepContext): string | null {
+  if (ctx.ddp) return 'data-parallel steps stay eager (the gradient allreduce is not captured)';
+  if (ctx.scaler)
+    return 'fp16 autocast reads its gradient scale back to the host every step (use --amp bf16)';
+  if (!(o.optimizer instanceof torch.optim.SGD))
+    return `the ${o.optimizer.constructor.name} optimizer has no capturable form (SGD has)`;
+  if (o.mixupAlpha) return 'mixup draws its mixing weight on the host every step';
+  if ((o.system as { kind?: string }).kind === 'prl')
+    return "PRL's preference draws are made on the host every step";
+  return null;
+}
+
+/** The static tensors a capture reads: the batch, its labels, the step number. */
+interface StaticInputs {
+  x: torch.Tensor;
+  y: torch.Tensor;
+  step: torch.Tensor;
+  n: number;
+}
+
+/** Runs a run's training steps in graph mode (see the file comment). */
+export class GraphedSteps {
+  private captured: CapturedStep | null = null;
+  private statics: StaticInputs | null = null;
+  private key: string | null = null;
+  private warm = 0;
+  private failed: string | null = null;
+  /** Whether grads hold the capture's static gradient tensors (to clear before an eager step). */
+  private gradsFromCapture = false;
+
+  constructor(
+    private readonly o: TrainOptions,
+    private readonly ctx: StepContext,
+    private readonly figures: StepFigures,
+    private readonly backend: GraphBackend,
+    private readonly log: (line: string) => void,
+  ) {
+    const sgd = o.optimizer as torch.optim.SGD;
+    sgd.capturable = true;
+    cacheConstants(true);
+  }
+
+  /** How many steps were replayed from a graph (for the run's record). */
+  replays = 0;
+
+  /** The reason graph mode gave up (null while it works). */
+  get failure(): string | null {
+    return this.failed;
+  }
+
+  /** One training step on the batch `input` makes. */
+  step(input: () => StepInput, rng: Rng, step: number): void {
+    const o = this.o;
+    const key = o.system.loss.captureKey?.() ?? '';
+    if (this.captured && key !== this.key) this.drop();
+    torch.tidy(() => {
+      const batch = input();
+      const full = this.statics === null || batch.n === this.statics.n;
+      if (this.failed || !full || (!this.captured && this.warm < WARMUP_STEPS)) {
+        if (!this.failed && full) this.warm++;
+        this.eager(batch, rng, step, full && !this.captured && !this.failed);
+        return;
+      }
+      this.load(batch, step);
+      if (!this.captured) {
+        if (!this.capture(rng)) {
+          this.eager(batch, rng, step, false);
+          return;
+        }
+        this.key = key;
+      }
+      this.captured!.replay();
+      this.replays++;
+    });
+  }
+
+  /** Frees the graph, the static inputs and the cached constants; the optimizer turns eager again. */
+  dispose(): void {
+    this.drop();
+    if (this.statics) torch.dispose([this.statics.x, this.statics.y, this.statics.step]);
+    this.statics = null;
+    cacheConstants(false);
+    (this.o.optimizer as torch.optim.SGD).capturable = false;
+  }
+
+  private drop(): void {
+    this.captured?.dispose();
+    this.captured = null;
+    this.warm = WARMUP_STEPS - 1;
+  }
+
+  /** An eager step (on the side stream while warming up for a capture). */
+  private eager(batch: StepInput, rng: Rng, step: number, onSide: boolean): void {
+    if (this.gradsFromCapture) {
+      this.o.optimizer.zeroGrad();
+      this.gradsFromCapture = false;
+    }
+    const run = () => trainStep(this.o, this.ctx, this.figures, { input: () => batch, rng, step });
+    if (onSide) this.backend.onSideStream(this.o.system.device, run);
+    else run();
+  }
+
+  /** Copies the batch and the step number into the static inputs (made at the first capture). */
+  private load(batch: StepInput, step: number): void {
+    if (!this.statics) {
+      const device = this.o.system.device;
+      this.statics = {
+        x: torch.keep(torch.zeros(batch.x.shape, batch.x.dtype, device)),
+        y: torch.keep(torch.zeros(batch.yA.shape, batch.yA.dtype, device)),
+        step: torch.keep(torch.zeros([], 'float64', device)),
+        n: batch.n,
+      };
+    }
+    const s = this.statics;
+    torch.noGrad(() => {
+      s.x.copy_(batch.x);
+      s.y.copy_(batch.yA);
+      s.step.fill_(step);
+    });
+    (this.o.optimizer as torch.optim.SGD).syncLearningRates();
+  }
+
+  /** Captures the step on the static inputs; false (with one line naming why) when it cannot. */
+  private capture(rng: Rng): boolean {
+    const { o, ctx, figures } = this;
+    const s = this.statics!;
+    o.optimizer.zeroGrad();
+    try {
+      this.captured = this.backend.capture(o.system.device, () => {
+        // The gradients are none here, so the backward makes them afresh (as every replay then
+        // does); inside a real capture this clears nothing, for a stand-in that reruns the step
+        // it does what the capture recorded.
+        o.optimizer.zeroGrad();
+        torch.tidy(() =>
+          forwardBackward(
+            o,
+            ctx,
+            figures,
+            { x: s.x, yA: s.y, yB: null, lam: 1, n: s.n },
+            { rng, step: s.step },
+          ),
+        );
+        o.optimizer.step();
+      });
+      this.gradsFromCapture = true;
+      return true;
+    } catch (e) {
+      o.optimizer.zeroGrad();
+      this.failed = `the step could not be captured in a CUDA graph (${(e as Error).message.split('\n')[0]})`;
+      this.log(`graph mode: ${this.failed}; training on eagerly`);
+      return false;
+    }
+  }
+}

@@ -1,0 +1,247 @@
+// Graph mode's step discipline, on the CPU with a stand-in for CUDA graphs: a "capture" stores the
+// step and each "replay" runs it again, so everything a real capture depends on is exercised
+// here (static inputs, the step number and learning rate as tensors, cached loss constants, the
+// warm-up steps, the eager last batch, captures redone when the DRW weights switch on, the
+// fallback when a capture fails). What the stand-in cannot show, kernels frozen at capture time,
+// the GPU check does (scripts/gpu-check.sh).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as torch from '../../src/torch/index.js';
+import { parseConfig } from '../../src/longtail/config/config.js';
+import { buildSession, trainingSetup } from '../../src/longtail/config/session.js';
+import { trainSystem, type TrainOptions } from '../../src/longtail/train/trainer.js';
+import { WARMUP_STEPS, type GraphBackend } from '../../src/longtail/train/graph-step.js';
+import { GraphModeUnavailableError } from '../../src/longtail/train/graph.js';
+import { repoRoot } from '../helpers.js';
+
+const fmnistAvailable = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
+const skip = !fmnistAvailable && 'Fashion-MNIST not installed';
+
+/** A stand-in backend: capture keeps the step, replay runs it; it counts both. */
+function standIn(failCapture = false) {
+  const counts = { captures: 0, replays: 0, sideStream: 0, disposed: 0 };
+  const backend: GraphBackend = {
+    onSideStream: (_device, fn) => {
+      counts.sideStream++;
+      return fn();
+    },
+    capture(_device, fn) {
+      if (failCapture) throw new Error('operation not permitted when stream is capturing');
+      counts.captures++;
+      return {
+        replay: () => {
+          counts.replays++;
+          fn();
+        },
+        dispose: () => {
+          counts.disposed++;
+        },
+      };
+    },
+  };
+  return { backend, counts };
+}
+
+interface Run {
+  weights: Map<string, Float32Array>;
+  losses: number[];
+  graph: string;
+  lines: string[];
+  steps: number;
+}
+
+async function train(
+  config: string,
+  extra: Partial<TrainOptions>,
+  epochs = 2,
+  mutate?: (c: ReturnType<typeof parseConfig>) => void,
+  perClass = 14,
+): Promise<Run> {
+  const file = join(repoRoot, 'configs', config);
+  const c = parseConfig(readFileSync(file, 'utf8'), file);
+  c.data_loader.args = { ...c.data_loader.args, batch_size: 16 };
+  mutate?.(c);
+  torch.manualSeed(0);
+  const s = buildSession(c, file, { trainMaxPerClass: perClass, testPerClass: 2 });
+  const { optimizer, scheduler } = trainingSetup(s);
+  const dir = mkdtempSync(join(tmpdir(), 'tailor-graph-'));
+  const lines: string[] = [];
+  try {
+    const result = await trainSystem({
+      system: s.system,
+      optimizer,
+      scheduler,
+      train: s.data.train,
+      test: s.data.val,
+      trainCounts: s.data.trainCounts,
+      trainTransform: s.trainTransform,
+      testTransform: s.testTransform,
+      epochs,
+      batchSize: 16,
+      seed: 0,
+      runDir: dir,
+      checkpointExtra: {},
+      quiet: true,
+      log: (l) => lines.push(l),
+      ...extra,
+    });
+    const weights = new Map<string, Float32Array>();
+    for (const [name, m] of Object.entries(s.system.modules))
+      for (const [k, t] of Object.entries(m.stateDict()))
+        if (t.dtype === 'float32') weights.set(`${name}.${k}`, t.toFloat32Array());
+    return {
+      weights,
+      losses: result.history.map((h) => h.train_loss),
+      graph: result.graph,
+      lines,
+      steps: epochs * Math.ceil(s.data.train.labels.length / 16),
+    };
+  } finally {
+    for (const m of Object.values(s.system.modules)) m.dispose();
+    optimizer.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function maxDifference(a: Run, b: Run): number {
+  let worst = 0;
+  for (const [k, va] of a.weights) {
+    const vb = b.weights.get(k)!;
+    for (let i = 0; i < va.length; i++) {
+      const d = Math.abs(va[i]! - vb[i]!);
+      if (d > worst && process.env.GRAPH_DEBUG) console.log(k, i, va[i], vb[i]);
+      worst = Math.max(worst, d);
+    }
+  }
+  return worst;
+}
+
+test(
+  'graph mode trains as eager mode does: static inputs, step and learning-rate tensors',
+  { skip },
+  async () => {
+    const eager = await train('fmnist_lt_ir100_sade.json', {});
+    const { backend, counts } = standIn();
+    const graphed = await train('fmnist_lt_ir100_sade.json', { graph: 'graph', graphBackend: backend });
+    assert.equal(graphed.graph, 'graph');
+    assert.equal(eager.graph, 'eager');
+    // one capture (nothing changes between epochs), after the warm-up steps on the side stream
+    assert.equal(counts.captures, 1);
+    assert.equal(counts.sideStream, WARMUP_STEPS);
+    // every full batch after the warm-up is a replay; the last, partial batch of each epoch is eager
+    const n = eager.steps;
+    assert.ok(
+      counts.replays >= n - WARMUP_STEPS - 2 && counts.replays <= n - WARMUP_STEPS,
+      `${counts.replays} of ${n}`,
+    );
+    assert.equal(counts.disposed, 1);
+    // the same training up to float rounding (SGD's capturable update rounds once more)
+    assert.ok(maxDifference(eager, graphed) < 2e-5, `weights differ by ${maxDifference(eager, graphed)}`);
+    eager.losses.forEach((l, i) => assert.ok(Math.abs(l - graphed.losses[i]!) < 1e-4, `epoch ${i + 1} loss`));
+  },
+);
+
+test('LDAM-DRW captures again when its class weights switch on', { skip }, async () => {
+  const mutate = (c: ReturnType<typeof parseConfig>) => {
+    (c.loss.args as Record<string, unknown>).reweight_epoch = 1;
+  };
+  // every class needs an image for LDAM's margins: 100 in the head class leaves 1 in the tail
+  const eager = await train('fmnist_lt_ir100_ldam_drw.json', {}, 2, mutate, 100);
+  const { backend, counts } = standIn();
+  const graphed = await train(
+    'fmnist_lt_ir100_ldam_drw.json',
+    { graph: 'graph', graphBackend: backend },
+    2,
+    mutate,
+    100,
+  );
+  assert.equal(counts.captures, 2);
+  assert.equal(counts.disposed, 2);
+  // one warm-up step before the second capture
+  assert.equal(counts.sideStream, WARMUP_STEPS + 1);
+  assert.ok(maxDifference(eager, graphed) < 2e-5, `weights differ by ${maxDifference(eager, graphed)}`);
+});
+
+test(
+  'a capture that fails leaves one line naming the cause, then trains eagerly, bit for bit',
+  { skip },
+  async () => {
+    const eager = await train('fmnist_lt_ir100_sade.json', {});
+    const { backend } = standIn(true);
+    const fallback = await train('fmnist_lt_ir100_sade.json', { graph: 'graph', graphBackend: backend });
+    assert.equal(fallback.graph, 'eager');
+    const said = fallback.lines.filter((l) => l.startsWith('graph mode:'));
+    assert.equal(said.length, 1);
+    assert.match(
+      said[0]!,
+      /could not be captured.*operation not permitted when stream is capturing.*training on eagerly/,
+    );
+    assert.equal(maxDifference(eager, fallback), 0);
+  },
+);
+
+test('a step graph mode cannot capture: one line under auto, a named error under on', { skip }, async () => {
+  const { backend, counts } = standIn();
+  const prl = await train('fmnist_lt_ir100_prl.json', { graph: 'graph', graphBackend: backend }, 1);
+  assert.equal(prl.graph, 'eager');
+  assert.equal(counts.captures, 0);
+  assert.match(
+    prl.lines.find((l) => l.startsWith('graph mode:')) ?? '',
+    /PRL's preference draws are made on the host/,
+  );
+  await assert.rejects(
+    train('fmnist_lt_ir100_prl.json', { graph: 'graph', graphRequired: true, graphBackend: backend }, 1),
+    (e: Error) =>
+      e instanceof GraphModeUnavailableError && /--graph on: PRL's preference draws/.test(e.message),
+  );
+});
+
+test("SGD's capturable mode follows the schedule in its learning-rate tensors", () => {
+  const model = new torch.nn.Linear(3, 2);
+  const eagerModel = new torch.nn.Linear(3, 2);
+  torch.noGrad(() => eagerModel.parameters().forEach((p, i) => p.copy_(model.parameters()[i]!)));
+  const opt = new torch.optim.SGD(model.parameters(), { lr: 0.1, momentum: 0.9, weightDecay: 5e-4 });
+  const eagerOpt = new torch.optim.SGD(eagerModel.parameters(), {
+    lr: 0.1,
+    momentum: 0.9,
+    weightDecay: 5e-4,
+  });
+  const sched = new torch.optim.StepLR(opt, { stepSize: 1, gamma: 0.5 });
+  const eagerSched = new torch.optim.StepLR(eagerOpt, { stepSize: 1, gamma: 0.5 });
+  opt.capturable = true;
+  const x = torch.keep(torch.randn([5, 3]));
+  try {
+    for (let step = 0; step < 4; step++) {
+      for (const [m, o] of [
+        [model, opt],
+        [eagerModel, eagerOpt],
+      ] as const) {
+        torch.tidy(() => m.forward(x).square().mean().backward());
+        if (o === opt) opt.syncLearningRates();
+        o.step();
+        o.zeroGrad();
+      }
+      sched.step();
+      eagerSched.step();
+      const written = (opt as unknown as { lrTensors: torch.Tensor[] }).lrTensors[0]!;
+      opt.syncLearningRates();
+      assert.equal(written.item(), Math.fround(opt.paramGroups[0]!.lr));
+    }
+    model.parameters().forEach((p, i) => {
+      const a = p.toFloat32Array();
+      const b = eagerModel.parameters()[i]!.toFloat32Array();
+      a.forEach((v, j) => assert.ok(Math.abs(v - b[j]!) < 1e-6));
+    });
+    opt.capturable = false;
+    assert.equal(opt.capturable, false);
+  } finally {
+    x.dispose();
+    opt.dispose();
+    eagerOpt.dispose();
+    model.dispose();
+    eagerModel.dispose();
+  }
+});
