@@ -66,7 +66,7 @@ async function train(
   mutate?.(c);
   torch.manualSeed(0);
   const s = buildSession(c, file, { trainMaxPerClass: perClass, testPerClass: 2 });
-  const { optimizer, scheduler } = trainingSetup(s);
+  const { optimizer, scheduler, mixupAlpha } = trainingSetup(s);
   const dir = mkdtempSync(join(tmpdir(), 'tailor-graph-'));
   const lines: string[] = [];
   try {
@@ -86,6 +86,7 @@ async function train(
       checkpointExtra: {},
       quiet: true,
       log: (l) => lines.push(l),
+      ...(mixupAlpha ? { mixupAlpha } : {}),
       ...extra,
     });
     const weights = new Map<string, Float32Array>();
@@ -183,19 +184,47 @@ test(
   },
 );
 
+test("PRL's preference draws and mixup's weight reach the capture as tensors", { skip }, async () => {
+  for (const [config, mutate] of [
+    ['fmnist_lt_ir100_prl.json', undefined],
+    [
+      'fmnist_lt_ir100_sade.json',
+      (c: ReturnType<typeof parseConfig>) => {
+        c.mixup = { alpha: 1 };
+      },
+    ],
+  ] as const) {
+    const eager = await train(config, {}, 2, mutate);
+    const { backend, counts } = standIn();
+    const graphed = await train(config, { graph: 'graph', graphBackend: backend }, 2, mutate);
+    assert.equal(graphed.graph, 'graph', config);
+    assert.equal(counts.captures, 1, config);
+    const d = maxDifference(eager, graphed);
+    assert.ok(d < 2e-5, `${config}: weights differ by ${d}`);
+  }
+});
+
 test('a step graph mode cannot capture: one line under auto, a named error under on', { skip }, async () => {
   const { backend, counts } = standIn();
-  const prl = await train('fmnist_lt_ir100_prl.json', { graph: 'graph', graphBackend: backend }, 1);
-  assert.equal(prl.graph, 'eager');
+  const released = await train(
+    'fmnist_lt_ir100_prl_released.json',
+    { graph: 'graph', graphBackend: backend },
+    1,
+  );
+  assert.equal(released.graph, 'eager');
   assert.equal(counts.captures, 0);
   assert.match(
-    prl.lines.find((l) => l.startsWith('graph mode:')) ?? '',
-    /PRL's preference draws are made on the host/,
+    released.lines.find((l) => l.startsWith('graph mode:')) ?? '',
+    /released PRL variant's per-expert preference draws have no captured form; training eagerly/,
   );
   await assert.rejects(
-    train('fmnist_lt_ir100_prl.json', { graph: 'graph', graphRequired: true, graphBackend: backend }, 1),
+    train(
+      'fmnist_lt_ir100_prl_released.json',
+      { graph: 'graph', graphRequired: true, graphBackend: backend },
+      1,
+    ),
     (e: Error) =>
-      e instanceof GraphModeUnavailableError && /--graph on: PRL's preference draws/.test(e.message),
+      e instanceof GraphModeUnavailableError && /^--graph on: the released PRL variant/.test(e.message),
   );
 });
 

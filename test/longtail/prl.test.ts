@@ -117,8 +117,9 @@ test('several preferences per batch: each draw is the experts generated for its 
       assert.equal(out, draws[0]!.out);
       const expected = new Rng(7);
       for (const d of draws) {
-        assertClose(d.preference, expected.dirichlet(1.2, 3), 1e-12);
-        const alone = system.at(d.preference).evalForward(x);
+        const preference = d.preference as number[];
+        assertClose(preference, expected.dirichlet(1.2, 3), 1e-12);
+        const alone = system.at(preference).evalForward(x);
         assertClose(d.out.logits!.toFloat64Array(), alone.logits.toFloat64Array(), 1e-5);
         assertClose(d.out.output.toFloat64Array(), alone.output.toFloat64Array(), 1e-5);
       }

@@ -1,6 +1,7 @@
 // Mixup as SADE / BalPoE's Combiner computes it: the model sees lam * x_a + (1 - lam) * x_b and
-// the loss is lam * L(y_a) + (1 - lam) * L(y_b).
-import { tidy, type Tensor } from '../../torch/index.js';
+// the loss is lam * L(y_a) + (1 - lam) * L(y_b). lam is a number, or (graph mode, where a
+// number would be frozen into the capture) a 0-d tensor on the loss's device.
+import { Tensor, tidy } from '../../torch/index.js';
 import type { Loss, LossExtra, ModelOutput } from './types.js';
 
 export function mixupLoss(
@@ -8,15 +9,17 @@ export function mixupLoss(
   out: ModelOutput,
   ya: Tensor,
   yb: Tensor,
-  lam: number,
+  lam: number | Tensor,
   extra?: LossExtra,
 ): Tensor {
-  if (!(lam >= 0 && lam <= 1)) throw new Error(`mixup: lambda must be in [0, 1], got ${lam}`);
+  if (typeof lam === 'number' && !(lam >= 0 && lam <= 1))
+    throw new Error(`mixup: lambda must be in [0, 1], got ${lam}`);
   if (loss.forwardMixup) return loss.forwardMixup(out, ya, yb, lam, extra);
-  return tidy(() =>
-    loss
-      .forward(out, ya, extra)
-      .mul(lam)
-      .add(loss.forward(out, yb, extra).mul(1 - lam)),
-  );
+  return tidy(() => mixed(lam, loss.forward(out, ya, extra), loss.forward(out, yb, extra)));
+}
+
+/** lam * a + (1 - lam) * b, with lam a number or a 0-d tensor. */
+export function mixed(lam: number | Tensor, a: Tensor, b: Tensor): Tensor {
+  if (lam instanceof Tensor) return tidy(() => a.mul(lam).add(b.mul(lam.neg().add(1))));
+  return a.mul(lam).add(b.mul(1 - lam));
 }

@@ -7,6 +7,7 @@ import { nn, tidy, type Tensor } from '../../torch/index.js';
 import { DEFAULT_EXPERT_TERMS, expertTermsLoss, type BiasedExpertsLoss, type ExpertTerm } from './experts.js';
 import { createScalarization, type Scalarization } from './scalarize.js';
 import type { ExpertLoss, LossExtra, ModelOutput } from './types.js';
+import { mixed } from './mixup.js';
 
 /**
  * The ideal point z of the Tchebycheff scalarization estimated online as the lowest loss each
@@ -95,14 +96,11 @@ export class PreferenceLoss implements ExpertLoss {
   }
 
   /** Mixup mixes each expert's loss, then scalarizes: the expert losses are what r weighs. */
-  forwardMixup(out: ModelOutput, ya: Tensor, yb: Tensor, lam: number, extra: LossExtra = {}): Tensor {
+  forwardMixup(out: ModelOutput, ya: Tensor, yb: Tensor, lam: number | Tensor, extra: LossExtra = {}): Tensor {
     return tidy(() =>
-      this.#overDraws(out, extra, (o, e) => {
-        const mixed = this.expertLosses(o, ya)
-          .mul(lam)
-          .add(this.expertLosses(o, yb).mul(1 - lam));
-        return this.#scalarized(mixed, e);
-      }),
+      this.#overDraws(out, extra, (o, e) =>
+        this.#scalarized(mixed(lam, this.expertLosses(o, ya), this.expertLosses(o, yb)), e),
+      ),
     );
   }
 

@@ -16,7 +16,7 @@ export interface LossExtra {
    * PRL with several preferences drawn per batch: each draw's preference and the outputs of the
    * experts generated for it. The loss is the mean of the draws' scalarized losses.
    */
-  draws?: { preference: number[]; out: ModelOutput }[];
+  draws?: { preference: number[] | Tensor; out: ModelOutput }[];
 }
 
 export interface Loss {
@@ -31,7 +31,7 @@ export interface Loss {
    * lam * L(ya) + (1 - lam) * L(yb), where the loss needs to mix below the top level (PRL mixes the
    * per-expert losses before scalarizing). mixupLoss() uses it when present.
    */
-  forwardMixup?(out: ModelOutput, ya: Tensor, yb: Tensor, lam: number, extra?: LossExtra): Tensor;
+  forwardMixup?(out: ModelOutput, ya: Tensor, yb: Tensor, lam: number | Tensor, extra?: LossExtra): Tensor;
   /** Called by the trainer before each epoch (1-based, as the reference trainers count). */
   setEpoch?(epoch: number): void;
   /**

@@ -11,7 +11,7 @@ import type { PreferenceLoss } from '../losses/prl.js';
 import type { MultiExpertOutput } from '../types/multi-expert-output.js';
 import { Preference, PreferenceError } from '../types/preference.js';
 import type { MultiExpertModel } from '../models/multi-expert.js';
-import type { TrainableSystem } from './system.js';
+import type { HostDraws, TrainableSystem } from './system.js';
 import { HyperNetwork, type GeneratedExperts } from './hypernet.js';
 
 class ReleasedOffset extends nn.Module {
@@ -130,6 +130,23 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
     });
   };
 
+  // Graph mode's form of the paper variant's trainForward: the same draws, read from a tensor.
+  const hostDraws: HostDraws | undefined = released
+    ? undefined
+    : {
+        size: drawsPerBatch * experts,
+        draw: (rng) => Array.from({ length: drawsPerBatch }, () => rng.dirichlet(alpha, experts)).flat(),
+        forward: (x, draws) =>
+          torch.tidy(() => {
+            const features = pooledFeatures(x);
+            const all = Array.from({ length: drawsPerBatch }, (_, i) => {
+              const preference = draws.narrow(0, i * experts, experts);
+              return { preference, out: outputsAt(preference, [features])[0]! };
+            });
+            return { out: all[0]!.out, extra: { preference: all[0]!.preference, draws: all } };
+          }),
+      };
+
   const systemAt = (preference: Preference): PrlSystem => ({
     kind: 'prl',
     modules,
@@ -144,6 +161,7 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
     at: (other) => systemAt(Preference.of(other, experts)),
     logitsAt,
     trainForward,
+    ...(hostDraws ? { hostDraws } : {}),
     evalForward: (x: Tensor) => torch.tidy(() => outputsAt(preference.weights, [pooledFeatures(x)])[0]!),
   });
   return systemAt(Preference.uniform(experts));

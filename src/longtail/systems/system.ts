@@ -18,6 +18,22 @@ export interface TrainableSystem {
   readonly loss: Loss;
   /** Where its modules live: its model's device (they are built, and moved, together). */
   readonly device: Device;
+  /**
+   * For a trainForward that draws from rng (PRL's preferences): the same forward split into the
+   * host draws and a forward that reads them from a device tensor. Graph mode writes each step's
+   * draws into a tensor the captured step reads (a number would be frozen into the capture).
+   */
+  readonly hostDraws?: HostDraws;
+}
+
+/** trainForward's per-step randomness drawn on the host, and the forward that reads it from a tensor. */
+export interface HostDraws {
+  /** How many numbers one step draws. */
+  readonly size: number;
+  /** One step's draws from rng: the numbers trainForward would draw, in its order. */
+  draw(rng: Rng): number[];
+  /** trainForward with its draws read from `draws`, a float32 tensor [size] on the system's device. */
+  forward(x: Tensor, draws: Tensor): { out: MultiExpertOutput; extra?: LossExtra };
 }
 
 interface SystemBase extends TrainableSystem {

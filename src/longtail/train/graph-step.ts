@@ -61,16 +61,18 @@ export function graphBlocker(o: TrainOptions, ctx: StepContext): string | null {
     return 'fp16 autocast reads its gradient scale back to the host every step (use --amp bf16)';
   if (!(o.optimizer instanceof torch.optim.SGD))
     return `the ${o.optimizer.constructor.name} optimizer has no capturable form (SGD has)`;
-  if (o.mixupAlpha) return 'mixup draws its mixing weight on the host every step';
-  if ((o.system as { kind?: string }).kind === 'prl')
-    return "PRL's preference draws are made on the host every step";
+  if ((o.system as { kind?: string }).kind === 'prl' && !o.system.hostDraws)
+    return "the released PRL variant's per-expert preference draws have no captured form";
   return null;
 }
 
-/** The static tensors a capture reads: the batch, its labels, the step number. */
+/** The static tensors a capture reads: the batch, its labels, mixup's partner and weight, the host draws, the step number. */
 interface StaticInputs {
   x: torch.Tensor;
   y: torch.Tensor;
+  yB: torch.Tensor | null;
+  lam: torch.Tensor | null;
+  draws: torch.Tensor | null;
   step: torch.Tensor;
   n: number;
 }
@@ -84,6 +86,8 @@ export class GraphedSteps {
   private failed: string | null = null;
   /** Whether grads hold the capture's static gradient tensors (to clear before an eager step). */
   private gradsFromCapture = false;
+  /** How many steps were replayed from a graph (for the run's record). */
+  replays = 0;
 
   constructor(
     private readonly o: TrainOptions,
@@ -92,13 +96,9 @@ export class GraphedSteps {
     private readonly backend: GraphBackend,
     private readonly log: (line: string) => void,
   ) {
-    const sgd = o.optimizer as torch.optim.SGD;
-    sgd.capturable = true;
+    (o.optimizer as torch.optim.SGD).capturable = true;
     cacheConstants(true);
   }
-
-  /** How many steps were replayed from a graph (for the run's record). */
-  replays = 0;
 
   /** The reason graph mode gave up (null while it works). */
   get failure(): string | null {
@@ -107,21 +107,30 @@ export class GraphedSteps {
 
   /** One training step on the batch `input` makes. */
   step(input: () => StepInput, rng: Rng, step: number): void {
-    const o = this.o;
-    const key = o.system.loss.captureKey?.() ?? '';
+    if (this.failed) {
+      this.eager({ input, rng, step }, false);
+      return;
+    }
+    const key = this.o.system.loss.captureKey?.() ?? '';
     if (this.captured && key !== this.key) this.drop();
     torch.tidy(() => {
+      // the host draws in eager mode's order: the batch (mixup's), then the forward's (PRL's)
       const batch = input();
-      const full = this.statics === null || batch.n === this.statics.n;
-      if (this.failed || !full || (!this.captured && this.warm < WARMUP_STEPS)) {
-        if (!this.failed && full) this.warm++;
-        this.eager(batch, rng, step, full && !this.captured && !this.failed);
+      const drawn = this.o.system.hostDraws?.draw(rng) ?? null;
+      const draws = drawn && torch.tensor(Float32Array.from(drawn), { device: this.o.system.device });
+      if (this.statics !== null && batch.n !== this.statics.n) {
+        this.eager({ input: () => batch, rng, step, draws }, false);
         return;
       }
-      this.load(batch, step);
+      const statics = this.load(batch, draws, step);
+      if (!this.captured && this.warm < WARMUP_STEPS) {
+        this.warm++;
+        this.eager({ input: () => statics, rng, step, draws: this.statics!.draws }, true);
+        return;
+      }
       if (!this.captured) {
-        if (!this.capture(rng)) {
-          this.eager(batch, rng, step, false);
+        if (!this.capture(statics, rng)) {
+          this.eager({ input: () => batch, rng, step, draws }, false);
           return;
         }
         this.key = key;
@@ -134,7 +143,8 @@ export class GraphedSteps {
   /** Frees the graph, the static inputs and the cached constants; the optimizer turns eager again. */
   dispose(): void {
     this.drop();
-    if (this.statics) torch.dispose([this.statics.x, this.statics.y, this.statics.step]);
+    const s = this.statics;
+    if (s) torch.dispose([s.x, s.y, s.yB, s.lam, s.draws, s.step].filter((t) => t !== null));
     this.statics = null;
     cacheConstants(false);
     (this.o.optimizer as torch.optim.SGD).capturable = false;
@@ -147,38 +157,49 @@ export class GraphedSteps {
   }
 
   /** An eager step (on the side stream while warming up for a capture). */
-  private eager(batch: StepInput, rng: Rng, step: number, onSide: boolean): void {
+  private eager(
+    s: { input: () => StepInput; rng: Rng; step: number; draws?: torch.Tensor | null },
+    onSide: boolean,
+  ): void {
     if (this.gradsFromCapture) {
       this.o.optimizer.zeroGrad();
       this.gradsFromCapture = false;
     }
-    const run = () => trainStep(this.o, this.ctx, this.figures, { input: () => batch, rng, step });
+    const run = () => trainStep(this.o, this.ctx, this.figures, s);
     if (onSide) this.backend.onSideStream(this.o.system.device, run);
     else run();
   }
 
-  /** Copies the batch and the step number into the static inputs (made at the first capture). */
-  private load(batch: StepInput, step: number): void {
-    if (!this.statics) {
-      const device = this.o.system.device;
-      this.statics = {
-        x: torch.keep(torch.zeros(batch.x.shape, batch.x.dtype, device)),
-        y: torch.keep(torch.zeros(batch.yA.shape, batch.yA.dtype, device)),
-        step: torch.keep(torch.zeros([], 'float64', device)),
-        n: batch.n,
-      };
-    }
-    const s = this.statics;
+  /**
+   * Copies the batch, mixup's partner and weight, the host draws and the step number into the
+   * static inputs (made at the first full batch); returns the step input that reads them.
+   */
+  private load(batch: StepInput, draws: torch.Tensor | null, step: number): StepInput {
+    const device = this.o.system.device;
+    const mixup = this.o.mixupAlpha !== undefined && this.o.mixupAlpha > 0;
+    const s = (this.statics ??= {
+      x: torch.keep(torch.zeros(batch.x.shape, batch.x.dtype, device)),
+      y: torch.keep(torch.zeros(batch.yA.shape, batch.yA.dtype, device)),
+      yB: mixup ? torch.keep(torch.zeros(batch.yA.shape, batch.yA.dtype, device)) : null,
+      lam: mixup ? torch.keep(torch.zeros([], 'float32', device)) : null,
+      draws: draws ? torch.keep(torch.zeros(draws.shape, 'float32', device)) : null,
+      step: torch.keep(torch.zeros([], 'float64', device)),
+      n: batch.n,
+    });
     torch.noGrad(() => {
       s.x.copy_(batch.x);
       s.y.copy_(batch.yA);
+      s.yB?.copy_(batch.yB ?? batch.yA);
+      s.lam?.fill_(typeof batch.lam === 'number' ? batch.lam : batch.lam.item());
+      if (draws) s.draws?.copy_(draws);
       s.step.fill_(step);
     });
     (this.o.optimizer as torch.optim.SGD).syncLearningRates();
+    return { x: s.x, yA: s.y, yB: s.yB, lam: s.lam ?? 1, n: s.n };
   }
 
   /** Captures the step on the static inputs; false (with one line naming why) when it cannot. */
-  private capture(rng: Rng): boolean {
+  private capture(input: StepInput, rng: Rng): boolean {
     const { o, ctx, figures } = this;
     const s = this.statics!;
     o.optimizer.zeroGrad();
@@ -188,15 +209,7 @@ export class GraphedSteps {
         // does); inside a real capture this clears nothing, for a stand-in that reruns the step
         // it does what the capture recorded.
         o.optimizer.zeroGrad();
-        torch.tidy(() =>
-          forwardBackward(
-            o,
-            ctx,
-            figures,
-            { x: s.x, yA: s.y, yB: null, lam: 1, n: s.n },
-            { rng, step: s.step },
-          ),
-        );
+        torch.tidy(() => forwardBackward(o, ctx, figures, input, { rng, step: s.step, draws: s.draws }));
         o.optimizer.step();
       });
       this.gradsFromCapture = true;

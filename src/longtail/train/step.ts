@@ -31,7 +31,8 @@ export interface StepInput {
   yA: torch.Tensor;
   /** Mixup: the partner images' targets, mixed with weight 1 - lam (null: no mixup). */
   yB: torch.Tensor | null;
-  lam: number;
+  /** Mixup's weight: a number, or in graph mode a 0-d tensor on the device. */
+  lam: number | torch.Tensor;
   n: number;
 }
 
@@ -60,11 +61,13 @@ export function forwardBackward(
   ctx: StepContext,
   figures: StepFigures,
   input: StepInput,
-  s: { rng: Rng; step: number | torch.Tensor },
+  s: { rng: Rng; step: number | torch.Tensor; draws?: torch.Tensor | null },
 ): void {
   const { x, yA, yB, lam, n } = input;
   const forward = () => {
-    const { out, extra } = o.system.trainForward(x, s.rng);
+    const { hostDraws } = o.system;
+    const { out, extra } =
+      s.draws && hostDraws ? hostDraws.forward(x, s.draws) : o.system.trainForward(x, s.rng);
     const loss = yB
       ? mixupLoss(o.system.loss, out, yA, yB, lam, extra)
       : o.system.loss.forward(out, yA, extra);
@@ -84,7 +87,7 @@ export function trainStep(
   o: TrainOptions,
   ctx: StepContext,
   figures: StepFigures,
-  s: { input: () => StepInput; rng: Rng; step: number },
+  s: { input: () => StepInput; rng: Rng; step: number; draws?: torch.Tensor | null },
 ): void {
   const phases = o.phases;
   torch.tidy(() => {
