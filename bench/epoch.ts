@@ -9,15 +9,14 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as torch from '../src/torch/index.js';
 import { sessionFromConfigFile, trainingSetup, type Session } from '../src/longtail/config/session.js';
 import { trainSystem } from '../src/longtail/train/trainer.js';
 import { PhaseClock, PHASES, type PhaseTimes } from '../src/longtail/train/phases.js';
-import { isLazy } from '../src/longtail/data/source.js';
-import type { ImageDataset } from '../src/longtail/data/types.js';
+import { exportExperiment } from './longtail-spec.js';
 
 const { values } = parseArgs({
   options: {
@@ -57,54 +56,10 @@ interface Run {
   phases: { wall: PhaseTimes; cpu: PhaseTimes };
 }
 
-function inMemory(ds: Session['data']['train']): ImageDataset {
-  if (isLazy(ds)) throw new Error('bench/epoch runs the in-memory Fashion-MNIST-LT configs');
-  return ds;
-}
-
 function session(name: string): Session {
   const s = sessionFromConfigFile(join(root, `configs/fmnist_lt_ir100_${name}.json`));
   torch.manualSeed(s.config.seed ?? 0);
   return s;
-}
-
-/** What the PyTorch script needs to train the same thing: hyperparameters, biases, data files. */
-function exportExperiment(s: Session, dir: string): string {
-  const train = inMemory(s.data.train);
-  const test = inMemory(s.data.val);
-  writeFileSync(join(dir, 'train_x.u8'), train.images);
-  writeFileSync(join(dir, 'train_y.i32'), train.labels);
-  writeFileSync(join(dir, 'test_x.u8'), test.images);
-  writeFileSync(join(dir, 'test_y.i32'), test.labels);
-  const { config } = s;
-  const args = config.optimizer.args as Record<string, number | boolean>;
-  const spec = {
-    dir,
-    shape: train.shape,
-    classes: train.classes,
-    experts: s.model.experts.length,
-    batch: s.data.batchSize,
-    lr: args.lr,
-    momentum: args.momentum ?? 0,
-    weight_decay: args.weight_decay ?? 0,
-    nesterov: args.nesterov ?? false,
-    biases: s.system.loss.logitBiases,
-    mean: 0.286,
-    std: 0.353,
-    padding: 2,
-    prl: config.prl
-      ? {
-          alpha: config.prl.alpha ?? 1.2,
-          draws: config.prl.draws_per_batch ?? 1,
-          hidden: config.prl.hidden ?? [128, 128, 128],
-        }
-      : null,
-    threads,
-    max_batches: maxBatches ?? 0,
-  };
-  const file = join(dir, 'spec.json');
-  writeFileSync(file, JSON.stringify(spec));
-  return file;
 }
 
 async function runTailor(name: string, dir: string): Promise<Run> {
@@ -182,7 +137,7 @@ interface Entry {
 const out: Record<string, Entry> = {};
 try {
   for (const name of configs) {
-    const specFile = exportExperiment(session(name), dir);
+    const specFile = exportExperiment(session(name), dir, { threads, max_batches: maxBatches ?? 0 });
     const tailor: Run[] = [];
     const ref: Run[] = [];
     for (let r = 0; r < repeats; r++) {

@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 import torch
-import torch.nn as nn
-import torch.nn.functional as F
+
+from longtail_torch import Experiment, cosine
 
 spec = json.load(open(sys.argv[1]))
 torch.set_num_threads(spec["threads"])
@@ -50,100 +50,18 @@ class Train(torch.utils.data.Dataset):
         return x, int(train_y[i])
 
 
-class Block(nn.Module):
-    def __init__(self, cin, cout, stride):
-        super().__init__()
-        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(cout)
-        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
-        self.bn2 = nn.BatchNorm2d(cout)
-        self.pad = (cout - cin) // 2 if stride != 1 or cin != cout else -1
-        self.stride = stride
-
-    def forward(self, x):
-        out = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))
-        if self.pad >= 0:
-            x = F.pad(x[:, :, :: self.stride, :: self.stride], (0, 0, 0, 0, self.pad, self.pad))
-        return F.relu(out + x)
-
-
-def stage(cin, cout, stride):
-    return nn.Sequential(*[Block(cin if i == 0 else cout, cout, stride if i == 0 else 1) for i in range(5)])
-
-
-def cosine(x, w):
-    return F.normalize(x, dim=1).mm(F.normalize(w, dim=0)) * 30
-
-
-class Expert(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.layer2 = stage(16, 24, 2)
-        self.layer3 = stage(24, 48, 2)
-        self.weight = nn.Parameter(torch.empty(48, classes).uniform_(-1, 1))
-
-    def features(self, s):
-        return F.adaptive_avg_pool2d(self.layer3(self.layer2(s)), 1).flatten(1)
-
-
-class Model(nn.Module):
-    def __init__(self, experts):
-        super().__init__()
-        self.conv1 = nn.Conv2d(C, 16, 3, 1, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(16)
-        self.layer1 = stage(16, 16, 1)
-        self.experts = nn.ModuleList([Expert() for _ in range(experts)])
-        for m in self.modules():
-            if isinstance(m, (nn.Conv2d, nn.Linear)):
-                nn.init.kaiming_normal_(m.weight)
-
-    def features(self, x):
-        s = self.layer1(F.relu(self.bn1(self.conv1(x))))
-        return [e.features(s) for e in self.experts]
-
-
 E = spec["experts"]
-model = Model(E)
-biases = [None if b is None else torch.tensor(b) for b in spec["biases"]]
-prl = spec["prl"]
-params = list(model.parameters())
-hyper = None
-if prl:
-    layers, width = [], E
-    for h in prl["hidden"]:
-        layers += [nn.Linear(width, h), nn.ReLU()]
-        width = h
-    hyper = nn.Sequential(*layers, nn.Linear(width, E * 48 * classes))
-    params += list(hyper.parameters())
-opt = torch.optim.SGD(
-    params,
-    lr=spec["lr"],
-    momentum=spec["momentum"],
-    weight_decay=spec["weight_decay"],
-    nesterov=spec["nesterov"],
-)
-
-
-def expert_losses(logits, y):
-    return torch.stack(
-        [F.cross_entropy(z if b is None else z + b, y) for z, b in zip(logits, biases)]
-    )
+experiment = Experiment(spec)
+model, hyper, opt, prl = experiment.model, experiment.hyper, experiment.opt, experiment.prl
 
 
 def forward_loss(x, y):
-    feats = model.features(x)
-    if not prl:
-        logits = [cosine(f, e.weight) for f, e in zip(feats, model.experts)]
-        return torch.stack(logits).mean(0), expert_losses(logits, y).sum()
-    total, first = 0, None
-    for _ in range(prl["draws"]):
-        r = torch.tensor(rng.dirichlet([prl["alpha"]] * E), dtype=torch.float32)
-        w = hyper(r.reshape(1, E)).reshape(E, 48, classes)
-        logits = [cosine(f, w[e]) for e, f in enumerate(feats)]
-        out = (torch.stack(logits) * r.reshape(-1, 1, 1)).sum(0)
-        first = out if first is None else first
-        total = total + (r * expert_losses(logits, y)).sum()
-    return first, total / prl["draws"]
+    preferences = None
+    if prl:
+        preferences = [
+            torch.tensor(rng.dirichlet([prl["alpha"]] * E), dtype=torch.float32) for _ in range(prl["draws"])
+        ]
+    return experiment.forward_loss(x, y, preferences)
 
 
 def evaluate(limit):

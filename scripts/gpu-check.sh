@@ -19,7 +19,13 @@
 #     images_train_torch  bench/images_train_torch.py (Python only): SADE ImageNet-LT ResNeXt-50
 #              training images/s in float32, bf16 and bf16 + channels-last, and bf16 + channels-last
 #              vs float32 (logits, first-layer gradient) from the same weights
+#     epoch_gpu bench/epoch-gpu.ts --torch --check: full Fashion-MNIST-LT epochs of SADE and PRL,
+#              tailor eager and graph mode against PyTorch (DataLoader 4/8 workers, device data, the
+#              whole step in one CUDA graph), and graph mode's checks (graph vs eager, resume)
+#     graphs_build  the CUDA graph binding's compile error, when it had to be built without CUDA
+# GPU_CHECKS=version,epoch_gpu (a comma list of the fields above) runs only those checks.
 set -u
+want() { case ",${GPU_CHECKS:-all}," in *",all,"* | *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
@@ -125,20 +131,21 @@ run_json() { # name, seconds, command...: the command's last output line, or an 
 
 # GPU_CHECK_BUILD_ONLY=1: build the addon and stop (scripts/gpu-suite.sh runs next).
 if [ -n "${GPU_CHECK_BUILD_ONLY:-}" ]; then $build_ok && echo '{"build":{"ok":true}}' && exit 0; echo "{\"build\":{\"ok\":false,\"error\":\"$build_error\"}}"; exit 1; fi
+version='null'; gpu='null'; amp='null'; gloo='null'; epochgpu='null'
 if $build_ok; then
-  version=$(run_json version 60 "$NODE" dist/src/cli/main.js version --json --check)
-  gpu=$(run_json gpu 300 "$NODE" dist/bench/gpu.js --device cuda --torch --python "$PY" --json)
-  amp=$(run_json amp 200 "$NODE" dist/bench/gpu.js --device cuda --amp bf16 --torch --python "$PY" --json)
-  gloo=$(run_json gloo 120 "$NODE" dist/src/cli/main.js launch --nproc-per-node 2 --master-port 29533 -- dist-check --device cuda:0 --size-mb 25)
-else
-  version='null'; gpu='null'; amp='null'; gloo='null'
+  want version && version=$(run_json version 60 "$NODE" dist/src/cli/main.js version --json --check)
+  want gpu && gpu=$(run_json gpu 300 "$NODE" dist/bench/gpu.js --device cuda --torch --python "$PY" --json)
+  want amp_bf16 && amp=$(run_json amp 200 "$NODE" dist/bench/gpu.js --device cuda --amp bf16 --torch --python "$PY" --json)
+  want gloo_cuda && gloo=$(run_json gloo 120 "$NODE" dist/src/cli/main.js launch --nproc-per-node 2 --master-port 29533 -- dist-check --device cuda:0 --size-mb 25)
+  want epoch_gpu && epochgpu=$(run_json epochgpu 420 "$NODE" dist/bench/epoch-gpu.js --device cuda --torch --python "$PY" --check --json)
 fi
 # Python only (it needs no addon): the SADE ImageNet-LT ResNeXt-50 training rate in float32, bf16
 # and bf16 + channels-last, and bf16 + channels-last against float32 from the same weights.
-imgtrain=$(run_json imgtrain 400 "$PY" bench/images_train_torch.py)
+imgtrain='null'
+want images_train_torch && imgtrain=$(run_json imgtrain 400 "$PY" bench/images_train_torch.py)
 "$NODE" -e '
-const [ok, err, ...parts] = process.argv.slice(1);
+const [ok, err, graphsErr, ...parts] = process.argv.slice(1);
 const parse = (s) => { try { return JSON.parse(s); } catch { return { unparsed: s }; } };
-const [version, gpu, amp, gloo, imgtrain] = parts.map(parse);
-console.log(JSON.stringify({ build: { ok: ok === "true", error: err || undefined, libtorch: process.env.TAILOR_LIBTORCH }, version, gpu, amp_bf16: amp, gloo_cuda: gloo, images_train_torch: imgtrain }));
-' "$build_ok" "$build_error" "$version" "$gpu" "$amp" "$gloo" "$imgtrain"
+const [version, gpu, amp, gloo, imgtrain, epochgpu] = parts.map(parse);
+console.log(JSON.stringify({ build: { ok: ok === "true", error: err || undefined, libtorch: process.env.TAILOR_LIBTORCH }, graphs_build: graphsErr || undefined, version, gpu, amp_bf16: amp, gloo_cuda: gloo, images_train_torch: imgtrain, epoch_gpu: epochgpu }));
+' "$build_ok" "$build_error" "$graphs_error" "$version" "$gpu" "$amp" "$gloo" "$imgtrain" "$epochgpu"

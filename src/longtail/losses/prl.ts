@@ -96,7 +96,13 @@ export class PreferenceLoss implements ExpertLoss {
   }
 
   /** Mixup mixes each expert's loss, then scalarizes: the expert losses are what r weighs. */
-  forwardMixup(out: ModelOutput, ya: Tensor, yb: Tensor, lam: number | Tensor, extra: LossExtra = {}): Tensor {
+  forwardMixup(
+    out: ModelOutput,
+    ya: Tensor,
+    yb: Tensor,
+    lam: number | Tensor,
+    extra: LossExtra = {},
+  ): Tensor {
     return tidy(() =>
       this.#overDraws(out, extra, (o, e) =>
         this.#scalarized(mixed(lam, this.expertLosses(o, ya), this.expertLosses(o, yb)), e),

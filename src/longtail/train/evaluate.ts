@@ -26,6 +26,14 @@ export interface Predictions {
   labels: Int32Array;
 }
 
+/**
+ * How many batches of outputs stay on the device before they are read back: the host reads
+ * (each a wait for the device) happen once per FLUSH_BATCHES batches, so on a GPU the next
+ * batches are built and launched while the device works, and at most this many batches of
+ * logits are held there.
+ */
+const FLUSH_BATCHES = 16;
+
 /** The model's logits over a data set (in memory, or an image list decoded batch by batch). */
 export async function predict(
   forward: ForwardFn,
@@ -41,32 +49,49 @@ export async function predict(
   let expertLogits = new Float32Array(0);
   let experts = 0;
   let offset = 0;
-  await forEachBatch(
-    ds,
-    { batchSize, sampler: 'sequential', transform, ...(indices ? { indices } : {}) },
-    (batch) =>
-      torch.noGrad(() =>
-        torch.tidy(() => {
-          const x = torch.tensor(batch.x, { shape: [batch.n, ...batch.shape] });
-          const out = forward(x);
-          if (experts === 0) {
-            experts = out.logits.shape[0]!;
-            logits = new Float32Array(n * classes);
-            expertLogits = new Float32Array(experts * n * classes);
-          }
-          logits.set(out.output.toFloat32Array(), offset * classes);
-          const per = out.logits.toFloat32Array();
-          for (let e = 0; e < experts; e++) {
-            expertLogits.set(
-              per.subarray(e * batch.n * classes, (e + 1) * batch.n * classes),
-              (e * n + offset) * classes,
-            );
-          }
-          labels.set(batch.y, offset);
-          offset += batch.n;
-        }),
-      ),
-  );
+  const pending: { output: Tensor; perExpert: Tensor; at: number; n: number }[] = [];
+  const flush = () => {
+    for (const p of pending) {
+      logits.set(p.output.toFloat32Array(), p.at * classes);
+      const per = p.perExpert.toFloat32Array();
+      for (let e = 0; e < experts; e++) {
+        expertLogits.set(per.subarray(e * p.n * classes, (e + 1) * p.n * classes), (e * n + p.at) * classes);
+      }
+    }
+    torch.dispose(pending.flatMap((p) => [p.output, p.perExpert]));
+    pending.length = 0;
+  };
+  try {
+    await forEachBatch(
+      ds,
+      { batchSize, sampler: 'sequential', transform, ...(indices ? { indices } : {}) },
+      (batch) => {
+        torch.noGrad(() =>
+          torch.tidy(() => {
+            const x = torch.tensor(batch.x, { shape: [batch.n, ...batch.shape] });
+            const out = forward(x);
+            if (experts === 0) {
+              experts = out.logits.shape[0]!;
+              logits = new Float32Array(n * classes);
+              expertLogits = new Float32Array(experts * n * classes);
+            }
+            pending.push({
+              output: torch.keep(out.output),
+              perExpert: torch.keep(out.logits),
+              at: offset,
+              n: batch.n,
+            });
+            labels.set(batch.y, offset);
+            offset += batch.n;
+          }),
+        );
+        if (pending.length >= FLUSH_BATCHES) flush();
+      },
+    );
+    flush();
+  } finally {
+    torch.dispose(pending.flatMap((p) => [p.output, p.perExpert]));
+  }
   return { n, classes, experts, logits, expertLogits, labels };
 }
 

@@ -1,0 +1,228 @@
+// npm run bench -- epoch-gpu [--device cuda] [--configs sade,prl] [--epochs 4] [--torch]
+//   [--python python3] [--check] [--json]
+// Full Fashion-MNIST-LT IR100 training epochs (14,866 images, batch 128) of the shipped SADE and
+// PRL configs on one GPU: tailor eager and tailor graph mode (the whole step replayed from a
+// CUDA graph), and with --torch the same model, loss and SGD in plain PyTorch
+// (bench/epoch_gpu_torch.py): as the official train.py runs it (DataLoader, 4 and 8 workers,
+// pinned memory), with the data on the device, and with the whole step in one CUDA graph (the
+// ceiling). Each side trains `epochs` + 1 epochs; the figure is the median of epochs 2..epochs
+// (the first pays the warm-up and the capture, the last tailor epoch its evaluation).
+// --check adds graph mode's correctness checks on a 300-per-class subset: eager twice (the
+// GPU's own run-to-run spread), graph against eager after 2 epochs (a learning-rate change
+// between them: the configs warm the rate up), and a graph-mode run resumed after epoch 1
+// against the uninterrupted one.
+// Without Fashion-MNIST installed, synthetic images in its file format stand in (random pixels:
+// the work per image is the same).
+import { spawnSync } from 'node:child_process';
+import { randomFillSync } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import * as torch from '../src/torch/index.js';
+import { loadConfig } from '../src/longtail/config/config.js';
+import { buildSession, trainingSetup } from '../src/longtail/config/session.js';
+import { trainSystem, type TrainOptions } from '../src/longtail/train/trainer.js';
+import { resolveGraphMode } from '../src/longtail/train/graph.js';
+import { exportExperiment } from './longtail-spec.js';
+
+const { values } = parseArgs({
+  options: {
+    device: { type: 'string', default: 'cuda' },
+    configs: { type: 'string', default: 'sade,prl' },
+    epochs: { type: 'string', default: '4' },
+    torch: { type: 'boolean', default: false },
+    python: { type: 'string', default: 'python3' },
+    check: { type: 'boolean', default: false },
+    'max-per-class': { type: 'string', default: '6000' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const device = torch.checkDevice(values.device);
+const epochs = Math.max(2, Number(values.epochs));
+const maxPerClass = Number(values['max-per-class']);
+torch.setDefaultDevice(device);
+const work = mkdtempSync(join(tmpdir(), 'tailor-epoch-gpu-'));
+const say = (line: string) => {
+  if (!values.json) console.error(line);
+};
+
+/** Fashion-MNIST's directory, or synthetic images in its format (6,000 per class) when it is missing. */
+function dataRoot(): { dir: string; synthetic: boolean } {
+  const installed = '/usr/share/datasets/fashion-mnist';
+  if (existsSync(join(installed, 'train-images-idx3-ubyte.gz'))) return { dir: installed, synthetic: false };
+  const dir = join(work, 'fashion-mnist');
+  spawnSync('mkdir', ['-p', dir]);
+  const write = (prefix: string, n: number) => {
+    const images = Buffer.alloc(16 + n * 784);
+    images.writeUInt32BE(0x803, 0);
+    images.writeUInt32BE(n, 4);
+    images.writeUInt32BE(28, 8);
+    images.writeUInt32BE(28, 12);
+    randomFillSync(images, 16);
+    const labels = Buffer.alloc(8 + n);
+    labels.writeUInt32BE(0x801, 0);
+    labels.writeUInt32BE(n, 4);
+    for (let i = 0; i < n; i++) labels[8 + i] = i % 10;
+    writeFileSync(join(dir, `${prefix}-images-idx3-ubyte.gz`), gzipSync(images, { level: 1 }));
+    writeFileSync(join(dir, `${prefix}-labels-idx1-ubyte.gz`), gzipSync(labels, { level: 1 }));
+  };
+  write('train', 60000);
+  write('t10k', 10000);
+  return { dir, synthetic: true };
+}
+
+const data = dataRoot();
+
+function session(name: string, perClass: number) {
+  const file = join(root, `configs/fmnist_lt_ir100_${name}.json`);
+  const s = buildSession(loadConfig(file), file, { root: data.dir, trainMaxPerClass: perClass });
+  torch.manualSeed(s.config.seed ?? 0);
+  return s;
+}
+
+interface Trained {
+  seconds: number[];
+  mode: string;
+  weights: Map<string, Float32Array>;
+  losses: number[];
+}
+
+/** Trains a fresh session (seeded) for `n` epochs; resume: the checkpoint to continue from. */
+async function train(
+  name: string,
+  perClass: number,
+  n: number,
+  graph: boolean,
+  extra: Partial<TrainOptions> = {},
+): Promise<Trained> {
+  torch.manualSeed(0);
+  const s = session(name, perClass);
+  const { optimizer, scheduler } = trainingSetup(s);
+  try {
+    const result = await trainSystem({
+      system: s.system,
+      optimizer,
+      scheduler,
+      train: s.data.train,
+      test: s.data.val,
+      trainCounts: s.data.trainCounts,
+      trainTransform: s.trainTransform,
+      testTransform: s.testTransform,
+      epochs: n,
+      evalPeriod: n,
+      batchSize: s.data.batchSize,
+      balancedSampling: s.data.balancedSampling,
+      seed: 0,
+      runDir: join(work, `run-${name}-${graph ? 'graph' : 'eager'}-${perClass}`),
+      checkpointExtra: {},
+      quiet: true,
+      log: (l) => say(`  ${name}: ${l}`),
+      graph: graph ? resolveGraphMode('on', device) : 'eager',
+      ...extra,
+    });
+    const weights = new Map<string, Float32Array>();
+    for (const [m, module] of Object.entries(s.system.modules))
+      for (const [k, t] of Object.entries(module.stateDict()))
+        if (t.dtype === 'float32') weights.set(`${m}.${k}`, t.toFloat32Array());
+    return {
+      seconds: result.history.map((h) => h.seconds),
+      mode: result.graph,
+      weights,
+      losses: result.history.map((h) => h.train_loss),
+    };
+  } finally {
+    for (const m of Object.values(s.system.modules)) m.dispose();
+    optimizer.dispose();
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+/** The median epoch of 2..epochs (the extra last one also evaluated), with images/s. */
+function figure(t: Trained, images: number) {
+  const m = median(t.seconds.slice(1, epochs));
+  return {
+    mode: t.mode,
+    epoch_s: t.seconds.map((s) => +s.toFixed(3)),
+    median_s: +m.toFixed(3),
+    img_s: Math.round(images / m),
+  };
+}
+
+function difference(a: Trained, b: Trained) {
+  let weights = 0;
+  for (const [k, va] of a.weights) {
+    const vb = b.weights.get(k)!;
+    for (let i = 0; i < va.length; i++) weights = Math.max(weights, Math.abs(va[i]! - vb[i]!));
+  }
+  const losses = a.losses.map((l, i) => Math.abs(l - b.losses[i]!));
+  return { max_weight: weights, max_loss: Math.max(...losses) };
+}
+
+async function checks() {
+  const eager = await train('sade', 300, 2, false);
+  const again = await train('sade', 300, 2, false);
+  const graph = await train('sade', 300, 2, true);
+  const first = await train('sade', 300, 1, true);
+  const resumed = await train('sade', 300, 2, true, {
+    resumeFrom: join(work, 'run-sade-graph-300', 'checkpoint-last.json'),
+  });
+  void first;
+  return {
+    graph_mode: graph.mode,
+    eager_vs_eager: difference(eager, again),
+    graph_vs_eager: difference(graph, eager),
+    resumed_vs_uninterrupted: difference(resumed, graph),
+    losses: { eager: eager.losses, graph: graph.losses },
+  };
+}
+
+function runTorch(name: string) {
+  const dir = join(work, `torch-${name}`);
+  spawnSync('mkdir', ['-p', dir]);
+  const spec = exportExperiment(session(name, maxPerClass), dir, {
+    device: device.name,
+    epochs,
+    modes: ['dataloader-4', 'dataloader-8', 'device', 'graph'],
+  });
+  const py = spawnSync(values.python, [join(root, 'bench/epoch_gpu_torch.py'), spec], {
+    encoding: 'utf8',
+    timeout: 400_000,
+  });
+  if (py.status !== 0)
+    return { error: (py.stderr || String(py.error)).trim().split('\n').slice(-3).join(' | ') };
+  return JSON.parse(py.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+}
+
+const out: Record<string, unknown> = {
+  device: device.name,
+  gpu: torch.cudaInfo().devices[0] ?? null,
+  data: data.synthetic ? 'synthetic (Fashion-MNIST format)' : 'Fashion-MNIST',
+};
+try {
+  if (values.check) out.check = await checks();
+  for (const name of values.configs.split(',')) {
+    const images = session(name, maxPerClass).data.train.labels.length;
+    const entry: Record<string, unknown> = { images };
+    for (const graph of [false, true]) {
+      try {
+        const t = await train(name, maxPerClass, epochs + 1, graph);
+        entry[graph ? 'tailor_graph' : 'tailor_eager'] = figure(t, images);
+        say(
+          `${name} ${graph ? 'graph' : 'eager'}: ${JSON.stringify(entry[graph ? 'tailor_graph' : 'tailor_eager'])}`,
+        );
+      } catch (e) {
+        entry[graph ? 'tailor_graph' : 'tailor_eager'] = { error: (e as Error).message.split('\n')[0] };
+      }
+    }
+    if (values.torch) entry.torch = runTorch(name);
+    out[name] = entry;
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(JSON.stringify(out));

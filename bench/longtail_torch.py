@@ -1,0 +1,110 @@
+# The plain-PyTorch form of the Fashion-MNIST-LT multi-expert models that tailor's benchmarks
+# compare against (bench/epoch_torch.py on the CPU, bench/epoch_gpu_torch.py on a GPU): SADE's
+# 3-expert CIFAR ResNet-32 with reduce_dimension and cosine classifiers (1 input channel), its
+# loss (per-expert logit-adjusted cross-entropy, summed) and PRL (a hypernetwork generating the
+# classifiers from a Dirichlet preference, linear scalarization averaged over the draws), written
+# the way plain PyTorch code is.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.pad = (cout - cin) // 2 if stride != 1 or cin != cout else -1
+        self.stride = stride
+
+    def forward(self, x):
+        out = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))
+        if self.pad >= 0:
+            x = F.pad(x[:, :, :: self.stride, :: self.stride], (0, 0, 0, 0, self.pad, self.pad))
+        return F.relu(out + x)
+
+
+def stage(cin, cout, stride):
+    return nn.Sequential(*[Block(cin if i == 0 else cout, cout, stride if i == 0 else 1) for i in range(5)])
+
+
+def cosine(x, w):
+    return F.normalize(x, dim=1).mm(F.normalize(w, dim=0)) * 30
+
+
+class Expert(nn.Module):
+    def __init__(self, classes):
+        super().__init__()
+        self.layer2 = stage(16, 24, 2)
+        self.layer3 = stage(24, 48, 2)
+        self.weight = nn.Parameter(torch.empty(48, classes).uniform_(-1, 1))
+
+    def features(self, s):
+        return F.adaptive_avg_pool2d(self.layer3(self.layer2(s)), 1).flatten(1)
+
+
+class Model(nn.Module):
+    def __init__(self, channels, classes, experts):
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, 16, 3, 1, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(16)
+        self.layer1 = stage(16, 16, 1)
+        self.experts = nn.ModuleList([Expert(classes) for _ in range(experts)])
+        for m in self.modules():
+            if isinstance(m, (nn.Conv2d, nn.Linear)):
+                nn.init.kaiming_normal_(m.weight)
+
+    def features(self, x):
+        s = self.layer1(F.relu(self.bn1(self.conv1(x))))
+        return [e.features(s) for e in self.experts]
+
+
+class Experiment:
+    """The model, hypernetwork (PRL), SGD and loss of a spec written by bench/epoch.ts or epoch-gpu.ts."""
+
+    def __init__(self, spec, device="cpu"):
+        C = spec["shape"][0]
+        self.classes = classes = spec["classes"]
+        self.E = E = spec["experts"]
+        self.model = Model(C, classes, E).to(device)
+        self.biases = [None if b is None else torch.tensor(b, device=device) for b in spec["biases"]]
+        self.prl = prl = spec["prl"]
+        params = list(self.model.parameters())
+        self.hyper = None
+        if prl:
+            layers, width = [], E
+            for h in prl["hidden"]:
+                layers += [nn.Linear(width, h), nn.ReLU()]
+                width = h
+            self.hyper = nn.Sequential(*layers, nn.Linear(width, E * 48 * classes)).to(device)
+            params += list(self.hyper.parameters())
+        self.opt = torch.optim.SGD(
+            params,
+            lr=spec["lr"],
+            momentum=spec["momentum"],
+            weight_decay=spec["weight_decay"],
+            nesterov=spec["nesterov"],
+        )
+
+    def expert_losses(self, logits, y):
+        return torch.stack(
+            [F.cross_entropy(z if b is None else z + b, y) for z, b in zip(logits, self.biases)]
+        )
+
+    def forward_loss(self, x, y, preferences=None):
+        """(output, loss); PRL: preferences is a list of draws (tensors [E] on x's device)."""
+        model, E = self.model, self.E
+        feats = model.features(x)
+        if not self.prl:
+            logits = [cosine(f, e.weight) for f, e in zip(feats, model.experts)]
+            return torch.stack(logits).mean(0), self.expert_losses(logits, y).sum()
+        total, first = 0, None
+        for r in preferences:
+            w = self.hyper(r.reshape(1, E)).reshape(E, 48, self.classes)
+            logits = [cosine(f, w[e]) for e, f in enumerate(feats)]
+            out = (torch.stack(logits) * r.reshape(-1, 1, 1)).sum(0)
+            first = out if first is None else first
+            total = total + (r * self.expert_losses(logits, y)).sum()
+        return first, total / len(preferences)
