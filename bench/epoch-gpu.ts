@@ -1,4 +1,4 @@
-// npm run bench -- epoch-gpu [--device cuda] [--configs sade,prl] [--epochs 4] [--torch]
+// npm run bench -- epoch-gpu [--device cuda] [--configs sade,prl] [--epochs 4] [--amp bf16] [--torch]
 //   [--python python3] [--check] [--json]
 // Full Fashion-MNIST-LT IR100 training epochs (14,866 images, batch 128) of the shipped SADE and
 // PRL configs on one GPU: tailor eager and tailor graph mode (the whole step replayed from a
@@ -6,7 +6,8 @@
 // (bench/epoch_gpu_torch.py): as the official train.py runs it (DataLoader, 4 and 8 workers,
 // pinned memory), with the data on the device, and with the whole step in one CUDA graph (the
 // ceiling). Each side trains `epochs` + 1 epochs; the figure is the median of epochs 2..epochs
-// (the first pays the warm-up and the capture, the last tailor epoch its evaluation).
+// (the first pays the warm-up and the capture, the last tailor epoch its evaluation). --amp bf16
+// trains both sides under bf16 autocast.
 // --check adds graph mode's correctness checks on a 300-per-class subset: eager twice (the
 // GPU's own run-to-run spread), graph against eager after 2 epochs (a learning-rate change
 // between them: the configs warm the rate up), and a graph-mode run resumed after epoch 1
@@ -36,6 +37,7 @@ const { values } = parseArgs({
     torch: { type: 'boolean', default: false },
     python: { type: 'string', default: 'python3' },
     check: { type: 'boolean', default: false },
+    amp: { type: 'string' },
     'max-per-class': { type: 'string', default: '6000' },
     json: { type: 'boolean', default: false },
   },
@@ -44,6 +46,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const device = torch.checkDevice(values.device);
 const epochs = Math.max(2, Number(values.epochs));
 const maxPerClass = Number(values['max-per-class']);
+const amp = values.amp ? torch.checkAmp(values.amp, device) : null;
 torch.setDefaultDevice(device);
 const work = mkdtempSync(join(tmpdir(), 'tailor-epoch-gpu-'));
 const say = (line: string) => {
@@ -122,6 +125,7 @@ async function train(
       quiet: true,
       log: (l) => say(`  ${name}: ${l}`),
       graph: graph ? resolveGraphMode('on', device) : 'eager',
+      amp,
       ...extra,
     });
     const weights = new Map<string, Float32Array>();
@@ -188,6 +192,7 @@ function runTorch(name: string) {
     device: device.name,
     epochs,
     modes: ['dataloader-4', 'dataloader-8', 'device', 'graph'],
+    amp: amp ?? 'none',
   });
   const py = spawnSync(values.python, [join(root, 'bench/epoch_gpu_torch.py'), spec], {
     encoding: 'utf8',
@@ -200,6 +205,7 @@ function runTorch(name: string) {
 
 const out: Record<string, unknown> = {
   device: device.name,
+  amp: amp ?? 'none',
   gpu: torch.cudaInfo().devices[0] ?? null,
   data: data.synthetic ? 'synthetic (Fashion-MNIST format)' : 'Fashion-MNIST',
 };

@@ -11,7 +11,7 @@ multi-expert model, loss and SGD (bench/longtail_torch.py) on one GPU, four ways
                 stream): the ceiling of this GPU for this step.
 
 Usage: python3 epoch_gpu_torch.py SPEC.json (written by bench/epoch-gpu.ts; "modes", "epochs",
-"device" in it). Prints one JSON line: per mode, the seconds of every epoch and the images/s of
+"device" and "amp" (none or bf16: the forward and loss under autocast) in it). Prints one JSON line: per mode, the seconds of every epoch and the images/s of
 the median epoch after the first."""
 import json
 import os
@@ -34,6 +34,14 @@ mean, std, pad = spec["mean"], spec["std"], spec["padding"]
 train_y = np.fromfile(f"{spec['dir']}/train_y.i32", dtype=np.int32)
 train_x = np.fromfile(f"{spec['dir']}/train_x.u8", dtype=np.uint8).reshape(len(train_y), C, H, W)
 N = len(train_y)
+
+
+autocast_dtype = {"bf16": torch.bfloat16}.get(spec.get("amp", "none"))
+
+
+def forward_loss(experiment, x, y, preferences):
+    with torch.autocast(device_type="cuda" if cuda else "cpu", dtype=autocast_dtype, enabled=autocast_dtype is not None):
+        return experiment.forward_loss(x, y, preferences)
 
 
 def sync():
@@ -72,7 +80,7 @@ def epoch_dataloader(experiment, loader, rng):
     for x, y in loader:
         x = x.to(device, non_blocking=True)
         y = y.to(device, non_blocking=True).long()
-        out, loss = experiment.forward_loss(x, y, preferences(experiment, rng))
+        out, loss = forward_loss(experiment, x, y, preferences(experiment, rng))
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
@@ -114,7 +122,7 @@ def run_device(experiment, data, rng, epochs):
         t0 = time.perf_counter()
         total = torch.zeros((), device=device)
         for x, y in data.batches():
-            out, loss = experiment.forward_loss(x, y, preferences(experiment, rng))
+            out, loss = forward_loss(experiment, x, y, preferences(experiment, rng))
             loss.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
@@ -134,7 +142,7 @@ def run_graph(experiment, data, rng, epochs):
     total = torch.zeros((), device=device)
 
     def step():
-        out, loss = experiment.forward_loss(static_x, static_y, static_r)
+        out, loss = forward_loss(experiment, static_x, static_y, static_r)
         loss.backward()
         opt.step()
         total.add_(loss.detach())

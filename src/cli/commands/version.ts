@@ -13,7 +13,8 @@ const HELP = `usage: tailor version [--engine] [--json] [--check]
             libtorch is not loaded)
   --engine  load libtorch and add its threads, C++ ABI, CUDA devices, cuDNN, Gloo/NCCL
   --json    one JSON object: {tailor, libtorch, libtorch_selection, cxx11_abi, threads,
-            cuda: {available, version, devices}, cudnn, distributed: {gloo, nccl}}
+            cuda: {available, version, devices}, cuda_graphs: {available, reason?}, cudnn,
+            distributed: {gloo, nccl}}
   --check   compare the schemas of every wrapped libtorch operator with the running libtorch
             (exit 1 and name each changed argument position or type)`;
 
@@ -66,6 +67,7 @@ export const run = defineCommand({
       return check ? 1 : 0;
     }
     const { native, libtorchSelection } = engine;
+    const { cudaGraphsInfo } = await import('../../torch/cuda-graph.js');
     const build = native.buildInfo();
     const cuda = native.cudaInfo();
     const selection = libtorchSelection();
@@ -78,6 +80,7 @@ export const run = defineCommand({
       cxx11_abi: build.cxx11Abi,
       threads: native.getNumThreads(),
       cuda: { available: cuda.available, version: cuda.version, devices: cuda.devices },
+      cuda_graphs: cudaGraphsInfo(),
       cudnn: cuda.cudnn,
       distributed: { gloo: build.gloo, nccl: build.nccl },
     };
@@ -104,6 +107,8 @@ export const run = defineCommand({
         `CUDA ${cuda.version ?? 'none'}: ${cuda.available ? cuda.devices.join(', ') : 'not available'}` +
           `${cuda.cudnn ? `, cuDNN ${cuda.cudnn}` : ''}`,
       );
+      const graphs = info.cuda_graphs;
+      console.log(`CUDA graphs: ${graphs.available ? 'yes' : `no (${graphs.reason})`}`);
       console.log(`distributed: gloo ${build.gloo ? 'yes' : 'no'}, nccl ${build.nccl ? 'yes' : 'no'}`);
       if (checkResult) {
         console.log(

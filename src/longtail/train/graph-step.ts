@@ -178,7 +178,8 @@ export class GraphedSteps {
     const device = this.o.system.device;
     const mixup = this.o.mixupAlpha !== undefined && this.o.mixupAlpha > 0;
     const s = (this.statics ??= {
-      x: torch.keep(torch.zeros(batch.x.shape, batch.x.dtype, device)),
+      // a copy of the first batch: the same shape, dtype, device and memory format (channels-last too)
+      x: torch.keep(torch.noGrad(() => batch.x.detach().clone())),
       y: torch.keep(torch.zeros(batch.yA.shape, batch.yA.dtype, device)),
       yB: mixup ? torch.keep(torch.zeros(batch.yA.shape, batch.yA.dtype, device)) : null,
       lam: mixup ? torch.keep(torch.zeros([], 'float32', device)) : null,
