@@ -25,7 +25,7 @@ export {
   type SubsetSampler,
 } from './data/longtail.js';
 export { DataFormatError, classCounts } from './data/types.js';
-export type { System, PlainSystem, PrlSystem } from './systems/index.js';
+export type { System, PlainSystem, PrlSystem, HostDraws } from './systems/index.js';
 export { NonFiniteLossError, type EpochRecord } from './train/trainer.js';
 export {
   GraphModeUnavailableError,

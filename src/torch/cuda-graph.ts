@@ -100,6 +100,7 @@ export class CUDAGraph {
     this.captured = false;
   }
 
+  /** Frees the graph and its memory pool; the object cannot be used again. */
   dispose(): void {
     if (this.handle !== null) native.cudaGraphDispose(this.handle);
     this.handle = null;
