@@ -16,6 +16,9 @@
 # ARCHIVE (a .tar.gz) receives the table and each run's results and methods, without weights.
 # Beside it, ckpt-MODEL-seedS.tgz holds the last checkpoint of each unfinished run (about 8 MB):
 # unpacked into the same directory as ARCHIVE, `tailor benchmark` continues those runs anywhere.
+# GRAPH (auto, on or off; default auto) is each run's `--graph`: graph mode against eager mode is
+# the same suite twice, with GRAPH=auto and GRAPH=off into two OUTDIRs (under on, a model whose
+# step cannot be captured, the released PRL variant, stops with the reason).
 # Fashion-MNIST is taken from .gpu/fashion-mnist when the default place lacks it
 # (scripts/gpu-check.sh --prepare --with-data).
 set -u
@@ -38,11 +41,11 @@ train_deadline=$((deadline - table_secs))
   while read -r m s; do
     [ -f "$out/runs/$m/seed-$s/benchmark-methods.json" ] && [ -f "$out/runs/$m/seed-$s/results.json" ] || echo "$m $s"
   done |
-  NODE=$NODE DEVICE=$DEVICE xargs -P "${JOBS:-6}" -L 1 sh -c '
+  NODE=$NODE DEVICE=$DEVICE GRAPH=${GRAPH:-auto} xargs -P "${JOBS:-6}" -L 1 sh -c '
     left=$(('"$train_deadline"' - $(date +%s)))
     [ "$left" -gt 20 ] || exit 0
     timeout "$left" "$NODE" dist/src/cli/main.js benchmark -c "'"$suite"'" --out "'"$out"'" --models "$0" --seeds "$1" \
-      --device "$DEVICE" --threads "${THREADS:-1}" --json > "'"$out"'/logs/$0-$1.json" 2> "'"$out"'/logs/$0-$1.log"
+      --device "$DEVICE" --graph "$GRAPH" --threads "${THREADS:-1}" --json > "'"$out"'/logs/$0-$1.json" 2> "'"$out"'/logs/$0-$1.log"
     exit 0'
 left=$((deadline - $(date +%s)))
 [ "$left" -gt 5 ] || left=5

@@ -46,3 +46,25 @@ test('tailor train --graph on on the CPU stops with the named error before train
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /--graph on needs a CUDA device and a CUDA libtorch/);
 });
+
+test('tailor benchmark takes --graph too, with the same named error on the CPU', () => {
+  const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+  const r = spawnSync(
+    process.execPath,
+    [
+      cli,
+      'benchmark',
+      '-c',
+      'configs/suites/tiny.json',
+      '--graph',
+      'on',
+      '--max-runs',
+      '0',
+      '--out',
+      '/nonexistent/x',
+    ],
+    { encoding: 'utf8', cwd: repoRoot },
+  );
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /--graph on needs a CUDA device and a CUDA libtorch/);
+});

@@ -2,7 +2,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../torch/index.js';
-import { BENCHMARK_METHOD_NAMES, loadSuite, runBenchmark } from '../../longtail/index.js';
+import {
+  BENCHMARK_METHOD_NAMES,
+  loadSuite,
+  parseGraphMode,
+  resolveGraphMode,
+  runBenchmark,
+} from '../../longtail/index.js';
 import { benchmarkMarkdown, writeBenchmarkReport } from '../../report/index.js';
 import { CliError } from '../errors.js';
 import { JSON_OPTION, RUNTIME_OPTIONS, defineCommand } from '../command.js';
@@ -28,7 +34,7 @@ function pickSeeds(seeds: number[], flag: string): number[] {
 }
 
 const HELP = `usage: tailor benchmark -c SUITE.json [--out DIR] [--json] [--max-runs N] [--threads N]
-                        [--models A,B] [--seeds S,T] [--device D]
+                        [--models A,B] [--seeds S,T] [--device D] [--graph auto|on|off]
 
 Runs a benchmark suite: trains every model of the suite once per seed (as 'tailor train' does,
 with the seed overridden), evaluates the suite's test-time methods on the eleven test
@@ -58,6 +64,8 @@ options:
                        can each take some; a last call without --models tables them all)
       --seeds S,T      only these seeds of the suite (the same sharing as --models)
       --device D       cpu, cuda or cuda:N for training and the test-time methods (default cpu)
+      --graph MODE     auto, on or off: capture each training step in a CUDA graph, as
+                       'tailor train --graph' (default auto: on a CUDA device where it can)
       --progress       show the per-epoch progress bars
   -h, --help`;
 
@@ -72,6 +80,7 @@ export const run = defineCommand({
     progress: { type: 'boolean', default: false },
     models: { type: 'string' },
     seeds: { type: 'string' },
+    graph: { type: 'string' },
   },
   run: async ({ values }) => {
     if (!values.config) throw new CliError(`give the suite with -c SUITE.json\n\n${HELP}`);
@@ -81,7 +90,9 @@ export const run = defineCommand({
     const suite = loadSuite(values.config);
     if (values.models !== undefined) suite.models = pickModels(suite.models, values.models);
     if (values.seeds !== undefined) suite.seeds = pickSeeds(suite.seeds, values.seeds);
-    useDevice(values.device);
+    const device = useDevice(values.device);
+    const graphMode = parseGraphMode(values.graph);
+    const graph = resolveGraphMode(graphMode, device);
     torch.setNumThreads(threads ?? suite.threads ?? 2);
     if (threads) suite.threads = threads;
     const outDir = values.out ?? join('runs', 'benchmark', suite.name);
@@ -95,6 +106,8 @@ export const run = defineCommand({
       ...(maxRuns !== undefined ? { maxRuns } : {}),
       quiet: !values.progress,
       log,
+      graph,
+      graphRequired: graphMode === 'on',
     });
     const paths = writeBenchmarkReport(outDir, result.table);
     log(

@@ -20,6 +20,7 @@ import { benchmarkMethod } from './benchmark-methods.js';
 import { benchmarkTable, meanTop1, type BenchmarkTable, type MethodRecord } from './benchmark-table.js';
 import type { Suite } from './benchmark-suite.js';
 import type { GroupResult } from '../train/evaluate.js';
+import type { ExecutionMode } from '../train/graph.js';
 
 /**
  * How {@link runBenchmark} runs: the output directory, how many runs to train in this call, logging.
@@ -31,6 +32,10 @@ export interface BenchmarkOptions {
   quiet?: boolean;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
+  /** How the runs' steps train (resolveGraphMode of --graph; default eager). */
+  graph?: ExecutionMode;
+  /** --graph on: a step that cannot be captured is an error instead of an eager fallback. */
+  graphRequired?: boolean;
 }
 
 /**
@@ -150,6 +155,8 @@ async function trainRun(
     ...(resumeFrom ? { resumeFrom } : {}),
     quiet: o.quiet ?? true,
     log,
+    ...(o.graph ? { graph: o.graph } : {}),
+    ...(o.graphRequired ? { graphRequired: true } : {}),
   });
   return session;
 }
