@@ -166,23 +166,21 @@ test('LDAM-DRW captures again when its class weights switch on', { skip }, async
   assert.ok(maxDifference(eager, graphed) < 2e-5, `weights differ by ${maxDifference(eager, graphed)}`);
 });
 
-test(
-  'a capture that fails leaves one line naming the cause, then trains eagerly, bit for bit',
-  { skip },
-  async () => {
-    const eager = await train('fmnist_lt_ir100_sade.json', {});
-    const { backend } = standIn(true);
-    const fallback = await train('fmnist_lt_ir100_sade.json', { graph: 'graph', graphBackend: backend });
-    assert.equal(fallback.graph, 'eager');
-    const said = fallback.lines.filter((l) => l.startsWith('graph mode:'));
-    assert.equal(said.length, 1);
-    assert.match(
-      said[0]!,
-      /could not be captured.*operation not permitted when stream is capturing.*training on eagerly/,
-    );
-    assert.equal(maxDifference(eager, fallback), 0);
-  },
-);
+test('a capture that fails leaves one line naming the cause, then trains eagerly', { skip }, async () => {
+  const eager = await train('fmnist_lt_ir100_sade.json', {});
+  const { backend } = standIn(true);
+  const fallback = await train('fmnist_lt_ir100_sade.json', { graph: 'graph', graphBackend: backend });
+  assert.equal(fallback.graph, 'eager');
+  const said = fallback.lines.filter((l) => l.startsWith('graph mode:'));
+  assert.equal(said.length, 1);
+  assert.match(
+    said[0]!,
+    /could not be captured.*operation not permitted when stream is capturing.*training on eagerly/,
+  );
+  // the warm-up steps before the capture used the capturable update (float rounding apart)
+  const d = maxDifference(eager, fallback);
+  assert.ok(d < 2e-5, `weights differ by ${d}`);
+});
 
 test("PRL's preference draws and mixup's weight reach the capture as tensors", { skip }, async () => {
   for (const [config, mutate] of [

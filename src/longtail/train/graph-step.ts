@@ -165,6 +165,8 @@ export class GraphedSteps {
       this.o.optimizer.zeroGrad();
       this.gradsFromCapture = false;
     }
+    // a partial batch in a later epoch than the last full one may need this epoch's rate
+    (this.o.optimizer as torch.optim.SGD).syncLearningRates();
     const run = () => trainStep(this.o, this.ctx, this.figures, s);
     if (onSide) this.backend.onSideStream(this.o.system.device, run);
     else run();
@@ -217,6 +219,9 @@ export class GraphedSteps {
       return true;
     } catch (e) {
       o.optimizer.zeroGrad();
+      // from here on the steps are plain eager ones: the rate as a number, constants made per step
+      (o.optimizer as torch.optim.SGD).capturable = false;
+      cacheConstants(false);
       this.failed = `the step could not be captured in a CUDA graph (${(e as Error).message.split('\n')[0]})`;
       this.log(`graph mode: ${this.failed}; training on eagerly`);
       return false;
