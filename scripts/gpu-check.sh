@@ -23,6 +23,8 @@
 #              tailor eager and graph mode against PyTorch (DataLoader 4/8 workers, device data, the
 #              whole step in one CUDA graph), and graph mode's checks (graph vs eager, resume)
 #     graphs_build  the CUDA graph binding's compile error, when it had to be built without CUDA
+#     images_train_tailor  bench/images-train.ts: images_train_torch's measurement in tailor, at
+#              the same batch
 # GPU_CHECKS=version,epoch_gpu (a comma list of the fields above) runs only those checks.
 set -u
 want() { case ",${GPU_CHECKS:-all}," in *",all,"* | *",$1,"*) return 0 ;; *) return 1 ;; esac; }
@@ -143,9 +145,13 @@ fi
 # and bf16 + channels-last, and bf16 + channels-last against float32 from the same weights.
 imgtrain='null'
 want images_train_torch && imgtrain=$(run_json imgtrain 400 "$PY" bench/images_train_torch.py)
+# tailor's side of it (needs the addon), at the Python script's default batch of 64 so the two
+# sit side by side.
+imgtrain_tailor='null'
+$build_ok && want images_train_tailor && imgtrain_tailor=$(run_json imgtrain_tailor 240 "$NODE" dist/bench/images-train.js --device cuda --batch 64 --json)
 "$NODE" -e '
 const [ok, err, graphsErr, ...parts] = process.argv.slice(1);
 const parse = (s) => { try { return JSON.parse(s); } catch { return { unparsed: s }; } };
-const [version, gpu, amp, gloo, imgtrain, epochgpu] = parts.map(parse);
-console.log(JSON.stringify({ build: { ok: ok === "true", error: err || undefined, libtorch: process.env.TAILOR_LIBTORCH }, graphs_build: graphsErr || undefined, version, gpu, amp_bf16: amp, gloo_cuda: gloo, images_train_torch: imgtrain, epoch_gpu: epochgpu }));
-' "$build_ok" "$build_error" "$graphs_error" "$version" "$gpu" "$amp" "$gloo" "$imgtrain" "$epochgpu"
+const [version, gpu, amp, gloo, imgtrain, epochgpu, imgtrainTailor] = parts.map(parse);
+console.log(JSON.stringify({ build: { ok: ok === "true", error: err || undefined, libtorch: process.env.TAILOR_LIBTORCH }, graphs_build: graphsErr || undefined, version, gpu, amp_bf16: amp, gloo_cuda: gloo, images_train_torch: imgtrain, epoch_gpu: epochgpu, images_train_tailor: imgtrainTailor }));
+' "$build_ok" "$build_error" "$graphs_error" "$version" "$gpu" "$amp" "$gloo" "$imgtrain" "$epochgpu" "$imgtrain_tailor"

@@ -35,6 +35,7 @@ export {
   type GraphMode,
 } from './train/graph.js';
 export { DeviceDataTooLargeError, DevicePipelineUnsupportedError } from './data/device-batches.js';
+export { ChannelsLastUnsupportedError } from './train/channels-last.js';
 export type { GroupResult } from './train/evaluate.js';
 export { runTestTime, type TestTimeOptions, type DistributionTestTime } from './adapt/testtime.js';
 export {

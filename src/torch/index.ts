@@ -1,6 +1,7 @@
 // The tensor library: what users write models with.
 export { Tensor, type Scalar } from './tensor.js';
 export type { DType, NumericArray } from './dtype.js';
+export { isChannelsLastContiguous, type MemoryFormat } from './memory-format.js';
 export { tidy, withScope, TensorScope, keep, dispose, liveTensors } from './scope.js';
 export * from './creation.js';
 export { noGrad, enableGrad, isGradEnabled, grad } from './autograd.js';

@@ -4,6 +4,7 @@ import { native } from './native.js';
 import { dtypeCode, dtypeName, isDType, type DType, type NumericArray } from './dtype.js';
 import { track, untrack, inSafetyNet, scopeOwner, type ScopeOwner } from './scope.js';
 import * as aten from './generated/aten.js';
+import { isChannelsLastContiguous, memoryFormatCode, type MemoryFormat } from './memory-format.js';
 import {
   checkDevice,
   cuda,
@@ -83,6 +84,17 @@ export class Tensor {
   }
   get isContiguous(): boolean {
     return native.isContiguous(this.handle);
+  }
+  /**
+   * Whether the elements lie densely in `memoryFormat`'s order (torch's
+   * `x.is_contiguous(memory_format=...)`): 'contiguous' is {@link isContiguous}; 'channelsLast'
+   * holds only for 4-D tensors stored NHWC.
+   */
+  isContiguousIn(memoryFormat: MemoryFormat): boolean {
+    memoryFormatCode(memoryFormat);
+    return memoryFormat === 'contiguous'
+      ? this.isContiguous
+      : isChannelsLastContiguous(this.shape, this.strides);
   }
   /** The length of dimension `dim` (negative counts from the end). */
   size(dim: number): number {
@@ -435,9 +447,15 @@ export class Tensor {
   repeat(...repeats: number[]): Tensor {
     return aten.repeat(this, repeats);
   }
-  /** A contiguous copy, or this tensor's data if already contiguous. */
-  contiguous(): Tensor {
-    return aten.contiguous(this);
+  /**
+   * A copy laid out densely in `memoryFormat` (default row-major), or this tensor's data if it
+   * already is. 'channelsLast' needs a 4-D tensor (NCHW shape, NHWC storage; see {@link MemoryFormat}).
+   */
+  contiguous(memoryFormat: MemoryFormat = 'contiguous'): Tensor {
+    // The default call stays the plain one (libtorch's own default), so eager results are unchanged.
+    return memoryFormat === 'contiguous'
+      ? aten.contiguous(this)
+      : aten.contiguous(this, memoryFormatCode(memoryFormat));
   }
   /** A copy with its own memory (differentiable). */
   clone(): Tensor {

@@ -61,6 +61,9 @@ options:
       --threads N          libtorch threads (default: TAILOR_THREADS, trainer.threads or 2)
       --device D           cpu, cuda or cuda:N (default: the config's "device", else n_gpu: 0 = cpu)
       --amp bf16|fp16      mixed precision (autocast; fp16 with a gradient scaler; fp16 needs a GPU)
+      --channels-last      lay out the convolution weights and every batch channels-last (NHWC),
+                           the fast layout of GPU convolutions, above all with --amp bf16
+                           (default: trainer.channels_last; --no-channels-last turns it off)
       --graph auto|on|off  capture the training step in one CUDA graph and replay it per batch
                            (default auto: on a CUDA device where the step can be captured, with one
                            line naming why not otherwise; on: that line is an error; docs/gpus.md)
@@ -84,6 +87,8 @@ export const run = defineCommand({
     root: { type: 'string' },
     ...RUNTIME_OPTIONS,
     amp: { type: 'string' },
+    'channels-last': { type: 'boolean' },
+    'no-channels-last': { type: 'boolean' },
     graph: { type: 'string' },
     'train-max-per-class': { type: 'string' },
     'test-per-class': { type: 'string' },
@@ -119,6 +124,7 @@ export const run = defineCommand({
       quiet: values.quiet ?? false,
       parallel,
       amp: setup.amp,
+      channelsLast: setup.channelsLast,
       graph: setup.graph,
       graphRequired: setup.graphRequired,
     };
@@ -158,6 +164,8 @@ interface RunSetup {
   threads: number;
   device: torch.Device;
   amp: torch.AmpMode | null;
+  /** --channels-last / --no-channels-last, else trainer.channels_last. */
+  channelsLast: boolean;
   /** How the steps run (--graph resolved for the device). */
   graph: ExecutionMode;
   /** --graph on (a step that cannot be captured is an error). */
@@ -169,7 +177,14 @@ interface RunSetup {
 
 /** Threads, the device, mixed precision and the seed of the run; the job when started as one of its ranks. */
 function runSetup(
-  values: { threads?: string; device?: string; amp?: string; graph?: string },
+  values: {
+    threads?: string;
+    device?: string;
+    amp?: string;
+    graph?: string;
+    'channels-last'?: boolean;
+    'no-channels-last'?: boolean;
+  },
   config: TrainConfig,
 ): RunSetup {
   const seed = config.seed ?? 0;
@@ -178,6 +193,13 @@ function runSetup(
   // The model, its batches and optimizer state are created on the run's device.
   const device = useDevice(values.device, config);
   const amp = resolveAmp(values.amp, device);
+  if (values['channels-last'] && values['no-channels-last'])
+    throw new CliError('give --channels-last or --no-channels-last, not both');
+  const channelsLast = values['channels-last']
+    ? true
+    : values['no-channels-last']
+      ? false
+      : (config.trainer.channels_last ?? false);
   const graphMode = parseGraphMode(values.graph);
   const graph = resolveGraphMode(graphMode, device);
   torch.manualSeed(seed);
@@ -187,6 +209,7 @@ function runSetup(
     threads,
     device,
     amp,
+    channelsLast,
     graph,
     graphRequired: graphMode === 'on',
     parallel,
@@ -222,7 +245,7 @@ function runDescription(config: TrainConfig, session: Session, setup: RunSetup, 
   return (
     `tailor train: ${config.name} on ${what}, ${d.train.labels.length} training images ` +
     `(${Math.max(...d.trainCounts)} .. ${Math.min(...d.trainCounts)} per class), ${session.model.experts.length} expert(s), ` +
-    `${session.model.numParameters()} parameters, ${setup.threads} threads, ${device}${amp ? ` (${amp})` : ''}${parallel ? `, rank 0 of ${parallel.worldSize}` : ''}, seed ${setup.seed}; run directory ${runDir}`
+    `${session.model.numParameters()} parameters, ${setup.threads} threads, ${device}${amp ? ` (${amp})` : ''}${setup.channelsLast ? ', channels-last' : ''}${parallel ? `, rank 0 of ${parallel.worldSize}` : ''}, seed ${setup.seed}; run directory ${runDir}`
   );
 }
 

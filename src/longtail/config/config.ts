@@ -173,6 +173,9 @@ const TRAINER = obj({
   early_stop: int(),
   eval_period: int('evaluate every N epochs', 1),
   threads: int('libtorch threads', 1),
+  channels_last: bool(
+    'lay out the convolution weights and every batch channels-last (NHWC): faster GPU convolutions, most of all with --amp bf16; --channels-last / --no-channels-last override it',
+  ),
 });
 
 const PRL = obj({

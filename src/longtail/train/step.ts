@@ -8,6 +8,7 @@ import type { Batch, MixedBatch } from '../data/batches.js';
 import { mixupOnDevice, type DeviceBatch, type DeviceBatchSource } from '../data/device-batches.js';
 import { mixupLoss } from '../losses/mixup.js';
 import type { StepFigures } from './step-figures.js';
+import { batchLayout } from './channels-last.js';
 import type { GraphedSteps } from './graph-step.js';
 import type { TrainOptions } from './trainer.js';
 
@@ -63,7 +64,8 @@ export function forwardBackward(
   input: StepInput,
   s: { rng: Rng; step: number | torch.Tensor; draws?: torch.Tensor | null },
 ): void {
-  const { x, yA, yB, lam, n } = input;
+  const { yA, yB, lam, n } = input;
+  const x = batchLayout(input.x, o.channelsLast);
   const forward = () => {
     const { hostDraws } = o.system;
     const { out, extra } =

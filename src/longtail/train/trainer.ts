@@ -28,6 +28,7 @@ import { Progress, formatSeconds } from '../../util/progress.js';
 import { loadSystemState, setTraining, systemStateDict, type TrainableSystem } from '../systems/system.js';
 import { predict, summarize, type GroupResult } from './evaluate.js';
 import { StepFigures } from './step-figures.js';
+import { batchLayout, channelsLastSystem } from './channels-last.js';
 import { deviceInput, hostInput, trainStep, type StepContext, type StepInput } from './step.js';
 import { GraphModeUnavailableError, type ExecutionMode } from './graph.js';
 import { GraphedSteps, cudaGraphBackend, graphBlocker, type GraphBackend } from './graph-step.js';
@@ -85,6 +86,8 @@ export interface TrainOptions {
   parallel?: ParallelRun | null;
   /** Mixed precision on the system's device (autocast; fp16 with a gradient scaler). */
   amp?: torch.AmpMode | null;
+  /** Channels-last: the model's 4-D tensors are laid out NHWC before the first step, every batch before its forward. */
+  channelsLast?: boolean;
   /**
    * Where training batches are drawn (data_loader.args.on_device): true = on the model's device
    * (DeviceBatchSource; an error where the pipeline cannot be), false = on the host, 'auto'
@@ -157,6 +160,7 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
   const state: RunState = o.resumeFrom
     ? resumeRun(o, o.resumeFrom, run)
     : { history: [], best: null, startEpoch: 1 };
+  if (o.channelsLast) channelsLastSystem(o.system);
   // After a resume too: every rank continues from rank 0's weights.
   const ctx = stepContext(o, run);
   try {
@@ -421,7 +425,7 @@ async function validateEpoch(o: TrainOptions, run: RunLayout, epoch: number): Pr
   o.phases?.mark();
   setTraining(o.system, false);
   const p = await predict(
-    (x) => o.system.evalForward(x),
+    (x) => o.system.evalForward(batchLayout(x, o.channelsLast)),
     o.test,
     o.testTransform,
     EVAL_BATCH,

@@ -38,6 +38,8 @@ export interface LongtailResults {
   effective_batch?: number;
   device?: string;
   amp?: string;
+  /** Trained with the model and batches laid out channels-last (absent: row-major). */
+  channels_last?: boolean;
   /** How the training steps ran: 'eager' (kernel by kernel) or 'graph' (a replayed CUDA graph). */
   graph?: 'eager' | 'graph';
   method: string;

@@ -24,6 +24,8 @@ export interface SessionTrainOptions {
   parallel?: ParallelRun | null;
   /** Mixed precision on the session's device (its model's). */
   amp?: AmpMode | null;
+  /** Channels-last layout of the model and its batches (default: the config's trainer.channels_last, else off). */
+  channelsLast?: boolean;
   /** How the steps run (--graph resolved): 'graph' captures the step in a CUDA graph where it can. */
   graph?: ExecutionMode;
   /** --graph on: a step that cannot be captured is an error instead of an eager fallback. */
@@ -61,9 +63,15 @@ export function trainSession(session: Session, o: SessionTrainOptions): Promise<
     ...(o.log ? { log: o.log } : {}),
     parallel: o.parallel ?? null,
     amp: o.amp ?? null,
+    channelsLast: channelsLastOf(session, o),
     ...(o.graph ? { graph: o.graph } : {}),
     ...(o.graphRequired ? { graphRequired: true } : {}),
   });
+}
+
+/** Whether a run trains channels-last: the option given, else the config's trainer.channels_last. */
+function channelsLastOf(session: Session, o: SessionTrainOptions): boolean {
+  return o.channelsLast ?? session.config.trainer.channels_last ?? false;
 }
 
 /**
@@ -88,6 +96,7 @@ export async function trainAndEvaluate(session: Session, o: SessionTrainOptions)
   results.effective_batch = session.data.batchSize;
   results.device = session.system.device.name;
   if (o.amp) results.amp = o.amp;
+  if (channelsLastOf(session, o)) results.channels_last = true;
   results.graph = train.graph;
   const resultsPath = writeResults(o.runDir, results);
   return { train, results, resultsPath };

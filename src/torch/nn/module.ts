@@ -4,6 +4,7 @@ import { Tensor } from '../tensor.js';
 import { keep } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { CPU, checkDevice, parseDevice, type Device, type DeviceLike } from '../device.js';
+import type { MemoryFormat } from '../memory-format.js';
 
 /**
  * The base of every layer and model (torch.nn.Module): a subclass registers its parameters,
@@ -175,6 +176,35 @@ export abstract class Module {
       }
     });
     return this;
+  }
+
+  /**
+   * Lays out every 4-D parameter, gradient and buffer in `format` in place (torch's
+   * `module.to(memory_format=...)`): the Tensor objects stay the same, so an optimizer built on
+   * them keeps working; tensors of other ranks are left as they are. Returns how many tensors are
+   * 4-D (0: the format changes nothing here, e.g. a model without 2-D convolutions).
+   */
+  toMemoryFormat(format: MemoryFormat): number {
+    let fourD = 0;
+    noGrad(() => {
+      for (const t of [...this.parameters(), ...this.buffers()]) {
+        if (t.ndim !== 4) continue;
+        fourD++;
+        if (!t.isContiguousIn(format)) {
+          const laid = t.contiguous(format);
+          t.setData(laid);
+          laid.dispose();
+        }
+        const g = t.grad;
+        if (g && !g.isContiguousIn(format)) {
+          const laidGrad = g.contiguous(format);
+          t.grad = laidGrad;
+          laidGrad.dispose();
+        }
+        g?.dispose();
+      }
+    });
+    return fourD;
   }
 
   /** The device of the first parameter (or buffer); the CPU for a module without tensors. */

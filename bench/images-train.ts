@@ -1,0 +1,180 @@
+// npm run bench -- images-train [--device cuda] [--steps 30] [--batch 128] [--size 224]
+//                               [--classes 1000] [--modes float32,bf16,bf16-cl] [--json]
+// tailor's side of bench/images_train_torch.py: training images/s of the SADE ImageNet-LT
+// ResNeXt-50 32x4d (configs/imagenet_lt_resnext50_sade.json: 3 experts, reduce_dimension, cosine
+// heads; its SGD with Nesterov momentum) on synthetic 224 x 224 batches (random pixels do the
+// same work as photos), with the loss of the PyTorch script (cross-entropy of every expert's
+// logits, in float32), in three modes on the same device:
+//
+//   float32   the reference
+//   bf16      --amp bf16 (libtorch's autocast)
+//   bf16-cl   bf16 autocast + channels-last model and batches (--channels-last)
+//
+// and the check that bf16 + channels-last agrees with float32 from the same weights and input:
+// the relative difference of the mean logits and of the first convolution's gradient, and the
+// top-1 agreement. Batches come from pinned host memory, copied without blocking, as in the
+// PyTorch script, so the figure is the model's speed. Prints one JSON line with --json.
+//
+//   node dist/bench/images-train.js --device cpu --size 32 --steps 2 --batch 4 --classes 10
+//                                   (a smoke run without a GPU)
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import * as torch from '../src/torch/index.js';
+import { nn, type Tensor } from '../src/torch/index.js';
+import { parseConfig } from '../src/longtail/config/config.js';
+import { buildModel, buildOptimizer } from '../src/longtail/config/experiment.js';
+import type { MultiExpertModel } from '../src/longtail/models/multi-expert.js';
+import type { ResNetImageNet } from '../src/longtail/models/resnet-imagenet.js';
+
+const { values } = parseArgs({
+  options: {
+    device: { type: 'string', default: 'cuda' },
+    steps: { type: 'string', default: '30' },
+    batch: { type: 'string', default: '128' },
+    size: { type: 'string', default: '224' },
+    classes: { type: 'string', default: '1000' },
+    modes: { type: 'string', default: 'float32,bf16,bf16-cl' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const device = torch.checkDevice(values.device);
+const steps = Number(values.steps);
+const batch = Number(values.batch);
+const size = Number(values.size);
+const classes = Number(values.classes);
+const cuda = device.type === 'cuda';
+type Mode = 'float32' | 'bf16' | 'bf16-cl';
+const modes = values.modes.split(',') as Mode[];
+for (const m of modes)
+  if (!['float32', 'bf16', 'bf16-cl'].includes(m))
+    throw new Error(`unknown mode '${m}' (float32, bf16, bf16-cl)`);
+
+const configFile = fileURLToPath(new URL('../../configs/imagenet_lt_resnext50_sade.json', import.meta.url));
+const config = (() => {
+  const raw = JSON.parse(readFileSync(configFile, 'utf8')) as { arch: { args: { num_classes: number } } };
+  raw.arch.args.num_classes = classes;
+  return parseConfig(JSON.stringify(raw), configFile);
+})();
+
+/** The config's model on the device, in training mode (parameters drawn from the global seed). */
+function makeModel(): MultiExpertModel {
+  torch.setDefaultDevice(device);
+  try {
+    return buildModel(config, 3, classes, configFile).train();
+  } finally {
+    torch.setDefaultDevice('cpu');
+  }
+}
+
+/** images_train_torch.py's loss: the sum of every expert's cross-entropy, taken in float32. */
+function loss(model: MultiExpertModel, x: Tensor, y: Tensor) {
+  const out = model.forward(x);
+  let total: Tensor | null = null;
+  for (let e = 0; e < out.logits.shape[0]!; e++) {
+    const ce = nn.functional.crossEntropy(out.logits.select(0, e).to('float32'), y);
+    total = total ? total.add(ce) : ce;
+  }
+  return { out, loss: total! };
+}
+
+const sync = () => {
+  if (cuda) torch.cuda.synchronize(device);
+};
+
+function trainRate(mode: Mode): { images_per_s: number; seconds: number; steps: number } {
+  torch.manualSeed(0);
+  const model = makeModel();
+  const channelsLast = mode === 'bf16-cl';
+  if (channelsLast) model.toMemoryFormat('channelsLast');
+  const opt = buildOptimizer(config, model.parameters());
+  const pin = (t: Tensor) => (cuda ? t.pinMemory() : t.clone());
+  const [hostX, hostY] = torch.tidy(() => [
+    torch.keep(pin(torch.randn([batch, 3, size, size], 'float32', 'cpu'))),
+    torch.keep(pin(torch.randint(0, classes, [batch], 'int64', 'cpu'))),
+  ]);
+  const step = () =>
+    torch.tidy(() => {
+      let x = hostX.toDevice(device, { nonBlocking: true });
+      if (channelsLast) x = x.contiguous('channelsLast');
+      const y = hostY.toDevice(device, { nonBlocking: true });
+      const l =
+        mode === 'float32'
+          ? loss(model, x, y).loss
+          : torch.autocast('bf16', device, () => loss(model, x, y).loss);
+      l.backward();
+      opt.step();
+      opt.zeroGrad();
+    });
+  for (let i = 0; i < (cuda ? 5 : 1); i++) step();
+  sync();
+  const t0 = performance.now();
+  for (let i = 0; i < steps; i++) step();
+  sync();
+  const seconds = (performance.now() - t0) / 1000;
+  torch.dispose([hostX, hostY]);
+  opt.dispose();
+  model.dispose();
+  if (cuda) torch.cuda.emptyCache();
+  return { images_per_s: (steps * batch) / seconds, seconds, steps };
+}
+
+const relDiff = (a: Float32Array, b: Float32Array) => {
+  let d = 0;
+  let n = 0;
+  for (let i = 0; i < a.length; i++) {
+    d += (a[i]! - b[i]!) ** 2;
+    n += b[i]! ** 2;
+  }
+  return Math.sqrt(d / n);
+};
+
+/** bf16 + channels-last against float32 from the same weights and input (images_train_torch.py's agreement). */
+function agreement(n: number) {
+  torch.manualSeed(1);
+  const ref = makeModel();
+  const fast = makeModel();
+  fast.loadStateDict(ref.stateDict());
+  fast.toMemoryFormat('channelsLast');
+  const x = torch.keep(torch.randn([n, 3, size, size], 'float32', device));
+  const y = torch.keep(torch.randint(0, classes, [n], 'int64', device));
+  const run = (m: MultiExpertModel, input: Tensor) =>
+    torch.tidy(() => {
+      const r = loss(m, input, y);
+      r.loss.backward();
+      return {
+        logits: r.out.output.to('float32').toFloat32Array(),
+        grad: (m as ResNetImageNet).conv1.weight.grad!.to('float32').toFloat32Array(),
+        top1: torch.keep(r.out.output.argmax(1)),
+      };
+    });
+  const f32 = run(ref, x);
+  const bf = torch.autocast('bf16', device, () => torch.tidy(() => run(fast, x.contiguous('channelsLast'))));
+  const agree = torch.tidy(() => bf.top1.eq(f32.top1).to('float32').mean().item());
+  torch.dispose([x, y, f32.top1, bf.top1]);
+  ref.dispose();
+  fast.dispose();
+  return {
+    logits_rel_diff: relDiff(bf.logits, f32.logits),
+    conv1_grad_rel_diff: relDiff(bf.grad, f32.grad),
+    top1_agreement: agree,
+  };
+}
+
+const out: Record<string, unknown> = {
+  model: `SADE ResNeXt-50 32x4d, 3 experts, ${classes} classes (configs/imagenet_lt_resnext50_sade.json)`,
+  batch,
+  size,
+  device: cuda ? (torch.cudaInfo().devices[device.index ?? 0] ?? device.name) : 'cpu',
+};
+for (const mode of modes) out[mode] = trainRate(mode);
+out.bf16_cl_vs_float32 = agreement(Math.min(16, batch));
+if (values.json) console.log(JSON.stringify(out));
+else {
+  console.log(`${String(out.model)}, batch ${batch} of ${size} x ${size}, on ${String(out.device)}`);
+  for (const mode of modes) {
+    const r = out[mode] as { images_per_s: number };
+    console.log(`  ${mode.padEnd(8)} ${r.images_per_s.toFixed(1)} images/s`);
+  }
+  console.log(`  bf16 + channels-last vs float32: ${JSON.stringify(out.bf16_cl_vs_float32)}`);
+}
