@@ -25,6 +25,7 @@ import { gzipSync } from 'node:zlib';
 import * as torch from '../src/torch/index.js';
 import { loadConfig } from '../src/longtail/config/config.js';
 import { buildSession, trainingSetup } from '../src/longtail/config/session.js';
+import { sessionTrainOptions } from '../src/longtail/workflows/train.js';
 import { trainSystem, type TrainOptions } from '../src/longtail/train/trainer.js';
 import { resolveGraphMode } from '../src/longtail/train/graph.js';
 import { exportExperiment } from './longtail-spec.js';
@@ -104,21 +105,13 @@ async function train(
 ): Promise<Trained> {
   torch.manualSeed(0);
   const s = session(name, perClass);
-  const { optimizer, scheduler } = trainingSetup(s);
+  const setup = trainingSetup(s);
+  const { optimizer } = setup;
   try {
     const result = await trainSystem({
-      system: s.system,
-      optimizer,
-      scheduler,
-      train: s.data.train,
-      test: s.data.val,
-      trainCounts: s.data.trainCounts,
-      trainTransform: s.trainTransform,
-      testTransform: s.testTransform,
+      ...sessionTrainOptions(s, setup),
       epochs: n,
       evalPeriod: n,
-      batchSize: s.data.batchSize,
-      balancedSampling: s.data.balancedSampling,
       seed: 0,
       runDir: join(work, `run-${name}-${graph ? 'graph' : 'eager'}-${perClass}`),
       checkpointExtra: {},

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as torch from '../src/torch/index.js';
 import { sessionFromConfigFile, trainingSetup, type Session } from '../src/longtail/config/session.js';
+import { sessionTrainOptions } from '../src/longtail/workflows/train.js';
 import { trainSystem } from '../src/longtail/train/trainer.js';
 import { PhaseClock, PHASES, type PhaseTimes } from '../src/longtail/train/phases.js';
 import { exportExperiment } from './longtail-spec.js';
@@ -66,19 +67,11 @@ async function runTailor(name: string, dir: string): Promise<Run> {
   const s = session(name);
   const phases = new PhaseClock();
   const cpu0 = process.cpuUsage();
-  const { optimizer, scheduler } = trainingSetup(s);
+  const setup = trainingSetup(s);
+  const { optimizer } = setup;
   const result = await trainSystem({
-    system: s.system,
-    optimizer,
-    scheduler,
-    train: s.data.train,
-    test: s.data.val,
-    trainCounts: s.data.trainCounts,
-    trainTransform: s.trainTransform,
-    testTransform: s.testTransform,
+    ...sessionTrainOptions(s, setup),
     epochs: 1,
-    batchSize: s.data.batchSize,
-    balancedSampling: s.data.balancedSampling,
     seed: s.config.seed ?? 0,
     runDir: join(dir, `run-${name}`),
     checkpointExtra: {},

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
 import { parseConfig } from '../../src/longtail/config/config.js';
 import { buildSession, trainingSetup } from '../../src/longtail/config/session.js';
+import { sessionTrainOptions } from '../../src/longtail/workflows/train.js';
 import { trainSystem, type TrainOptions } from '../../src/longtail/train/trainer.js';
 import { WARMUP_STEPS, type GraphBackend } from '../../src/longtail/train/graph-step.js';
 import { GraphModeUnavailableError } from '../../src/longtail/train/graph.js';
@@ -66,27 +67,19 @@ async function train(
   mutate?.(c);
   torch.manualSeed(0);
   const s = buildSession(c, file, { trainMaxPerClass: perClass, testPerClass: 2 });
-  const { optimizer, scheduler, mixupAlpha } = trainingSetup(s);
+  const setup = trainingSetup(s);
+  const { optimizer } = setup;
   const dir = mkdtempSync(join(tmpdir(), 'tailor-graph-'));
   const lines: string[] = [];
   try {
     const result = await trainSystem({
-      system: s.system,
-      optimizer,
-      scheduler,
-      train: s.data.train,
-      test: s.data.val,
-      trainCounts: s.data.trainCounts,
-      trainTransform: s.trainTransform,
-      testTransform: s.testTransform,
+      ...sessionTrainOptions(s, setup),
       epochs,
-      batchSize: 16,
       seed: 0,
       runDir: dir,
       checkpointExtra: {},
       quiet: true,
       log: (l) => lines.push(l),
-      ...(mixupAlpha ? { mixupAlpha } : {}),
       ...extra,
     });
     const weights = new Map<string, Float32Array>();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
 import { parseConfig } from '../../src/longtail/config/config.js';
 import { buildSession, trainingSetup } from '../../src/longtail/config/session.js';
+import { sessionTrainOptions } from '../../src/longtail/workflows/train.js';
 import { trainSystem } from '../../src/longtail/train/trainer.js';
 import { PHASES, PhaseClock, type Phase } from '../../src/longtail/train/phases.js';
 import { repoRoot } from '../helpers.js';
@@ -30,21 +31,14 @@ async function epoch(maxBatches?: number) {
   c.data_loader.args = { ...c.data_loader.args, batch_size: 16 };
   torch.manualSeed(0);
   const s = buildSession(c, file, { trainMaxPerClass: 12, testPerClass: 4 });
-  const { optimizer, scheduler } = trainingSetup(s);
+  const setup = trainingSetup(s);
+  const { optimizer } = setup;
   const clock = new CountingClock();
   const dir = mkdtempSync(join(tmpdir(), 'tailor-phases-'));
   try {
     const result = await trainSystem({
-      system: s.system,
-      optimizer,
-      scheduler,
-      train: s.data.train,
-      test: s.data.val,
-      trainCounts: s.data.trainCounts,
-      trainTransform: s.trainTransform,
-      testTransform: s.testTransform,
+      ...sessionTrainOptions(s, setup),
       epochs: 1,
-      batchSize: 16,
       seed: 0,
       runDir: dir,
       checkpointExtra: {},

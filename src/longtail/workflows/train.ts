@@ -3,7 +3,7 @@
 // run exactly the same training; then the results on the test distributions (and PRL's
 // controllability grid) are written to the run directory.
 import { sessionRecord, trainingSetup, type Session } from '../config/session.js';
-import { trainSystem, type ParallelRun, type TrainResult } from '../train/trainer.js';
+import { trainSystem, type ParallelRun, type TrainOptions, type TrainResult } from '../train/trainer.js';
 import type { AmpMode } from '../../torch/index.js';
 import type { ExecutionMode } from '../train/graph.js';
 import { calibrateSession, evaluateSession, writeResults, type LongtailResults } from './results.js';
@@ -38,23 +38,9 @@ export interface SessionTrainOptions {
  * @throws NonFiniteLossError when the loss diverges.
  */
 export function trainSession(session: Session, o: SessionTrainOptions): Promise<TrainResult> {
-  const { data } = session;
-  const { optimizer, scheduler, ...schedule } = trainingSetup(session);
   return trainSystem({
-    system: session.system,
-    optimizer,
-    scheduler,
-    ...schedule,
-    train: data.train,
-    test: data.val,
-    trainCounts: data.trainCounts,
-    trainTransform: session.trainTransform,
-    ...(session.data.trainLoader ? { trainLoader: session.data.trainLoader } : {}),
-    testTransform: session.testTransform,
+    ...sessionTrainOptions(session),
     epochs: o.epochs,
-    batchSize: data.batchSize,
-    balancedSampling: data.balancedSampling,
-    ...(data.onDevice !== undefined ? { onDevice: data.onDevice } : {}),
     seed: o.seed,
     runDir: o.runDir,
     ...(o.resumeFrom ? { resumeFrom: o.resumeFrom } : {}),
@@ -67,6 +53,31 @@ export function trainSession(session: Session, o: SessionTrainOptions): Promise<
     ...(o.graph ? { graph: o.graph } : {}),
     ...(o.graphRequired ? { graphRequired: true } : {}),
   });
+}
+
+/**
+ * The options of trainSystem that come from a session: its system, data, transforms and
+ * batching, with the optimizer, schedule, mixup and evaluation period of its config (`setup`:
+ * trainingSetup's, made here unless given).
+ */
+export function sessionTrainOptions(
+  session: Session,
+  setup: ReturnType<typeof trainingSetup> = trainingSetup(session),
+) {
+  const { data } = session;
+  return {
+    system: session.system,
+    ...setup,
+    train: data.train,
+    test: data.val,
+    trainCounts: data.trainCounts,
+    trainTransform: session.trainTransform,
+    ...(data.trainLoader ? { trainLoader: data.trainLoader } : {}),
+    testTransform: session.testTransform,
+    batchSize: data.batchSize,
+    balancedSampling: data.balancedSampling,
+    ...(data.onDevice !== undefined ? { onDevice: data.onDevice } : {}),
+  } satisfies Partial<TrainOptions>;
 }
 
 /** Whether a run trains channels-last: the option given, else the config's trainer.channels_last. */
