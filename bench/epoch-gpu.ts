@@ -56,8 +56,8 @@ const say = (line: string) => {
 
 /** Fashion-MNIST's directory, or synthetic images in its format (6,000 per class) when it is missing. */
 function dataRoot(): { dir: string; synthetic: boolean } {
-  const installed = '/usr/share/datasets/fashion-mnist';
-  if (existsSync(join(installed, 'train-images-idx3-ubyte.gz'))) return { dir: installed, synthetic: false };
+  for (const dir of ['/usr/share/datasets/fashion-mnist', join(root, '.gpu-data/fashion-mnist')])
+    if (existsSync(join(dir, 'train-images-idx3-ubyte.gz'))) return { dir, synthetic: false };
   const dir = join(work, 'fashion-mnist');
   spawnSync('mkdir', ['-p', dir]);
   const write = (prefix: string, n: number) => {

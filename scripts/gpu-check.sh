@@ -5,8 +5,11 @@
 #                                    on the development machine: gathers what the GPU machine may
 #                                    lack into .gpu/ (a Node binary, the Node-API and Gloo headers,
 #                                    node-addon-api, the compiled dist/, the runtime npm
-#                                    packages but sharp, with --with-data
-#                                    Fashion-MNIST); carry .gpu there.
+#                                    packages but sharp); carry .gpu there. --with-data also
+#                                    copies Fashion-MNIST into .gpu-data/ (30 MB: with .gpu and
+#                                    the tree it passes the device tool's 64 MiB, so carry it in
+#                                    a later call than the one that builds; what a call leaves
+#                                    there stays for the next while the machine is warm).
 #   scripts/gpu-check.sh             on the GPU machine: builds the addon against
 #                                    TAILOR_LIBTORCH (default: python) with the compiler directly
 #                                    (no node-gyp, make or network needed), then prints ONE JSON line:
@@ -47,7 +50,7 @@ if [ "${1:-}" = "--prepare" ]; then
   npm ls --omit=dev --all --parseable | sed 1d | grep -v -e '/sharp$' -e '/@img/' | sed "s|^$(pwd)/node_modules/||" |
     tar -C node_modules -czf .gpu/node_modules.tgz -T -
   # --with-data: Fashion-MNIST for the GPU benchmark suite (scripts/gpu-suite.sh).
-  [ "${2:-}" = "--with-data" ] && cp -r /usr/share/datasets/fashion-mnist .gpu/fashion-mnist
+  if [ "${2:-}" = "--with-data" ]; then rm -rf .gpu-data && mkdir -p .gpu-data && cp -r /usr/share/datasets/fashion-mnist .gpu-data/; fi
   du -sh .gpu
   echo 'gpu-check: prepared; run `scripts/gpu-check.sh` there carrying [".gpu"]'
   exit 0

@@ -19,8 +19,8 @@
 # GRAPH (auto, on or off; default auto) is each run's `--graph`: graph mode against eager mode is
 # the same suite twice, with GRAPH=auto and GRAPH=off into two OUTDIRs (under on, a model whose
 # step cannot be captured, the released PRL variant, stops with the reason).
-# Fashion-MNIST is taken from .gpu/fashion-mnist when the default place lacks it
-# (scripts/gpu-check.sh --prepare --with-data).
+# Fashion-MNIST is taken from .gpu-data/fashion-mnist when the default place lacks it
+# (scripts/gpu-check.sh --prepare --with-data; carried in its own call, see there).
 set -u
 cd "$(dirname "$0")/.."
 suite=$1; out=$2; secs=$3; archive=${4:-}
@@ -29,8 +29,8 @@ NODE=$(command -v node || echo "${TMPDIR:-/tmp}/tailor-gpu-check/bin/node")
 DEVICE=${DEVICE:-cuda}
 table_secs=${TABLE_SECONDS:-90}
 fm=/usr/share/datasets/fashion-mnist
-if [ ! -f "$fm/train-images-idx3-ubyte.gz" ] && [ -d .gpu/fashion-mnist ]; then
-  mkdir -p /usr/share/datasets && cp -r .gpu/fashion-mnist "$fm"
+if [ ! -f "$fm/train-images-idx3-ubyte.gz" ] && [ -d .gpu-data/fashion-mnist ]; then
+  mkdir -p /usr/share/datasets && cp -r .gpu-data/fashion-mnist "$fm"
 fi
 mkdir -p "$out/logs"
 start=$(date +%s)
