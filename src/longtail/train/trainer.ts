@@ -14,24 +14,18 @@ import { optim } from '../../torch/index.js';
 import { Rng } from '../../util/rng.js';
 import { saveCheckpoint, loadCheckpoint, restoreFrom, restoreTorchRng } from '../../torch/checkpoint.js';
 import { mixup, type BatchOptions } from '../data/batches.js';
-import {
-  DeviceBatchSource,
-  DevicePipelineUnsupportedError,
-  deviceAugmentOf,
-} from '../data/device-batches.js';
 import type { ImageTransform } from '../data/augment.js';
-import { epochBatches, isLazy, type ImageSet } from '../data/source.js';
+import { epochBatches, type ImageSet } from '../data/source.js';
 import type { ImageListPipeline } from '../data/imagelist-loader.js';
-import type { ImageDataset } from '../data/types.js';
 import { evaluateLogits } from '../metrics/metrics.js';
 import { Progress, formatSeconds } from '../../util/progress.js';
 import { loadSystemState, setTraining, systemStateDict, type TrainableSystem } from '../systems/system.js';
 import { predict, summarize, type GroupResult } from './evaluate.js';
-import { StepFigures } from './step-figures.js';
 import { batchLayout, channelsLastSystem } from './channels-last.js';
 import { deviceInput, hostInput, trainStep, type StepContext, type StepInput } from './step.js';
-import { GraphModeUnavailableError, type ExecutionMode } from './graph.js';
-import { GraphedSteps, cudaGraphBackend, graphBlocker, type GraphBackend } from './graph-step.js';
+import type { ExecutionMode } from './graph.js';
+import type { GraphBackend } from './graph-step.js';
+import { stepContext } from './step-context.js';
 import type { PhaseClock } from './phases.js';
 
 /**
@@ -174,29 +168,6 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
   }
 }
 
-/** The run's graph-mode stepper, or null (eager; one line says why when graph mode was asked for). */
-function graphedSteps(
-  o: TrainOptions,
-  run: RunLayout,
-  ctx: Omit<StepContext, 'graphed'>,
-): GraphedSteps | null {
-  if (o.graph !== 'graph') return null;
-  const blocker = graphBlocker(o, { ...ctx, graphed: null });
-  if (blocker) {
-    if (o.graphRequired)
-      throw new GraphModeUnavailableError(`--graph on: ${blocker}; use --graph auto or off`);
-    run.log(`graph mode: ${blocker}; training eagerly`);
-    return null;
-  }
-  return new GraphedSteps(
-    o,
-    { ...ctx, graphed: null },
-    ctx.figures,
-    o.graphBackend ?? cudaGraphBackend,
-    run.log,
-  );
-}
-
 async function trainEpochs(
   o: TrainOptions,
   run: RunLayout,
@@ -285,54 +256,6 @@ function resumeRun(o: TrainOptions, from: string, run: RunLayout): RunState {
   if (run.isMain) writeFileAtomic(run.metricsPath, history.map((h) => JSON.stringify(h) + '\n').join(''));
   run.log(`resumed from ${from} at epoch ${startEpoch}`);
   return { history, best, startEpoch };
-}
-
-function stepContext(o: TrainOptions, run: RunLayout): StepContext {
-  const { par } = run;
-  const modules = Object.values(o.system.modules);
-  const ddp = par
-    ? new torch.distributed.DistributedDataParallel(
-        {
-          parameters: () => modules.flatMap((m) => m.parameters()),
-          buffers: () => modules.flatMap((m) => m.buffers()),
-        },
-        par.group,
-      )
-    : null;
-  if (par)
-    run.log(`data-parallel: ${run.world} ranks x batch ${run.rankBatch} = effective batch ${o.batchSize}`);
-  const amp = o.amp ?? null;
-  const base = {
-    ddp,
-    amp,
-    scaler: amp === 'fp16' ? new torch.GradScaler() : null,
-    source: deviceSource(o),
-    figures: new StepFigures(o.system.device),
-  };
-  return { ...base, graphed: graphedSteps(o, run, base) };
-}
-
-/**
- * The device-resident training set where batches are drawn on the device (see TrainOptions.onDevice).
- * The host pipeline stays the default on the CPU (its results are the reference, bit for bit),
- * for image lists (decoded on the host) and for augmentations only the host draws (rotation,
- * RandomResizedCrop, color jitter).
- */
-function deviceSource(o: TrainOptions): DeviceBatchSource | null {
-  const mode = o.onDevice ?? 'auto';
-  if (mode === false || (mode === 'auto' && o.system.device.type !== 'cuda')) return null;
-  const augment = isLazy(o.train)
-    ? 'an image list is decoded on the host'
-    : deviceAugmentOf(o.trainTransform);
-  if (typeof augment === 'string') {
-    if (mode === 'auto') return null;
-    throw new DevicePipelineUnsupportedError(
-      `data_loader.args.on_device is true, but this training set cannot be drawn on the device: ${augment}; set on_device to "auto" or false`,
-    );
-  }
-  return new DeviceBatchSource(o.train as ImageDataset, augment, o.system.device, {
-    ...(o.deviceDataMaxBytes !== undefined ? { maxBytes: o.deviceDataMaxBytes } : {}),
-  });
 }
 
 /** One epoch of training steps; the loss and accuracy sums over every rank's images. */
