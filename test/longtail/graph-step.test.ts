@@ -184,6 +184,12 @@ test("PRL's preference draws and mixup's weight reach the capture as tensors", {
         c.mixup = { alpha: 1 };
       },
     ],
+    [
+      'fmnist_lt_ir100_prl.json',
+      (c: ReturnType<typeof parseConfig>) => {
+        c.mixup = { alpha: 1 };
+      },
+    ],
   ] as const) {
     const eager = await train(config, {}, 2, mutate);
     const { backend, counts } = standIn();

@@ -184,7 +184,8 @@ export class GraphedSteps {
       x: torch.keep(torch.noGrad(() => batch.x.detach().clone())),
       y: torch.keep(torch.zeros(batch.yA.shape, batch.yA.dtype, device)),
       yB: mixup ? torch.keep(torch.zeros(batch.yA.shape, batch.yA.dtype, device)) : null,
-      lam: mixup ? torch.keep(torch.zeros([], 'float32', device)) : null,
+      // float64, as the number it stands for: 1 - lam rounds as in eager mode
+      lam: mixup ? torch.keep(torch.zeros([], 'float64', device)) : null,
       draws: draws ? torch.keep(torch.zeros(draws.shape, 'float32', device)) : null,
       step: torch.keep(torch.zeros([], 'float64', device)),
       n: batch.n,
