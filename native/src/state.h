@@ -45,7 +45,7 @@ struct State {
   // State of optional parts (the distributed stores and process groups), owned here so that it
   // lives and dies with the addon instance.
   std::shared_ptr<void> distributed;
-  // The captured CUDA graphs and the streams saved around side streams (graphs.cc).
+  // The captured CUDA graphs (graphs.cc).
   std::shared_ptr<void> graphs;
 };
 

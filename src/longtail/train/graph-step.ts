@@ -16,7 +16,6 @@ import * as torch from '../../torch/index.js';
 import type { Rng } from '../../util/rng.js';
 import { cacheConstants } from '../losses/priors.js';
 import { forwardBackward, trainStep, type StepContext, type StepInput } from './step.js';
-import type { StepFigures } from './step-figures.js';
 import type { TrainOptions } from './trainer.js';
 
 /** Eager steps on the side stream before each capture. */
@@ -91,8 +90,8 @@ export class GraphedSteps {
 
   constructor(
     private readonly o: TrainOptions,
+    /** The run's step context (its `graphed` is null: the eager steps here must not recurse). */
     private readonly ctx: StepContext,
-    private readonly figures: StepFigures,
     private readonly backend: GraphBackend,
     private readonly log: (line: string) => void,
   ) {
@@ -167,7 +166,7 @@ export class GraphedSteps {
     }
     // a partial batch in a later epoch than the last full one may need this epoch's rate
     (this.o.optimizer as torch.optim.SGD).syncLearningRates();
-    const run = () => trainStep(this.o, this.ctx, this.figures, s);
+    const run = () => trainStep(this.o, this.ctx, s);
     if (onSide) this.backend.onSideStream(this.o.system.device, run);
     else run();
   }
@@ -204,7 +203,7 @@ export class GraphedSteps {
 
   /** Captures the step on the static inputs; false (with one line naming why) when it cannot. */
   private capture(input: StepInput, rng: Rng): boolean {
-    const { o, ctx, figures } = this;
+    const { o, ctx } = this;
     const s = this.statics!;
     o.optimizer.zeroGrad();
     try {
@@ -213,7 +212,7 @@ export class GraphedSteps {
         // does); inside a real capture this clears nothing, for a stand-in that reruns the step
         // it does what the capture recorded.
         o.optimizer.zeroGrad();
-        torch.tidy(() => forwardBackward(o, ctx, figures, input, { rng, step: s.step, draws: s.draws }));
+        torch.tidy(() => forwardBackward(o, ctx, input, { rng, step: s.step, draws: s.draws }));
         o.optimizer.step();
       });
       this.gradsFromCapture = true;

@@ -85,18 +85,13 @@ function graphedSteps(
   ctx: Omit<StepContext, 'graphed'>,
 ): GraphedSteps | null {
   if (o.graph !== 'graph') return null;
-  const blocker = graphBlocker(o, { ...ctx, graphed: null });
+  const eager: StepContext = { ...ctx, graphed: null };
+  const blocker = graphBlocker(o, eager);
   if (blocker) {
     if (o.graphRequired)
       throw new GraphModeUnavailableError(`--graph on: ${blocker}; use --graph auto or off`);
     run.log(`graph mode: ${blocker}; training eagerly`);
     return null;
   }
-  return new GraphedSteps(
-    o,
-    { ...ctx, graphed: null },
-    ctx.figures,
-    o.graphBackend ?? cudaGraphBackend,
-    run.log,
-  );
+  return new GraphedSteps(o, eager, o.graphBackend ?? cudaGraphBackend, run.log);
 }

@@ -19,11 +19,6 @@ export interface StepFiguresValue {
 }
 
 export class StepFigures {
-  /** The accumulators' device. */
-  get device(): torch.Device {
-    return this.acc.device;
-  }
-
   /** [lossSum, correct, badStep, badLoss] in float64 on the device. */
   private readonly acc: torch.Tensor;
 

@@ -60,7 +60,6 @@ export function deviceInput(batch: DeviceBatch, mixupAlpha: number | undefined, 
 export function forwardBackward(
   o: TrainOptions,
   ctx: StepContext,
-  figures: StepFigures,
   input: StepInput,
   s: { rng: Rng; step: number | torch.Tensor; draws?: torch.Tensor | null },
 ): void {
@@ -78,7 +77,7 @@ export function forwardBackward(
   const { out, loss } = ctx.amp ? torch.autocast(ctx.amp, o.system.device, forward) : forward();
   o.phases?.lap('forward');
   (ctx.scaler ? ctx.scaler.scaleLoss(loss) : loss).backward();
-  figures.add(loss, out.output.argmax(1), yA, n, s.step);
+  ctx.figures.add(loss, out.output.argmax(1), yA, n, s.step);
 }
 
 /**
@@ -88,14 +87,13 @@ export function forwardBackward(
 export function trainStep(
   o: TrainOptions,
   ctx: StepContext,
-  figures: StepFigures,
   s: { input: () => StepInput; rng: Rng; step: number; draws?: torch.Tensor | null },
 ): void {
   const phases = o.phases;
   torch.tidy(() => {
     const input = s.input();
     phases?.lap('data');
-    forwardBackward(o, ctx, figures, input, s);
+    forwardBackward(o, ctx, input, s);
   });
   phases?.lap('backward');
   ctx.ddp?.syncGradients();

@@ -311,7 +311,7 @@ async function trainEpoch(
     step++;
     ctx.ddp?.syncBuffers();
     if (ctx.graphed) ctx.graphed.step(input, rng, step);
-    else trainStep(o, ctx, figures, { input, rng, step });
+    else trainStep(o, ctx, { input, rng, step });
     seen += n;
     progress.tick(n, () => `loss ${(read().lossSum / seen).toFixed(4)}`);
     if (step % CHECK_EVERY === 0) read();
