@@ -267,7 +267,8 @@ test("SGD's capturable mode follows the schedule in its learning-rate tensors", 
       }
       sched.step();
       eagerSched.step();
-      const written = (opt as unknown as { lrTensors: torch.Tensor[] }).lrTensors[0]!;
+      const rates = (opt as unknown as { rates: Map<unknown, { tensor: torch.Tensor }> }).rates;
+      const written = rates.get(opt.paramGroups[0])!.tensor;
       opt.syncLearningRates();
       assert.equal(written.item(), Math.fround(opt.paramGroups[0]!.lr));
     }

@@ -134,7 +134,6 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
   const hostDraws: HostDraws | undefined = released
     ? undefined
     : {
-        size: drawsPerBatch * experts,
         draw: (rng) => Array.from({ length: drawsPerBatch }, () => rng.dirichlet(alpha, experts)).flat(),
         forward: (x, draws) =>
           torch.tidy(() => {

@@ -28,8 +28,6 @@ export interface TrainableSystem {
 
 /** trainForward's per-step randomness drawn on the host, and the forward that reads it from a tensor. */
 export interface HostDraws {
-  /** How many numbers one step draws. */
-  readonly size: number;
   /** One step's draws from rng: the numbers trainForward would draw, in its order. */
   draw(rng: Rng): number[];
   /** trainForward with its draws read from `draws`, a float32 tensor [size] on the system's device. */

@@ -4,7 +4,7 @@ import type { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { scalarTensor } from '../creation.js';
 import { keep } from '../scope.js';
-import { Optimizer, checkNumber, type ParamGroupInput } from './optimizer.js';
+import { Optimizer, checkNumber, type ParamGroup, type ParamGroupInput } from './optimizer.js';
 
 /** Hyperparameters of SGD (torch.optim.SGD): lr, momentum, dampening, weightDecay (default 0), nesterov, maximize (default false). */
 export interface SGDOptions {
@@ -65,36 +65,38 @@ export class SGD extends Optimizer<SGDOptions> {
    * eager form stays the default.
    */
   get capturable(): boolean {
-    return this.lrTensors !== null;
+    return this.rates !== null;
   }
 
   set capturable(on: boolean) {
     if (on === this.capturable) return;
     if (!on) {
-      for (const t of this.lrTensors!) t.dispose();
-      this.lrTensors = null;
+      for (const r of this.rates!.values()) r.tensor.dispose();
+      this.rates = null;
       return;
     }
-    this.lrTensors = this.paramGroups.map((g) => keep(scalarTensor(g.lr, 'float32', g.params[0]!.device)));
-    this.lrWritten = this.paramGroups.map((g) => g.lr);
+    this.rates = new Map(
+      this.paramGroups.map((g) => [
+        g,
+        { tensor: keep(scalarTensor(g.lr, 'float32', g.params[0]!.device)), written: g.lr },
+      ]),
+    );
   }
 
   /** Capturable mode: copies each group's current `lr` into its device tensor where it changed. */
   syncLearningRates(): void {
-    if (!this.lrTensors) return;
-    this.paramGroups.forEach((g, i) => {
-      if (this.lrWritten[i] !== g.lr) {
-        this.lrTensors![i]!.fill_(g.lr);
-        this.lrWritten[i] = g.lr;
+    for (const [group, rate] of this.rates ?? []) {
+      if (rate.written !== group.lr) {
+        rate.tensor.fill_(group.lr);
+        rate.written = group.lr;
       }
-    });
+    }
   }
 
-  private lrTensors: Tensor[] | null = null;
-  private lrWritten: number[] = [];
+  /** Capturable mode's learning rates: each group's device tensor and the value last written to it. */
+  private rates: Map<ParamGroup<SGDOptions>, { tensor: Tensor; written: number }> | null = null;
 
   step(): void {
-    const groupIndex = new Map(this.paramGroups.map((g, i) => [g, i]));
     this.updateEach((p, grad, group) => {
       const { lr, momentum, dampening, weightDecay, nesterov, maximize } = group;
       // In-place arithmetic on d only once it is a temporary of ours (never on p.grad itself):
@@ -112,7 +114,8 @@ export class SGD extends Optimizer<SGDOptions> {
         }
         d = nesterov ? (owned ? d.add_(buf, momentum) : d.add(buf, momentum)) : buf;
       }
-      if (this.lrTensors) aten.addcmul_(p, d, this.lrTensors[groupIndex.get(group)!]!, -1);
+      const rate = this.rates?.get(group);
+      if (rate) aten.addcmul_(p, d, rate.tensor, -1);
       else p.add_(d, -lr);
     });
   }
