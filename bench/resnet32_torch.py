@@ -8,26 +8,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from longtail_torch import Block  # the CIFAR basic block with option-A shortcuts
+
 steps, threads, batch = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 mode = sys.argv[4] if len(sys.argv) > 4 else "speed"
 torch.set_num_threads(threads)
 torch.manual_seed(0)
-
-
-class Block(nn.Module):
-    def __init__(self, inp, planes, stride):
-        super().__init__()
-        self.conv1 = nn.Conv2d(inp, planes, 3, stride, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(planes)
-        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
-        self.bn2 = nn.BatchNorm2d(planes)
-        self.pad = (planes - inp) // 2 if stride != 1 or inp != planes else -1
-        self.stride = stride
-
-    def forward(self, x):
-        out = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))
-        sc = x if self.pad < 0 else F.pad(x[:, :, ::self.stride, ::self.stride], (0, 0, 0, 0, self.pad, self.pad))
-        return F.relu(out + sc)
 
 
 class ResNet32(nn.Module):
