@@ -4,20 +4,17 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers.js';
+import { freePort, repoRoot } from '../helpers.js';
 import { native } from '../../src/torch/native.js';
 
 const tailor = join(repoRoot, 'bin', 'tailor');
 const gloo = native.buildInfo().gloo;
 
-function port(): string {
-  return String(20000 + Math.floor(Math.random() * 20000));
-}
-
 test(
   'launch starts the ranks with the torchrun variables; dist-check sees a world of 2',
   { skip: !gloo },
-  () => {
+  async () => {
+    const port = String(await freePort());
     const r = spawnSync(
       tailor,
       [
@@ -25,7 +22,7 @@ test(
         '--nproc-per-node',
         '2',
         '--master-port',
-        port(),
+        port,
         '--',
         'dist-check',
         '--size-mb',
@@ -56,6 +53,7 @@ test("launch exits with the first failed rank's code", () => {
 });
 
 test('launch forwards signals to the ranks', { skip: !gloo }, async () => {
+  const port = String(await freePort());
   const child = spawn(
     tailor,
     [
@@ -63,7 +61,7 @@ test('launch forwards signals to the ranks', { skip: !gloo }, async () => {
       '--nproc-per-node',
       '2',
       '--master-port',
-      port(),
+      port,
       '--',
       'dist-check',
       '--size-mb',
@@ -90,24 +88,30 @@ test('launch refuses bad options with a named error', () => {
   assert.match(none.stderr, /launch: give the command to run after --/);
 });
 
-test('a rank whose peers never arrive fails with RankFailureError at the deadline', { skip: !gloo }, () => {
-  const r = spawnSync(tailor, ['dist-check'], {
-    encoding: 'utf8',
-    timeout: 60000,
-    env: { ...process.env, RANK: '0', WORLD_SIZE: '2', MASTER_PORT: port(), TAILOR_DIST_TIMEOUT: '2' },
-  });
-  assert.equal(r.status, 3, r.stderr);
-  assert.match(
-    r.stderr,
-    /^tailor: RankFailureError: rank 0 of 2 could not join the job at 127\.0\.0\.1:\d+ within 2 s/,
-  );
-  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
-});
+test(
+  'a rank whose peers never arrive fails with RankFailureError at the deadline',
+  { skip: !gloo },
+  async () => {
+    const port = String(await freePort());
+    const r = spawnSync(tailor, ['dist-check'], {
+      encoding: 'utf8',
+      timeout: 60000,
+      env: { ...process.env, RANK: '0', WORLD_SIZE: '2', MASTER_PORT: port, TAILOR_DIST_TIMEOUT: '2' },
+    });
+    assert.equal(r.status, 3, r.stderr);
+    assert.match(
+      r.stderr,
+      /^tailor: RankFailureError: rank 0 of 2 could not join the job at 127\.0\.0\.1:\d+ within 2 s/,
+    );
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  },
+);
 
 test(
   'launch -- train: two ranks train one run; rank 0 alone writes results.json with world_size 2',
   { skip: !gloo },
-  () => {
+  async () => {
+    const port = String(await freePort());
     const dir = mkdtempSync(join(tmpdir(), 'tailor-launch-train-'));
     const run = join(dir, 'run');
     try {
@@ -118,7 +122,7 @@ test(
           '--nproc-per-node',
           '2',
           '--master-port',
-          port(),
+          port,
           '--',
           'train',
           '-c',

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import * as torch from '../../src/torch/index.js';
 import { Rng } from '../../src/util/rng.js';
 import { makeBatch, makeModel, sgdStep } from './distributed-fixture.js';
+import { freePort } from '../helpers.js';
 
 const { assignBuckets, DistributedSampler, readDistEnv, FIRST_BUCKET_BYTES, BUCKET_BYTES } =
   torch.distributed;
@@ -14,17 +14,6 @@ const fixture = fileURLToPath(new URL('./distributed-fixture.js', import.meta.ur
 const glooBuilt =
   torch.distributed.ProcessGroup !== undefined &&
   (await import('../../src/torch/native.js')).native.buildInfo().gloo;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface RankRun {
   child: ChildProcess;
