@@ -26,6 +26,7 @@ import { parseConfig } from '../src/longtail/config/config.js';
 import { buildModel, buildOptimizer } from '../src/longtail/config/experiment.js';
 import type { MultiExpertModel } from '../src/longtail/models/multi-expert.js';
 import type { ResNetImageNet } from '../src/longtail/models/resnet-imagenet.js';
+import { startGpuUtil, type GpuUtil } from './gpu-util.js';
 
 const { values } = parseArgs({
   options: {
@@ -44,6 +45,8 @@ const batch = Number(values.batch);
 const size = Number(values.size);
 const classes = Number(values.classes);
 const cuda = device.type === 'cuda';
+// as images_train_torch.py (and the trainer on a GPU): cuDNN picks each convolution's algorithm by timing
+if (cuda) torch.backends.cudnn.benchmark = true;
 type Mode = 'float32' | 'bf16' | 'bf16-cl';
 const modes = values.modes.split(',') as Mode[];
 for (const m of modes)
@@ -82,7 +85,12 @@ const sync = () => {
   if (cuda) torch.cuda.synchronize(device);
 };
 
-function trainRate(mode: Mode): { images_per_s: number; seconds: number; steps: number } {
+function trainRate(mode: Mode): {
+  images_per_s: number;
+  seconds: number;
+  steps: number;
+  gpu_util: GpuUtil | null;
+} {
   torch.manualSeed(0);
   const model = makeModel();
   const channelsLast = mode === 'bf16-cl';
@@ -108,15 +116,17 @@ function trainRate(mode: Mode): { images_per_s: number; seconds: number; steps: 
     });
   for (let i = 0; i < (cuda ? 5 : 1); i++) step();
   sync();
+  const util = cuda ? startGpuUtil(device.index ?? 0) : null;
   const t0 = performance.now();
   for (let i = 0; i < steps; i++) step();
   sync();
   const seconds = (performance.now() - t0) / 1000;
+  const gpuUtil = util?.stop() ?? null;
   torch.dispose([hostX, hostY]);
   opt.dispose();
   model.dispose();
   if (cuda) torch.cuda.emptyCache();
-  return { images_per_s: (steps * batch) / seconds, seconds, steps };
+  return { images_per_s: (steps * batch) / seconds, seconds, steps, gpu_util: gpuUtil };
 }
 
 const relDiff = (a: Float32Array, b: Float32Array) => {

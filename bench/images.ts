@@ -8,7 +8,7 @@
 //                           [--batch 128] [--size 224] [--images N] [--repeats 2]
 //
 // Without --root, a synthetic ImageNet-LT-shaped set (tailor data synth-images: photo-sized
-// JPEGs, quality 90) is written once into the temp directory. Worker counts above the cores are
+// JPEGs, quality 90; 468 images, or at least --images N) is written once into the temp directory. Worker counts above the cores are
 // left out. Each case runs in a process of its own; tailor's runs get UV_THREADPOOL_SIZE =
 // workers, so that both sides decode on as many threads as they have workers. Wall time on a
 // shared machine measures the neighbours too, so the CPU seconds of each run (all its threads,
@@ -78,7 +78,10 @@ async function ensureData(): Promise<{ root: string; list: string }> {
     const list = values.list ?? join(values.root, 'ImageNet_LT_train.txt');
     return { root: values.root, list };
   }
-  const root = join(tmpdir(), 'tailor-bench-images-c20-m60-s400x350');
+  // 60 images in the head class give 468 in all (20 classes, imbalance 10); --images N asks
+  // for at least N, so that an epoch outlasts the workers' start on a many-core machine.
+  const maxPerClass = Math.max(60, Math.ceil((60 * Number(values.images)) / 468));
+  const root = join(tmpdir(), `tailor-bench-images-c20-m${maxPerClass}-s400x350`);
   const list = join(root, 'ImageNet_LT_train.txt');
   if (!existsSync(list)) {
     const { synthImageList } = await import('../src/longtail/data/synth-images.js');
@@ -87,7 +90,7 @@ async function ensureData(): Promise<{ root: string; list: string }> {
       out: root,
       classes: 20,
       imbalance: 10,
-      maxPerClass: 60,
+      maxPerClass,
       valPerClass: 0,
       testPerClass: 0,
       width: 400,

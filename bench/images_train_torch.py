@@ -22,7 +22,11 @@ run by scripts/gpu-check.sh on the GPU machine. Prints one JSON line.
 import argparse
 import json
 import os
+import shutil
+import signal
+import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -40,6 +44,28 @@ def init_normed(model):
     for name, p in model.named_parameters():
         if name.startswith("linears.") and p.dim() == 2:
             torch.nn.init.uniform_(p, -1, 1)
+
+
+class GpuUtil:
+    """utilization.gpu sampled every 0.2 s by a background nvidia-smi loop (bench/gpu-util.ts's twin)."""
+
+    def __init__(self, index=0):
+        self.file = tempfile.NamedTemporaryFile(prefix="tailor-gpu-util-", delete=False).name
+        query = f"nvidia-smi -i {index} --query-gpu=utilization.gpu --format=csv,noheader,nounits"
+        self.proc = None
+        if shutil.which("nvidia-smi"):
+            loop = f'while :; do {query} >> "{self.file}"; sleep 0.2; done'
+            self.proc = subprocess.Popen(["sh", "-c", loop], start_new_session=True)
+
+    def stop(self):
+        if self.proc is None:
+            return None
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        self.proc.wait()
+        with open(self.file) as f:
+            values = [float(v) for v in f.read().split() if v.replace(".", "", 1).isdigit()]
+        os.unlink(self.file)
+        return {"mean_percent": sum(values) / len(values), "samples": len(values)} if values else None
 
 
 def train_rate(device, mode, steps, batch, classes, size):
@@ -73,12 +99,14 @@ def train_rate(device, mode, steps, batch, classes, size):
     for _ in range(5 if cuda else 1):
         step()
     sync()
+    util = GpuUtil() if cuda else None
     t0 = time.perf_counter()
     for _ in range(steps):
         step()
     sync()
     seconds = time.perf_counter() - t0
-    return {"images_per_s": steps * batch / seconds, "seconds": seconds, "steps": steps}
+    gpu_util = util.stop() if util else None
+    return {"images_per_s": steps * batch / seconds, "seconds": seconds, "steps": steps, "gpu_util": gpu_util}
 
 
 def agreement(device, batch, classes, size):

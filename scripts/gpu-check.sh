@@ -5,7 +5,8 @@
 #                                    on the development machine: gathers what the GPU machine may
 #                                    lack into .gpu/ (a Node binary, the Node-API and Gloo headers,
 #                                    node-addon-api, the compiled dist/, the runtime npm
-#                                    packages but sharp); carry .gpu there. --with-data also
+#                                    packages with sharp for the image pipeline benchmark);
+#                                    carry .gpu there. --with-data also
 #                                    copies Fashion-MNIST into .gpu-data/ (30 MB: with .gpu and
 #                                    the tree it passes the device tool's 64 MiB, so carry it in
 #                                    a later call than the one that builds; what a call leaves
@@ -27,7 +28,9 @@
 #              whole step in one CUDA graph), and graph mode's checks (graph vs eager, resume)
 #     graphs_build  the CUDA graph binding's compile error, when it had to be built without CUDA
 #     images_train_tailor  bench/images-train.ts: images_train_torch's measurement in tailor, at
-#              the same batch
+#              the same batch (both report the GPU's utilisation over their timed steps)
+#     images_pipeline  bench/images.ts on the machine's cores: tailor's image-list loader against
+#              torchvision's DataLoader at 4, 8 and 16 workers, 6,000 synthetic JPEGs
 # GPU_CHECKS=version,epoch_gpu (a comma list of the fields above) runs only those checks.
 set -u
 want() { case ",${GPU_CHECKS:-all}," in *",all,"* | *",$1,"*) return 0 ;; *) return 1 ;; esac; }
@@ -46,8 +49,8 @@ if [ "${1:-}" = "--prepare" ]; then
   node node_modules/typescript/bin/tsc -p tsconfig.json
   # The compiled library without source maps and tests: what the checks run.
   tar --exclude='*.map' --exclude='dist/test' --exclude='dist/.tsbuildinfo' -czf .gpu/dist.tar.gz dist
-  # The runtime npm packages, but sharp (libvips, loaded only to decode image lists).
-  npm ls --omit=dev --all --parseable | sed 1d | grep -v -e '/sharp$' -e '/@img/' | sed "s|^$(pwd)/node_modules/||" |
+  # The runtime npm packages, sharp's libvips included (it decodes image lists: bench/images.ts).
+  npm ls --omit=dev --all --parseable | sed 1d | sed "s|^$(pwd)/node_modules/||" |
     tar -C node_modules -czf .gpu/node_modules.tgz -T -
   # --with-data: Fashion-MNIST for the GPU benchmark suite (scripts/gpu-suite.sh).
   if [ "${2:-}" = "--with-data" ]; then rm -rf .gpu-data && mkdir -p .gpu-data && cp -r /usr/share/datasets/fashion-mnist .gpu-data/; fi
@@ -152,9 +155,12 @@ want images_train_torch && imgtrain=$(run_json imgtrain 400 "$PY" bench/images_t
 # sit side by side.
 imgtrain_tailor='null'
 $build_ok && want images_train_tailor && imgtrain_tailor=$(run_json imgtrain_tailor 240 "$NODE" dist/bench/images-train.js --device cuda --batch 64 --json)
+# The image-list pipeline on the host's cores (no GPU involved; this is the 16-core machine).
+imgpipe='null'
+want images_pipeline && imgpipe=$(run_json imgpipe 400 "$NODE" dist/bench/images.js --json --workers 4,8,16 --images 6000 --repeats 1 --python "$PY")
 "$NODE" -e '
 const [ok, err, graphsErr, ...parts] = process.argv.slice(1);
 const parse = (s) => { try { return JSON.parse(s); } catch { return { unparsed: s }; } };
-const [version, gpu, amp, gloo, imgtrain, epochgpu, imgtrainTailor] = parts.map(parse);
-console.log(JSON.stringify({ build: { ok: ok === "true", error: err || undefined, libtorch: process.env.TAILOR_LIBTORCH }, graphs_build: graphsErr || undefined, version, gpu, amp_bf16: amp, gloo_cuda: gloo, images_train_torch: imgtrain, epoch_gpu: epochgpu, images_train_tailor: imgtrainTailor }));
-' "$build_ok" "$build_error" "$graphs_error" "$version" "$gpu" "$amp" "$gloo" "$imgtrain" "$epochgpu" "$imgtrain_tailor"
+const [version, gpu, amp, gloo, imgtrain, epochgpu, imgtrainTailor, imgpipe] = parts.map(parse);
+console.log(JSON.stringify({ build: { ok: ok === "true", error: err || undefined, libtorch: process.env.TAILOR_LIBTORCH }, graphs_build: graphsErr || undefined, version, gpu, amp_bf16: amp, gloo_cuda: gloo, images_train_torch: imgtrain, epoch_gpu: epochgpu, images_train_tailor: imgtrainTailor, images_pipeline: imgpipe }));
+' "$build_ok" "$build_error" "$graphs_error" "$version" "$gpu" "$amp" "$gloo" "$imgtrain" "$epochgpu" "$imgtrain_tailor" "$imgpipe"

@@ -19,6 +19,12 @@
 # GRAPH (auto, on or off; default auto) is each run's `--graph`: graph mode against eager mode is
 # the same suite twice, with GRAPH=auto and GRAPH=off into two OUTDIRs (under on, a model whose
 # step cannot be captured, the released PRL variant, stops with the reason).
+# MPS=1 runs the processes under an MPS control daemon of the suite's own (pipe and log directories
+# under TMPDIR, stopped at the end), so that their kernels share the GPU's SMs at once instead of
+# taking turns: one run's ResNet-32 kernels at batch 128 fill a small part of an H100/H200, and
+# six processes taking turns keep it 98 % busy at the same rate of work as one process in graph
+# mode (measured). Where the daemon does not start or a CUDA process cannot reach it, the suite
+# runs without it and its last line says so ("mps": "unavailable: ...").
 # Fashion-MNIST is taken from .gpu-data/fashion-mnist when the default place lacks it
 # (scripts/gpu-check.sh --prepare --with-data; carried in its own call, see there).
 set -u
@@ -33,6 +39,26 @@ if [ ! -f "$fm/train-images-idx3-ubyte.gz" ] && [ -d .gpu-data/fashion-mnist ]; 
   mkdir -p /usr/share/datasets && cp -r .gpu-data/fashion-mnist "$fm"
 fi
 mkdir -p "$out/logs"
+mps=off
+if [ "${MPS:-0}" = 1 ]; then
+  mps="unavailable: nvidia-cuda-mps-control is not on PATH"
+  if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+    CUDA_MPS_PIPE_DIRECTORY=${TMPDIR:-/tmp}/tailor-mps/pipe
+    CUDA_MPS_LOG_DIRECTORY=${TMPDIR:-/tmp}/tailor-mps/log
+    export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    stop_mps() { echo quit | nvidia-cuda-mps-control > /dev/null 2>&1; }
+    probe="const t = await import('$(pwd)/dist/src/torch/index.js'); t.randn([4], 'float32', 'cuda').sum().item();"
+    if nvidia-cuda-mps-control -d && timeout 60 "$NODE" --input-type=module -e "$probe" > "$out/logs/mps.log" 2>&1; then
+      mps=on
+      trap stop_mps EXIT INT TERM
+    else
+      stop_mps
+      unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+      mps="unavailable: the daemon did not start or a CUDA process could not reach it ($out/logs/mps.log)"
+    fi
+  fi
+fi
 start=$(date +%s)
 deadline=$((start + secs))
 train_deadline=$((deadline - table_secs))
@@ -63,9 +89,9 @@ if [ -n "$archive" ]; then
   done
 fi
 "$NODE" -e '
-const [out, secs] = process.argv.slice(1);
+const [out, secs, mps] = process.argv.slice(1);
 const fs = require("fs");
 let table = null; try { table = JSON.parse(fs.readFileSync(out + "/table.json", "utf8")); } catch {}
 const rows = table ? Object.fromEntries(table.rows.map((r) => [r.model + "/" + r.method, r.mean_top1 ? { mean: r.mean_top1.mean, sd: r.mean_top1.sd, n: r.mean_top1.n } : r.unsupported ?? null])) : null;
-console.log(JSON.stringify({ suite_seconds: Number(secs), table_rows: rows }));
-' "$out" "$elapsed"
+console.log(JSON.stringify({ suite_seconds: Number(secs), mps, table_rows: rows }));
+' "$out" "$elapsed" "$mps"

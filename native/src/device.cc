@@ -252,6 +252,24 @@ Napi::Value SetAutocast(const Napi::CallbackInfo& info) {
   });
 }
 
+// cudnnFlags({benchmark?, deterministic?}) -> the flags before: cuDNN's autotuner
+// (torch.backends.cudnn.benchmark) and its deterministic algorithms. Process-wide, as in PyTorch.
+Napi::Value CudnnFlags(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "cudnnFlags: ", [&]() -> Napi::Value {
+    auto& ctx = at::globalContext();
+    Napi::Object previous = Napi::Object::New(env);
+    previous.Set("benchmark", ctx.benchmarkCuDNN());
+    previous.Set("deterministic", ctx.deterministicCuDNN());
+    if (info.Length() > 0 && info[0].IsObject()) {
+      Napi::Object set = info[0].As<Napi::Object>();
+      if (set.Has("benchmark")) ctx.setBenchmarkCuDNN(set.Get("benchmark").ToBoolean().Value());
+      if (set.Has("deterministic")) ctx.setDeterministicCuDNN(set.Get("deterministic").ToBoolean().Value());
+    }
+    return previous;
+  });
+}
+
 Napi::Value DeviceOf(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return guarded(env, "device: ", [&]() -> Napi::Value {
@@ -279,6 +297,7 @@ void initDevice(Napi::Env env, Napi::Object exports) {
   exports.Set("emptyCache", Napi::Function::New(env, EmptyCache));
   exports.Set("setAutocast", Napi::Function::New(env, SetAutocast));
   exports.Set("deviceOf", Napi::Function::New(env, DeviceOf));
+  exports.Set("cudnnFlags", Napi::Function::New(env, CudnnFlags));
   exports.Set("isPinned", Napi::Function::New(env, IsPinned));
 }
 

@@ -15,6 +15,7 @@ export {
 } from './native.js';
 export * from './device.js';
 export * from './amp.js';
+export * as backends from './backends.js';
 export { CUDAGraph, CudaGraphUnavailableError, cudaGraphsInfo, onSideStream } from './cuda-graph.js';
 /** Data-parallel training over libtorch's c10d (torch.distributed): the torchrun environment, process groups, DDP, DistributedSampler. */
 export * as distributed from './distributed/index.js';

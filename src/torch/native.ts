@@ -113,6 +113,11 @@ export interface NativeAddon {
     nesting: 1 | -1,
   ): { enabled: boolean; dtype: number };
   deviceOf(handle: number): string;
+  /** cuDNN's process-wide flags: sets those given, returns all of them as they were. */
+  cudnnFlags(set?: { benchmark?: boolean; deterministic?: boolean }): {
+    benchmark: boolean;
+    deterministic: boolean;
+  };
   /** CUDA graphs (graphs.cc): whether a capture can run here, and why not. */
   cudaGraphsInfo(): { compiled: boolean; available: boolean; reason?: string };
   cudaGraphNew(): number;

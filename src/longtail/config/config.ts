@@ -176,6 +176,9 @@ const TRAINER = obj({
   channels_last: bool(
     'lay out the convolution weights and every batch channels-last (NHWC): faster GPU convolutions, most of all with --amp bf16; --channels-last / --no-channels-last override it',
   ),
+  cudnn_benchmark: bool(
+    "cuDNN's autotuner while training on a GPU (torch.backends.cudnn.benchmark): each convolution shape times the algorithms once and keeps the fastest (default true; no effect on the CPU)",
+  ),
 });
 
 const PRL = obj({

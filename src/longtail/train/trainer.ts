@@ -83,6 +83,12 @@ export interface TrainOptions {
   /** Channels-last: the model's 4-D tensors are laid out NHWC before the first step, every batch before its forward. */
   channelsLast?: boolean;
   /**
+   * cuDNN's autotuner while training on a GPU (torch.backends.cudnn.benchmark; default on, as the
+   * PyTorch references that set it): the fastest convolution algorithm per shape, timed once in
+   * the first steps. No effect on the CPU.
+   */
+  cudnnBenchmark?: boolean;
+  /**
    * Where training batches are drawn (data_loader.args.on_device): true = on the model's device
    * (DeviceBatchSource; an error where the pipeline cannot be), false = on the host, 'auto'
    * (default) = on the device when it is a GPU and the pipeline can be, else on the host.
@@ -155,6 +161,8 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     ? resumeRun(o, o.resumeFrom, run)
     : { history: [], best: null, startEpoch: 1 };
   if (o.channelsLast) channelsLastSystem(o.system);
+  const cudnnBefore = o.system.device.type === 'cuda' ? torch.backends.cudnn.benchmark : null;
+  if (cudnnBefore !== null) torch.backends.cudnn.benchmark = o.cudnnBenchmark ?? true;
   // After a resume too: every rank continues from rank 0's weights.
   const ctx = stepContext(o, run);
   try {
@@ -162,6 +170,7 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     const graphed = ctx.graphed !== null && ctx.graphed.failure === null && ctx.graphed.replays > 0;
     return { ...result, graph: graphed ? 'graph' : 'eager' };
   } finally {
+    if (cudnnBefore !== null) torch.backends.cudnn.benchmark = cudnnBefore;
     ctx.graphed?.dispose();
     ctx.figures.dispose();
     ctx.source?.dispose();

@@ -77,6 +77,7 @@ export function sessionTrainOptions(
     batchSize: data.batchSize,
     balancedSampling: data.balancedSampling,
     ...(data.onDevice !== undefined ? { onDevice: data.onDevice } : {}),
+    cudnnBenchmark: session.config.trainer.cudnn_benchmark ?? true,
   } satisfies Partial<TrainOptions>;
 }
 
