@@ -51,6 +51,14 @@ async function child(): Promise<void> {
   const max = Number(values.images);
   const source = listSource(max > 0 ? { ...list, entries: list.entries.slice(0, max) } : list);
   const workers = Number(values.workers);
+  // a training process has libtorch loaded before its loader starts; so has this one (the JPEG
+  // decoder is in the addon; TAILOR_JPEG=0 decodes with sharp instead)
+  const decoder =
+    process.env.TAILOR_JPEG === '0'
+      ? 'sharp'
+      : (await import('../src/torch/io.js')).jpegDecoder().available
+        ? 'libjpeg-turbo'
+        : 'sharp';
   const t0 = process.hrtime.bigint();
   const c0 = process.cpuUsage();
   // the loader (and its worker threads) start inside the timing, as the DataLoader's workers do
@@ -69,6 +77,7 @@ async function child(): Promise<void> {
     seconds,
     images_per_s: n / seconds,
     cpu_seconds: (cpu.user + cpu.system) / 1e6,
+    impl: decoder,
   };
   console.log(JSON.stringify(run));
 }
@@ -149,6 +158,7 @@ async function driver(): Promise<void> {
       tailor_images_per_cpu_s: tailor!.images / tailor!.cpu_seconds,
       torch_images_per_cpu_s: torch!.images / torch!.cpu_seconds,
       torch_impl: torch!.impl,
+      tailor_decoder: tailor!.impl,
     });
   }
   const result = {
@@ -162,7 +172,7 @@ async function driver(): Promise<void> {
     // (b), training images/s of the SADE ImageNet-LT ResNeXt-50, needs a GPU
     training: {
       measured: false,
-      how: 'scripts/gpu-check.sh on the GPU machine: images_train_torch (PyTorch float32, bf16, bf16 + channels-last); tailor side not yet',
+      how: 'on the GPU machine: GPU_CHECKS=images_train_torch,images_train_tailor scripts/gpu-check.sh (bench/images_train_torch.py and bench/images-train.ts)',
     },
   };
   if (values.json) {

@@ -46,6 +46,13 @@ if [ "${1:-}" = "--prepare" ]; then
   for h in node_api.h node_api_types.h js_native_api.h js_native_api_types.h; do cp "/usr/include/node/$h" .gpu/napi/; done
   cp -r node_modules/node-addon-api .gpu/node-addon-api
   cp -r /usr/include/gloo .gpu/gloo-include/gloo
+  # libjpeg-turbo's headers and library for the addon's JPEG decoder (native/src/jpeg.cc), for a
+  # machine without libjpeg62-turbo-dev; used only where the system has no jpeglib.h
+  mkdir -p .gpu/jpeg/include .gpu/jpeg/lib
+  for h in jpeglib.h jerror.h jmorecfg.h; do cp "/usr/include/$h" .gpu/jpeg/include/; done
+  cp "$(dirname "$(readlink -f /usr/include/jpeglib.h)")"/*/jconfig.h .gpu/jpeg/include/ 2>/dev/null ||
+    cp /usr/include/"$(gcc -print-multiarch)"/jconfig.h .gpu/jpeg/include/
+  cp "$(readlink -f /usr/lib/"$(gcc -print-multiarch)"/libjpeg.so)" .gpu/jpeg/lib/libjpeg.so.62
   node node_modules/typescript/bin/tsc -p tsconfig.json
   # The compiled library without source maps and tests: what the checks run.
   tar --exclude='*.map' --exclude='dist/test' --exclude='dist/.tsbuildinfo' -czf .gpu/dist.tar.gz dist
@@ -99,13 +106,30 @@ else
   napi="-I.gpu/napi -I.gpu/node-addon-api"
   [ -d .gpu/napi ] || napi="-I/usr/include/node -I$("$NODE" -p "require('node-addon-api').include_dir")"
   mkdir -p native/build/Release "$log/obj"
+  # The JPEG decoder: the system's libjpeg, else the carried one; built without it (sharp then
+  # decodes image lists) where neither compiles or links.
+  [ -f /usr/include/jpeglib.h ] || [ ! -d .gpu/jpeg ] || export TAILOR_JPEG_DIR=$root/.gpu/jpeg
+  jpegflags=$("$NODE" native/resolve-jpeg.mjs cflags)
+  jpeglibs=$("$NODE" native/resolve-jpeg.mjs libraries)
   for src in native/src/*.cc; do
     obj=$log/obj/$(basename "$src" .cc).o
+    extra=""
+    [ "$(basename "$src")" = jpeg.cc ] && extra=$jpegflags
     # shellcheck disable=SC2086
     g++ -c -fPIC -O2 -fexceptions -frtti -Wno-deprecated-declarations -DNAPI_VERSION=8 -DNODE_ADDON_API_CPP_EXCEPTIONS \
-      $napi $cflags "$src" -o "$obj" 2> "$obj.err" &
+      $napi $cflags $extra "$src" -o "$obj" 2> "$obj.err" &
   done
   wait
+  build_without_jpeg() {
+    jpeglibs=""
+    # shellcheck disable=SC2086
+    g++ -c -fPIC -O2 -fexceptions -frtti -DNAPI_VERSION=8 -DNODE_ADDON_API_CPP_EXCEPTIONS $napi $cflags \
+      native/src/jpeg.cc -o "$log/obj/jpeg.o" 2> "$log/obj/jpeg.o.err"
+  }
+  if [ -s "$log/obj/jpeg.o.err" ] && grep -q error "$log/obj/jpeg.o.err"; then
+    mv "$log/obj/jpeg.o.err" "$log/jpeg-libjpeg.err"
+    build_without_jpeg
+  fi
   # The CUDA graph binding is the newest and most header-dependent part: when it alone fails,
   # it is built without the CUDA headers (graphs then report unavailable, with the reason) and
   # the error is kept for the report.
@@ -119,7 +143,14 @@ else
   for e in "$log"/obj/*.err; do [ -s "$e" ] && grep -q "error" "$e" && { build_ok=false; build_error="$build_error $(grep -m3 error "$e" | tr '\n' ' ')"; }; done
   if $build_ok; then
     # shellcheck disable=SC2086
-    g++ -shared -o native/build/Release/tailor_native.node "$log"/obj/*.o $ldflags 2> "$log/link.err" || { build_ok=false; build_error=$(head -c 600 "$log/link.err"); }
+    link_addon() { g++ -shared -o native/build/Release/tailor_native.node "$log"/obj/*.o $ldflags $jpeglibs 2> "$log/link.err"; }
+    rm -f native/build/Release/tailor_native.node
+    if ! link_addon && [ -n "$jpeglibs" ]; then
+      mv "$log/link.err" "$log/jpeg-link.err"
+      build_without_jpeg
+      link_addon
+    fi
+    [ -f native/build/Release/tailor_native.node ] || { build_ok=false; build_error=$(head -c 600 "$log/link.err"); }
     "$NODE" native/resolve-libtorch.mjs --json > native/build/libtorch.json
   fi
 fi

@@ -7,8 +7,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-# libgloo-dev: the Gloo headers for libtorch's c10d process groups (data-parallel training).
-APT_PACKAGES="libgloo-dev libjemalloc2 python3-torch python3-sklearn python3-numpy dataset-fashion-mnist chromium g++ make python3"
+# libgloo-dev: the Gloo headers for libtorch's c10d process groups (data-parallel training);
+# libjpeg62-turbo-dev: the addon's JPEG decoder for image lists (native/resolve-jpeg.mjs).
+APT_PACKAGES="libgloo-dev libjpeg62-turbo-dev libjemalloc2 python3-torch python3-sklearn python3-numpy dataset-fashion-mnist chromium g++ make python3"
 case "${TAILOR_LIBTORCH:-system}" in
   system) APT_PACKAGES="libtorch-dev $APT_PACKAGES" ;;
 esac
@@ -36,7 +37,7 @@ fi
 rm -f native/.libtorch-cache.json
 resolved=$(node native/resolve-libtorch.mjs --json)
 recorded=$(cat native/build/libtorch.json 2>/dev/null || true)
-if [ ! -f native/build/Release/tailor_native.node ] || [ "$resolved" != "$recorded" ] || [ -n "$(find native/src native/binding.gyp native/resolve-libtorch.mjs -newer native/build/Release/tailor_native.node 2>/dev/null | head -1)" ]; then
+if [ ! -f native/build/Release/tailor_native.node ] || [ "$resolved" != "$recorded" ] || [ -n "$(find native/src native/binding.gyp native/resolve-libtorch.mjs native/resolve-jpeg.mjs -newer native/build/Release/tailor_native.node 2>/dev/null | head -1)" ]; then
   echo "setup: building the native addon (libtorch: ${TAILOR_LIBTORCH:-system})"
   rm -f native/build/libtorch.json
   npx node-gyp rebuild --directory native --nodedir=/usr

@@ -105,6 +105,7 @@ test(
         'package/native/binding.gyp',
         'package/native/install.mjs',
         'package/native/resolve-libtorch.mjs',
+        'package/native/resolve-jpeg.mjs',
         'package/native/src/addon.cc',
         'package/configs/schema/train.schema.json',
         'package/bin/tailor',

@@ -276,6 +276,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initDevice(env, exports);
   initDistributed(env, exports);
   initGraphs(env, exports);
+  initJpeg(env, exports);
   return exports;
 }
 

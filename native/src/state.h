@@ -79,5 +79,6 @@ void initAutograd(Napi::Env env, Napi::Object exports);
 void initDevice(Napi::Env env, Napi::Object exports);
 void initDistributed(Napi::Env env, Napi::Object exports);
 void initGraphs(Napi::Env env, Napi::Object exports);
+void initJpeg(Napi::Env env, Napi::Object exports);
 
 }  // namespace tailor

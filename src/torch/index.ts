@@ -15,7 +15,10 @@ export {
 } from './native.js';
 export * from './device.js';
 export * from './amp.js';
+/** Process-wide backend switches (torch.backends): cuDNN's autotuner and determinism. */
 export * as backends from './backends.js';
+/** Image decoding in the addon (as torchvision.io): a JPEG's crop box, resized. */
+export * as io from './io.js';
 export { CUDAGraph, CudaGraphUnavailableError, cudaGraphsInfo, onSideStream } from './cuda-graph.js';
 /** Data-parallel training over libtorch's c10d (torch.distributed): the torchrun environment, process groups, DDP, DistributedSampler. */
 export * as distributed from './distributed/index.js';

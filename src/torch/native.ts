@@ -113,6 +113,19 @@ export interface NativeAddon {
     nesting: 1 | -1,
   ): { enabled: boolean; dtype: number };
   deviceOf(handle: number): string;
+  /** The JPEG decoder (jpeg.cc): whether the addon has one. */
+  jpegInfo?(): { available: boolean; reason?: string; libjpeg?: number };
+  /** Present when jpegInfo().available: RGB bytes of the box resized, or null for CMYK. */
+  jpegDecodeBox?(
+    bytes: Uint8Array,
+    left: number,
+    top: number,
+    width: number,
+    height: number,
+    outWidth: number,
+    outHeight: number,
+    maxPixels: number,
+  ): Uint8Array | null;
   /** cuDNN's process-wide flags: sets those given, returns all of them as they were. */
   cudnnFlags(set?: { benchmark?: boolean; deterministic?: boolean }): {
     benchmark: boolean;

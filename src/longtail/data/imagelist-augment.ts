@@ -1,6 +1,7 @@
 // Image-list batches augmented while they are decoded, torchvision's way: RandomResizedCrop picks
-// its box in the original image (from the JPEG header's size), sharp decodes only what the box
-// needs and resizes it straight to the output size, then flip, colour jitter (PIL's 8-bit
+// its box in the original image (from the JPEG header's size), the addon's libjpeg-turbo (JPEGs;
+// src/torch/io.ts) or sharp (the rest) decodes only what the box needs and resizes it straight
+// to the output size, then flip, colour jitter (PIL's 8-bit
 // arithmetic, as torchvision on PIL images) and normalization run on the small result. When the
 // box is at least twice the output size, the whole image is resized first and the box cut
 // afterwards, so that libjpeg decodes at 1/2, 1/4 or 1/8 size (shrink-on-load): a 224 crop of a
@@ -12,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sharp } from 'sharp';
 import { Rng } from '../../util/rng.js';
+import { decodeJpegBox, jpegDecoder } from '../../torch/io.js';
 import { randomResizedCropBox } from './augment.js';
 import { bytesToNormalizedChw, jitterBytes, normalizeTable } from './jitter-bytes.js';
 import type { Batch } from './batches.js';
@@ -138,13 +140,11 @@ export class ListAugmenter {
 
   /** Decodes and augments one image file into out[at .. at + imageLength). */
   async image(file: string, rng: Rng, out: Float32Array, at: number): Promise<void> {
-    const sharp = await loadSharp();
     const size = this.spec.size;
     const bytes = await readFile(file);
-    // failOn 'error' also refuses truncated files; limitInputPixels stops decompression bombs
-    const input = sharp(bytes, { failOn: 'error', limitInputPixels: MAX_IMAGE_PIXELS });
     // a JPEG's size is read from its frame header here: asking libvips costs as much as a resize
-    const dims = jpegSize(bytes) ?? (await input.metadata());
+    const header = jpegSize(bytes);
+    const dims = header ?? (await (await loadSharp())(bytes, SHARP_INPUT).metadata());
     const w0 = dims.width;
     const h0 = dims.height;
     if (!w0 || !h0) throw new Error('no image dimensions');
@@ -157,16 +157,27 @@ export class ListAugmenter {
     } else {
       box = centerBox(w0, h0, size, this.spec.resizeSize ?? Math.round((size * 256) / 224));
     }
-    // no EXIF auto-rotation: PIL's loader in the reference code does not rotate either
-    const { data, info } = await cropResize(input, w0, h0, box, size, size)
-      .removeAlpha()
-      .toColourspace('srgb')
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    if (info.width !== size || info.height !== size)
-      throw new Error(`decoded to ${info.width}x${info.height}, expected ${size}x${size}`);
+    // JPEGs through the addon's libjpeg-turbo where it has one (CMYK ones, and everything else,
+    // through sharp); no EXIF auto-rotation either way: PIL's loader in the reference code does
+    // not rotate either
+    const fromJpeg = header && useNativeJpeg() ? decodeJpegBox(bytes, box, size, size, MAX_IMAGE_PIXELS) : null;
+    let data: Uint8Array;
+    let channels: number;
+    if (fromJpeg) {
+      data = fromJpeg;
+      channels = 3;
+    } else {
+      const decoded = await cropResize((await loadSharp())(bytes, SHARP_INPUT), w0, h0, box, size, size)
+        .removeAlpha()
+        .toColourspace('srgb')
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      if (decoded.info.width !== size || decoded.info.height !== size)
+        throw new Error(`decoded to ${decoded.info.width}x${decoded.info.height}, expected ${size}x${size}`);
+      data = decoded.data;
+      channels = decoded.info.channels;
+    }
     let rgb: Uint8Array = data;
-    let channels = info.channels;
     if (this.jitter > 0) {
       if (channels !== 3) {
         rgb = toRgb(data, channels, size * size);
@@ -177,6 +188,19 @@ export class ListAugmenter {
     }
     bytesToNormalizedChw(rgb, channels, size, flip, this.lut, out.subarray(at, at + this.imageLength));
   }
+}
+
+// failOn 'error' also refuses truncated files; limitInputPixels stops decompression bombs
+const SHARP_INPUT = { failOn: 'error', limitInputPixels: MAX_IMAGE_PIXELS } as const;
+
+let nativeJpeg: boolean | undefined;
+/**
+ * Whether JPEGs go through the addon's decoder: where it was built with libjpeg, unless
+ * TAILOR_JPEG=0 (sharp for every image, as before the decoder; the benchmark's comparison).
+ */
+function useNativeJpeg(): boolean {
+  nativeJpeg ??= process.env.TAILOR_JPEG !== '0' && jpegDecoder().available;
+  return nativeJpeg;
 }
 
 /** Interleaved bytes of 1, 2 or 4+ channels as RGB (grey repeated; alpha dropped). */
