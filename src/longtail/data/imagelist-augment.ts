@@ -9,7 +9,9 @@
 //
 // Every image draws from its own generator, seeded by (seed, epoch, batch, position), so a batch
 // is the same whichever thread builds it, in whichever order its images finish decoding.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { isMainThread } from 'node:worker_threads';
 import { join } from 'node:path';
 import type { Sharp } from 'sharp';
 import { Rng } from '../../util/rng.js';
@@ -141,7 +143,9 @@ export class ListAugmenter {
   /** Decodes and augments one image file into out[at .. at + imageLength). */
   async image(file: string, rng: Rng, out: Float32Array, at: number): Promise<void> {
     const size = this.spec.size;
-    const bytes = await readFile(file);
+    // a loader worker thread has nothing else to do meanwhile: a plain read saves the round trip
+    // through libuv's pool; the main thread (num_workers 0) keeps reading asynchronously
+    const bytes = isMainThread ? await readFile(file) : readFileSync(file);
     // a JPEG's size is read from its frame header here: asking libvips costs as much as a resize
     const header = jpegSize(bytes);
     const dims = header ?? (await (await loadSharp())(bytes, SHARP_INPUT).metadata());
