@@ -48,6 +48,18 @@ void onMessage(j_common_ptr cinfo, int level) {
   if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) err->truncated = true;
 }
 
+// A progressive JPEG can hold thousands of tiny scans that take minutes to decode (libjpeg-turbo's
+// TJFLAG_LIMITSCANS guards the same way): more than 500 is an error, not a hang.
+constexpr int MAX_SCANS = 500;
+void onProgress(j_common_ptr cinfo) {
+  auto* d = reinterpret_cast<j_decompress_ptr>(cinfo);
+  if (cinfo->is_decompressor && d->input_scan_number > MAX_SCANS) {
+    auto* err = reinterpret_cast<ErrorManager*>(cinfo->err);
+    std::snprintf(err->message, sizeof err->message, "a progressive JPEG of more than %d scans", MAX_SCANS);
+    longjmp(err->jump, 1);
+  }
+}
+
 // PIL's precompute_coeffs for the bilinear (triangle) filter: for each output pixel the first
 // input pixel and the normalized weights over [in0, in1) of an input of `inSize` pixels.
 struct Coefficients {
@@ -122,7 +134,10 @@ Napi::Value JpegDecodeBox(const Napi::CallbackInfo& info) {
   err.pub.error_exit = onError;
   err.pub.emit_message = onMessage;
   err.truncated = false;
+  jpeg_progress_mgr progress;
+  progress.progress_monitor = onProgress;
   jpeg_create_decompress(&cinfo);
+  cinfo.progress = &progress;
   if (setjmp(err.jump)) {
     failure = err.message;
   } else {

@@ -33,6 +33,7 @@ import { syntheticGmm, syntheticLongtail } from '../report/fixtures.js';
 import { readFashionMnist } from '../../src/longtail/data/idx.js';
 import { readCifar } from '../../src/longtail/data/cifar.js';
 import { decodeImage, readImageList } from '../../src/longtail/data/imagelist.js';
+import { ImageListLoader, listSource } from '../../src/longtail/data/imagelist-loader.js';
 import { readJcamp } from '../../src/nmr/io/jcamp.js';
 import { readBruker } from '../../src/nmr/io/bruker.js';
 import { readPipe } from '../../src/nmr/io/nmrpipe.js';
@@ -201,6 +202,35 @@ export const TARGETS: FuzzTarget[] = [
     mutable: ['img.png'],
     run: async (dir) => {
       await decodeImage(join(dir, 'img.png'), { height: 16, width: 16 });
+    },
+  },
+  {
+    // the training pipeline's decoder: the addon's libjpeg-turbo where it has one (sharp else)
+    name: 'image-list JPEGs (training pipeline)',
+    native: true,
+    kind: 'binary',
+    seeds: async () => {
+      const pixels = Buffer.from(makeImages(1, 40 * 30 * 3));
+      const img = () => sharp(pixels, { raw: { width: 40, height: 30, channels: 3 } });
+      const jpegs = [
+        await img().jpeg({ quality: 80 }).toBuffer(),
+        await img().jpeg({ quality: 90, progressive: true }).toBuffer(),
+        await img().grayscale().jpeg({ quality: 70 }).toBuffer(),
+      ];
+      return jpegs.map((j) => ({ 'list.txt': text('train/a.JPEG 0\n'), 'train/a.JPEG': new Uint8Array(j) }));
+    },
+    mutable: ['train/a.JPEG'],
+    run: async (dir) => {
+      const source = listSource(readImageList(dir, join(dir, 'list.txt')));
+      const loader = new ImageListLoader(source, {
+        spec: { stage: 'train', kind: 'imagenet', size: 24 },
+        workers: 0,
+      });
+      try {
+        for await (const b of loader.epoch({ batchSize: 1, sampler: 'sequential' })) void b;
+      } finally {
+        await loader.close();
+      }
     },
   },
   {
