@@ -155,6 +155,39 @@ test(
   },
 );
 
+test(
+  'decodeJpegBox: a progressive JPEG of more than 500 scans is refused, not decoded for minutes',
+  { skip },
+  async () => {
+    const [w, h] = [64, 48];
+    const jpg = await sharp(Buffer.from(picture(w, h)), { raw: { width: w, height: h, channels: 3 } })
+      .jpeg({ quality: 90, progressive: true })
+      .toBuffer();
+    // its last scan (from the last SOS marker to EOI) repeated 600 times
+    let last = -1;
+    for (let i = 2; i < jpg.length - 1; i++) if (jpg[i] === 0xff && jpg[i + 1] === 0xda) last = i;
+    const scan = jpg.subarray(last, jpg.length - 2);
+    const flood = Buffer.concat([
+      jpg.subarray(0, jpg.length - 2),
+      ...Array<Buffer>(600).fill(scan),
+      Buffer.from([0xff, 0xd9]),
+    ]);
+    const box = { left: 0, top: 0, width: w, height: h };
+    assert.equal(torch.io.decodeJpegBox(jpg, box, 32, 24)!.length, 32 * 24 * 3, 'the original decodes');
+    const tenScans = Buffer.concat([
+      jpg.subarray(0, jpg.length - 2),
+      ...Array<Buffer>(10).fill(scan),
+      Buffer.from([0xff, 0xd9]),
+    ]);
+    assert.equal(
+      torch.io.decodeJpegBox(tenScans, box, 32, 24)!.length,
+      32 * 24 * 3,
+      'a few repeated scans decode',
+    );
+    assert.throws(() => torch.io.decodeJpegBox(flood, box, 32, 24), /more than 500 scans/);
+  },
+);
+
 test('jpegDecoder: says whether this addon decodes JPEGs, and why not', () => {
   const info = torch.io.jpegDecoder();
   assert.equal(typeof info.available, 'boolean');
