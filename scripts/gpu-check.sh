@@ -3,10 +3,10 @@
 #
 #   scripts/gpu-check.sh --prepare [--with-data]
 #                                    on the development machine: gathers what the GPU machine may
-#                                    lack into .gpu/ (a Node binary, the Node-API and Gloo headers,
-#                                    node-addon-api, the compiled dist/, the runtime npm
-#                                    packages with sharp for the image pipeline benchmark);
-#                                    carry .gpu there. --with-data also
+#                                    lack into .gpu/ (a Node binary, the Node-API, Gloo and
+#                                    libjpeg headers, libjpeg, node-addon-api, the compiled
+#                                    dist/, the runtime npm packages with sharp for the image
+#                                    pipeline benchmark); carry .gpu there. --with-data also
 #                                    copies Fashion-MNIST into .gpu-data/ (30 MB: with .gpu and
 #                                    the tree it passes the device tool's 64 MiB, so carry it in
 #                                    a later call than the one that builds; what a call leaves
