@@ -10,7 +10,9 @@ import { native } from './native.js';
  *
  * @example
  * ```ts
+ * import * as torch from 'tailor/torch';
  * torch.backends.cudnn.benchmark = true; // as torch.backends.cudnn.benchmark = True
+ * console.log(torch.backends.cudnn.deterministic); // false unless set
  * ```
  */
 export const cudnn = {

@@ -36,7 +36,13 @@ export function jpegDecoder(): { available: boolean; reason?: string } {
  *   positive integer.
  * @example
  * ```ts
- * const rgb = torch.io.decodeJpegBox(readFileSync('a.jpg'), { left: 0, top: 0, width: 300, height: 200 }, 224, 224);
+ * import { readFileSync } from 'node:fs';
+ * import * as torch from 'tailor/torch';
+ * const bytes = readFileSync('photo.jpg');
+ * if (torch.io.jpegDecoder().available) {
+ *   const rgb = torch.io.decodeJpegBox(bytes, { left: 0, top: 0, width: 300, height: 200 }, 224, 224);
+ *   console.log(rgb?.length); // 224 * 224 * 3, or undefined for a CMYK JPEG
+ * }
  * ```
  */
 export function decodeJpegBox(
