@@ -17,7 +17,7 @@ import type { Sharp } from 'sharp';
 import { Rng } from '../../util/rng.js';
 import { decodeJpegBox, jpegDecoder } from '../../torch/io.js';
 import { randomResizedCropBox } from './augment.js';
-import { bytesToNormalizedChw, jitterBytes, normalizeTable } from './jitter-bytes.js';
+import { bytesToNormalizedChw, jitterBytesDeferred, normalizeTable } from './jitter-bytes.js';
 import type { Batch } from './batches.js';
 import { NORMALIZATION } from './pipelines.js';
 import { DataFormatError } from './types.js';
@@ -182,15 +182,17 @@ export class ListAugmenter {
       channels = decoded.info.channels;
     }
     let rgb: Uint8Array = data;
+    let byteMap: Uint8Array | null = null;
     if (this.jitter > 0) {
       if (channels !== 3) {
         rgb = toRgb(data, channels, size * size);
         channels = 3;
       }
-      // flip and jitter commute (the jitter's statistics are over the whole image)
-      jitterBytes(rgb, this.jitter, rng);
+      // flip and jitter commute (the jitter's statistics are over the whole image); a trailing
+      // brightness / contrast map is folded into the normalization's table
+      byteMap = jitterBytesDeferred(rgb, this.jitter, rng);
     }
-    bytesToNormalizedChw(rgb, channels, size, flip, this.lut, out.subarray(at, at + this.imageLength));
+    bytesToNormalizedChw(rgb, channels, size, flip, this.lut, out.subarray(at, at + this.imageLength), byteMap);
   }
 }
 

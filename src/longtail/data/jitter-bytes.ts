@@ -32,31 +32,53 @@ export function brightnessBytes(d: Uint8Array, factor: number): void {
   applyTable(d, blendTable(0, Math.fround(factor)));
 }
 
-/** ImageEnhance.Contrast: blend with the image's mean luma, rounded to a byte. */
-export function contrastBytes(d: Uint8Array, factor: number): void {
+/** The mean luma of the image, as ImageEnhance.Contrast rounds it, of `table`-mapped bytes if given. */
+function meanLuma(d: Uint8Array, table: Uint8Array | null): number {
   let sum = 0;
-  for (let i = 0; i < d.length; i += 3) sum += luma(d[i]!, d[i + 1]!, d[i + 2]!);
-  const mean = Math.trunc(sum / (d.length / 3) + 0.5);
-  applyTable(d, blendTable(mean, Math.fround(factor)));
+  if (table) for (let i = 0; i < d.length; i += 3) sum += luma(table[d[i]!]!, table[d[i + 1]!]!, table[d[i + 2]!]!);
+  else for (let i = 0; i < d.length; i += 3) sum += luma(d[i]!, d[i + 1]!, d[i + 2]!);
+  return Math.trunc(sum / (d.length / 3) + 0.5);
 }
 
-/** ImageEnhance.Color (saturation): blend every pixel with its own luma. */
-export function saturationBytes(d: Uint8Array, factor: number): void {
+/** ImageEnhance.Contrast: blend with the image's mean luma, rounded to a byte. */
+export function contrastBytes(d: Uint8Array, factor: number): void {
+  applyTable(d, blendTable(meanLuma(d, null), Math.fround(factor)));
+}
+
+/**
+ * ImageEnhance.Color (saturation): blend every pixel with its own luma. `table`, if given, maps
+ * the bytes first (a byte map not yet applied), in the same pass.
+ */
+export function saturationBytes(d: Uint8Array, factor: number, table: Uint8Array | null = null): void {
   const a = Math.fround(factor);
-  // the blend of (luma l, value v) for every pair that can occur, looked up as table[l * 256 + v]
-  const table = new Uint8Array(256 * 256);
+  // the blend of (luma l, value v) for every pair that can occur, looked up as blends[l * 256 + v]
+  const blends = new Uint8Array(256 * 256);
   const done = new Uint8Array(256);
+  const map = table ?? IDENTITY;
   for (let i = 0; i < d.length; i += 3) {
-    const l = luma(d[i]!, d[i + 1]!, d[i + 2]!);
+    const r = map[d[i]!]!;
+    const g = map[d[i + 1]!]!;
+    const b = map[d[i + 2]!]!;
+    const l = luma(r, g, b);
     const row = l << 8;
     if (done[l] === 0) {
-      for (let v = 0; v < 256; v++) table[row + v] = blend(l, v, a);
+      for (let v = 0; v < 256; v++) blends[row + v] = blend(l, v, a);
       done[l] = 1;
     }
-    d[i] = table[row + d[i]!]!;
-    d[i + 1] = table[row + d[i + 1]!]!;
-    d[i + 2] = table[row + d[i + 2]!]!;
+    d[i] = blends[row + r]!;
+    d[i + 1] = blends[row + g]!;
+    d[i + 2] = blends[row + b]!;
   }
+}
+
+const IDENTITY = Uint8Array.from({ length: 256 }, (_, v) => v);
+
+/** `first` then `then`, as one byte map (first null: `then` alone). */
+function compose(first: Uint8Array | null, then: Uint8Array): Uint8Array {
+  if (!first) return then;
+  const out = new Uint8Array(256);
+  for (let v = 0; v < 256; v++) out[v] = then[first[v]!]!;
+  return out;
 }
 
 /**
@@ -65,17 +87,33 @@ export function saturationBytes(d: Uint8Array, factor: number): void {
  * factors, each uniform in [max(0, 1 - v), 1 + v]), PIL's arithmetic.
  */
 export function jitterBytes(d: Uint8Array, strength: number, rng: Rng): void {
+  const rest = jitterBytesDeferred(d, strength, rng);
+  if (rest) applyTable(d, rest);
+}
+
+/**
+ * jitterBytes with its trailing byte maps left to the caller: brightness and contrast map each
+ * byte on its own, so a run of them composes into one table (contrast's mean taken through the
+ * table), applied by the next saturation in its own pass, or returned (null: none) for the
+ * normalization to fold in. The bytes that result are jitterBytes' exactly.
+ */
+export function jitterBytesDeferred(d: Uint8Array, strength: number, rng: Rng): Uint8Array | null {
   const order = rng.permutation(4);
   const lo = Math.max(0, 1 - strength);
   const factor = (): number => lo + rng.uniform() * (1 + strength - lo);
   const b = factor();
   const c = factor();
   const s = factor();
+  let pending: Uint8Array | null = null;
   for (const k of order) {
-    if (k === 0) brightnessBytes(d, b);
-    else if (k === 1) contrastBytes(d, c);
-    else if (k === 2) saturationBytes(d, s);
+    if (k === 0) pending = compose(pending, blendTable(0, Math.fround(b)));
+    else if (k === 1) pending = compose(pending, blendTable(meanLuma(d, pending), Math.fround(c)));
+    else if (k === 2) {
+      saturationBytes(d, s, pending);
+      pending = null;
+    }
   }
+  return pending;
 }
 
 /**
@@ -92,7 +130,10 @@ export function normalizeTable(mean: readonly number[], std: readonly number[]):
   return lut;
 }
 
-/** Interleaved bytes (1 or 3+ channels) -> normalized CHW floats through `lut`, mirrored when `flip`. */
+/**
+ * Interleaved bytes (1 or 3+ channels) -> normalized CHW floats through `lut`, mirrored when
+ * `flip`; `byteMap` (jitterBytesDeferred's rest) maps each byte first.
+ */
 export function bytesToNormalizedChw(
   data: Uint8Array,
   channels: number,
@@ -100,7 +141,14 @@ export function bytesToNormalizedChw(
   flip: boolean,
   lut: Float32Array,
   out: Float32Array,
+  byteMap: Uint8Array | null = null,
 ): void {
+  if (byteMap) {
+    // the bytes' pending map folded into the table: one lookup per byte still
+    const folded = new Float32Array(3 * 256);
+    for (let c = 0; c < 3; c++) for (let v = 0; v < 256; v++) folded[c * 256 + v] = lut[c * 256 + byteMap[v]!]!;
+    lut = folded;
+  }
   const plane = size * size;
   const step = channels >= 3 ? 1 : 0;
   for (let y = 0; y < size; y++) {
