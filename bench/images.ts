@@ -14,11 +14,11 @@
 // shared machine measures the neighbours too, so the CPU seconds of each run (all its threads,
 // or the Python process and its workers) are reported beside it.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { synthImageSet } from './images-data.js';
 
 const { values } = parseArgs({
   options: {
@@ -87,28 +87,7 @@ async function ensureData(): Promise<{ root: string; list: string }> {
     const list = values.list ?? join(values.root, 'ImageNet_LT_train.txt');
     return { root: values.root, list };
   }
-  // 60 images in the head class give 468 in all (20 classes, imbalance 10); --images N asks
-  // for at least N, so that an epoch outlasts the workers' start on a many-core machine.
-  const maxPerClass = Math.max(60, Math.ceil((60 * Number(values.images)) / 468));
-  const root = join(tmpdir(), `tailor-bench-images-c20-m${maxPerClass}-s400x350`);
-  const list = join(root, 'ImageNet_LT_train.txt');
-  if (!existsSync(list)) {
-    const { synthImageList } = await import('../src/longtail/data/synth-images.js');
-    const t0 = Date.now();
-    await synthImageList({
-      out: root,
-      classes: 20,
-      imbalance: 10,
-      maxPerClass,
-      valPerClass: 0,
-      testPerClass: 0,
-      width: 400,
-      height: 350,
-      quality: 90,
-    });
-    if (!values.json) console.log(`wrote the synthetic set to ${root} in ${(Date.now() - t0) / 1000} s`);
-  }
-  return { root, list };
+  return synthImageSet({ images: Number(values.images), log: values.json ? undefined : console.log });
 }
 
 function parseRun(out: string, err: string, what: string): Run {

@@ -31,6 +31,9 @@
 #              the same batch (both report the GPU's utilisation over their timed steps)
 #     images_pipeline  bench/images.ts on the machine's cores: tailor's image-list loader against
 #              torchvision's DataLoader at 4, 8 and 16 workers, 6,000 synthetic JPEGs
+#     images_e2e  bench/images-e2e.ts: the SADE ResNeXt-50 config trained from those JPEGs by
+#              `tailor train` (8 workers) against PyTorch with an 8-worker DataLoader, float32 and
+#              bf16 + channels-last, last epoch's images/s and GPU utilisation
 # GPU_CHECKS=version,epoch_gpu (a comma list of the fields above) runs only those checks.
 set -u
 want() { case ",${GPU_CHECKS:-all}," in *",all,"* | *",$1,"*) return 0 ;; *) return 1 ;; esac; }
@@ -189,9 +192,12 @@ $build_ok && want images_train_tailor && imgtrain_tailor=$(run_json imgtrain_tai
 # The image-list pipeline on the host's cores (no GPU involved; this is the 16-core machine).
 imgpipe='null'
 want images_pipeline && imgpipe=$(run_json imgpipe 400 "$NODE" dist/bench/images.js --json --workers 4,8,16 --images 6000 --repeats 1 --python "$PY")
+# The same JPEGs feeding ResNeXt-50 training, both sides end to end.
+imge2e='null'
+$build_ok && want images_e2e && imge2e=$(run_json imge2e 500 "$NODE" dist/bench/images-e2e.js --device cuda --workers 8 --batch 64 --images 6000 --epochs 2 --python "$PY" --json)
 "$NODE" -e '
 const [ok, err, graphsErr, ...parts] = process.argv.slice(1);
 const parse = (s) => { try { return JSON.parse(s); } catch { return { unparsed: s }; } };
-const [version, gpu, amp, gloo, imgtrain, epochgpu, imgtrainTailor, imgpipe] = parts.map(parse);
-console.log(JSON.stringify({ build: { ok: ok === "true", error: err || undefined, libtorch: process.env.TAILOR_LIBTORCH }, graphs_build: graphsErr || undefined, version, gpu, amp_bf16: amp, gloo_cuda: gloo, images_train_torch: imgtrain, epoch_gpu: epochgpu, images_train_tailor: imgtrainTailor, images_pipeline: imgpipe }));
-' "$build_ok" "$build_error" "$graphs_error" "$version" "$gpu" "$amp" "$gloo" "$imgtrain" "$epochgpu" "$imgtrain_tailor" "$imgpipe"
+const [version, gpu, amp, gloo, imgtrain, epochgpu, imgtrainTailor, imgpipe, imge2e] = parts.map(parse);
+console.log(JSON.stringify({ build: { ok: ok === "true", error: err || undefined, libtorch: process.env.TAILOR_LIBTORCH }, graphs_build: graphsErr || undefined, version, gpu, amp_bf16: amp, gloo_cuda: gloo, images_train_torch: imgtrain, epoch_gpu: epochgpu, images_train_tailor: imgtrainTailor, images_pipeline: imgpipe, images_e2e: imge2e }));
+' "$build_ok" "$build_error" "$graphs_error" "$version" "$gpu" "$amp" "$gloo" "$imgtrain" "$epochgpu" "$imgtrain_tailor" "$imgpipe" "$imge2e"
