@@ -123,7 +123,9 @@ function torchSide(root: string, list: string, mode: Mode): Side {
     if (out.error) throw new Error(out.error);
     return out;
   } catch (error) {
-    throw new Error(`the PyTorch side failed: ${(error as Error).message}\n${run.stderr.slice(-2000)}`);
+    throw new Error(`the PyTorch side failed: ${(error as Error).message}\n${run.stderr.slice(-2000)}`, {
+      cause: error,
+    });
   }
 }
 
