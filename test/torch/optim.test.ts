@@ -223,3 +223,56 @@ test('an optimizer step inside a training loop leaks nothing', () => {
   opt.dispose();
   torch.dispose([w, x]);
 });
+
+test('SGD: the multi-tensor step (foreach) gives the per-parameter step bit for bit', () => {
+  const configs = [
+    { lr: 0.1 },
+    { lr: 0.1, momentum: 0.9 },
+    { lr: 0.05, momentum: 0.9, nesterov: true, weightDecay: 5e-4 },
+    { lr: 0.05, momentum: 0.8, dampening: 0.1, weightDecay: 1e-3 },
+    { lr: 0.02, momentum: 0.9, nesterov: true },
+  ];
+  const run = (options: (typeof configs)[number], foreach: boolean, capturable: boolean) => {
+    torch.manualSeed(3);
+    const params = [torch.randn([4, 3]), torch.randn([3]), torch.randn([2, 2]), torch.randn([5])].map((p) =>
+      p.requiresGrad_(true),
+    );
+    // a second group that maximizes (always per parameter), and a parameter that never gets a gradient
+    const opt = new SGD(
+      [{ params: params.slice(0, 3) }, { params: params.slice(3), maximize: true, lr: 0.01 }],
+      options,
+    );
+    opt.foreach = foreach;
+    opt.capturable = capturable;
+    for (let step = 0; step < 4; step++) {
+      torch.tidy(() => {
+        const x = torch.randn([3]);
+        params[0]!
+          .matmul(x)
+          .square()
+          .sum()
+          .add(params[1]!.mul(x).sum())
+          .add(params[3]!.square().sum())
+          .backward();
+      });
+      if (step === 2) opt.paramGroups[0]!.lr *= 0.5;
+      opt.syncLearningRates();
+      opt.step();
+      opt.zeroGrad();
+    }
+    const out = params.map((p) => Array.from(p.toFloat32Array()));
+    opt.dispose();
+    torch.dispose(params);
+    return out;
+  };
+  for (const options of configs)
+    for (const capturable of [false, true])
+      assert.deepEqual(
+        run(options, true, capturable),
+        run(options, false, capturable),
+        `${JSON.stringify(options)} capturable ${capturable}`,
+      );
+  const opt = new SGD([torch.zeros([2]).requiresGrad_(true)], { lr: 0.1 });
+  assert.equal(opt.foreach, null, 'default: decided by where the parameters are (the GPU)');
+  opt.dispose();
+});

@@ -414,6 +414,34 @@ export function addcmul_(self_: Tensor, tensor1: Tensor, tensor2: Tensor, value?
   return self_;
 }
 
+let op__foreach_add_List = -1;
+/** `aten::_foreach_add.List(Tensor[] self, Tensor[] other, *, Scalar alpha=1) -> Tensor[]` */
+export function _foreach_add_List(self_: Tensor[], other: Tensor[], alpha?: Scalar): Tensor[] {
+  if (op__foreach_add_List < 0) op__foreach_add_List = native.resolve('aten::_foreach_add', 'List');
+  return (native.call(op__foreach_add_List, self_.map((t) => t.handle), other.map((t) => t.handle), alpha === undefined ? undefined : scalarArg(alpha)) as number[]).map(wrap);
+}
+
+let op__foreach_add__List = -1;
+/** `aten::_foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()` */
+export function _foreach_add__List(self_: Tensor[], other: Tensor[], alpha?: Scalar): void {
+  if (op__foreach_add__List < 0) op__foreach_add__List = native.resolve('aten::_foreach_add_', 'List');
+  native.callVoid(op__foreach_add__List, self_.map((t) => t.handle), other.map((t) => t.handle), alpha === undefined ? undefined : scalarArg(alpha));
+}
+
+let op__foreach_mul__Scalar = -1;
+/** `aten::_foreach_mul_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()` */
+export function _foreach_mul__Scalar(self_: Tensor[], scalar: Scalar): void {
+  if (op__foreach_mul__Scalar < 0) op__foreach_mul__Scalar = native.resolve('aten::_foreach_mul_', 'Scalar');
+  native.callVoid(op__foreach_mul__Scalar, self_.map((t) => t.handle), scalarArg(scalar));
+}
+
+let op__foreach_addcmul__Scalar = -1;
+/** `aten::_foreach_addcmul_.Scalar(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar value=1) -> ()` */
+export function _foreach_addcmul__Scalar(self_: Tensor[], tensor1: Tensor[], tensor2: Tensor[], value?: Scalar): void {
+  if (op__foreach_addcmul__Scalar < 0) op__foreach_addcmul__Scalar = native.resolve('aten::_foreach_addcmul_', 'Scalar');
+  native.callVoid(op__foreach_addcmul__Scalar, self_.map((t) => t.handle), tensor1.map((t) => t.handle), tensor2.map((t) => t.handle), value === undefined ? undefined : scalarArg(value));
+}
+
 let op_addcdiv_ = -1;
 /** `aten::addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)` */
 export function addcdiv_(self_: Tensor, tensor1: Tensor, tensor2: Tensor, value?: Scalar): Tensor {

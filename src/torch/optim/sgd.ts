@@ -1,9 +1,11 @@
 // SGD with momentum, dampening, Nesterov and (L2) weight decay, in exactly PyTorch 1.13's order of
-// operations (torch/optim/sgd.py, _single_tensor_sgd), so results match it to float rounding.
+// operations (torch/optim/sgd.py: _single_tensor_sgd, and on CUDA _multi_tensor_sgd, the same
+// arithmetic in a few multi-tensor kernels per group), so results match it to float rounding.
 import type { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { scalarTensor } from '../creation.js';
-import { keep } from '../scope.js';
+import { noGrad } from '../autograd.js';
+import { keep, tidy } from '../scope.js';
 import { Optimizer, checkNumber, type ParamGroup, type ParamGroupInput } from './optimizer.js';
 
 /** Hyperparameters of SGD (torch.optim.SGD): lr, momentum, dampening, weightDecay (default 0), nesterov, maximize (default false). */
@@ -96,8 +98,77 @@ export class SGD extends Optimizer<SGDOptions> {
   /** Capturable mode's learning rates: each group's device tensor and the value last written to it. */
   private rates: Map<ParamGroup<SGDOptions>, { tensor: Tensor; written: number }> | null = null;
 
+  /**
+   * The multi-tensor step (PyTorch's `foreach`): each group's update in a few `_foreach_` kernels
+   * instead of several per parameter, the same arithmetic. null (the default) uses it where every
+   * parameter of a group is on a GPU, as PyTorch does, where the per-parameter kernels' launches
+   * (and, in a CUDA graph, their minimum run times) add up; the CPU keeps the per-parameter
+   * step, so CPU results are unchanged bit for bit. Groups with `maximize` step per parameter.
+   */
+  foreach: boolean | null = null;
+
   step(): void {
+    const perParameter = this.paramGroups.filter((g) => !this.stepsForeach(g));
+    if (perParameter.length === this.paramGroups.length) this.stepEach(() => true);
+    else if (perParameter.length > 0) {
+      this.stepForeach(this.paramGroups.filter((g) => this.stepsForeach(g)));
+      this.stepEach((g) => perParameter.includes(g));
+    } else this.stepForeach(this.paramGroups);
+  }
+
+  private stepsForeach(group: ParamGroup<SGDOptions>): boolean {
+    if (group.maximize || group.params.length === 0) return false;
+    return this.foreach ?? group.params.every((p) => p.device.type === 'cuda');
+  }
+
+  /** _multi_tensor_sgd: per group, the parameters with gradients updated together. */
+  private stepForeach(groups: ParamGroup<SGDOptions>[]): void {
+    noGrad(() =>
+      tidy(() => {
+        for (const group of groups) {
+          const params = group.params.filter((p) => p.grad);
+          if (params.length === 0) continue;
+          const grads = params.map((p) => p.grad!);
+          const { lr, momentum, dampening, weightDecay, nesterov } = group;
+          let d = weightDecay !== 0 ? aten._foreach_add_List(grads, params, weightDecay) : grads;
+          const owned = weightDecay !== 0;
+          if (momentum !== 0) {
+            const bufs: Tensor[] = [];
+            const updated: Tensor[] = [];
+            const updates: Tensor[] = [];
+            params.forEach((p, i) => {
+              const state = this.stateOf(p);
+              const buf = state.momentumBuffer as Tensor | undefined;
+              if (buf === undefined) {
+                bufs.push(this.setStateTensor(state, 'momentumBuffer', d[i]!.clone().detach()));
+              } else {
+                bufs.push(buf);
+                updated.push(buf);
+                updates.push(d[i]!);
+              }
+            });
+            if (updated.length > 0) {
+              aten._foreach_mul__Scalar(updated, momentum);
+              aten._foreach_add__List(updated, updates, 1 - dampening);
+            }
+            if (nesterov) {
+              if (owned) aten._foreach_add__List(d, bufs, momentum);
+              else d = aten._foreach_add_List(d, bufs, momentum);
+            } else d = bufs;
+          }
+          const rate = this.rates?.get(group);
+          if (rate)
+            aten._foreach_addcmul__Scalar(params, d, Array<Tensor>(params.length).fill(rate.tensor), -1);
+          else aten._foreach_add__List(params, d, -lr);
+        }
+      }),
+    );
+  }
+
+  /** _single_tensor_sgd, for the groups `which` accepts. */
+  private stepEach(which: (group: ParamGroup<SGDOptions>) => boolean): void {
     this.updateEach((p, grad, group) => {
+      if (!which(group)) return;
       const { lr, momentum, dampening, weightDecay, nesterov, maximize } = group;
       // In-place arithmetic on d only once it is a temporary of ours (never on p.grad itself):
       // the same kernels on the same values, so the results are unchanged, with fewer allocations.
