@@ -100,8 +100,8 @@ export class SGD extends Optimizer<SGDOptions> {
 
   /**
    * The multi-tensor step (PyTorch's `foreach`): each group's update in a few `_foreach_` kernels
-   * instead of several per parameter, the same arithmetic. null (the default) uses it where every
-   * parameter of a group is on a GPU, as PyTorch does, where the per-parameter kernels' launches
+   * instead of several per parameter, the same arithmetic. null (the default) uses it where a
+   * group's parameters are on a GPU, as PyTorch does, where the per-parameter kernels' launches
    * (and, in a CUDA graph, their minimum run times) add up; the CPU keeps the per-parameter
    * step, so CPU results are unchanged bit for bit. Groups with `maximize` step per parameter.
    */
@@ -118,7 +118,8 @@ export class SGD extends Optimizer<SGDOptions> {
 
   private stepsForeach(group: ParamGroup<SGDOptions>): boolean {
     if (group.maximize || group.params.length === 0) return false;
-    return this.foreach ?? group.params.every((p) => p.device.type === 'cuda');
+    // a group's parameters share a device in practice (the _foreach_ kernels need one per list)
+    return this.foreach ?? group.params[0]!.device.type === 'cuda';
   }
 
   /** _multi_tensor_sgd: per group, the parameters with gradients updated together. */
