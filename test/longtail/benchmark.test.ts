@@ -2,11 +2,10 @@
 // suite end to end through the CLI (interrupted after the first run, resumed, finished work skipped).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers.js';
+import { repoRoot, runTailor } from '../helpers.js';
 import { spread, tQuantile975 } from '../../src/longtail/workflows/benchmark-stats.js';
 import { benchmarkTable, type MethodRecord } from '../../src/longtail/workflows/benchmark-table.js';
 import { loadSuite } from '../../src/longtail/workflows/benchmark-suite.js';
@@ -127,11 +126,7 @@ test('loadSuite: clear errors naming the file, the field and the remedy', () => 
 });
 
 const fmnistAvailable = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
-const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
-function tailor(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: repoRoot });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const tailor = (...args: string[]) => runTailor(args);
 
 test(
   'tailor benchmark: the tiny suite, interrupted, resumed, and its table',

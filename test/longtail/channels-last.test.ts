@@ -4,7 +4,6 @@
 // `tailor train --channels-last` runs end to end and records it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +18,7 @@ import {
 } from '../../src/longtail/train/channels-last.js';
 import type { TrainableSystem } from '../../src/longtail/systems/system.js';
 import { UserError } from '../../src/util/errors.js';
-import { repoRoot } from '../helpers.js';
+import { repoRoot, runTailor } from '../helpers.js';
 
 /** ||a - b|| / ||b||, the measure of bench/images_train_torch.py. */
 function relDiff(a: Float32Array, b: Float32Array): number {
@@ -155,13 +154,9 @@ test('a system without 4-D tensors: channelsLastSystem throws a named UserError'
 });
 
 const fmnistAvailable = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
-const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 const tiny = ['--epochs', '1', '--train-max-per-class', '12', '--test-per-class', '4', '--quiet'];
 
-function tailor(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: repoRoot });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const tailor = (...args: string[]) => runTailor(args);
 
 test(
   'tailor train --channels-last: one epoch end to end, recorded in results.json; config field and flag errors',

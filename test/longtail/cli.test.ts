@@ -1,21 +1,16 @@
 // The long-tail commands end to end on a tiny Fashion-MNIST-LT run, through the real CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers.js';
+import { repoRoot, runTailor } from '../helpers.js';
 import { TEST_DISTRIBUTIONS } from '../../src/longtail/data/longtail.js';
 
 const fmnistAvailable = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
-const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 const tiny = ['--epochs', '1', '--train-max-per-class', '12', '--test-per-class', '4', '--quiet'];
 
-function tailor(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: repoRoot });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const tailor = (...args: string[]) => runTailor(args);
 
 const DISTRIBUTIONS = TEST_DISTRIBUTIONS;
 

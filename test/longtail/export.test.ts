@@ -5,7 +5,6 @@
 // expert weights and prior bias of a test-time file, and the named errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -32,7 +31,7 @@ import {
   type LoadedRun,
   type OnnxExport,
 } from '../../src/longtail/index.js';
-import { repoRoot } from '../helpers.js';
+import { repoRoot, runTailor } from '../helpers.js';
 import { ResNetImageNet } from '../../src/longtail/models/resnet-imagenet.js';
 import { plainSystem } from '../../src/longtail/systems/system.js';
 import type { Loss } from '../../src/longtail/losses/types.js';
@@ -220,13 +219,7 @@ function badInputs(run: LoadedRun, dir: string): void {
   );
 }
 
-function tailor(...args: string[]) {
-  const r = spawnSync(process.execPath, [join(repoRoot, 'dist', 'src', 'cli', 'main.js'), ...args], {
-    encoding: 'utf8',
-    cwd: repoRoot,
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const tailor = (...args: string[]) => runTailor(args);
 
 /** The command: a model ONNX Runtime runs, and named errors that leave no file behind. */
 async function cli(dir: string): Promise<void> {

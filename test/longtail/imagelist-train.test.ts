@@ -4,19 +4,17 @@
 // for a malformed list line or a missing image.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, parseConfig, type TrainConfig } from '../../src/longtail/config/config.js';
 import { buildData } from '../../src/longtail/config/experiment.js';
 import { isLazy } from '../../src/longtail/data/source.js';
 import { trainRun as baseTrainRun } from './train-run.js';
-import { repoRoot } from '../helpers.js';
+import { repoRoot, runTailor } from '../helpers.js';
 import { tempDir } from './data-fixtures.js';
 import { tinyListConfig, writeTinyImageList } from './imagelist-fixtures.js';
 import { TEST_DISTRIBUTIONS } from '../../src/longtail/data/longtail.js';
 
-const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 const DISTRIBUTIONS = TEST_DISTRIBUTIONS;
 
 let dir = '';
@@ -29,10 +27,7 @@ before(async () => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function tailor(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: dir });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const tailor = (...args: string[]) => runTailor(args, dir);
 
 function writeConfig(name: string, config: Record<string, unknown>): string {
   const file = join(dir, `${name}.json`);

@@ -3,7 +3,6 @@
 // and the bad inputs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -16,17 +15,13 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { repoRoot } from '../helpers.js';
+import { runTailor } from '../helpers.js';
 import { loadRun } from '../../src/longtail/index.js';
 import type { ImageDataset } from '../../src/longtail/data/types.js';
 
 const fmnistAvailable = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
-const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 
-function tailor(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: repoRoot });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const tailor = (...args: string[]) => runTailor(args);
 
 /** Six 28x28 grey PNGs, a 40x30 RGB one in a subfolder, and a corrupt one. */
 async function writeImages(dir: string): Promise<void> {

@@ -5,7 +5,6 @@
 // divide (edge padding in the graph), and the command with its named errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +12,7 @@ import ort from 'onnxruntime-node';
 import * as torch from '../../src/torch/index.js';
 import { UNet1d, denoiserToOnnx, type UNetConfig } from '../../src/nmr/index.js';
 import { modelMetadata } from '../../src/nmr/model/denoise.js';
-import { repoRoot } from '../helpers.js';
+import { runTailor } from '../helpers.js';
 
 const N = 64;
 // One thread: libtorch's OpenMP pool slows down many times over when the cores are shared.
@@ -102,13 +101,7 @@ test('NMR U-Net: ONNX parity with tailor', async (t) => {
   }
 });
 
-function tailor(...args: string[]) {
-  const r = spawnSync(process.execPath, [join(repoRoot, 'dist', 'src', 'cli', 'main.js'), ...args], {
-    encoding: 'utf8',
-    cwd: repoRoot,
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const tailor = (...args: string[]) => runTailor(args);
 
 async function cli(dir: string, checkpoint: string): Promise<void> {
   const out = join(dir, 'unet.onnx');
