@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from longtail_torch import Experiment  # noqa: E402
+from longtail_torch import Experiment, PadCropFlip  # noqa: E402
 
 spec = json.load(open(sys.argv[1]))
 device = spec["device"]
@@ -47,21 +47,6 @@ def forward_loss(experiment, x, y, preferences):
 def sync():
     if cuda:
         torch.cuda.synchronize()
-
-
-class Train(torch.utils.data.Dataset):
-    def __len__(self):
-        return N
-
-    def __getitem__(self, i):
-        rng = np.random.default_rng()
-        img = np.pad(train_x[i], ((0, 0), (pad, pad), (pad, pad)))
-        top, left = rng.integers(0, 2 * pad + 1, size=2)
-        img = img[:, top : top + H, left : left + W]
-        if rng.random() < 0.5:
-            img = img[:, :, ::-1]
-        x = torch.from_numpy(np.ascontiguousarray(img)).float().div_(255).sub_(mean).div_(std)
-        return x, int(train_y[i])
 
 
 def preferences(experiment, rng):
@@ -195,7 +180,7 @@ for mode in spec["modes"]:
         if mode.startswith("dataloader-"):
             workers = int(mode.split("-")[1])
             loader = torch.utils.data.DataLoader(
-                Train(), batch_size=batch, shuffle=True, num_workers=workers,
+                PadCropFlip(train_x, train_y, pad, mean, std), batch_size=batch, shuffle=True, num_workers=workers,
                 pin_memory=cuda, persistent_workers=workers > 0, drop_last=False,
             )
             times = []

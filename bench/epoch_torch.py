@@ -15,7 +15,7 @@ import time
 import numpy as np
 import torch
 
-from longtail_torch import Experiment, cosine
+from longtail_torch import Experiment, PadCropFlip, cosine
 
 spec = json.load(open(sys.argv[1]))
 torch.set_num_threads(spec["threads"])
@@ -34,20 +34,6 @@ train_x = load("train_x.u8", np.uint8, (len(train_y), C, H, W))
 test_y = load("test_y.i32", np.int32, (-1,))
 test_x = load("test_x.u8", np.uint8, (len(test_y), C, H, W))
 mean, std, pad = spec["mean"], spec["std"], spec["padding"]
-
-
-class Train(torch.utils.data.Dataset):
-    def __len__(self):
-        return len(train_y)
-
-    def __getitem__(self, i):
-        img = np.pad(train_x[i], ((0, 0), (pad, pad), (pad, pad)))
-        top, left = rng.integers(0, 2 * pad + 1, size=2)
-        img = img[:, top : top + H, left : left + W]
-        if rng.random() < 0.5:
-            img = img[:, :, ::-1]
-        x = torch.from_numpy(np.ascontiguousarray(img)).float().div_(255).sub_(mean).div_(std)
-        return x, int(train_y[i])
 
 
 E = spec["experts"]
@@ -89,7 +75,7 @@ def evaluate(limit):
 
 phases = dict(data=0.0, forward=0.0, backward=0.0, optimizer=0.0, eval=0.0)
 cpu = dict(phases)
-loader = torch.utils.data.DataLoader(Train(), batch_size=spec["batch"], shuffle=True, num_workers=0)
+loader = torch.utils.data.DataLoader(PadCropFlip(train_x, train_y, pad, mean, std, rng), batch_size=spec["batch"], shuffle=True, num_workers=0)
 limit = spec["max_batches"]
 started = time.perf_counter()
 cpu_started = time.process_time()

@@ -4,9 +4,34 @@
 # loss (per-expert logit-adjusted cross-entropy, summed) and PRL (a hypernetwork generating the
 # classifiers from a Dirichlet preference, linear scalarization averaged over the draws), written
 # the way plain PyTorch code is.
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+
+class PadCropFlip(torch.utils.data.Dataset):
+    """The training transform of the Fashion-MNIST-LT configs on uint8 [N, C, H, W] images: pad,
+    random crop back to H x W, flip with probability 1/2, normalize. rng: one generator for every
+    item (a single process, reproducible), or None for a fresh one per item (DataLoader workers)."""
+
+    def __init__(self, x, y, pad, mean, std, rng=None):
+        self.x, self.y, self.pad, self.mean, self.std, self.rng = x, y, pad, mean, std, rng
+
+    def __len__(self):
+        return len(self.y)
+
+    def __getitem__(self, i):
+        rng = self.rng if self.rng is not None else np.random.default_rng()
+        _, h, w = self.x.shape[1:]
+        p = self.pad
+        img = np.pad(self.x[i], ((0, 0), (p, p), (p, p)))
+        top, left = rng.integers(0, 2 * p + 1, size=2)
+        img = img[:, top : top + h, left : left + w]
+        if rng.random() < 0.5:
+            img = img[:, :, ::-1]
+        x = torch.from_numpy(np.ascontiguousarray(img)).float().div_(255).sub_(self.mean).div_(self.std)
+        return x, int(self.y[i])
 
 
 class Block(nn.Module):
