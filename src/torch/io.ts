@@ -17,7 +17,10 @@ export interface PixelBox {
 export function jpegDecoder(): { available: boolean; reason?: string } {
   try {
     if (typeof native.jpegInfo !== 'function')
-      return { available: false, reason: 'the addon predates its JPEG decoder (rebuild it)' };
+      return {
+        available: false,
+        reason: 'the native addon predates its JPEG decoder; rebuild it (npm run build:native)',
+      };
     return native.jpegInfo();
   } catch (error) {
     return { available: false, reason: (error as Error).message };
@@ -56,8 +59,14 @@ export function decodeJpegBox(
   if (!(bytes instanceof Uint8Array)) check.fail('bytes', 'a Uint8Array (or Buffer)', bytes);
   for (const [name, v] of Object.entries({ left: box.left, top: box.top }))
     if (!Number.isInteger(v) || v < 0) check.fail(`box.${name}`, 'an integer >= 0', v);
-  for (const [name, v] of Object.entries({ 'box.width': box.width, 'box.height': box.height, width, height }))
-    if (!Number.isInteger(v) || v < 1 || v > 65535) check.fail(name, 'an integer in [1, 65535]', v);
+  // a JPEG's sides are at most 65,535; the output's as the addon bounds them
+  for (const [name, v, max] of [
+    ['box.width', box.width, 65535],
+    ['box.height', box.height, 65535],
+    ['width', width, 16384],
+    ['height', height, 16384],
+  ] as const)
+    if (!Number.isInteger(v) || v < 1 || v > max) check.fail(name, `an integer in [1, ${max}]`, v);
   if (typeof native.jpegDecodeBox !== 'function')
     throw new Error(`decodeJpegBox: ${jpegDecoder().reason ?? 'no JPEG decoder in this addon'}`);
   return native.jpegDecodeBox(bytes, box.left, box.top, box.width, box.height, width, height, maxPixels);

@@ -149,6 +149,10 @@ test(
       assert.throws(() => torch.io.decodeJpegBox(bytes, bad, 32, 32), ArgumentError);
     assert.throws(() => torch.io.decodeJpegBox(bytes, box, 0, 32), /decodeJpegBox: width must be/);
     assert.throws(
+      () => torch.io.decodeJpegBox(bytes, box, 32, 20_000),
+      /height must be an integer in \[1, 16384\]/,
+    );
+    assert.throws(
       () => torch.io.decodeJpegBox('x' as unknown as Uint8Array, box, 8, 8),
       /bytes must be a Uint8Array/,
     );
