@@ -1,11 +1,11 @@
 // Image-list batches augmented while they are decoded, torchvision's way: RandomResizedCrop picks
 // its box in the original image (from the JPEG header's size), the addon's libjpeg-turbo (JPEGs;
 // src/torch/io.ts) or sharp (the rest) decodes only what the box needs and resizes it straight
-// to the output size, then flip, colour jitter (PIL's 8-bit
-// arithmetic, as torchvision on PIL images) and normalization run on the small result. When the
-// box is at least twice the output size, the whole image is resized first and the box cut
-// afterwards, so that libjpeg decodes at 1/2, 1/4 or 1/8 size (shrink-on-load): a 224 crop of a
-// 2000-pixel photo never decodes the full-size pixels.
+// to the output size, then flip, colour jitter (PIL's 8-bit arithmetic, as torchvision on PIL
+// images) and normalization run on the small result. When the box is at least twice the output
+// size, libjpeg decodes at 1/2, 1/4 or 1/8 size (shrink-on-load; through sharp, by resizing the
+// whole image first and cutting the box afterwards): a 224 crop of a 2000-pixel photo never
+// decodes the full-size pixels.
 //
 // Every image draws from its own generator, seeded by (seed, epoch, batch, position), so a batch
 // is the same whichever thread builds it, in whichever order its images finish decoding.
@@ -17,7 +17,7 @@ import type { Sharp } from 'sharp';
 import { Rng } from '../../util/rng.js';
 import { decodeJpegBox, jpegDecoder } from '../../torch/io.js';
 import { randomResizedCropBox } from './augment.js';
-import { bytesToNormalizedChw, jitterBytesDeferred, normalizeTable } from './jitter-bytes.js';
+import { bytesToNormalizedChw, jitterBytes, normalizeTable } from './jitter-bytes.js';
 import type { Batch } from './batches.js';
 import { NORMALIZATION } from './pipelines.js';
 import { DataFormatError } from './types.js';
@@ -190,7 +190,7 @@ export class ListAugmenter {
       }
       // flip and jitter commute (the jitter's statistics are over the whole image); a trailing
       // brightness / contrast map is folded into the normalization's table
-      byteMap = jitterBytesDeferred(rgb, this.jitter, rng);
+      byteMap = jitterBytes(rgb, this.jitter, rng);
     }
     bytesToNormalizedChw(rgb, channels, size, flip, this.lut, out.subarray(at, at + this.imageLength), byteMap);
   }

@@ -82,22 +82,15 @@ function compose(first: Uint8Array | null, then: Uint8Array): Uint8Array {
 }
 
 /**
- * ColorJitter(v, v, v, 0) on interleaved RGB bytes, in place: the draws of tailor's float
- * colorJitter (an order of the four operations, then the brightness, contrast and saturation
- * factors, each uniform in [max(0, 1 - v), 1 + v]), PIL's arithmetic.
+ * ColorJitter(v, v, v, 0) on interleaved RGB bytes, in place, but for its trailing byte maps: the
+ * draws of tailor's float colorJitter (an order of the four operations, then the brightness,
+ * contrast and saturation factors, each uniform in [max(0, 1 - v), 1 + v]), PIL's arithmetic.
+ * Brightness and contrast map each byte on its own, so a run of them composes into one table
+ * (contrast's mean taken through the table), applied by the next saturation in its own pass, or
+ * returned (null: none) for the caller to apply, as bytesToNormalizedChw's `byteMap` does. The
+ * bytes that result are those of each operation applied in turn, exactly.
  */
-export function jitterBytes(d: Uint8Array, strength: number, rng: Rng): void {
-  const rest = jitterBytesDeferred(d, strength, rng);
-  if (rest) applyTable(d, rest);
-}
-
-/**
- * jitterBytes with its trailing byte maps left to the caller: brightness and contrast map each
- * byte on its own, so a run of them composes into one table (contrast's mean taken through the
- * table), applied by the next saturation in its own pass, or returned (null: none) for the
- * normalization to fold in. The bytes that result are jitterBytes' exactly.
- */
-export function jitterBytesDeferred(d: Uint8Array, strength: number, rng: Rng): Uint8Array | null {
+export function jitterBytes(d: Uint8Array, strength: number, rng: Rng): Uint8Array | null {
   const order = rng.permutation(4);
   const lo = Math.max(0, 1 - strength);
   const factor = (): number => lo + rng.uniform() * (1 + strength - lo);
