@@ -269,3 +269,14 @@ test('optimizer and schedule arguments are checked when the config is loaded, na
   ])
     parseConfig(JSON.stringify({ ...sade, ...patch }), 'o.json');
 });
+
+test('trainer.cudnn_benchmark: a boolean, carried into the training options (default left to the trainer)', () => {
+  const withFlag = (value: unknown) =>
+    JSON.stringify({ ...sade, trainer: { ...sade.trainer, cudnn_benchmark: value } });
+  assert.equal(parseConfig(withFlag(false), 'sade.json').trainer.cudnn_benchmark, false);
+  assert.equal(parseConfig(JSON.stringify(sade), 'sade.json').trainer.cudnn_benchmark, undefined);
+  assert.throws(
+    () => parseConfig(withFlag('yes'), 'sade.json'),
+    (e: unknown) => e instanceof ConfigError && /trainer\.cudnn_benchmark/.test((e as Error).message),
+  );
+});

@@ -77,7 +77,9 @@ export function sessionTrainOptions(
     batchSize: data.batchSize,
     balancedSampling: data.balancedSampling,
     ...(data.onDevice !== undefined ? { onDevice: data.onDevice } : {}),
-    cudnnBenchmark: session.config.trainer.cudnn_benchmark ?? true,
+    ...(session.config.trainer.cudnn_benchmark !== undefined
+      ? { cudnnBenchmark: session.config.trainer.cudnn_benchmark }
+      : {}),
   } satisfies Partial<TrainOptions>;
 }
 

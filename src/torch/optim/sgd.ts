@@ -108,12 +108,10 @@ export class SGD extends Optimizer<SGDOptions> {
   foreach: boolean | null = null;
 
   step(): void {
-    const perParameter = this.paramGroups.filter((g) => !this.stepsForeach(g));
-    if (perParameter.length === this.paramGroups.length) this.stepEach(() => true);
-    else if (perParameter.length > 0) {
-      this.stepForeach(this.paramGroups.filter((g) => this.stepsForeach(g)));
-      this.stepEach((g) => perParameter.includes(g));
-    } else this.stepForeach(this.paramGroups);
+    // the groups are independent: which form steps each does not depend on the others
+    const together = this.paramGroups.filter((g) => this.stepsForeach(g));
+    if (together.length > 0) this.stepForeach(together);
+    if (together.length < this.paramGroups.length) this.stepEach((g) => !together.includes(g));
   }
 
   private stepsForeach(group: ParamGroup<SGDOptions>): boolean {
