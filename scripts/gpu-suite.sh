@@ -51,7 +51,9 @@ if [ "${MPS:-0}" = 1 ]; then
     probe="const t = await import('$(pwd)/dist/src/torch/index.js'); t.randn([4], 'float32', 'cuda').sum().item();"
     if nvidia-cuda-mps-control -d && timeout 60 "$NODE" --input-type=module -e "$probe" > "$out/logs/mps.log" 2>&1; then
       mps=on
-      trap stop_mps EXIT INT TERM
+      # stopped however the suite ends (an interrupt exits, and the exit stops the daemon)
+      trap stop_mps EXIT
+      trap 'exit 130' INT TERM
     else
       stop_mps
       unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
