@@ -112,13 +112,15 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
   if (released) modules.released = released;
   // The online ideal point is training state: the checkpoint carries it for an exact resume.
   if (loss.ideal) modules.ideal = loss.ideal;
+  // The released variant's training forward, expert e generated for the preference drawOf(e).
+  const releasedForward = (x: Tensor, drawOf: (expert: number) => Tensor): { out: MultiExpertOutput } => {
+    const generated = releasedGenerate(hyper, released!, drawOf);
+    return {
+      out: torch.tidy(() => preferenceOutput(logitsFromFeatures(model, pooledFeatures(x), generated))),
+    };
+  };
   const trainForward = (x: Tensor, rng: Rng): ReturnType<PrlSystem['trainForward']> => {
-    if (released) {
-      const generated = releasedGenerate(hyper, released, alpha, rng);
-      return {
-        out: torch.tidy(() => preferenceOutput(logitsFromFeatures(model, pooledFeatures(x), generated))),
-      };
-    }
+    if (released) return releasedForward(x, () => torch.tensor(rng.dirichlet(alpha, experts)));
     const preferences = Array.from({ length: drawsPerBatch }, () => rng.dirichlet(alpha, experts));
     return torch.tidy(() => {
       const features = pooledFeatures(x);
@@ -130,9 +132,13 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
     });
   };
 
-  // Graph mode's form of the paper variant's trainForward: the same draws, read from a tensor.
-  const hostDraws: HostDraws | undefined = released
-    ? undefined
+  // Graph mode's form of trainForward: the same draws, in the same order, read from a tensor.
+  const hostDraws: HostDraws = released
+    ? {
+        // one draw per expert call
+        draw: (rng) => Array.from({ length: experts }, () => rng.dirichlet(alpha, experts)).flat(),
+        forward: (x, draws) => releasedForward(x, (e) => draws.narrow(0, e * experts, experts)),
+      }
     : {
         draw: (rng) => Array.from({ length: drawsPerBatch }, () => rng.dirichlet(alpha, experts)).flat(),
         forward: (x, draws) =>
@@ -160,7 +166,7 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
     at: (other) => systemAt(Preference.of(other, experts)),
     logitsAt,
     trainForward,
-    ...(hostDraws ? { hostDraws } : {}),
+    hostDraws,
     evalForward: (x: Tensor) => torch.tidy(() => outputsAt(preference.weights, [pooledFeatures(x)])[0]!),
   });
   return systemAt(Preference.uniform(experts));
@@ -175,20 +181,19 @@ function weightsOf(preference: PreferenceInput, experts: number): readonly numbe
 }
 
 /**
- * The released code's experts: one hypernetwork call per expert, each with its own draw, min-max
- * normalised after a learnable offset.
+ * The released code's experts: one hypernetwork call per expert, each with its own draw (`drawOf(e)`,
+ * a Dirichlet draw [E]), min-max normalised after a learnable offset.
  */
 function releasedGenerate(
   hyper: HyperNetwork,
   released: ReleasedOffset,
-  alpha: number,
-  rng: Rng,
+  drawOf: (expert: number) => Tensor,
 ): GeneratedExperts {
   const experts = released.offset.shape[0]!;
   return torch.tidy(() => {
     const classifiers: Tensor[] = [];
     for (let e = 0; e < experts; e++) {
-      const r = torch.tensor(rng.dirichlet(alpha, experts)).add(released.offset);
+      const r = drawOf(e).add(released.offset);
       const min = r.min();
       const max = r.max();
       const normalised = r.sub(min).div(max.sub(min).add(1e-8));

@@ -60,8 +60,6 @@ export function graphBlocker(o: TrainOptions, ctx: StepContext): string | null {
     return 'fp16 autocast reads its gradient scale back to the host every step (use --amp bf16)';
   if (!(o.optimizer instanceof torch.optim.SGD))
     return `the ${o.optimizer.constructor.name} optimizer has no capturable form (SGD has)`;
-  if ((o.system as { kind?: string }).kind === 'prl' && !o.system.hostDraws)
-    return "the released PRL variant's per-expert preference draws have no captured form";
   return null;
 }
 
