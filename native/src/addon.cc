@@ -277,6 +277,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initDistributed(env, exports);
   initGraphs(env, exports);
   initJpeg(env, exports);
+  initOpCount(env, exports);
   return exports;
 }
 

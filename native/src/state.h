@@ -80,5 +80,6 @@ void initDevice(Napi::Env env, Napi::Object exports);
 void initDistributed(Napi::Env env, Napi::Object exports);
 void initGraphs(Napi::Env env, Napi::Object exports);
 void initJpeg(Napi::Env env, Napi::Object exports);
+void initOpCount(Napi::Env env, Napi::Object exports);
 
 }  // namespace tailor

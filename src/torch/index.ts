@@ -17,6 +17,8 @@ export * from './device.js';
 export * from './amp.js';
 /** Process-wide backend switches (torch.backends): cuDNN's autotuner and determinism. */
 export * as backends from './backends.js';
+/** What ran: dispatcher operator counts of a piece of work (torch.profiler's key_averages counts). */
+export * as profiler from './profiler.js';
 /** Image decoding in the addon (as torchvision.io): a JPEG's crop box, resized. */
 export * as io from './io.js';
 export { CUDAGraph, CudaGraphUnavailableError, cudaGraphsInfo, onSideStream } from './cuda-graph.js';

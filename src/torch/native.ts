@@ -131,6 +131,9 @@ export interface NativeAddon {
     benchmark: boolean;
     deterministic: boolean;
   };
+  /** Operator counting (opcount.cc): start installs the counter, stop removes it and returns name -> [calls, outermost, inForeach, redispatched]. */
+  opCountStart(): void;
+  opCountStop(): Record<string, [number, number, number, number]>;
   /** CUDA graphs (graphs.cc): whether a capture can run here, and why not. */
   cudaGraphsInfo(): { compiled: boolean; available: boolean; reason?: string };
   cudaGraphNew(): number;

@@ -493,6 +493,14 @@ export class Tensor {
   chunk(chunks: number, dim = 0): Tensor[] {
     return aten.chunk(this, chunks, dim);
   }
+  /**
+   * The slices along `dim`, each without that dimension (torch.unbind). Its backward is one
+   * stack of the slices' gradients, where selecting each slice costs one zero-filled tensor
+   * and a copy per slice.
+   */
+  unbind(dim = 0): Tensor[] {
+    return aten.unbind_int(this, dim);
+  }
   /** Splits into parts of `size` along `dim` (the last may be smaller). */
   split(size: number, dim = 0): Tensor[] {
     return aten.split_Tensor(this, size, dim);

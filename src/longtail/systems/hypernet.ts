@@ -44,23 +44,23 @@ export class HyperNetwork extends nn.Module {
   forward(preference: Tensor): GeneratedExperts {
     return torch.tidy(() => {
       const { experts, featureDim, classes } = this.options;
-      const flat = this.head
-        .forward(this.body.forward(preference.reshape(1, experts)))
-        .reshape(experts, this.perExpert);
+      const flat = this.head.forward(this.body.forward(preference.reshape(1, experts)));
+      // One unbind: in backward, one stack of the experts' gradients (selecting and narrowing
+      // per expert would add a zero-filled tensor and a copy for each, launches that count in
+      // a CUDA graph at these sizes).
+      if (!this.options.generateAffine)
+        return { classifiers: flat.reshape(experts, featureDim, classes).unbind(0) };
       const classifiers: Tensor[] = [];
       const affine: { scale: Tensor; shift: Tensor }[] = [];
-      for (let e = 0; e < experts; e++) {
-        const row = flat.select(0, e);
-        classifiers.push(row.narrow(0, 0, featureDim * classes).reshape(featureDim, classes));
-        if (this.options.generateAffine) {
-          const base = featureDim * classes;
-          affine.push({
-            scale: row.narrow(0, base, featureDim).add(1),
-            shift: row.narrow(0, base + featureDim, featureDim),
-          });
-        }
+      const base = featureDim * classes;
+      for (const row of flat.reshape(experts, this.perExpert).unbind(0)) {
+        classifiers.push(row.narrow(0, 0, base).reshape(featureDim, classes));
+        affine.push({
+          scale: row.narrow(0, base, featureDim).add(1),
+          shift: row.narrow(0, base + featureDim, featureDim),
+        });
       }
-      return this.options.generateAffine ? { classifiers, affine } : { classifiers };
+      return { classifiers, affine };
     });
   }
 }

@@ -1210,6 +1210,13 @@ export function chunk(self_: Tensor, chunks: number, dim?: number): Tensor[] {
   return (native.call(op_chunk, self_.handle, chunks, dim) as number[]).map(wrap);
 }
 
+let op_unbind_int = -1;
+/** `aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]` */
+export function unbind_int(self_: Tensor, dim?: number): Tensor[] {
+  if (op_unbind_int < 0) op_unbind_int = native.resolve('aten::unbind', 'int');
+  return (native.call(op_unbind_int, self_.handle, dim) as number[]).map(wrap);
+}
+
 let op_narrow = -1;
 /** `aten::narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)` */
 export function narrow(self_: Tensor, dim: number, start: number, length: number): Tensor {

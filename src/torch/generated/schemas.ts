@@ -171,6 +171,7 @@ export const EXPECTED_SCHEMAS: Readonly<Record<string, string>> = {
   "split.Tensor": "aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]",
   "split_with_sizes": "aten::split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]",
   "chunk": "aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]",
+  "unbind.int": "aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
   "narrow": "aten::narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)",
   "slice.Tensor": "aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
   "select.int": "aten::select.int(Tensor(a) self, int dim, int index) -> Tensor(a)",

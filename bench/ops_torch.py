@@ -1,0 +1,79 @@
+# The PyTorch side of bench/ops.ts: the dispatcher operators of one training step of the
+# Fashion-MNIST-LT multi-expert model (bench/longtail_torch.py), the step bench/epoch_gpu_torch.py
+# captures in its CUDA graph (forward, loss, backward, SGD with foreach=True, the loss added to a
+# total; gradients set to None before it), after three warm-up steps, counted with the autograd
+# profiler, leaving out the calls a _foreach_ operator's CPU fallback makes inside it (on CUDA it
+# is one fused kernel) and those an operator makes to its own other overload. Usage: python3 ops_torch.py SPEC.json; prints one JSON line
+# {operator: calls}.
+import json
+import sys
+
+import numpy as np
+import torch
+
+from longtail_torch import Experiment
+
+spec = json.load(open(sys.argv[1]))
+torch.set_num_threads(1)
+torch.manual_seed(0)
+rng = np.random.default_rng(0)
+experiment = Experiment(spec)
+E, batch, classes = experiment.E, spec["batch"], spec["classes"]
+C, H, W = spec["shape"]
+opt = torch.optim.SGD(
+    [p for g in experiment.opt.param_groups for p in g["params"]],
+    lr=spec["lr"],
+    momentum=spec["momentum"],
+    weight_decay=spec["weight_decay"],
+    nesterov=spec["nesterov"],
+    foreach=True,
+)
+x = torch.randn(batch, C, H, W)
+y = torch.from_numpy(rng.integers(0, classes, size=batch))
+total = torch.zeros(())
+prl = experiment.prl
+
+
+def draws():
+    # drawn outside the step: the graph reads them from static tensors
+    if not prl:
+        return None
+    return [torch.tensor(rng.dirichlet([prl["alpha"]] * E), dtype=torch.float32) for _ in range(prl["draws"])]
+
+
+def step(r):
+    _, loss = experiment.forward_loss(x, y, r)
+    loss.backward()
+    opt.step()
+    total.add_(loss.detach())
+
+
+for _ in range(3):
+    step(draws())
+    opt.zero_grad(set_to_none=True)
+r = draws()
+with torch.autograd.profiler.profile() as prof:
+    step(r)
+
+
+
+def in_foreach(event):
+    # what a _foreach_ operator's CPU fallback runs inside it (one fused kernel on CUDA)
+    parent = event.cpu_parent
+    while parent is not None:
+        if parent.name.startswith("aten::_foreach_"):
+            return True
+        parent = parent.cpu_parent
+    return False
+
+
+def redispatched(event):
+    # an overload passing the work on (add_(Scalar) to add_(Tensor)): one computation, two calls
+    return event.cpu_parent is not None and event.cpu_parent.name == event.name
+
+
+counts = {}
+for event in prof.function_events:
+    if not in_foreach(event) and not redispatched(event):
+        counts[event.name] = counts.get(event.name, 0) + 1
+print(json.dumps(counts))

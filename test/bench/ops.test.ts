@@ -1,0 +1,45 @@
+// The operator-count benchmark as a regression check: the training step graph mode captures for
+// SADE and PRL runs no more computing operators than the same step in plain PyTorch (counted on
+// the CPU; on a GPU each is at least one kernel launch, which bounds these models' steps).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers.js';
+
+const python = '/usr/bin/python3';
+const torchMissing = spawnSync(python, ['-c', 'import torch'], { encoding: 'utf8' }).status !== 0;
+const fmnistMissing = !existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
+const skip = torchMissing ? `${python} lacks torch` : fmnistMissing ? 'Fashion-MNIST not installed' : false;
+
+test(
+  "bench ops: tailor's captured SADE and PRL steps run no more operators than PyTorch's",
+  { skip, timeout: 300_000 },
+  () => {
+    const run = spawnSync(
+      process.execPath,
+      [join(repoRoot, 'dist', 'bench', 'ops.js'), '--configs', 'sade,prl', '--json'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    const report = JSON.parse(run.stdout.trim().split('\n').pop()!) as Record<
+      string,
+      { tailor_kernel_ops: number; torch_kernel_ops: number; tailor_between_kernel_ops: number }
+    >;
+    for (const name of ['sade', 'prl']) {
+      const r = report[name]!;
+      assert.ok(r.torch_kernel_ops > 1000, `${name}: ${JSON.stringify(r)}`);
+      // parity within 1 %: the device-side figures (accuracy, the first non-finite loss) are
+      // tailor's own few operators
+      assert.ok(r.tailor_kernel_ops <= r.torch_kernel_ops * 1.01, `${name}: ${JSON.stringify(r)}`);
+      // drawing the next batch on the device and writing it into the graph's inputs
+      assert.ok(
+        r.tailor_between_kernel_ops > 0 && r.tailor_between_kernel_ops < 60,
+        `${name}: ${JSON.stringify(r)}`,
+      );
+    }
+  },
+);
