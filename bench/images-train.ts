@@ -17,16 +17,20 @@
 //
 //   node dist/bench/images-train.js --device cpu --size 32 --steps 2 --batch 4 --classes 10
 //                                   (a smoke run without a GPU)
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as torch from '../src/torch/index.js';
-import { nn, type Tensor } from '../src/torch/index.js';
-import { parseConfig } from '../src/longtail/config/config.js';
-import { buildModel, buildOptimizer } from '../src/longtail/config/experiment.js';
+import type { Tensor } from '../src/torch/index.js';
 import type { MultiExpertModel } from '../src/longtail/models/multi-expert.js';
 import type { ResNetImageNet } from '../src/longtail/models/resnet-imagenet.js';
 import { startGpuUtil, type GpuUtil } from './gpu-util.js';
+import {
+  IMAGES_MODES,
+  imagesConfig,
+  imagesLoss,
+  imagesStep,
+  makeImagesModel,
+  type ImagesMode,
+} from './images-step.js';
 
 const { values } = parseArgs({
   options: {
@@ -47,39 +51,14 @@ const classes = Number(values.classes);
 const cuda = device.type === 'cuda';
 // as images_train_torch.py (and the trainer on a GPU): cuDNN picks each convolution's algorithm by timing
 if (cuda) torch.backends.cudnn.benchmark = true;
-type Mode = 'float32' | 'bf16' | 'bf16-cl';
+type Mode = ImagesMode;
 const modes = values.modes.split(',') as Mode[];
 for (const m of modes)
-  if (!['float32', 'bf16', 'bf16-cl'].includes(m))
-    throw new Error(`unknown mode '${m}' (float32, bf16, bf16-cl)`);
+  if (!IMAGES_MODES.includes(m)) throw new Error(`unknown mode '${m}' (${IMAGES_MODES.join(', ')})`);
 
-const configFile = fileURLToPath(new URL('../../configs/imagenet_lt_resnext50_sade.json', import.meta.url));
-const config = (() => {
-  const raw = JSON.parse(readFileSync(configFile, 'utf8')) as { arch: { args: { num_classes: number } } };
-  raw.arch.args.num_classes = classes;
-  return parseConfig(JSON.stringify(raw), configFile);
-})();
-
-/** The config's model on the device, in training mode (parameters drawn from the global seed). */
-function makeModel(): MultiExpertModel {
-  torch.setDefaultDevice(device);
-  try {
-    return buildModel(config, 3, classes, configFile).train();
-  } finally {
-    torch.setDefaultDevice('cpu');
-  }
-}
-
-/** images_train_torch.py's loss: the sum of every expert's cross-entropy, taken in float32. */
-function loss(model: MultiExpertModel, x: Tensor, y: Tensor) {
-  const out = model.forward(x);
-  let total: Tensor | null = null;
-  for (let e = 0; e < out.logits.shape[0]!; e++) {
-    const ce = nn.functional.crossEntropy(out.logits.select(0, e).to('float32'), y);
-    total = total ? total.add(ce) : ce;
-  }
-  return { out, loss: total! };
-}
+const config = imagesConfig(classes);
+const makeModel = (): MultiExpertModel => makeImagesModel(config, classes, device);
+const loss = imagesLoss;
 
 const sync = () => {
   if (cuda) torch.cuda.synchronize(device);
@@ -92,28 +71,7 @@ function trainRate(mode: Mode): {
   gpu_util: GpuUtil | null;
 } {
   torch.manualSeed(0);
-  const model = makeModel();
-  const channelsLast = mode === 'bf16-cl';
-  if (channelsLast) model.toMemoryFormat('channelsLast');
-  const opt = buildOptimizer(config, model.parameters());
-  const pin = (t: Tensor) => (cuda ? t.pinMemory() : t.clone());
-  const [hostX, hostY] = torch.tidy(() => [
-    torch.keep(pin(torch.randn([batch, 3, size, size], 'float32', 'cpu'))),
-    torch.keep(pin(torch.randint(0, classes, [batch], 'int64', 'cpu'))),
-  ]);
-  const step = () =>
-    torch.tidy(() => {
-      let x = hostX.toDevice(device, { nonBlocking: true });
-      if (channelsLast) x = x.contiguous('channelsLast');
-      const y = hostY.toDevice(device, { nonBlocking: true });
-      const l =
-        mode === 'float32'
-          ? loss(model, x, y).loss
-          : torch.autocast('bf16', device, () => loss(model, x, y).loss);
-      l.backward();
-      opt.step();
-      opt.zeroGrad();
-    });
+  const { step, dispose } = imagesStep({ mode, device, batch, size, classes });
   for (let i = 0; i < (cuda ? 5 : 1); i++) step();
   sync();
   const util = cuda ? startGpuUtil(device.index ?? 0) : null;
@@ -122,9 +80,7 @@ function trainRate(mode: Mode): {
   sync();
   const seconds = (performance.now() - t0) / 1000;
   const gpuUtil = util?.stop() ?? null;
-  torch.dispose([hostX, hostY]);
-  opt.dispose();
-  model.dispose();
+  dispose();
   if (cuda) torch.cuda.emptyCache();
   return { images_per_s: (steps * batch) / seconds, seconds, steps, gpu_util: gpuUtil };
 }

@@ -33,7 +33,9 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "golden"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from longtail_models import ExpertResNet  # noqa: E402
+from op_counts import count_ops  # noqa: E402
 
 
 def sade_resnext50(classes=1000, experts=3):
@@ -68,14 +70,17 @@ class GpuUtil:
         return {"mean_percent": sum(values) / len(values), "samples": len(values)} if values else None
 
 
-def train_rate(device, mode, steps, batch, classes, size):
+def make_step(device, mode, batch, classes, size, foreach=None):
+    """The model, SGD (foreach as PyTorch picks it, unless given) and one host batch: a step function."""
     torch.manual_seed(0)
     model = sade_resnext50(classes).to(device).train()
     init_normed(model)
     channels_last = mode == "bf16-cl"
     if channels_last:
         model = model.to(memory_format=torch.channels_last)
-    opt = torch.optim.SGD(model.parameters(), lr=0.025, momentum=0.9, weight_decay=5e-4, nesterov=True)
+    opt = torch.optim.SGD(
+        model.parameters(), lr=0.025, momentum=0.9, weight_decay=5e-4, nesterov=True, foreach=foreach
+    )
     cuda = device.startswith("cuda")
     host_x = torch.randn(batch, 3, size, size)
     host_y = torch.randint(0, classes, (batch,))
@@ -95,6 +100,12 @@ def train_rate(device, mode, steps, batch, classes, size):
         opt.step()
         opt.zero_grad(set_to_none=True)
 
+    return step
+
+
+def train_rate(device, mode, steps, batch, classes, size):
+    step = make_step(device, mode, batch, classes, size)
+    cuda = device.startswith("cuda")
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     for _ in range(5 if cuda else 1):
         step()
@@ -142,7 +153,18 @@ def main():
     ap.add_argument("--classes", type=int, default=1000)
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--size", type=int, default=224)
+    ap.add_argument("--count-ops", action="store_true", help="print each mode's operator counts of one step (bench/ops.ts)")
     a = ap.parse_args()
+    if a.count_ops:
+        torch.set_num_threads(1)  # as bench/ops.ts (libtorch picks some CPU convolutions by thread count)
+        counts = {}
+        for mode in ("float32", "bf16", "bf16-cl"):
+            # the multi-tensor SGD step, as PyTorch runs it on CUDA
+            step = make_step(a.device, mode, a.batch, a.classes, a.size, foreach=True)
+            step()
+            counts[mode] = count_ops(step)
+        print(json.dumps(counts))
+        return
     cuda = a.device.startswith("cuda")
     if cuda and not torch.cuda.is_available():
         print(json.dumps({"error": "no CUDA device: this measurement needs the GPU machine"}))

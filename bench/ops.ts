@@ -1,4 +1,4 @@
-// npm run bench -- ops [--configs sade,prl,prl_released] [--json] [--top N] [--per-parameter-sgd]
+// npm run bench -- ops [--configs sade,prl,prl_released,resnext50] [--json] [--top N] [--per-parameter-sgd]
 // How many dispatcher operators one training step of the shipped Fashion-MNIST-LT configs runs
 // in tailor, against the same step in plain PyTorch (bench/ops_torch.py, Debian's python3-torch),
 // counted on the CPU (torch.profiler.countOps; PyTorch's autograd profiler on the other side).
@@ -10,7 +10,11 @@
 // the second replay is counted; the operators run between two replays (drawing the next batch
 // and writing it into the graph's inputs) are counted apart. PyTorch's side is the step its
 // CUDA-graph ceiling captures (bench/epoch_gpu_torch.py: forward, loss, backward, SGD with
-// foreach=True, the loss added to a total), after three warm-up steps. --per-parameter-sgd counts
+// foreach=True, the loss added to a total), after three warm-up steps. resnext50 is the SADE
+// ImageNet-LT ResNeXt-50 step of the image benchmarks (bench/images-step.ts against
+// bench/images_train_torch.py --count-ops) in float32, bf16 and bf16 + channels-last, on a small
+// batch (the counts do not depend on its size; CPU autocast, whose cast list is not CUDA's, on
+// both sides). --per-parameter-sgd counts
 // tailor's step with the per-parameter SGD step the CPU uses (GPU graph mode used it before the
 // multi-tensor step).
 import { spawnSync } from 'node:child_process';
@@ -26,6 +30,7 @@ import { sessionTrainOptions } from '../src/longtail/workflows/train.js';
 import { trainSystem } from '../src/longtail/train/trainer.js';
 import type { GraphBackend } from '../src/longtail/train/graph-step.js';
 import { exportExperiment } from './longtail-spec.js';
+import { IMAGES_MODES, imagesStep } from './images-step.js';
 
 const { values } = parseArgs({
   options: {
@@ -36,7 +41,7 @@ const { values } = parseArgs({
   },
 });
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const known = ['sade', 'prl', 'prl_released', 'ce', 'balpoe', 'ldam_drw'];
+const known = ['sade', 'prl', 'prl_released', 'ce', 'balpoe', 'ldam_drw', 'resnext50'];
 const configs = values.configs.split(',');
 for (const c of configs) {
   if (!known.includes(c)) {
@@ -132,37 +137,97 @@ function torchStep(specFile: string): Counts {
   return new Map(Object.entries(JSON.parse(py.stdout.trim().split('\n').pop()!) as Record<string, number>));
 }
 
+/** One step of each image-benchmark mode, after a warm-up step: tailor's counts and PyTorch's. */
+function resnextSteps(): { mode: string; tailor: Counts; torch: Counts }[] {
+  const shape = { batch: 2, size: 32, classes: 10 };
+  const env = { ...process.env };
+  delete env.LD_PRELOAD;
+  const args = ['--count-ops', '--device', 'cpu', '--batch', '2', '--size', '32', '--classes', '10'];
+  const py = spawnSync('/usr/bin/python3', [join(root, 'bench/images_train_torch.py'), ...args], {
+    encoding: 'utf8',
+    env,
+  });
+  if (py.status !== 0) throw new Error(`PyTorch reference failed: ${py.stderr}`);
+  const reference = JSON.parse(py.stdout.trim().split('\n').pop()!) as Record<string, Record<string, number>>;
+  return IMAGES_MODES.map((mode) => {
+    torch.manualSeed(0);
+    const s = imagesStep({
+      mode,
+      device: torch.parseDevice('cpu'),
+      ...shape,
+      foreach: !values['per-parameter-sgd'],
+    });
+    try {
+      s.step();
+      const tailor = calls(torch.profiler.countOps(() => s.step()).counts);
+      return { mode, tailor, torch: new Map(Object.entries(reference[mode]!)) };
+    } finally {
+      s.dispose();
+    }
+  });
+}
+
+function differences(t: Counts, p: Counts | null) {
+  const names = [...new Set([...t.keys(), ...(p?.keys() ?? [])])].filter(
+    (k) => k.startsWith('aten::') && !NO_KERNEL.test(k),
+  );
+  return names
+    .map((k) => ({ op: k, tailor: t.get(k) ?? 0, torch: p?.get(k) ?? 0 }))
+    .filter((d) => !p || d.tailor !== d.torch)
+    .sort((a, b) => Math.abs(b.tailor - b.torch) - Math.abs(a.tailor - a.torch))
+    .slice(0, top);
+}
+
+function print(
+  label: string,
+  entry: { tailor_kernel_ops: number; torch_kernel_ops: number | null },
+  extra: string,
+  diffs: ReturnType<typeof differences>,
+  paired: boolean,
+) {
+  if (values.json) return;
+  console.log(
+    `${label}: ${entry.tailor_kernel_ops} computing operators (PyTorch ${entry.torch_kernel_ops ?? 'n/a'})${extra}`,
+  );
+  for (const d of diffs)
+    console.log(
+      `  ${d.op.padEnd(40)} ${String(d.tailor).padStart(6)} ${paired ? String(d.torch).padStart(6) : ''}`,
+    );
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'tailor-bench-ops-'));
 const out: Record<string, unknown> = {};
 try {
   for (const name of configs) {
+    if (name === 'resnext50') {
+      for (const r of resnextSteps()) {
+        const entry = {
+          tailor_kernel_ops: kernelOps(r.tailor),
+          torch_kernel_ops: kernelOps(r.torch),
+          differences: differences(r.tailor, r.torch),
+        };
+        out[`resnext50-${r.mode}`] = entry;
+        print(`resnext50 ${r.mode}: a step`, entry, '', entry.differences, true);
+      }
+      continue;
+    }
     const t = await tailorStep(name, dir);
     // released PRL has no PyTorch twin in bench/longtail_torch.py: tailor's counts alone
     const p = name === 'sade' || name === 'prl' ? torchStep(t.specFile) : null;
-    const names = [...new Set([...t.step.keys(), ...(p?.keys() ?? [])])].filter(
-      (k) => k.startsWith('aten::') && !NO_KERNEL.test(k),
-    );
-    const diffs = names
-      .map((k) => ({ op: k, tailor: t.step.get(k) ?? 0, torch: p?.get(k) ?? 0 }))
-      .filter((d) => !p || d.tailor !== d.torch)
-      .sort((a, b) => Math.abs(b.tailor - b.torch) - Math.abs(a.tailor - a.torch));
     const entry = {
       tailor_kernel_ops: kernelOps(t.step),
       torch_kernel_ops: p ? kernelOps(p) : null,
       tailor_between_kernel_ops: kernelOps(t.between),
-      differences: diffs.slice(0, top),
+      differences: differences(t.step, p),
     };
     out[name] = entry;
-    if (!values.json) {
-      console.log(
-        `${name}: captured step ${entry.tailor_kernel_ops} computing operators (PyTorch ${entry.torch_kernel_ops ?? 'n/a'}); ` +
-          `between replays ${entry.tailor_between_kernel_ops}`,
-      );
-      for (const d of entry.differences)
-        console.log(
-          `  ${d.op.padEnd(40)} ${String(d.tailor).padStart(6)} ${p ? String(d.torch).padStart(6) : ''}`,
-        );
-    }
+    print(
+      `${name}: captured step`,
+      entry,
+      `; between replays ${entry.tailor_between_kernel_ops}`,
+      entry.differences,
+      p !== null,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

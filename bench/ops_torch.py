@@ -2,8 +2,7 @@
 # Fashion-MNIST-LT multi-expert model (bench/longtail_torch.py), the step bench/epoch_gpu_torch.py
 # captures in its CUDA graph (forward, loss, backward, SGD with foreach=True, the loss added to a
 # total; gradients set to None before it), after three warm-up steps, counted with the autograd
-# profiler, leaving out the calls a _foreach_ operator's CPU fallback makes inside it (on CUDA it
-# is one fused kernel) and those an operator makes to its own other overload. Usage: python3 ops_torch.py SPEC.json; prints one JSON line
+# profiler (bench/op_counts.py). Usage: python3 ops_torch.py SPEC.json; prints one JSON line
 # {operator: calls}.
 import json
 import sys
@@ -12,6 +11,7 @@ import numpy as np
 import torch
 
 from longtail_torch import Experiment
+from op_counts import count_ops
 
 spec = json.load(open(sys.argv[1]))
 torch.set_num_threads(1)
@@ -52,28 +52,5 @@ for _ in range(3):
     step(draws())
     opt.zero_grad(set_to_none=True)
 r = draws()
-with torch.autograd.profiler.profile() as prof:
-    step(r)
-
-
-
-def in_foreach(event):
-    # what a _foreach_ operator's CPU fallback runs inside it (one fused kernel on CUDA)
-    parent = event.cpu_parent
-    while parent is not None:
-        if parent.name.startswith("aten::_foreach_"):
-            return True
-        parent = parent.cpu_parent
-    return False
-
-
-def redispatched(event):
-    # an overload passing the work on (add_(Scalar) to add_(Tensor)): one computation, two calls
-    return event.cpu_parent is not None and event.cpu_parent.name == event.name
-
-
-counts = {}
-for event in prof.function_events:
-    if not in_foreach(event) and not redispatched(event):
-        counts[event.name] = counts.get(event.name, 0) + 1
+counts = count_ops(lambda: step(r))
 print(json.dumps(counts))
