@@ -113,18 +113,21 @@ export function tensor(
       sourceDtype = 'float64';
     }
   }
-  let t = wrap(native.fromArray(array, shape, dtypeCode(sourceDtype)));
-  if (options.dtype && options.dtype !== sourceDtype) {
-    const converted = t.to(options.dtype);
+  const device = creationDevice(options.device);
+  const converts = options.dtype !== undefined && options.dtype !== sourceDtype;
+  // Host data reach a GPU through page-locked memory with a non-blocking copy (as a pin_memory
+  // DataLoader does), so the copy overlaps the work already queued. Data that need no dtype
+  // conversion are copied into page-locked memory at once: one host copy of the batch, not two.
+  const pinAtOnce = device !== undefined && options.pinned !== false && !converts;
+  let t = wrap(native.fromArray(array, shape, dtypeCode(sourceDtype), pinAtOnce));
+  if (converts) {
+    const converted = t.to(options.dtype!);
     t.dispose();
     t = converted;
   }
-  const device = creationDevice(options.device);
   if (device !== undefined) {
-    // Host data reach a GPU through page-locked memory with a non-blocking copy (as a
-    // pin_memory DataLoader does), so the copy overlaps the work already queued.
-    const pinned = options.pinned === false ? t : t.pinMemory();
-    const moved = pinned.toDevice(device, { nonBlocking: pinned !== t });
+    const pinned = options.pinned === false || pinAtOnce ? t : t.pinMemory();
+    const moved = pinned.toDevice(device, { nonBlocking: options.pinned !== false });
     if (pinned !== t) pinned.dispose();
     t.dispose();
     t = moved;

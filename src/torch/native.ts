@@ -65,7 +65,8 @@ export interface NativeAddon {
   manualSeed(seed: number): void;
   getRngState(): Uint8Array;
   setRngState(state: Uint8Array): void;
-  fromArray(data: ArrayBufferView, shape: number[], dtype?: number): number;
+  /** A CPU tensor holding a copy of data (in page-locked memory when pinned: CUDA only). */
+  fromArray(data: ArrayBufferView, shape: number[], dtype?: number, pinned?: boolean): number;
   toArray(
     handle: number,
   ): Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array | Int16Array;
