@@ -39,8 +39,9 @@ struct Counts {
   std::map<std::string, Count> byName;
 };
 
-// The callback outlives no addon instance: stop removes it before the counts are read.
-Counts* counts = nullptr;
+// One table for the process, never freed: an operator already running on another thread when
+// stop removes the callback may still finish its entry.
+Counts* const counts = new Counts();
 std::optional<at::CallbackHandle> handle;
 // Per thread: the operators running (outermost first; their names live as long as their calls),
 // and how many of them are multi-tensor _foreach_ operators (what those run inside is their CPU
@@ -76,7 +77,10 @@ Napi::Value OpCountStart(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return guarded(env, "opCountStart: ", [&]() -> Napi::Value {
     if (handle) throw std::runtime_error("operator counting is already on (one counter at a time)");
-    counts = new Counts();
+    {
+      std::lock_guard<std::mutex> lock(counts->mutex);
+      counts->byName.clear();
+    }
     running.clear();
     foreachDepth = 0;
     handle = at::addGlobalCallback(at::RecordFunctionCallback(onEnter, onExit)
@@ -104,8 +108,6 @@ Napi::Value OpCountStop(const Napi::CallbackInfo& info) {
         out.Set(name, row);
       }
     }
-    delete counts;
-    counts = nullptr;
     return out;
   });
 }
