@@ -32,7 +32,7 @@ export interface Predictions {
  * batches are built and launched while the device works, and at most this many batches of
  * logits are held there.
  */
-const FLUSH_BATCHES = 16;
+export const FLUSH_BATCHES = 16;
 
 /** The model's logits over a data set (in memory, or an image list decoded batch by batch). */
 export async function predict(

@@ -7,6 +7,7 @@ import { forEachBatch, type ImageSet } from '../data/source.js';
 import type { ImageTransform } from '../data/augment.js';
 import { setTraining, type PlainSystem } from '../systems/system.js';
 import type { PrlSystem } from '../systems/prl.js';
+import { FLUSH_BATCHES } from './evaluate.js';
 
 /** Each expert's penultimate features of a whole set, with its labels. */
 export interface ExpertFeatures {
@@ -32,18 +33,34 @@ export async function computeExpertFeatures(
   const labels = new Int32Array(n);
   setTraining(system, false);
   let offset = 0;
-  await forEachBatch(ds, { batchSize, sampler: 'sequential', transform }, (batch) =>
-    torch.noGrad(() =>
-      torch.tidy(() => {
-        const x = torch.tensor(batch.x, { shape: [batch.n, ...batch.shape] });
-        const f = system.model.expertFeatures(x).toFloat32Array();
-        for (let e = 0; e < experts; e++)
-          data.set(f.subarray(e * batch.n * dim, (e + 1) * batch.n * dim), (e * n + offset) * dim);
-        labels.set(batch.y, offset);
-        offset += batch.n;
-      }),
-    ),
-  );
+  // Read back every FLUSH_BATCHES batches, as predict does: on a GPU the next batches are built
+  // and launched while the device works, instead of a wait for the device after every batch.
+  const pending: { features: Tensor; at: number; n: number }[] = [];
+  const flush = () => {
+    for (const p of pending) {
+      const f = p.features.toFloat32Array();
+      for (let e = 0; e < experts; e++)
+        data.set(f.subarray(e * p.n * dim, (e + 1) * p.n * dim), (e * n + p.at) * dim);
+    }
+    torch.dispose(pending.map((p) => p.features));
+    pending.length = 0;
+  };
+  try {
+    await forEachBatch(ds, { batchSize, sampler: 'sequential', transform }, (batch) => {
+      torch.noGrad(() =>
+        torch.tidy(() => {
+          const x = torch.tensor(batch.x, { shape: [batch.n, ...batch.shape] });
+          pending.push({ features: torch.keep(system.model.expertFeatures(x)), at: offset, n: batch.n });
+          labels.set(batch.y, offset);
+          offset += batch.n;
+        }),
+      );
+      if (pending.length >= FLUSH_BATCHES) flush();
+    });
+    flush();
+  } finally {
+    torch.dispose(pending.map((p) => p.features));
+  }
   return { experts, n, dim, data, labels };
 }
 
