@@ -276,3 +276,58 @@ test('SGD: the multi-tensor step (foreach) gives the per-parameter step bit for 
   assert.equal(opt.foreach, null, 'default: decided by where the parameters are (the GPU)');
   opt.dispose();
 });
+
+test("AdamW's capturable mode follows the eager form to float rounding, its step counts saved as numbers", () => {
+  const configs = [
+    { lr: 0.01 },
+    { lr: 0.02, weightDecay: 0.05, amsgrad: true },
+    { lr: 0.01, weightDecay: 0, betas: [0.8, 0.99], eps: 1e-6 },
+  ];
+  const run = (options: (typeof configs)[number], capturable: boolean) => {
+    torch.manualSeed(4);
+    const params = [torch.randn([4, 3]), torch.randn([3]), torch.randn([5])].map((p) =>
+      p.requiresGrad_(true),
+    );
+    // a second group that maximizes, and a parameter that never gets a gradient
+    const opt = new AdamW(
+      [{ params: params.slice(0, 2) }, { params: params.slice(2), maximize: true }],
+      options,
+    );
+    opt.capturable = capturable;
+    const steps: number[] = [];
+    for (let step = 0; step < 6; step++) {
+      torch.tidy(() => {
+        const x = torch.randn([3]);
+        params[0]!.matmul(x).square().sum().add(params[1]!.mul(x).sum()).backward();
+      });
+      if (step === 3) opt.paramGroups[0]!.lr *= 0.5; // a schedule change between replays
+      opt.syncLearningRates();
+      opt.step();
+      opt.zeroGrad();
+      // the state as a checkpoint stores it: step counts are numbers in either form
+      if (step === 4) steps.push(...Object.values(opt.stateDict().state).map((s) => s.step as number));
+    }
+    // back to the eager form: the counts continue from the device tensors
+    opt.capturable = false;
+    torch.tidy(() => params[0]!.square().sum().backward());
+    opt.step();
+    const out = { params: params.map((p) => Array.from(p.toFloat32Array())), steps };
+    opt.dispose();
+    torch.dispose(params);
+    return out;
+  };
+  for (const options of configs) {
+    const eager = run(options, false);
+    const captured = run(options, true);
+    assert.deepEqual(captured.steps, [5, 5], JSON.stringify(options));
+    assert.deepEqual(eager.steps, [5, 5]);
+    captured.params.forEach((p, i) =>
+      p.forEach((v, j) =>
+        assert.ok(
+          Math.abs(v - eager.params[i]![j]!) < 1e-5,
+          `${JSON.stringify(options)}: parameter ${i}[${j}] ${v} vs ${eager.params[i]![j]}`,
+        ),
+      ),
+    );
+  }
+});

@@ -2,9 +2,9 @@
 // figures) captured once in a CUDA graph and replayed per batch, as PyTorch's whole-network
 // capture does. What changes between replays lives in tensors updated in place before each
 // replay: the batch (copied into static input tensors), the step number (for the figures), the
-// learning rate (SGD's capturable mode) and the loss constants (made once, cached). What changes
-// rarely is captured again: when the loss's capture key changes (the DRW weights switching on),
-// the graph is dropped and the next full batch captures a new one.
+// learning rate (and AdamW's step count: the optimizer's capturable mode) and the loss constants
+// (made once, cached). What changes rarely is captured again: when the loss's capture key changes
+// (the DRW weights switching on), the graph is dropped and the next full batch captures a new one.
 //
 // The first WARMUP_STEPS full batches of a capture train eagerly on a side stream (libtorch's
 // lazy initialisations, the optimizer's momentum buffers and the cached constants happen there,
@@ -58,8 +58,6 @@ export function graphBlocker(o: TrainOptions, ctx: StepContext): string | null {
   if (ctx.ddp) return 'data-parallel steps stay eager (the gradient allreduce is not captured)';
   if (ctx.scaler)
     return 'fp16 autocast reads its gradient scale back to the host every step (use --amp bf16)';
-  if (!(o.optimizer instanceof torch.optim.SGD))
-    return `the ${o.optimizer.constructor.name} optimizer has no capturable form (SGD has)`;
   return null;
 }
 
@@ -93,7 +91,7 @@ export class GraphedSteps {
     private readonly backend: GraphBackend,
     private readonly log: (line: string) => void,
   ) {
-    (o.optimizer as torch.optim.SGD).capturable = true;
+    o.optimizer.capturable = true;
     cacheConstants(true);
   }
 
@@ -144,7 +142,7 @@ export class GraphedSteps {
     if (s) torch.dispose([s.x, s.y, s.yB, s.lam, s.draws, s.step].filter((t) => t !== null));
     this.statics = null;
     cacheConstants(false);
-    (this.o.optimizer as torch.optim.SGD).capturable = false;
+    this.o.optimizer.capturable = false;
   }
 
   private drop(): void {
@@ -163,7 +161,7 @@ export class GraphedSteps {
       this.gradsFromCapture = false;
     }
     // a partial batch in a later epoch than the last full one may need this epoch's rate
-    (this.o.optimizer as torch.optim.SGD).syncLearningRates();
+    this.o.optimizer.syncLearningRates();
     const run = () => trainStep(this.o, this.ctx, s);
     if (onSide) this.backend.onSideStream(this.o.system.device, run);
     else run();
@@ -195,7 +193,7 @@ export class GraphedSteps {
       if (draws) s.draws?.copy_(draws);
       s.step.fill_(step);
     });
-    (this.o.optimizer as torch.optim.SGD).syncLearningRates();
+    this.o.optimizer.syncLearningRates();
     return { x: s.x, yA: s.y, yB: s.yB, lam: s.lam ?? 1, n: s.n };
   }
 
@@ -218,7 +216,7 @@ export class GraphedSteps {
     } catch (e) {
       o.optimizer.zeroGrad();
       // from here on the steps are plain eager ones: the rate as a number, constants made per step
-      (o.optimizer as torch.optim.SGD).capturable = false;
+      o.optimizer.capturable = false;
       cacheConstants(false);
       this.failed = `the step could not be captured in a CUDA graph (${(e as Error).message.split('\n')[0]})`;
       this.log(`graph mode: ${this.failed}; training on eagerly`);

@@ -2,6 +2,7 @@
 // tensors owned by the optimizer (freed by dispose()), zeroGrad, and a state dict that is plain
 // JSON-able data plus tensors, indexed like PyTorch's (parameters numbered across groups in order).
 import { Tensor } from '../tensor.js';
+import { scalarTensor } from '../creation.js';
 import { keep, tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { isFloatingPoint } from '../dtype.js';
@@ -70,6 +71,51 @@ export abstract class Optimizer<H extends { lr: number }> {
     this.validate(filled as unknown as H);
     this.paramGroups.push({ ...(filled as unknown as H), params: [...group.params] });
   }
+
+  /**
+   * Capturable mode (for CUDA graphs, as PyTorch's `capturable=True`): the step reads each
+   * group's learning rate from a device tensor instead of baking the number into its kernels (and
+   * an optimizer with step counts keeps them in device tensors), so a captured step follows the
+   * schedule. Call syncLearningRates() before each replay; it writes a group's `lr` into its
+   * tensor when it changed. The update then rounds differently from the eager form, so the two
+   * agree to float rounding, not bit for bit: the eager form stays the default.
+   */
+  get capturable(): boolean {
+    return this.rates !== null;
+  }
+
+  set capturable(on: boolean) {
+    if (on === this.capturable) return;
+    if (!on) {
+      for (const r of this.rates!.values()) r.tensor.dispose();
+      this.rates = null;
+      return;
+    }
+    this.rates = new Map(
+      this.paramGroups.map((g) => [
+        g,
+        { tensor: keep(scalarTensor(g.lr, 'float32', g.params[0]!.device)), written: g.lr },
+      ]),
+    );
+  }
+
+  /** Capturable mode: copies each group's current `lr` into its device tensor where it changed. */
+  syncLearningRates(): void {
+    for (const [group, rate] of this.rates ?? []) {
+      if (rate.written !== group.lr) {
+        rate.tensor.fill_(group.lr);
+        rate.written = group.lr;
+      }
+    }
+  }
+
+  /** Capturable mode: the group's learning-rate tensor (undefined in the eager form). */
+  protected rateOf(group: ParamGroup<H>): Tensor | undefined {
+    return this.rates?.get(group)?.tensor;
+  }
+
+  /** Capturable mode's learning rates: each group's device tensor and the value last written to it. */
+  private rates: Map<ParamGroup<H>, { tensor: Tensor; written: number }> | null = null;
 
   /** Checks a group's hyperparameters; throws a message naming the bad field. */
   protected abstract validate(hyper: H): void;
@@ -228,6 +274,7 @@ export abstract class Optimizer<H extends { lr: number }> {
 
   /** Frees everything the optimizer owns. */
   dispose(): void {
+    this.capturable = false;
     this.disposeState();
   }
 }

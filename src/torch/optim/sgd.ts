@@ -3,9 +3,8 @@
 // arithmetic in a few multi-tensor kernels per group), so results match it to float rounding.
 import type { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
-import { scalarTensor } from '../creation.js';
 import { noGrad } from '../autograd.js';
-import { keep, tidy } from '../scope.js';
+import { tidy } from '../scope.js';
 import { Optimizer, checkNumber, type ParamGroup, type ParamGroupInput } from './optimizer.js';
 
 /** Hyperparameters of SGD (torch.optim.SGD): lr, momentum, dampening, weightDecay (default 0), nesterov, maximize (default false). */
@@ -57,46 +56,6 @@ export class SGD extends Optimizer<SGDOptions> {
       throw new RangeError('SGD: Nesterov momentum requires a momentum > 0 and zero dampening');
     }
   }
-
-  /**
-   * Capturable mode (for CUDA graphs, as PyTorch's `capturable=True`): the step reads each
-   * group's learning rate from a device tensor instead of baking the number into its kernels, so
-   * a captured step follows the schedule. Call syncLearningRates() before each replay; it writes
-   * a group's `lr` into its tensor when it changed. The update is then p - (d * lr), one rounding
-   * more than the eager p + (-lr) * d, so the two agree to float rounding, not bit for bit: the
-   * eager form stays the default.
-   */
-  get capturable(): boolean {
-    return this.rates !== null;
-  }
-
-  set capturable(on: boolean) {
-    if (on === this.capturable) return;
-    if (!on) {
-      for (const r of this.rates!.values()) r.tensor.dispose();
-      this.rates = null;
-      return;
-    }
-    this.rates = new Map(
-      this.paramGroups.map((g) => [
-        g,
-        { tensor: keep(scalarTensor(g.lr, 'float32', g.params[0]!.device)), written: g.lr },
-      ]),
-    );
-  }
-
-  /** Capturable mode: copies each group's current `lr` into its device tensor where it changed. */
-  syncLearningRates(): void {
-    for (const [group, rate] of this.rates ?? []) {
-      if (rate.written !== group.lr) {
-        rate.tensor.fill_(group.lr);
-        rate.written = group.lr;
-      }
-    }
-  }
-
-  /** Capturable mode's learning rates: each group's device tensor and the value last written to it. */
-  private rates: Map<ParamGroup<SGDOptions>, { tensor: Tensor; written: number }> | null = null;
 
   /**
    * The multi-tensor step (PyTorch's `foreach`): each group's update in a few `_foreach_` kernels
@@ -155,9 +114,9 @@ export class SGD extends Optimizer<SGDOptions> {
               else d = aten._foreach_add_List(d, bufs, momentum);
             } else d = bufs;
           }
-          const rate = this.rates?.get(group);
-          if (rate)
-            aten._foreach_addcmul__Scalar(params, d, Array<Tensor>(params.length).fill(rate.tensor), -1);
+          // capturable: p - d * lr, one rounding more than the eager p + (-lr) * d
+          const rate = this.rateOf(group);
+          if (rate) aten._foreach_addcmul__Scalar(params, d, Array<Tensor>(params.length).fill(rate), -1);
           else aten._foreach_add__List(params, d, -lr);
         }
       }),
@@ -184,14 +143,9 @@ export class SGD extends Optimizer<SGDOptions> {
         }
         d = nesterov ? (owned ? d.add_(buf, momentum) : d.add(buf, momentum)) : buf;
       }
-      const rate = this.rates?.get(group);
-      if (rate) aten.addcmul_(p, d, rate.tensor, -1);
+      const rate = this.rateOf(group);
+      if (rate) aten.addcmul_(p, d, rate, -1);
       else p.add_(d, -lr);
     });
-  }
-
-  override dispose(): void {
-    this.capturable = false;
-    super.dispose();
   }
 }
