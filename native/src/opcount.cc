@@ -15,6 +15,7 @@
 #include <napi.h>
 #include "state.h"
 
+#ifndef TAILOR_NO_OPCOUNT
 #include <ATen/record_function.h>
 
 #include <cstring>
@@ -113,6 +114,20 @@ Napi::Value OpCountStop(const Napi::CallbackInfo& info) {
 }
 
 }  // namespace
+
+#else
+// Built without it (scripts/gpu-check.sh, where this libtorch's RecordFunction API does not
+// compile): the calls say so.
+namespace tailor {
+namespace {
+Napi::Value OpCountStart(const Napi::CallbackInfo& info) {
+  return guarded(info.Env(), "opCountStart: ", []() -> Napi::Value {
+    throw std::runtime_error("operator counting was not built into this addon (see the build log)");
+  });
+}
+Napi::Value OpCountStop(const Napi::CallbackInfo& info) { return OpCountStart(info); }
+}  // namespace
+#endif
 
 void initOpCount(Napi::Env env, Napi::Object exports) {
   exports.Set("opCountStart", Napi::Function::New(env, OpCountStart));
