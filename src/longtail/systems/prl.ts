@@ -85,14 +85,7 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
       hyper.forward(preference instanceof torch.Tensor ? preference : torch.tensor([...preference])),
     );
 
-  // The experts' pooled features do not depend on the preference: computed once per batch.
-  // Kept per expert (not stacked) so training runs the same kernels on the same memory as the
-  // multi-expert forward pass.
-  const pooledFeatures = (x: Tensor): Tensor[] =>
-    torch.tidy(() => {
-      const shared = model.shared(x);
-      return model.experts.items.map((expert) => expert.features(shared));
-    });
+  const pooledFeatures = (x: Tensor): Tensor[] => expertPooledFeatures(model, x);
 
   /**
    * The one place experts are generated for a preference and their logits weighted by it: one
@@ -112,16 +105,22 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
   if (released) modules.released = released;
   // The online ideal point is training state: the checkpoint carries it for an exact resume.
   if (loss.ideal) modules.ideal = loss.ideal;
-  // The released variant's training forward, expert e generated for the preference drawOf(e).
-  const releasedForward = (x: Tensor, drawOf: (expert: number) => Tensor): { out: MultiExpertOutput } => {
-    const generated = releasedGenerate(hyper, released!, drawOf);
-    return {
-      out: torch.tidy(() => preferenceOutput(logitsFromFeatures(model, pooledFeatures(x), generated))),
-    };
-  };
-  const trainForward = (x: Tensor, rng: Rng): ReturnType<PrlSystem['trainForward']> => {
-    if (released) return releasedForward(x, () => torch.tensor(rng.dirichlet(alpha, experts)));
-    const preferences = Array.from({ length: drawsPerBatch }, () => rng.dirichlet(alpha, experts));
+  // A training step's preferences, each [E]: one per expert call (released) or drawsPerBatch.
+  const drawsPerStep = released ? experts : drawsPerBatch;
+  const forwardAt = (
+    x: Tensor,
+    preferences: (number[] | Tensor)[],
+  ): ReturnType<PrlSystem['trainForward']> => {
+    if (released) {
+      // expert e generated for preference e, after the learnable offset
+      const generated = releasedGenerate(hyper, released, (e) => {
+        const r = preferences[e]!;
+        return r instanceof torch.Tensor ? r : torch.tensor(r);
+      });
+      return {
+        out: torch.tidy(() => preferenceOutput(logitsFromFeatures(model, pooledFeatures(x), generated))),
+      };
+    }
     return torch.tidy(() => {
       const features = pooledFeatures(x);
       const draws = preferences.map((preference) => ({
@@ -131,26 +130,17 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
       return { out: draws[0]!.out, extra: { preference: preferences[0]!, draws } };
     });
   };
-
+  const drawAll = (rng: Rng) => Array.from({ length: drawsPerStep }, () => rng.dirichlet(alpha, experts));
+  const trainForward = (x: Tensor, rng: Rng) => forwardAt(x, drawAll(rng));
   // Graph mode's form of trainForward: the same draws, in the same order, read from a tensor.
-  const hostDraws: HostDraws = released
-    ? {
-        // one draw per expert call
-        draw: (rng) => Array.from({ length: experts }, () => rng.dirichlet(alpha, experts)).flat(),
-        forward: (x, draws) => releasedForward(x, (e) => draws.narrow(0, e * experts, experts)),
-      }
-    : {
-        draw: (rng) => Array.from({ length: drawsPerBatch }, () => rng.dirichlet(alpha, experts)).flat(),
-        forward: (x, draws) =>
-          torch.tidy(() => {
-            const features = pooledFeatures(x);
-            const all = Array.from({ length: drawsPerBatch }, (_, i) => {
-              const preference = draws.narrow(0, i * experts, experts);
-              return { preference, out: outputsAt(preference, [features])[0]! };
-            });
-            return { out: all[0]!.out, extra: { preference: all[0]!.preference, draws: all } };
-          }),
-      };
+  const hostDraws: HostDraws = {
+    draw: (rng) => drawAll(rng).flat(),
+    forward: (x, draws) =>
+      forwardAt(
+        x,
+        Array.from({ length: drawsPerStep }, (_, i) => draws.narrow(0, i * experts, experts)),
+      ),
+  };
 
   const systemAt = (preference: Preference): PrlSystem => ({
     kind: 'prl',
@@ -170,6 +160,18 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
     evalForward: (x: Tensor) => torch.tidy(() => outputsAt(preference.weights, [pooledFeatures(x)])[0]!),
   });
   return systemAt(Preference.uniform(experts));
+}
+
+/**
+ * The experts' pooled features, which do not depend on the preference: computed once per batch.
+ * Kept per expert (not stacked) so training runs the same kernels on the same memory as the
+ * multi-expert forward pass.
+ */
+function expertPooledFeatures(model: MultiExpertModel, x: Tensor): Tensor[] {
+  return torch.tidy(() => {
+    const shared = model.shared(x);
+    return model.experts.items.map((expert) => expert.features(shared));
+  });
 }
 
 /** The weights to generate for: a Preference's (checked once, by Preference.of), or a simplex tensor as it is. */
