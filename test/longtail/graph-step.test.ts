@@ -210,6 +210,21 @@ test(
   },
 );
 
+test('channels-last batches and bf16 autocast together run inside the captured step', { skip }, async () => {
+  const eager = await train('fmnist_lt_ir100_sade.json', { amp: 'bf16', channelsLast: true });
+  const { backend, counts } = standIn();
+  const graphed = await train('fmnist_lt_ir100_sade.json', {
+    amp: 'bf16',
+    channelsLast: true,
+    graphBackend: backend,
+    graph: 'graph',
+  });
+  assert.equal(graphed.graph, 'graph');
+  assert.equal(counts.captures, 1);
+  const d = maxDifference(eager, graphed);
+  assert.ok(d < 1e-3, `weights differ by ${d}`);
+});
+
 test('bf16 autocast runs inside the captured step', { skip }, async () => {
   const eager = await train('fmnist_lt_ir100_sade.json', { amp: 'bf16' });
   const { backend, counts } = standIn();
