@@ -35,6 +35,7 @@
 #              `tailor train` (8 workers) against PyTorch with an 8-worker DataLoader, float32 and
 #              bf16 + channels-last, last epoch's images/s and GPU utilisation
 # GPU_CHECKS=version,epoch_gpu (a comma list of the fields above) runs only those checks.
+# GPU_CHECK_OUT=DIR copies each check's output (NAME.out, NAME.err) there as soon as it ends.
 set -u
 want() { case ",${GPU_CHECKS:-all}," in *",all,"* | *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 cd "$(dirname "$0")/.."
@@ -168,7 +169,14 @@ fi
 
 run_json() { # name, seconds, command...: the command's last output line, or an error object
   name=$1; secs=$2; shift 2
-  if timeout "$secs" "$@" > "$log/$name.out" 2> "$log/$name.err"; then
+  status=0
+  timeout "$secs" "$@" > "$log/$name.out" 2> "$log/$name.err" || status=$?
+  # GPU_CHECK_OUT=DIR keeps each check's output as soon as it ends, so that a device call cut
+  # off by its time limit still returns the checks that finished.
+  if [ -n "${GPU_CHECK_OUT:-}" ]; then
+    mkdir -p "$GPU_CHECK_OUT" && cp "$log/$name.out" "$log/$name.err" "$GPU_CHECK_OUT/" 2> /dev/null
+  fi
+  if [ "$status" = 0 ]; then
     tail -n 1 "$log/$name.out"
   else
     # The first lines naming an error (not the stack frames under them).
