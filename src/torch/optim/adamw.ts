@@ -61,11 +61,12 @@ export class AdamW extends Optimizer<AdamWOptions> {
       const expAvg = state.expAvg as Tensor;
       const expAvgSq = state.expAvgSq as Tensor;
       let second = expAvgSq;
+      // capturable mode: the learning rate and the step count in device tensors
       const rate = this.rateOf(group);
-      const capturableStep = rate ? this.stepTensor(state, p) : null;
-      const step = capturableStep ? 0 : this.stepNumber(state) + 1;
-      if (capturableStep) capturableStep.add_(1);
-      else state.step = step;
+      const stepTensor = rate ? this.stepTensor(state, p) : null;
+      let step = 0;
+      if (stepTensor) stepTensor.add_(1);
+      else state.step = step = this.stepNumber(state) + 1;
 
       if (rate) {
         if (weightDecay !== 0) p.mul_(rate.mul(-weightDecay).add_(1));
@@ -79,10 +80,10 @@ export class AdamW extends Optimizer<AdamWOptions> {
         max.copy_(aten.maximum(max, expAvgSq));
         second = max;
       }
-      if (rate && capturableStep) {
+      if (rate && stepTensor) {
         // PyTorch's capturable form: the bias corrections from the step tensor, on the device
-        const biasCorrection1 = aten.pow_Scalar(beta1, capturableStep).neg().add_(1);
-        const biasCorrection2 = aten.pow_Scalar(beta2, capturableStep).neg().add_(1);
+        const biasCorrection1 = aten.pow_Scalar(beta1, stepTensor).neg().add_(1);
+        const biasCorrection2 = aten.pow_Scalar(beta2, stepTensor).neg().add_(1);
         const stepSizeNeg = rate.div(biasCorrection1).neg();
         const denom = second
           .sqrt()
