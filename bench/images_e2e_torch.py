@@ -20,12 +20,11 @@ import sys
 import time
 
 import torch
-import torch.nn.functional as F
 from torch.utils.data import DataLoader
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from images_torch import ImageList, make_transform  # noqa: E402
-from images_train_torch import GpuUtil, init_normed, sade_resnext50  # noqa: E402
+from images_train_torch import GpuUtil, model_and_opt, train_on  # noqa: E402
 
 
 def main():
@@ -48,13 +47,9 @@ def main():
     random.seed(0)
     if cuda:
         torch.backends.cudnn.benchmark = True
-    model = sade_resnext50(a.classes).to(a.device).train()
-    init_normed(model)
     channels_last = a.mode == "bf16-cl"
-    if channels_last:
-        model = model.to(memory_format=torch.channels_last)
+    model, opt = model_and_opt(a.device, a.classes, channels_last)
     dtype = torch.bfloat16 if channels_last else None
-    opt = torch.optim.SGD(model.parameters(), lr=0.025, momentum=0.9, weight_decay=5e-4, nesterov=True)
     ds = ImageList(a.root, a.list, make_transform(a.size))
     extra = {"prefetch_factor": 2, "persistent_workers": True} if a.workers > 0 else {}
     loader = DataLoader(ds, batch_size=a.batch, shuffle=True, num_workers=a.workers, pin_memory=cuda, **extra)
@@ -67,17 +62,7 @@ def main():
         t0 = time.perf_counter()
         images = 0
         for x, y in loader:
-            x = x.to(a.device, non_blocking=True)
-            if channels_last:
-                x = x.contiguous(memory_format=torch.channels_last)
-            y = y.to(a.device, non_blocking=True)
-            with torch.autocast(device_type="cuda" if cuda else "cpu", dtype=dtype, enabled=dtype is not None):
-                _, expert_logits, _ = model(x)
-                loss = sum(F.cross_entropy(l.float(), y) for l in expert_logits)
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-            images += x.shape[0]
+            images += train_on(model, opt, x, y, a.device, channels_last, dtype)
         sync()
         times.append(time.perf_counter() - t0)
         if meter:

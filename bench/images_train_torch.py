@@ -70,37 +70,47 @@ class GpuUtil:
         return {"mean_percent": sum(values) / len(values), "samples": len(values)} if values else None
 
 
-def make_step(device, mode, batch, classes, size, foreach=None):
-    """The model, SGD (foreach as PyTorch picks it, unless given) and one host batch: a step function."""
-    torch.manual_seed(0)
+def model_and_opt(device, classes, channels_last, foreach=None):
+    """The recipe's model in training mode (channels-last when asked) and its SGD (foreach as
+    PyTorch picks it, unless given)."""
     model = sade_resnext50(classes).to(device).train()
     init_normed(model)
-    channels_last = mode == "bf16-cl"
     if channels_last:
         model = model.to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(
         model.parameters(), lr=0.025, momentum=0.9, weight_decay=5e-4, nesterov=True, foreach=foreach
     )
-    cuda = device.startswith("cuda")
+    return model, opt
+
+
+def train_on(model, opt, x, y, device, channels_last, dtype):
+    """One training step on a host batch: moved without blocking, every expert's cross-entropy
+    in float32 under autocast where dtype is given."""
+    x = x.to(device, non_blocking=True)
+    if channels_last:
+        x = x.contiguous(memory_format=torch.channels_last)
+    y = y.to(device, non_blocking=True)
+    kind = "cuda" if device.startswith("cuda") else "cpu"
+    with torch.autocast(device_type=kind, dtype=dtype, enabled=dtype is not None):
+        _, expert_logits, _ = model(x)
+        loss = sum(F.cross_entropy(l.float(), y) for l in expert_logits)
+    loss.backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    return x.shape[0]
+
+
+def make_step(device, mode, batch, classes, size, foreach=None):
+    """The model, SGD and one host batch (pinned on CUDA): a step function."""
+    torch.manual_seed(0)
+    channels_last = mode == "bf16-cl"
+    model, opt = model_and_opt(device, classes, channels_last, foreach)
     host_x = torch.randn(batch, 3, size, size)
     host_y = torch.randint(0, classes, (batch,))
-    if cuda:
+    if device.startswith("cuda"):
         host_x, host_y = host_x.pin_memory(), host_y.pin_memory()
     dtype = torch.bfloat16 if mode.startswith("bf16") else None
-
-    def step():
-        x = host_x.to(device, non_blocking=True)
-        if channels_last:
-            x = x.contiguous(memory_format=torch.channels_last)
-        y = host_y.to(device, non_blocking=True)
-        with torch.autocast(device_type="cuda" if cuda else "cpu", dtype=dtype, enabled=dtype is not None):
-            _, expert_logits, _ = model(x)
-            loss = sum(F.cross_entropy(l.float(), y) for l in expert_logits)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
-    return step
+    return lambda: train_on(model, opt, host_x, host_y, device, channels_last, dtype)
 
 
 def train_rate(device, mode, steps, batch, classes, size):
