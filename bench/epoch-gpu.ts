@@ -2,10 +2,11 @@
 //   [--python python3] [--check] [--json]
 // Full Fashion-MNIST-LT IR100 training epochs (14,866 images, batch 128) of the shipped SADE and
 // PRL configs on one GPU: tailor eager and tailor graph mode (the whole step replayed from a
-// CUDA graph), and with --torch the same model, loss and SGD in plain PyTorch
+// CUDA graph; each expert on a CUDA stream of its own, and on one stream), and with --torch the
+// same model, loss and SGD in plain PyTorch
 // (bench/epoch_gpu_torch.py): as the official train.py runs it (DataLoader, 4 and 8 workers,
 // pinned memory), with the data on the device, and with the whole step in one CUDA graph (the
-// ceiling). Each side trains `epochs` + 1 epochs; the figure is the median of epochs 2..epochs
+// ceiling of the official model's one stream; and with the experts on streams, as tailor's). Each side trains `epochs` + 1 epochs; the figure is the median of epochs 2..epochs
 // (the first pays the warm-up and the capture, the last tailor epoch its evaluation). --amp bf16
 // trains both sides under bf16 autocast.
 // --check adds graph mode's correctness checks on a 300-per-class subset: eager twice (the
@@ -93,6 +94,8 @@ interface Trained {
   mode: string;
   weights: Map<string, Float32Array>;
   losses: number[];
+  /** Whether graph mode ran the experts on streams of their own. */
+  streams: boolean;
 }
 
 /** Trains a fresh session (seeded) for `n` epochs; resume: the checkpoint to continue from. */
@@ -113,7 +116,10 @@ async function train(
       epochs: n,
       evalPeriod: n,
       seed: 0,
-      runDir: join(work, `run-${name}-${graph ? 'graph' : 'eager'}-${perClass}`),
+      runDir: join(
+        work,
+        `run-${name}-${graph ? 'graph' : 'eager'}${extra.expertStreams === false ? '-one-stream' : ''}-${perClass}`,
+      ),
       checkpointExtra: {},
       quiet: true,
       log: (l) => say(`  ${name}: ${l}`),
@@ -130,6 +136,7 @@ async function train(
       mode: result.graph,
       weights,
       losses: result.history.map((h) => h.train_loss),
+      streams: result.expertStreams,
     };
   } finally {
     for (const m of Object.values(s.system.modules)) m.dispose();
@@ -164,6 +171,7 @@ async function checks() {
   const eager = await train('sade', 300, 2, false);
   const again = await train('sade', 300, 2, false);
   const graph = await train('sade', 300, 2, true);
+  const oneStream = await train('sade', 300, 2, true, { expertStreams: false });
   const first = await train('sade', 300, 1, true);
   const resumed = await train('sade', 300, 2, true, {
     resumeFrom: join(work, 'run-sade-graph-300', 'checkpoint-last.json'),
@@ -173,6 +181,9 @@ async function checks() {
     graph_mode: graph.mode,
     eager_vs_eager: difference(eager, again),
     graph_vs_eager: difference(graph, eager),
+    // the same kernels on the same data: within eager_vs_eager (the autotuner's choices)
+    graph_one_stream_vs_graph: difference(oneStream, graph),
+    expert_streams: { graph: graph.streams, one_stream: oneStream.streams },
     resumed_vs_uninterrupted: difference(resumed, graph),
     losses: { eager: eager.losses, graph: graph.losses },
   };
@@ -184,7 +195,7 @@ function runTorch(name: string) {
   const spec = exportExperiment(session(name, maxPerClass), dir, {
     device: device.name,
     epochs,
-    modes: ['dataloader-4', 'dataloader-8', 'device', 'graph'],
+    modes: ['dataloader-4', 'dataloader-8', 'device', 'graph', 'graph-streams'],
     amp: amp ?? 'none',
   });
   const py = spawnSync(values.python, [join(root, 'bench/epoch_gpu_torch.py'), spec], {
@@ -207,15 +218,19 @@ try {
   for (const name of values.configs.split(',')) {
     const images = session(name, maxPerClass).data.train.labels.length;
     const entry: Record<string, unknown> = { images };
-    for (const graph of [false, true]) {
+    const sides = [
+      ['tailor_eager', false, {}],
+      // graph mode as it runs by default: each expert on a stream of its own
+      ['tailor_graph', true, {}],
+      ['tailor_graph_one_stream', true, { expertStreams: false }],
+    ] as const;
+    for (const [key, graph, extra] of sides) {
       try {
-        const t = await train(name, maxPerClass, epochs + 1, graph);
-        entry[graph ? 'tailor_graph' : 'tailor_eager'] = figure(t, images);
-        say(
-          `${name} ${graph ? 'graph' : 'eager'}: ${JSON.stringify(entry[graph ? 'tailor_graph' : 'tailor_eager'])}`,
-        );
+        const t = await train(name, maxPerClass, epochs + 1, graph, extra);
+        entry[key] = figure(t, images);
+        say(`${name} ${key}: ${JSON.stringify(entry[key])}`);
       } catch (e) {
-        entry[graph ? 'tailor_graph' : 'tailor_eager'] = { error: (e as Error).message.split('\n')[0] };
+        entry[key] = { error: (e as Error).message.split('\n')[0] };
       }
     }
     if (values.torch) entry.torch = runTorch(name);

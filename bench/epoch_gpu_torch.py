@@ -1,5 +1,5 @@
 """The PyTorch side of bench/epoch-gpu.ts: full training epochs of the same Fashion-MNIST-LT
-multi-expert model, loss and SGD (bench/longtail_torch.py) on one GPU, four ways:
+multi-expert model, loss and SGD (bench/longtail_torch.py) on one GPU, five ways:
 
   dataloader-W  as the official SADE / PRL train.py runs: a DataLoader with W worker processes and
                 pinned memory, per-sample pad + random crop + flip + normalize on the host, the
@@ -8,7 +8,10 @@ multi-expert model, loss and SGD (bench/longtail_torch.py) on one GPU, four ways
                 normalized there, no host read inside the epoch;
   graph         'device' with the whole step (forward, loss, backward, SGD step) captured once in a
                 CUDA graph and replayed per batch (torch.cuda.graph, after warm-up steps on a side
-                stream): the ceiling of this GPU for this step.
+                stream): the ceiling of this GPU for this step, as the official code's model
+                runs it (one stream);
+  graph-streams 'graph' with each expert on a CUDA stream of its own (torch.cuda.stream per
+                expert, as tailor's graph mode runs them): the experts' kernels side by side.
 
 Usage: python3 epoch_gpu_torch.py SPEC.json (written by bench/epoch-gpu.ts; "modes", "epochs",
 "device" and "amp" (none or bf16: the forward and loss under autocast) in it). Prints one JSON line: per mode, the seconds of every epoch and the images/s of
@@ -193,10 +196,12 @@ for mode in spec["modes"]:
             del loader
         elif mode == "device":
             times = run_device(experiment, DeviceData(), rng, spec["epochs"])
-        elif mode == "graph":
+        elif mode in ("graph", "graph-streams"):
             if not cuda:
                 results[mode] = {"skipped": "CUDA graphs need a CUDA device"}
                 continue
+            if mode == "graph-streams":
+                experiment.model.streams = [torch.cuda.Stream(priority=-1) for _ in experiment.model.experts]
             times = run_graph(experiment, DeviceData(), rng, spec["epochs"])
         else:
             raise ValueError(f"unknown mode {mode}")

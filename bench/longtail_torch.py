@@ -80,10 +80,24 @@ class Model(nn.Module):
         for m in self.modules():
             if isinstance(m, (nn.Conv2d, nn.Linear)):
                 nn.init.kaiming_normal_(m.weight)
+        # each expert on a CUDA stream of its own (tailor's expert streams, written as a PyTorch
+        # user would): epoch_gpu_torch.py's 'graph-streams' mode
+        self.streams = None
 
     def features(self, x):
         s = self.layer1(F.relu(self.bn1(self.conv1(x))))
-        return [e.features(s) for e in self.experts]
+        if self.streams is None:
+            return [e.features(s) for e in self.experts]
+        current = torch.cuda.current_stream()
+        out = []
+        for e, stream in zip(self.experts, self.streams):
+            stream.wait_stream(current)
+            with torch.cuda.stream(stream):
+                out.append(e.features(s))
+        for f, stream in zip(out, self.streams):
+            current.wait_stream(stream)
+            f.record_stream(current)
+        return out
 
 
 class Experiment:

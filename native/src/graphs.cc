@@ -169,6 +169,100 @@ Napi::Value CudaSideStreamExit(const Napi::CallbackInfo& info) {
   });
 }
 
+// Branch streams: independent parts of a step (the experts of a multi-expert model) queued on
+// streams of their own, so that their kernels can run at the same time on the GPU, in a captured
+// graph as parallel branches (torch.cuda.stream per branch, each waiting for the origin stream
+// first, and the origin waiting for every branch at the end). Autograd runs each backward
+// operator on its forward's stream and joins them itself. The branch streams are high-priority
+// pool streams, kept per device, so that they never coincide with a side stream (low-priority
+// pool) nor with each other, and the same ones serve every step (warm-up and capture alike).
+struct Fork {
+  c10::Stream origin;
+  std::vector<c10::Stream> branches;
+};
+thread_local std::vector<Fork> forks;
+thread_local std::unordered_map<c10::DeviceIndex, std::vector<c10::Stream>> branchPool;
+
+std::vector<c10::Stream> branchStreams(c10::Device device, const c10::Stream& origin, size_t n) {
+  c10::impl::VirtualGuardImpl impl(c10::DeviceType::CUDA);
+  auto& pool = branchPool[device.index()];
+  // a pool hands its streams out round-robin: keep asking until there are n distinct ones
+  // besides the origin (the pool holds 32 per priority, so a few more asks always do)
+  for (int asks = 0; pool.size() < n + 1 && asks < 128; asks++) {
+    c10::Stream s = impl.getStreamFromGlobalPool(device, true);
+    if (std::find(pool.begin(), pool.end(), s) == pool.end()) pool.push_back(s);
+  }
+  std::vector<c10::Stream> out;
+  for (const auto& s : pool)
+    if (s != origin && out.size() < n) out.push_back(s);
+  // too few distinct streams: the rest of the branches run on the origin stream, in order
+  while (out.size() < n) out.push_back(origin);
+  return out;
+}
+
+// cudaBranchStreamsFork(device, n): n branch streams, each waiting for the work queued so far
+// on the current stream (the origin). Nothing changes the current stream until a branch is used.
+Napi::Value CudaBranchStreamsFork(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "cudaBranchStreamsFork: ", [&]() -> Napi::Value {
+    c10::Device device = cudaDeviceOf(info, 0);
+    int64_t n = info[1].As<Napi::Number>().Int64Value();
+    if (n < 1 || n > 16) throw std::invalid_argument("between 1 and 16 branch streams, got " + std::to_string(n));
+    c10::impl::VirtualGuardImpl impl(c10::DeviceType::CUDA);
+    c10::Stream origin = impl.getStream(device);
+    Fork fork{origin, branchStreams(device, origin, static_cast<size_t>(n))};
+    c10::Event ready(c10::DeviceType::CUDA);
+    ready.record(origin);
+    for (const auto& s : fork.branches)
+      if (s != origin) ready.block(s);
+    forks.push_back(std::move(fork));
+    return env.Undefined();
+  });
+}
+
+// cudaBranchStreamUse(i): makes branch i of the innermost fork the current stream.
+Napi::Value CudaBranchStreamUse(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "cudaBranchStreamUse: ", [&]() -> Napi::Value {
+    if (forks.empty()) throw std::logic_error("no branch streams were forked");
+    const Fork& fork = forks.back();
+    int64_t i = info[0].As<Napi::Number>().Int64Value();
+    if (i < 0 || i >= static_cast<int64_t>(fork.branches.size()))
+      throw std::invalid_argument("branch " + std::to_string(i) + " of " + std::to_string(fork.branches.size()));
+    c10::impl::VirtualGuardImpl impl(c10::DeviceType::CUDA);
+    impl.exchangeStream(fork.branches[static_cast<size_t>(i)]);
+    return env.Undefined();
+  });
+}
+
+// cudaBranchStreamsJoin(outputs): the origin stream current again, after it waits for every
+// branch; the branches' outputs (tensor handles) are marked as used on the origin stream, so the
+// caching allocator does not hand their memory to a branch while the origin may still read it.
+Napi::Value CudaBranchStreamsJoin(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "cudaBranchStreamsJoin: ", [&]() -> Napi::Value {
+    if (forks.empty()) throw std::logic_error("no branch streams were forked");
+    Fork fork = forks.back();
+    forks.pop_back();
+    c10::impl::VirtualGuardImpl impl(c10::DeviceType::CUDA);
+    impl.exchangeStream(fork.origin);
+    for (const auto& s : fork.branches) {
+      if (s == fork.origin) continue;
+      c10::Event done(c10::DeviceType::CUDA);
+      done.record(s);
+      done.block(fork.origin);
+    }
+    if (info.Length() > 0 && info[0].IsArray()) {
+      Napi::Array outputs = info[0].As<Napi::Array>();
+      for (uint32_t k = 0; k < outputs.Length(); k++) {
+        const at::Tensor& t = getTensor(env, outputs.Get(k), "branch output");
+        if (t.defined() && t.is_cuda()) t.record_stream(fork.origin);
+      }
+    }
+    return env.Undefined();
+  });
+}
+
 }  // namespace
 
 void initGraphs(Napi::Env env, Napi::Object exports) {
@@ -178,6 +272,9 @@ void initGraphs(Napi::Env env, Napi::Object exports) {
   exports.Set("cudaGraphDispose", Napi::Function::New(env, CudaGraphDispose));
   exports.Set("cudaSideStreamEnter", Napi::Function::New(env, CudaSideStreamEnter));
   exports.Set("cudaSideStreamExit", Napi::Function::New(env, CudaSideStreamExit));
+  exports.Set("cudaBranchStreamsFork", Napi::Function::New(env, CudaBranchStreamsFork));
+  exports.Set("cudaBranchStreamUse", Napi::Function::New(env, CudaBranchStreamUse));
+  exports.Set("cudaBranchStreamsJoin", Napi::Function::New(env, CudaBranchStreamsJoin));
 }
 
 }  // namespace tailor

@@ -142,6 +142,10 @@ export interface NativeAddon {
   cudaGraphDispose(graph: number): void;
   cudaSideStreamEnter(device?: string): void;
   cudaSideStreamExit(): void;
+  /** Branch streams (graphs.cc): fork n from the current stream, make branch i current, join them back. */
+  cudaBranchStreamsFork(device: string, n: number): void;
+  cudaBranchStreamUse(branch: number): void;
+  cudaBranchStreamsJoin(outputs: number[]): void;
   isPinned(handle: number): boolean;
   // Present when the addon was built with Gloo (buildInfo().gloo).
   createStore?(options: StoreOptions): number;

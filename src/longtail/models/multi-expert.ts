@@ -1,7 +1,7 @@
 // The multi-expert form shared by the CIFAR and ImageNet ResNets (RIDE/SADE): a shared trunk, then
 // per expert its own stages, global pooling and a classifier. Subclasses build the trunk and the
 // experts; the forward passes over them live here once.
-import { Tensor, nn, tidy, aten, onnx } from '../../torch/index.js';
+import { Tensor, nn, tidy, aten, onnx, onParallelStreams } from '../../torch/index.js';
 import type { MultiExpertOutput } from '../types/multi-expert-output.js';
 import { NormedLinear } from './heads.js';
 
@@ -47,8 +47,26 @@ export abstract class MultiExpertModel extends nn.Module {
   abstract readonly featureDim: number;
   abstract readonly experts: nn.ModuleList<ExpertBase>;
 
+  /**
+   * Each expert's work on a CUDA stream of its own (onParallelStreams), so that the experts'
+   * kernels run side by side on the GPU. The trainer turns it on for graph mode's steps, where
+   * the captured graph keeps the branches and the small kernels of one expert leave most of
+   * the GPU idle; the arithmetic is the same kernels on the same data, so results do not change.
+   */
+  expertStreams = false;
+
   /** The shared trunk's output, input of every expert. */
   abstract shared(x: Tensor): Tensor;
+
+  /** fn(expert, e) for every expert, in order: one after another, or on streams (expertStreams). */
+  perExpert(fn: (expert: ExpertBase, e: number) => Tensor): Tensor[] {
+    const experts = this.experts.items;
+    if (!this.expertStreams) return experts.map(fn);
+    return onParallelStreams(
+      this.device,
+      experts.map((expert, e) => () => fn(expert, e)),
+    );
+  }
 
   /**
    * The ONNX form of {@link shared}: the trunk's output value from the (normalized) image's. A
@@ -78,7 +96,7 @@ export abstract class MultiExpertModel extends nn.Module {
     return tidy(() => {
       const s = this.shared(x);
       return aten.stack(
-        this.experts.items.map((e) => e.features(s)),
+        this.perExpert((e) => e.features(s)),
         0,
       );
     });
@@ -88,7 +106,7 @@ export abstract class MultiExpertModel extends nn.Module {
     return tidy(() => {
       const s = this.shared(x);
       const logits = aten.stack(
-        this.experts.items.map((e, i) => e.classify(e.features(s), classifierWeights?.[i])),
+        this.perExpert((e, i) => e.classify(e.features(s), classifierWeights?.[i])),
         0,
       );
       return { output: logits.mean(0), logits };

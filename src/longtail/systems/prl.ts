@@ -170,7 +170,7 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
 function expertPooledFeatures(model: MultiExpertModel, x: Tensor): Tensor[] {
   return torch.tidy(() => {
     const shared = model.shared(x);
-    return model.experts.items.map((expert) => expert.features(shared));
+    return model.perExpert((expert) => expert.features(shared));
   });
 }
 

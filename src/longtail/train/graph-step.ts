@@ -12,9 +12,16 @@
 // trained by its first replay. A last partial batch trains eagerly. A capture that fails (an
 // operation that reads back to the host, an operation CUDA cannot capture) logs one line naming
 // the cause, and the run goes on eagerly.
+//
+// A multi-expert model's warm-up steps and capture run each expert on a CUDA stream of its own
+// (MultiExpertModel.expertStreams, unless TrainOptions.expertStreams is false): the graph then
+// holds the experts as parallel branches, and at a small batch, where one expert's kernels use a
+// small part of the GPU, they run side by side. A capture with streams that fails is tried again
+// on one stream before the run turns eager.
 import * as torch from '../../torch/index.js';
 import type { Rng } from '../../util/rng.js';
 import { cacheConstants } from '../losses/priors.js';
+import { MultiExpertModel } from '../models/multi-expert.js';
 import { forwardBackward, trainStep, type StepContext, type StepInput } from './step.js';
 import type { TrainOptions } from './trainer.js';
 
@@ -83,6 +90,8 @@ export class GraphedSteps {
   private gradsFromCapture = false;
   /** How many steps were replayed from a graph (for the run's record). */
   replays = 0;
+  /** Whether the graph-mode steps run each expert on a stream of its own (expertStreams). */
+  private streams: boolean;
 
   constructor(
     private readonly o: TrainOptions,
@@ -93,6 +102,12 @@ export class GraphedSteps {
   ) {
     o.optimizer.capturable = true;
     cacheConstants(true);
+    this.streams = (o.expertStreams ?? true) && this.multiExpert().length > 0;
+  }
+
+  /** Whether the captured step runs each expert on a CUDA stream of its own. */
+  get expertStreams(): boolean {
+    return this.streams;
   }
 
   /** The reason graph mode gave up (null while it works). */
@@ -163,8 +178,29 @@ export class GraphedSteps {
     // a partial batch in a later epoch than the last full one may need this epoch's rate
     this.o.optimizer.syncLearningRates();
     const run = () => trainStep(this.o, this.ctx, s);
-    if (onSide) this.backend.onSideStream(this.o.system.device, run);
+    // the warm-up steps on the expert streams too: what libtorch sets up per stream (cuBLAS
+    // workspaces) is then in place before the capture
+    if (onSide) this.backend.onSideStream(this.o.system.device, () => this.withStreams(run));
     else run();
+  }
+
+  /** The system's models with more than one expert (whose experts can run on streams). */
+  private multiExpert(): MultiExpertModel[] {
+    return Object.values(this.o.system.modules).filter(
+      (m): m is MultiExpertModel => m instanceof MultiExpertModel && m.experts.length > 1,
+    );
+  }
+
+  /** Runs fn with the models' expert streams as graph mode has them. */
+  private withStreams<T>(fn: () => T): T {
+    const models = this.multiExpert();
+    const before = models.map((m) => m.expertStreams);
+    for (const m of models) m.expertStreams = this.streams;
+    try {
+      return fn();
+    } finally {
+      models.forEach((m, i) => (m.expertStreams = before[i]!));
+    }
   }
 
   /**
@@ -197,30 +233,51 @@ export class GraphedSteps {
     return { x: s.x, yA: s.y, yB: s.yB, lam: s.lam ?? 1, n: s.n };
   }
 
-  /** Captures the step on the static inputs; false (with one line naming why) when it cannot. */
+  /**
+   * Captures the step on the static inputs; false (with one line naming why) when it cannot. A
+   * capture with expert streams that fails is tried once more on one stream.
+   */
   private capture(input: StepInput, rng: Rng): boolean {
+    let error = this.tryCapture(input, rng);
+    if (error !== null && this.streams) {
+      this.log(
+        `graph mode: the step with a CUDA stream per expert could not be captured (${error}); capturing it on one stream`,
+      );
+      this.streams = false;
+      error = this.tryCapture(input, rng);
+    }
+    if (error === null) {
+      this.gradsFromCapture = true;
+      return true;
+    }
+    // from here on the steps are plain eager ones: the rate as a number, constants made per step
+    this.o.optimizer.capturable = false;
+    cacheConstants(false);
+    this.failed = `the step could not be captured in a CUDA graph (${error})`;
+    this.log(`graph mode: ${this.failed}; training on eagerly`);
+    return false;
+  }
+
+  /** One capture of the step: null when it worked, else the error's first line. */
+  private tryCapture(input: StepInput, rng: Rng): string | null {
     const { o, ctx } = this;
     const s = this.statics!;
     o.optimizer.zeroGrad();
     try {
-      this.captured = this.backend.capture(o.system.device, () => {
-        // The gradients are none here, so the backward makes them afresh (as every replay then
-        // does); inside a real capture this clears nothing, for a stand-in that reruns the step
-        // it does what the capture recorded.
-        o.optimizer.zeroGrad();
-        torch.tidy(() => forwardBackward(o, ctx, input, { rng, step: s.step, draws: s.draws }));
-        o.optimizer.step();
-      });
-      this.gradsFromCapture = true;
-      return true;
+      this.captured = this.withStreams(() =>
+        this.backend.capture(o.system.device, () => {
+          // The gradients are none here, so the backward makes them afresh (as every replay then
+          // does); inside a real capture this clears nothing, for a stand-in that reruns the step
+          // it does what the capture recorded.
+          o.optimizer.zeroGrad();
+          torch.tidy(() => forwardBackward(o, ctx, input, { rng, step: s.step, draws: s.draws }));
+          o.optimizer.step();
+        }),
+      );
+      return null;
     } catch (e) {
       o.optimizer.zeroGrad();
-      // from here on the steps are plain eager ones: the rate as a number, constants made per step
-      o.optimizer.capturable = false;
-      cacheConstants(false);
-      this.failed = `the step could not be captured in a CUDA graph (${(e as Error).message.split('\n')[0]})`;
-      this.log(`graph mode: ${this.failed}; training on eagerly`);
-      return false;
+      return (e as Error).message.split('\n')[0]!;
     }
   }
 }

@@ -105,6 +105,12 @@ export interface TrainOptions {
   graphRequired?: boolean;
   /** Where graphs come from (default libtorch's CUDA graphs; tests pass a stand-in). */
   graphBackend?: GraphBackend;
+  /**
+   * In graph mode, each expert's forward (and so its backward) on a CUDA stream of its own
+   * (MultiExpertModel.expertStreams; trainer.expert_streams, default true): the captured graph
+   * runs the experts side by side. Eager steps keep one stream.
+   */
+  expertStreams?: boolean;
 }
 
 const EVAL_BATCH = 256;
@@ -131,6 +137,8 @@ export interface TrainResult {
   bestCheckpoint: string | null;
   /** How the steps ran (results.json records it). */
   graph: ExecutionMode;
+  /** In graph mode: whether the captured step ran the experts on streams of their own. */
+  expertStreams: boolean;
 }
 
 /** Where a run's outputs go and which part of the job this process is. */
@@ -168,7 +176,11 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
   try {
     const result = await trainEpochs(o, run, state, ctx);
     const graphed = ctx.graphed !== null && ctx.graphed.failure === null && ctx.graphed.replays > 0;
-    return { ...result, graph: graphed ? 'graph' : 'eager' };
+    return {
+      ...result,
+      graph: graphed ? 'graph' : 'eager',
+      expertStreams: graphed && ctx.graphed!.expertStreams,
+    };
   } finally {
     if (cudnnBefore !== null) torch.backends.cudnn.benchmark = cudnnBefore;
     ctx.graphed?.dispose();
@@ -211,6 +223,7 @@ async function trainEpochs(
     lastCheckpoint: `${run.lastBase}.json`,
     bestCheckpoint: state.best ? `${run.bestBase}.json` : null,
     graph: 'eager',
+    expertStreams: false,
   };
 }
 

@@ -80,6 +80,9 @@ export function sessionTrainOptions(
     ...(session.config.trainer.cudnn_benchmark !== undefined
       ? { cudnnBenchmark: session.config.trainer.cudnn_benchmark }
       : {}),
+    ...(session.config.trainer.expert_streams !== undefined
+      ? { expertStreams: session.config.trainer.expert_streams }
+      : {}),
   } satisfies Partial<TrainOptions>;
 }
 
@@ -112,6 +115,7 @@ export async function trainAndEvaluate(session: Session, o: SessionTrainOptions)
   if (o.amp) results.amp = o.amp;
   if (channelsLastOf(session, o)) results.channels_last = true;
   results.graph = train.graph;
+  if (train.graph === 'graph') results.expert_streams = train.expertStreams;
   const resultsPath = writeResults(o.runDir, results);
   return { train, results, resultsPath };
 }
