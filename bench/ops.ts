@@ -1,4 +1,5 @@
 // npm run bench -- ops [--configs sade,prl,prl_released,resnext50] [--json] [--top N] [--per-parameter-sgd]
+//   [--experts N]
 // How many dispatcher operators one training step of the shipped Fashion-MNIST-LT configs runs
 // in tailor, against the same step in plain PyTorch (bench/ops_torch.py, Debian's python3-torch),
 // counted on the CPU (torch.profiler.countOps; PyTorch's autograd profiler on the other side).
@@ -16,7 +17,10 @@
 // batch (the counts do not depend on its size; CPU autocast, whose cast list is not CUDA's, on
 // both sides). --per-parameter-sgd counts
 // tailor's step with the per-parameter SGD step the CPU uses (GPU graph mode used it before the
-// multi-tensor step).
+// multi-tensor step). --experts N trains the Fashion-MNIST-LT configs with N experts instead of
+// theirs (losses that take any number: ce, ldam_drw): with 1, the step is the chain of operators
+// that graph mode's expert streams leave one after another (the stem, stage 1, one expert, the
+// loss and the SGD step), against the whole step with 3.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +42,7 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     top: { type: 'string', default: '15' },
     'per-parameter-sgd': { type: 'boolean', default: false },
+    experts: { type: 'string' },
   },
 });
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -50,6 +55,11 @@ for (const c of configs) {
   }
 }
 const top = Number(values.top);
+const experts = values.experts === undefined ? null : Number(values.experts);
+if (experts !== null && !(Number.isInteger(experts) && experts >= 1 && experts <= 8)) {
+  console.error(`tailor: --experts takes a whole number from 1 to 8; got '${values.experts}'`);
+  process.exit(2);
+}
 torch.setNumThreads(1);
 
 type Counts = Map<string, number>;
@@ -80,6 +90,7 @@ async function tailorStep(
   const file = join(root, 'configs', `fmnist_lt_ir100_${name}.json`);
   const c = parseConfig(readFileSync(file, 'utf8'), file);
   c.data_loader.args = { ...c.data_loader.args, on_device: true };
+  if (experts !== null) c.arch.args = { ...c.arch.args, num_experts: experts };
   torch.manualSeed(0);
   const s = buildSession(c, file, { trainMaxPerClass: 1000, testPerClass: 2 });
   const setup = trainingSetup(s);
