@@ -2,17 +2,18 @@
 //   [--python python3] [--check] [--json]
 // Full Fashion-MNIST-LT IR100 training epochs (14,866 images, batch 128) of the shipped SADE and
 // PRL configs on one GPU: tailor eager and tailor graph mode (the whole step replayed from a
-// CUDA graph; each expert on a CUDA stream of its own, and on one stream), and with --torch the
-// same model, loss and SGD in plain PyTorch
+// CUDA graph; with branch streams, each expert and PRL draw on a CUDA stream of its own, and on
+// one stream), and with --torch the same model, loss and SGD in plain PyTorch
 // (bench/epoch_gpu_torch.py): as the official train.py runs it (DataLoader, 4 and 8 workers,
 // pinned memory), with the data on the device, and with the whole step in one CUDA graph (the
-// ceiling of the official model's one stream; and with the experts on streams, as tailor's). Each side trains `epochs` + 1 epochs; the figure is the median of epochs 2..epochs
+// ceiling of the official model on one stream; and with its experts and draws on streams, as
+// tailor's). Each side trains `epochs` + 1 epochs; the figure is the median of epochs 2..epochs
 // (the first pays the warm-up and the capture, the last tailor epoch its evaluation). --amp bf16
 // trains both sides under bf16 autocast.
 // --check adds graph mode's correctness checks on a 300-per-class subset: eager twice (the
 // GPU's own run-to-run spread), graph against eager after 2 epochs (a learning-rate change
-// between them: the configs warm the rate up), and a graph-mode run resumed after epoch 1
-// against the uninterrupted one.
+// between them: the configs warm the rate up), graph mode on one stream against graph mode with
+// branch streams, and a graph-mode run resumed after epoch 1 against the uninterrupted one.
 // Without Fashion-MNIST installed, synthetic images in its file format stand in (random pixels:
 // the work per image is the same).
 import { spawnSync } from 'node:child_process';
@@ -118,7 +119,7 @@ async function train(
       seed: 0,
       runDir: join(
         work,
-        `run-${name}-${graph ? 'graph' : 'eager'}${extra.expertStreams === false ? '-one-stream' : ''}-${perClass}`,
+        `run-${name}-${graph ? 'graph' : 'eager'}${extra.branchStreams === false ? '-one-stream' : ''}-${perClass}`,
       ),
       checkpointExtra: {},
       quiet: true,
@@ -136,7 +137,7 @@ async function train(
       mode: result.graph,
       weights,
       losses: result.history.map((h) => h.train_loss),
-      streams: result.expertStreams,
+      streams: result.branchStreams,
     };
   } finally {
     for (const m of Object.values(s.system.modules)) m.dispose();
@@ -171,7 +172,7 @@ async function checks() {
   const eager = await train('sade', 300, 2, false);
   const again = await train('sade', 300, 2, false);
   const graph = await train('sade', 300, 2, true);
-  const oneStream = await train('sade', 300, 2, true, { expertStreams: false });
+  const oneStream = await train('sade', 300, 2, true, { branchStreams: false });
   const first = await train('sade', 300, 1, true);
   const resumed = await train('sade', 300, 2, true, {
     resumeFrom: join(work, 'run-sade-graph-300', 'checkpoint-last.json'),
@@ -183,7 +184,7 @@ async function checks() {
     graph_vs_eager: difference(graph, eager),
     // the same kernels on the same data: within eager_vs_eager (the autotuner's choices)
     graph_one_stream_vs_graph: difference(oneStream, graph),
-    expert_streams: { graph: graph.streams, one_stream: oneStream.streams },
+    branch_streams: { graph: graph.streams, one_stream: oneStream.streams },
     resumed_vs_uninterrupted: difference(resumed, graph),
     losses: { eager: eager.losses, graph: graph.losses },
   };
@@ -222,7 +223,7 @@ try {
       ['tailor_eager', false, {}],
       // graph mode as it runs by default: each expert on a stream of its own
       ['tailor_graph', true, {}],
-      ['tailor_graph_one_stream', true, { expertStreams: false }],
+      ['tailor_graph_one_stream', true, { branchStreams: false }],
     ] as const;
     for (const [key, graph, extra] of sides) {
       try {

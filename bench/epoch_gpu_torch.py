@@ -10,8 +10,9 @@ multi-expert model, loss and SGD (bench/longtail_torch.py) on one GPU, five ways
                 CUDA graph and replayed per batch (torch.cuda.graph, after warm-up steps on a side
                 stream): the ceiling of this GPU for this step, as the official code's model
                 runs it (one stream);
-  graph-streams 'graph' with each expert on a CUDA stream of its own (torch.cuda.stream per
-                expert, as tailor's graph mode runs them): the experts' kernels side by side.
+  graph-streams 'graph' with each expert (and PRL draw) on a CUDA stream of its own
+                (torch.cuda.stream per branch, as tailor's graph mode runs them): their kernels
+                side by side.
 
 Usage: python3 epoch_gpu_torch.py SPEC.json (written by bench/epoch-gpu.ts; "modes", "epochs",
 "device" and "amp" (none or bf16: the forward and loss under autocast) in it). Prints one JSON line: per mode, the seconds of every epoch and the images/s of

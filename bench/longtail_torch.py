@@ -80,7 +80,7 @@ class Model(nn.Module):
         for m in self.modules():
             if isinstance(m, (nn.Conv2d, nn.Linear)):
                 nn.init.kaiming_normal_(m.weight)
-        # each expert on a CUDA stream of its own (tailor's expert streams, written as a PyTorch
+        # each expert on a CUDA stream of its own (tailor's branch streams, written as a PyTorch
         # user would): epoch_gpu_torch.py's 'graph-streams' mode
         self.streams = None
 
@@ -139,11 +139,28 @@ class Experiment:
         if not self.prl:
             logits = [cosine(f, e.weight) for f, e in zip(feats, model.experts)]
             return torch.stack(logits).mean(0), self.expert_losses(logits, y).sum()
-        total, first = 0, None
-        for r in preferences:
+
+        def draw(r):
             w = self.hyper(r.reshape(1, E)).reshape(E, 48, self.classes)
             logits = [cosine(f, w[e]) for e, f in enumerate(feats)]
             out = (torch.stack(logits) * r.reshape(-1, 1, 1)).sum(0)
-            first = out if first is None else first
-            total = total + (r * self.expert_losses(logits, y)).sum()
-        return first, total / len(preferences)
+            return out, (r * self.expert_losses(logits, y)).sum()
+
+        # with the experts on streams, the draws too (not under autocast: its cast cache of the
+        # shared hypernetwork weights would be read across streams)
+        if model.streams is None or torch.is_autocast_enabled():
+            parts = [draw(r) for r in preferences]
+        else:
+            current = torch.cuda.current_stream()
+            if len(getattr(self, "draw_streams", [])) < len(preferences):
+                self.draw_streams = [torch.cuda.Stream(priority=-1) for _ in preferences]
+            parts = []
+            for r, stream in zip(preferences, self.draw_streams):
+                stream.wait_stream(current)
+                with torch.cuda.stream(stream):
+                    parts.append(draw(r))
+            for (out, loss), stream in zip(parts, self.draw_streams):
+                current.wait_stream(stream)
+                out.record_stream(current)
+                loss.record_stream(current)
+        return parts[0][0], sum(loss for _, loss in parts) / len(preferences)

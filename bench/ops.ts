@@ -19,7 +19,7 @@
 // tailor's step with the per-parameter SGD step the CPU uses (GPU graph mode used it before the
 // multi-tensor step). --experts N trains the Fashion-MNIST-LT configs with N experts instead of
 // theirs (losses that take any number: ce, ldam_drw): with 1, the step is the chain of operators
-// that graph mode's expert streams leave one after another (the stem, stage 1, one expert, the
+// that graph mode's branch streams leave one after another (the stem, stage 1, one expert, the
 // loss and the SGD step), against the whole step with 3.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -24,9 +24,9 @@
 #              training images/s in float32, bf16 and bf16 + channels-last, and bf16 + channels-last
 #              vs float32 (logits, first-layer gradient) from the same weights
 #     epoch_gpu bench/epoch-gpu.ts --torch --check: full Fashion-MNIST-LT epochs of SADE and PRL,
-#              tailor eager and graph mode (expert streams, one stream) against PyTorch (DataLoader
+#              tailor eager and graph mode (branch streams, one stream) against PyTorch (DataLoader
 #              4/8 workers, device data, the whole step in one CUDA graph on one stream and with
-#              expert streams), and graph mode's checks (graph vs eager, streams vs one, resume)
+#              experts on streams), and graph mode's checks (graph vs eager, streams vs one, resume)
 #     graphs_build  the CUDA graph binding's compile error, when it had to be built without CUDA
 #     images_train_tailor  bench/images-train.ts: images_train_torch's measurement in tailor, at
 #              the same batch (both report the GPU's utilisation over their timed steps)

@@ -33,14 +33,24 @@ export function checkAmp(mode: string, device: DeviceLike): AmpMode {
   return mode;
 }
 
+/** Autocast regions entered through autocast() and not yet left. */
+let autocastDepth = 0;
+
+/** Whether code runs inside an autocast() region (any device type). */
+export function isAutocastActive(): boolean {
+  return autocastDepth > 0;
+}
+
 /** Runs fn with autocast on for the device's type, restoring the previous state afterwards. */
 export function autocast<T>(mode: AmpMode, device: DeviceLike, fn: () => T): T {
   checkAmp(mode, device);
   const type = parseDevice(device).type;
   const previous = native.setAutocast(type, true, dtypeCode(mode === 'bf16' ? 'bfloat16' : 'float16'), 1);
+  autocastDepth++;
   try {
     return fn();
   } finally {
+    autocastDepth--;
     native.setAutocast(type, previous.enabled, previous.dtype, -1);
   }
 }

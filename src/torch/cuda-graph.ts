@@ -6,9 +6,8 @@
 // replays; a host number used inside the captured code is frozen at its capture-time value, and a
 // read back to the host (item(), toArray()) inside a capture is an error.
 import { native } from './native.js';
-import { checkDevice, parseDevice, type DeviceLike } from './device.js';
+import { parseDevice, type DeviceLike } from './device.js';
 import { UserError } from '../util/errors.js';
-import type { Tensor } from './tensor.js';
 
 /** A capture was asked for where CUDA graphs cannot run (the message says why). */
 export class CudaGraphUnavailableError extends UserError {}
@@ -37,44 +36,6 @@ export function onSideStream<T>(device: DeviceLike, fn: () => T): T {
   } finally {
     native.cudaSideStreamExit();
   }
-}
-
-/**
- * Runs independent branches of work, each on a CUDA stream of its own, so that their kernels can
- * run on the GPU at the same time (in a captured graph they become parallel branches): every
- * branch stream first waits for the work queued on the current stream, and the current stream
- * afterwards waits for every branch (torch.cuda.stream per branch with wait_stream both ways).
- * Autograd runs each branch's backward on the branch's stream and joins the streams itself.
- * The branches run one after another on the host, in order, and each returns the tensor the
- * rest of the work reads; on a device without streams (the CPU) they simply run in order.
- * Pays where each branch's kernels fill a small part of the GPU (a multi-expert model's experts
- * at a small batch, replayed from a graph); eagerly, the host's launches are the limit anyway.
- *
- * @example
- * ```ts
- * import * as torch from 'tailor/torch';
- * const device = torch.cuda.isAvailable() ? 'cuda' : 'cpu';
- * const x = torch.randn([8, 16], 'float32', device);
- * const weights = [torch.randn([16, 4], 'float32', device), torch.randn([16, 4], 'float32', device)];
- * const [a, b] = torch.onParallelStreams(device, weights.map((w) => () => x.matmul(w).relu()));
- * console.log(a!.shape, b!.shape); // [8, 4] [8, 4]
- * ```
- */
-export function onParallelStreams(device: DeviceLike, branches: ReadonlyArray<() => Tensor>): Tensor[] {
-  const d = checkDevice(device);
-  if (d.type !== 'cuda' || branches.length < 2) return branches.map((branch) => branch());
-  native.cudaBranchStreamsFork(d.name, branches.length);
-  const outputs: Tensor[] = [];
-  try {
-    branches.forEach((branch, i) => {
-      native.cudaBranchStreamUse(i);
-      outputs.push(branch());
-    });
-  } finally {
-    // on an error too: the current stream is the original one again
-    native.cudaBranchStreamsJoin(outputs.filter((t) => !t.isDisposed).map((t) => t.handle));
-  }
-  return outputs;
 }
 
 /**

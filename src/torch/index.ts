@@ -21,13 +21,15 @@ export * as backends from './backends.js';
 export * as profiler from './profiler.js';
 /** Image decoding in the addon (as torchvision.io): a JPEG's crop box, resized. */
 export * as io from './io.js';
+export { CUDAGraph, CudaGraphUnavailableError, cudaGraphsInfo, onSideStream } from './cuda-graph.js';
 export {
-  CUDAGraph,
-  CudaGraphUnavailableError,
-  cudaGraphsInfo,
   onParallelStreams,
-  onSideStream,
-} from './cuda-graph.js';
+  parallelBranches,
+  withBranchStreams,
+  branchStreamsEnabled,
+  type BranchOptions,
+  type BranchResult,
+} from './streams.js';
 /** Data-parallel training over libtorch's c10d (torch.distributed): the torchrun environment, process groups, DDP, DistributedSampler. */
 export * as distributed from './distributed/index.js';
 export {

@@ -52,7 +52,7 @@ interface Run {
   weights: Map<string, Float32Array>;
   losses: number[];
   graph: string;
-  expertStreams: boolean;
+  branchStreams: boolean;
   lines: string[];
   steps: number;
 }
@@ -63,7 +63,7 @@ async function train(
   epochs = 2,
   mutate?: (c: ReturnType<typeof parseConfig>) => void,
   perClass = 14,
-  beforeTraining?: (optimizer: TrainOptions['optimizer'], session: ReturnType<typeof buildSession>) => void,
+  beforeTraining?: (optimizer: TrainOptions['optimizer']) => void,
 ): Promise<Run> {
   const file = join(repoRoot, 'configs', config);
   const c = parseConfig(readFileSync(file, 'utf8'), file);
@@ -73,7 +73,7 @@ async function train(
   const s = buildSession(c, file, { trainMaxPerClass: perClass, testPerClass: 2 });
   const setup = trainingSetup(s);
   const { optimizer } = setup;
-  beforeTraining?.(optimizer, s);
+  beforeTraining?.(optimizer);
   const dir = mkdtempSync(join(tmpdir(), 'tailor-graph-'));
   const lines: string[] = [];
   try {
@@ -95,7 +95,7 @@ async function train(
       weights,
       losses: result.history.map((h) => h.train_loss),
       graph: result.graph,
-      expertStreams: result.expertStreams,
+      branchStreams: result.branchStreams,
       lines,
       steps: epochs * Math.ceil(s.data.train.labels.length / 16),
     };
@@ -171,9 +171,9 @@ test('a capture that fails leaves one line naming the cause, then trains eagerly
   const fallback = await train('fmnist_lt_ir100_sade.json', { graph: 'graph', graphBackend: backend });
   assert.equal(fallback.graph, 'eager');
   const said = fallback.lines.filter((l) => l.startsWith('graph mode:'));
-  // first with a stream per expert, then on one stream
+  // first with branch streams, then on one stream
   assert.equal(said.length, 2);
-  assert.match(said[0]!, /stream per expert could not be captured.*capturing it on one stream/);
+  assert.match(said[0]!, /branch streams .*could not be captured.*capturing it on one stream/);
   assert.match(
     said[1]!,
     /could not be captured.*operation not permitted when stream is capturing.*training on eagerly/,
@@ -184,77 +184,66 @@ test('a capture that fails leaves one line naming the cause, then trains eagerly
 });
 
 test(
-  'the warm-up steps and the capture run each expert on a stream of its own, with the same arithmetic',
+  'the warm-up steps and the capture run with branch streams (experts, PRL draws), with the same arithmetic',
   { skip },
   async () => {
     const seen: boolean[] = [];
     const perExpert = MultiExpertModel.prototype.perExpert;
     MultiExpertModel.prototype.perExpert = function (this: MultiExpertModel, fn) {
-      seen.push(this.expertStreams);
+      seen.push(torch.branchStreamsEnabled());
       return perExpert.call(this, fn);
     };
     try {
-      const streams = await train('fmnist_lt_ir100_sade.json', {
-        graph: 'graph',
-        graphBackend: standIn().backend,
-      });
-      // the stand-in's capture runs nothing and its replays run the step as eager code, so the
-      // forwards on streams are the warm-up steps' (a real capture records them too)
-      assert.equal(seen.filter(Boolean).length, WARMUP_STEPS);
-      assert.ok(seen.length > WARMUP_STEPS);
-      seen.length = 0;
-      // trainer.expert_streams: false in the config keeps one stream
-      const one = await train(
+      for (const config of [
         'fmnist_lt_ir100_sade.json',
-        { graph: 'graph', graphBackend: standIn().backend },
-        2,
-        (c) => {
-          c.trainer.expert_streams = false;
-        },
-      );
-      assert.equal(seen.filter(Boolean).length, 0);
-      assert.equal(streams.expertStreams, true);
-      assert.equal(one.expertStreams, false);
-      assert.equal(maxDifference(streams, one), 0);
+        'fmnist_lt_ir100_prl.json',
+        'fmnist_lt_ir100_prl_released.json',
+      ]) {
+        seen.length = 0;
+        const streams = await train(config, { graph: 'graph', graphBackend: standIn().backend });
+        // the stand-in's capture runs nothing and its replays run the step as eager code, so the
+        // forwards with branch streams are the warm-up steps' (a real capture records them too)
+        assert.equal(seen.filter(Boolean).length, WARMUP_STEPS, config);
+        assert.ok(seen.length > WARMUP_STEPS, config);
+        seen.length = 0;
+        // trainer.branch_streams: false in the config keeps one stream
+        const one = await train(config, { graph: 'graph', graphBackend: standIn().backend }, 2, (c) => {
+          c.trainer.branch_streams = false;
+        });
+        assert.equal(seen.filter(Boolean).length, 0, config);
+        assert.equal(streams.branchStreams, true, config);
+        assert.equal(one.branchStreams, false, config);
+        assert.equal(maxDifference(streams, one), 0, config);
+      }
       seen.length = 0;
       const eager = await train('fmnist_lt_ir100_sade.json', {});
       assert.equal(seen.filter(Boolean).length, 0);
-      assert.equal(eager.expertStreams, false);
+      assert.equal(eager.branchStreams, false);
     } finally {
       MultiExpertModel.prototype.perExpert = perExpert;
     }
   },
 );
 
-test('a capture that fails with expert streams is captured again on one stream', { skip }, async () => {
-  let model: MultiExpertModel | null = null;
+test('a capture that fails with branch streams is captured again on one stream', { skip }, async () => {
   const { backend, counts } = standIn();
   const failing: GraphBackend = {
     ...backend,
     capture(device, fn) {
-      if (model!.expertStreams) throw new Error('operation not permitted when stream is capturing');
+      if (torch.branchStreamsEnabled()) throw new Error('operation not permitted when stream is capturing');
       return backend.capture(device, fn);
     },
   };
-  const run = await train(
-    'fmnist_lt_ir100_sade.json',
-    { graph: 'graph', graphBackend: failing },
-    2,
-    undefined,
-    14,
-    (_o, s) => {
-      model = s.system.model;
-    },
-  );
+  const run = await train('fmnist_lt_ir100_sade.json', { graph: 'graph', graphBackend: failing });
   assert.equal(run.graph, 'graph');
-  assert.equal(run.expertStreams, false);
+  assert.equal(run.branchStreams, false);
   assert.equal(counts.captures, 1);
   assert.ok(counts.replays > 0);
   const said = run.lines.filter((l) => l.startsWith('graph mode:'));
   assert.equal(said.length, 1);
   assert.match(
     said[0]!,
-    /stream per expert could not be captured \(operation not permitted.*\); capturing it on one stream$/,
+    /branch streams .* could not be captured \(operation not permitted.*\); capturing it on one stream$/,
   );
 });
 

@@ -19,39 +19,3 @@ test(
     assert.throws(() => torch.onSideStream('cpu', () => 1), /CUDA is not available|needs a CUDA device/);
   },
 );
-
-test('onParallelStreams runs the branches in order; on the CPU one after another, without CUDA a named error', () => {
-  const order: number[] = [];
-  const outputs = torch.tidy(() =>
-    torch
-      .onParallelStreams(
-        'cpu',
-        [1, 2, 3].map((k) => () => {
-          order.push(k);
-          return torch.full([2], k);
-        }),
-      )
-      .map((t) => [...t.toFloat32Array()]),
-  );
-  assert.deepEqual(order, [1, 2, 3]);
-  assert.deepEqual(outputs, [
-    [1, 1],
-    [2, 2],
-    [3, 3],
-  ]);
-  assert.throws(
-    () =>
-      torch.onParallelStreams('cpu', [
-        () => torch.zeros([1]),
-        () => {
-          throw new Error('branch failed');
-        },
-      ]),
-    /branch failed/,
-  );
-  if (!torch.cuda.isAvailable())
-    assert.throws(
-      () => torch.onParallelStreams('cuda', [() => torch.zeros([1]), () => torch.zeros([1])]),
-      (e: Error) => e instanceof torch.DeviceUnavailableError,
-    );
-});

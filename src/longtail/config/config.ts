@@ -179,8 +179,8 @@ const TRAINER = obj({
   cudnn_benchmark: bool(
     "cuDNN's autotuner while training on a GPU (torch.backends.cudnn.benchmark): each convolution shape times the algorithms once and keeps the fastest (default true; no effect on the CPU)",
   ),
-  expert_streams: bool(
-    "in graph mode, each expert's part of the step on a CUDA stream of its own, so the experts' kernels run side by side on the GPU (default true; the same arithmetic; no effect eagerly or on the CPU)",
+  branch_streams: bool(
+    "in graph mode, the step's independent parts (each expert, each of PRL's preference draws) on CUDA streams of their own, so their kernels run side by side on the GPU (default true; the same arithmetic; no effect eagerly or on the CPU)",
   ),
 });
 

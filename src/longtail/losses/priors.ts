@@ -3,7 +3,15 @@
 // of the logits' dtype at each call (a few hundred values: cheaper than managing cached tensors).
 // Graph-mode training is the exception: a CUDA graph cannot capture a copy from host memory, so
 // there the constants are made once, during the eager warm-up steps, and reused (cacheConstants).
-import { getDefaultDevice, keep, tensor, type DType, type Tensor } from '../../torch/index.js';
+import {
+  branchStreamsEnabled,
+  cuda,
+  getDefaultDevice,
+  keep,
+  tensor,
+  type DType,
+  type Tensor,
+} from '../../torch/index.js';
 
 /** The eps the reference code adds before taking log of a prior. */
 export const PRIOR_EPS = 1e-9;
@@ -96,6 +104,12 @@ export function constant(values: number[], dtype: DType): Tensor {
   let byKey = cache.get(values);
   if (!byKey) cache.set(values, (byKey = new Map()));
   let t = byKey.get(key);
-  if (!t) byKey.set(key, (t = keep(tensor(Float64Array.from(values), { dtype }))));
+  if (!t) {
+    byKey.set(key, (t = keep(tensor(Float64Array.from(values), { dtype }))));
+    // Made inside one branch of parallel work (branch streams), the constant's copy is queued on
+    // that branch's stream, and the other branches read the cached tensor without waiting for
+    // it: wait here (once per constant; constants are made in eager steps, never in a capture).
+    if (branchStreamsEnabled() && t.device.type === 'cuda') cuda.synchronize(t.device);
+  }
   return t;
 }

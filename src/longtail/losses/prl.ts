@@ -110,11 +110,19 @@ export class PreferenceLoss implements ExpertLoss {
     );
   }
 
-  /** The loss of the batch's one preference, or the mean over several draws (extra.draws). */
+  /**
+   * The loss of the batch's one preference, or the mean over several draws (extra.draws). The
+   * draws' losses are independent branches (on streams of their own under branch streams),
+   * except with the running ideal point, which each draw's loss updates in turn.
+   */
   #overDraws(out: ModelOutput, extra: LossExtra, loss: (o: ModelOutput, e: LossExtra) => Tensor): Tensor {
     const draws = extra.draws;
     if (!draws || draws.length === 0) return loss(out, extra);
-    return torch.stack(draws.map((d) => loss(d.out, { preference: d.preference }))).mean();
+    const branches = draws.map((d) => () => loss(d.out, { preference: d.preference }));
+    const losses = this.ideal
+      ? branches.map((branch) => branch())
+      : torch.parallelBranches(out.output.device, branches);
+    return torch.stack(losses).mean();
   }
 
   #scalarized(losses: Tensor, extra: LossExtra): Tensor {

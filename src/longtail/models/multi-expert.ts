@@ -1,7 +1,7 @@
 // The multi-expert form shared by the CIFAR and ImageNet ResNets (RIDE/SADE): a shared trunk, then
 // per expert its own stages, global pooling and a classifier. Subclasses build the trunk and the
 // experts; the forward passes over them live here once.
-import { Tensor, nn, tidy, aten, onnx, onParallelStreams } from '../../torch/index.js';
+import { Tensor, nn, tidy, aten, onnx, parallelBranches } from '../../torch/index.js';
 import type { MultiExpertOutput } from '../types/multi-expert-output.js';
 import { NormedLinear } from './heads.js';
 
@@ -47,24 +47,18 @@ export abstract class MultiExpertModel extends nn.Module {
   abstract readonly featureDim: number;
   abstract readonly experts: nn.ModuleList<ExpertBase>;
 
-  /**
-   * Each expert's work on a CUDA stream of its own (onParallelStreams), so that the experts'
-   * kernels run side by side on the GPU. The trainer turns it on for graph mode's steps, where
-   * the captured graph keeps the branches and the small kernels of one expert leave most of
-   * the GPU idle; the arithmetic is the same kernels on the same data, so results do not change.
-   */
-  expertStreams = false;
-
   /** The shared trunk's output, input of every expert. */
   abstract shared(x: Tensor): Tensor;
 
-  /** fn(expert, e) for every expert, in order: one after another, or on streams (expertStreams). */
+  /**
+   * fn(expert, e) for every expert, in order: the experts are independent branches
+   * (torch.parallelBranches), each on a CUDA stream of its own where the caller enabled branch
+   * streams (graph mode's capture), so that the experts' kernels run side by side on the GPU.
+   */
   perExpert(fn: (expert: ExpertBase, e: number) => Tensor): Tensor[] {
-    const experts = this.experts.items;
-    if (!this.expertStreams) return experts.map(fn);
-    return onParallelStreams(
+    return parallelBranches(
       this.device,
-      experts.map((expert, e) => () => fn(expert, e)),
+      this.experts.items.map((expert, e) => () => fn(expert, e)),
     );
   }
 

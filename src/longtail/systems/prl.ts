@@ -123,9 +123,18 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
     }
     return torch.tidy(() => {
       const features = pooledFeatures(x);
-      const draws = preferences.map((preference) => ({
+      // the draws are independent branches (on streams of their own under branch streams)
+      const outs = torch.parallelBranches(
+        model.device,
+        preferences.map((preference) => () => {
+          const out = outputsAt(preference, [features])[0]!;
+          return [out.output, out.logits];
+        }),
+        { sharedParameters: true },
+      );
+      const draws = preferences.map((preference, i) => ({
         preference,
-        out: outputsAt(preference, [features])[0]!,
+        out: { output: outs[i]![0]!, logits: outs[i]![1]! },
       }));
       return { out: draws[0]!.out, extra: { preference: preferences[0]!, draws } };
     });
@@ -193,14 +202,18 @@ function releasedGenerate(
 ): GeneratedExperts {
   const experts = released.offset.shape[0]!;
   return torch.tidy(() => {
-    const classifiers: Tensor[] = [];
-    for (let e = 0; e < experts; e++) {
-      const r = drawOf(e).add(released.offset);
-      const min = r.min();
-      const max = r.max();
-      const normalised = r.sub(min).div(max.sub(min).add(1e-8));
-      classifiers.push(hyper.forward(normalised).classifiers[e]!);
-    }
+    // the experts' hypernetwork calls are independent branches (streams under branch streams)
+    const classifiers = torch.parallelBranches(
+      released.offset.device,
+      Array.from({ length: experts }, (_, e) => () => {
+        const r = drawOf(e).add(released.offset);
+        const min = r.min();
+        const max = r.max();
+        const normalised = r.sub(min).div(max.sub(min).add(1e-8));
+        return hyper.forward(normalised).classifiers[e]!;
+      }),
+      { sharedParameters: true },
+    );
     return { classifiers };
   });
 }

@@ -13,15 +13,15 @@
 // operation that reads back to the host, an operation CUDA cannot capture) logs one line naming
 // the cause, and the run goes on eagerly.
 //
-// A multi-expert model's warm-up steps and capture run each expert on a CUDA stream of its own
-// (MultiExpertModel.expertStreams, unless TrainOptions.expertStreams is false): the graph then
-// holds the experts as parallel branches, and at a small batch, where one expert's kernels use a
-// small part of the GPU, they run side by side. A capture with streams that fails is tried again
+// The warm-up steps and the capture run with branch streams (torch.withBranchStreams, unless
+// TrainOptions.branchStreams is false): the step's independent parts (the experts of a
+// multi-expert model, PRL's preference draws) each run on a CUDA stream of their own, so the graph
+// holds them as parallel branches, and at a small batch, where one part's kernels use a small
+// part of the GPU, they run side by side. A capture with branch streams that fails is tried again
 // on one stream before the run turns eager.
 import * as torch from '../../torch/index.js';
 import type { Rng } from '../../util/rng.js';
 import { cacheConstants } from '../losses/priors.js';
-import { MultiExpertModel } from '../models/multi-expert.js';
 import { forwardBackward, trainStep, type StepContext, type StepInput } from './step.js';
 import type { TrainOptions } from './trainer.js';
 
@@ -90,7 +90,7 @@ export class GraphedSteps {
   private gradsFromCapture = false;
   /** How many steps were replayed from a graph (for the run's record). */
   replays = 0;
-  /** Whether the graph-mode steps run each expert on a stream of its own (expertStreams). */
+  /** Whether the graph-mode steps run their independent parts on streams of their own. */
   private streams: boolean;
 
   constructor(
@@ -102,11 +102,11 @@ export class GraphedSteps {
   ) {
     o.optimizer.capturable = true;
     cacheConstants(true);
-    this.streams = (o.expertStreams ?? true) && this.multiExpert().length > 0;
+    this.streams = o.branchStreams ?? true;
   }
 
-  /** Whether the captured step runs each expert on a CUDA stream of its own. */
-  get expertStreams(): boolean {
+  /** Whether the captured step runs its independent parts on CUDA streams of their own. */
+  get branchStreams(): boolean {
     return this.streams;
   }
 
@@ -178,29 +178,15 @@ export class GraphedSteps {
     // a partial batch in a later epoch than the last full one may need this epoch's rate
     this.o.optimizer.syncLearningRates();
     const run = () => trainStep(this.o, this.ctx, s);
-    // the warm-up steps on the expert streams too: what libtorch sets up per stream (cuBLAS
+    // the warm-up steps on the branch streams too: what libtorch sets up per stream (cuBLAS
     // workspaces) is then in place before the capture
     if (onSide) this.backend.onSideStream(this.o.system.device, () => this.withStreams(run));
     else run();
   }
 
-  /** The system's models with more than one expert (whose experts can run on streams). */
-  private multiExpert(): MultiExpertModel[] {
-    return Object.values(this.o.system.modules).filter(
-      (m): m is MultiExpertModel => m instanceof MultiExpertModel && m.experts.length > 1,
-    );
-  }
-
-  /** Runs fn with the models' expert streams as graph mode has them. */
+  /** Runs fn with branch streams as graph mode has them. */
   private withStreams<T>(fn: () => T): T {
-    const models = this.multiExpert();
-    const before = models.map((m) => m.expertStreams);
-    for (const m of models) m.expertStreams = this.streams;
-    try {
-      return fn();
-    } finally {
-      models.forEach((m, i) => (m.expertStreams = before[i]!));
-    }
+    return torch.withBranchStreams(this.streams, fn);
   }
 
   /**
@@ -235,13 +221,13 @@ export class GraphedSteps {
 
   /**
    * Captures the step on the static inputs; false (with one line naming why) when it cannot. A
-   * capture with expert streams that fails is tried once more on one stream.
+   * capture with branch streams that fails is tried once more on one stream.
    */
   private capture(input: StepInput, rng: Rng): boolean {
     let error = this.tryCapture(input, rng);
     if (error !== null && this.streams) {
       this.log(
-        `graph mode: the step with a CUDA stream per expert could not be captured (${error}); capturing it on one stream`,
+        `graph mode: the step with branch streams (a CUDA stream per expert or preference draw) could not be captured (${error}); capturing it on one stream`,
       );
       this.streams = false;
       error = this.tryCapture(input, rng);

@@ -106,11 +106,12 @@ export interface TrainOptions {
   /** Where graphs come from (default libtorch's CUDA graphs; tests pass a stand-in). */
   graphBackend?: GraphBackend;
   /**
-   * In graph mode, each expert's forward (and so its backward) on a CUDA stream of its own
-   * (MultiExpertModel.expertStreams; trainer.expert_streams, default true): the captured graph
-   * runs the experts side by side. Eager steps keep one stream.
+   * In graph mode, the step's independent parts (each expert, each of PRL's preference draws) on
+   * CUDA streams of their own, forward and so backward (torch.withBranchStreams;
+   * trainer.branch_streams, default true): the captured graph runs them side by side. Eager
+   * steps keep one stream.
    */
-  expertStreams?: boolean;
+  branchStreams?: boolean;
 }
 
 const EVAL_BATCH = 256;
@@ -137,8 +138,8 @@ export interface TrainResult {
   bestCheckpoint: string | null;
   /** How the steps ran (results.json records it). */
   graph: ExecutionMode;
-  /** In graph mode: whether the captured step ran the experts on streams of their own. */
-  expertStreams: boolean;
+  /** In graph mode: whether the captured step ran its independent parts on streams of their own. */
+  branchStreams: boolean;
 }
 
 /** Where a run's outputs go and which part of the job this process is. */
@@ -179,7 +180,7 @@ export async function trainSystem(o: TrainOptions): Promise<TrainResult> {
     return {
       ...result,
       graph: graphed ? 'graph' : 'eager',
-      expertStreams: graphed && ctx.graphed!.expertStreams,
+      branchStreams: graphed && ctx.graphed!.branchStreams,
     };
   } finally {
     if (cudnnBefore !== null) torch.backends.cudnn.benchmark = cudnnBefore;
@@ -223,7 +224,7 @@ async function trainEpochs(
     lastCheckpoint: `${run.lastBase}.json`,
     bestCheckpoint: state.best ? `${run.bestBase}.json` : null,
     graph: 'eager',
-    expertStreams: false,
+    branchStreams: false,
   };
 }
 

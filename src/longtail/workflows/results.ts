@@ -42,8 +42,8 @@ export interface LongtailResults {
   channels_last?: boolean;
   /** How the training steps ran: 'eager' (kernel by kernel) or 'graph' (a replayed CUDA graph). */
   graph?: 'eager' | 'graph';
-  /** In graph mode: whether the captured step ran each expert on a CUDA stream of its own. */
-  expert_streams?: boolean;
+  /** In graph mode: whether the captured step ran each expert (and PRL draw) on a CUDA stream of its own. */
+  branch_streams?: boolean;
   method: string;
   checkpoint: string;
   dataset: {

@@ -80,8 +80,8 @@ export function sessionTrainOptions(
     ...(session.config.trainer.cudnn_benchmark !== undefined
       ? { cudnnBenchmark: session.config.trainer.cudnn_benchmark }
       : {}),
-    ...(session.config.trainer.expert_streams !== undefined
-      ? { expertStreams: session.config.trainer.expert_streams }
+    ...(session.config.trainer.branch_streams !== undefined
+      ? { branchStreams: session.config.trainer.branch_streams }
       : {}),
   } satisfies Partial<TrainOptions>;
 }
@@ -115,7 +115,7 @@ export async function trainAndEvaluate(session: Session, o: SessionTrainOptions)
   if (o.amp) results.amp = o.amp;
   if (channelsLastOf(session, o)) results.channels_last = true;
   results.graph = train.graph;
-  if (train.graph === 'graph') results.expert_streams = train.expertStreams;
+  if (train.graph === 'graph') results.branch_streams = train.branchStreams;
   const resultsPath = writeResults(o.runDir, results);
   return { train, results, resultsPath };
 }
