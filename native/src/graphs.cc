@@ -9,6 +9,7 @@
 // libtorch, its calls throw a message naming what is missing and cudaGraphsInfo() says why, so
 // the trainer can fall back to eager steps with that reason.
 #include <napi.h>
+#include <algorithm>
 #include "state.h"
 
 #ifdef TAILOR_CUDA_HEADERS
