@@ -19,6 +19,8 @@
 # GRAPH (auto, on or off; default auto) is each run's `--graph`: graph mode against eager mode is
 # the same suite twice, with GRAPH=auto and GRAPH=off into two OUTDIRs (under on, a run whose
 # step cannot be captured stops with the reason; every model of the shipped suites can be).
+# BRANCH_STREAMS (on or off; default on): off is each run's `--no-branch-streams`, graph mode
+# with the whole step on one CUDA stream instead of each expert (and PRL draw) on its own.
 # MODELS=SADE,LDAM-DRW (names of the suite's models) runs only those models' runs; the table
 # still covers the whole suite (the others as missing). With GRAPH=off it gives the eager side of
 # the graph-vs-eager accuracy comparison on the same machine for the models in question, in far
@@ -54,6 +56,11 @@ if (unknown.length) {
 const models = s.models.filter((m) => only.length === 0 || only.includes(m.name));
 console.log(s.seeds.flatMap((seed) => models.map((m) => m.name + " " + seed)).join("\n"));
 ' "$suite") || exit 2
+case ${BRANCH_STREAMS:-on} in
+  on) branch_flag= ;;
+  off) branch_flag=--no-branch-streams ;;
+  *) echo "gpu-suite: BRANCH_STREAMS must be on or off, got '$BRANCH_STREAMS'" >&2; exit 2 ;;
+esac
 mkdir -p "$out/logs"
 mps=off
 if [ "${MPS:-0}" = 1 ]; then
@@ -84,11 +91,11 @@ printf '%s\n' "$runs" |
   while read -r m s; do
     [ -f "$out/runs/$m/seed-$s/benchmark-methods.json" ] && [ -f "$out/runs/$m/seed-$s/results.json" ] || echo "$m $s"
   done |
-  NODE=$NODE DEVICE=$DEVICE GRAPH=${GRAPH:-auto} xargs -P "${JOBS:-6}" -L 1 sh -c '
+  NODE=$NODE DEVICE=$DEVICE GRAPH=${GRAPH:-auto} BRANCH_FLAG=$branch_flag xargs -P "${JOBS:-6}" -L 1 sh -c '
     left=$(('"$train_deadline"' - $(date +%s)))
     [ "$left" -gt 20 ] || exit 0
     timeout "$left" "$NODE" dist/src/cli/main.js benchmark -c "'"$suite"'" --out "'"$out"'" --models "$0" --seeds "$1" \
-      --device "$DEVICE" --graph "$GRAPH" --threads "${THREADS:-1}" --json > "'"$out"'/logs/$0-$1.json" 2> "'"$out"'/logs/$0-$1.log"
+      --device "$DEVICE" --graph "$GRAPH" $BRANCH_FLAG --threads "${THREADS:-1}" --json > "'"$out"'/logs/$0-$1.json" 2> "'"$out"'/logs/$0-$1.log"
     exit 0'
 left=$((deadline - $(date +%s)))
 [ "$left" -gt 5 ] || left=5
@@ -106,9 +113,9 @@ if [ -n "$archive" ]; then
   done
 fi
 "$NODE" -e '
-const [out, secs, mps] = process.argv.slice(1);
+const [out, secs, mps, branchStreams] = process.argv.slice(1);
 const fs = require("fs");
 let table = null; try { table = JSON.parse(fs.readFileSync(out + "/table.json", "utf8")); } catch {}
 const rows = table ? Object.fromEntries(table.rows.map((r) => [r.model + "/" + r.method, r.mean_top1 ? { mean: r.mean_top1.mean, sd: r.mean_top1.sd, n: r.mean_top1.n } : r.unsupported ?? null])) : null;
-console.log(JSON.stringify({ suite_seconds: Number(secs), mps, table_rows: rows }));
-' "$out" "$elapsed" "$mps"
+console.log(JSON.stringify({ suite_seconds: Number(secs), mps, branch_streams: branchStreams, table_rows: rows }));
+' "$out" "$elapsed" "$mps" "${BRANCH_STREAMS:-on}"

@@ -1,6 +1,7 @@
 // scripts/gpu-suite.sh on the CPU (DEVICE=cpu) with a two-model smoke suite: MODELS runs only the
 // named models' runs, the table and the archive are written, MPS=1 without the MPS daemon says so
-// in the last line, and a MODELS name the suite lacks stops before anything starts.
+// in the last line, BRANCH_STREAMS=off reaches the runs (as --no-branch-streams), and a MODELS
+// name the suite lacks or a BRANCH_STREAMS value other than on/off stops before anything starts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -38,7 +39,7 @@ function suite(dir: string): string {
 }
 
 test(
-  'gpu-suite.sh: MODELS runs only those models, MPS=1 without a daemon says why, an unknown name stops',
+  'gpu-suite.sh: MODELS runs only those models, MPS=1 without a daemon says why, bad settings stop',
   { skip: fmnistMissing && 'Fashion-MNIST not installed', timeout: 300_000 },
   () => {
     const dir = mkdtempSync(join(tmpdir(), 'tailor-gpu-suite-'));
@@ -50,6 +51,7 @@ test(
         DEVICE: 'cpu',
         MODELS: 'SADE',
         MPS: '1',
+        BRANCH_STREAMS: 'off',
         TABLE_SECONDS: '60',
         THREADS: '1',
       };
@@ -65,9 +67,11 @@ test(
       assert.equal(run.status, 0, run.stderr);
       const last = JSON.parse(run.stdout.trim().split('\n').pop()!) as {
         mps: string;
+        branch_streams: string;
         table_rows: Record<string, { mean: number } | string | null>;
       };
       if (!mpsHere) assert.match(last.mps, /^unavailable: nvidia-cuda-mps-control is not on PATH/);
+      assert.equal(last.branch_streams, 'off');
       assert.ok(existsSync(join(out, 'runs/SADE/seed-0/results.json')));
       assert.ok(!existsSync(join(out, 'runs/CE')), 'CE was not asked for');
       const sade = last.table_rows['SADE/plain'] as { mean: number };
@@ -85,6 +89,14 @@ test(
       );
       assert.equal(wrong.status, 2);
       assert.match(wrong.stderr, /MODELS names Nope, which the suite lacks \(its models: SADE, CE\)/);
+      assert.ok(!existsSync(join(dir, 'never')), 'nothing started');
+      const badStreams = spawnSync(
+        'sh',
+        [join(repoRoot, 'scripts/gpu-suite.sh'), file, join(dir, 'never'), '60'],
+        { cwd: repoRoot, encoding: 'utf8', env: { ...env, BRANCH_STREAMS: 'maybe' } },
+      );
+      assert.equal(badStreams.status, 2);
+      assert.match(badStreams.stderr, /BRANCH_STREAMS must be on or off, got 'maybe'/);
       assert.ok(!existsSync(join(dir, 'never')), 'nothing started');
     } finally {
       rmSync(dir, { recursive: true, force: true });

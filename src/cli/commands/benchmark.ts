@@ -35,6 +35,7 @@ function pickSeeds(seeds: number[], flag: string): number[] {
 
 const HELP = `usage: tailor benchmark -c SUITE.json [--out DIR] [--json] [--max-runs N] [--threads N]
                         [--models A,B] [--seeds S,T] [--device D] [--graph auto|on|off]
+                        [--no-branch-streams]
 
 Runs a benchmark suite: trains every model of the suite once per seed (as 'tailor train' does,
 with the seed overridden), evaluates the suite's test-time methods on the eleven test
@@ -66,6 +67,8 @@ options:
       --device D       cpu, cuda or cuda:N for training and the test-time methods (default cpu)
       --graph MODE     auto, on or off: capture each training step in a CUDA graph, as
                        'tailor train --graph' (default auto: on a CUDA device where it can)
+      --no-branch-streams  in graph mode, keep the step on one CUDA stream instead of running
+                       each expert (and PRL draw) on its own ('tailor train --no-branch-streams')
       --progress       show the per-epoch progress bars
   -h, --help`;
 
@@ -81,6 +84,7 @@ export const run = defineCommand({
     models: { type: 'string' },
     seeds: { type: 'string' },
     graph: { type: 'string' },
+    'no-branch-streams': { type: 'boolean' },
   },
   run: async ({ values }) => {
     if (!values.config) throw new CliError(`give the suite with -c SUITE.json\n\n${HELP}`);
@@ -108,6 +112,7 @@ export const run = defineCommand({
       log,
       graph,
       graphRequired: graphMode === 'on',
+      ...(values['no-branch-streams'] ? { branchStreams: false } : {}),
     });
     const paths = writeBenchmarkReport(outDir, result.table);
     log(

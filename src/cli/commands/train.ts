@@ -67,6 +67,9 @@ options:
       --graph auto|on|off  capture the training step in one CUDA graph and replay it per batch
                            (default auto: on a CUDA device where the step can be captured, with one
                            line naming why not otherwise; on: that line is an error; docs/gpus.md)
+      --no-branch-streams  in graph mode, keep the step on one CUDA stream instead of running each
+                           expert (and PRL draw) on a stream of its own (default:
+                           trainer.branch_streams, else on; docs/gpus.md)
       --train-max-per-class N  cap the head class (quick runs)
       --test-per-class N   use only N test images per class (quick runs)
       --quiet              no progress bar
@@ -90,6 +93,7 @@ export const run = defineCommand({
     'channels-last': { type: 'boolean' },
     'no-channels-last': { type: 'boolean' },
     graph: { type: 'string' },
+    'no-branch-streams': { type: 'boolean' },
     'train-max-per-class': { type: 'string' },
     'test-per-class': { type: 'string' },
     quiet: { type: 'boolean', default: false },
@@ -127,6 +131,7 @@ export const run = defineCommand({
       channelsLast: setup.channelsLast,
       graph: setup.graph,
       graphRequired: setup.graphRequired,
+      ...(values['no-branch-streams'] ? { branchStreams: false } : {}),
     };
     if (!setup.isMain) {
       // Every rank trains; rank 0 alone evaluates and writes the run directory.

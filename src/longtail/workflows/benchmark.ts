@@ -36,6 +36,8 @@ export interface BenchmarkOptions {
   graph?: ExecutionMode;
   /** --graph on: a step that cannot be captured is an error instead of an eager fallback. */
   graphRequired?: boolean;
+  /** Graph mode's branch streams (default: each config's trainer.branch_streams, else on). */
+  branchStreams?: boolean;
 }
 
 /**
@@ -157,6 +159,7 @@ async function trainRun(
     log,
     ...(o.graph ? { graph: o.graph } : {}),
     ...(o.graphRequired ? { graphRequired: true } : {}),
+    ...(o.branchStreams !== undefined ? { branchStreams: o.branchStreams } : {}),
   });
   return session;
 }

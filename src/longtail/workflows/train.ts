@@ -28,6 +28,8 @@ export interface SessionTrainOptions {
   channelsLast?: boolean;
   /** How the steps run (--graph resolved): 'graph' captures the step in a CUDA graph where it can. */
   graph?: ExecutionMode;
+  /** Graph mode's branch streams (default: the config's trainer.branch_streams, else on). */
+  branchStreams?: boolean;
   /** --graph on: a step that cannot be captured is an error instead of an eager fallback. */
   graphRequired?: boolean;
 }
@@ -52,6 +54,7 @@ export function trainSession(session: Session, o: SessionTrainOptions): Promise<
     channelsLast: channelsLastOf(session, o),
     ...(o.graph ? { graph: o.graph } : {}),
     ...(o.graphRequired ? { graphRequired: true } : {}),
+    ...(o.branchStreams !== undefined ? { branchStreams: o.branchStreams } : {}),
   });
 }
 
