@@ -1,5 +1,5 @@
 // npm run bench -- ops [--configs sade,prl,prl_released,resnext50] [--json] [--top N] [--per-parameter-sgd]
-//   [--experts N]
+//   [--experts N] [--draws N]
 // How many dispatcher operators one training step of the shipped Fashion-MNIST-LT configs runs
 // in tailor, against the same step in plain PyTorch (bench/ops_torch.py, Debian's python3-torch),
 // counted on the CPU (torch.profiler.countOps; PyTorch's autograd profiler on the other side).
@@ -20,7 +20,8 @@
 // multi-tensor step). --experts N trains the Fashion-MNIST-LT configs with N experts instead of
 // theirs (losses that take any number: ce, ldam_drw): with 1, the step is the chain of operators
 // that graph mode's branch streams leave one after another (the stem, stage 1, one expert, the
-// loss and the SGD step), against the whole step with 3.
+// loss and the SGD step), against the whole step with 3. --draws N sets PRL's preference draws
+// per step (the paper variant; 8 in its config): with 1, one draw's chain.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +44,7 @@ const { values } = parseArgs({
     top: { type: 'string', default: '15' },
     'per-parameter-sgd': { type: 'boolean', default: false },
     experts: { type: 'string' },
+    draws: { type: 'string' },
   },
 });
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -56,6 +58,11 @@ for (const c of configs) {
 }
 const top = Number(values.top);
 const experts = values.experts === undefined ? null : Number(values.experts);
+const draws = values.draws === undefined ? null : Number(values.draws);
+if (draws !== null && !(Number.isInteger(draws) && draws >= 1 && draws <= 64)) {
+  console.error(`tailor: --draws takes a whole number from 1 to 64; got '${values.draws}'`);
+  process.exit(2);
+}
 if (experts !== null && !(Number.isInteger(experts) && experts >= 1 && experts <= 8)) {
   console.error(`tailor: --experts takes a whole number from 1 to 8; got '${values.experts}'`);
   process.exit(2);
@@ -91,6 +98,7 @@ async function tailorStep(
   const c = parseConfig(readFileSync(file, 'utf8'), file);
   c.data_loader.args = { ...c.data_loader.args, on_device: true };
   if (experts !== null) c.arch.args = { ...c.arch.args, num_experts: experts };
+  if (draws !== null && c.prl) c.prl = { ...c.prl, draws_per_batch: draws };
   torch.manualSeed(0);
   const s = buildSession(c, file, { trainMaxPerClass: 1000, testPerClass: 2 });
   const setup = trainingSetup(s);
