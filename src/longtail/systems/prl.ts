@@ -123,19 +123,7 @@ export function buildPrlSystem(model: MultiExpertModel, o: PrlOptions, loss: Pre
     }
     return torch.tidy(() => {
       const features = pooledFeatures(x);
-      // the draws are independent branches (on streams of their own under branch streams)
-      const outs = torch.parallelBranches(
-        model.device,
-        preferences.map((preference) => () => {
-          const out = outputsAt(preference, [features])[0]!;
-          return [out.output, out.logits];
-        }),
-        { sharedParameters: true },
-      );
-      const draws = preferences.map((preference, i) => ({
-        preference,
-        out: { output: outs[i]![0]!, logits: outs[i]![1]! },
-      }));
+      const draws = drawOutputs(model.device, preferences, (r) => outputsAt(r, [features])[0]!);
       return { out: draws[0]!.out, extra: { preference: preferences[0]!, draws } };
     });
   };
@@ -181,6 +169,29 @@ function expertPooledFeatures(model: MultiExpertModel, x: Tensor): Tensor[] {
     const shared = model.shared(x);
     return model.perExpert((expert) => expert.features(shared));
   });
+}
+
+/**
+ * Each draw's output for its preference: the draws are independent branches (on CUDA streams of
+ * their own under branch streams; they share the hypernetwork's parameters).
+ */
+function drawOutputs<P>(
+  device: torch.Device,
+  preferences: P[],
+  outputAt: (preference: P) => MultiExpertOutput,
+): { preference: P; out: MultiExpertOutput }[] {
+  const outs = torch.parallelBranches(
+    device,
+    preferences.map((preference) => () => {
+      const out = outputAt(preference);
+      return [out.output, out.logits];
+    }),
+    { sharedParameters: true },
+  );
+  return preferences.map((preference, i) => ({
+    preference,
+    out: { output: outs[i]![0]!, logits: outs[i]![1]! },
+  }));
 }
 
 /** The weights to generate for: a Preference's (checked once, by Preference.of), or a simplex tensor as it is. */
