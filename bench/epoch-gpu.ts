@@ -95,7 +95,7 @@ interface Trained {
   mode: string;
   weights: Map<string, Float32Array>;
   losses: number[];
-  /** Whether graph mode ran the experts on streams of their own. */
+  /** Whether graph mode ran its independent parts on branch streams. */
   streams: boolean;
 }
 
@@ -221,7 +221,7 @@ try {
     const entry: Record<string, unknown> = { images };
     const sides = [
       ['tailor_eager', false, {}],
-      // graph mode as it runs by default: each expert on a stream of its own
+      // graph mode as it runs by default: branch streams (each expert and PRL draw on its own)
       ['tailor_graph', true, {}],
       ['tailor_graph_one_stream', true, { branchStreams: false }],
     ] as const;

@@ -170,11 +170,11 @@ Napi::Value CudaSideStreamExit(const Napi::CallbackInfo& info) {
   });
 }
 
-// Branch streams: independent parts of a step (the experts of a multi-expert model) queued on
-// streams of their own, so that their kernels can run at the same time on the GPU, in a captured
-// graph as parallel branches (torch.cuda.stream per branch, each waiting for the origin stream
-// first, and the origin waiting for every branch at the end). Autograd runs each backward
-// operator on its forward's stream and joins them itself. The branch streams are high-priority
+// Branch streams: independent parts of a step (the experts of a multi-expert model, PRL's
+// preference draws) queued on streams of their own, so that their kernels can run at the same
+// time on the GPU, in a captured graph as parallel branches (torch.cuda.stream per branch, each
+// waiting for the origin stream first, and the origin waiting for every branch at the end).
+// Autograd runs each backward operator on its forward's stream and joins them itself. The branch streams are high-priority
 // pool streams, kept per device, so that they never coincide with a side stream (low-priority
 // pool) nor with each other, and the same ones serve every step (warm-up and capture alike).
 struct Fork {
