@@ -55,3 +55,21 @@ test('tailor benchmark takes --graph too, with the same named error on the CPU',
   assert.equal(r.code, 2, r.err);
   assert.match(r.err, /--graph on needs a CUDA device and a CUDA libtorch/);
 });
+
+test('tailor train takes --no-branch-streams (graph mode is still checked first on the CPU)', () => {
+  const r = runTailor([
+    'train',
+    '-c',
+    'configs/fmnist_lt_ir100_sade.json',
+    '--device',
+    'cpu',
+    '--graph',
+    'on',
+    '--no-branch-streams',
+    '--out',
+    '/nonexistent/x',
+  ]);
+  assert.equal(r.code, 2, r.err);
+  assert.doesNotMatch(r.err, /Unknown option/);
+  assert.match(r.err, /--graph on needs a CUDA device and a CUDA libtorch/);
+});
