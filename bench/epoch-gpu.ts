@@ -212,7 +212,11 @@ const out: Record<string, unknown> = {
   device: device.name,
   amp: amp ?? 'none',
   gpu: torch.cudaInfo().devices[0] ?? null,
-  data: data.synthetic ? 'synthetic (Fashion-MNIST format)' : 'Fashion-MNIST',
+  data: data.synthetic
+    ? 'synthetic (Fashion-MNIST format)'
+    : existsSync(join(data.dir, 'SUBSET.json'))
+      ? "Fashion-MNIST cut down to the full suite's images (scripts/fmnist-subset.mjs; the check runs' other images are zero)"
+      : 'Fashion-MNIST',
 };
 try {
   if (values.check) out.check = await checks();

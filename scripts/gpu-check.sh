@@ -1,16 +1,18 @@
 #!/bin/sh
 # The GPU check, for a machine with an NVIDIA GPU and a CUDA PyTorch (its python3 importing torch).
 #
-#   scripts/gpu-check.sh --prepare [--with-data]
+#   scripts/gpu-check.sh --prepare [--with-data[=full]]
 #                                    on the development machine: gathers what the GPU machine may
 #                                    lack into .gpu/ (a Node binary, the Node-API, Gloo and
 #                                    libjpeg headers, libjpeg, node-addon-api, the compiled
 #                                    dist/, the runtime npm packages with sharp for the image
 #                                    pipeline benchmark); carry .gpu there. --with-data also
-#                                    copies Fashion-MNIST into .gpu-data/ (30 MB: with .gpu and
-#                                    the tree it passes the device tool's 64 MiB, so carry it in
-#                                    a later call than the one that builds; what a call leaves
-#                                    there stays for the next while the machine is warm).
+#                                    writes into .gpu-data/ the part of Fashion-MNIST the full
+#                                    Fashion-MNIST-LT suite reads (12 MB: .gpu, .gpu-data and the
+#                                    tree travel together within the device tool's 64 MiB);
+#                                    =full copies all of it (30 MB: carry it in a later call than
+#                                    the one that builds; what a call leaves there stays for the
+#                                    next while the machine is warm).
 #   scripts/gpu-check.sh             on the GPU machine: builds the addon against
 #                                    TAILOR_LIBTORCH (default: python) with the compiler directly
 #                                    (no node-gyp, make or network needed), then prints ONE JSON line:
@@ -61,13 +63,31 @@ if [ "${1:-}" = "--prepare" ]; then
   node node_modules/typescript/bin/tsc -p tsconfig.json
   # The compiled library without source maps and tests: what the checks run.
   tar --exclude='*.map' --exclude='dist/test' --exclude='dist/.tsbuildinfo' -czf .gpu/dist.tar.gz dist
-  # The runtime npm packages, sharp's libvips included (it decodes image lists: bench/images.ts).
-  npm ls --omit=dev --all --parseable | sed 1d | sed "s|^$(pwd)/node_modules/||" |
-    tar -C node_modules -czf .gpu/node_modules.tgz -T -
-  # --with-data: Fashion-MNIST for the GPU benchmark suite (scripts/gpu-suite.sh).
-  if [ "${2:-}" = "--with-data" ]; then rm -rf .gpu-data && mkdir -p .gpu-data && cp -r /usr/share/datasets/fashion-mnist .gpu-data/; fi
-  du -sh .gpu
-  echo 'gpu-check: prepared; run `scripts/gpu-check.sh` there carrying [".gpu"]'
+  # The runtime npm packages, sharp's libvips included (it decodes image lists: bench/images.ts),
+  # without what nothing loads at run time (source maps, protobufjs's code-generating CLI, zod's
+  # TypeScript sources), xz-compressed where xz is installed.
+  npm ls --omit=dev --all --parseable | sed 1d | sed "s|^$(pwd)/node_modules/||" > .gpu/packages.txt
+  nm_excludes="--exclude=*.map --exclude=protobufjs/cli --exclude=zod/src"
+  if command -v xz >/dev/null 2>&1; then
+    # shellcheck disable=SC2086
+    tar -C node_modules $nm_excludes -cf - -T .gpu/packages.txt | xz -T0 -9 > .gpu/node_modules.txz
+  else
+    # shellcheck disable=SC2086
+    tar -C node_modules $nm_excludes -czf .gpu/node_modules.tgz -T .gpu/packages.txt
+  fi
+  rm .gpu/packages.txt
+  # --with-data: Fashion-MNIST for the GPU benchmark suite (scripts/gpu-suite.sh), cut down to the
+  # images the full Fashion-MNIST-LT suite reads (7 MB instead of 26 MB: scripts/fmnist-subset.mjs),
+  # so that .gpu, .gpu-data and the tree travel together in one call; --with-data=full copies the
+  # whole data set (then .gpu-data needs a call of its own after the build).
+  case ${2:-} in
+    --with-data)
+      rm -rf .gpu-data
+      node scripts/fmnist-subset.mjs write .gpu-data/fashion-mnist configs/suites/fmnist_lt_ir100_full.json ;;
+    --with-data=full) rm -rf .gpu-data && mkdir -p .gpu-data && cp -r /usr/share/datasets/fashion-mnist .gpu-data/ ;;
+  esac
+  du -sh .gpu .gpu-data 2>/dev/null
+  echo 'gpu-check: prepared; run `scripts/gpu-check.sh` there carrying [".gpu"] (and ".gpu-data" for gpu-suite.sh)'
   exit 0
 fi
 
@@ -90,7 +110,15 @@ else
   export PATH
 fi
 [ -f dist/src/cli/main.js ] || { [ -f .gpu/dist.tar.gz ] && tar -xzf .gpu/dist.tar.gz; }
-[ -d node_modules/zod ] || { [ -f .gpu/node_modules.tgz ] && mkdir -p node_modules && tar -xzf .gpu/node_modules.tgz -C node_modules; }
+if [ ! -d node_modules/zod ]; then
+  mkdir -p node_modules
+  if [ -f .gpu/node_modules.txz ]; then
+    tar -xJf .gpu/node_modules.txz -C node_modules 2>/dev/null ||
+      python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2])' .gpu/node_modules.txz node_modules
+  elif [ -f .gpu/node_modules.tgz ]; then
+    tar -xzf .gpu/node_modules.tgz -C node_modules
+  fi
+fi
 export TAILOR_LIBTORCH=${TAILOR_LIBTORCH:-python}
 PY=python3
 case "$TAILOR_LIBTORCH" in python:*) PY=${TAILOR_LIBTORCH#python:} ;; esac

@@ -32,7 +32,8 @@
 # mode (measured). Where the daemon does not start or a CUDA process cannot reach it, the suite
 # runs without it and its last line says so ("mps": "unavailable: ...").
 # Fashion-MNIST is taken from .gpu-data/fashion-mnist when the default place lacks it
-# (scripts/gpu-check.sh --prepare --with-data; carried in its own call, see there).
+# (scripts/gpu-check.sh --prepare --with-data: the images the full Fashion-MNIST-LT suite reads,
+# checked to cover SUITE before the runs start; --with-data=full: all of it).
 set -u
 cd "$(dirname "$0")/.."
 suite=$1; out=$2; secs=$3; archive=${4:-}
@@ -43,6 +44,11 @@ table_secs=${TABLE_SECONDS:-90}
 fm=/usr/share/datasets/fashion-mnist
 if [ ! -f "$fm/train-images-idx3-ubyte.gz" ] && [ -d .gpu-data/fashion-mnist ]; then
   mkdir -p /usr/share/datasets && cp -r .gpu-data/fashion-mnist "$fm"
+fi
+# A cut-down Fashion-MNIST (SUBSET.json, scripts/fmnist-subset.mjs) must hold every image this
+# suite reads: checked before any run starts, so no run trains on a zeroed image.
+if [ -f "$fm/SUBSET.json" ]; then
+  "$NODE" scripts/fmnist-subset.mjs verify "$fm" "$suite" >&2 || exit 2
 fi
 # the runs to make, seed-major: the first seeds of every model finish before later seeds begin
 runs=$("$NODE" -e '

@@ -88,6 +88,11 @@ export interface ExperimentData {
   /** The list files read (image lists only), for messages. */
   lists?: { train: string; val: string; test: string };
   subset: LongTailSubset;
+  /**
+   * Built-in data sets: which images of the source's training split the train and val splits
+   * are, in their order (the test split is the test file's first test_per_class per class).
+   */
+  sourceIndices?: { train: Int32Array; val: Int32Array };
   /** Training images per class of the long-tailed set. */
   trainCounts: number[];
   batchSize: number;
@@ -180,6 +185,7 @@ export function buildData(
     val: selectByIndices(train, validation.indices),
     validation: describeValidation(validation),
     subset,
+    sourceIndices: { train: validation.train, val: validation.indices },
     trainCounts: subset.counts.map((n, c) => n - validation.fromSubset[c]!),
     batchSize: args.batch_size ?? 128,
     balancedSampling: args.balanced ?? false,

@@ -64,7 +64,7 @@ function runSettings(suite: Suite, modelConfig: string, seed: number) {
   const config = loadConfig(modelConfig);
   config.seed = seed;
   if (suite.epochs) config.trainer.epochs = suite.epochs;
-  return { config, overrides: overridesOf(suite) };
+  return { config, overrides: suiteDataOverrides(suite) };
 }
 
 /** The settings without the config's `$schema` line, which names an editor schema, not training. */
@@ -122,7 +122,8 @@ const NO_STEP_OPTIONS: Omit<TestTimeOptions, 'seed' | 'methods'> = {
   distributions: TEST_DISTRIBUTIONS,
 };
 
-function overridesOf(suite: Suite): DataOverrides {
+/** The data settings a suite gives every run (root, train and test caps). */
+export function suiteDataOverrides(suite: Suite): DataOverrides {
   return {
     ...(suite.root ? { root: suite.root } : {}),
     ...(suite.trainMaxPerClass ? { trainMaxPerClass: suite.trainMaxPerClass } : {}),
@@ -142,7 +143,7 @@ async function trainRun(
   config.seed = seed;
   if (suite.epochs) config.trainer.epochs = suite.epochs;
   torch.manualSeed(seed);
-  const session = buildSession(config, modelConfig, overridesOf(suite));
+  const session = buildSession(config, modelConfig, suiteDataOverrides(suite));
   mkdirSync(runDir, { recursive: true });
   writeJsonAtomic(join(runDir, 'config.json'), config);
   const last = join(runDir, 'checkpoint-last.json');
