@@ -1,5 +1,5 @@
 // npm run bench -- epoch-gpu [--device cuda] [--configs sade,prl] [--epochs 4] [--amp bf16] [--torch]
-//   [--python python3] [--check] [--json]
+//   [--python python3] [--check] [--sides tailor_eager,tailor_graph,tailor_graph_one_stream] [--json]
 // Full Fashion-MNIST-LT IR100 training epochs (14,866 images, batch 128) of the shipped SADE and
 // PRL configs on one GPU: tailor eager and tailor graph mode (the whole step replayed from a
 // CUDA graph; with branch streams, each expert and PRL draw on a CUDA stream of its own, and on
@@ -14,6 +14,8 @@
 // GPU's own run-to-run spread), graph against eager after 2 epochs (a learning-rate change
 // between them: the configs warm the rate up), graph mode on one stream against graph mode with
 // branch streams, and a graph-mode run resumed after epoch 1 against the uninterrupted one.
+// --sides picks tailor's rows (all three by default; tailor_graph,tailor_graph_one_stream is the
+// branch-stream comparison alone, without the slow eager epochs).
 // Without Fashion-MNIST installed, synthetic images in its file format stand in (random pixels:
 // the work per image is the same).
 import { spawnSync } from 'node:child_process';
@@ -42,9 +44,23 @@ const { values } = parseArgs({
     check: { type: 'boolean', default: false },
     amp: { type: 'string' },
     'max-per-class': { type: 'string', default: '6000' },
+    sides: { type: 'string', default: 'tailor_eager,tailor_graph,tailor_graph_one_stream' },
     json: { type: 'boolean', default: false },
   },
 });
+const SIDES = [
+  ['tailor_eager', false, {}],
+  // graph mode as it runs by default: branch streams (each expert and PRL draw on its own)
+  ['tailor_graph', true, {}],
+  ['tailor_graph_one_stream', true, { branchStreams: false }],
+] as const;
+const wanted = values.sides.split(',').filter(Boolean);
+const unknownSide = wanted.find((w) => !SIDES.some(([key]) => key === w));
+if (unknownSide !== undefined || wanted.length === 0) {
+  console.error(`epoch-gpu: --sides takes a comma list of ${SIDES.map(([key]) => key).join(', ')}`);
+  process.exit(2);
+}
+const sides = SIDES.filter(([key]) => wanted.includes(key));
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const device = torch.checkDevice(values.device);
 const epochs = Math.max(2, Number(values.epochs));
@@ -223,12 +239,6 @@ try {
   for (const name of values.configs.split(',')) {
     const images = session(name, maxPerClass).data.train.labels.length;
     const entry: Record<string, unknown> = { images };
-    const sides = [
-      ['tailor_eager', false, {}],
-      // graph mode as it runs by default: branch streams (each expert and PRL draw on its own)
-      ['tailor_graph', true, {}],
-      ['tailor_graph_one_stream', true, { branchStreams: false }],
-    ] as const;
     for (const [key, graph, extra] of sides) {
       try {
         const t = await train(name, maxPerClass, epochs + 1, graph, extra);
