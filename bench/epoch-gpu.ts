@@ -13,7 +13,8 @@
 // --check adds graph mode's correctness checks on a 300-per-class subset: eager twice (the
 // GPU's own run-to-run spread), graph against eager after 2 epochs (a learning-rate change
 // between them: the configs warm the rate up), graph mode on one stream against graph mode with
-// branch streams, and a graph-mode run resumed after epoch 1 against the uninterrupted one.
+// branch streams, and a graph-mode run resumed after epoch 1 against the uninterrupted one; then
+// eager twice, graph and graph on one stream again with cuDNN's deterministic algorithms.
 // --sides picks tailor's rows (all three by default; tailor_graph,tailor_graph_one_stream is the
 // branch-stream comparison alone, without the slow eager epochs).
 // Without Fashion-MNIST installed, synthetic images in its file format stand in (random pixels:
@@ -203,7 +204,34 @@ async function checks() {
     branch_streams: { graph: graph.streams, one_stream: oneStream.streams },
     resumed_vs_uninterrupted: difference(resumed, graph),
     losses: { eager: eager.losses, graph: graph.losses },
+    deterministic: await deterministicChecks(),
   };
+}
+
+/**
+ * The same comparisons with cuDNN's deterministic algorithms and no autotuner, where eager
+ * against eager shows what is left of the GPU's run-to-run spread: graph mode on branch streams
+ * against one stream runs the same kernels in the same order on each stream, so a difference
+ * beyond eager's own would mean a missing wait between streams; graph against eager differs by
+ * the learning rate held in a float32 tensor (capturable SGD) where eager passes a double.
+ */
+async function deterministicChecks() {
+  const before = torch.backends.cudnn.deterministic;
+  torch.backends.cudnn.deterministic = true;
+  try {
+    const fixed = { cudnnBenchmark: false } as const;
+    const eager = await train('sade', 300, 2, false, fixed);
+    const again = await train('sade', 300, 2, false, fixed);
+    const graph = await train('sade', 300, 2, true, fixed);
+    const oneStream = await train('sade', 300, 2, true, { ...fixed, branchStreams: false });
+    return {
+      eager_vs_eager: difference(eager, again),
+      graph_vs_eager: difference(graph, eager),
+      graph_one_stream_vs_graph: difference(oneStream, graph),
+    };
+  } finally {
+    torch.backends.cudnn.deterministic = before;
+  }
 }
 
 function runTorch(name: string) {
