@@ -224,10 +224,14 @@ async function deterministicChecks() {
     const again = await train('sade', 300, 2, false, fixed);
     const graph = await train('sade', 300, 2, true, fixed);
     const oneStream = await train('sade', 300, 2, true, { ...fixed, branchStreams: false });
+    // PRL's draws share the hypernetwork: its gradients gather from every draw's stream
+    const prl = await train('prl', 300, 2, true, fixed);
+    const prlOneStream = await train('prl', 300, 2, true, { ...fixed, branchStreams: false });
     return {
       eager_vs_eager: difference(eager, again),
       graph_vs_eager: difference(graph, eager),
       graph_one_stream_vs_graph: difference(oneStream, graph),
+      prl_graph_one_stream_vs_graph: difference(prlOneStream, prl),
     };
   } finally {
     torch.backends.cudnn.deterministic = before;
