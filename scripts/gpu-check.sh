@@ -28,7 +28,8 @@
 #     epoch_gpu bench/epoch-gpu.ts --torch --check: full Fashion-MNIST-LT epochs of SADE and PRL,
 #              tailor eager and graph mode (branch streams, one stream) against PyTorch (DataLoader
 #              4/8 workers, device data, the whole step in one CUDA graph on one stream and with
-#              experts on streams), and graph mode's checks (graph vs eager, streams vs one, resume)
+#              experts on streams), and graph mode's checks (graph vs eager, streams vs one, resume;
+#              again under cuDNN's deterministic algorithms)
 #     graphs_build  the CUDA graph binding's compile error, when it had to be built without CUDA
 #     images_train_tailor  bench/images-train.ts: images_train_torch's measurement in tailor, at
 #              the same batch (both report the GPU's utilisation over their timed steps)
