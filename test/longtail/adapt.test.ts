@@ -154,3 +154,30 @@ test('a failing test-time run frees what it allocated and unfreezes the model', 
     model.dispose();
   }
 });
+
+test('the searches stop early on the same step whether the weights are read back each step or every few', async () => {
+  const model = new TwoReaders();
+  const counts = [100, 30, 10];
+  const system = plainSystem(model, new CrossEntropyLoss(counts));
+  try {
+    const input = {
+      system,
+      test: pixelSet(300),
+      testTransform: identity,
+      viewTransform: redrawNoise,
+      trainCounts: counts,
+    };
+    // the noise expert's weight falls from 0.5 below 0.3 part-way through the first epoch
+    const early = { ...options, minWeight: 0.3, distributions: ['uniform', 'backward5'] };
+    const eachStep = await runTestTime(input, { ...early, readEvery: 1 }, () => {});
+    const first = eachStep.results.uniform!.aggregation!;
+    assert.equal(first.stopped_early, true);
+    assert.equal(first.epochs, 1);
+    for (const readEvery of [3, 16]) {
+      const grouped = await runTestTime(input, { ...early, readEvery }, () => {});
+      assert.deepEqual(grouped.results, eachStep.results, `read every ${readEvery} steps`);
+    }
+  } finally {
+    model.dispose();
+  }
+});

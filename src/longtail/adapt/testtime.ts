@@ -9,7 +9,7 @@
 // - an oracle, reported as such: the balanced scores (the logits where the experts' log prior is
 //   unknown) plus the log of the true test prior.
 import * as torch from '../../torch/index.js';
-import { optim, type Tensor } from '../../torch/index.js';
+import type { Tensor } from '../../torch/index.js';
 import { Rng } from '../../util/rng.js';
 import { UserError } from '../../util/errors.js';
 import type { ImageSet } from '../data/source.js';
@@ -40,6 +40,7 @@ import {
 
 export type { DistributionTestTime };
 import { LABEL_SHIFT_METHODS, type LabelShiftMethod, type TestTimeMethod } from './methods.js';
+import { learnerEpoch, simplexLearner } from './simplex-learner.js';
 
 /** What test-time adaptation works on: a trained system, the unlabeled test pool and the training counts. */
 export interface AdaptInput {
@@ -81,6 +82,11 @@ export interface TestTimeOptions {
   preferenceObjective?: SearchObjective;
   /** Weight of the prior-consistency term of the 'consistent' objective (default 3). */
   consistencyWeight?: number;
+  /**
+   * Search steps between read-backs of the weights for the early stop (default 1 on the CPU, 16
+   * on a GPU, where each read waits for the device); the result is the same for every value.
+   */
+  readEvery?: number;
   seed: number;
   methods: TestTimeMethod[];
   distributions: readonly string[];
@@ -120,28 +126,6 @@ function shuffledBatches(rows: Int32Array, batchSize: number, seed: number): Int
   for (let b = 0; b < order.length; b += batchSize)
     batches.push(Int32Array.from(order.slice(b, b + batchSize), (k) => rows[k]!));
   return batches;
-}
-
-/** Runs one epoch of a learner over the distribution's batches; stops early below min weight. */
-function learnerEpoch(
-  learner: SimplexLearner,
-  batches: Int32Array[],
-  epoch: number,
-  minWeight: number,
-  objective: (index: Tensor, weights: Tensor) => Tensor,
-): void {
-  if (learner.stopped) return;
-  learner.epochs = epoch;
-  for (const rows of batches) {
-    torch.tidy(() => objective(torch.tensor(rows).long(), learner.theta.softmax(0)).backward());
-    learner.opt.step();
-    learner.opt.zeroGrad();
-    const current = torch.tidy(() => learner.theta.softmax(0).toNumbers());
-    if (Math.min(...current) < minWeight) {
-      learner.stopped = true;
-      return;
-    }
-  }
 }
 
 /** A test-time method the checkpoint cannot run (the config asks for what the model cannot do). */
@@ -313,26 +297,6 @@ async function useValidation(
   };
 }
 
-/** A learnable point softmax(theta) of the simplex, from the uniform start, with its optimizer. */
-function simplexLearner(kind: 'sgd' | 'adam', experts: number, o: TestTimeOptions): SimplexLearner {
-  const theta = torch.keep(torch.zeros([experts]).requiresGrad_());
-  return {
-    theta,
-    // Adam for the preference: scale-free steps, because the stability objective is nearly flat in r.
-    opt:
-      kind === 'sgd'
-        ? new optim.SGD([theta], {
-            lr: o.lr,
-            momentum: o.momentum,
-            weightDecay: o.weightDecay,
-            nesterov: o.nesterov,
-          })
-        : new optim.AdamW([theta], { lr: o.preferenceLr, weightDecay: 0 }),
-    epochs: 0,
-    stopped: false,
-  };
-}
-
 /** The searches' epochs: the views of the test pool, then every active learner's epoch on them. */
 async function searchEpochs(
   input: AdaptInput,
@@ -376,18 +340,32 @@ function searchEpoch(
       : stability;
   };
   if (t.aggregation) {
-    learnerEpoch(t.aggregation, batches, epoch, o.minWeight, (index, weights) => {
-      const a1 = weightedSum(views.logits[0].indexSelect(1, index), weights);
-      const a2 = weightedSum(views.logits[1].indexSelect(1, index), weights);
-      return objective(plan.aggregationObjective, a1, a2);
-    });
+    learnerEpoch(
+      t.aggregation,
+      batches,
+      epoch,
+      o.minWeight,
+      (index, weights) => {
+        const a1 = weightedSum(views.logits[0].indexSelect(1, index), weights);
+        const a2 = weightedSum(views.logits[1].indexSelect(1, index), weights);
+        return objective(plan.aggregationObjective, a1, a2);
+      },
+      o.readEvery,
+    );
   }
   if (t.preference && prl) {
-    learnerEpoch(t.preference, batches, epoch, o.minWeight, (index, r) => {
-      const [f1, f2] = views.features!;
-      const [v1, v2] = prl.logitsAt(r, f1.indexSelect(1, index), f2.indexSelect(1, index));
-      return objective(plan.preferenceObjective, v1!.output, v2!.output);
-    });
+    learnerEpoch(
+      t.preference,
+      batches,
+      epoch,
+      o.minWeight,
+      (index, r) => {
+        const [f1, f2] = views.features!;
+        const [v1, v2] = prl.logitsAt(r, f1.indexSelect(1, index), f2.indexSelect(1, index));
+        return objective(plan.preferenceObjective, v1!.output, v2!.output);
+      },
+      o.readEvery,
+    );
   }
 }
 
