@@ -191,12 +191,15 @@ async function runMethods(
     // "method" field, which may name the PRL-only search, does not matter here).
     const base = testTimeBase(suite);
     log(`test-time ${runDir}: ${toRun.join(', ')}`);
+    const started = performance.now();
     const { results } = await runTestTime(
       adaptInput(session),
       // The run's seed also seeds the test-time views, so the spread covers the whole pipeline.
       { ...base, distributions: TEST_DISTRIBUTIONS, seed, methods: steps, quiet: o.quiet ?? true },
       (line) => log(`  ${line}`),
     );
+    // where a suite's time goes (training epochs are timed in results.json)
+    log(`test-time ${runDir}: done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     for (const m of toRun) {
       const distributions: Record<string, GroupResult> = {};
       let declined = false;
