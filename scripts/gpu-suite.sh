@@ -29,8 +29,9 @@
 # under TMPDIR, stopped at the end), so that their kernels share the GPU's SMs at once instead of
 # taking turns: one run's ResNet-32 kernels at batch 128 fill a small part of an H100/H200, and
 # six processes taking turns keep it 98 % busy at the same rate of work as one process in graph
-# mode (measured). Where the daemon does not start or a CUDA process cannot reach it, the suite
-# runs without it and its last line says so ("mps": "unavailable: ...").
+# mode (measured). A daemon an earlier call left on that pipe is reused. Where the daemon does not
+# start or a CUDA process cannot reach it, the suite runs without it and its last line says so
+# ("mps": "unavailable: ...").
 # Fashion-MNIST is taken from .gpu-data/fashion-mnist when the default place lacks it
 # (scripts/gpu-check.sh --prepare --with-data: the images the full Fashion-MNIST-LT suite reads,
 # checked to cover SUITE before the runs start; --with-data=full: all of it).
@@ -77,8 +78,11 @@ if [ "${MPS:-0}" = 1 ]; then
     export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
     mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
     stop_mps() { echo quit | nvidia-cuda-mps-control > /dev/null 2>&1; }
-    probe="const t = await import('$(pwd)/dist/src/torch/index.js'); t.randn([4], 'float32', 'cuda').sum().item();"
-    if nvidia-cuda-mps-control -d && timeout 60 "$NODE" --input-type=module -e "$probe" > "$out/logs/mps.log" 2>&1; then
+    probe="const t = await import('$(pwd)/dist/src/torch/index.js'); t.randn([4], 'float32', '$DEVICE').sum().item();"
+    # a daemon an earlier call left running on this pipe (a call cut off at its time limit never
+    # reaches the exit trap) answers get_server_list: it is used as it is
+    if { nvidia-cuda-mps-control -d || echo get_server_list | nvidia-cuda-mps-control > /dev/null 2>&1; } &&
+      timeout 60 "$NODE" --input-type=module -e "$probe" > "$out/logs/mps.log" 2>&1; then
       mps=on
       # stopped however the suite ends (an interrupt exits, and the exit stops the daemon)
       trap stop_mps EXIT

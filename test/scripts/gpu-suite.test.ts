@@ -2,10 +2,12 @@
 // named models' runs, the table and the archive are written, MPS=1 without the MPS daemon says so
 // in the last line, BRANCH_STREAMS=off reaches the runs (as --no-branch-streams), and a MODELS
 // name the suite lacks or a BRANCH_STREAMS value other than on/off stops before anything starts.
+// With a stand-in MPS control program: a daemon an earlier call left running is used and stopped
+// at the end; one that neither starts nor answers is named in the last line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers.js';
@@ -100,6 +102,70 @@ test(
       assert.ok(!existsSync(join(dir, 'never')), 'nothing started');
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+/** A stand-in nvidia-cuda-mps-control: `-d` fails (a daemon runs already); `answers` says whether get_server_list does. */
+function standInMps(dir: string, answers: boolean): { bin: string; calls: string } {
+  const bin = join(dir, 'bin');
+  const calls = join(dir, 'mps-calls');
+  mkdirSync(bin, { recursive: true });
+  const program = join(bin, 'nvidia-cuda-mps-control');
+  writeFileSync(
+    program,
+    `#!/bin/sh
+if [ "$1" = -d ]; then echo "-d" >> '${calls}'; echo 'An instance of this daemon is already running' >&2; exit 1; fi
+read -r command; echo "$command" >> '${calls}'
+[ "$command" = get_server_list ] && { ${answers ? 'echo 123; exit 0' : 'exit 1'}; }
+exit 0
+`,
+  );
+  chmodSync(program, 0o755);
+  return { bin, calls };
+}
+
+test(
+  'gpu-suite.sh: MPS=1 uses a daemon left running by an earlier call, and names one that does not answer',
+  { skip: fmnistMissing && 'Fashion-MNIST not installed', timeout: 120_000 },
+  () => {
+    for (const answers of [true, false]) {
+      const dir = mkdtempSync(join(tmpdir(), 'tailor-gpu-suite-mps-'));
+      try {
+        const { bin, calls } = standInMps(dir, answers);
+        // 70 s with 60 for the table: no run starts, the daemon check and the table still run
+        const run = spawnSync(
+          'sh',
+          [join(repoRoot, 'scripts/gpu-suite.sh'), suite(dir), join(dir, 'out'), '70'],
+          {
+            cwd: repoRoot,
+            encoding: 'utf8',
+            env: {
+              ...process.env,
+              PATH: `${bin}:${process.env.PATH}`,
+              DEVICE: 'cpu',
+              MPS: '1',
+              TABLE_SECONDS: '60',
+              TMPDIR: dir,
+            },
+          },
+        );
+        assert.equal(run.status, 0, run.stderr);
+        const last = JSON.parse(run.stdout.trim().split('\n').pop()!) as { mps: string };
+        const log = readFileSync(calls, 'utf8').trim().split('\n');
+        if (answers) {
+          assert.equal(last.mps, 'on');
+          assert.deepEqual(log, ['-d', 'get_server_list', 'quit'], 'reused, then stopped at the exit');
+        } else {
+          assert.match(
+            last.mps,
+            /^unavailable: the daemon did not start or a CUDA process could not reach it/,
+          );
+          assert.deepEqual(log, ['-d', 'get_server_list', 'quit']);
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     }
   },
 );
