@@ -17,7 +17,8 @@
 # Beside it, ckpt-MODEL-seedS.tgz holds the last checkpoint of each unfinished run (about 8 MB):
 # unpacked into the same directory as ARCHIVE, `tailor benchmark` continues those runs anywhere.
 # GRAPH (auto, on or off; default auto) is each run's `--graph`: graph mode against eager mode is
-# the same suite twice, with GRAPH=auto and GRAPH=off into two OUTDIRs (under on, a run whose
+# the same suite twice, with GRAPH=auto and GRAPH=off into two OUTDIRs, side by side with
+# `npm run bench -- suite-compare GRAPH_OUT EAGER_OUT --names graph,eager` (under on, a run whose
 # step cannot be captured stops with the reason; every model of the shipped suites can be).
 # BRANCH_STREAMS (on or off; default on): off is each run's `--no-branch-streams`, graph mode
 # with the whole step on one CUDA stream instead of each expert (and PRL draw) on its own.
