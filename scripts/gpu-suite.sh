@@ -13,6 +13,8 @@
 # evaluates the methods a stopped process left). Finished runs stay finished, and a later call
 # with the same OUTDIR skips them and resumes the others from their last checkpoint (on a warm
 # machine /tmp survives between calls).
+# The last line printed is one JSON object: suite_seconds, mps, branch_streams, per run (MODEL/SEED)
+# the seconds of its training epochs and of its test-time methods, and the table's mean top-1 rows.
 # ARCHIVE (a .tar.gz) receives the table and each run's results and methods, without weights.
 # Beside it, ckpt-MODEL-seedS.tgz holds the last checkpoint of each unfinished run (about 8 MB):
 # unpacked into the same directory as ARCHIVE, `tailor benchmark` continues those runs anywhere.
@@ -128,5 +130,15 @@ const [out, secs, mps, branchStreams] = process.argv.slice(1);
 const fs = require("fs");
 let table = null; try { table = JSON.parse(fs.readFileSync(out + "/table.json", "utf8")); } catch {}
 const rows = table ? Object.fromEntries(table.rows.map((r) => [r.model + "/" + r.method, r.mean_top1 ? { mean: r.mean_top1.mean, sd: r.mean_top1.sd, n: r.mean_top1.n } : r.unsupported ?? null])) : null;
-console.log(JSON.stringify({ suite_seconds: Number(secs), mps, branch_streams: branchStreams, table_rows: rows }));
+// where the time went, per run: its training epochs (results.json) and its test-time methods (its log)
+const runs = {};
+for (const model of fs.existsSync(out + "/runs") ? fs.readdirSync(out + "/runs") : [])
+  for (const entry of fs.readdirSync(out + "/runs/" + model)) {
+    const seed = entry.replace("seed-", "");
+    let train = null, testTime = null;
+    try { train = +JSON.parse(fs.readFileSync(out + "/runs/" + model + "/" + entry + "/results.json", "utf8")).history.reduce((s, h) => s + h.seconds, 0).toFixed(1); } catch {}
+    try { testTime = +/test-time .*: done in ([0-9.]+) s/.exec(fs.readFileSync(out + "/logs/" + model + "-" + seed + ".log", "utf8"))[1]; } catch {}
+    runs[model + "/" + seed] = { train_s: train, test_time_s: testTime };
+  }
+console.log(JSON.stringify({ suite_seconds: Number(secs), mps, branch_streams: branchStreams, runs, table_rows: rows }));
 ' "$out" "$elapsed" "$mps" "${BRANCH_STREAMS:-on}"

@@ -1,6 +1,6 @@
 // scripts/gpu-suite.sh on the CPU (DEVICE=cpu) with a two-model smoke suite: MODELS runs only the
 // named models' runs, the table and the archive are written, MPS=1 without the MPS daemon says so
-// in the last line, BRANCH_STREAMS=off reaches the runs (as --no-branch-streams), and a MODELS
+// in the last line (with each run's training and test-time seconds), BRANCH_STREAMS=off reaches the runs (as --no-branch-streams), and a MODELS
 // name the suite lacks or a BRANCH_STREAMS value other than on/off stops before anything starts.
 // With a stand-in MPS control program: a daemon an earlier call left running is used and stopped
 // at the end; one that neither starts nor answers is named in the last line.
@@ -70,8 +70,13 @@ test(
       const last = JSON.parse(run.stdout.trim().split('\n').pop()!) as {
         mps: string;
         branch_streams: string;
+        runs: Record<string, { train_s: number | null; test_time_s: number | null }>;
         table_rows: Record<string, { mean: number } | string | null>;
       };
+      // where the time went: the run's epochs and its test-time methods
+      assert.deepEqual(Object.keys(last.runs), ['SADE/0']);
+      assert.ok(last.runs['SADE/0']!.train_s! > 0, JSON.stringify(last.runs));
+      assert.ok(last.runs['SADE/0']!.test_time_s! >= 0, JSON.stringify(last.runs));
       if (!mpsHere) assert.match(last.mps, /^unavailable: nvidia-cuda-mps-control is not on PATH/);
       assert.equal(last.branch_streams, 'off');
       assert.ok(existsSync(join(out, 'runs/SADE/seed-0/results.json')));
