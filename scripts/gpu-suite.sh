@@ -24,6 +24,8 @@
 # step cannot be captured stops with the reason; every model of the shipped suites can be).
 # BRANCH_STREAMS (on or off; default on): off is each run's `--no-branch-streams`, graph mode
 # with the whole step on one CUDA stream instead of each expert (and PRL draw) on its own.
+# FIRST_MODELS=PRL,PRL-released starts those models' runs first within each seed: with the
+# longest runs started first, fewer slots wait on them at the end (the suite's order otherwise).
 # MODELS=SADE,LDAM-DRW (names of the suite's models) runs only those models' runs; the table
 # still covers the whole suite (the others as missing). With GRAPH=off it gives the eager side of
 # the graph-vs-eager accuracy comparison on the same machine for the models in question, in far
@@ -54,17 +56,26 @@ fi
 if [ -f "$fm/SUBSET.json" ]; then
   "$NODE" scripts/fmnist-subset.mjs verify "$fm" "$suite" >&2 || exit 2
 fi
-# the runs to make, seed-major: the first seeds of every model finish before later seeds begin
+# the runs to make, seed-major: the first seeds of every model finish before later seeds begin;
+# within a seed, FIRST_MODELS start first (the longest runs: less waiting on them at the end)
 runs=$("$NODE" -e '
 const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-const only = (process.env.MODELS || "").split(",").filter(Boolean);
-const unknown = only.filter((n) => !s.models.some((m) => m.name === n));
-if (unknown.length) {
-  console.error(`gpu-suite: MODELS names ${unknown.join(", ")}, which the suite lacks (its models: ${s.models.map((m) => m.name).join(", ")})`);
-  process.exit(2);
+const names = (v) => (process.env[v] || "").split(",").filter(Boolean);
+for (const v of ["MODELS", "FIRST_MODELS"]) {
+  const unknown = names(v).filter((n) => !s.models.some((m) => m.name === n));
+  if (unknown.length) {
+    console.error(`gpu-suite: ${v} names ${unknown.join(", ")}, which the suite lacks (its models: ${s.models.map((m) => m.name).join(", ")})`);
+    process.exit(2);
+  }
 }
+const only = names("MODELS");
+const first = names("FIRST_MODELS");
+const rank = (m) => (first.includes(m.name) ? first.indexOf(m.name) : first.length);
 const models = s.models.filter((m) => only.length === 0 || only.includes(m.name));
-console.log(s.seeds.flatMap((seed) => models.map((m) => m.name + " " + seed)).join("\n"));
+models.sort((a, b) => rank(a) - rank(b));
+const runs = s.seeds.flatMap((seed) => models.map((m) => m.name + " " + seed));
+console.error(`gpu-suite: ${runs.length} runs, in this order: ${runs.join(", ")}`);
+console.log(runs.join("\n"));
 ' "$suite") || exit 2
 case ${BRANCH_STREAMS:-on} in
   on) branch_flag= ;;

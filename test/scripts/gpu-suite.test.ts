@@ -1,7 +1,8 @@
 // scripts/gpu-suite.sh on the CPU (DEVICE=cpu) with a two-model smoke suite: MODELS runs only the
 // named models' runs, the table and the archive are written, MPS=1 without the MPS daemon says so
 // in the last line (with each run's training and test-time seconds), BRANCH_STREAMS=off reaches the runs (as --no-branch-streams), and a MODELS
-// name the suite lacks or a BRANCH_STREAMS value other than on/off stops before anything starts.
+// name the suite lacks or a BRANCH_STREAMS value other than on/off stops before anything starts;
+// FIRST_MODELS changes the order the runs start in.
 // With a stand-in MPS control program: a daemon an earlier call left running is used and stopped
 // at the end; one that neither starts nor answers is named in the last line.
 import { test } from 'node:test';
@@ -105,6 +106,21 @@ test(
       assert.equal(badStreams.status, 2);
       assert.match(badStreams.stderr, /BRANCH_STREAMS must be on or off, got 'maybe'/);
       assert.ok(!existsSync(join(dir, 'never')), 'nothing started');
+      const badFirst = spawnSync(
+        'sh',
+        [join(repoRoot, 'scripts/gpu-suite.sh'), file, join(dir, 'never'), '60'],
+        { cwd: repoRoot, encoding: 'utf8', env: { ...env, MODELS: '', FIRST_MODELS: 'Nope' } },
+      );
+      assert.equal(badFirst.status, 2);
+      assert.match(badFirst.stderr, /FIRST_MODELS names Nope, which the suite lacks/);
+      // FIRST_MODELS starts CE before SADE (70 s with 60 for the table: no run starts)
+      const ordered = spawnSync(
+        'sh',
+        [join(repoRoot, 'scripts/gpu-suite.sh'), file, join(dir, 'ordered'), '70'],
+        { cwd: repoRoot, encoding: 'utf8', env: { ...env, MODELS: '', MPS: '0', FIRST_MODELS: 'CE' } },
+      );
+      assert.equal(ordered.status, 0, ordered.stderr);
+      assert.match(ordered.stderr, /gpu-suite: 2 runs, in this order: CE 0, SADE 0/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
