@@ -281,7 +281,7 @@ try {
         entry[key] = figure(t, images);
         say(`${name} ${key}: ${JSON.stringify(entry[key])}`);
       } catch (e) {
-        entry[key] = { error: (e as Error).message.split('\n')[0] };
+        entry[key] = failure(e);
       }
     }
     if (values.torch) entry.torch = runTorch(name);

@@ -46,6 +46,10 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 if [ "${1:-}" = "--prepare" ]; then
+  case ${2:-} in
+    '' | --with-data | --with-data=full) ;;
+    *) echo "gpu-check: --prepare takes --with-data or --with-data=full after it, got '$2'" >&2; exit 2 ;;
+  esac
   set -e
   rm -rf .gpu && mkdir -p .gpu/napi .gpu/gloo-include
   node_bin=$(readlink -f "$(command -v node)")

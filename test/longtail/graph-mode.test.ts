@@ -24,8 +24,9 @@ test('--graph auto and off train eagerly; on needs a CUDA device and a CUDA libt
   assert.throws(() => parseGraphMode('yes'), /--graph must be auto, on or off/);
 });
 
-test('tailor train --graph on on the CPU stops with the named error before training', () => {
-  const r = runTailor([
+/** `tailor train --graph on` of the SADE config on the CPU, with `extra` flags. */
+const trainGraphOnCpu = (...extra: string[]) =>
+  runTailor([
     'train',
     '-c',
     'configs/fmnist_lt_ir100_sade.json',
@@ -33,9 +34,13 @@ test('tailor train --graph on on the CPU stops with the named error before train
     'cpu',
     '--graph',
     'on',
+    ...extra,
     '--out',
     '/nonexistent/x',
   ]);
+
+test('tailor train --graph on on the CPU stops with the named error before training', () => {
+  const r = trainGraphOnCpu();
   assert.equal(r.code, 2, r.err);
   assert.match(r.err, /--graph on needs a CUDA device and a CUDA libtorch/);
 });
@@ -57,18 +62,7 @@ test('tailor benchmark takes --graph too, with the same named error on the CPU',
 });
 
 test('tailor train takes --no-branch-streams (graph mode is still checked first on the CPU)', () => {
-  const r = runTailor([
-    'train',
-    '-c',
-    'configs/fmnist_lt_ir100_sade.json',
-    '--device',
-    'cpu',
-    '--graph',
-    'on',
-    '--no-branch-streams',
-    '--out',
-    '/nonexistent/x',
-  ]);
+  const r = trainGraphOnCpu('--no-branch-streams');
   assert.equal(r.code, 2, r.err);
   assert.doesNotMatch(r.err, /Unknown option/);
   assert.match(r.err, /--graph on needs a CUDA device and a CUDA libtorch/);
