@@ -16,6 +16,9 @@
 # The last line printed is one JSON object: suite_seconds, mps, branch_streams, per run (MODEL/SEED)
 # the seconds of its training epochs and of its test-time methods, and the table's mean top-1 rows.
 # ARCHIVE (a .tar.gz) receives the table and each run's results and methods, without weights.
+# Stopped from outside (TERM or INT to its process group, as `timeout` does at a device call's
+# limit), it still writes ARCHIVE with the runs finished so far and a last line with "stopped"
+# (table_rows null when the table was not made), then exits with 143.
 # Beside it, ckpt-MODEL-seedS.tgz holds the last checkpoint of each unfinished run (about 8 MB):
 # unpacked into the same directory as ARCHIVE, `tailor benchmark` continues those runs anywhere.
 # GRAPH (auto, on or off; default auto) is each run's `--graph`: graph mode against eager mode is
@@ -83,6 +86,8 @@ case ${BRANCH_STREAMS:-on} in
   *) echo "gpu-suite: BRANCH_STREAMS must be on or off, got '$BRANCH_STREAMS'" >&2; exit 2 ;;
 esac
 mkdir -p "$out/logs"
+# a table an earlier call made is not this call's (a stopped call leaves none)
+rm -f "$out/table.json"
 mps=off
 if [ "${MPS:-0}" = 1 ]; then
   mps="unavailable: nvidia-cuda-mps-control is not on PATH"
@@ -98,9 +103,8 @@ if [ "${MPS:-0}" = 1 ]; then
     if { nvidia-cuda-mps-control -d || echo get_server_list | nvidia-cuda-mps-control > /dev/null 2>&1; } &&
       timeout 60 "$NODE" --input-type=module -e "$probe" > "$out/logs/mps.log" 2>&1; then
       mps=on
-      # stopped however the suite ends (an interrupt exits, and the exit stops the daemon)
+      # stopped however the suite ends (a stop from outside exits too, and the exit stops the daemon)
       trap stop_mps EXIT
-      trap 'exit 130' INT TERM
     else
       stop_mps
       unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
@@ -111,6 +115,51 @@ fi
 start=$(date +%s)
 deadline=$((start + secs))
 train_deadline=$((deadline - table_secs))
+# The archive and the last line: at the end, and also when the call is stopped from outside
+# (TERM or INT, as `timeout` does at a device call's limit) with the runs finished so far, so that
+# a SECONDS longer than the call allows loses no finished run (the table is then left for
+# `tailor benchmark --max-runs 0` here).
+finish() {
+  elapsed=$(($(date +%s) - start))
+  if [ -n "$archive" ]; then
+    base=$(dirname "$out"); name=$(basename "$out")
+    tar -czf "$archive" --exclude='*.pt' --exclude='*.bin' --exclude='*.safetensors' --exclude='checkpoint-*' \
+      --exclude='model_best*' -C "$base" "$name" 2> /dev/null
+    for d in "$out"/runs/*/seed-*; do
+      [ -f "$d/results.json" ] || [ ! -f "$d/checkpoint-last.json" ] && continue
+      run=${d#"$base"/}; model=$(basename "$(dirname "$d")"); seed=${d##*seed-}
+      (cd "$base" && tar -czf "$(dirname "$archive")/ckpt-$model-seed$seed.tgz" "$run"/checkpoint-last.* 2> /dev/null)
+    done
+  fi
+  "$NODE" -e '
+const [out, secs, mps, branchStreams, stopped] = process.argv.slice(1);
+const fs = require("fs");
+let table = null; try { table = JSON.parse(fs.readFileSync(out + "/table.json", "utf8")); } catch {}
+const rows = table ? Object.fromEntries(table.rows.map((r) => [r.model + "/" + r.method, r.mean_top1 ? { mean: r.mean_top1.mean, sd: r.mean_top1.sd, n: r.mean_top1.n } : r.unsupported ?? null])) : null;
+// where the time went, per run: its training epochs (results.json) and its test-time methods (its log)
+const runs = {};
+for (const model of fs.existsSync(out + "/runs") ? fs.readdirSync(out + "/runs") : [])
+  for (const entry of fs.readdirSync(out + "/runs/" + model)) {
+    const seed = entry.replace("seed-", "");
+    let train = null, testTime = null;
+    try { train = +JSON.parse(fs.readFileSync(out + "/runs/" + model + "/" + entry + "/results.json", "utf8")).history.reduce((s, h) => s + h.seconds, 0).toFixed(1); } catch {}
+    try { testTime = +/test-time .*: done in ([0-9.]+) s/.exec(fs.readFileSync(out + "/logs/" + model + "-" + seed + ".log", "utf8"))[1]; } catch {}
+    runs[model + "/" + seed] = { train_s: train, test_time_s: testTime };
+  }
+const line = { suite_seconds: Number(secs), mps, branch_streams: branchStreams, runs, table_rows: rows };
+if (stopped) line.stopped = stopped;
+console.log(JSON.stringify(line));
+' "$out" "$elapsed" "$mps" "${BRANCH_STREAMS:-on}" "${1:-}"
+}
+stopped_from_outside() {
+  trap - INT TERM
+  finish "by SIG$1 after $(($(date +%s) - start)) s (what had finished is in the archive; table_rows null: no table)"
+  exit 143
+}
+trap 'stopped_from_outside TERM' TERM
+trap 'stopped_from_outside INT' INT
+# A stop from outside reaches the whole process group (timeout, Ctrl-C): the runs end with it,
+# and the trap runs as soon as the pipeline has ended.
 printf '%s\n' "$runs" |
   while read -r m s; do
     [ -f "$out/runs/$m/seed-$s/benchmark-methods.json" ] && [ -f "$out/runs/$m/seed-$s/results.json" ] || echo "$m $s"
@@ -125,31 +174,4 @@ left=$((deadline - $(date +%s)))
 [ "$left" -gt 5 ] || left=5
 timeout "$left" "$NODE" dist/src/cli/main.js benchmark -c "$suite" --out "$out" --max-runs 0 --device "$DEVICE" \
   --threads "${THREADS:-1}" --json > "$out/table.json" 2> "$out/logs/table.log"
-elapsed=$(($(date +%s) - start))
-if [ -n "$archive" ]; then
-  base=$(dirname "$out"); name=$(basename "$out")
-  tar -czf "$archive" --exclude='*.pt' --exclude='*.bin' --exclude='*.safetensors' --exclude='checkpoint-*' \
-    --exclude='model_best*' -C "$base" "$name"
-  for d in "$out"/runs/*/seed-*; do
-    [ -f "$d/results.json" ] || [ ! -f "$d/checkpoint-last.json" ] && continue
-    run=${d#"$base"/}; model=$(basename "$(dirname "$d")"); seed=${d##*seed-}
-    (cd "$base" && tar -czf "$(dirname "$archive")/ckpt-$model-seed$seed.tgz" "$run"/checkpoint-last.*)
-  done
-fi
-"$NODE" -e '
-const [out, secs, mps, branchStreams] = process.argv.slice(1);
-const fs = require("fs");
-let table = null; try { table = JSON.parse(fs.readFileSync(out + "/table.json", "utf8")); } catch {}
-const rows = table ? Object.fromEntries(table.rows.map((r) => [r.model + "/" + r.method, r.mean_top1 ? { mean: r.mean_top1.mean, sd: r.mean_top1.sd, n: r.mean_top1.n } : r.unsupported ?? null])) : null;
-// where the time went, per run: its training epochs (results.json) and its test-time methods (its log)
-const runs = {};
-for (const model of fs.existsSync(out + "/runs") ? fs.readdirSync(out + "/runs") : [])
-  for (const entry of fs.readdirSync(out + "/runs/" + model)) {
-    const seed = entry.replace("seed-", "");
-    let train = null, testTime = null;
-    try { train = +JSON.parse(fs.readFileSync(out + "/runs/" + model + "/" + entry + "/results.json", "utf8")).history.reduce((s, h) => s + h.seconds, 0).toFixed(1); } catch {}
-    try { testTime = +/test-time .*: done in ([0-9.]+) s/.exec(fs.readFileSync(out + "/logs/" + model + "-" + seed + ".log", "utf8"))[1]; } catch {}
-    runs[model + "/" + seed] = { train_s: train, test_time_s: testTime };
-  }
-console.log(JSON.stringify({ suite_seconds: Number(secs), mps, branch_streams: branchStreams, runs, table_rows: rows }));
-' "$out" "$elapsed" "$mps" "${BRANCH_STREAMS:-on}"
+finish

@@ -2,12 +2,13 @@
 // named models' runs, the table and the archive are written, MPS=1 without the MPS daemon says so
 // in the last line (with each run's training and test-time seconds), BRANCH_STREAMS=off reaches the runs (as --no-branch-streams), and a MODELS
 // name the suite lacks or a BRANCH_STREAMS value other than on/off stops before anything starts;
-// FIRST_MODELS changes the order the runs start in.
+// FIRST_MODELS changes the order the runs start in. Stopped from outside (TERM to its process
+// group, as at a device call's limit), it still archives the finished runs and prints its last line.
 // With a stand-in MPS control program: a daemon an earlier call left running is used and stopped
 // at the end; one that neither starts nor answers is named in the last line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,8 +44,8 @@ function suite(dir: string): string {
 
 test(
   'gpu-suite.sh: MODELS runs only those models, MPS=1 without a daemon says why, bad settings stop',
-  { skip: fmnistMissing && 'Fashion-MNIST not installed', timeout: 300_000 },
-  () => {
+  { skip: fmnistMissing && 'Fashion-MNIST not installed', timeout: 400_000 },
+  async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tailor-gpu-suite-'));
     try {
       const file = suite(dir);
@@ -86,6 +87,8 @@ test(
       assert.ok(sade.mean > 0 && sade.mean <= 100, JSON.stringify(last.table_rows));
       assert.ok(existsSync(join(dir, 'a.tgz')));
 
+      await stoppedFromOutside(file, out, join(dir, 'stopped.tgz'), env);
+
       const wrong = spawnSync(
         'sh',
         [join(repoRoot, 'scripts/gpu-suite.sh'), file, join(dir, 'never'), '60'],
@@ -126,6 +129,45 @@ test(
     }
   },
 );
+
+/**
+ * The suite again over `out` (SADE finished there), both models one at a time: once CE's run has
+ * started, TERM goes to the script's process group. The archive holds SADE's finished run, the
+ * last line says it was stopped, and the exit status is 143.
+ */
+async function stoppedFromOutside(
+  file: string,
+  out: string,
+  archive: string,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  const child = spawn('sh', [join(repoRoot, 'scripts/gpu-suite.sh'), file, out, '240', archive], {
+    cwd: repoRoot,
+    env: { ...env, MODELS: '', MPS: '0', JOBS: '1' },
+    detached: true,
+  });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.resume();
+  const ceLog = join(out, 'logs/CE-0.log');
+  for (let waited = 0; !existsSync(ceLog) && waited < 60_000; waited += 200)
+    await new Promise((r) => setTimeout(r, 200));
+  assert.ok(existsSync(ceLog), 'the CE run started');
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  process.kill(-child.pid!, 'SIGTERM');
+  assert.equal(await exited, 143);
+  const last = JSON.parse(stdout.trim().split('\n').pop()!) as {
+    stopped?: string;
+    runs: Record<string, { train_s: number | null }>;
+    table_rows: unknown;
+  };
+  assert.match(last.stopped ?? '', /^by SIGTERM after \d+ s \(what had finished is in the archive/);
+  assert.ok(last.runs['SADE/0']!.train_s! > 0, JSON.stringify(last.runs));
+  const listed = spawnSync('tar', ['-tzf', archive], { encoding: 'utf8' });
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.match(listed.stdout, /runs\/SADE\/seed-0\/results\.json/);
+  assert.doesNotMatch(listed.stdout, /\.pt$/m);
+}
 
 /** A stand-in nvidia-cuda-mps-control: `-d` fails (a daemon runs already); `answers` says whether get_server_list does. */
 function standInMps(dir: string, answers: boolean): { bin: string; calls: string } {
