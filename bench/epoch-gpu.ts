@@ -15,6 +15,7 @@
 // between them: the configs warm the rate up), graph mode on one stream against graph mode with
 // branch streams, and a graph-mode run resumed after epoch 1 against the uninterrupted one; then
 // eager twice, graph and graph on one stream again with cuDNN's deterministic algorithms.
+// Each figure and check is also said on stderr as it finishes (the JSON line comes at the end).
 // --sides picks tailor's rows (all three by default; tailor_graph,tailor_graph_one_stream is the
 // branch-stream comparison alone, without the slow eager epochs).
 // Without Fashion-MNIST installed, synthetic images in its file format stand in (random pixels:
@@ -69,8 +70,13 @@ const maxPerClass = Number(values['max-per-class']);
 const amp = values.amp ? torch.checkAmp(values.amp, device) : null;
 torch.setDefaultDevice(device);
 const work = mkdtempSync(join(tmpdir(), 'tailor-epoch-gpu-'));
-const say = (line: string) => {
-  if (!values.json) console.error(line);
+// progress on stderr in every mode (stdout carries the one JSON line): a call cut off at its time
+// limit still has each figure and check that finished
+const say = (line: string) => console.error(`epoch-gpu: ${line}`);
+/** `value`, said on stderr as `name: value` when it is known. */
+const noted = <T>(name: string, value: T): T => {
+  say(`${name}: ${JSON.stringify(value)}`);
+  return value;
 };
 
 /** Fashion-MNIST's directory, or synthetic images in its format (6,000 per class) when it is missing. */
@@ -199,15 +205,15 @@ async function checks() {
   });
   void first;
   return {
-    graph_mode: graph.mode,
-    eager_vs_eager: difference(eager, again),
-    graph_vs_eager: difference(graph, eager),
+    graph_mode: noted('check graph_mode', graph.mode),
+    eager_vs_eager: noted('check eager_vs_eager', difference(eager, again)),
+    graph_vs_eager: noted('check graph_vs_eager', difference(graph, eager)),
     // the same kernels on the same data: within eager_vs_eager (the autotuner's choices)
-    graph_one_stream_vs_graph: difference(oneStream, graph),
-    branch_streams: { graph: graph.streams, one_stream: oneStream.streams },
-    resumed_vs_uninterrupted: difference(resumed, graph),
+    graph_one_stream_vs_graph: noted('check graph_one_stream_vs_graph', difference(oneStream, graph)),
+    branch_streams: noted('check branch_streams', { graph: graph.streams, one_stream: oneStream.streams }),
+    resumed_vs_uninterrupted: noted('check resumed_vs_uninterrupted', difference(resumed, graph)),
     losses: { eager: eager.losses, graph: graph.losses },
-    deterministic: await deterministicChecks().catch(failure),
+    deterministic: noted('check deterministic', await deterministicChecks().catch(failure)),
   };
 }
 
@@ -271,7 +277,7 @@ const out: Record<string, unknown> = {
 };
 try {
   // a failing check is reported in its place; the epoch figures still run
-  if (values.check) out.check = await checks().catch(failure);
+  if (values.check) out.check = await checks().catch((e: unknown) => noted('check', failure(e)));
   for (const name of values.configs.split(',')) {
     const images = session(name, maxPerClass).data.train.labels.length;
     const entry: Record<string, unknown> = { images };
@@ -281,10 +287,10 @@ try {
         entry[key] = figure(t, images);
         say(`${name} ${key}: ${JSON.stringify(entry[key])}`);
       } catch (e) {
-        entry[key] = failure(e);
+        entry[key] = noted(`${name} ${key}`, failure(e));
       }
     }
-    if (values.torch) entry.torch = runTorch(name);
+    if (values.torch) entry.torch = noted(`${name} torch`, runTorch(name));
     out[name] = entry;
   }
 } finally {

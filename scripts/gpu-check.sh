@@ -213,9 +213,9 @@ run_json() { # name, seconds, command...: the command's last output line, or an 
   if [ "$status" = 0 ]; then
     tail -n 1 "$log/$name.out"
   else
-    # The first lines naming an error (not the stack frames under them).
+    # The first lines naming an error (not the stack frames under them, nor epoch-gpu's progress).
     printf '{"error":%s}' "$("$NODE" -e '
-      const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter((l) => l.trim() && !/^\s+at /.test(l));
+      const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter((l) => l.trim() && !/^\s+at /.test(l) && !l.startsWith("epoch-gpu: "));
       const named = lines.filter((l) => /error|Error|failed/.test(l));
       console.log(JSON.stringify((named.length ? named : lines).slice(0, 3).join(" | ").slice(0, 800)));' "$log/$name.err")"
   fi
