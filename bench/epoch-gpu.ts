@@ -16,6 +16,8 @@
 // branch streams, and a graph-mode run resumed after epoch 1 against the uninterrupted one; then
 // eager twice, graph and graph on one stream again with cuDNN's deterministic algorithms.
 // Each figure and check is also said on stderr as it finishes (the JSON line comes at the end).
+// With both graph sides timed, `branch_streams` gives the suite's BRANCH_STREAMS for this GPU
+// (bench/branch-streams-verdict.ts).
 // --sides picks tailor's rows (all three by default; tailor_graph,tailor_graph_one_stream is the
 // branch-stream comparison alone, without the slow eager epochs).
 // Without Fashion-MNIST installed, synthetic images in its file format stand in (random pixels:
@@ -34,6 +36,7 @@ import { buildSession, trainingSetup } from '../src/longtail/config/session.js';
 import { sessionTrainOptions } from '../src/longtail/workflows/train.js';
 import { trainSystem, type TrainOptions } from '../src/longtail/train/trainer.js';
 import { resolveGraphMode } from '../src/longtail/train/graph.js';
+import { branchStreamsVerdict } from './branch-streams-verdict.js';
 import { exportExperiment } from './longtail-spec.js';
 
 const { values } = parseArgs({
@@ -178,6 +181,7 @@ function figure(t: Trained, images: number) {
   const m = median(t.seconds.slice(1, epochs));
   return {
     mode: t.mode,
+    streams: t.streams,
     epoch_s: t.seconds.map((s) => +s.toFixed(3)),
     median_s: +m.toFixed(3),
     img_s: Math.round(images / m),
@@ -293,6 +297,9 @@ try {
     if (values.torch) entry.torch = noted(`${name} torch`, runTorch(name));
     out[name] = entry;
   }
+  // the suite's BRANCH_STREAMS for this GPU, from these figures
+  if (wanted.includes('tailor_graph') && wanted.includes('tailor_graph_one_stream'))
+    out.branch_streams = noted('branch_streams', branchStreamsVerdict(out));
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

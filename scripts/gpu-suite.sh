@@ -27,6 +27,9 @@
 # step cannot be captured stops with the reason; every model of the shipped suites can be).
 # BRANCH_STREAMS (on or off; default on): off is each run's `--no-branch-streams`, graph mode
 # with the whole step on one CUDA stream instead of each expert (and PRL draw) on its own.
+# BRANCH_STREAMS=from:AB.json takes the verdict `npm run bench -- epoch-gpu` wrote there for this
+# GPU (its branch_streams: off where one stream was faster or the streams' check failed; on where
+# the file has no verdict).
 # FIRST_MODELS=PRL,PRL-released starts those models' runs first within each seed: with the
 # longest runs started first, fewer slots wait on them at the end (the suite's order otherwise).
 # MODELS=SADE,LDAM-DRW (names of the suite's models) runs only those models' runs; the table
@@ -80,7 +83,18 @@ const runs = s.seeds.flatMap((seed) => models.map((m) => m.name + " " + seed));
 console.error(`gpu-suite: ${runs.length} runs, in this order: ${runs.join(", ")}`);
 console.log(runs.join("\n"));
 ' "$suite") || exit 2
-case ${BRANCH_STREAMS:-on} in
+# from:FILE takes the setting epoch-gpu's JSON line in FILE gives for this GPU (its branch_streams)
+case ${BRANCH_STREAMS:=on} in
+  from:*)
+    BRANCH_STREAMS=$("$NODE" -e '
+      const file = process.argv[1];
+      let v = null;
+      try { v = JSON.parse(require("fs").readFileSync(file, "utf8").trim().split("\n").pop()).branch_streams; } catch {}
+      const use = v && (v.use === "on" || v.use === "off") ? v.use : "on";
+      console.error(`gpu-suite: BRANCH_STREAMS=${use} (${v ? v.why : file + " gives no branch_streams verdict: the default"})`);
+      console.log(use);' "${BRANCH_STREAMS#from:}") || exit 2 ;;
+esac
+case $BRANCH_STREAMS in
   on) branch_flag= ;;
   off) branch_flag=--no-branch-streams ;;
   *) echo "gpu-suite: BRANCH_STREAMS must be on or off, got '$BRANCH_STREAMS'" >&2; exit 2 ;;

@@ -116,14 +116,44 @@ test(
       );
       assert.equal(badFirst.status, 2);
       assert.match(badFirst.stderr, /FIRST_MODELS names Nope, which the suite lacks/);
-      // FIRST_MODELS starts CE before SADE (70 s with 60 for the table: no run starts)
+      // FIRST_MODELS starts CE before SADE (70 s with 60 for the table: no run starts), and
+      // BRANCH_STREAMS=from:FILE takes epoch-gpu's verdict
+      const ab = join(dir, 'ab.json');
+      writeFileSync(
+        ab,
+        `${JSON.stringify({ branch_streams: { use: 'off', why: 'one stream is faster' } })}\n`,
+      );
       const ordered = spawnSync(
         'sh',
         [join(repoRoot, 'scripts/gpu-suite.sh'), file, join(dir, 'ordered'), '70'],
-        { cwd: repoRoot, encoding: 'utf8', env: { ...env, MODELS: '', MPS: '0', FIRST_MODELS: 'CE' } },
+        {
+          cwd: repoRoot,
+          encoding: 'utf8',
+          env: { ...env, MODELS: '', MPS: '0', FIRST_MODELS: 'CE', BRANCH_STREAMS: `from:${ab}` },
+        },
       );
       assert.equal(ordered.status, 0, ordered.stderr);
       assert.match(ordered.stderr, /gpu-suite: 2 runs, in this order: CE 0, SADE 0/);
+      assert.match(ordered.stderr, /gpu-suite: BRANCH_STREAMS=off \(one stream is faster\)/);
+      assert.equal(
+        (JSON.parse(ordered.stdout.trim().split('\n').pop()!) as { branch_streams: string }).branch_streams,
+        'off',
+      );
+      // a file without a verdict (a call cut off before it): the default
+      const none = spawnSync(
+        'sh',
+        [join(repoRoot, 'scripts/gpu-suite.sh'), file, join(dir, 'ordered'), '62'],
+        {
+          cwd: repoRoot,
+          encoding: 'utf8',
+          env: { ...env, MODELS: '', MPS: '0', BRANCH_STREAMS: `from:${dir}/missing.json` },
+        },
+      );
+      assert.equal(none.status, 0, none.stderr);
+      assert.match(
+        none.stderr,
+        /BRANCH_STREAMS=on \(.*missing\.json gives no branch_streams verdict: the default\)/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
