@@ -288,8 +288,7 @@ try {
     for (const [key, graph, extra] of sides) {
       try {
         const t = await train(name, maxPerClass, epochs + 1, graph, extra);
-        entry[key] = figure(t, images);
-        say(`${name} ${key}: ${JSON.stringify(entry[key])}`);
+        entry[key] = noted(`${name} ${key}`, figure(t, images));
       } catch (e) {
         entry[key] = noted(`${name} ${key}`, failure(e));
       }

@@ -28,8 +28,8 @@
 # BRANCH_STREAMS (on or off; default on): off is each run's `--no-branch-streams`, graph mode
 # with the whole step on one CUDA stream instead of each expert (and PRL draw) on its own.
 # BRANCH_STREAMS=from:AB.json takes the verdict `npm run bench -- epoch-gpu` wrote there for this
-# GPU (its branch_streams: off where one stream was faster or the streams' check failed; on where
-# the file has no verdict).
+# GPU (its branch_streams: off where one stream was faster, the branch-stream capture failed or
+# the streams' check found a missing wait; on where the file has no verdict).
 # FIRST_MODELS=PRL,PRL-released starts those models' runs first within each seed: with the
 # longest runs started first, fewer slots wait on them at the end (the suite's order otherwise).
 # MODELS=SADE,LDAM-DRW (names of the suite's models) runs only those models' runs; the table
@@ -90,9 +90,9 @@ case ${BRANCH_STREAMS:=on} in
       const file = process.argv[1];
       let v = null;
       try { v = JSON.parse(require("fs").readFileSync(file, "utf8").trim().split("\n").pop()).branch_streams; } catch {}
-      const use = v && (v.use === "on" || v.use === "off") ? v.use : "on";
-      console.error(`gpu-suite: BRANCH_STREAMS=${use} (${v ? v.why : file + " gives no branch_streams verdict: the default"})`);
-      console.log(use);' "${BRANCH_STREAMS#from:}") || exit 2 ;;
+      const known = v !== null && typeof v === "object" && (v.use === "on" || v.use === "off");
+      console.error(`gpu-suite: BRANCH_STREAMS=${known ? v.use : "on"} (${known ? v.why : file + " gives no branch_streams verdict: the default"})`);
+      console.log(known ? v.use : "on");' "${BRANCH_STREAMS#from:}") || exit 2 ;;
 esac
 case $BRANCH_STREAMS in
   on) branch_flag= ;;
@@ -163,11 +163,11 @@ for (const model of fs.existsSync(out + "/runs") ? fs.readdirSync(out + "/runs")
 const line = { suite_seconds: Number(secs), mps, branch_streams: branchStreams, runs, table_rows: rows };
 if (stopped) line.stopped = stopped;
 console.log(JSON.stringify(line));
-' "$out" "$elapsed" "$mps" "${BRANCH_STREAMS:-on}" "${1:-}"
+' "$out" "$elapsed" "$mps" "$BRANCH_STREAMS" "${1:-}"
 }
 stopped_from_outside() {
   trap - INT TERM
-  finish "by SIG$1 after $(($(date +%s) - start)) s (what had finished is in the archive; table_rows null: no table)"
+  finish "by SIG$1 after $(($(date +%s) - start)) s (the runs finished by then are in the archive)"
   exit 143
 }
 trap 'stopped_from_outside TERM' TERM

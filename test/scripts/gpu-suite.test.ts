@@ -154,6 +154,23 @@ test(
         none.stderr,
         /BRANCH_STREAMS=on \(.*missing\.json gives no branch_streams verdict: the default\)/,
       );
+      // a verdict that is neither on nor off is no verdict
+      const odd = join(dir, 'odd.json');
+      writeFileSync(odd, JSON.stringify({ branch_streams: { use: 'maybe', why: '?' } }));
+      const oddRun = spawnSync(
+        'sh',
+        [join(repoRoot, 'scripts/gpu-suite.sh'), file, join(dir, 'ordered'), '62'],
+        {
+          cwd: repoRoot,
+          encoding: 'utf8',
+          env: { ...env, MODELS: '', MPS: '0', BRANCH_STREAMS: `from:${odd}` },
+        },
+      );
+      assert.equal(oddRun.status, 0, oddRun.stderr);
+      assert.match(
+        oddRun.stderr,
+        /BRANCH_STREAMS=on \(.*odd\.json gives no branch_streams verdict: the default\)/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -191,8 +208,12 @@ async function stoppedFromOutside(
     runs: Record<string, { train_s: number | null }>;
     table_rows: unknown;
   };
-  assert.match(last.stopped ?? '', /^by SIGTERM after \d+ s \(what had finished is in the archive/);
+  assert.match(
+    last.stopped ?? '',
+    /^by SIGTERM after \d+ s \(the runs finished by then are in the archive\)$/,
+  );
   assert.ok(last.runs['SADE/0']!.train_s! > 0, JSON.stringify(last.runs));
+  assert.equal(last.table_rows, null, 'stopped before the table');
   const listed = spawnSync('tar', ['-tzf', archive], { encoding: 'utf8' });
   assert.equal(listed.status, 0, listed.stderr);
   assert.match(listed.stdout, /runs\/SADE\/seed-0\/results\.json/);
