@@ -194,6 +194,54 @@ test('image-list loader: Ctrl-C during prefetching ends the process promptly', a
   assert.ok(Date.now() - started < 5000, 'the workers do not keep the process alive');
 });
 
+test('image-list loader: ending workers in the middle of a decode never aborts the process', async () => {
+  // photo-sized JPEGs, so that a worker is often inside the addon's decoder when it is ended
+  const root = tempDir('terminate');
+  const r = await synthImageList({
+    out: root,
+    classes: 2,
+    imbalance: 1,
+    maxPerClass: 24,
+    valPerClass: 0,
+    testPerClass: 0,
+    width: 400,
+    height: 350,
+    seed: 9,
+  });
+  const mod = (p: string) => pathToFileURL(join(repoRoot, 'dist', 'src', 'longtail', 'data', p)).href;
+  const script = `
+    import { readImageList } from '${mod('imagelist.js')}';
+    import { ImageListLoader, listSource } from '${mod('imagelist-loader.js')}';
+    const source = listSource(readImageList(${JSON.stringify(root)}, ${JSON.stringify(r.lists.train)}));
+    for (let i = 0; i < 60; i++) {
+      const loader = new ImageListLoader(source, { spec: { stage: 'train', kind: 'imagenet', size: 224 }, workers: 2 });
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(new Error('stop')), (i * 7) % 40);
+      try {
+        for await (const b of loader.epoch({ batchSize: 4, seed: i, signal: ac.signal })) void b;
+      } catch (e) {
+        if (e.message !== 'stop') throw e;
+      }
+      await loader.close();
+    }
+    console.log('ended 60 loaders');`;
+  const file = join(root, 'terminate.mjs');
+  writeFileSync(file, script);
+  const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+    child.on('exit', (c, s) => resolve([c, s])),
+  );
+  // before the addon swallowed the exception an ending environment cannot throw, this was SIGABRT
+  // ("terminate called after throwing an instance of 'Napi::Error'")
+  assert.equal(signal, null, `killed by ${signal}: ${err}`);
+  assert.equal(code, 0, err);
+  assert.match(out, /ended 60 loaders/);
+});
+
 test('image lists: a path outside the image root is refused, naming the line', () => {
   const root = tempDir('outside');
   const list = join(root, 'list.txt');
