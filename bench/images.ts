@@ -66,6 +66,8 @@ async function child(): Promise<void> {
     spec: { stage: 'train', kind: 'imagenet', size: Number(values.size) },
     workers,
     prefetch: 2 * Math.max(1, workers),
+    // as in training, where each batch is copied into a tensor before the next is asked for
+    recycleBuffers: process.env.TAILOR_RECYCLE !== '0',
   });
   let n = 0;
   for await (const b of loader.epoch({ batchSize: Number(values.batch), seed: 0 })) n += b.n;

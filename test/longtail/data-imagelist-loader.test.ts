@@ -92,6 +92,48 @@ test('image-list loader: worker threads give the single-threaded epoch, order an
   }
 });
 
+/** Two epochs of a recycling loader, each batch copied before the next is asked for. */
+async function collectCopied(
+  loader: ImageListLoader,
+  seed: number,
+): Promise<{ batches: Batch[]; detached: number }> {
+  const batches: Batch[] = [];
+  let detached = 0;
+  for (const epoch of [0, 1]) {
+    let previous: Float32Array | null = null;
+    for await (const b of loader.epoch({ batchSize: 5, seed, epoch })) {
+      // a buffer handed back to a worker thread is detached here
+      if (previous && previous.length === 0) detached++;
+      batches.push({ ...b, x: b.x.slice(), y: b.y.slice(), indices: b.indices.slice() });
+      previous = b.x;
+    }
+  }
+  return { batches, detached };
+}
+
+test('image-list loader: recycled pixel buffers give the same epochs, and are reused', async () => {
+  const { root, train } = await smallSet();
+  const source = listSource(readImageList(root, train));
+  const fresh = new ImageListLoader(source, { spec: TRAIN, workers: 0 });
+  const expected = [...(await collect(fresh, 3, 0)), ...(await collect(fresh, 3, 1))];
+  for (const workers of [0, 2]) {
+    const loader = new ImageListLoader(source, { spec: TRAIN, workers, recycleBuffers: true });
+    try {
+      const { batches, detached } = await collectCopied(loader, 3);
+      sameBatches(batches, expected, `recycling, ${workers} workers`);
+      // epoch 1 builds into the buffers epoch 0 handed back (the last, shorter batch has its own)
+      assert.ok(
+        loader.reusedBuffers >= 2,
+        `${workers} workers: ${loader.reusedBuffers} batches reused a buffer`,
+      );
+      if (workers > 0) assert.ok(detached > 0, 'a buffer handed to a worker is no longer readable here');
+    } finally {
+      await loader.close();
+    }
+  }
+  assert.equal(fresh.reusedBuffers, 0, 'without recycleBuffers every batch has a buffer of its own');
+});
+
 test('image-list loader: num_workers is capped to the cores', () => {
   const source = {
     root: '/',

@@ -60,6 +60,11 @@ export interface ListBatchOptions {
   skipCorrupt?: boolean;
   /** Images of one batch decoded at the same time (default 4). */
   concurrency?: number;
+  /**
+   * Where to write the images (indices.length x imageLength floats; every value is written): a
+   * buffer of an earlier batch handed back, so that a batch costs no fresh allocation.
+   */
+  out?: Float32Array;
 }
 
 /** A built batch and the images left out of it. */
@@ -271,7 +276,7 @@ export async function buildListBatch(
 ): Promise<ListBatchResult> {
   const n = indices.length;
   const length = augmenter.imageLength;
-  const x = new Float32Array(n * length);
+  const x = options.out?.length === n * length ? options.out : new Float32Array(n * length);
   const failed: (SkippedImage | undefined)[] = new Array<SkippedImage | undefined>(n);
   let next = 0;
   const run = async (): Promise<void> => {

@@ -17,7 +17,7 @@ import {
   type SkippedImage,
 } from './imagelist-augment.js';
 import type { ImageList } from './imagelist.js';
-import type { ListBatchJob, ListJobError, ListWorkerInit } from './imagelist-worker.js';
+import type { ListBatchJob, ListBufferReturn, ListJobError, ListWorkerInit } from './imagelist-worker.js';
 import { DataFormatError } from './types.js';
 
 export interface ImageListLoaderOptions {
@@ -32,6 +32,14 @@ export interface ImageListLoaderOptions {
   concurrency?: number;
   /** Called once per skipped image (default console.warn). */
   warn?: (message: string) => void;
+  /**
+   * Hand each batch's pixel buffer back to the thread that built it once the next batch is asked
+   * for, so that building a batch allocates (and page-faults in) no new memory. Only for a
+   * consumer done with a batch's `x` before it asks for the next one (the trainer copies it into
+   * a tensor at once): a buffer handed back to a worker thread is detached (empty) here, and
+   * without workers it is overwritten by a later batch. Default false.
+   */
+  recycleBuffers?: boolean;
 }
 
 /** How a training run batches an image list (from data_loader.args of the config). */
@@ -61,6 +69,15 @@ export function listSource(list: ImageList): ListSource {
   };
 }
 
+/** A worker's answer to a job: the batch (built into a handed-back buffer when `reused`) or the failure. */
+interface ListJobReply {
+  id: number;
+  batch?: Batch;
+  skipped?: SkippedImage[];
+  reused?: boolean;
+  error?: ListJobError;
+}
+
 interface Waiting {
   resolve: (r: ListBatchResult) => void;
   reject: (e: Error) => void;
@@ -77,6 +94,9 @@ export class ImageListLoader {
   private nextId = 0;
   private closed = false;
   private readonly augmenter: ListAugmenter;
+  /** Handed-back buffers of the in-process path (no workers). */
+  private spare: Float32Array[] = [];
+  private reused = 0;
 
   constructor(
     readonly source: ListSource,
@@ -97,6 +117,11 @@ export class ImageListLoader {
     for (let w = 0; w < this.workers; w++) this.threads.push(this.startWorker(init));
   }
 
+  /** Batches built into a handed-back buffer so far (recycleBuffers). */
+  get reusedBuffers(): number {
+    return this.reused;
+  }
+
   get labels(): Int32Array {
     return this.source.labels;
   }
@@ -108,10 +133,11 @@ export class ImageListLoader {
 
   private startWorker(init: ListWorkerInit): Worker {
     const w = new Worker(new URL('./imagelist-worker.js', import.meta.url), { workerData: init });
-    w.on('message', (m: { id: number; batch?: Batch; skipped?: SkippedImage[]; error?: ListJobError }) => {
+    w.on('message', (m: ListJobReply) => {
       const p = this.waiting.get(m.id);
       if (!p) return;
       this.waiting.delete(m.id);
+      if (m.reused) this.reused++;
       if (m.error) p.reject(rebuildError(m.error));
       else p.resolve({ batch: m.batch!, skipped: m.skipped ?? [] });
     });
@@ -131,9 +157,14 @@ export class ImageListLoader {
   private build(indices: Int32Array, seed: number, epoch: number, b: number): Promise<ListBatchResult> {
     if (this.closed) return Promise.reject(new Error('the image-list loader is closed'));
     if (this.threads.length === 0) {
+      const length = indices.length * this.augmenter.imageLength;
+      const at = this.spare.findIndex((x) => x.length === length);
+      const out = at >= 0 ? this.spare.splice(at, 1)[0] : undefined;
+      if (out) this.reused++;
       return buildListBatch(this.source, this.augmenter, indices, seed, epoch, b, {
         skipCorrupt: this.options.skipCorrupt ?? false,
         concurrency: this.options.concurrency ?? 4,
+        ...(out ? { out } : {}),
       });
     }
     const id = this.nextId++;
@@ -169,16 +200,30 @@ export class ImageListLoader {
     try {
       signal?.throwIfAborted();
       fill();
-      while (pending.length > 0) {
+      for (let b = 0; pending.length > 0; b++) {
         const r = await abortable(pending.shift()!, signal);
         this.noteSkipped(r.skipped);
         fill();
-        if (r.batch.n > 0) yield r.batch;
+        if (r.batch.n === 0) continue;
+        yield r.batch;
+        // the consumer asked for the next batch: it is done with this one's pixels
+        if (this.options.recycleBuffers) this.recycle(r.batch.x, b);
       }
     } catch (error) {
       await this.close();
       throw error;
     }
+  }
+
+  /** x back to the thread that built batch b (which builds b + workers next). */
+  private recycle(x: Float32Array, b: number): void {
+    if (this.closed || x.byteOffset !== 0 || x.byteLength !== x.buffer.byteLength) return;
+    if (this.threads.length === 0) {
+      if (this.spare.length < 2) this.spare.push(x);
+      return;
+    }
+    const message: ListBufferReturn = { release: x };
+    this.threads[b % this.threads.length]!.postMessage(message, [x.buffer as ArrayBuffer]);
   }
 
   private noteSkipped(skipped: SkippedImage[]): void {

@@ -19,6 +19,14 @@ export interface ListBatchJob {
   batch: number;
 }
 
+/** A batch's pixel buffer handed back by the loader (recycleBuffers), to build a later batch into. */
+export interface ListBufferReturn {
+  release: Float32Array;
+}
+
+/** Handed-back buffers a worker keeps (enough for the batches it has in flight). */
+const MAX_SPARE = 4;
+
 /** A failure as it crosses the thread boundary (a DataFormatError keeps its file and line). */
 export interface ListJobError {
   name: string;
@@ -29,16 +37,26 @@ export interface ListJobError {
 
 const init = workerData as ListWorkerInit;
 const augmenter = new ListAugmenter(init.spec);
+const spare: Float32Array[] = [];
 
-parentPort!.on('message', (job: ListBatchJob) => {
+parentPort!.on('message', (m: ListBatchJob | ListBufferReturn) => {
+  if ('release' in m) {
+    if (spare.length < MAX_SPARE) spare.push(m.release);
+    return;
+  }
+  const job = m;
+  const length = job.indices.length * augmenter.imageLength;
+  const at = spare.findIndex((x) => x.length === length);
+  const out = at >= 0 ? spare.splice(at, 1)[0] : undefined;
   buildListBatch(init.source, augmenter, job.indices, job.seed, job.epoch, job.batch, {
     skipCorrupt: init.skipCorrupt,
     concurrency: init.concurrency,
+    ...(out ? { out } : {}),
   }).then(
     (r) => {
       const b = r.batch;
       const transfer = [b.x.buffer, b.y.buffer, b.indices.buffer] as ArrayBuffer[];
-      parentPort!.postMessage({ id: job.id, batch: b, skipped: r.skipped }, transfer);
+      parentPort!.postMessage({ id: job.id, batch: b, skipped: r.skipped, reused: out !== undefined }, transfer);
     },
     (error: Error) => {
       const e: ListJobError = { name: error.name, message: error.message };

@@ -17,7 +17,9 @@ export function isLazy(ds: ImageSet): ds is LazyImageDataset {
 /**
  * One epoch of batches: a plain iterable for in-memory sets, an async one for image lists. With
  * `listPipeline` (training on an image list), the list's own loader builds the batches: its
- * augmentation happens while decoding, on its worker threads, and options.transform is not used.
+ * augmentation happens while decoding, on its worker threads, and options.transform is not used;
+ * each batch's `x` is then reused for a later batch once the next one is asked for (copy what
+ * outlives the loop body, as the trainer's tensors do).
  */
 export function epochBatches(
   ds: ImageSet,
@@ -41,6 +43,8 @@ async function* listEpoch(
     workers: p.workers,
     ...(p.prefetch !== undefined ? { prefetch: p.prefetch } : {}),
     ...(p.skipCorrupt ? { skipCorrupt: true } : {}),
+    // the trainer copies each batch into a tensor before it asks for the next
+    recycleBuffers: true,
   });
   try {
     const { transform: _transform, views: _views, pool: _pool, ...epoch } = options;
