@@ -26,18 +26,25 @@ import { tempDir } from './data-fixtures.js';
 
 const TRAIN: ListAugmentSpec = { stage: 'train', kind: 'imagenet', size: 32 };
 
-/** A small synthetic set: 3 classes, 12 training images of about 120 x 100. */
-async function smallSet(): Promise<{ root: string; train: string }> {
+/**
+ * A small synthetic set: by default 3 classes, 12 training images of about 120 x 100 (`size`:
+ * 2 classes of `perClass` images of about width x height).
+ */
+async function smallSet(size?: {
+  perClass: number;
+  width: number;
+  height: number;
+}): Promise<{ root: string; train: string }> {
   const root = tempDir('loader');
   const r = await synthImageList({
     out: root,
-    classes: 3,
-    imbalance: 2,
-    maxPerClass: 6,
+    classes: size ? 2 : 3,
+    imbalance: size ? 1 : 2,
+    maxPerClass: size?.perClass ?? 6,
     valPerClass: 0,
     testPerClass: 0,
-    width: 120,
-    height: 100,
+    width: size?.width ?? 120,
+    height: size?.height ?? 100,
     seed: 5,
   });
   return { root, train: r.lists.train };
@@ -238,23 +245,12 @@ test('image-list loader: Ctrl-C during prefetching ends the process promptly', a
 
 test('image-list loader: ending workers in the middle of a decode never aborts the process', async () => {
   // photo-sized JPEGs, so that a worker is often inside the addon's decoder when it is ended
-  const root = tempDir('terminate');
-  const r = await synthImageList({
-    out: root,
-    classes: 2,
-    imbalance: 1,
-    maxPerClass: 24,
-    valPerClass: 0,
-    testPerClass: 0,
-    width: 400,
-    height: 350,
-    seed: 9,
-  });
+  const { root, train } = await smallSet({ perClass: 24, width: 400, height: 350 });
   const mod = (p: string) => pathToFileURL(join(repoRoot, 'dist', 'src', 'longtail', 'data', p)).href;
   const script = `
     import { readImageList } from '${mod('imagelist.js')}';
     import { ImageListLoader, listSource } from '${mod('imagelist-loader.js')}';
-    const source = listSource(readImageList(${JSON.stringify(root)}, ${JSON.stringify(r.lists.train)}));
+    const source = listSource(readImageList(${JSON.stringify(root)}, ${JSON.stringify(train)}));
     for (let i = 0; i < 60; i++) {
       const loader = new ImageListLoader(source, { spec: { stage: 'train', kind: 'imagenet', size: 224 }, workers: 2 });
       const ac = new AbortController();
