@@ -5,7 +5,11 @@
 // torchvision where installed, else the same transforms in PIL + torch), in images per second.
 //
 //   npm run bench -- images [--json] [--workers 1,2,4,8,16] [--root DIR --list FILE]
-//                           [--batch 128] [--size 224] [--images N] [--repeats 2]
+//                           [--batch 128] [--size 224] [--images N] [--repeats 2] [--fresh-buffers]
+//
+// tailor's loader builds each batch into the buffer of a batch already consumed, as in training
+// (recycleBuffers); --fresh-buffers also times it allocating every batch anew (TAILOR_RECYCLE=0),
+// the `tailor_fresh_*` fields: what recycling is worth on the machine's cores.
 //
 // Without --root, a synthetic ImageNet-LT-shaped set (tailor data synth-images: photo-sized
 // JPEGs, quality 90; 468 images, or at least --images N) is written once into the temp directory. Worker counts above the cores are
@@ -32,6 +36,7 @@ const { values } = parseArgs({
     repeats: { type: 'string', default: '2' },
     python: { type: 'string', default: '/usr/bin/python3' },
     json: { type: 'boolean', default: false },
+    'fresh-buffers': { type: 'boolean', default: false },
   },
 });
 
@@ -109,18 +114,29 @@ async function driver(): Promise<void> {
   const self = fileURLToPath(import.meta.url);
   const common = ['--root', root, '--list', list, '--batch', values.batch!, '--size', values.size!];
   const rows: Record<string, unknown>[] = [];
+  const tailorRun = (w: number, recycle: boolean): Run => {
+    const t = spawnSync(
+      process.execPath,
+      [self, '--role', 'child', '--workers', String(w), '--images', values.images!, ...common],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, UV_THREADPOOL_SIZE: String(w), TAILOR_RECYCLE: recycle ? '1' : '0' },
+      },
+    );
+    return parseRun(t.stdout, t.stderr, 'tailor');
+  };
   for (const w of workerCounts) {
     let tailor: Run | undefined;
+    let fresh: Run | undefined;
     let torch: Run | undefined;
-    // alternate the two sides; keep the best (least disturbed) run of each
+    // alternate the sides; keep the best (least disturbed) run of each
     for (let r = 0; r < Number(values.repeats); r++) {
-      const t = spawnSync(
-        process.execPath,
-        [self, '--role', 'child', '--workers', String(w), '--images', values.images!, ...common],
-        { encoding: 'utf8', env: { ...process.env, UV_THREADPOOL_SIZE: String(w) } },
-      );
-      const tr = parseRun(t.stdout, t.stderr, 'tailor');
+      const tr = tailorRun(w, true);
       if (!tailor || tr.seconds < tailor.seconds) tailor = tr;
+      if (values['fresh-buffers']) {
+        const fr = tailorRun(w, false);
+        if (!fresh || fr.seconds < fresh.seconds) fresh = fr;
+      }
       const script = join(self, '..', '..', '..', 'bench', 'images_torch.py');
       const py = spawnSync(
         values.python!,
@@ -140,6 +156,12 @@ async function driver(): Promise<void> {
       torch_images_per_cpu_s: torch!.images / torch!.cpu_seconds,
       torch_impl: torch!.impl,
       tailor_decoder: tailor!.impl,
+      ...(fresh
+        ? {
+            tailor_fresh_images_per_s: fresh.images_per_s,
+            tailor_fresh_images_per_cpu_s: fresh.images / fresh.cpu_seconds,
+          }
+        : {}),
     });
   }
   const result = {
@@ -170,6 +192,14 @@ async function driver(): Promise<void> {
     );
   }
   console.log(`PyTorch side: ${String((rows[0] as { torch_impl?: string } | undefined)?.torch_impl)}`);
+  for (const r of rows as { [k: string]: number }[]) {
+    if (r.tailor_fresh_images_per_s === undefined) continue;
+    console.log(
+      `${r.workers} workers, every batch allocated anew: ${r.tailor_fresh_images_per_s.toFixed(1)} img/s, ` +
+        `${r.tailor_fresh_images_per_cpu_s!.toFixed(1)} img/cpu-s (recycled: ${r.tailor_images_per_s!.toFixed(1)}, ` +
+        `${r.tailor_images_per_cpu_s!.toFixed(1)})`,
+    );
+  }
 }
 
 await (values.role === 'child' ? child() : driver());

@@ -241,7 +241,7 @@ imgtrain_tailor='null'
 $build_ok && want images_train_tailor && imgtrain_tailor=$(run_json imgtrain_tailor 240 "$NODE" dist/bench/images-train.js --device cuda --batch 64 --json)
 # The image-list pipeline on the host's cores (no GPU involved; this is the 16-core machine).
 imgpipe='null'
-want images_pipeline && imgpipe=$(run_json imgpipe 400 "$NODE" dist/bench/images.js --json --workers 4,8,16 --images 6000 --repeats 1 --python "$PY")
+want images_pipeline && imgpipe=$(run_json imgpipe 400 "$NODE" dist/bench/images.js --json --workers 4,8,16 --images 6000 --repeats 1 --fresh-buffers --python "$PY")
 # The same JPEGs feeding ResNeXt-50 training, both sides end to end.
 imge2e='null'
 $build_ok && want images_e2e && imge2e=$(run_json imge2e 500 "$NODE" dist/bench/images-e2e.js --device cuda --workers 8 --batch 64 --images 6000 --epochs 2 --python "$PY" --json)
