@@ -131,7 +131,7 @@ async function driver(): Promise<void> {
     let torch: Run | undefined;
     // alternate the sides; keep the best (least disturbed) run of each
     for (let r = 0; r < Number(values.repeats); r++) {
-      const tr = tailorRun(w, true);
+      const tr = tailorRun(w, process.env.TAILOR_RECYCLE !== '0');
       if (!tailor || tr.seconds < tailor.seconds) tailor = tr;
       if (values['fresh-buffers']) {
         const fr = tailorRun(w, false);
