@@ -67,6 +67,26 @@ export interface ListBatchOptions {
   out?: Float32Array;
 }
 
+/**
+ * Pixel buffers of consumed batches, handed back to build later batches into (at most `max`
+ * kept; a batch takes one of exactly its length, so the shorter last batch allocates its own).
+ */
+export class SpareBuffers {
+  private readonly buffers: Float32Array[] = [];
+
+  constructor(private readonly max: number) {}
+
+  give(x: Float32Array): void {
+    if (this.buffers.length < this.max) this.buffers.push(x);
+  }
+
+  /** A kept buffer of `length` floats, or undefined. */
+  take(length: number): Float32Array | undefined {
+    const at = this.buffers.findIndex((x) => x.length === length);
+    return at >= 0 ? this.buffers.splice(at, 1)[0] : undefined;
+  }
+}
+
 /** A built batch and the images left out of it. */
 export interface ListBatchResult {
   batch: Batch;

@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { batchIndices, epochOrder, type Batch, type BatchOptions } from './batches.js';
 import {
   ListAugmenter,
+  SpareBuffers,
   buildListBatch,
   type ListAugmentSpec,
   type ListBatchResult,
@@ -95,7 +96,7 @@ export class ImageListLoader {
   private closed = false;
   private readonly augmenter: ListAugmenter;
   /** Handed-back buffers of the in-process path (no workers). */
-  private spare: Float32Array[] = [];
+  private readonly spare = new SpareBuffers(2);
   private reused = 0;
 
   constructor(
@@ -157,9 +158,7 @@ export class ImageListLoader {
   private build(indices: Int32Array, seed: number, epoch: number, b: number): Promise<ListBatchResult> {
     if (this.closed) return Promise.reject(new Error('the image-list loader is closed'));
     if (this.threads.length === 0) {
-      const length = indices.length * this.augmenter.imageLength;
-      const at = this.spare.findIndex((x) => x.length === length);
-      const out = at >= 0 ? this.spare.splice(at, 1)[0] : undefined;
+      const out = this.spare.take(indices.length * this.augmenter.imageLength);
       if (out) this.reused++;
       return buildListBatch(this.source, this.augmenter, indices, seed, epoch, b, {
         skipCorrupt: this.options.skipCorrupt ?? false,
@@ -219,7 +218,7 @@ export class ImageListLoader {
   private recycle(x: Float32Array, b: number): void {
     if (this.closed || x.byteOffset !== 0 || x.byteLength !== x.buffer.byteLength) return;
     if (this.threads.length === 0) {
-      if (this.spare.length < 2) this.spare.push(x);
+      this.spare.give(x);
       return;
     }
     const message: ListBufferReturn = { release: x };

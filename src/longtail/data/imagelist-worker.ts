@@ -1,7 +1,13 @@
 // Worker thread of ImageListLoader: holds the list and builds the batches it is asked for with
 // the same function, and so the same generators, as the loader's in-process path.
 import { parentPort, workerData } from 'node:worker_threads';
-import { ListAugmenter, buildListBatch, type ListAugmentSpec, type ListSource } from './imagelist-augment.js';
+import {
+  ListAugmenter,
+  SpareBuffers,
+  buildListBatch,
+  type ListAugmentSpec,
+  type ListSource,
+} from './imagelist-augment.js';
 import { DataFormatError } from './types.js';
 
 export interface ListWorkerInit {
@@ -24,9 +30,6 @@ export interface ListBufferReturn {
   release: Float32Array;
 }
 
-/** Handed-back buffers a worker keeps (enough for the batches it has in flight). */
-const MAX_SPARE = 4;
-
 /** A failure as it crosses the thread boundary (a DataFormatError keeps its file and line). */
 export interface ListJobError {
   name: string;
@@ -37,17 +40,16 @@ export interface ListJobError {
 
 const init = workerData as ListWorkerInit;
 const augmenter = new ListAugmenter(init.spec);
-const spare: Float32Array[] = [];
+// handed-back buffers: enough for the batches a worker has in flight
+const spare = new SpareBuffers(4);
 
 parentPort!.on('message', (m: ListBatchJob | ListBufferReturn) => {
   if ('release' in m) {
-    if (spare.length < MAX_SPARE) spare.push(m.release);
+    spare.give(m.release);
     return;
   }
   const job = m;
-  const length = job.indices.length * augmenter.imageLength;
-  const at = spare.findIndex((x) => x.length === length);
-  const out = at >= 0 ? spare.splice(at, 1)[0] : undefined;
+  const out = spare.take(job.indices.length * augmenter.imageLength);
   buildListBatch(init.source, augmenter, job.indices, job.seed, job.epoch, job.batch, {
     skipCorrupt: init.skipCorrupt,
     concurrency: init.concurrency,
