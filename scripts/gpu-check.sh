@@ -141,6 +141,10 @@ if ! cflags=$("$NODE" native/resolve-libtorch.mjs cflags 2> "$log/resolve.err");
   build_ok=false; build_error=$(cat "$log/resolve.err")
 else
   ldflags=$("$NODE" native/resolve-libtorch.mjs libraries)
+  # The addon's own defines, as native/binding.gyp sets them (test/scripts/gpu-check.test.ts keeps
+  # the two alike): without NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS, a worker ended mid-decode
+  # (the image-list loader's abort and error paths) aborts the whole process.
+  addon_defines="-DNAPI_VERSION=8 -DNODE_ADDON_API_CPP_EXCEPTIONS -DNODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"
   napi="-I.gpu/napi -I.gpu/node-addon-api"
   [ -d .gpu/napi ] || napi="-I/usr/include/node -I$("$NODE" -p "require('node-addon-api').include_dir")"
   mkdir -p native/build/Release "$log/obj"
@@ -154,14 +158,14 @@ else
     extra=""
     [ "$(basename "$src")" = jpeg.cc ] && extra=$jpegflags
     # shellcheck disable=SC2086
-    g++ -c -fPIC -O2 -fexceptions -frtti -Wno-deprecated-declarations -DNAPI_VERSION=8 -DNODE_ADDON_API_CPP_EXCEPTIONS \
+    g++ -c -fPIC -O2 -fexceptions -frtti -Wno-deprecated-declarations $addon_defines \
       $napi $cflags $extra "$src" -o "$obj" 2> "$obj.err" &
   done
   wait
   build_without_jpeg() {
     jpeglibs=""
     # shellcheck disable=SC2086
-    g++ -c -fPIC -O2 -fexceptions -frtti -DNAPI_VERSION=8 -DNODE_ADDON_API_CPP_EXCEPTIONS $napi $cflags \
+    g++ -c -fPIC -O2 -fexceptions -frtti $addon_defines $napi $cflags \
       native/src/jpeg.cc -o "$log/obj/jpeg.o" 2> "$log/obj/jpeg.o.err"
   }
   if [ -s "$log/obj/jpeg.o.err" ] && grep -q error "$log/obj/jpeg.o.err"; then
@@ -175,7 +179,7 @@ else
     graphs_error=$(grep -m3 error "$log/obj/graphs.o.err" | tr '\n' ' ' | tr -d '"\\')
     mv "$log/obj/graphs.o.err" "$log/graphs-cuda.err"
     # shellcheck disable=SC2086
-    g++ -c -fPIC -O2 -fexceptions -frtti -Wno-deprecated-declarations -DNAPI_VERSION=8 -DNODE_ADDON_API_CPP_EXCEPTIONS \
+    g++ -c -fPIC -O2 -fexceptions -frtti -Wno-deprecated-declarations $addon_defines \
       $napi $cflags -UTAILOR_CUDA_HEADERS native/src/graphs.cc -o "$log/obj/graphs.o" 2> "$log/obj/graphs.o.err"
   fi
   # Operator counting (a benchmark tool) does not hold the build up either: where libtorch's
@@ -183,7 +187,7 @@ else
   if [ -s "$log/obj/opcount.o.err" ] && grep -q error "$log/obj/opcount.o.err"; then
     mv "$log/obj/opcount.o.err" "$log/opcount.err"
     # shellcheck disable=SC2086
-    g++ -c -fPIC -O2 -fexceptions -frtti -Wno-deprecated-declarations -DNAPI_VERSION=8 -DNODE_ADDON_API_CPP_EXCEPTIONS \
+    g++ -c -fPIC -O2 -fexceptions -frtti -Wno-deprecated-declarations $addon_defines \
       $napi $cflags -DTAILOR_NO_OPCOUNT native/src/opcount.cc -o "$log/obj/opcount.o" 2> "$log/obj/opcount.o.err"
   fi
   for e in "$log"/obj/*.err; do [ -s "$e" ] && grep -q "error" "$e" && { build_ok=false; build_error="$build_error $(grep -m3 error "$e" | tr '\n' ' ')"; }; done

@@ -1,7 +1,9 @@
-// scripts/gpu-check.sh --prepare refuses an unknown option after it before it touches .gpu/.
+// scripts/gpu-check.sh: --prepare refuses an unknown option before it touches .gpu/, and the GPU build
+// compiles the addon as binding.gyp does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers.js';
 
@@ -13,4 +15,24 @@ test('gpu-check.sh --prepare names an unknown data option and stops', () => {
   assert.equal(r.status, 2);
   assert.match(r.stderr, /--prepare takes --with-data or --with-data=full after it, got '--with-dat'/);
   assert.equal(r.stdout, '', 'nothing was prepared');
+});
+
+// The GPU machine has no node-gyp: gpu-check.sh compiles the addon with g++ directly, so the
+// defines binding.gyp sets must be repeated there (a missing NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS
+// brings back the loader's abort when workers end mid-decode).
+test("gpu-check.sh compiles the addon with binding.gyp's own defines, on every compile line", () => {
+  const gyp = readFileSync(join(repoRoot, 'native/binding.gyp'), 'utf8');
+  const definesList = /"defines":\s*\[([^\]]*)\]/.exec(gyp);
+  assert.ok(definesList, 'binding.gyp has a defines list');
+  const literal = [...definesList[1].matchAll(/"([^"]+)"/g)]
+    .map((m) => m[1])
+    .filter((d) => !d.startsWith('<!'));
+  assert.ok(literal.includes('NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS'));
+  const script = readFileSync(join(repoRoot, 'scripts/gpu-check.sh'), 'utf8');
+  const assigned = /^\s*addon_defines="([^"]*)"/m.exec(script);
+  assert.ok(assigned, 'gpu-check.sh sets addon_defines');
+  assert.deepEqual(assigned[1].split(/\s+/).sort(), literal.map((d) => `-D${d}`).sort());
+  const compileLines = script.split('\n').filter((l) => /\bg\+\+ -c\b/.test(l));
+  assert.ok(compileLines.length >= 4, 'the source files and the fallbacks are compiled');
+  for (const line of compileLines) assert.match(line, /\$addon_defines/, line.trim());
 });
