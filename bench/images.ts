@@ -110,6 +110,7 @@ async function driver(): Promise<void> {
   const cores = availableParallelism();
   const requested = values.workers ? values.workers.split(',').map(Number) : [1, 2, 4, 8, 16];
   const workerCounts = requested.filter((w) => Number.isInteger(w) && w >= 1 && w <= cores);
+  const skipped = requested.filter((w) => !workerCounts.includes(w));
   const { root, list } = await ensureData();
   const self = fileURLToPath(import.meta.url);
   const common = ['--root', root, '--list', list, '--batch', values.batch!, '--size', values.size!];
@@ -172,6 +173,9 @@ async function driver(): Promise<void> {
     size: Number(values.size),
     data: list,
     rows,
+    // the requested counts left out (above the cores, or not a whole number >= 1), so that an empty
+    // table says why
+    ...(skipped.length > 0 ? { skipped_workers: skipped } : {}),
     // (b), training images/s of the SADE ImageNet-LT ResNeXt-50, needs a GPU
     training: {
       measured: false,
@@ -183,6 +187,10 @@ async function driver(): Promise<void> {
     return;
   }
   console.log(`image-list pipeline, ${cores} cores, batch ${result.batch}, crop ${result.size} (${list})`);
+  if (skipped.length > 0)
+    console.log(
+      `  left out: ${skipped.join(', ')} workers (above the ${cores} cores or not a whole number >= 1)`,
+    );
   console.log('workers  images  tailor img/s  torch img/s  ratio  tailor img/cpu-s  torch img/cpu-s');
   for (const r of rows as { [k: string]: number }[]) {
     console.log(
