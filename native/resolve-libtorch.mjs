@@ -118,6 +118,24 @@ export function findNvidiaInclude(sitePackages, pkg, headers) {
   return candidates.find((dir) => headers.every((h) => existsSync(join(dir, h)))) ?? null;
 }
 
+// The CUDA math-library headers that libtorch's ATen/cuda/CUDAContextLight.h includes (through
+// c10d's ProcessGroupNCCL.hpp). A minimal toolkit has the runtime's headers without them; the
+// wheels hold them (CUDA 13: nvidia/cu13/include; CUDA 12: nvidia/cusparse/include and so on).
+export const CUDA_LIBRARY_HEADERS = ['cusparse.h', 'cublasLt.h', 'cusolverDn.h'];
+
+// The include directories, after the runtime's, that complete CUDA_LIBRARY_HEADERS; null when
+// one of them is nowhere to be found (then c10d's NCCL backend cannot be compiled).
+export function findCudaLibraryIncludes(sitePackages, runtimeDir) {
+  const dirs = [];
+  for (const header of CUDA_LIBRARY_HEADERS) {
+    if (existsSync(join(runtimeDir, header)) || dirs.some((d) => existsSync(join(d, header)))) continue;
+    const dir = findNvidiaInclude(sitePackages, header.replace(/(Lt|Dn)?\.h$/, ''), [header]);
+    if (!dir) return null;
+    dirs.push(dir);
+  }
+  return dirs;
+}
+
 function nvccHome() {
   try {
     const nvcc = execFileSync('sh', ['-c', 'command -v nvcc'], {
@@ -233,8 +251,10 @@ function finish(r) {
   if (hasCudaLib && cudaInclude) {
     includeDirs.push(cudaInclude);
     defines.push('TAILOR_CUDA_HEADERS=1');
-    if (r.ncclAvailable && ncclInclude) {
-      includeDirs.push(ncclInclude);
+    const libraryIncludes = findCudaLibraryIncludes(r.sitePackages, cudaInclude);
+    if (r.ncclAvailable && ncclInclude && libraryIncludes) {
+      includeDirs.push(...libraryIncludes.filter((d) => !includeDirs.includes(d)));
+      if (!includeDirs.includes(ncclInclude)) includeDirs.push(ncclInclude);
       defines.push('USE_C10D_NCCL', 'TAILOR_NCCL=1');
     }
   }

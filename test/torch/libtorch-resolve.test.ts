@@ -116,6 +116,52 @@ test('the C++ standard follows the version: C++20 from 2.12', async () => {
   assert.equal(cxxStandard('3.0.0'), 'c++20');
 });
 
+test('CUDA math-library headers: from the wheels when the toolkit is minimal; null when missing', async () => {
+  const { findCudaLibraryIncludes, findNvidiaInclude } = (await import(script)) as {
+    findCudaLibraryIncludes: (sitePackages: string, runtimeDir: string) => string[] | null;
+    findNvidiaInclude: (sitePackages: string, pkg: string, headers: string[]) => string | null;
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'tailor-cuda-lib-'));
+  const saved = process.env.CUDA_HOME;
+  try {
+    process.env.CUDA_HOME = join(dir, 'none');
+    // A minimal toolkit: the runtime's headers only.
+    const toolkit = join(dir, 'cuda', 'include');
+    mkdirSync(toolkit, { recursive: true });
+    writeFileSync(join(toolkit, 'cuda_runtime_api.h'), '');
+    // CUDA 13 wheels: every library in nvidia/cu13/include.
+    const cu13 = join(dir, 'site13', 'nvidia', 'cu13', 'include');
+    mkdirSync(cu13, { recursive: true });
+    for (const h of ['cusparse.h', 'cublasLt.h', 'cusolverDn.h']) writeFileSync(join(cu13, h), '');
+    assert.deepEqual(findCudaLibraryIncludes(join(dir, 'site13'), toolkit), [cu13]);
+    // CUDA 12 wheels: one package per library.
+    const site12 = join(dir, 'site12', 'nvidia');
+    const perLib: Record<string, string> = {
+      cusparse: 'cusparse.h',
+      cublas: 'cublasLt.h',
+      cusolver: 'cusolverDn.h',
+    };
+    for (const [pkg, h] of Object.entries(perLib)) {
+      mkdirSync(join(site12, pkg, 'include'), { recursive: true });
+      writeFileSync(join(site12, pkg, 'include', h), '');
+    }
+    const found = findCudaLibraryIncludes(join(dir, 'site12'), toolkit);
+    assert.deepEqual(new Set(found), new Set(Object.keys(perLib).map((p) => join(site12, p, 'include'))));
+    // A full toolkit needs nothing more.
+    for (const h of ['cusparse.h', 'cublasLt.h', 'cusolverDn.h']) writeFileSync(join(toolkit, h), '');
+    assert.deepEqual(findCudaLibraryIncludes(join(dir, 'nosite'), toolkit), []);
+    // One library nowhere: null (c10d's NCCL backend is then left out of the build).
+    // (A full CUDA toolkit installed on the machine would supply it: then the case cannot be set up.)
+    rmSync(join(toolkit, 'cusolverDn.h'));
+    if (findNvidiaInclude(join(dir, 'nosite'), 'cusolver', ['cusolverDn.h']) === null)
+      assert.equal(findCudaLibraryIncludes(join(dir, 'nosite'), toolkit), null);
+  } finally {
+    if (saved === undefined) delete process.env.CUDA_HOME;
+    else process.env.CUDA_HOME = saved;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('CUDA headers: a wheel include directory only when complete, else the toolkit', async () => {
   const { findNvidiaInclude } = (await import(script)) as {
     findNvidiaInclude: (sitePackages: string, pkg: string, headers: string[]) => string | null;
