@@ -88,7 +88,9 @@ test('nmr train / nmr denoise: --device and the config device, with named errors
   assert.equal(cuda.status, 2);
   assert.match(
     cuda.stderr,
-    /^tailor: DeviceUnavailableError: 'cuda' was requested, but .* is a CPU-only build; select a CUDA libtorch/,
+    torch.cudaInfo().compiled
+      ? /^tailor: DeviceUnavailableError: 'cuda' was requested, but no GPU is visible to .*; check the driver/
+      : /^tailor: DeviceUnavailableError: 'cuda' was requested, but .* is a CPU-only build; select a CUDA libtorch/,
   );
   const cpu = spawnSync(
     tailor,
