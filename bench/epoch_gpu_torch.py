@@ -174,12 +174,14 @@ def median_after_first(times):
 
 
 results = {"torch": torch.__version__, "images": N, "batch": batch}
+full_batches = N // batch
 torch.backends.cudnn.benchmark = True
 for mode in spec["modes"]:
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     experiment = Experiment(spec, device)
     experiment.model.train()
+    trained = N  # images per epoch: the device-data modes train full batches only
     try:
         if mode.startswith("dataloader-"):
             workers = int(mode.split("-")[1])
@@ -196,18 +198,28 @@ for mode in spec["modes"]:
                 times.append(time.perf_counter() - t0)
             del loader
         elif mode == "device":
+            if full_batches == 0:
+                results[mode] = {"skipped": f"fewer images ({N}) than one batch ({batch})"}
+                continue
             times = run_device(experiment, DeviceData(), rng, spec["epochs"])
+            trained = full_batches * batch
         elif mode in ("graph", "graph-streams"):
             if not cuda:
                 results[mode] = {"skipped": "CUDA graphs need a CUDA device"}
                 continue
+            if full_batches < 3:  # the warm-up takes three batches
+                results[mode] = {"skipped": f"fewer images ({N}) than three batches ({3 * batch})"}
+                continue
             if mode == "graph-streams":
                 experiment.model.streams = [torch.cuda.Stream(priority=-1) for _ in experiment.model.experts]
             times = run_graph(experiment, DeviceData(), rng, spec["epochs"])
+            trained = full_batches * batch
         else:
             raise ValueError(f"unknown mode {mode}")
         m = median_after_first(times)
-        results[mode] = {"epoch_s": [round(t, 3) for t in times], "median_s": round(m, 3), "img_s": round(N / m)}
+        results[mode] = {"epoch_s": [round(t, 3) for t in times], "median_s": round(m, 3), "img_s": round(trained / m)}
+        if trained != N:
+            results[mode]["images"] = trained
     except Exception as e:  # one mode failing must not hide the others
         results[mode] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"}
 print(json.dumps(results))
