@@ -124,11 +124,17 @@ export function findNvidiaInclude(sitePackages, pkg, headers) {
 export const CUDA_LIBRARY_HEADERS = ['cusparse.h', 'cublasLt.h', 'cusolverDn.h'];
 
 // The include directories, after the runtime's, that complete CUDA_LIBRARY_HEADERS; null when
-// one of them is nowhere to be found (then c10d's NCCL backend cannot be compiled).
-export function findCudaLibraryIncludes(sitePackages, runtimeDir) {
+// one of them is nowhere to be found (then c10d's NCCL backend cannot be compiled). A header in
+// the compiler's own search path (Debian's CUDA packages put theirs in /usr/include) needs none.
+export function findCudaLibraryIncludes(
+  sitePackages,
+  runtimeDir,
+  systemDirs = ['/usr/include', '/usr/local/include'],
+) {
   const dirs = [];
+  const found = (header) => [runtimeDir, ...dirs, ...systemDirs].some((d) => existsSync(join(d, header)));
   for (const header of CUDA_LIBRARY_HEADERS) {
-    if (existsSync(join(runtimeDir, header)) || dirs.some((d) => existsSync(join(d, header)))) continue;
+    if (found(header)) continue;
     const dir = findNvidiaInclude(sitePackages, header.replace(/(Lt|Dn)?\.h$/, ''), [header]);
     if (!dir) return null;
     dirs.push(dir);

@@ -118,7 +118,11 @@ test('the C++ standard follows the version: C++20 from 2.12', async () => {
 
 test('CUDA math-library headers: from the wheels when the toolkit is minimal; null when missing', async () => {
   const { findCudaLibraryIncludes, findNvidiaInclude } = (await import(script)) as {
-    findCudaLibraryIncludes: (sitePackages: string, runtimeDir: string) => string[] | null;
+    findCudaLibraryIncludes: (
+      sitePackages: string,
+      runtimeDir: string,
+      systemDirs?: string[],
+    ) => string[] | null;
     findNvidiaInclude: (sitePackages: string, pkg: string, headers: string[]) => string | null;
   };
   const dir = mkdtempSync(join(tmpdir(), 'tailor-cuda-lib-'));
@@ -133,7 +137,7 @@ test('CUDA math-library headers: from the wheels when the toolkit is minimal; nu
     const cu13 = join(dir, 'site13', 'nvidia', 'cu13', 'include');
     mkdirSync(cu13, { recursive: true });
     for (const h of ['cusparse.h', 'cublasLt.h', 'cusolverDn.h']) writeFileSync(join(cu13, h), '');
-    assert.deepEqual(findCudaLibraryIncludes(join(dir, 'site13'), toolkit), [cu13]);
+    assert.deepEqual(findCudaLibraryIncludes(join(dir, 'site13'), toolkit, []), [cu13]);
     // CUDA 12 wheels: one package per library.
     const site12 = join(dir, 'site12', 'nvidia');
     const perLib: Record<string, string> = {
@@ -145,16 +149,21 @@ test('CUDA math-library headers: from the wheels when the toolkit is minimal; nu
       mkdirSync(join(site12, pkg, 'include'), { recursive: true });
       writeFileSync(join(site12, pkg, 'include', h), '');
     }
-    const found = findCudaLibraryIncludes(join(dir, 'site12'), toolkit);
+    const found = findCudaLibraryIncludes(join(dir, 'site12'), toolkit, []);
     assert.deepEqual(new Set(found), new Set(Object.keys(perLib).map((p) => join(site12, p, 'include'))));
     // A full toolkit needs nothing more.
     for (const h of ['cusparse.h', 'cublasLt.h', 'cusolverDn.h']) writeFileSync(join(toolkit, h), '');
-    assert.deepEqual(findCudaLibraryIncludes(join(dir, 'nosite'), toolkit), []);
+    assert.deepEqual(findCudaLibraryIncludes(join(dir, 'nosite'), toolkit, []), []);
     // One library nowhere: null (c10d's NCCL backend is then left out of the build).
     // (A full CUDA toolkit installed on the machine would supply it: then the case cannot be set up.)
     rmSync(join(toolkit, 'cusolverDn.h'));
     if (findNvidiaInclude(join(dir, 'nosite'), 'cusolver', ['cusolverDn.h']) === null)
-      assert.equal(findCudaLibraryIncludes(join(dir, 'nosite'), toolkit), null);
+      assert.equal(findCudaLibraryIncludes(join(dir, 'nosite'), toolkit, []), null);
+    // In the compiler's own search path it needs no directory of its own.
+    const system = join(dir, 'usr-include');
+    mkdirSync(system);
+    writeFileSync(join(system, 'cusolverDn.h'), '');
+    assert.deepEqual(findCudaLibraryIncludes(join(dir, 'nosite'), toolkit, [system]), []);
   } finally {
     if (saved === undefined) delete process.env.CUDA_HOME;
     else process.env.CUDA_HOME = saved;
