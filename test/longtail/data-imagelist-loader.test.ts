@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { repoRoot } from '../helpers.js';
-import { readImageList } from '../../src/longtail/data/imagelist.js';
+import { LazyImageDataset, readImageList } from '../../src/longtail/data/imagelist.js';
+import { epochBatches } from '../../src/longtail/data/source.js';
 import { cropResize, jpegSize, type ListAugmentSpec } from '../../src/longtail/data/imagelist-augment.js';
 import { ImageListLoader, listSource } from '../../src/longtail/data/imagelist-loader.js';
 import {
@@ -139,6 +140,20 @@ test('image-list loader: recycled pixel buffers give the same epochs, and are re
     }
   }
   assert.equal(fresh.reusedBuffers, 0, 'without recycleBuffers every batch has a buffer of its own');
+});
+
+test('training from an image list (epochBatches with a pipeline) recycles the pixel buffers', async () => {
+  const { root, train } = await smallSet();
+  const ds = new LazyImageDataset(readImageList(root, train), { height: 32, width: 32, mode: 'stretch' });
+  for (const workers of [0, 1]) {
+    const xs: Float32Array[] = [];
+    for await (const b of epochBatches(ds, { batchSize: 2, seed: 1, epoch: 0 }, { spec: TRAIN, workers }))
+      xs.push(b.x);
+    // A buffer handed back is built into again: the same array in-process, or moved to the
+    // worker (detached here); without recycling every batch keeps its own.
+    const handedBack = xs.filter((x, i) => x.buffer.byteLength === 0 || xs.indexOf(x) !== i).length;
+    assert.ok(handedBack > 0, `${workers} workers: no batch buffer of ${xs.length} was recycled`);
+  }
 });
 
 test('image-list loader: num_workers is capped to the cores', () => {
