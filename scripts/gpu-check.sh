@@ -31,6 +31,8 @@
 #              experts on streams), and graph mode's checks (graph vs eager, streams vs one, resume;
 #              again under cuDNN's deterministic algorithms)
 #     graphs_build  the CUDA graph binding's compile error, when it had to be built without CUDA
+#     nccl_build  c10d's NCCL backend's compile error, when the addon had to be built without NCCL
+#              (GPU_CHECK_BUILD_ONLY=1 prints both as graphs_error and nccl_error in its build line)
 #     images_train_tailor  bench/images-train.ts: images_train_torch's measurement in tailor, at
 #              the same batch (both report the GPU's utilisation over their timed steps)
 #     images_pipeline  bench/images.ts on the machine's cores: tailor's image-list loader against
@@ -137,6 +139,7 @@ rm -f native/.libtorch-cache.json
 build_ok=true
 build_error=""
 graphs_error=""
+nccl_error=""
 if ! cflags=$("$NODE" native/resolve-libtorch.mjs cflags 2> "$log/resolve.err"); then
   build_ok=false; build_error=$(cat "$log/resolve.err")
 else
@@ -182,6 +185,19 @@ else
     g++ -c -fPIC -O2 -fexceptions -frtti -Wno-deprecated-declarations $addon_defines \
       $napi $cflags -UTAILOR_CUDA_HEADERS native/src/graphs.cc -o "$log/obj/graphs.o" 2> "$log/obj/graphs.o.err"
   fi
+  # c10d's NCCL backend needs the most CUDA headers (ProcessGroupNCCL.hpp includes cuSPARSE,
+  # cuBLASLt and cuSOLVER's): when distributed.cc fails with it, the addon is built without NCCL
+  # (Gloo stays; `version --json` then says nccl: false) and the error is kept for the report.
+  if [ -s "$log/obj/distributed.o.err" ] && grep -q error "$log/obj/distributed.o.err" &&
+    printf '%s' "$cflags" | grep -q TAILOR_NCCL; then
+    nccl_error=$(grep -m3 error "$log/obj/distributed.o.err" | tr '\n' ' ' | tr -d '"\\')
+    mv "$log/obj/distributed.o.err" "$log/distributed-nccl.err"
+    for src in distributed device; do
+      # shellcheck disable=SC2086
+      g++ -c -fPIC -O2 -fexceptions -frtti -Wno-deprecated-declarations $addon_defines \
+        $napi $cflags -UUSE_C10D_NCCL -UTAILOR_NCCL native/src/$src.cc -o "$log/obj/$src.o" 2> "$log/obj/$src.o.err"
+    done
+  fi
   # Operator counting (a benchmark tool) does not hold the build up either: where libtorch's
   # RecordFunction API does not compile, it is built as calls that say so.
   if [ -s "$log/obj/opcount.o.err" ] && grep -q error "$log/obj/opcount.o.err"; then
@@ -226,7 +242,14 @@ run_json() { # name, seconds, command...: the command's last output line, or an 
 }
 
 # GPU_CHECK_BUILD_ONLY=1: build the addon and stop (scripts/gpu-suite.sh runs next).
-if [ -n "${GPU_CHECK_BUILD_ONLY:-}" ]; then $build_ok && echo '{"build":{"ok":true}}' && exit 0; echo "{\"build\":{\"ok\":false,\"error\":\"$build_error\"}}"; exit 1; fi
+# The parts built without their CUDA features are named (their errors carry no quotes or backslashes).
+if [ -n "${GPU_CHECK_BUILD_ONLY:-}" ]; then
+  if $build_ok; then
+    printf '{"build":{"ok":true%s%s}}\n' "${graphs_error:+,\"graphs_error\":\"$graphs_error\"}" "${nccl_error:+,\"nccl_error\":\"$nccl_error\"}"
+    exit 0
+  fi
+  echo "{\"build\":{\"ok\":false,\"error\":\"$build_error\"}}"; exit 1
+fi
 version='null'; gpu='null'; amp='null'; gloo='null'; epochgpu='null'
 if $build_ok; then
   want version && version=$(run_json version 60 "$NODE" dist/src/cli/main.js version --json --check)
@@ -250,8 +273,8 @@ want images_pipeline && imgpipe=$(run_json imgpipe 400 "$NODE" dist/bench/images
 imge2e='null'
 $build_ok && want images_e2e && imge2e=$(run_json imge2e 500 "$NODE" dist/bench/images-e2e.js --device cuda --workers 8 --batch 64 --images 6000 --epochs 2 --python "$PY" --json)
 "$NODE" -e '
-const [ok, err, graphsErr, ...parts] = process.argv.slice(1);
+const [ok, err, graphsErr, ncclErr, ...parts] = process.argv.slice(1);
 const parse = (s) => { try { return JSON.parse(s); } catch { return { unparsed: s }; } };
 const [version, gpu, amp, gloo, imgtrain, epochgpu, imgtrainTailor, imgpipe, imge2e] = parts.map(parse);
-console.log(JSON.stringify({ build: { ok: ok === "true", error: err || undefined, libtorch: process.env.TAILOR_LIBTORCH }, graphs_build: graphsErr || undefined, version, gpu, amp_bf16: amp, gloo_cuda: gloo, images_train_torch: imgtrain, epoch_gpu: epochgpu, images_train_tailor: imgtrainTailor, images_pipeline: imgpipe, images_e2e: imge2e }));
-' "$build_ok" "$build_error" "$graphs_error" "$version" "$gpu" "$amp" "$gloo" "$imgtrain" "$epochgpu" "$imgtrain_tailor" "$imgpipe" "$imge2e"
+console.log(JSON.stringify({ build: { ok: ok === "true", error: err || undefined, libtorch: process.env.TAILOR_LIBTORCH }, graphs_build: graphsErr || undefined, nccl_build: ncclErr || undefined, version, gpu, amp_bf16: amp, gloo_cuda: gloo, images_train_torch: imgtrain, epoch_gpu: epochgpu, images_train_tailor: imgtrainTailor, images_pipeline: imgpipe, images_e2e: imge2e }));
+' "$build_ok" "$build_error" "$graphs_error" "$nccl_error" "$version" "$gpu" "$amp" "$gloo" "$imgtrain" "$epochgpu" "$imgtrain_tailor" "$imgpipe" "$imge2e"
