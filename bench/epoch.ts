@@ -1,7 +1,8 @@
 // npm run bench -- epoch [--json] [--max-batches N] [--repeats R] [--threads T] [--configs sade,prl]
+//                        [--python /usr/bin/python3]
 // One training epoch of the shipped Fashion-MNIST-LT IR100 configs (SADE, PRL) through tailor's
 // trainer, and the same model, loss, data and augmentation in plain PyTorch
-// (bench/epoch_torch.py, Debian's python3-torch) side by side. Runs alternate tailor and PyTorch
+// (bench/epoch_torch.py, Debian's python3-torch, or the PyTorch of --python) side by side. Runs alternate tailor and PyTorch
 // R times so a load change on a shared machine hits both; the ratio is per pair (torch_s /
 // tailor_s, > 1 = tailor faster), reported as the median with its min and max.
 // --max-batches N stops each epoch (and the evaluation) after N batches; the default is the
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     repeats: { type: 'string', default: '1' },
     threads: { type: 'string', default: '2' },
     configs: { type: 'string', default: 'sade,prl' },
+    python: { type: 'string', default: '/usr/bin/python3' },
   },
 });
 function positive(name: string, v: string | undefined): number | undefined {
@@ -52,6 +54,8 @@ const configs = values.configs.split(',').map((c) => {
 torch.setNumThreads(threads);
 
 interface Run {
+  /** The PyTorch side's torch.__version__. */
+  torch?: string;
   seconds: number;
   cpu_s: number;
   phases: { wall: PhaseTimes; cpu: PhaseTimes };
@@ -93,7 +97,7 @@ async function runTailor(name: string, dir: string): Promise<Run> {
 function runTorch(specFile: string): Run {
   const env = { ...process.env };
   delete env.LD_PRELOAD; // the reference runs as users run it: stock Python, glibc malloc
-  const py = spawnSync('/usr/bin/python3', [script, specFile], { encoding: 'utf8', env });
+  const py = spawnSync(values.python, [script, specFile], { encoding: 'utf8', env });
   if (py.status !== 0) throw new Error(`PyTorch reference failed: ${py.stderr}`);
   return JSON.parse(py.stdout.trim().split('\n').pop()!) as Run;
 }
@@ -128,6 +132,7 @@ interface Entry {
   breakdown: Record<keyof PhaseTimes, PhaseEntry>;
 }
 const out: Record<string, Entry> = {};
+const torchRuns: Run[] = [];
 try {
   for (const name of configs) {
     const specFile = exportExperiment(session(name), dir, { threads, max_batches: maxBatches ?? 0 });
@@ -143,6 +148,7 @@ try {
         tailor.push(await runTailor(name, dir));
       }
     }
+    torchRuns.push(...ref);
     const ratios = tailor.map((t, i) => ref[i]!.seconds / t.seconds);
     const cpuRatios = tailor.map((t, i) => ref[i]!.cpu_s / t.cpu_s);
     const mid = (runs: Run[], clock: 'wall' | 'cpu', k: keyof PhaseTimes) =>
@@ -199,6 +205,7 @@ try {
 const entries = configs.map((c) => out[c]!);
 const sum = (f: (e: Entry) => number) => entries.reduce((acc, e) => acc + f(e), 0);
 const tailorTotal = sum((e) => e.tailor_s);
+const torchVersion = torchRuns.find((r) => r.torch)?.torch ?? null;
 const torchTotal = sum((e) => e.torch_s);
 const result = {
   tailor_s: tailorTotal,
@@ -215,6 +222,8 @@ const result = {
     }),
   ),
   configs: out,
+  libtorch: torch.engineInfo().torchVersion,
+  torch: torchVersion,
   threads,
   max_batches: maxBatches ?? null,
   repeats,

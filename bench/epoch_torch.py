@@ -110,6 +110,7 @@ mark = (time.perf_counter(), time.process_time())
 evaluate(limit)
 lap("eval")
 result = {
+    "torch": torch.__version__,
     "seconds": time.perf_counter() - started,
     "cpu_s": time.process_time() - cpu_started,
     "phases": {"wall": phases, "cpu": cpu},
