@@ -2,9 +2,10 @@
 //                        [--python /usr/bin/python3]
 // One training epoch of the shipped Fashion-MNIST-LT IR100 configs (SADE, PRL) through tailor's
 // trainer, and the same model, loss, data and augmentation in plain PyTorch
-// (bench/epoch_torch.py, Debian's python3-torch, or the PyTorch of --python) side by side. Runs alternate tailor and PyTorch
-// R times so a load change on a shared machine hits both; the ratio is per pair (torch_s /
-// tailor_s, > 1 = tailor faster), reported as the median with its min and max.
+// (bench/epoch_torch.py, Debian's python3-torch, or the PyTorch of --python) side by side. Runs
+// alternate tailor and PyTorch R times so a load change on a shared machine hits both; the ratio
+// is per pair (torch_s / tailor_s, > 1 = tailor faster), reported as the median with its min and
+// max.
 // --max-batches N stops each epoch (and the evaluation) after N batches; the default is the
 // full epoch plus the evaluation the trainer runs after it (the validation split).
 import { spawnSync } from 'node:child_process';
