@@ -99,8 +99,17 @@ function runTorch(specFile: string): Run {
   const env = { ...process.env };
   delete env.LD_PRELOAD; // the reference runs as users run it: stock Python, glibc malloc
   const py = spawnSync(values.python, [script, specFile], { encoding: 'utf8', env });
-  if (py.status !== 0) throw new Error(`PyTorch reference failed: ${py.stderr}`);
-  return JSON.parse(py.stdout.trim().split('\n').pop()!) as Run;
+  if (py.error)
+    throw new Error(`cannot run --python '${values.python}' (${py.error.message}); give a Python with torch`);
+  if (py.status !== 0)
+    throw new Error(`the PyTorch side (--python '${values.python}') failed: ${py.stderr.trim()}`);
+  try {
+    return JSON.parse(py.stdout.trim().split('\n').pop()!) as Run;
+  } catch {
+    throw new Error(
+      `the PyTorch side (--python '${values.python}') printed no result; give a Python with torch`,
+    );
+  }
 }
 
 const median = (xs: number[]) => {
@@ -199,6 +208,10 @@ try {
       }
     }
   }
+} catch (error) {
+  rmSync(dir, { recursive: true, force: true });
+  console.error(`tailor: bench epoch: ${(error as Error).message}`);
+  process.exit(1);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

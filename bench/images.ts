@@ -12,11 +12,12 @@
 // the `tailor_fresh_*` fields: what recycling is worth on the machine's cores.
 //
 // Without --root, a synthetic ImageNet-LT-shaped set (tailor data synth-images: photo-sized
-// JPEGs, quality 90; 468 images, or at least --images N) is written once into the temp directory. Worker counts above the cores are
-// left out. Each case runs in a process of its own; tailor's runs get UV_THREADPOOL_SIZE =
-// workers, so that both sides decode on as many threads as they have workers. Wall time on a
-// shared machine measures the neighbours too, so the CPU seconds of each run (all its threads,
-// or the Python process and its workers) are reported beside it.
+// JPEGs, quality 90; 468 images, or at least --images N) is written once into the temp
+// directory. Worker counts above the cores are left out. Each case runs in a process of its
+// own; tailor's runs get UV_THREADPOOL_SIZE = workers, so that both sides decode on as many
+// threads as they have workers. Wall time on a shared machine measures the neighbours too, so
+// the CPU seconds of each run (all its threads, or the Python process and its workers) are
+// reported beside it.
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';

@@ -121,7 +121,8 @@ export function findNvidiaInclude(sitePackages, pkg, headers) {
 // The CUDA math-library headers that libtorch's ATen/cuda/CUDAContextLight.h includes (through
 // c10d's ProcessGroupNCCL.hpp). A minimal toolkit has the runtime's headers without them; the
 // wheels hold them (CUDA 13: nvidia/cu13/include; CUDA 12: nvidia/cusparse/include and so on).
-export const CUDA_LIBRARY_HEADERS = ['cusparse.h', 'cublasLt.h', 'cusolverDn.h'];
+// Each header with the CUDA 12 wheel that holds it.
+const CUDA_LIBRARY_HEADERS = { 'cusparse.h': 'cusparse', 'cublasLt.h': 'cublas', 'cusolverDn.h': 'cusolver' };
 
 // The include directories, after the runtime's, that complete CUDA_LIBRARY_HEADERS; null when
 // one of them is nowhere to be found (then c10d's NCCL backend cannot be compiled). A header in
@@ -133,9 +134,9 @@ export function findCudaLibraryIncludes(
 ) {
   const dirs = [];
   const found = (header) => [runtimeDir, ...dirs, ...systemDirs].some((d) => existsSync(join(d, header)));
-  for (const header of CUDA_LIBRARY_HEADERS) {
+  for (const [header, pkg] of Object.entries(CUDA_LIBRARY_HEADERS)) {
     if (found(header)) continue;
-    const dir = findNvidiaInclude(sitePackages, header.replace(/(Lt|Dn)?\.h$/, ''), [header]);
+    const dir = findNvidiaInclude(sitePackages, pkg, [header]);
     if (!dir) return null;
     dirs.push(dir);
   }
