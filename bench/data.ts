@@ -3,6 +3,8 @@
 // pipeline, in images per second. Usage: npm run bench -- data [--images N] [--batch 128] [--json]
 // The engine is not wired yet, so compute time is not measured here; compare the seconds per
 // epoch with the training step time of the engine bench.
+import './lib/user-errors.js';
+import { count } from './lib/options.js';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Rng } from '../src/util/rng.js';
@@ -27,10 +29,10 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
   },
 });
-const n = Number(values.images);
-const batchSize = Number(values.batch);
-const repeats = Number(values.repeats);
-const workers = Number(values.workers);
+const n = count('images', values.images);
+const batchSize = count('batch', values.batch);
+const repeats = count('repeats', values.repeats);
+const workers = count('workers', values.workers);
 
 const rng = new Rng(0);
 const images = new Uint8Array(n * 3072);

@@ -3,6 +3,9 @@
 // configs (1x28x28, batch 128, SGD) in one process with W threads against W processes with one
 // thread each over Gloo (each rank half the batch; gradients all-reduced in DDP's buckets).
 // Prints {single_img_s, ddp_img_s, world_size, ratio, bytes_per_step, allreduce_ms_per_step}.
+import './lib/user-errors.js';
+import { CliError } from '../src/cli/errors.js';
+import { count, choice } from './lib/options.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -17,9 +20,10 @@ const { values } = parseArgs({
     role: { type: 'string', default: 'main' },
   },
 });
-const steps = Number(values.steps);
-const batch = Number(values.batch);
-const world = Number(values.world);
+const steps = count('steps', values.steps);
+const batch = count('batch', values.batch);
+const world = count('world', values.world);
+const role = choice('role', values.role, ['main', 'single', 'rank'] as const);
 const self = fileURLToPath(import.meta.url);
 
 async function train(perRankBatch: number, distributed: boolean): Promise<Record<string, number>> {
@@ -76,17 +80,18 @@ async function freePort(): Promise<number> {
   });
 }
 
-if (values.role === 'single' || values.role === 'rank') {
-  const r = await train(values.role === 'single' ? batch : batch / world, values.role === 'rank');
-  if (values.role === 'single' || process.env.RANK === '0') console.log(JSON.stringify(r));
+if (role === 'single' || role === 'rank') {
+  const r = await train(role === 'single' ? batch : batch / world, role === 'rank');
+  if (role === 'single' || process.env.RANK === '0') console.log(JSON.stringify(r));
 } else {
-  if (!Number.isInteger(batch / world)) throw new Error(`--batch ${batch} must divide by --world ${world}`);
+  if (!Number.isInteger(batch / world))
+    throw new CliError(`--batch ${batch} must divide by --world ${world}`);
   const args = [self, '--steps', String(steps), '--batch', String(batch), '--world', String(world)];
   const single = spawnSync(process.execPath, [...args, '--role', 'single'], {
     encoding: 'utf8',
     env: { ...process.env, TAILOR_THREADS: String(world) },
   });
-  if (single.status !== 0) throw new Error(`single-process run failed: ${single.stderr}`);
+  if (single.status !== 0) throw new CliError(`single-process run failed: ${single.stderr}`);
   const s = JSON.parse(single.stdout.trim().split('\n').pop()!) as Record<string, number>;
   const port = await freePort();
   const ranks = Array.from({ length: world }, (_, rank) => {

@@ -17,14 +17,16 @@
 // eager twice, graph and graph on one stream again with cuDNN's deterministic algorithms.
 // Each figure and check is also said on stderr as it finishes (the JSON line comes at the end).
 // With both graph sides timed, `branch_streams` gives the suite's BRANCH_STREAMS for this GPU
-// (bench/branch-streams-verdict.ts).
+// (bench/lib/branch-streams-verdict.ts).
 // --sides picks tailor's rows (all three by default; tailor_graph,tailor_graph_one_stream is the
 // branch-stream comparison alone, without the slow eager epochs).
 // Without Fashion-MNIST installed, synthetic images in its file format stand in (random pixels:
 // the work per image is the same).
+import './lib/user-errors.js';
+import { choices, count, number } from './lib/options.js';
 import { spawnSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,8 +38,8 @@ import { buildSession, trainingSetup } from '../src/longtail/config/session.js';
 import { sessionTrainOptions } from '../src/longtail/workflows/train.js';
 import { trainSystem, type TrainOptions } from '../src/longtail/train/trainer.js';
 import { resolveGraphMode } from '../src/longtail/train/graph.js';
-import { branchStreamsVerdict } from './branch-streams-verdict.js';
-import { exportExperiment } from './longtail-spec.js';
+import { branchStreamsVerdict } from './lib/branch-streams-verdict.js';
+import { exportExperiment } from './lib/longtail-spec.js';
 
 const { values } = parseArgs({
   options: {
@@ -59,17 +61,24 @@ const SIDES = [
   ['tailor_graph', true, {}],
   ['tailor_graph_one_stream', true, { branchStreams: false }],
 ] as const;
-const wanted = values.sides.split(',').filter(Boolean);
-const unknownSide = wanted.find((w) => !SIDES.some(([key]) => key === w));
-if (unknownSide !== undefined || wanted.length === 0) {
-  console.error(`epoch-gpu: --sides takes a comma list of ${SIDES.map(([key]) => key).join(', ')}`);
-  process.exit(2);
-}
+const wanted = choices(
+  'sides',
+  values.sides,
+  SIDES.map(([key]) => key),
+);
 const sides = SIDES.filter(([key]) => wanted.includes(key));
 const root = fileURLToPath(new URL('../../', import.meta.url));
+// every shipped Fashion-MNIST-LT config: configs/fmnist_lt_ir100_NAME.json
+const configNames = choices(
+  'configs',
+  values.configs,
+  readdirSync(join(root, 'configs'))
+    .map((f) => /^fmnist_lt_ir100_(\w+)\.json$/.exec(f)?.[1])
+    .filter((name): name is string => name !== undefined),
+);
+const epochs = number('epochs', values.epochs, { integer: true, min: 2 });
+const maxPerClass = count('max-per-class', values['max-per-class']);
 const device = torch.checkDevice(values.device);
-const epochs = Math.max(2, Number(values.epochs));
-const maxPerClass = Number(values['max-per-class']);
 const amp = values.amp ? torch.checkAmp(values.amp, device) : null;
 torch.setDefaultDevice(device);
 const work = mkdtempSync(join(tmpdir(), 'tailor-epoch-gpu-'));
@@ -282,7 +291,7 @@ const out: Record<string, unknown> = {
 try {
   // a failing check is reported in its place; the epoch figures still run
   if (values.check) out.check = await checks().catch((e: unknown) => noted('check', failure(e)));
-  for (const name of values.configs.split(',')) {
+  for (const name of configNames) {
     const images = session(name, maxPerClass).data.train.labels.length;
     const entry: Record<string, unknown> = { images };
     for (const [key, graph, extra] of sides) {

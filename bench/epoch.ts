@@ -8,6 +8,9 @@
 // max.
 // --max-batches N stops each epoch (and the evaluation) after N batches; the default is the
 // full epoch plus the evaluation the trainer runs after it (the validation split).
+import './lib/user-errors.js';
+import { choices, count, optionalCount } from './lib/options.js';
+import { CliError } from '../src/cli/errors.js';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -19,7 +22,7 @@ import { sessionFromConfigFile, trainingSetup, type Session } from '../src/longt
 import { sessionTrainOptions } from '../src/longtail/workflows/train.js';
 import { trainSystem } from '../src/longtail/train/trainer.js';
 import { PhaseClock, PHASES, type PhaseTimes } from '../src/longtail/train/phases.js';
-import { exportExperiment } from './longtail-spec.js';
+import { exportExperiment } from './lib/longtail-spec.js';
 
 const { values } = parseArgs({
   options: {
@@ -31,27 +34,12 @@ const { values } = parseArgs({
     python: { type: 'string', default: '/usr/bin/python3' },
   },
 });
-function positive(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`tailor: --${name} needs a positive integer, got '${v}'`);
-    process.exit(2);
-  }
-  return n;
-}
-const maxBatches = positive('max-batches', values['max-batches']);
-const repeats = positive('repeats', values.repeats)!;
-const threads = positive('threads', values.threads)!;
+const maxBatches = optionalCount('max-batches', values['max-batches']);
+const repeats = count('repeats', values.repeats);
+const threads = count('threads', values.threads);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const script = join(root, 'bench/epoch_torch.py');
-const configs = values.configs.split(',').map((c) => {
-  if (c !== 'sade' && c !== 'prl') {
-    console.error(`tailor: --configs takes sade and/or prl, got '${c}'`);
-    process.exit(2);
-  }
-  return c;
-});
+const configs = choices('configs', values.configs, ['sade', 'prl'] as const);
 torch.setNumThreads(threads);
 
 interface Run {
@@ -100,13 +88,15 @@ function runTorch(specFile: string): Run {
   delete env.LD_PRELOAD; // the reference runs as users run it: stock Python, glibc malloc
   const py = spawnSync(values.python, [script, specFile], { encoding: 'utf8', env });
   if (py.error)
-    throw new Error(`cannot run --python '${values.python}' (${py.error.message}); give a Python with torch`);
+    throw new CliError(
+      `cannot run --python '${values.python}' (${py.error.message}); give a Python with torch`,
+    );
   if (py.status !== 0)
-    throw new Error(`the PyTorch side (--python '${values.python}') failed: ${py.stderr.trim()}`);
+    throw new CliError(`the PyTorch side (--python '${values.python}') failed: ${py.stderr.trim()}`);
   try {
     return JSON.parse(py.stdout.trim().split('\n').pop()!) as Run;
   } catch {
-    throw new Error(
+    throw new CliError(
       `the PyTorch side (--python '${values.python}') printed no result; give a Python with torch`,
     );
   }

@@ -4,6 +4,8 @@
 // Long-tail: the shipped Fashion-MNIST-LT SADE and PRL systems (3-expert ResNet-32, 28x28 grey;
 // untrained weights, as speed does not depend on them), images/s. NMR: the default U-Net,
 // spectra/s. The parity of the outputs is checked on the way (max |difference| printed).
+import './lib/user-errors.js';
+import { count, number, counts } from './lib/options.js';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
@@ -20,9 +22,10 @@ const { values } = parseArgs({
     points: { type: 'string', default: '4096' },
   },
 });
-const threads = Number(values.threads);
-const batches = values.batches.split(',').map(Number);
-const seconds = Number(values.seconds);
+const threads = count('threads', values.threads);
+const batches = counts('batches', values.batches);
+const seconds = number('seconds', values.seconds, { positive: true });
+const points = count('points', values.points);
 const root = new URL('../../', import.meta.url).pathname;
 torch.setNumThreads(threads);
 
@@ -123,7 +126,6 @@ for (const name of ['sade', 'prl']) {
   );
   for (const mod of Object.values(session.system.modules)) mod.dispose();
 }
-const points = Number(values.points);
 const unet = new UNet1d().eval();
 // The head starts at zero (the untrained network is the identity): draw it, so that the outputs
 // compared carry the whole network.

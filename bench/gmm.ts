@@ -5,6 +5,9 @@
 //
 //   npm run bench -- gmm [--json] [--n 100000] [--repeats 3] [--python /usr/bin/python3] [--types full,diag]
 //                        [--sklearn-threads N] [--data DIR (default: the repository's data/)]
+import './lib/user-errors.js';
+import { CliError } from '../src/cli/errors.js';
+import { count, optionalCount, choices } from './lib/options.js';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,8 +39,10 @@ const { values: args } = parseArgs({
     data: { type: 'string', default: fileURLToPath(new URL('../../data/', import.meta.url)) },
   },
 });
-const repeats = Number(args.repeats);
-const types = args.types!.split(',') as CovarianceType[];
+const repeats = count('repeats', args.repeats!);
+const types = choices('types', args.types!, COVARIANCE_TYPES);
+const n = count('n', args.n!);
+const sklearnThreads = optionalCount('sklearn-threads', args['sklearn-threads']);
 const log = (s: string) => {
   if (!args.json) console.log(s);
 };
@@ -83,7 +88,7 @@ async function main(): Promise<void> {
     k: 3,
     repeats: 50,
   });
-  const synthetic = syntheticSet(Number(args.n), 8, 5, 20240501);
+  const synthetic = syntheticSet(n, 8, 5, 20240501);
   cases.push({
     name: `synthetic n=${synthetic.rows} d=8 K=5`,
     x: synthetic,
@@ -290,7 +295,7 @@ async function startSklearn(workDir: string): Promise<SklearnWorker> {
   const script = join(workDir, 'bench.py');
   writeFileSync(script, PYTHON);
   // --sklearn-threads N pins OpenBLAS / OpenMP (tailor's EM runs on one thread).
-  const threads = args['sklearn-threads'];
+  const threads = sklearnThreads === undefined ? undefined : String(sklearnThreads);
   const env = threads
     ? { ...process.env, OPENBLAS_NUM_THREADS: threads, OMP_NUM_THREADS: threads, MKL_NUM_THREADS: threads }
     : process.env;
@@ -322,7 +327,7 @@ async function startSklearn(workDir: string): Promise<SklearnWorker> {
     ask: async (caseIndex, type) => {
       child.stdin.write(`${caseIndex} ${type}\n`);
       const line = await next();
-      if (line === undefined) throw new Error(`scikit-learn worker stopped: ${stderr.trim()}`);
+      if (line === undefined) throw new CliError(`scikit-learn worker stopped: ${stderr.trim()}`);
       return JSON.parse(line) as FitTime;
     },
     close: () => child.stdin.end(),

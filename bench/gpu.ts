@@ -7,6 +7,8 @@
 //    the work, so they are random), optionally under autocast, side by side with the same model
 //    in PyTorch on the same device (bench/gpu_torch.py, with --torch);
 //  - NMR U-Net denoising spectra/s at 32k points (no-grad float32), against the 100/s target.
+import './lib/user-errors.js';
+import { count } from './lib/options.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -32,9 +34,10 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
   },
 });
+const steps = count('steps', values.steps);
+const batch = count('batch', values.batch);
+const nmrBatch = count('nmr-batch', values['nmr-batch']);
 const device = torch.checkDevice(values.device);
-const steps = Number(values.steps);
-const batch = Number(values.batch);
 const amp = values.amp ? torch.checkAmp(values.amp, device) : null;
 
 const makeModel = () =>
@@ -150,7 +153,7 @@ function trainImgS(): number {
 function nmrSpectraS(): number {
   torch.setDefaultDevice(device);
   const model = new UNet1d({ channels: [64, 128, 256, 256], kernel: 9, dilations: [1, 2, 4, 8] }).eval();
-  const nb = Number(values['nmr-batch']);
+  const nb = nmrBatch;
   const x = torch.keep(torch.randn([nb, 1, 32768]));
   const run = () => torch.noGrad(() => torch.tidy(() => void model.forward(x).toFloat32Array()));
   run();
@@ -173,7 +176,7 @@ if (values.torch) {
     encoding: 'utf8',
   });
   if (py.status !== 0) {
-    result.torch_error = py.stderr.trim().split('\n').slice(-3).join(' | ');
+    result.torch_error = (py.stderr || String(py.error)).trim().split('\n').slice(-3).join(' | ');
   } else {
     const ref = JSON.parse(py.stdout.trim().split('\n').pop()!) as { train_img_s: number; torch: string };
     result.torch_train_img_s = ref.train_img_s;

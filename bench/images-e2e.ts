@@ -14,14 +14,18 @@
 // tailor's epoch time comes from its metrics.jsonl (the epoch's `seconds`, which also counts the
 // small validation pass over one image per class); the utilisation is sampled over the whole
 // `tailor train` process, so it also counts its start and first epoch.
+import './lib/user-errors.js';
+import { CliError } from '../src/cli/errors.js';
+import { count, choices } from './lib/options.js';
+import { parseDevice } from '../src/torch/device.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { synthImageSet } from './images-data.js';
-import { startGpuUtil, type GpuUtil } from './gpu-util.js';
+import { synthImageSet } from './lib/images-data.js';
+import { startGpuUtil, type GpuUtil } from './lib/gpu-util.js';
 
 const { values } = parseArgs({
   options: {
@@ -39,12 +43,17 @@ const { values } = parseArgs({
 });
 
 type Mode = 'float32' | 'bf16-cl';
-const modes = values.modes.split(',') as Mode[];
-for (const m of modes)
-  if (m !== 'float32' && m !== 'bf16-cl') throw new Error(`unknown mode '${m}' (float32, bf16-cl)`);
+const modes = choices('modes', values.modes, ['float32', 'bf16-cl'] as const);
+const workers = count('workers', values.workers);
+const batch = count('batch', values.batch);
+const images = count('images', values.images);
+const epochs = count('epochs', values.epochs);
+const size = count('size', values.size);
+const classes = count('classes', values.classes);
+const device = parseDevice(values.device).name;
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = join(here, '..', '..');
-const cuda = values.device.startsWith('cuda');
+const cuda = device.startsWith('cuda');
 
 interface Side {
   images_per_s: number;
@@ -58,15 +67,15 @@ function tailorSide(root: string, mode: Mode): Side {
   const dir = mkdtempSync(join(tmpdir(), 'tailor-images-e2e-'));
   try {
     const config = JSON.parse(readFileSync(join(repo, 'configs', 'imagenet_lt_resnext50_sade.json'), 'utf8'));
-    config.arch.args.num_classes = Number(values.classes);
+    config.arch.args.num_classes = classes;
     Object.assign(config.data_loader.args, {
       data_dir: root,
-      num_workers: Number(values.workers),
-      batch_size: Number(values.batch),
-      image_size: Number(values.size),
-      resize_size: Math.round((Number(values.size) * 256) / 224),
+      num_workers: workers,
+      batch_size: batch,
+      image_size: size,
+      resize_size: Math.round((size * 256) / 224),
     });
-    config.trainer.epochs = Number(values.epochs);
+    config.trainer.epochs = epochs;
     config.trainer.save_period = 1000;
     const file = join(dir, 'config.json');
     writeFileSync(file, JSON.stringify(config));
@@ -78,18 +87,18 @@ function tailorSide(root: string, mode: Mode): Side {
       '--out',
       join(dir, 'run'),
     ];
-    args.push('--device', values.device);
+    args.push('--device', device);
     if (mode === 'bf16-cl') args.push('--amp', 'bf16', '--channels-last');
     const util = cuda ? startGpuUtil() : null;
     const run = spawnSync(process.execPath, args, { encoding: 'utf8' });
     const gpuUtil = util?.stop() ?? null;
-    if (run.status !== 0) throw new Error(`tailor train failed:\n${run.stderr.slice(-2000)}`);
-    const epochs = readFileSync(join(dir, 'run', 'metrics.jsonl'), 'utf8')
+    if (run.status !== 0) throw new CliError(`tailor train failed:\n${(run.stderr ?? '').slice(-2000)}`);
+    const metrics = readFileSync(join(dir, 'run', 'metrics.jsonl'), 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { seconds: number });
     const list = readFileSync(join(root, 'ImageNet_LT_train.txt'), 'utf8').split('\n').filter(Boolean);
-    const seconds = epochs.map((e) => e.seconds);
+    const seconds = metrics.map((e) => e.seconds);
     return {
       images_per_s: list.length / seconds.at(-1)!,
       epoch_seconds: seconds,
@@ -113,24 +122,25 @@ function torchSide(root: string, list: string, mode: Mode): Side {
     '--batch',
     values.batch,
     '--epochs',
-    values.epochs,
+    String(epochs),
   ];
-  args.push('--mode', mode, '--device', values.device, '--size', values.size, '--classes', values.classes);
+  args.push('--mode', mode, '--device', device, '--size', String(size), '--classes', String(classes));
   const run = spawnSync(values.python, args, { encoding: 'utf8' });
-  const line = run.stdout.trim().split('\n').pop() ?? '';
+  const line = (run.stdout ?? '').trim().split('\n').pop() ?? '';
   try {
     const out = JSON.parse(line) as Side & { error?: string };
-    if (out.error) throw new Error(out.error);
+    if (out.error) throw new CliError(out.error);
     return out;
   } catch (error) {
-    throw new Error(`the PyTorch side failed: ${(error as Error).message}\n${run.stderr.slice(-2000)}`, {
-      cause: error,
-    });
+    const why = run.error
+      ? `cannot run --python '${values.python}' (${run.error.message}); give a Python with torch`
+      : (error as Error).message;
+    throw new CliError(`the PyTorch side failed: ${why}\n${(run.stderr ?? '').slice(-2000)}`);
   }
 }
 
 const { root, list } = await synthImageSet({
-  images: Number(values.images),
+  images,
   valPerClass: 1,
   log: values.json ? undefined : console.log,
 });
@@ -142,10 +152,10 @@ const rows = modes.map((mode) => {
 const report = {
   bench: 'images-e2e',
   model: 'SADE ResNeXt-50 32x4d, 3 experts (configs/imagenet_lt_resnext50_sade.json)',
-  device: values.device,
-  workers: Number(values.workers),
-  batch: Number(values.batch),
-  size: Number(values.size),
+  device,
+  workers,
+  batch,
+  size,
   rows,
 };
 if (values.json) console.log(JSON.stringify(report));

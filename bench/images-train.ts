@@ -17,12 +17,14 @@
 //
 //   node dist/bench/images-train.js --device cpu --size 32 --steps 2 --batch 4 --classes 10
 //                                   (a smoke run without a GPU)
+import './lib/user-errors.js';
+import { count, choices } from './lib/options.js';
 import { parseArgs } from 'node:util';
 import * as torch from '../src/torch/index.js';
 import type { Tensor } from '../src/torch/index.js';
 import type { MultiExpertModel } from '../src/longtail/models/multi-expert.js';
 import type { ResNetImageNet } from '../src/longtail/models/resnet-imagenet.js';
-import { startGpuUtil, type GpuUtil } from './gpu-util.js';
+import { startGpuUtil, type GpuUtil } from './lib/gpu-util.js';
 import {
   IMAGES_MODES,
   imagesConfig,
@@ -30,7 +32,7 @@ import {
   imagesStep,
   makeImagesModel,
   type ImagesMode,
-} from './images-step.js';
+} from './lib/images-step.js';
 
 const { values } = parseArgs({
   options: {
@@ -43,18 +45,16 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
   },
 });
+const steps = count('steps', values.steps);
+const batch = count('batch', values.batch);
+const size = count('size', values.size);
+const classes = count('classes', values.classes);
+type Mode = ImagesMode;
+const modes = choices('modes', values.modes, IMAGES_MODES);
 const device = torch.checkDevice(values.device);
-const steps = Number(values.steps);
-const batch = Number(values.batch);
-const size = Number(values.size);
-const classes = Number(values.classes);
 const cuda = device.type === 'cuda';
 // as images_train_torch.py (and the trainer on a GPU): cuDNN picks each convolution's algorithm by timing
 if (cuda) torch.backends.cudnn.benchmark = true;
-type Mode = ImagesMode;
-const modes = values.modes.split(',') as Mode[];
-for (const m of modes)
-  if (!IMAGES_MODES.includes(m)) throw new Error(`unknown mode '${m}' (${IMAGES_MODES.join(', ')})`);
 
 const config = imagesConfig(classes);
 const makeModel = (): MultiExpertModel => makeImagesModel(config, classes, device);

@@ -18,12 +18,15 @@
 // threads as they have workers. Wall time on a shared machine measures the neighbours too, so
 // the CPU seconds of each run (all its threads, or the Python process and its workers) are
 // reported beside it.
+import './lib/user-errors.js';
+import { choice, count, counts, number } from './lib/options.js';
+import { CliError } from '../src/cli/errors.js';
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { synthImageSet } from './images-data.js';
+import { synthImageSet } from './lib/images-data.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,6 +43,14 @@ const { values } = parseArgs({
     'fresh-buffers': { type: 'boolean', default: false },
   },
 });
+const role = choice('role', values.role!, ['driver', 'child'] as const);
+if (values.list !== undefined && values.root === undefined)
+  throw new CliError('--list needs --root (the directory its paths are relative to)');
+const batch = count('batch', values.batch!);
+const size = count('size', values.size!);
+// 0: every image of the list (or the synthetic set's default size)
+const imagesWanted = number('images', values.images!, { integer: true, min: 0 });
+const repeats = count('repeats', values.repeats!);
 
 interface Run {
   images: number;
@@ -53,10 +64,11 @@ interface Run {
 async function child(): Promise<void> {
   const { readImageList } = await import('../src/longtail/data/imagelist.js');
   const { ImageListLoader, listSource } = await import('../src/longtail/data/imagelist-loader.js');
-  const list = readImageList(values.root!, values.list!);
-  const max = Number(values.images);
+  if (!values.root || !values.list) throw new CliError('--role child needs --root and --list');
+  const list = readImageList(values.root, values.list);
+  const max = imagesWanted;
   const source = listSource(max > 0 ? { ...list, entries: list.entries.slice(0, max) } : list);
-  const workers = Number(values.workers);
+  const workers = count('workers', values.workers!);
   // a training process has libtorch loaded before its loader starts; so has this one (the JPEG
   // decoder is in the addon; TAILOR_JPEG=0 decodes with sharp instead)
   const decoder =
@@ -69,14 +81,14 @@ async function child(): Promise<void> {
   const c0 = process.cpuUsage();
   // the loader (and its worker threads) start inside the timing, as the DataLoader's workers do
   const loader = new ImageListLoader(source, {
-    spec: { stage: 'train', kind: 'imagenet', size: Number(values.size) },
+    spec: { stage: 'train', kind: 'imagenet', size },
     workers,
     prefetch: 2 * Math.max(1, workers),
     // as in training, where each batch is copied into a tensor before the next is asked for
     recycleBuffers: process.env.TAILOR_RECYCLE !== '0',
   });
   let n = 0;
-  for await (const b of loader.epoch({ batchSize: Number(values.batch), seed: 0 })) n += b.n;
+  for await (const b of loader.epoch({ batchSize: batch, seed: 0 })) n += b.n;
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   await loader.close();
   const cpu = process.cpuUsage(c0);
@@ -95,31 +107,33 @@ async function ensureData(): Promise<{ root: string; list: string }> {
     const list = values.list ?? join(values.root, 'ImageNet_LT_train.txt');
     return { root: values.root, list };
   }
-  return synthImageSet({ images: Number(values.images), log: values.json ? undefined : console.log });
+  return synthImageSet({ images: imagesWanted, log: values.json ? undefined : console.log });
 }
 
-function parseRun(out: string, err: string, what: string): Run {
-  const line = out.trim().split('\n').pop() ?? '';
+function parseRun(out: string | null, err: string | null, what: string): Run {
+  const line = (out ?? '').trim().split('\n').pop() ?? '';
   try {
     return JSON.parse(line) as Run;
   } catch {
-    throw new Error(`${what} gave no result:\n${out}\n${err}`);
+    throw new CliError(
+      `${what} gave no result${what === 'PyTorch' ? ` (--python '${values.python!}' needs torch)` : ''}:\n${out ?? ''}\n${err ?? ''}`,
+    );
   }
 }
 
 async function driver(): Promise<void> {
   const cores = availableParallelism();
-  const requested = values.workers ? values.workers.split(',').map(Number) : [1, 2, 4, 8, 16];
-  const workerCounts = requested.filter((w) => Number.isInteger(w) && w >= 1 && w <= cores);
+  const requested = values.workers ? counts('workers', values.workers) : [1, 2, 4, 8, 16];
+  const workerCounts = requested.filter((w) => w <= cores);
   const skipped = requested.filter((w) => !workerCounts.includes(w));
   const { root, list } = await ensureData();
   const self = fileURLToPath(import.meta.url);
-  const common = ['--root', root, '--list', list, '--batch', values.batch!, '--size', values.size!];
+  const common = ['--root', root, '--list', list, '--batch', String(batch), '--size', String(size)];
   const rows: Record<string, unknown>[] = [];
   const tailorRun = (w: number, recycle: boolean): Run => {
     const t = spawnSync(
       process.execPath,
-      [self, '--role', 'child', '--workers', String(w), '--images', values.images!, ...common],
+      [self, '--role', 'child', '--workers', String(w), '--images', String(imagesWanted), ...common],
       {
         encoding: 'utf8',
         env: { ...process.env, UV_THREADPOOL_SIZE: String(w), TAILOR_RECYCLE: recycle ? '1' : '0' },
@@ -132,7 +146,7 @@ async function driver(): Promise<void> {
     let fresh: Run | undefined;
     let torch: Run | undefined;
     // alternate the sides; keep the best (least disturbed) run of each
-    for (let r = 0; r < Number(values.repeats); r++) {
+    for (let r = 0; r < repeats; r++) {
       const tr = tailorRun(w, process.env.TAILOR_RECYCLE !== '0');
       if (!tailor || tr.seconds < tailor.seconds) tailor = tr;
       if (values['fresh-buffers']) {
@@ -142,7 +156,7 @@ async function driver(): Promise<void> {
       const script = join(self, '..', '..', '..', 'bench', 'images_torch.py');
       const py = spawnSync(
         values.python!,
-        [script, root, list, String(w), values.batch!, values.size!, values.images!],
+        [script, root, list, String(w), String(batch), String(size), String(imagesWanted)],
         { encoding: 'utf8', env: { ...process.env, OMP_NUM_THREADS: '1' } },
       );
       const pr = parseRun(py.stdout, py.stderr, 'PyTorch');
@@ -170,12 +184,11 @@ async function driver(): Promise<void> {
     bench: 'images',
     cores,
     load_average: loadavg()[0],
-    batch: Number(values.batch),
-    size: Number(values.size),
+    batch,
+    size,
     data: list,
     rows,
-    // the requested counts left out (above the cores, or not a whole number >= 1), so that an empty
-    // table says why
+    // the requested counts left out (above the cores), so that an empty table says why
     ...(skipped.length > 0 ? { skipped_workers: skipped } : {}),
     // (b), training images/s of the SADE ImageNet-LT ResNeXt-50, needs a GPU
     training: {
@@ -188,10 +201,7 @@ async function driver(): Promise<void> {
     return;
   }
   console.log(`image-list pipeline, ${cores} cores, batch ${result.batch}, crop ${result.size} (${list})`);
-  if (skipped.length > 0)
-    console.log(
-      `  left out: ${skipped.join(', ')} workers (above the ${cores} cores or not a whole number >= 1)`,
-    );
+  if (skipped.length > 0) console.log(`  left out: ${skipped.join(', ')} workers (above the ${cores} cores)`);
   console.log('workers  images  tailor img/s  torch img/s  ratio  tailor img/cpu-s  torch img/cpu-s');
   for (const r of rows as { [k: string]: number }[]) {
     console.log(
@@ -211,4 +221,4 @@ async function driver(): Promise<void> {
   }
 }
 
-await (values.role === 'child' ? child() : driver());
+await (role === 'child' ? child() : driver());

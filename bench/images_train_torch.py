@@ -49,7 +49,7 @@ def init_normed(model):
 
 
 class GpuUtil:
-    """utilization.gpu sampled every 0.2 s by a background nvidia-smi loop (bench/gpu-util.ts's twin)."""
+    """utilization.gpu sampled every 0.2 s by a background nvidia-smi loop (bench/lib/gpu-util.ts's twin)."""
 
     def __init__(self, index=0):
         self.file = tempfile.NamedTemporaryFile(prefix="tailor-gpu-util-", delete=False).name

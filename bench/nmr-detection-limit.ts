@@ -8,6 +8,8 @@
 // multiplet is included only where they fall within the tolerance). The yardstick's peak F1 of
 // the denoised scan is then set against what that scan can give at best.
 //   npm run bench -- nmr-detection-limit --data runs/nmr/y-test [--false-peaks 0.4] [--json]
+import './lib/user-errors.js';
+import { number } from './lib/options.js';
 import { parseArgs } from 'node:util';
 import { Dataset } from '../src/nmr/data/dataset.js';
 import { preprocessStack } from '../src/nmr/pipeline/preprocess.js';
@@ -27,11 +29,12 @@ if (!values.data) {
   );
   process.exit(2);
 }
-const falsePeaks = Number(values['false-peaks']);
+const falsePeaks = number('false-peaks', values['false-peaks'], { min: 0 });
+const validation = number('validation', values.validation, { min: 0, below: 1 });
 const ds = new Dataset(values.data);
 const K = ds.manifest.levels - 1;
 // the samples the yardstick scores (the first 20 % tune its baselines)
-const first = Math.round(Number(values.validation) * ds.size);
+const first = Math.round(validation * ds.size);
 
 interface Candidate {
   level: number;

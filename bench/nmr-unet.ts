@@ -5,6 +5,8 @@
 //                             [--channels 64,128,256,256] [--kernel 9] [--levels 1] [--torch]
 // Both ways of computing the dilated convolutions (direct, polyphase) are timed on the same
 // weights, one after the other; on a shared machine compare numbers of one run only.
+import './lib/user-errors.js';
+import { count, counts } from './lib/options.js';
 import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
@@ -24,13 +26,13 @@ const { values } = parseArgs({
     torch: { type: 'boolean', default: false },
   },
 });
-const points = Number(values.points);
-const threads = Number(values.threads);
-const batch = Number(values.batch);
-const reps = Number(values.reps);
-const channels = values.channels.split(',').map(Number);
-const kernel = Number(values.kernel);
-const inputLevels = Number(values.levels);
+const points = count('points', values.points);
+const threads = count('threads', values.threads);
+const batch = count('batch', values.batch);
+const reps = count('reps', values.reps);
+const channels = counts('channels', values.channels);
+const kernel = count('kernel', values.kernel);
+const inputLevels = count('levels', values.levels);
 torch.setNumThreads(threads);
 torch.manualSeed(0);
 const dilations = channels.map((_, i) => 2 ** Math.min(i, 3));

@@ -2,6 +2,8 @@
 // processing (apodization, zero filling, FFT, group delay, phase from parameters), the multi-SNR
 // preprocessing of a 3-level stack, each classical baseline, and the metrics.
 //   npm run bench -- nmr [--points 32768] [--samples 8] [--json]
+import './lib/user-errors.js';
+import { count as countOption } from './lib/options.js';
 import { parseArgs } from 'node:util';
 import { cpus, loadavg } from 'node:os';
 import { Rng } from '../src/util/rng.js';
@@ -22,8 +24,8 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
   },
 });
-const points = Number(values.points);
-const count = Number(values.samples);
+const points = countOption('points', values.points);
+const count = countOption('samples', values.samples);
 const rng = new Rng(1);
 const t0 = performance.now();
 const samples = Array.from({ length: count }, () => simulateSample(rng, { points, levels: 3, ratio: 2 }));

@@ -12,7 +12,7 @@
 // and writing it into the graph's inputs) are counted apart. PyTorch's side is the step its
 // CUDA-graph ceiling captures (bench/epoch_gpu_torch.py: forward, loss, backward, SGD with
 // foreach=True, the loss added to a total), after three warm-up steps. resnext50 is the SADE
-// ImageNet-LT ResNeXt-50 step of the image benchmarks (bench/images-step.ts against
+// ImageNet-LT ResNeXt-50 step of the image benchmarks (bench/lib/images-step.ts against
 // bench/images_train_torch.py --count-ops) in float32, bf16 and bf16 + channels-last, on a small
 // batch (the counts do not depend on its size; CPU autocast, whose cast list is not CUDA's, on
 // both sides). --per-parameter-sgd counts
@@ -22,6 +22,9 @@
 // that graph mode's branch streams leave one after another (the stem, stage 1, one expert, the
 // loss and the SGD step), against the whole step with 3. --draws N sets PRL's preference draws
 // per step (the paper variant; 8 in its config): with 1, one draw's chain.
+import './lib/user-errors.js';
+import { CliError } from '../src/cli/errors.js';
+import { choices, count, number } from './lib/options.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,8 +37,8 @@ import { buildSession, trainingSetup } from '../src/longtail/config/session.js';
 import { sessionTrainOptions } from '../src/longtail/workflows/train.js';
 import { trainSystem } from '../src/longtail/train/trainer.js';
 import type { GraphBackend } from '../src/longtail/train/graph-step.js';
-import { exportExperiment } from './longtail-spec.js';
-import { IMAGES_MODES, imagesStep } from './images-step.js';
+import { exportExperiment } from './lib/longtail-spec.js';
+import { IMAGES_MODES, imagesStep } from './lib/images-step.js';
 
 const { values } = parseArgs({
   options: {
@@ -49,24 +52,12 @@ const { values } = parseArgs({
 });
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const known = ['sade', 'prl', 'prl_released', 'ce', 'balpoe', 'ldam_drw', 'resnext50'];
-const configs = values.configs.split(',');
-for (const c of configs) {
-  if (!known.includes(c)) {
-    console.error(`tailor: --configs takes ${known.join(', ')}; got '${c}'`);
-    process.exit(2);
-  }
-}
-const top = Number(values.top);
-const experts = values.experts === undefined ? null : Number(values.experts);
-const draws = values.draws === undefined ? null : Number(values.draws);
-if (draws !== null && !(Number.isInteger(draws) && draws >= 1 && draws <= 64)) {
-  console.error(`tailor: --draws takes a whole number from 1 to 64; got '${values.draws}'`);
-  process.exit(2);
-}
-if (experts !== null && !(Number.isInteger(experts) && experts >= 1 && experts <= 8)) {
-  console.error(`tailor: --experts takes a whole number from 1 to 8; got '${values.experts}'`);
-  process.exit(2);
-}
+const configs = choices('configs', values.configs, known);
+const top = count('top', values.top);
+const experts =
+  values.experts === undefined ? null : number('experts', values.experts, { integer: true, min: 1, max: 8 });
+const draws =
+  values.draws === undefined ? null : number('draws', values.draws, { integer: true, min: 1, max: 64 });
 torch.setNumThreads(1);
 
 type Counts = Map<string, number>;
@@ -152,7 +143,7 @@ function torchStep(specFile: string): Counts {
     encoding: 'utf8',
     env,
   });
-  if (py.status !== 0) throw new Error(`PyTorch reference failed: ${py.stderr}`);
+  if (py.status !== 0) throw new CliError(`PyTorch reference failed: ${py.stderr}`);
   return new Map(Object.entries(JSON.parse(py.stdout.trim().split('\n').pop()!) as Record<string, number>));
 }
 
@@ -166,7 +157,7 @@ function resnextSteps(): { mode: string; tailor: Counts; torch: Counts }[] {
     encoding: 'utf8',
     env,
   });
-  if (py.status !== 0) throw new Error(`PyTorch reference failed: ${py.stderr}`);
+  if (py.status !== 0) throw new CliError(`PyTorch reference failed: ${py.stderr}`);
   const reference = JSON.parse(py.stdout.trim().split('\n').pop()!) as Record<string, Record<string, number>>;
   return IMAGES_MODES.map((mode) => {
     torch.manualSeed(0);

@@ -8,6 +8,9 @@
 //
 // RUN must hold the full test set (trained without --test-per-class) for the distribution to be
 // the published one.
+import './lib/user-errors.js';
+import { count } from './lib/options.js';
+import { CliError } from '../src/cli/errors.js';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,15 +33,18 @@ const { values: args } = parseArgs({
   },
 });
 if (!args.resume)
-  throw new Error('give the run with -r RUN (an in-memory data set run, e.g. Fashion-MNIST-LT)');
+  throw new CliError('give the run with -r RUN (an in-memory data set run, e.g. Fashion-MNIST-LT)');
+const epochs = count('epochs', args.epochs!);
+count('threads', args.threads!);
 const root = new URL('../../', import.meta.url).pathname;
 const tailor = join(root, 'bin/tailor');
 const method = ADAPTATION_METHOD[args.adapt as keyof typeof ADAPTATION_METHOD];
-if (!method) throw new Error(`--adapt: one of ${Object.keys(ADAPTATION_METHOD).join(', ')}`);
+if (!method) throw new CliError(`--adapt: one of ${Object.keys(ADAPTATION_METHOD).join(', ')}`);
 
 const loaded = loadRun(args.resume);
 const test = loaded.session.data.test as ImageDataset;
-if (!('images' in test)) throw new Error('the run reads an image list; use a run on an in-memory data set');
+if (!('images' in test))
+  throw new CliError('the run reads an image list; use a run on an in-memory data set');
 const subset = testDistributionSubset(test.labels, args.distribution!, {
   trainCounts: loaded.session.data.trainCounts,
 });
@@ -85,7 +91,7 @@ try {
     ],
     { encoding: 'utf8' },
   );
-  if (predicted.status !== 0) throw new Error(`tailor predict failed: ${predicted.stderr}`);
+  if (predicted.status !== 0) throw new CliError(`tailor predict failed: ${predicted.stderr}`);
   const rows = readFileSync(out, 'utf8')
     .trim()
     .split('\n')
@@ -99,7 +105,7 @@ try {
     JSON.stringify({
       methods: [method],
       distributions: [args.distribution],
-      trainer: { epochs: Number(args.epochs) },
+      trainer: { epochs },
     }),
   );
   const tt = spawnSync(
@@ -109,7 +115,7 @@ try {
       encoding: 'utf8',
     },
   );
-  if (tt.status !== 0) throw new Error(`tailor test-time-train failed: ${tt.stderr}`);
+  if (tt.status !== 0) throw new CliError(`tailor test-time-train failed: ${tt.stderr}`);
   const entry = (
     JSON.parse(tt.stdout) as { distributions: Record<string, { methods: Record<string, { top1: number }> }> }
   ).distributions[args.distribution!]!;

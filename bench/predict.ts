@@ -4,6 +4,9 @@
 // the 2-core machine.
 //
 //   npm run bench -- predict -r RUN [--n 10000] [--adapt em-bcts] [--threads 2] [--json]
+import './lib/user-errors.js';
+import { count } from './lib/options.js';
+import { CliError } from '../src/cli/errors.js';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -23,12 +26,14 @@ const { values: args } = parseArgs({
   },
 });
 if (!args.resume)
-  throw new Error('give the run with -r RUN (e.g. one trained on configs/fmnist_lt_ir100_prl.json)');
+  throw new CliError('give the run with -r RUN (e.g. one trained on configs/fmnist_lt_ir100_prl.json)');
+const wanted = count('n', args.n!);
+count('threads', args.threads!);
 const root = new URL('../../', import.meta.url).pathname;
 const tailor = join(root, 'bin/tailor');
 
 const { dims, data } = readIdx(args.images);
-const n = Math.min(Number(args.n), dims[0]!);
+const n = Math.min(wanted, dims[0]!);
 const plane = dims[1]! * dims[2]!;
 const dir = mkdtempSync(join(tmpdir(), 'tailor-bench-predict-'));
 try {
@@ -65,12 +70,12 @@ try {
     { encoding: 'utf8' },
   );
   const seconds = (performance.now() - start) / 1000;
-  if (r.status !== 0) throw new Error(`tailor predict failed (${r.status}): ${r.stderr}`);
+  if (r.status !== 0) throw new CliError(`tailor predict failed (${r.status}): ${r.stderr}`);
   const summary = JSON.parse(readFileSync(`${out}.summary.json`, 'utf8')) as { n: number; seconds: number };
   const row = {
     n: summary.n,
     adapt: args.adapt,
-    threads: Number(args.threads),
+    threads: count('threads', args.threads!),
     cores: cpus().length,
     seconds,
   };

@@ -2,6 +2,9 @@
 // CIFAR ResNet-32 (3x5 basic blocks, 16/32/64 channels, 100 classes) training and inference
 // images/s, side by side with the same model in PyTorch (Debian's python3-torch), plus the
 // per-op overhead of a tiny add and the RSS over a long training run.
+import './lib/user-errors.js';
+import { CliError } from '../src/cli/errors.js';
+import { count, number } from './lib/options.js';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -20,10 +23,11 @@ const { values } = parseArgs({
     'rss-batch': { type: 'string', default: '16' },
   },
 });
-const steps = Number(values.steps);
-const threads = Number(values.threads);
-const batch = Number(values.batch);
-const rssSteps = Number(values['rss-steps']);
+const steps = count('steps', values.steps);
+const threads = count('threads', values.threads);
+const batch = count('batch', values.batch);
+const rssSteps = number('rss-steps', values['rss-steps'], { integer: true, min: 0 });
+const rssBatch = count('rss-batch', values['rss-batch']);
 const log = (s: string) => {
   if (!values.json) console.log(s);
 };
@@ -104,7 +108,7 @@ const rssAfterSpeed = rssMb();
 
 const rss: number[] = [];
 if (rssSteps > 0) {
-  const small = makeTrainer(Number(values['rss-batch']));
+  const small = makeTrainer(rssBatch);
   small.model.train();
   for (let i = 0; i < rssSteps; i++) {
     small.step();
@@ -119,7 +123,7 @@ const py = spawnSync('/usr/bin/python3', [script, String(steps), String(threads)
   encoding: 'utf8',
   env,
 });
-if (py.status !== 0) throw new Error(`PyTorch reference failed: ${py.stderr}`);
+if (py.status !== 0) throw new CliError(`PyTorch reference failed: ${py.stderr}`);
 const ref = JSON.parse(py.stdout.trim().split('\n').pop()!) as {
   train_img_s: number;
   infer_img_s: number;

@@ -1,12 +1,15 @@
 // `tailor serve` under load, hostile HTTP and a long session, on 127.0.0.1 only. It trains a
 // small PRL run (one epoch on a slice of Fashion-MNIST-LT, about half a minute) unless given one,
-// serves it from a process of its own (bench/serve-server.ts: default limits, the real model),
+// serves it from a process of its own (bench/lib/serve-server.ts: default limits, the real model),
 // then: (a) `clients` concurrent clients for `seconds` mixing page loads, report assets, the run
 // list and preference evaluations; (b) `fuzz` seeded hostile requests (test/report/serve-harness.ts);
 // (c) a soak of `soak` minutes at a steady load, sampling the server's RSS and native tensor count.
 //
 //   npm run bench -- serve [--json] [--run DIR] [--clients 100] [--seconds 60] [--think 0]
 //                          [--fuzz 10000] [--soak 30] [--soak-clients 10]
+import './lib/user-errors.js';
+import { CliError } from '../src/cli/errors.js';
+import { count, number } from './lib/options.js';
 import { fork, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -26,6 +29,12 @@ const { values: args } = parseArgs({
     'soak-clients': { type: 'string', default: '10' },
   },
 });
+const clients = count('clients', args.clients!);
+const seconds = number('seconds', args.seconds!, { positive: true });
+const thinkMs = number('think', args.think!, { min: 0 });
+const fuzzCount = number('fuzz', args.fuzz!, { integer: true, min: 0 });
+const soakMinutes = number('soak', args.soak!, { integer: true, min: 0 });
+const soakClients = count('soak-clients', args['soak-clients']!);
 const root = new URL('../../', import.meta.url).pathname;
 const SECRET = 'BENCH-OUTSIDE-SECRET-7f3e';
 const dir = mkdtempSync(join(tmpdir(), 'tailor-bench-serve-'));
@@ -70,9 +79,9 @@ try {
       ],
       { encoding: 'utf8' },
     );
-    if (r.status !== 0) throw new Error(`tailor train failed (${r.status}): ${r.stderr}`);
+    if (r.status !== 0) throw new CliError(`tailor train failed (${r.status}): ${r.stderr}`);
   }
-  const child = fork(join(root, 'dist/bench/serve-server.js'), [runsDir], {
+  const child = fork(join(root, 'dist/bench/lib/serve-server.js'), [runsDir], {
     execArgv: ['--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -96,7 +105,7 @@ try {
   // Warm-up: the first evaluation loads the model and computes the test features.
   const t0 = performance.now();
   const first = await fetch(`${base}/api/runs/prl/preference?r=1,1,1`);
-  if (first.status !== 200) throw new Error(`warm-up evaluation: ${first.status} ${await first.text()}`);
+  if (first.status !== 200) throw new CliError(`warm-up evaluation: ${first.status} ${await first.text()}`);
   const firstSeconds = (performance.now() - t0) / 1000;
   for (const p of ['/', '/runs/prl/', '/runs/prl/files/results.json']) await (await fetch(base + p)).text();
   const warm = await fetch(`${base}/api/runs/prl/preference?r=1,2,3`);
@@ -109,9 +118,9 @@ try {
   const assets = ['results.json', 'metrics.jsonl', 'config.json', 'report.html'];
   const load = await runLoad({
     port,
-    clients: Number(args.clients),
-    seconds: Number(args.seconds),
-    thinkMs: Number(args.think),
+    clients,
+    seconds,
+    thinkMs,
     runId: 'prl',
     experts: 3,
     assets,
@@ -131,7 +140,7 @@ try {
     port,
     runId: 'prl',
     experts: 3,
-    count: Number(args.fuzz),
+    count: fuzzCount,
     seed: 20240611,
     concurrency: 32,
     secret: SECRET,
@@ -144,7 +153,6 @@ try {
   for (const v of fuzz.violations.slice(0, 10)) say(`  ${v}`);
 
   // Soak: a steady load in one-minute slices, sampling after each.
-  const soakMinutes = Number(args.soak);
   const samples: { minute: number; rssMiB: number; liveTensors: number; requests: number }[] = [];
   const soakStatuses: Record<string, number> = {};
   let soakRequests = 0;
@@ -152,7 +160,7 @@ try {
   for (let m = 1; m <= soakMinutes; m++) {
     const slice = await runLoad({
       port,
-      clients: Number(args['soak-clients']),
+      clients: soakClients,
       seconds: 60,
       thinkMs: 50,
       runId: 'prl',

@@ -5,6 +5,9 @@
 // the same initial labels so that both run the same EM iterations.
 //
 //   npm run bench -- startup [--json] [--repeats 7] [--n 100000] [--python /usr/bin/python3]
+import './lib/user-errors.js';
+import { CliError } from '../src/cli/errors.js';
+import { count } from './lib/options.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -21,7 +24,8 @@ const { values: args } = parseArgs({
     python: { type: 'string', default: '/usr/bin/python3' },
   },
 });
-const repeats = Number(args.repeats);
+const repeats = count('repeats', args.repeats);
+const fitRows = count('n', args.n);
 const root = new URL('../../', import.meta.url).pathname;
 const tailor = join(root, 'bin/tailor');
 
@@ -39,7 +43,10 @@ function timeCommand(command: string, argv: string[]): number {
     const t0 = performance.now();
     const r = spawnSync(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
     const seconds = (performance.now() - t0) / 1000;
-    if (r.status !== 0) throw new Error(`${command} ${argv.join(' ')} failed: ${r.stderr.trim()}`);
+    if (r.status !== 0)
+      throw new CliError(
+        `${command} ${argv.join(' ')} failed: ${r.error ? `cannot run it (${r.error.message})` : (r.stderr ?? '').trim()}`,
+      );
     return seconds;
   };
   run();
@@ -108,7 +115,7 @@ function main(): void {
   const dir = mkdtempSync(join(tmpdir(), 'tailor-startup-'));
   let gmm: { tailor: number; sklearn: number | null; ratio: number | null; note: string };
   try {
-    const n = Number(args.n);
+    const n = fitRows;
     const { data, labels } = writeGmmCase(dir, n);
     const model = join(dir, 'model.json');
     const tailorFit = timeCommand(tailor, [

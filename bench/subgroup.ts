@@ -3,9 +3,11 @@
 // plain EM (the shared BaseMixture loop) against SQUAREM: iterations, time, final log-likelihood
 // and the largest parameter difference from the reference EM's converged estimates. Also the
 // AR(1) variant and the default multi-start fit (20 starts). Times are the median of 5 runs.
+import './lib/user-errors.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { readSubgroupCsv } from '../src/mixture/subgroup/data.js';
 import type { EmOptions } from '../src/mixture/subgroup/em.js';
 import { defaultEmOptions } from '../src/mixture/subgroup/em.js';
@@ -29,7 +31,7 @@ const reference = JSON.parse(readFileSync(join(dir, 'em_reference_identity_K3.js
     estimates: { alpha: number[]; mu: number[]; sigma_b2: number; sigma_eps2: number };
   };
 };
-const json = process.argv.includes('--json');
+const json = parseArgs({ options: { json: { type: 'boolean', default: false } } }).values.json;
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);

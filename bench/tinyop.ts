@@ -3,6 +3,9 @@
 // tidy scope. Usage: npm run bench -- tinyop [--json] [--reps 15] [--n 50000]
 // Each figure is the best of --reps rounds of --n calls, in process CPU time (user + system),
 // not wall time: on a shared machine other processes inflate wall time but not our CPU time.
+import './lib/user-errors.js';
+import { CliError } from '../src/cli/errors.js';
+import { count } from './lib/options.js';
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import * as torch from '../src/torch/index.js';
@@ -16,8 +19,8 @@ const { values } = parseArgs({
     n: { type: 'string', default: '50000' },
   },
 });
-const reps = Number(values.reps);
-const n = Number(values.n);
+const reps = count('reps', values.reps);
+const n = count('n', values.n);
 torch.setNumThreads(2);
 
 const a = torch.keep(torch.ones([1]));
@@ -64,7 +67,7 @@ print(best)
 const env = { ...process.env };
 delete env.LD_PRELOAD;
 const ref = spawnSync('/usr/bin/python3', ['-c', py], { encoding: 'utf8', env });
-if (ref.status !== 0) throw new Error(`PyTorch reference failed: ${ref.stderr}`);
+if (ref.status !== 0) throw new CliError(`PyTorch reference failed: ${ref.stderr}`);
 const torchUs = Number(ref.stdout.trim());
 const result = { ...best, torch_us: torchUs, ratio: best.tensor_unscoped_us! / torchUs, reps, n };
 if (values.json) console.log(JSON.stringify(result));

@@ -1,13 +1,23 @@
 // npm run bench -- NAME [args]: runs the compiled benchmark bench/NAME.ts (TAILOR_JEMALLOC=1
 // preloads jemalloc, as the launcher does).
 import { spawnSync, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const [name, ...args] = process.argv.slice(2);
+// Each file of bench/ is a benchmark; bench/lib/ holds what they share.
+const names = readdirSync(join(root, 'bench'))
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.slice(0, -3))
+  .sort();
+const usage = `usage: npm run bench -- NAME [options]; NAME is one of: ${names.join(', ')} (each file's header lists its options)`;
 if (!name) {
-  console.error('usage: npm run bench -- NAME [--json] (NAME is a file of bench/, without .ts)');
+  console.error(usage);
+  process.exit(2);
+}
+if (!names.includes(name)) {
+  console.error(`tailor: bench: no benchmark '${name}'; ${usage}`);
   process.exit(2);
 }
 execFileSync(
@@ -19,7 +29,7 @@ execFileSync(
 );
 const file = join(root, 'dist/bench', `${name}.js`);
 if (!existsSync(file)) {
-  console.error(`no benchmark '${name}' (looked for bench/${name}.ts)`);
+  console.error(`tailor: bench: ${name} was not compiled to ${file}`);
   process.exit(2);
 }
 const jemalloc = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';

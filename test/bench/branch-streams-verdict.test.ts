@@ -1,9 +1,9 @@
-// bench/branch-streams-verdict.ts: the suite's BRANCH_STREAMS from epoch-gpu's figures. Each rule
+// bench/lib/branch-streams-verdict.ts: the suite's BRANCH_STREAMS from epoch-gpu's figures. Each rule
 // is met by a made-up figure set: faster on streams, slower, a failed or fallen-back capture, a
 // deterministic check showing a missing wait (and one within eager's spread), nothing timed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { branchStreamsVerdict, type EpochGpuFigures } from '../../bench/branch-streams-verdict.js';
+import { branchStreamsVerdict, type EpochGpuFigures } from '../../bench/lib/branch-streams-verdict.js';
 
 function figures(
   sade: [number, number],

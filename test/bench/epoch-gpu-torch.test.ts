@@ -21,7 +21,7 @@ interface TimedMode {
 
 function torchSide(maxPerClass: number): { images: number; batch: number } & Record<string, TimedMode> {
   const args = ['--device', 'cpu', '--configs', 'sade', '--sides', 'tailor_eager', '--torch'];
-  args.push('--python', python, '--epochs', '1', '--max-per-class', String(maxPerClass), '--json');
+  args.push('--python', python, '--epochs', '2', '--max-per-class', String(maxPerClass), '--json');
   const run = spawnSync(process.execPath, [join(repoRoot, 'dist', 'bench', 'epoch-gpu.js'), ...args], {
     encoding: 'utf8',
   });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startGpuUtil } from '../../bench/gpu-util.js';
+import { startGpuUtil } from '../../bench/lib/gpu-util.js';
 
 function withFakeSmi(script: string, body: () => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tailor-fake-smi-'));

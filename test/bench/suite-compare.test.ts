@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareSuites, comparisonTable, readSuiteRuns } from '../../bench/suite-compare.js';
+import { compareSuites, comparisonTable, readSuiteRuns } from '../../bench/lib/suite-compare.js';
 import { repoRoot } from '../helpers.js';
 
 test('suite-compare: the stored graph-mode suite against the eager one gives the reported figures', () => {

@@ -4,17 +4,17 @@
 // three modes: float32, bf16 autocast, or bf16 autocast with a channels-last model and batches.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import * as torch from '../src/torch/index.js';
-import { nn, type Tensor } from '../src/torch/index.js';
-import { parseConfig, type TrainConfig } from '../src/longtail/config/config.js';
-import { buildModel, buildOptimizer } from '../src/longtail/config/experiment.js';
-import type { MultiExpertModel } from '../src/longtail/models/multi-expert.js';
+import * as torch from '../../src/torch/index.js';
+import { nn, type Tensor } from '../../src/torch/index.js';
+import { parseConfig, type TrainConfig } from '../../src/longtail/config/config.js';
+import { buildModel, buildOptimizer } from '../../src/longtail/config/experiment.js';
+import type { MultiExpertModel } from '../../src/longtail/models/multi-expert.js';
 
 export type ImagesMode = 'float32' | 'bf16' | 'bf16-cl';
 export const IMAGES_MODES: readonly ImagesMode[] = ['float32', 'bf16', 'bf16-cl'];
 
 export const imagesConfigFile = fileURLToPath(
-  new URL('../../configs/imagenet_lt_resnext50_sade.json', import.meta.url),
+  new URL('../../../configs/imagenet_lt_resnext50_sade.json', import.meta.url),
 );
 
 /** The config with `classes` classes. */

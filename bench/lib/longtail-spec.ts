@@ -4,9 +4,9 @@
 // files (uint8 images, int32 labels) in a directory.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Session } from '../src/longtail/config/session.js';
-import { isLazy } from '../src/longtail/data/source.js';
-import type { ImageDataset } from '../src/longtail/data/types.js';
+import type { Session } from '../../src/longtail/config/session.js';
+import { isLazy } from '../../src/longtail/data/source.js';
+import type { ImageDataset } from '../../src/longtail/data/types.js';
 
 export function inMemory(ds: Session['data']['train']): ImageDataset {
   if (isLazy(ds)) throw new Error('the epoch benchmarks run the in-memory Fashion-MNIST-LT configs');

@@ -4,7 +4,7 @@
 // messages with the RSS, the native tensor count of the evaluator thread, and how late its event
 // loop ran since the last message (a stalled loop delays every client).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { startReportServer } from '../src/report/server.js';
+import { startReportServer } from '../../src/report/server.js';
 
 const runsDir = process.argv[2];
 if (!runsDir || !process.send) throw new Error('forked by bench/serve.ts with a runs directory');

@@ -23,7 +23,7 @@ export async function synthImageSet(o: SynthImageSetOptions = {}): Promise<{ roo
   const root = join(tmpdir(), `tailor-bench-images-c20-m${maxPerClass}${val ? `-v${val}` : ''}-s400x350`);
   const list = join(root, 'ImageNet_LT_train.txt');
   if (!existsSync(list)) {
-    const { synthImageList } = await import('../src/longtail/data/synth-images.js');
+    const { synthImageList } = await import('../../src/longtail/data/synth-images.js');
     const t0 = Date.now();
     await synthImageList({
       out: root,
