@@ -48,6 +48,12 @@
 # checked to cover SUITE before the runs start; --with-data=full: all of it).
 set -u
 cd "$(dirname "$0")/.."
+usage='usage: scripts/gpu-suite.sh SUITE.json OUTDIR SECONDS [ARCHIVE]'
+if [ $# -lt 3 ] || [ $# -gt 4 ]; then echo "gpu-suite: $usage" >&2; exit 2; fi
+case $3 in
+  '' | *[!0-9]* | 0*) echo "gpu-suite: SECONDS needs a positive whole number, got '$3' ($usage)" >&2; exit 2 ;;
+esac
+if [ ! -f "$1" ]; then echo "gpu-suite: no suite file '$1' ($usage)" >&2; exit 2; fi
 suite=$1; out=$2; secs=$3; archive=${4:-}
 case $archive in /* | '') ;; *) archive=$(pwd)/$archive ;; esac
 NODE=$(command -v node || echo "${TMPDIR:-/tmp}/tailor-gpu-check/bin/node")

@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { numberArg, type NumberRule } from '../../src/cli/args.js';
+import { CliError, userFailure } from '../../src/cli/errors.js';
 import { TARGETS, type FuzzTarget } from './targets.js';
 import type { InputResult } from './child.js';
 
@@ -209,17 +211,24 @@ async function main(): Promise<number> {
       jobs: { type: 'string', default: '1' },
       json: { type: 'string' },
       list: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
     },
   });
+  if (values.help) {
+    console.log(
+      'usage: npm run fuzz -- [--count 200] [--seed 1] [--target NAME]... [--only I] [--timeout-ms 10000] [--jobs 1] [--json FILE] [--list]',
+    );
+    return 0;
+  }
   if (values.list) {
     for (const t of TARGETS) console.log(`${t.name}${t.native ? ' (native)' : ''}`);
     return 0;
   }
   if (values.only !== undefined) {
     const target = TARGETS.find((t) => values.target?.some((f) => t.name.includes(f)));
-    if (!target) throw new Error('--only needs --target naming one parser (see --list)');
+    if (!target) throw new CliError('--only needs --target naming one parser (see --list)');
     const work = mkdtempSync(join(workRoot(), 'tailor-fuzz-'));
-    const i = Number(values.only);
+    const i = numberArg('--only', values.only, { integer: true, min: 0 })!;
     const child = fork(CHILD, [target.name, String(i), String(i + 1), values.seed!, work, '--verbose'], {
       execArgv: ['--max-old-space-size=1024'],
     });
@@ -227,17 +236,22 @@ async function main(): Promise<number> {
     rmSync(work, { recursive: true, force: true });
     return code ?? 1;
   }
-  const count = Number(values.count);
+  const int = (flag: string, text: string, rule: NumberRule) =>
+    numberArg(flag, text, { integer: true, ...rule })!;
+  const count = int('--count', values.count!, { min: 1 });
+  const seed = int('--seed', values.seed!, {});
+  const timeoutMs = int('--timeout-ms', values['timeout-ms']!, { min: 1 });
+  const jobs = int('--jobs', values.jobs!, { min: 1 });
   const started = performance.now();
   console.log(
     `fuzzing ${count} inputs per parser (seed ${values.seed}, limit ${values['timeout-ms']} ms per input)`,
   );
   const reports = await runCampaign({
     count,
-    seed: Number(values.seed),
+    seed,
     ...(values.target ? { filter: values.target } : {}),
-    timeoutMs: Number(values['timeout-ms']),
-    jobs: Number(values.jobs),
+    timeoutMs,
+    jobs,
     log: (line) => console.error(line),
   });
   console.log(formatTable(reports));
@@ -255,8 +269,11 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   main().then(
     (code) => (process.exitCode = code),
     (error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
+      // a bad option is one named line (parseArgs' own errors included); anything else a bug
+      const failure = userFailure(error);
+      if (failure) console.error(`tailor: fuzz: ${failure.message.replace(/\s*\n\s*/g, ' ')}`);
+      else console.error(error);
+      process.exitCode = failure?.exitCode ?? 1;
     },
   );
 }

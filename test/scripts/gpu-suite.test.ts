@@ -283,3 +283,25 @@ test(
     }
   },
 );
+
+test('gpu-suite.sh names missing arguments, a SECONDS that is not a positive whole number and a missing suite', () => {
+  const script = join(repoRoot, 'scripts', 'gpu-suite.sh');
+  const cases: [string[], RegExp][] = [
+    [[], /^gpu-suite: usage: scripts\/gpu-suite\.sh SUITE\.json OUTDIR SECONDS \[ARCHIVE\]$/],
+    [
+      ['configs/suites/tiny.json', '/tmp/unused', '10m'],
+      /^gpu-suite: SECONDS needs a positive whole number, got '10m'/,
+    ],
+    [
+      ['configs/suites/tiny.json', '/tmp/unused', '0'],
+      /^gpu-suite: SECONDS needs a positive whole number, got '0'/,
+    ],
+    [['no-such-suite.json', '/tmp/unused', '10'], /^gpu-suite: no suite file 'no-such-suite\.json'/],
+  ];
+  for (const [args, message] of cases) {
+    const run = spawnSync('sh', [script, ...args], { encoding: 'utf8', cwd: repoRoot });
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr.trim(), message);
+    assert.equal(run.stdout, '');
+  }
+});
