@@ -14,7 +14,10 @@
 # with the same OUTDIR skips them and resumes the others from their last checkpoint (on a warm
 # machine /tmp survives between calls).
 # The last line printed is one JSON object: suite_seconds, mps, branch_streams, per run (MODEL/SEED)
-# the seconds of its training epochs and of its test-time methods, and the table's mean top-1 rows.
+# the seconds of its training epochs and of its test-time methods, and the table's mean top-1 rows;
+# "failed" names each run that ended without results by the `tailor:` error of its log, and
+# "graph_notes" gives what graph mode said in each run (a capture that fell back to one stream or
+# to eager steps), so that one look at the line says whether the runs trained as intended.
 # ARCHIVE (a .tar.gz) receives the table and each run's results and methods, without weights.
 # Stopped from outside (TERM or INT to its process group, as `timeout` does at a device call's
 # limit), it still writes ARCHIVE with the runs finished so far and a last line with "stopped"
@@ -55,10 +58,10 @@ case $3 in
 esac
 if [ ! -f "$1" ]; then echo "gpu-suite: no suite file '$1' ($usage)" >&2; exit 2; fi
 suite=$1; out=$2; secs=$3; archive=${4:-}
+table_secs=${TABLE_SECONDS:-90}
 case $archive in /* | '') ;; *) archive=$(pwd)/$archive ;; esac
 NODE=$(command -v node || echo "${TMPDIR:-/tmp}/tailor-gpu-check/bin/node")
 DEVICE=${DEVICE:-cuda}
-table_secs=${TABLE_SECONDS:-90}
 fm=/usr/share/datasets/fashion-mnist
 if [ ! -f "$fm/train-images-idx3-ubyte.gz" ] && [ -d .gpu-data/fashion-mnist ]; then
   mkdir -p /usr/share/datasets && cp -r .gpu-data/fashion-mnist "$fm"
@@ -132,6 +135,10 @@ if [ "${MPS:-0}" = 1 ]; then
     fi
   fi
 fi
+# the table takes TABLE_SECONDS of SECONDS, and a run starts only with more than 20 s left
+if [ "$secs" -le $((table_secs + 20)) ]; then
+  echo "gpu-suite: SECONDS $secs leaves no time to train (TABLE_SECONDS=$table_secs of it go to the table, and a run starts only with 20 more): no run starts; give more than $((table_secs + 20))" >&2
+fi
 start=$(date +%s)
 deadline=$((start + secs))
 train_deadline=$((deadline - table_secs))
@@ -166,7 +173,22 @@ for (const model of fs.existsSync(out + "/runs") ? fs.readdirSync(out + "/runs")
     try { testTime = +/test-time .*: done in ([0-9.]+) s/.exec(fs.readFileSync(out + "/logs/" + model + "-" + seed + ".log", "utf8"))[1]; } catch {}
     runs[model + "/" + seed] = { train_s: train, test_time_s: testTime };
   }
+// runs that ended without results, with the error their log names (a device, a config), and
+// what graph mode said in each run (a capture that failed: on one stream, or eagerly)
+const failed = {}, graphNotes = {};
+for (const log of fs.existsSync(out + "/logs") ? fs.readdirSync(out + "/logs") : []) {
+  const m = /^(.+)-(\d+)\.log$/.exec(log);
+  if (!m) continue;
+  const lines = fs.readFileSync(out + "/logs/" + log, "utf8").split("\n");
+  const notes = lines.filter((l) => /^\s*graph mode: /.test(l)).map((l) => l.trim().slice(0, 300));
+  if (notes.length) graphNotes[m[1] + "/" + m[2]] = notes;
+  if (fs.existsSync(out + "/runs/" + m[1] + "/seed-" + m[2] + "/results.json")) continue;
+  const named = lines.filter((l) => l.startsWith("tailor: ")).pop();
+  if (named) failed[m[1] + "/" + m[2]] = named.slice(0, 400);
+}
 const line = { suite_seconds: Number(secs), mps, branch_streams: branchStreams, runs, table_rows: rows };
+if (Object.keys(failed).length) line.failed = failed;
+if (Object.keys(graphNotes).length) line.graph_notes = graphNotes;
 if (stopped) line.stopped = stopped;
 console.log(JSON.stringify(line));
 ' "$out" "$elapsed" "$mps" "$BRANCH_STREAMS" "${1:-}"

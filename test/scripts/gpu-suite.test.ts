@@ -305,3 +305,44 @@ test('gpu-suite.sh names missing arguments, a SECONDS that is not a positive who
     assert.equal(run.stdout, '');
   }
 });
+
+test(
+  "gpu-suite.sh's last line names each failed run's error and graph mode's notes; a SECONDS that leaves no time to train is said",
+  { skip: fmnistMissing && 'Fashion-MNIST not installed', timeout: 120_000 },
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tailor-gpu-suite-'));
+    try {
+      const file = suite(dir);
+      const out = join(dir, 'out');
+      // what a run's log holds when its capture failed (graph mode then trains eagerly)
+      mkdirSync(join(out, 'logs'), { recursive: true });
+      writeFileSync(
+        join(out, 'logs', 'SADE-0.log'),
+        '  graph mode: the step could not be captured in a CUDA graph (out of memory); training on eagerly\n',
+      );
+      const script = join(repoRoot, 'scripts/gpu-suite.sh');
+      // a device that cannot run here ends every run at once with a named error
+      const env = { ...process.env, DEVICE: 'cuda:7', MODELS: 'CE', MPS: '0', TABLE_SECONDS: '5' };
+      const run = spawnSync('sh', [script, file, out, '40'], { cwd: repoRoot, encoding: 'utf8', env });
+      assert.equal(run.status, 0, run.stderr);
+      const last = JSON.parse(run.stdout.trim().split('\n').pop()!) as {
+        failed?: Record<string, string>;
+        graph_notes?: Record<string, string[]>;
+      };
+      assert.match(last.failed?.['CE/0'] ?? '', /^tailor: .*cuda:7/);
+      assert.deepEqual(last.graph_notes, {
+        'SADE/0': [
+          'graph mode: the step could not be captured in a CUDA graph (out of memory); training on eagerly',
+        ],
+      });
+      const short = spawnSync('sh', [script, file, join(dir, 'short'), '20'], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        env,
+      });
+      assert.match(short.stderr, /gpu-suite: SECONDS 20 leaves no time to train .* give more than 25/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
