@@ -45,6 +45,20 @@
 set -u
 want() { case ",${GPU_CHECKS:-all}," in *",all,"* | *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 cd "$(dirname "$0")/.."
+case ${1:-} in
+  '' | --prepare) ;;
+  *) echo "gpu-check: unknown argument '$1' (usage: scripts/gpu-check.sh [--prepare [--with-data[=full]]]; the checks are chosen with GPU_CHECKS)" >&2; exit 2 ;;
+esac
+# a misspelt check would otherwise run nothing and cost a device call
+checks="version gpu amp_bf16 gloo_cuda images_train_torch epoch_gpu images_train_tailor images_pipeline images_e2e"
+if [ "${1:-}" != --prepare ]; then
+  for c in $(printf '%s' "${GPU_CHECKS:-all}" | tr ',' ' '); do
+    case " all $checks " in
+      *" $c "*) ;;
+      *) echo "gpu-check: GPU_CHECKS names '$c', which is not a check (all, or a comma list of: $checks)" >&2; exit 2 ;;
+    esac
+  done
+fi
 root=$(pwd)
 
 if [ "${1:-}" = "--prepare" ]; then

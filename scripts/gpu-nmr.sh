@@ -13,12 +13,21 @@
 # config, to score again anywhere with `tailor nmr yardstick --model best.json --data ...`).
 set -u
 cd "$(dirname "$0")/.."
+usage='usage: scripts/gpu-nmr.sh OUTDIR SECONDS'
+if [ $# -ne 2 ]; then echo "gpu-nmr: $usage" >&2; exit 2; fi
+yard_secs=${YARDSTICK_SECONDS:-150}
+case $2 in
+  '' | *[!0-9]* | 0*) echo "gpu-nmr: SECONDS needs a positive whole number, got '$2' ($usage)" >&2; exit 2 ;;
+esac
+if [ "$2" -le "$yard_secs" ]; then
+  echo "gpu-nmr: SECONDS $2 leaves no time to train (YARDSTICK_SECONDS=$yard_secs of it go to the yardstick); give more" >&2
+  exit 2
+fi
 out=$1; secs=$2
 NODE=$(command -v node || echo "${TMPDIR:-/tmp}/tailor-gpu-check/bin/node")
 T="$NODE dist/src/cli/main.js"
 mkdir -p "$out"
 start=$(date +%s)
-yard_secs=${YARDSTICK_SECONDS:-150}
 $T nmr simulate --samples 400 --levels 4 --ratio 2 --points 4096 --seed 11 --out runs/nmr/y-train > /dev/null &&
   $T nmr simulate --samples 16 --levels 4 --ratio 2 --points 4096 --seed 12 --out runs/nmr/y-val > /dev/null &&
   $T nmr simulate --samples 60 --levels 4 --ratio 2 --points 4096 --seed 13 --out runs/nmr/y-test > /dev/null ||

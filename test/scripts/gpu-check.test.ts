@@ -36,3 +36,23 @@ test("gpu-check.sh compiles the addon with binding.gyp's own defines, on every c
   assert.ok(compileLines.length >= 4, 'the source files and the fallbacks are compiled');
   for (const line of compileLines) assert.match(line, /\$addon_defines/, line.trim());
 });
+
+test('gpu-check.sh names a GPU_CHECKS entry that is no check, and an unknown argument, before it builds', () => {
+  const script = join(repoRoot, 'scripts/gpu-check.sh');
+  const typo = spawnSync('sh', [script], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    env: { ...process.env, GPU_CHECKS: 'version,images_pipline' },
+  });
+  assert.equal(typo.status, 2);
+  assert.match(typo.stderr, /^gpu-check: GPU_CHECKS names 'images_pipline', which is not a check \(all, or/);
+  assert.equal(typo.stdout, '', 'nothing was built or run');
+  const unknown = spawnSync('sh', [script, '--prepar'], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /^gpu-check: unknown argument '--prepar'/);
+  // the list it checks against is every check the script runs
+  const text = readFileSync(script, 'utf8');
+  const listed = /^checks="([^"]*)"/m.exec(text)![1]!.split(' ').sort();
+  const run = [...new Set([...text.matchAll(/\bwant ([a-z0-9_]+)/g)].map((m) => m[1]!))].sort();
+  assert.deepEqual(listed, run);
+});
