@@ -35,7 +35,7 @@ const { values: args } = parseArgs({
 if (!args.resume)
   throw new CliError('give the run with -r RUN (an in-memory data set run, e.g. Fashion-MNIST-LT)');
 const epochs = count('epochs', args.epochs!);
-count('threads', args.threads!);
+const threads = String(count('threads', args.threads!));
 const root = new URL('../../', import.meta.url).pathname;
 const tailor = join(root, 'bin/tailor');
 const method = ADAPTATION_METHOD[args.adapt as keyof typeof ADAPTATION_METHOD];
@@ -86,7 +86,7 @@ try {
       '--epochs',
       args.epochs!,
       '--threads',
-      args.threads!,
+      threads,
       '--quiet',
     ],
     { encoding: 'utf8' },
@@ -110,7 +110,7 @@ try {
   );
   const tt = spawnSync(
     tailor,
-    ['test-time-train', '-c', config, '-r', args.resume, '--threads', args.threads!, '--json', '--quiet'],
+    ['test-time-train', '-c', config, '-r', args.resume, '--threads', threads, '--json', '--quiet'],
     {
       encoding: 'utf8',
     },

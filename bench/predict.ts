@@ -28,7 +28,7 @@ const { values: args } = parseArgs({
 if (!args.resume)
   throw new CliError('give the run with -r RUN (e.g. one trained on configs/fmnist_lt_ir100_prl.json)');
 const wanted = count('n', args.n!);
-count('threads', args.threads!);
+const threads = count('threads', args.threads!);
 const root = new URL('../../', import.meta.url).pathname;
 const tailor = join(root, 'bin/tailor');
 
@@ -64,7 +64,7 @@ try {
       '--adapt',
       args.adapt!,
       '--threads',
-      args.threads!,
+      String(threads),
       '--quiet',
     ],
     { encoding: 'utf8' },
@@ -75,7 +75,7 @@ try {
   const row = {
     n: summary.n,
     adapt: args.adapt,
-    threads: count('threads', args.threads!),
+    threads,
     cores: cpus().length,
     seconds,
   };
