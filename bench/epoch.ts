@@ -87,17 +87,20 @@ function runTorch(specFile: string): Run {
   const env = { ...process.env };
   delete env.LD_PRELOAD; // the reference runs as users run it: stock Python, glibc malloc
   const py = spawnSync(values.python, [script, specFile], { encoding: 'utf8', env });
+  // a failed reference run: exit code 1 (bench/lib/user-errors.ts prints the line)
   if (py.error)
     throw new CliError(
       `cannot run --python '${values.python}' (${py.error.message}); give a Python with torch`,
+      1,
     );
   if (py.status !== 0)
-    throw new CliError(`the PyTorch side (--python '${values.python}') failed: ${py.stderr.trim()}`);
+    throw new CliError(`the PyTorch side (--python '${values.python}') failed: ${py.stderr.trim()}`, 1);
   try {
     return JSON.parse(py.stdout.trim().split('\n').pop()!) as Run;
   } catch {
     throw new CliError(
       `the PyTorch side (--python '${values.python}') printed no result; give a Python with torch`,
+      1,
     );
   }
 }
@@ -198,10 +201,6 @@ try {
       }
     }
   }
-} catch (error) {
-  rmSync(dir, { recursive: true, force: true });
-  console.error(`tailor: bench epoch: ${(error as Error).message}`);
-  process.exit(1);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
