@@ -38,7 +38,17 @@ export function useDevice(flag: string | undefined, config: DeviceConfig = {}): 
   }
   if (device.type === 'cuda' && device.index === null && torch.distributed.isDistributedEnv())
     device = torch.Device.of('cuda', torch.distributed.readDistEnv().localRank);
-  torch.setDefaultDevice(device);
+  try {
+    torch.setDefaultDevice(device);
+  } catch (error) {
+    // A GPU the config asks for (the official configs say n_gpu: 1) on a machine without one: the
+    // user did not choose it here, so say where it came from and how to run on the CPU instead.
+    if (!(error instanceof torch.DeviceUnavailableError) || flag !== undefined) throw error;
+    const source = config.device !== undefined ? `"device": "${config.device}"` : `"n_gpu": ${config.n_gpu}`;
+    throw new torch.DeviceUnavailableError(
+      `${error.detail} (the config's ${source} asks for it; --device cpu runs on the CPU)`,
+    );
+  }
   return device;
 }
 

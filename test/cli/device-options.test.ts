@@ -29,8 +29,26 @@ test('the device comes from --device, else the config device, else n_gpu (0 is t
   );
   assert.throws(() => useDevice(undefined, { n_gpu: -1 }), /n_gpu must be a non-negative integer/);
   if (!hasCuda) {
-    assert.throws(() => useDevice(undefined, { n_gpu: 1 }), torch.DeviceUnavailableError);
-    assert.throws(() => useDevice(undefined, { device: 'cuda:0' }), torch.DeviceUnavailableError);
+    // a GPU the config asks for says so, and how to run on the CPU instead
+    assert.throws(
+      () => useDevice(undefined, { n_gpu: 1 }),
+      (e: unknown) =>
+        e instanceof torch.DeviceUnavailableError &&
+        /'cuda' was requested, .*\(the config's "n_gpu": 1 asks for it; --device cpu runs on the CPU\)$/.test(
+          e.message,
+        ),
+    );
+    assert.throws(
+      () => useDevice(undefined, { device: 'cuda:0' }),
+      (e: unknown) =>
+        e instanceof torch.DeviceUnavailableError &&
+        /\(the config's "device": "cuda:0" asks for it; --device cpu runs on the CPU\)$/.test(e.message),
+    );
+    // one given with --device is the user's own choice: no such note
+    assert.throws(
+      () => useDevice('cuda', { n_gpu: 1 }),
+      (e: unknown) => e instanceof torch.DeviceUnavailableError && !/asks for it/.test(e.message),
+    );
     assert.equal(torch.getDefaultDevice(), torch.CPU, 'a device that is not here is not made the default');
   }
 });

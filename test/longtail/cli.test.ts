@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { repoRoot, runTailor } from '../helpers.js';
 import { TEST_DISTRIBUTIONS } from '../../src/longtail/data/longtail.js';
 
@@ -66,6 +66,17 @@ test(
       assert.deepEqual(Object.keys(rows[0].distributions), DISTRIBUTIONS);
       assert.equal(rows[0].mean_top1, results.mean_top1);
       assert.equal(tailor('compare', join(dir, 'nothing')).code, 2);
+      // the table names each column by its method and run directory, whole, in aligned columns
+      const text = tailor('compare', run, run);
+      assert.equal(text.code, 0, text.err);
+      const lines = text.out.trimEnd().split('\n');
+      assert.match(lines[0]!, /^distribution {2}PRL \(paper\) PRL \(paper\)$/);
+      assert.match(lines[1]!, new RegExp(`^run +${basename(run)} +${basename(run)}$`));
+      assert.deepEqual(
+        lines.slice(2, 2 + DISTRIBUTIONS.length).map((l) => l.split(/ +/)[0]),
+        [...DISTRIBUTIONS],
+      );
+      assert.ok(new Set(lines.map((l) => l.length)).size === 1, 'every row as wide as the header');
 
       const ttConfig = join(dir, 'tt.json');
       writeFileSync(

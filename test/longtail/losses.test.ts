@@ -117,6 +117,11 @@ test('LDAM margins follow n^(-1/4) with the largest 0.5; class-balanced weights 
   assert.ok(Math.abs(w.reduce((a, b) => a + b, 0) - COUNTS.length) < 1e-9);
   for (let i = 1; i < w.length; i++) assert.ok(w[i]! > w[i - 1]!, 'rarer classes weigh more');
   assert.throws(() => classBalancedWeights([3, 0]), /at least one training image/);
+  // a list using fewer classes than num_classes: how many lack images, and what to set
+  assert.throws(
+    () => ldamMargins([5, 2, 0, 0]),
+    /^Error: LDAM margins: every class needs at least one training image, and 2 of the 4 have none; if the data has only 2 classes, set arch.args.num_classes to 2$/,
+  );
   assert.throws(() => ldamMargins([]), /empty/);
 });
 

@@ -1,6 +1,6 @@
 // tailor compare RUN_DIR... [--json]: the eleven distributions of several long-tail runs side by side.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { CliError } from '../errors.js';
 import { JSON_OPTION, defineCommand } from '../command.js';
 import type { LongtailResults } from '../../longtail/index.js';
@@ -68,17 +68,35 @@ export const run = defineCommand({
     }
     const pct = (v: number | null | undefined) =>
       v === null || v === undefined ? '-' : (100 * v).toFixed(2);
-    const width = 14;
-    const header = [
-      'distribution'.padEnd(12),
-      ...runs.map((r) => r.results.method.slice(0, width).padStart(width)),
+    // each column as wide as its method's name ('DiverseExpertLoss') or its run directory's, so
+    // that neither is cut; the run directory tells apart runs of one method
+    const widths = runs.map((r) => Math.max(8, r.results.method.length, basename(resolve(r.dir)).length));
+    const labelWidth = 13;
+    const line = (label: string, cells: string[]) =>
+      [label.padEnd(labelWidth), ...cells.map((c, k) => c.padStart(widths[k]!))].join(' ');
+    const rows = [
+      line(
+        'distribution',
+        runs.map((r) => r.results.method),
+      ),
+      line(
+        'run',
+        runs.map((r) => basename(resolve(r.dir))),
+      ),
     ];
-    const rows = [header.join(' ')];
     for (const n of names)
       rows.push(
-        [n.padEnd(12), ...runs.map((r) => pct(r.results.distributions[n]?.top1).padStart(width))].join(' '),
+        line(
+          n,
+          runs.map((r) => pct(r.results.distributions[n]?.top1)),
+        ),
       );
-    rows.push(['mean'.padEnd(12), ...runs.map((r) => pct(r.results.mean_top1).padStart(width))].join(' '));
+    rows.push(
+      line(
+        'mean',
+        runs.map((r) => pct(r.results.mean_top1)),
+      ),
+    );
     for (const [label, key] of [
       ['+aggregation', 'mean_top1_aggregation'],
       ['+preference', 'mean_top1_preference'],
@@ -88,7 +106,10 @@ export const run = defineCommand({
     ] as const) {
       if (runs.some((r) => r.results.test_time?.[key] !== undefined))
         rows.push(
-          [label.padEnd(12), ...runs.map((r) => pct(r.results.test_time?.[key]).padStart(width))].join(' '),
+          line(
+            label,
+            runs.map((r) => pct(r.results.test_time?.[key])),
+          ),
         );
     }
     console.log(rows.join('\n'));

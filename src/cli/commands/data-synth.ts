@@ -13,7 +13,9 @@ DIR/PREFIX_train.txt, DIR/PREFIX_val.txt, DIR/PREFIX_test.txt of 'relative/path 
 Training counts follow the exponential profile (largest class --max-per-class, smallest
 max / --imbalance); val and test are balanced. The same options and --seed give the same files.
 The defaults make a small set for tests; ImageNet-LT itself is --classes 1000 --imbalance 256
---max-per-class 1280 --val-per-class 20 --test-per-class 50 --size 400x350.
+--max-per-class 1280 --val-per-class 20 --test-per-class 50 --size 400x350. The shipped
+ImageNet-LT configs build 1000 classes (arch.args.num_classes): train a smaller set with a copy
+whose num_classes is --classes (tailor train warns about classes without training images).
 
 options:
   --out DIR              output directory (the image root of the lists)

@@ -119,7 +119,11 @@ export const run = defineCommand({
       throw new CliError(
         `data_loader.args.batch_size ${session.data.batchSize} is the effective batch over the ${parallel.worldSize} ranks and must divide by ${parallel.worldSize}`,
       );
-    if (setup.isMain) console.error(runDescription(config, session, setup, runDir));
+    if (setup.isMain) {
+      console.error(runDescription(config, session, setup, runDir));
+      const empty = emptyClassesWarning(config, session);
+      if (empty) console.error(empty);
+    }
     const trainOptions = {
       epochs: config.trainer.epochs,
       seed: setup.seed,
@@ -251,6 +255,28 @@ function runDescription(config: TrainConfig, session: Session, setup: RunSetup, 
     `tailor train: ${config.name} on ${what}, ${d.train.labels.length} training images ` +
     `(${Math.max(...d.trainCounts)} .. ${Math.min(...d.trainCounts)} per class), ${session.model.experts.length} expert(s), ` +
     `${session.model.numParameters()} parameters, ${setup.threads} threads, ${device}${amp ? ` (${amp})` : ''}${setup.channelsLast ? ', channels-last' : ''}${parallel ? `, rank 0 of ${parallel.worldSize}` : ''}, seed ${setup.seed}; run directory ${runDir}`
+  );
+}
+
+/**
+ * A warning when classes of the model have no training image: an image list that uses fewer
+ * classes than arch.args.num_classes (the reference configs say 1000 for ImageNet-LT, a synthetic
+ * or own set may have 10). Training still runs, as the reference code would, but those classes
+ * are learnt only as wrong answers and the long-tail losses treat them as the rarest.
+ */
+export function emptyClassesWarning(config: TrainConfig, session: Session): string | null {
+  const counts = session.data.trainCounts;
+  const empty = counts.filter((n) => n === 0).length;
+  if (empty === 0) return null;
+  const used = counts.length - empty;
+  const where = session.data.lists ? ` in ${session.data.lists.train}` : '';
+  // only where the labels in use are 0 .. used - 1 is a smaller num_classes the remedy
+  const remedy = counts.slice(0, used).every((n) => n > 0)
+    ? `if the data has only ${used} classes, set arch.args.num_classes to ${used} (labels 0 .. ${used - 1})`
+    : `the first is label ${counts.indexOf(0)}`;
+  return (
+    `tailor train: warning: ${empty} of the ${counts.length} classes (arch.args.num_classes ${config.arch.args.num_classes}) ` +
+    `have no training image${where}; ${remedy}`
   );
 }
 

@@ -25,6 +25,17 @@ export function checkCounts(counts: number[], what = 'class counts'): void {
   if (counts.reduce((a, b) => a + b, 0) <= 0) throw new Error(`${what}: all counts are 0`);
 }
 
+/** For the constants defined only where every class has training images (LDAM, class-balanced). */
+function requireEveryClass(counts: number[], what: string): void {
+  const empty = counts.filter((n) => n <= 0).length;
+  if (empty === 0) return;
+  const used = counts.length - empty;
+  throw new Error(
+    `${what}: every class needs at least one training image, and ${empty} of the ${counts.length} have none; ` +
+      `if the data has only ${used} classes, set arch.args.num_classes to ${used}`,
+  );
+}
+
 /** pi_c = n_c / sum(n). */
 export function classPrior(counts: number[]): number[] {
   checkCounts(counts);
@@ -63,8 +74,7 @@ export function inverseLogitBias(counts: number[], tau: number, eps = PRIOR_EPS)
 /** LDAM margins m_c proportional to n_c^(-1/4), the largest equal to maxMargin. */
 export function ldamMargins(counts: number[], maxMargin = 0.5): number[] {
   checkCounts(counts);
-  if (counts.some((n) => n <= 0))
-    throw new Error('LDAM margins: every class needs at least one training image');
+  requireEveryClass(counts, 'LDAM margins');
   const raw = counts.map((n) => 1 / Math.sqrt(Math.sqrt(n)));
   const max = Math.max(...raw);
   return raw.map((m) => m * (maxMargin / max));
@@ -78,8 +88,7 @@ export function classBalancedWeights(counts: number[], beta = 0.9999): number[] 
   checkCounts(counts);
   if (!(beta >= 0 && beta < 1))
     throw new Error(`class-balanced weights: beta must be in [0, 1), got ${beta}`);
-  if (counts.some((n) => n <= 0))
-    throw new Error('class-balanced weights: every class needs at least one training image');
+  requireEveryClass(counts, 'class-balanced weights');
   const w = counts.map((n) => (1 - beta) / (1 - Math.pow(beta, n)));
   const sum = w.reduce((a, b) => a + b, 0);
   return w.map((v) => (v / sum) * counts.length);
