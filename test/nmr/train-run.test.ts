@@ -104,3 +104,25 @@ test('a non-finite loss stops training with a message that names the step and th
       /loss is NaN at epoch 1 step \d+ .*Lower optim\.lr/.test(e.message),
   );
 });
+
+test('without validation samples best.json follows the schedule to its last epoch (stage B included)', () => {
+  const lines: string[] = [];
+  const cfg = tinyConfig(join(root, 'no-val'), { data: { train: data, valFraction: 0, crop: 128 } });
+  const r = trainNmr(cfg, { log: (l) => lines.push(l) });
+  assert.equal(r.history.length, 3);
+  assert.equal(r.history[2]!.stage, 'B');
+  // the stages' training losses weigh different terms: the lowest one is no reason to stop at A
+  const best = JSON.parse(readFileSync(join(cfg.out, 'best.json'), 'utf8')) as { epoch: number };
+  assert.equal(best.epoch, 2, 'best.json is the last epoch');
+  assert.ok(
+    readFileSync(join(cfg.out, 'best.safetensors')).equals(readFileSync(join(cfg.out, 'last.safetensors'))),
+    'best and last hold the same weights',
+  );
+  assert.ok(
+    lines.some((l) =>
+      /^\[B\] epoch 3\/3 .*\| no validation samples \(best\.json follows the last epoch\)/.test(l),
+    ),
+    lines.join('\n'),
+  );
+  assert.ok(!lines.some((l) => /NaN/.test(l)), 'no NaN in the epoch lines');
+});

@@ -446,10 +446,14 @@ function logEpoch(run: TrainingRun, record: EpochRecord): void {
   const { val } = record;
   run.log(
     `[${record.stage}] epoch ${record.epoch}/${run.totalEpochs} loss ${fmt(record.loss)} (rec ${fmt(record.rec)} deriv ${fmt(record.deriv)} ` +
-      `curv ${fmt(record.curv)} cons ${fmt(record.cons)} T ${fmt(record.ratio)}; k >= ${record.minLevel}) | val rec ${fmt(val.rec)} ` +
-      (Number.isFinite(val.energySnrDb)
-        ? `energy SNR ${val.energySnrDb.toFixed(2)} dB (input ${val.inputEnergySnrDb.toFixed(2)})`
-        : 'no ground truth') +
+      `curv ${fmt(record.curv)} cons ${fmt(record.cons)} T ${fmt(record.ratio)}; k >= ${record.minLevel}) | ` +
+      // one sample has none to hold out (nor has valFraction 0): see saveCheckpoints
+      (!Number.isFinite(val.rec)
+        ? 'no validation samples (best.json follows the last epoch)'
+        : `val rec ${fmt(val.rec)} ` +
+          (Number.isFinite(val.energySnrDb)
+            ? `energy SNR ${val.energySnrDb.toFixed(2)} dB (input ${val.inputEnergySnrDb.toFixed(2)})`
+            : 'no ground truth')) +
       ` | ${record.seconds.toFixed(1)} s`,
   );
 }
@@ -464,12 +468,15 @@ function saveCheckpoints(
   const { cfg, model } = run;
   const { val } = record;
   const epoch = record.epoch - 1;
-  // Without truth the validation loss decides; without validation samples, the training loss.
+  // Without truth the validation loss decides. Without validation samples nothing held out can
+  // choose, and the training losses of the stages weigh different terms (stage B adds the T
+  // constraint and noisier levels), so a lower one is no better model: best.json follows the
+  // schedule to its last epoch.
   const score = Number.isFinite(val.energySnrDb)
     ? val.energySnrDb
     : Number.isFinite(val.rec)
       ? -val.rec
-      : -record.loss;
+      : record.epoch;
   const extra = {
     config: cfg,
     history: state.history,
