@@ -171,3 +171,25 @@ test('nmr ablate: trains and scores the chosen ablation variants', async () => {
     /unknown variant 'nope'/,
   );
 });
+
+test('nmr train --quiet keeps the epoch lines and drops the step lines within an epoch', async () => {
+  const lines: string[] = [];
+  const capture = async (args: string[]) => {
+    lines.length = 0;
+    const log = console.log;
+    console.log = (line: string) => void lines.push(line);
+    try {
+      return await train(args);
+    } finally {
+      console.log = log;
+    }
+  };
+  const every = { ...config, out: join(root, 'loud'), stepsPerEpoch: 4, logEvery: 1 };
+  const file = join(root, 'loud.json');
+  writeFileSync(file, JSON.stringify(every));
+  assert.equal(await capture(['-c', file, '--epochs', '2,0']), 0);
+  assert.equal(lines.filter((l) => /^ {2}\[A\] epoch \d\/2 step \d\/4 /.test(l)).length, 6);
+  assert.equal(await capture(['-c', file, '--epochs', '2,0', '--quiet', '--out', join(root, 'quiet')]), 0);
+  assert.equal(lines.filter((l) => / step \d\/4 /.test(l)).length, 0);
+  assert.equal(lines.filter((l) => /^\[A\] epoch \d\/2 loss /.test(l)).length, 2);
+});

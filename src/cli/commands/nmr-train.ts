@@ -50,6 +50,8 @@ options:
       --data DIR         override data.train
       --epochs A,B       override the epochs of stage A and stage B
       --params           print the model's parameter table and exit
+      --quiet            no step lines within an epoch (each epoch's line, with the pace and
+                         the ETA, stays)
       --device D         cpu (default), cuda or cuda:N (also "device" in the config)
 
 your own measurements (instead of the config's data.train; -c is then optional and defaults to a
@@ -85,6 +87,7 @@ export const run = defineCommand({
     data: { type: 'string' },
     epochs: { type: 'string' },
     params: { type: 'boolean' },
+    quiet: { type: 'boolean' },
     device: { type: 'string' },
     experiments: { type: 'string', multiple: true },
     samples: { type: 'string' },
@@ -140,7 +143,10 @@ export const run = defineCommand({
       model.dispose();
       return 0;
     }
-    const result = trainNmr(cfg, values.resume ? { resume: values.resume } : {});
+    const result = trainNmr(cfg, {
+      ...(values.resume ? { resume: values.resume } : {}),
+      quiet: values.quiet ?? false,
+    });
     const last = result.history[result.history.length - 1];
     console.log(
       `done: ${result.epochs} epochs, ${result.parameters.toLocaleString('en-US')} parameters` +

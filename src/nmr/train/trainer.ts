@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import * as torch from '../../torch/index.js';
 import { Rng } from '../../util/rng.js';
 import { writeJsonAtomic, ensureDir } from '../../util/fs.js';
+import { formatSeconds } from '../../util/progress.js';
 import { UNet1d, parameterSummary } from '../model/unet.js';
 import { checkpointBase, modelMetadata } from '../model/denoise.js';
 import type { NmrTrainConfig } from './config.js';
@@ -49,6 +50,8 @@ export interface TrainOptions {
   resume?: string;
   /** Progress lines (default: standard output). */
   log?: (line: string) => void;
+  /** No step lines within an epoch (the epoch lines stay), as `nmr train --quiet`. */
+  quiet?: boolean;
   /** Stop after this many epochs of this call (tests of resume); default: the configured total. */
   stopAfterEpochs?: number;
 }
@@ -110,6 +113,9 @@ interface TrainingRun {
   totalEpochs: number;
   lastBase: string;
   bestBase: string;
+  quiet: boolean;
+  /** When this call's first step started and which step of the run it was (for rate and ETA). */
+  pace: { start: number; firstStep: number; endStep: number };
 }
 
 /** What a checkpoint carries from epoch to epoch. */
@@ -145,6 +151,8 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
   torch.manualSeed(cfg.seed);
   ensureDir(cfg.out);
   const data = loadTrainingData(cfg, log);
+  if (data.valSet.length === 0)
+    log('no validation samples: best.json follows the schedule to its last epoch');
   const { model, parameters, stackModel } = buildModel(cfg, data.K, log);
   const { optimizer, scheduler, stepsPerEpoch, totalEpochs } = createOptimizer(
     cfg,
@@ -166,8 +174,15 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
     totalEpochs,
     lastBase: join(cfg.out, 'last'),
     bestBase: join(cfg.out, 'best'),
+    quiet: options.quiet ?? false,
+    pace: { start: 0, firstStep: 0, endStep: 0 },
   };
   const endEpoch = Math.min(totalEpochs, state.startEpoch + (options.stopAfterEpochs ?? totalEpochs));
+  run.pace = {
+    start: performance.now(),
+    firstStep: state.startEpoch * stepsPerEpoch,
+    endStep: endEpoch * stepsPerEpoch,
+  };
   for (let epoch = state.startEpoch; epoch < endEpoch; epoch++) runEpoch(run, state, epoch, endEpoch);
   model.dispose();
   return {
@@ -328,10 +343,10 @@ function runEpoch(run: TrainingRun, state: TrainingState, epoch: number, endEpoc
     const values = trainStep(run, state.rng, plan, step);
     run.scheduler.step();
     for (const k of Object.keys(sums) as (keyof LossSums)[]) sums[k] += values[k];
-    if ((step + 1) % run.cfg.logEvery === 0 && step + 1 < run.stepsPerEpoch)
+    if (!run.quiet && (step + 1) % run.cfg.logEvery === 0 && step + 1 < run.stepsPerEpoch)
       run.log(
         `  [${stage.name}] epoch ${epoch + 1}/${run.totalEpochs} step ${step + 1}/${run.stepsPerEpoch} loss ${fmt(values.loss)} ` +
-          `lr ${run.optimizer.paramGroups[0]!.lr.toExponential(2)}`,
+          `lr ${run.optimizer.paramGroups[0]!.lr.toExponential(2)} | ${pace(run, epoch * run.stepsPerEpoch + step + 1)}`,
       );
   }
   const val = validate(run.model, run.data.valSet, weights.peakWeight);
@@ -449,13 +464,27 @@ function logEpoch(run: TrainingRun, record: EpochRecord): void {
       `curv ${fmt(record.curv)} cons ${fmt(record.cons)} T ${fmt(record.ratio)}; k >= ${record.minLevel}) | ` +
       // one sample has none to hold out (nor has valFraction 0): see saveCheckpoints
       (!Number.isFinite(val.rec)
-        ? 'no validation samples (best.json follows the last epoch)'
+        ? 'no validation'
         : `val rec ${fmt(val.rec)} ` +
           (Number.isFinite(val.energySnrDb)
             ? `energy SNR ${val.energySnrDb.toFixed(2)} dB (input ${val.inputEnergySnrDb.toFixed(2)})`
             : 'no ground truth')) +
-      ` | ${record.seconds.toFixed(1)} s`,
+      ` | ${record.seconds.toFixed(1)} s` +
+      (record.epoch * run.stepsPerEpoch < run.pace.endStep
+        ? `, ${pace(run, record.epoch * run.stepsPerEpoch)}`
+        : ''),
   );
+}
+
+/**
+ * The run's pace after `stepsDone` of its steps: steps per second over this call so far (the
+ * validations and checkpoints included, so that the ETA holds) and the time to its last epoch.
+ */
+function pace(run: TrainingRun, stepsDone: number): string {
+  const { start, firstStep, endStep } = run.pace;
+  const seconds = (performance.now() - start) / 1000;
+  const rate = (stepsDone - firstStep) / Math.max(seconds, 1e-9);
+  return `${rate.toFixed(1)} steps/s, ETA ${formatSeconds(rate > 0 ? (endStep - stepsDone) / rate : Infinity)}`;
 }
 
 /** Saves best.json when the epoch scores best so far, and last.json every checkpointEvery epochs. */
