@@ -129,3 +129,25 @@ test('without validation samples best.json follows the schedule to its last epoc
   );
   assert.ok(!lines.some((l) => /NaN/.test(l)), 'no NaN in the epoch lines');
 });
+
+test("the validation loss that picks best.json weighs peaks alike in every epoch (stage B's peakWeightEnd ramp aside)", () => {
+  // lr at its floor and no weight decay: the weights hardly move, so the validation loss of every
+  // epoch is the same whatever stage B's peak weight ramps to
+  const run = (name: string, peakWeightEnd: number) =>
+    trainNmr(
+      tinyConfig(join(root, name), {
+        stageA: { epochs: 1 },
+        stageB: { epochs: 2, curriculumEpochs: 1, peakWeightEnd },
+        optim: { lr: 1e-8, weightDecay: 0, warmupEpochs: 0 },
+      }),
+      { log: () => {} },
+    ).history.map((h) => h.val.rec);
+  const flat = run('ramp-flat', 6);
+  const steep = run('ramp-steep', 600);
+  assert.equal(steep.length, 3);
+  for (let e = 0; e < 3; e++)
+    assert.ok(
+      Math.abs(steep[e]! - flat[e]!) <= 1e-4 * flat[e]!,
+      `epoch ${e + 1}: ${flat[e]} against ${steep[e]}`,
+    );
+});

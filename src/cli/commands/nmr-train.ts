@@ -38,10 +38,10 @@ L1 on the other levels' outputs too) and loss.mse (a peak-weighted squared error
 pseudo (the default), last (level K alone) or truth (simulated data); data.rescale: huber,
 inverse, seed or none; model.inputLevels = K+1 trains the stack model (all levels in).
 Writes OUT/last.{json,safetensors,optim.safetensors} every checkpointEvery epochs, OUT/best.*
-(the epoch of best validation energy SNR; without ground truth, of lowest validation loss; without
-validation samples, as with one sample or data.valFraction 0, the last epoch) and
-OUT/history.json. See configs/nmr_unet.json (the full-size network and schedule) and
-configs/nmr_tiny.json.
+(the epoch of best validation energy SNR; without ground truth, of lowest validation loss, with
+stage A's peak weight in every epoch; without validation samples, as with one sample or
+data.valFraction 0, the last epoch) and OUT/history.json. See configs/nmr_unet.json (the
+full-size network and schedule) and configs/nmr_tiny.json.
 
 options:
   -c, --config FILE      JSON config                                              [required]

@@ -349,7 +349,9 @@ function runEpoch(run: TrainingRun, state: TrainingState, epoch: number, endEpoc
           `lr ${run.optimizer.paramGroups[0]!.lr.toExponential(2)} | ${pace(run, epoch * run.stepsPerEpoch + step + 1)}`,
       );
   }
-  const val = validate(run.model, run.data.valSet, weights.peakWeight);
+  // One yardstick for every epoch: stage A's peak weight, not the stage's own (stage B may ramp it,
+  // peakWeightEnd), so that the validation losses that choose best.json compare across epochs.
+  const val = validate(run.model, run.data.valSet, run.cfg.stageA.loss.peakWeight);
   const n = run.stepsPerEpoch;
   const record: EpochRecord = {
     epoch: epoch + 1,
