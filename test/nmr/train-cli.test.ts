@@ -13,6 +13,7 @@ import { UserError } from '../../src/util/errors.js';
 import { NmrDataError } from '../../src/nmr/io/errors.js';
 import { NmrFidelityError, blendFidelity } from '../../src/nmr/model/denoise.js';
 import { Dataset } from '../../src/nmr/data/dataset.js';
+import { runTailor } from '../helpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'nmr-cli-'));
 const data = join(root, 'data');
@@ -192,4 +193,42 @@ test('nmr train --quiet keeps the epoch lines and drops the step lines within an
   assert.equal(await capture(['-c', file, '--epochs', '2,0', '--quiet', '--out', join(root, 'quiet')]), 0);
   assert.equal(lines.filter((l) => / step \d\/4 /.test(l)).length, 0);
   assert.equal(lines.filter((l) => /^\[A\] epoch \d\/2 loss /.test(l)).length, 2);
+});
+
+test('nmr denoise shows its progress on stderr (not with --quiet), and writes what one pass would', async () => {
+  // the run trained by the first test; 70 spectra: more than one round of 64
+  const many = join(root, 'many');
+  writeSyntheticDataset(many, 70, 5, { points: 256, levels: 3, ratio: 2 });
+  const model = join(root, 'run', 'best.json');
+  const loud = runTailor([
+    'nmr',
+    'denoise',
+    '--model',
+    model,
+    '--input',
+    many,
+    '--out',
+    join(root, 'loud-den'),
+    '--force',
+  ]);
+  assert.equal(loud.code, 0, loud.err);
+  assert.match(loud.err, /^denoise 70\/70 [\d.]+ spectra\/s ETA 0:00/m);
+  assert.match(loud.out, /denoised 70 spectra in /);
+  const quiet = runTailor([
+    'nmr',
+    'denoise',
+    '--model',
+    model,
+    '--input',
+    many,
+    '--out',
+    join(root, 'quiet-den'),
+    '--force',
+    '--quiet',
+  ]);
+  assert.equal(quiet.code, 0, quiet.err);
+  assert.doesNotMatch(quiet.err, /^denoise /m);
+  // the spectra of the second round are written, named as in one pass
+  for (const name of ['many-sample0000', 'many-sample0069'])
+    assert.ok(existsSync(join(root, 'quiet-den', `${name}.denoised.csv`)), name);
 });

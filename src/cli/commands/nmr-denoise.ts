@@ -35,6 +35,10 @@ import {
   type ScaleCalibration,
 } from '../../nmr/index.js';
 import { ensureDir, writeFileAtomic } from '../../util/fs.js';
+import { Progress } from '../../util/progress.js';
+
+/** Spectra denoised and written per round (a multiple of the model's batch of 8). */
+const CHUNK = 64;
 
 const HELP = `usage: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR
 
@@ -66,6 +70,7 @@ options:
                         After 'tailor nmr calibrate' the scale is multiplied by the stored
                         factor and peaks are rated by the stored rule (the output says which);
                         without it the head's raw scale is written, which overstates the error
+      --quiet           no progress on stderr
 
 FIDs are processed like the model's training experiments (size, line broadening, phase) when the
 model records them. Each input's relative noise and ppm range are compared with the training
@@ -172,6 +177,7 @@ export const run = defineCommand({
     force: { type: 'boolean' },
     fidelity: { type: 'string' },
     uncertainty: { type: 'boolean' },
+    quiet: { type: 'boolean' },
   },
   helpOnParseError: true,
   run: ({ values }) => {
@@ -203,16 +209,45 @@ export const run = defineCommand({
     const prefer = values.processed ? 'processed' : 'raw';
     const items = values.input.flatMap((p) => collect(p, prefer));
     if (domain && !isStackModel(model)) checkInputs(items, model, domain, values.force === true);
+    checkStacks(model, items, values.model);
     ensureDir(values.out);
-    const {
-      outputs: denoised,
-      scales,
-      seconds,
-    } = denoiseItems(model, items, values.model, values.uncertainty === true);
-    const outputs =
-      fidelity > 0 ? denoised.map((y, i) => blendFidelity(items[i]!.spectrum.real, y, fidelity)) : denoised;
-    const names = writeOutputs(items, outputs, values.model, values.out);
-    if (scales) writeUncertainty(items, outputs, scales, names, values.model, values.out, calibration);
+    // In chunks, each written before the next is denoised: progress with rate and ETA for a large
+    // folder, and the outputs of one chunk held at a time.
+    const progress = new Progress({
+      label: 'denoise',
+      total: items.length,
+      unit: 'spectra',
+      quiet: values.quiet === true,
+    });
+    const names = new Map<string, number>();
+    const peaks = { low: 0, total: 0 };
+    let seconds = 0;
+    for (let at = 0; at < items.length; at += CHUNK) {
+      const chunk = items.slice(at, at + CHUNK);
+      const r = denoiseItems(model, chunk, values.model, values.uncertainty === true);
+      seconds += r.seconds;
+      const outputs =
+        fidelity > 0
+          ? r.outputs.map((y, i) => blendFidelity(chunk[i]!.spectrum.real, y, fidelity))
+          : r.outputs;
+      const written = writeOutputs(chunk, outputs, values.model, values.out, names);
+      if (r.scales) {
+        const counts = writeUncertainty(
+          chunk,
+          outputs,
+          r.scales,
+          written,
+          values.model,
+          values.out,
+          calibration,
+        );
+        peaks.low += counts.low;
+        peaks.total += counts.total;
+      }
+      progress.tick(chunk.length);
+    }
+    progress.finish();
+    if (values.uncertainty) console.log(uncertaintySummary(calibration, peaks));
     model.dispose();
     console.log(
       `denoised ${items.length} spectra in ${seconds.toFixed(2)} s (${(items.length / Math.max(seconds, 1e-9)).toFixed(1)} spectra/s); wrote CSV and JCAMP-DX to ${values.out}`,
@@ -255,6 +290,18 @@ function checkInputs(items: Item[], model: UNet1d, domain: TrainingDomain, force
   }
 }
 
+/** A stack model needs every input to be a sample of its levels: checked before anything is written. */
+function checkStacks(model: UNet1d, items: Item[], modelFile: string): void {
+  if (!isStackModel(model)) return;
+  const G = model.config.inputLevels;
+  const bad = items.find((it) => it.stack?.length !== G);
+  if (!bad) return;
+  model.dispose();
+  throw new CliError(
+    `--model ${modelFile} denoises stacks of ${G} levels; ${bad.spectrum.source} is ${bad.stack ? `a sample of ${bad.stack.length} levels` : 'a single spectrum'} (give a data set written by 'tailor nmr simulate' with --levels ${G})`,
+  );
+}
+
 /** The denoised spectra, and the seconds the model took. */
 function denoiseItems(
   model: UNet1d,
@@ -266,12 +313,6 @@ function denoiseItems(
   let scales: Float64Array[] | null = null;
   let t0: number;
   if (isStackModel(model)) {
-    const G = model.config.inputLevels;
-    const bad = items.find((it) => it.stack?.length !== G);
-    if (bad)
-      throw new CliError(
-        `--model ${modelFile} denoises stacks of ${G} levels; ${bad.spectrum.source} is ${bad.stack ? `a sample of ${bad.stack.length} levels` : 'a single spectrum'} (give a data set written by 'tailor nmr simulate' with --levels ${G})`,
-      );
     // The model was trained on preprocessed stacks (alignment to level K, rescaling).
     const stacks = items.map((it) => preprocessStack(it.stack!).spectra);
     t0 = Date.now();
@@ -286,8 +327,13 @@ function denoiseItems(
 }
 
 /** Writes OUT/<name>.denoised.csv and .jdx per input; returns the names used. */
-function writeOutputs(items: Item[], outputs: Float64Array[], modelFile: string, out: string): string[] {
-  const used = new Map<string, number>();
+function writeOutputs(
+  items: Item[],
+  outputs: Float64Array[],
+  modelFile: string,
+  out: string,
+  used: Map<string, number>,
+): string[] {
   const names: string[] = [];
   items.forEach((it, i) => {
     // Two inputs with the same name (from different folders) get distinct outputs.
@@ -306,7 +352,8 @@ function writeOutputs(items: Item[], outputs: Float64Array[], modelFile: string,
 
 /**
  * Writes OUT/<name>.scale.csv and .jdx (the per-point scale) and OUT/<name>.peaks.csv (the peaks
- * above 3 sigma of the input, each with its confidence); prints how many peaks are low-confidence.
+ * above 3 sigma of the input, each with its confidence); returns how many peaks there are, and how
+ * many of them are low-confidence.
  */
 function writeUncertainty(
   items: Item[],
@@ -316,16 +363,11 @@ function writeUncertainty(
   modelFile: string,
   out: string,
   calibration: ScaleCalibration | null,
-): void {
+): { low: number; total: number } {
   let low = 0;
   let total = 0;
   const factor = calibration?.factor ?? 1;
-  const rule = calibration?.confidence ?? { definition: 'interval', cut: 1 };
-  const state = calibration
-    ? `calibrated: factor ${calibration.factor.toPrecision(4)} fitted on ${calibration.samples} samples of ${calibration.data}`
-    : "uncalibrated: the head's raw scale, which overstates the error; run 'tailor nmr calibrate'";
-  const definition =
-    rule.definition === 'interval' ? 'height / (scale x ln 10)' : 'height / (3 sigma of the input)';
+  const { rule, state, definition } = scaleTerms(calibration);
   items.forEach((it, i) => {
     const name = names[i]!;
     const s: Spectrum = { ...it.spectrum, real: scales[i]!.map((b) => b * factor) };
@@ -352,7 +394,25 @@ function writeUncertainty(
         `ppm,height,scale,confidence,flag\n${rows.join('\n')}${rows.length ? '\n' : ''}`,
     );
   });
-  console.log(
-    `scale ${state}; peaks above 3 sigma of the inputs: ${total}, of which ${low} low-confidence (${definition} below ${rule.cut.toFixed(3)}; marked 'low' in <name>.peaks.csv)`,
-  );
+  return { low, total };
+}
+
+/** The confidence rule, whether the scale is calibrated, and what confidence means, in words. */
+function scaleTerms(calibration: ScaleCalibration | null) {
+  const rule = calibration?.confidence ?? { definition: 'interval' as const, cut: 1 };
+  const state = calibration
+    ? `calibrated: factor ${calibration.factor.toPrecision(4)} fitted on ${calibration.samples} samples of ${calibration.data}`
+    : "uncalibrated: the head's raw scale, which overstates the error; run 'tailor nmr calibrate'";
+  const definition =
+    rule.definition === 'interval' ? 'height / (scale x ln 10)' : 'height / (3 sigma of the input)';
+  return { rule, state, definition };
+}
+
+/** The line that says how many peaks the inputs have and how many are low-confidence. */
+function uncertaintySummary(
+  calibration: ScaleCalibration | null,
+  peaks: { low: number; total: number },
+): string {
+  const { rule, state, definition } = scaleTerms(calibration);
+  return `scale ${state}; peaks above 3 sigma of the inputs: ${peaks.total}, of which ${peaks.low} low-confidence (${definition} below ${rule.cut.toFixed(3)}; marked 'low' in <name>.peaks.csv)`;
 }
