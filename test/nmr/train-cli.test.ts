@@ -200,32 +200,24 @@ test('nmr denoise shows its progress on stderr (not with --quiet), and writes wh
   const many = join(root, 'many');
   writeSyntheticDataset(many, 70, 5, { points: 256, levels: 3, ratio: 2 });
   const model = join(root, 'run', 'best.json');
-  const loud = runTailor([
-    'nmr',
-    'denoise',
-    '--model',
-    model,
-    '--input',
-    many,
-    '--out',
-    join(root, 'loud-den'),
-    '--force',
-  ]);
+  const denoiseTo = (out: string, ...more: string[]) =>
+    runTailor([
+      'nmr',
+      'denoise',
+      '--model',
+      model,
+      '--input',
+      many,
+      '--out',
+      join(root, out),
+      '--force',
+      ...more,
+    ]);
+  const loud = denoiseTo('loud-den');
   assert.equal(loud.code, 0, loud.err);
   assert.match(loud.err, /^denoise 70\/70 [\d.]+ spectra\/s ETA 0:00/m);
   assert.match(loud.out, /denoised 70 spectra in /);
-  const quiet = runTailor([
-    'nmr',
-    'denoise',
-    '--model',
-    model,
-    '--input',
-    many,
-    '--out',
-    join(root, 'quiet-den'),
-    '--force',
-    '--quiet',
-  ]);
+  const quiet = denoiseTo('quiet-den', '--quiet');
   assert.equal(quiet.code, 0, quiet.err);
   assert.doesNotMatch(quiet.err, /^denoise /m);
   // the spectra of the second round are written, named as in one pass
