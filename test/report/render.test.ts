@@ -2,7 +2,15 @@
 // self-contained (no external resources), and errors name the bad field.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderLongtailReport, writeLongtailReport } from '../../src/report/longtail.js';
@@ -350,6 +358,14 @@ test('tailor report --run DIR writes the page and names a missing results.json',
     assert.equal(await run(['--run', join(dir, 'run'), '--out', join(dir, 'elsewhere.html')]), 0);
     assert.ok(existsSync(join(dir, 'elsewhere.html')));
     await assert.rejects(run(['--run', join(dir, 'missing')]), /missing[/\\]results\.json: cannot read/);
+    // an nmr train run (checkpoints and history, no results) is named, with how to score its model
+    const nmrRun = join(dir, 'nmr-run');
+    mkdirSync(nmrRun);
+    for (const f of ['history.json', 'best.json']) writeFileSync(join(nmrRun, f), '[]');
+    await assert.rejects(
+      run(['--run', nmrRun]),
+      /is an 'nmr train' run \(checkpoints and history\.json, no results\); .*'tailor nmr evaluate --model .*best\.json --data DATA --json > DIR\/results\.json'/,
+    );
     await assert.rejects(run([]), /give --run DIR/);
   } finally {
     console.log = log;
