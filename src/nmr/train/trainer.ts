@@ -162,6 +162,7 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
   const state: TrainingState = options.resume
     ? resumeTraining(options.resume, cfg, model, optimizer, scheduler, totalEpochs, log)
     : { rng: new Rng(cfg.seed), startEpoch: 0, history: [], best: -Infinity };
+  const endEpoch = Math.min(totalEpochs, state.startEpoch + (options.stopAfterEpochs ?? totalEpochs));
   const run: TrainingRun = {
     cfg,
     log,
@@ -175,13 +176,11 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
     lastBase: join(cfg.out, 'last'),
     bestBase: join(cfg.out, 'best'),
     quiet: options.quiet ?? false,
-    pace: { start: 0, firstStep: 0, endStep: 0 },
-  };
-  const endEpoch = Math.min(totalEpochs, state.startEpoch + (options.stopAfterEpochs ?? totalEpochs));
-  run.pace = {
-    start: performance.now(),
-    firstStep: state.startEpoch * stepsPerEpoch,
-    endStep: endEpoch * stepsPerEpoch,
+    pace: {
+      start: performance.now(),
+      firstStep: state.startEpoch * stepsPerEpoch,
+      endStep: endEpoch * stepsPerEpoch,
+    },
   };
   for (let epoch = state.startEpoch; epoch < endEpoch; epoch++) runEpoch(run, state, epoch, endEpoch);
   model.dispose();
