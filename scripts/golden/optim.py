@@ -66,7 +66,7 @@ def run_case(name, make_optimizer, groups_lr=None, steps=5, seed=0, skip=None):
 
 
 def optim_cases():
-    SGD, AdamW = torch.optim.SGD, torch.optim.AdamW
+    SGD, Adam, AdamW = torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW
     cases = [
         ('sgd_plain', {'type': 'SGD', 'lr': 0.5}, lambda p: SGD(p, lr=0.5), None),
         ('sgd_cifar_recipe', {'type': 'SGD', 'lr': 0.1, 'momentum': 0.9, 'nesterov': True, 'weightDecay': 5e-4},
@@ -84,6 +84,13 @@ def optim_cases():
          lambda p: AdamW(p, lr=0.02, amsgrad=True), [0.005, None]),
         ('adamw_maximize', {'type': 'AdamW', 'lr': 0.01, 'maximize': True, 'weightDecay': 0.05},
          lambda p: AdamW(p, lr=0.01, maximize=True, weight_decay=0.05), None),
+        ('adam_default', {'type': 'Adam'}, lambda p: Adam(p), None),
+        ('adam_l2_custom', {'type': 'Adam', 'lr': 0.01, 'betas': [0.8, 0.99], 'eps': 1e-6, 'weightDecay': 0.1},
+         lambda p: Adam(p, lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1), None),
+        ('adam_amsgrad_maximize_groups', {'type': 'Adam', 'lr': 0.02, 'amsgrad': True, 'maximize': True,
+                                          'weightDecay': 0.05, 'groupLr': [0.005, None]},
+         lambda p: Adam(p, lr=0.02, amsgrad=True, maximize=True, weight_decay=0.05), [0.005, None]),
+        ('adam_skipped_grad', {'type': 'Adam', 'lr': 0.05, 'skip': [2, 1]}, lambda p: Adam(p, lr=0.05), None),
     ]
     out = []
     for seed, (name, options, make, groups_lr) in enumerate(cases):
@@ -92,6 +99,28 @@ def optim_cases():
         case['options'] = options
         out.append(case)
     return out
+
+
+def clip_cases():
+    """torch.nn.utils.clip_grad_norm_ / clip_grad_value_ on three gradients (one parameter has none)."""
+    g = torch.Generator().manual_seed(11)
+    shapes = [[3, 4], [5], [2, 2]]
+    grads = [torch.randn(s, generator=g) * 3 for s in shapes]
+    out = []
+    for max_norm, norm_type in [(1.0, 2.0), (100.0, 2.0), (0.5, 1.0), (2.0, 3.0), (0.25, float('inf')), (0.0, 2.0)]:
+        params = [torch.zeros(s, requires_grad=True) for s in shapes] + [torch.zeros(2, requires_grad=True)]
+        for p, gr in zip(params, grads):
+            p.grad = gr.clone()
+        total = torch.nn.utils.clip_grad_norm_(params, max_norm, norm_type)
+        out.append({'kind': 'norm', 'maxNorm': max_norm, 'normType': 'inf' if norm_type == float('inf') else norm_type,
+                    'total': float(total), 'grads': [values(p.grad) for p in params[:3]]})
+    for clip_value in [0.5, 2.0]:
+        params = [torch.zeros(s, requires_grad=True) for s in shapes]
+        for p, gr in zip(params, grads):
+            p.grad = gr.clone()
+        torch.nn.utils.clip_grad_value_(params, clip_value)
+        out.append({'kind': 'value', 'clipValue': clip_value, 'grads': [values(p.grad) for p in params]})
+    return {'shapes': shapes, 'grads': [values(x) for x in grads], 'cases': out}
 
 
 def scheduler_cases():
@@ -217,7 +246,7 @@ def main():
         return
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, 'optim.json'), 'w') as f:
-        json.dump({'torch': torch.__version__, 'cases': optim_cases()}, f)
+        json.dump({'torch': torch.__version__, 'cases': optim_cases(), 'clip': clip_cases()}, f)
     with open(os.path.join(OUT, 'lr_scheduler.json'), 'w') as f:
         json.dump({'torch': torch.__version__, **scheduler_cases()}, f)
     g = torch.Generator().manual_seed(7)

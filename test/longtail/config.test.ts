@@ -4,6 +4,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadConfig, parseConfig, ConfigError } from '../../src/longtail/config/config.js';
 import { loadTestTimeConfig } from '../../src/longtail/config/testtime.js';
+import { buildOptimizer } from '../../src/longtail/config/experiment.js';
+import * as torch from '../../src/torch/index.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { repoRoot } from '../helpers.js';
@@ -266,8 +268,48 @@ test('optimizer and schedule arguments are checked when the config is loaded, na
     adamw({ betas: [0.9, 0.999], eps: 1e-8 }),
     sgd({ momentum: 0.9, nesterov: true }),
     sgd({ nesterov: false }),
+    { optimizer: { type: 'Adam', args: { lr: 1e-3, amsgrad: true } } },
   ])
     parseConfig(JSON.stringify({ ...sade, ...patch }), 'o.json');
+  bad(
+    { optimizer: { type: 'Adam', args: { lr: 1e-3, momentum: 0.9 } } },
+    /optimizer\.args\.momentum: unknown key; valid: lr, weight_decay, betas, eps, amsgrad/,
+  );
+});
+
+test('optimizer Adam and AdamW: the same keys, weight decay L2 (default 0) or decoupled (default 0.01)', () => {
+  const build = (type: string, args: Record<string, unknown>) => {
+    const config = parseConfig(
+      JSON.stringify({ ...sade, optimizer: { type, args: { lr: 0.002, ...args } } }),
+      'o.json',
+    );
+    const w = torch.keep(torch.zeros([2]).requiresGrad_());
+    const opt = buildOptimizer(config, [w]);
+    const out: Record<string, unknown> = {
+      name: opt.constructor.name,
+      ...opt.paramGroups[0]!,
+      params: undefined,
+    };
+    opt.dispose();
+    w.dispose();
+    return out;
+  };
+  assert.deepEqual(
+    { ...build('Adam', {}) },
+    {
+      name: 'Adam',
+      lr: 0.002,
+      betas: [0.9, 0.999],
+      eps: 1e-8,
+      weightDecay: 0,
+      amsgrad: false,
+      maximize: false,
+      params: undefined,
+    },
+  );
+  assert.equal(build('AdamW', {}).weightDecay, 0.01);
+  assert.equal(build('AdamW', {}).name, 'AdamW');
+  assert.deepEqual(build('Adam', { weight_decay: 1e-4, betas: [0.8, 0.9] }).betas, [0.8, 0.9]);
 });
 
 test('trainer.cudnn_benchmark: a boolean, carried into the training options (default left to the trainer)', () => {

@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
-import { SGD, AdamW, type Optimizer } from '../../src/torch/optim/index.js';
+import { SGD, Adam, AdamW, type Optimizer } from '../../src/torch/optim/index.js';
 import { assertClose, goldenDir } from '../helpers.js';
 
 interface GoldenCase {
   name: string;
   options: Record<string, unknown> & {
-    type: 'SGD' | 'AdamW';
+    type: 'SGD' | 'Adam' | 'AdamW';
     groupLr?: (number | null)[];
     skip?: [number, number];
   };
@@ -20,8 +20,18 @@ interface GoldenCase {
   state: Record<string, Record<string, number | number[]>>;
 }
 
+interface ClipCase {
+  kind: 'norm' | 'value';
+  maxNorm?: number;
+  normType?: number | 'inf';
+  clipValue?: number;
+  total?: number;
+  grads: number[][];
+}
+
 const golden = JSON.parse(readFileSync(join(goldenDir, 'torch', 'optim.json'), 'utf8')) as {
   cases: GoldenCase[];
+  clip: { shapes: number[][]; grads: number[][]; cases: ClipCase[] };
 };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -30,8 +40,9 @@ type AnyOptimizer = Optimizer<any>;
 function build(c: GoldenCase, params: torch.Tensor[]): AnyOptimizer {
   const { type, groupLr, skip: _skip, ...options } = c.options;
   const groups = groupLr ? [{ params: [params[0]!], lr: groupLr[0]! }, { params: [params[1]!] }] : params;
+  const Class = { SGD, Adam, AdamW }[type];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  return type === 'SGD' ? new SGD(groups as any, options as any) : new AdamW(groups as any, options as any);
+  return new Class(groups as any, options as any);
 }
 
 const stateKeys: Record<string, string> = {
@@ -108,6 +119,7 @@ test('stateDict / loadStateDict resume gives the same trajectory as an uninterru
   for (const make of [
     (ps: torch.Tensor[]) => new SGD(ps, { lr: 0.1, momentum: 0.9, nesterov: true, weightDecay: 5e-4 }),
     (ps: torch.Tensor[]) => new AdamW(ps, { lr: 0.01, amsgrad: true }),
+    (ps: torch.Tensor[]) => new Adam(ps, { lr: 0.01, weightDecay: 0.01 }),
   ]) {
     const a = init.clone().requiresGrad_();
     const optA = make([a]);
@@ -277,19 +289,19 @@ test('SGD: the multi-tensor step (foreach) gives the per-parameter step bit for 
   opt.dispose();
 });
 
-test("AdamW's capturable mode follows the eager form to float rounding, its step counts saved as numbers", () => {
+test("Adam's and AdamW's capturable mode follows the eager form to float rounding, step counts saved as numbers", () => {
   const configs = [
     { lr: 0.01 },
     { lr: 0.02, weightDecay: 0.05, amsgrad: true },
     { lr: 0.01, weightDecay: 0, betas: [0.8, 0.99], eps: 1e-6 },
   ];
-  const run = (options: (typeof configs)[number], capturable: boolean) => {
+  const run = (options: (typeof configs)[number], capturable: boolean, Class: typeof Adam | typeof AdamW) => {
     torch.manualSeed(4);
     const params = [torch.randn([4, 3]), torch.randn([3]), torch.randn([5])].map((p) =>
       p.requiresGrad_(true),
     );
     // a second group that maximizes, and a parameter that never gets a gradient
-    const opt = new AdamW(
+    const opt = new Class(
       [{ params: params.slice(0, 2) }, { params: params.slice(2), maximize: true }],
       options,
     );
@@ -316,18 +328,96 @@ test("AdamW's capturable mode follows the eager form to float rounding, its step
     torch.dispose(params);
     return out;
   };
-  for (const options of configs) {
-    const eager = run(options, false);
-    const captured = run(options, true);
-    assert.deepEqual(captured.steps, [5, 5], JSON.stringify(options));
-    assert.deepEqual(eager.steps, [5, 5]);
-    captured.params.forEach((p, i) =>
-      p.forEach((v, j) =>
-        assert.ok(
-          Math.abs(v - eager.params[i]![j]!) < 1e-5,
-          `${JSON.stringify(options)}: parameter ${i}[${j}] ${v} vs ${eager.params[i]![j]}`,
+  for (const Class of [Adam, AdamW])
+    for (const options of configs) {
+      const eager = run(options, false, Class);
+      const captured = run(options, true, Class);
+      const what = `${Class.name} ${JSON.stringify(options)}`;
+      assert.deepEqual(captured.steps, [5, 5], what);
+      assert.deepEqual(eager.steps, [5, 5]);
+      captured.params.forEach((p, i) =>
+        p.forEach((v, j) =>
+          assert.ok(
+            Math.abs(v - eager.params[i]![j]!) < 1e-5,
+            `${what}: parameter ${i}[${j}] ${v} vs ${eager.params[i]![j]}`,
+          ),
         ),
-      ),
+      );
+    }
+});
+
+test('Adam adds weight decay to the gradient, AdamW shrinks the weights: they differ with it, agree without', () => {
+  const run = (Class: typeof Adam | typeof AdamW, weightDecay: number) =>
+    torch.tidy(() => {
+      const w = torch.tensor([1, -2, 3]).requiresGrad_();
+      const opt = new Class([w], { lr: 0.1, weightDecay });
+      for (let i = 0; i < 3; i++) {
+        torch.tidy(() => w.square().sum().backward());
+        opt.step();
+        opt.zeroGrad();
+      }
+      opt.dispose();
+      return w.toNumbers();
+    });
+  assert.deepEqual(run(Adam, 0), run(AdamW, 0));
+  assert.notDeepEqual(run(Adam, 0.5), run(AdamW, 0.5));
+  assert.equal(new Adam([torch.keep(torch.zeros([1]))]).paramGroups[0]!.weightDecay, 0, "Adam's default");
+  assert.throws(() => new Adam([torch.zeros([1])], { betas: [1, 0.5] }), /^RangeError: Adam: invalid betas/);
+});
+
+test('clipGradNorm_ and clipGradValue_ match PyTorch 1.13 (norm orders 1, 2, 3, inf; a parameter without grad)', () => {
+  const before = torch.liveTensors();
+  const { shapes, grads, cases } = golden.clip;
+  for (const c of cases) {
+    const params = shapes.map((s) => torch.zeros(s).requiresGrad_());
+    params.forEach((p, i) => {
+      const g = torch.tensor(Float32Array.from(grads[i]!), { shape: shapes[i] });
+      p.grad = g;
+      g.dispose();
+    });
+    const withoutGrad = torch.zeros([2]).requiresGrad_();
+    const what = JSON.stringify({ ...c, grads: undefined });
+    if (c.kind === 'norm') {
+      const normType = c.normType === 'inf' ? Infinity : c.normType!;
+      const total = torch.nn.utils.clipGradNorm_([...params, withoutGrad], c.maxNorm!, { normType });
+      assert.deepEqual(total.shape, []);
+      assertClose([total.item()], [c.total!], 1e-6, 0, `${what} total`);
+      total.dispose();
+    } else torch.nn.utils.clipGradValue_([...params, withoutGrad], c.clipValue!);
+    params.forEach((p, i) =>
+      torch.tidy(() => assertClose(p.grad!.toFloat32Array(), c.grads[i]!, 1e-6, 0, what)),
     );
+    assert.equal(withoutGrad.grad, null);
+    torch.dispose([...params, withoutGrad]);
   }
+  assert.equal(torch.liveTensors(), before, 'clipping leaks no tensors');
+});
+
+test('clipGradNorm_: no gradients gives 0; a non-finite norm is an error only when asked; bad arguments are named', () => {
+  torch.tidy(() => {
+    const w = torch.zeros([3]).requiresGrad_();
+    assert.equal(torch.nn.utils.clipGradNorm_(w, 1).item(), 0);
+    w.grad = torch.tensor([1, NaN, 2]);
+    assert.throws(
+      () => torch.nn.utils.clipGradNorm_([w], 1, { errorIfNonfinite: true }),
+      /clipGradNorm_: the total norm of order 2 .* is non-finite/,
+    );
+    assert.ok(Number.isNaN(torch.nn.utils.clipGradNorm_([w], 1).item()));
+    assert.throws(
+      () => torch.nn.utils.clipGradNorm_([w], -1),
+      /clipGradNorm_: maxNorm must be a number >= 0, got -1/,
+    );
+    assert.throws(
+      () => torch.nn.utils.clipGradNorm_([w], 1, { normType: 0 }),
+      /options.normType must be a number > 0 or Infinity, got 0/,
+    );
+    assert.throws(
+      () => torch.nn.utils.clipGradNorm_(['w'] as never, 1),
+      /parameters must be a Tensor or an array of Tensors, got an array of 1/,
+    );
+    assert.throws(
+      () => torch.nn.utils.clipGradValue_([w], NaN),
+      /clipGradValue_: clipValue must be a finite number >= 0/,
+    );
+  });
 });

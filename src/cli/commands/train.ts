@@ -47,7 +47,7 @@ What the config chooses (the structure of the SADE / BalPoE / LDAM-DRW / PRL ref
   data_loader.type  ImbalanceCIFAR10DataLoader, ImbalanceCIFAR100DataLoader,
                     ImbalanceFashionMNISTDataLoader (imb_type exp or step), ImageNetLTDataLoader,
                     iNaturalistDataLoader, Places_LT (or Places_LT_DataLoader)
-  optimizer.type    SGD or AdamW
+  optimizer.type    SGD, Adam or AdamW
   lr_scheduler.type CustomLR (warm-up, then x gamma at step1 and step2), MultiStepLR,
                     CosineAnnealingLR or StepLR
 

@@ -123,6 +123,14 @@ const DATA_LOADER = section([
 
 const beta = z.number().min(0).lt(1);
 
+const adamArgs = obj({
+  lr: num('learning rate', { min: 0 }).unwrap(),
+  weight_decay: num(undefined, { min: 0 }),
+  betas: z.tuple([beta, beta]).optional(),
+  eps: num(undefined, { min: 0 }),
+  amsgrad: bool(),
+});
+
 const OPTIMIZER = section([
   obj({
     type: z.literal('SGD'),
@@ -134,16 +142,9 @@ const OPTIMIZER = section([
       dampening: num(),
     }),
   }),
-  obj({
-    type: z.literal('AdamW'),
-    args: obj({
-      lr: num('learning rate', { min: 0 }).unwrap(),
-      weight_decay: num(undefined, { min: 0 }),
-      betas: z.tuple([beta, beta]).optional(),
-      eps: num(undefined, { min: 0 }),
-      amsgrad: bool(),
-    }),
-  }),
+  // Adam's weight_decay is L2 (added to the gradient, default 0); AdamW's is decoupled (default 0.01).
+  obj({ type: z.literal('Adam'), args: adamArgs }),
+  obj({ type: z.literal('AdamW'), args: adamArgs }),
 ]);
 
 // The arguments the schedulers need are required here, so a config missing one fails when it is

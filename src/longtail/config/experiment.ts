@@ -376,7 +376,7 @@ export function buildModel(
   });
 }
 
-export function buildOptimizer(config: TrainConfig, params: Tensor[]): optim.SGD | optim.AdamW {
+export function buildOptimizer(config: TrainConfig, params: Tensor[]): optim.SGD | optim.Adam | optim.AdamW {
   const o = config.optimizer;
   if (o.type === 'SGD') {
     const a = o.args;
@@ -389,9 +389,10 @@ export function buildOptimizer(config: TrainConfig, params: Tensor[]): optim.SGD
     });
   }
   const a = o.args;
-  return new optim.AdamW(params, {
+  const Adam = o.type === 'Adam' ? optim.Adam : optim.AdamW;
+  return new Adam(params, {
     lr: a.lr,
-    weightDecay: a.weight_decay ?? 0.01,
+    weightDecay: a.weight_decay ?? (o.type === 'Adam' ? 0 : 0.01),
     ...(a.betas ? { betas: a.betas } : {}),
     ...(a.eps !== undefined ? { eps: a.eps } : {}),
     ...(a.amsgrad !== undefined ? { amsgrad: a.amsgrad } : {}),
@@ -400,7 +401,7 @@ export function buildOptimizer(config: TrainConfig, params: Tensor[]): optim.SGD
 
 export function buildScheduler(
   config: TrainConfig,
-  optimizer: optim.SGD | optim.AdamW,
+  optimizer: optim.SGD | optim.Adam | optim.AdamW,
 ): optim.LRScheduler | null {
   if (!config.lr_scheduler) return null;
   return optim.schedulerFromConfig(optimizer, config.lr_scheduler);

@@ -194,7 +194,7 @@ export function sessionLabel(s: Session): { name: string; method: string } {
 
 /** What the training loop needs from the config besides the session's data and system. */
 export function trainingSetup(s: Session): {
-  optimizer: optim.SGD | optim.AdamW;
+  optimizer: optim.SGD | optim.Adam | optim.AdamW;
   scheduler: optim.LRScheduler | null;
   mixupAlpha?: number;
   evalPeriod?: number;

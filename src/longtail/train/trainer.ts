@@ -49,7 +49,7 @@ export interface ParallelRun {
 
 export interface TrainOptions {
   system: TrainableSystem;
-  optimizer: optim.SGD | optim.AdamW;
+  optimizer: optim.SGD | optim.Adam | optim.AdamW;
   scheduler: optim.LRScheduler | null;
   train: ImageSet;
   /** Evaluated after every epoch: the validation split held out of the training pool, or an image list's val list. */

@@ -63,20 +63,6 @@ export class TrainingDivergedError extends UserError {
   }
 }
 
-/** Global L2 norm of the gradients, clipped to maxNorm (when > 0) in place. */
-function clipGradients(params: torch.Tensor[], maxNorm: number): number {
-  return torch.noGrad(() =>
-    torch.tidy(() => {
-      const grads = params.map((p) => p.grad).filter((g): g is torch.Tensor => g !== null);
-      let sq = 0;
-      for (const g of grads) sq += g.square().sum().item();
-      const norm = Math.sqrt(sq);
-      if (maxNorm > 0 && norm > maxNorm) for (const g of grads) g.mul_(maxNorm / (norm + 1e-6));
-      return norm;
-    }),
-  );
-}
-
 function split<T>(cfg: NmrTrainConfig, all: T[]): { train: T[]; val: T[] } {
   if (cfg.data.val !== null) return { train: all, val: [] };
   const n = all.length;
@@ -447,7 +433,9 @@ function trainStep(run: TrainingRun, rng: Rng, plan: EpochPlan, step: number): L
       );
     model.zeroGrad();
     parts.total.backward();
-    const norm = clipGradients(model.parameters(), cfg.optim.gradClip);
+    // gradClip 0: no clipping, but the norm is still checked
+    const maxNorm = cfg.optim.gradClip > 0 ? cfg.optim.gradClip : Infinity;
+    const norm = torch.nn.utils.clipGradNorm_(model.parameters(), maxNorm).item();
     if (!Number.isFinite(norm))
       throw new TrainingDivergedError(
         `training stopped: the gradient norm is ${norm} at ${at}; lower optim.lr ` +

@@ -5,3 +5,5 @@ export * from './activation.js';
 export * as init from './init.js';
 /** Losses and stateless operations (torch.nn.functional). */
 export * as functional from './functional.js';
+/** Gradient clipping (torch.nn.utils). */
+export * as utils from './utils.js';

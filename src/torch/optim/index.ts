@@ -9,5 +9,5 @@ export {
   type ParamState,
 } from './optimizer.js';
 export { SGD, type SGDOptions } from './sgd.js';
-export { AdamW, type AdamWOptions } from './adamw.js';
+export { Adam, AdamW, type AdamOptions, type AdamWOptions } from './adam.js';
 export * from './lr-scheduler.js';

@@ -1,0 +1,113 @@
+// Gradient clipping (torch.nn.utils.clip_grad_norm_ / clip_grad_value_), in PyTorch 1.13's order
+// of operations. The total norm stays a device tensor and the scale is applied as one, so clipping
+// needs no wait for the device (and can sit inside a captured CUDA graph); only
+// errorIfNonfinite reads the norm back.
+import { Tensor } from '../tensor.js';
+import { scalarTensor } from '../creation.js';
+import { noGrad } from '../autograd.js';
+import { tidy } from '../scope.js';
+import * as aten from '../generated/aten.js';
+import { checksOf, type ArgumentChecks } from '../../util/arguments.js';
+
+/** Options of clipGradNorm_: the norm's order and whether a non-finite total norm is an error. */
+export interface ClipGradNormOptions {
+  /** The order of the norm: 2 (default), any number > 0, or Infinity for the largest absolute value. */
+  normType?: number;
+  /** Throw when the total norm is NaN or infinite, rather than scale the gradients by it (default false; reads the norm back, a wait for the device). */
+  errorIfNonfinite?: boolean;
+}
+
+function parametersOf(c: ArgumentChecks, parameters: Tensor | Tensor[]): Tensor[] {
+  const list = parameters instanceof Tensor ? [parameters] : parameters;
+  if (!Array.isArray(list) || list.some((p) => !(p instanceof Tensor)))
+    c.fail('parameters', 'a Tensor or an array of Tensors', parameters);
+  return list;
+}
+
+/**
+ * Scales the gradients of `parameters` in place so that their total norm (the norm of the
+ * per-parameter norms, all gradients seen as one vector) is at most `maxNorm`
+ * (torch.nn.utils.clip_grad_norm_). Parameters without a gradient are skipped. A `maxNorm` of
+ * Infinity only measures the norm.
+ *
+ * @returns the total norm before clipping: a 0-dim float tensor on the gradients' device, owned
+ *   by the caller (0 when no parameter has a gradient).
+ * @example
+ * ```ts
+ * import * as torch from 'tailor/torch';
+ *
+ * const w = torch.keep(torch.ones([4]).requiresGrad_());
+ * torch.tidy(() => w.mul(10).sum().backward()); // gradient 10 in each entry: norm 20
+ * const norm = torch.nn.utils.clipGradNorm_([w], 1);
+ * console.log(norm.item()); // 20; w.grad now has norm 1
+ * norm.dispose();
+ * ```
+ */
+export function clipGradNorm_(
+  parameters: Tensor | Tensor[],
+  maxNorm: number,
+  options: ClipGradNormOptions = {},
+): Tensor {
+  const c = checksOf('clipGradNorm_');
+  const params = parametersOf(c, parameters);
+  if (typeof maxNorm !== 'number' || !(maxNorm >= 0)) c.fail('maxNorm', 'a number >= 0', maxNorm);
+  const o = c.object(options, 'options');
+  const normType = (o.normType as number | undefined) ?? 2;
+  if (typeof normType !== 'number' || !(normType > 0))
+    c.fail('options.normType', 'a number > 0 or Infinity', normType);
+  return noGrad(() =>
+    tidy(() => {
+      const grads = params.map((p) => p.grad).filter((g): g is Tensor => g !== null);
+      if (grads.length === 0) return scalarTensor(0);
+      const device = grads[0]!.device;
+      let total: Tensor;
+      if (normType === Infinity) {
+        const norms = grads.map((g) => aten.max(g.abs()).to(device));
+        total = norms.length === 1 ? norms[0]! : aten.max(aten.stack(norms));
+      } else {
+        const norms = grads.map((g) => aten.linalg_vector_norm(g, normType).to(device));
+        total = aten.linalg_vector_norm(aten.stack(norms), normType);
+      }
+      if (o.errorIfNonfinite === true && !Number.isFinite(total.item()))
+        throw new RangeError(
+          `clipGradNorm_: the total norm of order ${normType} of the gradients of ${grads.length} ` +
+            `parameters is non-finite, so they cannot be clipped; set errorIfNonfinite to false to ` +
+            `scale them anyway (they become NaN)`,
+        );
+      // maxNorm Infinity (only the norm is wanted) would scale by 1: skip those kernels
+      if (maxNorm !== Infinity) {
+        const scale = total.add(1e-6).reciprocal().mul(maxNorm).clamp(null, 1);
+        for (const g of grads) g.mul_(scale.to(g.device));
+      }
+      return total;
+    }),
+  );
+}
+
+/**
+ * Clamps the gradients of `parameters` in place to [-clipValue, clipValue]
+ * (torch.nn.utils.clip_grad_value_). Parameters without a gradient are skipped.
+ *
+ * @example
+ * ```ts
+ * import * as torch from 'tailor/torch';
+ *
+ * const w = torch.keep(torch.ones([3]).requiresGrad_());
+ * torch.tidy(() => w.mul(torch.tensor([-5, 0.5, 5])).sum().backward());
+ * torch.nn.utils.clipGradValue_([w], 1);
+ * torch.tidy(() => console.log(w.grad!.toArray())); // [-1, 0.5, 1]
+ * ```
+ */
+export function clipGradValue_(parameters: Tensor | Tensor[], clipValue: number): void {
+  const c = checksOf('clipGradValue_');
+  const params = parametersOf(c, parameters);
+  c.number(clipValue, 'clipValue', { min: 0 });
+  noGrad(() =>
+    tidy(() => {
+      for (const p of params) {
+        const g = p.grad;
+        if (g) aten.clamp_(g, -clipValue, clipValue);
+      }
+    }),
+  );
+}
