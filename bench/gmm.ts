@@ -2,12 +2,14 @@
 // fixed-init protocol of the reference cases: one-hot labels -> M step -> EM at tol 1e-3), on
 // iris and on a synthetic n = 100,000, d = 8, K = 5 set, for the four covariance types; plus the
 // dense-algebra choice (ml-matrix vs plain Float64Array loops) on the full-covariance kernel.
+// --model bayesian times the variational fit (BayesianGaussianMixture, Dirichlet-process prior,
+// defaults) against scikit-learn's the same way.
 //
 //   npm run bench -- gmm [--json] [--n 100000] [--repeats 3] [--python /usr/bin/python3] [--types full,diag]
-//                        [--sklearn-threads N] [--data DIR (default: the repository's data/)]
+//                        [--model gaussian|bayesian] [--sklearn-threads N] [--data DIR (default: the repository's data/)]
 import './lib/user-errors.js';
 import { CliError } from '../src/cli/errors.js';
-import { count, optionalCount, choices } from './lib/options.js';
+import { count, optionalCount, choice, choices } from './lib/options.js';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Matrix } from 'ml-matrix';
 import { GaussianMixture } from '../src/mixture/gaussian.js';
+import { BayesianGaussianMixture } from '../src/mixture/bayesian.js';
 import { readLabelsFile, readMatrixCsv } from '../src/mixture/csv.js';
 import {
   COVARIANCE_TYPES,
@@ -34,6 +37,7 @@ const { values: args } = parseArgs({
     repeats: { type: 'string', default: '3' },
     python: { type: 'string', default: '/usr/bin/python3' },
     types: { type: 'string', default: COVARIANCE_TYPES.join(',') },
+    model: { type: 'string', default: 'gaussian' },
     'sklearn-threads': { type: 'string' },
     // Compiled to dist/bench/gmm.js: two levels up is the repository root.
     data: { type: 'string', default: fileURLToPath(new URL('../../data/', import.meta.url)) },
@@ -41,6 +45,7 @@ const { values: args } = parseArgs({
 });
 const repeats = count('repeats', args.repeats!);
 const types = choices('types', args.types!, COVARIANCE_TYPES);
+const model = choice('model', args.model!, ['gaussian', 'bayesian'] as const);
 const n = count('n', args.n!);
 const sklearnThreads = optionalCount('sklearn-threads', args['sklearn-threads']);
 const log = (s: string) => {
@@ -149,13 +154,14 @@ async function main(): Promise<void> {
   };
 
   if (args.json) {
-    console.log(JSON.stringify({ machine, sklearn: sklearnNote, rows, linalg: kernel }, null, 2));
+    console.log(JSON.stringify({ machine, model, sklearn: sklearnNote, rows, linalg: kernel }, null, 2));
   } else {
     log(
       `machine: ${machine.cpus} CPUs (${machine.cpuModel}), load ${machine.loadavg1.toFixed(2)}, node ${machine.node}; ${sklearnNote}`,
     );
     log(
-      'fit time from the same initial labels (median of repeats; wall clock, then CPU time), tol 1e-3, max_iter 100:',
+      `${model === 'bayesian' ? 'BayesianGaussianMixture (Dirichlet process)' : 'GaussianMixture'} fit time from the ` +
+        'same initial labels (median of repeats; wall clock, then CPU time), tol 1e-3, max_iter 100:',
     );
     log(
       'dataset'.padEnd(30) +
@@ -222,12 +228,8 @@ class Timing {
 }
 
 function oursOnce(c: Case, type: CovarianceType): FitTime {
-  const gm = new GaussianMixture({
-    nComponents: c.k,
-    covarianceType: type,
-    initLabels: c.labels,
-    onWarning: () => {},
-  });
+  const options = { nComponents: c.k, covarianceType: type, initLabels: c.labels, onWarning: () => {} };
+  const gm = model === 'bayesian' ? new BayesianGaussianMixture(options) : new GaussianMixture(options);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   gm.fit(c.x);
@@ -242,16 +244,17 @@ const PYTHON = String.raw`
 import json, sys, time
 import numpy as np
 import sklearn
-from sklearn.mixture import GaussianMixture
+from sklearn.mixture import BayesianGaussianMixture, GaussianMixture
 
-class FixedInit(GaussianMixture):
+spec = json.load(open(sys.argv[1]))
+
+class FixedInit(BayesianGaussianMixture if spec['model'] == 'bayesian' else GaussianMixture):
     # The reference protocol: one-hot responsibilities from given labels, then one M step.
     def _initialize_parameters(self, X, random_state):
         resp = np.zeros((X.shape[0], self.n_components))
         resp[np.arange(X.shape[0]), self._labels] = 1
         self._initialize(X, resp)
 
-spec = json.load(open(sys.argv[1]))
 data = []
 for case in spec['cases']:
     X = np.loadtxt(case['data'], delimiter=',', skiprows=1, ndmin=2)
@@ -291,7 +294,7 @@ async function startSklearn(workDir: string): Promise<SklearnWorker> {
     return { name: c.name, data, labels, k: c.k };
   });
   const specFile = join(workDir, 'spec.json');
-  writeFileSync(specFile, JSON.stringify({ cases: specCases }));
+  writeFileSync(specFile, JSON.stringify({ model, cases: specCases }));
   const script = join(workDir, 'bench.py');
   writeFileSync(script, PYTHON);
   // --sklearn-threads N pins OpenBLAS / OpenMP (tailor's EM runs on one thread).

@@ -42,6 +42,8 @@ export interface EStepResult {
   meanLogProbNorm: number;
   /** Responsibilities, n x K row-major. */
   resp: Float64Array;
+  /** -sum_ik r_ik log r_ik, when the model asks for it (`tracksEntropy`). */
+  entropy?: number;
 }
 
 /**
@@ -75,6 +77,8 @@ export abstract class BaseMixture<D, P> {
   warnings: string[] = [];
   protected fitted = false;
   protected rng: Rng;
+  /** The E step also sums the entropy of the responsibilities (a variational lower bound needs it). */
+  protected tracksEntropy = false;
 
   constructor(options: BaseMixtureOptions) {
     requireObject(options, 'options');
@@ -152,6 +156,9 @@ export abstract class BaseMixture<D, P> {
     this.beginFit(data);
     const doInit = !(this.warmStart && this.fitted);
     const nInit = doInit ? this.nInit : 1;
+    // Every fit draws its starts from the seed, so fitting the same data twice (or fitPredict
+    // after fit) gives the same model, as scikit-learn does with an integer random_state.
+    this.rng = new Rng(this.seed);
     this.warnings = [];
     this.starts = [];
     let best:
@@ -207,7 +214,9 @@ export abstract class BaseMixture<D, P> {
     const n = this.nSamples(data);
     const k = this.nComponents;
     const w = this.estimateWeightedLogProb(data, out);
+    const withEntropy = this.tracksEntropy;
     let total = 0;
+    let entropy = 0;
     for (let i = 0; i < n; i++) {
       const off = i * k;
       let max = -Infinity;
@@ -216,22 +225,31 @@ export abstract class BaseMixture<D, P> {
         // Every component has zero (or NaN) density here: keep scikit-learn's NaN/-inf semantics.
         const norm = logSumExp(w, off, k);
         total += norm;
-        for (let c = 0; c < k; c++) w[off + c] = Math.exp(w[off + c]! - norm);
+        for (let c = 0; c < k; c++) {
+          const logR = w[off + c]! - norm;
+          w[off + c] = Math.exp(logR);
+          if (withEntropy) entropy -= w[off + c]! * logR;
+        }
         continue;
       }
       // One exp per entry (it dominates the E step); below -745 exp underflows to 0 anyway.
       let sum = 0;
+      let dot = 0;
       for (let c = 0; c < k; c++) {
         const t = w[off + c]! - max;
         const e = t < -746 ? 0 : Math.exp(t);
         w[off + c] = e;
         sum += e;
+        if (withEntropy) dot += e * t;
       }
-      total += max + Math.log(sum);
+      const logSum = Math.log(sum);
+      total += max + logSum;
+      // with log r_c = t_c - log(sum): -sum_c r_c log r_c = log(sum) - sum_c e_c t_c / sum
+      if (withEntropy) entropy += logSum - dot / sum;
       const inv = 1 / sum;
       for (let c = 0; c < k; c++) w[off + c]! *= inv;
     }
-    return { meanLogProbNorm: total / n, resp: w };
+    return { meanLogProbNorm: total / n, resp: w, ...(withEntropy ? { entropy } : {}) };
   }
 
   // ---- using a fitted model ----

@@ -3,6 +3,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import { InputError } from '../util/errors.js';
 import { GaussianMixture } from './gaussian.js';
+import {
+  BayesianGaussianMixture,
+  WEIGHT_PRIOR_TYPES,
+  type WeightConcentrationPriorType,
+} from './bayesian.js';
 import { COVARIANCE_TYPES, type CovarianceType } from './gaussian-params.js';
 import { readMatrixCsv, type CsvMatrix } from './csv.js';
 import type { DenseMatrix } from './linalg.js';
@@ -13,7 +18,30 @@ export class GaussianModelError extends InputError {}
 /** The `format` field of a saved Gaussian mixture (`tailor gmm fit --out`). */
 export const GMM_MODEL_FORMAT = 'tailor-gmm';
 
-/** A fitted Gaussian mixture as JSON: its parameters (row-major arrays), fit statistics and options. */
+/** What a saved {@link BayesianGaussianMixture} adds: its priors and posterior hyperparameters. */
+export interface BayesianModelJson {
+  weightConcentrationPriorType: WeightConcentrationPriorType;
+  /** The priors of the fit (given, or derived from the data). */
+  priors: {
+    weightConcentration: number;
+    meanPrecision: number;
+    mean: number[];
+    degreesOfFreedom: number;
+    /** Flat: d x d (full, tied), d (diag) or one value (spherical). */
+    covariance: number[];
+  };
+  /** Dirichlet process: a_k then b_k (2K values); Dirichlet: alpha_k (K). */
+  weightConcentration: number[];
+  meanPrecision: number[];
+  /** K values (one for tied). */
+  degreesOfFreedom: number[];
+}
+
+/**
+ * A fitted Gaussian mixture as JSON: its parameters (row-major arrays), fit statistics and
+ * options. A variational fit (`bayesian` present) has no BIC, AIC or parameter count (null), and
+ * its weights, means and covariances are the posterior expectations.
+ */
 export interface GaussianModelJson {
   format: typeof GMM_MODEL_FORMAT;
   version: 1;
@@ -28,19 +56,23 @@ export interface GaussianModelJson {
   precisionsCholesky: number[] | number[][] | number[][][];
   /** Mean log-likelihood per sample on the training data, at the final parameters. */
   score: number;
-  /** The final lower bound (mean log-likelihood at the parameters before the last M step). */
+  /**
+   * The final lower bound: EM's mean log-likelihood at the parameters before the last M step, or
+   * the variational fit's evidence lower bound of the whole data (up to constants).
+   */
   lowerBound: number;
   logLik: number;
   nSamples: number;
-  nParameters: number;
-  bic: number;
-  aic: number;
+  nParameters: number | null;
+  bic: number | null;
+  aic: number | null;
   nIter: number;
   converged: boolean;
   trace: number[];
   starts: { start: number; lowerBound: number; nIter: number; converged: boolean }[];
   warnings: string[];
   options: Record<string, unknown>;
+  bayesian?: BayesianModelJson;
 }
 
 /**
@@ -52,7 +84,8 @@ export function gaussianModelToJson(
   x: DenseMatrix,
   extra: { columns?: string[]; options?: Record<string, unknown> } = {},
 ): GaussianModelJson {
-  const fit = gm.criteria(x);
+  const bayes = gm instanceof BayesianGaussianMixture ? gm : undefined;
+  const fit = bayes ? variationalFit(bayes, x) : gm.criteria(x);
   return {
     format: GMM_MODEL_FORMAT,
     version: 1,
@@ -75,6 +108,30 @@ export function gaussianModelToJson(
     starts: gm.starts,
     warnings: gm.warnings,
     options: extra.options ?? {},
+    ...(bayes ? { bayesian: bayesianJson(bayes) } : {}),
+  };
+}
+
+/** The fit statistics of a variational model: the likelihood only (no parameter count, so no BIC or AIC). */
+function variationalFit(model: GaussianMixture, x: DenseMatrix) {
+  const score = model.score(x);
+  return { score, logLik: score * x.rows, bic: null, aic: null, nParameters: null };
+}
+
+function bayesianJson(m: BayesianGaussianMixture): BayesianModelJson {
+  const p = m.priors!;
+  return {
+    weightConcentrationPriorType: m.weightConcentrationPriorType,
+    priors: {
+      weightConcentration: p.weightConcentration,
+      meanPrecision: p.meanPrecision,
+      mean: Array.from(p.mean),
+      degreesOfFreedom: p.degreesOfFreedom,
+      covariance: Array.from(p.covariance),
+    },
+    weightConcentration: Array.from(m.weightConcentration),
+    meanPrecision: Array.from(m.meanPrecision),
+    degreesOfFreedom: Array.from(m.degreesOfFreedom),
   };
 }
 
@@ -106,20 +163,42 @@ export function gaussianModelFromJson(
     !(typeof m.regCovar === 'number' && m.regCovar >= 0 && Number.isFinite(m.regCovar))
   )
     fail(`field 'regCovar' is not a non-negative number`);
-  const model = new GaussianMixture({
+  const common = {
     nComponents: m.nComponents!,
     covarianceType: m.covarianceType,
     regCovar: m.regCovar ?? 1e-6,
-  });
+  };
+  let model: GaussianMixture;
   try {
-    model.setFitted(
-      m.nFeatures!,
-      flat(m.weights, 'weights'),
-      flat(m.means, 'means'),
-      flat(m.covariances, 'covariances'),
-    );
+    if (m.bayesian !== undefined) {
+      const b = m.bayesian as Partial<BayesianModelJson> | null;
+      if (typeof b !== 'object' || b === null) fail(`field 'bayesian' is not an object`);
+      if (!WEIGHT_PRIOR_TYPES.includes(b!.weightConcentrationPriorType!))
+        fail(`field 'bayesian.weightConcentrationPriorType' is invalid`);
+      const bayes = new BayesianGaussianMixture({
+        ...common,
+        weightConcentrationPriorType: b!.weightConcentrationPriorType,
+      });
+      bayes.setVariational(m.nFeatures!, {
+        weightConcentration: Float64Array.from(flat(b!.weightConcentration, 'bayesian.weightConcentration')),
+        meanPrecision: Float64Array.from(flat(b!.meanPrecision, 'bayesian.meanPrecision')),
+        degreesOfFreedom: Float64Array.from(flat(b!.degreesOfFreedom, 'bayesian.degreesOfFreedom')),
+        means: Float64Array.from(flat(m.means, 'means')),
+        covariances: Float64Array.from(flat(m.covariances, 'covariances')),
+      });
+      model = bayes;
+    } else {
+      model = new GaussianMixture(common);
+      model.setFitted(
+        m.nFeatures!,
+        flat(m.weights, 'weights'),
+        flat(m.means, 'means'),
+        flat(m.covariances, 'covariances'),
+      );
+    }
   } catch (error) {
-    fail((error as Error).message);
+    if (error instanceof GaussianModelError) throw error;
+    return fail((error as Error).message);
   }
   model.nIter = m.nIter ?? 0;
   model.converged = m.converged ?? false;

@@ -1,6 +1,7 @@
 // What `tailor gmm predict | score | sample` print, as text and JSON built from a fitted model.
 import type { Rng } from '../util/rng.js';
 import type { GaussianMixture } from './gaussian.js';
+import { BayesianGaussianMixture } from './bayesian.js';
 import type { DenseMatrix } from './linalg.js';
 
 /**
@@ -29,12 +30,24 @@ export function predictionsCsv(
   return lines.join('\n') + '\n';
 }
 
-/** The fit of a model to data: mean and total log-likelihood, BIC, AIC and parameter count. */
+/**
+ * The fit of a model to data: mean and total log-likelihood, BIC, AIC and parameter count (null
+ * for a {@link BayesianGaussianMixture}, which has no parameter count).
+ */
 export function scoreSummary(
   model: GaussianMixture,
   x: DenseMatrix,
-): { n: number; score: number; logLik: number; bic: number; aic: number; nParameters: number } {
-  return model.criteria(x);
+): {
+  n: number;
+  score: number;
+  logLik: number;
+  bic: number | null;
+  aic: number | null;
+  nParameters: number | null;
+} {
+  if (!(model instanceof BayesianGaussianMixture)) return model.criteria(x);
+  const score = model.score(x);
+  return { n: x.rows, score, logLik: score * x.rows, bic: null, aic: null, nParameters: null };
 }
 
 /** n draws from the model as CSV: the feature columns (named, or x1..xd) and the component. */

@@ -76,7 +76,7 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
   covariances: Float64Array = new Float64Array(0);
   precisionsCholesky: Float64Array = new Float64Array(0);
   private readonly userInit: Pick<GaussianMixtureOptions, 'weightsInit' | 'meansInit' | 'precisionsInit'>;
-  private tiedScatter: TiedScatter | undefined;
+  protected tiedScatter: TiedScatter | undefined;
 
   constructor(options: GaussianMixtureOptions) {
     super(options);
@@ -312,7 +312,7 @@ export class GaussianMixture extends BaseMixture<DenseMatrix, GaussianParameters
     };
   }
 
-  private initialResponsibilities(x: DenseMatrix, rng: Rng): Float64Array {
+  protected initialResponsibilities(x: DenseMatrix, rng: Rng): Float64Array {
     const n = x.rows;
     const k = this.nComponents;
     const resp = new Float64Array(n * k);

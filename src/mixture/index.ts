@@ -1,8 +1,9 @@
 // The mixture-model package: the EM base shared by the models, and the Gaussian mixture.
 /**
  * Mixture models fitted by EM, without libtorch (`import ... from 'tailor/mixture'`): the
- * Gaussian mixture (scikit-learn's GaussianMixture), model selection by BIC, k-means, and the
- * latent-subgroup linear mixed model with its likelihood-ratio test.
+ * Gaussian mixture (scikit-learn's GaussianMixture) and its variational Bayesian form
+ * (BayesianGaussianMixture), model selection by BIC, k-means, and the latent-subgroup linear mixed
+ * model with its likelihood-ratio test.
  * @module
  */
 export { MixtureArgumentError } from './errors.js';
@@ -14,6 +15,14 @@ export {
   type GaussianMixtureOptions,
   type GaussianParameters,
 } from './gaussian.js';
+export {
+  BayesianGaussianMixture,
+  WEIGHT_PRIOR_TYPES,
+  type BayesianGaussianMixtureOptions,
+  type ResolvedPriors,
+  type VariationalParameters,
+  type WeightConcentrationPriorType,
+} from './bayesian.js';
 export {
   COVARIANCE_TYPES,
   SingularCovarianceError,
@@ -27,6 +36,7 @@ export {
   readDataForModel,
   readGaussianModel,
   GMM_MODEL_FORMAT,
+  type BayesianModelJson,
   type GaussianModelJson,
 } from './gaussian-model.js';
 export {

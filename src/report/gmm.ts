@@ -90,8 +90,10 @@ export function validateGmmModel(value: unknown, source: string): GaussianModelJ
     ...(m.columns !== undefined ? { columns: f.strings(m.columns, 'columns') } : { columns: undefined }),
     score: f.number(m.score, 'score', { nonFinite: true }),
     nSamples: f.number(m.nSamples, 'nSamples', { integer: true, min: 0 }),
-    bic: f.number(m.bic, 'bic', { nonFinite: true }),
-    aic: f.number(m.aic, 'aic', { nonFinite: true }),
+    // null for a variational fit (no parameter count)
+    bic: f.numberOrNull(m.bic, 'bic', { nonFinite: true }),
+    aic: f.numberOrNull(m.aic, 'aic', { nonFinite: true }),
+    lowerBound: f.number(m.lowerBound ?? NaN, 'lowerBound', { nonFinite: true }),
     nIter: f.number(m.nIter ?? 0, 'nIter', { integer: true, min: 0 }),
     converged: f.boolean(m.converged ?? false, 'converged'),
     trace: f.numbers(m.trace ?? [], 'trace', { nonFinite: true }),
@@ -314,8 +316,17 @@ export function gmmModelSections(
           ['covariance', model.covarianceType],
           ['K, d, n', `${K}, ${d}, ${model.nSamples}`],
           ['mean log-likelihood', num(model.score, 5)],
-          ['BIC / AIC', `${num(model.bic, 3)} / ${num(model.aic, 3)}`],
-          ['EM iterations', `${model.nIter} (${model.converged ? 'converged' : 'not converged'})`],
+          model.bayesian
+            ? [
+                'prior',
+                `${model.bayesian.weightConcentrationPriorType.replace('_', ' ')} on the weights; ` +
+                  `no BIC / AIC (variational fit), lower bound ${num(model.lowerBound, 3)}`,
+              ]
+            : ['BIC / AIC', `${num(model.bic, 3)} / ${num(model.aic, 3)}`],
+          [
+            model.bayesian ? 'variational iterations' : 'EM iterations',
+            `${model.nIter} (${model.converged ? 'converged' : 'not converged'})`,
+          ],
         ],
       ) + table(['component', 'weight', 'mean'], rows, 'id="components"'),
       'fit',
@@ -401,8 +412,10 @@ export function gmmPage(runDir: string, results: unknown): ReportPage {
     const sel = findSelection(runDir);
     if (sel) sections.push(bicSection(sel, charts));
     return {
-      title: `Gaussian mixture: K = ${model.nComponents}, ${model.covarianceType} covariance`,
-      subtitle: `${model.nSamples} samples, ${model.nFeatures} features; BIC ${num(model.bic, 2)}`,
+      title: `${model.bayesian ? 'Variational Gaussian mixture' : 'Gaussian mixture'}: K = ${model.nComponents}, ${model.covarianceType} covariance`,
+      subtitle:
+        `${model.nSamples} samples, ${model.nFeatures} features; ` +
+        (model.bic === null ? `lower bound ${num(model.lowerBound, 2)}` : `BIC ${num(model.bic, 2)}`),
       kind: 'gmm',
       sections,
       charts,

@@ -420,3 +420,18 @@ test('the generated unrolled kernels give the same fits as the plain loops', () 
     }
   }
 });
+
+test('fitting twice gives the same model: every fit draws its starts from the seed (scikit-learn with an integer random_state)', () => {
+  const rng = new Rng(9);
+  const rows = Array.from({ length: 200 }, (_, i) => [
+    rng.normal() + (i % 4) * 3,
+    rng.normal() - (i % 2) * 4,
+  ]);
+  const x = fromRows(rows);
+  for (const initParams of ['kmeans', 'random', 'random_from_data'] as const) {
+    const gm = new GaussianMixture({ nComponents: 4, initParams, nInit: 2, seed: 4, onWarning: () => {} });
+    const first = gm.fit(x).means.slice();
+    assert.deepEqual(Array.from(gm.fit(x).means), Array.from(first), initParams);
+    assert.deepEqual(Array.from(gm.fitPredict(x)), Array.from(gm.predict(x)), initParams);
+  }
+});

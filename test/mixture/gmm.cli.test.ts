@@ -168,3 +168,64 @@ test('a fit that hits --max-iter warns on stderr and reports converged false', (
   assert.match(r.stderr, /warning: the best of 1 start\(s\) did not converge in 2 iterations/);
   assert.equal(JSON.parse(r.stdout).converged, false);
 });
+
+test('fit --prior: the variational fit empties surplus components; predict, score and report read its model', () => {
+  const model = join(work, 'bayes.json');
+  const fit = tailor(
+    'fit',
+    '--data',
+    irisData,
+    '--k',
+    '8',
+    '--prior',
+    'dirichlet-process',
+    '--weight-concentration',
+    '0.01',
+    '--n-init',
+    '2',
+    '--out',
+    model,
+  );
+  assert.equal(fit.code, 0, fit.stderr);
+  assert.match(
+    fit.stdout,
+    /full variational GMM, K = 8, n = 150, d = 4: score -?[\d.]+, lower bound -?[\d.]+, \d of 8 components with weight >= 1%/,
+  );
+  const json = JSON.parse(readFileSync(model, 'utf8'));
+  assert.equal(json.bic, null);
+  assert.equal(json.bayesian.weightConcentrationPriorType, 'dirichlet_process');
+  assert.equal(json.bayesian.priors.weightConcentration, 0.01);
+  assert.equal(json.options.prior, 'dirichlet-process');
+  assert.ok(json.weights.filter((w: number) => w < 1e-3).length >= 2, `weights ${json.weights}`);
+  const predict = tailor('predict', '--model', model, '--data', irisData, '--proba');
+  assert.equal(predict.code, 0, predict.stderr);
+  assert.equal(predict.stdout.split('\n')[0], 'label,p0,p1,p2,p3,p4,p5,p6,p7');
+  const score = tailor('score', '--model', model, '--data', irisData);
+  assert.equal(score.code, 0, score.stderr);
+  const summary = JSON.parse(score.stdout);
+  assert.equal(summary.aic, null);
+  assertClose([summary.score], [json.score], 1e-12, 0, 'score of the saved model');
+  const sample = tailor('sample', '--model', model, '--n', '3');
+  assert.equal(sample.code, 0, sample.stderr);
+
+  const bad = (args: string[], pattern: RegExp) => {
+    const r = tailor('fit', '--data', irisData, '--k', '8', ...args);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.match(r.stderr, pattern);
+  };
+  bad(['--dof', '5'], /--dof sets a prior of the variational fit: add --prior dirichlet-process/);
+  bad(['--prior', 'dp'], /--prior must be dirichlet-process or dirichlet-distribution, got 'dp'/);
+  bad(
+    ['--prior', 'dirichlet-process', '--mean-precision', '0'],
+    /--mean-precision needs a positive number, got '0'/,
+  );
+  bad(
+    ['--prior', 'dirichlet-process', '--dof', '2'],
+    /degreesOfFreedomPrior must be > 3 \(features - 1\), got 2/,
+  );
+  bad(['--prior', 'dirichlet-process', '--mean-prior', '1,2'], /meanPrior has 2 values, the data 4 columns/);
+  bad(
+    ['--prior', 'dirichlet-distribution', '--init', `model:${model}`],
+    /--init model:.* starts from a saved model's parameters; the variational fit starts from responsibilities/,
+  );
+});

@@ -190,8 +190,8 @@ test('prediction, score and sample output agree with the model they come from', 
   assert.equal(summary.n, 150);
   assert.equal(summary.nParameters, 3 * 4 + 3 * 10 + 2);
   assertClose([summary.logLik], [density.reduce((a, b) => a + b, 0)], 1e-9, 0, 'logLik');
-  assertClose([summary.bic], [-2 * summary.logLik + summary.nParameters * Math.log(150)], 1e-9, 0, 'bic');
-  assertClose([summary.aic], [-2 * summary.logLik + 2 * summary.nParameters], 1e-9, 0, 'aic');
+  assertClose([summary.bic!], [-2 * summary.logLik + summary.nParameters! * Math.log(150)], 1e-9, 0, 'bic');
+  assertClose([summary.aic!], [-2 * summary.logLik + 2 * summary.nParameters!], 1e-9, 0, 'aic');
 
   const sampled = samplesCsv(gm, 4, new Rng(5), iris.columns).trimEnd().split('\n');
   const direct = gm.sample(4, new Rng(5));

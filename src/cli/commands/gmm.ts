@@ -5,6 +5,8 @@ import { choiceListArg, listArg, numberArg, rangeListArg } from '../args.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fs.js';
 import { Rng } from '../../util/rng.js';
 import {
+  BayesianGaussianMixture,
+  type BayesianGaussianMixtureOptions,
   GaussianMixture,
   type GaussianMixtureOptions,
   COVARIANCE_TYPES,
@@ -27,7 +29,8 @@ import {
 
 const HELP = `usage: tailor gmm <subcommand> [options]
 
-Gaussian mixture models fitted by EM (as scikit-learn's GaussianMixture). Data: CSV with a header
+Gaussian mixture models fitted by EM (as scikit-learn's GaussianMixture), or by variational
+inference with priors (--prior, as scikit-learn's BayesianGaussianMixture). Data: CSV with a header
 row, one sample per row, numeric cells (--columns picks some columns; default all).
 
 subcommands:
@@ -54,6 +57,16 @@ fit options:
   --columns A,B       use these columns only
   --out FILE          write the model JSON there (default: print it)
 
+variational fit (fit only; K is then an upper bound: components the data do not need end with
+weights near 0; the model has no BIC or AIC, its lower bound is the evidence lower bound):
+  --prior P           dirichlet-process (stick-breaking) or dirichlet-distribution on the weights
+  --weight-concentration G
+                      the prior's concentration (default 1/K; smaller empties more components)
+  --mean-precision B  precision of the prior on the means (default 1)
+  --mean-prior A,B    prior mean, one value per column (default the data's means)
+  --dof NU            Wishart degrees of freedom, > d - 1 (default d); the prior covariance is the
+                      data's (library option covariancePrior to set it)
+
 predict options:  --model FILE --data FILE [--proba] [--log-density] [--out FILE]
 score options:    --model FILE --data FILE
 select options:   --data FILE --k 1..9 (or 1,2,4) [--covariance all|full,tied,...] [--n-init N]
@@ -77,6 +90,11 @@ const OPTIONS = {
   proba: { type: 'boolean', default: false },
   'log-density': { type: 'boolean', default: false },
   n: { type: 'string' },
+  prior: { type: 'string' },
+  'weight-concentration': { type: 'string' },
+  'mean-precision': { type: 'string' },
+  'mean-prior': { type: 'string' },
+  dof: { type: 'string' },
   ...JSON_OPTION,
 } as const;
 
@@ -119,7 +137,8 @@ function fit(v: Values): number {
   if (x.rows < k)
     throw new CliError(`${x.file} has ${x.rows} data rows, fewer than the ${k} components of --k`);
   const options = mixtureOptions(v, k, x);
-  const gm = new GaussianMixture(options);
+  const bayesian = bayesianOptions(v, options);
+  const gm = bayesian ? new BayesianGaussianMixture(bayesian) : new GaussianMixture(options);
   gm.fit(x);
   for (const w of gm.warnings) console.error(`tailor: warning: ${w}`);
   const json = gaussianModelToJson(gm, x, {
@@ -134,13 +153,19 @@ function fit(v: Values): number {
       maxIter: options.maxIter,
       regCovar: options.regCovar,
       seed: options.seed,
+      ...(bayesian ? { prior: v.prior } : {}),
     },
   });
   if (v.out) {
     writeJsonAtomic(v.out, json);
+    const fitted =
+      json.bic === null || json.aic === null
+        ? `lower bound ${json.lowerBound.toFixed(3)}, ${effectiveComponents(json.weights)} of ${k} components ` +
+          `with weight >= 1%`
+        : `BIC ${json.bic.toFixed(3)}, AIC ${json.aic.toFixed(3)}`;
     console.log(
-      `${gm.covarianceType} GMM, K = ${k}, n = ${x.rows}, d = ${x.cols}: score ${json.score.toFixed(6)}, ` +
-        `BIC ${json.bic.toFixed(3)}, AIC ${json.aic.toFixed(3)}, ${json.nIter} iterations, ` +
+      `${gm.covarianceType} ${bayesian ? 'variational GMM' : 'GMM'}, K = ${k}, n = ${x.rows}, d = ${x.cols}: ` +
+        `score ${json.score.toFixed(6)}, ${fitted}, ${json.nIter} iterations, ` +
         `${json.converged ? 'converged' : 'NOT converged'}; wrote ${v.out}`,
     );
   } else {
@@ -236,6 +261,48 @@ function mixtureOptions(v: Values, k: number, x: CsvMatrix): GaussianMixtureOpti
     );
   }
   return options;
+}
+
+const PRIORS = {
+  'dirichlet-process': 'dirichlet_process',
+  'dirichlet-distribution': 'dirichlet_distribution',
+} as const;
+
+/** The variational fit's options when --prior is given (its other options need it). */
+function bayesianOptions(
+  v: Values,
+  options: GaussianMixtureOptions,
+): BayesianGaussianMixtureOptions | undefined {
+  const priorFlags = ['weight-concentration', 'mean-precision', 'mean-prior', 'dof'] as const;
+  if (v.prior === undefined) {
+    const stray = priorFlags.find((f) => v[f] !== undefined);
+    if (stray)
+      throw new CliError(`--${stray} sets a prior of the variational fit: add --prior dirichlet-process`);
+    return undefined;
+  }
+  const type = PRIORS[v.prior as keyof typeof PRIORS];
+  if (!type)
+    throw new CliError(`--prior must be dirichlet-process or dirichlet-distribution, got '${v.prior}'`);
+  if (options.weightsInit || options.meansInit || options.precisionsInit)
+    throw new CliError(
+      `--init ${v.init} starts from a saved model's parameters; the variational fit starts from responsibilities ` +
+        `(kmeans, kmeans++, random, random-from-data or labels:FILE)`,
+    );
+  const positive = (flag: (typeof priorFlags)[number]) => numberArg(`--${flag}`, v[flag], { positive: true });
+  const meanPrior = listArg('--mean-prior', v['mean-prior'])?.map((s) => numberArg('--mean-prior', s)!);
+  return {
+    ...options,
+    weightConcentrationPriorType: type,
+    weightConcentrationPrior: positive('weight-concentration'),
+    meanPrecisionPrior: positive('mean-precision'),
+    degreesOfFreedomPrior: positive('dof'),
+    meanPrior,
+  };
+}
+
+/** Components holding at least 1% of the weight. */
+function effectiveComponents(weights: readonly number[]): number {
+  return weights.filter((w) => w >= 0.01).length;
 }
 
 function loadData(v: Values): CsvMatrix {

@@ -2,21 +2,7 @@
 // upper incomplete gamma function. Q is computed directly (series for P when x < a + 1, a Lentz
 // continued fraction for Q otherwise), never as 1 - P, so tiny p-values (1e-27 and below) keep
 // their relative accuracy.
-
-const LANCZOS = [
-  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-  12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
-];
-
-/** log Gamma(x) for x > 0 (Lanczos, g = 7; about 1e-15 relative). */
-export function logGamma(x: number): number {
-  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
-  const z = x - 1;
-  let a = LANCZOS[0]!;
-  const t = z + 7.5;
-  for (let i = 1; i < 9; i++) a += LANCZOS[i]! / (z + i);
-  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(a);
-}
+import { logGamma } from '../special.js';
 
 const EPS = 1e-16;
 const TINY = 1e-300;
