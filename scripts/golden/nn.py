@@ -61,6 +61,13 @@ def bn_eval():
         bn.running_var.copy_(torch.tensor([2.0, 0.5, 1.5]))
     return bn
 layer_case("batchnorm2d_eval", bn_eval, [2, 3, 4, 4], train=False)
+layer_case("leakyrelu", lambda: nn.LeakyReLU(0.2), [3, 5])
+layer_case("silu", lambda: nn.SiLU(), [3, 5])
+layer_case("elu", lambda: nn.ELU(0.7), [3, 5])
+# threshold 1: both the smooth and the linear part
+layer_case("softplus", lambda: nn.Softplus(beta=2, threshold=1), [3, 5])
+layer_case("softmax", lambda: nn.Softmax(dim=1), [3, 5])
+layer_case("logsoftmax", lambda: nn.LogSoftmax(dim=-1), [2, 3, 4])
 
 
 def loss_case(name, fn, logits_shape, target, extra=None):

@@ -59,3 +59,25 @@ test('tensor() and layers name the bad argument', () => {
   assert.deepEqual(t.shape, [2, 2]);
   t.dispose();
 });
+
+test('activation layers name a bad argument; their functional forms compute the same', () => {
+  named(
+    () => new torch.nn.LeakyReLU(loose('0.1')),
+    /^LeakyReLU: negativeSlope must be a finite number, got '0.1'/,
+  );
+  named(() => new torch.nn.Softplus(0), /^Softplus: beta must be a finite number > 0, got 0/);
+  named(() => new torch.nn.ELU(NaN), /^ELU: alpha must be a finite number, got NaN/);
+  named(() => new torch.nn.Softmax(1.5), /^Softmax: dim must be an integer >= -64 and <= 63, got 1.5/);
+  const F = torch.nn.functional;
+  torch.tidy(() => {
+    const x = torch.randn([4, 5]).mul(4);
+    const same = (a: torch.Tensor, b: torch.Tensor, what: string) =>
+      assert.deepEqual(Array.from(a.toFloat32Array()), Array.from(b.toFloat32Array()), what);
+    same(F.leakyRelu(x, 0.2), new torch.nn.LeakyReLU(0.2).forward(x), 'leakyRelu');
+    same(F.silu(x), new torch.nn.SiLU().forward(x), 'silu');
+    same(F.elu(x, 0.5), new torch.nn.ELU(0.5).forward(x), 'elu');
+    same(F.softplus(x, 2, 3), new torch.nn.Softplus(2, 3).forward(x), 'softplus');
+    same(F.softmax(x, 0), new torch.nn.Softmax(0).forward(x), 'softmax');
+    same(F.logSoftmax(x), new torch.nn.LogSoftmax().forward(x), 'logSoftmax');
+  });
+});

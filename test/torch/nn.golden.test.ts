@@ -54,6 +54,12 @@ const makers: Record<string, () => nn.Module & { forward(x: torch.Tensor): torch
   maxpool2d: () => new nn.MaxPool2d(2),
   avgpool2d: () => new nn.AvgPool2d(2),
   adaptiveavgpool2d: () => new nn.AdaptiveAvgPool2d(1),
+  leakyrelu: () => new nn.LeakyReLU(0.2),
+  silu: () => new nn.SiLU(),
+  elu: () => new nn.ELU(0.7),
+  softplus: () => new nn.Softplus(2, 1),
+  softmax: () => new nn.Softmax(1),
+  logsoftmax: () => new nn.LogSoftmax(-1),
 };
 
 for (const c of golden.cases) {

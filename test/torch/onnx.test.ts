@@ -80,6 +80,25 @@ test('1-d layers: dilated grouped conv, batch norm, pooling, layer norm, exact G
   layer.dispose();
 });
 
+test('activations: leaky ReLU, SiLU, ELU, softplus (beta and a low threshold), softmax, log-softmax', async () => {
+  await parity(
+    new nn.Sequential(
+      new nn.Linear(6, 8),
+      new nn.LeakyReLU(0.2),
+      new nn.Linear(8, 8),
+      new nn.SiLU(),
+      new nn.ELU(0.7),
+      new nn.Softplus(2, 1),
+      new nn.Softplus(),
+      new nn.Linear(8, 5),
+      new nn.Softmax(1),
+      new nn.LogSoftmax(-1),
+    ),
+    [4, 6],
+    ['batch', 5],
+  );
+});
+
 test('the file: opset, producer, metadata and a dynamic batch axis', async () => {
   const g = new onnx.OnnxGraph();
   g.output('y', g.node('Relu', [g.input('x', ['batch', 2])]), ['batch', 2]);

@@ -2,6 +2,7 @@
 import { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
+import { checksOf } from '../../util/arguments.js';
 
 /** Elementwise max(x, 0). */
 export class ReLU extends Module {
@@ -18,6 +19,73 @@ export class GELU extends Module {
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.gelu(x, this.approximate);
+  }
+}
+/** Elementwise max(x, 0) + negativeSlope min(x, 0) (torch.nn.LeakyReLU; default slope 0.01). */
+export class LeakyReLU extends Module {
+  constructor(readonly negativeSlope = 0.01) {
+    super();
+    checksOf('LeakyReLU').number(negativeSlope, 'negativeSlope');
+  }
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    return aten.leaky_relu(x, this.negativeSlope);
+  }
+}
+/** Elementwise x sigmoid(x), the sigmoid linear unit or swish (torch.nn.SiLU). */
+export class SiLU extends Module {
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    return aten.silu(x);
+  }
+}
+/** Elementwise x for x > 0, alpha (exp(x) - 1) otherwise (torch.nn.ELU; default alpha 1). */
+export class ELU extends Module {
+  constructor(readonly alpha = 1) {
+    super();
+    checksOf('ELU').number(alpha, 'alpha');
+  }
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    return aten.elu(x, this.alpha);
+  }
+}
+/** Elementwise log(1 + exp(beta x)) / beta, linear where beta x > threshold (torch.nn.Softplus; defaults 1 and 20). */
+export class Softplus extends Module {
+  constructor(
+    readonly beta = 1,
+    readonly threshold = 20,
+  ) {
+    super();
+    const c = checksOf('Softplus');
+    c.number(beta, 'beta', { above: 0 });
+    c.number(threshold, 'threshold');
+  }
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    return aten.softplus(x, this.beta, this.threshold);
+  }
+}
+/** Softmax along `dim` (torch.nn.Softmax; here `dim` defaults to -1, where PyTorch's legacy default guesses). */
+export class Softmax extends Module {
+  constructor(readonly dim = -1) {
+    super();
+    checksOf('Softmax').integer(dim, 'dim', { min: -64, max: 63 });
+  }
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    return aten.softmax_int(x, this.dim);
+  }
+}
+/** Log-softmax along `dim` (torch.nn.LogSoftmax; `dim` defaults to -1). */
+export class LogSoftmax extends Module {
+  constructor(readonly dim = -1) {
+    super();
+    checksOf('LogSoftmax').integer(dim, 'dim', { min: -64, max: 63 });
+  }
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    return aten.log_softmax_int(x, this.dim);
   }
 }
 /** Elementwise logistic sigmoid. */

@@ -97,6 +97,26 @@ export function relu(x: Tensor): Tensor {
   return aten.relu(x);
 }
 
+/** max(x, 0) + negativeSlope min(x, 0) (F.leaky_relu; default slope 0.01). */
+export function leakyRelu(x: Tensor, negativeSlope = 0.01): Tensor {
+  return aten.leaky_relu(x, negativeSlope);
+}
+
+/** x sigmoid(x), the sigmoid linear unit or swish (F.silu). */
+export function silu(x: Tensor): Tensor {
+  return aten.silu(x);
+}
+
+/** x for x > 0, alpha (exp(x) - 1) otherwise (F.elu; default alpha 1). */
+export function elu(x: Tensor, alpha = 1): Tensor {
+  return aten.elu(x, alpha);
+}
+
+/** log(1 + exp(beta x)) / beta, linear where beta x > threshold (F.softplus; defaults 1 and 20). */
+export function softplus(x: Tensor, beta = 1, threshold = 20): Tensor {
+  return aten.softplus(x, beta, threshold);
+}
+
 /** The Gaussian error linear unit (exact, or the 'tanh' approximation). */
 export function gelu(x: Tensor, approximate: 'none' | 'tanh' = 'none'): Tensor {
   return aten.gelu(x, approximate);

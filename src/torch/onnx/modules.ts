@@ -51,6 +51,20 @@ export function geluOnnx(g: OnnxGraph, x: string, approximate: 'none' | 'tanh' =
   return g.node('Mul', [half, g.node('Add', [inner, g.scalar('gelu.one', 1)])]);
 }
 
+/**
+ * ONNX's Softplus has neither beta nor threshold: log(1 + exp(beta x)) / beta, and x itself where
+ * beta x > threshold as libtorch computes it (at the default threshold 20 the two differ by less
+ * than float rounding, so the plain form is kept).
+ */
+function softplus(m: nn.Softplus, g: OnnxGraph, x: string): string {
+  const scaled = m.beta === 1 ? x : g.node('Mul', [x, g.scalar('softplus.beta', m.beta)]);
+  let y = g.node('Softplus', [scaled]);
+  if (m.beta !== 1) y = g.node('Div', [y, g.scalar('softplus.beta', m.beta)]);
+  if (m.threshold >= 20) return y;
+  const linear = g.node('Greater', [scaled, g.scalar('softplus.threshold', m.threshold)]);
+  return g.node('Where', [linear, x, y]);
+}
+
 function conv(m: nn.Conv1d | nn.Conv2d, g: OnnxGraph, x: string, name: string): string {
   const spatial = m.weight.ndim - 2;
   const rep = (v: number) => new Array<number>(spatial).fill(v);
@@ -183,6 +197,12 @@ const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][
     },
   ],
   [nn.ReLU, (_m, g, x) => g.node('Relu', [x])],
+  [nn.LeakyReLU, (m: nn.LeakyReLU, g, x) => g.node('LeakyRelu', [x], { alpha: { float: m.negativeSlope } })],
+  [nn.SiLU, (_m, g, x) => g.node('Mul', [x, g.node('Sigmoid', [x])])],
+  [nn.ELU, (m: nn.ELU, g, x) => g.node('Elu', [x], { alpha: { float: m.alpha } })],
+  [nn.Softplus, softplus],
+  [nn.Softmax, (m: nn.Softmax, g, x) => g.node('Softmax', [x], { axis: { int: m.dim } })],
+  [nn.LogSoftmax, (m: nn.LogSoftmax, g, x) => g.node('LogSoftmax', [x], { axis: { int: m.dim } })],
   [nn.Sigmoid, (_m, g, x) => g.node('Sigmoid', [x])],
   [nn.Tanh, (_m, g, x) => g.node('Tanh', [x])],
   [nn.GELU, (m: nn.GELU, g, x) => geluOnnx(g, x, m.approximate)],
