@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { loadConfig, parseConfig, ConfigError } from '../../src/longtail/config/config.js';
 import { loadTestTimeConfig } from '../../src/longtail/config/testtime.js';
 import { buildOptimizer } from '../../src/longtail/config/experiment.js';
+import { sessionLabel, type Session } from '../../src/longtail/config/session.js';
 import * as torch from '../../src/torch/index.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -321,4 +322,15 @@ test('trainer.cudnn_benchmark: a boolean, carried into the training options (def
     () => parseConfig(withFlag('yes'), 'sade.json'),
     (e: unknown) => e instanceof ConfigError && /trainer\.cudnn_benchmark/.test((e as Error).message),
   );
+});
+
+test('the method a run records: PRL by variant, SADE and BalPoE by name, DRW losses as LOSS-DRW', () => {
+  const method = (file: string) =>
+    sessionLabel({ config: loadConfig(join(repoRoot, 'configs', file)) } as Session).method;
+  assert.equal(method('fmnist_lt_ir100_prl.json'), 'PRL (paper)');
+  assert.equal(method('fmnist_lt_ir100_prl_released.json'), 'PRL (released)');
+  assert.equal(method('fmnist_lt_ir100_sade.json'), 'SADE (DiverseExpertLoss)');
+  assert.equal(method('fmnist_lt_ir100_balpoe.json'), 'BalPoE (BSExpertLoss)');
+  assert.equal(method('fmnist_lt_ir100_ldam_drw.json'), 'LDAM-DRW (LDAMLoss)');
+  assert.equal(method('fmnist_lt_ir100_ce.json'), 'CrossEntropyLoss');
 });

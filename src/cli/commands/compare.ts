@@ -68,7 +68,7 @@ export const run = defineCommand({
     }
     const pct = (v: number | null | undefined) =>
       v === null || v === undefined ? '-' : (100 * v).toFixed(2);
-    // each column as wide as its method's name ('DiverseExpertLoss') or its run directory's, so
+    // each column as wide as its method's name ('SADE (DiverseExpertLoss)') or its run directory's, so
     // that neither is cut; the run directory tells apart runs of one method
     const widths = runs.map((r) => Math.max(8, r.results.method.length, basename(resolve(r.dir)).length));
     const labelWidth = 13;

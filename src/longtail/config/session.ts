@@ -183,12 +183,27 @@ export function defaultRunDir(config: TrainConfig): string {
   return join(config.trainer.save_dir ?? 'runs', config.name, stamp);
 }
 
-/** The session's name and method as results and reports show them. */
+/** The methods whose names say more than their loss's (the loss follows in brackets). */
+const METHOD_OF_LOSS: Record<string, string> = { DiverseExpertLoss: 'SADE', BSExpertLoss: 'BalPoE' };
+
+/**
+ * The session's name and method as results, compare and reports show them: PRL with its
+ * variant, SADE and BalPoE by name, a loss with deferred re-weighting as LDAM-DRW or
+ * CrossEntropy-DRW (each with its loss in brackets), else the loss.
+ */
 export function sessionLabel(s: Session): { name: string; method: string } {
   const { config } = s;
+  const { type, args } = config.loss;
+  const drwEpoch = (args as { reweight_epoch?: number } | undefined)?.reweight_epoch;
+  const drw = drwEpoch !== undefined && drwEpoch !== -1;
+  const named = METHOD_OF_LOSS[type];
   return {
     name: config.name,
-    method: config.prl ? `PRL (${config.prl.variant ?? 'paper'})` : config.loss.type,
+    method: config.prl
+      ? `PRL (${config.prl.variant ?? 'paper'})`
+      : named || drw
+        ? `${named ?? type.replace(/Loss$/, '-DRW')} (${type})`
+        : type,
   };
 }
 
