@@ -1,7 +1,6 @@
 // Static HTML reports of run directories: detects what a run's results.json holds and renders
 // the matching report (long-tail training, Gaussian mixture, subgroup model, NMR evaluation, NMR
 // yardstick).
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/fs.js';
 import { renderPage } from './html.js';
@@ -10,6 +9,7 @@ import { gmmPage, isGmmModel, isGmmSelection } from './gmm.js';
 import { isSubgroupFit, isSubgroupSelection, subgroupPage } from './subgroup.js';
 import { isNmrReport, nmrPage } from './nmr.js';
 import { isYardstickReport, yardstickPage } from './nmr-yardstick-page.js';
+import { isNmrTrainRun, nmrTrainPage } from './nmr-train.js';
 import type { ReportPage, RunKind } from './types.js';
 import { parseResultsJson } from './read.js';
 import { InputError } from '../util/errors.js';
@@ -30,19 +30,13 @@ export function detectRunKind(results: unknown): RunKind | null {
 }
 
 export function readResults(runDir: string): unknown {
-  const path = join(runDir, 'results.json');
-  // An `nmr train` run writes checkpoints and history.json, no results: say how to score it.
-  if (!existsSync(path) && existsSync(join(runDir, 'history.json')) && existsSync(join(runDir, 'best.json')))
-    throw new InputError(
-      `${path}: ${runDir} is an 'nmr train' run (checkpoints and history.json, no results); its model gets a report ` +
-        `from 'tailor nmr evaluate --model ${join(runDir, 'best.json')} --data DATA --json > DIR/results.json' ` +
-        `or 'tailor nmr yardstick ... --json DIR/results.json', then 'tailor report --run DIR'`,
-    );
-  return parseResultsJson(path);
+  return parseResultsJson(join(runDir, 'results.json'));
 }
 
 /** The report page of any run directory (errors name results.json and what it should be). */
 export function runPage(runDir: string, options: LongtailPageOptions = {}): ReportPage {
+  // An `nmr train` run writes checkpoints and history.json, no results: its training curves.
+  if (isNmrTrainRun(runDir)) return nmrTrainPage(runDir);
   const results = readResults(runDir);
   const kind = detectRunKind(results);
   switch (kind) {

@@ -106,4 +106,4 @@ export interface ReportPage {
 }
 
 export type RunKind =
-  'longtail' | 'gmm' | 'gmm-select' | 'subgroup' | 'subgroup-select' | 'nmr' | 'nmr-yardstick';
+  'longtail' | 'gmm' | 'gmm-select' | 'subgroup' | 'subgroup-select' | 'nmr' | 'nmr-yardstick' | 'nmr-train';

@@ -358,14 +358,12 @@ test('tailor report --run DIR writes the page and names a missing results.json',
     assert.equal(await run(['--run', join(dir, 'run'), '--out', join(dir, 'elsewhere.html')]), 0);
     assert.ok(existsSync(join(dir, 'elsewhere.html')));
     await assert.rejects(run(['--run', join(dir, 'missing')]), /missing[/\\]results\.json: cannot read/);
-    // an nmr train run (checkpoints and history, no results) is named, with how to score its model
+    // an nmr train run (checkpoints and history, no results) gets its training report
     const nmrRun = join(dir, 'nmr-run');
     mkdirSync(nmrRun);
-    for (const f of ['history.json', 'best.json']) writeFileSync(join(nmrRun, f), '[]');
-    await assert.rejects(
-      run(['--run', nmrRun]),
-      /is an 'nmr train' run \(checkpoints and history\.json, no results\); .*'tailor nmr evaluate --model .*best\.json --data DATA --json > DIR\/results\.json'/,
-    );
+    writeFileSync(join(nmrRun, 'history.json'), '[]');
+    writeFileSync(join(nmrRun, 'best.json'), '{"epoch": 0}');
+    await assert.rejects(run(['--run', nmrRun]), /history\.json: .*holds no epoch yet .*nmr train -r/);
     await assert.rejects(run([]), /give --run DIR/);
   } finally {
     console.log = log;

@@ -22,7 +22,9 @@ matching, the EM-adjusted scores and the oracle prior), a Gaussian mixture
 the raw levels, the baselines raw, savgol, matched, wavelet, tv, cadzow, fusion and pseudo_gt,
 and a trained model when it was scored) or an NMR yardstick ('tailor nmr yardstick --json
 DIR/results.json': each candidate's peak-picking operating points, its precision-recall curve
-and its recall against false peaks per spectrum).
+and its recall against false peaks per spectrum). An 'nmr train' run directory (history.json and
+best.json, no results.json) gets its training report: the losses by stage, the validation scores
+that chose best.json and the learning rate per epoch.
 With --predictions, the page of a 'tailor predict' output (FILE, its FILE.summary.json beside
 it; default page FILE.report.html): the input's estimated class prior against the training prior,
 the confidence histogram and the most confident images of each predicted class.
