@@ -1,8 +1,10 @@
 // Discovery of run directories under a runs root: every directory (symbolic links are not
-// followed) holding a results.json, named by its path relative to the root.
+// followed) holding a results.json, or an `nmr train` run's history.json and best.json, named by
+// its path relative to the root.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectRunKind, readResults } from './index.js';
+import { isNmrTrainRun } from './nmr-train.js';
 import type { RunKind } from './types.js';
 
 export interface RunEntry {
@@ -29,7 +31,9 @@ export function listRuns(root: string): RunEntry[] {
   const out: RunEntry[] = [];
   const walk = (dir: string, rel: string[], depth: number): void => {
     if (out.length >= MAX_RUNS) return;
-    if (rel.length > 0 && existsSync(join(dir, 'results.json'))) {
+    if (rel.length > 0 && isNmrTrainRun(dir)) {
+      out.push({ id: rel.join('/'), dir, kind: 'nmr-train', title: 'NMR denoiser training' });
+    } else if (rel.length > 0 && existsSync(join(dir, 'results.json'))) {
       const id = rel.join('/');
       try {
         const results = readResults(dir);

@@ -51,6 +51,28 @@ before(async () => {
   const noGrid = syntheticLongtail({ prl: true });
   delete noGrid.controllability;
   writeRun(join(runsDir, 'prl-nogrid'), noGrid);
+  // an nmr train run: history.json and best.json, no results.json
+  mkdirSync(join(runsDir, 'nmr'));
+  writeFileSync(
+    join(runsDir, 'nmr', 'history.json'),
+    JSON.stringify([
+      {
+        epoch: 1,
+        stage: 'A',
+        lr: 3e-4,
+        loss: 0.2,
+        rec: 0.1,
+        deriv: 0,
+        curv: 0,
+        cons: 0,
+        ratio: 0,
+        minLevel: 1,
+        val: { rec: 0.1, energySnrDb: null, inputEnergySnrDb: null },
+        seconds: 1,
+      },
+    ]),
+  );
+  writeFileSync(join(runsDir, 'nmr', 'best.json'), '{"epoch": 0}');
   symlinkSync(join(base, 'secret.txt'), join(runsDir, 'prl', 'link-out.txt'));
   symlinkSync(join(base, 'outside-run'), join(runsDir, 'linked-run'));
   symlinkSync(base, join(runsDir, 'prl', 'up'));
@@ -78,9 +100,15 @@ test('index lists the runs (not the symlinked one) and pages render', async () =
   assert.ok(!index.body.includes('linked-run'), 'symbolic links are not followed when listing');
   const list = JSON.parse((await raw('/api/runs')).body) as { id: string; kind: string }[];
   assert.deepEqual(
-    list.map((r) => r.id),
-    ['group/sade', 'prl', 'prl-nogrid'],
+    list.map((r) => `${r.id} ${r.kind}`),
+    ['group/sade longtail', 'nmr nmr-train', 'prl longtail', 'prl-nogrid longtail'],
   );
+  const nmr = await raw('/runs/nmr/');
+  assert.equal(nmr.status, 200);
+  assert.match(nmr.body, /NMR denoiser training: 1 epochs/);
+  const notPrl = await raw('/api/runs/nmr/preference?r=0.3,0.3,0.4');
+  assert.equal(notPrl.status, 501);
+  assert.match(notPrl.body, /run nmr is not a PRL run/);
   const page = await raw('/runs/prl/');
   assert.equal(page.status, 200);
   assert.match(String(page.headers['content-security-policy']), /default-src 'none'/);
@@ -244,7 +272,7 @@ test('tailor serve starts, answers, and stops on SIGTERM', async () => {
     });
     const res = await fetch(url + '/api/runs');
     assert.equal(res.status, 200);
-    assert.equal(((await res.json()) as unknown[]).length, 3);
+    assert.equal(((await res.json()) as unknown[]).length, 4);
   } finally {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

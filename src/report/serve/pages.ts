@@ -37,6 +37,7 @@ export class RunPageCache {
    * again when results.json changes, so a preference request does not parse it each time.
    */
   experts(run: RunEntry): number | null | false {
+    if (run.kind === 'nmr-train') return false;
     let key: string;
     let results: Record<string, unknown>;
     try {
@@ -74,6 +75,7 @@ export class RunPageCache {
 
 function renderPage(run: RunEntry): string {
   try {
+    if (run.kind === 'nmr-train') return renderRunReport(run.dir);
     const endpoint = '/api/runs/' + run.id.split('/').map(encodeURIComponent).join('/') + '/preference';
     const results = readResults(run.dir) as Record<string, unknown>;
     const live = isPrlResults(results) && prlExperts(results) === 3;
@@ -93,6 +95,6 @@ export function indexPage(runs: RunEntry[], runsDir: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tailor runs</title>
 <style>body{font:14px system-ui,sans-serif;margin:20px auto;max-width:1000px} table{border-collapse:collapse} td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}</style></head>
 <body data-ready="true"><h1>Runs in ${escapeHtml(runsDir)}</h1>
-${runs.length ? `<table id="runs"><thead><tr><th>run</th><th>kind</th><th>summary</th></tr></thead><tbody>${rows}</tbody></table>` : '<p>No run directories (folders with a results.json) here yet.</p>'}
+${runs.length ? `<table id="runs"><thead><tr><th>run</th><th>kind</th><th>summary</th></tr></thead><tbody>${rows}</tbody></table>` : '<p>No run directories (folders with a results.json, or the history.json of an nmr train run) here yet.</p>'}
 </body></html>`;
 }
