@@ -149,8 +149,47 @@ def scheduler_cases():
             return lr
         return lr_lambda
 
+    def one_cycle(make, steps, optimizer='sgd'):
+        params = [torch.zeros(1, requires_grad=True), torch.zeros(1, requires_grad=True)]
+        groups = [{'params': [params[0]], 'lr': 0.1}, {'params': [params[1]], 'lr': 0.01}]
+        opt = (torch.optim.SGD(groups, lr=0.1, momentum=0.9) if optimizer == 'sgd'
+               else torch.optim.AdamW(groups, lr=0.1))
+        sched = make(opt)
+        lrs, momenta = [], []
+        for _ in range(steps):
+            lrs.append([g['lr'] for g in opt.param_groups])
+            momenta.append([g['momentum'] if optimizer == 'sgd' else g['betas'][0] for g in opt.param_groups])
+            opt.step()
+            sched.step()
+        return {'lrs': lrs, 'momenta': momenta}
+
+    def plateau(make, metrics):
+        params = [torch.zeros(1, requires_grad=True), torch.zeros(1, requires_grad=True)]
+        opt = torch.optim.SGD([{'params': [params[0]], 'lr': 0.1}, {'params': [params[1]], 'lr': 0.01}], lr=0.1)
+        sched = make(opt)
+        lrs = []
+        for m in metrics:
+            opt.step()
+            sched.step(m)
+            lrs.append([g['lr'] for g in opt.param_groups])
+        return {'metrics': metrics, 'lrs': lrs}
+
+    losses = [1.0, 0.9, 0.95, 0.91, 0.92, 0.9, 0.89999, 0.93, 0.94, 0.8, 0.85, 0.86, 0.87, 0.88, 0.7, 0.71, 0.72,
+              0.73, 0.74, 0.75, 0.76, 0.77, 0.78, 0.79, 0.8]
     S = torch.optim.lr_scheduler
     return {
+        'exponential': lrs_of(lambda o: S.ExponentialLR(o, gamma=0.95), 60),
+        'linear': lrs_of(lambda o: S.LinearLR(o, start_factor=0.25, end_factor=1.0, total_iters=8), 20),
+        'linear_decay': lrs_of(lambda o: S.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=10), 20),
+        'one_cycle': one_cycle(lambda o: S.OneCycleLR(o, max_lr=[1.0, 0.05], total_steps=50), 50),
+        'one_cycle_linear_three_phase_adamw': one_cycle(
+            lambda o: S.OneCycleLR(o, max_lr=0.3, epochs=4, steps_per_epoch=10, pct_start=0.25,
+                                   anneal_strategy='linear', three_phase=True, div_factor=10,
+                                   final_div_factor=100), 40, optimizer='adamw'),
+        'plateau': plateau(lambda o: S.ReduceLROnPlateau(o, patience=2, factor=0.5, cooldown=1,
+                                                         min_lr=[0.02, 0.0]), losses),
+        'plateau_max_abs': plateau(lambda o: S.ReduceLROnPlateau(o, mode='max', threshold=0.01, threshold_mode='abs',
+                                                                 patience=1), [-l for l in losses]),
         'base': [0.1, 0.01],
         'custom_lr': lrs_of(lambda o: S.LambdaLR(o, custom_lambda(160, 180, 0.1, 5)), 200),
         'multistep': lrs_of(lambda o: S.MultiStepLR(o, milestones=[160, 180], gamma=0.1), 200),

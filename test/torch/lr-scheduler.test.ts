@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as sched from '../../src/torch/optim/lr-scheduler.js';
+import * as sched from '../../src/torch/optim/index.js';
 import { assertClose, goldenDir } from '../helpers.js';
 
 const golden = JSON.parse(readFileSync(join(goldenDir, 'torch', 'lr_scheduler.json'), 'utf8')) as Record<
@@ -150,4 +150,129 @@ test('bad configs name the field and the supported types', () => {
     /args\.warmup_epoch/,
   );
   assert.throws(() => new sched.LambdaLR(groups(), [() => 1]), /1 functions for 2 parameter groups/);
+});
+
+const more = golden as unknown as {
+  one_cycle: { lrs: number[][]; momenta: number[][] };
+  one_cycle_linear_three_phase_adamw: { lrs: number[][]; momenta: number[][] };
+  plateau: { metrics: number[]; lrs: number[][] };
+  plateau_max_abs: { metrics: number[]; lrs: number[][] };
+};
+
+test('ExponentialLR and LinearLR (warm-up and decay) match PyTorch 1.13', () => {
+  assertSame(
+    trajectory(new sched.ExponentialLR(groups(), { gamma: 0.95 }), 60),
+    golden.exponential!,
+    1e-15,
+    'exponential',
+  );
+  assertSame(
+    trajectory(new sched.LinearLR(groups(), { startFactor: 0.25, endFactor: 1, totalIters: 8 }), 20),
+    golden.linear!,
+    1e-15,
+    'linear warm-up',
+  );
+  assertSame(
+    trajectory(new sched.LinearLR(groups(), { startFactor: 1, endFactor: 0.1, totalIters: 10 }), 20),
+    golden.linear_decay!,
+    1e-15,
+    'linear decay',
+  );
+});
+
+test('OneCycleLR matches PyTorch 1.13: rates and momentum (SGD) or beta1 (AdamW), two and three phases', () => {
+  const run = (scheduler: sched.OneCycleLR, steps: number, key: 'momentum' | 'betas') => {
+    const lrs: number[][] = [];
+    const momenta: number[][] = [];
+    for (let s = 0; s < steps; s++) {
+      const gs = scheduler.optimizer.paramGroups as unknown as {
+        lr: number;
+        momentum: number;
+        betas: number[];
+      }[];
+      lrs.push(gs.map((g) => g.lr));
+      momenta.push(gs.map((g) => (key === 'momentum' ? g.momentum : g.betas[0]!)));
+      scheduler.step();
+    }
+    return { lrs, momenta };
+  };
+  const sgd = () => ({
+    paramGroups: [
+      { lr: 0.1, momentum: 0.9 },
+      { lr: 0.01, momentum: 0.9 },
+    ],
+  });
+  const two = run(new sched.OneCycleLR(sgd(), { maxLr: [1, 0.05], totalSteps: 50 }), 50, 'momentum');
+  assertSame(two.lrs, more.one_cycle.lrs, 1e-15, 'one cycle rates');
+  assertSame(two.momenta, more.one_cycle.momenta, 1e-15, 'one cycle momentum');
+  const adam = () => ({
+    paramGroups: [
+      { lr: 0.1, betas: [0.9, 0.999] },
+      { lr: 0.01, betas: [0.9, 0.999] },
+    ],
+  });
+  const three = run(
+    new sched.OneCycleLR(adam(), {
+      maxLr: 0.3,
+      epochs: 4,
+      stepsPerEpoch: 10,
+      pctStart: 0.25,
+      annealStrategy: 'linear',
+      threePhase: true,
+      divFactor: 10,
+      finalDivFactor: 100,
+    }),
+    40,
+    'betas',
+  );
+  const c = more.one_cycle_linear_three_phase_adamw;
+  assertSame(three.lrs, c.lrs, 1e-15, 'three-phase rates');
+  assertSame(three.momenta, c.momenta, 1e-15, 'three-phase beta1');
+  const done = new sched.OneCycleLR(sgd(), { maxLr: 1, totalSteps: 3 });
+  for (let s = 0; s < 3; s++) done.step();
+  assert.throws(() => done.step(), /^RangeError: OneCycleLR: stepped 4 times, past its 3 total steps/);
+  assert.throws(
+    () => new sched.OneCycleLR({ paramGroups: [{ lr: 0.1 }] }, { maxLr: 1, totalSteps: 10 }),
+    /cycleMomentum needs an optimizer with momentum/,
+  );
+  assert.throws(
+    () => new sched.OneCycleLR(sgd(), { maxLr: 1 }),
+    /options must be totalSteps, or epochs and stepsPerEpoch/,
+  );
+});
+
+test('ReduceLROnPlateau matches PyTorch 1.13 (patience, cooldown, per-group floor; max mode with an absolute threshold) and resumes', () => {
+  for (const [key, options] of [
+    ['plateau', { patience: 2, factor: 0.5, cooldown: 1, minLr: [0.02, 0] }],
+    ['plateau_max_abs', { mode: 'max', threshold: 0.01, thresholdMode: 'abs', patience: 1 }],
+  ] as const) {
+    const c = more[key];
+    const s = new sched.ReduceLROnPlateau(groups(), options as sched.ReduceLROnPlateauOptions);
+    const lrs = c.metrics.map((m) => {
+      s.step(m);
+      return s.getLastLr();
+    });
+    assertSame(lrs, c.lrs, 1e-15, key);
+    // a scheduler rebuilt from the state after 10 epochs continues the same way
+    const a = new sched.ReduceLROnPlateau(groups(), options as sched.ReduceLROnPlateauOptions);
+    c.metrics.slice(0, 10).forEach((m) => a.step(m));
+    const b = new sched.ReduceLROnPlateau(
+      { paramGroups: a.getLastLr().map((lr) => ({ lr })) },
+      options as sched.ReduceLROnPlateauOptions,
+    );
+    b.loadStateDict(JSON.parse(JSON.stringify(a.stateDict())));
+    const rest = c.metrics.slice(10).map((m) => {
+      b.step(m);
+      return b.getLastLr();
+    });
+    assertSame(rest, c.lrs.slice(10), 1e-15, `${key} resumed`);
+  }
+  assert.throws(
+    () => new sched.ReduceLROnPlateau(groups(), { factor: 1 }),
+    /options.factor must be a number < 1, got 1/,
+  );
+  assert.throws(
+    () => new sched.ReduceLROnPlateau(groups()).step(NaN),
+    /ReduceLROnPlateau.step: metric must be a number/,
+  );
 });

@@ -11,3 +11,4 @@ export {
 export { SGD, type SGDOptions } from './sgd.js';
 export { Adam, AdamW, type AdamOptions, type AdamWOptions } from './adam.js';
 export * from './lr-scheduler.js';
+export * from './lr-scheduler-more.js';
