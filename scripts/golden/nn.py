@@ -68,6 +68,11 @@ layer_case("elu", lambda: nn.ELU(0.7), [3, 5])
 layer_case("softplus", lambda: nn.Softplus(beta=2, threshold=1), [3, 5])
 layer_case("softmax", lambda: nn.Softmax(dim=1), [3, 5])
 layer_case("logsoftmax", lambda: nn.LogSoftmax(dim=-1), [2, 3, 4])
+layer_case("convtranspose1d", lambda: nn.ConvTranspose1d(3, 4, 3, stride=2, padding=1, output_padding=1), [2, 3, 7])
+layer_case("convtranspose2d_groups_dilation",
+           lambda: nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2, dilation=2),
+           [2, 4, 5, 5])
+layer_case("convtranspose2d_nobias", lambda: nn.ConvTranspose2d(2, 3, 2, stride=2, bias=False), [1, 2, 4, 4])
 
 
 def loss_case(name, fn, logits_shape, target, extra=None):

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
 import { assertClose } from '../helpers.js';
 import {
-  ConvTranspose1d,
   UNet1d,
   formatParameterSummary,
   parameterSummary,
@@ -100,10 +99,10 @@ test('U-Net with inputNorm max is scale-equivariant: f(c x) = c f(x) for c > 0',
 });
 
 test('ConvTranspose1d k = 2, stride 2: out[o, 2i + j] = sum_c w[c, o, j] x[c, i] + b[o] (hand computation)', () => {
-  const up = new ConvTranspose1d(2, 1, 2, 2);
+  const up = new torch.nn.ConvTranspose1d(2, 1, 2, { stride: 2 });
   torch.noGrad(() => {
     up.weight.copy_(torch.tensor([[[1, 2]], [[3, 4]]]));
-    up.bias.copy_(torch.tensor([0.5]));
+    up.bias!.copy_(torch.tensor([0.5]));
   });
   torch.tidy(() => {
     const x = torch.tensor([

@@ -60,6 +60,10 @@ const makers: Record<string, () => nn.Module & { forward(x: torch.Tensor): torch
   softplus: () => new nn.Softplus(2, 1),
   softmax: () => new nn.Softmax(1),
   logsoftmax: () => new nn.LogSoftmax(-1),
+  convtranspose1d: () => new nn.ConvTranspose1d(3, 4, 3, { stride: 2, padding: 1, outputPadding: 1 }),
+  convtranspose2d_groups_dilation: () =>
+    new nn.ConvTranspose2d(4, 6, 3, { stride: 2, padding: 1, outputPadding: 1, groups: 2, dilation: 2 }),
+  convtranspose2d_nobias: () => new nn.ConvTranspose2d(2, 3, 2, { stride: 2, bias: false }),
 };
 
 for (const c of golden.cases) {

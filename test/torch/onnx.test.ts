@@ -99,6 +99,23 @@ test('activations: leaky ReLU, SiLU, ELU, softplus (beta and a low threshold), s
   );
 });
 
+test('transposed convolutions: stride, padding, output padding, groups and dilation', async () => {
+  await parity(
+    new nn.Sequential(
+      new nn.ConvTranspose2d(4, 6, 3, { stride: 2, padding: 1, outputPadding: 1, groups: 2, dilation: 2 }),
+      new nn.ReLU(),
+      new nn.ConvTranspose2d(6, 2, 2, { stride: 2, bias: false }),
+    ),
+    [2, 4, 5, 5],
+    ['batch', 2, 24, 24],
+  );
+  await parity(
+    new nn.ConvTranspose1d(3, 4, 3, { stride: 2, padding: 1, outputPadding: 1 }),
+    [2, 3, 7],
+    ['batch', 4, 14],
+  );
+});
+
 test('the file: opset, producer, metadata and a dynamic batch axis', async () => {
   const g = new onnx.OnnxGraph();
   g.output('y', g.node('Relu', [g.input('x', ['batch', 2])]), ['batch', 2]);

@@ -10,7 +10,7 @@
 // Defaults: 4 levels, 64-128-256-256 channels, dilations 1/2/4/8, k = 9, GroupNorm(8), GELU,
 // SE attention at the bottleneck and the shallowest decoder level: about 2.7 M parameters.
 import * as torch from '../../torch/index.js';
-import { Tensor, nn, tidy, aten, onnx } from '../../torch/index.js';
+import { Tensor, nn, tidy, aten } from '../../torch/index.js';
 import { ResBlock1d, type DilatedConvMode } from './blocks.js';
 import { ArgumentError } from '../../util/arguments.js';
 
@@ -170,42 +170,6 @@ export function unetFlops(config: UNetConfig, points: number): number {
   return 2 * macs;
 }
 
-/** nn.ConvTranspose1d (weight [in, out, k]) with PyTorch's default initialization. */
-export class ConvTranspose1d extends nn.Module {
-  readonly weight: Tensor;
-  readonly bias: Tensor;
-
-  constructor(
-    inChannels: number,
-    outChannels: number,
-    readonly kernel: number,
-    readonly stride: number,
-  ) {
-    super();
-    this.weight = this.registerParameter('weight', torch.empty([inChannels, outChannels, kernel]));
-    this.bias = this.registerParameter('bias', torch.empty([outChannels]));
-    nn.init.kaimingUniform_(this.weight, { a: Math.sqrt(5) });
-    const { fanIn } = nn.init.fanInAndOut(this.weight.shape);
-    nn.init.uniform_(this.bias, -1 / Math.sqrt(fanIn), 1 / Math.sqrt(fanIn));
-  }
-
-  forward(x: Tensor): Tensor {
-    return aten.conv_transpose1d(x, this.weight, this.bias, this.stride);
-  }
-
-  /** The ONNX form of forward. */
-  toOnnx(g: onnx.OnnxGraph, x: string, name: string): string {
-    return g.node(
-      'ConvTranspose',
-      [x, g.tensor(`${name}.weight`, this.weight), g.tensor(`${name}.bias`, this.bias)],
-      {
-        kernel_shape: { ints: [this.kernel] },
-        strides: { ints: [this.stride] },
-      },
-    );
-  }
-}
-
 /**
  * The 1D U-Net denoiser (a `tailor/torch` module): input [batch, levels, points] multi-SNR stacks
  * or [batch, 1, points] single spectra, output [batch, 1, points]. Load a trained one with
@@ -216,7 +180,7 @@ export class UNet1d extends nn.Module {
   readonly stem: nn.Conv1d;
   readonly down: nn.ModuleList<nn.Conv1d>;
   readonly encoder: nn.ModuleList<ResBlock1d>;
-  readonly up: nn.ModuleList<ConvTranspose1d>;
+  readonly up: nn.ModuleList<nn.ConvTranspose1d>;
   readonly fuse: nn.ModuleList<nn.Conv1d>;
   readonly decoder: nn.ModuleList<ResBlock1d>;
   readonly head: nn.Conv1d;
@@ -255,7 +219,9 @@ export class UNet1d extends nn.Module {
     // Decoder modules are indexed by the level they produce (0 = full resolution).
     this.up = this.registerModule(
       'up',
-      new nn.ModuleList(ch.slice(0, n - 1).map((out, i) => new ConvTranspose1d(ch[i + 1]!, out, 2, 2))),
+      new nn.ModuleList(
+        ch.slice(0, n - 1).map((out, i) => new nn.ConvTranspose1d(ch[i + 1]!, out, 2, { stride: 2 })),
+      ),
     );
     this.fuse = this.registerModule(
       'fuse',

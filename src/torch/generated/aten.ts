@@ -1561,6 +1561,13 @@ export function conv_transpose1d(input: Tensor, weight: Tensor, bias?: Tensor | 
   return wrap(native.call(op_conv_transpose1d, input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, stride, padding, output_padding, groups, dilation) as number);
 }
 
+let op_conv_transpose2d_input = -1;
+/** `aten::conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor` */
+export function conv_transpose2d_input(input: Tensor, weight: Tensor, bias?: Tensor | null, stride?: number | number[], padding?: number | number[], output_padding?: number | number[], groups?: number, dilation?: number | number[]): Tensor {
+  if (op_conv_transpose2d_input < 0) op_conv_transpose2d_input = native.resolve('aten::conv_transpose2d', 'input');
+  return wrap(native.call(op_conv_transpose2d_input, input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, stride, padding, output_padding, groups, dilation) as number);
+}
+
 let op_batch_norm = -1;
 /** `aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor` */
 export function batch_norm(input: Tensor, weight?: Tensor | null, bias?: Tensor | null, running_mean?: Tensor | null, running_var?: Tensor | null, training?: boolean, momentum?: number, eps?: number, cudnn_enabled?: boolean): Tensor {

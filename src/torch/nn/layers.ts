@@ -1,4 +1,4 @@
-// Layers with parameters: Linear, Conv1d/Conv2d, normalisation, dropout, embedding.
+// Layers with parameters: Linear, Conv1d/Conv2d and their transposes, normalisation, dropout, embedding.
 import { Tensor } from '../tensor.js';
 import { empty, ones, zeros } from '../creation.js';
 import { noGrad } from '../autograd.js';
@@ -128,6 +128,100 @@ export class Conv2d extends ConvNd {
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.conv2d(x, this.weight, this.bias, this.stride, this.padding, this.dilation, this.groups);
+  }
+}
+
+/** Options of the transposed convolutions: the convolution's, and outputPadding (default 0, < stride or dilation) added to one side of the output. */
+export interface ConvTransposeOptions extends ConvOptions {
+  outputPadding?: number;
+}
+
+abstract class ConvTransposeNd extends Module {
+  readonly weight: Tensor;
+  readonly bias: Tensor | null;
+  readonly stride: number;
+  readonly padding: number;
+  readonly outputPadding: number;
+  readonly dilation: number;
+  readonly groups: number;
+
+  constructor(inChannels: number, outChannels: number, kernel: number[], options: ConvTransposeOptions) {
+    super();
+    const c = checksOf(this.constructor.name);
+    size(c, inChannels, 'inChannels');
+    size(c, outChannels, 'outChannels');
+    size(c, kernel[0], 'kernelSize');
+    checkOptions(c, options, {
+      stride: { integer: true, min: 1 },
+      padding: { integer: true, min: 0 },
+      outputPadding: { integer: true, min: 0 },
+      dilation: { integer: true, min: 1 },
+      groups: { integer: true, min: 1 },
+    });
+    this.stride = options.stride ?? 1;
+    this.padding = options.padding ?? 0;
+    this.outputPadding = options.outputPadding ?? 0;
+    this.dilation = options.dilation ?? 1;
+    this.groups = options.groups ?? 1;
+    if (this.outputPadding >= Math.max(this.stride, this.dilation))
+      throw new ArgumentError(
+        `${this.constructor.name}: outputPadding ${this.outputPadding} must be smaller than stride (${this.stride}) or dilation (${this.dilation})`,
+      );
+    if (inChannels % this.groups !== 0 || outChannels % this.groups !== 0) {
+      throw new ArgumentError(
+        `${this.constructor.name}: in (${inChannels}) and out (${outChannels}) channels must be divisible by groups (${this.groups})`,
+      );
+    }
+    // PyTorch's layout for transposed convolutions: [in, out / groups, ...kernel]
+    this.weight = this.registerParameter('weight', empty([inChannels, outChannels / this.groups, ...kernel]));
+    this.bias = options.bias === false ? null : this.registerParameter('bias', empty([outChannels]));
+    resetLinearLike(this.weight, this.bias);
+  }
+}
+
+/**
+ * A 1D transposed convolution (torch.nn.ConvTranspose1d): input [batch, inChannels, L], output
+ * [batch, outChannels, (L - 1) stride - 2 padding + dilation (k - 1) + outputPadding + 1].
+ */
+export class ConvTranspose1d extends ConvTransposeNd {
+  constructor(
+    inChannels: number,
+    outChannels: number,
+    kernelSize: number,
+    options: ConvTransposeOptions = {},
+  ) {
+    super(inChannels, outChannels, [kernelSize], options);
+  }
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    const { stride, padding, outputPadding, groups, dilation } = this;
+    return aten.conv_transpose1d(x, this.weight, this.bias, stride, padding, outputPadding, groups, dilation);
+  }
+}
+
+/** A 2D transposed convolution (torch.nn.ConvTranspose2d): input [batch, inChannels, H, W], each spatial size as ConvTranspose1d's. */
+export class ConvTranspose2d extends ConvTransposeNd {
+  constructor(
+    inChannels: number,
+    outChannels: number,
+    kernelSize: number,
+    options: ConvTransposeOptions = {},
+  ) {
+    super(inChannels, outChannels, [kernelSize, kernelSize], options);
+  }
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    const { stride, padding, outputPadding, groups, dilation } = this;
+    return aten.conv_transpose2d_input(
+      x,
+      this.weight,
+      this.bias,
+      stride,
+      padding,
+      outputPadding,
+      groups,
+      dilation,
+    );
   }
 }
 

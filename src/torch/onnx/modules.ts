@@ -79,6 +79,27 @@ function conv(m: nn.Conv1d | nn.Conv2d, g: OnnxGraph, x: string, name: string): 
   });
 }
 
+function convTranspose(
+  m: nn.ConvTranspose1d | nn.ConvTranspose2d,
+  g: OnnxGraph,
+  x: string,
+  name: string,
+): string {
+  const spatial = m.weight.ndim - 2;
+  const rep = (v: number) => new Array<number>(spatial).fill(v);
+  const inputs = [x, g.tensor(at(name, 'weight'), m.weight)];
+  if (m.bias) inputs.push(g.tensor(at(name, 'bias'), m.bias));
+  // explicit pads and output_padding give PyTorch's output size (no output_shape, no auto_pad)
+  return g.node('ConvTranspose', inputs, {
+    kernel_shape: { ints: m.weight.shape.slice(2) },
+    strides: { ints: rep(m.stride) },
+    pads: { ints: rep(m.padding).concat(rep(m.padding)) },
+    output_padding: { ints: rep(m.outputPadding) },
+    dilations: { ints: rep(m.dilation) },
+    group: { int: m.groups },
+  });
+}
+
 function batchNorm(m: nn.BatchNorm1d | nn.BatchNorm2d, g: OnnxGraph, x: string, name: string): string {
   if (!m.runningMean || !m.runningVar)
     throw new OnnxExportError(
@@ -178,6 +199,8 @@ const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][
   ],
   [nn.Conv1d, conv],
   [nn.Conv2d, conv],
+  [nn.ConvTranspose1d, convTranspose],
+  [nn.ConvTranspose2d, convTranspose],
   [nn.BatchNorm1d, batchNorm],
   [nn.BatchNorm2d, batchNorm],
   [nn.GroupNorm, groupNorm],
