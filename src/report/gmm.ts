@@ -336,13 +336,19 @@ export function gmmModelSections(
     charts.trace = {
       type: 'lines',
       x: model.trace.map((_, i) => i + 1),
-      xLabel: 'EM iteration',
+      xLabel: model.bayesian ? 'iteration' : 'EM iteration',
       integerX: true,
-      yLabel: 'mean log-likelihood (lower bound)',
+      yLabel: model.bayesian ? 'evidence lower bound' : 'mean log-likelihood (lower bound)',
       series: [{ label: 'lower bound', values: model.trace }],
       height: 220,
     };
-    out.push(section('EM trace', chartDiv('trace', 'Lower bound per EM iteration (best start).'), 'trace'));
+    out.push(
+      section(
+        model.bayesian ? 'Variational trace' : 'EM trace',
+        chartDiv('trace', `Lower bound per ${model.bayesian ? 'iteration' : 'EM iteration'} (best start).`),
+        'trace',
+      ),
+    );
   }
   return out;
 }

@@ -214,6 +214,9 @@ test('fit --prior: the variational fit empties surplus components; predict, scor
     assert.match(r.stderr, pattern);
   };
   bad(['--dof', '5'], /--dof sets a prior of the variational fit: add --prior dirichlet-process/);
+  const select = tailor('select', '--data', irisData, '--k', '1..3', '--prior', 'dirichlet-process');
+  assert.equal(select.code, 2);
+  assert.match(select.stderr, /select ranks models by BIC, which a variational fit does not have/);
   bad(['--prior', 'dp'], /--prior must be dirichlet-process or dirichlet-distribution, got 'dp'/);
   bad(
     ['--prior', 'dirichlet-process', '--mean-precision', '0'],

@@ -187,6 +187,10 @@ function score(v: Values): number {
 }
 
 function select(v: Values): number {
+  if (v.prior !== undefined)
+    throw new CliError(
+      'select ranks models by BIC, which a variational fit does not have; fit one with gmm fit --prior and a generous --k',
+    );
   const x = loadData(v);
   const ks = rangeListArg('--k', required(v.k, '--k'));
   const types = choiceListArg('--covariance', v.covariance ?? 'all', COVARIANCE_TYPES, true);
