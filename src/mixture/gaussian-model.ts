@@ -21,8 +21,8 @@ export const GMM_MODEL_FORMAT = 'tailor-gmm';
 /** What a saved {@link BayesianGaussianMixture} adds: its priors and posterior hyperparameters. */
 export interface BayesianModelJson {
   weightConcentrationPriorType: WeightConcentrationPriorType;
-  /** The priors of the fit (given, or derived from the data). */
-  priors: {
+  /** The priors of the fit (given, or derived from the data); absent for a model that was loaded, not fitted. */
+  priors?: {
     weightConcentration: number;
     meanPrecision: number;
     mean: number[];
@@ -119,16 +119,18 @@ function variationalFit(model: GaussianMixture, x: DenseMatrix) {
 }
 
 function bayesianJson(m: BayesianGaussianMixture): BayesianModelJson {
-  const p = m.priors!;
+  const p = m.priors;
   return {
     weightConcentrationPriorType: m.weightConcentrationPriorType,
-    priors: {
-      weightConcentration: p.weightConcentration,
-      meanPrecision: p.meanPrecision,
-      mean: Array.from(p.mean),
-      degreesOfFreedom: p.degreesOfFreedom,
-      covariance: Array.from(p.covariance),
-    },
+    ...(p && {
+      priors: {
+        weightConcentration: p.weightConcentration,
+        meanPrecision: p.meanPrecision,
+        mean: Array.from(p.mean),
+        degreesOfFreedom: p.degreesOfFreedom,
+        covariance: Array.from(p.covariance),
+      },
+    }),
     weightConcentration: Array.from(m.weightConcentration),
     meanPrecision: Array.from(m.meanPrecision),
     degreesOfFreedom: Array.from(m.degreesOfFreedom),

@@ -108,6 +108,10 @@ test('the saved model predicts, scores and samples as the fitted one; it has no 
     assertClose(loaded.scoreSamples(x), model.scoreSamples(x), 1e-10, 1e-12, `${covarianceType}: densities`);
     assertClose(loaded.weights, model.weights, 1e-15, 0, `${covarianceType}: weights`);
     assert.equal(loaded.sample(5, new Rng(1)).x.rows, 5);
+    // a loaded model saves again (without the priors of a fit it did not run)
+    const again = JSON.parse(JSON.stringify(gaussianModelToJson(loaded, x)));
+    assert.equal(again.bayesian.priors, undefined);
+    assert.deepEqual(again.bayesian.weightConcentration, json.bayesian.weightConcentration);
     assert.deepEqual(scoreSummary(loaded, x).bic, null);
     assert.throws(() => model.bic(x), /bic: BIC and AIC count the parameters .* compare its lowerBound/);
     assert.throws(() => model.criteria(x), MixtureArgumentError);
