@@ -39,8 +39,9 @@ import { readBruker } from '../../src/nmr/io/bruker.js';
 import { readPipe } from '../../src/nmr/io/nmrpipe.js';
 import { formatCsvSpectrum, readCsvSpectrum } from '../../src/nmr/io/csv.js';
 import { formatJcampSpectrum } from '../../src/nmr/io/jcamp-writer.js';
-import { readLabelsFile, readMatrixCsv } from '../../src/mixture/csv.js';
-import { readGaussianModel } from '../../src/mixture/gaussian-model.js';
+import { parseMatrixCsv, readLabelsFile, readMatrixCsv } from '../../src/mixture/csv.js';
+import { gaussianModelToJson, readGaussianModel } from '../../src/mixture/gaussian-model.js';
+import { BayesianGaussianMixture } from '../../src/mixture/bayesian.js';
 import { readSubgroupCsv } from '../../src/mixture/subgroup/data.js';
 import { renderRunReport } from '../../src/report/index.js';
 import { checkpointTargets } from './checkpoint-targets.js';
@@ -65,6 +66,33 @@ export interface FuzzTarget {
   encode?: (mutated: Uint8Array, file: string, useEncoding: boolean) => Uint8Array;
   /** Reads the input directory; throws on bad input. Returns text to check (a report) or nothing. */
   run: (dir: string) => unknown;
+}
+
+/** A variational mixture's model JSON, fitted on the report fixture's data. */
+function bayesianModel(): Record<string, unknown> {
+  const x = parseMatrixCsv(syntheticGmm().csv, 'data.csv');
+  const model = new BayesianGaussianMixture({ nComponents: 3, covarianceType: 'diag', seed: 1 }).fit(x);
+  return gaussianModelToJson(model, x, { columns: x.columns }) as unknown as Record<string, unknown>;
+}
+
+/** An nmr train run's history.json: three epochs, with or without validation scores. */
+function nmrHistory(validation: boolean): unknown[] {
+  return [1, 2, 3].map((epoch) => ({
+    epoch,
+    stage: epoch < 3 ? 'A' : 'B',
+    lr: 3e-4 / epoch,
+    loss: 0.5 / epoch,
+    rec: 0.3,
+    deriv: 0.1,
+    curv: 0.05,
+    cons: 0.01,
+    ratio: epoch < 3 ? 0 : 0.4,
+    minLevel: 1,
+    val: validation
+      ? { rec: 0.2 / epoch, energySnrDb: 10 + epoch, inputEnergySnrDb: 9 }
+      : { rec: null, energySnrDb: null, inputEnergySnrDb: null },
+    seconds: 2,
+  }));
 }
 
 /** A report must never contain the fuzzer's markup unescaped. */
@@ -379,7 +407,10 @@ export const TARGETS: FuzzTarget[] = [
     name: 'gmm model json',
     native: false,
     kind: 'json',
-    seeds: async () => [{ 'model.json': json(syntheticGmm().model) }],
+    seeds: async () => [
+      { 'model.json': json(syntheticGmm().model) },
+      { 'model.json': json(bayesianModel()) },
+    ],
     mutable: ['model.json'],
     run: (dir) => {
       const { model } = readGaussianModel(join(dir, 'model.json'));
@@ -410,9 +441,24 @@ export const TARGETS: FuzzTarget[] = [
       return [
         { 'results.json': json(g.model), 'data.csv': text(g.csv.split('\n').slice(0, 40).join('\n')) },
         { 'results.json': json(g.selection) },
+        { 'results.json': json(bayesianModel()) },
       ];
     },
     mutable: ['results.json'],
+    run: (dir) => renderRunReport(dir),
+  },
+  {
+    name: 'report: nmr train run',
+    native: false,
+    kind: 'json',
+    seeds: async () => [
+      {
+        'history.json': json(nmrHistory(true)),
+        'best.json': text('{"format": "tailor-checkpoint", "epoch": 1}'),
+      },
+      { 'history.json': json(nmrHistory(false)), 'best.json': text('{"epoch": 2}') },
+    ],
+    mutable: ['history.json', 'best.json'],
     run: (dir) => renderRunReport(dir),
   },
   {
