@@ -73,6 +73,9 @@ layer_case("convtranspose2d_groups_dilation",
            lambda: nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2, dilation=2),
            [2, 4, 5, 5])
 layer_case("convtranspose2d_nobias", lambda: nn.ConvTranspose2d(2, 3, 2, stride=2, bias=False), [1, 2, 4, 4])
+layer_case("upsample_nearest", lambda: nn.Upsample(scale_factor=(2, 3)), [2, 3, 4, 5])
+layer_case("upsample_bilinear", lambda: nn.Upsample(scale_factor=(1.5, 2), mode="bilinear"), [2, 3, 4, 5])
+layer_case("upsample_linear_size_aligned", lambda: nn.Upsample(size=9, mode="linear", align_corners=True), [2, 3, 4])
 
 
 def loss_case(name, fn, logits_shape, target, extra=None):

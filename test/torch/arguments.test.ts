@@ -81,3 +81,23 @@ test('activation layers name a bad argument; their functional forms compute the 
     same(F.logSoftmax(x), new torch.nn.LogSoftmax().forward(x), 'logSoftmax');
   });
 });
+
+test('Upsample names a bad option', () => {
+  named(() => new torch.nn.Upsample({}), /^Upsample: options must be one of size and scaleFactor/);
+  named(
+    () => new torch.nn.Upsample({ size: [4], scaleFactor: [2] }),
+    /^Upsample: options must be one of size and scaleFactor/,
+  );
+  named(
+    () => new torch.nn.Upsample({ scaleFactor: [0] }),
+    /^Upsample: options.scaleFactor\[0\] must be a finite number > 0, got 0/,
+  );
+  named(
+    () => new torch.nn.Upsample({ size: [2.5] }),
+    /^Upsample: options.size\[0\] must be an integer >= 1, got 2.5/,
+  );
+  named(
+    () => new torch.nn.Upsample({ scaleFactor: [2], mode: loose('bicubic') }),
+    /^Upsample: options.mode must be 'nearest', 'linear' or 'bilinear', got 'bicubic'/,
+  );
+});

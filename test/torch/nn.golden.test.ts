@@ -64,6 +64,9 @@ const makers: Record<string, () => nn.Module & { forward(x: torch.Tensor): torch
   convtranspose2d_groups_dilation: () =>
     new nn.ConvTranspose2d(4, 6, 3, { stride: 2, padding: 1, outputPadding: 1, groups: 2, dilation: 2 }),
   convtranspose2d_nobias: () => new nn.ConvTranspose2d(2, 3, 2, { stride: 2, bias: false }),
+  upsample_nearest: () => new nn.Upsample({ scaleFactor: [2, 3] }),
+  upsample_bilinear: () => new nn.Upsample({ scaleFactor: [1.5, 2], mode: 'bilinear' }),
+  upsample_linear_size_aligned: () => new nn.Upsample({ size: [9], mode: 'linear', alignCorners: true }),
 };
 
 for (const c of golden.cases) {

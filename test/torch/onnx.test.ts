@@ -116,6 +116,24 @@ test('transposed convolutions: stride, padding, output padding, groups and dilat
   );
 });
 
+test('Upsample: nearest, bilinear (half-pixel and aligned corners) and linear by scale factors', async () => {
+  await parity(
+    new nn.Sequential(
+      new nn.Upsample({ scaleFactor: [2, 3] }),
+      new nn.Upsample({ scaleFactor: [1.5, 2], mode: 'bilinear' }),
+      new nn.Upsample({ scaleFactor: [0.5, 0.5], mode: 'bilinear', alignCorners: true }),
+    ),
+    [2, 3, 4, 5],
+    ['batch', 3, 6, 15],
+  );
+  await parity(new nn.Upsample({ scaleFactor: [2.5], mode: 'linear' }), [2, 3, 6], ['batch', 3, 15]);
+  const g = new onnx.OnnxGraph();
+  assert.throws(
+    () => onnx.moduleToOnnx(new nn.Upsample({ size: [8, 8] }), g, g.input('x', [1, 1, 4, 4]), 'up'),
+    /Upsample \('up'\) to a fixed size has no ONNX form here: give it a scaleFactor/,
+  );
+});
+
 test('the file: opset, producer, metadata and a dynamic batch axis', async () => {
   const g = new onnx.OnnxGraph();
   g.output('y', g.node('Relu', [g.input('x', ['batch', 2])]), ['batch', 2]);

@@ -100,6 +100,32 @@ function convTranspose(
   });
 }
 
+/**
+ * Resize by the scale factors (no roi), with the coordinate mapping of PyTorch's kernels: nearest
+ * takes floor(dst / scale) ('asymmetric', 'floor'); the linear modes half-pixel centres, or the
+ * corners with alignCorners. A fixed output size would need the input's shape at run time, so
+ * only scaleFactor is exported.
+ */
+function upsample(m: nn.Upsample, g: OnnxGraph, x: string, name: string): string {
+  const { scaleFactor, mode, alignCorners } = m.options;
+  if (!scaleFactor)
+    throw new OnnxExportError(
+      `Upsample ('${name}') to a fixed size has no ONNX form here: give it a scaleFactor`,
+    );
+  const scales = g.constant(at(name, 'scales'), {
+    data: [1, 1, ...scaleFactor],
+    dims: [2 + scaleFactor.length],
+  });
+  const linear = mode !== 'nearest';
+  return g.node('Resize', [x, '', scales], {
+    mode: { string: linear ? 'linear' : 'nearest' },
+    coordinate_transformation_mode: {
+      string: !linear ? 'asymmetric' : alignCorners ? 'align_corners' : 'pytorch_half_pixel',
+    },
+    ...(linear ? {} : { nearest_mode: { string: 'floor' } }),
+  });
+}
+
 function batchNorm(m: nn.BatchNorm1d | nn.BatchNorm2d, g: OnnxGraph, x: string, name: string): string {
   if (!m.runningMean || !m.runningVar)
     throw new OnnxExportError(
@@ -201,6 +227,7 @@ const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][
   [nn.Conv2d, conv],
   [nn.ConvTranspose1d, convTranspose],
   [nn.ConvTranspose2d, convTranspose],
+  [nn.Upsample, upsample],
   [nn.BatchNorm1d, batchNorm],
   [nn.BatchNorm2d, batchNorm],
   [nn.GroupNorm, groupNorm],
