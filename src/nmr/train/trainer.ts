@@ -7,33 +7,28 @@ import { join } from 'node:path';
 import * as torch from '../../torch/index.js';
 import { Rng } from '../../util/rng.js';
 import { writeJsonAtomic, ensureDir } from '../../util/fs.js';
-import { formatSeconds } from '../../util/progress.js';
 import { UNet1d, parameterSummary } from '../model/unet.js';
-import { checkpointBase, modelMetadata } from '../model/denoise.js';
+import { checkpointBase } from '../model/denoise.js';
 import type { NmrTrainConfig } from './config.js';
 import { drawLevels, makeBatch, prepareRecords, type PreparedSample } from './samples.js';
 import { loadRecords, processingOf, type StackRecord } from './sources.js';
-import { trainingDomain, type TrainingDomain } from '../model/domain.js';
+import { trainingDomain } from '../model/domain.js';
 import { totalLoss, type LossWeights } from './losses.js';
-import { curriculumMinLevel, stageAt, stageWeights, type StageState } from './schedule.js';
-import { validate, type ValidationScores } from './validation.js';
+import { curriculumMinLevel, stageAt, stageWeights } from './schedule.js';
+import { validate } from './validation.js';
 import { CheckpointError, UserError } from '../../util/errors.js';
+import type {
+  EpochPlan,
+  EpochRecord,
+  Log,
+  LossSums,
+  TrainingData,
+  TrainingRun,
+  TrainingState,
+} from './run.js';
+import { fmt, logEpoch, pace, saveCheckpoints } from './epoch-output.js';
 
-/** One epoch of an NMR training run: stage, learning rate, loss terms and validation scores. */
-export interface EpochRecord {
-  epoch: number;
-  stage: 'A' | 'B';
-  lr: number;
-  loss: number;
-  rec: number;
-  deriv: number;
-  curv: number;
-  cons: number;
-  ratio: number;
-  minLevel: number;
-  val: ValidationScores;
-  seconds: number;
-}
+export type { EpochRecord } from './run.js';
 
 /** What {@link trainNmr} returns. */
 export interface TrainResult {
@@ -69,61 +64,6 @@ function split<T>(cfg: NmrTrainConfig, all: T[]): { train: T[]; val: T[] } {
   const nVal = cfg.data.valFraction > 0 && n > 1 ? Math.max(1, Math.round(n * cfg.data.valFraction)) : 0;
   return { train: all.slice(0, n - nVal), val: all.slice(n - nVal) };
 }
-
-const fmt = (v: number): string => (Number.isFinite(v) ? v.toPrecision(4) : String(v));
-
-type Log = (line: string) => void;
-
-/** The prepared samples of a run and what follows from them. */
-interface TrainingData {
-  trainSet: PreparedSample[];
-  valSet: PreparedSample[];
-  /** Index of the highest level: K + 1 levels per sample. */
-  K: number;
-  /** Points of each training window. */
-  crop: number;
-  domain: TrainingDomain;
-}
-
-/** What every epoch of a run uses. */
-interface TrainingRun {
-  cfg: NmrTrainConfig;
-  log: Log;
-  data: TrainingData;
-  model: UNet1d;
-  /** The model takes all K + 1 levels as input channels (see buildModel). */
-  stackModel: boolean;
-  optimizer: torch.optim.AdamW;
-  scheduler: torch.optim.WarmupCosineLR;
-  stepsPerEpoch: number;
-  totalEpochs: number;
-  lastBase: string;
-  bestBase: string;
-  quiet: boolean;
-  /** When this call's first step started and which step of the run it was (for rate and ETA). */
-  pace: { start: number; firstStep: number; endStep: number };
-}
-
-/** What a checkpoint carries from epoch to epoch. */
-interface TrainingState {
-  rng: Rng;
-  startEpoch: number;
-  history: EpochRecord[];
-  /** Best checkpoint score so far (higher is better). */
-  best: number;
-}
-
-/** One epoch's plan: the stage, its loss weights and curriculum, and the sample order. */
-interface EpochPlan {
-  epoch: number;
-  stage: StageState;
-  weights: LossWeights;
-  minLevel: number;
-  usesOtherLevels: boolean;
-  order: number[];
-}
-
-type LossSums = { loss: number; rec: number; deriv: number; curv: number; cons: number; ratio: number };
 
 /**
  * Trains the denoiser of a config (see {@link loadConfig}): simulated or stored multi-SNR samples,
@@ -444,82 +384,4 @@ function trainStep(run: TrainingRun, rng: Rng, plan: EpochPlan, step: number): L
     run.optimizer.step();
     return v;
   });
-}
-
-function logEpoch(run: TrainingRun, record: EpochRecord): void {
-  const { val } = record;
-  run.log(
-    `[${record.stage}] epoch ${record.epoch}/${run.totalEpochs} loss ${fmt(record.loss)} (rec ${fmt(record.rec)} deriv ${fmt(record.deriv)} ` +
-      `curv ${fmt(record.curv)} cons ${fmt(record.cons)} T ${fmt(record.ratio)}; k >= ${record.minLevel}) | ` +
-      // one sample has none to hold out (nor has valFraction 0): see saveCheckpoints
-      (!Number.isFinite(val.rec)
-        ? 'no validation'
-        : `val rec ${fmt(val.rec)} ` +
-          (Number.isFinite(val.energySnrDb)
-            ? `energy SNR ${val.energySnrDb.toFixed(2)} dB (input ${val.inputEnergySnrDb.toFixed(2)})`
-            : 'no ground truth')) +
-      ` | ${record.seconds.toFixed(1)} s` +
-      (record.epoch * run.stepsPerEpoch < run.pace.endStep
-        ? `, ${pace(run, record.epoch * run.stepsPerEpoch)}`
-        : ''),
-  );
-}
-
-/**
- * The run's pace after `stepsDone` of its steps: steps per second over this call so far (the
- * validations and checkpoints included, so that the ETA holds) and the time to its last epoch.
- */
-function pace(run: TrainingRun, stepsDone: number): string {
-  const { start, firstStep, endStep } = run.pace;
-  const seconds = (performance.now() - start) / 1000;
-  const rate = (stepsDone - firstStep) / Math.max(seconds, 1e-9);
-  return `${rate.toFixed(1)} steps/s, ETA ${formatSeconds(rate > 0 ? (endStep - stepsDone) / rate : Infinity)}`;
-}
-
-/** Saves best.json when the epoch scores best so far, and last.json every checkpointEvery epochs. */
-function saveCheckpoints(
-  run: TrainingRun,
-  state: TrainingState,
-  record: EpochRecord,
-  endEpoch: number,
-): void {
-  const { cfg, model } = run;
-  const { val } = record;
-  const epoch = record.epoch - 1;
-  // Without truth the validation loss decides. Without validation samples nothing held out can
-  // choose, and the training losses of the stages weigh different terms (stage B adds the T
-  // constraint and noisier levels), so a lower one is no better model: best.json follows the
-  // schedule to its last epoch.
-  const score = Number.isFinite(val.energySnrDb)
-    ? val.energySnrDb
-    : Number.isFinite(val.rec)
-      ? -val.rec
-      : record.epoch;
-  const extra = {
-    config: cfg,
-    history: state.history,
-    best: Math.max(state.best, Number.isFinite(score) ? score : -Infinity),
-  };
-  if (Number.isFinite(score) && score > state.best) {
-    state.best = score;
-    torch.saveCheckpoint(run.bestBase, {
-      weights: model.stateDict(),
-      metadata: modelMetadata(cfg.model, run.data.domain),
-      epoch,
-      torchRng: false,
-      extra,
-    });
-  }
-  if ((epoch + 1) % cfg.checkpointEvery === 0 || epoch + 1 === endEpoch) {
-    torch.saveCheckpoint(run.lastBase, {
-      weights: model.stateDict(),
-      metadata: modelMetadata(cfg.model, run.data.domain),
-      optimizer: run.optimizer.stateDict(),
-      scheduler: run.scheduler.stateDict(),
-      epoch,
-      step: (epoch + 1) * run.stepsPerEpoch,
-      rng: { data: state.rng.state() },
-      extra,
-    });
-  }
 }
