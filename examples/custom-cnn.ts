@@ -1,5 +1,6 @@
 // A small convolutional network written with tailor/torch and trained for a few steps on random
-// images (the loss falls as it memorises them). Needs the libtorch engine.
+// images (the loss falls as it memorises them), with a 1cycle schedule and gradient clipping.
+// Needs the libtorch engine.
 import * as torch from 'tailor/torch';
 import { nn, optim } from 'tailor/torch';
 
@@ -27,6 +28,8 @@ class SmallCnn extends nn.Module {
 
 const model = new SmallCnn();
 const opt = new optim.AdamW(model.parameters(), { lr: 0.01 });
+// the 1cycle policy over the 31 steps (rate up, then annealed; beta1 the other way)
+const schedule = new optim.OneCycleLR(opt, { maxLr: 0.05, totalSteps: 31 });
 const images = torch.keep(torch.randn([32, 1, 16, 16]));
 const labels = torch.keep(torch.randint(0, 4, [32]));
 
@@ -34,10 +37,12 @@ for (let step = 0; step <= 30; step++) {
   const loss = torch.tidy(() => {
     const l = nn.functional.crossEntropy(model.forward(images), labels);
     l.backward();
+    nn.utils.clipGradNorm_(model.parameters(), 5); // returns the norm before clipping (a tensor)
     return l.item();
   });
   opt.step();
   opt.zeroGrad();
+  schedule.step();
   if (step % 10 === 0) console.log(`step ${step}: loss ${loss.toFixed(4)}`);
 }
 const accuracy = torch.noGrad(() =>

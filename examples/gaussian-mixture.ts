@@ -1,6 +1,7 @@
-// Fit Gaussian mixtures to in-memory points and choose the number of components by BIC.
-// Needs no libtorch: runs with TAILOR_NO_ENGINE=1.
-import { GaussianMixture, fromRows, selectByBic } from 'tailor/mixture';
+// Fit Gaussian mixtures to in-memory points and choose the number of components by BIC, then let
+// a variational mixture's Dirichlet-process prior choose it. Needs no libtorch: runs with
+// TAILOR_NO_ENGINE=1.
+import { BayesianGaussianMixture, GaussianMixture, fromRows, selectByBic } from 'tailor/mixture';
 
 // Three 2-D clusters, 100 points each, from a small seeded generator.
 let state = 12345;
@@ -27,3 +28,9 @@ for (let k = 0; k < best.k; k++) {
   const size = labels.filter((l) => l === k).length;
   console.log(`component ${k}: weight ${gm.weights[k]!.toFixed(3)}, mean (${mean}), ${size} points`);
 }
+
+// The variational mixture with a generous K: the prior leaves the components it does not need
+// with weights near zero.
+const bgm = new BayesianGaussianMixture({ nComponents: 8, weightConcentrationPrior: 0.01, seed: 0 }).fit(x);
+const used = Array.from(bgm.weights).filter((w) => w >= 0.01).length;
+console.log(`variational mixture: ${used} of 8 components hold >= 1% of the weight`);
