@@ -1,4 +1,4 @@
-"""Writes test/golden/torch/nn.json: for each nn layer and loss, PyTorch 1.13's parameters
+"""Writes test/golden/torch/nn.json (and rnn.json for LSTM and GRU): for each nn layer and loss, PyTorch 1.13's parameters
 (initialised from a fixed seed), input, output and gradients. Run: python3 scripts/golden/nn.py
 The TypeScript tests rebuild every case with the same seed and compare (max abs error 1e-5)."""
 import json
@@ -104,6 +104,49 @@ loss_case("cross_entropy_soft", lambda x, t: F.cross_entropy(x, t), [6, 5], soft
 loss_case("mse", lambda x, t: F.mse_loss(x, t), [6, 5], soft)
 loss_case("l1", lambda x, t: F.l1_loss(x, t), [6, 5], soft)
 loss_case("normalize_cosine", lambda x, t: (F.normalize(x, dim=1) * t).sum(), [6, 5], soft)
+
+def rnn_case(name, make, input_shape, with_state=False, seed=0):
+    """An LSTM or GRU: parameters from the seed, output and final states, gradients of a weighted sum."""
+    torch.manual_seed(seed)
+    layer = make()
+    torch.manual_seed(seed + 1)
+    x = torch.randn(*input_shape, requires_grad=True)
+    lstm = isinstance(layer, nn.LSTM)
+    d = 2 if layer.bidirectional else 1
+    batch = [] if len(input_shape) == 2 else [input_shape[0] if layer.batch_first else input_shape[1]]
+    state_shape = [layer.num_layers * d, *batch, layer.hidden_size]
+    state = None
+    if with_state:
+        h0 = torch.randn(*state_shape, requires_grad=True)
+        state = (h0, torch.randn(*state_shape, requires_grad=True)) if lstm else h0
+    out, final = layer(x, state) if state is not None else layer(x)
+    finals = list(final) if lstm else [final]
+    upstream = [torch.randn(*out.shape)] + [torch.randn(*f.shape) for f in finals]
+    total = (out * upstream[0]).sum() + sum((f * u).sum() for f, u in zip(finals, upstream[1:]))
+    total.backward()
+    states = list(state) if lstm and state is not None else ([state] if state is not None else [])
+    rnn_cases.append({
+        "name": name, "seed": seed,
+        "params": {k: {"shape": list(v.shape), "data": flat(v)} for k, v in layer.state_dict().items()},
+        "input": {"shape": input_shape, "data": flat(x)},
+        "state": [{"shape": list(t.shape), "data": flat(t)} for t in states],
+        "output": {"shape": list(out.shape), "data": flat(out)},
+        "finals": [{"shape": list(f.shape), "data": flat(f)} for f in finals],
+        "upstream": [flat(u) for u in upstream],
+        "input_grad": flat(x.grad),
+        "state_grads": [flat(t.grad) for t in states],
+        "param_grads": {k: flat(p.grad) for k, p in layer.named_parameters()},
+    })
+
+
+rnn_cases = []
+rnn_case("lstm", lambda: nn.LSTM(5, 4), [7, 3, 5])
+rnn_case("lstm_2layer_bidirectional_batch_first_state",
+         lambda: nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True), [2, 6, 3], with_state=True)
+rnn_case("gru_nobias", lambda: nn.GRU(5, 3, bias=False), [4, 2, 5])
+rnn_case("gru_bidirectional_unbatched_state", lambda: nn.GRU(3, 4, bidirectional=True), [5, 3], with_state=True)
+with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "rnn.json"), "w") as f:
+    json.dump({"torch_version": torch.__version__, "cases": rnn_cases}, f)
 
 out = os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "nn.json")
 with open(out, "w") as f:

@@ -1568,6 +1568,22 @@ export function conv_transpose2d_input(input: Tensor, weight: Tensor, bias?: Ten
   return wrap(native.call(op_conv_transpose2d_input, input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, stride, padding, output_padding, groups, dilation) as number);
 }
 
+let op_lstm_input = -1;
+/** `aten::lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)` */
+export function lstm_input(input: Tensor, hx: Tensor[], params: Tensor[], has_biases: boolean, num_layers: number, dropout: number, train: boolean, bidirectional: boolean, batch_first: boolean): [Tensor, Tensor, Tensor] {
+  if (op_lstm_input < 0) op_lstm_input = native.resolve('aten::lstm', 'input');
+  const r = native.call(op_lstm_input, input.handle, hx.map((t) => t.handle), params.map((t) => t.handle), has_biases, num_layers, dropout, train, bidirectional, batch_first) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number), wrap(r[2] as number)];
+}
+
+let op_gru_input = -1;
+/** `aten::gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)` */
+export function gru_input(input: Tensor, hx: Tensor, params: Tensor[], has_biases: boolean, num_layers: number, dropout: number, train: boolean, bidirectional: boolean, batch_first: boolean): [Tensor, Tensor] {
+  if (op_gru_input < 0) op_gru_input = native.resolve('aten::gru', 'input');
+  const r = native.call(op_gru_input, input.handle, hx.handle, params.map((t) => t.handle), has_biases, num_layers, dropout, train, bidirectional, batch_first) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
 let op_batch_norm = -1;
 /** `aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor` */
 export function batch_norm(input: Tensor, weight?: Tensor | null, bias?: Tensor | null, running_mean?: Tensor | null, running_var?: Tensor | null, training?: boolean, momentum?: number, eps?: number, cudnn_enabled?: boolean): Tensor {

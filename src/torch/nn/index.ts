@@ -1,6 +1,7 @@
 export { Module } from './module.js';
 export * from './layers.js';
 export * from './activation.js';
+export * from './recurrent.js';
 /** Weight initialisations, in place (torch.nn.init). */
 export * as init from './init.js';
 /** Losses and stateless operations (torch.nn.functional). */

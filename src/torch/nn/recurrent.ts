@@ -1,0 +1,183 @@
+// Recurrent layers: LSTM and GRU over libtorch's fused kernels (aten::lstm / aten::gru, cuDNN on
+// a GPU), with PyTorch's parameter names, order and initialisation, so state dicts carry over.
+import { Tensor } from '../tensor.js';
+import { empty, zeros } from '../creation.js';
+import * as aten from '../generated/aten.js';
+import { Module } from './module.js';
+import { uniform_ } from './init.js';
+import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
+
+/** Options of the recurrent layers (PyTorch's names and defaults, camelCase). */
+export interface RNNOptions {
+  /** Stacked layers (default 1). */
+  numLayers?: number;
+  /** Bias terms b_ih and b_hh (default true). */
+  bias?: boolean;
+  /** Input and output as [batch, time, features] rather than [time, batch, features] (default false). */
+  batchFirst?: boolean;
+  /** Dropout on the outputs of every layer but the last, in training mode (default 0). */
+  dropout?: number;
+  /** A second direction per layer, over the reversed sequence (default false). */
+  bidirectional?: boolean;
+}
+
+const MAX_SIZE = 2 ** 31 - 1;
+
+abstract class RNNBase extends Module {
+  readonly numLayers: number;
+  readonly bias: boolean;
+  readonly batchFirst: boolean;
+  readonly dropout: number;
+  readonly bidirectional: boolean;
+  /** The parameters in the order libtorch's kernels take them: per layer and direction w_ih, w_hh, b_ih, b_hh. */
+  protected readonly flatWeights: Tensor[] = [];
+
+  constructor(
+    gates: number,
+    readonly inputSize: number,
+    readonly hiddenSize: number,
+    options: RNNOptions,
+  ) {
+    super();
+    const c = checksOf(this.constructor.name);
+    c.integer(inputSize, 'inputSize', { min: 1, max: MAX_SIZE });
+    c.integer(hiddenSize, 'hiddenSize', { min: 1, max: MAX_SIZE });
+    c.object(options, 'options');
+    this.numLayers = c.integer(options.numLayers ?? 1, 'options.numLayers', { min: 1, max: 1000 });
+    this.dropout = c.number(options.dropout ?? 0, 'options.dropout', { min: 0, max: 1 });
+    this.bias = flag(c, options.bias, 'bias', true);
+    this.batchFirst = flag(c, options.batchFirst, 'batchFirst', false);
+    this.bidirectional = flag(c, options.bidirectional, 'bidirectional', false);
+    const directions = this.bidirectional ? 2 : 1;
+    for (let layer = 0; layer < this.numLayers; layer++)
+      for (let d = 0; d < directions; d++) {
+        const suffix = `_l${layer}${d === 1 ? '_reverse' : ''}`;
+        const inputs = layer === 0 ? inputSize : hiddenSize * directions;
+        const add = (name: string, shape: number[]) =>
+          this.flatWeights.push(this.registerParameter(`${name}${suffix}`, empty(shape)));
+        add('weight_ih', [gates * hiddenSize, inputs]);
+        add('weight_hh', [gates * hiddenSize, hiddenSize]);
+        if (this.bias) {
+          add('bias_ih', [gates * hiddenSize]);
+          add('bias_hh', [gates * hiddenSize]);
+        }
+      }
+    // PyTorch's reset_parameters: every parameter U(-1/sqrt(hidden), 1/sqrt(hidden)), in order
+    const bound = 1 / Math.sqrt(hiddenSize);
+    for (const p of this.flatWeights) uniform_(p, -bound, bound);
+  }
+
+  /** The input as [time, batch, features] or [batch, time, features] (batched), and its batch size. */
+  protected batchOf(x: Tensor): { input: Tensor; batch: number; unbatched: boolean } {
+    const name = this.constructor.name;
+    if (!(x instanceof Tensor)) checksOf(name).fail('x', 'a Tensor', x);
+    if (x.ndim !== 2 && x.ndim !== 3)
+      throw new ArgumentError(
+        `${name}: x must be a 2-d [time, features] or 3-d (batched) tensor, got shape [${x.shape.join(', ')}]`,
+      );
+    const features = x.shape[x.ndim - 1];
+    if (features !== this.inputSize)
+      throw new ArgumentError(
+        `${name}: x must have ${this.inputSize} features in its last dimension (inputSize), got shape [${x.shape.join(', ')}]`,
+      );
+    if (x.ndim === 2) return { input: x.unsqueeze(this.batchFirst ? 0 : 1), batch: 1, unbatched: true };
+    return { input: x, batch: x.shape[this.batchFirst ? 0 : 1]!, unbatched: false };
+  }
+
+  /** A zero initial state, or the given one checked against [layers x directions, batch, hidden]. */
+  protected initialState(
+    given: Tensor | undefined,
+    input: Tensor,
+    batch: number,
+    unbatched: boolean,
+    what: string,
+  ): Tensor {
+    const shape = [this.numLayers * (this.bidirectional ? 2 : 1), batch, this.hiddenSize];
+    if (given === undefined) return zeros(shape, input.dtype, input.device);
+    const h = unbatched && given.ndim === 2 ? given.unsqueeze(1) : given;
+    if (h.shape.join() !== shape.join())
+      throw new ArgumentError(
+        `${this.constructor.name}: ${what} must be of shape [${shape.join(', ')}], got [${given.shape.join(', ')}]`,
+      );
+    return h;
+  }
+}
+
+function flag(c: ArgumentChecks, v: unknown, name: string, fallback: boolean): boolean {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'boolean') c.fail(`options.${name}`, 'true or false', v);
+  return v as boolean;
+}
+
+/**
+ * A long short-term memory layer (torch.nn.LSTM): input [time, batch, inputSize] ([batch, time,
+ * ...] with batchFirst, or unbatched [time, inputSize]); returns the output [time, batch,
+ * directions x hiddenSize] and the final hidden and cell states [layers x directions, batch,
+ * hiddenSize]. Parameters weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0 (gates i, f, g, o),
+ * as PyTorch names them.
+ *
+ * @example
+ * ```ts
+ * import * as torch from 'tailor/torch';
+ *
+ * const lstm = new torch.nn.LSTM(8, 16, { numLayers: 2, batchFirst: true });
+ * torch.tidy(() => {
+ *   const [output, [h, c]] = lstm.forward(torch.randn([4, 10, 8])); // 4 sequences of 10 steps
+ *   console.log(output.shape, h.shape, c.shape); // [4, 10, 16] [2, 4, 16] [2, 4, 16]
+ * });
+ * ```
+ */
+export class LSTM extends RNNBase {
+  constructor(inputSize: number, hiddenSize: number, options: RNNOptions = {}) {
+    super(4, inputSize, hiddenSize, options);
+  }
+
+  /** Runs the sequence from the states `state` ([h0, c0], default zeros); returns [output, [h_n, c_n]]. */
+  forward(x: Tensor, state?: [Tensor, Tensor]): [Tensor, [Tensor, Tensor]] {
+    const { input, batch, unbatched } = this.batchOf(x);
+    const h0 = this.initialState(state?.[0], input, batch, unbatched, 'state[0] (h0)');
+    const c0 = this.initialState(state?.[1], input, batch, unbatched, 'state[1] (c0)');
+    const [out, h, c] = aten.lstm_input(
+      input,
+      [h0, c0],
+      this.flatWeights,
+      this.bias,
+      this.numLayers,
+      this.dropout,
+      this.training,
+      this.bidirectional,
+      this.batchFirst,
+    );
+    if (!unbatched) return [out, [h, c]];
+    return [out.squeeze(this.batchFirst ? 0 : 1), [h.squeeze(1), c.squeeze(1)]];
+  }
+}
+
+/**
+ * A gated recurrent unit layer (torch.nn.GRU): shapes as {@link LSTM}'s, one state h (gates r, z,
+ * n). Returns [output, h_n].
+ */
+export class GRU extends RNNBase {
+  constructor(inputSize: number, hiddenSize: number, options: RNNOptions = {}) {
+    super(3, inputSize, hiddenSize, options);
+  }
+
+  /** Runs the sequence from the state `h0` (default zeros); returns [output, h_n]. */
+  forward(x: Tensor, h0?: Tensor): [Tensor, Tensor] {
+    const { input, batch, unbatched } = this.batchOf(x);
+    const h = this.initialState(h0, input, batch, unbatched, 'h0');
+    const [out, hn] = aten.gru_input(
+      input,
+      h,
+      this.flatWeights,
+      this.bias,
+      this.numLayers,
+      this.dropout,
+      this.training,
+      this.bidirectional,
+      this.batchFirst,
+    );
+    if (!unbatched) return [out, hn];
+    return [out.squeeze(this.batchFirst ? 0 : 1), hn.squeeze(1)];
+  }
+}
