@@ -44,6 +44,8 @@ export * as aten from './generated/aten.js';
 export * as nn from './nn/index.js';
 /** ONNX export: a graph builder (opset 17, onnx-proto) and the ONNX form of the nn layers in evaluation mode. */
 export * as onnx from './onnx/index.js';
+/** Batches from in-memory tensors: TensorDataset, DataLoader and samplers, class-balanced included (torch.utils.data). */
+export * as data from './data.js';
 /** Optimizers (SGD, Adam, AdamW) and learning-rate schedules (torch.optim). */
 export * as optim from './optim/index.js';
 export * from './checkpoint.js';

@@ -1,0 +1,226 @@
+// Batches from in-memory tensors (torch.utils.data's TensorDataset, DataLoader and samplers), with
+// the samplers imbalanced data calls for: WeightedRandomSampler and class-balanced weights.
+// Orders come from tailor's seeded generator, so an epoch's order depends only on the seed and
+// the epoch (PyTorch draws them from its global generator instead).
+import { Tensor } from './tensor.js';
+import { tensor } from './creation.js';
+import { Rng } from '../util/rng.js';
+import { ArgumentError, checksOf } from '../util/arguments.js';
+
+/** Tensors indexed along their first dimension (torch.utils.data.TensorDataset). */
+export class TensorDataset {
+  readonly tensors: Tensor[];
+  readonly length: number;
+  constructor(...tensors: Tensor[]) {
+    const c = checksOf('TensorDataset');
+    if (tensors.length === 0) c.fail('tensors', 'one or more tensors', tensors);
+    tensors.forEach((t, i) => {
+      if (!(t instanceof Tensor) || t.ndim === 0)
+        c.fail(`tensors[${i}]`, 'a tensor of at least one dimension', t);
+    });
+    this.length = tensors[0]!.shape[0]!;
+    tensors.forEach((t, i) => {
+      if (t.shape[0] !== this.length)
+        throw new ArgumentError(
+          `TensorDataset: tensors[${i}] has ${t.shape[0]} rows and tensors[0] ${this.length}; every tensor needs one row per sample`,
+        );
+    });
+    this.tensors = tensors;
+  }
+}
+
+/** An order of dataset indices per epoch. */
+export interface Sampler {
+  /** The indices of epoch `epoch` (0-based). */
+  indices(epoch: number): number[];
+  /** How many indices an epoch yields. */
+  readonly length: number;
+}
+
+/** 0, 1, ..., n - 1 every epoch (torch.utils.data.SequentialSampler). */
+export class SequentialSampler implements Sampler {
+  constructor(readonly length: number) {
+    checksOf('SequentialSampler').integer(length, 'length', { min: 0 });
+  }
+  indices(): number[] {
+    return Array.from({ length: this.length }, (_, i) => i);
+  }
+}
+
+/** A permutation of 0..n-1 per epoch, from the seed and the epoch (torch.utils.data.RandomSampler). */
+export class RandomSampler implements Sampler {
+  constructor(
+    readonly length: number,
+    readonly seed = 0,
+  ) {
+    const c = checksOf('RandomSampler');
+    c.integer(length, 'length', { min: 0 });
+    c.integer(seed, 'seed');
+  }
+  indices(epoch: number): number[] {
+    return new Rng(epochSeed(this.seed, epoch)).permutation(this.length);
+  }
+}
+
+/**
+ * numSamples indices drawn with probability proportional to `weights` (with replacement by
+ * default), as torch.utils.data.WeightedRandomSampler: with {@link classBalancedWeights} every
+ * class is drawn equally often, the over-sampling of the tail that imbalanced training uses.
+ */
+export class WeightedRandomSampler implements Sampler {
+  private readonly cumulative: Float64Array;
+  constructor(
+    weights: ArrayLike<number>,
+    readonly length: number,
+    readonly options: { replacement?: boolean; seed?: number } = {},
+  ) {
+    const c = checksOf('WeightedRandomSampler');
+    c.integer(length, 'numSamples', { min: 0 });
+    c.integer(options.seed ?? 0, 'options.seed');
+    this.cumulative = new Float64Array(weights.length);
+    let total = 0;
+    for (let i = 0; i < weights.length; i++) {
+      c.number(weights[i], `weights[${i}]`, { min: 0 });
+      this.cumulative[i] = total += weights[i]!;
+    }
+    if (!(total > 0)) c.fail('weights', 'at least one positive weight', Array.from(weights).slice(0, 8));
+    if (options.replacement === false) {
+      const positive = Array.from(weights).filter((w) => w > 0).length;
+      if (length > positive)
+        c.fail('numSamples', `at most ${positive} (the positive weights) without replacement`, length);
+    }
+  }
+  indices(epoch: number): number[] {
+    const rng = new Rng(epochSeed(this.options.seed ?? 0, epoch));
+    const cum = this.cumulative;
+    if (this.options.replacement !== false) {
+      const total = cum[cum.length - 1]!;
+      return Array.from({ length: this.length }, () => lowerBound(cum, rng.uniform() * total));
+    }
+    // Without replacement: weighted draws one at a time, each drawn index removed (exponential keys).
+    const keys = Array.from(cum, (c, i) => {
+      const w = c - (i > 0 ? cum[i - 1]! : 0);
+      return { i, key: w > 0 ? Math.log(rng.uniform()) / w : -Infinity };
+    });
+    keys.sort((a, b) => b.key - a.key);
+    return keys.slice(0, this.length).map((k) => k.i);
+  }
+}
+
+/** Per-sample weights 1 / (count of its class), for a WeightedRandomSampler that balances classes. */
+export function classBalancedWeights(labels: ArrayLike<number>): Float64Array {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < labels.length; i++) counts.set(labels[i]!, (counts.get(labels[i]!) ?? 0) + 1);
+  return Float64Array.from(labels, (y) => 1 / counts.get(y)!);
+}
+
+/** Options of {@link DataLoader}. */
+export interface DataLoaderOptions {
+  /** Samples per batch (default 1). */
+  batchSize?: number;
+  /** A seeded permutation per epoch (default false: in order); ignored when `sampler` is given. */
+  shuffle?: boolean;
+  /** The order of each epoch (default: sequential, or random with shuffle). */
+  sampler?: Sampler;
+  /** Drop the last batch when it is smaller than batchSize (default false). */
+  dropLast?: boolean;
+  /** Seed of the shuffle (default 0). */
+  seed?: number;
+}
+
+/**
+ * Batches of a {@link TensorDataset} (torch.utils.data.DataLoader without worker processes: the
+ * tensors are in memory, and a batch is one index_select per tensor). Iterating it runs one
+ * epoch; the next iteration runs the next epoch's order. A batch's tensors belong to the caller:
+ * dispose them when done (`torch.dispose(batch)`), as the example does.
+ *
+ * @example
+ * ```ts
+ * import * as torch from 'tailor/torch';
+ *
+ * // 90 samples of class 0 and 10 of class 1, drawn class-balanced
+ * const labels = Array.from({ length: 100 }, (_, i) => (i < 90 ? 0 : 1));
+ * const x = torch.keep(torch.randn([100, 3]));
+ * const y = torch.keep(torch.tensor(labels, { dtype: 'int64' }));
+ * const weights = torch.data.classBalancedWeights(labels);
+ * const sampler = new torch.data.WeightedRandomSampler(weights, 100, { seed: 1 });
+ * const loader = new torch.data.DataLoader(new torch.data.TensorDataset(x, y), { batchSize: 20, sampler });
+ * for (const batch of loader) {
+ *   const [xb, yb] = batch;
+ *   torch.tidy(() => console.log(xb!.shape, yb!.float().mean().item())); // about half of each batch is class 1
+ *   torch.dispose(batch);
+ * }
+ * ```
+ */
+export class DataLoader implements Iterable<Tensor[]> {
+  readonly batchSize: number;
+  readonly sampler: Sampler;
+  readonly dropLast: boolean;
+  /** The epoch the next iteration runs (0 at first; +1 per completed or abandoned iteration). */
+  epoch = 0;
+
+  constructor(
+    readonly dataset: TensorDataset,
+    options: DataLoaderOptions = {},
+  ) {
+    const c = checksOf('DataLoader');
+    if (!(dataset instanceof TensorDataset)) c.fail('dataset', 'a TensorDataset', dataset);
+    c.object(options, 'options');
+    this.batchSize = c.integer(options.batchSize ?? 1, 'options.batchSize', { min: 1 });
+    this.dropLast = options.dropLast === true;
+    if (options.sampler !== undefined) {
+      const s = options.sampler as Partial<Sampler>;
+      if (typeof s?.indices !== 'function')
+        c.fail('options.sampler', 'a Sampler (an indices(epoch) method)', s);
+      this.sampler = options.sampler;
+    } else
+      this.sampler = options.shuffle
+        ? new RandomSampler(dataset.length, options.seed ?? 0)
+        : new SequentialSampler(dataset.length);
+  }
+
+  /** Batches per epoch. */
+  get length(): number {
+    const n = this.sampler.length;
+    return this.dropLast ? Math.floor(n / this.batchSize) : Math.ceil(n / this.batchSize);
+  }
+
+  /** One epoch: the batches of the sampler's next order, each one tensor per dataset tensor. */
+  *[Symbol.iterator](): Iterator<Tensor[]> {
+    const epoch = this.epoch++;
+    const order = this.sampler.indices(epoch);
+    for (const i of order)
+      if (!(Number.isInteger(i) && i >= 0 && i < this.dataset.length))
+        throw new RangeError(
+          `DataLoader: the sampler gave index ${i}, outside the dataset's 0..${this.dataset.length - 1}`,
+        );
+    for (let start = 0; start < order.length; start += this.batchSize) {
+      const end = Math.min(start + this.batchSize, order.length);
+      if (this.dropLast && end - start < this.batchSize) return;
+      const device = this.dataset.tensors[0]!.device;
+      const index = tensor(order.slice(start, end), { dtype: 'int64', device });
+      try {
+        yield this.dataset.tensors.map((t) => t.indexSelect(0, index));
+      } finally {
+        index.dispose();
+      }
+    }
+  }
+}
+
+/** The first index whose cumulative weight exceeds u. */
+function lowerBound(cumulative: Float64Array, u: number): number {
+  let lo = 0;
+  let hi = cumulative.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cumulative[mid]! > u) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** A seed per epoch, so that epochs differ and each depends only on (seed, epoch). */
+function epochSeed(seed: number, epoch: number): number {
+  return (Math.imul(seed ^ 0x5bd1e995, 0x9e3779b1) + Math.imul(epoch + 1, 0x85ebca6b)) >>> 0;
+}
