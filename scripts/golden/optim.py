@@ -66,7 +66,7 @@ def run_case(name, make_optimizer, groups_lr=None, steps=5, seed=0, skip=None):
 
 
 def optim_cases():
-    SGD, Adam, AdamW = torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW
+    SGD, Adam, AdamW, RMSprop = torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop
     cases = [
         ('sgd_plain', {'type': 'SGD', 'lr': 0.5}, lambda p: SGD(p, lr=0.5), None),
         ('sgd_cifar_recipe', {'type': 'SGD', 'lr': 0.1, 'momentum': 0.9, 'nesterov': True, 'weightDecay': 5e-4},
@@ -91,6 +91,13 @@ def optim_cases():
                                           'weightDecay': 0.05, 'groupLr': [0.005, None]},
          lambda p: Adam(p, lr=0.02, amsgrad=True, maximize=True, weight_decay=0.05), [0.005, None]),
         ('adam_skipped_grad', {'type': 'Adam', 'lr': 0.05, 'skip': [2, 1]}, lambda p: Adam(p, lr=0.05), None),
+        ('rmsprop_default', {'type': 'RMSprop'}, lambda p: RMSprop(p), None),
+        ('rmsprop_momentum_centered_wd', {'type': 'RMSprop', 'lr': 0.005, 'alpha': 0.9, 'momentum': 0.8,
+                                          'centered': True, 'weightDecay': 0.01, 'eps': 1e-6},
+         lambda p: RMSprop(p, lr=0.005, alpha=0.9, momentum=0.8, centered=True, weight_decay=0.01, eps=1e-6), None),
+        ('rmsprop_maximize_groups', {'type': 'RMSprop', 'lr': 0.01, 'maximize': True, 'momentum': 0.5,
+                                     'groupLr': [0.002, None]},
+         lambda p: RMSprop(p, lr=0.01, maximize=True, momentum=0.5), [0.002, None]),
     ]
     out = []
     for seed, (name, options, make, groups_lr) in enumerate(cases):

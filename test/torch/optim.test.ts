@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
-import { SGD, Adam, AdamW, type Optimizer } from '../../src/torch/optim/index.js';
+import { SGD, Adam, AdamW, RMSprop, type Optimizer } from '../../src/torch/optim/index.js';
 import { assertClose, goldenDir } from '../helpers.js';
 
 interface GoldenCase {
   name: string;
   options: Record<string, unknown> & {
-    type: 'SGD' | 'Adam' | 'AdamW';
+    type: 'SGD' | 'Adam' | 'AdamW' | 'RMSprop';
     groupLr?: (number | null)[];
     skip?: [number, number];
   };
@@ -40,7 +40,7 @@ type AnyOptimizer = Optimizer<any>;
 function build(c: GoldenCase, params: torch.Tensor[]): AnyOptimizer {
   const { type, groupLr, skip: _skip, ...options } = c.options;
   const groups = groupLr ? [{ params: [params[0]!], lr: groupLr[0]! }, { params: [params[1]!] }] : params;
-  const Class = { SGD, Adam, AdamW }[type];
+  const Class = { SGD, Adam, AdamW, RMSprop }[type];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return new Class(groups as any, options as any);
 }
@@ -50,6 +50,8 @@ const stateKeys: Record<string, string> = {
   exp_avg: 'expAvg',
   exp_avg_sq: 'expAvgSq',
   max_exp_avg_sq: 'maxExpAvgSq',
+  square_avg: 'squareAvg',
+  grad_avg: 'gradAvg',
   step: 'step',
 };
 
@@ -120,6 +122,7 @@ test('stateDict / loadStateDict resume gives the same trajectory as an uninterru
     (ps: torch.Tensor[]) => new SGD(ps, { lr: 0.1, momentum: 0.9, nesterov: true, weightDecay: 5e-4 }),
     (ps: torch.Tensor[]) => new AdamW(ps, { lr: 0.01, amsgrad: true }),
     (ps: torch.Tensor[]) => new Adam(ps, { lr: 0.01, weightDecay: 0.01 }),
+    (ps: torch.Tensor[]) => new RMSprop(ps, { lr: 0.01, momentum: 0.9, centered: true }),
   ]) {
     const a = init.clone().requiresGrad_();
     const optA = make([a]);
@@ -420,4 +423,30 @@ test('clipGradNorm_: no gradients gives 0; a non-finite norm is an error only wh
       /clipGradValue_: clipValue must be a finite number >= 0/,
     );
   });
+});
+
+test("RMSprop's capturable mode follows the eager form to float rounding", () => {
+  const run = (capturable: boolean, momentum: number) => {
+    torch.manualSeed(6);
+    const w = torch.randn([5]).requiresGrad_(true);
+    const opt = new RMSprop([w], { lr: 0.01, momentum, centered: momentum > 0 });
+    opt.capturable = capturable;
+    for (let step = 0; step < 5; step++) {
+      torch.tidy(() => w.square().sum().backward());
+      if (step === 2) opt.paramGroups[0]!.lr *= 0.5;
+      opt.syncLearningRates();
+      opt.step();
+      opt.zeroGrad();
+    }
+    const out = Array.from(w.toFloat32Array());
+    opt.dispose();
+    w.dispose();
+    return out;
+  };
+  for (const momentum of [0, 0.9]) {
+    const eager = run(false, momentum);
+    run(true, momentum).forEach((v, i) =>
+      assert.ok(Math.abs(v - eager[i]!) < 1e-6, `momentum ${momentum}: ${v} vs ${eager[i]}`),
+    );
+  }
 });
