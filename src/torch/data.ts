@@ -7,6 +7,9 @@ import { tensor } from './creation.js';
 import { Rng } from '../util/rng.js';
 import { ArgumentError, checksOf } from '../util/arguments.js';
 
+/** The most indices an epoch's order may hold (a JavaScript array of them is built per epoch). */
+const MAX_INDICES = 2 ** 31 - 1;
+
 /** Tensors indexed along their first dimension (torch.utils.data.TensorDataset). */
 export class TensorDataset {
   readonly tensors: Tensor[];
@@ -40,7 +43,7 @@ export interface Sampler {
 /** 0, 1, ..., n - 1 every epoch (torch.utils.data.SequentialSampler). */
 export class SequentialSampler implements Sampler {
   constructor(readonly length: number) {
-    checksOf('SequentialSampler').integer(length, 'length', { min: 0 });
+    checksOf('SequentialSampler').integer(length, 'length', { min: 0, max: MAX_INDICES });
   }
   indices(): number[] {
     return Array.from({ length: this.length }, (_, i) => i);
@@ -54,7 +57,7 @@ export class RandomSampler implements Sampler {
     readonly seed = 0,
   ) {
     const c = checksOf('RandomSampler');
-    c.integer(length, 'length', { min: 0 });
+    c.integer(length, 'length', { min: 0, max: MAX_INDICES });
     c.integer(seed, 'seed');
   }
   indices(epoch: number): number[] {
@@ -75,7 +78,7 @@ export class WeightedRandomSampler implements Sampler {
     readonly options: { replacement?: boolean; seed?: number } = {},
   ) {
     const c = checksOf('WeightedRandomSampler');
-    c.integer(length, 'numSamples', { min: 0 });
+    c.integer(length, 'numSamples', { min: 0, max: MAX_INDICES });
     c.integer(options.seed ?? 0, 'options.seed');
     this.cumulative = new Float64Array(weights.length);
     let total = 0;
