@@ -76,6 +76,11 @@ layer_case("convtranspose2d_nobias", lambda: nn.ConvTranspose2d(2, 3, 2, stride=
 layer_case("upsample_nearest", lambda: nn.Upsample(scale_factor=(2, 3)), [2, 3, 4, 5])
 layer_case("upsample_bilinear", lambda: nn.Upsample(scale_factor=(1.5, 2), mode="bilinear"), [2, 3, 4, 5])
 layer_case("upsample_linear_size_aligned", lambda: nn.Upsample(size=9, mode="linear", align_corners=True), [2, 3, 4])
+layer_case("sigmoid", lambda: nn.Sigmoid(), [3, 5])
+layer_case("tanh", lambda: nn.Tanh(), [3, 5])
+layer_case("maxpool1d", lambda: nn.MaxPool1d(3, stride=2, padding=1), [2, 3, 9])
+layer_case("avgpool1d", lambda: nn.AvgPool1d(2), [2, 3, 8])
+layer_case("adaptiveavgpool1d", lambda: nn.AdaptiveAvgPool1d(1), [2, 3, 7])
 
 
 def loss_case(name, fn, logits_shape, target, extra=None):

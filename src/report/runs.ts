@@ -21,7 +21,8 @@ const MAX_RUNS = 2000;
 function describe(results: unknown): string {
   const r = results as Record<string, unknown>;
   if (r.kind === 'longtail') return `${String(r.name)} — ${String(r.method)}`;
-  if (r.format === 'tailor-gmm') return `GMM K = ${String(r.nComponents)} (${String(r.covarianceType)})`;
+  if (r.format === 'tailor-gmm')
+    return `${r.bayesian ? 'variational GMM' : 'GMM'} K = ${String(r.nComponents)} (${String(r.covarianceType)})`;
   if (typeof r.model === 'string') return `${r.model}, K = ${String(r.K)}`;
   if (typeof r.bestK === 'number') return `subgroup selection, best K = ${r.bestK}`;
   return '';

@@ -67,6 +67,11 @@ const makers: Record<string, () => nn.Module & { forward(x: torch.Tensor): torch
   upsample_nearest: () => new nn.Upsample({ scaleFactor: [2, 3] }),
   upsample_bilinear: () => new nn.Upsample({ scaleFactor: [1.5, 2], mode: 'bilinear' }),
   upsample_linear_size_aligned: () => new nn.Upsample({ size: [9], mode: 'linear', alignCorners: true }),
+  sigmoid: () => new nn.Sigmoid(),
+  tanh: () => new nn.Tanh(),
+  maxpool1d: () => new nn.MaxPool1d(3, 2, 1),
+  avgpool1d: () => new nn.AvgPool1d(2),
+  adaptiveavgpool1d: () => new nn.AdaptiveAvgPool1d(1),
 };
 
 for (const c of golden.cases) {

@@ -1,0 +1,37 @@
+// Run discovery for `serve`: every kind of run directory is listed with its kind and a title.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listRuns } from '../../src/report/runs.js';
+import { syntheticGmm, syntheticLongtail, writeRun } from './fixtures.js';
+
+test('listRuns: long-tail, Gaussian and variational mixtures, nmr train runs, and a broken one', () => {
+  const root = mkdtempSync(join(tmpdir(), 'tailor-runs-'));
+  try {
+    writeRun(join(root, 'a-longtail'), syntheticLongtail());
+    const gmm = syntheticGmm().model;
+    writeRun(join(root, 'b-gmm'), gmm);
+    writeRun(join(root, 'c-bayes'), {
+      ...gmm,
+      bic: null,
+      aic: null,
+      bayesian: { weightConcentrationPriorType: 'dirichlet_process' },
+    });
+    mkdirSync(join(root, 'd-nmr'));
+    writeFileSync(join(root, 'd-nmr', 'history.json'), '[]');
+    writeFileSync(join(root, 'd-nmr', 'best.json'), '{}');
+    writeRun(join(root, 'e-broken'), 'not a run');
+    const runs = listRuns(root).map((r) => [r.id, r.kind, r.error ? 'error' : r.title]);
+    assert.deepEqual(runs, [
+      ['a-longtail', 'longtail', runs[0]![2]],
+      ['b-gmm', 'gmm', 'GMM K = 2 (full)'],
+      ['c-bayes', 'gmm', 'variational GMM K = 2 (full)'],
+      ['d-nmr', 'nmr-train', 'NMR denoiser training'],
+      ['e-broken', null, ''],
+    ]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
