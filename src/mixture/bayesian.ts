@@ -389,6 +389,22 @@ export class BayesianGaussianMixture extends GaussianMixture {
     this.weights = this.expectedWeights();
   }
 
+  /**
+   * Not for a variational model, whose predictions need its posterior hyperparameters: throws
+   * (use {@link BayesianGaussianMixture.setVariational}).
+   */
+  override setFitted(
+    _nFeatures: number,
+    _weights: ArrayLike<number>,
+    _means: ArrayLike<number>,
+    _covariances: ArrayLike<number>,
+  ): never {
+    throw new MixtureArgumentError(
+      'setFitted: a BayesianGaussianMixture needs its posterior hyperparameters (weight concentration, ' +
+        'mean precision, degrees of freedom): use setVariational',
+    );
+  }
+
   /** Installs the posterior hyperparameters of a saved model; the precision factors are recomputed. */
   setVariational(nFeatures: number, p: Omit<VariationalParameters, 'precisionsCholesky'>): void {
     const k = this.nComponents;

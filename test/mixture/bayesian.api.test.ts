@@ -115,6 +115,7 @@ test('the saved model predicts, scores and samples as the fitted one; it has no 
     assert.deepEqual(scoreSummary(loaded, x).bic, null);
     assert.throws(() => model.bic(x), /bic: BIC and AIC count the parameters .* compare its lowerBound/);
     assert.throws(() => model.criteria(x), MixtureArgumentError);
+    assert.throws(() => model.setFitted(2, [1], [0, 0], [1, 0, 0, 1]), /setFitted: .* use setVariational/);
   }
   const model = new BayesianGaussianMixture({ nComponents: 2, seed: 2 }).fit(x);
   const json = JSON.parse(JSON.stringify(gaussianModelToJson(model, x)));

@@ -77,11 +77,5 @@ export interface EpochPlan {
   order: number[];
 }
 
-export type LossSums = {
-  loss: number;
-  rec: number;
-  deriv: number;
-  curv: number;
-  cons: number;
-  ratio: number;
-};
+/** The loss terms of a step or an epoch (the training part of an {@link EpochRecord}). */
+export type LossSums = Pick<EpochRecord, 'loss' | 'rec' | 'deriv' | 'curv' | 'cons' | 'ratio'>;

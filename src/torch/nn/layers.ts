@@ -81,29 +81,44 @@ abstract class ConvNd extends Module {
   readonly dilation: number;
   readonly groups: number;
 
-  constructor(inChannels: number, outChannels: number, kernel: number[], convOptions: ConvOptions) {
+  /** `transposed`: PyTorch's weight layout [in, out / groups, ...kernel] and an outputPadding option. */
+  constructor(
+    inChannels: number,
+    outChannels: number,
+    kernel: number[],
+    options: ConvTransposeOptions,
+    transposed = false,
+  ) {
     super();
     const c = checksOf(this.constructor.name);
     size(c, inChannels, 'inChannels');
     size(c, outChannels, 'outChannels');
     size(c, kernel[0], 'kernelSize');
-    checkOptions(c, convOptions, {
+    checkOptions(c, options, {
       stride: { integer: true, min: 1 },
       padding: { integer: true, min: 0 },
       dilation: { integer: true, min: 1 },
       groups: { integer: true, min: 1 },
+      ...(transposed ? { outputPadding: { integer: true, min: 0 } } : {}),
     });
-    const options = convOptions;
     this.stride = options.stride ?? 1;
     this.padding = options.padding ?? 0;
     this.dilation = options.dilation ?? 1;
     this.groups = options.groups ?? 1;
+    const outputPadding = transposed ? (options.outputPadding ?? 0) : 0;
+    if (outputPadding >= Math.max(this.stride, this.dilation))
+      throw new ArgumentError(
+        `${this.constructor.name}: outputPadding ${outputPadding} must be smaller than stride (${this.stride}) or dilation (${this.dilation})`,
+      );
     if (inChannels % this.groups !== 0 || outChannels % this.groups !== 0) {
       throw new ArgumentError(
         `${this.constructor.name}: in (${inChannels}) and out (${outChannels}) channels must be divisible by groups (${this.groups})`,
       );
     }
-    this.weight = this.registerParameter('weight', empty([outChannels, inChannels / this.groups, ...kernel]));
+    const shape = transposed
+      ? [inChannels, outChannels / this.groups, ...kernel]
+      : [outChannels, inChannels / this.groups, ...kernel];
+    this.weight = this.registerParameter('weight', empty(shape));
     this.bias = options.bias === false ? null : this.registerParameter('bias', empty([outChannels]));
     resetLinearLike(this.weight, this.bias);
   }
@@ -136,46 +151,12 @@ export interface ConvTransposeOptions extends ConvOptions {
   outputPadding?: number;
 }
 
-abstract class ConvTransposeNd extends Module {
-  readonly weight: Tensor;
-  readonly bias: Tensor | null;
-  readonly stride: number;
-  readonly padding: number;
+abstract class ConvTransposeNd extends ConvNd {
   readonly outputPadding: number;
-  readonly dilation: number;
-  readonly groups: number;
 
   constructor(inChannels: number, outChannels: number, kernel: number[], options: ConvTransposeOptions) {
-    super();
-    const c = checksOf(this.constructor.name);
-    size(c, inChannels, 'inChannels');
-    size(c, outChannels, 'outChannels');
-    size(c, kernel[0], 'kernelSize');
-    checkOptions(c, options, {
-      stride: { integer: true, min: 1 },
-      padding: { integer: true, min: 0 },
-      outputPadding: { integer: true, min: 0 },
-      dilation: { integer: true, min: 1 },
-      groups: { integer: true, min: 1 },
-    });
-    this.stride = options.stride ?? 1;
-    this.padding = options.padding ?? 0;
+    super(inChannels, outChannels, kernel, options, true);
     this.outputPadding = options.outputPadding ?? 0;
-    this.dilation = options.dilation ?? 1;
-    this.groups = options.groups ?? 1;
-    if (this.outputPadding >= Math.max(this.stride, this.dilation))
-      throw new ArgumentError(
-        `${this.constructor.name}: outputPadding ${this.outputPadding} must be smaller than stride (${this.stride}) or dilation (${this.dilation})`,
-      );
-    if (inChannels % this.groups !== 0 || outChannels % this.groups !== 0) {
-      throw new ArgumentError(
-        `${this.constructor.name}: in (${inChannels}) and out (${outChannels}) channels must be divisible by groups (${this.groups})`,
-      );
-    }
-    // PyTorch's layout for transposed convolutions: [in, out / groups, ...kernel]
-    this.weight = this.registerParameter('weight', empty([inChannels, outChannels / this.groups, ...kernel]));
-    this.bias = options.bias === false ? null : this.registerParameter('bias', empty([outChannels]));
-    resetLinearLike(this.weight, this.bias);
   }
 }
 

@@ -84,6 +84,12 @@ abstract class RNNBase extends Module {
     return { input: x, batch: x.shape[this.batchFirst ? 0 : 1]!, unbatched: false };
   }
 
+  /** What aten::lstm and aten::gru take after the input and the state, in their order. */
+  protected kernelArgs(): [Tensor[], boolean, number, number, boolean, boolean, boolean] {
+    const { flatWeights, bias, numLayers, dropout, training, bidirectional, batchFirst } = this;
+    return [flatWeights, bias, numLayers, dropout, training, bidirectional, batchFirst];
+  }
+
   /** A zero initial state, or the given one checked against [layers x directions, batch, hidden]. */
   protected initialState(
     given: Tensor | undefined,
@@ -137,17 +143,7 @@ export class LSTM extends RNNBase {
     const { input, batch, unbatched } = this.batchOf(x);
     const h0 = this.initialState(state?.[0], input, batch, unbatched, 'state[0] (h0)');
     const c0 = this.initialState(state?.[1], input, batch, unbatched, 'state[1] (c0)');
-    const [out, h, c] = aten.lstm_input(
-      input,
-      [h0, c0],
-      this.flatWeights,
-      this.bias,
-      this.numLayers,
-      this.dropout,
-      this.training,
-      this.bidirectional,
-      this.batchFirst,
-    );
+    const [out, h, c] = aten.lstm_input(input, [h0, c0], ...this.kernelArgs());
     if (!unbatched) return [out, [h, c]];
     return [out.squeeze(this.batchFirst ? 0 : 1), [h.squeeze(1), c.squeeze(1)]];
   }
@@ -166,17 +162,7 @@ export class GRU extends RNNBase {
   forward(x: Tensor, h0?: Tensor): [Tensor, Tensor] {
     const { input, batch, unbatched } = this.batchOf(x);
     const h = this.initialState(h0, input, batch, unbatched, 'h0');
-    const [out, hn] = aten.gru_input(
-      input,
-      h,
-      this.flatWeights,
-      this.bias,
-      this.numLayers,
-      this.dropout,
-      this.training,
-      this.bidirectional,
-      this.batchFirst,
-    );
+    const [out, hn] = aten.gru_input(input, h, ...this.kernelArgs());
     if (!unbatched) return [out, hn];
     return [out.squeeze(this.batchFirst ? 0 : 1), hn.squeeze(1)];
   }

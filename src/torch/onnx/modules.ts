@@ -65,22 +65,12 @@ function softplus(m: nn.Softplus, g: OnnxGraph, x: string): string {
   return g.node('Where', [linear, x, y]);
 }
 
-function conv(m: nn.Conv1d | nn.Conv2d, g: OnnxGraph, x: string, name: string): string {
-  const spatial = m.weight.ndim - 2;
-  const rep = (v: number) => new Array<number>(spatial).fill(v);
-  const inputs = [x, g.tensor(at(name, 'weight'), m.weight)];
-  if (m.bias) inputs.push(g.tensor(at(name, 'bias'), m.bias));
-  return g.node('Conv', inputs, {
-    kernel_shape: { ints: m.weight.shape.slice(2) },
-    strides: { ints: rep(m.stride) },
-    pads: { ints: rep(m.padding).concat(rep(m.padding)) },
-    dilations: { ints: rep(m.dilation) },
-    group: { int: m.groups },
-  });
-}
-
-function convTranspose(
-  m: nn.ConvTranspose1d | nn.ConvTranspose2d,
+/**
+ * Conv, or ConvTranspose for the transposed layers: explicit pads (and output_padding) give
+ * PyTorch's output size, with no output_shape or auto_pad.
+ */
+function conv(
+  m: nn.Conv1d | nn.Conv2d | nn.ConvTranspose1d | nn.ConvTranspose2d,
   g: OnnxGraph,
   x: string,
   name: string,
@@ -89,12 +79,12 @@ function convTranspose(
   const rep = (v: number) => new Array<number>(spatial).fill(v);
   const inputs = [x, g.tensor(at(name, 'weight'), m.weight)];
   if (m.bias) inputs.push(g.tensor(at(name, 'bias'), m.bias));
-  // explicit pads and output_padding give PyTorch's output size (no output_shape, no auto_pad)
-  return g.node('ConvTranspose', inputs, {
+  const transposed = m instanceof nn.ConvTranspose1d || m instanceof nn.ConvTranspose2d;
+  return g.node(transposed ? 'ConvTranspose' : 'Conv', inputs, {
     kernel_shape: { ints: m.weight.shape.slice(2) },
     strides: { ints: rep(m.stride) },
     pads: { ints: rep(m.padding).concat(rep(m.padding)) },
-    output_padding: { ints: rep(m.outputPadding) },
+    ...(transposed ? { output_padding: { ints: rep(m.outputPadding) } } : {}),
     dilations: { ints: rep(m.dilation) },
     group: { int: m.groups },
   });
@@ -225,8 +215,8 @@ const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][
   ],
   [nn.Conv1d, conv],
   [nn.Conv2d, conv],
-  [nn.ConvTranspose1d, convTranspose],
-  [nn.ConvTranspose2d, convTranspose],
+  [nn.ConvTranspose1d, conv],
+  [nn.ConvTranspose2d, conv],
   [nn.Upsample, upsample],
   [nn.BatchNorm1d, batchNorm],
   [nn.BatchNorm2d, batchNorm],
