@@ -51,6 +51,7 @@ test('a bad value of a benchmark option is named with what it needs, before any 
     ['serve', ['--seconds=-1'], /--seconds needs a positive number, got '-1'/],
     ['serve', ['--seconds', '-1'], /Option '--seconds' argument is ambiguous\. Did you forget/],
     ['gmm', ['--types', 'full,round'], /--types: 'round' is not one of full, tied, diag, spherical/],
+    ['gmm', ['--model', 'bayes'], /--model needs one of gaussian, bayesian, got 'bayes'/],
     ['ops', ['--draws', '65'], /--draws needs an integer in \[1, 64\], got '65'/],
     ['epoch', ['--configs', 'ce'], /--configs: 'ce' is not one of sade, prl/],
     ['predict', [], /give the run with -r RUN/],
