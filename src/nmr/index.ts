@@ -18,7 +18,7 @@ export {
 export { checkDomain, NOISE_FAR, type ProcessingDomain, type TrainingDomain } from './model/domain.js';
 export { preprocessStack } from './pipeline/preprocess.js';
 export { writeJcampSpectrum } from './io/jcamp-writer.js';
-export { readNmr } from './io/load.js';
+export { readNmr, isExperimentDir, type NmrFormat } from './io/load.js';
 export { isBrukerDir } from './io/bruker.js';
 export { writeCsvSpectrum } from './io/csv.js';
 export { processFid, type Apodization } from './process.js';

@@ -1,5 +1,5 @@
 // `tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR`: applies a trained
-// U-Net to spectra (CSV, JCAMP-DX, NMRPipe, Bruker folders; FIDs are processed first with the
+// U-Net to spectra (CSV, JCAMP-DX, NMRPipe, Bruker or VnmrJ folders; FIDs are processed first with the
 // file's own parameters) and writes each result as CSV and JCAMP-DX.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
@@ -19,7 +19,7 @@ import {
   preprocessStack,
   writeJcampSpectrum,
   readNmr,
-  isBrukerDir,
+  isExperimentDir,
   writeCsvSpectrum,
   processFid,
   NmrFormatError,
@@ -45,7 +45,7 @@ const HELP = `usage: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR..
 Denoises real 1D spectra with a model trained by 'tailor nmr train' and writes, per input,
 DIR/<name>.denoised.csv (ppm, intensity) and DIR/<name>.denoised.jdx (JCAMP-DX, XYDATA in ppm).
 
-inputs (repeat --input): a CSV, JCAMP-DX or NMRPipe file, a Bruker experiment folder, a folder of
+inputs (repeat --input): a CSV, JCAMP-DX or NMRPipe file, a Bruker or VnmrJ experiment folder, a folder of
 such files, or a data set written by 'tailor nmr simulate' (each sample's level 0 is denoised;
 a stack model, trained with model.inputLevels = K+1, takes each sample's aligned and rescaled
 K+1 levels and writes one spectrum in level-K units, so it needs such a data set).
@@ -147,14 +147,14 @@ function collect(path: string, prefer: 'raw' | 'processed'): Item[] {
       ds.close();
       return items;
     }
-    if (isBrukerDir(path)) return [{ name: basename(path), spectrum: readOne(path, prefer) }];
+    if (isExperimentDir(path)) return [{ name: basename(path), spectrum: readOne(path, prefer) }];
     const entries = readdirSync(path)
       .sort()
       .map((e) => join(path, e))
-      .filter((p) => (statSync(p).isDirectory() ? isBrukerDir(p) : KNOWN.has(extname(p).toLowerCase())));
+      .filter((p) => (statSync(p).isDirectory() ? isExperimentDir(p) : KNOWN.has(extname(p).toLowerCase())));
     if (entries.length === 0)
       throw new CliError(
-        `--input ${path}: no spectra found (expected CSV/JCAMP-DX/NMRPipe files or Bruker folders)`,
+        `--input ${path}: no spectra found (expected CSV/JCAMP-DX/NMRPipe files, or Bruker or VnmrJ experiment folders)`,
       );
     // Bruker experiment folders are numbers: keep the sample folder's name in front.
     return entries.map((p) => ({

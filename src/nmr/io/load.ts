@@ -1,5 +1,5 @@
-// Format detection: a Bruker folder, a JCAMP-DX file (.jdx/.dx/.jcamp or starting with ##),
-// an NMRPipe file (header word 2 = 2.345) or a CSV spectrum.
+// Format detection: a Bruker folder, a VnmrJ folder (fid and procpar, or its fid file), a JCAMP-DX
+// file (.jdx/.dx/.jcamp or starting with ##), an NMRPipe file (header word 2 = 2.345) or a CSV spectrum.
 import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { NmrFormatError } from './errors.js';
@@ -7,17 +7,30 @@ import { isBrukerDir, readBruker } from './bruker.js';
 import { readJcamp } from './jcamp.js';
 import { readPipe } from './nmrpipe.js';
 import { readCsvSpectrum } from './csv.js';
+import { isVarianDir, readVarian, varianDirOfFile } from './varian.js';
 import type { NmrData } from '../types.js';
 import { checksOf } from '../arguments.js';
 
-export type NmrFormat = 'bruker' | 'jcamp' | 'nmrpipe' | 'csv';
+export type NmrFormat = 'bruker' | 'varian' | 'jcamp' | 'nmrpipe' | 'csv';
+
+/** True when dir is an experiment folder of a supported vendor (Bruker, or Varian / Agilent VnmrJ). */
+export function isExperimentDir(dir: string): boolean {
+  return isBrukerDir(dir) || isVarianDir(dir);
+}
 
 export function detectFormat(path: string): NmrFormat {
   if (!existsSync(path)) throw new NmrFormatError(path, 'path', 'does not exist');
   if (statSync(path).isDirectory()) {
     if (isBrukerDir(path)) return 'bruker';
-    throw new NmrFormatError(path, 'folder', 'not a Bruker experiment folder (no acqus or procs)');
+    if (isVarianDir(path)) return 'varian';
+    throw new NmrFormatError(
+      path,
+      'folder',
+      'not an experiment folder',
+      'a Bruker folder has acqus or procs, a VnmrJ (.fid) folder has fid and procpar',
+    );
   }
+  if (varianDirOfFile(path) !== undefined) return 'varian';
   const ext = extname(path).toLowerCase();
   if (['.jdx', '.dx', '.jcamp'].includes(ext)) return 'jcamp';
   if (['.csv', '.tsv', '.txt'].includes(ext)) return 'csv';
@@ -33,13 +46,14 @@ export function detectFormat(path: string): NmrFormat {
     path,
     'format',
     'not recognised',
-    'give a Bruker folder, a JCAMP-DX, NMRPipe or CSV file',
+    'give a Bruker or VnmrJ experiment folder, or a JCAMP-DX, NMRPipe or CSV file',
   );
 }
 
 /**
  * Reads NMR data of any supported format, chosen by its content: a Bruker experiment folder
- * (fid/ser and acqus, or pdata), JCAMP-DX (FID or spectrum), NMRPipe, or a two-column CSV.
+ * (fid/ser and acqus, or pdata), a Varian / Agilent VnmrJ experiment folder (fid and procpar; an
+ * arrayed experiment is a series of FIDs), JCAMP-DX (FID or spectrum), NMRPipe, or a two-column CSV.
  * Pure TypeScript: libtorch is not loaded.
  *
  * @param path The folder or file.
@@ -62,6 +76,8 @@ export function readNmr(path: string, options: { prefer?: 'raw' | 'processed' } 
   switch (detectFormat(path)) {
     case 'bruker':
       return readBruker(path, options.prefer);
+    case 'varian':
+      return readVarian(varianDirOfFile(path) ?? path);
     case 'jcamp':
       return readJcamp(path);
     case 'nmrpipe':

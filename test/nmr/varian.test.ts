@@ -1,0 +1,346 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runTailor } from '../helpers.js';
+import { parseProcpar, Procpar } from '../../src/nmr/io/procpar.js';
+import { readVarianFids } from '../../src/nmr/io/varian.js';
+import { detectFormat, isExperimentDir, readNmr } from '../../src/nmr/io/load.js';
+import { NmrFormatError } from '../../src/nmr/io/errors.js';
+import { processFid } from '../../src/nmr/process.js';
+
+/** One procpar parameter as VnmrJ writes it (basic type 1 real, 2 string; active flag). */
+function param(name: string, values: (number | string)[], active = true): string {
+  const string = values.some((v) => typeof v === 'string');
+  const header = `${name} ${string ? 2 : 1} ${string ? 2 : 1} 1e+18 -1e+18 0 2 1 0 ${active ? 1 : 0} 64`;
+  const body = string
+    ? `${values.length} ${values.map((v) => `"${String(v).replace(/"/g, '\\"')}"`).join('\n')}`
+    : `${values.length} ${values.join(' ')} `;
+  return `${header}\n${body}\n0 \n`;
+}
+
+interface Trace {
+  re: number[];
+  im: number[];
+}
+
+type DataType = 'float32' | 'int32' | 'int16';
+
+/** A VnmrJ fid file: file header, then per block nbheaders 28-byte headers and ntraces traces. */
+function fidFile(blocks: Trace[][], type: DataType, littleEndian = false, status?: number): Buffer {
+  const ebytes = type === 'int16' ? 2 : 4;
+  const ntraces = blocks[0]!.length;
+  const np = blocks[0]![0]!.re.length * 2;
+  const nbheaders = 1;
+  const tbytes = np * ebytes;
+  const bbytes = ntraces * tbytes + nbheaders * 28;
+  const buf = Buffer.alloc(32 + blocks.length * bbytes);
+  const v = new DataView(buf.buffer);
+  [blocks.length, ntraces, np, ebytes, tbytes, bbytes].forEach((x, i) => v.setInt32(4 * i, x, littleEndian));
+  v.setInt16(24, 0, littleEndian);
+  const bits = 0x1 | 0x10 | (type === 'float32' ? 0x8 : type === 'int32' ? 0x4 : 0) | 0x40;
+  v.setInt16(26, status ?? bits, littleEndian);
+  v.setInt32(28, nbheaders, littleEndian);
+  blocks.forEach((traces, b) => {
+    let o = 32 + b * bbytes;
+    v.setInt16(o + 4, b + 1, littleEndian); // block index
+    o += 28 * nbheaders;
+    for (const t of traces)
+      for (let i = 0; i < t.re.length; i++)
+        for (const x of [t.re[i]!, t.im[i]!]) {
+          if (type === 'float32') v.setFloat32(o, x, littleEndian);
+          else if (type === 'int32') v.setInt32(o, x, littleEndian);
+          else v.setInt16(o, x, littleEndian);
+          o += ebytes;
+        }
+  });
+  return buf;
+}
+
+const SW = 6000;
+const SFRQ = 400.13;
+const CARRIER_PPM = 4.7;
+/** reffrq that puts the carrier (the spectrum's centre) at CARRIER_PPM. */
+const REFFRQ = SFRQ / (1 + CARRIER_PPM * 1e-6);
+
+/**
+ * A decaying line `offsetHz` above the carrier, stored as VnmrJ stores it: a line at a higher
+ * frequency than the carrier turns clockwise (exp(-i w t)), the opposite of TopSpin's sense.
+ */
+function line(n: number, offsetHz: number, amplitude: number, round = false): Trace {
+  const re: number[] = [];
+  const im: number[] = [];
+  for (let j = 0; j < n; j++) {
+    const t = j / SW;
+    const a = amplitude * Math.exp(-t * 8);
+    const w = 2 * Math.PI * offsetHz * t;
+    re.push(round ? Math.round(a * Math.cos(w)) : a * Math.cos(w));
+    im.push(round ? Math.round(-a * Math.sin(w)) : -a * Math.sin(w));
+  }
+  return { re, im };
+}
+
+function experiment(dir: string, fid: Buffer, extra = ''): string {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'fid'), fid);
+  writeFileSync(
+    join(dir, 'procpar'),
+    param('sw', [SW]) +
+      param('sfrq', [SFRQ]) +
+      param('reffrq', [REFFRQ]) +
+      param('tn', ['H1']) +
+      param('lb', [0.5]) +
+      param('seqfil', ['s2pul']) +
+      extra,
+  );
+  return dir;
+}
+
+function tmp(): string {
+  return mkdtempSync(join(tmpdir(), 'tailor-varian-'));
+}
+
+function peakPpm(dir: string): number {
+  const data = readNmr(dir);
+  assert.equal(data.kind, 'fid');
+  const s = processFid(data.fid, { phase: 'none', size: 4096 });
+  let best = 0;
+  for (let i = 1; i < s.real.length; i++)
+    if (Math.hypot(s.real[i]!, s.imag[i]!) > Math.hypot(s.real[best]!, s.imag[best]!)) best = i;
+  return s.ppmFirst + ((s.ppmLast - s.ppmFirst) * best) / (s.real.length - 1);
+}
+
+test('procpar: reals, arrays over lines, quoted strings with escapes, enums and the active flag', () => {
+  const text =
+    'sw 1 1 1e+06 0 0 2 1 11 1 64\n1 6000.5 \n0 \n' +
+    'nt 7 1 1e+09 1 1 2 1 2 1 64\n5 1 4\n16 64 256 \n0 \n' +
+    'comment 2 2 256 0 0 2 1 0 1 64\n2 "a \\"quoted\\" word"\n"second line"\n0 \n' +
+    'dmg 2 2 2 0 0 4 1 3 1 64\n1 "ph"\n3 "ph" "av" "pwr"\n' +
+    'lb 1 1 1e+05 -1e+05 0 3 1 1 0 64\n1 2.5 \n0 \n';
+  const map = parseProcpar('procpar', text);
+  assert.deepEqual(map.get('sw')!.values, [6000.5]);
+  assert.deepEqual(map.get('nt')!.values, [1, 4, 16, 64, 256]);
+  assert.deepEqual(map.get('comment')!.values, ['a "quoted" word', 'second line']);
+  assert.deepEqual(map.get('dmg')!.values, ['ph']);
+  assert.equal(map.get('lb')!.active, false);
+  const p = new Procpar('procpar', map);
+  assert.equal(p.activeNumber('lb'), undefined);
+  assert.equal(p.optionalNumber('lb'), 2.5);
+  assert.equal(p.string('comment'), 'a "quoted" word');
+});
+
+test('procpar: a malformed file names the file, the line and the parameter', () => {
+  const cases: [string, RegExp][] = [
+    ['not a procpar file\n', /procpar:1: parameter: expected 'name subtype/],
+    ['sw 1 1 1e+06 0 0 2 1 11 1 64\n1 six \n0 \n', /procpar:2: sw: value 1 is 'six', not a number/],
+    ['tn 2 2 4 0 0 2 1 8 1 64\n1 "H1\n', /procpar:2: tn: value 1: a string is not closed/],
+    [
+      'sw 1 1 1e+06 0 0 2 1 11 1 64\n99999999999 1\n',
+      /sw: number of values: expected a count in 0\.\.1048576/,
+    ],
+    ['sw 1 1 1e+06 0 0 2 1 11 1 64\n2 6000 \n', /sw: value 2: the file ends here/],
+  ];
+  for (const [text, message] of cases)
+    assert.throws(
+      () => parseProcpar('procpar', text),
+      (e: unknown) => e instanceof NmrFormatError && message.test(e.message),
+      text,
+    );
+});
+
+test('VnmrJ fid: every data type and byte order reads the stored values exactly, conjugated', () => {
+  const root = tmp();
+  const trace = line(256, 500, 20000, true);
+  for (const type of ['float32', 'int32', 'int16'] as const)
+    for (const le of [false, true]) {
+      const dir = experiment(join(root, `${type}-${le}.fid`), fidFile([[trace]], type, le));
+      const [fid] = readVarianFids(dir);
+      assert.ok(
+        fid!.re.every((v, i) => v === trace.re[i]!),
+        `${type} ${le}: the real part is the stored one`,
+      );
+      assert.ok(
+        fid!.im.every((v, i) => v === -trace.im[i]!),
+        `${type} ${le}: the imaginary part is the stored one negated`,
+      );
+      assert.equal(fid!.swHz, SW);
+      assert.equal(fid!.refMHz, REFFRQ);
+      assert.ok(Math.abs(fid!.carrierPpm - CARRIER_PPM) < 1e-9);
+      assert.equal(fid!.nucleus, '1H');
+      assert.equal(fid!.lbHz, 0.5);
+      assert.equal(fid!.groupDelay, 0);
+    }
+});
+
+test('VnmrJ fid: a line above the carrier lands at its ppm, highest ppm first as for Bruker', () => {
+  const root = tmp();
+  for (const offset of [1000, -1500]) {
+    const dir = experiment(join(root, `line${offset}.fid`), fidFile([[line(1024, offset, 1)]], 'float32'));
+    const expected = CARRIER_PPM + offset / REFFRQ;
+    // One point of the 4096-point spectrum is SW / 4096 / REFFRQ = 0.0037 ppm.
+    assert.ok(Math.abs(peakPpm(dir) - expected) < 0.004, `offset ${offset}: ${peakPpm(dir)} vs ${expected}`);
+  }
+});
+
+test('VnmrJ: referencing from rfl/rfp when reffrq is absent agrees with reffrq', () => {
+  const dir = join(tmp(), 'ref.fid');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'fid'), fidFile([[line(64, 0, 1)]], 'float32'));
+  // The reference line (0 ppm) at rfl Hz from the right edge, given the shift rfp = 0.
+  const rfl = SW / 2 - CARRIER_PPM * REFFRQ;
+  writeFileSync(
+    join(dir, 'procpar'),
+    param('sw', [SW]) + param('sfrq', [SFRQ]) + param('rfl', [rfl]) + param('rfp', [0]),
+  );
+  const [fid] = readVarianFids(dir);
+  assert.ok(Math.abs(fid!.carrierPpm - CARRIER_PPM) < 1e-6, String(fid!.carrierPpm));
+  assert.equal(fid!.lbHz, undefined);
+});
+
+test('VnmrJ: an arrayed experiment is a series of FIDs, across blocks and traces', () => {
+  const root = tmp();
+  const traces = [line(32, 100, 1), line(32, 200, 2), line(32, 300, 3), line(32, 400, 4)];
+  const blocks = experiment(
+    join(root, 'blocks.fid'),
+    fidFile([[traces[0]!], [traces[1]!], [traces[2]!]], 'float32'),
+  );
+  const byBlock = readNmr(blocks);
+  assert.equal(byBlock.kind, 'fids');
+  if (byBlock.kind !== 'fids') return;
+  assert.equal(byBlock.fids.length, 3);
+  byBlock.fids.forEach((f, i) => assert.ok(Math.abs(f.re[0]! - (i + 1)) < 1e-6));
+  assert.match(byBlock.fids[2]!.source, /fid\[FID 2\]$/);
+  const inBlocks = experiment(
+    join(root, 'traces.fid'),
+    fidFile([traces.slice(0, 2), traces.slice(2)], 'float32'),
+  );
+  const series = readVarianFids(inBlocks);
+  assert.deepEqual(
+    series.map((f) => Math.round(f.re[0]!)),
+    [1, 2, 3, 4],
+  );
+});
+
+test('VnmrJ: format detection by folder and by fid file; CLI process writes the spectrum', () => {
+  const root = tmp();
+  const dir = experiment(join(root, 'proton.fid'), fidFile([[line(512, 800, 1)]], 'float32'));
+  assert.equal(detectFormat(dir), 'varian');
+  assert.equal(detectFormat(join(dir, 'fid')), 'varian');
+  assert.ok(isExperimentDir(dir));
+  assert.equal(readNmr(join(dir, 'fid')).kind, 'fid');
+  const out = join(root, 'out.csv');
+  const r = runTailor(['nmr', 'process', '--input', dir, '--out', out, '--phase', 'none']);
+  assert.equal(r.code, 0, r.err);
+  const rows = readFileSync(out, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#') && !/[a-z]/i.test(l));
+  assert.equal(rows.length, 1024);
+  const first = Number(rows[0]!.split(',')[0]);
+  assert.ok(Math.abs(first - (CARRIER_PPM + SW / 2 / REFFRQ)) < 1e-6, String(first));
+});
+
+test('VnmrJ: malformed data are named errors with the file and the remedy', () => {
+  const root = tmp();
+  const good = fidFile([[line(64, 0, 1)]], 'float32');
+  const cases: [string, (dir: string) => void, RegExp][] = [
+    [
+      'truncated',
+      (d) => experiment(d, good.subarray(0, good.length - 10)),
+      /fid: size: .*the fid file is truncated/,
+    ],
+    ['garbage', (d) => experiment(d, Buffer.alloc(64, 0x41)), /fid: file header: .*not a VnmrJ fid file/],
+    ['short', (d) => experiment(d, Buffer.alloc(8)), /fid: file header: 8 bytes/],
+    [
+      'spectrum',
+      (d) => experiment(d, fidFile([[line(64, 0, 1)]], 'float32', false, 0x1 | 0x2 | 0x8)),
+      /status: a transformed spectrum/,
+    ],
+    [
+      'ebytes',
+      (d) => experiment(d, fidFile([[line(64, 0, 1)]], 'float32', false, 0x1)),
+      /ebytes: 4 bytes per value, but the status bits say 16-bit/,
+    ],
+    [
+      '2d',
+      (d) => experiment(d, good, param('ni', [128])),
+      /procpar: ni: a multidimensional experiment \(ni = 128\)/,
+    ],
+    [
+      'no sw',
+      (d) => {
+        experiment(d, good);
+        writeFileSync(join(d, 'procpar'), param('sfrq', [SFRQ]));
+      },
+      /procpar: sw: missing/,
+    ],
+  ];
+  for (const [name, make, message] of cases) {
+    const dir = join(root, `${name}.fid`);
+    make(dir);
+    assert.throws(
+      () => readNmr(dir),
+      (e: unknown) => {
+        assert.ok(e instanceof NmrFormatError, `${name}: ${String(e)}`);
+        assert.match(e.message, message, name);
+        return true;
+      },
+    );
+  }
+  // An inactive ni (a 1D experiment set up from a 2D one) is not a 2D experiment.
+  const oneD = experiment(join(root, 'ni-off.fid'), good, param('ni', [128], false));
+  assert.equal(readNmr(oneD).kind, 'fid');
+  // A folder with a fid but no procpar is not an experiment folder.
+  const bare = join(root, 'bare');
+  mkdirSync(bare);
+  writeFileSync(join(bare, 'fid'), good);
+  assert.throws(
+    () => detectFormat(bare),
+    /not an experiment folder \(a Bruker folder has acqus or procs, a VnmrJ/,
+  );
+});
+
+test('VnmrJ: 600 seeded mutations of fid and procpar end in a result or a named error, quickly', () => {
+  const root = tmp();
+  const fid = fidFile([[line(64, 300, 1000, true)], [line(64, 600, 1000, true)]], 'int32');
+  const procpar =
+    param('sw', [SW]) +
+    param('sfrq', [SFRQ]) +
+    param('reffrq', [REFFRQ]) +
+    param('tn', ['H1']) +
+    param('lb', [1]);
+  let seed = 12345;
+  const rand = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const dir = join(root, 'm.fid');
+  mkdirSync(dir);
+  const outcomes = { read: 0, named: 0 };
+  const t = performance.now();
+  for (let k = 0; k < 600; k++) {
+    const f = Buffer.from(fid);
+    let p = procpar;
+    const kind = rand(4);
+    if (kind === 0)
+      for (let j = rand(4) + 1; j > 0; j--) f[rand(32)] = rand(256); // header bytes
+    else if (kind === 1) f.writeInt32BE([2 ** 31 - 1, -1, 0, 3][rand(4)]!, 4 * rand(8));
+    else if (kind === 2) {
+      const cut = rand(p.length);
+      p = p.slice(0, cut) + ['"', '\n', ' 99999 ', 'x', '1e999', ''][rand(6)] + p.slice(cut + rand(8));
+    } else writeFileSync(join(dir, 'fid'), f.subarray(0, rand(f.length)));
+    if (kind !== 3) writeFileSync(join(dir, 'fid'), f);
+    writeFileSync(join(dir, 'procpar'), p);
+    try {
+      const d = readNmr(dir);
+      const first = d.kind === 'fid' ? d.fid : d.kind === 'fids' ? d.fids[0]! : undefined;
+      if (first) assert.ok(first.re.every(Number.isFinite) && first.im.every(Number.isFinite));
+      outcomes.read++;
+    } catch (e) {
+      assert.ok(e instanceof NmrFormatError, `mutation ${k} (kind ${kind}): ${String(e)}`);
+      outcomes.named++;
+    }
+  }
+  assert.ok(outcomes.read > 0 && outcomes.named > 100, JSON.stringify(outcomes));
+  assert.ok(performance.now() - t < 20_000, `${performance.now() - t} ms`);
+});
