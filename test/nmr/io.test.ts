@@ -265,7 +265,10 @@ test('format detection and a bad path', () => {
   assert.equal(detectFormat(join(nmr, 'multi_snr/nmrglue_coadd_13C/test-run02.fid')), 'nmrpipe');
   const dir = tmp();
   mkdirSync(join(dir, 'empty'));
-  assert.throws(() => readNmr(join(dir, 'empty')), /not an experiment folder \(a Bruker folder has acqus or procs/);
+  assert.throws(
+    () => readNmr(join(dir, 'empty')),
+    /not an experiment folder \(a Bruker folder has acqus or procs/,
+  );
   assert.throws(() => readNmr(join(dir, 'none')), /does not exist/);
   const processed = readNmr(join(nmr, 'single/bruker/strychnine-1h/10'), { prefer: 'processed' });
   assert.equal(processed.kind, 'spectrum');
