@@ -3,6 +3,9 @@
 // crop a ppm window, and run the pipeline (alignment, rescaling, masks, noise, T, pseudo truth).
 // An experiment may be several files co-added (repeated scans of the same sequence): their FIDs
 // (or processed spectra) are summed before processing, which is what a longer acquisition gives.
+// A path ending in #R names row R of a pseudo-2D data set (a Bruker ser file, an arrayed VnmrJ
+// fid), so that the levels of one arrayed acquisition (say nt = 1, 4, 16, 64) are experiments.
+import { existsSync } from 'node:fs';
 import { readNmr } from './io/load.js';
 import { NmrFormatError } from './io/errors.js';
 import { processFid, type Apodization } from './process.js';
@@ -13,7 +16,7 @@ import { shiftSignal } from './pipeline/shift.js';
 import { checksOf } from './arguments.js';
 import { ArgumentError } from '../util/arguments.js';
 
-/** One experiment: a file or folder, or several to co-add. */
+/** One experiment: a file or folder (PATH#R: row R of a pseudo-2D data set), or several to co-add. */
 export type ExperimentPath = string | string[];
 
 /**
@@ -55,10 +58,32 @@ export function experimentLabel(e: ExperimentPath): string {
   return typeof e === 'string' ? e : e.join('+');
 }
 
-function pickFid(d: NmrData, path: string, row: number): Fid | null {
-  if (d.kind === 'spectrum') return null;
-  const fid = d.kind === 'fid' ? d.fid : d.fids[row];
-  if (!fid) throw new NmrFormatError(path, 'row', `no row ${row} in this pseudo-2D data set`);
+/** A path and the row it names: 'ladder.fid#2' is row 2 of ladder.fid, unless a file has that very name. */
+export function splitRow(path: string): { file: string; row: number | undefined } {
+  const m = /^(.*)#(\d{1,7})$/.exec(path);
+  if (!m || existsSync(path)) return { file: path, row: undefined };
+  return { file: m[1]!, row: Number(m[2]) };
+}
+
+function pickFid(d: NmrData, path: string, row: number, named: boolean): Fid | null {
+  if (d.kind === 'spectrum' || d.kind === 'fid') {
+    if (named && row > 0)
+      throw new NmrFormatError(
+        path,
+        'row',
+        `row ${row} asked for, but this is one ${d.kind === 'fid' ? 'FID' : 'spectrum'}`,
+        'drop the #row suffix',
+      );
+    return d.kind === 'fid' ? d.fid : null;
+  }
+  const fid = d.fids[row];
+  if (!fid)
+    throw new NmrFormatError(
+      path,
+      'row',
+      `no row ${row} in this pseudo-2D data set of ${d.fids.length} rows`,
+      `rows are 0..${d.fids.length - 1}`,
+    );
   return fid;
 }
 
@@ -66,8 +91,11 @@ function pickFid(d: NmrData, path: string, row: number): Fid | null {
 function readExperiment(e: ExperimentPath, row: number): { fid: Fid | null; spectrum: Spectrum | null } {
   const paths = typeof e === 'string' ? [e] : e;
   if (paths.length === 0) throw new ArgumentError('an experiment needs at least one file');
-  const parts = paths.map((p) => ({ p, d: readNmr(p) }));
-  const fids = parts.map(({ p, d }) => pickFid(d, p, row));
+  const parts = paths.map((p) => {
+    const { file, row: named } = splitRow(p);
+    return { p: file, d: readNmr(file), row: named ?? row, named: named !== undefined };
+  });
+  const fids = parts.map(({ p, d, row, named }) => pickFid(d, p, row, named));
   if (fids.every((f) => f !== null)) {
     const first = fids[0]!;
     const re = Float64Array.from(first.re);

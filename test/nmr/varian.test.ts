@@ -9,6 +9,7 @@ import { readVarianFids } from '../../src/nmr/io/varian.js';
 import { detectFormat, isExperimentDir, readNmr } from '../../src/nmr/io/load.js';
 import { NmrFormatError } from '../../src/nmr/io/errors.js';
 import { processFid } from '../../src/nmr/process.js';
+import { loadSpectra, splitRow } from '../../src/nmr/realstack.js';
 
 /** One procpar parameter as VnmrJ writes it (basic type 1 real, 2 string; active flag). */
 function param(name: string, values: (number | string)[], active = true): string {
@@ -343,4 +344,37 @@ test('VnmrJ: 600 seeded mutations of fid and procpar end in a result or a named 
   }
   assert.ok(outcomes.read > 0 && outcomes.named > 100, JSON.stringify(outcomes));
   assert.ok(performance.now() - t < 20_000, `${performance.now() - t} ms`);
+});
+
+test('experiments: PATH#R names a row of an arrayed experiment; rows co-add; a bad row is a named error', () => {
+  const root = tmp();
+  const rows = [line(256, 400, 1), line(256, 400, 2), line(256, 400, 3)];
+  const dir = experiment(join(root, 'ladder.fid'), fidFile([[rows[0]!], [rows[1]!], [rows[2]!]], 'float32'));
+  const [one, two] = loadSpectra([`${dir}#1`, [`${dir}#0`, `${dir}#2`]], { size: 1024 });
+  const peak = (s: { real: Float64Array }): number => Math.max(...s.real);
+  // Row 1 has amplitude 2; rows 0 + 2 co-added have 1 + 3 = 4.
+  assert.ok(Math.abs(peak(two!) / peak(one!) - 2) < 0.01, `${peak(two!) / peak(one!)}`);
+  assert.deepEqual(splitRow(`${dir}#12`), { file: dir, row: 12 });
+  assert.deepEqual(splitRow(dir), { file: dir, row: undefined });
+  // A file whose name ends in #N is that file, not a row.
+  const literal = join(root, 'take#2');
+  writeFileSync(literal, 'ppm,intensity\n1,2\n0,3\n');
+  assert.deepEqual(splitRow(literal), { file: literal, row: undefined });
+  const single = experiment(join(root, 'single.fid'), fidFile([[rows[0]!]], 'float32'));
+  const cases: [string[], RegExp][] = [
+    [
+      [`${dir}#3`, `${dir}#0`],
+      /ladder\.fid: row: no row 3 in this pseudo-2D data set of 3 rows \(rows are 0\.\.2\)/,
+    ],
+    [
+      [`${single}#1`, `${dir}#0`],
+      /single\.fid: row: row 1 asked for, but this is one FID \(drop the #row suffix\)/,
+    ],
+  ];
+  for (const [paths, message] of cases)
+    assert.throws(
+      () => loadSpectra(paths, { size: 1024 }),
+      (e: unknown) => e instanceof NmrFormatError && message.test(e.message),
+    );
+  assert.equal(loadSpectra([`${single}#0`, single], { size: 1024 }).length, 2);
 });

@@ -57,7 +57,9 @@ options:
 your own measurements (instead of the config's data.train; -c is then optional and defaults to a
 CPU-sized run, 16-32-64-64 channels, stage A 10 + stage B 10 epochs of 25 steps):
       --experiments LIST one sample's experiments, lowest SNR first, comma-separated; '+' co-adds
-                         files of one experiment (a,b+c,d); repeat per sample (same K+1 each)
+                         files of one experiment (a,b+c,d); PATH#R is row R of a pseudo-2D set,
+                         e.g. an arrayed VnmrJ fid (x.fid#0,x.fid#1+x.fid#2); repeat per sample
+                         (same K+1 each)
       --samples FILE     an experiments JSON file (schema: configs/schema/nmr-experiments.schema.json)
       --size N           spectrum points for FIDs (power of two)
       --lb HZ            exponential line broadening for FIDs

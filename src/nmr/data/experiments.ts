@@ -32,7 +32,7 @@ export const EXPERIMENTS_SCHEMA = z
       .optional()
       .describe('keep only this ppm window [low, high] (e.g. leave out the solvent region)'),
     axis: z.enum(['ppm', 'index']).optional().describe("'index' keeps points as they are"),
-    row: z.int().min(0).optional().describe('row of pseudo-2D (ser) data'),
+    row: z.int().min(0).optional().describe('row of pseudo-2D data (ser, arrayed fid) for paths without #R'),
     samples: z
       .array(
         z.strictObject({
@@ -40,7 +40,9 @@ export const EXPERIMENTS_SCHEMA = z
           experiments: z
             .array(experiment)
             .min(2)
-            .describe('K+1 experiments of this sample, lowest SNR first; a list co-adds its files'),
+            .describe(
+              'K+1 experiments of this sample, lowest SNR first; a list co-adds its files; PATH#R is row R of a pseudo-2D data set',
+            ),
         }),
       )
       .min(1)
