@@ -61,7 +61,7 @@ export { BASELINES, evaluateDataset, type BaselineName, type EvaluationReport } 
 export { toSpectrum, type ConvertOptions } from './convert.js';
 export { isPowerOfTwo } from './fft.js';
 export { type RescaleMethod } from './pipeline/rescale.js';
-export { realStack, type RealStack } from './realstack.js';
+export { realStack, splitRow, type RealStack } from './realstack.js';
 export { type Metrics } from './eval/metrics.js';
 export { inverseVarianceFusion } from './pipeline/fusion.js';
 

@@ -378,3 +378,55 @@ test('experiments: PATH#R names a row of an arrayed experiment; rows co-add; a b
     );
   assert.equal(loadSpectra([`${single}#0`, single], { size: 1024 }).length, 2);
 });
+
+test('CLI: nmr train on the rows of an arrayed VnmrJ experiment, then nmr denoise of a row and of a folder', () => {
+  const root = tmp();
+  let seed = 7;
+  const gauss = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    const u = (seed + 1) / 2147483649;
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    const v = (seed + 1) / 2147483649;
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  };
+  // Three lines, the noise halving from row to row: a T = 2 ladder recorded as one array.
+  const noisy = (sigma: number): Trace => {
+    const lines = [line(1024, 900, 1), line(1024, -400, 0.6), line(1024, 1700, 0.3)];
+    return {
+      re: lines[0]!.re.map((_, j) => lines.reduce((s, l) => s + l.re[j]!, 0) + sigma * gauss()),
+      im: lines[0]!.im.map((_, j) => lines.reduce((s, l) => s + l.im[j]!, 0) + sigma * gauss()),
+    };
+  };
+  const ladder = experiment(
+    join(root, 'ladder.fid'),
+    fidFile([[noisy(0.4)], [noisy(0.2)], [noisy(0.1)]], 'float32'),
+  );
+  const run = join(root, 'run');
+  const trained = runTailor([
+    'nmr',
+    'train',
+    '--experiments',
+    `${ladder}#0,${ladder}#1,${ladder}#2`,
+    '--epochs',
+    '1,1',
+    '--quiet',
+    '--out',
+    run,
+  ]);
+  assert.equal(trained.code, 0, trained.err);
+  assert.match(trained.out, /K\+1 = 3 levels/);
+  const folder = join(root, 'new');
+  experiment(join(folder, 'scan.fid'), fidFile([[noisy(0.4)]], 'float32'));
+  const out = join(root, 'out');
+  const args = ['nmr', 'denoise', '--model', join(run, 'best.json'), '--out', out, '--force', '--quiet'];
+  const denoised = runTailor([...args, '--input', `${ladder}#0`, '--input', folder]);
+  assert.equal(denoised.code, 0, denoised.err);
+  for (const name of ['ladder-row0', 'scan'])
+    assert.ok(readFileSync(join(out, `${name}.denoised.csv`), 'utf8').length > 1000, name);
+  const whole = runTailor([...args, '--input', ladder]);
+  assert.equal(whole.code, 2);
+  assert.match(
+    whole.err,
+    /ladder\.fid: data: a series of 3 FIDs \(pseudo-2D\) \(name one row as .*ladder\.fid#R, R in 0\.\.2\)/,
+  );
+});

@@ -1,8 +1,7 @@
 // `tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR`: applies a trained
 // U-Net to spectra (CSV, JCAMP-DX, NMRPipe, Bruker or VnmrJ folders; FIDs are processed first with the
 // file's own parameters) and writes each result as CSV and JCAMP-DX.
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { basename, extname, join } from 'node:path';
+import { join } from 'node:path';
 import { CliError, asUserError } from '../errors.js';
 import { defineCommand } from '../command.js';
 import { numberListArg } from '../args.js';
@@ -14,16 +13,10 @@ import {
   isStackModel,
   checkDomain,
   NOISE_FAR,
-  type ProcessingDomain,
   type TrainingDomain,
   preprocessStack,
   writeJcampSpectrum,
-  readNmr,
-  isExperimentDir,
   writeCsvSpectrum,
-  processFid,
-  NmrFormatError,
-  Dataset,
   type Spectrum,
   type UNet1d,
   blendFidelity,
@@ -35,6 +28,7 @@ import {
   type ScaleCalibration,
 } from '../../nmr/index.js';
 import { ensureDir, writeFileAtomic } from '../../util/fs.js';
+import { collectInputs, type InputSettings, type Item } from './nmr-denoise-inputs.js';
 import { Progress } from '../../util/progress.js';
 
 /** Spectra denoised and written per round (a multiple of the model's batch of 8). */
@@ -45,8 +39,8 @@ const HELP = `usage: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR..
 Denoises real 1D spectra with a model trained by 'tailor nmr train' and writes, per input,
 DIR/<name>.denoised.csv (ppm, intensity) and DIR/<name>.denoised.jdx (JCAMP-DX, XYDATA in ppm).
 
-inputs (repeat --input): a CSV, JCAMP-DX or NMRPipe file, a Bruker or VnmrJ experiment folder, a folder of
-such files, or a data set written by 'tailor nmr simulate' (each sample's level 0 is denoised;
+inputs (repeat --input): a CSV, JCAMP-DX or NMRPipe file, a Bruker or VnmrJ experiment folder
+(PATH#R: row R of a pseudo-2D one, such as an arrayed VnmrJ fid), a folder of such files, or a data set written by 'tailor nmr simulate' (each sample's level 0 is denoised;
 a stack model, trained with model.inputLevels = K+1, takes each sample's aligned and rescaled
 K+1 levels and writes one spectrum in level-K units, so it needs such a data set).
 FIDs are Fourier transformed with their own parameters (line broadening, phase) first.
@@ -78,92 +72,6 @@ data's: outside them a warning is printed, far outside (noise ${NOISE_FAR}x beyo
 or no line 5 sigma above the noise, or less than half of the ppm range covered) the input is
 refused unless --force is given.
   -h, --help            this text`;
-
-interface Item {
-  name: string;
-  spectrum: Spectrum;
-  /** All levels of a multi-SNR data set sample (level 0 first), for stack models. */
-  stack?: Float64Array[];
-}
-
-const KNOWN = new Set(['.csv', '.tsv', '.txt', '.jdx', '.dx', '.jcamp', '.fid', '.ft1', '.ft']);
-
-let processing: ProcessingDomain = {};
-let ppmWindow: [number, number] | undefined;
-
-function crop(s: Spectrum): Spectrum {
-  if (!ppmWindow) return s;
-  const n = s.real.length;
-  const step = (s.ppmFirst - s.ppmLast) / (n - 1);
-  const [a, b] = ppmWindow;
-  const lo = Math.max(0, Math.ceil((s.ppmFirst - Math.max(a, b)) / step));
-  const hi = Math.min(n - 1, Math.floor((s.ppmFirst - Math.min(a, b)) / step));
-  if (hi - lo < 64) return s;
-  return {
-    ...s,
-    real: s.real.slice(lo, hi + 1),
-    ppmFirst: s.ppmFirst - lo * step,
-    ppmLast: s.ppmFirst - hi * step,
-    ...(s.imag ? { imag: s.imag.slice(lo, hi + 1) } : {}),
-  };
-}
-
-function readOne(path: string, prefer: 'raw' | 'processed'): Spectrum {
-  const data = readNmr(path, { prefer });
-  if (data.kind === 'spectrum') return crop(data.spectrum);
-  if (data.kind === 'fid') {
-    const options: Parameters<typeof processFid>[1] = {};
-    if (processing.size !== undefined) options.size = processing.size;
-    if (processing.lbHz !== undefined) options.apodization = { kind: 'exponential', lbHz: processing.lbHz };
-    if (processing.phase !== undefined) options.phase = processing.phase;
-    return crop(processFid(data.fid, options));
-  }
-  throw new NmrFormatError(
-    path,
-    'data',
-    'a series of FIDs (pseudo-2D)',
-    "extract one row with 'tailor nmr process --row R'",
-  );
-}
-
-function collect(path: string, prefer: 'raw' | 'processed'): Item[] {
-  if (!existsSync(path)) throw new CliError(`--input ${path}: does not exist`);
-  const stem = (p: string) => basename(p, extname(p)) || basename(p);
-  if (statSync(path).isDirectory()) {
-    if (existsSync(join(path, 'manifest.json'))) {
-      const ds = new Dataset(path);
-      const { ppmFirst, ppmLast, sfMHz } = ds.manifest.axis;
-      const items = Array.from({ length: ds.size }, (_, i) => ({
-        name: `${basename(path)}-sample${String(i).padStart(4, '0')}`,
-        stack: ds.sample(i).spectra,
-        spectrum: {
-          real: ds.sample(i).spectra[0]!,
-          ppmFirst,
-          ppmLast,
-          refMHz: sfMHz,
-          source: `${path}#${i}`,
-        },
-      }));
-      ds.close();
-      return items;
-    }
-    if (isExperimentDir(path)) return [{ name: basename(path), spectrum: readOne(path, prefer) }];
-    const entries = readdirSync(path)
-      .sort()
-      .map((e) => join(path, e))
-      .filter((p) => (statSync(p).isDirectory() ? isExperimentDir(p) : KNOWN.has(extname(p).toLowerCase())));
-    if (entries.length === 0)
-      throw new CliError(
-        `--input ${path}: no spectra found (expected CSV/JCAMP-DX/NMRPipe files, or Bruker or VnmrJ experiment folders)`,
-      );
-    // Bruker experiment folders are numbers: keep the sample folder's name in front.
-    return entries.map((p) => ({
-      name: statSync(p).isDirectory() ? `${basename(path)}-${basename(p)}` : stem(p),
-      spectrum: readOne(p, prefer),
-    }));
-  }
-  return [{ name: stem(path), spectrum: readOne(path, prefer) }];
-}
 
 export const run = defineCommand({
   help: HELP,
@@ -205,9 +113,8 @@ export const run = defineCommand({
         `--fidelity: ${values.model} denoises stacks of levels; --fidelity blends the output with its one input spectrum, so it needs a single-spectrum model`,
       );
     }
-    useProcessing(domain, values.ppm);
-    const prefer = values.processed ? 'processed' : 'raw';
-    const items = values.input.flatMap((p) => collect(p, prefer));
+    const settings = inputSettings(domain, values.ppm, values.processed ? 'processed' : 'raw');
+    const items = values.input.flatMap((p) => collectInputs(p, settings));
     if (domain && !isStackModel(model)) checkInputs(items, model, domain, values.force === true);
     checkStacks(model, items, values.model);
     ensureDir(values.out);
@@ -265,13 +172,18 @@ function loadModel(file: string): ReturnType<typeof loadDenoiserInfo> {
 }
 
 /** FIDs are processed like the model's training experiments; --ppm overrides their window. */
-function useProcessing(domain: TrainingDomain | null, ppm: string | undefined): void {
-  processing = domain?.processing ?? {};
-  ppmWindow = processing.ppm;
+function inputSettings(
+  domain: TrainingDomain | null,
+  ppm: string | undefined,
+  prefer: 'raw' | 'processed',
+): InputSettings {
+  const processing = domain?.processing ?? {};
+  let ppmWindow = processing.ppm;
   if (ppm !== undefined) {
     const parts = numberListArg('--ppm', ppm, {}, 2)!;
     ppmWindow = [parts[0]!, parts[1]!];
   }
+  return { processing, ppmWindow, prefer };
 }
 
 /** Warns about inputs outside the training data; refuses those far outside unless forced. */
