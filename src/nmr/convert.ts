@@ -2,6 +2,7 @@
 // spectra are read as they are; FIDs (or one row of a pseudo-2D series) are Fourier transformed
 // with the file's own parameters unless size, apodization or phase are given.
 import { readNmr } from './io/load.js';
+import { splitRow } from './realstack.js';
 import { NmrFormatError } from './io/errors.js';
 import { processFid, type Apodization } from './process.js';
 import type { Spectrum } from './types.js';
@@ -33,7 +34,7 @@ export interface Converted {
  * FID (or one row of a series) processed by {@link processFid} (zero filling, apodization, FFT,
  * group-delay removal, phasing).
  *
- * @param path A Bruker or VnmrJ experiment folder, a JCAMP-DX, NMRPipe or CSV file.
+ * @param path A Bruker or VnmrJ experiment folder, a JCAMP-DX, NMRPipe or CSV file; PATH#R names row R of a pseudo-2D one.
  * @param options See {@link ConvertOptions}.
  * @returns The spectrum (index 0 at the highest ppm), and a note on the processing (null for processed input).
  * @throws {@link NmrFormatError} when the file cannot be read or the row does not exist.
@@ -50,9 +51,17 @@ export function toSpectrum(path: string, options: ConvertOptions = {}): Converte
   c.string(path, 'path');
   const o = c.object(options, 'options');
   if (o.row !== undefined) c.integer(o.row, 'options.row', { min: 0 });
-  const data = readNmr(path, { prefer: options.prefer ?? 'raw' });
+  const named = splitRow(path);
+  if (named.row !== undefined && o.row !== undefined && named.row !== o.row)
+    throw new NmrFormatError(
+      path,
+      'row',
+      `names row ${named.row}, but row ${String(o.row)} is also given`,
+      'give the row once, as PATH#R or as --row',
+    );
+  const data = readNmr(named.file, { prefer: options.prefer ?? 'raw' });
   if (data.kind === 'spectrum') return { spectrum: data.spectrum, note: null };
-  const row = options.row ?? 0;
+  const row = named.row ?? options.row ?? 0;
   const fid = data.kind === 'fid' ? (row === 0 ? data.fid : undefined) : data.fids[row];
   if (!fid)
     throw new NmrFormatError(

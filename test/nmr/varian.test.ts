@@ -9,6 +9,7 @@ import { readVarianFids } from '../../src/nmr/io/varian.js';
 import { detectFormat, isExperimentDir, readNmr } from '../../src/nmr/io/load.js';
 import { NmrFormatError } from '../../src/nmr/io/errors.js';
 import { processFid } from '../../src/nmr/process.js';
+import { toSpectrum } from '../../src/nmr/convert.js';
 import { loadSpectra, splitRow } from '../../src/nmr/realstack.js';
 
 /** One procpar parameter as VnmrJ writes it (basic type 1 real, 2 string; active flag). */
@@ -428,5 +429,19 @@ test('CLI: nmr train on the rows of an arrayed VnmrJ experiment, then nmr denois
   assert.match(
     whole.err,
     /ladder\.fid: data: a series of 3 FIDs \(pseudo-2D\) \(name one row as .*ladder\.fid#R, R in 0\.\.2\)/,
+  );
+});
+
+test('toSpectrum (nmr process): PATH#R is the same row as options.row; both at odds is a named error', () => {
+  const root = tmp();
+  const rows = [line(128, 400, 1), line(128, 400, 2), line(128, 400, 3)];
+  const dir = experiment(join(root, 'arr.fid'), fidFile([[rows[0]!], [rows[1]!], [rows[2]!]], 'float32'));
+  const byName = toSpectrum(`${dir}#2`, { phase: 'none' }).spectrum;
+  const byOption = toSpectrum(dir, { row: 2, phase: 'none' }).spectrum;
+  assert.deepEqual(byName.real, byOption.real);
+  assert.notDeepEqual(byName.real, toSpectrum(dir, { phase: 'none' }).spectrum.real);
+  assert.throws(
+    () => toSpectrum(`${dir}#2`, { row: 1 }),
+    /arr\.fid#2: row: names row 2, but row 1 is also given \(give the row once, as PATH#R or as --row\)/,
   );
 });

@@ -96,7 +96,8 @@ process options:
   --gb HZ            Gaussian broadening instead (FWHM in Hz)
   --phase P          params (default), auto, none, or P0,P1 in degrees
   --processed        for Bruker folders: read pdata/1/1r instead of the fid
-  --row R            for pseudo-2D data (a Bruker ser file, an arrayed VnmrJ fid): which row (default 0)
+  --row R            for pseudo-2D data (a Bruker ser file, an arrayed VnmrJ fid): which row
+                     (default 0; PATH#R in --input says the same)
 
 stack options:
   --input PATH       an experiment; repeat, from the lowest to the highest SNR    [>= 2 required]
@@ -285,10 +286,8 @@ const processCommand = defineCommand({
   },
   run: ({ values }) => {
     if (!values.input || !values.out) throw new CliError(`--input and --out are required\n\n${HELP}`);
-    const options: ConvertOptions = {
-      prefer: values.processed ? 'processed' : 'raw',
-      row: int(values.row, 'row', 0),
-    };
+    const options: ConvertOptions = { prefer: values.processed ? 'processed' : 'raw' };
+    if (values.row !== undefined) options.row = int(values.row, 'row', 0);
     if (values.phase === 'params' || values.phase === 'auto' || values.phase === 'none')
       options.phase = values.phase;
     else {
