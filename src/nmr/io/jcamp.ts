@@ -35,9 +35,13 @@ function dataLines(r: LabelledRecord): { head: string; lines: string[]; firstLin
   return { head: parts[0]!.trim(), lines: parts.slice(1), firstLine: r.line + 1 };
 }
 
+/** A comma-separated list, with or without its parentheses ('(INTERNAL, TMS, 1, 0)'). */
 function listField(params: ParameterSet, label: string): string[] | undefined {
   const raw = params.raw(label);
-  return raw === undefined ? undefined : raw.split(',').map((s) => s.trim());
+  if (raw === undefined) return undefined;
+  const t = raw.trim();
+  const body = t.startsWith('(') && t.endsWith(')') ? t.slice(1, -1) : t;
+  return body.split(',').map((s) => s.trim());
 }
 
 function numberAt(file: string, params: ParameterSet, label: string, index: number): number | undefined {
@@ -183,7 +187,9 @@ function readNtuples(file: string, params: ParameterSet, records: LabelledRecord
     if (!(mhz > 0)) throw new NmrFormatError(file, '.OBSERVE FREQUENCY', 'missing or not positive');
     const refMHz = params.optionalNumber('$SF') ?? params.optionalNumber('$BF1') ?? mhz;
     if (!(refMHz > 0)) throw new NmrFormatError(file, '$SF', `reference frequency ${refMHz} is not positive`);
-    const sfo1 = params.optionalNumber('$SFO1');
+    // The carrier: $SFO1 (Bruker), else the observe frequency when $SF says where 0 ppm is
+    // (Spinsolve writes both), else the shift reference below.
+    const sfo1 = params.optionalNumber('$SFO1') ?? (params.has('$SF') ? mhz : undefined);
     let carrierPpm = sfo1 !== undefined ? ((sfo1 - refMHz) / refMHz) * 1e6 : 0;
     const shiftRef = listField(params, '.SHIFT REFERENCE');
     if (sfo1 === undefined && shiftRef && shiftRef.length >= 4) {
@@ -204,9 +210,14 @@ function readNtuples(file: string, params: ParameterSet, records: LabelledRecord
             file,
           )
         : 0;
+    // $REVERSE= yes (Spinsolve) says the spectrum runs the other way round from TopSpin's FT of
+    // this FID: the conjugate FID gives the reversed spectrum, highest ppm first as for every reader.
+    const reverse = /^(yes|true|1)$/i.test(params.string('$REVERSE') ?? '');
+    const imag = im ?? new Float64Array(n);
+    if (reverse) for (let i = 0; i < n; i++) imag[i] = -imag[i]!;
     const fid: Fid = {
       re,
-      im: im ?? new Float64Array(n),
+      im: imag,
       swHz,
       refMHz,
       carrierPpm,
@@ -215,7 +226,9 @@ function readNtuples(file: string, params: ParameterSet, records: LabelledRecord
     };
     const nucleus = nucleusOf(params);
     if (nucleus) fid.nucleus = nucleus;
-    if (params.has('$PHC0'))
+    // A reversed FID's stored phase belongs to the vendor's own processing (on a Spinsolve file it
+    // leaves the spectrum half dispersive): it is phased automatically instead.
+    if (params.has('$PHC0') && !reverse)
       fid.phase = { p0: params.number('$PHC0'), p1: params.optionalNumber('$PHC1') ?? 0 };
     const lb = params.optionalNumber('$LB');
     if (lb !== undefined) fid.lbHz = lb;

@@ -1,3 +1,5 @@
+// Vendor formats beyond TopSpin: Varian / Agilent VnmrJ folders (fid + procpar), rows of arrayed
+// experiments (PATH#R) through the commands, and reversed JCAMP-DX FIDs as Magritek Spinsolve writes them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
@@ -444,4 +446,75 @@ test('toSpectrum (nmr process): PATH#R is the same row as options.row; both at o
     () => toSpectrum(`${dir}#2`, { row: 1 }),
     /arr\.fid#2: row: names row 2, but row 1 is also given \(give the row once, as PATH#R or as --row\)/,
   );
+});
+
+/** A JCAMP-DX NTUPLES FID as Magritek Spinsolve writes it ($SF, $BF1, a parenthesised shift reference, $REVERSE). */
+function spinsolveJcamp(trace: Trace, reverse: 'yes' | 'no', sw: number, sf: number, bf1: number): string {
+  const n = trace.re.length;
+  const table = (values: number[]): string => values.map((v, i) => `${i} ${v.toPrecision(10)}`).join('\n');
+  return [
+    '##TITLE= synthetic benchtop FID',
+    '##JCAMP-DX= 5.01 $$ Magritek Spinsolve',
+    '##DATA TYPE= NMR FID',
+    '##DATA CLASS= NTUPLES',
+    `##.OBSERVE FREQUENCY= ${bf1}`,
+    '##.OBSERVE NUCLEUS= ^1H',
+    `##.SHIFT REFERENCE= (INTERNAL, Water, ${n + 1}, 4.74)`,
+    `##$SW= ${sw / bf1}`,
+    `##$BF1= ${bf1}`,
+    `##$SF= ${sf}`,
+    '##$PHC0= 4.5',
+    '##$PHC1= 0.0',
+    `##$REVERSE= ${reverse}`,
+    '##NTUPLES= NMR FID',
+    '##VAR_NAME= TIME, FID/REAL, FID/IMAG, PAGE NUMBER',
+    '##SYMBOL= X, R, I, N',
+    '##VAR_TYPE= INDEPENDENT, DEPENDENT, DEPENDENT, PAGE',
+    '##VAR_FORM= AFFN, AFFN, AFFN, AFFN',
+    `##VAR_DIM= ${n}, ${n}, ${n}, 2`,
+    '##UNITS= SECONDS, ARBITRARY UNITS, ARBITRARY UNITS,',
+    `##FIRST= 0, ${trace.re[0]}, ${trace.im[0]}, 1`,
+    `##LAST= ${(n - 1) / sw}, ${trace.re[n - 1]}, ${trace.im[n - 1]}, 2`,
+    '##FACTOR= 1, 1, 1, 1',
+    '##PAGE= N=1',
+    `##NPOINTS= ${n}`,
+    '##DATA TABLE= (X++(R..R)), XYDATA',
+    table(trace.re),
+    '##PAGE= N=2',
+    `##NPOINTS= ${n}`,
+    '##DATA TABLE= (X++(I..I)), XYDATA',
+    table(trace.im),
+    '##END NTUPLES= NMR FID',
+    '##END=',
+    '',
+  ].join('\n');
+}
+
+test('JCAMP-DX FID with $REVERSE= yes (Spinsolve): conjugated, carrier from $SF, no stored phase', () => {
+  const root = tmp();
+  const bf1 = 80.4875791072845;
+  const sf = 80.4871976179812; // 0 ppm: the carrier is at 4.74 ppm
+  const carrier = ((bf1 - sf) / sf) * 1e6;
+  // A line 500 Hz above the carrier, turning the way a Spinsolve FID stores it (as VnmrJ does).
+  const trace = line(1024, 500, 1000);
+  for (const reverse of ['yes', 'no'] as const) {
+    const file = join(root, `fid-${reverse}.dx`);
+    writeFileSync(file, spinsolveJcamp(trace, reverse, SW, sf, bf1));
+    const data = readNmr(file);
+    assert.equal(data.kind, 'fid');
+    if (data.kind !== 'fid') return;
+    assert.ok(Math.abs(data.fid.carrierPpm - carrier) < 1e-9, `${data.fid.carrierPpm}`);
+    assert.ok(Math.abs(carrier - 4.7397) < 1e-3);
+    assert.equal(data.fid.refMHz, sf);
+    const s = processFid(data.fid, { phase: 'none', size: 4096 });
+    let best = 0;
+    for (let i = 1; i < s.real.length; i++)
+      if (Math.hypot(s.real[i]!, s.imag[i]!) > Math.hypot(s.real[best]!, s.imag[best]!)) best = i;
+    const ppm = s.ppmFirst + ((s.ppmLast - s.ppmFirst) * best) / (s.real.length - 1);
+    // Reversed: the line lands 500 Hz above the carrier; read as TopSpin data, it would mirror.
+    const expected = carrier + (reverse === 'yes' ? 500 : -500) / sf;
+    assert.ok(Math.abs(ppm - expected) < 0.01, `${reverse}: ${ppm} vs ${expected}`);
+    if (reverse === 'yes') assert.equal(data.fid.phase, undefined);
+    else assert.deepEqual(data.fid.phase, { p0: 4.5, p1: 0 });
+  }
 });
