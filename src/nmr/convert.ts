@@ -34,7 +34,7 @@ export interface Converted {
  * FID (or one row of a series) processed by {@link processFid} (zero filling, apodization, FFT,
  * group-delay removal, phasing).
  *
- * @param path A Bruker or VnmrJ experiment folder, a JCAMP-DX, NMRPipe or CSV file; PATH#R names row R of a pseudo-2D one.
+ * @param path A Bruker, VnmrJ or Spinsolve experiment folder, a JCAMP-DX, NMRPipe or CSV file; PATH#R names row R of a pseudo-2D one.
  * @param options See {@link ConvertOptions}.
  * @returns The spectrum (index 0 at the highest ppm), and a note on the processing (null for processed input).
  * @throws {@link NmrFormatError} when the file cannot be read or the row does not exist.

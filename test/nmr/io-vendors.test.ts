@@ -518,3 +518,118 @@ test('JCAMP-DX FID with $REVERSE= yes (Spinsolve): conjugated, carrier from $SF,
     else assert.deepEqual(data.fid.phase, { p0: 4.5, p1: 0 });
   }
 });
+
+/** A Spinsolve .1d file: the 32-byte header, then (type 504) the x axis and the complex points. */
+function oneD(x: number[], trace: Trace, dims = [x.length, 1, 1, 1], type = 504): Buffer {
+  const n = trace.re.length;
+  const buf = Buffer.alloc(32 + 4 * (x.length + 2 * n));
+  buf.write('SORPATAD1.1V', 0, 'latin1');
+  buf.writeInt32LE(type, 12);
+  dims.forEach((d, i) => buf.writeInt32LE(d, 16 + 4 * i));
+  x.forEach((v, i) => buf.writeFloatLE(v, 32 + 4 * i));
+  for (let i = 0; i < n; i++) {
+    buf.writeFloatLE(trace.re[i]!, 32 + 4 * (x.length + 2 * i));
+    buf.writeFloatLE(trace.im[i]!, 32 + 4 * (x.length + 2 * i + 1));
+  }
+  return buf;
+}
+
+const ACQU_PAR = (bandwidthKHz: number, b1: number, lowest: number): string =>
+  [
+    'Solvent                             = "Water"',
+    `b1Freq                              = ${b1}`,
+    `bandwidth                           = ${bandwidthKHz}`,
+    `lowestFrequency                     = ${lowest}`,
+    'nrScans                             = 8',
+    'rxChannel                           = "1H"',
+    'graphTitle                          = "1D-1H-"Auto"-20--10"',
+    '',
+  ].join('\n');
+
+test('Spinsolve folder: data.1d with acqu.par reads as its own JCAMP-DX export does, conjugated and referenced', () => {
+  const root = tmp();
+  const bf1 = 80.4875791072845;
+  const sf = 80.4871976179812;
+  // The low edge, in Hz from 0 ppm: the carrier ((bf1 - sf) MHz above 0 ppm) less half the width.
+  const lowest = (bf1 - sf) * 1e6 - SW / 2;
+  const trace = line(512, 500, 1000);
+  const x = trace.re.map((_, i) => i / SW);
+  const dir = join(root, 'exp');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'acqu.par'), ACQU_PAR(SW / 1000, bf1, lowest));
+  writeFileSync(join(dir, 'data.1d'), oneD(x, trace));
+  writeFileSync(join(dir, 'nmr_fid.dx'), spinsolveJcamp(trace, 'yes', SW, sf, bf1));
+  assert.equal(detectFormat(dir), 'spinsolve');
+  assert.equal(detectFormat(join(dir, 'data.1d')), 'spinsolve');
+  assert.ok(isExperimentDir(dir));
+  const native = readNmr(dir);
+  const jcamp = readNmr(join(dir, 'nmr_fid.dx'));
+  assert.ok(native.kind === 'fid' && jcamp.kind === 'fid');
+  if (native.kind !== 'fid' || jcamp.kind !== 'fid') return;
+  assert.equal(native.fid.swHz, SW);
+  assert.ok(Math.abs(native.fid.refMHz - sf) < 1e-9, `${native.fid.refMHz}`);
+  assert.ok(Math.abs(native.fid.carrierPpm - jcamp.fid.carrierPpm) < 1e-6);
+  assert.equal(native.fid.nucleus, '1H');
+  // float32 in data.1d, 10 significant digits in the JCAMP-DX text
+  for (let i = 0; i < trace.re.length; i++) {
+    assert.ok(Math.abs(native.fid.re[i]! - jcamp.fid.re[i]!) < 1e-3, `re ${i}`);
+    assert.ok(Math.abs(native.fid.im[i]! - jcamp.fid.im[i]!) < 1e-3, `im ${i}`);
+  }
+  // The processed spectrum (x axis up in ppm in the file) when asked for, highest ppm first.
+  const ppmUp = trace.re.map((_, i) => -2 + (12 * i) / (trace.re.length - 1));
+  writeFileSync(
+    join(dir, 'spectrum_processed.1d'),
+    oneD(ppmUp, { re: ppmUp.map((p) => p * 10), im: ppmUp.map(() => 0) }),
+  );
+  const processed = readNmr(dir, { prefer: 'processed' });
+  assert.equal(processed.kind, 'spectrum');
+  if (processed.kind !== 'spectrum') return;
+  assert.ok(
+    Math.abs(processed.spectrum.ppmFirst - 10) < 1e-5 && Math.abs(processed.spectrum.ppmLast + 2) < 1e-5,
+  );
+  assert.ok(Math.abs(processed.spectrum.real[0]! - 100) < 1e-3, 'the 10 ppm point first');
+  assert.equal(readNmr(dir).kind, 'fid', 'the raw FID by default');
+});
+
+test('Spinsolve: malformed files are named errors', () => {
+  const root = tmp();
+  const trace = line(64, 0, 1);
+  const x = trace.re.map((_, i) => i / SW);
+  const cases: [string, Buffer, string, RegExp][] = [
+    ['magic', Buffer.alloc(64, 7), ACQU_PAR(5, 60, -2500), /data\.1d: header: not a Spinsolve \.1d file/],
+    [
+      'truncated',
+      oneD(x, trace).subarray(0, 200),
+      ACQU_PAR(5, 60, -2500),
+      /data\.1d: size: .*\(the file is truncated\)/,
+    ],
+    [
+      '2d',
+      oneD(x, trace, [64, 4, 1, 1]),
+      ACQU_PAR(5, 60, -2500),
+      /data\.1d: dimensions: 64 x 4 x 1 x 1 is not a 1D data set/,
+    ],
+    [
+      'type',
+      oneD(x, trace, undefined, 500),
+      ACQU_PAR(5, 60, -2500),
+      /data\.1d: data type: 500 is not complex data/,
+    ],
+    ['no bandwidth', oneD(x, trace), 'b1Freq = 60\nlowestFrequency = 1\n', /acqu\.par: bandwidth: missing/],
+    ['bad line', oneD(x, trace), 'b1Freq = 60\njust words\n', /acqu\.par:2: line: expected 'name = value'/],
+  ];
+  for (const [name, data, par, message] of cases) {
+    const dir = join(root, name);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'data.1d'), data);
+    writeFileSync(join(dir, 'acqu.par'), par);
+    assert.throws(
+      () => readNmr(dir),
+      (e: unknown) => {
+        assert.ok(e instanceof NmrFormatError, `${name}: ${String(e)}`);
+        assert.match(e.message, message, name);
+        return true;
+      },
+    );
+  }
+});

@@ -1,4 +1,4 @@
-// The inputs of `tailor nmr denoise`: files, experiment folders (Bruker, VnmrJ), folders of them,
+// The inputs of `tailor nmr denoise`: files, experiment folders (Bruker, VnmrJ, Spinsolve), folders of them,
 // rows of pseudo-2D data (PATH#R) and data sets written by `nmr simulate`, each read and processed
 // like the model's training experiments and cropped to its ppm window.
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -118,7 +118,7 @@ export function collectInputs(path: string, settings: InputSettings): Item[] {
       .filter((p) => (statSync(p).isDirectory() ? isExperimentDir(p) : KNOWN.has(extname(p).toLowerCase())));
     if (entries.length === 0)
       throw new CliError(
-        `--input ${path}: no spectra found (expected CSV/JCAMP-DX/NMRPipe files, or Bruker or VnmrJ experiment folders)`,
+        `--input ${path}: no spectra found (expected CSV/JCAMP-DX/NMRPipe files, or Bruker, VnmrJ or Spinsolve experiment folders)`,
       );
     // Bruker experiment folders are numbers: keep the sample folder's name in front.
     return entries.map((p) => ({

@@ -1,5 +1,5 @@
 // `tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR... --out DIR`: applies a trained
-// U-Net to spectra (CSV, JCAMP-DX, NMRPipe, Bruker or VnmrJ folders; FIDs are processed first with the
+// U-Net to spectra (CSV, JCAMP-DX, NMRPipe, Bruker, VnmrJ or Spinsolve folders; FIDs are processed first with the
 // file's own parameters) and writes each result as CSV and JCAMP-DX.
 import { join } from 'node:path';
 import { CliError, asUserError } from '../errors.js';
@@ -39,7 +39,7 @@ const HELP = `usage: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR..
 Denoises real 1D spectra with a model trained by 'tailor nmr train' and writes, per input,
 DIR/<name>.denoised.csv (ppm, intensity) and DIR/<name>.denoised.jdx (JCAMP-DX, XYDATA in ppm).
 
-inputs (repeat --input): a CSV, JCAMP-DX or NMRPipe file, a Bruker or VnmrJ experiment folder
+inputs (repeat --input): a CSV, JCAMP-DX or NMRPipe file, a Bruker, VnmrJ or Spinsolve experiment folder
 (PATH#R: row R of a pseudo-2D one, such as an arrayed VnmrJ fid), a folder of such files, or a data set written by 'tailor nmr simulate' (each sample's level 0 is denoised;
 a stack model, trained with model.inputLevels = K+1, takes each sample's aligned and rescaled
 K+1 levels and writes one spectrum in level-K units, so it needs such a data set).
@@ -49,7 +49,8 @@ options:
       --model FILE      checkpoint (OUT/best.json or OUT/last.json)           [required]
       --input PATH      input (repeatable)                                     [required]
       --out DIR         output folder                                          [required]
-      --processed       for Bruker folders: use pdata/1/1r instead of the fid
+      --processed       use the vendor's processed spectrum instead of the fid (Bruker
+                        pdata/1/1r, Spinsolve spectrum_processed.1d)
       --device D        cpu (default), cuda or cuda:N
       --ppm LO,HI       keep only this ppm window (default: the training experiments' window)
       --force           denoise inputs far outside what the model was trained on

@@ -26,10 +26,10 @@ const HELP = `usage: tailor nmr train -c CONFIG [-r CHECKPOINT] [options]
        tailor nmr train --samples FILE.json [-c CONFIG] [options]
 
 Trains on your own measurements without ground truth: per sample, its K+1 experiments from the
-lowest to the highest SNR (Bruker or VnmrJ folders, JCAMP-DX, NMRPipe or CSV). Each sample is processed
-alike (FIDs: same size, line broadening, phase source), aligned, rescaled, and its pseudo ground
-truth is the SNR-weighted fusion of its other levels (an experiment is never fused into its own
-target). The model then denoises one new low-SNR scan: tailor nmr denoise.
+lowest to the highest SNR (Bruker, VnmrJ or Spinsolve folders, JCAMP-DX, NMRPipe or CSV). Each
+sample is processed alike (FIDs: same size, line broadening, phase source), aligned, rescaled, and
+its pseudo ground truth is the SNR-weighted fusion of its other levels (an experiment is never
+fused into its own target). The model then denoises one new low-SNR scan: tailor nmr denoise.
 
 Trains the residual 1D U-Net on a multi-SNR data set: stage A (pseudo ground truth, peak-weighted
 L1 + derivative + baseline curvature, consistency on 1-2 extra levels), then stage B (stronger

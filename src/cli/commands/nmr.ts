@@ -49,8 +49,8 @@ subcommands:
              tailor nmr calibrate --model CHECKPOINT --data DIR [--samples N]
   ablate     train and score ablations, each leaving out or changing one ingredient of the
              training: tailor nmr ablate -c CONFIG --data DIR
-  process    read a Bruker or VnmrJ folder / JCAMP-DX / NMRPipe / CSV file and write the processed
-             real spectrum as CSV (ppm, intensity)
+  process    read a Bruker, VnmrJ or Spinsolve folder / JCAMP-DX / NMRPipe / CSV file and write
+             the processed real spectrum as CSV (ppm, intensity)
   stack      run the preprocessing (alignment, rescaling, masks, noise, T, pseudo truth) on
              real experiments of one sample and report what it found
 
@@ -65,8 +65,8 @@ simulate options:
   --snr-max B        highest peak SNR of level 0                              (default 50)
   --sf MHZ           spectrometer frequency of synthetic data                 (default 400)
   --sw-ppm W         spectral width of synthetic data                         (default 12)
-  --from PATH        semi-synthetic: a clean FID (Bruker or VnmrJ folder, JCAMP-DX FID, NMRPipe FID);
-                     repeat for several (they must share one ppm axis)
+  --from PATH        semi-synthetic: a clean FID (Bruker, VnmrJ or Spinsolve folder, JCAMP-DX FID,
+                     NMRPipe FID); repeat for several (they must share one ppm axis)
   --lb HZ            semi-synthetic: exponential line broadening              (default 0.3)
   --max-shift P      largest global shift of levels k < K in points           (default 1.5 synthetic, 0 semi)
   --family F         synthetic spectra family: ${Object.keys(FAMILIES).join(', ')} (default default;
@@ -89,13 +89,15 @@ evaluate options:
   --json             print the report as JSON ({"methods": {name: {energy_snr_db, peak_f1, ...}}})
 
 process options:
-  --input PATH       Bruker expno or VnmrJ .fid folder, JCAMP-DX, NMRPipe or CSV file [required]
+  --input PATH       Bruker expno, VnmrJ .fid or Spinsolve folder, JCAMP-DX,
+                     NMRPipe or CSV file                                      [required]
   --out FILE         output CSV                                               [required]
   --size N           spectrum points (power of two; default 2x the FID length rounded up)
   --lb HZ            exponential line broadening (default: the data's LB, else none)
   --gb HZ            Gaussian broadening instead (FWHM in Hz)
   --phase P          params (default), auto, none, or P0,P1 in degrees
-  --processed        for Bruker folders: read pdata/1/1r instead of the fid
+  --processed        read the vendor's processed spectrum instead of the fid (Bruker pdata/1/1r,
+                     Spinsolve spectrum_processed.1d)
   --row R            for pseudo-2D data (a Bruker ser file, an arrayed VnmrJ fid): which row
                      (default 0; PATH#R in --input says the same)
 

@@ -1,5 +1,5 @@
 // The user's own multi-SNR measurements as training data: per sample, its K+1 experiments from
-// the lowest to the highest SNR (Bruker or VnmrJ folders, JCAMP-DX, NMRPipe or CSV; an experiment may be
+// the lowest to the highest SNR (Bruker, VnmrJ or Spinsolve folders, JCAMP-DX, NMRPipe or CSV; an experiment may be
 // several files co-added). Given on the command line (`--experiments a,b+c,d`, one flag per
 // sample) or as a JSON file validated by EXPERIMENTS_SCHEMA (published as
 // configs/schema/nmr-experiments.schema.json).
