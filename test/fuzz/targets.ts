@@ -46,6 +46,8 @@ import { readSubgroupCsv } from '../../src/mixture/subgroup/data.js';
 import { renderRunReport } from '../../src/report/index.js';
 import { checkpointTargets } from './checkpoint-targets.js';
 import { configTargets } from './config-targets.js';
+import { vendorTargets } from './vendor-targets.js';
+import { SW, line, spinsolveJcamp } from '../nmr/vendor-fixtures.js';
 
 export { assemble } from './checkpoint-targets.js';
 
@@ -296,6 +298,11 @@ export const TARGETS: FuzzTarget[] = [
     seeds: async () => [
       { 'spectrum.jdx': text(formatJcampSpectrum({ ...spectrum(40), source: 'x' }, 'fuzz spectrum')) },
       { 'spectrum.jdx': text(jcampFid()) },
+      {
+        'spectrum.jdx': text(
+          spinsolveJcamp(line(32, 200, 1000), 'yes', SW, 80.4871976179812, 80.4875791072845),
+        ),
+      },
     ],
     mutable: ['spectrum.jdx'],
     dictionary: [
@@ -313,6 +320,9 @@ export const TARGETS: FuzzTarget[] = [
       '##.OBSERVE FREQUENCY= 0\n',
       '##VAR_DIM= 1e15, 1e15\n',
       '##FACTOR= 1e308, 1e308\n',
+      '##$REVERSE= yes\n',
+      '##$SF= 0\n',
+      '##.SHIFT REFERENCE= (INTERNAL, X, 1e300, NaN)\n',
       '##TITLE= nested\n',
       '##END=\n',
       '$$',
@@ -346,6 +356,7 @@ export const TARGETS: FuzzTarget[] = [
     ],
     run: (dir) => readBruker(dir, file.startsWith('pdata') ? 'processed' : 'raw'),
   })),
+  ...vendorTargets(),
   {
     name: 'nmrpipe',
     native: false,

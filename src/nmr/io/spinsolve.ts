@@ -39,7 +39,8 @@ export function parseAcquPar(file: string, text: string): Map<string, string> {
 function positive(file: string, par: Map<string, string>, name: string): number {
   const v = Number(par.get(name));
   if (!par.has(name)) throw new NmrFormatError(file, name, 'missing', 'the acqu.par file is incomplete');
-  if (!(v > 0)) throw new NmrFormatError(file, name, `expected a positive number, found '${par.get(name)}'`);
+  if (!(v > 0 && Number.isFinite(v)))
+    throw new NmrFormatError(file, name, `expected a positive number, found '${par.get(name)}'`);
   return v;
 }
 
@@ -98,6 +99,13 @@ function readSpinsolveFid(dir: string, file: string, par: Map<string, string>): 
       `expected a number, found '${par.get('lowestFrequency') ?? ''}'`,
     );
   const refMHz = observe - (lowest + swHz / 2) / 1e6;
+  if (!(refMHz > 0))
+    throw new NmrFormatError(
+      parFile,
+      'lowestFrequency',
+      `puts 0 ppm at ${refMHz} MHz, below zero for b1Freq ${observe} MHz`,
+      'the acqu.par file is corrupt',
+    );
   const { re, im } = readOneD(join(dir, file));
   const fid: Fid = {
     re,

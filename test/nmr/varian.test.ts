@@ -1,9 +1,8 @@
-// Vendor formats beyond TopSpin: Varian / Agilent VnmrJ folders (fid + procpar), rows of arrayed
-// experiments (PATH#R) through the commands, and reversed JCAMP-DX FIDs as Magritek Spinsolve writes them.
+// Varian / Agilent VnmrJ folders (fid + procpar), and rows of arrayed experiments (PATH#R) through
+// the library and the commands.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runTailor } from '../helpers.js';
 import { parseProcpar, Procpar } from '../../src/nmr/io/procpar.js';
@@ -13,97 +12,18 @@ import { NmrFormatError } from '../../src/nmr/io/errors.js';
 import { processFid } from '../../src/nmr/process.js';
 import { toSpectrum } from '../../src/nmr/convert.js';
 import { loadSpectra, splitRow } from '../../src/nmr/realstack.js';
-
-/** One procpar parameter as VnmrJ writes it (basic type 1 real, 2 string; active flag). */
-function param(name: string, values: (number | string)[], active = true): string {
-  const string = values.some((v) => typeof v === 'string');
-  const header = `${name} ${string ? 2 : 1} ${string ? 2 : 1} 1e+18 -1e+18 0 2 1 0 ${active ? 1 : 0} 64`;
-  const body = string
-    ? `${values.length} ${values.map((v) => `"${String(v).replace(/"/g, '\\"')}"`).join('\n')}`
-    : `${values.length} ${values.join(' ')} `;
-  return `${header}\n${body}\n0 \n`;
-}
-
-interface Trace {
-  re: number[];
-  im: number[];
-}
-
-type DataType = 'float32' | 'int32' | 'int16';
-
-/** A VnmrJ fid file: file header, then per block nbheaders 28-byte headers and ntraces traces. */
-function fidFile(blocks: Trace[][], type: DataType, littleEndian = false, status?: number): Buffer {
-  const ebytes = type === 'int16' ? 2 : 4;
-  const ntraces = blocks[0]!.length;
-  const np = blocks[0]![0]!.re.length * 2;
-  const nbheaders = 1;
-  const tbytes = np * ebytes;
-  const bbytes = ntraces * tbytes + nbheaders * 28;
-  const buf = Buffer.alloc(32 + blocks.length * bbytes);
-  const v = new DataView(buf.buffer);
-  [blocks.length, ntraces, np, ebytes, tbytes, bbytes].forEach((x, i) => v.setInt32(4 * i, x, littleEndian));
-  v.setInt16(24, 0, littleEndian);
-  const bits = 0x1 | 0x10 | (type === 'float32' ? 0x8 : type === 'int32' ? 0x4 : 0) | 0x40;
-  v.setInt16(26, status ?? bits, littleEndian);
-  v.setInt32(28, nbheaders, littleEndian);
-  blocks.forEach((traces, b) => {
-    let o = 32 + b * bbytes;
-    v.setInt16(o + 4, b + 1, littleEndian); // block index
-    o += 28 * nbheaders;
-    for (const t of traces)
-      for (let i = 0; i < t.re.length; i++)
-        for (const x of [t.re[i]!, t.im[i]!]) {
-          if (type === 'float32') v.setFloat32(o, x, littleEndian);
-          else if (type === 'int32') v.setInt32(o, x, littleEndian);
-          else v.setInt16(o, x, littleEndian);
-          o += ebytes;
-        }
-  });
-  return buf;
-}
-
-const SW = 6000;
-const SFRQ = 400.13;
-const CARRIER_PPM = 4.7;
-/** reffrq that puts the carrier (the spectrum's centre) at CARRIER_PPM. */
-const REFFRQ = SFRQ / (1 + CARRIER_PPM * 1e-6);
-
-/**
- * A decaying line `offsetHz` above the carrier, stored as VnmrJ stores it: a line at a higher
- * frequency than the carrier turns clockwise (exp(-i w t)), the opposite of TopSpin's sense.
- */
-function line(n: number, offsetHz: number, amplitude: number, round = false): Trace {
-  const re: number[] = [];
-  const im: number[] = [];
-  for (let j = 0; j < n; j++) {
-    const t = j / SW;
-    const a = amplitude * Math.exp(-t * 8);
-    const w = 2 * Math.PI * offsetHz * t;
-    re.push(round ? Math.round(a * Math.cos(w)) : a * Math.cos(w));
-    im.push(round ? Math.round(-a * Math.sin(w)) : -a * Math.sin(w));
-  }
-  return { re, im };
-}
-
-function experiment(dir: string, fid: Buffer, extra = ''): string {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'fid'), fid);
-  writeFileSync(
-    join(dir, 'procpar'),
-    param('sw', [SW]) +
-      param('sfrq', [SFRQ]) +
-      param('reffrq', [REFFRQ]) +
-      param('tn', ['H1']) +
-      param('lb', [0.5]) +
-      param('seqfil', ['s2pul']) +
-      extra,
-  );
-  return dir;
-}
-
-function tmp(): string {
-  return mkdtempSync(join(tmpdir(), 'tailor-varian-'));
-}
+import {
+  CARRIER_PPM,
+  REFFRQ,
+  SFRQ,
+  SW,
+  experiment,
+  fidFile,
+  line,
+  param,
+  tmp,
+  type Trace,
+} from './vendor-fixtures.js';
 
 function peakPpm(dir: string): number {
   const data = readNmr(dir);
@@ -446,190 +366,4 @@ test('toSpectrum (nmr process): PATH#R is the same row as options.row; both at o
     () => toSpectrum(`${dir}#2`, { row: 1 }),
     /arr\.fid#2: row: names row 2, but row 1 is also given \(give the row once, as PATH#R or as --row\)/,
   );
-});
-
-/** A JCAMP-DX NTUPLES FID as Magritek Spinsolve writes it ($SF, $BF1, a parenthesised shift reference, $REVERSE). */
-function spinsolveJcamp(trace: Trace, reverse: 'yes' | 'no', sw: number, sf: number, bf1: number): string {
-  const n = trace.re.length;
-  const table = (values: number[]): string => values.map((v, i) => `${i} ${v.toPrecision(10)}`).join('\n');
-  return [
-    '##TITLE= synthetic benchtop FID',
-    '##JCAMP-DX= 5.01 $$ Magritek Spinsolve',
-    '##DATA TYPE= NMR FID',
-    '##DATA CLASS= NTUPLES',
-    `##.OBSERVE FREQUENCY= ${bf1}`,
-    '##.OBSERVE NUCLEUS= ^1H',
-    `##.SHIFT REFERENCE= (INTERNAL, Water, ${n + 1}, 4.74)`,
-    `##$SW= ${sw / bf1}`,
-    `##$BF1= ${bf1}`,
-    `##$SF= ${sf}`,
-    '##$PHC0= 4.5',
-    '##$PHC1= 0.0',
-    `##$REVERSE= ${reverse}`,
-    '##NTUPLES= NMR FID',
-    '##VAR_NAME= TIME, FID/REAL, FID/IMAG, PAGE NUMBER',
-    '##SYMBOL= X, R, I, N',
-    '##VAR_TYPE= INDEPENDENT, DEPENDENT, DEPENDENT, PAGE',
-    '##VAR_FORM= AFFN, AFFN, AFFN, AFFN',
-    `##VAR_DIM= ${n}, ${n}, ${n}, 2`,
-    '##UNITS= SECONDS, ARBITRARY UNITS, ARBITRARY UNITS,',
-    `##FIRST= 0, ${trace.re[0]}, ${trace.im[0]}, 1`,
-    `##LAST= ${(n - 1) / sw}, ${trace.re[n - 1]}, ${trace.im[n - 1]}, 2`,
-    '##FACTOR= 1, 1, 1, 1',
-    '##PAGE= N=1',
-    `##NPOINTS= ${n}`,
-    '##DATA TABLE= (X++(R..R)), XYDATA',
-    table(trace.re),
-    '##PAGE= N=2',
-    `##NPOINTS= ${n}`,
-    '##DATA TABLE= (X++(I..I)), XYDATA',
-    table(trace.im),
-    '##END NTUPLES= NMR FID',
-    '##END=',
-    '',
-  ].join('\n');
-}
-
-test('JCAMP-DX FID with $REVERSE= yes (Spinsolve): conjugated, carrier from $SF, no stored phase', () => {
-  const root = tmp();
-  const bf1 = 80.4875791072845;
-  const sf = 80.4871976179812; // 0 ppm: the carrier is at 4.74 ppm
-  const carrier = ((bf1 - sf) / sf) * 1e6;
-  // A line 500 Hz above the carrier, turning the way a Spinsolve FID stores it (as VnmrJ does).
-  const trace = line(1024, 500, 1000);
-  for (const reverse of ['yes', 'no'] as const) {
-    const file = join(root, `fid-${reverse}.dx`);
-    writeFileSync(file, spinsolveJcamp(trace, reverse, SW, sf, bf1));
-    const data = readNmr(file);
-    assert.equal(data.kind, 'fid');
-    if (data.kind !== 'fid') return;
-    assert.ok(Math.abs(data.fid.carrierPpm - carrier) < 1e-9, `${data.fid.carrierPpm}`);
-    assert.ok(Math.abs(carrier - 4.7397) < 1e-3);
-    assert.equal(data.fid.refMHz, sf);
-    const s = processFid(data.fid, { phase: 'none', size: 4096 });
-    let best = 0;
-    for (let i = 1; i < s.real.length; i++)
-      if (Math.hypot(s.real[i]!, s.imag[i]!) > Math.hypot(s.real[best]!, s.imag[best]!)) best = i;
-    const ppm = s.ppmFirst + ((s.ppmLast - s.ppmFirst) * best) / (s.real.length - 1);
-    // Reversed: the line lands 500 Hz above the carrier; read as TopSpin data, it would mirror.
-    const expected = carrier + (reverse === 'yes' ? 500 : -500) / sf;
-    assert.ok(Math.abs(ppm - expected) < 0.01, `${reverse}: ${ppm} vs ${expected}`);
-    if (reverse === 'yes') assert.equal(data.fid.phase, undefined);
-    else assert.deepEqual(data.fid.phase, { p0: 4.5, p1: 0 });
-  }
-});
-
-/** A Spinsolve .1d file: the 32-byte header, then (type 504) the x axis and the complex points. */
-function oneD(x: number[], trace: Trace, dims = [x.length, 1, 1, 1], type = 504): Buffer {
-  const n = trace.re.length;
-  const buf = Buffer.alloc(32 + 4 * (x.length + 2 * n));
-  buf.write('SORPATAD1.1V', 0, 'latin1');
-  buf.writeInt32LE(type, 12);
-  dims.forEach((d, i) => buf.writeInt32LE(d, 16 + 4 * i));
-  x.forEach((v, i) => buf.writeFloatLE(v, 32 + 4 * i));
-  for (let i = 0; i < n; i++) {
-    buf.writeFloatLE(trace.re[i]!, 32 + 4 * (x.length + 2 * i));
-    buf.writeFloatLE(trace.im[i]!, 32 + 4 * (x.length + 2 * i + 1));
-  }
-  return buf;
-}
-
-const ACQU_PAR = (bandwidthKHz: number, b1: number, lowest: number): string =>
-  [
-    'Solvent                             = "Water"',
-    `b1Freq                              = ${b1}`,
-    `bandwidth                           = ${bandwidthKHz}`,
-    `lowestFrequency                     = ${lowest}`,
-    'nrScans                             = 8',
-    'rxChannel                           = "1H"',
-    'graphTitle                          = "1D-1H-"Auto"-20--10"',
-    '',
-  ].join('\n');
-
-test('Spinsolve folder: data.1d with acqu.par reads as its own JCAMP-DX export does, conjugated and referenced', () => {
-  const root = tmp();
-  const bf1 = 80.4875791072845;
-  const sf = 80.4871976179812;
-  // The low edge, in Hz from 0 ppm: the carrier ((bf1 - sf) MHz above 0 ppm) less half the width.
-  const lowest = (bf1 - sf) * 1e6 - SW / 2;
-  const trace = line(512, 500, 1000);
-  const x = trace.re.map((_, i) => i / SW);
-  const dir = join(root, 'exp');
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'acqu.par'), ACQU_PAR(SW / 1000, bf1, lowest));
-  writeFileSync(join(dir, 'data.1d'), oneD(x, trace));
-  writeFileSync(join(dir, 'nmr_fid.dx'), spinsolveJcamp(trace, 'yes', SW, sf, bf1));
-  assert.equal(detectFormat(dir), 'spinsolve');
-  assert.equal(detectFormat(join(dir, 'data.1d')), 'spinsolve');
-  assert.ok(isExperimentDir(dir));
-  const native = readNmr(dir);
-  const jcamp = readNmr(join(dir, 'nmr_fid.dx'));
-  assert.ok(native.kind === 'fid' && jcamp.kind === 'fid');
-  if (native.kind !== 'fid' || jcamp.kind !== 'fid') return;
-  assert.equal(native.fid.swHz, SW);
-  assert.ok(Math.abs(native.fid.refMHz - sf) < 1e-9, `${native.fid.refMHz}`);
-  assert.ok(Math.abs(native.fid.carrierPpm - jcamp.fid.carrierPpm) < 1e-6);
-  assert.equal(native.fid.nucleus, '1H');
-  // float32 in data.1d, 10 significant digits in the JCAMP-DX text
-  for (let i = 0; i < trace.re.length; i++) {
-    assert.ok(Math.abs(native.fid.re[i]! - jcamp.fid.re[i]!) < 1e-3, `re ${i}`);
-    assert.ok(Math.abs(native.fid.im[i]! - jcamp.fid.im[i]!) < 1e-3, `im ${i}`);
-  }
-  // The processed spectrum (x axis up in ppm in the file) when asked for, highest ppm first.
-  const ppmUp = trace.re.map((_, i) => -2 + (12 * i) / (trace.re.length - 1));
-  writeFileSync(
-    join(dir, 'spectrum_processed.1d'),
-    oneD(ppmUp, { re: ppmUp.map((p) => p * 10), im: ppmUp.map(() => 0) }),
-  );
-  const processed = readNmr(dir, { prefer: 'processed' });
-  assert.equal(processed.kind, 'spectrum');
-  if (processed.kind !== 'spectrum') return;
-  assert.ok(
-    Math.abs(processed.spectrum.ppmFirst - 10) < 1e-5 && Math.abs(processed.spectrum.ppmLast + 2) < 1e-5,
-  );
-  assert.ok(Math.abs(processed.spectrum.real[0]! - 100) < 1e-3, 'the 10 ppm point first');
-  assert.equal(readNmr(dir).kind, 'fid', 'the raw FID by default');
-});
-
-test('Spinsolve: malformed files are named errors', () => {
-  const root = tmp();
-  const trace = line(64, 0, 1);
-  const x = trace.re.map((_, i) => i / SW);
-  const cases: [string, Buffer, string, RegExp][] = [
-    ['magic', Buffer.alloc(64, 7), ACQU_PAR(5, 60, -2500), /data\.1d: header: not a Spinsolve \.1d file/],
-    [
-      'truncated',
-      oneD(x, trace).subarray(0, 200),
-      ACQU_PAR(5, 60, -2500),
-      /data\.1d: size: .*\(the file is truncated\)/,
-    ],
-    [
-      '2d',
-      oneD(x, trace, [64, 4, 1, 1]),
-      ACQU_PAR(5, 60, -2500),
-      /data\.1d: dimensions: 64 x 4 x 1 x 1 is not a 1D data set/,
-    ],
-    [
-      'type',
-      oneD(x, trace, undefined, 500),
-      ACQU_PAR(5, 60, -2500),
-      /data\.1d: data type: 500 is not complex data/,
-    ],
-    ['no bandwidth', oneD(x, trace), 'b1Freq = 60\nlowestFrequency = 1\n', /acqu\.par: bandwidth: missing/],
-    ['bad line', oneD(x, trace), 'b1Freq = 60\njust words\n', /acqu\.par:2: line: expected 'name = value'/],
-  ];
-  for (const [name, data, par, message] of cases) {
-    const dir = join(root, name);
-    mkdirSync(dir);
-    writeFileSync(join(dir, 'data.1d'), data);
-    writeFileSync(join(dir, 'acqu.par'), par);
-    assert.throws(
-      () => readNmr(dir),
-      (e: unknown) => {
-        assert.ok(e instanceof NmrFormatError, `${name}: ${String(e)}`);
-        assert.match(e.message, message, name);
-        return true;
-      },
-    );
-  }
 });
