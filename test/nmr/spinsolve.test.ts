@@ -5,9 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectFormat, isExperimentDir, readNmr } from '../../src/nmr/io/load.js';
-import { NmrFormatError } from '../../src/nmr/io/errors.js';
 import { processFid } from '../../src/nmr/process.js';
-import { ACQU_PAR, SW, line, oneD, spinsolveJcamp, tmp } from './vendor-fixtures.js';
+import { ACQU_PAR, SW, assertNamedError, line, oneD, spinsolveJcamp, tmp } from './vendor-fixtures.js';
 
 test('JCAMP-DX FID with $REVERSE= yes (Spinsolve): conjugated, carrier from $SF, no stored phase', () => {
   const root = tmp();
@@ -115,13 +114,6 @@ test('Spinsolve: malformed files are named errors', () => {
     mkdirSync(dir);
     writeFileSync(join(dir, 'data.1d'), data);
     writeFileSync(join(dir, 'acqu.par'), par);
-    assert.throws(
-      () => readNmr(dir),
-      (e: unknown) => {
-        assert.ok(e instanceof NmrFormatError, `${name}: ${String(e)}`);
-        assert.match(e.message, message, name);
-        return true;
-      },
-    );
+    assertNamedError(() => readNmr(dir), message, name);
   }
 });

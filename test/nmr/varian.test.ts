@@ -17,6 +17,7 @@ import {
   REFFRQ,
   SFRQ,
   SW,
+  assertNamedError,
   experiment,
   fidFile,
   line,
@@ -202,14 +203,7 @@ test('VnmrJ: malformed data are named errors with the file and the remedy', () =
   for (const [name, make, message] of cases) {
     const dir = join(root, `${name}.fid`);
     make(dir);
-    assert.throws(
-      () => readNmr(dir),
-      (e: unknown) => {
-        assert.ok(e instanceof NmrFormatError, `${name}: ${String(e)}`);
-        assert.match(e.message, message, name);
-        return true;
-      },
-    );
+    assertNamedError(() => readNmr(dir), message, name);
   }
   // An inactive ni (a 1D experiment set up from a 2D one) is not a 2D experiment.
   const oneD = experiment(join(root, 'ni-off.fid'), good, param('ni', [128], false));

@@ -3,6 +3,8 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { NmrFormatError } from '../../src/nmr/io/errors.js';
 
 /** One procpar parameter as VnmrJ writes it (basic type 1 real, 2 string; active flag). */
 export function param(name: string, values: (number | string)[], active = true): string {
@@ -169,3 +171,12 @@ export const ACQU_PAR = (bandwidthKHz: number, b1: number, lowest: number): stri
     'graphTitle                          = "1D-1H-"Auto"-20--10"',
     '',
   ].join('\n');
+
+/** Asserts that fn throws an NmrFormatError whose message matches; name labels the case. */
+export function assertNamedError(fn: () => unknown, message: RegExp, name: string): void {
+  assert.throws(fn, (e: unknown) => {
+    assert.ok(e instanceof NmrFormatError, `${name}: ${String(e)}`);
+    assert.match(e.message, message, name);
+    return true;
+  });
+}
