@@ -7,7 +7,7 @@ import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
 import { Linear } from './layers.js';
 import { constant_, xavierUniform_ } from './init.js';
-import { additiveMask, attentionWeights } from './functional.js';
+import { isFloatingPoint } from '../dtype.js';
 import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
 
 /** Options of MultiheadAttention (PyTorch's names and defaults, camelCase). */
@@ -56,6 +56,45 @@ export function flagOption(c: ArgumentChecks, v: unknown, name: string, fallback
 }
 
 const shapeOf = (t: Tensor) => `[${t.shape.join(', ')}]`;
+
+/**
+ * A boolean mask where true blocks (MultiheadAttention's convention) or a float mask to add, as
+ * an additive float mask of `dtype` (-Infinity where blocked); a float mask is returned as it is.
+ */
+export function additiveMask(
+  mask: Tensor,
+  dtype: Tensor['dtype'],
+  blockWhere: boolean,
+  what: string,
+): Tensor {
+  if (mask.dtype === 'bool') {
+    const blocked = blockWhere ? mask : aten.logical_not(mask);
+    const zeros = aten.zeros(mask.shape, dtype, null, mask.device.name);
+    return aten.masked_fill_Scalar(zeros, blocked, { float: -Infinity });
+  }
+  if (!isFloatingPoint(mask.dtype))
+    throw new ArgumentError(`${what} must be a bool or floating-point tensor, got ${mask.dtype}`);
+  return mask;
+}
+
+/**
+ * The weights softmax(q k^T scale + bias) [..., L, S], with `dropoutP` > 0 dropped out: returns
+ * their product with v [..., L, Ev] and the weights. `bias` is an additive mask or null.
+ */
+export function attentionWeights(
+  q: Tensor,
+  k: Tensor,
+  v: Tensor,
+  bias: Tensor | null,
+  dropoutP: number,
+  scale = 1 / Math.sqrt(q.shape[q.ndim - 1]!),
+): [Tensor, Tensor] {
+  const scores = aten.matmul(aten.mul_Scalar(q, { float: scale }), aten.transpose_int(k, -2, -1));
+  const masked = bias ? aten.add_Tensor(scores, bias) : scores;
+  let weights = aten.softmax_int(masked, -1);
+  if (dropoutP > 0) weights = aten.dropout(weights, dropoutP, true);
+  return [aten.matmul(weights, v), weights];
+}
 
 /**
  * Multi-head attention (torch.nn.MultiheadAttention): numHeads heads of embedDim / numHeads

@@ -1,8 +1,8 @@
 // Stateless functions (torch.nn.functional).
 import { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
-import { isFloatingPoint } from '../dtype.js';
 import { tidy } from '../scope.js';
+import { additiveMask, attentionWeights } from './attention.js';
 import { ArgumentError, checksOf } from '../../util/arguments.js';
 
 /** How a loss reduces over the batch: 'none' (per element), 'mean' (default) or 'sum'. */
@@ -180,47 +180,6 @@ export interface AttentionOptions {
   isCausal?: boolean;
   /** The factor of the scores (default 1 / sqrt(E), E the last dimension of the query). */
   scale?: number;
-}
-
-/**
- * A boolean mask where true blocks (MultiheadAttention's convention) or a float mask to add, as
- * an additive float mask of `dtype` (-Infinity where blocked); a float mask is returned as it is.
- */
-export function additiveMask(
-  mask: Tensor,
-  dtype: Tensor['dtype'],
-  blockWhere: boolean,
-  what: string,
-): Tensor {
-  if (mask.dtype === 'bool') {
-    const blocked = blockWhere ? mask : aten.logical_not(mask);
-    const out = aten.masked_fill_Scalar(aten.zeros(mask.shape, dtype, null, mask.device.name), blocked, {
-      float: -Infinity,
-    });
-    return out;
-  }
-  if (!isFloatingPoint(mask.dtype))
-    throw new ArgumentError(`${what} must be a bool or floating-point tensor, got ${mask.dtype}`);
-  return mask;
-}
-
-/**
- * softmax(q k^T scale + bias) and, with `dropoutP` > 0, dropout on those weights: returns the
- * weights [..., L, S] and their product with v [..., L, Ev]. `bias` is an additive mask or null.
- */
-export function attentionWeights(
-  q: Tensor,
-  k: Tensor,
-  v: Tensor,
-  bias: Tensor | null,
-  dropoutP: number,
-  scale = 1 / Math.sqrt(q.shape[q.ndim - 1]!),
-): [Tensor, Tensor] {
-  const scores = aten.matmul(aten.mul_Scalar(q, { float: scale }), aten.transpose_int(k, -2, -1));
-  const masked = bias ? aten.add_Tensor(scores, bias) : scores;
-  let weights = aten.softmax_int(masked, -1);
-  if (dropoutP > 0) weights = aten.dropout(weights, dropoutP, true);
-  return [aten.matmul(weights, v), weights];
 }
 
 /**
