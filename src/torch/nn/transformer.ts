@@ -154,7 +154,7 @@ export class TransformerEncoderLayer extends Module {
  * const layer = new torch.nn.TransformerEncoderLayer(32, 4, { dimFeedforward: 64 });
  * const encoder = new torch.nn.TransformerEncoder(layer, 2, { norm: new torch.nn.LayerNorm([32]) });
  * torch.tidy(() => {
- *   const causal = torch.ones([10, 10]).triu(1).bool(); // true: may not attend
+ *   const causal = torch.aten.triu(torch.ones([10, 10]), 1).bool(); // true: may not attend
  *   console.log(encoder.forward(torch.randn([10, 8, 32]), { mask: causal }).shape); // [10, 8, 32]
  * });
  * ```
