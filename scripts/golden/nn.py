@@ -261,6 +261,16 @@ attention_case("encoder_2_layers_norm",
                                              norm=nn.LayerNorm(8)),
                [[5, 3, 8]], lambda layer, xs, masks: [layer(xs[0], **masks)],
                {"mask": causal5, "src_key_padding_mask": pad_3x5})
+decode = lambda layer, xs, masks: [layer(xs[0], xs[1], **masks)]
+attention_case("decoder_layer_relu", lambda: nn.TransformerDecoderLayer(8, 2, dim_feedforward=16),
+               [[4, 3, 8], [5, 3, 8]], decode,
+               {"tgt_mask": torch.ones(4, 4, dtype=torch.bool).triu(1), "memory_key_padding_mask": pad_3x5})
+attention_case("decoder_layer_gelu_norm_first_batch_first",
+               lambda: nn.TransformerDecoderLayer(8, 4, dim_feedforward=12, activation="gelu", norm_first=True,
+                                                  batch_first=True),
+               [[3, 4, 8], [3, 5, 8]], decode,
+               {"memory_mask": float_mask_4x5,
+                "tgt_key_padding_mask": torch.tensor([[False] * 4, [False] * 3 + [True], [False] * 2 + [True] * 2])})
 with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "attention.json"), "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": attention_cases}, f)
 

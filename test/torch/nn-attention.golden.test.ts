@@ -1,4 +1,4 @@
-// Attention and the Transformer encoder against PyTorch 1.13 (test/golden/torch/attention.json,
+// Attention and the Transformer encoder and decoder layers against PyTorch 1.13 (test/golden/torch/attention.json,
 // scripts/golden/nn.py): the parameters initialised from the same seed (names and order as
 // PyTorch's state dict), the outputs (attention weights included) and the gradients of the inputs
 // and every parameter; scaledDotProductAttention against PyTorch 2.x's definition written out in
@@ -47,6 +47,9 @@ const mha =
   };
 const encode: Setup['call'] = (layer, xs, masks) => [
   (layer as nn.TransformerEncoderLayer | nn.TransformerEncoder).forward(xs[0]!, masks),
+];
+const decode: Setup['call'] = (layer, xs, masks) => [
+  (layer as nn.TransformerDecoderLayer).forward(xs[0]!, xs[1]!, masks),
 ];
 const sdpa =
   (isCausal = false): Setup['call'] =>
@@ -103,6 +106,20 @@ const setups: Record<string, Setup> = {
     make: () =>
       new nn.TransformerEncoderLayer(8, 2, { dimFeedforward: 16, activation: 'gelu', normFirst: true }),
     call: encode,
+  },
+  decoder_layer_relu: {
+    make: () => new nn.TransformerDecoderLayer(8, 2, { dimFeedforward: 16 }),
+    call: decode,
+  },
+  decoder_layer_gelu_norm_first_batch_first: {
+    make: () =>
+      new nn.TransformerDecoderLayer(8, 4, {
+        dimFeedforward: 12,
+        activation: 'gelu',
+        normFirst: true,
+        batchFirst: true,
+      }),
+    call: decode,
   },
   encoder_2_layers_norm: {
     make: () =>
@@ -245,6 +262,10 @@ test('attention layers name a bad argument or input', () => {
     /TransformerEncoderLayer: options.activation must be one of 'relu', 'gelu', got 'tanh'/,
   );
   assert.throws(
+    () => new nn.TransformerDecoderLayer(8, 2, { layerNormEps: 0 }),
+    /TransformerDecoderLayer: options.layerNormEps must be a finite number > 0, got 0/,
+  );
+  assert.throws(
     () => new nn.TransformerEncoderLayer(6, 4),
     /TransformerEncoderLayer: dModel \(6\) must be divisible by nhead \(4\)/,
   );
@@ -286,6 +307,7 @@ test('attention layers have no ONNX form: an export is a named error', () => {
   const layers = [
     new nn.MultiheadAttention(8, 2),
     new nn.TransformerEncoderLayer(8, 2, { dimFeedforward: 16 }),
+    new nn.TransformerDecoderLayer(8, 2, { dimFeedforward: 16 }),
   ];
   for (const layer of layers) {
     assert.throws(

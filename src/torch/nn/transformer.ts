@@ -1,4 +1,4 @@
-// Transformer encoder layers (torch.nn.TransformerEncoderLayer, TransformerEncoder) with
+// Transformer layers (torch.nn.TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer) with
 // PyTorch's submodule names, so a state dict's keys are PyTorch's (layers.0.self_attn.in_proj_weight).
 import { Tensor } from '../tensor.js';
 import { tidy } from '../scope.js';
@@ -32,6 +32,35 @@ export interface EncoderMasks {
   srcMask?: Tensor | null;
   /** [batch, S] ([S] unbatched): boolean (true: padding, ignored) or floating point. */
   srcKeyPaddingMask?: Tensor | null;
+}
+
+/** The checked options of an encoder or decoder layer, PyTorch's defaults filled in. */
+function layerSettings(name: string, dModel: number, nhead: number, options: TransformerEncoderLayerOptions) {
+  const c = checksOf(name);
+  c.integer(dModel, 'dModel', { min: 1 });
+  c.integer(nhead, 'nhead', { min: 1 });
+  c.object(options, 'options');
+  const settings = {
+    ff: c.integer(options.dimFeedforward ?? 2048, 'options.dimFeedforward', { min: 1 }),
+    p: c.number(options.dropout ?? 0.1, 'options.dropout', { min: 0, max: 1 }),
+    activation: c.oneOf(options.activation ?? 'relu', 'options.activation', ['relu', 'gelu'] as const),
+    eps: c.number(options.layerNormEps ?? 1e-5, 'options.layerNormEps', { above: 0 }),
+    batchFirst: flagOption(c, options.batchFirst, 'options.batchFirst', false),
+    normFirst: flagOption(c, options.normFirst, 'options.normFirst', false),
+  };
+  if (dModel % nhead !== 0)
+    throw new ArgumentError(`${name}: dModel (${dModel}) must be divisible by nhead (${nhead})`);
+  return settings;
+}
+
+/** linear2(dropout(activation(linear1(x)))): the feed-forward block before its last dropout. */
+function ffBlock(
+  layer: { linear1: Linear; linear2: Linear; dropout: Dropout; activation: 'relu' | 'gelu' },
+  x: Tensor,
+): Tensor {
+  const h = layer.linear1.forward(x);
+  const a = layer.activation === 'relu' ? aten.relu(h) : aten.gelu(h);
+  return layer.linear2.forward(layer.dropout.forward(a));
 }
 
 /**
@@ -72,21 +101,15 @@ export class TransformerEncoderLayer extends Module {
     options: TransformerEncoderLayerOptions = {},
   ) {
     super();
-    const c = checksOf('TransformerEncoderLayer');
-    c.integer(dModel, 'dModel', { min: 1 });
-    c.integer(nhead, 'nhead', { min: 1 });
-    c.object(options, 'options');
     this.options = { ...options };
-    const ff = c.integer(options.dimFeedforward ?? 2048, 'options.dimFeedforward', { min: 1 });
-    const p = c.number(options.dropout ?? 0.1, 'options.dropout', { min: 0, max: 1 });
-    this.activation = c.oneOf(options.activation ?? 'relu', 'options.activation', ['relu', 'gelu']);
-    const eps = c.number(options.layerNormEps ?? 1e-5, 'options.layerNormEps', { above: 0 });
-    const batchFirst = flagOption(c, options.batchFirst, 'options.batchFirst', false);
-    this.normFirst = flagOption(c, options.normFirst, 'options.normFirst', false);
-    if (dModel % nhead !== 0)
-      throw new ArgumentError(
-        `TransformerEncoderLayer: dModel (${dModel}) must be divisible by nhead (${nhead})`,
-      );
+    const { ff, p, eps, batchFirst, activation, normFirst } = layerSettings(
+      'TransformerEncoderLayer',
+      dModel,
+      nhead,
+      options,
+    );
+    this.activation = activation;
+    this.normFirst = normFirst;
     // PyTorch's construction order, which is also its order of random draws and state dict keys
     this.selfAttn = this.registerModule(
       'self_attn',
@@ -111,11 +134,7 @@ export class TransformerEncoderLayer extends Module {
       needWeights: false,
     };
     const attention = (x: Tensor) => this.dropout1.forward(this.selfAttn.forward(x, x, x, attnOptions)[0]);
-    const feedForward = (x: Tensor) => {
-      const h = this.linear1.forward(x);
-      const a = this.activation === 'relu' ? aten.relu(h) : aten.gelu(h);
-      return this.dropout2.forward(this.linear2.forward(this.dropout.forward(a)));
-    };
+    const feedForward = (x: Tensor) => this.dropout2.forward(ffBlock(this, x));
     return tidy(() => {
       if (this.normFirst) {
         const x = src.add(attention(this.norm1.forward(src)));
@@ -193,5 +212,108 @@ export class TransformerEncoder extends Module {
       for (const layer of this.layers.items) x = layer.forward(x, layerMasks);
       return this.norm ? this.norm.forward(x) : x;
     });
+  }
+}
+
+/** Masks of the decoder layer's self-attention (tgt) and attention over the memory (see MultiheadAttention.forward). */
+export interface DecoderMasks {
+  /** [T, T] or [batch x nhead, T, T]: boolean (true blocks) or floating point, on the self-attention. */
+  tgtMask?: Tensor | null;
+  /** [T, S] or [batch x nhead, T, S], on the attention over the memory. */
+  memoryMask?: Tensor | null;
+  /** [batch, T] ([T] unbatched): the target's padding. */
+  tgtKeyPaddingMask?: Tensor | null;
+  /** [batch, S] ([S] unbatched): the memory's padding. */
+  memoryKeyPaddingMask?: Tensor | null;
+}
+
+/**
+ * One Transformer decoder layer (torch.nn.TransformerDecoderLayer): self-attention over the
+ * target, attention from the target over the encoder's output (the memory) and a feed-forward
+ * block, each with a residual connection and a layer norm (after the sum, or before the block
+ * with normFirst). Target and output [T, batch, dModel], memory [S, batch, dModel] (batch first
+ * with batchFirst; unbatched [T, dModel], [S, dModel]). Options and submodules as
+ * {@link TransformerEncoderLayer}'s, plus multihead_attn, norm3 and dropout3, as PyTorch names them.
+ *
+ * @example
+ * ```ts
+ * import * as torch from 'tailor/torch';
+ *
+ * const layer = new torch.nn.TransformerDecoderLayer(32, 4, { dimFeedforward: 64 });
+ * torch.tidy(() => {
+ *   const causal = torch.aten.triu(torch.ones([6, 6]), 1).bool(); // true: may not attend
+ *   const y = layer.forward(torch.randn([6, 2, 32]), torch.randn([10, 2, 32]), { tgtMask: causal });
+ *   console.log(y.shape); // [6, 2, 32]
+ * });
+ * ```
+ */
+export class TransformerDecoderLayer extends Module {
+  readonly selfAttn: MultiheadAttention;
+  readonly multiheadAttn: MultiheadAttention;
+  readonly linear1: Linear;
+  readonly dropout: Dropout;
+  readonly linear2: Linear;
+  readonly norms: [LayerNorm, LayerNorm, LayerNorm];
+  readonly dropouts: [Dropout, Dropout, Dropout];
+  readonly activation: 'relu' | 'gelu';
+  readonly normFirst: boolean;
+
+  constructor(
+    readonly dModel: number,
+    readonly nhead: number,
+    options: TransformerEncoderLayerOptions = {},
+  ) {
+    super();
+    const { ff, p, eps, batchFirst, activation, normFirst } = layerSettings(
+      'TransformerDecoderLayer',
+      dModel,
+      nhead,
+      options,
+    );
+    this.activation = activation;
+    this.normFirst = normFirst;
+    const attention = () => new MultiheadAttention(dModel, nhead, { dropout: p, batchFirst });
+    // PyTorch's construction order, which is also its order of random draws and state dict keys
+    this.selfAttn = this.registerModule('self_attn', attention());
+    this.multiheadAttn = this.registerModule('multihead_attn', attention());
+    this.linear1 = this.registerModule('linear1', new Linear(dModel, ff));
+    this.dropout = this.registerModule('dropout', new Dropout(p));
+    this.linear2 = this.registerModule('linear2', new Linear(ff, dModel));
+    const norm = (i: number) => this.registerModule(`norm${i}`, new LayerNorm([dModel], { eps }));
+    this.norms = [norm(1), norm(2), norm(3)];
+    const drop = (i: number) => this.registerModule(`dropout${i}`, new Dropout(p));
+    this.dropouts = [drop(1), drop(2), drop(3)];
+  }
+
+  /** Applies the layer to the target `tgt` attending over `memory` (shapes: see the class), with the optional masks. */
+  forward(tgt: Tensor, memory: Tensor, masks: DecoderMasks = {}): Tensor {
+    checksOf('TransformerDecoderLayer').object(masks, 'masks');
+    const [d1, d2, d3] = this.dropouts;
+    const blocks = [
+      (x: Tensor) =>
+        d1.forward(
+          this.selfAttn.forward(x, x, x, {
+            attnMask: masks.tgtMask ?? null,
+            keyPaddingMask: masks.tgtKeyPaddingMask ?? null,
+            needWeights: false,
+          })[0],
+        ),
+      (x: Tensor) =>
+        d2.forward(
+          this.multiheadAttn.forward(x, memory, memory, {
+            attnMask: masks.memoryMask ?? null,
+            keyPaddingMask: masks.memoryKeyPaddingMask ?? null,
+            needWeights: false,
+          })[0],
+        ),
+      (x: Tensor) => d3.forward(ffBlock(this, x)),
+    ];
+    return tidy(() =>
+      blocks.reduce(
+        (x, block, i) =>
+          this.normFirst ? x.add(block(this.norms[i]!.forward(x))) : this.norms[i]!.forward(x.add(block(x))),
+        tgt,
+      ),
+    );
   }
 }
