@@ -1,6 +1,9 @@
 // Stateless functions (torch.nn.functional).
 import { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
+import { tidy } from '../scope.js';
+import { additiveMask, attentionWeights } from './attention.js';
+import { ArgumentError, checksOf } from '../../util/arguments.js';
 
 /** How a loss reduces over the batch: 'none' (per element), 'mean' (default) or 'sum'. */
 export type Reduction = 'none' | 'mean' | 'sum';
@@ -162,4 +165,78 @@ export function interpolate(x: Tensor, options: InterpolateOptions): Tensor {
     return aten.upsample_bilinear2d_vec(x, size, options.alignCorners ?? false, scales);
   if (x.ndim === 4 && mode === 'nearest') return aten.upsample_nearest2d_vec(x, size, scales);
   throw new Error(`interpolate: mode '${mode}' does not apply to a ${x.ndim}-d input`);
+}
+
+/** Options of scaledDotProductAttention (PyTorch 2.x's F.scaled_dot_product_attention, camelCase). */
+export interface AttentionOptions {
+  /**
+   * A mask broadcastable to [..., L, S]: boolean (true: the query may attend to the key) or
+   * floating point (added to the scores, -Infinity to block).
+   */
+  attnMask?: Tensor | null;
+  /** Dropout on the attention weights (default 0); applied whenever > 0, as PyTorch's function does. */
+  dropoutP?: number;
+  /** Lets query i attend to keys 0..i only (the upper triangle masked); not with attnMask (default false). */
+  isCausal?: boolean;
+  /** The factor of the scores (default 1 / sqrt(E), E the last dimension of the query). */
+  scale?: number;
+}
+
+/**
+ * Attention softmax(q k^T / sqrt(E) + mask) v over the last two dimensions, as PyTorch 2.x's
+ * F.scaled_dot_product_attention (libtorch 1.13 has no fused kernel; this is its definition in
+ * matmul and softmax). Shapes: q [..., L, E], k [..., S, E], v [..., S, Ev] (the leading
+ * dimensions broadcast: [batch, heads] typically); returns [..., L, Ev]. A boolean attnMask is
+ * true where attention is allowed (the opposite of MultiheadAttention's masks); a float one is
+ * added to the scores. A query row with every key masked gives NaN, as in PyTorch.
+ *
+ * @example
+ * ```ts
+ * import * as torch from 'tailor/torch';
+ *
+ * torch.tidy(() => {
+ *   const [q, k, v] = [torch.randn([2, 4, 5, 8]), torch.randn([2, 4, 7, 8]), torch.randn([2, 4, 7, 8])];
+ *   const out = torch.nn.functional.scaledDotProductAttention(q, k, v); // [2, 4, 5, 8]
+ *   const causal = torch.nn.functional.scaledDotProductAttention(q, q, q, { isCausal: true });
+ * });
+ * ```
+ */
+export function scaledDotProductAttention(
+  q: Tensor,
+  k: Tensor,
+  v: Tensor,
+  options: AttentionOptions = {},
+): Tensor {
+  const fn = 'scaledDotProductAttention';
+  const c = checksOf(fn);
+  for (const [t, name] of [
+    [q, 'q'],
+    [k, 'k'],
+    [v, 'v'],
+  ] as const)
+    if (!(t instanceof Tensor) || t.ndim < 2) c.fail(name, 'a Tensor of at least 2 dimensions', t);
+  c.object(options, 'options');
+  const dropoutP = c.number(options.dropoutP ?? 0, 'options.dropoutP', { min: 0, max: 1 });
+  const scale = c.number(options.scale ?? 1 / Math.sqrt(q.shape[q.ndim - 1]!), 'options.scale');
+  const isCausal = options.isCausal ?? false;
+  if (typeof isCausal !== 'boolean') c.fail('options.isCausal', 'true or false', isCausal);
+  const mask = options.attnMask ?? null;
+  if (mask !== null && !(mask instanceof Tensor)) c.fail('options.attnMask', 'a Tensor or null', mask);
+  if (isCausal && mask)
+    throw new ArgumentError(`${fn}: options.isCausal and options.attnMask exclude each other`);
+  const E = q.shape[q.ndim - 1];
+  if (k.shape[k.ndim - 1] !== E || k.shape[k.ndim - 2] !== v.shape[v.ndim - 2])
+    throw new ArgumentError(
+      `${fn}: q [..., L, E], k [..., S, E] and v [..., S, Ev] disagree: [${q.shape.join(', ')}], [${k.shape.join(', ')}], [${v.shape.join(', ')}]`,
+    );
+  return tidy(() => {
+    let bias: Tensor | null = null;
+    if (isCausal) {
+      const L = q.shape[q.ndim - 2]!;
+      const S = k.shape[k.ndim - 2]!;
+      const ones = aten.ones([L, S], 'bool', null, q.device.name);
+      bias = additiveMask(aten.triu(ones, 1), q.dtype, true, `${fn}: options.attnMask`);
+    } else if (mask) bias = additiveMask(mask, q.dtype, false, `${fn}: options.attnMask`);
+    return attentionWeights(q, k, v, bias, dropoutP, scale)[0];
+  });
 }

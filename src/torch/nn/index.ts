@@ -2,6 +2,12 @@ export { Module } from './module.js';
 export * from './layers.js';
 export * from './activation.js';
 export * from './recurrent.js';
+export {
+  MultiheadAttention,
+  type MultiheadAttentionOptions,
+  type MultiheadAttentionForwardOptions,
+} from './attention.js';
+export * from './transformer.js';
 /** Weight initialisations, in place (torch.nn.init). */
 export * as init from './init.js';
 /** Losses and stateless operations (torch.nn.functional). */
