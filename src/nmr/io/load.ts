@@ -13,6 +13,7 @@ import { isSpinsolveDir, readSpinsolve } from './spinsolve.js';
 import type { NmrData } from '../types.js';
 import { checksOf } from '../arguments.js';
 
+/** The formats {@link readNmr} tells apart: vendor experiment folders (Bruker, Varian / Agilent VnmrJ, Magritek Spinsolve) and files. */
 export type NmrFormat = 'bruker' | 'varian' | 'spinsolve' | 'jcamp' | 'nmrpipe' | 'csv';
 
 /** True when dir is an experiment folder of a supported vendor (Bruker, Varian / Agilent VnmrJ, Magritek Spinsolve). */
