@@ -127,7 +127,7 @@ export class MultiheadAttention extends Module {
   readonly headDim: number;
   readonly dropout: number;
   readonly batchFirst: boolean;
-  /** [3 embedDim, embedDim]: the query, key and value projections stacked; null with separate ones. */
+  /** Shape `[3 embedDim, embedDim]`: the query, key and value projections stacked; null with separate ones. */
   readonly inProjWeight: Tensor | null;
   readonly qProjWeight: Tensor | null;
   readonly kProjWeight: Tensor | null;
