@@ -186,5 +186,6 @@ export function processFid(fid: Fid, options: ProcessOptions = {}): ProcessedSpe
     phase,
   };
   if (fid.nucleus) spectrum.nucleus = fid.nucleus;
+  if (fid.scans !== undefined) spectrum.scans = fid.scans;
   return spectrum;
 }

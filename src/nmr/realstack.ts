@@ -47,6 +47,8 @@ export interface ExperimentSpectra {
   ppmLast: number;
   refMHz: number;
   sources: string[];
+  /** Each experiment's scans, where its files record them (co-added files summed). */
+  scans: (number | undefined)[];
 }
 
 /** What {@link realStack} returns: the spectra as read and their preprocessed stack. */
@@ -87,6 +89,11 @@ function pickFid(d: NmrData, path: string, row: number, named: boolean): Fid | n
   return fid;
 }
 
+/** The scans of co-added parts: their sum, or undefined when one of them does not say. */
+function sumScans(scans: (number | undefined)[]): number | undefined {
+  return scans.every((n) => n !== undefined) ? scans.reduce((a, b) => a + b, 0) : undefined;
+}
+
 /** Reads one experiment; co-added files are summed (FIDs point by point, spectra likewise). */
 function readExperiment(e: ExperimentPath, row: number): { fid: Fid | null; spectrum: Spectrum | null } {
   const paths = typeof e === 'string' ? [e] : e;
@@ -113,7 +120,11 @@ function readExperiment(e: ExperimentPath, row: number): { fid: Fid | null; spec
         im[j]! += f.im[j]!;
       }
     });
-    return { fid: { ...first, re, im, source: experimentLabel(e) }, spectrum: null };
+    const fid: Fid = { ...first, re, im, source: experimentLabel(e) };
+    const scans = sumScans(fids.map((f) => f.scans));
+    if (scans === undefined) delete fid.scans;
+    else fid.scans = scans;
+    return { fid, spectrum: null };
   }
   if (fids.some((f) => f !== null) && paths.length > 1)
     throw new NmrFormatError(experimentLabel(e), 'co-add', 'mixes FIDs and processed spectra');
@@ -132,7 +143,11 @@ function readExperiment(e: ExperimentPath, row: number): { fid: Fid | null; spec
       );
     for (let j = 0; j < real.length; j++) real[j]! += s.real[j]!;
   });
-  return { fid: null, spectrum: { ...first, real, source: experimentLabel(e) } };
+  const spectrum: Spectrum = { ...first, real, source: experimentLabel(e) };
+  const scans = sumScans(spectra.map((x) => x.scans));
+  if (scans === undefined) delete spectrum.scans;
+  else spectrum.scans = scans;
+  return { fid: null, spectrum };
 }
 
 /** Reads and processes the experiments, ordered from the lowest to the highest SNR. */
@@ -200,6 +215,7 @@ export function experimentSpectra(
     ppmLast: first.ppmFirst - hi * step,
     refMHz: first.refMHz,
     sources: spectra.map((s) => s.source),
+    scans: spectra.map((s) => s.scans),
   };
 }
 

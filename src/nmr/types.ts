@@ -17,6 +17,8 @@ export interface Fid {
   /** Line broadening (Hz) the source's own processing used, if known. */
   lbHz?: number;
   nucleus?: string;
+  /** Transients (scans) summed in this FID, when the source records them (Bruker NS, VnmrJ ct, Spinsolve nrScans). */
+  scans?: number;
   /** Where the data came from (file path), for messages. */
   source: string;
 }
@@ -31,6 +33,8 @@ export interface Spectrum {
   /** Spectrometer frequency in MHz (to convert ppm to Hz); NaN when unknown. */
   refMHz: number;
   nucleus?: string;
+  /** Transients (scans) behind the spectrum, when known (from its FID, summed over co-added files). */
+  scans?: number;
   source: string;
 }
 

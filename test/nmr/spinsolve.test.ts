@@ -61,6 +61,8 @@ test('Spinsolve folder: data.1d with acqu.par reads as its own JCAMP-DX export d
   assert.ok(Math.abs(native.fid.refMHz - sf) < 1e-9, `${native.fid.refMHz}`);
   assert.ok(Math.abs(native.fid.carrierPpm - jcamp.fid.carrierPpm) < 1e-6);
   assert.equal(native.fid.nucleus, '1H');
+  assert.equal(native.fid.scans, 8, 'nrScans');
+  assert.equal(jcamp.fid.scans, 8, '.AVERAGES');
   // float32 in data.1d, 10 significant digits in the JCAMP-DX text
   for (let i = 0; i < trace.re.length; i++) {
     assert.ok(Math.abs(native.fid.re[i]! - jcamp.fid.re[i]!) < 1e-3, `re ${i}`);

@@ -4,14 +4,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runTailor } from '../helpers.js';
+import { dataDir, runTailor } from '../helpers.js';
 import { parseProcpar, Procpar } from '../../src/nmr/io/procpar.js';
 import { readVarianFids } from '../../src/nmr/io/varian.js';
 import { detectFormat, isExperimentDir, readNmr } from '../../src/nmr/io/load.js';
 import { NmrFormatError } from '../../src/nmr/io/errors.js';
 import { processFid } from '../../src/nmr/process.js';
 import { toSpectrum } from '../../src/nmr/convert.js';
-import { loadSpectra, splitRow } from '../../src/nmr/realstack.js';
+import { loadSpectra, realStack, splitRow } from '../../src/nmr/realstack.js';
+import { formatStackReport, stackReport } from '../../src/report/nmr-stack.js';
 import {
   CARRIER_PPM,
   REFFRQ,
@@ -360,4 +361,35 @@ test('toSpectrum (nmr process): PATH#R is the same row as options.row; both at o
     () => toSpectrum(`${dir}#2`, { row: 1 }),
     /arr\.fid#2: row: names row 2, but row 1 is also given \(give the row once, as PATH#R or as --row\)/,
   );
+});
+
+test('scans: VnmrJ ctcount (else the arrayed nt), Bruker NS; co-added experiments sum them; the stack report gives T from them', () => {
+  const root = tmp();
+  const rows = [line(256, 400, 1), line(256, 400, 2), line(256, 400, 4)];
+  const blocks = [[rows[0]!], [rows[1]!], [rows[2]!]];
+  const counted = experiment(join(root, 'ct.fid'), fidFile(blocks, 'float32', false, undefined, [1, 4, 16]));
+  const arrayed = experiment(join(root, 'nt.fid'), fidFile(blocks, 'float32'), param('nt', [2, 8, 32]));
+  const scans = (dir: string) => readVarianFids(dir).map((f) => f.scans);
+  assert.deepEqual(scans(counted), [1, 4, 16]);
+  assert.deepEqual(scans(arrayed), [2, 8, 32]);
+  assert.deepEqual(scans(experiment(join(root, 'none.fid'), fidFile(blocks, 'float32'))), [
+    undefined,
+    undefined,
+    undefined,
+  ]);
+  const aspirin = readNmr(join(dataDir, 'nmr/single/bruker/aspirin-1h/1'));
+  assert.equal(aspirin.kind === 'fid' && aspirin.fid.scans, 32);
+  // Rows 0 and 1 co-added: 1 + 4 scans; then 16.
+  const stack = realStack([`${counted}#0`, [`${counted}#0`, `${counted}#1`], `${counted}#2`], { size: 1024 });
+  assert.deepEqual(stack.scans, [1, 5, 16]);
+  const report = stackReport(stack);
+  assert.deepEqual(report.scans, [1, 5, 16]);
+  assert.ok(Math.abs(report.t_from_scans! - 2) < 1e-12);
+  assert.match(formatStackReport(report), /\(the scans give 2\.000\)/);
+  assert.deepEqual(stackReport(realStack([`${arrayed}#0`, `${counted}#1`], { size: 1024 })).scans, [2, 4]);
+  const noScans = experiment(join(root, 'none2.fid'), fidFile([[rows[0]!]], 'float32'));
+  const partial = stackReport(realStack([noScans, `${counted}#2`], { size: 1024 }));
+  assert.deepEqual(partial.scans, [null, 16]);
+  assert.equal(partial.t_from_scans, null);
+  assert.doesNotMatch(formatStackReport(partial), /the scans give/);
 });

@@ -23,8 +23,14 @@ export interface Trace {
 
 export type DataType = 'float32' | 'int32' | 'int16';
 
-/** A VnmrJ fid file: file header, then per block nbheaders 28-byte headers and ntraces traces. */
-export function fidFile(blocks: Trace[][], type: DataType, littleEndian = false, status?: number): Buffer {
+/** A VnmrJ fid file: file header, then per block nbheaders 28-byte headers (with ctcounts[b], else 0) and ntraces traces. */
+export function fidFile(
+  blocks: Trace[][],
+  type: DataType,
+  littleEndian = false,
+  status?: number,
+  ctcounts: number[] = [],
+): Buffer {
   const ebytes = type === 'int16' ? 2 : 4;
   const ntraces = blocks[0]!.length;
   const np = blocks[0]![0]!.re.length * 2;
@@ -41,6 +47,7 @@ export function fidFile(blocks: Trace[][], type: DataType, littleEndian = false,
   blocks.forEach((traces, b) => {
     let o = 32 + b * bbytes;
     v.setInt16(o + 4, b + 1, littleEndian); // block index
+    v.setInt32(o + 8, ctcounts[b] ?? 0, littleEndian); // ctcount: transients completed
     o += 28 * nbheaders;
     for (const t of traces)
       for (let i = 0; i < t.re.length; i++)
@@ -114,6 +121,7 @@ export function spinsolveJcamp(
     '##DATA CLASS= NTUPLES',
     `##.OBSERVE FREQUENCY= ${bf1}`,
     '##.OBSERVE NUCLEUS= ^1H',
+    '##.AVERAGES= 8',
     `##.SHIFT REFERENCE= (INTERNAL, Water, ${n + 1}, 4.74)`,
     `##$SW= ${sw / bf1}`,
     `##$BF1= ${bf1}`,

@@ -98,6 +98,8 @@ function fidFromWords(
   };
   const nucleus = acqus.string('$NUC1');
   if (nucleus) fid.nucleus = nucleus;
+  const scans = acqus.optionalNumber('$NS');
+  if (scans !== undefined && Number.isInteger(scans) && scans >= 1) fid.scans = scans;
   if (procs?.has('$PHC0')) fid.phase = { p0: procs.number('$PHC0'), p1: procs.optionalNumber('$PHC1') ?? 0 };
   const lb = procs?.optionalNumber('$LB');
   if (lb !== undefined) fid.lbHz = lb;

@@ -232,6 +232,8 @@ function readNtuples(file: string, params: ParameterSet, records: LabelledRecord
       fid.phase = { p0: params.number('$PHC0'), p1: params.optionalNumber('$PHC1') ?? 0 };
     const lb = params.optionalNumber('$LB');
     if (lb !== undefined) fid.lbHz = lb;
+    const scans = params.optionalNumber('$NS') ?? params.optionalNumber('.AVERAGES');
+    if (scans !== undefined && Number.isInteger(scans) && scans >= 1) fid.scans = scans;
     return { kind: 'fid', fid };
   }
   // A complex spectrum: X in Hz (or ppm) from FIRST to LAST.

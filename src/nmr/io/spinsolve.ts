@@ -118,6 +118,8 @@ function readSpinsolveFid(dir: string, file: string, par: Map<string, string>): 
   };
   const nucleus = par.get('rxChannel');
   if (nucleus) fid.nucleus = nucleus;
+  const scans = Number(par.get('nrScans'));
+  if (Number.isInteger(scans) && scans >= 1) fid.scans = scans;
   return fid;
 }
 

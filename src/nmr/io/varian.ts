@@ -123,6 +123,12 @@ function referenceMHz(procpar: Procpar, sfrqMHz: number, swHz: number): number {
   return sfrqMHz - (swHz / 2 - rfl + rfp) / 1e6;
 }
 
+/** An arrayed parameter's value for block b (its only value when it is not arrayed), if a whole number >= 1. */
+function numberAt(values: (number | string)[], b: number): number | undefined {
+  const v = values.length > 1 ? values[b] : values[0];
+  return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined;
+}
+
 /** Refuses multidimensional experiments: their traces are increments of an indirect dimension, not FIDs to denoise. */
 function checkOneDimensional(procpar: Procpar): void {
   for (const name of ['ni', 'ni2', 'ni3']) {
@@ -168,6 +174,9 @@ export function readVarianFids(dir: string): Fid[] {
   const fids: Fid[] = [];
   for (let b = 0; b < h.nblocks; b++) {
     const blockStart = FILE_HEADER_BYTES + b * h.bbytes + h.nbheaders * BLOCK_HEADER_BYTES;
+    // ctcount of the block header: the transients completed for this block's FIDs.
+    const ct = h.nbheaders > 0 ? view.getInt32(FILE_HEADER_BYTES + b * h.bbytes + 8, le) : 0;
+    const scans = ct >= 1 ? ct : numberAt(procpar.values('nt'), b);
     for (let t = 0; t < h.ntraces; t++) {
       const start = blockStart + t * h.tbytes;
       const re = new Float64Array(n);
@@ -198,6 +207,7 @@ export function readVarianFids(dir: string): Fid[] {
       };
       if (nucleus) fid.nucleus = nucleus;
       if (lbHz !== undefined) fid.lbHz = lbHz;
+      if (scans !== undefined) fid.scans = scans;
       fids.push(fid);
     }
   }
