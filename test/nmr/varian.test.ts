@@ -393,3 +393,36 @@ test('scans: VnmrJ ctcount (else the arrayed nt), Bruker NS; co-added experiment
   assert.equal(partial.t_from_scans, null);
   assert.doesNotMatch(formatStackReport(partial), /the scans give/);
 });
+
+test('nmr train warns when the files say the levels are not in rising scans', () => {
+  const root = tmp();
+  const rows = [line(512, 400, 1), line(512, -300, 1), line(512, 900, 1)];
+  const blocks = [[rows[0]!], [rows[1]!], [rows[2]!]];
+  const dir = experiment(join(root, 'x.fid'), fidFile(blocks, 'float32', false, undefined, [16, 4, 64]));
+  const r = runTailor([
+    'nmr',
+    'train',
+    '--experiments',
+    `${dir}#0,${dir}#1,${dir}#2`,
+    '--epochs',
+    '1,0',
+    '--quiet',
+    '--out',
+    join(root, 'run'),
+  ]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out + r.err, /warning: .*: the levels' scans are 16, 4, 64, not rising from level 0 to K/);
+  const rising = runTailor([
+    'nmr',
+    'train',
+    '--experiments',
+    `${dir}#1,${dir}#0,${dir}#2`,
+    '--epochs',
+    '1,0',
+    '--quiet',
+    '--out',
+    join(root, 'run2'),
+  ]);
+  assert.equal(rising.code, 0, rising.err);
+  assert.doesNotMatch(rising.out + rising.err, /not rising/);
+});

@@ -152,6 +152,7 @@ export function loadExperimentSamples(spec: ExperimentsSpec): {
   ppmLast: number;
   refMHz: number;
   sources: string[];
+  scans: (number | undefined)[];
 }[] {
   return spec.samples.map((s) => ({ name: s.name, ...experimentSpectra(s.experiments, spec.options) }));
 }

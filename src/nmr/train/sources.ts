@@ -21,6 +21,8 @@ export interface StackRecord {
   ppmFirst: number;
   ppmLast: number;
   refMHz: number;
+  /** Each level's scans, where the experiments' files record them (real experiments only). */
+  scans?: (number | undefined)[];
 }
 
 /** Sample i of a simulated data set, named DIR#i. */
@@ -62,7 +64,27 @@ export function experimentRecords(spec: ExperimentsSpec): StackRecord[] {
     ppmFirst: s.ppmFirst,
     ppmLast: s.ppmLast,
     refMHz: s.refMHz,
+    scans: s.scans,
   }));
+}
+
+/**
+ * Samples whose files record every level's scans, and the scans do not rise from level 0 to K:
+ * almost always experiments given in the wrong order (they go from the lowest to the highest SNR).
+ */
+export function scanOrderWarnings(records: StackRecord[]): string[] {
+  const bad = records.filter((r) => {
+    const s = r.scans;
+    return s !== undefined && s.every((n) => n !== undefined) && s.some((n, k) => k > 0 && n! <= s[k - 1]!);
+  });
+  const lines = bad
+    .slice(0, 3)
+    .map(
+      (r) =>
+        `warning: ${r.name}: the levels' scans are ${r.scans!.join(', ')}, not rising from level 0 to K (experiments go from the lowest to the highest SNR)`,
+    );
+  if (bad.length > 3) lines.push(`warning: ${bad.length - 3} more samples whose scans do not rise`);
+  return lines;
 }
 
 /** A source path: a data set folder (manifest.json) or an experiments JSON file. */

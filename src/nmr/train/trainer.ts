@@ -11,7 +11,7 @@ import { UNet1d, parameterSummary } from '../model/unet.js';
 import { checkpointBase } from '../model/denoise.js';
 import type { NmrTrainConfig } from './config.js';
 import { drawLevels, makeBatch, prepareRecords, type PreparedSample } from './samples.js';
-import { loadRecords, processingOf, type StackRecord } from './sources.js';
+import { loadRecords, processingOf, scanOrderWarnings, type StackRecord } from './sources.js';
 import { trainingDomain } from '../model/domain.js';
 import { totalLoss, type LossWeights } from './losses.js';
 import { curriculumMinLevel, stageAt, stageWeights } from './schedule.js';
@@ -124,6 +124,7 @@ export function trainNmr(cfg: NmrTrainConfig, options: TrainOptions = {}): Train
 function loadTrainingData(cfg: NmrTrainConfig, log: Log): TrainingData {
   const t0 = Date.now();
   const records = loadRecords(cfg.data.train, cfg.data.maxSamples ?? undefined);
+  scanOrderWarnings(records).forEach((line) => log(line));
   const parts = split(cfg, records);
   if (parts.train.length === 0)
     throw new Error(`${cfg.data.train.join(', ')}: no training samples left after the validation split`);
