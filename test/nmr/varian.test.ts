@@ -341,12 +341,14 @@ test('CLI: nmr train on the rows of an arrayed VnmrJ experiment, then nmr denois
   assert.equal(denoised.code, 0, denoised.err);
   for (const name of ['ladder-row0', 'scan'])
     assert.ok(readFileSync(join(out, `${name}.denoised.csv`), 'utf8').length > 1000, name);
-  const whole = runTailor([...args, '--input', ladder]);
-  assert.equal(whole.code, 2);
-  assert.match(
-    whole.err,
-    /ladder\.fid: data: a series of 3 FIDs \(pseudo-2D\) \(name one row as .*ladder\.fid#R, R in 0\.\.2\)/,
-  );
+  // The whole series: one output per row.
+  const whole = runTailor([...args, '--input', ladder, '--out', join(root, 'rows')]);
+  assert.equal(whole.code, 0, whole.err);
+  for (const r of [0, 1, 2])
+    assert.ok(readFileSync(join(root, 'rows', `ladder-row${r}.denoised.csv`), 'utf8').length > 1000);
+  const past = runTailor([...args, '--input', `${ladder}#3`]);
+  assert.equal(past.code, 2);
+  assert.match(past.err, /ladder\.fid: row: no row 3: the series has rows 0\.\.2/);
 });
 
 test('toSpectrum (nmr process): PATH#R is the same row as options.row; both at odds is a named error', () => {

@@ -1,6 +1,7 @@
-// The inputs of `tailor nmr denoise`: files, experiment folders (Bruker, VnmrJ, Spinsolve), folders of them,
-// rows of pseudo-2D data (PATH#R) and data sets written by `nmr simulate`, each read and processed
-// like the model's training experiments and cropped to its ppm window.
+// The inputs of `tailor nmr denoise`: files, experiment folders (Bruker, VnmrJ, Spinsolve),
+// folders of them, pseudo-2D series (every row, or the row PATH#R names) and data sets written by
+// `nmr simulate`, each read and processed like the model's training experiments and cropped to its
+// ppm window.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { CliError } from '../errors.js';
@@ -13,6 +14,7 @@ import {
   NmrFormatError,
   Dataset,
   type Spectrum,
+  type Fid,
 } from '../../nmr/index.js';
 
 /** One spectrum to denoise, and the name its outputs take. */
@@ -49,29 +51,36 @@ function crop(s: Spectrum, ppmWindow: [number, number] | undefined): Spectrum {
   };
 }
 
-function readOne(path: string, settings: InputSettings): Spectrum {
+/**
+ * The spectra of one file or experiment folder, named after `name`: one, or for a pseudo-2D series
+ * every row (NAME-rowR), or the one row that PATH#R names.
+ */
+function readItems(path: string, name: string, settings: InputSettings): Item[] {
   const { file, row } = splitRow(path);
   const data = readNmr(file, { prefer: settings.prefer });
-  if (data.kind === 'spectrum') return crop(data.spectrum, settings.ppmWindow);
-  let fid = data.kind === 'fid' ? data.fid : undefined;
-  if (data.kind === 'fids') {
-    if (row === undefined)
-      throw new NmrFormatError(
-        file,
-        'data',
-        `a series of ${data.fids.length} FIDs (pseudo-2D)`,
-        `name one row as ${file}#R, R in 0..${data.fids.length - 1}`,
-      );
-    fid = data.fids[row];
-    if (!fid)
-      throw new NmrFormatError(file, 'row', `no row ${row}: the series has rows 0..${data.fids.length - 1}`);
-  }
+  if (data.kind === 'spectrum') return [{ name, spectrum: crop(data.spectrum, settings.ppmWindow) }];
   const { processing } = settings;
   const options: Parameters<typeof processFid>[1] = {};
   if (processing.size !== undefined) options.size = processing.size;
   if (processing.lbHz !== undefined) options.apodization = { kind: 'exponential', lbHz: processing.lbHz };
   if (processing.phase !== undefined) options.phase = processing.phase;
-  return crop(processFid(fid!, options), settings.ppmWindow);
+  const spectrum = (fid: Fid) => crop(processFid(fid, options), settings.ppmWindow);
+  if (data.kind === 'fid') {
+    if (row !== undefined && row > 0)
+      throw new NmrFormatError(
+        file,
+        'row',
+        `row ${row} asked for, but this is one FID`,
+        'drop the #row suffix',
+      );
+    return [{ name, spectrum: spectrum(data.fid) }];
+  }
+  if (row === undefined)
+    return data.fids.map((fid, r) => ({ name: `${name}-row${r}`, spectrum: spectrum(fid) }));
+  const fid = data.fids[row];
+  if (!fid)
+    throw new NmrFormatError(file, 'row', `no row ${row}: the series has rows 0..${data.fids.length - 1}`);
+  return [{ name: `${name}-row${row}`, spectrum: spectrum(fid) }];
 }
 
 /** VnmrJ saves an experiment as NAME.fid/. */
@@ -89,10 +98,8 @@ export function collectInputs(path: string, settings: InputSettings): Item[] {
   const { file, row } = splitRow(path);
   if (!existsSync(file)) throw new CliError(`--input ${path}: does not exist`);
   const stem = (p: string) => basename(p, extname(p)) || basename(p);
-  if (row !== undefined) {
-    const name = statSync(file).isDirectory() ? folderName(file) : stem(file);
-    return [{ name: `${name}-row${row}`, spectrum: readOne(path, settings) }];
-  }
+  if (row !== undefined)
+    return readItems(path, statSync(file).isDirectory() ? folderName(file) : stem(file), settings);
   if (statSync(path).isDirectory()) {
     if (existsSync(join(path, 'manifest.json'))) {
       const ds = new Dataset(path);
@@ -111,7 +118,7 @@ export function collectInputs(path: string, settings: InputSettings): Item[] {
       ds.close();
       return items;
     }
-    if (isExperimentDir(path)) return [{ name: folderName(path), spectrum: readOne(path, settings) }];
+    if (isExperimentDir(path)) return readItems(path, folderName(path), settings);
     const entries = readdirSync(path)
       .sort()
       .map((e) => join(path, e))
@@ -121,14 +128,17 @@ export function collectInputs(path: string, settings: InputSettings): Item[] {
         `--input ${path}: no spectra found (expected CSV/JCAMP-DX/NMRPipe files, or Bruker, VnmrJ or Spinsolve experiment folders)`,
       );
     // Bruker experiment folders are numbers: keep the sample folder's name in front.
-    return entries.map((p) => ({
-      name: !statSync(p).isDirectory()
-        ? stem(p)
-        : isVarianDirName(p)
-          ? folderName(p)
-          : `${basename(path)}-${basename(p)}`,
-      spectrum: readOne(p, settings),
-    }));
+    return entries.flatMap((p) =>
+      readItems(
+        p,
+        !statSync(p).isDirectory()
+          ? stem(p)
+          : isVarianDirName(p)
+            ? folderName(p)
+            : `${basename(path)}-${basename(p)}`,
+        settings,
+      ),
+    );
   }
-  return [{ name: stem(path), spectrum: readOne(path, settings) }];
+  return readItems(path, stem(path), settings);
 }

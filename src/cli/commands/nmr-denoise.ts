@@ -39,10 +39,12 @@ const HELP = `usage: tailor nmr denoise --model CHECKPOINT --input FILE_OR_DIR..
 Denoises real 1D spectra with a model trained by 'tailor nmr train' and writes, per input,
 DIR/<name>.denoised.csv (ppm, intensity) and DIR/<name>.denoised.jdx (JCAMP-DX, XYDATA in ppm).
 
-inputs (repeat --input): a CSV, JCAMP-DX or NMRPipe file, a Bruker, VnmrJ or Spinsolve experiment folder
-(PATH#R: row R of a pseudo-2D one, such as an arrayed VnmrJ fid), a folder of such files, or a data set written by 'tailor nmr simulate' (each sample's level 0 is denoised;
-a stack model, trained with model.inputLevels = K+1, takes each sample's aligned and rescaled
-K+1 levels and writes one spectrum in level-K units, so it needs such a data set).
+inputs (repeat --input): a CSV, JCAMP-DX or NMRPipe file, a Bruker, VnmrJ or Spinsolve experiment
+folder, a folder of such files, or a data set written by 'tailor nmr simulate' (each sample's level
+0 is denoised; a stack model, trained with model.inputLevels = K+1, takes each sample's aligned and
+rescaled K+1 levels and writes one spectrum in level-K units, so it needs such a data set). A
+pseudo-2D series (an arrayed VnmrJ fid, a Bruker ser) gives one output per row, <name>-row<R>;
+PATH#R denoises row R alone.
 FIDs are Fourier transformed with their own parameters (line broadening, phase) first.
 
 options:
