@@ -102,7 +102,8 @@ process options:
                      (default 0; PATH#R in --input says the same)
 
 stack options:
-  --input PATH       an experiment; repeat, from the lowest to the highest SNR    [>= 2 required]
+  --input PATH       an experiment (PATH#R: row R of a pseudo-2D set; a+b co-adds); repeat,
+                     from the lowest to the highest SNR                       [>= 2 required]
   --size N           spectrum points for FIDs (power of two)
   --lb HZ            exponential line broadening for FIDs (default: the data's LB)
   --phase P          params (default) or auto
