@@ -110,6 +110,12 @@ test('Spinsolve: malformed files are named errors', () => {
     ],
     ['no bandwidth', oneD(x, trace), 'b1Freq = 60\nlowestFrequency = 1\n', /acqu\.par: bandwidth: missing/],
     ['bad line', oneD(x, trace), 'b1Freq = 60\njust words\n', /acqu\.par:2: line: expected 'name = value'/],
+    [
+      'reference below zero',
+      oneD(x, trace),
+      ACQU_PAR(5, 60, 1e9),
+      /acqu\.par: lowestFrequency: puts 0 ppm at -?[\d.e+]+ MHz, below zero .*\(the acqu\.par file is corrupt\)/,
+    ],
   ];
   for (const [name, data, par, message] of cases) {
     const dir = join(root, name);

@@ -336,17 +336,26 @@ test('CLI: nmr train on the rows of an arrayed VnmrJ experiment, then nmr denois
   const folder = join(root, 'new');
   experiment(join(folder, 'scan.fid'), fidFile([[noisy(0.4)]], 'float32'));
   const out = join(root, 'out');
-  const args = ['nmr', 'denoise', '--model', join(run, 'best.json'), '--out', out, '--force', '--quiet'];
-  const denoised = runTailor([...args, '--input', `${ladder}#0`, '--input', folder]);
+  const args = (to: string) => [
+    'nmr',
+    'denoise',
+    '--model',
+    join(run, 'best.json'),
+    '--out',
+    to,
+    '--force',
+    '--quiet',
+  ];
+  const denoised = runTailor([...args(out), '--input', `${ladder}#0`, '--input', folder]);
   assert.equal(denoised.code, 0, denoised.err);
   for (const name of ['ladder-row0', 'scan'])
     assert.ok(readFileSync(join(out, `${name}.denoised.csv`), 'utf8').length > 1000, name);
   // The whole series: one output per row.
-  const whole = runTailor([...args, '--input', ladder, '--out', join(root, 'rows')]);
+  const whole = runTailor([...args(join(root, 'rows')), '--input', ladder]);
   assert.equal(whole.code, 0, whole.err);
   for (const r of [0, 1, 2])
     assert.ok(readFileSync(join(root, 'rows', `ladder-row${r}.denoised.csv`), 'utf8').length > 1000);
-  const past = runTailor([...args, '--input', `${ladder}#3`]);
+  const past = runTailor([...args(out), '--input', `${ladder}#3`]);
   assert.equal(past.code, 2);
   assert.match(past.err, /ladder\.fid: row: no row 3: the series has rows 0\.\.2/);
 });

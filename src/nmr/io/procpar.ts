@@ -148,10 +148,6 @@ export class Procpar {
     return new Procpar(file, parseProcpar(file, text));
   }
 
-  has(name: string): boolean {
-    return this.parameters.has(name);
-  }
-
   /** The first value of a real parameter, or undefined when the parameter is absent. */
   optionalNumber(name: string): number | undefined {
     const p = this.parameters.get(name);
