@@ -1,7 +1,7 @@
 """Writes test/golden/longtail/losses.json: the long-tail losses computed by PyTorch 1.13 in
 float64 with the formulas of the reference code (SADE-AgnosticLT and BalPoE-CalibratedLT
-model/loss.py, kaidic/LDAM-DRW losses.py, DataLab-atom/PRL's scalarizations as the paper defines
-them), with the gradients of the loss with respect to the combined output and the per-expert logits.
+model/loss.py, kaidic/LDAM-DRW losses.py, frank-xwang/RIDE-LongTailRecognition's RIDELoss,
+DataLab-atom/PRL's scalarizations as the paper defines them), with the gradients of the loss with respect to the combined output and the per-expert logits.
 Run: /usr/bin/python3 scripts/golden/longtail_losses.py
 The TypeScript test (test/longtail/losses.golden.test.ts) builds each loss with createLoss() from
 the same type and args and compares (max abs error 1e-6)."""
@@ -148,6 +148,45 @@ def prl_mixup(counts, args, logits, ya, yb, lam, pref):
     return scalarize(args, mixed, pref)
 
 
+def ride(counts, args, output, logits, target, epoch):
+    # frank-xwang/RIDE-LongTailRecognition RIDELoss. Its _hook_before_epoch never sets the weights
+    # when reweight is false or reweight_epoch is -1 (forward then raises AttributeError); here,
+    # as in tailor, that means never re-weighting.
+    if logits is None:
+        return F.cross_entropy(output, target)
+    max_m, s = args.get("max_m", 0.5), args.get("s", 30)
+    factor = args.get("additional_diversity_factor", -0.2)
+    base_factor = args.get("base_loss_factor", 1.0)
+    base_t = args.get("base_diversity_temperature", 1.0)
+    reweight_factor = args.get("reweight_factor", 0.05)
+    drw_args = args if args.get("reweight", True) else {}
+    on = drw_active(drw_args, epoch)
+    m_list = 1.0 / np.sqrt(np.sqrt(counts))
+    m_list = torch.tensor(m_list * (max_m / np.max(m_list)), dtype=D)
+    prior = np.array(counts) / np.sum(counts)
+    div_w = len(counts) * prior * reweight_factor + 1 - reweight_factor
+    div_w = torch.tensor(div_w / np.max(div_w), dtype=D)
+    weight = cb_weights(counts) if on else None
+    loss = 0
+    for item in logits:
+        x = output if factor == 0 else item
+        index = torch.zeros_like(x, dtype=torch.bool)
+        index.scatter_(1, target.view(-1, 1), True)
+        batch_m = torch.matmul(m_list[None, :], index.to(D).transpose(0, 1)).view((-1, 1))
+        loss = loss + base_factor * F.cross_entropy(torch.where(index, x - batch_m * s, x), target, weight=weight)
+        if on:
+            temperature = base_t * div_w.view((1, -1))
+            t_mean = temperature.mean().item()
+        else:
+            temperature = base_t
+            t_mean = base_t
+        log_q = F.log_softmax(item / temperature, dim=1)
+        with torch.no_grad():
+            p = F.softmax(output / temperature, dim=1)
+        loss = loss + factor * t_mean * t_mean * F.kl_div(log_q, p, reduction="batchmean")
+    return loss
+
+
 REFS = {
     "CrossEntropyLoss": ce_loss,
     "BalancedSoftmaxLoss": balanced_softmax,
@@ -156,6 +195,7 @@ REFS = {
     "LDAMLoss": ldam,
     "DiverseExpertLoss": diverse,
     "BSExpertLoss": bs_experts,
+    "RIDELoss": ride,
 }
 
 # ---- input sets ----
@@ -265,10 +305,20 @@ case("prl_released", "PRLLoss", {"variant": "released"}, "lt10", preference=[0.2
 case("prl_terms_custom", "PRLLoss",
      {"expert_losses": [{"type": "uniform", "tau": 1.25}, {"type": "backward", "tau": 1}]}, "lt10_e2",
      preference=[0.7, 0.3])
+case("ride_before_drw", "RIDELoss", {"reweight_epoch": 3}, "lt10_scaled", epoch=3)
+case("ride_after_drw", "RIDELoss", {"additional_diversity_factor": -0.45, "reweight_epoch": 3}, "lt10_scaled", epoch=4)
+case("ride_temperature_ties", "RIDELoss",
+     {"max_m": 0.3, "s": 16, "reweight_epoch": 0, "base_diversity_temperature": 2.0, "reweight_factor": 0.2,
+      "base_loss_factor": 0.5, "additional_diversity_factor": 0.3}, "ties6", epoch=1)
+case("ride_no_diversity", "RIDELoss", {"additional_diversity_factor": 0.0, "reweight_epoch": 1}, "lt10_scaled", epoch=2)
+case("ride_reweight_off", "RIDELoss", {"reweight": False, "reweight_epoch": 1}, "lt10_scaled", epoch=5)
+case("ride_never_reweight", "RIDELoss", {}, "lt10_e2", epoch=9)
+case("ride_no_logits", "RIDELoss", {"reweight_epoch": 3}, "lt10_scaled", epoch=4, no_logits=True)
 case("mixup_ce", "CrossEntropyLoss", {}, "lt10", mixup=0.3)
 case("mixup_diverse", "DiverseExpertLoss", {"tau": 2}, "lt10", mixup=0.3)
 case("mixup_bs_experts", "BSExpertLoss", {"tau_list": [0, 1, 2]}, "lt10", mixup=0.8)
 case("mixup_ldam_drw", "LDAMLoss", {"reweight_epoch": 2}, "lt10_scaled", epoch=5, mixup=0.45)
+case("mixup_ride_drw", "RIDELoss", {"reweight_epoch": 2}, "lt10_scaled", epoch=5, mixup=0.45)
 case("mixup_prl_stch", "PRLLoss", {}, "lt10", preference=[0.2, 0.3, 0.5], mixup=0.3)
 
 out = os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "longtail", "losses.json")

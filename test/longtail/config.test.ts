@@ -324,7 +324,7 @@ test('trainer.cudnn_benchmark: a boolean, carried into the training options (def
   );
 });
 
-test('the method a run records: PRL by variant, SADE and BalPoE by name, DRW losses as LOSS-DRW', () => {
+test('the method a run records: PRL by variant, SADE, BalPoE and RIDE by name, DRW losses as LOSS-DRW', () => {
   const method = (file: string) =>
     sessionLabel({ config: loadConfig(join(repoRoot, 'configs', file)) } as Session).method;
   assert.equal(method('fmnist_lt_ir100_prl.json'), 'PRL (paper)');
@@ -332,5 +332,6 @@ test('the method a run records: PRL by variant, SADE and BalPoE by name, DRW los
   assert.equal(method('fmnist_lt_ir100_sade.json'), 'SADE (DiverseExpertLoss)');
   assert.equal(method('fmnist_lt_ir100_balpoe.json'), 'BalPoE (BSExpertLoss)');
   assert.equal(method('fmnist_lt_ir100_ldam_drw.json'), 'LDAM-DRW (LDAMLoss)');
+  assert.equal(method('fmnist_lt_ir100_ride.json'), 'RIDE (RIDELoss)');
   assert.equal(method('fmnist_lt_ir100_ce.json'), 'CrossEntropyLoss');
 });

@@ -108,6 +108,7 @@ test('losses golden: the file covers every loss type, DRW on both sides of the s
     'LDAMLoss',
     'DiverseExpertLoss',
     'BSExpertLoss',
+    'RIDELoss',
     'PRLLoss',
   ]) {
     assert.ok(types.has(t), `no golden case for ${t}`);

@@ -12,6 +12,8 @@ import {
   linearScalarization,
   mixupLoss,
   releasedStch,
+  RIDELoss,
+  rideTemperatureFactors,
   smoothTchebycheff,
 } from '../../src/longtail/losses/index.js';
 import { createLoss, createPrlLoss } from '../../src/longtail/config/losses.js';
@@ -154,6 +156,7 @@ test('float32 logits give a float32 loss and gradients (constants follow the log
       ['DiverseExpertLoss', { tau: 2 }],
       ['BSExpertLoss', {}],
       ['LDAMLoss', { reweight_epoch: 0 }],
+      ['RIDELoss', { reweight_epoch: 0 }],
       ['FocalLoss', { gamma: 1, reweight: true }],
       ['PRLLoss', {}],
     ] as const) {
@@ -271,6 +274,75 @@ test('registry: unknown types and misspelled args name the field and suggest the
   createLoss('LDAMLoss', { max_m: 0.5, s: 30, reweight_epoch: 160 }, ctx);
   createLoss('CrossEntropyLoss', { reweight_CE: true }, ctx);
   createLoss('BalancedSoftmaxCE', {}, ctx);
+  // RIDE's CIFAR-100 and ImageNet-LT configs, and its name as an alias.
+  createLoss('RIDELoss', { additional_diversity_factor: -0.45, reweight: true, reweight_epoch: 160 }, ctx);
+  createLoss('RIDE', { reweight: true, reweight_factor: 0.02, reweight_epoch: 80 }, ctx);
+  assert.throws(
+    () => createLoss('RIDELoss', { reweight_factor: 1.5 }, ctx),
+    /loss\.args\.reweight_factor: .*1/,
+  );
+  assert.throws(
+    () => createLoss('RIDELoss', { additional_diversity_factr: -0.45 }, ctx),
+    /did you mean 'additional_diversity_factor'/,
+  );
+  assert.throws(
+    () => createLoss('RIDELoss', { num_experts: 4 }, ctx),
+    /loss\.args\.num_experts: is 4 but the model has 3/,
+  );
+});
+
+test('RIDE: experts that agree with the ensemble pay no diversity term; disagreement is rewarded', () => {
+  torch.tidy(() => {
+    const { output, target } = randomBatch(1, 8, 10);
+    const ctx = { classCounts: COUNTS, experts: 3 };
+    const ride = createLoss('RIDELoss', { reweight_epoch: 2 }, ctx);
+    const ldam = createLoss('LDAMLoss', { reweight_epoch: 2 }, ctx);
+    for (const epoch of [1, 3]) {
+      ride.setEpoch!(epoch);
+      ldam.setEpoch!(epoch);
+      // Identical experts: the KL vanishes and each expert's term is LDAM-DRW of the output.
+      const same = torch.stack([output, output, output]);
+      const agree = ride.forward({ output, logits: same }, target).item();
+      const expected = 3 * ldam.forward({ output }, target).item();
+      assert.ok(Math.abs(agree - expected) < 1e-9, `epoch ${epoch}: ${agree} != ${expected}`);
+    }
+    // With a negative factor, spreading the experts apart (the ensemble fixed) lowers the term.
+    const spread = torch.randn([3, 8, 10], 'float64');
+    const centred = spread.sub(spread.mean(0, true));
+    const apart = torch.stack([0, 1, 2].map((e) => output.add(centred.select(0, e))));
+    const noDiversity = createLoss('RIDELoss', { additional_diversity_factor: 0 }, ctx);
+    const rewarded = createLoss('RIDELoss', { additional_diversity_factor: -0.45 }, ctx);
+    const penalised = createLoss('RIDELoss', { additional_diversity_factor: 0.45 }, ctx);
+    const base = createLoss('RIDELoss', { additional_diversity_factor: 1e-300 }, ctx);
+    const plain = base.forward({ output, logits: apart }, target).item();
+    assert.ok(rewarded.forward({ output, logits: apart }, target).item() < plain);
+    assert.ok(penalised.forward({ output, logits: apart }, target).item() > plain);
+    // A factor of 0 trains each expert's LDAM term on the ensemble output, as the reference does.
+    const onOutput = noDiversity.forward({ output, logits: apart }, target).item();
+    ldam.setEpoch!(1);
+    assert.ok(Math.abs(onOutput - 3 * ldam.forward({ output }, target).item()) < 1e-9);
+    // DRW switches the class weights and the per-class temperatures on after reweight_epoch only.
+    const drw = createLoss('RIDELoss', { reweight_epoch: 2 }, ctx);
+    drw.setEpoch!(2);
+    const before = drw.forward({ output, logits: apart }, target).item();
+    const keyBefore = drw.captureKey!();
+    drw.setEpoch!(3);
+    assert.notEqual(drw.forward({ output, logits: apart }, target).item(), before);
+    assert.notEqual(drw.captureKey!(), keyBefore);
+    assert.throws(
+      () => drw.forward({ output, logits: apart }, torch.full([8, 10], 0.1, 'float64')),
+      /class indices/,
+    );
+  });
+});
+
+test('RIDE: the per-class diversity temperatures rise with the class prior, the largest is 1', () => {
+  const factors = rideTemperatureFactors(COUNTS, 0.05);
+  assert.equal(Math.max(...factors), 1);
+  for (let c = 1; c < factors.length; c++) assert.ok(factors[c]! < factors[c - 1]!);
+  assert.deepEqual(rideTemperatureFactors(COUNTS, 0), new Array<number>(10).fill(1));
+  assert.throws(() => new RIDELoss(COUNTS, 3, { reweightFactor: 5 }), /reweight_factor 5 is too large/);
+  assert.throws(() => new RIDELoss(COUNTS, 0), /at least one expert/);
 });
 
 test('LDAM refuses soft targets (its margin needs the class); mixupLoss handles mixup', () => {

@@ -12,6 +12,7 @@ import {
 } from '../losses/single.js';
 import { bsExpertLoss, diverseExpertLoss, type ExpertKind } from '../losses/experts.js';
 import { PreferenceLoss } from '../losses/prl.js';
+import { RIDELoss } from '../losses/ride.js';
 import type { Loss } from '../losses/types.js';
 
 /** What a loss is built for. */
@@ -75,6 +76,20 @@ export const LOSS_TYPES = {
     eps: num(undefined, { min: 0 }),
     num_experts: int(undefined, 1),
   }),
+  RIDELoss: obj({
+    max_m: num('largest LDAM margin', { min: 0 }),
+    s: num('cosine-classifier scale the margin is multiplied by', { min: 0 }),
+    reweight: bool('false: never re-weight, whatever reweight_epoch says'),
+    reweight_epoch: drwEpoch,
+    base_loss_factor: num("weight of each expert's LDAM term"),
+    additional_diversity_factor: num("weight of each expert's diversity (KL) term; negative rewards disagreement"),
+    base_diversity_temperature: num('temperature of the diversity term', { min: 0 }),
+    reweight_factor: num('how much the class prior shapes the per-class temperatures under DRW', {
+      min: 0,
+      max: 1,
+    }),
+    num_experts: int(undefined, 1),
+  }),
   PRLLoss: obj({
     variant: oneOfValues(['paper', 'released']),
     scalarization: oneOfValues(['stch', 'linear', 'ls', 'released_stch', 'sum']),
@@ -91,6 +106,7 @@ const ALIASES: Record<string, string> = {
   BalancedSoftmaxCE: 'BalancedSoftmaxLoss',
   BalancedSoftmax: 'BalancedSoftmaxLoss',
   PRL: 'PRLLoss',
+  RIDE: 'RIDELoss',
 };
 
 function checkExperts(numExperts: number | undefined, ctx: LossContext, file: string): void {
@@ -183,6 +199,20 @@ export function createLoss(type: string, args: unknown = {}, ctx: LossContext): 
         const a = parse(LOSS_TYPES.BSExpertLoss);
         checkExperts(a.num_experts, ctx, file);
         return bsExpertLoss(counts, ctx.experts, a.tau_list ?? [0, 1, 2], a.eps);
+      }
+      case 'RIDELoss': {
+        const a = parse(LOSS_TYPES.RIDELoss);
+        checkExperts(a.num_experts, ctx, file);
+        return new RIDELoss(counts, ctx.experts, {
+          maxMargin: a.max_m,
+          s: a.s,
+          reweight: a.reweight,
+          reweightEpoch: a.reweight_epoch,
+          baseLossFactor: a.base_loss_factor,
+          diversityFactor: a.additional_diversity_factor,
+          diversityTemperature: a.base_diversity_temperature,
+          reweightFactor: a.reweight_factor,
+        });
       }
       case 'PRLLoss': {
         const a = parse(LOSS_TYPES.PRLLoss);

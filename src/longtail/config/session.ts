@@ -184,11 +184,15 @@ export function defaultRunDir(config: TrainConfig): string {
 }
 
 /** The methods whose names say more than their loss's (the loss follows in brackets). */
-const METHOD_OF_LOSS: Record<string, string> = { DiverseExpertLoss: 'SADE', BSExpertLoss: 'BalPoE' };
+const METHOD_OF_LOSS: Record<string, string> = {
+  DiverseExpertLoss: 'SADE',
+  BSExpertLoss: 'BalPoE',
+  RIDELoss: 'RIDE',
+};
 
 /**
  * The session's name and method as results, compare and reports show them: PRL with its
- * variant, SADE and BalPoE by name, a loss with deferred re-weighting as LDAM-DRW or
+ * variant, SADE, BalPoE and RIDE by name, a loss with deferred re-weighting as LDAM-DRW or
  * CrossEntropy-DRW (each with its loss in brackets), else the loss.
  */
 export function sessionLabel(s: Session): { name: string; method: string } {

@@ -214,19 +214,35 @@ export class LDAMLoss implements Loss {
     }
     return tidy(() => {
       const x = out.output;
-      const dtype = floatDtype(x);
-      const C = x.size(1);
-      if (C !== this.margins.length)
-        throw new Error(`LDAMLoss: the logits have ${C} classes, the class counts ${this.margins.length}`);
-      const onehot = F.oneHot(target, C).to(dtype);
-      const batchMargin = constant(this.margins, dtype).indexSelect(0, target).unsqueeze(1);
-      // Subtracting onehot * m_y is torch.where(onehot, x - m_y, x) with the same gradient.
-      const final = this.scaleLogits
-        ? x.sub(onehot.mul(batchMargin)).mul(this.s)
-        : x.sub(onehot.mul(batchMargin).mul(this.s));
+      const final = ldamLogits(this.type, x, target, this.margins, this.s, this.scaleLogits);
       const w = this.weighting.current;
-      const weight = w ? constant(w, dtype) : null;
+      const weight = w ? constant(w, floatDtype(x)) : null;
       return F.crossEntropy(final, target, { weight });
     });
   }
+}
+
+/**
+ * The logits LDAM takes its cross-entropy of: x [N, C] with the target class's logit lowered by
+ * s * m_y (a cosine classifier already scaled by s), or s * (x - m_y onehot) when scaleLogits
+ * (raw cosines, kaidic/LDAM-DRW). target: class indices [N].
+ */
+export function ldamLogits(
+  lossName: string,
+  x: Tensor,
+  target: Tensor,
+  margins: number[],
+  s: number,
+  scaleLogits = false,
+): Tensor {
+  return tidy(() => {
+    const dtype = floatDtype(x);
+    const C = x.size(1);
+    if (C !== margins.length)
+      throw new Error(`${lossName}: the logits have ${C} classes, the class counts ${margins.length}`);
+    const onehot = F.oneHot(target, C).to(dtype);
+    const batchMargin = constant(margins, dtype).indexSelect(0, target).unsqueeze(1);
+    // Subtracting onehot * m_y is torch.where(onehot, x - m_y, x) with the same gradient.
+    return scaleLogits ? x.sub(onehot.mul(batchMargin)).mul(s) : x.sub(onehot.mul(batchMargin).mul(s));
+  });
 }
