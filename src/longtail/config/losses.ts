@@ -82,7 +82,9 @@ export const LOSS_TYPES = {
     reweight: bool('false: never re-weight, whatever reweight_epoch says'),
     reweight_epoch: drwEpoch,
     base_loss_factor: num("weight of each expert's LDAM term"),
-    additional_diversity_factor: num("weight of each expert's diversity (KL) term; negative rewards disagreement"),
+    additional_diversity_factor: num(
+      "weight of each expert's diversity (KL) term; negative rewards disagreement",
+    ),
     base_diversity_temperature: num('temperature of the diversity term', { min: 0 }),
     reweight_factor: num('how much the class prior shapes the per-class temperatures under DRW', {
       min: 0,

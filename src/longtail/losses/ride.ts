@@ -138,11 +138,9 @@ export class RIDELoss implements Loss {
       for (let e = 0; e < this.experts; e++) {
         const expert = logits.select(0, e);
         const ldamInput = this.diversityFactor === 0 ? output : expert;
-        const ldam = F.crossEntropy(
-          ldamLogits(this.type, ldamInput, target, this.margins, this.s),
-          target,
-          { weight },
-        );
+        const ldam = F.crossEntropy(ldamLogits(this.type, ldamInput, target, this.margins, this.s), target, {
+          weight,
+        });
         let term = ldam.mul(this.baseLossFactor);
         if (this.diversityFactor !== 0) {
           // KL(p || q) summed over classes, averaged over the batch (kl_div's 'batchmean').
