@@ -144,26 +144,25 @@ test(
   },
 );
 
-test('LDAM-DRW captures again when its class weights switch on', { skip }, async () => {
-  const mutate = (c: ReturnType<typeof parseConfig>) => {
-    (c.loss.args as Record<string, unknown>).reweight_epoch = 1;
-  };
-  // every class needs an image for LDAM's margins: 100 in the head class leaves 1 in the tail
-  const eager = await train('fmnist_lt_ir100_ldam_drw.json', {}, 2, mutate, 100);
-  const { backend, counts } = standIn();
-  const graphed = await train(
-    'fmnist_lt_ir100_ldam_drw.json',
-    { graph: 'graph', graphBackend: backend },
-    2,
-    mutate,
-    100,
-  );
-  assert.equal(counts.captures, 2);
-  assert.equal(counts.disposed, 2);
-  // one warm-up step before the second capture
-  assert.equal(counts.sideStream, WARMUP_STEPS + 1);
-  assert.ok(maxDifference(eager, graphed) < 2e-5, `weights differ by ${maxDifference(eager, graphed)}`);
-});
+for (const [method, config] of [
+  ['LDAM-DRW', 'fmnist_lt_ir100_ldam_drw.json'],
+  ['RIDE', 'fmnist_lt_ir100_ride.json'],
+] as const) {
+  test(`${method} captures again when its class weights switch on`, { skip }, async () => {
+    const mutate = (c: ReturnType<typeof parseConfig>) => {
+      (c.loss.args as Record<string, unknown>).reweight_epoch = 1;
+    };
+    // every class needs an image for LDAM's margins: 100 in the head class leaves 1 in the tail
+    const eager = await train(config, {}, 2, mutate, 100);
+    const { backend, counts } = standIn();
+    const graphed = await train(config, { graph: 'graph', graphBackend: backend }, 2, mutate, 100);
+    assert.equal(counts.captures, 2);
+    assert.equal(counts.disposed, 2);
+    // one warm-up step before the second capture
+    assert.equal(counts.sideStream, WARMUP_STEPS + 1);
+    assert.ok(maxDifference(eager, graphed) < 2e-5, `weights differ by ${maxDifference(eager, graphed)}`);
+  });
+}
 
 test('a capture that fails leaves one line naming the cause, then trains eagerly', { skip }, async () => {
   const eager = await train('fmnist_lt_ir100_sade.json', {});
