@@ -183,6 +183,47 @@ test('test-time configs: defaults, methods, invalid JSON with its position, unkn
   }
 });
 
+test("SADE's test-time files as written: top-level epochs, metrics, imb_factor and share_lr", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tailor-tt-sade-'));
+  try {
+    const file = join(dir, 'test_time_places.json');
+    // The shape of SADE-AgnosticLT's configs/test_time_*.json (values chosen here).
+    const sadeFile = {
+      name: 'Places_LT_test_time',
+      n_gpu: 1,
+      arch: { type: 'ResNet152Model', args: { num_classes: 365, num_experts: 3 } },
+      data_loader: {
+        type: 'Places_LT',
+        args: { data_dir: './data', batch_size: 64, num_workers: 8, imb_factor: 0.01 },
+      },
+      optimizer: {
+        type: 'SGD',
+        args: { lr: 0.01, share_lr: 0.001, weight_decay: 4e-4, momentum: 0.9, nesterov: true },
+      },
+      add_extra_info: true,
+      metrics: ['accuracy'],
+      epochs: 3,
+    };
+    writeFileSync(file, JSON.stringify(sadeFile));
+    const o = loadTestTimeConfig(file, false);
+    assert.equal(o.epochs, 3, 'the top-level epochs are the test-time epochs');
+    assert.equal(o.batchSize, 64);
+    assert.equal(o.lr, 0.01, 'lr, not share_lr, steps the expert weights');
+    assert.equal(o.weightDecay, 4e-4);
+    writeFileSync(file, JSON.stringify({ ...sadeFile, trainer: { epochs: 3 } }));
+    assert.equal(loadTestTimeConfig(file, false).epochs, 3);
+    writeFileSync(file, JSON.stringify({ ...sadeFile, trainer: { epochs: 4 } }));
+    assert.throws(
+      () => loadTestTimeConfig(file, false),
+      /test_time_places\.json: epochs: is 3 but trainer\.epochs is 4/,
+    );
+    writeFileSync(file, JSON.stringify({ ...sadeFile, epochs: 0 }));
+    assert.throws(() => loadTestTimeConfig(file, false), /test_time_places\.json: epochs:/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('prl.z takes a number, one per expert, or "running_min"; anything else names the field', () => {
   const withZ = (z: unknown) =>
     JSON.stringify({ ...sade, loss: { type: 'PRLLoss', args: {} }, prl: { variant: 'paper', z } });

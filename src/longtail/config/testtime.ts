@@ -44,6 +44,11 @@ export const TEST_TIME_CONFIG = obj({
   loss: z.unknown().optional(),
   lr_scheduler: z.unknown().optional(),
   add_extra_info: bool(),
+  metrics: z
+    .array(z.string())
+    .describe("the reference's metric names (accepted; tailor reports top-1 and many/medium/few)")
+    .optional(),
+  epochs: int("test-time epochs (SADE's test-time files write it here; trainer.epochs is the same)", 1),
   data_loader: obj({
     type: text(),
     args: obj({
@@ -54,6 +59,7 @@ export const TEST_TIME_CONFIG = obj({
       training: bool(),
       test_imb_factor: num(),
       reverse: bool(),
+      imb_factor: num("the training set's imbalance in SADE's CIFAR files (the run's data decides)"),
     }).optional(),
   }).optional(),
   optimizer: obj({
@@ -63,6 +69,12 @@ export const TEST_TIME_CONFIG = obj({
       momentum: num(undefined, { min: 0 }),
       weight_decay: num(undefined, { min: 0 }),
       nesterov: bool(),
+      share_lr: num(
+        'the backbone learning rate of training (accepted: test time learns only the expert weights)',
+        {
+          min: 0,
+        },
+      ),
     }).optional(),
   }).optional(),
   trainer: obj({
@@ -99,11 +111,18 @@ export function testTimeOptions(raw: unknown, isPrl: boolean, file: string): Tes
   if (c.methods?.includes('preference') && !isPrl) {
     throw new ConfigError(file, 'methods', `'preference' needs a PRL checkpoint (a hypernetwork)`);
   }
+  if (c.epochs !== undefined && c.trainer?.epochs !== undefined && c.epochs !== c.trainer.epochs) {
+    throw new ConfigError(
+      file,
+      'epochs',
+      `is ${c.epochs} but trainer.epochs is ${c.trainer.epochs}; give the test-time epochs once`,
+    );
+  }
   const opt = c.optimizer?.args ?? { lr: 0.025 };
   const nesterov = opt.nesterov ?? true;
   const momentum = opt.momentum ?? 0.9;
   return {
-    epochs: c.trainer?.epochs ?? 5,
+    epochs: c.epochs ?? c.trainer?.epochs ?? 5,
     batchSize: c.data_loader?.args?.batch_size ?? 128,
     lr: opt.lr,
     momentum,
