@@ -8,6 +8,9 @@ import { ConfigError, bool, checkDepth, int, num, obj, oneOfValues, parseWith, t
 import { IDEAL_POINT, LOSS_TYPES } from './losses.js';
 import { checksOf } from '../../util/arguments.js';
 
+const PRETRAINED =
+  "weights to start training from (.safetensors or a PyTorch .pth): the trunk and every expert's stages; the classifiers keep their initialisation";
+
 const imagenetArchArgs = obj({
   num_classes: int('classes', 1).unwrap(),
   num_experts: int('experts', 1),
@@ -23,6 +26,7 @@ const imagenetArchArgs = obj({
   in_channels: int('input channels', 1),
   use_experts: z.unknown().optional(),
   dropout: z.unknown().optional(),
+  pretrained: text(PRETRAINED),
 });
 
 const cifarArchArgs = obj({
@@ -37,6 +41,7 @@ const cifarArchArgs = obj({
   in_channels: int('input channels (1 for Fashion-MNIST)', 1),
   share_layer3: bool(),
   use_experts: z.unknown().optional(),
+  pretrained: text(PRETRAINED),
 });
 
 /** A `{type, args}` section: one strict object per type, so `args` is typed once `type` is known. */
@@ -140,6 +145,10 @@ const OPTIMIZER = section([
       weight_decay: num(undefined, { min: 0 }),
       nesterov: bool('Nesterov momentum (needs momentum > 0 and no dampening)'),
       dampening: num(),
+      share_lr: num(
+        'learning rate of everything but the classifiers (and the hypernetwork), which keep lr: fine-tuning pretrained weights, as SADE trains Places-LT',
+        { min: 0 },
+      ),
     }),
   }),
   // Adam's weight_decay is L2 (added to the gradient, default 0); AdamW's is decoupled (default 0.01).

@@ -376,11 +376,32 @@ export function buildModel(
   });
 }
 
-export function buildOptimizer(config: TrainConfig, params: Tensor[]): optim.SGD | optim.Adam | optim.AdamW {
+/**
+ * The config's optimizer over `params`. With SGD's `share_lr`, two parameter groups: `heads` (the
+ * classifiers, the hypernetwork) at `lr` and everything else at `share_lr`, as SADE fine-tunes
+ * Places-LT (a LambdaLR schedule scales both). `file` names the config in errors.
+ */
+export function buildOptimizer(
+  config: TrainConfig,
+  params: Tensor[],
+  heads: readonly Tensor[] = [],
+  file = 'config',
+): optim.SGD | optim.Adam | optim.AdamW {
   const o = config.optimizer;
   if (o.type === 'SGD') {
     const a = o.args;
-    return new optim.SGD(params, {
+    const headSet = new Set(heads);
+    const shared = params.filter((p) => !headSet.has(p));
+    const own = params.filter((p) => headSet.has(p));
+    if (a.share_lr !== undefined && (shared.length === 0 || own.length === 0)) {
+      throw new ConfigError(
+        file,
+        'optimizer.args.share_lr',
+        `needs both a backbone and classifiers to tell apart (got ${shared.length} backbone and ${own.length} classifier tensors)`,
+      );
+    }
+    const groups = a.share_lr !== undefined ? [{ params: shared, lr: a.share_lr }, { params: own }] : params;
+    return new optim.SGD(groups, {
       lr: a.lr,
       momentum: a.momentum ?? 0,
       weightDecay: a.weight_decay ?? 0,

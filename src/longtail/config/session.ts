@@ -10,6 +10,7 @@ import {
   buildPrlSystem,
   plainSystem,
   systemParameters,
+  headParameters,
   type PrlSystem,
   type System,
 } from '../systems/index.js';
@@ -220,7 +221,7 @@ export function trainingSetup(s: Session): {
   savePeriod?: number;
 } {
   const { config } = s;
-  const optimizer = buildOptimizer(config, systemParameters(s.system));
+  const optimizer = buildOptimizer(config, systemParameters(s.system), headParameters(s.system), s.file);
   return {
     optimizer,
     scheduler: buildScheduler(config, optimizer),

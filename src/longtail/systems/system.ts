@@ -48,6 +48,19 @@ export function systemParameters(system: TrainableSystem): Tensor[] {
   return Object.values(system.modules).flatMap((m) => m.parameters());
 }
 
+/**
+ * The parameters that map features to classes: every expert's classifier and, for PRL, the
+ * modules besides the backbone (the hypernetwork that generates the classifiers). SGD's
+ * share_lr leaves these at lr.
+ */
+export function headParameters(system: TrainableSystem & { model: MultiExpertModel }): Tensor[] {
+  const classifiers = system.model.experts.items.flatMap((expert) => expert.classifier.parameters());
+  const others = Object.entries(system.modules)
+    .filter(([, m]) => m !== system.model)
+    .flatMap(([, m]) => m.parameters());
+  return [...classifiers, ...others];
+}
+
 export function systemStateDict(system: TrainableSystem): Record<string, Tensor> {
   const out: Record<string, Tensor> = {};
   for (const [prefix, m] of Object.entries(system.modules)) {

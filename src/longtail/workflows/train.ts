@@ -8,6 +8,8 @@ import type { AmpMode } from '../../torch/index.js';
 import type { ExecutionMode } from '../train/graph.js';
 import { calibrateSession, evaluateSession, writeResults, type LongtailResults } from './results.js';
 import { controllabilityGrid } from './preference.js';
+import { loadPretrainedFile } from '../models/pretrained.js';
+import { readWeightsFile } from './weights-file.js';
 
 /**
  * How {@link trainSession} trains: epochs, seed, run directory, resumption, device options, logging.
@@ -40,6 +42,8 @@ export interface SessionTrainOptions {
  * @throws NonFiniteLossError when the loss diverges.
  */
 export function trainSession(session: Session, o: SessionTrainOptions): Promise<TrainResult> {
+  // A resumed run's checkpoint holds the weights; a fresh one may start from pretrained ones.
+  if (!o.resumeFrom) startFromPretrained(session, o);
   return trainSystem({
     ...sessionTrainOptions(session),
     epochs: o.epochs,
@@ -121,4 +125,31 @@ export async function trainAndEvaluate(session: Session, o: SessionTrainOptions)
   if (train.graph === 'graph') results.branch_streams = train.branchStreams;
   const resultsPath = writeResults(o.runDir, results);
   return { train, results, resultsPath };
+}
+
+/** Sets the model's backbone from the config's arch.args.pretrained, logging what was taken. */
+function startFromPretrained(session: Session, o: SessionTrainOptions): void {
+  const say = (line: string) => {
+    if (o.log) o.log(line);
+    else if (!o.quiet) process.stderr.write(`${line}\n`);
+  };
+  const file = session.config.arch.args.pretrained;
+  const optimizer = session.config.optimizer;
+  if (!file) {
+    if (optimizer.type === 'SGD' && optimizer.args.share_lr !== undefined) {
+      say(
+        'warning: optimizer.args.share_lr without arch.args.pretrained trains the backbone from scratch at ' +
+          "share_lr; SADE's Places-LT recipe starts from ImageNet-pretrained ResNet-152 weights: give them in arch.args.pretrained",
+      );
+    }
+    return;
+  }
+  const report = loadPretrainedFile(session.model, file, readWeightsFile);
+  const unused = report.unused.length
+    ? `; ${report.unused.length} checkpoint tensors unused (${report.unused.slice(0, 3).join(', ')}${report.unused.length > 3 ? ', ...' : ''})`
+    : '';
+  const line =
+    `pretrained: ${file}: ${report.loaded} tensors loaded, ${report.copiedIntoExperts} of them copied into ` +
+    `the experts' stages; ${report.kept.length} kept as initialised (the classifiers)${unused}`;
+  say(line);
 }
