@@ -224,6 +224,38 @@ test("SADE's test-time files as written: top-level epochs, metrics, imb_factor a
   }
 });
 
+test("BalPoE's configs as written: the combiner is the mixup section, randaugm true and cutmix are refused by name", () => {
+  const balpoe = {
+    ...sade,
+    loss: { type: 'BSExpertLoss', tau_min: 0, tau_max: 2.0, args: { tau_list: [0, 1.0, 2.0] } },
+    combiner: { type: 'Combiner', mode: 'mixup', mixup: { alpha: 0.4 } },
+  };
+  assert.deepEqual(parseConfig(JSON.stringify(balpoe), 'b.json').mixup, { alpha: 0.4 });
+  const plain = { ...balpoe, combiner: { type: 'Combiner', mode: 'default', mixup: { alpha: 0.4 } } };
+  assert.equal(parseConfig(JSON.stringify(plain), 'b.json').mixup, undefined);
+  const both = { ...balpoe, mixup: { alpha: 0.2 } };
+  assert.throws(
+    () => parseConfig(JSON.stringify(both), 'b.json'),
+    /b\.json: combiner: mixup alpha 0\.4 differs/,
+  );
+  const cutmix = { ...balpoe, combiner: { mode: 'cutmix', mixup: { cutmix_alpha: 1 } } };
+  assert.throws(() => parseConfig(JSON.stringify(cutmix), 'b.json'), /combiner\.mode: tailor has no cutmix/);
+  const noAlpha = { ...balpoe, combiner: { mode: 'mixup' } };
+  assert.throws(
+    () => parseConfig(JSON.stringify(noAlpha), 'b.json'),
+    /combiner\.mixup\.alpha: mode "mixup" needs alpha/,
+  );
+  const loader = (randaugm: boolean) => ({
+    ...balpoe,
+    data_loader: { ...sade.data_loader, args: { ...sade.data_loader.args, randaugm } },
+  });
+  parseConfig(JSON.stringify(loader(false)), 'b.json');
+  assert.throws(
+    () => parseConfig(JSON.stringify(loader(true)), 'b.json'),
+    /b\.json: data_loader\.args\.randaugm: tailor has no AutoAugment/,
+  );
+});
+
 test('prl.z takes a number, one per expert, or "running_min"; anything else names the field', () => {
   const withZ = (z: unknown) =>
     JSON.stringify({ ...sade, loss: { type: 'PRLLoss', args: {} }, prl: { variant: 'paper', z } });

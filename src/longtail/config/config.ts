@@ -59,6 +59,9 @@ const ARCH = section([
   typed('ResNet152Model', imagenetArchArgs),
 ]);
 
+const RANDAUGM =
+  "BalPoE's AutoAugment / RandAugment switch: only false (the standard augmentation) is supported";
+
 const imbalanceLoaderArgs = obj({
   data_dir: text('directory of the data set'),
   batch_size: int('batch size', 1),
@@ -67,7 +70,7 @@ const imbalanceLoaderArgs = obj({
   imb_factor: num('1 / imbalance ratio, e.g. 0.01 for IR100', { min: 0, max: 1 }),
   imb_type: oneOfValues(['exp', 'step']),
   training: bool(),
-  randaugm: bool(),
+  randaugm: bool(RANDAUGM),
   test_imb_factor: num('test-set imbalance (test-time training)'),
   reverse: bool(),
   validation_split: num(),
@@ -97,6 +100,7 @@ const imageListLoaderArgs = obj({
   prefetch_factor: int('training batches built ahead per worker (default 2, as PyTorch)', 1),
   skip_corrupt: bool('leave unreadable or truncated images out of their batch (counted) instead of failing'),
   training: bool(),
+  randaugm: bool(RANDAUGM),
   balanced: bool('class-balanced sampling'),
   retain_epoch_size: bool(),
   train_txt: text('training list (absolute, relative to data_dir or to the working directory)'),
@@ -241,11 +245,38 @@ export const TRAIN_CONFIG = obj({
   // the reference configs list their metrics; accuracy and the shot groups are always reported
   metrics: z.array(z.string()).optional(),
   mixup: obj({ alpha: num('Beta(alpha, alpha) mixing', { min: 0 }).unwrap() }).optional(),
+  // BalPoE's spelling of mixup: {type: "Combiner", mode: "mixup", mixup: {alpha}}
+  combiner: obj({
+    type: z.literal('Combiner').optional(),
+    mode: oneOfValues(
+      ['default', 'mixup', 'cutmix'],
+      "BalPoE's batch combiner (default: none; mixup: Beta(alpha, alpha))",
+    ),
+    mixup: obj({ alpha: num(undefined, { min: 0 }), cutmix_alpha: num(undefined, { min: 0 }) }).optional(),
+  }).optional(),
   prl: PRL.optional(),
   trainer: TRAINER,
 });
 
 type Written = z.output<typeof TRAIN_CONFIG>;
+
+/** BalPoE's `combiner` section as the `mixup` section it means; cutmix is refused by name. */
+function foldCombiner(config: TrainConfig, combiner: Written['combiner'], file: string): void {
+  if (!combiner || (combiner.mode ?? 'default') === 'default') return;
+  if (combiner.mode === 'cutmix') {
+    throw new ConfigError(file, 'combiner.mode', "tailor has no cutmix; use 'mixup' or 'default'");
+  }
+  const alpha = combiner.mixup?.alpha;
+  if (alpha === undefined) throw new ConfigError(file, 'combiner.mixup.alpha', 'mode "mixup" needs alpha');
+  if (config.mixup && config.mixup.alpha !== alpha) {
+    throw new ConfigError(
+      file,
+      'combiner',
+      `mixup alpha ${alpha} differs from the mixup section's ${config.mixup.alpha}; give it once`,
+    );
+  }
+  config.mixup = { alpha };
+}
 /** The `prl` section; built from a PRLLoss's args it may name the released solvers too. */
 export type PrlSection = Omit<z.output<typeof PRL>, 'scalarization'> & {
   scalarization?: z.output<(typeof LOSS_TYPES)['PRLLoss']>['scalarization'];
@@ -311,8 +342,17 @@ export function parseConfig(text: string, file: string): TrainConfig {
 }
 
 function checkConfig(raw: unknown, file: string): TrainConfig {
-  const { use_hnet, Solvers, ...written } = parseWith(TRAIN_CONFIG, raw, file);
+  const { use_hnet, Solvers, combiner, ...written } = parseWith(TRAIN_CONFIG, raw, file);
   const config: TrainConfig = written;
+  foldCombiner(config, combiner, file);
+  const loaderArgs = config.data_loader.args as { randaugm?: boolean } | undefined;
+  if (loaderArgs?.randaugm) {
+    throw new ConfigError(
+      file,
+      'data_loader.args.randaugm',
+      "tailor has no AutoAugment / RandAugment pipeline (BalPoE's long-training recipe); set it to false for the standard augmentation",
+    );
+  }
   const opt = config.optimizer;
   if (opt.type === 'SGD' && opt.args.nesterov && (!opt.args.momentum || opt.args.dampening)) {
     throw new ConfigError(
