@@ -76,7 +76,26 @@ class Bottleneck(nn.Module):
         return F.relu(out + (self.downsample(x) if self.downsample is not None else x))
 
 
-def stage(cin, planes, blocks, stride, groups, wpg):
+class ImageNetBasicBlock(nn.Module):
+    # torchvision / RIDE BasicBlock (two 3x3 convolutions, expansion 1)
+    def __init__(self, cin, planes, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, planes, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d(planes, planes, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.downsample = None
+        if stride != 1 or cin != planes:
+            self.downsample = nn.Sequential(nn.Conv2d(cin, planes, 1, stride=stride, bias=False), nn.BatchNorm2d(planes))
+
+    def forward(self, x):
+        out = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))
+        return F.relu(out + (self.downsample(x) if self.downsample is not None else x))
+
+
+def stage(cin, planes, blocks, stride, groups, wpg, basic=False):
+    if basic:
+        return nn.Sequential(*[ImageNetBasicBlock(cin if i == 0 else planes, planes, stride if i == 0 else 1) for i in range(blocks)])
     return nn.Sequential(*[Bottleneck(cin if i == 0 else planes * 4, planes, stride if i == 0 else 1, groups, wpg) for i in range(blocks)])
 
 
@@ -90,19 +109,20 @@ class NormedLinear(nn.Module):
 
 
 class ExpertResNet(nn.Module):
-    def __init__(self, blocks, groups, wpg, experts, classes, planes3, planes4, use_norm, share_layer3, s=30):
+    def __init__(self, blocks, groups, wpg, experts, classes, planes3, planes4, use_norm, share_layer3, s=30, basic=False):
         super().__init__()
+        e = 1 if basic else 4
         self.conv1 = nn.Conv2d(3, 64, 7, stride=2, padding=3, bias=False)
         self.bn1 = nn.BatchNorm2d(64)
-        self.layer1 = stage(64, 64, blocks[0], 1, groups, wpg)
-        self.layer2 = stage(256, 128, blocks[1], 2, groups, wpg)
+        self.layer1 = stage(64, 64, blocks[0], 1, groups, wpg, basic)
+        self.layer2 = stage(64 * e, 128, blocks[1], 2, groups, wpg, basic)
         self.share_layer3 = share_layer3
         if share_layer3:
-            self.layer3 = stage(512, planes3, blocks[2], 2, groups, wpg)
+            self.layer3 = stage(128 * e, planes3, blocks[2], 2, groups, wpg, basic)
         else:
-            self.layer3s = nn.ModuleList([stage(512, planes3, blocks[2], 2, groups, wpg) for _ in range(experts)])
-        self.layer4s = nn.ModuleList([stage(planes3 * 4, planes4, blocks[3], 2, groups, wpg) for _ in range(experts)])
-        make = (lambda: NormedLinear(planes4 * 4, classes)) if use_norm else (lambda: nn.Linear(planes4 * 4, classes))
+            self.layer3s = nn.ModuleList([stage(128 * e, planes3, blocks[2], 2, groups, wpg, basic) for _ in range(experts)])
+        self.layer4s = nn.ModuleList([stage(planes3 * e, planes4, blocks[3], 2, groups, wpg, basic) for _ in range(experts)])
+        make = (lambda: NormedLinear(planes4 * e, classes)) if use_norm else (lambda: nn.Linear(planes4 * e, classes))
         self.linears = nn.ModuleList([make() for _ in range(experts)])
         self.s = s if use_norm else 1
         self.experts = experts
@@ -247,6 +267,12 @@ def main():
         options={'arch': 'resnet152', 'experts': 2, 'reduceDimension': True, 'normedClassifier': True, 'shareLayer3': True},
         **run_case('resnet152, 2 experts, shared layer 3', lambda: ExpertResNet([3, 8, 36, 3], 1, 64, 2, 3, 192, 384, True, True),
                    [2, 3, 64, 64], 3, ['conv1.weight', 'layer3.35.conv3.weight', 'layer4s.1.2.bn3.weight', 'linears.0.weight'])))
+    cases.append(dict(
+        options={'arch': 'resnet10', 'experts': 3, 'reduceDimension': True, 'normedClassifier': True},
+        **run_case('resnet10 (RIDE), 3 experts, reduce_dimension, cosine head',
+                   lambda: ExpertResNet([1, 1, 1, 1], 1, 64, 3, 6, 192, 384, True, False, basic=True),
+                   [2, 3, 64, 64], 6, ['conv1.weight', 'layer1.0.conv2.weight', 'layer3s.2.0.downsample.0.weight',
+                                       'layer4s.1.0.bn2.weight', 'linears.0.weight'])))
     cases.append(dict(
         options={'inChannels': 3, 'experts': 3, 'reduceDimension': True, 'normedClassifier': True},
         **run_case('cifar resnet32, 3 experts, reduce_dimension, cosine head', lambda: ExpertResNetCifar(3, 3, 10, 24, 48, True),

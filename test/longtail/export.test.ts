@@ -269,38 +269,43 @@ async function cli(dir: string): Promise<void> {
   refused(['-r', join(dir, 'ce'), '--format', 'tflite'], /--format tflite/);
 }
 
-test('ONNX export: an ImageNet-size ResNeXt backbone (bottlenecks, grouped convolutions, max pool)', async () => {
-  torch.manualSeed(5);
-  const model = new ResNetImageNet({
-    arch: 'resnext50_32x4d',
-    classes: 7,
-    experts: 2,
-    layer3Planes: 64,
-    layer4Planes: 64,
+for (const [arch, what] of [
+  ['resnext50_32x4d', 'bottlenecks, grouped convolutions, max pool'],
+  ['resnet10', "RIDE's ResNet-10: basic blocks"],
+] as const) {
+  test(`ONNX export: an ImageNet-size ${arch} backbone (${what})`, async () => {
+    torch.manualSeed(5);
+    const model = new ResNetImageNet({
+      arch,
+      classes: 7,
+      experts: 2,
+      layer3Planes: 64,
+      layer4Planes: 64,
+    });
+    // Batch norm statistics of a trained network, not the identity of a fresh one.
+    torch.noGrad(() => {
+      for (const [name, b] of model.namedBuffers())
+        if (name.endsWith('running_mean')) torch.aten.normal_(b, 0, 0.1);
+        else if (name.endsWith('running_var')) torch.aten.uniform_(b, 0.5, 1.5);
+    });
+    // The loss plays no part in the forward pass.
+    const system = plainSystem(model, {} as Loss);
+    const g = new onnx.OnnxGraph();
+    g.output('logits', systemToOnnx(system, g, g.input('image', ['batch', 3, 64, 64])), ['batch', 7]);
+    const bytes = g.encode({ producerVersion: version, graphName: arch });
+    const n = 8;
+    torch.manualSeed(6);
+    const data = torch.tidy(() => torch.randn([n, 3, 64, 64]).toFloat32Array());
+    const ours = torch.noGrad(() =>
+      torch.tidy(() =>
+        system.evalForward(torch.tensor(data, { shape: [n, 3, 64, 64] })).output.toFloat32Array(),
+      ),
+    );
+    const session = await ort.InferenceSession.create(bytes);
+    const out = await session.run({ image: new ort.Tensor('float32', data, [n, 3, 64, 64]) });
+    const diff = maxAbsDiff(ours, out.logits!.data as Float32Array);
+    assert.ok(diff <= TOLERANCE, `${arch}: ONNX logits differ from tailor's by ${diff}`);
+    console.log(`${arch} (2 experts, ${n} images): max |logit difference| ${diff.toExponential(2)}`);
+    model.dispose();
   });
-  // Batch norm statistics of a trained network, not the identity of a fresh one.
-  torch.noGrad(() => {
-    for (const [name, b] of model.namedBuffers())
-      if (name.endsWith('running_mean')) torch.aten.normal_(b, 0, 0.1);
-      else if (name.endsWith('running_var')) torch.aten.uniform_(b, 0.5, 1.5);
-  });
-  // The loss plays no part in the forward pass.
-  const system = plainSystem(model, {} as Loss);
-  const g = new onnx.OnnxGraph();
-  g.output('logits', systemToOnnx(system, g, g.input('image', ['batch', 3, 64, 64])), ['batch', 7]);
-  const bytes = g.encode({ producerVersion: version, graphName: 'resnext' });
-  const n = 8;
-  torch.manualSeed(6);
-  const data = torch.tidy(() => torch.randn([n, 3, 64, 64]).toFloat32Array());
-  const ours = torch.noGrad(() =>
-    torch.tidy(() =>
-      system.evalForward(torch.tensor(data, { shape: [n, 3, 64, 64] })).output.toFloat32Array(),
-    ),
-  );
-  const session = await ort.InferenceSession.create(bytes);
-  const out = await session.run({ image: new ort.Tensor('float32', data, [n, 3, 64, 64]) });
-  const diff = maxAbsDiff(ours, out.logits!.data as Float32Array);
-  assert.ok(diff <= TOLERANCE, `ResNeXt: ONNX logits differ from tailor's by ${diff}`);
-  console.log(`resnext50_32x4d (2 experts, ${n} images): max |logit difference| ${diff.toExponential(2)}`);
-  model.dispose();
-});
+}

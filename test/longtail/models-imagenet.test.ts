@@ -30,8 +30,10 @@ function withModel(options: ResNetImageNetOptions, fn: (model: ResNetImageNet) =
   assert.equal(torch.liveTensors(), before, 'tensors leaked');
 }
 
-// torchvision.models.resnet50() etc.: 1000 classes, linear fc.
+// torchvision.models.resnet50() etc.: 1000 classes, linear fc (ResNet-10: torchvision's
+// ResNet(BasicBlock, [1, 1, 1, 1]), 512-d features).
 const TORCHVISION: [ImageNetArch, number][] = [
+  ['resnet10', 5_418_792],
   ['resnet50', 25_557_032],
   ['resnext50_32x4d', 25_028_904],
   ['resnet152', 60_192_808],
@@ -40,7 +42,7 @@ for (const [arch, count] of TORCHVISION) {
   test(`${arch}: one expert with a linear head has torchvision's ${count} parameters`, () => {
     withModel({ arch, classes: 1000, experts: 1, normedClassifier: false }, (m) => {
       assert.equal(m.numParameters(), count);
-      assert.equal(m.featureDim, 2048);
+      assert.equal(m.featureDim, arch === 'resnet10' ? 512 : 2048);
       assert.deepEqual(m.conv1.weight.shape, [64, 3, 7, 7]);
       assert.equal(m.layer3, null);
     });
@@ -65,6 +67,11 @@ const MULTI: [string, ResNetImageNetOptions, number][] = [
     45_612_116,
   ],
   [
+    'resnet10, 3 experts, reduced, cosine, 1000 classes (RIDE ImageNet-LT)',
+    { arch: 'resnet10', classes: 1000, experts: 3, reduceDimension: true },
+    9_401_792,
+  ],
+  [
     'resnet152, 3 experts, shared layer 3, reduced, cosine, 365 classes',
     { arch: 'resnet152', classes: 365, experts: 3, reduceDimension: true, shareLayer3: true },
     52_502_080,
@@ -75,7 +82,8 @@ for (const [name, options, count] of MULTI) {
     withModel(options, (m) => {
       assert.equal(m.numParameters(), count);
       assert.equal(m.experts.length, options.experts);
-      assert.equal(m.featureDim, options.reduceDimension ? 1536 : 2048);
+      const expansion = options.arch === 'resnet10' ? 1 : 4;
+      assert.equal(m.featureDim, (options.reduceDimension ? 384 : 512) * expansion);
     });
   });
 }
@@ -253,8 +261,9 @@ test('bad options give errors that name the field', () => {
   );
 });
 
-test('SADE config type names map to the backbones', () => {
+test('SADE and RIDE config type names map to the backbones', () => {
   assert.deepEqual(IMAGENET_CONFIG_TYPES, {
+    ResNet10Model: 'resnet10',
     ResNet50Model: 'resnet50',
     ResNeXt50Model: 'resnext50_32x4d',
     ResNet152Model: 'resnet152',

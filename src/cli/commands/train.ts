@@ -34,8 +34,9 @@ pool every epoch (model_best is chosen there), then once on the eleven test-agno
 distributions. Writes checkpoints, metrics.jsonl, results.json and report.html.
 
 What the config chooses (the structure of the SADE / BalPoE / LDAM-DRW / PRL reference configs):
-  arch.type         ResNet32Model (CIFAR / Fashion-MNIST), ResNet50Model, ResNeXt50Model,
-                    ResNet152Model (ImageNet-LT, iNaturalist, Places-LT); one or several experts
+  arch.type         ResNet32Model (CIFAR / Fashion-MNIST), ResNet10Model, ResNet50Model,
+                    ResNeXt50Model, ResNet152Model (ImageNet-LT, iNaturalist, Places-LT); one or
+                    several experts; arch.args.pretrained starts from a weights file
   loss.type         CrossEntropyLoss (CE; reweight_epoch: deferred class-balanced reweighting),
                     BalancedSoftmaxLoss, LogitAdjustLoss, FocalLoss, LDAMLoss (LDAM-DRW with
                     reweight_epoch), DiverseExpertLoss (SADE's experts), BSExpertLoss (BalPoE's

@@ -54,6 +54,7 @@ function section<const O extends readonly [z.ZodType, ...z.ZodType[]]>(options: 
 
 const ARCH = section([
   typed('ResNet32Model', cifarArchArgs),
+  typed('ResNet10Model', imagenetArchArgs),
   typed('ResNet50Model', imagenetArchArgs),
   typed('ResNeXt50Model', imagenetArchArgs),
   typed('ResNet152Model', imagenetArchArgs),

@@ -1,29 +1,51 @@
-// ImageNet-size backbones (ResNet-50, ResNeXt-50 32x4d, ResNet-152) in the multi-expert form of
-// RIDE/SADE (fb_resnets/Expert_ResNet.py, Expert_ResNeXt.py): the stem, stage 1 and stage 2 are
+// ImageNet-size backbones (ResNet-50, ResNeXt-50 32x4d, ResNet-152, and RIDE's ResNet-10 of basic
+// blocks) in the multi-expert form of RIDE/SADE (fb_resnets/Expert_ResNet.py, Expert_ResNeXt.py): the stem, stage 1 and stage 2 are
 // shared, every expert owns stages 3 and 4, global average pooling and a classifier; the model
 // output is the mean of the expert logits. With one expert and reduceDimension off it is exactly
-// torchvision's resnet50 / resnext50_32x4d / resnet152 (same modules, same parameter count).
+// torchvision's resnet50 / resnext50_32x4d / resnet152 (same modules, same parameter count); ResNet-10
+// is torchvision's ResNet(BasicBlock, [1, 1, 1, 1]), the ImageNet-LT baseline of RIDE and decoupling.
 // The multi-expert forward passes are shared with ResNetCifar (multi-expert.ts).
 import { Tensor, nn, tidy, aten, noGrad, onnx } from '../../torch/index.js';
 import { NormedLinear } from './heads.js';
 import { ExpertBase, MultiExpertModel } from './multi-expert.js';
 import { BOTTLENECK_EXPANSION, Bottleneck, bottleneckStage, type BottleneckShape } from './bottleneck.js';
+import { BASIC_EXPANSION, BasicBlock, basicStage } from './basic-block.js';
 
-export type ImageNetArch = 'resnet50' | 'resnext50_32x4d' | 'resnet152';
+export type ImageNetArch = 'resnet10' | 'resnet50' | 'resnext50_32x4d' | 'resnet152';
 
 interface ArchSpec extends BottleneckShape {
-  /** Bottleneck blocks in stages 1..4. */
+  /** Blocks in stages 1..4. */
   blocks: [number, number, number, number];
+  /** Bottleneck blocks (1x1, 3x3, 1x1, 4x wider out) or basic blocks (two 3x3). */
+  block: 'bottleneck' | 'basic';
 }
 
 export const IMAGENET_ARCHS: Record<ImageNetArch, ArchSpec> = {
-  resnet50: { blocks: [3, 4, 6, 3], groups: 1, widthPerGroup: 64 },
-  resnext50_32x4d: { blocks: [3, 4, 6, 3], groups: 32, widthPerGroup: 4 },
-  resnet152: { blocks: [3, 8, 36, 3], groups: 1, widthPerGroup: 64 },
+  resnet10: { blocks: [1, 1, 1, 1], groups: 1, widthPerGroup: 64, block: 'basic' },
+  resnet50: { blocks: [3, 4, 6, 3], groups: 1, widthPerGroup: 64, block: 'bottleneck' },
+  resnext50_32x4d: { blocks: [3, 4, 6, 3], groups: 32, widthPerGroup: 4, block: 'bottleneck' },
+  resnet152: { blocks: [3, 8, 36, 3], groups: 1, widthPerGroup: 64, block: 'bottleneck' },
 };
+
+/** A stage of the arch's blocks: `blocks` of them, the first strided (and projecting). */
+function stage(
+  spec: ArchSpec,
+  inChannels: number,
+  planes: number,
+  blocks: number,
+  stride: number,
+): nn.Sequential {
+  return spec.block === 'basic'
+    ? basicStage(inChannels, planes, blocks, stride)
+    : bottleneckStage(inChannels, planes, blocks, stride, spec);
+}
+
+const expansionOf = (spec: ArchSpec): number =>
+  spec.block === 'basic' ? BASIC_EXPANSION : BOTTLENECK_EXPANSION;
 
 /** The `arch.type` names of the SADE/RIDE/BalPoE configs and the backbone each one builds. */
 export const IMAGENET_CONFIG_TYPES: Record<string, ImageNetArch> = {
+  ResNet10Model: 'resnet10',
   ResNet50Model: 'resnet50',
   ResNeXt50Model: 'resnext50_32x4d',
   ResNet152Model: 'resnet152',
@@ -102,7 +124,7 @@ export class ResNetImageNet extends MultiExpertModel {
   /** Present only with shareLayer3. */
   readonly layer3: nn.Sequential | null;
   readonly experts: nn.ModuleList<ImageNetExpert>;
-  /** Width of each expert's pooled features (layer4 planes x 4). */
+  /** Width of each expert's pooled features (layer4 planes x the block expansion: 4, or 1 for basic blocks). */
   readonly featureDim: number;
 
   constructor(readonly options: ResNetImageNetOptions) {
@@ -135,7 +157,8 @@ export class ResNetImageNet extends MultiExpertModel {
         );
       }
     }
-    this.featureDim = planes4 * BOTTLENECK_EXPANSION;
+    const expansion = expansionOf(spec);
+    this.featureDim = planes4 * expansion;
 
     const inChannels = options.inChannels ?? 3;
     this.conv1 = this.registerModule(
@@ -145,18 +168,20 @@ export class ResNetImageNet extends MultiExpertModel {
         : new nn.Conv2d(inChannels, 64, 7, { stride: 2, padding: 3, bias: false }),
     );
     this.bn1 = this.registerModule('bn1', new nn.BatchNorm2d(64));
-    this.layer1 = this.registerModule('layer1', bottleneckStage(64, 64, spec.blocks[0], 1, spec));
-    this.layer2 = this.registerModule('layer2', bottleneckStage(256, 128, spec.blocks[1], 2, spec));
-    const stage3Out = planes3 * BOTTLENECK_EXPANSION;
+    this.layer1 = this.registerModule('layer1', stage(spec, 64, 64, spec.blocks[0], 1));
+    const stage2In = 64 * expansion;
+    this.layer2 = this.registerModule('layer2', stage(spec, stage2In, 128, spec.blocks[1], 2));
+    const stage3In = 128 * expansion;
+    const stage3Out = planes3 * expansion;
     const shareLayer3 = options.shareLayer3 ?? false;
     this.layer3 = shareLayer3
-      ? this.registerModule('layer3', bottleneckStage(512, planes3, spec.blocks[2], 2, spec))
+      ? this.registerModule('layer3', stage(spec, stage3In, planes3, spec.blocks[2], 2))
       : null;
 
     const list: ImageNetExpert[] = [];
     for (let e = 0; e < experts; e++) {
-      const layer3 = shareLayer3 ? null : bottleneckStage(512, planes3, spec.blocks[2], 2, spec);
-      const layer4 = bottleneckStage(stage3Out, planes4, spec.blocks[3], 2, spec);
+      const layer3 = shareLayer3 ? null : stage(spec, stage3In, planes3, spec.blocks[2], 2);
+      const layer4 = stage(spec, stage3Out, planes4, spec.blocks[3], 2);
       list.push(
         new ImageNetExpert(
           layer3,
@@ -181,6 +206,7 @@ export class ResNetImageNet extends MultiExpertModel {
     for (const [, m] of this.namedModules()) {
       if (m instanceof nn.Conv2d) nn.init.kaimingNormal_(m.weight, { mode: 'fan_out', nonlinearity: 'relu' });
       if (zeroInitResidual && m instanceof Bottleneck && m.bn3.weight) noGrad(() => m.bn3.weight!.zero_());
+      if (zeroInitResidual && m instanceof BasicBlock && m.bn2.weight) noGrad(() => m.bn2.weight!.zero_());
     }
   }
 
