@@ -70,6 +70,14 @@ const VARIANTS: Record<string, unknown>[] = [
   { loss: { type: 'FocalLoss', args: { gamma: 2, weight: [1, 1, 2] } } },
   { loss: { type: 'FocalLoss', args: { gamma: 1, reweight_epoch: 20 } } },
   { loss: { type: 'DiverseExpertLoss', args: { tau: 2, num_experts: 3 } } },
+  {
+    loss: {
+      type: 'RIDELoss',
+      args: { additional_diversity_factor: -0.45, reweight_epoch: 24, reweight_factor: 0.05 },
+    },
+  },
+  { combiner: { type: 'Combiner', mode: 'mixup', mixup: { alpha: 0.4 } } },
+  { optimizer: { type: 'SGD', args: { lr: 0.01, share_lr: 0.001, momentum: 0.9 } } },
   { loss: { type: 'PRL', args: { variant: 'paper', z: 'running_min', mu: 0.1 } } },
   { optimizer: { type: 'AdamW', args: { lr: 0.001, betas: [0.9, 0.999], eps: 1e-8, amsgrad: true } } },
   { lr_scheduler: { type: 'MultiStepLR', args: { milestones: [20, 25], gamma: 0.1 } } },
@@ -97,6 +105,9 @@ const CONFIG_TOKENS = [
   '"loss": {"type": "FocalLoss", "args": {"weight": [1, 2], "reweight": true}},\n',
   '"loss": {"type": "DiverseExpertLoss", "args": {"num_experts": 7}},\n',
   '"loss": {"type": "BalancedSoftmaxCE", "args": {"eps": -1}},\n',
+  '"loss": {"type": "RIDE", "args": {"reweight_factor": 2, "base_diversity_temperature": 0}},\n',
+  '"combiner": {"mode": "cutmix", "mixup": {"alpha": -1}},\n',
+  '"epochs": 0,\n',
   '"lr_scheduler": {"type": "MultiStepLR", "args": {}},\n',
   '"lr_scheduler": {"type": "CustomLR", "args": {"step1": 160}},\n',
   '"lr_scheduler": {"type": "CosineAnnealingLR", "args": {"T_max": 0}},\n',
@@ -126,8 +137,10 @@ async function trainConfig(dir: string): Promise<void> {
     };
     if (config.prl) createPrlLoss(config.prl, ctx);
     else createLoss(config.loss.type, config.loss.args, ctx);
+    // a backbone weight and a classifier weight, so that share_lr builds its two groups
     const weight = torch.zeros([2]).requiresGrad_(true);
-    const optimizer = buildOptimizer(config, [weight]);
+    const classifier = torch.zeros([2]).requiresGrad_(true);
+    const optimizer = buildOptimizer(config, [weight, classifier], [classifier], file);
     const scheduler = buildScheduler(config, optimizer);
     for (let epoch = 0; epoch < 3; epoch++) scheduler?.step();
   });
