@@ -7,7 +7,7 @@
 import { nn, noGrad, tidy, type Tensor } from '../../torch/index.js';
 import { checkCounts, classBalancedWeights, classPrior, constant, ldamMargins } from './priors.js';
 import { ClassWeighting, ldamLogits } from './single.js';
-import { expertLogits, floatDtype, isSoftTarget, type Loss, type ModelOutput } from './types.js';
+import { expertLogits, floatDtype, requireClassIndices, type Loss, type ModelOutput } from './types.js';
 
 const F = nn.functional;
 
@@ -110,11 +110,7 @@ export class RIDELoss implements Loss {
   }
 
   forward(out: ModelOutput, target: Tensor): Tensor {
-    if (isSoftTarget(target)) {
-      throw new Error(
-        'RIDELoss needs class indices (its LDAM margin is on the target class); for mixup use mixupLoss(loss, out, ya, yb, lam)',
-      );
-    }
+    requireClassIndices(this.type, target);
     if (!out.logits) return F.crossEntropy(out.output, target);
     const logits = expertLogits(out, this.experts, this.type);
     return tidy(() => {

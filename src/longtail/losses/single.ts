@@ -3,7 +3,7 @@
 // Formulas follow the SADE / BalPoE model/loss.py and kaidic/LDAM-DRW losses.py.
 import { tidy, nn, type Tensor } from '../../torch/index.js';
 import { classBalancedWeights, constant, ldamMargins, logPrior, PRIOR_EPS } from './priors.js';
-import { floatDtype, isSoftTarget, type Loss, type ModelOutput } from './types.js';
+import { floatDtype, requireClassIndices, type Loss, type ModelOutput } from './types.js';
 
 const F = nn.functional;
 
@@ -207,11 +207,7 @@ export class LDAMLoss implements Loss {
   }
 
   forward(out: ModelOutput, target: Tensor): Tensor {
-    if (isSoftTarget(target)) {
-      throw new Error(
-        'LDAMLoss needs class indices (its margin is on the target class); for mixup use mixupLoss(loss, out, ya, yb, lam)',
-      );
-    }
+    requireClassIndices(this.type, target);
     return tidy(() => {
       const x = out.output;
       const final = ldamLogits(this.type, x, target, this.margins, this.s, this.scaleLogits);

@@ -64,6 +64,15 @@ export function isSoftTarget(target: Tensor): boolean {
   return target.dtype !== 'int64' && target.dtype !== 'int32';
 }
 
+/** Refuses soft targets for a loss whose margin sits on the target class (LDAM, RIDE). */
+export function requireClassIndices(lossName: string, target: Tensor): void {
+  if (isSoftTarget(target)) {
+    throw new Error(
+      `${lossName} needs class indices (its LDAM margin is on the target class); for mixup use mixupLoss(loss, out, ya, yb, lam)`,
+    );
+  }
+}
+
 /** The per-expert logits of out, checked against the number of experts a loss was built for. */
 export function expertLogits(out: ModelOutput, experts: number, lossName: string): Tensor {
   const logits = out.logits;
