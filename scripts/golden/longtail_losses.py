@@ -187,6 +187,23 @@ def ride(counts, args, output, logits, target, epoch):
     return loss
 
 
+def ride_distill(counts, args, output, logits, target, epoch, teacher):
+    # RIDELossWithDistill: per student expert, the whole RIDE loss plus the distillation term
+    if logits is None:
+        return ride(counts, args, output, logits, target, epoch)
+    T = args.get("distill_temperature", 1.0)
+    ride_args = {k: v for k, v in args.items()
+                 if k not in ("distill_temperature", "additional_distill_loss_factor", "ride_loss_factor")}
+    loss = 0
+    for _ in logits:
+        loss = loss + args.get("ride_loss_factor", 1.0) * ride(counts, ride_args, output, logits, target, epoch)
+        student = F.log_softmax(output / T, dim=1)
+        with torch.no_grad():
+            t = F.softmax(teacher / T, dim=1)
+        loss = loss + args.get("additional_distill_loss_factor", 1.0) * T * T * F.kl_div(student, t, reduction="batchmean")
+    return loss
+
+
 REFS = {
     "CrossEntropyLoss": ce_loss,
     "BalancedSoftmaxLoss": balanced_softmax,
@@ -241,8 +258,13 @@ def tensors(name):
 cases = []
 
 
-def case(name, loss_type, args, input_set, epoch=None, soft=False, preference=None, mixup=None, no_logits=False):
+def case(name, loss_type, args, input_set, epoch=None, soft=False, preference=None, mixup=None, no_logits=False,
+         teacher=False):
     s, output, logits = tensors(input_set)
+    teacher_t = None
+    if teacher:
+        g = torch.Generator().manual_seed(99)
+        teacher_t = torch.randn(s["N"], s["C"], generator=g, dtype=D) * 12.0
     counts = s["counts"]
     target = torch.tensor(s["target"])
     if soft:
@@ -257,12 +279,15 @@ def case(name, loss_type, args, input_set, epoch=None, soft=False, preference=No
             loss = mixup * ref(counts, args, output, lg, target, epoch) + (1 - mixup) * ref(counts, args, output, lg, yb, epoch)
     elif loss_type == "PRLLoss":
         loss = prl(counts, args, output, logits, target, epoch, preference)
+    elif loss_type == "RIDELossWithDistill":
+        loss = ride_distill(counts, args, output, lg, target, epoch, teacher_t)
     else:
         loss = REFS[loss_type](counts, args, output, lg, target, epoch)
     loss.backward()
     cases.append({
         "name": name, "type": loss_type, "args": args, "inputs": input_set, "epoch": epoch, "soft": soft,
         "preference": preference, "mixup": mixup, "no_logits": no_logits,
+        **({"teacher": flat(teacher_t)} if teacher else {}),
         "loss": loss.item(),
         "output_grad": flat(output.grad) if output.grad is not None else None,
         "logits_grad": flat(logits.grad) if logits.grad is not None else None,
@@ -314,6 +339,14 @@ case("ride_no_diversity", "RIDELoss", {"additional_diversity_factor": 0.0, "rewe
 case("ride_reweight_off", "RIDELoss", {"reweight": False, "reweight_epoch": 1}, "lt10_scaled", epoch=5)
 case("ride_never_reweight", "RIDELoss", {}, "lt10_e2", epoch=9)
 case("ride_no_logits", "RIDELoss", {"reweight_epoch": 3}, "lt10_scaled", epoch=4, no_logits=True)
+case("ride_distill", "RIDELossWithDistill",
+     {"additional_diversity_factor": -0.45, "distill_temperature": 1.5, "reweight_epoch": 3}, "lt10_scaled",
+     epoch=4, teacher=True)
+case("ride_distill_factors", "RIDELossWithDistill",
+     {"additional_distill_loss_factor": 0.5, "ride_loss_factor": 2.0, "reweight": False}, "lt10_e2",
+     epoch=1, teacher=True)
+case("ride_distill_no_logits", "RIDELossWithDistill", {"reweight_epoch": 3}, "lt10_scaled", epoch=1,
+     no_logits=True, teacher=True)
 case("mixup_ce", "CrossEntropyLoss", {}, "lt10", mixup=0.3)
 case("mixup_diverse", "DiverseExpertLoss", {"tau": 2}, "lt10", mixup=0.3)
 case("mixup_bs_experts", "BSExpertLoss", {"tau_list": [0, 1, 2]}, "lt10", mixup=0.8)

@@ -107,6 +107,8 @@ const CONFIG_TOKENS = [
   '"loss": {"type": "BalancedSoftmaxCE", "args": {"eps": -1}},\n',
   '"loss": {"type": "RIDE", "args": {"reweight_factor": 2, "base_diversity_temperature": 0}},\n',
   '"combiner": {"mode": "cutmix", "mixup": {"alpha": -1}},\n',
+  '"distill": true, "distill_checkpoint": "",\n',
+  '"loss": {"type": "RIDELossWithDistill", "args": {"distill_temperature": 0}},\n',
   '"epochs": 0,\n',
   '"lr_scheduler": {"type": "MultiStepLR", "args": {}},\n',
   '"lr_scheduler": {"type": "CustomLR", "args": {"step1": 160}},\n',

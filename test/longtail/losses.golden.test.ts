@@ -31,6 +31,8 @@ interface GoldenCase {
   preference: number[] | null;
   mixup: number | null;
   no_logits: boolean;
+  /** RIDELossWithDistill: the teacher's output [N, C]. */
+  teacher?: number[];
   loss: number;
   output_grad: number[] | null;
   logits_grad: number[] | null;
@@ -64,7 +66,10 @@ for (const c of golden.cases) {
         ? torch.tensor(Float64Array.from(s.soft_target), { shape: [s.N, s.C] })
         : labels(s.target);
       const out = c.no_logits ? { output } : { output, logits };
-      const extra = c.preference ? { preference: c.preference } : undefined;
+      const teacher = c.teacher
+        ? torch.tensor(Float64Array.from(c.teacher), { shape: [s.N, s.C] })
+        : undefined;
+      const extra = c.preference ? { preference: c.preference } : teacher ? { teacher } : undefined;
       const value =
         c.mixup !== null
           ? mixupLoss(loss, out, target, labels(s.target_b), c.mixup, extra)
@@ -109,6 +114,7 @@ test('losses golden: the file covers every loss type, DRW on both sides of the s
     'DiverseExpertLoss',
     'BSExpertLoss',
     'RIDELoss',
+    'RIDELossWithDistill',
     'PRLLoss',
   ]) {
     assert.ok(types.has(t), `no golden case for ${t}`);

@@ -41,7 +41,8 @@ What the config chooses (the structure of the SADE / BalPoE / LDAM-DRW / PRL ref
                     BalancedSoftmaxLoss, LogitAdjustLoss, FocalLoss, LDAMLoss (LDAM-DRW with
                     reweight_epoch), DiverseExpertLoss (SADE's experts), BSExpertLoss (BalPoE's
                     logit-adjusted experts), RIDELoss (RIDE: LDAM-DRW per expert with a
-                    diversity term), PRLLoss (PRL; scalarization stch, linear, ls,
+                    diversity term; RIDELossWithDistill with "distill", "distill_arch" and
+                    "distill_checkpoint" distils from a teacher run), PRLLoss (PRL; scalarization stch, linear, ls,
                     released_stch or sum)
   prl               a "prl" section trains PRL: a hypernetwork generates the experts' classifiers
                     from a preference drawn from a Dirichlet; variant paper or released,

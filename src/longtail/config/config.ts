@@ -256,10 +256,60 @@ export const TRAIN_CONFIG = obj({
     mixup: obj({ alpha: num(undefined, { min: 0 }), cutmix_alpha: num(undefined, { min: 0 }) }).optional(),
   }).optional(),
   prl: PRL.optional(),
+  // RIDE's distillation: a teacher model (distill_arch) and its weights (a tailor run's)
+  distill: bool("distil from a teacher (RIDE's RIDELossWithDistill)"),
+  distill_arch: ARCH.optional(),
+  distill_checkpoint: text(
+    "the teacher's weights: a tailor run directory, its checkpoint (.json or .safetensors), or a .safetensors state dict",
+  ),
   trainer: TRAINER,
 });
 
 type Written = z.output<typeof TRAIN_CONFIG>;
+
+/**
+ * RIDE's expert-assignment stage (its `*EAModel` archs, resumed from a trained RIDE model) trains
+ * routers that skip experts to save computation; tailor does not build it, and says so by name
+ * rather than as an unknown key.
+ */
+function refuseExpertAssignment(raw: unknown, file: string): void {
+  if (typeof raw !== 'object' || raw === null) return;
+  const arch = (raw as { arch?: { type?: unknown } }).arch;
+  if (typeof arch?.type === 'string' && /EAModel$/.test(arch.type)) {
+    throw new ConfigError(
+      file,
+      'arch.type',
+      `${arch.type} is RIDE's expert-assignment (router) stage, which tailor does not build; train and evaluate the RIDE model itself (${arch.type.replace(/EAModel$/, 'Model')})`,
+    );
+  }
+}
+
+/** RIDE's distillation: a teacher and its weights with RIDELossWithDistill, and only then. */
+function checkDistill(config: TrainConfig, file: string): void {
+  const withDistillLoss = config.loss.type === 'RIDELossWithDistill';
+  if (!config.distill) {
+    if (withDistillLoss) {
+      throw new ConfigError(file, 'distill', 'RIDELossWithDistill needs "distill": true with a teacher');
+    }
+    return;
+  }
+  if (!withDistillLoss) {
+    throw new ConfigError(
+      file,
+      'loss.type',
+      `distillation uses the teacher through RIDELossWithDistill, not ${config.loss.type}`,
+    );
+  }
+  if (!config.distill_arch)
+    throw new ConfigError(file, 'distill_arch', "the teacher's arch section is missing");
+  if (!config.distill_checkpoint) {
+    throw new ConfigError(
+      file,
+      'distill_checkpoint',
+      "the teacher's weights (a tailor run or .safetensors) are missing",
+    );
+  }
+}
 
 /** BalPoE's `combiner` section as the `mixup` section it means; cutmix is refused by name. */
 function foldCombiner(config: TrainConfig, combiner: Written['combiner'], file: string): void {
@@ -343,9 +393,11 @@ export function parseConfig(text: string, file: string): TrainConfig {
 }
 
 function checkConfig(raw: unknown, file: string): TrainConfig {
+  refuseExpertAssignment(raw, file);
   const { use_hnet, Solvers, combiner, ...written } = parseWith(TRAIN_CONFIG, raw, file);
   const config: TrainConfig = written;
   foldCombiner(config, combiner, file);
+  checkDistill(config, file);
   const loaderArgs = config.data_loader.args as { randaugm?: boolean } | undefined;
   if (loaderArgs?.randaugm) {
     throw new ConfigError(

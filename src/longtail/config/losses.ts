@@ -12,7 +12,7 @@ import {
 } from '../losses/single.js';
 import { bsExpertLoss, diverseExpertLoss, type ExpertKind } from '../losses/experts.js';
 import { PreferenceLoss } from '../losses/prl.js';
-import { RIDELoss } from '../losses/ride.js';
+import { RIDELoss, RIDELossWithDistill } from '../losses/ride.js';
 import type { Loss } from '../losses/types.js';
 
 /** What a loss is built for. */
@@ -41,6 +41,24 @@ export const IDEAL_POINT = oneOf(
 )
   .describe('ideal point of the Tchebycheff scalarization')
   .optional();
+
+/** RIDELoss's arguments (RIDELossWithDistill takes them too). */
+const RIDE_ARGS = {
+  max_m: num('largest LDAM margin', { min: 0 }),
+  s: num('cosine-classifier scale the margin is multiplied by', { min: 0 }),
+  reweight: bool('false: never re-weight, whatever reweight_epoch says'),
+  reweight_epoch: drwEpoch,
+  base_loss_factor: num("weight of each expert's LDAM term"),
+  additional_diversity_factor: num(
+    "weight of each expert's diversity (KL) term; negative rewards disagreement",
+  ),
+  base_diversity_temperature: num('temperature of the diversity term', { min: 0 }),
+  reweight_factor: num('how much the class prior shapes the per-class temperatures under DRW', {
+    min: 0,
+    max: 1,
+  }),
+  num_experts: int(undefined, 1),
+};
 
 /** The accepted `args` of every loss type (for the config schema too). */
 export const LOSS_TYPES = {
@@ -76,21 +94,12 @@ export const LOSS_TYPES = {
     eps: num(undefined, { min: 0 }),
     num_experts: int(undefined, 1),
   }),
-  RIDELoss: obj({
-    max_m: num('largest LDAM margin', { min: 0 }),
-    s: num('cosine-classifier scale the margin is multiplied by', { min: 0 }),
-    reweight: bool('false: never re-weight, whatever reweight_epoch says'),
-    reweight_epoch: drwEpoch,
-    base_loss_factor: num("weight of each expert's LDAM term"),
-    additional_diversity_factor: num(
-      "weight of each expert's diversity (KL) term; negative rewards disagreement",
-    ),
-    base_diversity_temperature: num('temperature of the diversity term', { min: 0 }),
-    reweight_factor: num('how much the class prior shapes the per-class temperatures under DRW', {
-      min: 0,
-      max: 1,
-    }),
-    num_experts: int(undefined, 1),
+  RIDELoss: obj(RIDE_ARGS),
+  RIDELossWithDistill: obj({
+    ...RIDE_ARGS,
+    additional_distill_loss_factor: num('weight of the distillation term'),
+    distill_temperature: num('temperature of the distillation', { min: 0 }),
+    ride_loss_factor: num('weight of the RIDE loss'),
   }),
   PRLLoss: obj({
     variant: oneOfValues(['paper', 'released']),
@@ -202,10 +211,12 @@ export function createLoss(type: string, args: unknown = {}, ctx: LossContext): 
         checkExperts(a.num_experts, ctx, file);
         return bsExpertLoss(counts, ctx.experts, a.tau_list ?? [0, 1, 2], a.eps);
       }
-      case 'RIDELoss': {
-        const a = parse(LOSS_TYPES.RIDELoss);
+      case 'RIDELoss':
+      case 'RIDELossWithDistill': {
+        const a: z.output<typeof LOSS_TYPES.RIDELossWithDistill> =
+          name === 'RIDELoss' ? parse(LOSS_TYPES.RIDELoss) : parse(LOSS_TYPES.RIDELossWithDistill);
         checkExperts(a.num_experts, ctx, file);
-        return new RIDELoss(counts, ctx.experts, {
+        const options = {
           maxMargin: a.max_m,
           s: a.s,
           reweight: a.reweight,
@@ -214,6 +225,13 @@ export function createLoss(type: string, args: unknown = {}, ctx: LossContext): 
           diversityFactor: a.additional_diversity_factor,
           diversityTemperature: a.base_diversity_temperature,
           reweightFactor: a.reweight_factor,
+        };
+        if (name === 'RIDELoss') return new RIDELoss(counts, ctx.experts, options);
+        return new RIDELossWithDistill(counts, ctx.experts, {
+          ...options,
+          distillFactor: a.additional_distill_loss_factor,
+          distillTemperature: a.distill_temperature,
+          rideFactor: a.ride_loss_factor,
         });
       }
       case 'PRLLoss': {

@@ -7,7 +7,14 @@
 import { nn, noGrad, tidy, type Tensor } from '../../torch/index.js';
 import { checkCounts, classBalancedWeights, classPrior, constant, ldamMargins } from './priors.js';
 import { ClassWeighting, ldamLogits } from './single.js';
-import { expertLogits, floatDtype, requireClassIndices, type Loss, type ModelOutput } from './types.js';
+import {
+  expertLogits,
+  floatDtype,
+  requireClassIndices,
+  type Loss,
+  type LossExtra,
+  type ModelOutput,
+} from './types.js';
 
 const F = nn.functional;
 
@@ -147,6 +154,74 @@ export class RIDELoss implements Loss {
         terms.push(term);
       }
       return terms.reduce((a, b) => a.add(b));
+    });
+  }
+}
+
+export interface RideDistillOptions extends RideOptions {
+  /** Weight of the distillation term (additional_distill_loss_factor, default 1). */
+  distillFactor?: number;
+  /** Temperature of the distillation (distill_temperature, default 1). */
+  distillTemperature?: number;
+  /** Weight of the RIDE loss (ride_loss_factor, default 1). */
+  rideFactor?: number;
+}
+
+/**
+ * RIDELossWithDistill: RIDE's loss plus knowledge distillation from a teacher (a RIDE model with
+ * more experts), `KL(softmax(t / T) || softmax(z / T)) * T^2` between the teacher's and the
+ * student's combined outputs. As in the reference, both terms are added once per student expert
+ * (E times in all), which scales the whole loss by E.
+ *
+ * @example
+ * ```ts
+ * const loss = new RIDELossWithDistill(classCounts, 3, { distillTemperature: 1.5, reweightEpoch: 160 });
+ * const value = loss.forward({ output, logits }, target, { teacher: teacherOutput });
+ * ```
+ */
+export class RIDELossWithDistill implements Loss {
+  readonly type = 'RIDELossWithDistill';
+  readonly ride: RIDELoss;
+  readonly distillFactor: number;
+  readonly distillTemperature: number;
+  readonly rideFactor: number;
+
+  constructor(classCounts: number[], experts: number, options: RideDistillOptions = {}) {
+    this.ride = new RIDELoss(classCounts, experts, options);
+    this.distillFactor = options.distillFactor ?? 1;
+    this.distillTemperature = options.distillTemperature ?? 1;
+    this.rideFactor = options.rideFactor ?? 1;
+    if (!(this.distillTemperature > 0)) {
+      throw new Error(`RIDELossWithDistill: distill_temperature must be > 0, got ${this.distillTemperature}`);
+    }
+  }
+
+  setEpoch(epoch: number): void {
+    this.ride.setEpoch(epoch);
+  }
+
+  captureKey(): string {
+    return this.ride.captureKey();
+  }
+
+  forward(out: ModelOutput, target: Tensor, extra?: LossExtra): Tensor {
+    if (!out.logits) return this.ride.forward(out, target);
+    const teacher = extra?.teacher;
+    if (!teacher) {
+      throw new Error(
+        'RIDELossWithDistill needs the teacher\'s output: set "distill": true with "distill_arch" and "distill_checkpoint" in the config',
+      );
+    }
+    return tidy(() => {
+      const T = this.distillTemperature;
+      const studentLogProb = F.logSoftmax(out.output.div(T), 1);
+      const teacherLogProb = noGrad(() => F.logSoftmax(teacher.detach().div(T), 1));
+      const kl = teacherLogProb.exp().mul(teacherLogProb.sub(studentLogProb)).sum().div(out.output.size(0));
+      const once = this.ride
+        .forward(out, target)
+        .mul(this.rideFactor)
+        .add(kl.mul(this.distillFactor * T * T));
+      return once.mul(this.ride.experts);
     });
   }
 }

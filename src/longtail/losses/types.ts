@@ -17,6 +17,8 @@ export interface LossExtra {
    * experts generated for it. The loss is the mean of the draws' scalarized losses.
    */
   draws?: { preference: number[] | Tensor; out: ModelOutput }[];
+  /** Distillation (RIDE): the teacher's combined output [N, C] for the batch, not differentiated. */
+  teacher?: Tensor;
 }
 
 export interface Loss {

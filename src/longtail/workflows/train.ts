@@ -10,6 +10,7 @@ import { calibrateSession, evaluateSession, writeResults, type LongtailResults }
 import { controllabilityGrid } from './preference.js';
 import { loadPretrainedFile } from '../models/pretrained.js';
 import { readWeightsFile } from './weights-file.js';
+import { buildTeacher, withTeacher } from './distill.js';
 
 /**
  * How {@link trainSession} trains: epochs, seed, run directory, resumption, device options, logging.
@@ -41,25 +42,32 @@ export interface SessionTrainOptions {
  * `o.runDir`. Needs libtorch.
  * @throws NonFiniteLossError when the loss diverges.
  */
-export function trainSession(session: Session, o: SessionTrainOptions): Promise<TrainResult> {
+export async function trainSession(session: Session, o: SessionTrainOptions): Promise<TrainResult> {
   // A resumed run's checkpoint holds the weights; a fresh one may start from pretrained ones.
   if (!o.resumeFrom) startFromPretrained(session, o);
-  return trainSystem({
-    ...sessionTrainOptions(session),
-    epochs: o.epochs,
-    seed: o.seed,
-    runDir: o.runDir,
-    ...(o.resumeFrom ? { resumeFrom: o.resumeFrom } : {}),
-    checkpointExtra: sessionRecord(session) as unknown as Record<string, unknown>,
-    quiet: o.quiet ?? false,
-    ...(o.log ? { log: o.log } : {}),
-    parallel: o.parallel ?? null,
-    amp: o.amp ?? null,
-    channelsLast: channelsLastOf(session, o),
-    ...(o.graph ? { graph: o.graph } : {}),
-    ...(o.graphRequired ? { graphRequired: true } : {}),
-    ...(o.branchStreams !== undefined ? { branchStreams: o.branchStreams } : {}),
-  });
+  // The teacher is not in the checkpoints: every start, resumed or not, loads it.
+  const teacher = buildTeacher(session);
+  try {
+    return await trainSystem({
+      ...sessionTrainOptions(session),
+      ...(teacher ? { system: withTeacher(session.system, teacher) } : {}),
+      epochs: o.epochs,
+      seed: o.seed,
+      runDir: o.runDir,
+      ...(o.resumeFrom ? { resumeFrom: o.resumeFrom } : {}),
+      checkpointExtra: sessionRecord(session) as unknown as Record<string, unknown>,
+      quiet: o.quiet ?? false,
+      ...(o.log ? { log: o.log } : {}),
+      parallel: o.parallel ?? null,
+      amp: o.amp ?? null,
+      channelsLast: channelsLastOf(session, o),
+      ...(o.graph ? { graph: o.graph } : {}),
+      ...(o.graphRequired ? { graphRequired: true } : {}),
+      ...(o.branchStreams !== undefined ? { branchStreams: o.branchStreams } : {}),
+    });
+  } finally {
+    teacher?.dispose();
+  }
 }
 
 /**
@@ -144,7 +152,7 @@ function startFromPretrained(session: Session, o: SessionTrainOptions): void {
     }
     return;
   }
-  const report = loadPretrainedFile(session.model, file, readWeightsFile);
+  const report = loadPretrainedFile(session.model, file, (f) => readWeightsFile(f, 'arch.args.pretrained'));
   const unused = report.unused.length
     ? `; ${report.unused.length} checkpoint tensors unused (${report.unused.slice(0, 3).join(', ')}${report.unused.length > 3 ? ', ...' : ''})`
     : '';
