@@ -62,13 +62,6 @@ export function rideTemperatureFactors(classCounts: number[], reweightFactor: nu
  * T the diversity temperature (per class once DRW is on; T^2 uses its mean). With a diversity
  * factor of 0 the reference trains every expert's LDAM term on the ensemble output; so does this.
  * Without per-expert logits it is plain cross-entropy on the output, as in the reference.
- *
- * @example
- * ```ts
- * const loss = new RIDELoss(classCounts, 3, { reweightEpoch: 160, diversityFactor: -0.45 });
- * loss.setEpoch(epoch); // before each epoch, 1-based
- * const value = loss.forward({ output, logits }, target); // output [N, C], logits [3, N, C]
- * ```
  */
 export class RIDELoss implements Loss {
   readonly type = 'RIDELoss';
@@ -172,12 +165,6 @@ export interface RideDistillOptions extends RideOptions {
  * more experts), `KL(softmax(t / T) || softmax(z / T)) * T^2` between the teacher's and the
  * student's combined outputs. As in the reference, both terms are added once per student expert
  * (E times in all), which scales the whole loss by E.
- *
- * @example
- * ```ts
- * const loss = new RIDELossWithDistill(classCounts, 3, { distillTemperature: 1.5, reweightEpoch: 160 });
- * const value = loss.forward({ output, logits }, target, { teacher: teacherOutput });
- * ```
  */
 export class RIDELossWithDistill implements Loss {
   readonly type = 'RIDELossWithDistill';
