@@ -96,7 +96,17 @@ test(
         assert.deepEqual(extra?.teacher?.shape, [2, 10]);
       });
       teacher.dispose();
-      await trainSession(student, { ...quiet, epochs: 1, runDir: join(dir, 'student') });
+      const lines: string[] = [];
+      await trainSession(student, {
+        ...quiet,
+        log: (l) => lines.push(l),
+        epochs: 1,
+        runDir: join(dir, 'student'),
+      });
+      assert.ok(
+        lines.some((l) => /^distill: teacher ResNet32Model with 4 experts from .*teacher$/.test(l)),
+        lines.join('\n'),
+      );
       for (const s of [teacherSession, student]) for (const m of Object.values(s.system.modules)) m.dispose();
 
       const wrong = buildSession(rideConfig(studentOf(teacherDir, 3)), rideFile, overrides);

@@ -47,6 +47,11 @@ export async function trainSession(session: Session, o: SessionTrainOptions): Pr
   if (!o.resumeFrom) startFromPretrained(session, o);
   // The teacher is not in the checkpoints: every start, resumed or not, loads it.
   const teacher = buildTeacher(session);
+  if (teacher) {
+    say(o)(
+      `distill: teacher ${session.config.distill_arch!.type} with ${teacher.experts.length} experts from ${session.config.distill_checkpoint!}`,
+    );
+  }
   try {
     return await trainSystem({
       ...sessionTrainOptions(session),
@@ -137,15 +142,12 @@ export async function trainAndEvaluate(session: Session, o: SessionTrainOptions)
 
 /** Sets the model's backbone from the config's arch.args.pretrained, logging what was taken. */
 function startFromPretrained(session: Session, o: SessionTrainOptions): void {
-  const say = (line: string) => {
-    if (o.log) o.log(line);
-    else if (!o.quiet) process.stderr.write(`${line}\n`);
-  };
+  const line = say(o);
   const file = session.config.arch.args.pretrained;
   const optimizer = session.config.optimizer;
   if (!file) {
     if (optimizer.type === 'SGD' && optimizer.args.share_lr !== undefined) {
-      say(
+      line(
         'warning: optimizer.args.share_lr without arch.args.pretrained trains the backbone from scratch at ' +
           "share_lr; SADE's Places-LT recipe starts from ImageNet-pretrained ResNet-152 weights: give them in arch.args.pretrained",
       );
@@ -156,8 +158,16 @@ function startFromPretrained(session: Session, o: SessionTrainOptions): void {
   const unused = report.unused.length
     ? `; ${report.unused.length} checkpoint tensors unused (${report.unused.slice(0, 3).join(', ')}${report.unused.length > 3 ? ', ...' : ''})`
     : '';
-  const line =
+  const text =
     `pretrained: ${file}: ${report.loaded} tensors loaded, ${report.copiedIntoExperts} of them copied into ` +
     `the experts' stages; ${report.kept.length} kept as initialised (the classifiers)${unused}`;
-  say(line);
+  line(text);
+}
+
+/** Where a training's notes go: the log callback, else stderr unless quiet. */
+function say(o: SessionTrainOptions): (line: string) => void {
+  return (line) => {
+    if (o.log) o.log(line);
+    else if (!o.quiet) process.stderr.write(`${line}\n`);
+  };
 }
