@@ -224,7 +224,7 @@ test("SADE's test-time files as written: top-level epochs, metrics, imb_factor a
   }
 });
 
-test("BalPoE's configs as written: the combiner is the mixup section, randaugm true and cutmix are refused by name", () => {
+test("BalPoE's configs as written: the combiner is the mixup section, randaugm true is CIFAR's AutoAugment (refused by name for the other loaders), cutmix is refused by name", () => {
   const balpoe = {
     ...sade,
     loss: { type: 'BSExpertLoss', tau_min: 0, tau_max: 2.0, args: { tau_list: [0, 1.0, 2.0] } },
@@ -245,15 +245,38 @@ test("BalPoE's configs as written: the combiner is the mixup section, randaugm t
     () => parseConfig(JSON.stringify(noAlpha), 'b.json'),
     /combiner\.mixup\.alpha: mode "mixup" needs alpha/,
   );
-  const loader = (randaugm: boolean) => ({
+  const loader = (type: string, randaugm: boolean) => ({
     ...balpoe,
-    data_loader: { ...sade.data_loader, args: { ...sade.data_loader.args, randaugm } },
+    data_loader: { type, args: { ...sade.data_loader.args, randaugm } },
   });
-  parseConfig(JSON.stringify(loader(false)), 'b.json');
+  for (const type of [
+    'ImbalanceCIFAR100DataLoader',
+    'ImbalanceCIFAR10DataLoader',
+    'ImbalanceFashionMNISTDataLoader',
+  ])
+    parseConfig(JSON.stringify(loader(type, false)), 'b.json');
+  for (const type of ['ImbalanceCIFAR100DataLoader', 'ImbalanceCIFAR10DataLoader']) {
+    const args = parseConfig(JSON.stringify(loader(type, true)), 'b.json').data_loader.args as {
+      randaugm?: boolean;
+    };
+    assert.equal(args.randaugm, true, type);
+  }
   assert.throws(
-    () => parseConfig(JSON.stringify(loader(true)), 'b.json'),
-    /b\.json: data_loader\.args\.randaugm: tailor has no AutoAugment/,
+    () => parseConfig(JSON.stringify(loader('ImbalanceFashionMNISTDataLoader', true)), 'b.json'),
+    /b\.json: data_loader\.args\.randaugm: AutoAugment's CIFAR-10 policy is for RGB CIFAR images/,
   );
+  for (const type of ['ImageNetLTDataLoader', 'iNaturalistDataLoader']) {
+    const lists = {
+      ...balpoe,
+      data_loader: { type, args: { data_dir: './data', batch_size: 64, randaugm: true } },
+    };
+    assert.throws(
+      () => parseConfig(JSON.stringify(lists), 'b.json'),
+      new RegExp(
+        `b\\.json: data_loader\\.args\\.randaugm: randaugm of the image-list loaders \\(${type}\\) is BalPoE's ImageNet-LT / iNaturalist pipeline`,
+      ),
+    );
+  }
 });
 
 test('prl.z takes a number, one per expert, or "running_min"; anything else names the field', () => {

@@ -61,7 +61,9 @@ const ARCH = section([
 ]);
 
 const RANDAUGM =
-  "BalPoE's AutoAugment / RandAugment switch: only false (the standard augmentation) is supported";
+  "BalPoE's long-training augmentation: true = AutoAugment's CIFAR-10 policy after crop and flip (ImbalanceCIFAR100DataLoader; ImbalanceCIFAR10DataLoader, as BalPoE's code, then trains with crop, flip and normalization only); refused for Fashion-MNIST";
+const RANDAUGM_LISTS =
+  "BalPoE's RandAugment switch of the ImageNet-LT / iNaturalist loaders: only false (the standard augmentation) is supported";
 
 const imbalanceLoaderArgs = obj({
   data_dir: text('directory of the data set'),
@@ -101,7 +103,7 @@ const imageListLoaderArgs = obj({
   prefetch_factor: int('training batches built ahead per worker (default 2, as PyTorch)', 1),
   skip_corrupt: bool('leave unreadable or truncated images out of their batch (counted) instead of failing'),
   training: bool(),
-  randaugm: bool(RANDAUGM),
+  randaugm: bool(RANDAUGM_LISTS),
   balanced: bool('class-balanced sampling'),
   retain_epoch_size: bool(),
   train_txt: text('training list (absolute, relative to data_dir or to the working directory)'),
@@ -392,20 +394,30 @@ export function parseConfig(text: string, file: string): TrainConfig {
   return checkConfig(parseJsonText(text, file), file);
 }
 
+/**
+ * BalPoE's `randaugm: true` is AutoAugment for CIFAR (built by the session); Fashion-MNIST has no
+ * such recipe, and the image-list loaders' is another pipeline (RandAugment, PaCo's augmentation).
+ */
+function refuseRandaugm(config: TrainConfig, file: string): void {
+  const loader = config.data_loader;
+  if (!(loader.args as { randaugm?: boolean } | undefined)?.randaugm) return;
+  if (loader.type === 'ImbalanceCIFAR10DataLoader' || loader.type === 'ImbalanceCIFAR100DataLoader') return;
+  throw new ConfigError(
+    file,
+    'data_loader.args.randaugm',
+    loader.type === 'ImbalanceFashionMNISTDataLoader'
+      ? "AutoAugment's CIFAR-10 policy is for RGB CIFAR images, and BalPoE has no long-training recipe for Fashion-MNIST; set it to false for the standard augmentation"
+      : `randaugm of the image-list loaders (${loader.type}) is BalPoE's ImageNet-LT / iNaturalist pipeline (PaCo's RandAugment augmentation), a different one from the CIFAR loaders' AutoAugment, and tailor does not implement it; set it to false for the standard augmentation`,
+  );
+}
+
 function checkConfig(raw: unknown, file: string): TrainConfig {
   refuseExpertAssignment(raw, file);
   const { use_hnet, Solvers, combiner, ...written } = parseWith(TRAIN_CONFIG, raw, file);
   const config: TrainConfig = written;
   foldCombiner(config, combiner, file);
   checkDistill(config, file);
-  const loaderArgs = config.data_loader.args as { randaugm?: boolean } | undefined;
-  if (loaderArgs?.randaugm) {
-    throw new ConfigError(
-      file,
-      'data_loader.args.randaugm',
-      "tailor has no AutoAugment / RandAugment pipeline (BalPoE's long-training recipe); set it to false for the standard augmentation",
-    );
-  }
+  refuseRandaugm(config, file);
   const opt = config.optimizer;
   if (opt.type === 'SGD' && opt.args.nesterov && (!opt.args.momentum || opt.args.dampening)) {
     throw new ConfigError(

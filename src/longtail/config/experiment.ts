@@ -101,6 +101,11 @@ export interface ExperimentData {
   onDevice?: boolean | 'auto';
   /** Image lists: how training batches are decoded, augmented and prefetched (num_workers). */
   trainLoader?: ImageListPipeline;
+  /**
+   * Training batches go through AutoAugment's CIFAR-10 policy after crop and flip: BalPoE's
+   * long-training CIFAR-100 loader (`randaugm: true`).
+   */
+  autoAugment?: boolean;
 }
 
 /**
@@ -190,6 +195,10 @@ export function buildData(
     batchSize: args.batch_size ?? 128,
     balancedSampling: args.balanced ?? false,
     ...(args.on_device !== undefined ? { onDevice: args.on_device } : {}),
+    // BalPoE's CIFAR-100 loader maps randaugm to AutoAugment ('auto'); its CIFAR-10 loader passes
+    // randaugm itself (true) where 'auto' is compared, so CIFAR-10 long training gets no policy:
+    // crop, flip and normalization only
+    ...(args.randaugm && dataset === 'cifar100' ? { autoAugment: true } : {}),
   };
 }
 

@@ -87,7 +87,10 @@ export function buildSession(config: TrainConfig, file: string, overrides: DataO
     data,
     model,
     system,
-    trainTransform: trainTransform(kind, size ? { size } : {}),
+    trainTransform: trainTransform(kind, {
+      ...(size ? { size } : {}),
+      ...(data.autoAugment ? { autoAugment: true } : {}),
+    }),
     testTransform: testTransform(kind, size),
     viewTransform: testTimeViewTransform(kind, size),
     overrides,

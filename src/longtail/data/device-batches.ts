@@ -8,8 +8,8 @@
 // draws come from the device's default generator, which the run seeds (manualSeed) and every
 // checkpoint stores (torchRngState, cudaRngStates), so a resumed run continues exactly; the epoch
 // order is the host pipeline's own seeded order (epochOrder), uploaded once per epoch.
-// Rotation (BalPoE's CIFAR recipe) and the image-list pipelines (RandomResizedCrop, color
-// jitter, decoding) are not drawn here: those runs keep the host pipeline.
+// Rotation, AutoAugment (BalPoE's long-training CIFAR-100 recipe) and the image-list pipelines
+// (RandomResizedCrop, color jitter, decoding) are not drawn here: those runs keep the host pipeline.
 import * as torch from '../../torch/index.js';
 import { UserError } from '../../util/errors.js';
 import type { Rng } from '../../util/rng.js';
@@ -32,10 +32,12 @@ export type DeviceAugment = Omit<FusedSpec, 'rotationDegrees'>;
 
 /**
  * The transform's device description, or the reason it has none: only the fused CIFAR /
- * Fashion-MNIST training pipelines without rotation (and plain normalization) can be drawn on the device.
+ * Fashion-MNIST training pipelines without rotation or AutoAugment (and plain normalization) can
+ * be drawn on the device.
  */
 export function deviceAugmentOf(transform: ImageTransform): DeviceAugment | string {
-  const spec = (transform as FusableTransform).fused;
+  const { fused: spec, hostOnly } = transform as FusableTransform;
+  if (hostOnly) return hostOnly;
   if (!spec) return 'its augmentation (RandomResizedCrop, color jitter) runs on the host only';
   if (spec.rotationDegrees) return 'random rotation runs on the host only';
   const { crop, flipP, mean, std } = spec;

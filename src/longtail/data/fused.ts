@@ -16,11 +16,19 @@ export interface FusedSpec {
   std: readonly number[];
 }
 
-/** An ImageTransform that also carries its fused description; batch building prefers the latter. */
-export type FusableTransform = ImageTransform & { fused?: FusedSpec };
+/**
+ * An ImageTransform that also carries its fused description (batch building prefers it), or the
+ * reason it has none and can only be drawn on the host.
+ */
+export type FusableTransform = ImageTransform & { fused?: FusedSpec; hostOnly?: string };
 
 export function withFused(t: ImageTransform, spec: FusedSpec): FusableTransform {
   return Object.assign(t, { fused: spec });
+}
+
+/** Marks a transform as drawn on the host only, with the reason the device pipeline reports. */
+export function withHostOnly(t: ImageTransform, reason: string): FusableTransform {
+  return Object.assign(t, { hostOnly: reason });
 }
 
 /** Writes the transformed image `src` (c x h x w uint8 at `srcOffset`) into `out` at `outOffset`. */

@@ -12,7 +12,8 @@ import {
   type ImageTransform,
 } from './augment.js';
 import { colorJitter, gaussianBlur, grayscale, normalize } from './augment-color.js';
-import { withFused } from './fused.js';
+import { cifar10Policy } from './autoaugment.js';
+import { withFused, withHostOnly } from './fused.js';
 
 export interface Normalization {
   mean: number[];
@@ -39,17 +40,34 @@ export interface TrainAugmentOptions {
   size?: number;
   /** Color jitter strength for 'imagenet' (0.4 in the references), 0 = none. */
   jitter?: number;
+  /**
+   * AutoAugment's CIFAR-10 policy after crop and flip ('cifar' only): BalPoE's long-training
+   * CIFAR-100 recipe (`randaugm: true`). Drawn on the host only.
+   */
+  autoAugment?: boolean;
 }
 
-/** Training augmentation: CIFAR crop 32 pad 4 + flip (+ rotation); ImageNet RandomResizedCrop + flip + jitter. */
+/**
+ * Training augmentation: CIFAR crop 32 pad 4 + flip (+ rotation, + AutoAugment); ImageNet
+ * RandomResizedCrop + flip + jitter.
+ * @throws RangeError for AutoAugment with another pipeline than 'cifar'.
+ */
 export function trainTransform(kind: PipelineKind, options: TrainAugmentOptions = {}): ImageTransform {
   const norm = NORMALIZATION[kind];
   const steps: ImageTransform[] = [];
+  if (options.autoAugment && kind !== 'cifar')
+    throw new RangeError(`AutoAugment's CIFAR-10 policy is a 'cifar' pipeline step, not '${kind}'`);
   if (kind === 'cifar' || kind === 'fmnist') {
     const size = kind === 'cifar' ? 32 : 28;
     const padding = kind === 'cifar' ? 4 : 2;
     steps.push(randomCrop(size, size, padding), horizontalFlip());
     if (options.rotationDegrees) steps.push(rotation(options.rotationDegrees));
+    if (options.autoAugment) {
+      // the policy works on the 8-bit image, between flip and normalization, image by image:
+      // no fused or device form
+      steps.push(cifar10Policy(), normalize(norm.mean, norm.std));
+      return withHostOnly(compose(...steps), 'AutoAugment runs on the host only');
+    }
     // same draws and values as the composed steps, in one pass from the bytes
     const t = compose(...steps, normalize(norm.mean, norm.std));
     return withFused(t, {
