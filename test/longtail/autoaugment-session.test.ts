@@ -148,3 +148,25 @@ test('AutoAugment is a CIFAR pipeline step only', () => {
   );
   assert.throws(() => trainTransform('imagenet', { autoAugment: true }), /not 'imagenet'/);
 });
+
+test('the standard CIFAR recipe (SADE, BalPoE, RIDE loaders): crop, flip and RandomRotation(15), drawn on the host', () => {
+  const root = tempDir('cifar-standard');
+  try {
+    writeCifarBinary(root, 'cifar100', balancedSplit(100, 6), balancedSplit(100, 1));
+    const raw = JSON.parse(longTraining('cifar100', root)) as {
+      data_loader: { args: Record<string, unknown> };
+    };
+    raw.data_loader.args.randaugm = false;
+    const file = 'config_cifar100_ir100_bs-experts.json';
+    const session = buildSession(parseConfig(JSON.stringify(raw), file), file);
+    assert.equal(session.data.rotationDegrees, 15);
+    assert.deepEqual(
+      { ...(session.trainTransform as FusableTransform).fused },
+      { crop: { height: 32, width: 32, padding: 4 }, flipP: 0.5, rotationDegrees: 15, mean, std },
+    );
+    assert.equal(deviceAugmentOf(session.trainTransform), 'random rotation runs on the host only');
+    for (const m of Object.values(session.system.modules)) m.dispose();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -106,6 +106,11 @@ export interface ExperimentData {
    * long-training CIFAR-100 loader (`randaugm: true`).
    */
   autoAugment?: boolean;
+  /**
+   * RandomRotation range of the training batches in degrees: 15 for CIFAR, as the SADE, BalPoE
+   * and RIDE CIFAR loaders rotate (none in BalPoE's long-training path); absent: none.
+   */
+  rotationDegrees?: number;
 }
 
 /**
@@ -199,6 +204,9 @@ export function buildData(
     // randaugm itself (true) where 'auto' is compared, so CIFAR-10 long training gets no policy:
     // crop, flip and normalization only
     ...(args.randaugm && dataset === 'cifar100' ? { autoAugment: true } : {}),
+    // the standard CIFAR loaders of SADE, BalPoE and RIDE rotate by up to 15 degrees after crop
+    // and flip; BalPoE's long-training path (cifar_aug_plus) does not
+    ...(dataset !== 'fmnist' && !args.randaugm ? { rotationDegrees: 15 } : {}),
   };
 }
 

@@ -90,6 +90,7 @@ export function buildSession(config: TrainConfig, file: string, overrides: DataO
     trainTransform: trainTransform(kind, {
       ...(size ? { size } : {}),
       ...(data.autoAugment ? { autoAugment: true } : {}),
+      ...(data.rotationDegrees ? { rotationDegrees: data.rotationDegrees } : {}),
     }),
     testTransform: testTransform(kind, size),
     viewTransform: testTimeViewTransform(kind, size),
