@@ -3,7 +3,7 @@
 # and expected.json with every tensor's dtype, shape and values (floats as their exact decimal
 # repr; int64 as strings so that JSON keeps every digit), the non-tensor values, and a small
 # model's input and outputs. Run: /usr/bin/python3 scripts/golden/pytorch_files.py
-import collections, json, os
+import collections, io, json, os, pickle, zipfile
 import numpy as np
 import torch
 
@@ -13,8 +13,37 @@ os.makedirs(out, exist_ok=True)
 torch.manual_seed(7)
 
 
-def save(obj, name, legacy=False):
-    torch.save(obj, os.path.join(out, name), _use_new_zipfile_serialization=not legacy)
+def save(obj, name, legacy=False, protocol=2):
+    torch.save(obj, os.path.join(out, name), _use_new_zipfile_serialization=not legacy,
+               pickle_protocol=protocol)
+
+
+def big_endian_copy(name, copy):
+    # PyTorch 1.13 writes only little-endian archives (it has no byteorder entry); the copy is
+    # the archive a big-endian machine writes: byteorder 'big' and every element byte-swapped.
+    sizes = {}
+
+    class Storages(pickle.Unpickler):
+        def find_class(self, module, name):
+            if module == 'collections':
+                return collections.OrderedDict
+            return name if name.endswith('Storage') else (lambda *args, **kwargs: None)
+
+        def persistent_load(self, pid):
+            sizes[pid[2]] = getattr(torch, pid[1])().element_size()
+            return None
+
+    src = zipfile.ZipFile(os.path.join(out, name))
+    folder = src.namelist()[0].split('/')[0]
+    Storages(io.BytesIO(src.read(f'{folder}/data.pkl'))).load()
+    with zipfile.ZipFile(os.path.join(out, copy), 'w', zipfile.ZIP_STORED) as dst:
+        for entry in src.namelist():
+            data = src.read(entry)
+            key = entry[len(f'{folder}/data/'):]
+            if entry.startswith(f'{folder}/data/') and sizes[key] > 1:
+                data = np.frombuffer(data, dtype=np.uint8).reshape(-1, sizes[key])[:, ::-1].tobytes()
+            dst.writestr(entry.replace(folder, copy.split('.')[0], 1), data)
+        dst.writestr(f"{copy.split('.')[0]}/byteorder", 'big')
 
 
 def describe(t):
@@ -66,6 +95,8 @@ save(state, 'sequential.pth')
 save(state, 'sequential-legacy.pth', legacy=True)
 record('sequential.pth', state)
 record('sequential-legacy.pth', state)
+save(state, 'sequential-protocol4.pth', protocol=4)
+record('sequential-protocol4.pth', state)
 model_io = {'input': describe(x), 'output': describe(y)}
 
 # A training checkpoint: a nested state dict, an int epoch, a float, a numpy float, a string,
@@ -103,6 +134,8 @@ save(dtypes, 'dtypes.pth')
 save(dtypes, 'dtypes-legacy.pth', legacy=True)
 record('dtypes.pth', dtypes)
 record('dtypes-legacy.pth', dtypes)
+big_endian_copy('dtypes.pth', 'dtypes-big.pth')
+record('dtypes-big.pth', dtypes)
 
 # Views: a transposed tensor saved as is, two views of one storage (one with an offset), a
 # strided slice, an expanded (stride 0) tensor, a 0-d tensor and an empty tensor.
@@ -122,6 +155,8 @@ save(views, 'views.pth')
 save(views, 'views-legacy.pth', legacy=True)
 record('views.pth', views)
 record('views-legacy.pth', views)
+big_endian_copy('views.pth', 'views-big.pth')
+record('views-big.pth', views)
 
 # Parameters (torch._utils._rebuild_parameter) in a plain dict.
 params = {'weight': torch.nn.Parameter(torch.tensor([1.0, 2.0])), 'plain': torch.tensor([3])}
