@@ -1,8 +1,8 @@
 # Generates test/golden/torch/pth/: small files written by torch.save (PyTorch 1.13, CPU) in the
 # zip format (the default since 1.6) and the legacy format (_use_new_zipfile_serialization=False),
 # and expected.json with every tensor's dtype, shape and values (floats as their exact decimal
-# repr; int64 as strings so that JSON keeps every digit), the non-tensor values, and a small
-# model's input and outputs. Run: /usr/bin/python3 scripts/golden/pytorch_files.py
+# repr; int64 as strings so that JSON keeps every digit), the non-tensor values (ints beyond 2^53
+# as {'int': digits}, bytes as {'bytes': hex}), and a small model's input and outputs. Run: /usr/bin/python3 scripts/golden/pytorch_files.py
 import collections, io, json, os, pickle, zipfile
 import numpy as np
 import torch
@@ -70,8 +70,16 @@ def flatten(obj, prefix, tensors, values):
     elif isinstance(obj, (list, tuple)):
         for k, v in enumerate(obj):
             flatten(v, f'{prefix}.{k}' if prefix else str(k), tensors, values)
+    elif isinstance(obj, (set, frozenset)):
+        flatten(list(obj), prefix, tensors, values)
     elif isinstance(obj, np.generic):
         values[prefix] = obj.item()
+    elif isinstance(obj, int) and not isinstance(obj, bool) and abs(obj) > 2**53:
+        values[prefix] = {'int': str(obj)}
+    elif isinstance(obj, bytes):
+        values[prefix] = {'bytes': obj.hex()}
+    elif isinstance(obj, torch.device):
+        values[prefix] = str(obj)
     else:
         values[prefix] = obj
 
@@ -114,6 +122,12 @@ checkpoint = {
     'finished': False,
     'milestones': [2, 4],
     'big': 2**40,
+    'huge': -(2**70) + 5,
+    'device': torch.device('cuda', 1),
+    'tag': b'\x00\xffab',
+    'nothing': b'',
+    'classes': {3, 1},
+    'size': torch.Size([2, 3]),
     'optimizer': opt.state_dict(),
 }
 save(checkpoint, 'checkpoint.pth')

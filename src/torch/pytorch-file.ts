@@ -17,6 +17,7 @@ import { PytorchFileError, UserError } from '../util/errors.js';
 import { runPickle } from '../util/pickle.js';
 import { torchPickleHost, type StorageRef } from './pytorch-pickle.js';
 import { flattenCheckpoint, type PytorchValue } from './pytorch-tensors.js';
+import { corruptEntry } from './zip-checksums.js';
 
 export { PytorchFileError } from '../util/errors.js';
 export type { PytorchValue } from './pytorch-tensors.js';
@@ -208,6 +209,11 @@ function readArchive(
     if (error instanceof PytorchFileError) throw error;
     return fail(`it is not a readable zip archive (${(error as Error).message}; truncated?)`);
   }
+  const corrupt = corruptEntry(bytes, files);
+  if (corrupt !== undefined)
+    fail(
+      `entry ${corrupt} does not match the checksum the archive states for it (corrupt or truncated file)`,
+    );
   const pkl = names.filter((n) => /^[^/]+\/data\.pkl$/.test(n));
   if (pkl.length !== 1)
     fail(

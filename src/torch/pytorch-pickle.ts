@@ -1,9 +1,10 @@
 // The objects of a PyTorch checkpoint's pickle, built without Python: the pickle machine
 // (util/pickle.ts) decodes the data, and this host recognises only the globals a state dict and
 // its training checkpoint use (OrderedDict, the tensor and parameter rebuilders, the typed
-// storage classes, torch.Size, set, bytes, numpy scalars). Any other global (a model class,
-// os.system) is refused by name when it is read, so nothing in a file is ever called. Tensors
-// stay records (storage reference, offset, sizes, strides) until the file's storages are read.
+// storage classes, torch.Size, torch.device, set, bytes, numpy scalars). Any other global (a
+// model class, os.system) is refused by name when it is read, so nothing in a file is ever
+// called. Tensors stay records (storage reference, offset, sizes, strides) until the file's
+// storages are read.
 import type { DType } from './dtype.js';
 import { halfBitsToFloat32 } from './half-bits.js';
 import { PickleTuple, type PickleHost } from '../util/pickle.js';
@@ -104,6 +105,18 @@ export function torchPickleHost(
           if (!Array.isArray(args[0]))
             return fail('set() of something that is not a list (corrupt file)', at);
           return [...(args[0] as unknown[])];
+        case 'builtins.bytes':
+        case '__builtin__.bytes':
+          // Python 3 writes b'' at protocol 2 as bytes()
+          if (args.length !== 0) return fail('bytes() with arguments (corrupt file)', at);
+          return new Uint8Array(0);
+        case 'torch.device': {
+          // torch.device('cuda') or ('cuda', 0): its name, as a string
+          const [type, index] = args;
+          if (typeof type !== 'string' || (index !== undefined && typeof index !== 'number'))
+            return fail('torch.device of something that is not a device name (corrupt file)', at);
+          return index === undefined ? type : `${type}:${index}`;
+        }
         case '_codecs.encode': {
           // Python 3 writes bytes at protocol 2 as _codecs.encode(text, 'latin1')
           const [text, encoding] = args;
@@ -174,6 +187,9 @@ const ALLOWED = new Set([
   'torch._utils._rebuild_parameter',
   'torch._utils._rebuild_parameter_with_state',
   'torch.Size',
+  'torch.device',
+  'builtins.bytes',
+  '__builtin__.bytes',
   'builtins.set',
   '__builtin__.set',
   '_codecs.encode',
