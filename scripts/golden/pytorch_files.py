@@ -3,7 +3,7 @@
 # and expected.json with every tensor's dtype, shape and values (floats as their exact decimal
 # repr; int64 as strings so that JSON keeps every digit), the non-tensor values (ints beyond 2^53
 # as {'int': digits}, bytes as {'bytes': hex}), and a small model's input and outputs. Run: /usr/bin/python3 scripts/golden/pytorch_files.py
-import collections, io, json, os, pickle, zipfile
+import argparse, collections, io, json, os, pickle, zipfile
 import numpy as np
 import torch
 
@@ -188,6 +188,21 @@ class Exploit:
 
 
 save({'weight': torch.zeros(1), 'x': Exploit()}, 'os-system.pth')
+
+
+
+# A trainer's checkpoint with objects of other classes (a config object, argparse's Namespace):
+# refused by default, skipped with skipObjects (the expected values leave them out).
+class Config:
+    def __init__(self):
+        self.name = 'sade'
+        self.weights = torch.ones(2)
+
+
+trainer = {'state_dict': state, 'args': argparse.Namespace(lr=0.1, epochs=3), 'config': Config(),
+           'epoch': 7}
+save(trainer, 'objects.pth')
+record('objects.pth', {k: v for k, v in trainer.items() if k in ('state_dict', 'epoch')})
 
 with open(os.path.join(out, 'expected.json'), 'w') as f:
     json.dump({'torch': torch.__version__, 'files': expected, 'model': model_io}, f, indent=1, sort_keys=True)

@@ -38,6 +38,12 @@ export interface LoadPytorchOptions {
    * under many names); this bounds what a hostile file can make the reader allocate.
    */
   maxBytes?: number;
+  /**
+   * Skip Python objects of other classes than a state dict's (a trainer's config object, an
+   * argparse.Namespace) instead of refusing the file: they are never run, whatever they hold is
+   * left out, and {@link PytorchCheckpoint.skipped} lists where they were. Default false.
+   */
+  skipObjects?: boolean;
 }
 
 /** What a PyTorch file holds: its tensors and its other values, each under its dotted path. */
@@ -46,6 +52,8 @@ export interface PytorchCheckpoint {
   tensors: Map<string, Tensor>;
   /** Every other leaf (epoch, best accuracy, a config string, an optimizer's hyperparameters), by its dotted path. */
   values: Map<string, PytorchValue>;
+  /** With skipObjects: the dotted path of each object skipped, and its Python class. */
+  skipped: Map<string, string>;
   /** The container: 'zip' (PyTorch >= 1.6) or 'legacy'. */
   format: 'zip' | 'legacy';
 }
@@ -65,8 +73,9 @@ const REMEDY =
  * sliced, sharing a storage) become contiguous tensors of their own.
  *
  * @throws PytorchFileError naming the file and what is wrong: not a PyTorch file, truncated or
- *   corrupt, a Python global other than a state dict's (a model object saved whole, os.system),
- *   which is refused and never called, or an entry with too many bytes.
+ *   corrupt (a zip entry's checksum included), a Python global other than a state dict's (a model
+ *   object saved whole, os.system, a trainer's config object), which is refused and never called
+ *   (`skipObjects` leaves such objects out instead), or tensors that need more than `maxBytes`.
  * @example
  * ```ts
  * import * as torch from 'tailor/torch';
@@ -120,7 +129,7 @@ export function decodePytorchFile(
   const maxBytes = options.maxBytes ?? 4 * bytes.length + 64 * 2 ** 20;
   const device = checkDevice(options.mapLocation ?? 'cpu');
   const storages = new Map<string, StorageRef>();
-  const host = torchPickleHost(pickleFail, storages);
+  const host = torchPickleHost(pickleFail, storages, options.skipObjects === true);
   let root: unknown;
   let storageBytes: (key: string) => Uint8Array;
   let bigEndian = false;
@@ -143,7 +152,7 @@ export function decodePytorchFile(
     storageBytes = (key) => legacy.storages.get(key) ?? fail(`storage '${key}' is not in the file`);
   }
   try {
-    const { tensors, values } = flattenCheckpoint(root, {
+    const { tensors, values, skipped } = flattenCheckpoint(root, {
       storageBytes,
       bigEndian,
       device,
@@ -152,13 +161,13 @@ export function decodePytorchFile(
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
       fail,
     });
-    if (options.prefix && tensors.size === 0 && values.size === 0) {
+    if (options.prefix && tensors.size === 0 && values.size === 0 && skipped.size === 0) {
       const top = root instanceof Map ? [...root.keys()].slice(0, 20).join(', ') : '(not a dict)';
       throw new PytorchFileError(
         `${source}: nothing lies under '${options.prefix}' (its top-level keys: ${top}); pass one of them as prefix, or none`,
       );
     }
-    return { tensors, values, format };
+    return { tensors, values, skipped, format };
   } catch (error) {
     if (error instanceof UserError) throw error;
     // the engine refusing a tensor (an unknown device) is named with the file

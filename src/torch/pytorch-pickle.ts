@@ -55,10 +55,26 @@ class NumpyDtype {
   constructor(readonly code: string) {}
 }
 
-/** Builds the host; `fail` throws the reader's error, `storageKeys` collects every storage a persistent id declares. */
+/**
+ * An object of a class the host does not allow, kept inert when the reader skips such objects:
+ * calling it, or building it from its state, makes another inert object and runs nothing.
+ */
+export class SkippedObject {
+  constructor(readonly className: string) {}
+}
+
+/** Pickle's generic constructors, whose first argument names the class of the object made. */
+const CONSTRUCTORS = new Set(['copyreg._reconstructor', 'copy_reg._reconstructor', 'copyreg.__newobj__']);
+
+/**
+ * Builds the host; `fail` throws the reader's error, `storages` collects every storage a
+ * persistent id declares. With `skipObjects`, globals other than a state dict's become inert
+ * {@link SkippedObject}s instead of errors.
+ */
 export function torchPickleHost(
   fail: (message: string, at: number) => never,
   storages: Map<string, StorageRef>,
+  skipObjects = false,
 ): PickleHost {
   const int = (v: unknown, what: string, at: number): number => {
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
@@ -72,10 +88,15 @@ export function torchPickleHost(
   return {
     global(module, name, at) {
       const qualified = `${module}.${name}`;
-      if (!ALLOWED.has(qualified) && !STORAGE_TYPES.has(qualified)) fail(refusal(qualified), at);
+      if (!ALLOWED.has(qualified) && !STORAGE_TYPES.has(qualified)) {
+        if (skipObjects) return new SkippedObject(qualified);
+        fail(refusal(qualified), at);
+      }
       return new AllowedGlobal(qualified);
     },
     call(fn, args, at) {
+      if (fn instanceof SkippedObject)
+        return CONSTRUCTORS.has(fn.className) && args[0] instanceof SkippedObject ? args[0] : fn;
       if (!(fn instanceof AllowedGlobal))
         return fail('a call of something that is not a global (corrupt file)', at);
       switch (fn.name) {
@@ -135,6 +156,7 @@ export function torchPickleHost(
       }
     },
     build(obj, state, at) {
+      if (obj instanceof SkippedObject) return;
       // An OrderedDict's attributes (a state dict's _metadata: layer versions) are not weights.
       if (obj instanceof Map && (state instanceof Map || state === null || state instanceof PickleTuple))
         return;
@@ -147,6 +169,7 @@ export function torchPickleHost(
     },
     persistentLoad(pid, at) {
       const items = pid instanceof PickleTuple ? pid.items : [];
+      if (items[0] === 'module' && skipObjects) return new SkippedObject('torch.nn.Module');
       if (items[0] === 'module')
         fail(
           'it holds a whole nn.Module object (torch.save(model)), which cannot be read without running its Python code',
@@ -205,7 +228,9 @@ function refusal(name: string): string {
   return (
     `it refers to the Python global '${name}', which is not read: only tensors, state dicts and plain ` +
     `values (numbers, strings, lists, dicts) are, and nothing in a file is run` +
-    (model ? ` (the file holds a model object, from torch.save(model), rather than its state dict)` : '')
+    (model
+      ? ` (the file holds a model object, from torch.save(model), rather than its state dict)`
+      : '; pass skipObjects to read the rest of the file without such objects')
   );
 }
 

@@ -9,7 +9,7 @@ import { tensor } from './creation.js';
 import { dispose } from './scope.js';
 import type { Device } from './device.js';
 import { PickleTuple } from '../util/pickle.js';
-import { TensorRecord } from './pytorch-pickle.js';
+import { SkippedObject, TensorRecord } from './pytorch-pickle.js';
 import { littleEndianHost, swapBytes, typedArrayFromBytes } from './tensor-bytes.js';
 
 /** A value of a PyTorch file that is not a tensor: a Python number, string, bool, None or bytes. */
@@ -38,9 +38,10 @@ export interface FlattenContext {
 export function flattenCheckpoint(
   root: unknown,
   context: FlattenContext,
-): { tensors: Map<string, Tensor>; values: Map<string, PytorchValue> } {
+): { tensors: Map<string, Tensor>; values: Map<string, PytorchValue>; skipped: Map<string, string> } {
   const tensors = new Map<string, Tensor>();
   const values = new Map<string, PytorchValue>();
+  const skipped = new Map<string, string>();
   const { fail, prefix } = context;
   let visits = 0;
   let bytes = 0;
@@ -74,6 +75,9 @@ export function flattenCheckpoint(
         );
       bytes += need;
       tensors.set(name, materialize(v, path, context));
+    } else if (v instanceof SkippedObject) {
+      const name = keep(path);
+      if (name !== undefined) skipped.set(name, v.className);
     } else if (isPlainValue(v)) {
       const name = keep(path);
       if (name === undefined) return;
@@ -89,7 +93,7 @@ export function flattenCheckpoint(
     dispose([...tensors.values()]);
     throw error;
   }
-  return { tensors, values };
+  return { tensors, values, skipped };
 }
 
 function isPlainValue(v: unknown): v is PytorchValue {
