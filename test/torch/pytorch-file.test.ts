@@ -246,3 +246,42 @@ test('maxBytes bounds what views can ask for beyond the file', () => {
     maxBytes: 40,
   });
 });
+
+test('legacy storage views (PyTorch before 1.0) and _rebuild_tensor: the view is cut out of its root storage', () => {
+  const latin = (s: string): Buffer => Buffer.from(s, 'latin1');
+  const str = (s: string): Buffer => {
+    const n = Buffer.alloc(4);
+    n.writeUInt32LE(s.length);
+    return Buffer.concat([latin('X'), n, latin(s)]);
+  };
+  const pickle = (...parts: Buffer[]): Buffer =>
+    Buffer.concat([Buffer.from([0x80, 0x02]), ...parts, latin('.')]);
+  const magic = Buffer.from('80028a0a6cfc9c46f9206aa850192e', 'hex');
+  // {'a': _rebuild_tensor(('storage', FloatStorage, '0', 'cpu', 4, ('1', 1, 2)), 0, (2,), (1,))}
+  const object = pickle(
+    latin('}'),
+    str('a'),
+    latin('ctorch._utils\n_rebuild_tensor\n(('),
+    str('storage'),
+    latin('ctorch\nFloatStorage\n'),
+    str('0'),
+    str('cpu'),
+    latin('K\x04'),
+    str('1'),
+    latin('K\x01K\x02\x87tQK\x00K\x02\x85K\x01\x85tRs'),
+  );
+  const count = Buffer.alloc(8);
+  count.writeBigInt64LE(4n);
+  const file = Buffer.concat([
+    magic,
+    pickle(latin('M\xe9\x03')),
+    pickle(latin('}')),
+    object,
+    pickle(latin(']'), str('0'), latin('a')),
+    count,
+    Buffer.from(new Float32Array([1, 2, 3, 4]).buffer),
+  ]);
+  const { tensors } = torch.decodePytorchFile(file, 'views.pth');
+  assert.deepEqual([...tensors.get('a')!.toArray()], [2, 3]);
+  torch.dispose([...tensors.values()]);
+});
