@@ -10,7 +10,14 @@ export const version: string = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
-export { UserError, InputError, OutputError, CheckpointError, SafetensorsError } from './util/errors.js';
+export {
+  UserError,
+  InputError,
+  OutputError,
+  CheckpointError,
+  SafetensorsError,
+  PytorchFileError,
+} from './util/errors.js';
 export { ArgumentError } from './util/arguments.js';
 export {
   EngineUnavailableError,

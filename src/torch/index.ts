@@ -49,4 +49,5 @@ export * as data from './data.js';
 /** Optimizers (SGD, Adam, AdamW, RMSprop) and learning-rate schedules (torch.optim). */
 export * as optim from './optim/index.js';
 export * from './checkpoint.js';
+export * from './pytorch-file.js';
 export { gradcheck, type GradcheckOptions } from './gradcheck.js';

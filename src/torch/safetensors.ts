@@ -3,13 +3,14 @@
 // {name: {dtype, shape, data_offsets: [begin, end]}, "__metadata__": {string: string}}, then the
 // raw little-endian row-major data, every byte belonging to exactly one tensor.
 import { readFileSync } from 'node:fs';
-import { endianness } from 'node:os';
 import { Tensor } from './tensor.js';
 import { tensor } from './creation.js';
 import { dispose } from './scope.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { SafetensorsError } from '../util/errors.js';
-import type { DType, NumericArray } from './dtype.js';
+import { float32ToBf16Bits, float32ToHalfBits } from './half-bits.js';
+import { littleEndianHost, swapBytes, typedArrayFromBytes } from './tensor-bytes.js';
+import type { DType } from './dtype.js';
 
 type SafeDType = 'F64' | 'F32' | 'F16' | 'BF16' | 'I64' | 'I32' | 'I16' | 'I8' | 'U8' | 'BOOL';
 
@@ -56,70 +57,12 @@ const dtypeRank: Record<SafeDType, number> = {
 const MAX_HEADER_BYTES = 100_000_000;
 /** More dimensions than any model uses; libtorch itself stops at 64 in several kernels. */
 const MAX_DIMS = 32;
-const littleEndianHost = endianness() === 'LE';
 
 /** One tensor of a safetensors file: its dtype, shape and bytes. */
 export interface SafetensorsEntry {
   dtype: SafeDType;
   shape: number[];
   data_offsets: [number, number];
-}
-
-// ---- half-precision bit conversions (the engine reads float16/bfloat16 back as float32) ----
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-
-function float32ToHalfBits(value: number): number {
-  f32[0] = value;
-  const x = u32[0]!;
-  const sign = (x >>> 16) & 0x8000;
-  const exp = (x >>> 23) & 0xff;
-  let mant = x & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
-  let e = exp - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign;
-    mant |= 0x800000;
-    const shift = 14 - e;
-    let half = mant >>> shift;
-    const rest = mant & ((1 << shift) - 1);
-    const halfway = 1 << (shift - 1);
-    if (rest > halfway || (rest === halfway && half & 1)) half++;
-    return sign | half;
-  }
-  let half = (e << 10) | (mant >>> 13);
-  const rest = mant & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && half & 1)) half++;
-  e = half >>> 10;
-  return sign | (e >= 0x1f ? 0x7c00 : half);
-}
-
-function halfBitsToFloat32(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >>> 10) & 0x1f;
-  const mant = h & 0x3ff;
-  if (exp === 0) return sign * mant * 2 ** -24;
-  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
-  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
-}
-
-function float32ToBf16Bits(value: number): number {
-  f32[0] = value;
-  const x = u32[0]!;
-  if ((x & 0x7fffffff) > 0x7f800000) return ((x >>> 16) | 0x40) & 0xffff;
-  return ((x + 0x7fff + ((x >>> 16) & 1)) >>> 16) & 0xffff;
-}
-
-function bf16BitsToFloat32(h: number): number {
-  u32[0] = h << 16;
-  return f32[0]!;
-}
-
-/** Reverses the byte order of each element in place (only used on big-endian hosts). */
-function swapBytes(bytes: Uint8Array, size: number): void {
-  if (size === 1) return;
-  for (let i = 0; i < bytes.length; i += size) bytes.subarray(i, i + size).reverse();
 }
 
 // ---- encoding ----
@@ -294,39 +237,7 @@ function entryTensor(bytes: Uint8Array, start: number, e: SafetensorsEntry): Ten
   // (and Buffer.slice would share the file's memory rather than copy).
   const raw = new Uint8Array(bytes.subarray(start + e.data_offsets[0], start + e.data_offsets[1]));
   if (!littleEndianHost) swapBytes(raw, size);
-  const n = raw.length / size;
-  let array: NumericArray;
-  switch (e.dtype) {
-    case 'F64':
-      array = new Float64Array(raw.buffer, 0, n);
-      break;
-    case 'F32':
-      array = new Float32Array(raw.buffer, 0, n);
-      break;
-    case 'I64':
-      array = new BigInt64Array(raw.buffer, 0, n);
-      break;
-    case 'I32':
-      array = new Int32Array(raw.buffer, 0, n);
-      break;
-    case 'I16':
-      array = new Int16Array(raw.buffer, 0, n);
-      break;
-    case 'I8':
-      array = new Int8Array(raw.buffer, 0, n);
-      break;
-    case 'U8':
-    case 'BOOL':
-      array = raw;
-      break;
-    case 'F16':
-    case 'BF16': {
-      const bits = new Uint16Array(raw.buffer, 0, n);
-      array = Float32Array.from(bits, e.dtype === 'F16' ? halfBitsToFloat32 : bf16BitsToFloat32);
-      break;
-    }
-  }
-  return tensor(array, { shape: e.shape, dtype });
+  return tensor(typedArrayFromBytes(raw, dtype), { shape: e.shape, dtype });
 }
 
 /** Decodes safetensors bytes into new tensors (owned by the caller or the enclosing tidy scope). */

@@ -29,6 +29,9 @@ export class InputError extends UserError {}
 /** A safetensors file that is truncated, corrupt or implausible. */
 export class SafetensorsError extends InputError {}
 
+/** A PyTorch file (torch.save's zip or legacy format) that is truncated, corrupt, or holds what cannot be read safely. */
+export class PytorchFileError extends InputError {}
+
 /** A checkpoint (sidecar, weights, optimizer state, RNG state) that cannot be used. */
 export class CheckpointError extends InputError {}
 

@@ -45,6 +45,7 @@ import { BayesianGaussianMixture } from '../../src/mixture/bayesian.js';
 import { readSubgroupCsv } from '../../src/mixture/subgroup/data.js';
 import { renderRunReport } from '../../src/report/index.js';
 import { checkpointTargets } from './checkpoint-targets.js';
+import { pytorchTargets } from './pytorch-targets.js';
 import { configTargets } from './config-targets.js';
 import { vendorTargets } from './vendor-targets.js';
 import { SW, line, spinsolveJcamp } from '../nmr/vendor-fixtures.js';
@@ -291,6 +292,7 @@ export const TARGETS: FuzzTarget[] = [
     },
   },
   ...checkpointTargets(),
+  ...pytorchTargets(),
   {
     name: 'jcamp-dx (AFFN, ASDF)',
     native: false,
