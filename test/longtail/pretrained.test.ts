@@ -17,6 +17,7 @@ import {
 import { parseConfig } from '../../src/longtail/config/config.js';
 import { buildSession, trainingSetup } from '../../src/longtail/config/session.js';
 import { trainSession } from '../../src/longtail/workflows/train.js';
+import { readWeightsFile } from '../../src/longtail/workflows/weights-file.js';
 import { repoRoot } from '../helpers.js';
 
 const fmnistAvailable = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
@@ -178,3 +179,31 @@ test(
     }
   },
 );
+
+test('weights files: safetensors, or a PyTorch checkpoint with its other objects left out; anything else is named', () => {
+  const pth = join(repoRoot, 'test', 'golden', 'torch', 'pth');
+  // objects.pth: a state dict saved beside objects of other classes, as trainers save a config
+  const tensors = readWeightsFile(join(pth, 'objects.pth'), 'arch.args.pretrained');
+  try {
+    assert.deepEqual(Object.keys(tensors).sort(), [
+      'state_dict.0.bias',
+      'state_dict.0.weight',
+      'state_dict.2.bias',
+      'state_dict.2.weight',
+    ]);
+  } finally {
+    torch.dispose(Object.values(tensors));
+  }
+  assert.throws(
+    () => readWeightsFile(join(pth, 'nowhere.pth'), 'arch.args.pretrained'),
+    /nowhere\.pth' does not exist \(arch\.args\.pretrained is relative to the working directory\)/,
+  );
+  assert.throws(
+    () => readWeightsFile(join(pth, 'expected.json'), 'distill_checkpoint'),
+    /expected\.json: distill_checkpoint must be a \.safetensors file or a PyTorch checkpoint/,
+  );
+  // a pickled call of os.system is never run: it is an object left out, the tensor beside it stays
+  const beside = readWeightsFile(join(pth, 'os-system.pth'));
+  assert.deepEqual(Object.keys(beside), ['weight']);
+  torch.dispose(Object.values(beside));
+});
