@@ -9,7 +9,7 @@ import * as torch from '../../src/torch/index.js';
 import { ConfigError, parseConfig, type TrainConfig } from '../../src/longtail/config/config.js';
 import { buildSession } from '../../src/longtail/config/session.js';
 import { trainSession } from '../../src/longtail/workflows/train.js';
-import { buildTeacher, teacherWeightsFile, withTeacher } from '../../src/longtail/workflows/distill.js';
+import { buildTeacher, isTailorCheckpoint, withTeacher } from '../../src/longtail/workflows/distill.js';
 import { repoRoot } from '../helpers.js';
 
 const fmnistAvailable = existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
@@ -56,8 +56,9 @@ test('distillation config: RIDELossWithDistill and distill go together, with a t
     raw.arch = { type: 'ResNet32EAModel', args: { num_classes: 10 } };
   }, /arch\.type: ResNet32EAModel is RIDE's expert-assignment \(router\) stage, .*\(ResNet32Model\)/);
   assert.equal(rideConfig(studentOf('run', 6)).distill_arch?.args.num_experts, 6);
-  assert.equal(teacherWeightsFile('a/checkpoint-last.json'), 'a/checkpoint-last.safetensors');
-  assert.equal(teacherWeightsFile('w.safetensors'), 'w.safetensors');
+  assert.equal(isTailorCheckpoint('a/checkpoint-last.json'), true);
+  assert.equal(isTailorCheckpoint('w.safetensors'), false, 'no sidecar beside it: a bare state dict');
+  assert.equal(isTailorCheckpoint(repoRoot), true, 'a directory is a run');
 });
 
 test(
@@ -114,7 +115,7 @@ test(
         () => buildTeacher(wrong),
         (e: unknown) =>
           e instanceof ConfigError &&
-          /distill_checkpoint: .*checkpoint-last\.safetensors: .*(missing|unexpected) keys/.test(
+          /distill_checkpoint: .*teacher: loadStateDict: .*(missing|unexpected) keys/.test(
             (e as Error).message,
           ),
       );

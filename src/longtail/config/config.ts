@@ -262,7 +262,7 @@ export const TRAIN_CONFIG = obj({
   distill: bool("distil from a teacher (RIDE's RIDELossWithDistill)"),
   distill_arch: ARCH.optional(),
   distill_checkpoint: text(
-    "the teacher's weights: a tailor run directory, its checkpoint (.json or .safetensors), or a .safetensors state dict",
+    "the teacher's weights: a tailor run directory, its checkpoint (.json or .safetensors), or a state dict (.safetensors or a PyTorch .pth)",
   ),
   trainer: TRAINER,
 });
@@ -308,7 +308,7 @@ function checkDistill(config: TrainConfig, file: string): void {
     throw new ConfigError(
       file,
       'distill_checkpoint',
-      "the teacher's weights (a tailor run or .safetensors) are missing",
+      "the teacher's weights (a tailor run, or a .safetensors or .pth state dict) are missing",
     );
   }
 }

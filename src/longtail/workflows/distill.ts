@@ -4,7 +4,6 @@
 // predict and test-time commands never load it) and is not part of the student's checkpoints: a
 // resumed run loads it again from the config's distill_checkpoint.
 import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { dispose, noGrad, type Tensor } from '../../torch/index.js';
 import { ConfigError } from '../config/config.js';
 import { InputError } from '../../util/errors.js';
@@ -13,13 +12,40 @@ import type { Session } from '../config/session.js';
 import type { MultiExpertModel } from '../models/multi-expert.js';
 import type { System } from '../systems/index.js';
 import { readWeightsFile } from './weights-file.js';
+import { loadCheckpoint } from '../../torch/checkpoint.js';
+import { resolveCheckpoint } from './load.js';
 
-/** The weights file a distill_checkpoint names: a run directory, a checkpoint sidecar or a weights file. */
-export function teacherWeightsFile(checkpoint: string): string {
-  if (existsSync(checkpoint) && statSync(checkpoint).isDirectory()) {
-    return join(checkpoint, 'checkpoint-last.safetensors');
+/**
+ * Whether a distill_checkpoint names a tailor run: its directory, a checkpoint sidecar (.json),
+ * or a checkpoint's weights with their sidecar beside them. Those load through the checkpoint
+ * reader, which checks the weights against the sidecar; anything else is a bare weights file.
+ */
+export function isTailorCheckpoint(checkpoint: string): boolean {
+  if (statSync(checkpoint, { throwIfNoEntry: false })?.isDirectory()) return true;
+  if (/\.json$/i.test(checkpoint)) return true;
+  return /\.safetensors$/i.test(checkpoint) && existsSync(checkpoint.replace(/\.safetensors$/i, '.json'));
+}
+
+/** The model tensors of a distill_checkpoint (the caller's to dispose), without the model. prefix. */
+function readTeacherWeights(checkpoint: string): Record<string, Tensor> {
+  if (isTailorCheckpoint(checkpoint)) {
+    const ck = loadCheckpoint(resolveCheckpoint(checkpoint).replace(/\.json$/, ''));
+    dispose([ck.optimizer?.state]);
+    return modelTensors(ck.weights);
   }
-  return checkpoint.replace(/\.json$/i, '.safetensors');
+  return modelTensors(readWeightsFile(checkpoint, 'distill_checkpoint'));
+}
+
+/** A tailor checkpoint names the model's tensors model.*; a bare state dict does not. */
+function modelTensors(state: Record<string, Tensor>): Record<string, Tensor> {
+  const names = Object.keys(state);
+  if (!names.some((n) => n.startsWith('model.'))) return state;
+  const own: Record<string, Tensor> = {};
+  for (const name of names) {
+    if (name.startsWith('model.')) own[name.slice('model.'.length)] = state[name]!;
+    else state[name]!.dispose();
+  }
+  return own;
 }
 
 /**
@@ -37,25 +63,16 @@ export function buildTeacher(session: Session): MultiExpertModel | null {
     session.data.train.classes,
     file,
   );
-  const weightsFile = teacherWeightsFile(config.distill_checkpoint);
   let state: Record<string, Tensor> = {};
   try {
-    state = readWeightsFile(weightsFile, 'distill_checkpoint');
-    // A tailor checkpoint names the model's tensors model.*; a bare state dict does not.
-    const names = Object.keys(state);
-    const prefixed = names.some((n) => n.startsWith('model.'));
-    const own: Record<string, Tensor> = {};
-    for (const name of names) {
-      if (!prefixed) own[name] = state[name]!;
-      else if (name.startsWith('model.')) own[name.slice('model.'.length)] = state[name]!;
-    }
-    teacher.loadStateDict(own, true);
+    state = readTeacherWeights(config.distill_checkpoint);
+    teacher.loadStateDict(state, true);
   } catch (error) {
     teacher.dispose();
     const message =
       error instanceof InputError
         ? error.message
-        : `${weightsFile}: ${(error as Error).message} (the teacher must be a model of distill_arch, e.g. a tailor run trained with it)`;
+        : `${config.distill_checkpoint}: ${(error as Error).message} (the teacher must be a model of distill_arch, e.g. a tailor run trained with it)`;
     throw new ConfigError(file, 'distill_checkpoint', message);
   } finally {
     dispose(Object.values(state));
