@@ -13,6 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildJobs } from './build-jobs.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
@@ -89,7 +90,7 @@ const nodedir = [dirname(dirname(process.execPath)), '/usr'].find((d) =>
 // npm runs install scripts with its bundled node-gyp on PATH and in npm_config_node_gyp.
 const gyp = process.env.npm_config_node_gyp;
 const [cmd, args] = gyp && existsSync(gyp) ? [process.execPath, [gyp]] : ['node-gyp', []];
-args.push('rebuild', '--directory', here);
+args.push('rebuild', '--directory', here, '--jobs', String(buildJobs()));
 if (nodedir) args.push(`--nodedir=${nodedir}`);
 
 say(

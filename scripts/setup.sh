@@ -40,7 +40,8 @@ recorded=$(cat native/build/libtorch.json 2>/dev/null || true)
 if [ ! -f native/build/Release/tailor_native.node ] || [ "$resolved" != "$recorded" ] || [ -n "$(find native/src native/binding.gyp native/resolve-libtorch.mjs native/resolve-jpeg.mjs -newer native/build/Release/tailor_native.node 2>/dev/null | head -1)" ]; then
   echo "setup: building the native addon (libtorch: ${TAILOR_LIBTORCH:-system})"
   rm -f native/build/libtorch.json
-  npx node-gyp rebuild --directory native --nodedir=/usr
+  # One g++ per core where the memory allows it (native/build-jobs.mjs).
+  npx node-gyp rebuild --directory native --nodedir=/usr --jobs "$(node native/build-jobs.mjs)"
   printf '%s\n' "$resolved" > native/build/libtorch.json.tmp
   mv native/build/libtorch.json.tmp native/build/libtorch.json
 fi

@@ -106,6 +106,7 @@ test(
         'package/native/install.mjs',
         'package/native/resolve-libtorch.mjs',
         'package/native/resolve-jpeg.mjs',
+        'package/native/build-jobs.mjs',
         'package/native/src/addon.cc',
         'package/configs/schema/train.schema.json',
         'package/bin/tailor',
