@@ -1,5 +1,6 @@
 // npm run bench -- epoch-gpu [--device cuda] [--configs sade,prl] [--epochs 4] [--amp bf16] [--torch]
-//   [--python python3] [--check] [--sides tailor_eager,tailor_graph,tailor_graph_one_stream] [--json]
+//   [--python python3] [--check] [--sides tailor_eager,tailor_graph,tailor_graph_one_stream]
+//   [--torch-modes dataloader-4,dataloader-8,device,graph,graph-streams] [--json]
 // Full Fashion-MNIST-LT IR100 training epochs (14,866 images, batch 128) of the shipped SADE and
 // PRL configs on one GPU: tailor eager and tailor graph mode (the whole step replayed from a
 // CUDA graph; with branch streams, each expert and PRL draw on a CUDA stream of its own, and on
@@ -41,6 +42,8 @@ import { resolveGraphMode } from '../src/longtail/train/graph.js';
 import { branchStreamsVerdict } from './lib/branch-streams-verdict.js';
 import { exportExperiment } from './lib/longtail-spec.js';
 
+// The PyTorch side's ways of training (bench/epoch_gpu_torch.py); --torch-modes picks some.
+const TORCH_MODES = ['dataloader-4', 'dataloader-8', 'device', 'graph', 'graph-streams'] as const;
 const { values } = parseArgs({
   options: {
     device: { type: 'string', default: 'cuda' },
@@ -52,6 +55,7 @@ const { values } = parseArgs({
     amp: { type: 'string' },
     'max-per-class': { type: 'string', default: '6000' },
     sides: { type: 'string', default: 'tailor_eager,tailor_graph,tailor_graph_one_stream' },
+    'torch-modes': { type: 'string', default: TORCH_MODES.join(',') },
     json: { type: 'boolean', default: false },
   },
 });
@@ -67,6 +71,7 @@ const wanted = choices(
   SIDES.map(([key]) => key),
 );
 const sides = SIDES.filter(([key]) => wanted.includes(key));
+const torchModes = choices('torch-modes', values['torch-modes'], TORCH_MODES);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 // every shipped Fashion-MNIST-LT config: configs/fmnist_lt_ir100_NAME.json
 const configNames = choices(
@@ -266,7 +271,7 @@ function runTorch(name: string) {
   const spec = exportExperiment(session(name, maxPerClass), dir, {
     device: device.name,
     epochs,
-    modes: ['dataloader-4', 'dataloader-8', 'device', 'graph', 'graph-streams'],
+    modes: torchModes,
     amp: amp ?? 'none',
   });
   const py = spawnSync(values.python, [join(root, 'bench/epoch_gpu_torch.py'), spec], {

@@ -20,7 +20,9 @@ interface TimedMode {
 }
 
 function torchSide(maxPerClass: number): { images: number; batch: number } & Record<string, TimedMode> {
+  // (the DataLoader with 8 workers and the CUDA-graph modes add nothing on the CPU but time)
   const args = ['--device', 'cpu', '--configs', 'sade', '--sides', 'tailor_eager', '--torch'];
+  args.push('--torch-modes', 'dataloader-4,device');
   args.push('--python', python, '--epochs', '2', '--max-per-class', String(maxPerClass), '--json');
   const run = spawnSync(process.execPath, [join(repoRoot, 'dist', 'bench', 'epoch-gpu.js'), ...args], {
     encoding: 'utf8',

@@ -48,6 +48,7 @@ test('a bad value of a benchmark option is named with what it needs, before any 
     ['images', ['--list', 'train.txt'], /--list needs --root/],
     ['epoch-gpu', ['--epochs', '1'], /--epochs needs an integer >= 2, got '1'/],
     ['epoch-gpu', ['--configs', 'sade,nope'], /--configs: 'nope' is not one of .*sade/],
+    ['epoch-gpu', ['--torch-modes', 'graph,eager'], /--torch-modes: 'eager' is not one of .*dataloader-4/],
     ['serve', ['--seconds=-1'], /--seconds needs a positive number, got '-1'/],
     ['serve', ['--seconds', '-1'], /Option '--seconds' argument is ambiguous\. Did you forget/],
     ['gmm', ['--types', 'full,round'], /--types: 'round' is not one of full, tied, diag, spherical/],
