@@ -55,6 +55,8 @@ export {
   type TrainConfig,
   type TrainOverrides,
 } from './config/config.js';
+export { applySettings, parseSetting, type ConfigSetting } from './config/settings.js';
+export { tauListFromText } from './config/tau-list.js';
 export { loadTestTimeConfig, testTimeOptions } from './config/testtime.js';
 export {
   adaptUnlabeled,

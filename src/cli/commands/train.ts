@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import * as torch from '../../torch/index.js';
 import { ensureDir, writeJsonAtomic } from '../../util/fs.js';
 import {
+  applySettings,
   buildSession,
   defaultRunDir,
   loadConfig,
@@ -58,6 +59,10 @@ options:
   -c, --config FILE        JSON config (structure of the SADE/PRL configs)
   -r, --resume CHECKPOINT  resume an interrupted run (checkpoint-last.json of its run directory)
       --epochs N           override trainer.epochs
+      --set PATH=VALUE     set any config field before the config is checked (repeatable): the
+                           path is dotted, the value JSON or else text, e.g. --set
+                           optimizer.args.lr=0.05 --set arch.args.num_experts=7 --set
+                           loss.args.tau_list=limits (BalPoE's --num_experts 7 --tau_list limits)
       --out DIR            run directory (default: <trainer.save_dir or runs>/<name>/<timestamp>)
       --seed S             global seed (default: config seed or 0)
       --root DIR           data directory (overrides data_loader.args.data_dir)
@@ -90,6 +95,7 @@ export const run = defineCommand({
     epochs: { type: 'string' },
     out: { type: 'string' },
     seed: { type: 'string' },
+    set: { type: 'string', multiple: true },
     root: { type: 'string' },
     ...RUNTIME_OPTIONS,
     amp: { type: 'string' },
@@ -154,16 +160,23 @@ export const run = defineCommand({
   },
 });
 
-/** The config: the file given, else the one stored in the checkpoint resumed, with --epochs and --seed. */
+/**
+ * The config: the file given, else the one stored in the checkpoint resumed, with --set, --epochs
+ * and --seed.
+ */
 function trainConfig(
-  values: { config?: string; epochs?: string; seed?: string },
+  values: { config?: string; epochs?: string; seed?: string; set?: string[] },
   record: SessionRecord | undefined,
   resumeCheckpoint: string | undefined,
 ): { file: string; config: TrainConfig } {
   const file = values.config ?? record!.configFile;
+  const settings = values.set ?? [];
   const written = values.config
-    ? loadConfig(values.config)
-    : parseConfig(JSON.stringify(record!.config), `${resumeCheckpoint} (stored config)`);
+    ? loadConfig(values.config, settings)
+    : parseConfig(
+        JSON.stringify(applySettings(record!.config, settings)),
+        `${resumeCheckpoint} (stored config${settings.length > 0 ? ', with --set' : ''})`,
+      );
   const config = withOverrides(written, {
     epochs: numberArg('--epochs', values.epochs, { integer: true, min: 1 }),
     seed: numberOr('--seed', values.seed, written.seed ?? 0, { integer: true, min: 0 }),

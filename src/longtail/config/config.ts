@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { ConfigError, bool, checkDepth, int, num, obj, oneOfValues, parseWith, text } from './schema.js';
 import { IDEAL_POINT, LOSS_TYPES } from './losses.js';
 import { checksOf } from '../../util/arguments.js';
+import { applySettings } from './settings.js';
+import { resolveTauList } from './tau-list.js';
 
 const PRETRAINED =
   "weights to start training from (.safetensors or a PyTorch .pth): the trunk and every expert's stages; the classifiers keep their initialisation";
@@ -418,6 +420,7 @@ function checkConfig(raw: unknown, file: string): TrainConfig {
   foldCombiner(config, combiner, file);
   checkDistill(config, file);
   refuseRandaugm(config, file);
+  resolveTauList(config, file);
   const opt = config.optimizer;
   if (opt.type === 'SGD' && opt.args.nesterov && (!opt.args.momentum || opt.args.dampening)) {
     throw new ConfigError(
@@ -476,11 +479,15 @@ export function withOverrides(
 }
 
 /**
- * Reads and checks a training config file (the JSON that `tailor train` takes).
+ * Reads and checks a training config file (the JSON that `tailor train` takes), with `settings`
+ * (`path=value`, `tailor train --set`) applied before the check; errors then name the file as
+ * `FILE (with --set)`.
  * @throws {@link ConfigError} naming the file, the field and the remedy.
  */
-export function loadConfig(file: string): TrainConfig {
-  return checkConfig(readJsonFile(file), file);
+export function loadConfig(file: string, settings: readonly string[] = []): TrainConfig {
+  const raw = readJsonFile(file);
+  if (settings.length === 0) return checkConfig(raw, file);
+  return checkConfig(applySettings(raw, settings), `${file} (with --set)`);
 }
 
 export { ConfigError };
