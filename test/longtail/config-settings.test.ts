@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/longtail/config/config.js';
 import { applySettings, parseSetting } from '../../src/longtail/config/settings.js';
 import { tauListFromText } from '../../src/longtail/config/tau-list.js';
+import { loadTestTimeConfig } from '../../src/longtail/config/testtime.js';
 import { repoRoot, runTailor } from '../helpers.js';
 
 const balpoe = join(repoRoot, 'configs', 'fmnist_lt_ir100_balpoe.json');
@@ -113,4 +114,17 @@ test('tailor train --set: a bad setting is one tailor: line, before anything tra
   assert.equal(r.err.trim().split('\n').length, 1, r.err);
   const help = runTailor(['train', '--help']);
   assert.match(help.out, /--set PATH=VALUE/);
+});
+
+test('a test-time config with --set: the fields it sets, checked as written ones', () => {
+  const file = join(repoRoot, 'configs', 'fmnist_test_time.json');
+  const options = loadTestTimeConfig(file, false, ['trainer.epochs=3', 'methods=["em","bbse"]']);
+  assert.equal(options.epochs, 3);
+  assert.deepEqual(options.methods, ['em', 'bbse']);
+  assert.throws(
+    () => loadTestTimeConfig(file, false, ['method=al']),
+    (e: unknown) =>
+      e instanceof ConfigError &&
+      /fmnist_test_time\.json \(with --set\): method: unknown value 'al'/.test(e.message),
+  );
 });

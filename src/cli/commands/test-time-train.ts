@@ -10,8 +10,8 @@ import { CliError } from '../errors.js';
 import { JSON_OPTION, defineCommand } from '../command.js';
 import { CHECKPOINT_OPTIONS, loadRunForEvaluation } from './longtail-common.js';
 
-const HELP = `usage: tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json] [--save] [--threads N]
-                              [--device D] [--root DIR] [--quiet]
+const HELP = `usage: tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--set PATH=VALUE] [--json]
+                              [--save] [--threads N] [--device D] [--root DIR] [--quiet]
 
 On each of the eleven test distributions (unlabeled), runs the test-time methods and reports
 each one's top-1 and many/medium/few, with the weights, preference or prior it chose. The
@@ -44,6 +44,8 @@ there) or stability (agreement of the two views alone, as published). prior_fit:
 options:
   -c, --config FILE      test-time config, e.g. configs/fmnist_test_time.json    [required]
   -r, --resume CKPT      a run directory (its checkpoint-last) or a checkpoint .json [required]
+      --set PATH=VALUE   set a field of the test-time config (repeatable; dotted path, JSON or
+                         text value), e.g. --set trainer.epochs=2 --set method=all
       --json             print the results as one JSON object
       --save             write the results into the run's results.json (section test_time)
       --threads N        libtorch threads
@@ -56,6 +58,7 @@ export const run = defineCommand({
   help: HELP,
   options: {
     config: { type: 'string', short: 'c' },
+    set: { type: 'string', multiple: true },
     ...CHECKPOINT_OPTIONS,
     ...JSON_OPTION,
     save: { type: 'boolean', default: false },
@@ -66,7 +69,7 @@ export const run = defineCommand({
       throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
     const { loaded } = loadRunForEvaluation(values, HELP);
     const isPrl = loaded.session.system.kind === 'prl';
-    const options = loadTestTimeConfig(values.config, isPrl);
+    const options = loadTestTimeConfig(values.config, isPrl, values.set ?? []);
     const { results, calibration } = await runTestTime(adaptInput(loaded.session), {
       ...options,
       // --json keeps stdout for the summary; progress stays on stderr unless --quiet.

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ConfigError, bool, int, num, obj, oneOfValues, parseWith, text } from './schema.js';
 import { TEST_DISTRIBUTIONS } from '../data/longtail.js';
 import { readJsonFile } from './config.js';
+import { applySettings } from './settings.js';
 import type { TestTimeOptions } from '../adapt/testtime.js';
 import { LABEL_SHIFT_METHODS, SELECTABLE_METHODS, type TestTimeMethod } from '../adapt/methods.js';
 import { DEFAULT_PRIOR_FIT } from '../adapt/prior.js';
@@ -88,12 +89,19 @@ export const TEST_TIME_CONFIG = obj({
 });
 
 /**
- * Reads a test-time config file into {@link TestTimeOptions}.
+ * Reads a test-time config file into {@link TestTimeOptions}, with `settings` (`path=value`, the
+ * commands' `--set`) applied before the check.
  * @param isPrl Whether the model has a hypernetwork (the preference search needs one).
  * @throws {@link ConfigError} for an invalid field, or a preference search asked of a model without a hypernetwork.
  */
-export function loadTestTimeConfig(file: string, isPrl: boolean): TestTimeOptions {
-  return testTimeOptions(readJsonFile(file), isPrl, file);
+export function loadTestTimeConfig(
+  file: string,
+  isPrl: boolean,
+  settings: readonly string[] = [],
+): TestTimeOptions {
+  const raw = readJsonFile(file);
+  if (settings.length === 0) return testTimeOptions(raw, isPrl, file);
+  return testTimeOptions(applySettings(raw, settings), isPrl, `${file} (with --set)`);
 }
 
 /** The options of a test-time config already read (`{}`: every default), `file` naming it in errors. */
