@@ -3,7 +3,7 @@
 // randaugm: true) end to end on a tiny synthetic list: the configs parse as published, the
 // training loader runs crop, flip, jitter and then RandAugment with the image's own draws, the
 // test transform is aug_plus's Resize + CenterCrop, every worker count gives the same batches,
-// and one training epoch runs.
+// and a training run resumes exactly.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -232,10 +232,23 @@ test('randaugm batches are the same for every worker count and every run of a se
   assert.notDeepEqual(other, inProcess);
 });
 
-test("one training epoch of BalPoE's ImageNet-LT long-training config (randaugm) on the tiny list", async () => {
-  const { result } = await trainRun(tiny('imagenet_lt_resnext50'), join(dir, 'runs', 'one'), 1);
-  assert.equal(result.history.length, 1);
-  const [e] = result.history;
+test("BalPoE's ImageNet-LT long-training config (randaugm) trains on the tiny list, and a resumed run ends exactly where an uninterrupted one does", async () => {
+  const c = () => tiny('imagenet_lt_resnext50', (x) => (x.lr_scheduler.args.T_max = 2));
+  const first = await trainRun(c(), join(dir, 'runs', 'b'), 1);
+  assert.equal(first.result.history.length, 1);
+  const [e] = first.result.history;
   assert.ok(Number.isFinite(e!.train_loss) && e!.train_loss > 0, `train loss ${e!.train_loss}`);
   assert.ok(e!.val !== null, 'validated on the val list');
+  const resumed = await trainRun(c(), join(dir, 'runs', 'b'), 2, {
+    resumeFrom: join(dir, 'runs', 'b', 'checkpoint-last.json'),
+  });
+  const straight = await trainRun(c(), join(dir, 'runs', 'a'), 2);
+  assert.equal(resumed.result.history.length, 2);
+  let differs = 0;
+  for (const [k, v] of Object.entries(straight.weights)) {
+    assert.deepEqual(resumed.weights[k], v, `weight ${k} differs after resume`);
+    if (first.weights[k]!.some((x, i) => x !== v[i])) differs++;
+  }
+  assert.ok(differs > 0, 'the second epoch changed the weights');
+  assert.equal(resumed.result.history[1]!.train_loss, straight.result.history[1]!.train_loss);
 });

@@ -34,7 +34,7 @@ import { DataFormatError } from './types.js';
 export interface ListAugmentSpec {
   /** 'train': RandomResizedCrop + flip + colour jitter; 'test': Resize(resizeSize) + CenterCrop. */
   stage: 'train' | 'test';
-  /** Normalization statistics (and the jitter default: 0.4 for imagenet, none for inat). */
+  /** Normalization statistics (and the jitter default: 0.4 for imagenet, none for inat but with randAugment). */
   kind: 'imagenet' | 'inat';
   /** Output side (224). */
   size: number;
