@@ -224,7 +224,7 @@ test("SADE's test-time files as written: top-level epochs, metrics, imb_factor a
   }
 });
 
-test("BalPoE's configs as written: the combiner is the mixup section, randaugm true is CIFAR's AutoAugment (refused by name for the other loaders), cutmix is refused by name", () => {
+test("BalPoE's configs as written: the combiner is the mixup section, randaugm true is CIFAR's AutoAugment or the image lists' RandAugment (refused by name for Fashion-MNIST and Places-LT), cutmix is refused by name", () => {
   const balpoe = {
     ...sade,
     loss: { type: 'BSExpertLoss', tau_min: 0, tau_max: 2.0, args: { tau_list: [0, 1.0, 2.0] } },
@@ -265,18 +265,21 @@ test("BalPoE's configs as written: the combiner is the mixup section, randaugm t
     () => parseConfig(JSON.stringify(loader('ImbalanceFashionMNISTDataLoader', true)), 'b.json'),
     /b\.json: data_loader\.args\.randaugm: AutoAugment's CIFAR-10 policy is for RGB CIFAR images/,
   );
+  const lists = (type: string) => ({
+    ...balpoe,
+    data_loader: { type, args: { data_dir: './data', batch_size: 64, randaugm: true } },
+  });
   for (const type of ['ImageNetLTDataLoader', 'iNaturalistDataLoader']) {
-    const lists = {
-      ...balpoe,
-      data_loader: { type, args: { data_dir: './data', batch_size: 64, randaugm: true } },
+    const args = parseConfig(JSON.stringify(lists(type)), 'b.json').data_loader.args as {
+      randaugm?: boolean;
     };
-    assert.throws(
-      () => parseConfig(JSON.stringify(lists), 'b.json'),
-      new RegExp(
-        `b\\.json: data_loader\\.args\\.randaugm: randaugm of the image-list loaders \\(${type}\\) is BalPoE's ImageNet-LT / iNaturalist pipeline`,
-      ),
-    );
+    assert.equal(args.randaugm, true, type);
   }
+  for (const type of ['Places_LT', 'Places_LT_DataLoader'])
+    assert.throws(
+      () => parseConfig(JSON.stringify(lists(type)), 'b.json'),
+      new RegExp(`b\\.json: data_loader\\.args\\.randaugm: .*BalPoE has no Places-LT loader \\(${type}\\)`),
+    );
 });
 
 test('prl.z takes a number, one per expert, or "running_min"; anything else names the field', () => {

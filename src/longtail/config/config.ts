@@ -65,7 +65,7 @@ const ARCH = section([
 const RANDAUGM =
   "BalPoE's long-training augmentation: true = AutoAugment's CIFAR-10 policy after crop and flip (ImbalanceCIFAR100DataLoader; ImbalanceCIFAR10DataLoader, as BalPoE's code, then trains with crop, flip and normalization only); refused for Fashion-MNIST";
 const RANDAUGM_LISTS =
-  "BalPoE's RandAugment switch of the ImageNet-LT / iNaturalist loaders: only false (the standard augmentation) is supported";
+  "BalPoE's long-training augmentation of the ImageNet-LT / iNaturalist loaders (aug_plus, PaCo's recipe): true = RandomResizedCrop(scale 0.08..1), flip, colour jitter 0.4, then RandAugment rand-n2-m10-mstd0.5 (two of 15 operations, each with probability 0.5, magnitude N(10, 0.5) clipped to 10, fill the ImageNet mean); the test transform stays Resize + CenterCrop; refused for the Places-LT loaders (BalPoE has none)";
 
 const imbalanceLoaderArgs = obj({
   data_dir: text('directory of the data set'),
@@ -397,20 +397,31 @@ export function parseConfig(text: string, file: string): TrainConfig {
 }
 
 /**
- * BalPoE's `randaugm: true` is AutoAugment for CIFAR (built by the session); Fashion-MNIST has no
- * such recipe, and the image-list loaders' is another pipeline (RandAugment, PaCo's augmentation).
+ * BalPoE's `randaugm: true` is AutoAugment for CIFAR and RandAugment (aug_plus) for its ImageNet-LT
+ * and iNaturalist loaders; Fashion-MNIST has no such recipe, and BalPoE has no Places-LT loader.
  */
 function refuseRandaugm(config: TrainConfig, file: string): void {
   const loader = config.data_loader;
   if (!(loader.args as { randaugm?: boolean } | undefined)?.randaugm) return;
-  if (loader.type === 'ImbalanceCIFAR10DataLoader' || loader.type === 'ImbalanceCIFAR100DataLoader') return;
-  throw new ConfigError(
-    file,
-    'data_loader.args.randaugm',
-    loader.type === 'ImbalanceFashionMNISTDataLoader'
-      ? "AutoAugment's CIFAR-10 policy is for RGB CIFAR images, and BalPoE has no long-training recipe for Fashion-MNIST; set it to false for the standard augmentation"
-      : `randaugm of the image-list loaders (${loader.type}) is BalPoE's ImageNet-LT / iNaturalist pipeline (PaCo's RandAugment augmentation), a different one from the CIFAR loaders' AutoAugment, and tailor does not implement it; set it to false for the standard augmentation`,
-  );
+  switch (loader.type) {
+    case 'ImbalanceCIFAR10DataLoader':
+    case 'ImbalanceCIFAR100DataLoader':
+    case 'ImageNetLTDataLoader':
+    case 'iNaturalistDataLoader':
+      return;
+    case 'ImbalanceFashionMNISTDataLoader':
+      throw new ConfigError(
+        file,
+        'data_loader.args.randaugm',
+        "AutoAugment's CIFAR-10 policy is for RGB CIFAR images, and BalPoE has no long-training recipe for Fashion-MNIST; set it to false for the standard augmentation",
+      );
+    default:
+      throw new ConfigError(
+        file,
+        'data_loader.args.randaugm',
+        `BalPoE's randaugm recipe (RandAugment) is defined for its ImageNet-LT and iNaturalist loaders, and BalPoE has no Places-LT loader (${loader.type}); set it to false for the standard augmentation, or train the list with ImageNetLTDataLoader`,
+      );
+  }
 }
 
 function checkConfig(raw: unknown, file: string): TrainConfig {

@@ -329,9 +329,16 @@ function buildImageListData(
     batchSize: args.batch_size ?? 128,
     balancedSampling: args.balanced ?? false,
     // training batches: RandomResizedCrop in the original image, as torchvision does, on
-    // num_workers threads (the stretched decode of `train` serves the other uses of the set)
+    // num_workers threads (the stretched decode of `train` serves the other uses of the set);
+    // randaugm adds BalPoE's RandAugment (aug_plus), whose test transform is the Resize +
+    // CenterCrop of `test` and `val` above, normalized with the same statistics
     trainLoader: {
-      spec: { stage: 'train', kind: loader.pipeline === 'inat' ? 'inat' : 'imagenet', size: imageSize },
+      spec: {
+        stage: 'train',
+        kind: loader.pipeline === 'inat' ? 'inat' : 'imagenet',
+        size: imageSize,
+        ...(args.randaugm ? { randAugment: true } : {}),
+      },
       workers: args.num_workers ?? 0,
       prefetch: (args.prefetch_factor ?? 2) * Math.max(1, args.num_workers ?? 0),
       ...(args.skip_corrupt ? { skipCorrupt: true } : {}),

@@ -2,13 +2,12 @@
 // (dataset/autoaugm.py, DeepVoltaire's PIL implementation): 25 sub-policies of two operations,
 // each applied with its probability at a fixed magnitude level; shear, translate and the four
 // enhancers take a random sign, rotation does not; geometric fill grey (128, 128, 128). The
-// operations run on the 8-bit image as Pillow runs them (pil-ops.ts); every draw comes from the
+// operations run on the 8-bit image as Pillow runs them (pil-ops.ts, pil-affine.ts); every draw comes from the
 // pipeline's Rng, in the reference's order (sub-policy, then per operation: fires?, then sign).
 import type { Rng } from '../../util/rng.js';
 import type { ImageTransform, ImageView } from './augment.js';
+import { affineBicubic, affineNearest, rotate } from './pil-affine.js';
 import {
-  affineBicubic,
-  affineNearest,
   autocontrast,
   brightness,
   color,
@@ -16,7 +15,6 @@ import {
   equalize,
   invert,
   posterize,
-  rotate,
   sharpness,
   solarize,
   type ByteImage,

@@ -2,7 +2,8 @@
 // its box in the original image (from the JPEG header's size), the addon's libjpeg-turbo (JPEGs;
 // src/torch/io.ts) or sharp (the rest) decodes only what the box needs and resizes it straight
 // to the output size, then flip, colour jitter (PIL's 8-bit arithmetic, as torchvision on PIL
-// images) and normalization run on the small result. When the box is at least twice the output
+// images), BalPoE's RandAugment where asked (randaugment.ts, on the 8-bit image after the flip)
+// and normalization run on the small result. When the box is at least twice the output
 // size, libjpeg decodes at 1/2, 1/4 or 1/8 size (shrink-on-load; through sharp, by resizing the
 // whole image first and cutting the box afterwards): a 224 crop of a 2000-pixel photo never
 // decodes the full-size pixels.
@@ -17,7 +18,14 @@ import type { Sharp } from 'sharp';
 import { Rng } from '../../util/rng.js';
 import { decodeJpegBox, jpegDecoder } from '../../torch/io.js';
 import { randomResizedCropBox } from './augment.js';
-import { bytesToNormalizedChw, jitterBytes, normalizeTable } from './jitter-bytes.js';
+import {
+  bytesToNormalizedChw,
+  interleavedToPlanar,
+  jitterBytes,
+  normalizeTable,
+  planarToNormalized,
+} from './jitter-bytes.js';
+import { randAugment } from './randaugment.js';
 import type { Batch } from './batches.js';
 import { NORMALIZATION } from './pipelines.js';
 import { DataFormatError } from './types.js';
@@ -26,7 +34,7 @@ import { DataFormatError } from './types.js';
 export interface ListAugmentSpec {
   /** 'train': RandomResizedCrop + flip + colour jitter; 'test': Resize(resizeSize) + CenterCrop. */
   stage: 'train' | 'test';
-  /** Normalization statistics (and the jitter default: 0.4 for imagenet, none for inat). */
+  /** Normalization statistics (and the jitter default: 0.4 for imagenet, none for inat but with randAugment). */
   kind: 'imagenet' | 'inat';
   /** Output side (224). */
   size: number;
@@ -36,6 +44,12 @@ export interface ListAugmentSpec {
   jitter?: number;
   /** Train: RandomResizedCrop's area range (default [0.08, 1]). */
   scale?: [number, number];
+  /**
+   * Train: BalPoE's long-training recipe (`randaugm: true`, PaCo's augmentation): after the
+   * crop, the flip and the colour jitter (0.4 for iNaturalist too), RandAugment
+   * 'rand-n2-m10-mstd0.5' on the 8-bit image (BALPOE_RAND_AUGMENT).
+   */
+  randAugment?: boolean;
 }
 
 /** The images of a list as the pipeline needs them: plain arrays, so worker threads get a copy. */
@@ -151,11 +165,16 @@ export class ListAugmenter {
   private readonly jitter: number;
   /** Byte -> normalized float per channel. */
   private readonly lut: Float32Array;
+  /** RandAugment after the jitter (train only). */
+  private readonly randAugment: boolean;
 
   constructor(readonly spec: ListAugmentSpec) {
     if (!(Number.isInteger(spec.size) && spec.size >= 1))
       throw new RangeError(`the output size must be a positive integer, got ${spec.size}`);
-    const j = spec.jitter ?? (spec.kind === 'inat' ? 0 : 0.4);
+    this.randAugment = spec.stage === 'train' && spec.randAugment === true;
+    // aug_plus jitters iNaturalist's images as well; SADE's and BalPoE's standard iNaturalist
+    // transform does not
+    const j = spec.jitter ?? (spec.kind === 'inat' && !this.randAugment ? 0 : 0.4);
     this.jitter = spec.stage === 'train' ? j : 0;
     const norm = NORMALIZATION[spec.kind];
     this.lut = normalizeTable(norm.mean, norm.std);
@@ -206,6 +225,16 @@ export class ListAugmenter {
       data = decoded.data;
       channels = decoded.info.channels;
     }
+    const target = out.subarray(at, at + this.imageLength);
+    if (this.randAugment) {
+      // RandAugment follows the flip and does not commute with it: the flipped 8-bit image is
+      // built first (jitter and flip commute, so the jitter still runs on the decoded bytes)
+      const rgb = channels === 3 ? data : toRgb(data, channels, size * size);
+      const byteMap = this.jitter > 0 ? jitterBytes(rgb, this.jitter, rng) : null;
+      const img = { data: interleavedToPlanar(rgb, size, flip, byteMap), h: size, w: size };
+      planarToNormalized(randAugment(img, rng).img.data, this.lut, target);
+      return;
+    }
     let rgb: Uint8Array = data;
     let byteMap: Uint8Array | null = null;
     if (this.jitter > 0) {
@@ -217,7 +246,7 @@ export class ListAugmenter {
       // brightness / contrast map is folded into the normalization's table
       byteMap = jitterBytes(rgb, this.jitter, rng);
     }
-    bytesToNormalizedChw(rgb, channels, size, flip, this.lut, out.subarray(at, at + this.imageLength), byteMap);
+    bytesToNormalizedChw(rgb, channels, size, flip, this.lut, target, byteMap);
   }
 }
 

@@ -154,3 +154,38 @@ export function bytesToNormalizedChw(
     }
   }
 }
+
+/**
+ * Interleaved RGB bytes (size x size) -> channel-major bytes, mirrored when `flip`, each byte
+ * through `byteMap` (jitterBytes's rest) if given: the 8-bit image RandAugment works on.
+ */
+export function interleavedToPlanar(
+  data: Uint8Array,
+  size: number,
+  flip: boolean,
+  byteMap: Uint8Array | null = null,
+): Uint8Array {
+  const plane = size * size;
+  const out = new Uint8Array(3 * plane);
+  const map = byteMap ?? IDENTITY;
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      const s = (y * size + (flip ? size - 1 - x : x)) * 3;
+      const d = y * size + x;
+      out[d] = map[data[s]!]!;
+      out[plane + d] = map[data[s + 1]!]!;
+      out[2 * plane + d] = map[data[s + 2]!]!;
+    }
+  }
+  return out;
+}
+
+/** Channel-major RGB bytes -> normalized CHW floats through `lut` (normalizeTable's). */
+export function planarToNormalized(data: Uint8Array, lut: Float32Array, out: Float32Array): void {
+  const plane = data.length / 3;
+  for (let c = 0; c < 3; c++) {
+    const base = c * plane;
+    const table = c * 256;
+    for (let p = 0; p < plane; p++) out[base + p] = lut[table + data[base + p]!]!;
+  }
+}
