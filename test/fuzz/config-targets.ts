@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { repoRoot } from '../helpers.js';
 import { json, text, type Files } from './seeds.js';
 import type { FuzzTarget } from './targets.js';
-import { loadConfig } from '../../src/longtail/config/config.js';
+import { ConfigError, loadConfig } from '../../src/longtail/config/config.js';
 import { createLoss, createPrlLoss } from '../../src/longtail/config/losses.js';
 import { buildOptimizer, buildScheduler } from '../../src/longtail/config/experiment.js';
 import { loadTestTimeConfig } from '../../src/longtail/config/testtime.js';
@@ -123,13 +123,50 @@ const CONFIG_TOKENS = [
   '"methods": ["em", "preference", "em"],\n',
   '"distributions": [],\n',
   '"min_weight": 2,\n',
+  '"loss": {"type": "BSExpertLoss", "tau_min": 0, "tau_max": 1e308, "args": {"tau_list": "limits"}},\n',
+  '"loss": {"type": "BSExpertLoss", "args": {"tau_list": "1;;2e999"}},\n',
 ];
 
+/** `tailor train --set` lines: the paths and values a user (or a script gone wrong) may give. */
+const SETTING_TOKENS = [
+  'arch.args.num_experts=7\n',
+  'arch.args.num_experts=1e9\n',
+  'loss.args.tau_list=limits\n',
+  'loss.args.tau_list=uniform\n',
+  'loss.args.tau_list=0;1;2\n',
+  'loss.tau_min=-1e308\n',
+  'loss.tau_max=NaN\n',
+  '__proto__.polluted=1\n',
+  'constructor.prototype.x=1\n',
+  'optimizer.args.lr={"a":[[[[]]]]}\n',
+  'lr_scheduler.args.milestones.0=5\n',
+  'lr_scheduler.args.milestones.99=5\n',
+  'name.first=1\n',
+  'a..b=1\n',
+  '=\n',
+  'trainer=null\n',
+  'data_loader.args.batch_size=0\n',
+];
+
+/** `SETTINGS` seeds: settings.txt holds one --set per line beside a shipped config. */
+function withSettings(): Files[] {
+  const lines = [
+    'arch.args.num_experts=5\nloss.args.tau_list=limits\nloss.tau_min=0\nloss.tau_max=2\n',
+    'optimizer.args.lr=0.05\ntrainer.epochs=2\n',
+    'lr_scheduler.args.step1=10\nmixup.alpha=0.2\n',
+  ];
+  return shipped([
+    'fmnist_lt_ir100_balpoe.json',
+    'fmnist_lt_ir100_sade.json',
+    'fmnist_lt_ir100_prl.json',
+  ]).map((files, i) => ({ ...files, 'settings.txt': text(lines[i]!) }));
+}
+
 /** The steps of `tailor train` before any data is read, on three classes of 50, 20 and 5 images. */
-async function trainConfig(dir: string): Promise<void> {
+async function trainConfig(dir: string, settings: string[] = []): Promise<void> {
   const torch = await import('../../src/torch/index.js');
   const file = join(dir, 'config.json');
-  const config = loadConfig(file);
+  const config = loadConfig(file, settings);
   torch.tidy(() => {
     const ctx = {
       classCounts: [50, 20, 5],
@@ -188,6 +225,30 @@ export function configTargets(): FuzzTarget[] {
       mutable: ['config.json'],
       dictionary: CONFIG_TOKENS,
       run: trainConfig,
+    },
+    {
+      name: 'training config --set',
+      native: true,
+      kind: 'text',
+      seeds: async () => withSettings(),
+      mutable: ['settings.txt'],
+      dictionary: SETTING_TOKENS,
+      run: async (dir: string) => {
+        const settings = join(dir, 'settings.txt');
+        try {
+          await trainConfig(
+            dir,
+            readFileSync(settings, 'latin1')
+              .split('\n')
+              .filter((l) => l !== ''),
+          );
+        } catch (error) {
+          // a setting's own error names '--set' (the command line): here that line is the file
+          if (error instanceof ConfigError && error.file === '--set')
+            throw new ConfigError(settings, error.path, error.message);
+          throw error;
+        }
+      },
     },
     {
       name: 'test-time config',

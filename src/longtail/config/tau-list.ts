@@ -5,6 +5,9 @@
 // arch.args.num_experts=7` here. The config keeps the numbers it resolved to.
 import { ConfigError } from './schema.js';
 
+/** More experts than any multi-expert recipe trains: the list is bounded before it is built. */
+const MAX_EXPERTS = 1024;
+
 /** The per-expert taus a tau_list text names, for `experts` experts. */
 export function tauListFromText(
   text: string,
@@ -14,6 +17,12 @@ export function tauListFromText(
 ): number[] {
   const field = 'loss.args.tau_list';
   if (text === 'limits' || text === 'uniform') {
+    if (experts > MAX_EXPERTS)
+      throw new ConfigError(
+        file,
+        field,
+        `'${text}' spreads the taus over arch.args.num_experts (${experts}); give at most ${MAX_EXPERTS} experts`,
+      );
     if (range.min === undefined || range.max === undefined)
       throw new ConfigError(
         file,
