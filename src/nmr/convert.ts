@@ -4,7 +4,7 @@
 import { readNmr } from './io/load.js';
 import { splitRow } from './realstack.js';
 import { NmrFormatError } from './io/errors.js';
-import { processFid, type Apodization } from './process.js';
+import { describePhase, processFid, type Apodization } from './process.js';
 import type { Spectrum } from './types.js';
 import { checksOf } from './arguments.js';
 
@@ -18,14 +18,20 @@ export interface ConvertOptions {
   size?: number;
   /** Window applied to the FID before the FFT (default none). */
   apodization?: Apodization;
-  /** Phase correction: from the parameter files (default 'params'), automatic, none, or given (degrees). */
+  /**
+   * Phase correction: 'params' (default) the phase stored with the data (TopSpin PHC0/PHC1, VnmrJ
+   * rp/lp) or, without one, automatic; 'auto' always automatic; 'none'; or given (degrees).
+   */
   phase?: 'params' | 'auto' | 'none' | { p0: number; p1: number };
 }
 
 /** What {@link toSpectrum} returns. */
 export interface Converted {
   spectrum: Spectrum;
-  /** What the processing did (phase, group delay), for the user; null for processed input. */
+  /**
+   * What the processing did, for the user: the phase and where it came from (stored with the data,
+   * automatic, given, none), the group delay, a VnmrJ FID shift; null for processed input.
+   */
   note: string | null;
 }
 
@@ -82,6 +88,12 @@ export function toSpectrum(path: string, options: ConvertOptions = {}): Converte
       refMHz: processed.refMHz,
       source: processed.source,
     },
-    note: `phase p0 ${processed.phase.p0.toFixed(2)} p1 ${processed.phase.p1.toFixed(2)} deg, group delay ${fid.groupDelay.toFixed(3)} points`,
+    note: [
+      describePhase(processed, fid),
+      `group delay ${fid.groupDelay.toFixed(3)} points`,
+      ...(fid.leftShift !== undefined
+        ? [`FID shifted by lsfid = ${fid.leftShift} points (${fid.leftShift > 0 ? 'left' : 'right'})`]
+        : []),
+    ].join('; '),
   };
 }

@@ -46,7 +46,11 @@ export interface ProcessOptions {
   /** Number of spectrum points (a power of two >= the FID length); default: 2x the next power of two. */
   size?: number;
   apodization?: Apodization;
-  /** 'params' uses the phase stored with the data (falls back to auto), 'auto' searches for one. */
+  /**
+   * 'params' (default) uses the phase stored with the data (TopSpin's PHC0/PHC1, VnmrJ's rp/lp,
+   * JCAMP-DX $PHC0/$PHC1) and falls back to 'auto' when there is none; 'auto' searches for one
+   * (ACME); 'none' leaves the spectrum as transformed; {p0, p1} applies the given phase (degrees).
+   */
   phase?: 'params' | 'auto' | 'none' | { p0: number; p1: number };
   /** Halve the first point (removes the baseline offset of non-filtered data); default true. */
   halveFirstPoint?: boolean;
@@ -57,6 +61,25 @@ export interface ProcessedSpectrum extends Spectrum {
   imag: Float64Array;
   /** The phase that was applied (degrees). */
   phase: { p0: number; p1: number };
+  /**
+   * Where that phase came from: 'file' (stored with the data; the FID's phaseSource says which
+   * parameters), 'auto' (the ACME search, also when 'params' found none), 'given' or 'none'.
+   */
+  phaseFrom: PhaseFrom;
+}
+
+/** Where the phase of a {@link ProcessedSpectrum} came from. */
+export type PhaseFrom = 'file' | 'auto' | 'given' | 'none';
+
+/** A sentence for reports on the phase a spectrum was processed with, and where it came from. */
+export function describePhase(spectrum: ProcessedSpectrum, fid: Pick<Fid, 'phaseSource'>): string {
+  const from = {
+    file: `stored with the data (${fid.phaseSource ?? 'parameter files'})`,
+    auto: 'automatic (ACME)',
+    given: 'given',
+    none: 'none applied',
+  }[spectrum.phaseFrom];
+  return `phase p0 ${spectrum.phase.p0.toFixed(2)} p1 ${spectrum.phase.p1.toFixed(2)} deg, ${from}`;
 }
 
 /** Multiplies the FID by a window; time zero is at the group delay (the filter's echo top). */
@@ -172,10 +195,11 @@ export function processFid(fid: Fid, options: ProcessOptions = {}): ProcessedSpe
   const ft = fourierTransform(filled, options.halveFirstPoint ?? true);
   const mode = options.phase ?? 'params';
   let phase: { p0: number; p1: number };
-  if (typeof mode === 'object') phase = mode;
-  else if (mode === 'none') phase = { p0: 0, p1: 0 };
-  else if (mode === 'params' && fid.phase) phase = fid.phase;
-  else phase = autoPhase(ft.re, ft.im);
+  let phaseFrom: PhaseFrom;
+  if (typeof mode === 'object') [phase, phaseFrom] = [mode, 'given'];
+  else if (mode === 'none') [phase, phaseFrom] = [{ p0: 0, p1: 0 }, 'none'];
+  else if (mode === 'params' && fid.phase) [phase, phaseFrom] = [fid.phase, 'file'];
+  else [phase, phaseFrom] = [autoPhase(ft.re, ft.im), 'auto'];
   const phased = applyPhase(ft.re, ft.im, phase.p0, phase.p1);
   const spectrum: ProcessedSpectrum = {
     real: phased.re,
@@ -184,6 +208,7 @@ export function processFid(fid: Fid, options: ProcessOptions = {}): ProcessedSpe
     refMHz: fid.refMHz,
     source: fid.source,
     phase,
+    phaseFrom,
   };
   if (fid.nucleus) spectrum.nucleus = fid.nucleus;
   if (fid.scans !== undefined) spectrum.scans = fid.scans;

@@ -12,8 +12,18 @@ export interface Fid {
   carrierPpm: number;
   /** Digital-filter group delay in points (0 when the data have none or it was removed). */
   groupDelay: number;
-  /** Phase from the parameter files (degrees, Bruker convention), when the source gives one. */
+  /**
+   * Phase from the parameter files (degrees, in tailor's convention: TopSpin's, see applyPhase),
+   * when the source gives one; a reader converts a vendor's own convention (VnmrJ's rp/lp).
+   */
   phase?: { p0: number; p1: number };
+  /** Where phase came from ('procs PHC0/PHC1', 'procpar rp/lp'), for reports. */
+  phaseSource?: string;
+  /**
+   * Points the reader shifted the stored FID by before anything else (VnmrJ's lsfid): positive
+   * drops that many leading points, negative puts that many zeros in front. Absent when unshifted.
+   */
+  leftShift?: number;
   /** Line broadening (Hz) the source's own processing used, if known. */
   lbHz?: number;
   nucleus?: string;

@@ -14,7 +14,9 @@ function varianFiles(type: 'float32' | 'int32' | 'int16', blocks: number): Files
     param('tn', ['H1']) +
     param('lb', [0.5]) +
     param('nt', [1, 4, 16].slice(0, blocks)) +
-    param('comment', ['two "quoted" words', 'second line']);
+    param('comment', ['two "quoted" words', 'second line']) +
+    // VnmrJ's own processing: the phases and the FID shift the reader applies.
+    (blocks === 3 ? param('rp', [12.5]) + param('lp', [-40]) + param('lsfid', [2]) : '');
   return { 'exp.fid/fid': new Uint8Array(fidFile(traces, type)), 'exp.fid/procpar': text(procpar) };
 }
 
@@ -42,6 +44,8 @@ export function vendorTargets(): FuzzTarget[] {
         'ni 7 1 1e+09 1 1 2 1 2 1 64\n1 128\n0 \n',
         'sw 1 1 1e+06 0 0 2 1 11 1 64\n1 -5 \n0 \n',
         'lsfid 7 1 64000 -64000 1 3 1 0 1 64\n1 99999999 \n0 \n',
+        'lsfid 7 1 64000 -64000 1 3 1 0 1 64\n1 -47.5 \n0 \n',
+        'rp 1 1 3600 -3600 0 3 1 0 1 64\n1 -1e+300 \n0 \n',
         '99999999999 ',
         '"',
         '\\',

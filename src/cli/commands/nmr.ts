@@ -95,7 +95,9 @@ process options:
   --size N           spectrum points (power of two; default 2x the FID length rounded up)
   --lb HZ            exponential line broadening (default: the data's LB, else none)
   --gb HZ            Gaussian broadening instead (FWHM in Hz)
-  --phase P          params (default), auto, none, or P0,P1 in degrees
+  --phase P          params (default: the phase stored with the data, TopSpin PHC0/PHC1 or VnmrJ
+                     rp/lp, else automatic), auto (ACME, ignoring a stored phase), none, or P0,P1
+                     in degrees (TopSpin's convention); the phase used and its source are printed
   --processed        read the vendor's processed spectrum instead of the fid (Bruker pdata/1/1r,
                      Spinsolve spectrum_processed.1d)
   --row R            for pseudo-2D data (a Bruker ser file, an arrayed VnmrJ fid): which row
@@ -106,7 +108,7 @@ stack options:
                      from the lowest to the highest SNR                       [>= 2 required]
   --size N           spectrum points for FIDs (power of two)
   --lb HZ            exponential line broadening for FIDs (default: the data's LB)
-  --phase P          params (default) or auto
+  --phase P          params (default: the stored phase, else automatic) or auto
   --ppm LO,HI        keep only this ppm window
   --same-index       keep the points as they are instead of resampling onto the first file's
                      ppm axis (when the files' referencing disagrees)

@@ -53,6 +53,11 @@ function readWords(path: string, dtype: number, bigEndian: boolean, field: strin
   return out;
 }
 
+/** True when procs says REVERSE= yes (TopSpin's ft flips the spectrum left to right). */
+export function isReversed(procs: ParameterSet | undefined): boolean {
+  return /^(yes|true|1)$/i.test(procs?.string('$REVERSE') ?? '');
+}
+
 /** Reads the procs of pdata/1 when present (reference frequency SF, phase, LB). */
 function optionalProcs(dir: string): ParameterSet | undefined {
   const p = join(dir, 'pdata', '1', 'procs');
@@ -70,9 +75,13 @@ function fidFromWords(
   const n = Math.floor(td / 2);
   const re = new Float64Array(n);
   const im = new Float64Array(n);
+  // REVERSE (procs) makes TopSpin's ft flip the spectrum: the conjugate FID gives the flipped
+  // spectrum, as the JCAMP-DX reader does for $REVERSE.
+  const reverse = isReversed(procs);
+  const sign = reverse ? -1 : 1;
   for (let i = 0; i < n; i++) {
     re[i] = words[start + 2 * i]!;
-    im[i] = words[start + 2 * i + 1]!;
+    im[i] = sign * words[start + 2 * i + 1]!;
   }
   const swHz = acqus.positive('$SW_h');
   const sfo1 = acqus.positive('$SFO1');
@@ -100,7 +109,12 @@ function fidFromWords(
   if (nucleus) fid.nucleus = nucleus;
   const scans = acqus.optionalNumber('$NS');
   if (scans !== undefined && Number.isInteger(scans) && scans >= 1) fid.scans = scans;
-  if (procs?.has('$PHC0')) fid.phase = { p0: procs.number('$PHC0'), p1: procs.optionalNumber('$PHC1') ?? 0 };
+  // TopSpin phases the flipped spectrum; with the conjugate FID that phase does not carry over
+  // as it is, so a reversed FID is phased automatically (as JCAMP-DX FIDs with $REVERSE= yes).
+  if (procs?.has('$PHC0') && !reverse) {
+    fid.phase = { p0: procs.number('$PHC0'), p1: procs.optionalNumber('$PHC1') ?? 0 };
+    fid.phaseSource = 'procs PHC0/PHC1';
+  }
   const lb = procs?.optionalNumber('$LB');
   if (lb !== undefined) fid.lbHz = lb;
   return fid;
@@ -189,6 +203,8 @@ export function readBrukerProcessed(pdataDir: string): Spectrum {
       'not found',
       'process the data (ft) or read the raw fid',
     );
+  // REVERSE= yes needs nothing here: TopSpin's ft flipped the spectrum before writing 1r, and its
+  // axis (OFFSET, SW_p) describes the points as written, highest ppm first.
   const sf = procs.positive('$SF');
   const swPpm = procs.positive('$SW_p') / sf;
   const offset = procs.number('$OFFSET');

@@ -228,8 +228,10 @@ function readNtuples(file: string, params: ParameterSet, records: LabelledRecord
     if (nucleus) fid.nucleus = nucleus;
     // A reversed FID's stored phase belongs to the vendor's own processing (on a Spinsolve file it
     // leaves the spectrum half dispersive): it is phased automatically instead.
-    if (params.has('$PHC0') && !reverse)
+    if (params.has('$PHC0') && !reverse) {
       fid.phase = { p0: params.number('$PHC0'), p1: params.optionalNumber('$PHC1') ?? 0 };
+      fid.phaseSource = '$PHC0/$PHC1';
+    }
     const lb = params.optionalNumber('$LB');
     if (lb !== undefined) fid.lbHz = lb;
     const scans = params.optionalNumber('$NS') ?? params.optionalNumber('.AVERAGES');

@@ -5,9 +5,9 @@
 //   block headers followed by ntraces traces of np numbers (int16, int32 or float32 by the status
 //   bits), real and imaginary parts interleaved.
 // Arrayed 1D experiments (one FID per block or trace) become a series of FIDs, as a Bruker ser file.
-// The FIDs are read as acquired, as nmrglue and NMRPy read them: VnmrJ's processing choices (lsfid,
-// the phases rp and lp) are not applied, so processFid phases VnmrJ data itself ('params' falls
-// back to the automatic phase); the line broadening lb is taken when it is on.
+// VnmrJ's own processing choices are taken as VnmrJ's ft and display apply them (OpenVnmrJ: the FID
+// shift in df2d.c, the phasing in displayops.c): the FID shift lsfid when it is on, the phases rp and
+// lp (converted to tailor's convention, see vnmrjPhase), the line broadening lb when it is on.
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { NmrFormatError, readNmrFile } from './errors.js';
@@ -129,6 +129,72 @@ function numberAt(values: (number | string)[], b: number): number | undefined {
   return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined;
 }
 
+/**
+ * VnmrJ's phase (rp, lp in degrees) in tailor's convention (see applyPhase). VnmrJ multiplies point
+ * i of its N-point spectrum (index 0 at the high-frequency edge, as in tailor) by
+ * exp(-i (rp + lp (1 - i / (N - 1)))): the pivot of lp is the right (low-frequency) edge, where the
+ * phase is rp, and the left edge gets rp + lp. VnmrJ transforms the FID as stored, tailor its
+ * conjugate (see readVarianFids), so tailor's complex spectrum is the conjugate of VnmrJ's at every
+ * frequency and the same real part needs the opposite rotation: p0 = -(rp + lp) at the left edge,
+ * and p1 = lp N / (N - 1), which keeps VnmrJ's phase per Hz whatever size tailor transforms to.
+ *
+ * @param rp VnmrJ's zero-order phase (degrees).
+ * @param lp VnmrJ's first-order phase (degrees).
+ * @param points N: the complex points of VnmrJ's spectrum (fn / 2).
+ * @returns The phase for processFid (degrees).
+ */
+export function vnmrjPhase(rp: number, lp: number, points: number): { p0: number; p1: number } {
+  return { p0: -(rp + lp), p1: (lp * points) / Math.max(1, points - 1) };
+}
+
+/**
+ * The FID shifted by VnmrJ's lsfid: k > 0 drops the first k complex points, k < 0 puts -k zeros in
+ * front (the FID grows by -k points: VnmrJ keeps every acquired point and zero-fills after them).
+ */
+export function shiftFid(
+  re: Float64Array,
+  im: Float64Array,
+  k: number,
+): { re: Float64Array; im: Float64Array } {
+  if (k >= 0) return { re: re.slice(k), im: im.slice(k) };
+  const outRe = new Float64Array(re.length - k);
+  const outIm = new Float64Array(re.length - k);
+  outRe.set(re, -k);
+  outIm.set(im, -k);
+  return { re: outRe, im: outIm };
+}
+
+/** The complex points of VnmrJ's spectrum: fn / 2 when fn is on, else np rounded up to a power of two, halved. */
+function spectrumPoints(procpar: Procpar, np: number): number {
+  const fn = procpar.activeNumber('fn');
+  if (fn !== undefined && Number.isInteger(fn) && fn >= 4) return fn / 2;
+  let p = 2;
+  while (p < np) p *= 2;
+  return p / 2;
+}
+
+/** The stored phase: rp and lp (active), converted; undefined when both are 0 (never phased). */
+function storedPhase(procpar: Procpar, np: number): { p0: number; p1: number } | undefined {
+  const rp = procpar.activeNumber('rp') ?? 0;
+  const lp = procpar.activeNumber('lp') ?? 0;
+  if (rp === 0 && lp === 0) return undefined;
+  return vnmrjPhase(rp, lp, spectrumPoints(procpar, np));
+}
+
+/** lsfid when it is on and not 0; checked against the FID length. */
+function leftShiftOf(procpar: Procpar, points: number): number | undefined {
+  const k = procpar.activeNumber('lsfid');
+  if (k === undefined || k === 0) return undefined;
+  if (!Number.isInteger(k) || Math.abs(k) >= points)
+    throw new NmrFormatError(
+      procpar.file,
+      'lsfid',
+      `${k} is not a shift of a ${points}-point FID (a whole number of points, less than the FID length either way)`,
+      'set lsfid to a valid shift, or turn it off (lsfid = n)',
+    );
+  return k;
+}
+
 /** Refuses multidimensional experiments: their traces are increments of an indirect dimension, not FIDs to denoise. */
 function checkOneDimensional(procpar: Procpar): void {
   for (const name of ['ni', 'ni2', 'ni3']) {
@@ -161,6 +227,8 @@ export function readVarianFids(dir: string): Fid[] {
     throw new NmrFormatError(procparPath, 'reffrq', `the reference frequency ${refMHz} MHz is not positive`);
   const lbHz = procpar.activeNumber('lb');
   const nucleus = nucleusName(procpar.string('tn'));
+  const phase = storedPhase(procpar, h.np);
+  const shift = leftShiftOf(procpar, h.np / 2);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const le = h.littleEndian;
   const read =
@@ -196,9 +264,10 @@ export function readVarianFids(dir: string): Fid[] {
           `point ${bad} is not a finite number`,
           'the file is corrupt',
         );
+      const shifted = shift === undefined ? { re, im } : shiftFid(re, im, shift);
       const fid: Fid = {
-        re,
-        im,
+        re: shifted.re,
+        im: shifted.im,
         swHz,
         refMHz,
         carrierPpm: ((sfrq - refMHz) / refMHz) * 1e6,
@@ -208,6 +277,11 @@ export function readVarianFids(dir: string): Fid[] {
       if (nucleus) fid.nucleus = nucleus;
       if (lbHz !== undefined) fid.lbHz = lbHz;
       if (scans !== undefined) fid.scans = scans;
+      if (phase) {
+        fid.phase = phase;
+        fid.phaseSource = 'procpar rp/lp';
+      }
+      if (shift !== undefined) fid.leftShift = shift;
       fids.push(fid);
     }
   }
