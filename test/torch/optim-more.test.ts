@@ -318,7 +318,7 @@ test('stateDict / loadStateDict resume: the same trajectory as an uninterrupted 
   assert.equal(torch.liveTensors(), before, 'nothing leaks');
 });
 
-test('LBFGS in float32 reaches the Rosenbrock minimum, as in float64', () => {
+test('LBFGS in float32 reaches the Rosenbrock minimum, as in float64, and leaks nothing outside a tidy', () => {
   const before = torch.liveTensors();
   const x = torch.tensor([-1.2, 1]).requiresGrad_();
   const opt = new LBFGS([x], { lineSearchFn: 'strong_wolfe', maxIter: 100 });
@@ -329,9 +329,10 @@ test('LBFGS in float32 reaches the Rosenbrock minimum, as in float64', () => {
     loss.backward();
     return loss;
   };
-  const first = torch.tidy(() => opt.step(closure));
+  // no tidy around step: it frees its own temporaries
+  const first = opt.step(closure);
   assertClose([first], [24.2], 1e-5, 0, 'the loss before the first iteration');
-  torch.tidy(() => opt.step(closure));
+  opt.step(closure);
   assertClose(x.toFloat32Array(), [1, 1], 1e-3, 0, 'the minimum');
   opt.dispose();
   x.dispose();

@@ -160,7 +160,8 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
           return loss.item();
         }),
       );
-    return noGrad(() => this.run(evaluate));
+    // every temporary freed on return: what the optimizer keeps between steps is kept explicitly
+    return noGrad(() => tidy(() => this.run(evaluate)));
   }
 
   private run(evaluate: () => number): number {
