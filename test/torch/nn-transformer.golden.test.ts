@@ -174,6 +174,14 @@ test("TransformerDecoder's copies equal the layer and draw nothing from the gene
     /Transformer: options.customEncoder must be a TransformerEncoder or null/,
   );
   assert.throws(
+    () => new nn.Transformer({ dModel: 10, nhead: 4 }),
+    /Transformer: options.dModel \(10\) must be divisible by options.nhead \(4\)/,
+  );
+  assert.throws(
+    () => new nn.Transformer({ numDecoderLayers: 0 }),
+    /Transformer: options.numDecoderLayers must be an integer >= 1/,
+  );
+  assert.throws(
     () => new nn.TransformerDecoder({} as never, 2),
     /TransformerDecoder: layer must be a TransformerDecoderLayer/,
   );

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
 import {
@@ -297,13 +298,26 @@ test('stateDict / loadStateDict resume: the same trajectory as an uninterrupted 
   const part = params();
   const optPart = new LBFGS(part, options);
   lbfgsRun(part, optPart, 1);
-  const dict = optPart.stateDict();
-  assert.ok(dict.state['0']!['oldDirs.0'] instanceof torch.Tensor, 'the history is in the state dict');
-  const resumed = part.map((p) => torch.noGrad(() => p.clone()).requiresGrad_());
-  const optResumed = new LBFGS(resumed, { ...options, maxIter: 7 });
-  optResumed.loadStateDict(dict);
-  assert.equal(optResumed.paramGroups[0]!.maxIter, 3, 'the saved hyperparameters are restored');
+  assert.ok(
+    optPart.stateDict().state['0']!['oldDirs.0'] instanceof torch.Tensor,
+    'the history is in the state dict',
+  );
+  // through a checkpoint's files: the dotted state names and lineSearchFn's string survive
+  const dir = mkdtempSync(join(tmpdir(), 'tailor-lbfgs-'));
+  torch.saveCheckpoint(join(dir, 'ck'), {
+    weights: { a: part[0]!, b: part[1]! },
+    optimizer: optPart.stateDict(),
+  });
   optPart.dispose();
+  const loaded = torch.loadCheckpoint(join(dir, 'ck'));
+  rmSync(dir, { recursive: true, force: true });
+  const dict = loaded.optimizer!;
+  const resumed = [loaded.weights.a!.requiresGrad_(), loaded.weights.b!.requiresGrad_()];
+  const optResumed = new LBFGS(resumed, { ...options, maxIter: 7, lineSearchFn: null });
+  optResumed.loadStateDict(dict);
+  torch.dispose(dict.state);
+  assert.equal(optResumed.paramGroups[0]!.maxIter, 3, 'the saved hyperparameters are restored');
+  assert.equal(optResumed.paramGroups[0]!.lineSearchFn, 'strong_wolfe');
   lbfgsRun(resumed, optResumed, 2);
   resumed.forEach((p, i) =>
     assertClose(p.toFloat64Array(), full[i]!.toFloat64Array(), 0, 0, `LBFGS resumed ${i}`),

@@ -141,6 +141,12 @@ export class Transformer extends Module {
       customDecoder = null,
       ...layerOptions
     } = options;
+    c.integer(dModel, 'options.dModel', { min: 1 });
+    c.integer(nhead, 'options.nhead', { min: 1 });
+    if (dModel % nhead !== 0)
+      throw new ArgumentError(
+        `Transformer: options.dModel (${dModel}) must be divisible by options.nhead (${nhead})`,
+      );
     c.integer(numEncoderLayers, 'options.numEncoderLayers', { min: 1, max: 10000 });
     c.integer(numDecoderLayers, 'options.numDecoderLayers', { min: 1, max: 10000 });
     if (customEncoder !== null && !(customEncoder instanceof TransformerEncoder))

@@ -214,7 +214,11 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
         memory.prevFlatGrad = prevFlatGrad;
         prevLoss = loss;
 
-        t = memory.nIter === 1 ? Math.min(1, 1 / tidy(() => flatGrad.abs().sum().item())) * lr : lr;
+        if (memory.nIter === 1) {
+          // Python's min(1., 1 / |g|_1): 1 where the quotient is not a number
+          const r = 1 / tidy(() => flatGrad.abs().sum().item());
+          t = (r < 1 ? r : 1) * lr;
+        } else t = lr;
         const dir = d!;
         const gtd = tidy(() => aten.dot(flatGrad, dir).item());
         if (gtd > -toleranceChange) break;
