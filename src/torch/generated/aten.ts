@@ -1554,6 +1554,13 @@ export function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, stri
   return wrap(native.call(op_conv2d, input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, stride, padding, dilation, groups) as number);
 }
 
+let op_conv3d = -1;
+/** `aten::conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor` */
+export function conv3d(input: Tensor, weight: Tensor, bias?: Tensor | null, stride?: number | number[], padding?: number | number[], dilation?: number | number[], groups?: number): Tensor {
+  if (op_conv3d < 0) op_conv3d = native.resolve('aten::conv3d', '');
+  return wrap(native.call(op_conv3d, input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, stride, padding, dilation, groups) as number);
+}
+
 let op_conv_transpose1d = -1;
 /** `aten::conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] output_padding=[0], int groups=1, int[1] dilation=[1]) -> Tensor` */
 export function conv_transpose1d(input: Tensor, weight: Tensor, bias?: Tensor | null, stride?: number | number[], padding?: number | number[], output_padding?: number | number[], groups?: number, dilation?: number | number[]): Tensor {
@@ -1640,6 +1647,13 @@ export function max_pool2d(self_: Tensor, kernel_size: number | number[], stride
   return wrap(native.call(op_max_pool2d, self_.handle, kernel_size, stride, padding, dilation, ceil_mode) as number);
 }
 
+let op_max_pool3d = -1;
+/** `aten::max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor` */
+export function max_pool3d(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], dilation?: number | number[], ceil_mode?: boolean): Tensor {
+  if (op_max_pool3d < 0) op_max_pool3d = native.resolve('aten::max_pool3d', '');
+  return wrap(native.call(op_max_pool3d, self_.handle, kernel_size, stride, padding, dilation, ceil_mode) as number);
+}
+
 let op_avg_pool1d = -1;
 /** `aten::avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor` */
 export function avg_pool1d(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], ceil_mode?: boolean, count_include_pad?: boolean): Tensor {
@@ -1654,6 +1668,13 @@ export function avg_pool2d(self_: Tensor, kernel_size: number | number[], stride
   return wrap(native.call(op_avg_pool2d, self_.handle, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) as number);
 }
 
+let op_avg_pool3d = -1;
+/** `aten::avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` */
+export function avg_pool3d(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], ceil_mode?: boolean, count_include_pad?: boolean, divisor_override?: number | null): Tensor {
+  if (op_avg_pool3d < 0) op_avg_pool3d = native.resolve('aten::avg_pool3d', '');
+  return wrap(native.call(op_avg_pool3d, self_.handle, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) as number);
+}
+
 let op_adaptive_avg_pool1d = -1;
 /** `aten::adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor` */
 export function adaptive_avg_pool1d(self_: Tensor, output_size: number | number[]): Tensor {
@@ -1666,6 +1687,13 @@ let op_adaptive_avg_pool2d = -1;
 export function adaptive_avg_pool2d(self_: Tensor, output_size: number | number[]): Tensor {
   if (op_adaptive_avg_pool2d < 0) op_adaptive_avg_pool2d = native.resolve('aten::adaptive_avg_pool2d', '');
   return wrap(native.call(op_adaptive_avg_pool2d, self_.handle, output_size) as number);
+}
+
+let op_adaptive_avg_pool3d = -1;
+/** `aten::adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor` */
+export function adaptive_avg_pool3d(self_: Tensor, output_size: number | number[]): Tensor {
+  if (op_adaptive_avg_pool3d < 0) op_adaptive_avg_pool3d = native.resolve('aten::adaptive_avg_pool3d', '');
+  return wrap(native.call(op_adaptive_avg_pool3d, self_.handle, output_size) as number);
 }
 
 let op_adaptive_max_pool2d = -1;

@@ -198,6 +198,30 @@ export class AvgPool1d extends Pooling {
     return aten.avg_pool1d(x, this.kernelSize, this.stride, this.padding);
   }
 }
+/** 3D max pooling over [batch, channels, D, H, W] ([channels, D, H, W] unbatched) with cubic windows (torch.nn.MaxPool3d). */
+export class MaxPool3d extends Pooling {
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    return aten.max_pool3d(x, this.kernelSize, this.stride, this.padding);
+  }
+}
+/** 3D average pooling over [batch, channels, D, H, W] with cubic windows, the padding counted in the mean (torch.nn.AvgPool3d). */
+export class AvgPool3d extends Pooling {
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    return aten.avg_pool3d(x, this.kernelSize, this.stride, this.padding);
+  }
+}
+/** Average pooling of [batch, channels, D, H, W] to a fixed output size [D', H', W'] whatever the input size (torch.nn.AdaptiveAvgPool3d). */
+export class AdaptiveAvgPool3d extends Module {
+  constructor(readonly outputSize: number | [number, number, number]) {
+    super();
+  }
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    return aten.adaptive_avg_pool3d(x, this.outputSize);
+  }
+}
 /** Average pooling to a fixed output size [H, W] whatever the input size. */
 export class AdaptiveAvgPool2d extends Module {
   constructor(readonly outputSize: number | [number, number]) {

@@ -14,3 +14,4 @@ export * as init from './init.js';
 export * as functional from './functional.js';
 /** Gradient clipping (torch.nn.utils). */
 export * as utils from './utils.js';
+export * from './transformer-model.js';

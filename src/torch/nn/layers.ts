@@ -1,4 +1,4 @@
-// Layers with parameters: Linear, Conv1d/Conv2d and their transposes, normalisation, dropout, embedding.
+// Layers with parameters: Linear, Conv1d/Conv2d/Conv3d, the 1d and 2d transposes, normalisation, dropout, embedding.
 import { Tensor } from '../tensor.js';
 import { empty, ones, zeros } from '../creation.js';
 import { noGrad } from '../autograd.js';
@@ -146,6 +146,21 @@ export class Conv2d extends ConvNd {
   }
 }
 
+/**
+ * A 3D convolution (torch.nn.Conv3d) with a cubic kernel: input [batch, inChannels, D, H, W],
+ * output [batch, outChannels, D', H', W'], each size (n + 2 padding - dilation (k - 1) - 1) / stride + 1,
+ * rounded down. Weight [outChannels, inChannels / groups, k, k, k].
+ */
+export class Conv3d extends ConvNd {
+  constructor(inChannels: number, outChannels: number, kernelSize: number, options: ConvOptions = {}) {
+    super(inChannels, outChannels, [kernelSize, kernelSize, kernelSize], options);
+  }
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    return aten.conv3d(x, this.weight, this.bias, this.stride, this.padding, this.dilation, this.groups);
+  }
+}
+
 /** Options of the transposed convolutions: the convolution's, and outputPadding (default 0, < stride or dilation) added to one side of the output. */
 export interface ConvTransposeOptions extends ConvOptions {
   outputPadding?: number;
@@ -277,6 +292,13 @@ export class BatchNorm1d extends BatchNormNd {
 export class BatchNorm2d extends BatchNormNd {
   constructor(numFeatures: number, options: BatchNormOptions = {}) {
     super(numFeatures, [4], options);
+  }
+}
+
+/** Batch normalisation over [batch, channels, D, H, W] (torch.nn.BatchNorm3d), for volumes and video. */
+export class BatchNorm3d extends BatchNormNd {
+  constructor(numFeatures: number, options: BatchNormOptions = {}) {
+    super(numFeatures, [5], options);
   }
 }
 

@@ -1,5 +1,6 @@
-// Transformer layers (torch.nn.TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer) with
-// PyTorch's submodule names, so a state dict's keys are PyTorch's (layers.0.self_attn.in_proj_weight).
+// Transformer layers (torch.nn.TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer;
+// the decoder stack and the whole model are in transformer-model.ts) with PyTorch's submodule
+// names, so a state dict's keys are PyTorch's (layers.0.self_attn.in_proj_weight).
 import { Tensor } from '../tensor.js';
 import { tidy } from '../scope.js';
 import { getRngState, setRngState } from '../creation.js';
@@ -257,6 +258,8 @@ export class TransformerDecoderLayer extends Module {
   readonly dropouts: [Dropout, Dropout, Dropout];
   readonly activation: 'relu' | 'gelu';
   readonly normFirst: boolean;
+  /** The options as given (for clone). */
+  private readonly options: TransformerEncoderLayerOptions;
 
   constructor(
     readonly dModel: number,
@@ -264,6 +267,7 @@ export class TransformerDecoderLayer extends Module {
     options: TransformerEncoderLayerOptions = {},
   ) {
     super();
+    this.options = { ...options };
     const { ff, p, eps, batchFirst, activation, normFirst } = layerSettings(
       'TransformerDecoderLayer',
       dModel,
@@ -315,5 +319,18 @@ export class TransformerDecoderLayer extends Module {
         tgt,
       ),
     );
+  }
+
+  /**
+   * A new layer with the same options and a copy of this one's parameters (PyTorch's
+   * copy.deepcopy): it draws nothing from the random generator, on the device of this layer.
+   */
+  clone(): TransformerDecoderLayer {
+    const state = getRngState();
+    const copy = new TransformerDecoderLayer(this.dModel, this.nhead, this.options);
+    setRngState(state);
+    copy.to(this.device).loadStateDict(this.stateDict());
+    copy.train(this.training);
+    return copy;
   }
 }

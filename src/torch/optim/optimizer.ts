@@ -7,8 +7,8 @@ import { keep, tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { isFloatingPoint } from '../dtype.js';
 
-/** A hyperparameter value: numbers, flags, or tuples of numbers (AdamW's betas). */
-export type HyperValue = number | boolean | number[];
+/** A hyperparameter value: numbers, flags, tuples of numbers (AdamW's betas), or a name or null (LBFGS's lineSearchFn). */
+export type HyperValue = number | boolean | number[] | string | null;
 /** A parameter group's hyperparameters by name (lr, momentum, betas, ...). */
 export type Hyperparameters = Record<string, HyperValue>;
 
@@ -86,6 +86,11 @@ export abstract class Optimizer<H extends { lr: number }> {
 
   set capturable(on: boolean) {
     if (on === this.capturable) return;
+    if (on && this.capturableRefused !== null) {
+      throw new Error(
+        `${this.constructor.name}: no capturable mode (CUDA graphs): ${this.capturableRefused}`,
+      );
+    }
     if (!on) {
       for (const r of this.rates!.values()) r.tensor.dispose();
       this.rates = null;
@@ -113,6 +118,9 @@ export abstract class Optimizer<H extends { lr: number }> {
   protected rateOf(group: ParamGroup<H>): Tensor | undefined {
     return this.rates?.get(group)?.tensor;
   }
+
+  /** Why this optimizer has no capturable mode (null where it has one), for the error that refuses it. */
+  protected readonly capturableRefused: string | null = null;
 
   /** Capturable mode's learning rates: each group's device tensor and the value last written to it. */
   private rates: Map<ParamGroup<H>, { tensor: Tensor; written: number }> | null = null;
