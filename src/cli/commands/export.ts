@@ -28,6 +28,7 @@ config. The file is written atomically: it is complete or absent.
 
 options:
   -r, --resume RUN       a run directory (its checkpoint-last) or a checkpoint .json  [required]
+      --train-config FILE  with -r a SADE/RIDE/BalPoE .pth: the training config of its model
       --out FILE         the model file (.onnx)                                       [required]
       --format F         onnx (the only format; the default)
       --preference r     PRL runs: the preference to bake in (a,b,c, one weight per expert)

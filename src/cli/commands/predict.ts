@@ -48,6 +48,7 @@ the adaptation chose, the counts per predicted class, the calibration and the ti
 
 options:
   -r, --resume RUN       a run directory (its checkpoint-last) or a checkpoint .json  [required]
+      --train-config FILE  with -r a SADE/RIDE/BalPoE .pth: the training config of its model
       --input PATH       the images                                                   [required]
       --out FILE         the predictions: .csv, .json or .jsonl                       [required]
       --adapt METHOD     ${PREDICT_ADAPTATIONS.join(', ')} (default none)
