@@ -82,6 +82,11 @@ export {
   type SessionRecord,
 } from './config/session.js';
 export {
+  CheckpointLayoutError,
+  type CheckpointLayout,
+  type ModelWeightsReport,
+} from './models/checkpoint-layout.js';
+export {
   RunError,
   describeLayout,
   isWeightsFile,

@@ -18,7 +18,7 @@ import type { MultiExpertModel } from './multi-expert.js';
 /** Weights that cannot become this model: names of no known layout, or another shape. */
 export class CheckpointLayoutError extends InputError {}
 
-/** The name layouts {@link loadModelWeights} recognises. */
+/** The name layouts a weights file is read in (tried in turn, the best fit kept). */
 export type CheckpointLayout = 'tailor' | 'reference-experts' | 'reference-single';
 
 /** What each layout is, for the log line. */
@@ -28,7 +28,7 @@ export const LAYOUT_DESCRIPTIONS: Record<CheckpointLayout, string> = {
   'reference-single': 'SADE/RIDE/BalPoE single-model layout (layer2/layer3/layer4, linear)',
 };
 
-/** What {@link loadModelWeights} took from a weights file. */
+/** What was taken from a weights file: its layout and wrapper prefix, the tensors loaded. */
 export interface ModelWeightsReport {
   layout: CheckpointLayout;
   /** The wrapper prefix the names carried ('' for none; e.g. 'state_dict.module.backbone.'). */
@@ -72,25 +72,32 @@ const few = (names: string[]): string =>
     .join(', ') + (names.length > 4 ? `, ... (${names.length} in all)` : '');
 
 /** Why a classifier tensor's shape differs: the classifier kind, or the class count. */
-function classifierHint(target: string, normed: boolean, want: number[], got: number[]): string {
+function classifierHint(
+  arch: string,
+  target: string,
+  normed: boolean,
+  want: number[],
+  got: number[],
+): string {
   // A cosine classifier's weight is [features, classes], a linear one's [classes, features].
   if (target.endsWith('.weight') && got.length === 2 && want[0] === got[1] && want[1] === got[0]) {
-    return `the checkpoint has ${normed ? 'a linear' : 'a cosine'} classifier: set arch.args.use_norm to ${!normed}`;
+    return `the checkpoint has ${normed ? 'a linear' : 'a cosine'} classifier: set ${arch}.args.use_norm to ${!normed}`;
   }
   const classes = got.length === 2 ? got[normed ? 1 : 0] : got[0];
-  return `the checkpoint's classifier has ${classes} classes: set arch.args.num_classes (and the data set) to match`;
+  return `the checkpoint's classifier has ${classes} classes: set ${arch}.args.num_classes (and the data set) to match`;
 }
 
 /**
  * The model tensor -> checkpoint tensor map for the layout and wrapper prefix that name the most
  * model tensors. Throws {@link CheckpointLayoutError} (naming `file`, a few of the missing or
- * unexpected names and the config field to change) when no layout fits, the expert count differs,
+ * unexpected names and the field of the config section `arch` to change) when no layout fits, the expert count differs,
  * a tensor has another shape, or checkpoint tensors under the prefix have no place in the model.
  */
 export function modelWeightsMapping(
   model: MultiExpertModel,
   source: Record<string, Tensor>,
   file: string,
+  arch = 'arch',
 ): { mapping: Map<string, string>; report: ModelWeightsReport } {
   const own = model.stateDict();
   const targets = Object.keys(own);
@@ -120,7 +127,7 @@ export function modelWeightsMapping(
   if (held !== undefined && held !== experts) {
     throw new CheckpointLayoutError(
       `${file}: holds ${held} experts (${LAYOUT_DESCRIPTIONS[layout]}) but the config's model has ${experts}; ` +
-        `set arch.args.num_experts to ${held}`,
+        `set ${arch}.args.num_experts to ${held}`,
     );
   }
   const mapping = new Map<string, string>();
@@ -137,8 +144,10 @@ export function modelWeightsMapping(
     const got = source[name]!.shape;
     if (want.length !== got.length || want.some((d, i) => d !== got[i])) {
       const hint = /(^|\.)classifier\./.test(target)
-        ? classifierHint(target, !targets.some((t) => t.endsWith('classifier.bias')), want, got)
-        : 'the backbone (arch.type, reduce_dimension, layer*_output_dim, share_layer3) differs from the checkpoint';
+        ? classifierHint(arch, target, !targets.some((t) => t.endsWith('classifier.bias')), want, got)
+        : target === 'conv1.weight' && want[1] !== got[1]
+          ? `the checkpoint takes ${got[1]}-channel images: set ${arch}.args.in_channels to ${got[1]} (and use such a data set)`
+          : `the backbone (${arch}.type, reduce_dimension, layer*_output_dim, share_layer3) differs from the checkpoint`;
       throw new CheckpointLayoutError(
         `${file}: '${name}' has shape [${got.join(', ')}] but the model's '${target}' is [${want.join(', ')}]; ${hint}`,
       );
@@ -154,7 +163,7 @@ export function modelWeightsMapping(
     ].filter(Boolean);
     throw new CheckpointLayoutError(
       `${file}: read as the ${LAYOUT_DESCRIPTIONS[layout]}${prefix ? ` under '${prefix}'` : ''}, ${parts.join('; ')}; ` +
-        "the config must build the checkpoint's model (arch.type, num_experts, use_norm, reduce_dimension, layer*_output_dim, share_layer3)",
+        `the config must build the checkpoint's model (${arch}.type, num_experts, use_norm, reduce_dimension, layer*_output_dim, share_layer3)`,
     );
   }
   const ignored = inside.filter((n) => IGNORABLE.test(n)).map((n) => prefix + n);
@@ -164,15 +173,17 @@ export function modelWeightsMapping(
 /**
  * Sets every tensor of the model (trunk, experts, classifiers, BN statistics) from `source`, a
  * weights file's tensors read from `file` (named in errors), in whichever known layout they come;
- * returns the layout recognised. The source tensors are not disposed here.
+ * returns the layout recognised. `arch` names the config section of the model in errors
+ * (`distill_arch` for a teacher). The source tensors are not disposed here.
  * @throws {@link CheckpointLayoutError} when the names or shapes do not fit the model.
  */
 export function loadModelWeights(
   model: MultiExpertModel,
   source: Record<string, Tensor>,
   file: string,
+  arch = 'arch',
 ): ModelWeightsReport {
-  const { mapping, report } = modelWeightsMapping(model, source, file);
+  const { mapping, report } = modelWeightsMapping(model, source, file, arch);
   const own = model.stateDict();
   noGrad(() => {
     for (const [target, name] of mapping) own[target]!.copy_(source[name]!);

@@ -67,7 +67,7 @@ export function buildTeacher(session: Session): MultiExpertModel | null {
   let state: Record<string, Tensor> = {};
   try {
     state = readTeacherWeights(config.distill_checkpoint);
-    loadModelWeights(teacher, state, config.distill_checkpoint);
+    loadModelWeights(teacher, state, config.distill_checkpoint, 'distill_arch');
   } catch (error) {
     teacher.dispose();
     const message =

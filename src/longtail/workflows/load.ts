@@ -99,12 +99,12 @@ export function loadRun(path: string, options: { root?: string; config?: string 
   if (o.root !== undefined) c.string(o.root, 'options.root');
   if (o.config !== undefined) c.string(o.config, 'options.config');
   if (isWeightsFile(path)) return loadWeightsFileRun(path, options);
+  const checkpoint = resolveCheckpoint(path);
   if (options.config !== undefined) {
     throw new RunError(
       `${path}: a tailor checkpoint stores its config; the training config applies to weights files of other trainers (.pth)`,
     );
   }
-  const checkpoint = resolveCheckpoint(path);
   const ck = loadCheckpoint(checkpoint.replace(/\.json$/, ''));
   const extra = (
     ck.extra !== null && typeof ck.extra === 'object' ? ck.extra : {}
