@@ -1,5 +1,5 @@
 // Another trainer's weights file through the real CLI: `tailor test -c CONFIG -r FILE` and
-// test-all recognise the SADE/RIDE/BalPoE layout (named on stderr) and agree; a config of another
+// test-time-train --train-config recognise the SADE/RIDE/BalPoE layout (named on stderr) and agree; a config of another
 // model or no config is a named error. (The mapping's numbers: reference-checkpoints.test.ts.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,7 +20,7 @@ const sadeName = (name: string): string =>
     .replace(/^experts\.(\d+)\.classifier\./, 'linears.$1.');
 
 test(
-  'test and test-all evaluate a SADE-layout weights file with the training config',
+  'test and test-time-train evaluate a SADE-layout weights file with the training config',
   { skip: !fmnistAvailable && 'Fashion-MNIST not installed' },
   () => {
     const dir = mkdtempSync(join(tmpdir(), 'tailor-refck-'));
@@ -52,9 +52,25 @@ test(
       const ra = JSON.parse(a.out);
       assert.equal(ra.n, 40);
 
-      const all = runTailor(['test-all', '-c', config, '--checkpoint', sade, '--json']);
-      assert.equal(all.code, 0, all.err);
-      assert.equal(JSON.parse(all.out).distributions.uniform.top1, ra.top1);
+      // test-time-train's -c is the test-time config: the training config comes with --train-config.
+      const ttt = runTailor([
+        'test-time-train',
+        '-c',
+        'configs/fmnist_test_time.json',
+        '--set',
+        'trainer.epochs=1',
+        '--set',
+        'method=aggregation',
+        '--train-config',
+        config,
+        '--checkpoint',
+        sade,
+        '--json',
+        '--quiet',
+      ]);
+      assert.equal(ttt.code, 0, ttt.err);
+      assert.match(ttt.err, /SADE\/RIDE\/BalPoE multi-expert layout/);
+      assert.ok(Number.isFinite(JSON.parse(ttt.out).mean_top1_aggregation));
 
       // A linear classifier in the config, cosine ones in the file: the remedy is named, no stack trace.
       cfg.arch.args.use_norm = false;

@@ -54,7 +54,8 @@ export const run = defineCommand({
     quiet: { type: 'boolean', default: false },
   },
   run: ({ values }) => {
-    if (!values.resume || !values.out) throw new CliError(`give -r RUN and --out FILE.onnx\n\n${HELP}`);
+    if (!(values.resume ?? values.checkpoint) || !values.out)
+      throw new CliError(`give -r RUN and --out FILE.onnx\n\n${HELP}`);
     if (values.format !== 'onnx') throw new CliError(`--format ${values.format}: the only format is onnx`);
     if (extname(values.out).toLowerCase() !== '.onnx')
       throw new CliError(`--out ${values.out}: the model file's name must end in .onnx`);

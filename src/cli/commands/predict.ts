@@ -87,7 +87,7 @@ export const run = defineCommand({
   },
   run: async ({ values }) => {
     const started = performance.now();
-    if (!values.resume || !values.input || !values.out)
+    if (!(values.resume ?? values.checkpoint) || !values.input || !values.out)
       throw new CliError(`give -r RUN, --input PATH and --out FILE\n\n${HELP}`);
     const adapt = values.adapt as PredictAdaptation;
     if (!PREDICT_ADAPTATIONS.includes(adapt))

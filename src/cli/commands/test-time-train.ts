@@ -67,7 +67,7 @@ export const run = defineCommand({
     quiet: { type: 'boolean', default: false },
   },
   run: async ({ values }) => {
-    if (!values.config || !values.resume)
+    if (!values.config || !(values.resume ?? values.checkpoint))
       throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
     const { loaded } = loadRunForEvaluation(values, HELP);
     const isPrl = loaded.session.system.kind === 'prl';
