@@ -13,9 +13,13 @@ from a temporary directory), and expected.json with their logits for a fixed inp
 - expected.json also lists, for the ImageNet backbones (Expert_ResNet / Expert_ResNeXt / ResNeXt
   single, small stage widths), every state-dict name with its shape: the name mapping is checked
   against the real modules without storing their weights.
+- RIDE's and BalPoE's classes (ride_resnet_cifar / RIDEResNet / RIDEResNeXt, BalPoE's
+  expert_resnet_cifar / Expert_ResNet / Expert_ResNeXt, from their checkouts beside SADE's) are
+  checked to name and shape their tensors exactly as SADE's.
 
 Run: /usr/bin/python3 scripts/golden/longtail_reference_checkpoints.py [SADE checkout]
 (default /work/.mirror/Vanint+SADE-AgnosticLT/repo)."""
+import importlib.util
 import json
 import os
 import subprocess
@@ -168,6 +172,49 @@ expected['imagenet'] = [
      'names': names(ResNeXt.ResNext(ResNeXt.Bottleneck, [3, 4, 6, 3], groups=32, width_per_group=4, num_classes=5,
                                     layer3_output_dim=32, layer4_output_dim=32))},
 ]
+
+
+# RIDE's and BalPoE's classes name and shape their tensors as SADE's do: checked here, so the one
+# set of files above stands for all three.
+def load_from(repo, path, name):
+    src = subprocess.run(['git', '-C', repo, 'show', 'HEAD:' + path], check=True, capture_output=True).stdout
+    file = os.path.join(tmp, name + '.py')
+    with open(file, 'wb') as out:
+        out.write(src)
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+MIRROR = os.path.dirname(os.path.dirname(os.path.abspath(REPO)))
+OTHERS = {
+    'ride': (os.path.join(MIRROR, 'frank-xwang+RIDE-LongTailRecognition', 'repo'),
+             'model/ldam_drw_resnets/ride_resnet_cifar.py', 'model/fb_resnets/RIDEResNet.py',
+             'model/fb_resnets/RIDEResNeXt.py'),
+    'balpoe': (os.path.join(MIRROR, 'emasa+BalPoE-CalibratedLT', 'repo'),
+               'model/ldam_drw_resnets/expert_resnet_cifar.py', 'model/fb_resnets/Expert_ResNet.py',
+               'model/fb_resnets/Expert_ResNeXt.py'),
+}
+sade_cifar = names(expert_resnet_cifar.ResNet_s(
+    expert_resnet_cifar.BasicBlock, [1, 1, 1], num_experts=3, num_classes=4, layer2_output_dim=16,
+    layer3_output_dim=16, use_norm=True))
+for key, (repo, cifar_path, resnet_path, resnext_path) in OTHERS.items():
+    if not os.path.isdir(repo):
+        print(f'skipping the {key} cross-check: no checkout at {repo}')
+        continue
+    c = load_from(repo, cifar_path, key + '_cifar')
+    r = load_from(repo, resnet_path, key + '_resnet')
+    x = load_from(repo, resnext_path, key + '_resnext')
+    assert names(c.ResNet_s(c.BasicBlock, [1, 1, 1], num_experts=3, num_classes=4, layer2_output_dim=16,
+                            layer3_output_dim=16, use_norm=True)) == sade_cifar, key
+    assert names(r.ResNet(r.BasicBlock, [1, 1, 1, 1], num_experts=3, num_classes=5, use_norm=True,
+                          layer3_output_dim=32, layer4_output_dim=32)) == expected['imagenet'][0]['names'], key
+    assert names(r.ResNet(r.Bottleneck, [3, 4, 6, 3], num_experts=2, num_classes=5, layer3_output_dim=32,
+                          layer4_output_dim=32, share_layer3=True)) == expected['imagenet'][1]['names'], key
+    assert names(x.ResNext(x.Bottleneck, [3, 4, 6, 3], groups=32, width_per_group=4, num_experts=3, num_classes=5,
+                           layer3_output_dim=32, layer4_output_dim=32)) == expected['imagenet'][2]['names'], key
+    print(f'{key}: the same names and shapes as SADE')
 
 with open(os.path.join(OUT, 'expected.json'), 'w') as f:
     json.dump(expected, f, separators=(',', ':'))

@@ -17,7 +17,10 @@ import {
 } from '../../src/longtail/models/checkpoint-layout.js';
 import { loadPretrained } from '../../src/longtail/models/pretrained.js';
 import { readWeightsFile } from '../../src/longtail/workflows/weights-file.js';
-import { assertClose, goldenDir } from '../helpers.js';
+import { parseConfig } from '../../src/longtail/config/config.js';
+import { ConfigError } from '../../src/longtail/config/schema.js';
+import { buildModel } from '../../src/longtail/config/experiment.js';
+import { assertClose, goldenDir, repoRoot } from '../helpers.js';
 
 const dir = join(goldenDir, 'longtail', 'reference_checkpoints');
 const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as {
@@ -147,6 +150,10 @@ test('a checkpoint of another model is a named error saying which config field t
           e instanceof CheckpointLayoutError &&
           /'encoder\.w'\) match none of the known layouts/.test(e.message),
       );
+      // RIDE's expert-assignment router has no counterpart: skipped and reported, not refused.
+      const router = 'state_dict.module.backbone.expert_help_pred_hidden_fcs.0.weight';
+      const ea = { ...source, [router]: source['state_dict.module.backbone.conv1.weight']! };
+      assert.deepEqual(modelWeightsMapping(model, ea, 'ea.pth').report.ignored, [router]);
       // As pretrained weights, each reference expert's stages fill tailor's expert of that index.
       const report = loadPretrained(model, source, 'best.pth');
       assert.equal(report.prefix, 'state_dict.module.backbone.');
@@ -186,4 +193,22 @@ test('the ImageNet backbones of SADE / RIDE / BalPoE map name for name, shape fo
       torch.dispose(Object.values(source));
     }
   }
+});
+
+test("ResNet32Model's layer2/3_output_dim set the expert widths; a width option A cannot pad to is named", () => {
+  const raw = JSON.parse(readFileSync(join(repoRoot, 'configs', 'fmnist_lt_ir100_sade.json'), 'utf8'));
+  raw.arch.args = { ...raw.arch.args, layer2_output_dim: 16, layer3_output_dim: 20 };
+  const model = buildModel(parseConfig(JSON.stringify(raw), 'sade.json'), 1, 10, 'sade.json');
+  try {
+    assert.deepEqual(model.stateDict()['experts.2.layer3.0.conv1.weight']!.shape, [20, 16, 3, 3]);
+    assert.equal(model.featureDim, 20);
+  } finally {
+    model.dispose();
+  }
+  raw.arch.args.layer3_output_dim = 19;
+  assert.throws(
+    () => buildModel(parseConfig(JSON.stringify(raw), 'sade.json'), 1, 10, 'sade.json'),
+    (e: Error) =>
+      e instanceof ConfigError && /sade\.json: arch\.args\.layer3_output_dim: is 19/.test(e.message),
+  );
 });
