@@ -108,7 +108,7 @@ test("a single ResNet-32 with a linear classifier gives the reference's logits a
 
 test('a checkpoint of another model is a named error saying which config field to change', () => {
   const cases: [ResNetCifar, RegExp][] = [
-    [cifar(2, true), /holds 3 experts .* set arch\.args\.num_experts to 3/],
+    [cifar(2, true), /holds 3 experts but the config's model has 2; set arch\.args\.num_experts to 3/],
     [cifar(3, true, 5), /classifier has 4 classes: set arch\.args\.num_classes/],
     [cifar(3, false), /has a cosine classifier: set arch\.args\.use_norm to true/],
     [
@@ -127,6 +127,17 @@ test('a checkpoint of another model is a named error saying which config field t
       } finally {
         model.dispose();
       }
+    }
+    const three = cifar(3, false);
+    try {
+      withFile(expected.single.file, (single) =>
+        assert.throws(
+          () => modelWeightsMapping(three, single, 'single.pth'),
+          /single\.pth: holds a single model but the config's model has 3; set arch\.args\.num_experts to 1/,
+        ),
+      );
+    } finally {
+      three.dispose();
     }
     const model = cifar(3, true);
     try {

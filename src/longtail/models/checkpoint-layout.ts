@@ -57,12 +57,16 @@ function nameIn(layout: CheckpointLayout, target: string, experts: number): stri
   return experts === 1 ? `${part === 'classifier' ? 'linear' : part}.${rest}` : undefined;
 }
 
-/** Expert count a source holds in a layout (distinct N of its per-expert names). */
-function expertsIn(layout: CheckpointLayout, names: string[]): number | undefined {
-  if (layout === 'reference-single') return undefined;
-  const pattern = layout === 'tailor' ? /^experts\.(\d+)\./ : /^(?:linears|layer\ds)\.(\d+)\./;
-  const ids = new Set(names.map((n) => pattern.exec(n)?.[1]).filter((v) => v !== undefined));
-  return ids.size > 0 ? ids.size : undefined;
+/**
+ * The expert count the names hold, whatever layout fits best (a single model's classifier
+ * 'linear' is one expert), so that a file of another count is named as such.
+ */
+function expertsIn(names: string[]): number | undefined {
+  for (const pattern of [/^experts\.(\d+)\./, /^(?:linears|layer\ds)\.(\d+)\./]) {
+    const ids = new Set(names.map((n) => pattern.exec(n)?.[1]).filter((v) => v !== undefined));
+    if (ids.size > 0) return ids.size;
+  }
+  return names.some((n) => n.startsWith('linear.')) ? 1 : undefined;
 }
 
 const few = (names: string[]): string =>
@@ -123,10 +127,10 @@ export function modelWeightsMapping(
   }
   const { layout, prefix } = best;
   const inside = sourceNames.filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length));
-  const held = expertsIn(layout, inside);
+  const held = expertsIn(inside);
   if (held !== undefined && held !== experts) {
     throw new CheckpointLayoutError(
-      `${file}: holds ${held} experts (${LAYOUT_DESCRIPTIONS[layout]}) but the config's model has ${experts}; ` +
+      `${file}: holds ${held === 1 ? 'a single model' : `${held} experts`} but the config's model has ${experts}; ` +
         `set ${arch}.args.num_experts to ${held}`,
     );
   }
