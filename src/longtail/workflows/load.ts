@@ -58,11 +58,17 @@ export function describeLayout(file: string, report: ModelWeightsReport): string
 
 /**
  * The checkpoint file of a run directory (its checkpoint-last.json), or a checkpoint path given as .json, .safetensors or without suffix.
- * @throws {@link RunError} when there is none.
+ * @throws {@link RunError} when there is none, or the path is a weights file of another trainer.
  */
 export function resolveCheckpoint(path: string): string {
   // A run directory wins over a same-named file beside it (runs/prl next to runs/prl.json, its config).
   const isDirectory = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  if (!isDirectory && isWeightsFile(path) && existsSync(path)) {
+    throw new RunError(
+      `${path} is a weights file, not a tailor run: evaluate it with its training config (test -c CONFIG -r FILE), ` +
+        'or start a training run from it with arch.args.pretrained',
+    );
+  }
   const candidates = isDirectory
     ? [`${path}/checkpoint-last.json`]
     : [path, `${path}.json`, path.replace(/\.safetensors$/, '.json')];
