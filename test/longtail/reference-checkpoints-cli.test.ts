@@ -82,7 +82,7 @@ test(
         /^tailor: .*model_best\.safetensors: .*has a cosine classifier: set arch\.args\.use_norm to true/m,
       );
       assert.doesNotMatch(wrong.err, /\n\s+at /);
-      const noConfig = runTailor(['test', '-r', join(dir, 'checkpoint-epoch3.pth')]);
+      const noConfig = runTailor(['test', '-r', sade]);
       assert.equal(noConfig.code, 2);
       assert.match(noConfig.err, /give the training config that builds its model/);
     } finally {

@@ -140,13 +140,13 @@ export function loadRun(path: string, options: { root?: string; config?: string 
 
 /** {@link loadRun} for a weights file: the session from the config, the weights mapped into its model. */
 function loadWeightsFileRun(path: string, options: { root?: string; config?: string }): LoadedRun {
+  if (!existsSync(path)) throw new RunError(`no checkpoint at '${path}'`);
   if (options.config === undefined) {
     throw new RunError(
       `${path} is a weights file without a tailor config (a SADE/RIDE/BalPoE checkpoint, say); ` +
         'give the training config that builds its model (-c CONFIG, or --train-config for test-time-train)',
     );
   }
-  if (!existsSync(path)) throw new RunError(`no checkpoint at '${path}'`);
   const session = sessionFromConfigFile(options.config, options.root ? { root: options.root } : {});
   if (session.system.kind === 'prl') {
     for (const m of Object.values(session.system.modules)) m.dispose();
