@@ -81,7 +81,20 @@ export {
   type Session,
   type SessionRecord,
 } from './config/session.js';
-export { RunError, loadRun, readSessionRecord, resolveCheckpoint, type LoadedRun } from './workflows/load.js';
+export {
+  CheckpointLayoutError,
+  type CheckpointLayout,
+  type ModelWeightsReport,
+} from './models/checkpoint-layout.js';
+export {
+  RunError,
+  describeLayout,
+  isWeightsFile,
+  loadRun,
+  readSessionRecord,
+  resolveCheckpoint,
+  type LoadedRun,
+} from './workflows/load.js';
 export {
   evaluateSession,
   testPredictions,

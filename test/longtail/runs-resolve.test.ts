@@ -23,6 +23,12 @@ test('resolveCheckpoint prefers a run directory over a same-named config file be
     mkdirSync(empty);
     assert.throws(() => resolveCheckpoint(empty), RunError);
     assert.throws(() => resolveCheckpoint(join(root, 'missing')), /no checkpoint at/);
+    // Another trainer's weights file is not a run to resume: the two ways to use it are named.
+    writeFileSync(join(root, 'model_best.pth'), '');
+    assert.throws(
+      () => resolveCheckpoint(join(root, 'model_best.pth')),
+      /model_best\.pth is a weights file, not a tailor run: .*-c CONFIG.*arch\.args\.pretrained/,
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

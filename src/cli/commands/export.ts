@@ -28,6 +28,7 @@ config. The file is written atomically: it is complete or absent.
 
 options:
   -r, --resume RUN       a run directory (its checkpoint-last) or a checkpoint .json  [required]
+      --train-config FILE  with -r a SADE/RIDE/BalPoE .pth: the training config of its model
       --out FILE         the model file (.onnx)                                       [required]
       --format F         onnx (the only format; the default)
       --preference r     PRL runs: the preference to bake in (a,b,c, one weight per expert)
@@ -53,7 +54,8 @@ export const run = defineCommand({
     quiet: { type: 'boolean', default: false },
   },
   run: ({ values }) => {
-    if (!values.resume || !values.out) throw new CliError(`give -r RUN and --out FILE.onnx\n\n${HELP}`);
+    if (!(values.resume ?? values.checkpoint) || !values.out)
+      throw new CliError(`give -r RUN and --out FILE.onnx\n\n${HELP}`);
     if (values.format !== 'onnx') throw new CliError(`--format ${values.format}: the only format is onnx`);
     if (extname(values.out).toLowerCase() !== '.onnx')
       throw new CliError(`--out ${values.out}: the model file's name must end in .onnx`);

@@ -1,6 +1,7 @@
 // Shared by the long-tail commands: loading a checkpoint's session, tables, preference parsing.
 import * as torch from '../../torch/index.js';
 import {
+  describeLayout,
   loadRun,
   type ControllabilityGrid,
   type GroupResult,
@@ -15,9 +16,14 @@ import { CliError } from '../errors.js';
 import { RUNTIME_OPTIONS } from '../command.js';
 import { useDevice, resolveThreads } from '../runtime.js';
 
-/** The options loadRunForEvaluation reads: -r CHECKPOINT, --root DIR, --threads N, --device D. */
+/**
+ * The options loadRunForEvaluation reads: -r CHECKPOINT (or --checkpoint), --train-config FILE
+ * (the training config of another trainer's weights file), --root DIR, --threads N, --device D.
+ */
 export const CHECKPOINT_OPTIONS = {
   resume: { type: 'string', short: 'r' },
+  checkpoint: { type: 'string' },
+  'train-config': { type: 'string' },
   root: { type: 'string' },
   ...RUNTIME_OPTIONS,
 } as const;
@@ -30,6 +36,8 @@ export const CHECKPOINT_OPTIONS = {
 export function loadRunForEvaluation(
   values: {
     resume?: string | undefined;
+    checkpoint?: string | undefined;
+    'train-config'?: string | undefined;
     root?: string | undefined;
     threads?: string | undefined;
     preference?: string | undefined;
@@ -37,11 +45,20 @@ export function loadRunForEvaluation(
   },
   help: string,
 ): { loaded: LoadedRun; system: System } {
-  if (!values.resume) throw new CliError(`give the checkpoint with -r CHECKPOINT\n\n${help}`);
+  if (values.resume !== undefined && values.checkpoint !== undefined)
+    throw new CliError('give the checkpoint once: -r and --checkpoint name the same thing');
+  const path = values.resume ?? values.checkpoint;
+  if (!path) throw new CliError(`give the checkpoint with -r CHECKPOINT\n\n${help}`);
   torch.setNumThreads(resolveThreads(values.threads, 2));
   // The model is rebuilt on the device; the checkpoint's tensors are copied into it.
   useDevice(values.device);
-  const loaded = loadRun(values.resume, values.root ? { root: values.root } : {});
+  const config = values['train-config'];
+  const loaded = loadRun(path, {
+    ...(values.root ? { root: values.root } : {}),
+    ...(config !== undefined ? { config } : {}),
+  });
+  // Another trainer's weights file: say which name layout was recognised.
+  if (loaded.layout) console.error(`tailor: ${describeLayout(loaded.checkpoint, loaded.layout)}`);
   const system = loaded.session.system;
   const preference = preferenceArg('--preference', values.preference, system.experts);
   if (!preference) return { loaded, system };

@@ -48,6 +48,7 @@ the adaptation chose, the counts per predicted class, the calibration and the ti
 
 options:
   -r, --resume RUN       a run directory (its checkpoint-last) or a checkpoint .json  [required]
+      --train-config FILE  with -r a SADE/RIDE/BalPoE .pth: the training config of its model
       --input PATH       the images                                                   [required]
       --out FILE         the predictions: .csv, .json or .jsonl                       [required]
       --adapt METHOD     ${PREDICT_ADAPTATIONS.join(', ')} (default none)
@@ -86,7 +87,7 @@ export const run = defineCommand({
   },
   run: async ({ values }) => {
     const started = performance.now();
-    if (!values.resume || !values.input || !values.out)
+    if (!(values.resume ?? values.checkpoint) || !values.input || !values.out)
       throw new CliError(`give -r RUN, --input PATH and --out FILE\n\n${HELP}`);
     const adapt = values.adapt as PredictAdaptation;
     if (!PREDICT_ADAPTATIONS.includes(adapt))

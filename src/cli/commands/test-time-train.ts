@@ -43,7 +43,9 @@ there) or stability (agreement of the two views alone, as published). prior_fit:
 
 options:
   -c, --config FILE      test-time config, e.g. configs/fmnist_test_time.json    [required]
-  -r, --resume CKPT      a run directory (its checkpoint-last) or a checkpoint .json [required]
+  -r, --resume CKPT      a run directory (its checkpoint-last) or a checkpoint .json, or a
+                         SADE/RIDE/BalPoE .pth with --train-config                [required]
+      --train-config FILE  the training config that builds a .pth's model (arch, data_loader)
       --set PATH=VALUE   set a field of the test-time config (repeatable; dotted path, JSON or
                          text value), e.g. --set trainer.epochs=2 --set method=all
       --json             print the results as one JSON object
@@ -65,7 +67,7 @@ export const run = defineCommand({
     quiet: { type: 'boolean', default: false },
   },
   run: async ({ values }) => {
-    if (!values.config || !values.resume)
+    if (!values.config || !(values.resume ?? values.checkpoint))
       throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
     const { loaded } = loadRunForEvaluation(values, HELP);
     const isPrl = loaded.session.system.kind === 'prl';

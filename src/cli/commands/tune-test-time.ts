@@ -21,6 +21,7 @@ import { CHECKPOINT_OPTIONS, loadRunForEvaluation } from './longtail-common.js';
 const HELP = `usage: tailor tune-test-time -c TEST_TIME_CONFIG -r CHECKPOINT --grid NAME=V1,V2[,...] ...
                              [--method aggregation|preference] [--pool-fraction F] [--seed S]
                              [--write FILE] [--json] [--threads N] [--device D] [--root DIR]
+                             [--train-config FILE (with -r a SADE/RIDE/BalPoE .pth)]
 
 Chooses a test-time method's settings on the run's labelled validation split, never on the test
 set. Per class, a share of the validation images (--pool-fraction, default 0.5) forms a tuning

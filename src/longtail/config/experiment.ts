@@ -374,11 +374,28 @@ export function buildModel(
   }
   if (arch.type === 'ResNet32Model') {
     const a = arch.args;
+    const reduce = a.reduce_dimension ?? false;
+    const width2 = a.layer2_output_dim ?? (reduce ? 24 : 32);
+    const width3 = a.layer3_output_dim ?? (reduce ? 48 : 64);
+    // Option-A shortcuts pad the channels equally on both sides: each stage widens by an even count.
+    for (const [field, inPlanes, planes] of [
+      ['layer2_output_dim', 16, width2],
+      ['layer3_output_dim', width2, width3],
+    ] as const) {
+      if (planes < inPlanes || (planes - inPlanes) % 2 !== 0)
+        throw new ConfigError(
+          file,
+          `arch.args.${field}`,
+          `is ${planes}; the option-A shortcut needs at least ${inPlanes} channels, more by an even number`,
+        );
+    }
     return new ResNetCifar({
       classes,
       experts: a.num_experts ?? 1,
       inChannels: a.in_channels ?? inChannels,
-      reduceDimension: a.reduce_dimension ?? false,
+      reduceDimension: reduce,
+      layer2Planes: width2,
+      layer3Planes: width3,
       normedClassifier: a.use_norm ?? false,
       scale: a.s ?? 30,
     });

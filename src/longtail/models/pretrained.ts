@@ -3,7 +3,8 @@
 // stages, every expert takes its own copy of the checkpoint's later stages (layer3 / layer4 of a
 // single model go to experts.N.layer3 / experts.N.layer4), and the classifiers keep their fresh
 // initialisation (the pretrained model's classes are not these). A checkpoint of the same
-// multi-expert layout loads name for name. Wrapper prefixes of the usual checkpoint layouts
+// multi-expert layout loads name for name, and so does one of the SADE / RIDE / BalPoE multi-expert
+// layout (layer3s.N / layer4s.N, expert for expert). Wrapper prefixes of the usual checkpoint layouts
 // (`module.` of DataParallel, `state_dict.`, `model.`, `state_dict_best.feat_model.` of the
 // decoupling code SADE's weights come from) are found by trying them.
 import { dispose, noGrad, type Tensor } from '../../torch/index.js';
@@ -20,6 +21,11 @@ const WRAPPERS = [
   'state_dict.module.',
   'model.',
   'model.module.',
+  // SADE / RIDE / BalPoE trainers: model/model.py's Model keeps the network under 'backbone.'.
+  'backbone.',
+  'module.backbone.',
+  'state_dict.backbone.',
+  'state_dict.module.backbone.',
   'state_dict_best.feat_model.',
   'state_dict_best.feat_model.module.',
   'feat_model.',
@@ -49,6 +55,9 @@ function sourceOf(target: string, prefix: string, source: Record<string, Tensor>
   // experts.N.layer3.x of the model from layer3.x of a single model
   const single = target.replace(/^experts\.\d+\./, '');
   if (single !== target && prefix + single in source) return prefix + single;
+  // ... or from layer3s.N.x of a SADE / RIDE / BalPoE multi-expert model
+  const reference = target.replace(/^experts\.(\d+)\.(layer\d)\./, '$2s.$1.');
+  if (reference !== target && prefix + reference in source) return prefix + reference;
   return undefined;
 }
 
@@ -94,14 +103,15 @@ export function pretrainedMapping(
     throw new PretrainedWeightsError(
       `${file}: no weights for ${missing.length} of the model's ${targets.length} backbone tensors ` +
         `(${missing.slice(0, 4).join(', ')}${missing.length > 4 ? ', ...' : ''}); ` +
-        'give a checkpoint of the same architecture (a single model with conv1, bn1, layer1-layer4, or this multi-expert layout)',
+        'give a checkpoint of the same architecture (a single model with conv1, bn1, layer1-layer4, this multi-expert layout, or a SADE/RIDE/BalPoE one with layer3s/layer4s)',
     );
   }
   const used = new Set(mapping.values());
   const unused = Object.keys(source).filter((name) => !used.has(name));
-  const copiedIntoExperts = [...mapping].filter(
-    ([target, name]) => target !== name.slice(best.prefix.length),
-  ).length;
+  const copiedIntoExperts = [...mapping].filter(([target, name]) => {
+    const local = name.slice(best.prefix.length);
+    return target !== local && local === target.replace(/^experts\.\d+\./, '');
+  }).length;
   return {
     mapping,
     report: { prefix: best.prefix, loaded: mapping.size, copiedIntoExperts, kept, unused },

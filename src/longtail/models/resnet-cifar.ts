@@ -89,6 +89,10 @@ export interface ResNetCifarOptions {
   blocksPerStage?: number;
   /** Stage-2/3 widths 24/48 instead of 32/64 per expert (RIDE/SADE reduce_dimension). */
   reduceDimension?: boolean;
+  /** Stage-2 width per expert (the reference's layer2_output_dim); overrides reduceDimension. */
+  layer2Planes?: number;
+  /** Stage-3 width per expert (the reference's layer3_output_dim); overrides reduceDimension. */
+  layer3Planes?: number;
   /** Cosine classifier with scale s (default true, s = 30) or a plain linear one. */
   normedClassifier?: boolean;
   scale?: number;
@@ -140,8 +144,19 @@ export class ResNetCifar extends MultiExpertModel {
     if (!(experts >= 1 && Number.isInteger(experts)))
       throw new Error(`experts must be a positive integer, got ${experts}`);
     const reduce = options.reduceDimension ?? experts > 1;
-    const width2 = reduce ? 24 : 32;
-    const width3 = reduce ? 48 : 64;
+    const width2 = options.layer2Planes ?? (reduce ? 24 : 32);
+    const width3 = options.layer3Planes ?? (reduce ? 48 : 64);
+    // Option-A shortcuts zero-pad the channels equally on both sides: a stage can only widen, by
+    // an even number of channels.
+    for (const [name, inPlanes, planes] of [
+      ['layer2Planes', 16, width2],
+      ['layer3Planes', width2, width3],
+    ] as const) {
+      if (!(Number.isInteger(planes) && planes >= inPlanes && (planes - inPlanes) % 2 === 0))
+        throw new Error(
+          `${name} must be an integer >= ${inPlanes} that differs from ${inPlanes} by an even number, got ${planes}`,
+        );
+    }
     this.featureDim = width3;
     this.conv1 = this.registerModule(
       'conv1',

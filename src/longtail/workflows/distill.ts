@@ -14,6 +14,7 @@ import type { System } from '../systems/index.js';
 import { readWeightsFile } from './weights-file.js';
 import { loadCheckpoint } from '../../torch/checkpoint.js';
 import { resolveCheckpoint } from './load.js';
+import { loadModelWeights } from '../models/checkpoint-layout.js';
 
 /**
  * Whether a distill_checkpoint names a tailor run: its directory, a checkpoint sidecar (.json),
@@ -66,7 +67,7 @@ export function buildTeacher(session: Session): MultiExpertModel | null {
   let state: Record<string, Tensor> = {};
   try {
     state = readTeacherWeights(config.distill_checkpoint);
-    teacher.loadStateDict(state, true);
+    loadModelWeights(teacher, state, config.distill_checkpoint, 'distill_arch');
   } catch (error) {
     teacher.dispose();
     const message =

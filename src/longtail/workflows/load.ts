@@ -6,8 +6,19 @@ import * as torch from '../../torch/index.js';
 import { loadCheckpoint } from '../../torch/checkpoint.js';
 import { loadSystemState } from '../systems/system.js';
 import type { EpochRecord } from '../train/trainer.js';
-import { sessionFromRecord, type Session, type SessionRecord } from '../config/session.js';
+import {
+  sessionFromConfigFile,
+  sessionFromRecord,
+  type Session,
+  type SessionRecord,
+} from '../config/session.js';
 import { checksOf } from '../../util/arguments.js';
+import {
+  LAYOUT_DESCRIPTIONS,
+  loadModelWeights,
+  type ModelWeightsReport,
+} from '../models/checkpoint-layout.js';
+import { readWeightsFile } from './weights-file.js';
 
 /** A user-facing problem with a run or checkpoint path. */
 export class RunError extends InputError {}
@@ -21,30 +32,63 @@ export interface LoadedRun {
   runDir: string;
   history?: EpochRecord[];
   epoch?: number;
+  /** For a weights file of another trainer (loaded with a config): the name layout recognised. */
+  layout?: ModelWeightsReport;
+}
+
+/**
+ * Whether `path` is a weights file rather than a tailor checkpoint: a PyTorch file (.pth, .pt,
+ * .bin, .tar, .ckpt), as the SADE / RIDE / BalPoE trainers save, or a .safetensors file with no
+ * tailor checkpoint .json beside it. Such a file holds no config: {@link loadRun} needs one.
+ */
+export function isWeightsFile(path: string): boolean {
+  if (/\.(pth|pt|bin|tar|ckpt)$/i.test(path)) return true;
+  return /\.safetensors$/i.test(path) && !existsSync(path.replace(/\.safetensors$/i, '.json'));
+}
+
+/** The one-line description of a recognised layout, for the commands' log. */
+export function describeLayout(file: string, report: ModelWeightsReport): string {
+  const prefix = report.prefix ? ` under '${report.prefix}'` : '';
+  const ignored =
+    report.ignored.length > 0
+      ? `; ${report.ignored.length} tensors of RIDE's expert router ignored (every expert is evaluated)`
+      : '';
+  return `${file}: ${LAYOUT_DESCRIPTIONS[report.layout]}${prefix}, ${report.loaded} tensors loaded${ignored}`;
 }
 
 /**
  * The checkpoint file of a run directory (its checkpoint-last.json), or a checkpoint path given as .json, .safetensors or without suffix.
- * @throws {@link RunError} when there is none.
+ * @throws {@link RunError} when there is none, or the path is a weights file of another trainer.
  */
 export function resolveCheckpoint(path: string): string {
   // A run directory wins over a same-named file beside it (runs/prl next to runs/prl.json, its config).
   const isDirectory = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  if (!isDirectory && isWeightsFile(path) && existsSync(path)) {
+    throw new RunError(
+      `${path} is a weights file, not a tailor run: evaluate it with its training config (test -c CONFIG -r FILE), ` +
+        'or start a training run from it with arch.args.pretrained',
+    );
+  }
   const candidates = isDirectory
     ? [`${path}/checkpoint-last.json`]
     : [path, `${path}.json`, path.replace(/\.safetensors$/, '.json')];
   for (const c of candidates) if (c.endsWith('.json') && existsSync(c)) return resolve(c);
   throw new RunError(
-    `no checkpoint at '${path}' (give a run directory or a checkpoint .json/.safetensors written by 'tailor train')`,
+    `no checkpoint at '${path}' (give a run directory or a checkpoint .json/.safetensors written by 'tailor train', ` +
+      'or a SADE/RIDE/BalPoE .pth with the training config that builds its model)',
   );
 }
 
 /**
  * Loads a trained run: its checkpoint, the config stored with it, the data and model rebuilt
- * and the trained weights restored. Needs libtorch.
- * @param path A run directory or a checkpoint (`.json` or its base name).
+ * and the trained weights restored. A weights file of another trainer ({@link isWeightsFile}: a
+ * SADE / RIDE / BalPoE checkpoint .pth) loads with `options.config`, the training config that
+ * builds its model; its name layout is recognised ({@link LoadedRun.layout}). Needs libtorch.
+ * @param path A run directory, a checkpoint (`.json` or its base name) or a weights file.
  * @param options.root Where the data set files are, when not where the config says.
- * @throws {@link RunError} or `CheckpointError` (from `tailor`) for a path that is not a usable run.
+ * @param options.config The training config of a weights file (refused for a tailor checkpoint).
+ * @throws {@link RunError}, `CheckpointError` (from `tailor`) or `CheckpointLayoutError` for a
+ *   path that is not a usable run.
  *
  * @example
  * ```ts
@@ -54,12 +98,19 @@ export function resolveCheckpoint(path: string): string {
  * console.log(results.uniform);
  * ```
  */
-export function loadRun(path: string, options: { root?: string } = {}): LoadedRun {
+export function loadRun(path: string, options: { root?: string; config?: string } = {}): LoadedRun {
   const c = checksOf('loadRun');
   c.string(path, 'path');
   const o = c.object(options, 'options');
   if (o.root !== undefined) c.string(o.root, 'options.root');
+  if (o.config !== undefined) c.string(o.config, 'options.config');
+  if (isWeightsFile(path)) return loadWeightsFileRun(path, options);
   const checkpoint = resolveCheckpoint(path);
+  if (options.config !== undefined) {
+    throw new RunError(
+      `${path}: a tailor checkpoint stores its config; the training config applies to weights files of other trainers (.pth)`,
+    );
+  }
   const ck = loadCheckpoint(checkpoint.replace(/\.json$/, ''));
   const extra = (
     ck.extra !== null && typeof ck.extra === 'object' ? ck.extra : {}
@@ -85,6 +136,37 @@ export function loadRun(path: string, options: { root?: string } = {}): LoadedRu
     ...(Array.isArray(extra.history) ? { history: extra.history } : {}),
     ...(ck.epoch !== undefined ? { epoch: ck.epoch } : {}),
   };
+}
+
+/** {@link loadRun} for a weights file: the session from the config, the weights mapped into its model. */
+function loadWeightsFileRun(path: string, options: { root?: string; config?: string }): LoadedRun {
+  if (!existsSync(path)) throw new RunError(`no checkpoint at '${path}'`);
+  if (options.config === undefined) {
+    throw new RunError(
+      `${path} is a weights file without a tailor config (a SADE/RIDE/BalPoE checkpoint, say); ` +
+        'give the training config that builds its model (-c CONFIG, or --train-config for test-time-train)',
+    );
+  }
+  const session = sessionFromConfigFile(options.config, options.root ? { root: options.root } : {});
+  if (session.system.kind === 'prl') {
+    for (const m of Object.values(session.system.modules)) m.dispose();
+    throw new RunError(
+      `${options.config}: a PRL config needs its hypernetwork, which a weights file of another trainer lacks; ` +
+        'give a config without the prl section',
+    );
+  }
+  const source = readWeightsFile(path, 'the checkpoint');
+  let layout: ModelWeightsReport;
+  try {
+    layout = loadModelWeights(session.model, source, path);
+  } catch (error) {
+    for (const m of Object.values(session.system.modules)) m.dispose();
+    throw error;
+  } finally {
+    torch.dispose(Object.values(source));
+  }
+  const checkpoint = resolve(path);
+  return { session, checkpoint, runDir: dirname(checkpoint), layout };
 }
 
 /** The session record a checkpoint stores (to resume training from it). */
