@@ -71,6 +71,20 @@ test(
       assert.equal(ttt.code, 0, ttt.err);
       assert.match(ttt.err, /SADE\/RIDE\/BalPoE multi-expert layout/);
       assert.ok(Number.isFinite(JSON.parse(ttt.out).mean_top1_aggregation));
+      // --save has no run of its own to write into: refused before the searches run.
+      const save = runTailor([
+        'test-time-train',
+        '-c',
+        'configs/fmnist_test_time.json',
+        '--train-config',
+        config,
+        '-r',
+        sade,
+        '--save',
+      ]);
+      assert.equal(save.code, 2, save.err);
+      assert.match(save.err, /--save writes into a tailor run's results\.json; .* is a weights file/);
+      assert.ok(!existsSync(join(dir, 'results.json')));
 
       // A linear classifier in the config, cosine ones in the file: the remedy is named, no stack trace.
       cfg.arch.args.use_norm = false;

@@ -70,6 +70,12 @@ export const run = defineCommand({
     if (!values.config || !(values.resume ?? values.checkpoint))
       throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
     const { loaded } = loadRunForEvaluation(values, HELP);
+    // Checked before the searches run: a weights file of another trainer has no results.json of
+    // its own (one beside it belongs to some other run).
+    if (values.save && loaded.layout)
+      throw new CliError(
+        `--save writes into a tailor run's results.json; ${values.resume ?? values.checkpoint} is a weights file, not a tailor run: keep the summary with --json > FILE`,
+      );
     const isPrl = loaded.session.system.kind === 'prl';
     const options = loadTestTimeConfig(values.config, isPrl, values.set ?? []);
     const { results, calibration } = await runTestTime(adaptInput(loaded.session), {
