@@ -15,6 +15,7 @@ import {
   TransformerDecoderLayer,
   TransformerEncoder,
   TransformerEncoderLayer,
+  layerStack,
   type DecoderMasks,
   type TransformerEncoderLayerOptions,
 } from './transformer.js';
@@ -51,16 +52,9 @@ export class TransformerDecoder extends Module {
     options: { norm?: LayerNorm | null } = {},
   ) {
     super();
-    const c = checksOf('TransformerDecoder');
-    if (!(layer instanceof TransformerDecoderLayer)) c.fail('layer', 'a TransformerDecoderLayer', layer);
-    c.integer(numLayers, 'numLayers', { min: 1, max: 10000 });
-    c.object(options, 'options');
-    const norm = options.norm ?? null;
-    if (norm !== null && !(norm instanceof LayerNorm)) c.fail('options.norm', 'a LayerNorm or null', norm);
-    const layers = [layer];
-    for (let i = 1; i < numLayers; i++) layers.push(layer.clone());
-    this.layers = this.registerModule('layers', new ModuleList(layers));
-    this.norm = norm ? this.registerModule('norm', norm) : null;
+    const stack = layerStack('TransformerDecoder', TransformerDecoderLayer, layer, numLayers, options);
+    this.layers = this.registerModule('layers', stack.layers);
+    this.norm = stack.norm ? this.registerModule('norm', stack.norm) : null;
   }
 
   /**

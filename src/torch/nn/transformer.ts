@@ -161,6 +161,29 @@ export class TransformerEncoderLayer extends Module {
 }
 
 /**
+ * The layers of an encoder or decoder stack: `layer` itself first (the stack owns it from then
+ * on), then copies of it made without drawing random numbers (PyTorch's deep copies), and the
+ * optional final norm; the arguments checked for `owner`.
+ */
+export function layerStack<L extends Module & { clone(): L }>(
+  owner: string,
+  kind: abstract new (...args: never[]) => L,
+  layer: L,
+  numLayers: number,
+  options: { norm?: LayerNorm | null },
+): { layers: ModuleList<L>; norm: LayerNorm | null } {
+  const c = checksOf(owner);
+  if (!(layer instanceof kind)) c.fail('layer', `a ${kind.name}`, layer);
+  c.integer(numLayers, 'numLayers', { min: 1, max: 10000 });
+  c.object(options, 'options');
+  const norm = options.norm ?? null;
+  if (norm !== null && !(norm instanceof LayerNorm)) c.fail('options.norm', 'a LayerNorm or null', norm);
+  const layers = [layer];
+  for (let i = 1; i < numLayers; i++) layers.push(layer.clone());
+  return { layers: new ModuleList(layers), norm };
+}
+
+/**
  * A stack of numLayers Transformer encoder layers and an optional final norm
  * (torch.nn.TransformerEncoder). As PyTorch deep-copies its layer, every layer starts with the
  * given layer's parameters: the encoder takes `layer` itself as layers.0 (it owns it now and
@@ -189,16 +212,9 @@ export class TransformerEncoder extends Module {
     options: { norm?: LayerNorm | null } = {},
   ) {
     super();
-    const c = checksOf('TransformerEncoder');
-    if (!(layer instanceof TransformerEncoderLayer)) c.fail('layer', 'a TransformerEncoderLayer', layer);
-    c.integer(numLayers, 'numLayers', { min: 1, max: 10000 });
-    c.object(options, 'options');
-    const norm = options.norm ?? null;
-    if (norm !== null && !(norm instanceof LayerNorm)) c.fail('options.norm', 'a LayerNorm or null', norm);
-    const layers = [layer];
-    for (let i = 1; i < numLayers; i++) layers.push(layer.clone());
-    this.layers = this.registerModule('layers', new ModuleList(layers));
-    this.norm = norm ? this.registerModule('norm', norm) : null;
+    const stack = layerStack('TransformerEncoder', TransformerEncoderLayer, layer, numLayers, options);
+    this.layers = this.registerModule('layers', stack.layers);
+    this.norm = stack.norm ? this.registerModule('norm', stack.norm) : null;
   }
 
   /**
