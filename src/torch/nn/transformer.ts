@@ -164,6 +164,7 @@ export class TransformerEncoderLayer extends Module {
  * The layers of an encoder or decoder stack: `layer` itself first (the stack owns it from then
  * on), then copies of it made without drawing random numbers (PyTorch's deep copies), and the
  * optional final norm; the arguments checked for `owner`.
+ * @internal
  */
 export function layerStack<L extends Module & { clone(): L }>(
   owner: string,
