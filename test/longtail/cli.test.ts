@@ -1,7 +1,7 @@
 // The long-tail commands end to end on a tiny Fashion-MNIST-LT run, through the real CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { repoRoot, runTailor } from '../helpers.js';
@@ -90,9 +90,22 @@ test(
           data_loader: { args: { batch_size: 16 } },
         }),
       );
-      const tt = tailor('test-time-train', '-c', ttConfig, '-r', run, '--json');
+      const tt = tailor('test-time-train', '-c', ttConfig, '-r', run, '--json', '--save');
       assert.equal(tt.code, 0, tt.err);
       const r = JSON.parse(tt.out);
+      // --save added the same summary to the run's results.json.
+      const saved = JSON.parse(readFileSync(join(run, 'results.json'), 'utf8'));
+      assert.deepEqual(saved.test_time, r);
+      // A run without results.json (its training stopped before the final evaluation): said before
+      // the searches run, with the command that writes it.
+      renameSync(join(run, 'results.json'), join(dir, 'results.json'));
+      const unsaved = tailor('test-time-train', '-c', ttConfig, '-r', run, '--save');
+      renameSync(join(dir, 'results.json'), join(run, 'results.json'));
+      assert.equal(unsaved.code, 2, unsaved.err);
+      assert.match(
+        unsaved.err,
+        /^tailor: --save adds to the run's results\.json, which .* lacks .*tailor test-all -r/m,
+      );
       // --json keeps the progress of the views on stderr (plain lines off a terminal).
       assert.match(tt.err, /\d+\/\d+ .* ETA /);
       for (const name of ['forward50', 'backward50']) {

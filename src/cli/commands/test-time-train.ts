@@ -1,4 +1,6 @@
 // tailor test-time-train -c TEST_TIME_CONFIG -r CHECKPOINT [--json]
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   adaptInput,
   loadTestTimeConfig,
@@ -75,6 +77,10 @@ export const run = defineCommand({
     if (values.save && loaded.layout)
       throw new CliError(
         `--save writes into a tailor run's results.json; ${values.resume ?? values.checkpoint} is a weights file, not a tailor run: keep the summary with --json > FILE`,
+      );
+    if (values.save && !existsSync(join(loaded.runDir, 'results.json')))
+      throw new CliError(
+        `--save adds to the run's results.json, which ${loaded.runDir} lacks (its training stopped before the final evaluation): write it with 'tailor test-all -r ${loaded.runDir} --save' first, or keep the summary with --json > FILE`,
       );
     const isPrl = loaded.session.system.kind === 'prl';
     const options = loadTestTimeConfig(values.config, isPrl, values.set ?? []);

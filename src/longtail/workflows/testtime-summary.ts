@@ -100,7 +100,10 @@ export function testTimeSummary(
 /** What {@link testTimeSummary} returns. */
 export type TestTimeSummary = ReturnType<typeof testTimeSummary>;
 
-/** Adds the summary to the run's results.json as `test_time` (nothing to add to when it has none). */
+/**
+ * Adds the summary to the run's results.json as `test_time` (nothing to add to when it has none:
+ * `tailor test-time-train --save` says so before it runs).
+ */
 export function saveTestTimeSummary(runDir: string, summary: TestTimeSummary): void {
   const path = join(runDir, 'results.json');
   if (!existsSync(path)) return;
