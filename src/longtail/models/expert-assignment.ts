@@ -165,3 +165,51 @@ export function expertFeaturesAndLogits(model: MultiExpertModel, x: Tensor): [Te
     return [stack(feats, 0), stack(logits, 0)];
   });
 }
+
+/**
+ * A trained multi-expert model (RIDE's stage 1) with RIDE-EA's routers: the backbone's parameters
+ * are frozen (requires_grad off) and it stays in evaluation mode whatever train() says, as RIDE
+ * sets frozen batch norms to eval before every epoch; only {@link routerParameters} train.
+ */
+export class ExpertAssignmentModel extends nn.Module {
+  readonly backbone: MultiExpertModel;
+  readonly router: ExpertRouter;
+
+  constructor(backbone: MultiExpertModel, options: Omit<ExpertRouterOptions, 'experts' | 'featureDim'> = {}) {
+    super();
+    this.backbone = this.registerModule('model', backbone);
+    this.router = this.registerModule(
+      'router',
+      new ExpertRouter({ ...options, experts: backbone.experts.length, featureDim: backbone.featureDim }),
+    );
+    for (const p of backbone.parameters()) p.requiresGrad_(false);
+    this.train(true);
+  }
+
+  override train(mode = true): this {
+    super.train(mode);
+    this.backbone.train(false);
+    return this;
+  }
+
+  /** The parameters the optimizer may see: the routers'. */
+  routerParameters(): Tensor[] {
+    return this.router.parameters();
+  }
+
+  /** RIDE-EA's training loss on a batch (images x, int64 labels target). */
+  loss(x: Tensor, target: Tensor): Tensor {
+    return tidy(() => {
+      const [features, logits] = expertFeaturesAndLogits(this.backbone, x);
+      return this.router.loss(features, logits, target);
+    });
+  }
+
+  /** The routed evaluation of a batch, with every expert's logits [E, N, C] beside it. */
+  route(x: Tensor): RoutedOutput & { logits: Tensor } {
+    return tidy(() => {
+      const [features, logits] = expertFeaturesAndLogits(this.backbone, x);
+      return { ...this.router.route(features, logits), logits };
+    });
+  }
+}
