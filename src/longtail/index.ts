@@ -119,6 +119,16 @@ export {
   type OnnxExportOptions,
 } from './workflows/export.js';
 export { ExpertWeightsError, systemToOnnx, type OnnxCombination } from './systems/onnx.js';
+export { meanExpertsPerImage } from './train/evaluate.js';
+export {
+  ExpertRouter,
+  ExpertAssignmentModel,
+  ROUTER_HIDDEN,
+  expertFeaturesAndLogits,
+  type ExpertRouterOptions,
+  type RoutedOutput,
+} from './models/expert-assignment.js';
+export { eaSystem, expertAssignmentLoss, type EaSystem } from './systems/expert-assignment.js';
 export { saveTestTimeSummary, testTimeSummary, type TestTimeSummary } from './workflows/testtime-summary.js';
 export { loadSuite, type Suite } from './workflows/benchmark-suite.js';
 export {

@@ -32,7 +32,7 @@ const studentOf = (teacherDir: string, experts: number) => (raw: Record<string, 
   };
 };
 
-test('distillation config: RIDELossWithDistill and distill go together, with a teacher arch and weights; EA is refused by name', () => {
+test('distillation config: RIDELossWithDistill and distill go together, with a teacher arch and weights; EA needs its stage-1 weights', () => {
   const named = (edit: (raw: Record<string, unknown>) => void, pattern: RegExp) =>
     assert.throws(
       () => rideConfig(edit),
@@ -54,7 +54,7 @@ test('distillation config: RIDELossWithDistill and distill go together, with a t
   }, /distill_checkpoint: the teacher's weights/);
   named((raw) => {
     raw.arch = { type: 'ResNet32EAModel', args: { num_classes: 10 } };
-  }, /arch\.type: ResNet32EAModel is RIDE's expert-assignment \(router\) stage, .*\(ResNet32Model\)/);
+  }, /stage1_checkpoint: ResNet32EAModel trains routers over a trained ResNet32Model/);
   assert.equal(rideConfig(studentOf('run', 6)).distill_arch?.args.num_experts, 6);
   assert.equal(isTailorCheckpoint('a/checkpoint-last.json'), true);
   assert.equal(isTailorCheckpoint('w.safetensors'), false, 'no sidecar beside it: a bare state dict');

@@ -140,7 +140,7 @@ export const run = defineCommand({
       batchSize: batch,
       quiet: values.quiet,
     };
-    const pool = { ...adaptInput(session), system, test: input.images };
+    const pool = { ...adaptInput(session), test: input.images };
     const result = await adaptUnlabeled(pool, adapt, options, stored, log);
 
     const name = (c: number) => classNames?.[c] ?? c;

@@ -59,6 +59,9 @@ export const run = defineCommand({
         JSON.stringify({
           distributions,
           mean_top1: results.mean_top1,
+          ...(results.experts_per_image !== undefined
+            ? { experts_per_image: results.experts_per_image }
+            : {}),
           ...(system.kind === 'prl' ? { preference: system.preference.weights } : {}),
           ...(results.controllability ? { controllability: results.controllability } : {}),
         }),
@@ -68,6 +71,8 @@ export const run = defineCommand({
         `${loaded.checkpoint}${system.kind === 'prl' ? ` (preference ${system.preference.weights.map((v) => v.toFixed(3)).join(', ')})` : ''}`,
       );
       console.log(distributionTable(results.distributions, results.mean_top1));
+      if (results.experts_per_image !== undefined)
+        console.log(`experts per image (routed, uniform test set): ${results.experts_per_image.toFixed(3)}`);
       if (results.controllability)
         console.log(controllabilityTable(results.controllability as ControllabilityGrid));
     }

@@ -15,7 +15,7 @@ import { UserError } from '../../util/errors.js';
 import type { ImageSet } from '../data/source.js';
 import type { ImageTransform } from '../data/augment.js';
 import { testDistributionSubset } from '../data/longtail.js';
-import { setTraining, type PrlSystem, type System } from '../systems/index.js';
+import { setTraining, type PlainSystem, type PrlSystem } from '../systems/index.js';
 import { selectRows, systemPredictions, type Predictions } from '../train/evaluate.js';
 import { computeExpertFeatures, type ExpertFeatures } from '../train/features.js';
 import { knownPriorOffsets, DEFAULT_PRIOR_FIT, type PriorFit } from './prior.js';
@@ -44,7 +44,8 @@ import { learnerEpoch, simplexLearner } from './simplex-learner.js';
 
 /** What test-time adaptation works on: a trained system, the unlabeled test pool and the training counts. */
 export interface AdaptInput {
-  system: System;
+  /** A plain or PRL system (RIDE-EA's routed models have no test-time methods). */
+  system: PlainSystem | PrlSystem;
   /** The balanced test pool; every test distribution is a subset of it. */
   test: ImageSet;
   testTransform: ImageTransform;

@@ -46,6 +46,18 @@ const cifarArchArgs = obj({
   pretrained: text(PRETRAINED),
 });
 
+/** RIDE-EA's router arguments, beside the backbone's in an `*EAModel` arch. */
+const EA_ARGS = {
+  top_choices_num: int("how many of the largest running-mean logits each router sees (RIDE's default 5)", 1),
+  pos_weight: num('BCE weight of "consult more experts" (default 20)', { min: 0 }),
+  share_expert_help_pred_fc: bool(
+    'one final router layer shared by the routers (default true), or one per router',
+  ),
+  force_all: bool(
+    'consult every expert at test time (default false); tailor keeps the backbone frozen with it too',
+  ),
+};
+
 /** A `{type, args}` section: one strict object per type, so `args` is typed once `type` is known. */
 function typed<const T extends string, A extends z.ZodType>(type: T, args: A) {
   return obj({ type: z.literal(type), args: args.prefault({} as never) });
@@ -60,7 +72,21 @@ const ARCH = section([
   typed('ResNet50Model', imagenetArchArgs),
   typed('ResNeXt50Model', imagenetArchArgs),
   typed('ResNet152Model', imagenetArchArgs),
+  typed('ResNet32EAModel', cifarArchArgs.extend(EA_ARGS)),
+  typed('ResNet10EAModel', imagenetArchArgs.extend(EA_ARGS)),
+  typed('ResNet50EAModel', imagenetArchArgs.extend(EA_ARGS)),
+  typed('ResNeXt50EAModel', imagenetArchArgs.extend(EA_ARGS)),
 ]);
+
+/** The backbone arch of RIDE-EA's `*EAModel` types (the type itself for the others). */
+export function baseArchType(type: string): string {
+  return type.replace(/EAModel$/, 'Model');
+}
+
+/** Whether a config trains RIDE-EA's routers (an `*EAModel` arch). */
+export function isExpertAssignment(config: { arch: { type: string } }): boolean {
+  return /EAModel$/.test(config.arch.type);
+}
 
 const RANDAUGM =
   "BalPoE's long-training augmentation: true = AutoAugment's CIFAR-10 policy after crop and flip (ImbalanceCIFAR100DataLoader; ImbalanceCIFAR10DataLoader, as BalPoE's code, then trains with crop, flip and normalization only); refused for Fashion-MNIST";
@@ -266,26 +292,65 @@ export const TRAIN_CONFIG = obj({
   distill_checkpoint: text(
     "the teacher's weights: a tailor run directory, its checkpoint (.json or .safetensors), or a state dict (.safetensors or a PyTorch .pth)",
   ),
+  // RIDE-EA (an *EAModel arch): the trained RIDE model whose routers are trained
+  stage1_checkpoint: text(
+    'RIDE-EA: the trained RIDE model (its every weight, classifiers included; the routers start fresh): a tailor run directory, its checkpoint (.json or .safetensors), or a state dict (.safetensors or a PyTorch .pth)',
+  ),
+  resume_state_dict_only: bool(
+    "RIDE's flag for starting RIDE-EA from the stage-1 weights (stage1_checkpoint)",
+  ),
   trainer: TRAINER,
 });
 
 type Written = z.output<typeof TRAIN_CONFIG>;
 
 /**
- * RIDE's expert-assignment stage (its `*EAModel` archs, resumed from a trained RIDE model) trains
- * routers that skip experts to save computation; tailor does not build it, and says so by name
- * rather than as an unknown key.
+ * RIDE-EA starts from a trained model (stage1_checkpoint, RIDE's `-r` with
+ * resume_state_dict_only) and trains only the routers: it needs the weights, several experts and
+ * neither mixup nor distillation; stage1_checkpoint belongs to an `*EAModel` arch only.
  */
-function refuseExpertAssignment(raw: unknown, file: string): void {
-  if (typeof raw !== 'object' || raw === null) return;
-  const arch = (raw as { arch?: { type?: unknown } }).arch;
-  if (typeof arch?.type === 'string' && /EAModel$/.test(arch.type)) {
+function checkExpertAssignment(config: TrainConfig, file: string): void {
+  if (!isExpertAssignment(config)) {
+    if (config.stage1_checkpoint !== undefined)
+      throw new ConfigError(
+        file,
+        'stage1_checkpoint',
+        `applies to RIDE-EA (an *EAModel arch), not ${config.arch.type}`,
+      );
+    return;
+  }
+  const base = baseArchType(config.arch.type);
+  if (!config.stage1_checkpoint)
     throw new ConfigError(
       file,
-      'arch.type',
-      `${arch.type} is RIDE's expert-assignment (router) stage, which tailor does not build; train and evaluate the RIDE model itself (${arch.type.replace(/EAModel$/, 'Model')})`,
+      'stage1_checkpoint',
+      `${config.arch.type} trains routers over a trained ${base}: give its weights (a tailor run directory, its checkpoint, or a state dict)`,
     );
-  }
+  if (config.resume_state_dict_only === false)
+    throw new ConfigError(
+      file,
+      'resume_state_dict_only',
+      'RIDE-EA starts from the stage-1 weights only: leave it true',
+    );
+  if ((config.arch.args.num_experts ?? 1) < 2)
+    throw new ConfigError(
+      file,
+      'arch.args.num_experts',
+      `${config.arch.type} routes between experts: at least 2`,
+    );
+  const top = (config.arch.args as { top_choices_num?: number }).top_choices_num ?? 5;
+  if (top > config.arch.args.num_classes)
+    throw new ConfigError(
+      file,
+      'arch.args.top_choices_num',
+      `${top} exceeds the ${config.arch.args.num_classes} classes: the routers see the top ${top} logits`,
+    );
+  if (config.mixup)
+    throw new ConfigError(file, 'mixup', "RIDE-EA's routers train on plain batches; remove mixup");
+  if (config.distill)
+    throw new ConfigError(file, 'distill', 'RIDE-EA trains routers, not a student; remove distill');
+  if (config.prl)
+    throw new ConfigError(file, 'prl', 'RIDE-EA routes the experts of a plain multi-expert model, not PRL');
 }
 
 /** RIDE's distillation: a teacher and its weights with RIDELossWithDistill, and only then. */
@@ -425,13 +490,13 @@ function refuseRandaugm(config: TrainConfig, file: string): void {
 }
 
 function checkConfig(raw: unknown, file: string): TrainConfig {
-  refuseExpertAssignment(raw, file);
   const { use_hnet, Solvers, combiner, ...written } = parseWith(TRAIN_CONFIG, raw, file);
   const config: TrainConfig = written;
   foldCombiner(config, combiner, file);
   checkDistill(config, file);
   refuseRandaugm(config, file);
   resolveTauList(config, file);
+  checkExpertAssignment(config, file);
   const opt = config.optimizer;
   if (opt.type === 'SGD' && opt.args.nesterov && (!opt.args.momentum || opt.args.dampening)) {
     throw new ConfigError(

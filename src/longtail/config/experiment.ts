@@ -15,7 +15,7 @@ import type { ImageSet } from '../data/source.js';
 import type { MultiExpertModel } from '../models/multi-expert.js';
 import { ResNetCifar } from '../models/resnet-cifar.js';
 import { IMAGENET_CONFIG_TYPES, ResNetImageNet } from '../models/resnet-imagenet.js';
-import { ConfigError, type TrainConfig } from './config.js';
+import { ConfigError, baseArchType, type TrainConfig } from './config.js';
 
 const LOADER_DATASETS = {
   ImbalanceCIFAR100DataLoader: 'cifar100',
@@ -372,7 +372,7 @@ export function buildModel(
       `is ${arch.args.num_classes} but the data set has ${classes} classes`,
     );
   }
-  if (arch.type === 'ResNet32Model') {
+  if (arch.type === 'ResNet32Model' || arch.type === 'ResNet32EAModel') {
     const a = arch.args;
     const reduce = a.reduce_dimension ?? false;
     const width2 = a.layer2_output_dim ?? (reduce ? 24 : 32);
@@ -402,7 +402,7 @@ export function buildModel(
   }
   const a = arch.args;
   return new ResNetImageNet({
-    arch: IMAGENET_CONFIG_TYPES[arch.type]!,
+    arch: IMAGENET_CONFIG_TYPES[baseArchType(arch.type)]!,
     classes,
     experts: a.num_experts ?? 1,
     inChannels: a.in_channels ?? inChannels,

@@ -9,12 +9,21 @@ import type { optim } from '../../torch/index.js';
 import {
   buildPrlSystem,
   plainSystem,
+  eaSystem,
   systemParameters,
+  type EaSystem,
   headParameters,
   type PrlSystem,
   type System,
 } from '../systems/index.js';
-import { ConfigError, loadConfig, parseConfig, type PrlSection, type TrainConfig } from './config.js';
+import {
+  ConfigError,
+  isExpertAssignment,
+  loadConfig,
+  parseConfig,
+  type PrlSection,
+  type TrainConfig,
+} from './config.js';
 import {
   buildData,
   buildModel,
@@ -26,6 +35,7 @@ import {
 import { createLoss, createPrlLoss } from './losses.js';
 import type { AdaptInput } from '../adapt/testtime.js';
 import { checksOf } from '../../util/arguments.js';
+import { UserError } from '../../util/errors.js';
 
 /**
  * Everything a config builds: the config and its file, the data (train, validation, test splits and their transforms), the model and the trainable system. Needs libtorch.
@@ -70,17 +80,19 @@ export function buildSession(config: TrainConfig, file: string, overrides: DataO
   const experts = model.experts.length;
   const kind = data.pipeline;
   const size = data.imageSize;
-  const system: System = config.prl
-    ? prlSystemFromConfig(model, config.prl, data.trainCounts, file)
-    : plainSystem(
-        model,
-        createLoss(config.loss.type, config.loss.args, {
-          classCounts: data.trainCounts,
-          experts,
-          epochs: config.trainer.epochs,
-          file,
-        }),
-      );
+  const system: System = isExpertAssignment(config)
+    ? eaSystemFromConfig(model, config)
+    : config.prl
+      ? prlSystemFromConfig(model, config.prl, data.trainCounts, file)
+      : plainSystem(
+          model,
+          createLoss(config.loss.type, config.loss.args, {
+            classCounts: data.trainCounts,
+            experts,
+            epochs: config.trainer.epochs,
+            file,
+          }),
+        );
   return {
     config,
     file,
@@ -96,6 +108,25 @@ export function buildSession(config: TrainConfig, file: string, overrides: DataO
     viewTransform: testTimeViewTransform(kind, size),
     overrides,
   };
+}
+
+/**
+ * RIDE-EA from an `*EAModel` arch: the routers' arguments from arch.args (RIDE's defaults). The
+ * config's loss section is not used: the routers train with their own BCE, as in RIDE.
+ */
+function eaSystemFromConfig(model: MultiExpertModel, config: TrainConfig): EaSystem {
+  const a = config.arch.args as {
+    top_choices_num?: number;
+    pos_weight?: number;
+    share_expert_help_pred_fc?: boolean;
+    force_all?: boolean;
+  };
+  return eaSystem(model, {
+    ...(a.top_choices_num !== undefined ? { topChoices: a.top_choices_num } : {}),
+    ...(a.pos_weight !== undefined ? { posWeight: a.pos_weight } : {}),
+    ...(a.share_expert_help_pred_fc !== undefined ? { shareFc: a.share_expert_help_pred_fc } : {}),
+    ...(a.force_all !== undefined ? { forceAll: a.force_all } : {}),
+  });
 }
 
 /** PRL from the config's `prl` section: defaults applied, errors naming the config field. */
@@ -206,6 +237,7 @@ export function sessionLabel(s: Session): { name: string; method: string } {
   const drwEpoch = (args as { reweight_epoch?: number } | undefined)?.reweight_epoch;
   const drw = drwEpoch !== undefined && drwEpoch !== -1;
   const named = METHOD_OF_LOSS[type];
+  if (isExpertAssignment(config)) return { name: config.name, method: 'RIDE-EA (expert assignment)' };
   return {
     name: config.name,
     method: config.prl
@@ -237,6 +269,13 @@ export function trainingSetup(s: Session): {
 
 /** What test-time adaptation and the controllability grid take from a session. */
 export function adaptInput(s: Session): AdaptInput {
+  if (s.system.kind === 'ea') {
+    // The methods combine or adjust every expert's logits; the routers' choice of experts per
+    // image has no place in them, so they are refused rather than run on a different model.
+    throw new UserError(
+      `${s.config.arch.type}: test-time methods need every expert's logits; RIDE-EA's routed model has none (evaluate it with tailor test, or run the methods on its stage-1 RIDE run)`,
+    );
+  }
   return {
     system: s.system,
     test: s.data.test,

@@ -7,6 +7,8 @@ export interface ModelOutput {
   output: Tensor;
   /** Per-expert logits [E, N, C] (the reference code's `extra_info['logits']`). */
   logits?: Tensor;
+  /** Per-expert pooled features [E, N, D] (RIDE-EA's routers read them). */
+  features?: Tensor;
 }
 
 export interface LossExtra {

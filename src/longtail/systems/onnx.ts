@@ -34,6 +34,12 @@ export function systemToOnnx(
   x: string,
   combination: OnnxCombination = {},
 ): string {
+  // The routers pick experts per image, a data-dependent graph that the exported fixed
+  // combination of expert logits would silently drop.
+  if (system.kind === 'ea')
+    throw new onnx.OnnxExportError(
+      "RIDE-EA's routed model has no ONNX mapping (its routers choose the experts per image); export its stage-1 RIDE run",
+    );
   setTraining(system, false);
   const experts = system.experts;
   const logits =

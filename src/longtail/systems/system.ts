@@ -24,6 +24,11 @@ export interface TrainableSystem {
    * draws into a tensor the captured step reads (a number would be frozen into the capture).
    */
   readonly hostDraws?: HostDraws;
+  /**
+   * Modules that stay frozen: in evaluation mode whatever setTraining says, and out of
+   * systemParameters (so out of the optimizer). RIDE-EA freezes its trained backbone.
+   */
+  readonly frozen?: readonly nn.Module[];
 }
 
 /** trainForward's per-step randomness drawn on the host, and the forward that reads it from a tensor. */
@@ -45,7 +50,10 @@ export interface PlainSystem extends SystemBase {
 }
 
 export function systemParameters(system: TrainableSystem): Tensor[] {
-  return Object.values(system.modules).flatMap((m) => m.parameters());
+  const frozen = system.frozen ?? [];
+  return Object.values(system.modules)
+    .filter((m) => !frozen.includes(m))
+    .flatMap((m) => m.parameters());
 }
 
 /**
@@ -79,7 +87,8 @@ export function loadSystemState(system: TrainableSystem, state: Record<string, T
 }
 
 export function setTraining(system: TrainableSystem, training: boolean): void {
-  for (const m of Object.values(system.modules)) m.train(training);
+  const frozen = system.frozen ?? [];
+  for (const m of Object.values(system.modules)) m.train(training && !frozen.includes(m));
 }
 
 export function plainSystem(model: MultiExpertModel, loss: Loss): PlainSystem {

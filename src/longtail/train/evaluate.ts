@@ -24,6 +24,8 @@ export interface Predictions {
   /** experts x n x classes. */
   expertLogits: Float32Array;
   labels: Int32Array;
+  /** Experts consulted per image (n), where routers chose them (RIDE-EA). */
+  expertsPerImage?: Float32Array;
 }
 
 /**
@@ -49,16 +51,19 @@ export async function predict(
   let expertLogits = new Float32Array(0);
   let experts = 0;
   let offset = 0;
-  const pending: { output: Tensor; perExpert: Tensor; at: number; n: number }[] = [];
+  let consulted: Float32Array | null = null;
+  const pending: { output: Tensor; perExpert: Tensor; consulted?: Tensor; at: number; n: number }[] = [];
+  const held = () => pending.flatMap((p) => [p.output, p.perExpert, ...(p.consulted ? [p.consulted] : [])]);
   const flush = () => {
     for (const p of pending) {
       logits.set(p.output.toFloat32Array(), p.at * classes);
+      if (p.consulted) consulted!.set(p.consulted.toFloat32Array(), p.at);
       const per = p.perExpert.toFloat32Array();
       for (let e = 0; e < experts; e++) {
         expertLogits.set(per.subarray(e * p.n * classes, (e + 1) * p.n * classes), (e * n + p.at) * classes);
       }
     }
-    torch.dispose(pending.flatMap((p) => [p.output, p.perExpert]));
+    torch.dispose(held());
     pending.length = 0;
   };
   try {
@@ -74,10 +79,12 @@ export async function predict(
               experts = out.logits.shape[0]!;
               logits = new Float32Array(n * classes);
               expertLogits = new Float32Array(experts * n * classes);
+              if (out.expertsPerImage) consulted = new Float32Array(n);
             }
             pending.push({
               output: torch.keep(out.output),
               perExpert: torch.keep(out.logits),
+              ...(out.expertsPerImage && consulted ? { consulted: torch.keep(out.expertsPerImage) } : {}),
               at: offset,
               n: batch.n,
             });
@@ -90,9 +97,17 @@ export async function predict(
     );
     flush();
   } finally {
-    torch.dispose(pending.flatMap((p) => [p.output, p.perExpert]));
+    torch.dispose(held());
   }
-  return { n, classes, experts, logits, expertLogits, labels };
+  return {
+    n,
+    classes,
+    experts,
+    logits,
+    expertLogits,
+    labels,
+    ...(consulted ? { expertsPerImage: consulted } : {}),
+  };
 }
 
 /** A system's predictions on a whole (balanced test) set, in eval mode. */
@@ -131,8 +146,10 @@ export function selectRows(p: Predictions, rows: ArrayLike<number>): Predictions
   const logits = new Float32Array(m * classes);
   const expertLogits = new Float32Array(experts * m * classes);
   const labels = new Int32Array(m);
+  const consulted = p.expertsPerImage ? new Float32Array(m) : null;
   for (let k = 0; k < m; k++) {
     const i = rows[k]!;
+    if (consulted) consulted[k] = p.expertsPerImage![i]!;
     logits.set(p.logits.subarray(i * classes, (i + 1) * classes), k * classes);
     for (let e = 0; e < experts; e++) {
       expertLogits.set(
@@ -142,7 +159,23 @@ export function selectRows(p: Predictions, rows: ArrayLike<number>): Predictions
     }
     labels[k] = p.labels[i]!;
   }
-  return { n: m, classes, experts, logits, expertLogits, labels };
+  return {
+    n: m,
+    classes,
+    experts,
+    logits,
+    expertLogits,
+    labels,
+    ...(consulted ? { expertsPerImage: consulted } : {}),
+  };
+}
+
+/** The mean number of experts consulted per image, where routers chose them (else null). */
+export function meanExpertsPerImage(p: Predictions): number | null {
+  if (!p.expertsPerImage || p.n === 0) return null;
+  let s = 0;
+  for (const v of p.expertsPerImage) s += v;
+  return s / p.n;
 }
 
 /**

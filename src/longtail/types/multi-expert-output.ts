@@ -7,4 +7,8 @@ export interface MultiExpertOutput {
   output: Tensor;
   /** Per-expert logits, [E, N, C]. */
   logits: Tensor;
+  /** Per-expert pooled features [E, N, D], where the loss reads them (RIDE-EA's routers). */
+  features?: Tensor;
+  /** Experts consulted per image [N] (float32), where a router chose them (RIDE-EA). */
+  expertsPerImage?: Tensor;
 }

@@ -27,14 +27,18 @@ export function isTailorCheckpoint(checkpoint: string): boolean {
   return /\.safetensors$/i.test(checkpoint) && existsSync(checkpoint.replace(/\.safetensors$/i, '.json'));
 }
 
-/** The model tensors of a distill_checkpoint (the caller's to dispose), without the model. prefix. */
-function readTeacherWeights(checkpoint: string): Record<string, Tensor> {
+/**
+ * The model tensors (the caller's to dispose, without the model. prefix) of a tailor run, its
+ * checkpoint, or a state dict: a distill_checkpoint or RIDE-EA's stage1_checkpoint (`field`
+ * names it in errors).
+ */
+export function readModelWeights(checkpoint: string, field = 'distill_checkpoint'): Record<string, Tensor> {
   if (isTailorCheckpoint(checkpoint)) {
     const ck = loadCheckpoint(resolveCheckpoint(checkpoint).replace(/\.json$/, ''));
     dispose([ck.optimizer?.state]);
     return modelTensors(ck.weights);
   }
-  return modelTensors(readWeightsFile(checkpoint, 'distill_checkpoint'));
+  return modelTensors(readWeightsFile(checkpoint, field));
 }
 
 /** A tailor checkpoint names the model's tensors model.*; a bare state dict does not. */
@@ -66,7 +70,7 @@ export function buildTeacher(session: Session): MultiExpertModel | null {
   );
   let state: Record<string, Tensor> = {};
   try {
-    state = readTeacherWeights(config.distill_checkpoint);
+    state = readModelWeights(config.distill_checkpoint);
     loadModelWeights(teacher, state, config.distill_checkpoint, 'distill_arch');
   } catch (error) {
     teacher.dispose();

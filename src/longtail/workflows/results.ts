@@ -6,6 +6,7 @@ import { writeJsonAtomic } from '../../util/fs.js';
 import { evaluateLogits } from '../metrics/metrics.js';
 import {
   evaluateDistributions,
+  meanExpertsPerImage,
   systemPredictions,
   type GroupResult,
   type Predictions,
@@ -57,6 +58,8 @@ export interface LongtailResults {
     validation?: unknown;
   };
   preference?: number[];
+  /** RIDE-EA: the mean number of experts its routers consulted per image of the uniform test set. */
+  experts_per_image?: number;
   /** Temperature scaling and BCTS fitted on the validation split after training. */
   calibration?: ValidationFit;
   uniform: UniformDetail;
@@ -105,6 +108,7 @@ export async function evaluateSession(
   const d = session.data;
   const classNames = 'list' in d.train ? d.train.list.classNames : d.train.classNames;
   const system = session.system;
+  const consulted = meanExpertsPerImage(p);
   return {
     kind: 'longtail',
     ...sessionLabel(session),
@@ -119,6 +123,7 @@ export async function evaluateSession(
       validation: d.validation,
     },
     ...(system.kind === 'prl' ? { preference: [...system.preference.weights] } : {}),
+    ...(consulted !== null ? { experts_per_image: consulted } : {}),
     uniform: uniformDetail(p, d.trainCounts),
     distributions,
     mean_top1: meanTop1,

@@ -4,13 +4,16 @@
 // controllability grid) are written to the run directory.
 import { sessionRecord, trainingSetup, type Session } from '../config/session.js';
 import { trainSystem, type ParallelRun, type TrainOptions, type TrainResult } from '../train/trainer.js';
-import type { AmpMode } from '../../torch/index.js';
 import type { ExecutionMode } from '../train/graph.js';
 import { calibrateSession, evaluateSession, writeResults, type LongtailResults } from './results.js';
 import { controllabilityGrid } from './preference.js';
 import { loadPretrainedFile } from '../models/pretrained.js';
 import { readWeightsFile } from './weights-file.js';
-import { buildTeacher, withTeacher } from './distill.js';
+import { buildTeacher, readModelWeights, withTeacher } from './distill.js';
+import { loadModelWeights } from '../models/checkpoint-layout.js';
+import { ConfigError, baseArchType, isExpertAssignment } from '../config/config.js';
+import { InputError } from '../../util/errors.js';
+import { dispose, type AmpMode, type Tensor } from '../../torch/index.js';
 
 /**
  * How {@link trainSession} trains: epochs, seed, run directory, resumption, device options, logging.
@@ -44,7 +47,10 @@ export interface SessionTrainOptions {
  */
 export async function trainSession(session: Session, o: SessionTrainOptions): Promise<TrainResult> {
   // A resumed run's checkpoint holds the weights; a fresh one may start from pretrained ones.
-  if (!o.resumeFrom) startFromPretrained(session, o);
+  if (!o.resumeFrom) {
+    startFromPretrained(session, o);
+    startFromStage1(session, o);
+  }
   // The teacher is not in the checkpoints: every start, resumed or not, loads it.
   const teacher = buildTeacher(session);
   if (teacher) {
@@ -162,6 +168,32 @@ function startFromPretrained(session: Session, o: SessionTrainOptions): void {
     `pretrained: ${file}: ${report.loaded} tensors loaded, ${report.copiedIntoExperts} of them copied into ` +
     `the experts' stages; ${report.kept.length} kept as initialised (the classifiers)${unused}`;
   line(text);
+}
+
+/**
+ * RIDE-EA: every weight of the trained model from stage1_checkpoint (the routers start fresh).
+ * @throws ConfigError naming stage1_checkpoint when the weights do not fit the arch.
+ */
+function startFromStage1(session: Session, o: SessionTrainOptions): void {
+  const { config, file } = session;
+  if (!isExpertAssignment(config) || !config.stage1_checkpoint) return;
+  const checkpoint = config.stage1_checkpoint;
+  let state: Record<string, Tensor> = {};
+  try {
+    state = readModelWeights(checkpoint, 'stage1_checkpoint');
+    const report = loadModelWeights(session.model, state, checkpoint, 'arch');
+    say(o)(
+      `stage 1: ${checkpoint}: the ${baseArchType(config.arch.type)} weights loaded (${report.layout}); training the routers only`,
+    );
+  } catch (error) {
+    const message =
+      error instanceof InputError
+        ? error.message
+        : `${checkpoint}: ${(error as Error).message} (the stage-1 model must be a ${baseArchType(config.arch.type)} of the same arch.args, e.g. a tailor RIDE run)`;
+    throw new ConfigError(file, 'stage1_checkpoint', message);
+  } finally {
+    dispose(Object.values(state));
+  }
 }
 
 /** Where a training's notes go: the log callback, else stderr unless quiet. */
