@@ -37,7 +37,11 @@ distributions. Writes checkpoints, metrics.jsonl, results.json and report.html.
 What the config chooses (the structure of the SADE / BalPoE / LDAM-DRW / PRL reference configs):
   arch.type         ResNet32Model (CIFAR / Fashion-MNIST), ResNet10Model, ResNet50Model,
                     ResNeXt50Model, ResNet152Model (ImageNet-LT, iNaturalist, Places-LT); one or
-                    several experts; arch.args.pretrained starts from a weights file
+                    several experts; arch.args.pretrained starts from a weights file.
+                    ResNet32EAModel, ResNet10EAModel, ResNet50EAModel, ResNeXt50EAModel: RIDE-EA,
+                    routers over the trained model of "stage1_checkpoint" (a RIDE run), the
+                    only part trained (top_choices_num, pos_weight, share_expert_help_pred_fc,
+                    force_all in arch.args)
   loss.type         CrossEntropyLoss (CE; reweight_epoch: deferred class-balanced reweighting),
                     BalancedSoftmaxLoss, LogitAdjustLoss, FocalLoss, LDAMLoss (LDAM-DRW with
                     reweight_epoch), DiverseExpertLoss (SADE's experts), BSExpertLoss (BalPoE's

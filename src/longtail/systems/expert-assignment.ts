@@ -21,7 +21,7 @@ export interface EaSystem extends TrainableSystem {
   readonly experts: number;
 }
 
-/** The routers' loss as a {@link Loss}: it reads the per-expert features and logits of the output. */
+/** The routers' loss as a training loss: it reads the per-expert features and logits of the output. */
 export function expertAssignmentLoss(router: ExpertRouter): Loss {
   return {
     type: 'RIDEExpertAssignment',
