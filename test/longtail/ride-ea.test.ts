@@ -5,7 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as torch from '../../src/torch/index.js';
 import { ResNetCifar } from '../../src/longtail/models/resnet-cifar.js';
-import { ExpertAssignmentModel } from '../../src/longtail/models/expert-assignment.js';
+import {
+  ExpertAssignmentModel,
+  ExpertRouter,
+  referenceRouterState,
+} from '../../src/longtail/models/expert-assignment.js';
 import { assertClose } from '../helpers.js';
 
 test('ExpertAssignmentModel trains the routers only and routes as the backbone predicts', () => {
@@ -47,5 +51,29 @@ test('ExpertAssignmentModel trains the routers only and routes as the backbone p
     }
     assertClose(routed.output.toNumbers(), expected, 1e-5, 1e-5, 'routed output');
     assertClose(routed.logits.toNumbers(), logits, 1e-5, 1e-5, 'expert logits');
+  });
+});
+
+test("a RIDE trainer's router tensors load under the router's names", () => {
+  torch.tidy(() => {
+    for (const share of [true, false]) {
+      const router = new ExpertRouter({ experts: 3, featureDim: 4, topChoices: 2, shareFc: share });
+      const prefix = 'state_dict.module.backbone.';
+      const source: Record<string, torch.Tensor> = { [`${prefix}linears.0.weight`]: torch.zeros([4, 5]) };
+      for (let i = 0; i < 2; i++) {
+        source[`${prefix}expert_help_pred_hidden_fcs.${i}.weight`] = torch.full([16, 4], i + 1);
+        source[`${prefix}expert_help_pred_hidden_fcs.${i}.bias`] = torch.full([16], -i);
+      }
+      const fcs = share ? ['expert_help_pred_fc'] : ['expert_help_pred_fcs.0', 'expert_help_pred_fcs.1'];
+      for (const fc of fcs) {
+        source[`${prefix}${fc}.weight`] = torch.full([1, 18], 3);
+        source[`${prefix}${fc}.bias`] = torch.full([1], 4);
+      }
+      const state = referenceRouterState(source, prefix)!;
+      router.loadStateDict(state, true);
+      assert.deepEqual(router.hiddenFcs.at(1).weight.toNumbers().slice(0, 2), [2, 2]);
+      assert.deepEqual((router.fc ?? router.fcs!.at(1)).bias!.toNumbers(), [4]);
+      assert.equal(referenceRouterState({ 'linears.0.weight': torch.zeros([1]) }, ''), null);
+    }
   });
 });

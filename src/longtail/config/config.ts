@@ -324,7 +324,7 @@ function checkExpertAssignment(config: TrainConfig, file: string): void {
     throw new ConfigError(
       file,
       'stage1_checkpoint',
-      `${config.arch.type} trains routers over a trained ${base}: give its weights (a tailor run directory, its checkpoint, or a state dict)`,
+      `${config.arch.type} trains routers over a trained ${base}: give its weights (a tailor run directory, its checkpoint, or a state dict), e.g. --set stage1_checkpoint=runs/my-ride-run`,
     );
   if (config.resume_state_dict_only === false)
     throw new ConfigError(

@@ -213,3 +213,26 @@ export class ExpertAssignmentModel extends nn.Module {
     });
   }
 }
+
+/**
+ * The routers' tensors of a RIDE-EA checkpoint written by RIDE's trainer (`expert_help_pred*`
+ * under `prefix`, e.g. `state_dict.module.backbone.`), under the router's own names (hiddenFcs.i,
+ * fc or fcs.i); null when the checkpoint holds none.
+ */
+export function referenceRouterState(
+  source: Record<string, Tensor>,
+  prefix: string,
+): Record<string, Tensor> | null {
+  const out: Record<string, Tensor> = {};
+  const rename: [RegExp, string][] = [
+    [/^expert_help_pred_hidden_fcs\.(\d+)\.(weight|bias)$/, 'hiddenFcs.$1.$2'],
+    [/^expert_help_pred_fc\.(weight|bias)$/, 'fc.$1'],
+    [/^expert_help_pred_fcs\.(\d+)\.(weight|bias)$/, 'fcs.$1.$2'],
+  ];
+  for (const [name, t] of Object.entries(source)) {
+    if (!name.startsWith(prefix)) continue;
+    const own = name.slice(prefix.length);
+    for (const [re, to] of rename) if (re.test(own)) out[own.replace(re, to)] = t;
+  }
+  return Object.keys(out).length > 0 ? out : null;
+}

@@ -19,6 +19,7 @@ import {
   type ModelWeightsReport,
 } from '../models/checkpoint-layout.js';
 import { readWeightsFile } from './weights-file.js';
+import { referenceRouterState, type ExpertRouter } from '../models/expert-assignment.js';
 
 /** A user-facing problem with a run or checkpoint path. */
 export class RunError extends InputError {}
@@ -159,6 +160,8 @@ function loadWeightsFileRun(path: string, options: { root?: string; config?: str
   let layout: ModelWeightsReport;
   try {
     layout = loadModelWeights(session.model, source, path);
+    if (session.system.kind === 'ea')
+      loadReferenceRouters(session.system.router, source, layout.prefix, path, options.config);
   } catch (error) {
     for (const m of Object.values(session.system.modules)) m.dispose();
     throw error;
@@ -167,6 +170,32 @@ function loadWeightsFileRun(path: string, options: { root?: string; config?: str
   }
   const checkpoint = resolve(path);
   return { session, checkpoint, runDir: dirname(checkpoint), layout };
+}
+
+/**
+ * A RIDE-EA config evaluating a RIDE trainer's checkpoint: its routers (expert_help_pred*) are
+ * needed too; a checkpoint without them (a stage-1 RIDE model) is named rather than evaluated
+ * with untrained routers.
+ */
+function loadReferenceRouters(
+  router: ExpertRouter,
+  source: Record<string, torch.Tensor>,
+  prefix: string,
+  path: string,
+  config: string,
+): void {
+  const state = referenceRouterState(source, prefix);
+  if (!state)
+    throw new RunError(
+      `${path} holds no expert-assignment routers (expert_help_pred*): it is not a RIDE-EA checkpoint; evaluate it with a config of the stage-1 arch, or train the routers with ${config}`,
+    );
+  try {
+    router.loadStateDict(state, true);
+  } catch (error) {
+    throw new RunError(
+      `${path}: its routers do not fit ${config} (${(error as Error).message}); check arch.args.num_experts, top_choices_num and share_expert_help_pred_fc`,
+    );
+  }
 }
 
 /** The session record a checkpoint stores (to resume training from it). */
