@@ -81,7 +81,10 @@ test(
         overrides,
       );
       assert.equal(ea.system.kind, 'ea');
-      assert.throws(() => adaptInput(ea), /test-time methods need every expert's logits/);
+      assert.throws(
+        () => adaptInput(ea),
+        /test-time methods combine every expert's logits and have no place for RIDE-EA's routing/,
+      );
       const lines: string[] = [];
       const eaDir = join(dir, 'ea');
       const { results } = await trainAndEvaluate(ea, {

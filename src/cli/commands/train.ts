@@ -274,7 +274,7 @@ function runDescription(config: TrainConfig, session: Session, setup: RunSetup, 
   return (
     `tailor train: ${config.name} on ${what}, ${d.train.labels.length} training images ` +
     `(${Math.max(...d.trainCounts)} .. ${Math.min(...d.trainCounts)} per class), ${session.model.experts.length} expert(s), ` +
-    `${session.model.numParameters()} parameters, ${setup.threads} threads, ${device}${amp ? ` (${amp})` : ''}${setup.channelsLast ? ', channels-last' : ''}${parallel ? `, rank 0 of ${parallel.worldSize}` : ''}, seed ${setup.seed}; run directory ${runDir}`
+    `${session.model.numParameters()} parameters${session.system.kind === 'ea' ? ` (frozen; ${session.system.router.numParameters()} router parameters trained)` : ''}, ${setup.threads} threads, ${device}${amp ? ` (${amp})` : ''}${setup.channelsLast ? ', channels-last' : ''}${parallel ? `, rank 0 of ${parallel.worldSize}` : ''}, seed ${setup.seed}; run directory ${runDir}`
   );
 }
 

@@ -273,7 +273,7 @@ export function adaptInput(s: Session): AdaptInput {
     // The methods combine or adjust every expert's logits; the routers' choice of experts per
     // image has no place in them, so they are refused rather than run on a different model.
     throw new UserError(
-      `${s.config.arch.type}: test-time methods need every expert's logits; RIDE-EA's routed model has none (evaluate it with tailor test, or run the methods on its stage-1 RIDE run)`,
+      `${s.config.arch.type}: test-time methods combine every expert's logits and have no place for RIDE-EA's routing; evaluate the run with tailor test or test-all, or run the methods on its stage-1 RIDE run`,
     );
   }
   return {
