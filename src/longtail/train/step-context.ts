@@ -12,6 +12,7 @@ import type { ImageDataset } from '../data/types.js';
 import { GraphModeUnavailableError } from './graph.js';
 import { GraphedSteps, cudaGraphBackend, graphBlocker } from './graph-step.js';
 import { StepFigures } from './step-figures.js';
+import { systemParameters } from '../systems/system.js';
 import type { StepContext } from './step.js';
 import type { ParallelRun, TrainOptions } from './trainer.js';
 
@@ -30,7 +31,8 @@ export function stepContext(o: TrainOptions, run: ContextRun): StepContext {
   const ddp = par
     ? new torch.distributed.DistributedDataParallel(
         {
-          parameters: () => modules.flatMap((m) => m.parameters()),
+          // The trained parameters only: a frozen module (RIDE-EA's backbone) has no gradients to share.
+          parameters: () => systemParameters(o.system),
           buffers: () => modules.flatMap((m) => m.buffers()),
         },
         par.group,
