@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // How many translation units the addon's build compiles at once: one per core, but no more
 // than the memory allows (each libtorch translation unit takes about 0.6 GB in g++, so 1 GB is
-// budgeted per job), and at least one. Compiling the nine units one after another takes about a
-// minute on two cores; two at a time about 35 s.
+// budgeted per job), and at least one. On a shared two-core machine the nine units took 68 s one
+// after another and 51 s two at a time.
 // Usage: node native/build-jobs.mjs (prints the number), or import { buildJobs }.
 import { availableParallelism, freemem } from 'node:os';
 import { readFileSync } from 'node:fs';
