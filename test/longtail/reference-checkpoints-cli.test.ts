@@ -1,5 +1,5 @@
 // Another trainer's weights file through the real CLI: `tailor test -c CONFIG -r FILE` and
-// test-time-train --train-config recognise the SADE/RIDE/BalPoE layout (named on stderr) and agree; a config of another
+// test-time-train / tune-test-time --train-config recognise the SADE/RIDE/BalPoE layout (named on stderr) and agree; a config of another
 // model or no config is a named error. (The mapping's numbers: reference-checkpoints.test.ts.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -85,6 +85,43 @@ test(
       assert.equal(save.code, 2, save.err);
       assert.match(save.err, /--save writes into a tailor run's results\.json; .* is a weights file/);
       assert.ok(!existsSync(join(dir, 'results.json')));
+
+      // tune-test-time takes the same --set fields; --write keeps them beside the chosen value.
+      const tuned = join(dir, 'tuned.json');
+      const tune = runTailor([
+        'tune-test-time',
+        '-c',
+        'configs/fmnist_test_time.json',
+        '--set',
+        'trainer.epochs=1',
+        '--grid',
+        'lr=0.002',
+        '--train-config',
+        config,
+        '-r',
+        sade,
+        '--write',
+        tuned,
+      ]);
+      assert.equal(tune.code, 0, tune.err);
+      const written = JSON.parse(readFileSync(tuned, 'utf8'));
+      assert.equal(written.trainer.epochs, 1);
+      assert.equal(written.optimizer.args.lr, 0.002);
+      const misspelled = runTailor([
+        'tune-test-time',
+        '-c',
+        'configs/fmnist_test_time.json',
+        '--set',
+        'trainer.epoch=1',
+        '--grid',
+        'lr=0.002',
+        '--train-config',
+        config,
+        '-r',
+        sade,
+      ]);
+      assert.equal(misspelled.code, 2, misspelled.err);
+      assert.match(misspelled.err, /^tailor: configs\/fmnist_test_time\.json \(with --set\): .*epoch/m);
 
       // A linear classifier in the config, cosine ones in the file: the remedy is named, no stack trace.
       cfg.arch.args.use_norm = false;

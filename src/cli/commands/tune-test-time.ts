@@ -4,6 +4,7 @@ import { parse as parseJsonc } from 'jsonc-parser';
 import { writeJsonAtomic } from '../../util/fs.js';
 import {
   OBJECTIVE_GRIDS,
+  applySettings,
   SEARCH_OBJECTIVES,
   TUNABLE,
   loadTestTimeConfig,
@@ -20,7 +21,8 @@ import { CHECKPOINT_OPTIONS, loadRunForEvaluation } from './longtail-common.js';
 
 const HELP = `usage: tailor tune-test-time -c TEST_TIME_CONFIG -r CHECKPOINT --grid NAME=V1,V2[,...] ...
                              [--method aggregation|preference] [--pool-fraction F] [--seed S]
-                             [--write FILE] [--json] [--threads N] [--device D] [--root DIR]
+                             [--set PATH=VALUE ...] [--write FILE] [--json] [--threads N]
+                             [--device D] [--root DIR]
                              [--train-config FILE (with -r a SADE/RIDE/BalPoE .pth)]
 
 Chooses a test-time method's settings on the run's labelled validation split, never on the test
@@ -29,7 +31,11 @@ pool; the eleven test distributions are drawn from it, the method runs on them u
 scored with their labels, while the other validation images do what the validation split does at
 test time (calibration, BBSE, the searches' guard). Every combination of the grids is tried; the
 best mean top-1 wins, ties to the earlier combination (list the current values first).
---write FILE writes the test-time config with the chosen values (for test-time-train and suites).
+--set PATH=VALUE sets a field of the test-time config before the search (repeatable; dotted path,
+JSON or text value, as test-time-train's), e.g. --set trainer.batch_size=64; a grid name given
+with --set as well is searched over the grid.
+--write FILE writes the test-time config with the chosen values (for test-time-train and suites),
+the --set fields included.
 The searches step once per batch, so the pool's batch is the config's batch size scaled by the
 pool's size over the test set's (its size only is read): an epoch then takes as many steps on the
 pool as on the test set, and step sizes and epochs carry over.
@@ -79,6 +85,7 @@ export const run = defineCommand({
   help: HELP,
   options: {
     config: { type: 'string', short: 'c' },
+    set: { type: 'string', multiple: true },
     ...CHECKPOINT_OPTIONS,
     grid: { type: 'string', multiple: true, default: [] },
     method: { type: 'string' },
@@ -99,7 +106,8 @@ export const run = defineCommand({
     const method = values.method ?? (isPrl ? 'preference' : 'aggregation');
     if (method !== 'preference' && method !== 'aggregation')
       throw new CliError(`--method must be preference or aggregation, got '${method}'`);
-    const base = loadTestTimeConfig(values.config, isPrl);
+    const settings = values.set ?? [];
+    const base = loadTestTimeConfig(values.config, isPrl, settings);
     const log = (line: string) => console.error(`tailor tune-test-time: ${line}`);
     const result = await tuneTestTime(loaded.session, base, {
       method,
@@ -112,8 +120,9 @@ export const run = defineCommand({
       log,
     });
     if (values.write) {
-      const raw = parseJsonc(readFileSync(values.config, 'utf8')) as Record<string, unknown>;
-      writeJsonAtomic(values.write, withTunedSetting(raw, result.best.setting));
+      // the file as written by the user (comments dropped, key order kept), with --set applied
+      const raw = applySettings(parseJsonc(readFileSync(values.config, 'utf8')), settings);
+      writeJsonAtomic(values.write, withTunedSetting(raw as Record<string, unknown>, result.best.setting));
     }
     if (values.json) console.log(JSON.stringify(result));
     else {
