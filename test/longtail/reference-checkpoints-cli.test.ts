@@ -107,21 +107,6 @@ test(
       const written = JSON.parse(readFileSync(tuned, 'utf8'));
       assert.equal(written.trainer.epochs, 1);
       assert.equal(written.optimizer.args.lr, 0.002);
-      const misspelled = runTailor([
-        'tune-test-time',
-        '-c',
-        'configs/fmnist_test_time.json',
-        '--set',
-        'trainer.epoch=1',
-        '--grid',
-        'lr=0.002',
-        '--train-config',
-        config,
-        '-r',
-        sade,
-      ]);
-      assert.equal(misspelled.code, 2, misspelled.err);
-      assert.match(misspelled.err, /^tailor: configs\/fmnist_test_time\.json \(with --set\): .*epoch/m);
 
       // A linear classifier in the config, cosine ones in the file: the remedy is named, no stack trace.
       cfg.arch.args.use_norm = false;

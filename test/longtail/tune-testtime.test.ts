@@ -194,6 +194,11 @@ test('tailor tune-test-time: bad grids and a missing run are one tailor: line na
       /--pool-fraction/,
     ],
     [['-c', 'configs/fmnist_test_time.json', '--grid', 'lr=1'], /give the checkpoint with -r CHECKPOINT/],
+    // --set is checked before the run loads (runs/x does not exist)
+    [
+      ['-c', 'configs/fmnist_test_time.json', '-r', 'runs/x', '--grid', 'lr=1', '--set', 'trainer.epoch=1'],
+      /^tailor: configs\/fmnist_test_time\.json \(with --set\): trainer\.epoch: unknown key; did you mean 'epochs'/,
+    ],
     [
       ['-c', 'configs/fmnist_test_time.json', '-r', '/nonexistent/run', '--grid', 'lr=1'],
       /^tailor: .*\/nonexistent\/run/m,

@@ -44,6 +44,8 @@ export function loadRunForEvaluation(
     device?: string | undefined;
   },
   help: string,
+  /** Checks of the command's own inputs, run once the flags are read and before the run loads. */
+  checkInputs?: () => void,
 ): { loaded: LoadedRun; system: System } {
   if (values.resume !== undefined && values.checkpoint !== undefined)
     throw new CliError('give the checkpoint once: -r and --checkpoint name the same thing');
@@ -52,6 +54,7 @@ export function loadRunForEvaluation(
   torch.setNumThreads(resolveThreads(values.threads, 2));
   // The model is rebuilt on the device; the checkpoint's tensors are copied into it.
   useDevice(values.device);
+  checkInputs?.();
   const config = values['train-config'];
   const loaded = loadRun(path, {
     ...(values.root ? { root: values.root } : {}),

@@ -71,7 +71,12 @@ export const run = defineCommand({
   run: async ({ values }) => {
     if (!values.config || !(values.resume ?? values.checkpoint))
       throw new CliError(`give both -c TEST_TIME_CONFIG and -r CHECKPOINT\n\n${HELP}`);
-    const { loaded } = loadRunForEvaluation(values, HELP);
+    const { config } = values;
+    // The config is checked before the run loads (seconds of work); the checks that depend on
+    // the model (PRL's preference search) follow once it has.
+    const { loaded } = loadRunForEvaluation(values, HELP, () =>
+      loadTestTimeConfig(config, true, values.set ?? []),
+    );
     // Checked before the searches run: a weights file of another trainer has no results.json of
     // its own (one beside it belongs to some other run).
     if (values.save && loaded.layout)

@@ -101,12 +101,14 @@ export const run = defineCommand({
     const poolFraction =
       numberArg('--pool-fraction', values['pool-fraction'], { min: 0.05, max: 0.95 }) ?? 0.5;
     const seed = numberArg('--seed', values.seed, { integer: true, min: 0 }) ?? 0;
-    const { loaded } = loadRunForEvaluation(values, HELP);
+    const settings = values.set ?? [];
+    const { config } = values;
+    // The config is checked before the run loads; the PRL-only checks follow once it has.
+    const { loaded } = loadRunForEvaluation(values, HELP, () => loadTestTimeConfig(config, true, settings));
     const isPrl = loaded.session.system.kind === 'prl';
     const method = values.method ?? (isPrl ? 'preference' : 'aggregation');
     if (method !== 'preference' && method !== 'aggregation')
       throw new CliError(`--method must be preference or aggregation, got '${method}'`);
-    const settings = values.set ?? [];
     const base = loadTestTimeConfig(values.config, isPrl, settings);
     const log = (line: string) => console.error(`tailor tune-test-time: ${line}`);
     const result = await tuneTestTime(loaded.session, base, {
