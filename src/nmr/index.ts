@@ -1,6 +1,6 @@
 // The nmr system as the CLI and the reports use it.
 export { loadConfig, NmrConfigError, resolveConfig } from './train/config.js';
-export { ABLATIONS, formatAblationTable, runAblation } from './train/ablation.js';
+export { ABLATIONS, formatAblationSpread, formatAblationTable, runAblation } from './train/ablation.js';
 export { TrainingDivergedError, trainNmr } from './train/trainer.js';
 export { NmrDataError, NmrFormatError } from './io/errors.js';
 export {

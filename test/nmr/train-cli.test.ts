@@ -167,6 +167,46 @@ test('nmr ablate: trains and scores the chosen ablation variants', async () => {
   assert.match(table, /\| no-cons-T \|/);
   // With the operating points: PR area, tuned F1 and recall at one false peak per spectrum.
   assert.match(table, /\| PR AUC \| tuned F1 \| recall at 1 false \/ spectrum \|/);
+  // --seeds: each variant once per seed, then each variant's mean ± sample sd over them.
+  const seeded = await quietly(() =>
+    ablate([
+      '-c',
+      configPath,
+      '--data',
+      val,
+      '--variants',
+      'full',
+      '--epochs',
+      '1,0',
+      '--seeds',
+      '0,1',
+      '--out',
+      join(root, 'abl2'),
+    ]),
+  );
+  assert.equal(seeded, 0);
+  const twice = JSON.parse(readFileSync(join(root, 'abl2', 'ablation', 'ablation.json'), 'utf8')) as {
+    seeds: number[];
+    rows: { variant: string; seed: number; model: { metrics: { energy_snr_db: number } } }[];
+  };
+  assert.deepEqual(twice.seeds, [0, 1]);
+  assert.deepEqual(
+    twice.rows.map((r) => [r.variant, r.seed]),
+    [
+      ['full', 0],
+      ['full', 1],
+    ],
+  );
+  // Seed 0 is the config's own seed: the same run as above, to the bit (one thread).
+  assert.equal(twice.rows[0]!.model.metrics.energy_snr_db, result.rows[0]!.model.metrics.energy_snr_db);
+  assert.notEqual(twice.rows[1]!.model.metrics.energy_snr_db, twice.rows[0]!.model.metrics.energy_snr_db);
+  const spread = readFileSync(join(root, 'abl2', 'ablation', 'ablation.md'), 'utf8');
+  assert.match(spread, /\| full \(seed 1\) \|/);
+  assert.match(spread, /\| full \| 0, 1 \| -?\d+\.\d\d ± \d+\.\d\d \|/);
+  await assert.rejects(
+    () => ablate(['-c', configPath, '--data', val, '--seeds', '1,1']),
+    /--seeds 1,1: a seed is given twice/,
+  );
   await assert.rejects(
     () => ablate(['-c', configPath, '--data', val, '--variants', 'nope']),
     /unknown variant 'nope'/,

@@ -4,7 +4,14 @@ import { resolve } from 'node:path';
 import { CliError } from '../errors.js';
 import { defineCommand } from '../command.js';
 import { listArg, numberArg, numberListArg } from '../args.js';
-import { loadConfig, ABLATIONS, formatAblationTable, runAblation, NmrFormatError } from '../../nmr/index.js';
+import {
+  loadConfig,
+  ABLATIONS,
+  formatAblationSpread,
+  formatAblationTable,
+  runAblation,
+  NmrFormatError,
+} from '../../nmr/index.js';
 
 const HELP = `usage: tailor nmr ablate -c CONFIG --data DIR [options]
 
@@ -23,6 +30,9 @@ options:
       --data DIR         held-out evaluation set                                      [required]
       --variants LIST    comma list of variants (default: all)
       --epochs A,B       override the epochs of stage A and stage B for every variant
+      --seeds LIST       train every variant once per seed (comma list, e.g. 0,1,2; default:
+                         the config's seed) and add each variant's mean ± sample standard
+                         deviation over them; runs go to OUT/ablation/VARIANT-seedS
       --max-samples N    score only the first N samples of DIR
       --out DIR          override the config's output folder (results go to DIR/ablation)
   -h, --help             this text`;
@@ -34,6 +44,7 @@ export const run = defineCommand({
     data: { type: 'string' },
     variants: { type: 'string' },
     epochs: { type: 'string' },
+    seeds: { type: 'string' },
     'max-samples': { type: 'string' },
     out: { type: 'string' },
   },
@@ -53,14 +64,19 @@ export const run = defineCommand({
         throw new CliError(
           `--variants: unknown variant '${v}' (known: ${Object.keys(ABLATIONS).join(', ')})`,
         );
+    const seeds = numberListArg('--seeds', values.seeds, { integer: true, min: 0, max: 2 ** 31 - 1 });
+    if (seeds && new Set(seeds).size !== seeds.length)
+      throw new CliError(`--seeds ${values.seeds}: a seed is given twice`);
     const maxSamples = numberArg('--max-samples', values['max-samples'], { integer: true, min: 1 });
     try {
       const rows = runAblation(cfg, {
         data: resolve(values.data),
         ...(variants ? { variants } : {}),
+        ...(seeds ? { seeds } : {}),
         ...(maxSamples ? { maxSamples } : {}),
       });
       console.log(formatAblationTable(rows));
+      if (seeds && seeds.length > 1) console.log(formatAblationSpread(rows));
       return 0;
     } catch (e) {
       // A data set that fails while the variants train ends the run like a divergence (exit 3).

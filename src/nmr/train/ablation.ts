@@ -99,6 +99,8 @@ export const ABLATIONS: Record<string, Ablation> = {
 export interface AblationRow {
   variant: string;
   description: string;
+  /** The training seed of this row (the config's, or one of {@link AblationOptions.seeds}). */
+  seed: number;
   /** The model's row of the yardstick against the truth (x0 in, matched level, time saved). */
   model: MethodScore;
   /** Raw levels 0..K against the truth, on the same samples. */
@@ -111,6 +113,11 @@ export interface AblationRow {
 /** How {@link runAblation} runs: the variants, the evaluation samples, logging. */
 export interface AblationOptions {
   variants?: string[];
+  /**
+   * Training seeds: each variant is trained once per seed (default: the config's seed only), and
+   * ablation.md gains the mean and sample standard deviation over them.
+   */
+  seeds?: number[];
   /** Held-out data set to score on (with ground truth). */
   data: string;
   maxSamples?: number;
@@ -127,48 +134,65 @@ export function runAblation(base: NmrTrainConfig, options: AblationOptions): Abl
       throw new Error(`unknown ablation '${n}' (known: ${Object.keys(ABLATIONS).join(', ')})`);
   const dir = join(base.out, 'ablation');
   const rows: AblationRow[] = [];
+  const seeds = options.seeds ?? [base.seed];
   const { samples, ratio } = datasetYardSamples(options.data, options.maxSamples);
-  for (const name of names) {
-    const ablation = ABLATIONS[name]!;
-    const cfg = structuredClone(base);
-    cfg.out = join(dir, name);
-    ablation.apply(cfg);
-    log(`== ablation ${name}: ${ablation.description}`);
-    const t0 = Date.now();
-    const result = trainNmr(cfg, { log });
-    const trainSeconds = (Date.now() - t0) / 1000;
-    const model = loadDenoiser(result.bestCheckpoint);
-    try {
-      const report = runYardstick(samples, {
-        baselines: [],
-        fusion: false,
-        methods: [{ name, stack: false, run: (pre) => denoiseSpectra(model, [pre.spectra[0]!])[0]! }],
-        preprocess: preprocessOptions(cfg.data),
-        ratio,
-        // The first 20 % choose the picking threshold of the tuned F1, as in the yardstick.
-        validationFraction: 0.2,
-      });
-      const truth = report.references.find((r) => r.reference === 'truth')!;
-      rows.push({
-        variant: name,
-        description: ablation.description,
-        model: truth.methods[0]!,
-        ladder: truth.ladder,
-        ladderOperating: truth.ladderOperating,
-        trainSeconds,
-      });
-    } finally {
-      model.dispose();
+  // Seed by seed, so that a run stopped early holds whole comparisons (every variant of a seed).
+  for (const seed of seeds)
+    for (const name of names) {
+      const cfg = structuredClone(base);
+      cfg.seed = seed;
+      cfg.out = options.seeds ? join(dir, `${name}-seed${seed}`) : join(dir, name);
+      log(`== ablation ${name}${options.seeds ? ` (seed ${seed})` : ''}: ${ABLATIONS[name]!.description}`);
+      const r = trainAndScore(name, cfg, samples, ratio, log);
+      rows.push(r);
+      log(
+        `   ${name}: energy SNR ${r.model.metrics.energy_snr_db.toFixed(2)} dB, peak F1 ${r.model.metrics.peak_f1.toFixed(3)}, ` +
+          `integral error ${r.model.metrics.integral_rel_error.toFixed(3)}`,
+      );
+      writeJsonAtomic(join(dir, 'ablation.json'), { data: options.data, seeds, rows });
+      const spread = seeds.length > 1 ? `\n${formatAblationSpread(rows)}` : '';
+      writeFileAtomic(join(dir, 'ablation.md'), formatAblationTable(rows) + spread);
     }
-    const r = rows[rows.length - 1]!;
-    log(
-      `   ${name}: energy SNR ${r.model.metrics.energy_snr_db.toFixed(2)} dB, peak F1 ${r.model.metrics.peak_f1.toFixed(3)}, ` +
-        `integral error ${r.model.metrics.integral_rel_error.toFixed(3)}`,
-    );
-    writeJsonAtomic(join(dir, 'ablation.json'), { data: options.data, rows });
-    writeFileAtomic(join(dir, 'ablation.md'), formatAblationTable(rows));
-  }
   return rows;
+}
+
+/** Trains variant `name` of `cfg` (its seed and output set) and scores it against the truth. */
+function trainAndScore(
+  name: string,
+  cfg: NmrTrainConfig,
+  samples: ReturnType<typeof datasetYardSamples>['samples'],
+  ratio: number,
+  log: (line: string) => void,
+): AblationRow {
+  const ablation = ABLATIONS[name]!;
+  ablation.apply(cfg);
+  const t0 = Date.now();
+  const result = trainNmr(cfg, { log });
+  const trainSeconds = (Date.now() - t0) / 1000;
+  const model = loadDenoiser(result.bestCheckpoint);
+  try {
+    const report = runYardstick(samples, {
+      baselines: [],
+      fusion: false,
+      methods: [{ name, stack: false, run: (pre) => denoiseSpectra(model, [pre.spectra[0]!])[0]! }],
+      preprocess: preprocessOptions(cfg.data),
+      ratio,
+      // The first 20 % choose the picking threshold of the tuned F1, as in the yardstick.
+      validationFraction: 0.2,
+    });
+    const truth = report.references.find((r) => r.reference === 'truth')!;
+    return {
+      variant: name,
+      description: ablation.description,
+      seed: cfg.seed,
+      model: truth.methods[0]!,
+      ladder: truth.ladder,
+      ladderOperating: truth.ladderOperating,
+      trainSeconds,
+    };
+  } finally {
+    model.dispose();
+  }
 }
 
 /** Recall and weak-peak recall at one false peak per spectrum, with the sweep's bound. */
@@ -198,10 +222,11 @@ export function formatAblationTable(rows: AblationRow[]): string {
     `| ${name} | ${f(m.energy_snr_db, 2)} | ${ke} | ${f(m.peak_f1, 3)} | ${kf} | ${f(m.peak_recall, 3)} | ${f(m.recall_by_snr[0] ?? NaN, 3)} | ` +
     `${f(m.hallucinated, 1)} | ${f(m.integral_rel_error, 3)} | ${f(m.fwhm_rel_error, 3)} | ` +
     `${o ? f(o.auc, 3) : '-'} | ${o?.tuned ? f(o.tuned.f1, 3) : '-'} | ${o ? atOneFalse(o) : '- | -'} | ${secs} |`;
+  const seeded = new Set(rows.map((r) => r.seed)).size > 1;
   for (const r of rows)
     lines.push(
       row(
-        r.variant,
+        seeded ? `${r.variant} (seed ${r.seed})` : r.variant,
         r.model.metrics,
         r.model.operating,
         `${r.model.matchedEnergy.bound}${f(r.model.matchedEnergy.k, 2)}`,
@@ -212,5 +237,50 @@ export function formatAblationTable(rows: AblationRow[]): string {
   rows[0]?.ladder.forEach((m, k) =>
     lines.push(row(`(raw level ${k})`, m, rows[0]!.ladderOperating?.[k], String(k), String(k), '')),
   );
+  return lines.join('\n') + '\n';
+}
+
+/** The columns of the spread table: what decides between variants, each read off a row. */
+const SPREAD_COLUMNS: [string, (r: AblationRow) => number][] = [
+  ['energy SNR dB', (r) => r.model.metrics.energy_snr_db],
+  ['peak F1 at 3 sigma', (r) => r.model.metrics.peak_f1],
+  ['recall SNR 3-5 at 3 sigma', (r) => r.model.metrics.recall_by_snr[0] ?? NaN],
+  ['integral err', (r) => r.model.metrics.integral_rel_error],
+  ['PR AUC', (r) => r.model.operating?.auc ?? NaN],
+  ['tuned F1', (r) => r.model.operating?.tuned?.f1 ?? NaN],
+  [
+    'recall at 1 false / spectrum',
+    (r) => r.model.operating?.atFalseRate.find((a) => a.rate === 1)?.recall ?? NaN,
+  ],
+  ['recall SNR 3-5 at 1', (r) => r.model.operating?.atFalseRate.find((a) => a.rate === 1)?.recallWeak ?? NaN],
+];
+
+/** Mean and sample standard deviation (n - 1) as "m ± s"; "m" alone for one value. */
+function meanSd(values: number[], digits: number): string {
+  const v = values.filter(Number.isFinite);
+  if (v.length === 0) return '-';
+  const m = v.reduce((a, b) => a + b, 0) / v.length;
+  if (v.length === 1) return m.toFixed(digits);
+  const sd = Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / (v.length - 1));
+  return `${m.toFixed(digits)} ± ${sd.toFixed(digits)}`;
+}
+
+/**
+ * Per variant, the mean and sample standard deviation over its seeds of the columns that decide
+ * between variants, as a Markdown table (`seeds` gives how many runs each row averages).
+ */
+export function formatAblationSpread(rows: AblationRow[]): string {
+  const variants = [...new Set(rows.map((r) => r.variant))];
+  const lines = [
+    `| variant | seeds | ${SPREAD_COLUMNS.map(([name]) => name).join(' | ')} |`,
+    `|---|---:|${SPREAD_COLUMNS.map(() => '---:').join('|')}|`,
+  ];
+  for (const variant of variants) {
+    const mine = rows.filter((r) => r.variant === variant);
+    const cells = SPREAD_COLUMNS.map(([name, get]) =>
+      meanSd(mine.map(get), name.startsWith('energy') ? 2 : 3),
+    );
+    lines.push(`| ${variant} | ${mine.map((r) => r.seed).join(', ')} | ${cells.join(' | ')} |`);
+  }
   return lines.join('\n') + '\n';
 }
