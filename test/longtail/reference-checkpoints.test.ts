@@ -1,7 +1,7 @@
 // Checkpoints of the SADE / RIDE / BalPoE trainers (test/golden/longtail/reference_checkpoints,
 // from scripts/golden/longtail_reference_checkpoints.py, which saves the reference model classes
 // in their trainer's format): read with the trainer's config object skipped, the name layout
-// recognised, and tailor's model computes the reference's logits. The ImageNet backbones' names
+// recognised, and tailor's model computes the reference's logits (RIDE-EA's routed output too). The ImageNet backbones' names
 // and shapes map onto tailor's models; mismatches are named errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +16,7 @@ import {
   modelWeightsMapping,
 } from '../../src/longtail/models/checkpoint-layout.js';
 import { loadPretrained } from '../../src/longtail/models/pretrained.js';
+import { ExpertAssignmentModel, referenceRouterState } from '../../src/longtail/models/expert-assignment.js';
 import { readWeightsFile } from '../../src/longtail/workflows/weights-file.js';
 import { parseConfig } from '../../src/longtail/config/config.js';
 import { ConfigError } from '../../src/longtail/config/schema.js';
@@ -100,6 +101,38 @@ test("a single ResNet-32 with a linear classifier gives the reference's logits a
       const x = torch.tensor(Float32Array.from(expected.input.values), { shape: expected.input.shape });
       const out = torch.noGrad(() => model.forward(x));
       assertClose(out.output.toFloat32Array(), expected.single.output, 2e-4, 1e-4, 'output');
+    });
+  } finally {
+    model.dispose();
+  }
+});
+
+test("a RIDE-EA checkpoint of RIDE's trainer: backbone and routers load, and route as RIDE's model does", () => {
+  // scripts/golden/longtail_ride_ea_checkpoint.py: RIDE's own ea_resnet_cifar.ResNet_s, saved by
+  // its trainer's format, with the routed output and experts per image of a batch of 16.
+  const ea = JSON.parse(readFileSync(join(dir, 'ride_ea_expected.json'), 'utf8')) as {
+    file: string;
+    input: { shape: number[]; values: number[] };
+    output: number[];
+    experts_per_image: number[];
+  };
+  const model = new ExpertAssignmentModel(cifar(3, true), { topChoices: 3, shareFc: false, posWeight: 20 });
+  try {
+    withFile(ea.file, (source) => {
+      // The path loadRun takes for `tailor test -c RIDE_EA_CONFIG -r FILE`: the backbone by the
+      // name mapping (the routers' tensors left over and listed), then the routers by RIDE's names.
+      const report = loadModelWeights(model.backbone, source, ea.file);
+      assert.equal(report.layout, 'reference-experts');
+      assert.equal(report.prefix, 'state_dict.module.backbone.');
+      assert.equal(report.ignored.length, 8); // 2 hidden + 2 final layers, weight and bias
+      model.router.loadStateDict(referenceRouterState(source, report.prefix)!, true);
+    });
+    model.eval();
+    torch.tidy(() => {
+      const x = torch.tensor(Float32Array.from(ea.input.values), { shape: ea.input.shape });
+      const routed = torch.noGrad(() => model.route(x));
+      assert.deepEqual(routed.expertsPerImage.toNumbers(), ea.experts_per_image);
+      assertClose(routed.output.toFloat32Array(), ea.output, 2e-4, 1e-4, 'routed output');
     });
   } finally {
     model.dispose();
