@@ -70,6 +70,20 @@ window.TailorReport = (function () {
     return a;
   }
 
+  // Names at whole-number x positions (categories such as ablation variants), split only there.
+  function categoryTicks(axis, ticks, positions) {
+    axis.values = function (u, splits) {
+      return splits.map(function (v) {
+        return Number.isInteger(v) && ticks[v] !== undefined ? ticks[v] : '';
+      });
+    };
+    axis.splits = function () {
+      return positions;
+    };
+    axis.rotate = -30;
+    axis.size = 60;
+  }
+
   function drawLines(el, spec) {
     var series = [{ label: spec.xLabel || 'x' }];
     var data = [spec.x];
@@ -96,18 +110,7 @@ window.TailorReport = (function () {
     if (spec.logY) scales.y.distr = 3;
     if (hasY2) scales.y2 = spec.y2Range ? { range: spec.y2Range } : { auto: true };
     var axes = [axisFor(spec.xLabel), axisFor(spec.yLabel)];
-    if (spec.xTicks) {
-      axes[0].values = function (u, splits) {
-        return splits.map(function (v) {
-          return Number.isInteger(v) && spec.xTicks[v] !== undefined ? spec.xTicks[v] : '';
-        });
-      };
-      axes[0].splits = function () {
-        return spec.x.slice();
-      };
-      axes[0].rotate = -30;
-      axes[0].size = 60;
-    }
+    if (spec.xTicks) categoryTicks(axes[0], spec.xTicks, spec.x.slice());
     if (spec.integerX) axes[0].incrs = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
     if (hasY2) axes.push(axisFor(spec.y2Label, 1, 'y2'));
     var opts = {
@@ -217,13 +220,22 @@ window.TailorReport = (function () {
         },
       ];
     }
+    var axes = [axisFor(spec.xLabel), axisFor(spec.yLabel)];
+    if (spec.xTicks) {
+      var positions = spec.xTicks.map(function (_, i) {
+        return i;
+      });
+      categoryTicks(axes[0], spec.xTicks, positions);
+      // room on both sides for points set beside their category
+      if (!xScale.range) xScale.range = [-0.5, spec.xTicks.length - 0.5];
+    }
     var opts = {
       width: widthOf(el),
       height: spec.height || 360,
       mode: 1,
       scales: { x: xScale, y: yScale },
       series: series,
-      axes: [axisFor(spec.xLabel), axisFor(spec.yLabel)],
+      axes: axes,
       cursor: { drag: { x: true, y: true, setScale: true } },
       hooks: hooks,
     };

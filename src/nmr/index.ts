@@ -1,6 +1,20 @@
 // The nmr system as the CLI and the reports use it.
 export { loadConfig, NmrConfigError, resolveConfig } from './train/config.js';
-export { ABLATIONS, formatAblationSpread, formatAblationTable, runAblation } from './train/ablation.js';
+export {
+  ABLATIONS,
+  ablationScores,
+  formatAblationSpread,
+  formatAblationTable,
+  runAblation,
+} from './train/ablation.js';
+export {
+  ABLATION_SCORES,
+  ablationSpread,
+  formatMeanSd,
+  type AblationScoreColumn,
+  type AblationScores,
+  type AblationSpread,
+} from './train/ablation-spread.js';
 export { TrainingDivergedError, trainNmr } from './train/trainer.js';
 export { NmrDataError, NmrFormatError } from './io/errors.js';
 export {

@@ -1,6 +1,6 @@
 // Static HTML reports of run directories: detects what a run's results.json holds and renders
 // the matching report (long-tail training, Gaussian mixture, subgroup model, NMR evaluation, NMR
-// yardstick).
+// yardstick; NMR training runs and ablations by their own files).
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/fs.js';
 import { renderPage } from './html.js';
@@ -10,6 +10,7 @@ import { isSubgroupFit, isSubgroupSelection, subgroupPage } from './subgroup.js'
 import { isNmrReport, nmrPage } from './nmr.js';
 import { isYardstickReport, yardstickPage } from './nmr-yardstick-page.js';
 import { isNmrTrainRun, nmrTrainPage } from './nmr-train.js';
+import { isNmrAblationDir, nmrAblationPage } from './nmr-ablation.js';
 import type { ReportPage, RunKind } from './types.js';
 import { parseResultsJson } from './read.js';
 import { InputError } from '../util/errors.js';
@@ -37,6 +38,8 @@ export function readResults(runDir: string): unknown {
 export function runPage(runDir: string, options: LongtailPageOptions = {}): ReportPage {
   // An `nmr train` run writes checkpoints and history.json, no results: its training curves.
   if (isNmrTrainRun(runDir)) return nmrTrainPage(runDir);
+  // `nmr ablate` writes ablation.json into OUT/ablation: the variants compared over seeds.
+  if (isNmrAblationDir(runDir)) return nmrAblationPage(runDir);
   const results = readResults(runDir);
   const kind = detectRunKind(results);
   switch (kind) {

@@ -1,10 +1,11 @@
 // Discovery of run directories under a runs root: every directory (symbolic links are not
-// followed) holding a results.json, or an `nmr train` run's history.json and best.json, named by
-// its path relative to the root.
+// followed) holding a results.json, an `nmr train` run's history.json and best.json, or an
+// `nmr ablate` output's ablation.json, named by its path relative to the root.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectRunKind, readResults } from './index.js';
 import { isNmrTrainRun } from './nmr-train.js';
+import { isNmrAblationDir } from './nmr-ablation.js';
 import type { RunKind } from './types.js';
 
 export interface RunEntry {
@@ -34,6 +35,8 @@ export function listRuns(root: string): RunEntry[] {
     if (out.length >= MAX_RUNS) return;
     if (rel.length > 0 && isNmrTrainRun(dir)) {
       out.push({ id: rel.join('/'), dir, kind: 'nmr-train', title: 'NMR denoiser training' });
+    } else if (rel.length > 0 && isNmrAblationDir(dir)) {
+      out.push({ id: rel.join('/'), dir, kind: 'nmr-ablation', title: 'NMR training ablations' });
     } else if (rel.length > 0 && existsSync(join(dir, 'results.json'))) {
       const id = rel.join('/');
       try {

@@ -68,6 +68,8 @@ export interface ScatterChart {
   xLabel: string;
   yLabel: string;
   series: { label: string; x: number[]; y: number[]; color?: string }[];
+  /** Names of the whole-number x positions (categories such as ablation variants). */
+  xTicks?: string[];
   ellipses?: Ellipse[];
   logX?: boolean;
   yRange?: [number, number];
@@ -106,4 +108,12 @@ export interface ReportPage {
 }
 
 export type RunKind =
-  'longtail' | 'gmm' | 'gmm-select' | 'subgroup' | 'subgroup-select' | 'nmr' | 'nmr-yardstick' | 'nmr-train';
+  | 'longtail'
+  | 'gmm'
+  | 'gmm-select'
+  | 'subgroup'
+  | 'subgroup-select'
+  | 'nmr'
+  | 'nmr-yardstick'
+  | 'nmr-train'
+  | 'nmr-ablation';

@@ -202,3 +202,40 @@ export function syntheticGmm(): {
   };
   return { csv: lines.join('\n') + '\n', model, selection };
 }
+
+/** An ablation.json row as runAblation writes it (the fields the report reads). */
+export function ablationRow(variant: string, seed: number, snr: number, f1: number | null) {
+  return {
+    variant,
+    description: `what ${variant} changes`,
+    seed,
+    model: {
+      name: variant,
+      metrics: { energy_snr_db: snr, peak_f1: f1, recall_by_snr: [0.2, 0.6, 0.9], integral_rel_error: 0.25 },
+      operating: {
+        auc: 0.88,
+        tuned: { threshold: 3, f1: 0.83, precision: 0.9, recall: 0.8, recallWeak: 0.4 },
+        atFalseRate: [
+          { rate: 0.5, recall: 0.7, recallWeak: 0.3, bound: '' },
+          { rate: 1, recall: 0.78 + seed / 100, recallWeak: 0.47, bound: '' },
+        ],
+      },
+    },
+    ladder: [],
+    ladderOperating: [],
+    trainSeconds: 25,
+  };
+}
+
+/** Writes an ablation.json of two variants over seeds 0 and 1 into `dir` (created). */
+export function writeAblationDir(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const rows = [
+    ablationRow('full', 0, 7, 0.75),
+    ablationRow('<b>odd</b>', 0, 6, 0.7),
+    ablationRow('full', 1, 8, 0.77),
+    ablationRow('<b>odd</b>', 1, 6.5, null),
+  ];
+  writeFileSync(join(dir, 'ablation.json'), JSON.stringify({ data: 'runs/nmr/y-test', seeds: [0, 1], rows }));
+  return dir;
+}

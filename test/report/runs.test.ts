@@ -5,9 +5,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listRuns } from '../../src/report/runs.js';
-import { syntheticGmm, syntheticLongtail, writeRun } from './fixtures.js';
+import { syntheticGmm, syntheticLongtail, writeAblationDir, writeRun } from './fixtures.js';
 
-test('listRuns: long-tail, Gaussian and variational mixtures, nmr train runs, and a broken one', () => {
+test('listRuns: long-tail, Gaussian and variational mixtures, nmr train runs and ablations, and a broken one', () => {
   const root = mkdtempSync(join(tmpdir(), 'tailor-runs-'));
   try {
     writeRun(join(root, 'a-longtail'), syntheticLongtail());
@@ -23,6 +23,7 @@ test('listRuns: long-tail, Gaussian and variational mixtures, nmr train runs, an
     writeFileSync(join(root, 'd-nmr', 'history.json'), '[]');
     writeFileSync(join(root, 'd-nmr', 'best.json'), '{}');
     writeRun(join(root, 'e-broken'), 'not a run');
+    writeAblationDir(join(root, 'f-abl', 'ablation'));
     const runs = listRuns(root).map((r) => [r.id, r.kind, r.error ? 'error' : r.title]);
     assert.deepEqual(runs, [
       ['a-longtail', 'longtail', runs[0]![2]],
@@ -30,6 +31,7 @@ test('listRuns: long-tail, Gaussian and variational mixtures, nmr train runs, an
       ['c-bayes', 'gmm', 'variational GMM K = 2 (full)'],
       ['d-nmr', 'nmr-train', 'NMR denoiser training'],
       ['e-broken', null, ''],
+      ['f-abl/ablation', 'nmr-ablation', 'NMR training ablations'],
     ]);
   } finally {
     rmSync(root, { recursive: true, force: true });

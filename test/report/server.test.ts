@@ -14,7 +14,7 @@ import {
   type RunningServer,
 } from '../../src/report/server.js';
 import { repoRoot } from '../helpers.js';
-import { syntheticAccuracy, syntheticLongtail, writeRun } from './fixtures.js';
+import { syntheticAccuracy, syntheticLongtail, writeAblationDir, writeRun } from './fixtures.js';
 
 const SECRET = 'TOP-SECRET-5f2c9a';
 let base: string;
@@ -73,6 +73,7 @@ before(async () => {
     ]),
   );
   writeFileSync(join(runsDir, 'nmr', 'best.json'), '{"epoch": 0}');
+  writeAblationDir(join(runsDir, 'abl'));
   symlinkSync(join(base, 'secret.txt'), join(runsDir, 'prl', 'link-out.txt'));
   symlinkSync(join(base, 'outside-run'), join(runsDir, 'linked-run'));
   symlinkSync(base, join(runsDir, 'prl', 'up'));
@@ -101,8 +102,11 @@ test('index lists the runs (not the symlinked one) and pages render', async () =
   const list = JSON.parse((await raw('/api/runs')).body) as { id: string; kind: string }[];
   assert.deepEqual(
     list.map((r) => `${r.id} ${r.kind}`),
-    ['group/sade longtail', 'nmr nmr-train', 'prl longtail', 'prl-nogrid longtail'],
+    ['abl nmr-ablation', 'group/sade longtail', 'nmr nmr-train', 'prl longtail', 'prl-nogrid longtail'],
   );
+  const ablation = await raw('/runs/abl/');
+  assert.equal(ablation.status, 200);
+  assert.match(ablation.body, /2 variants x 2 seeds/);
   const nmr = await raw('/runs/nmr/');
   assert.equal(nmr.status, 200);
   assert.match(nmr.body, /NMR denoiser training: 1 epochs/);
@@ -272,7 +276,7 @@ test('tailor serve starts, answers, and stops on SIGTERM', async () => {
     });
     const res = await fetch(url + '/api/runs');
     assert.equal(res.status, 200);
-    assert.equal(((await res.json()) as unknown[]).length, 4);
+    assert.equal(((await res.json()) as unknown[]).length, 5);
   } finally {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

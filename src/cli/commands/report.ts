@@ -24,7 +24,9 @@ and a trained model when it was scored) or an NMR yardstick ('tailor nmr yardsti
 DIR/results.json': each candidate's peak-picking operating points, its precision-recall curve
 and its recall against false peaks per spectrum). An 'nmr train' run directory (history.json and
 best.json, no results.json) gets its training report: the losses by stage, the validation scores
-that chose best.json and the learning rate per epoch.
+that chose best.json and the learning rate per epoch. An 'nmr ablate' output (OUT/ablation,
+holding ablation.json) gets the variants compared: each variant's mean and spread over its seeds,
+every run as a point beside its variant, and each run's row.
 With --predictions, the page of a 'tailor predict' output (FILE, its FILE.summary.json beside
 it; default page FILE.report.html): the input's estimated class prior against the training prior,
 the confidence histogram and the most confident images of each predicted class.

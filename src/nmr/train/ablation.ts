@@ -12,6 +12,7 @@ import { denoiseSpectra, loadDenoiser } from '../model/denoise.js';
 import type { NmrTrainConfig, StageConfig } from './config.js';
 import { preprocessOptions } from './samples.js';
 import { trainNmr } from './trainer.js';
+import { ABLATION_SCORES, ablationSpread, formatMeanSd, type AblationScores } from './ablation-spread.js';
 
 /** One ablation variant: what it removes and how it changes the config. */
 export interface Ablation {
@@ -240,47 +241,37 @@ export function formatAblationTable(rows: AblationRow[]): string {
   return lines.join('\n') + '\n';
 }
 
-/** The columns of the spread table: what decides between variants, each read off a row. */
-const SPREAD_COLUMNS: [string, (r: AblationRow) => number][] = [
-  ['energy SNR dB', (r) => r.model.metrics.energy_snr_db],
-  ['peak F1 at 3 sigma', (r) => r.model.metrics.peak_f1],
-  ['recall SNR 3-5 at 3 sigma', (r) => r.model.metrics.recall_by_snr[0] ?? NaN],
-  ['integral err', (r) => r.model.metrics.integral_rel_error],
-  ['PR AUC', (r) => r.model.operating?.auc ?? NaN],
-  ['tuned F1', (r) => r.model.operating?.tuned?.f1 ?? NaN],
-  [
-    'recall at 1 false / spectrum',
-    (r) => r.model.operating?.atFalseRate.find((a) => a.rate === 1)?.recall ?? NaN,
-  ],
-  ['recall SNR 3-5 at 1', (r) => r.model.operating?.atFalseRate.find((a) => a.rate === 1)?.recallWeak ?? NaN],
-];
-
-/** Mean and sample standard deviation (n - 1) as "m ± s"; "m" alone for one value. */
-function meanSd(values: number[], digits: number): string {
-  const v = values.filter(Number.isFinite);
-  if (v.length === 0) return '-';
-  const m = v.reduce((a, b) => a + b, 0) / v.length;
-  if (v.length === 1) return m.toFixed(digits);
-  const sd = Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / (v.length - 1));
-  return `${m.toFixed(digits)} ± ${sd.toFixed(digits)}`;
-}
-
 /**
- * Per variant, the mean and sample standard deviation over its seeds of the columns that decide
- * between variants, as a Markdown table (`seeds` gives how many runs each row averages).
+ * Per variant, the mean and sample standard deviation over its seeds of the figures that decide
+ * between variants, as a Markdown table (`seeds` lists the runs each row averages).
  */
 export function formatAblationSpread(rows: AblationRow[]): string {
-  const variants = [...new Set(rows.map((r) => r.variant))];
   const lines = [
-    `| variant | seeds | ${SPREAD_COLUMNS.map(([name]) => name).join(' | ')} |`,
-    `|---|---:|${SPREAD_COLUMNS.map(() => '---:').join('|')}|`,
+    `| variant | seeds | ${ABLATION_SCORES.map((c) => c.label).join(' | ')} |`,
+    `|---|---:|${ABLATION_SCORES.map(() => '---:').join('|')}|`,
   ];
-  for (const variant of variants) {
-    const mine = rows.filter((r) => r.variant === variant);
-    const cells = SPREAD_COLUMNS.map(([name, get]) =>
-      meanSd(mine.map(get), name.startsWith('energy') ? 2 : 3),
+  for (const v of ablationSpread(
+    rows.map((r) => ({ variant: r.variant, seed: r.seed, scores: ablationScores(r) })),
+  ))
+    lines.push(
+      `| ${v.variant} | ${v.seeds.join(', ')} | ${ABLATION_SCORES.map((c) => formatMeanSd(v, c)).join(' | ')} |`,
     );
-    lines.push(`| ${variant} | ${mine.map((r) => r.seed).join(', ')} | ${cells.join(' | ')} |`);
-  }
   return lines.join('\n') + '\n';
+}
+
+/** The figures of {@link ABLATION_SCORES} read off a row (NaN where the row lacks one). */
+export function ablationScores(r: AblationRow): AblationScores {
+  const m = r.model.metrics;
+  const o = r.model.operating;
+  const atOne = o?.atFalseRate.find((a) => a.rate === 1);
+  return {
+    energy_snr_db: m.energy_snr_db,
+    peak_f1: m.peak_f1,
+    recall_weak: m.recall_by_snr[0] ?? NaN,
+    integral_rel_error: m.integral_rel_error,
+    pr_auc: o?.auc ?? NaN,
+    tuned_f1: o?.tuned?.f1 ?? NaN,
+    recall_at_1: atOne?.recall ?? NaN,
+    recall_weak_at_1: atOne?.recallWeak ?? NaN,
+  };
 }

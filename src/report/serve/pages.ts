@@ -37,7 +37,7 @@ export class RunPageCache {
    * again when results.json changes, so a preference request does not parse it each time.
    */
   experts(run: RunEntry): number | null | false {
-    if (run.kind === 'nmr-train') return false;
+    if (run.kind === 'nmr-train' || run.kind === 'nmr-ablation') return false;
     let key: string;
     let results: Record<string, unknown>;
     try {
@@ -75,7 +75,8 @@ export class RunPageCache {
 
 function renderPage(run: RunEntry): string {
   try {
-    if (run.kind === 'nmr-train') return renderRunReport(run.dir);
+    // NMR training runs and ablations have no results.json (and no preference control)
+    if (run.kind === 'nmr-train' || run.kind === 'nmr-ablation') return renderRunReport(run.dir);
     const endpoint = '/api/runs/' + run.id.split('/').map(encodeURIComponent).join('/') + '/preference';
     const results = readResults(run.dir) as Record<string, unknown>;
     const live = isPrlResults(results) && prlExperts(results) === 3;
