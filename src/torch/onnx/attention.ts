@@ -61,7 +61,10 @@ function additive(g: OnnxGraph, mask: OnnxMask, hint: string): string {
   return g.node('Where', [mask.value, g.scalar('mask.blocked', -Infinity), g.scalar('mask.open', 0)]);
 }
 
-/** The masks of `masks` as additions to the scores of attention with `heads` heads. */
+/**
+ * The masks of `masks` as additions to the scores of attention with `heads` heads.
+ * @internal
+ */
 export function scoreBias(g: OnnxGraph, heads: number, masks: OnnxAttentionMasks, name: string): ScoreBias {
   let attn: string | null = null;
   const mask = masks.attnMask;
