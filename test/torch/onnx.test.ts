@@ -80,6 +80,21 @@ test('1-d layers: dilated grouped conv, batch norm, pooling, layer norm, exact G
   layer.dispose();
 });
 
+test('3-d layers: strided and grouped conv, batch norm, max and average pooling, global pooling', async () => {
+  const layer = new nn.Sequential(
+    new nn.Conv3d(2, 4, 3, { stride: 2, padding: 1 }),
+    new nn.BatchNorm3d(4),
+    new nn.ReLU(),
+    new nn.MaxPool3d(2, 1),
+    new nn.AvgPool3d(3, 1, 1),
+    new nn.Conv3d(4, 4, 2, { groups: 2, dilation: 2, padding: 1, bias: false }),
+    new nn.AdaptiveAvgPool3d([1, 1, 1]),
+    new nn.Flatten(),
+  );
+  await parity(layer, [2, 2, 7, 8, 9], ['batch', 4]);
+  layer.dispose();
+});
+
 test('activations: leaky ReLU, SiLU, ELU, softplus (beta and a low threshold), softmax, log-softmax', async () => {
   await parity(
     new nn.Sequential(
@@ -171,6 +186,20 @@ test('layers without an ONNX form are named errors', () => {
     );
   named(new nn.Embedding(10, 4), /^Embedding \('m'\) has no ONNX mapping/);
   named(new nn.AdaptiveAvgPool2d(2), /AdaptiveAvgPool2d \('m'\) to an output size of 2 has no ONNX mapping/);
+  named(
+    new nn.AdaptiveAvgPool3d([1, 2, 1]),
+    /AdaptiveAvgPool3d \('m'\) to an output size of \[1,2,1\] has no ONNX mapping \(only global pooling, size 1\)/,
+  );
+  named(
+    new nn.LSTM(4, 3),
+    /^LSTM \('m'\) takes or returns more than one value: export it with onnx.lstmToOnnx/,
+  );
+  named(new nn.GRU(4, 3), /^GRU \('m'\) .* onnx.gruToOnnx/);
+  named(new nn.MultiheadAttention(4, 2), /^MultiheadAttention \('m'\) .* onnx.multiheadAttentionToOnnx/);
+  named(
+    new nn.TransformerDecoderLayer(4, 2),
+    /^TransformerDecoderLayer \('m'\) .* onnx.transformerDecoderLayerToOnnx/,
+  );
   named(
     new nn.BatchNorm1d(4, { trackRunningStats: false }),
     /BatchNorm1d \('m'\) keeps no running statistics/,

@@ -82,11 +82,11 @@ export class OnnxGraph {
     return name;
   }
 
-  /** Declares a float32 graph input. */
-  input(name: string, dims: readonly OnnxDim[]): string {
+  /** Declares a graph input: float32, or boolean (an attention mask). */
+  input(name: string, dims: readonly OnnxDim[], type: 'float' | 'bool' = 'float'): string {
     if (this.used.has(name)) throw new Error(`ONNX graph: the name '${name}' is taken`);
     this.used.add(name);
-    this.inputs.push(valueInfo(this.onnx, name, dims));
+    this.inputs.push(valueInfo(this.onnx, name, dims, type));
     return name;
   }
 
@@ -200,12 +200,14 @@ function valueInfo(
   onnx: typeof OnnxSchema,
   name: string,
   dims: readonly OnnxDim[],
+  type: 'float' | 'bool' = 'float',
 ): OnnxSchema.ValueInfoProto {
+  const { FLOAT, BOOL } = onnx.TensorProto.DataType;
   return onnx.ValueInfoProto.create({
     name,
     type: onnx.TypeProto.create({
       tensorType: onnx.TypeProto.Tensor.create({
-        elemType: onnx.TensorProto.DataType.FLOAT,
+        elemType: type === 'bool' ? BOOL : FLOAT,
         shape: onnx.TensorShapeProto.create({
           dim: dims.map((d) =>
             onnx.TensorShapeProto.Dimension.create(typeof d === 'number' ? { dimValue: d } : { dimParam: d }),

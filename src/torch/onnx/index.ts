@@ -9,3 +9,29 @@ export {
   type OnnxModelInfo,
 } from './graph.js';
 export { moduleToOnnx, l2NormalizeOnnx, geluOnnx, type OnnxExportable } from './modules.js';
+export {
+  lstmToOnnx,
+  gruToOnnx,
+  type OnnxRecurrentState,
+  type OnnxLstmOutputs,
+  type OnnxGruOutputs,
+} from './recurrent.js';
+export {
+  multiheadAttentionToOnnx,
+  linearOnnx,
+  type OnnxMask,
+  type OnnxAttentionMasks,
+  type OnnxAttentionOptions,
+  type OnnxAttentionOutputs,
+} from './attention.js';
+export {
+  transformerEncoderLayerToOnnx,
+  transformerEncoderToOnnx,
+  transformerDecoderLayerToOnnx,
+  transformerDecoderToOnnx,
+  transformerToOnnx,
+  type OnnxEncoderLayerMasks,
+  type OnnxEncoderMasks,
+  type OnnxDecoderMasks,
+  type OnnxTransformerMasks,
+} from './transformer.js';

@@ -6,6 +6,7 @@ import { Module } from '../nn/module.js';
 import type { Tensor } from '../tensor.js';
 import * as nn from '../nn/index.js';
 import { OnnxExportError, type OnnxGraph } from './graph.js';
+import { transformerEncoderLayerToOnnx, transformerEncoderToOnnx } from './transformer.js';
 
 /**
  * A module that writes its own ONNX form: its evaluation-mode forward pass as nodes of `g`,
@@ -70,7 +71,7 @@ function softplus(m: nn.Softplus, g: OnnxGraph, x: string): string {
  * PyTorch's output size, with no output_shape or auto_pad.
  */
 function conv(
-  m: nn.Conv1d | nn.Conv2d | nn.ConvTranspose1d | nn.ConvTranspose2d,
+  m: nn.Conv1d | nn.Conv2d | nn.Conv3d | nn.ConvTranspose1d | nn.ConvTranspose2d,
   g: OnnxGraph,
   x: string,
   name: string,
@@ -116,7 +117,12 @@ function upsample(m: nn.Upsample, g: OnnxGraph, x: string, name: string): string
   });
 }
 
-function batchNorm(m: nn.BatchNorm1d | nn.BatchNorm2d, g: OnnxGraph, x: string, name: string): string {
+function batchNorm(
+  m: nn.BatchNorm1d | nn.BatchNorm2d | nn.BatchNorm3d,
+  g: OnnxGraph,
+  x: string,
+  name: string,
+): string {
   if (!m.runningMean || !m.runningVar)
     throw new OnnxExportError(
       `${m.constructor.name} ('${name}') keeps no running statistics, so its evaluation-mode output depends on the batch; it has no ONNX mapping`,
@@ -163,7 +169,7 @@ function groupNorm(m: nn.GroupNorm, g: OnnxGraph, x: string, name: string): stri
 }
 
 function pool(
-  m: nn.MaxPool1d | nn.MaxPool2d | nn.AvgPool1d | nn.AvgPool2d,
+  m: nn.MaxPool1d | nn.MaxPool2d | nn.MaxPool3d | nn.AvgPool1d | nn.AvgPool2d | nn.AvgPool3d,
   g: OnnxGraph,
   x: string,
   spatial: number,
@@ -179,8 +185,12 @@ function pool(
   });
 }
 
+/**
+ * Global average pooling only: for any other output size the windows depend on the input's
+ * size, which the graph leaves dynamic, so the export refuses it by name.
+ */
 function adaptive(
-  m: nn.AdaptiveAvgPool1d | nn.AdaptiveAvgPool2d,
+  m: nn.AdaptiveAvgPool1d | nn.AdaptiveAvgPool2d | nn.AdaptiveAvgPool3d,
   g: OnnxGraph,
   x: string,
   name: string,
@@ -199,6 +209,18 @@ function sequential(m: nn.Sequential, g: OnnxGraph, x: string, name: string): st
   return out;
 }
 
+/**
+ * A layer whose forward takes more than one value or returns more than one: it has no form from
+ * one value to one value, so the error names the function that exports it.
+ */
+const elsewhere =
+  (fn: string) =>
+  (m: Module, _g: OnnxGraph, _x: string, name: string): string => {
+    throw new OnnxExportError(
+      `${m.constructor.name}${name ? ` ('${name}')` : ''} takes or returns more than one value: export it with onnx.${fn}`,
+    );
+  };
+
 const ones = (n: number) => ({ data: new Float32Array(n).fill(1), dims: [n] });
 const zeros = (n: number) => ({ data: new Float32Array(n), dims: [n] });
 
@@ -215,11 +237,13 @@ const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][
   ],
   [nn.Conv1d, conv],
   [nn.Conv2d, conv],
+  [nn.Conv3d, conv],
   [nn.ConvTranspose1d, conv],
   [nn.ConvTranspose2d, conv],
   [nn.Upsample, upsample],
   [nn.BatchNorm1d, batchNorm],
   [nn.BatchNorm2d, batchNorm],
+  [nn.BatchNorm3d, batchNorm],
   [nn.GroupNorm, groupNorm],
   [
     nn.LayerNorm,
@@ -261,9 +285,27 @@ const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][
   ],
   [nn.MaxPool1d, (m: nn.MaxPool1d, g, x) => pool(m, g, x, 1, 'MaxPool')],
   [nn.MaxPool2d, (m: nn.MaxPool2d, g, x) => pool(m, g, x, 2, 'MaxPool')],
+  [nn.MaxPool3d, (m: nn.MaxPool3d, g, x) => pool(m, g, x, 3, 'MaxPool')],
   [nn.AvgPool1d, (m: nn.AvgPool1d, g, x) => pool(m, g, x, 1, 'AveragePool')],
   [nn.AvgPool2d, (m: nn.AvgPool2d, g, x) => pool(m, g, x, 2, 'AveragePool')],
+  [nn.AvgPool3d, (m: nn.AvgPool3d, g, x) => pool(m, g, x, 3, 'AveragePool')],
   [nn.AdaptiveAvgPool1d, adaptive],
   [nn.AdaptiveAvgPool2d, adaptive],
+  [nn.AdaptiveAvgPool3d, adaptive],
   [nn.Sequential, sequential],
+  // Without masks: transformerEncoderLayerToOnnx and transformerEncoderToOnnx take them.
+  [
+    nn.TransformerEncoderLayer,
+    (m: nn.TransformerEncoderLayer, g, x, name) => transformerEncoderLayerToOnnx(m, g, x, {}, name),
+  ],
+  [
+    nn.TransformerEncoder,
+    (m: nn.TransformerEncoder, g, x, name) => transformerEncoderToOnnx(m, g, x, {}, name),
+  ],
+  [nn.LSTM, elsewhere('lstmToOnnx')],
+  [nn.GRU, elsewhere('gruToOnnx')],
+  [nn.MultiheadAttention, elsewhere('multiheadAttentionToOnnx')],
+  [nn.TransformerDecoderLayer, elsewhere('transformerDecoderLayerToOnnx')],
+  [nn.TransformerDecoder, elsewhere('transformerDecoderToOnnx')],
+  [nn.Transformer, elsewhere('transformerToOnnx')],
 ];
