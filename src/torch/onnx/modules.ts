@@ -169,11 +169,12 @@ function pool(
   spatial: number,
   op: 'MaxPool' | 'AveragePool',
 ): string {
-  const rep = (v: number) => new Array<number>(spatial).fill(v);
+  // per axis, so rectangular windows keep their shape ([begin..., end...] pads)
+  const { kernelSize, stride, padding } = m.window;
   return g.node(op, [x], {
-    kernel_shape: { ints: rep(m.kernelSize) },
-    strides: { ints: rep(m.stride) },
-    pads: { ints: rep(m.padding).concat(rep(m.padding)) },
+    kernel_shape: { ints: kernelSize },
+    strides: { ints: stride },
+    pads: { ints: padding.concat(padding) },
     // libtorch's average pooling counts the zero padding (count_include_pad), as torch's default.
     ...(op === 'AveragePool' ? { count_include_pad: { int: 1 } } : {}),
   });
