@@ -11,9 +11,9 @@ import { Optimizer, checkNumber, type ParamGroupInput } from './optimizer.js';
 /** Hyperparameters of Rprop (torch.optim.Rprop, its defaults): lr 1e-2, etas [0.5, 1.2], stepSizes [1e-6, 50], maximize false. */
 export interface RpropOptions {
   lr: number;
-  /** [etaminus, etaplus]: the factors that shrink and grow a step size, 0 < etaminus < 1 < etaplus. */
+  /** The factors that shrink and grow a step size, as [etaminus, etaplus] with 0 < etaminus < 1 < etaplus. */
   etas: number[];
-  /** [min, max]: the bounds every step size is clamped to. */
+  /** The bounds every step size is clamped to, as [min, max]. */
   stepSizes: number[];
   maximize: boolean;
 }
