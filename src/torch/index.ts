@@ -46,7 +46,7 @@ export * as nn from './nn/index.js';
 export * as onnx from './onnx/index.js';
 /** Batches from in-memory tensors: TensorDataset, DataLoader and samplers, class-balanced included (torch.utils.data). */
 export * as data from './data.js';
-/** Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, LBFGS) and learning-rate schedules (torch.optim). */
+/** Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD, LBFGS) and learning-rate schedules (torch.optim). */
 export * as optim from './optim/index.js';
 export * from './checkpoint.js';
 export * from './pytorch-file.js';

@@ -95,6 +95,19 @@ test('3-d layers: strided and grouped conv, batch norm, max and average pooling,
   layer.dispose();
 });
 
+test('pooling windows that are not squares: kernel, stride and padding per axis', async () => {
+  await parity(
+    new nn.Sequential(new nn.MaxPool2d([2, 3], [1, 2], [0, 1]), new nn.AvgPool2d([3, 2], [2, 1], [1, 0])),
+    [2, 3, 7, 9],
+    ['batch', 3, 3, 4],
+  );
+  await parity(
+    new nn.Sequential(new nn.MaxPool1d([3], [2], [1]), new nn.AvgPool1d([2], 1)),
+    [2, 3, 9],
+    ['batch', 3, 4],
+  );
+});
+
 test('activations: leaky ReLU, SiLU, ELU, softplus (beta and a low threshold), softmax, log-softmax', async () => {
   await parity(
     new nn.Sequential(

@@ -11,6 +11,8 @@ import {
   NAdam,
   RAdam,
   LBFGS,
+  Rprop,
+  ASGD,
   type Optimizer,
 } from '../../src/torch/optim/index.js';
 import { assertClose, goldenDir } from '../helpers.js';
@@ -18,7 +20,9 @@ import { assertClose, goldenDir } from '../helpers.js';
 type StateValue = number | number[] | (number[] | number | null)[] | null;
 interface FirstOrderCase {
   name: string;
-  options: Record<string, unknown> & { type: 'Adagrad' | 'Adadelta' | 'Adamax' | 'NAdam' | 'RAdam' };
+  options: Record<string, unknown> & {
+    type: 'Adagrad' | 'Adadelta' | 'Adamax' | 'NAdam' | 'RAdam' | 'Rprop' | 'ASGD';
+  };
   shapes: number[][];
   init: number[][];
   grads: number[][][];
@@ -42,10 +46,14 @@ const golden = JSON.parse(readFileSync(join(goldenDir, 'torch', 'optim_more.json
   cases: FirstOrderCase[];
   lbfgs: LbfgsCase[];
 };
+// Rprop and ASGD: the same case format, from scripts/golden/optim_rprop_asgd.py
+const rpropAsgd = JSON.parse(readFileSync(join(goldenDir, 'torch', 'optim_rprop_asgd.json'), 'utf8')) as {
+  cases: FirstOrderCase[];
+};
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyOptimizer = Optimizer<any>;
-const classes = { Adagrad, Adadelta, Adamax, NAdam, RAdam };
+const classes = { Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD };
 // PyTorch's state keys, tailor's camelCase ones
 const camel = (key: string): string =>
   key === 'H_diag' ? 'hDiag' : key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -85,7 +93,7 @@ function checkState(
   }
 }
 
-for (const c of golden.cases) {
+for (const c of [...golden.cases, ...rpropAsgd.cases]) {
   test(`optimizer matches PyTorch 1.13 in float64: ${c.name}`, () => {
     const before = torch.liveTensors();
     const params = c.init.map((v, i) => f64(v, c.shapes[i]!).requiresGrad_());
@@ -202,6 +210,8 @@ test('the new optimizers refuse capturable mode by name, and bad hyperparameters
     () => new Adamax([p]),
     () => new NAdam([p]),
     () => new RAdam([p]),
+    () => new Rprop([p]),
+    () => new ASGD([p]),
     () => new LBFGS([p]),
   ]) {
     const opt: AnyOptimizer = make();
@@ -218,6 +228,15 @@ test('the new optimizers refuse capturable mode by name, and bad hyperparameters
   assert.throws(() => new Adadelta([p], { rho: 1.5 }), /Adadelta: invalid rho 1.5/);
   assert.throws(() => new NAdam([p], { betas: [0.9, 1] }), /NAdam: invalid betas/);
   assert.throws(() => new RAdam([p], { eps: Number.NaN }), /RAdam: invalid eps/);
+  assert.throws(
+    () => new Rprop([p], { etas: [1.2, 0.5] }),
+    /Rprop: invalid etas \[1.2,0.5\] \(expected \[etaminus, etaplus\] with 0 < etaminus < 1 < etaplus\)/,
+  );
+  assert.throws(() => new Rprop([p], { stepSizes: [1, 0.1] }), /Rprop: invalid stepSizes \[1,0.1\]/);
+  assert.throws(() => new Rprop([{ params: [p], stepSizes: [0] }]), /Rprop: invalid stepSizes \[0\]/);
+  assert.throws(() => new ASGD([p], { lambd: -1 }), /ASGD: invalid lambd -1/);
+  assert.throws(() => new ASGD([p], { t0: Number.POSITIVE_INFINITY }), /ASGD: invalid t0 Infinity/);
+  assert.throws(() => new ASGD([p], { weightDecay: -0.1 }), /ASGD: invalid weightDecay -0.1/);
   assert.throws(
     () => new Adamax([{ params: [p], momentum: 0.9 } as never]),
     /unknown hyperparameter 'momentum'/,
@@ -240,7 +259,7 @@ test('the new optimizers refuse capturable mode by name, and bad hyperparameters
   assert.equal(torch.liveTensors(), before);
 });
 
-test('stateDict / loadStateDict resume: the same trajectory as an uninterrupted run (Adagrad, NAdam, LBFGS)', () => {
+test('stateDict / loadStateDict resume: the same trajectory as an uninterrupted run (Adagrad, NAdam, Rprop, ASGD, LBFGS)', () => {
   const before = torch.liveTensors();
   torch.manualSeed(5);
   const init = torch.randn([3, 2], 'float64');
@@ -270,6 +289,8 @@ test('stateDict / loadStateDict resume: the same trajectory as an uninterrupted 
   };
   firstOrder((ps) => new Adagrad(ps, { lr: 0.1, lrDecay: 0.01, initialAccumulatorValue: 0.1 }));
   firstOrder((ps) => new NAdam(ps, { lr: 0.01 }));
+  firstOrder((ps) => new Rprop(ps, { lr: 0.05, etas: [0.4, 1.3] }));
+  firstOrder((ps) => new ASGD(ps, { lr: 0.05, lambd: 0.01, t0: 1 }));
 
   // LBFGS on a quadratic with two parameters: three steps, or one, a save, and two more
   const target = torch.tensor(Float64Array.from([1, -2, 3, 0.5, 4]));

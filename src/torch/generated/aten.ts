@@ -1575,6 +1575,13 @@ export function conv_transpose2d_input(input: Tensor, weight: Tensor, bias?: Ten
   return wrap(native.call(op_conv_transpose2d_input, input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, stride, padding, output_padding, groups, dilation) as number);
 }
 
+let op_conv_transpose3d_input = -1;
+/** `aten::conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor` */
+export function conv_transpose3d_input(input: Tensor, weight: Tensor, bias?: Tensor | null, stride?: number | number[], padding?: number | number[], output_padding?: number | number[], groups?: number, dilation?: number | number[]): Tensor {
+  if (op_conv_transpose3d_input < 0) op_conv_transpose3d_input = native.resolve('aten::conv_transpose3d', 'input');
+  return wrap(native.call(op_conv_transpose3d_input, input.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle, stride, padding, output_padding, groups, dilation) as number);
+}
+
 let op_lstm_input = -1;
 /** `aten::lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)` */
 export function lstm_input(input: Tensor, hx: Tensor[], params: Tensor[], has_biases: boolean, num_layers: number, dropout: number, train: boolean, bidirectional: boolean, batch_first: boolean): [Tensor, Tensor, Tensor] {

@@ -2,7 +2,7 @@
 import { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
-import { checksOf } from '../../util/arguments.js';
+import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
 import { interpolate, type InterpolateOptions } from './functional.js';
 
 /** Elementwise max(x, 0). */
@@ -159,57 +159,135 @@ export class Flatten extends Module {
     return x.flatten(this.startDim, this.endDim);
   }
 }
-/** Max or average pooling: windows of kernelSize, moved by stride (default: kernelSize), padded. */
+/** A pooling window per spatial axis: kernel size, stride and padding, one number per axis each. */
+export interface PoolWindow {
+  kernelSize: number[];
+  stride: number[];
+  padding: number[];
+}
+
+/** A size of a 1-d pooling layer: a number or a one-element array, as PyTorch's int or (int,). */
+export type PoolSize1d = number | [number];
+/** A size of a 2-d pooling layer: one number for both axes, or [H, W]. */
+export type PoolSize2d = number | [number, number];
+/** A size of a 3-d pooling layer: one number for every axis, or [D, H, W]. */
+export type PoolSize3d = number | [number, number, number];
+
+/** `value` per spatial axis: a number repeated, or an array of exactly `dims` integers, each >= min. */
+function perAxis(c: ArgumentChecks, value: unknown, name: string, dims: number, min: number): number[] {
+  if (typeof value === 'number') return new Array<number>(dims).fill(c.integer(value, name, { min }));
+  if (!Array.isArray(value) || value.length !== dims)
+    c.fail(name, `an integer >= ${min} or an array of ${dims} of them (one per spatial axis)`, value);
+  return (value as unknown[]).map((v, i) => c.integer(v, `${name}[${i}]`, { min }));
+}
+
+/**
+ * Max or average pooling: windows of kernelSize moved by stride (default: kernelSize), the input
+ * padded by padding on both sides of each axis (at most half the window). Each is one number for
+ * every spatial axis or an array with one per axis, as PyTorch's int or tuple; the fields keep
+ * what was given, `window` holds them per axis.
+ */
 abstract class Pooling extends Module {
-  constructor(
-    readonly kernelSize: number,
-    readonly stride: number = kernelSize,
-    readonly padding = 0,
+  readonly kernelSize: number | number[];
+  readonly stride: number | number[];
+  readonly padding: number | number[];
+  /** kernelSize, stride and padding per spatial axis. */
+  readonly window: PoolWindow;
+
+  protected constructor(
+    dims: number,
+    kernelSize: number | number[],
+    stride: number | number[] | null | undefined,
+    padding: number | number[],
   ) {
     super();
+    const name = this.constructor.name;
+    const c = checksOf(name);
+    const kernel = perAxis(c, kernelSize, 'kernelSize', dims, 1);
+    const strides = stride == null ? kernel : perAxis(c, stride, 'stride', dims, 1);
+    const pads = perAxis(c, padding, 'padding', dims, 0);
+    pads.forEach((p, i) => {
+      if (p > Math.floor(kernel[i]! / 2))
+        throw new ArgumentError(
+          `${name}: padding ${p} of spatial axis ${i} must be at most half the kernel size ${kernel[i]} (rounded down)`,
+        );
+    });
+    const copy = (v: number | number[]) => (Array.isArray(v) ? [...v] : v);
+    this.kernelSize = copy(kernelSize);
+    this.stride = stride == null ? copy(kernelSize) : copy(stride);
+    this.padding = copy(padding);
+    this.window = { kernelSize: kernel, stride: strides, padding: pads };
   }
   abstract forward(x: Tensor): Tensor;
 }
-/** 2D max pooling over [batch, channels, H, W] (torch.nn.MaxPool2d). */
-export class MaxPool2d extends Pooling {
-  /** Applies the layer to `x` (shapes: see the class). */
-  forward(x: Tensor): Tensor {
-    return aten.max_pool2d(x, this.kernelSize, this.stride, this.padding);
-  }
-}
-/** 2D average pooling over [batch, channels, H, W]. */
-export class AvgPool2d extends Pooling {
-  /** Applies the layer to `x` (shapes: see the class). */
-  forward(x: Tensor): Tensor {
-    return aten.avg_pool2d(x, this.kernelSize, this.stride, this.padding);
-  }
-}
-/** 1D max pooling over [batch, channels, length]. */
+/** 1D max pooling over [batch, channels, length] ([channels, length] unbatched) (torch.nn.MaxPool1d). */
 export class MaxPool1d extends Pooling {
+  constructor(kernelSize: PoolSize1d, stride?: PoolSize1d | null, padding: PoolSize1d = 0) {
+    super(1, kernelSize, stride, padding);
+  }
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
-    return aten.max_pool1d(x, this.kernelSize, this.stride, this.padding);
+    const { kernelSize, stride, padding } = this.window;
+    return aten.max_pool1d(x, kernelSize, stride, padding);
   }
 }
-/** 1D average pooling over [batch, channels, length]. */
-export class AvgPool1d extends Pooling {
+/**
+ * 2D max pooling over [batch, channels, H, W] ([channels, H, W] unbatched) (torch.nn.MaxPool2d):
+ * windows kernelSize [kH, kW] (or one number for both), output sizes
+ * floor((n + 2 padding - k) / stride) + 1 per axis.
+ */
+export class MaxPool2d extends Pooling {
+  constructor(kernelSize: PoolSize2d, stride?: PoolSize2d | null, padding: PoolSize2d = 0) {
+    super(2, kernelSize, stride, padding);
+  }
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
-    return aten.avg_pool1d(x, this.kernelSize, this.stride, this.padding);
+    const { kernelSize, stride, padding } = this.window;
+    return aten.max_pool2d(x, kernelSize, stride, padding);
   }
 }
-/** 3D max pooling over [batch, channels, D, H, W] ([channels, D, H, W] unbatched) with cubic windows (torch.nn.MaxPool3d). */
+/** 3D max pooling over [batch, channels, D, H, W] ([channels, D, H, W] unbatched), windows [kD, kH, kW] or one number for all three (torch.nn.MaxPool3d). */
 export class MaxPool3d extends Pooling {
+  constructor(kernelSize: PoolSize3d, stride?: PoolSize3d | null, padding: PoolSize3d = 0) {
+    super(3, kernelSize, stride, padding);
+  }
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
-    return aten.max_pool3d(x, this.kernelSize, this.stride, this.padding);
+    const { kernelSize, stride, padding } = this.window;
+    return aten.max_pool3d(x, kernelSize, stride, padding);
   }
 }
-/** 3D average pooling over [batch, channels, D, H, W] with cubic windows, the padding counted in the mean (torch.nn.AvgPool3d). */
-export class AvgPool3d extends Pooling {
+/** 1D average pooling over [batch, channels, length], the padding counted in the mean (torch.nn.AvgPool1d). */
+export class AvgPool1d extends Pooling {
+  constructor(kernelSize: PoolSize1d, stride?: PoolSize1d | null, padding: PoolSize1d = 0) {
+    super(1, kernelSize, stride, padding);
+  }
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
-    return aten.avg_pool3d(x, this.kernelSize, this.stride, this.padding);
+    const { kernelSize, stride, padding } = this.window;
+    return aten.avg_pool1d(x, kernelSize, stride, padding);
+  }
+}
+/** 2D average pooling over [batch, channels, H, W], windows [kH, kW] or one number for both, the padding counted in the mean (torch.nn.AvgPool2d). */
+export class AvgPool2d extends Pooling {
+  constructor(kernelSize: PoolSize2d, stride?: PoolSize2d | null, padding: PoolSize2d = 0) {
+    super(2, kernelSize, stride, padding);
+  }
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    const { kernelSize, stride, padding } = this.window;
+    return aten.avg_pool2d(x, kernelSize, stride, padding);
+  }
+}
+/** 3D average pooling over [batch, channels, D, H, W], windows [kD, kH, kW] or one number for all three, the padding counted in the mean (torch.nn.AvgPool3d). */
+export class AvgPool3d extends Pooling {
+  constructor(kernelSize: PoolSize3d, stride?: PoolSize3d | null, padding: PoolSize3d = 0) {
+    super(3, kernelSize, stride, padding);
+  }
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    const { kernelSize, stride, padding } = this.window;
+    return aten.avg_pool3d(x, kernelSize, stride, padding);
   }
 }
 /** Average pooling of [batch, channels, D, H, W] to a fixed output size [D', H', W'] whatever the input size (torch.nn.AdaptiveAvgPool3d). */

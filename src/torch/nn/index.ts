@@ -1,5 +1,6 @@
 export { Module } from './module.js';
 export * from './layers.js';
+export * from './conv.js';
 export * from './activation.js';
 export * from './recurrent.js';
 export {

@@ -172,14 +172,14 @@ function pool(
   m: nn.MaxPool1d | nn.MaxPool2d | nn.MaxPool3d | nn.AvgPool1d | nn.AvgPool2d | nn.AvgPool3d,
   g: OnnxGraph,
   x: string,
-  spatial: number,
   op: 'MaxPool' | 'AveragePool',
 ): string {
-  const rep = (v: number) => new Array<number>(spatial).fill(v);
+  // per axis, so rectangular windows keep their shape ([begin..., end...] pads)
+  const { kernelSize, stride, padding } = m.window;
   return g.node(op, [x], {
-    kernel_shape: { ints: rep(m.kernelSize) },
-    strides: { ints: rep(m.stride) },
-    pads: { ints: rep(m.padding).concat(rep(m.padding)) },
+    kernel_shape: { ints: kernelSize },
+    strides: { ints: stride },
+    pads: { ints: padding.concat(padding) },
     // libtorch's average pooling counts the zero padding (count_include_pad), as torch's default.
     ...(op === 'AveragePool' ? { count_include_pad: { int: 1 } } : {}),
   });
@@ -283,12 +283,12 @@ const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][
       return g.node('Flatten', [x], { axis: { int: m.startDim } });
     },
   ],
-  [nn.MaxPool1d, (m: nn.MaxPool1d, g, x) => pool(m, g, x, 1, 'MaxPool')],
-  [nn.MaxPool2d, (m: nn.MaxPool2d, g, x) => pool(m, g, x, 2, 'MaxPool')],
-  [nn.MaxPool3d, (m: nn.MaxPool3d, g, x) => pool(m, g, x, 3, 'MaxPool')],
-  [nn.AvgPool1d, (m: nn.AvgPool1d, g, x) => pool(m, g, x, 1, 'AveragePool')],
-  [nn.AvgPool2d, (m: nn.AvgPool2d, g, x) => pool(m, g, x, 2, 'AveragePool')],
-  [nn.AvgPool3d, (m: nn.AvgPool3d, g, x) => pool(m, g, x, 3, 'AveragePool')],
+  [nn.MaxPool1d, (m: nn.MaxPool1d, g, x) => pool(m, g, x, 'MaxPool')],
+  [nn.MaxPool2d, (m: nn.MaxPool2d, g, x) => pool(m, g, x, 'MaxPool')],
+  [nn.MaxPool3d, (m: nn.MaxPool3d, g, x) => pool(m, g, x, 'MaxPool')],
+  [nn.AvgPool1d, (m: nn.AvgPool1d, g, x) => pool(m, g, x, 'AveragePool')],
+  [nn.AvgPool2d, (m: nn.AvgPool2d, g, x) => pool(m, g, x, 'AveragePool')],
+  [nn.AvgPool3d, (m: nn.AvgPool3d, g, x) => pool(m, g, x, 'AveragePool')],
   [nn.AdaptiveAvgPool1d, adaptive],
   [nn.AdaptiveAvgPool2d, adaptive],
   [nn.AdaptiveAvgPool3d, adaptive],

@@ -16,3 +16,4 @@ export * from './lr-scheduler-more.js';
 export { Adagrad, Adadelta, type AdagradOptions, type AdadeltaOptions } from './adagrad.js';
 export { Adamax, NAdam, RAdam, type AdamaxOptions, type NAdamOptions, type RAdamOptions } from './adamax.js';
 export { LBFGS, type LBFGSOptions, type LossClosure } from './lbfgs.js';
+export { Rprop, ASGD, type RpropOptions, type ASGDOptions } from './rprop.js';

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Writes test/golden/torch/nn_more.json: ConvTranspose3d, and max and average pooling with windows
+that are not squares or cubes (a kernel size, stride and padding per axis), from PyTorch 1.13, in
+the layer format of nn3d.json (scripts/golden/nn3d.py): the parameters initialised from a fixed
+seed, input, output, and the gradients of the input and every parameter. Tiny shapes, so the
+test stays light. Run: /usr/bin/python3 scripts/golden/nn_more.py"""
+import json
+import os
+
+import torch
+import torch.nn as nn
+
+torch.set_num_threads(1)
+cases = []
+
+
+def flat(t):
+    return t.detach().reshape(-1).double().tolist()
+
+
+def layer_case(name, make, input_shape, seed=0):
+    """nn3d.py's case format (training mode; these layers have no buffers)."""
+    torch.manual_seed(seed)
+    layer = make()
+    params = {k: {"shape": list(v.shape), "data": flat(v)} for k, v in layer.state_dict().items()}
+    torch.manual_seed(seed + 1)
+    x = torch.randn(*input_shape, requires_grad=True)
+    y = layer(x)
+    w = torch.randn(*y.shape)
+    (y * w).sum().backward()
+    cases.append({
+        "kind": "layer", "name": name, "seed": seed, "train": True,
+        "params": params,
+        "input": {"shape": input_shape, "data": flat(x)},
+        "output": {"shape": list(y.shape), "data": flat(y)},
+        "upstream": flat(w),
+        "input_grad": flat(x.grad),
+        "param_grads": {k: flat(p.grad) for k, p in layer.named_parameters()},
+        "buffers_after": {},
+    })
+
+
+layer_case("convtranspose3d", lambda: nn.ConvTranspose3d(2, 3, 3, stride=2, padding=1, output_padding=1),
+           [1, 2, 3, 3, 3], seed=20)
+layer_case("convtranspose3d_groups_dilation_nobias",
+           lambda: nn.ConvTranspose3d(4, 2, 2, groups=2, dilation=2, bias=False), [2, 4, 2, 3, 2], seed=21)
+layer_case("convtranspose3d_stride_dilation_outpad",
+           lambda: nn.ConvTranspose3d(1, 2, 2, stride=3, dilation=2, output_padding=2), [1, 1, 2, 2, 1], seed=22)
+layer_case("maxpool1d_tuple", lambda: nn.MaxPool1d((3,), (2,), (1,)), [2, 2, 9], seed=23)
+layer_case("avgpool1d_tuple", lambda: nn.AvgPool1d((4,), 3, (2,)), [1, 3, 10], seed=24)
+layer_case("maxpool2d_rect", lambda: nn.MaxPool2d((2, 3), (1, 2), (0, 1)), [2, 2, 5, 7], seed=25)
+layer_case("maxpool2d_rect_default_stride", lambda: nn.MaxPool2d((2, 3)), [1, 2, 6, 7], seed=26)
+layer_case("avgpool2d_rect", lambda: nn.AvgPool2d((3, 2), (2, 1), (1, 0)), [2, 2, 6, 5], seed=27)
+layer_case("maxpool3d_rect", lambda: nn.MaxPool3d((1, 2, 3), (1, 2, 1), (0, 1, 1)), [1, 2, 3, 4, 5], seed=28)
+layer_case("avgpool3d_rect", lambda: nn.AvgPool3d((2, 1, 3), (1, 1, 2), (1, 0, 1)), [1, 2, 3, 4, 5], seed=29)
+
+with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "nn_more.json"), "w") as f:
+    json.dump({"torch_version": torch.__version__, "cases": cases}, f)

@@ -1,0 +1,37 @@
+// What the layers with parameters share: their argument checks and PyTorch's default initialisation of
+// Linear and the convolutions. Not part of the public surface (nn/index.ts does not re-export it).
+import type { Tensor } from '../tensor.js';
+import { fanInAndOut, kaimingUniform_, uniform_ } from './init.js';
+import type { ArgumentChecks } from '../../util/arguments.js';
+
+/** Sizes of layers: positive integers (a JavaScript caller's 2.5 or '2' fails here, named). */
+export const MAX_SIZE = 2 ** 31 - 1;
+export const size = (c: ArgumentChecks, v: unknown, name: string) =>
+  c.integer(v, name, { min: 1, max: MAX_SIZE });
+
+/** The options object of a layer and, for each numeric option given, its range. */
+export function checkOptions(
+  c: ArgumentChecks,
+  o: unknown,
+  ranges: Record<string, { min?: number; above?: number; integer?: boolean }>,
+) {
+  const record = c.object(o, 'options');
+  for (const [key, r] of Object.entries(ranges)) {
+    if (record[key] === undefined) continue;
+    if (r.integer) c.integer(record[key], `options.${key}`, { min: r.min ?? 0 });
+    else c.number(record[key], `options.${key}`, r);
+  }
+  for (const key of ['bias', 'affine', 'trackRunningStats', 'elementwiseAffine'])
+    if (record[key] !== undefined && typeof record[key] !== 'boolean')
+      c.fail(`options.${key}`, 'true or false', record[key]);
+}
+
+/** PyTorch's default for Linear and Conv: kaiming_uniform(a=sqrt 5) weights, U(+-1/sqrt(fan_in)) bias. */
+export function resetLinearLike(weight: Tensor, bias: Tensor | null): void {
+  kaimingUniform_(weight, { a: Math.sqrt(5) });
+  if (bias) {
+    const { fanIn } = fanInAndOut(weight.shape);
+    const bound = fanIn > 0 ? 1 / Math.sqrt(fanIn) : 0;
+    uniform_(bias, -bound, bound);
+  }
+}

@@ -1,0 +1,130 @@
+// ConvTranspose3d and pooling windows that are not squares or cubes against PyTorch 1.13
+// (test/golden/torch/nn_more.json, from scripts/golden/nn_more.py): same-seed initialisation,
+// outputs, input and parameter gradients; then the named errors of bad windows.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as torch from '../../src/torch/index.js';
+import { nn, onnx } from '../../src/torch/index.js';
+import { assertClose, goldenDir } from '../helpers.js';
+
+interface Data {
+  shape: number[];
+  data: number[];
+}
+interface LayerCase {
+  name: string;
+  seed: number;
+  params: Record<string, Data>;
+  input: Data;
+  output: Data;
+  upstream: number[];
+  input_grad: number[];
+  param_grads: Record<string, number[]>;
+}
+const golden = JSON.parse(readFileSync(join(goldenDir, 'torch', 'nn_more.json'), 'utf8')) as {
+  cases: LayerCase[];
+};
+
+const makers: Record<string, () => nn.Layer> = {
+  convtranspose3d: () => new nn.ConvTranspose3d(2, 3, 3, { stride: 2, padding: 1, outputPadding: 1 }),
+  convtranspose3d_groups_dilation_nobias: () =>
+    new nn.ConvTranspose3d(4, 2, 2, { groups: 2, dilation: 2, bias: false }),
+  convtranspose3d_stride_dilation_outpad: () =>
+    new nn.ConvTranspose3d(1, 2, 2, { stride: 3, dilation: 2, outputPadding: 2 }),
+  maxpool1d_tuple: () => new nn.MaxPool1d([3], [2], [1]),
+  avgpool1d_tuple: () => new nn.AvgPool1d([4], 3, [2]),
+  maxpool2d_rect: () => new nn.MaxPool2d([2, 3], [1, 2], [0, 1]),
+  maxpool2d_rect_default_stride: () => new nn.MaxPool2d([2, 3]),
+  avgpool2d_rect: () => new nn.AvgPool2d([3, 2], [2, 1], [1, 0]),
+  maxpool3d_rect: () => new nn.MaxPool3d([1, 2, 3], [1, 2, 1], [0, 1, 1]),
+  avgpool3d_rect: () => new nn.AvgPool3d([2, 1, 3], [1, 1, 2], [1, 0, 1]),
+};
+
+test('every golden case has a maker', () => {
+  assert.deepEqual(golden.cases.map((c) => c.name).sort(), Object.keys(makers).sort());
+});
+
+const f32 = (d: Data) => torch.tensor(Float32Array.from(d.data), { shape: d.shape });
+
+for (const c of golden.cases) {
+  test(`nn golden (ConvTranspose3d, per-axis pooling windows): ${c.name}`, () => {
+    const before = torch.liveTensors();
+    torch.tidy(() => {
+      torch.manualSeed(c.seed);
+      const layer = makers[c.name]!();
+      const state = layer.stateDict();
+      assert.deepEqual(Object.keys(state), Object.keys(c.params), `${c.name} parameter names`);
+      // same seed, same draws: the initialisation is PyTorch's
+      for (const [name, p] of Object.entries(c.params)) {
+        assert.deepEqual(state[name]!.shape, p.shape, `${c.name} shape of ${name}`);
+        assertClose(state[name]!.toFloat64Array(), p.data, 1e-6, 0, `${c.name} init ${name}`);
+      }
+      const x = f32(c.input).requiresGrad_();
+      const y = layer.forward(x);
+      assert.deepEqual(y.shape, c.output.shape, `${c.name} output shape`);
+      assertClose(y.toFloat64Array(), c.output.data, 1e-5, 0, `${c.name} output`);
+      y.mul(torch.tensor(Float32Array.from(c.upstream), { shape: y.shape }))
+        .sum()
+        .backward();
+      assertClose(x.grad!.toFloat64Array(), c.input_grad, 1e-5, 0, `${c.name} input grad`);
+      const named = Object.fromEntries(layer.namedParameters());
+      for (const [name, g] of Object.entries(c.param_grads))
+        assertClose(named[name]!.grad!.toFloat64Array(), g, 1e-4, 1e-5, `${c.name} grad ${name}`);
+      layer.dispose();
+    });
+    assert.equal(torch.liveTensors(), before, 'no tensor leaks');
+  });
+}
+
+test('pooling keeps the sizes as given and per axis; bad windows are named errors', () => {
+  const pool = new nn.AvgPool2d([3, 2], null, [1, 0]);
+  assert.deepEqual(pool.kernelSize, [3, 2]);
+  assert.deepEqual(pool.stride, [3, 2], 'the stride defaults to the kernel size');
+  assert.deepEqual(pool.window, { kernelSize: [3, 2], stride: [3, 2], padding: [1, 0] });
+  assert.deepEqual(new nn.MaxPool3d(2, [1, 2, 1]).window, {
+    kernelSize: [2, 2, 2],
+    stride: [1, 2, 1],
+    padding: [0, 0, 0],
+  });
+  assert.throws(
+    () => new nn.MaxPool2d([2, 3, 4] as never),
+    /MaxPool2d: kernelSize must be an integer >= 1 or an array of 2 of them \(one per spatial axis\), got an array of 3/,
+  );
+  assert.throws(
+    () => new nn.AvgPool3d([2, 0, 2]),
+    /AvgPool3d: kernelSize\[1\] must be an integer >= 1, got 0/,
+  );
+  assert.throws(() => new nn.MaxPool1d(3, 0), /MaxPool1d: stride must be an integer >= 1, got 0/);
+  assert.throws(() => new nn.AvgPool1d(2, 1, -1), /AvgPool1d: padding must be an integer >= 0, got -1/);
+  new nn.MaxPool2d([2, 4], 1, [1, 2]).dispose(); // half the kernel is allowed
+  assert.throws(
+    () => new nn.MaxPool2d([2, 3], 1, [1, 2]),
+    /MaxPool2d: padding 2 of spatial axis 1 must be at most half the kernel size 3/,
+  );
+  assert.throws(
+    () => new nn.MaxPool2d([3, 4], 1, [2, 0]),
+    /MaxPool2d: padding 2 of spatial axis 0 must be at most half the kernel size 3 \(rounded down\)/,
+  );
+  assert.throws(
+    () => new nn.ConvTranspose3d(2, 3, 2, { outputPadding: 1 }),
+    /ConvTranspose3d: outputPadding 1 must be smaller than stride \(1\) or dilation \(1\)/,
+  );
+  assert.throws(
+    () => new nn.ConvTranspose3d(3, 4, 3, { groups: 2 }),
+    /ConvTranspose3d: in \(3\) and out \(4\) channels must be divisible by groups \(2\)/,
+  );
+});
+
+test('ConvTranspose3d has no ONNX form here: an export is a named error', () => {
+  const g = new onnx.OnnxGraph();
+  const x = g.input('x', ['batch', 2, 3, 3, 3]);
+  const layer = new nn.ConvTranspose3d(2, 3, 3);
+  assert.throws(
+    () => onnx.moduleToOnnx(layer, g, x, 'm'),
+    (e: Error) =>
+      e instanceof onnx.OnnxExportError && /^ConvTranspose3d \('m'\) has no ONNX mapping/.test(e.message),
+  );
+  layer.dispose();
+});
