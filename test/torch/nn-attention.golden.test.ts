@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
-import { nn, onnx, type Tensor } from '../../src/torch/index.js';
+import { nn, type Tensor } from '../../src/torch/index.js';
 import { assertClose, goldenDir } from '../helpers.js';
 
 interface Data {
@@ -299,23 +299,4 @@ test('attention layers name a bad argument or input', () => {
     );
   });
   m.dispose();
-});
-
-test('attention layers have no ONNX form: an export is a named error', () => {
-  const g = new onnx.OnnxGraph();
-  const x = g.input('x', ['batch', 8]);
-  const layers = [
-    new nn.MultiheadAttention(8, 2),
-    new nn.TransformerEncoderLayer(8, 2, { dimFeedforward: 16 }),
-    new nn.TransformerDecoderLayer(8, 2, { dimFeedforward: 16 }),
-  ];
-  for (const layer of layers) {
-    assert.throws(
-      () => onnx.moduleToOnnx(layer, g, x, 'm'),
-      (e: Error) =>
-        e instanceof onnx.OnnxExportError &&
-        new RegExp(`^${layer.constructor.name} \\('m'\\) has no ONNX mapping`).test(e.message),
-    );
-    layer.dispose();
-  }
 });

@@ -2,13 +2,13 @@
 // scripts/golden/transformer.py): parameters initialised from the same seed (names, order, and
 // Transformer's xavier_uniform_ re-initialisation), outputs and the gradients of the inputs and
 // every parameter, in evaluation mode; generateSquareSubsequentMask; then the decoder's copies, the
-// named errors and the ONNX exporter's refusal.
+// named errors (their ONNX forms: test/torch/onnx-sequence.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
-import { nn, onnx, type Tensor } from '../../src/torch/index.js';
+import { nn, type Tensor } from '../../src/torch/index.js';
 import { assertClose, goldenDir } from '../helpers.js';
 
 interface Data {
@@ -187,22 +187,4 @@ test("TransformerDecoder's copies equal the layer and draw nothing from the gene
   );
   model.dispose();
   assert.equal(torch.liveTensors(), before, 'no tensor leaks');
-});
-
-test('TransformerDecoder and Transformer have no ONNX form: an export is a named error', () => {
-  const g = new onnx.OnnxGraph();
-  const x = g.input('x', ['batch', 8]);
-  const models = [
-    new nn.TransformerDecoder(new nn.TransformerDecoderLayer(8, 2, { dimFeedforward: 16 }), 2),
-    new nn.Transformer({ dModel: 8, nhead: 2, numEncoderLayers: 1, numDecoderLayers: 1, dimFeedforward: 16 }),
-  ];
-  for (const model of models) {
-    assert.throws(
-      () => onnx.moduleToOnnx(model, g, x, 'm'),
-      (e: Error) =>
-        e instanceof onnx.OnnxExportError &&
-        new RegExp(`^${model.constructor.name} \\('m'\\) has no ONNX mapping`).test(e.message),
-    );
-    model.dispose();
-  }
 });

@@ -1,12 +1,12 @@
 // The 3-d layers against PyTorch 1.13 (test/golden/torch/nn3d.json, from scripts/golden/nn3d.py):
 // same-seed initialisation, outputs, input and parameter gradients, running statistics; then
-// the named errors and the ONNX exporter's refusal.
+// the named errors (their ONNX forms: test/torch/onnx.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
-import { nn, onnx } from '../../src/torch/index.js';
+import { nn } from '../../src/torch/index.js';
 import { assertClose, goldenDir } from '../helpers.js';
 
 interface Data {
@@ -108,25 +108,4 @@ test('the 3-d layers name bad arguments and inputs', () => {
     ),
   );
   bn.dispose();
-});
-
-test('the 3-d layers have no ONNX form: an export is a named error', () => {
-  const g = new onnx.OnnxGraph();
-  const x = g.input('x', ['batch', 2, 4, 4, 4]);
-  for (const layer of [
-    new nn.Conv3d(2, 3, 3),
-    new nn.BatchNorm3d(2),
-    new nn.MaxPool3d(2),
-    new nn.AvgPool3d(2),
-    new nn.AdaptiveAvgPool3d(1),
-  ]) {
-    layer.eval();
-    assert.throws(
-      () => onnx.moduleToOnnx(layer, g, x, 'm'),
-      (e: Error) =>
-        e instanceof onnx.OnnxExportError &&
-        new RegExp(`^${layer.constructor.name} \\('m'\\) has no ONNX mapping`).test(e.message),
-    );
-    layer.dispose();
-  }
 });

@@ -214,6 +214,14 @@ test('layers without an ONNX form are named errors', () => {
     /^TransformerDecoderLayer \('m'\) .* onnx.transformerDecoderLayerToOnnx/,
   );
   named(
+    new nn.TransformerDecoder(new nn.TransformerDecoderLayer(4, 2, { dimFeedforward: 8 }), 2),
+    /^TransformerDecoder \('m'\) .* onnx.transformerDecoderToOnnx/,
+  );
+  named(
+    new nn.Transformer({ dModel: 4, nhead: 2, numEncoderLayers: 1, numDecoderLayers: 1, dimFeedforward: 8 }),
+    /^Transformer \('m'\) .* onnx.transformerToOnnx/,
+  );
+  named(
     new nn.BatchNorm1d(4, { trackRunningStats: false }),
     /BatchNorm1d \('m'\) keeps no running statistics/,
   );
