@@ -87,9 +87,10 @@ export function nmrAblationPage(dir: string): ReportPage {
   const variants = spread.map((v) => v.variant);
   const charts: Record<string, ChartSpec> = {};
   for (const c of CHARTED) {
-    // Runs of a seed sit a little to one side of their variant, so that equal values stay apart.
+    // The mean sits at its variant and the runs to its right, one place per seed, so that no run
+    // hides behind the mean or behind another run of equal value.
     const offset = (s: number) =>
-      seeds.length > 1 ? 0.25 * (seeds.indexOf(s) / (seeds.length - 1) - 0.5) : 0;
+      seeds.length > 1 ? 0.1 + (0.25 * seeds.indexOf(s)) / (seeds.length - 1) : 0;
     const series: ScatterChart['series'] = seeds.map((s) => {
       const mine = runs.filter((r) => r.seed === s && Number.isFinite(r.scores[c.key]));
       return {

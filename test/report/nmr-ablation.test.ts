@@ -25,9 +25,10 @@ test('nmr ablate output: mean ± sd per variant, a chart per figure with each ru
       energy.series.map((s) => s.label),
       ['seed 0', 'seed 1', 'mean'],
     );
-    // each seed's runs beside their variant (one side per seed), the mean at the variant itself
-    assert.deepEqual(energy.series[0]!.x, [-0.125, 0.875]);
-    assert.deepEqual(energy.series[1]!.x, [0.125, 1.125]);
+    // the mean at its variant, each seed's runs to its right (one place per seed)
+    assert.deepEqual(energy.series[0]!.x, [0.1, 1.1]);
+    assert.deepEqual(energy.series[1]!.x, [0.35, 1.35]);
+    assert.deepEqual(energy.series[2]!.x, [0, 1]);
     assert.deepEqual(energy.series[2]!.y, [7.5, 6.25]);
     // a figure the yardstick could not compute (null) is left out, not drawn as 0
     const f1 = page.charts.f1 as { series: { label: string; y: number[] }[] };
