@@ -21,8 +21,8 @@ const MAX_INDICES = 2 ** 31 - 1;
  * A map-style dataset (torch.utils.data.Dataset): `length` items, item `index` read on demand by
  * `get(index)` (`__len__` and `__getitem__`), synchronously or as a promise (a file read and
  * decoded per item). A {@link DataLoader} takes over what get() returns: it frees the tensors in an
- * item once they are collated into a batch, so get() returns new tensors (a view or a copy), never
- * one the dataset keeps and reuses.
+ * item (in its arrays, plain objects, Maps and Sets) once they are collated into a batch, so get()
+ * returns new tensors (a view or a copy), never one the dataset keeps and reuses.
  */
 export interface Dataset<T> {
   /** The number of items; get() takes the indices 0..length-1. */
@@ -184,8 +184,8 @@ export interface DataLoaderOptions<T = Tensor[], B = Collated<T>> {
  * A get() that throws ends the epoch with a {@link DatasetItemError} naming the index, once the
  * batches before it were handed out; the items loaded and not yet handed out are freed first, as
  * they are when a loop breaks early (the loop statement waits for the loads in flight to settle).
- * Nothing runs on worker threads: an async get() overlaps I/O (and work that libuv or the engine
- * runs off the main thread, such as sharp's or the engine's decoding) with the training step.
+ * Nothing runs on worker threads: what an async get() overlaps with the training step is its I/O
+ * and whatever it hands to libuv's thread pool (file reads, zlib, a decoder such as sharp).
  *
  * @example
  * ```ts
