@@ -198,6 +198,7 @@ test(
       assert.match(example('subgroup-lrt', noEngine), /LRT for U2: LR = [\d.]+ on 2 df/);
       assert.match(example('nmr-read', noEngine), /strongest peak at 1\.20 ppm/);
       assert.match(example('custom-cnn'), /training accuracy/);
+      assert.match(example('lazy-dataset'), /360 file reads; training accuracy \d+\/60/);
       const denoise = example('nmr-denoise').match(/error before: ([\d.]+), after denoising: ([\d.]+)/);
       assert.ok(
         denoise && Number(denoise[2]) < Number(denoise[1]),

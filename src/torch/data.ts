@@ -1,17 +1,38 @@
-// Batches from in-memory tensors (torch.utils.data's TensorDataset, DataLoader and samplers), with
-// the samplers imbalanced data calls for: WeightedRandomSampler and class-balanced weights.
-// Orders come from tailor's seeded generator, so an epoch's order depends only on the seed and
-// the epoch (PyTorch draws them from its global generator instead).
+// Datasets and their batches (torch.utils.data): the map-style Dataset, read item by item on demand
+// (files decoded per item, synchronously or asynchronously), TensorDataset of in-memory tensors,
+// default_collate, the DataLoader, and the samplers imbalanced data calls for:
+// WeightedRandomSampler and class-balanced weights. Orders come from tailor's seeded generator, so
+// an epoch's order depends only on the seed and the epoch (PyTorch draws them from its global
+// generator instead).
 import { Tensor } from './tensor.js';
 import { tensor } from './creation.js';
+import { defaultCollate, type Collated } from './data-collate.js';
+import { asyncBatches, syncBatches, type EpochPlan } from './data-loading.js';
 import { Rng } from '../util/rng.js';
 import { ArgumentError, checksOf } from '../util/arguments.js';
+
+export { defaultCollate, type Collated } from './data-collate.js';
+export { DatasetItemError } from './data-loading.js';
 
 /** The most indices an epoch's order may hold (a JavaScript array of them is built per epoch). */
 const MAX_INDICES = 2 ** 31 - 1;
 
+/**
+ * A map-style dataset (torch.utils.data.Dataset): `length` items, item `index` read on demand by
+ * `get(index)` (`__len__` and `__getitem__`), synchronously or as a promise (a file read and
+ * decoded per item). A {@link DataLoader} takes over what get() returns: it frees the tensors in an
+ * item (in its arrays, plain objects, Maps and Sets) once they are collated into a batch, so get()
+ * returns new tensors (a view or a copy), never one the dataset keeps and reuses.
+ */
+export interface Dataset<T> {
+  /** The number of items; get() takes the indices 0..length-1. */
+  readonly length: number;
+  /** Item `index`: a value, or a promise of one. */
+  get(index: number): T | Promise<T>;
+}
+
 /** Tensors indexed along their first dimension (torch.utils.data.TensorDataset). */
-export class TensorDataset {
+export class TensorDataset implements Dataset<Tensor[]> {
   readonly tensors: Tensor[];
   readonly length: number;
   constructor(...tensors: Tensor[]) {
@@ -29,6 +50,12 @@ export class TensorDataset {
         );
     });
     this.tensors = tensors;
+  }
+
+  /** Row `index` of every tensor (views: `[...rest]` of each `[length, ...rest]`), the caller's to dispose. */
+  get(index: number): Tensor[] {
+    checksOf('TensorDataset.get').integer(index, 'index', { min: 0, max: this.length - 1 });
+    return this.tensors.map((t) => t.select(0, index));
   }
 }
 
@@ -117,8 +144,8 @@ export function classBalancedWeights(labels: ArrayLike<number>): Float64Array {
   return Float64Array.from(labels, (y) => 1 / counts.get(y)!);
 }
 
-/** Options of {@link DataLoader}. */
-export interface DataLoaderOptions {
+/** Options of {@link DataLoader}, for items of type T merged into batches of type B. */
+export interface DataLoaderOptions<T = Tensor[], B = Collated<T>> {
   /** Samples per batch (default 1). */
   batchSize?: number;
   /** A seeded permutation per epoch (default false: in order); ignored when `sampler` is given. */
@@ -129,13 +156,36 @@ export interface DataLoaderOptions {
   dropLast?: boolean;
   /** Seed of the shuffle (default 0). */
   seed?: number;
+  /**
+   * Merges a batch's items into the batch (collate_fn; default {@link defaultCollate}). The tensors
+   * of the items it does not put in the batch are freed after it returns.
+   */
+  collate?: (items: T[]) => B;
+  /**
+   * Batches whose items load ahead under `for await` (default 2, as PyTorch's prefetch_factor): up
+   * to prefetch x batchSize get() calls run concurrently, ahead of the batch handed out.
+   */
+  prefetch?: number;
 }
 
 /**
- * Batches of a {@link TensorDataset} (torch.utils.data.DataLoader without worker processes: the
- * tensors are in memory, and a batch is one index_select per tensor). Iterating it runs one
- * epoch; the next iteration runs the next epoch's order. A batch's tensors belong to the caller:
- * dispose them when done (`torch.dispose(batch)`), as the example does.
+ * Batches of a {@link Dataset} (torch.utils.data.DataLoader without worker processes). Iterating
+ * it runs one epoch; the next iteration runs the next epoch's order. A batch belongs to the
+ * caller: dispose it when done (`torch.dispose(batch)`), as the examples do.
+ *
+ * - A {@link TensorDataset} with the default collate batches synchronously with one index_select
+ *   per tensor: `for (const batch of loader)` gives one tensor `[batchSize, ...rest]` per tensor.
+ * - Any other dataset gives `collate(items)` per batch (default {@link defaultCollate}: a dataset of
+ *   `{ image: Tensor [3, 32, 32], label: number }` gives `{ image: [batchSize, 3, 32, 32], label:
+ *   int64 [batchSize] }`). `for await (const batch of loader)` loads items concurrently, up to
+ *   `prefetch` batches ahead, and hands the batches out in the sampler's order; `for (const batch
+ *   of loader)` works when get() is synchronous (a promise from it is a named error).
+ *
+ * A get() that throws ends the epoch with a {@link DatasetItemError} naming the index, once the
+ * batches before it were handed out; the items loaded and not yet handed out are freed first, as
+ * they are when a loop breaks early (the loop statement waits for the loads in flight to settle).
+ * Nothing runs on worker threads: what an async get() overlaps with the training step is its I/O
+ * and whatever it hands to libuv's thread pool (file reads, zlib, a decoder such as sharp).
  *
  * @example
  * ```ts
@@ -153,24 +203,52 @@ export interface DataLoaderOptions {
  *   torch.tidy(() => console.log(xb!.shape, yb!.float().mean().item())); // about half of each batch is class 1
  *   torch.dispose(batch);
  * }
+ *
+ * // A dataset read on demand: each item made (here: after a delay, as a file read would be) when asked for
+ * const lazy: torch.data.Dataset<{ x: torch.Tensor; label: number }> = {
+ *   length: 10,
+ *   async get(i) {
+ *     await new Promise((resolve) => setTimeout(resolve, 5));
+ *     return { x: torch.full([2, 2], i), label: i % 3 };
+ *   },
+ * };
+ * const lazyLoader = new torch.data.DataLoader(lazy, { batchSize: 4, shuffle: true, prefetch: 2 });
+ * for await (const batch of lazyLoader) {
+ *   console.log(batch.x.shape, batch.label.toNumbers()); // [4, 2, 2] [...], the last batch [2, 2, 2]
+ *   torch.dispose(batch);
+ * }
  * ```
  */
-export class DataLoader implements Iterable<Tensor[]> {
+// One generic class rather than a second one for general datasets: PyTorch has one DataLoader,
+// and with the defaults (T = Tensor[], B = Collated<T> = Tensor[]) `new DataLoader(tensorDataset)`
+// and `for (const batch of loader)` type as they did before datasets were generic.
+export class DataLoader<T = Tensor[], B = Collated<T>> implements Iterable<B>, AsyncIterable<B> {
   readonly batchSize: number;
   readonly sampler: Sampler;
   readonly dropLast: boolean;
+  /** Batches loading ahead under `for await`. */
+  readonly prefetch: number;
+  /** The collate function, or undefined for {@link defaultCollate}. */
+  readonly collate: ((items: T[]) => B) | undefined;
   /** The epoch the next iteration runs (0 at first; +1 per completed or abandoned iteration). */
   epoch = 0;
 
   constructor(
-    readonly dataset: TensorDataset,
-    options: DataLoaderOptions = {},
+    readonly dataset: Dataset<T>,
+    options: DataLoaderOptions<T, B> = {},
   ) {
     const c = checksOf('DataLoader');
-    if (!(dataset instanceof TensorDataset)) c.fail('dataset', 'a TensorDataset', dataset);
+    const d = dataset as Partial<Dataset<T>> | null;
+    if (d === null || typeof d !== 'object' || typeof d.get !== 'function')
+      c.fail('dataset', 'a Dataset (a length and a get(index) method) or a TensorDataset', dataset);
+    c.integer(dataset.length, 'dataset.length', { min: 0, max: MAX_INDICES });
     c.object(options, 'options');
     this.batchSize = c.integer(options.batchSize ?? 1, 'options.batchSize', { min: 1 });
+    this.prefetch = c.integer(options.prefetch ?? 2, 'options.prefetch', { min: 1 });
     this.dropLast = options.dropLast === true;
+    if (options.collate !== undefined && typeof options.collate !== 'function')
+      c.fail('options.collate', 'a function of the items', options.collate);
+    this.collate = options.collate;
     if (options.sampler !== undefined) {
       const s = options.sampler as Partial<Sampler>;
       if (typeof s?.indices !== 'function')
@@ -188,22 +266,53 @@ export class DataLoader implements Iterable<Tensor[]> {
     return this.dropLast ? Math.floor(n / this.batchSize) : Math.ceil(n / this.batchSize);
   }
 
-  /** One epoch: the batches of the sampler's next order, each one tensor per dataset tensor. */
-  *[Symbol.iterator](): Iterator<Tensor[]> {
-    const epoch = this.epoch++;
-    const order = this.sampler.indices(epoch);
+  /** One epoch, synchronously: the batches of the sampler's next order. */
+  *[Symbol.iterator](): Iterator<B> {
+    if (this.fastPath()) yield* this.tensorBatches() as Iterable<unknown> as Iterable<B>;
+    else yield* syncBatches(this.plan());
+  }
+
+  /** One epoch for `for await`: items load concurrently, up to `prefetch` batches ahead. */
+  async *[Symbol.asyncIterator](): AsyncIterator<B> {
+    if (this.fastPath()) yield* this.tensorBatches() as Iterable<unknown> as Iterable<B>;
+    else yield* asyncBatches(this.plan(), this.prefetch);
+  }
+
+  /** A TensorDataset with the default collate: stacking rows is one index_select per tensor. */
+  private fastPath(): boolean {
+    return this.dataset instanceof TensorDataset && this.collate === undefined;
+  }
+
+  /** The next epoch's order, checked against the dataset (this starts the epoch). */
+  private nextOrder(): number[] {
+    const order = this.sampler.indices(this.epoch++);
+    const n = this.dataset.length;
     for (const i of order)
-      if (!(Number.isInteger(i) && i >= 0 && i < this.dataset.length))
-        throw new RangeError(
-          `DataLoader: the sampler gave index ${i}, outside the dataset's 0..${this.dataset.length - 1}`,
-        );
+      if (!(Number.isInteger(i) && i >= 0 && i < n))
+        throw new RangeError(`DataLoader: the sampler gave index ${i}, outside the dataset's 0..${n - 1}`);
+    return order;
+  }
+
+  private plan(): EpochPlan<T, B> {
+    return {
+      dataset: this.dataset,
+      order: this.nextOrder(),
+      batchSize: this.batchSize,
+      dropLast: this.dropLast,
+      collate: this.collate ?? (defaultCollate as unknown as (items: T[]) => B),
+    };
+  }
+
+  private *tensorBatches(): Generator<Tensor[]> {
+    const dataset = this.dataset as unknown as TensorDataset;
+    const order = this.nextOrder();
     for (let start = 0; start < order.length; start += this.batchSize) {
       const end = Math.min(start + this.batchSize, order.length);
       if (this.dropLast && end - start < this.batchSize) return;
-      const device = this.dataset.tensors[0]!.device;
+      const device = dataset.tensors[0]!.device;
       const index = tensor(order.slice(start, end), { dtype: 'int64', device });
       try {
-        yield this.dataset.tensors.map((t) => t.indexSelect(0, index));
+        yield dataset.tensors.map((t) => t.indexSelect(0, index));
       } finally {
         index.dispose();
       }

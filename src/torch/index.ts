@@ -44,7 +44,7 @@ export * as aten from './generated/aten.js';
 export * as nn from './nn/index.js';
 /** ONNX export: a graph builder (opset 17, onnx-proto) and the ONNX form of the nn layers in evaluation mode. */
 export * as onnx from './onnx/index.js';
-/** Batches from in-memory tensors: TensorDataset, DataLoader and samplers, class-balanced included (torch.utils.data). */
+/** Datasets and their batches (torch.utils.data): map-style datasets read on demand, TensorDataset, defaultCollate, the DataLoader (for await prefetches async items) and samplers, class-balanced included. */
 export * as data from './data.js';
 /** Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD, LBFGS) and learning-rate schedules (torch.optim). */
 export * as optim from './optim/index.js';

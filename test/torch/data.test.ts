@@ -21,7 +21,7 @@ test('DataLoader: batches in order, shuffled per epoch by the seed, the last bat
     y: torch.arange(0, 10).mul(10),
   }));
   const dataset = new TensorDataset(x, y);
-  const epoch = (loader: InstanceType<typeof DataLoader>) => {
+  const epoch = (loader: torch.data.DataLoader) => {
     const rows: number[][] = [];
     for (const batch of loader) {
       const [xb, yb] = batch;
