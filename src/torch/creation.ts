@@ -1,6 +1,6 @@
 // Creating tensors: from JS data, constant fills, ranges and random draws (libtorch's generator).
 import { native } from './native.js';
-import { dtypeCode, type DType, type NumericArray } from './dtype.js';
+import { TYPED_ARRAYS, dtypeCode, type DType, type NumericArray } from './dtype.js';
 import { Tensor, wrap, type Scalar } from './tensor.js';
 import * as aten from './generated/aten.js';
 import { creationDevice, type DeviceLike } from './device.js';
@@ -17,16 +17,6 @@ function inferShape(data: NestedNumbers): number[] {
   }
   return shape;
 }
-
-const TYPED_ARRAYS = [
-  Float32Array,
-  Float64Array,
-  Int32Array,
-  BigInt64Array,
-  Uint8Array,
-  Int8Array,
-  Int16Array,
-];
 
 /** tensor()'s arguments from a JavaScript caller: numbers, a supported typed array, a shape that fits. */
 function checkTensorArguments(data: unknown, options: unknown): void {

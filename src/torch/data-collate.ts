@@ -3,7 +3,7 @@
 // item, which the loader uses to free what a batch did not take over.
 import { Tensor } from './tensor.js';
 import { stack, tensor } from './creation.js';
-import type { NumericArray } from './dtype.js';
+import { TYPED_ARRAYS, type NumericArray } from './dtype.js';
 import { tidy } from './scope.js';
 import { ArgumentError } from '../util/arguments.js';
 
@@ -61,16 +61,6 @@ export function defaultCollate<T>(items: readonly T[]): Collated<T> {
   // On an error half-way, the tensors already made for other fields are freed.
   return tidy(() => collate(items, '')) as Collated<T>;
 }
-
-const TYPED_ARRAYS = [
-  Float32Array,
-  Float64Array,
-  Int32Array,
-  BigInt64Array,
-  Uint8Array,
-  Int8Array,
-  Int16Array,
-] as const;
 
 function kindOf(value: unknown): string {
   if (value instanceof Tensor) return 'tensor';

@@ -69,3 +69,17 @@ export type TypedArrayOf<D extends DType> = D extends 'float32'
 /** The typed arrays the engine can read from and write to. */
 export type NumericArray =
   Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array | Int16Array;
+
+/**
+ * The typed arrays a tensor is made from without a copy through numbers (their dtype follows the
+ * array's type); also what defaultCollate stacks.
+ */
+export const TYPED_ARRAYS = [
+  Float32Array,
+  Float64Array,
+  Int32Array,
+  BigInt64Array,
+  Uint8Array,
+  Int8Array,
+  Int16Array,
+] as const;
