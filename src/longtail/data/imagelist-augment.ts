@@ -25,7 +25,7 @@ import {
   normalizeTable,
   planarToNormalized,
 } from './jitter-bytes.js';
-import { randAugment } from './randaugment.js';
+import { applyRandAugment, drawRandAugment } from './randaugment.js';
 import type { Batch } from './batches.js';
 import { NORMALIZATION } from './pipelines.js';
 import { DataFormatError } from './types.js';
@@ -231,8 +231,15 @@ export class ListAugmenter {
       // built first (jitter and flip commute, so the jitter still runs on the decoded bytes)
       const rgb = channels === 3 ? data : toRgb(data, channels, size * size);
       const byteMap = this.jitter > 0 ? jitterBytes(rgb, this.jitter, rng) : null;
-      const img = { data: interleavedToPlanar(rgb, size, flip, byteMap), h: size, w: size };
-      planarToNormalized(randAugment(img, rng).img.data, this.lut, target);
+      const draws = drawRandAugment(rng);
+      if (draws.some((d) => d.fired)) {
+        const img = { data: interleavedToPlanar(rgb, size, flip, byteMap), h: size, w: size };
+        planarToNormalized(applyRandAugment(img, draws).data, this.lut, target);
+      } else {
+        // a quarter of the images, where neither operation fires: the standard path's single
+        // pass, the same floats without the 8-bit image in between
+        bytesToNormalizedChw(rgb, 3, size, flip, this.lut, target, byteMap);
+      }
       return;
     }
     let rgb: Uint8Array = data;

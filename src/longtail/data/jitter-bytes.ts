@@ -182,7 +182,8 @@ export function interleavedToPlanar(
 
 /** Channel-major RGB bytes -> normalized CHW floats through `lut` (normalizeTable's). */
 export function planarToNormalized(data: Uint8Array, lut: Float32Array, out: Float32Array): void {
-  const plane = data.length / 3;
+  // an integer (length / 3 is a double to V8), so that the indices below stay small integers
+  const plane = (data.length / 3) | 0;
   for (let c = 0; c < 3; c++) {
     const base = c * plane;
     const table = c * 256;
