@@ -167,6 +167,8 @@ export class ListAugmenter {
   private readonly lut: Float32Array;
   /** RandAugment after the jitter (train only). */
   private readonly randAugment: boolean;
+  /** The 8-bit channel-major image RandAugment starts from (allocated at its first use). */
+  private planar: Uint8Array | undefined;
 
   constructor(readonly spec: ListAugmentSpec) {
     if (!(Number.isInteger(spec.size) && spec.size >= 1))
@@ -233,7 +235,10 @@ export class ListAugmenter {
       const byteMap = this.jitter > 0 ? jitterBytes(rgb, this.jitter, rng) : null;
       const draws = drawRandAugment(rng);
       if (draws.some((d) => d.fired)) {
-        const img = { data: interleavedToPlanar(rgb, size, flip, byteMap), h: size, w: size };
+        // the thread's own 8-bit image, reused: the operations return new images and nothing
+        // between here and the normalization below awaits
+        this.planar ??= new Uint8Array(this.imageLength);
+        const img = { data: interleavedToPlanar(rgb, size, flip, byteMap, this.planar), h: size, w: size };
         planarToNormalized(applyRandAugment(img, draws).data, this.lut, target);
       } else {
         // a quarter of the images, where neither operation fires: the standard path's single

@@ -157,16 +157,17 @@ export function bytesToNormalizedChw(
 
 /**
  * Interleaved RGB bytes (size x size) -> channel-major bytes, mirrored when `flip`, each byte
- * through `byteMap` (jitterBytes's rest) if given: the 8-bit image RandAugment works on.
+ * through `byteMap` (jitterBytes's rest) if given: the 8-bit image RandAugment works on. Written
+ * into `out` where given (3 x size x size bytes).
  */
 export function interleavedToPlanar(
   data: Uint8Array,
   size: number,
   flip: boolean,
   byteMap: Uint8Array | null = null,
+  out: Uint8Array = new Uint8Array(3 * size * size),
 ): Uint8Array {
   const plane = size * size;
-  const out = new Uint8Array(3 * plane);
   const map = byteMap ?? IDENTITY;
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) {
