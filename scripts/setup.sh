@@ -8,8 +8,10 @@ set -eu
 cd "$(dirname "$0")/.."
 
 # libgloo-dev: the Gloo headers for libtorch's c10d process groups (data-parallel training);
-# libjpeg62-turbo-dev: the addon's JPEG decoder for image lists (native/resolve-jpeg.mjs).
-APT_PACKAGES="libgloo-dev libjpeg62-turbo-dev libjemalloc2 python3-torch python3-sklearn python3-numpy dataset-fashion-mnist chromium g++ make python3"
+# libjpeg62-turbo-dev: the addon's JPEG decoder for image lists (native/resolve-jpeg.mjs);
+# python3-torchvision (0.14, matching python3-torch 1.13): the transforms of the image-list
+# benchmarks' PyTorch side (bench/images_torch.py).
+APT_PACKAGES="libgloo-dev libjpeg62-turbo-dev libjemalloc2 python3-torch python3-torchvision python3-sklearn python3-numpy dataset-fashion-mnist chromium g++ make python3"
 case "${TAILOR_LIBTORCH:-system}" in
   system) APT_PACKAGES="libtorch-dev $APT_PACKAGES" ;;
 esac

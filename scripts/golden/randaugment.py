@@ -16,7 +16,8 @@
 #   noise48x40  48 x 40 noise: every operation at magnitude 9.61, both signs and filters, stored
 #            as SHA-256 digests of the output bytes to keep the file small
 #
-# Run: /usr/bin/python3 scripts/golden/randaugment.py  (Pillow 9.4, numpy)
+# Run: /usr/bin/python3 scripts/golden/randaugment.py  (Pillow 9.4, numpy). Importing it writes
+# nothing: bench/images_torch.py runs its operations (apply) in the RandAugment of its PyTorch side.
 import base64, hashlib, json, os
 import numpy as np
 import PIL
@@ -103,58 +104,60 @@ def b64(img):
     return base64.b64encode(planar(img)).decode('ascii')
 
 
-rs = np.random.RandomState(1)
-images = {
-    'noise16': Image.fromarray(rs.randint(0, 256, (16, 16, 3), dtype=np.uint8), 'RGB'),
-    'odd13x9': Image.fromarray(rs.randint(0, 256, (9, 13, 3), dtype=np.uint8), 'RGB'),
-    'noise48x40': Image.fromarray(rs.randint(0, 256, (40, 48, 3), dtype=np.uint8), 'RGB'),
-}
-cases = []
+def main():
+    rs = np.random.RandomState(1)
+    images = {
+        'noise16': Image.fromarray(rs.randint(0, 256, (16, 16, 3), dtype=np.uint8), 'RGB'),
+        'odd13x9': Image.fromarray(rs.randint(0, 256, (9, 13, 3), dtype=np.uint8), 'RGB'),
+        'noise48x40': Image.fromarray(rs.randint(0, 256, (40, 48, 3), dtype=np.uint8), 'RGB'),
+    }
+    cases = []
+
+    def variants(op):
+        if op not in GEOMETRIC:
+            return [(1, None)]
+        return [(s, r) for s in (-1, 1) for r in ('bilinear', 'bicubic')]
+
+    def add(image, op, magnitude, digest=False):
+        for sign, resample in variants(op):
+            out = apply(op, images[image], magnitude, sign, resample or 'bilinear')
+            case = {'image': image, 'op': op, 'magnitude': magnitude, 'arg': arg_of(op, magnitude, sign)}
+            if resample:
+                case['sign'] = sign
+                case['resample'] = resample
+            if digest:
+                case['sha256'] = hashlib.sha256(planar(out)).hexdigest()
+            else:
+                case['out'] = b64(out)
+            cases.append(case)
+
+    for op in OPS:
+        for m in (10.0, 9.3, 7.77):
+            add('noise16', op, m)
+    for m in (0.0, 2.5, 5.0, 7.5):  # 0, 1, 2 and 3 bits (10 keeps 4)
+        add('noise16', 'PosterizeTpu', m)
+    for op in ('Solarize', 'SolarizeAdd', 'Rotate'):
+        add('noise16', op, 0.0)
+    for op in sorted(GEOMETRIC):
+        add('odd13x9', op, 8.6)
+    for op in OPS:
+        add('noise48x40', op, 9.61, digest=True)
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, '..', '..', 'test', 'golden', 'longtail', 'randaugment.json')
+    doc = {
+        'generator': 'scripts/golden/randaugment.py',
+        'pillow': PIL.__version__,
+        'numpy': np.__version__,
+        'fill': list(FILL),
+        'images': {name: {'h': im.size[1], 'w': im.size[0], 'data': b64(im)} for name, im in images.items()},
+        'cases': cases,
+    }
+    with open(path, 'w') as f:
+        json.dump(doc, f, indent=0, separators=(',', ':'))
+        f.write('\n')
+    print(path, len(cases), 'cases', os.path.getsize(path), 'bytes')
 
 
-def variants(op):
-    if op not in GEOMETRIC:
-        return [(1, None)]
-    return [(s, r) for s in (-1, 1) for r in ('bilinear', 'bicubic')]
-
-
-def add(image, op, magnitude, digest=False):
-    for sign, resample in variants(op):
-        out = apply(op, images[image], magnitude, sign, resample or 'bilinear')
-        case = {'image': image, 'op': op, 'magnitude': magnitude, 'arg': arg_of(op, magnitude, sign)}
-        if resample:
-            case['sign'] = sign
-            case['resample'] = resample
-        if digest:
-            case['sha256'] = hashlib.sha256(planar(out)).hexdigest()
-        else:
-            case['out'] = b64(out)
-        cases.append(case)
-
-
-for op in OPS:
-    for m in (10.0, 9.3, 7.77):
-        add('noise16', op, m)
-for m in (0.0, 2.5, 5.0, 7.5):  # 0, 1, 2 and 3 bits (10 keeps 4)
-    add('noise16', 'PosterizeTpu', m)
-for op in ('Solarize', 'SolarizeAdd', 'Rotate'):
-    add('noise16', op, 0.0)
-for op in sorted(GEOMETRIC):
-    add('odd13x9', op, 8.6)
-for op in OPS:
-    add('noise48x40', op, 9.61, digest=True)
-
-here = os.path.dirname(os.path.abspath(__file__))
-path = os.path.join(here, '..', '..', 'test', 'golden', 'longtail', 'randaugment.json')
-doc = {
-    'generator': 'scripts/golden/randaugment.py',
-    'pillow': PIL.__version__,
-    'numpy': np.__version__,
-    'fill': list(FILL),
-    'images': {name: {'h': im.size[1], 'w': im.size[0], 'data': b64(im)} for name, im in images.items()},
-    'cases': cases,
-}
-with open(path, 'w') as f:
-    json.dump(doc, f, indent=0, separators=(',', ':'))
-    f.write('\n')
-print(path, len(cases), 'cases', os.path.getsize(path), 'bytes')
+if __name__ == '__main__':
+    main()

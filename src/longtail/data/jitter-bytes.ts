@@ -157,16 +157,17 @@ export function bytesToNormalizedChw(
 
 /**
  * Interleaved RGB bytes (size x size) -> channel-major bytes, mirrored when `flip`, each byte
- * through `byteMap` (jitterBytes's rest) if given: the 8-bit image RandAugment works on.
+ * through `byteMap` (jitterBytes's rest) if given: the 8-bit image RandAugment works on. Written
+ * into `out` where given (3 x size x size bytes).
  */
 export function interleavedToPlanar(
   data: Uint8Array,
   size: number,
   flip: boolean,
   byteMap: Uint8Array | null = null,
+  out: Uint8Array = new Uint8Array(3 * size * size),
 ): Uint8Array {
   const plane = size * size;
-  const out = new Uint8Array(3 * plane);
   const map = byteMap ?? IDENTITY;
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) {
@@ -182,7 +183,8 @@ export function interleavedToPlanar(
 
 /** Channel-major RGB bytes -> normalized CHW floats through `lut` (normalizeTable's). */
 export function planarToNormalized(data: Uint8Array, lut: Float32Array, out: Float32Array): void {
-  const plane = data.length / 3;
+  // an integer (length / 3 is a double to V8), so that the indices below stay small integers
+  const plane = (data.length / 3) | 0;
   for (let c = 0; c < 3; c++) {
     const base = c * plane;
     const table = c * 256;
