@@ -29,7 +29,7 @@ import {
   text,
   type Files,
 } from './seeds.js';
-import { syntheticGmm, syntheticLongtail } from '../report/fixtures.js';
+import { ablationRow, syntheticGmm, syntheticLongtail } from '../report/fixtures.js';
 import { readFashionMnist } from '../../src/longtail/data/idx.js';
 import { readCifar } from '../../src/longtail/data/cifar.js';
 import { decodeImage, readImageList } from '../../src/longtail/data/imagelist.js';
@@ -472,6 +472,27 @@ export const TARGETS: FuzzTarget[] = [
       { 'history.json': json(nmrHistory(false)), 'best.json': text('{"epoch": 2}') },
     ],
     mutable: ['history.json', 'best.json'],
+    run: (dir) => renderRunReport(dir),
+  },
+  {
+    name: 'report: nmr ablation',
+    native: false,
+    kind: 'json',
+    seeds: async () => [
+      {
+        'ablation.json': json({
+          data: 'runs/nmr/y-test',
+          seeds: [0, 1],
+          rows: [
+            ablationRow('full', 0, 7, 0.75),
+            ablationRow('no-curv', 0, 6, null),
+            ablationRow('full', 1, 8, 0.7),
+          ],
+        }),
+      },
+      { 'ablation.json': json({ data: 'd', rows: [ablationRow('<i>x</i>', 0, 7, 0.75)] }) },
+    ],
+    mutable: ['ablation.json'],
     run: (dir) => renderRunReport(dir),
   },
   {
