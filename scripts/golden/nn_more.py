@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes test/golden/torch/nn_more.json: ConvTranspose3d, and max and average pooling with windows
-that are not squares or cubes (a kernel size, stride and padding per axis), from PyTorch 1.13, in
+"""Writes test/golden/torch/nn_more.json: ConvTranspose3d, max and average pooling with windows
+that are not squares or cubes (a kernel size, stride and padding per axis), and convolutions with
+kernels and options per axis, from PyTorch 1.13, in
 the layer format of nn3d.json (scripts/golden/nn3d.py): the parameters initialised from a fixed
 seed, input, output, and the gradients of the input and every parameter. Tiny shapes, so the
 test stays light. Run: /usr/bin/python3 scripts/golden/nn_more.py"""
@@ -53,6 +54,18 @@ layer_case("maxpool2d_rect_default_stride", lambda: nn.MaxPool2d((2, 3)), [1, 2,
 layer_case("avgpool2d_rect", lambda: nn.AvgPool2d((3, 2), (2, 1), (1, 0)), [2, 2, 6, 5], seed=27)
 layer_case("maxpool3d_rect", lambda: nn.MaxPool3d((1, 2, 3), (1, 2, 1), (0, 1, 1)), [1, 2, 3, 4, 5], seed=28)
 layer_case("avgpool3d_rect", lambda: nn.AvgPool3d((2, 1, 3), (1, 1, 2), (1, 0, 1)), [1, 2, 3, 4, 5], seed=29)
+# Convolutions with kernels and options per axis (appended: the cases above stay as they were).
+layer_case("conv1d_tuple", lambda: nn.Conv1d(2, 3, (3,), stride=(2,), padding=(1,), dilation=(2,)), [2, 2, 9], seed=30)
+layer_case("conv2d_rect", lambda: nn.Conv2d(2, 4, (1, 3), stride=(2, 1), padding=(0, 1), dilation=(1, 2), groups=2),
+           [2, 2, 5, 7], seed=31)
+layer_case("conv3d_rect", lambda: nn.Conv3d(1, 2, (2, 1, 3), stride=(1, 2, 1), padding=(1, 0, 1), bias=False),
+           [1, 1, 3, 4, 5], seed=32)
+layer_case("convtranspose2d_rect",
+           lambda: nn.ConvTranspose2d(2, 3, (2, 3), stride=(2, 1), padding=(1, 0), output_padding=(1, 0)),
+           [1, 2, 3, 4], seed=33)
+layer_case("convtranspose3d_rect",
+           lambda: nn.ConvTranspose3d(1, 2, (1, 2, 3), stride=(1, 2, 2), dilation=(1, 1, 2), output_padding=(0, 1, 1)),
+           [1, 1, 2, 3, 2], seed=34)
 
 with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "nn_more.json"), "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f)

@@ -1,12 +1,13 @@
 // ConvTranspose3d and pooling windows that are not squares or cubes against PyTorch 1.13
 // (test/golden/torch/nn_more.json, from scripts/golden/nn_more.py): same-seed initialisation,
-// outputs, input and parameter gradients; then the named errors of bad windows.
+// outputs, input and parameter gradients; then the named errors of bad windows (their ONNX forms:
+// test/torch/onnx.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
-import { nn, onnx } from '../../src/torch/index.js';
+import { nn } from '../../src/torch/index.js';
 import { assertClose, goldenDir } from '../helpers.js';
 
 interface Data {
@@ -40,6 +41,18 @@ const makers: Record<string, () => nn.Layer> = {
   avgpool2d_rect: () => new nn.AvgPool2d([3, 2], [2, 1], [1, 0]),
   maxpool3d_rect: () => new nn.MaxPool3d([1, 2, 3], [1, 2, 1], [0, 1, 1]),
   avgpool3d_rect: () => new nn.AvgPool3d([2, 1, 3], [1, 1, 2], [1, 0, 1]),
+  conv1d_tuple: () => new nn.Conv1d(2, 3, [3], { stride: [2], padding: [1], dilation: [2] }),
+  conv2d_rect: () =>
+    new nn.Conv2d(2, 4, [1, 3], { stride: [2, 1], padding: [0, 1], dilation: [1, 2], groups: 2 }),
+  conv3d_rect: () => new nn.Conv3d(1, 2, [2, 1, 3], { stride: [1, 2, 1], padding: [1, 0, 1], bias: false }),
+  convtranspose2d_rect: () =>
+    new nn.ConvTranspose2d(2, 3, [2, 3], { stride: [2, 1], padding: [1, 0], outputPadding: [1, 0] }),
+  convtranspose3d_rect: () =>
+    new nn.ConvTranspose3d(1, 2, [1, 2, 3], {
+      stride: [1, 2, 2],
+      dilation: [1, 1, 2],
+      outputPadding: [0, 1, 1],
+    }),
 };
 
 test('every golden case has a maker', () => {
@@ -109,22 +122,39 @@ test('pooling keeps the sizes as given and per axis; bad windows are named error
   );
   assert.throws(
     () => new nn.ConvTranspose3d(2, 3, 2, { outputPadding: 1 }),
-    /ConvTranspose3d: outputPadding 1 must be smaller than stride \(1\) or dilation \(1\)/,
+    /ConvTranspose3d: outputPadding 1 of spatial axis 0 must be smaller than its stride \(1\) or dilation \(1\)/,
+  );
+  assert.throws(
+    () => new nn.ConvTranspose2d(2, 3, 2, { stride: [2, 1], outputPadding: [1, 1] }),
+    /ConvTranspose2d: outputPadding 1 of spatial axis 1 must be smaller than its stride \(1\) or dilation \(1\)/,
+  );
+  // convolutions: the sizes as given, per axis in window; a wrong count or value is named
+  const conv = new nn.Conv2d(2, 4, [1, 3], { stride: 2, padding: [0, 1] });
+  assert.deepEqual(conv.kernelSize, [1, 3]);
+  assert.equal(conv.stride, 2);
+  assert.deepEqual(conv.window, {
+    kernelSize: [1, 3],
+    stride: [2, 2],
+    padding: [0, 1],
+    dilation: [1, 1],
+    outputPadding: [0, 0],
+  });
+  assert.deepEqual(conv.weight.shape, [4, 2, 1, 3]);
+  conv.dispose();
+  assert.throws(
+    () => new nn.Conv3d(1, 2, [2, 2] as never),
+    /Conv3d: kernelSize must be an integer >= 1 or an array of 3 of them \(one per spatial axis\), got an array of 2/,
+  );
+  assert.throws(
+    () => new nn.Conv1d(1, 2, 3, { dilation: [0] }),
+    /Conv1d: options\.dilation\[0\] must be an integer >= 1, got 0/,
+  );
+  assert.throws(
+    () => new nn.Conv2d(1, 2, 3, { padding: [1, -1] }),
+    /Conv2d: options\.padding\[1\] must be an integer >= 0, got -1/,
   );
   assert.throws(
     () => new nn.ConvTranspose3d(3, 4, 3, { groups: 2 }),
     /ConvTranspose3d: in \(3\) and out \(4\) channels must be divisible by groups \(2\)/,
   );
-});
-
-test('ConvTranspose3d has no ONNX form here: an export is a named error', () => {
-  const g = new onnx.OnnxGraph();
-  const x = g.input('x', ['batch', 2, 3, 3, 3]);
-  const layer = new nn.ConvTranspose3d(2, 3, 3);
-  assert.throws(
-    () => onnx.moduleToOnnx(layer, g, x, 'm'),
-    (e: Error) =>
-      e instanceof onnx.OnnxExportError && /^ConvTranspose3d \('m'\) has no ONNX mapping/.test(e.message),
-  );
-  layer.dispose();
 });

@@ -108,6 +108,29 @@ test('pooling windows that are not squares: kernel, stride and padding per axis'
   );
 });
 
+test('convolutions with kernels and options per axis, and ConvTranspose3d', async () => {
+  await parity(
+    new nn.Sequential(
+      new nn.Conv2d(2, 4, [1, 3], { stride: [2, 1], padding: [0, 1], dilation: [1, 2] }),
+      new nn.ConvTranspose2d(4, 3, [2, 3], { stride: [2, 1], padding: [1, 0], outputPadding: [1, 0] }),
+    ),
+    [2, 2, 7, 9],
+    ['batch', 3, 7, 9],
+  );
+  await parity(
+    new nn.Sequential(
+      new nn.Conv3d(2, 4, [2, 1, 3], { stride: [1, 2, 1], padding: [1, 0, 1] }),
+      new nn.ConvTranspose3d(4, 2, [1, 2, 3], {
+        stride: [1, 2, 2],
+        dilation: [1, 1, 2],
+        outputPadding: [0, 1, 1],
+      }),
+    ),
+    [1, 2, 3, 4, 5],
+    ['batch', 2, 4, 5, 14],
+  );
+});
+
 test('activations: leaky ReLU, SiLU, ELU, softplus (beta and a low threshold), softmax, log-softmax', async () => {
   await parity(
     new nn.Sequential(

@@ -2,7 +2,8 @@
 import { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
-import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
+import { ArgumentError, checksOf } from '../../util/arguments.js';
+import { perAxis } from './layer-util.js';
 import { interpolate, type InterpolateOptions } from './functional.js';
 
 /** Elementwise max(x, 0). */
@@ -172,14 +173,6 @@ export type PoolSize1d = number | [number];
 export type PoolSize2d = number | [number, number];
 /** A size of a 3-d pooling layer: one number for every axis, or [D, H, W]. */
 export type PoolSize3d = number | [number, number, number];
-
-/** `value` per spatial axis: a number repeated, or an array of exactly `dims` integers, each >= min. */
-function perAxis(c: ArgumentChecks, value: unknown, name: string, dims: number, min: number): number[] {
-  if (typeof value === 'number') return new Array<number>(dims).fill(c.integer(value, name, { min }));
-  if (!Array.isArray(value) || value.length !== dims)
-    c.fail(name, `an integer >= ${min} or an array of ${dims} of them (one per spatial axis)`, value);
-  return (value as unknown[]).map((v, i) => c.integer(v, `${name}[${i}]`, { min }));
-}
 
 /**
  * Max or average pooling: windows of kernelSize moved by stride (default: kernelSize), the input

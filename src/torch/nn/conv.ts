@@ -3,58 +3,99 @@ import type { Tensor } from '../tensor.js';
 import { empty } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
-import { checkOptions, resetLinearLike, size } from './layer-util.js';
+import { checkOptions, perAxis, resetLinearLike, size } from './layer-util.js';
 import { ArgumentError, checksOf } from '../../util/arguments.js';
 
-/** Options of the convolutions: stride, padding, dilation, groups (default 1, 0, 1, 1) and bias (default true). */
+/** A size of a 1-d convolution: a number or a one-element array, as PyTorch's int or (int,). */
+export type ConvSize1d = number | [number];
+/** A size of a 2-d convolution: one number for both axes, or [H, W]. */
+export type ConvSize2d = number | [number, number];
+/** A size of a 3-d convolution: one number for every axis, or [D, H, W]. */
+export type ConvSize3d = number | [number, number, number];
+
+/**
+ * Options of the convolutions: stride, padding, dilation, groups (default 1, 0, 1, 1) and bias
+ * (default true). stride, padding and dilation are one number for every spatial axis or an array
+ * with one per axis, as PyTorch's int or tuple.
+ */
 export interface ConvOptions {
-  stride?: number;
-  padding?: number;
-  dilation?: number;
+  stride?: number | number[];
+  padding?: number | number[];
+  dilation?: number | number[];
   groups?: number;
   bias?: boolean;
+}
+
+/** A convolution's sizes per spatial axis (outputPadding all 0 but for the transposed ones). */
+export interface ConvWindow {
+  kernelSize: number[];
+  stride: number[];
+  padding: number[];
+  dilation: number[];
+  outputPadding: number[];
 }
 
 abstract class ConvNd extends Module {
   readonly weight: Tensor;
   readonly bias: Tensor | null;
-  readonly stride: number;
-  readonly padding: number;
-  readonly dilation: number;
+  /** The kernel size as given: one number, or one per spatial axis. */
+  readonly kernelSize: number | number[];
+  /** The stride as given (default 1). */
+  readonly stride: number | number[];
+  /** The padding as given (default 0). */
+  readonly padding: number | number[];
+  /** The dilation as given (default 1). */
+  readonly dilation: number | number[];
   readonly groups: number;
+  /** kernelSize, stride, padding, dilation and outputPadding per spatial axis. */
+  readonly window: ConvWindow;
 
   /** `transposed`: PyTorch's weight layout [in, out / groups, ...kernel] and an outputPadding option. */
   constructor(
+    dims: number,
     inChannels: number,
     outChannels: number,
-    kernel: number[],
+    kernelSize: number | number[],
     options: ConvTransposeOptions,
     transposed = false,
   ) {
     super();
-    const c = checksOf(this.constructor.name);
+    const name = this.constructor.name;
+    const c = checksOf(name);
     size(c, inChannels, 'inChannels');
     size(c, outChannels, 'outChannels');
-    size(c, kernel[0], 'kernelSize');
-    checkOptions(c, options, {
-      stride: { integer: true, min: 1 },
-      padding: { integer: true, min: 0 },
-      dilation: { integer: true, min: 1 },
-      groups: { integer: true, min: 1 },
-      ...(transposed ? { outputPadding: { integer: true, min: 0 } } : {}),
+    checkOptions(c, options, { groups: { integer: true, min: 1 } });
+    const kernel = perAxis(c, kernelSize, 'kernelSize', dims, 1);
+    const axes = (value: unknown, key: string, fallback: number, min: number) =>
+      value === undefined
+        ? new Array<number>(dims).fill(fallback)
+        : perAxis(c, value, `options.${key}`, dims, min);
+    const window: ConvWindow = {
+      kernelSize: kernel,
+      stride: axes(options.stride, 'stride', 1, 1),
+      padding: axes(options.padding, 'padding', 0, 0),
+      dilation: axes(options.dilation, 'dilation', 1, 1),
+      outputPadding: transposed
+        ? axes(options.outputPadding, 'outputPadding', 0, 0)
+        : axes(undefined, '', 0, 0),
+    };
+    window.outputPadding.forEach((p, i) => {
+      const limit = Math.max(window.stride[i]!, window.dilation[i]!);
+      if (p >= limit)
+        throw new ArgumentError(
+          `${name}: outputPadding ${p} of spatial axis ${i} must be smaller than its stride (${window.stride[i]}) or dilation (${window.dilation[i]})`,
+        );
     });
-    this.stride = options.stride ?? 1;
-    this.padding = options.padding ?? 0;
-    this.dilation = options.dilation ?? 1;
+    const copy = (v: number | number[]) => (Array.isArray(v) ? [...v] : v);
+    this.kernelSize = copy(kernelSize);
+    this.stride = copy(options.stride ?? 1);
+    this.padding = copy(options.padding ?? 0);
+    this.dilation = copy(options.dilation ?? 1);
     this.groups = options.groups ?? 1;
-    const outputPadding = transposed ? (options.outputPadding ?? 0) : 0;
-    if (outputPadding >= Math.max(this.stride, this.dilation))
-      throw new ArgumentError(
-        `${this.constructor.name}: outputPadding ${outputPadding} must be smaller than stride (${this.stride}) or dilation (${this.dilation})`,
-      );
+    this.window = window;
     if (inChannels % this.groups !== 0 || outChannels % this.groups !== 0) {
       throw new ArgumentError(
-        `${this.constructor.name}: in (${inChannels}) and out (${outChannels}) channels must be divisible by groups (${this.groups})`,
+        `${name}: in (${inChannels}) and out (${outChannels}) channels must be divisible by groups (${this.groups})`,
       );
     }
     const shape = transposed
@@ -64,56 +105,106 @@ abstract class ConvNd extends Module {
     this.bias = options.bias === false ? null : this.registerParameter('bias', empty([outChannels]));
     resetLinearLike(this.weight, this.bias);
   }
+
+  /** The convolution's ATen call (the window's sizes per axis). */
+  protected convolve(
+    op: (
+      x: Tensor,
+      w: Tensor,
+      b: Tensor | null,
+      stride: number[],
+      padding: number[],
+      dilation: number[],
+      groups: number,
+    ) => Tensor,
+    x: Tensor,
+  ): Tensor {
+    const { stride, padding, dilation } = this.window;
+    return op(x, this.weight, this.bias, stride, padding, dilation, this.groups);
+  }
 }
 
 /** A 1D convolution (torch.nn.Conv1d): input [batch, inChannels, length], output [batch, outChannels, length']. */
 export class Conv1d extends ConvNd {
-  constructor(inChannels: number, outChannels: number, kernelSize: number, options: ConvOptions = {}) {
-    super(inChannels, outChannels, [kernelSize], options);
+  constructor(inChannels: number, outChannels: number, kernelSize: ConvSize1d, options: ConvOptions = {}) {
+    super(1, inChannels, outChannels, kernelSize, options);
   }
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
-    return aten.conv1d(x, this.weight, this.bias, this.stride, this.padding, this.dilation, this.groups);
-  }
-}
-
-/** A 2D convolution (torch.nn.Conv2d): input [batch, inChannels, H, W], output [batch, outChannels, H', W']. */
-export class Conv2d extends ConvNd {
-  constructor(inChannels: number, outChannels: number, kernelSize: number, options: ConvOptions = {}) {
-    super(inChannels, outChannels, [kernelSize, kernelSize], options);
-  }
-  /** Applies the layer to `x` (shapes: see the class). */
-  forward(x: Tensor): Tensor {
-    return aten.conv2d(x, this.weight, this.bias, this.stride, this.padding, this.dilation, this.groups);
+    return this.convolve(aten.conv1d, x);
   }
 }
 
 /**
- * A 3D convolution (torch.nn.Conv3d) with a cubic kernel: input [batch, inChannels, D, H, W],
- * output [batch, outChannels, D', H', W'], each size (n + 2 padding - dilation (k - 1) - 1) / stride + 1,
- * rounded down. Weight [outChannels, inChannels / groups, k, k, k].
+ * A 2D convolution (torch.nn.Conv2d): input [batch, inChannels, H, W], output [batch, outChannels,
+ * H', W']; kernelSize [kH, kW] (or one number for both), and the options per axis alike.
  */
-export class Conv3d extends ConvNd {
-  constructor(inChannels: number, outChannels: number, kernelSize: number, options: ConvOptions = {}) {
-    super(inChannels, outChannels, [kernelSize, kernelSize, kernelSize], options);
+export class Conv2d extends ConvNd {
+  constructor(inChannels: number, outChannels: number, kernelSize: ConvSize2d, options: ConvOptions = {}) {
+    super(2, inChannels, outChannels, kernelSize, options);
   }
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
-    return aten.conv3d(x, this.weight, this.bias, this.stride, this.padding, this.dilation, this.groups);
+    return this.convolve(aten.conv2d, x);
   }
 }
 
-/** Options of the transposed convolutions: the convolution's, and outputPadding (default 0, < stride or dilation) added to one side of the output. */
+/**
+ * A 3D convolution (torch.nn.Conv3d): input [batch, inChannels, D, H, W], output [batch,
+ * outChannels, D', H', W'], each size (n + 2 padding - dilation (k - 1) - 1) / stride + 1, rounded
+ * down, per axis. Weight [outChannels, inChannels / groups, kD, kH, kW]; kernelSize and the options
+ * are one number for every axis or one per axis.
+ */
+export class Conv3d extends ConvNd {
+  constructor(inChannels: number, outChannels: number, kernelSize: ConvSize3d, options: ConvOptions = {}) {
+    super(3, inChannels, outChannels, kernelSize, options);
+  }
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    return this.convolve(aten.conv3d, x);
+  }
+}
+
+/**
+ * Options of the transposed convolutions: the convolution's, and outputPadding (default 0, per axis
+ * smaller than the stride or the dilation) added to one side of the output.
+ */
 export interface ConvTransposeOptions extends ConvOptions {
-  outputPadding?: number;
+  outputPadding?: number | number[];
 }
 
 abstract class ConvTransposeNd extends ConvNd {
-  readonly outputPadding: number;
+  /** The output padding as given (default 0). */
+  readonly outputPadding: number | number[];
 
-  constructor(inChannels: number, outChannels: number, kernel: number[], options: ConvTransposeOptions) {
-    super(inChannels, outChannels, kernel, options, true);
-    this.outputPadding = options.outputPadding ?? 0;
+  constructor(
+    dims: number,
+    inChannels: number,
+    outChannels: number,
+    kernelSize: number | number[],
+    options: ConvTransposeOptions,
+  ) {
+    super(dims, inChannels, outChannels, kernelSize, options, true);
+    const given = options.outputPadding ?? 0;
+    this.outputPadding = Array.isArray(given) ? [...given] : given;
+  }
+
+  /** The transposed convolution's ATen call (the window's sizes per axis). */
+  protected convolveTransposed(
+    op: (
+      x: Tensor,
+      w: Tensor,
+      b: Tensor | null,
+      stride: number[],
+      padding: number[],
+      outputPadding: number[],
+      groups: number,
+      dilation: number[],
+    ) => Tensor,
+    x: Tensor,
+  ): Tensor {
+    const { stride, padding, outputPadding, dilation } = this.window;
+    return op(x, this.weight, this.bias, stride, padding, outputPadding, this.groups, dilation);
   }
 }
 
@@ -125,72 +216,55 @@ export class ConvTranspose1d extends ConvTransposeNd {
   constructor(
     inChannels: number,
     outChannels: number,
-    kernelSize: number,
+    kernelSize: ConvSize1d,
     options: ConvTransposeOptions = {},
   ) {
-    super(inChannels, outChannels, [kernelSize], options);
+    super(1, inChannels, outChannels, kernelSize, options);
   }
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
-    const { stride, padding, outputPadding, groups, dilation } = this;
-    return aten.conv_transpose1d(x, this.weight, this.bias, stride, padding, outputPadding, groups, dilation);
-  }
-}
-
-/** A 2D transposed convolution (torch.nn.ConvTranspose2d): input [batch, inChannels, H, W], each spatial size as ConvTranspose1d's. */
-export class ConvTranspose2d extends ConvTransposeNd {
-  constructor(
-    inChannels: number,
-    outChannels: number,
-    kernelSize: number,
-    options: ConvTransposeOptions = {},
-  ) {
-    super(inChannels, outChannels, [kernelSize, kernelSize], options);
-  }
-  /** Applies the layer to `x` (shapes: see the class). */
-  forward(x: Tensor): Tensor {
-    const { stride, padding, outputPadding, groups, dilation } = this;
-    return aten.conv_transpose2d_input(
-      x,
-      this.weight,
-      this.bias,
-      stride,
-      padding,
-      outputPadding,
-      groups,
-      dilation,
-    );
+    return this.convolveTransposed(aten.conv_transpose1d, x);
   }
 }
 
 /**
- * A 3D transposed convolution (torch.nn.ConvTranspose3d) with a cubic kernel: input [batch,
- * inChannels, D, H, W] ([inChannels, D, H, W] unbatched), output [batch, outChannels, D', H', W'],
- * each size (n - 1) stride - 2 padding + dilation (k - 1) + outputPadding + 1. Weight
- * [inChannels, outChannels / groups, k, k, k], bias [outChannels]; PyTorch's initialisation
- * (kaiming_uniform with a = sqrt 5, the fan-in taken from the weight's second dimension).
+ * A 2D transposed convolution (torch.nn.ConvTranspose2d): input [batch, inChannels, H, W], each
+ * spatial size as ConvTranspose1d's with that axis's kernel size and options (one number for both
+ * axes, or [H, W]).
+ */
+export class ConvTranspose2d extends ConvTransposeNd {
+  constructor(
+    inChannels: number,
+    outChannels: number,
+    kernelSize: ConvSize2d,
+    options: ConvTransposeOptions = {},
+  ) {
+    super(2, inChannels, outChannels, kernelSize, options);
+  }
+  /** Applies the layer to `x` (shapes: see the class). */
+  forward(x: Tensor): Tensor {
+    return this.convolveTransposed(aten.conv_transpose2d_input, x);
+  }
+}
+
+/**
+ * A 3D transposed convolution (torch.nn.ConvTranspose3d): input [batch, inChannels, D, H, W]
+ * ([inChannels, D, H, W] unbatched), output [batch, outChannels, D', H', W'], each size (n - 1)
+ * stride - 2 padding + dilation (k - 1) + outputPadding + 1 per axis. Weight [inChannels,
+ * outChannels / groups, kD, kH, kW], bias [outChannels]; PyTorch's initialisation (kaiming_uniform
+ * with a = sqrt 5, the fan-in taken from the weight's second dimension).
  */
 export class ConvTranspose3d extends ConvTransposeNd {
   constructor(
     inChannels: number,
     outChannels: number,
-    kernelSize: number,
+    kernelSize: ConvSize3d,
     options: ConvTransposeOptions = {},
   ) {
-    super(inChannels, outChannels, [kernelSize, kernelSize, kernelSize], options);
+    super(3, inChannels, outChannels, kernelSize, options);
   }
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
-    const { stride, padding, outputPadding, groups, dilation } = this;
-    return aten.conv_transpose3d_input(
-      x,
-      this.weight,
-      this.bias,
-      stride,
-      padding,
-      outputPadding,
-      groups,
-      dilation,
-    );
+    return this.convolveTransposed(aten.conv_transpose3d_input, x);
   }
 }

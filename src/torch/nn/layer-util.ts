@@ -35,3 +35,17 @@ export function resetLinearLike(weight: Tensor, bias: Tensor | null): void {
     uniform_(bias, -bound, bound);
   }
 }
+
+/** `value` per spatial axis: a number repeated, or an array of exactly `dims` integers, each >= min. */
+export function perAxis(
+  c: ArgumentChecks,
+  value: unknown,
+  name: string,
+  dims: number,
+  min: number,
+): number[] {
+  if (typeof value === 'number') return new Array<number>(dims).fill(c.integer(value, name, { min }));
+  if (!Array.isArray(value) || value.length !== dims)
+    c.fail(name, `an integer >= ${min} or an array of ${dims} of them (one per spatial axis)`, value);
+  return (value as unknown[]).map((v, i) => c.integer(v, `${name}[${i}]`, { min }));
+}

@@ -71,22 +71,23 @@ function softplus(m: nn.Softplus, g: OnnxGraph, x: string): string {
  * PyTorch's output size, with no output_shape or auto_pad.
  */
 function conv(
-  m: nn.Conv1d | nn.Conv2d | nn.Conv3d | nn.ConvTranspose1d | nn.ConvTranspose2d,
+  m: nn.Conv1d | nn.Conv2d | nn.Conv3d | nn.ConvTranspose1d | nn.ConvTranspose2d | nn.ConvTranspose3d,
   g: OnnxGraph,
   x: string,
   name: string,
 ): string {
-  const spatial = m.weight.ndim - 2;
-  const rep = (v: number) => new Array<number>(spatial).fill(v);
+  // per axis, so rectangular kernels and per-axis options keep their shape ([begin..., end...] pads)
+  const { stride, padding, dilation, outputPadding } = m.window;
   const inputs = [x, g.tensor(at(name, 'weight'), m.weight)];
   if (m.bias) inputs.push(g.tensor(at(name, 'bias'), m.bias));
-  const transposed = m instanceof nn.ConvTranspose1d || m instanceof nn.ConvTranspose2d;
+  const transposed =
+    m instanceof nn.ConvTranspose1d || m instanceof nn.ConvTranspose2d || m instanceof nn.ConvTranspose3d;
   return g.node(transposed ? 'ConvTranspose' : 'Conv', inputs, {
     kernel_shape: { ints: m.weight.shape.slice(2) },
-    strides: { ints: rep(m.stride) },
-    pads: { ints: rep(m.padding).concat(rep(m.padding)) },
-    ...(transposed ? { output_padding: { ints: rep(m.outputPadding) } } : {}),
-    dilations: { ints: rep(m.dilation) },
+    strides: { ints: stride },
+    pads: { ints: padding.concat(padding) },
+    ...(transposed ? { output_padding: { ints: outputPadding } } : {}),
+    dilations: { ints: dilation },
     group: { int: m.groups },
   });
 }
@@ -240,6 +241,7 @@ const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][
   [nn.Conv3d, conv],
   [nn.ConvTranspose1d, conv],
   [nn.ConvTranspose2d, conv],
+  [nn.ConvTranspose3d, conv],
   [nn.Upsample, upsample],
   [nn.BatchNorm1d, batchNorm],
   [nn.BatchNorm2d, batchNorm],
