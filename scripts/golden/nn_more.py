@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes test/golden/torch/nn_more.json: ConvTranspose3d, max and average pooling with windows
-that are not squares or cubes (a kernel size, stride and padding per axis), and convolutions with
-kernels and options per axis, from PyTorch 1.13, in
+that are not squares or cubes (a kernel size, stride and padding per axis), convolutions with
+kernels and options per axis, and the convolutions' 'same' and 'valid' paddings, from PyTorch 1.13,
+in
 the layer format of nn3d.json (scripts/golden/nn3d.py): the parameters initialised from a fixed
 seed, input, output, and the gradients of the input and every parameter. Tiny shapes, so the
 test stays light. Run: /usr/bin/python3 scripts/golden/nn_more.py"""
@@ -66,6 +67,12 @@ layer_case("convtranspose2d_rect",
 layer_case("convtranspose3d_rect",
            lambda: nn.ConvTranspose3d(1, 2, (1, 2, 3), stride=(1, 2, 2), dilation=(1, 1, 2), output_padding=(0, 1, 1)),
            [1, 1, 2, 3, 2], seed=34)
+# String paddings: 'same' with odd totals (an extra zero after the input) and 'valid'.
+layer_case("conv1d_same_even_kernel", lambda: nn.Conv1d(2, 3, 4, padding="same"), [2, 2, 9], seed=35)
+layer_case("conv2d_same_dilation", lambda: nn.Conv2d(2, 2, (3, 4), padding="same", dilation=(2, 1)),
+           [1, 2, 6, 7], seed=36)
+layer_case("conv3d_same", lambda: nn.Conv3d(1, 2, (2, 3, 1), padding="same", bias=False), [1, 1, 3, 4, 2], seed=37)
+layer_case("conv2d_valid", lambda: nn.Conv2d(2, 3, 3, padding="valid", stride=2), [1, 2, 7, 6], seed=38)
 
 with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "nn_more.json"), "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f)

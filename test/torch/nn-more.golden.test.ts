@@ -1,4 +1,5 @@
-// ConvTranspose3d and pooling windows that are not squares or cubes against PyTorch 1.13
+// ConvTranspose3d, pooling windows and convolution kernels that are not squares or cubes, and the
+// convolutions' 'same' and 'valid' paddings against PyTorch 1.13
 // (test/golden/torch/nn_more.json, from scripts/golden/nn_more.py): same-seed initialisation,
 // outputs, input and parameter gradients; then the named errors of bad windows (their ONNX forms:
 // test/torch/onnx.test.ts).
@@ -53,6 +54,10 @@ const makers: Record<string, () => nn.Layer> = {
       dilation: [1, 1, 2],
       outputPadding: [0, 1, 1],
     }),
+  conv1d_same_even_kernel: () => new nn.Conv1d(2, 3, 4, { padding: 'same' }),
+  conv2d_same_dilation: () => new nn.Conv2d(2, 2, [3, 4], { padding: 'same', dilation: [2, 1] }),
+  conv3d_same: () => new nn.Conv3d(1, 2, [2, 3, 1], { padding: 'same', bias: false }),
+  conv2d_valid: () => new nn.Conv2d(2, 3, 3, { padding: 'valid', stride: 2 }),
 };
 
 test('every golden case has a maker', () => {
@@ -62,7 +67,7 @@ test('every golden case has a maker', () => {
 const f32 = (d: Data) => torch.tensor(Float32Array.from(d.data), { shape: d.shape });
 
 for (const c of golden.cases) {
-  test(`nn golden (ConvTranspose3d, per-axis pooling windows): ${c.name}`, () => {
+  test(`nn golden (ConvTranspose3d, per-axis windows and kernels, string paddings): ${c.name}`, () => {
     const before = torch.liveTensors();
     torch.tidy(() => {
       torch.manualSeed(c.seed);
@@ -136,6 +141,7 @@ test('pooling keeps the sizes as given and per axis; bad windows are named error
     kernelSize: [1, 3],
     stride: [2, 2],
     padding: [0, 1],
+    paddingExtra: [0, 0],
     dilation: [1, 1],
     outputPadding: [0, 0],
   });
@@ -148,6 +154,24 @@ test('pooling keeps the sizes as given and per axis; bad windows are named error
   assert.throws(
     () => new nn.Conv1d(1, 2, 3, { dilation: [0] }),
     /Conv1d: options\.dilation\[0\] must be an integer >= 1, got 0/,
+  );
+  // 'same': dilation (k - 1) zeros in all, the odd one after the input
+  const same = new nn.Conv2d(1, 1, [3, 4], { padding: 'same', dilation: [2, 1] });
+  assert.equal(same.padding, 'same');
+  assert.deepEqual(same.window.padding, [2, 1]);
+  assert.deepEqual(same.window.paddingExtra, [0, 1]);
+  same.dispose();
+  assert.throws(
+    () => new nn.Conv2d(1, 2, 3, { padding: 'same', stride: [1, 2] }),
+    /Conv2d: options\.padding must be a number when the stride is not 1 \('same' needs stride 1, got \[1,2\]\)/,
+  );
+  assert.throws(
+    () => new nn.Conv1d(1, 2, 3, { padding: 'full' as never }),
+    /Conv1d: options\.padding must be an integer >= 0, one per axis, 'same' or 'valid'/,
+  );
+  assert.throws(
+    () => new nn.ConvTranspose2d(1, 2, 3, { padding: 'same' as never }),
+    /ConvTranspose2d: options\.padding must be an integer >= 0 or one per spatial axis/,
   );
   assert.throws(
     () => new nn.Conv2d(1, 2, 3, { padding: [1, -1] }),

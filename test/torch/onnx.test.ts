@@ -129,6 +129,12 @@ test('convolutions with kernels and options per axis, and ConvTranspose3d', asyn
     [1, 2, 3, 4, 5],
     ['batch', 2, 4, 5, 14],
   );
+  // 'same' with an even kernel: the extra zero after the input becomes an asymmetric pad
+  await parity(
+    new nn.Conv2d(2, 3, [3, 4], { padding: 'same', dilation: [2, 1] }),
+    [2, 2, 6, 7],
+    ['batch', 3, 6, 7],
+  );
 });
 
 test('activations: leaky ReLU, SiLU, ELU, softplus (beta and a low threshold), softmax, log-softmax', async () => {

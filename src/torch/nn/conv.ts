@@ -4,7 +4,7 @@ import { empty } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
 import { checkOptions, perAxis, resetLinearLike, size } from './layer-util.js';
-import { ArgumentError, checksOf } from '../../util/arguments.js';
+import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
 
 /** A size of a 1-d convolution: a number or a one-element array, as PyTorch's int or (int,). */
 export type ConvSize1d = number | [number];
@@ -16,11 +16,13 @@ export type ConvSize3d = number | [number, number, number];
 /**
  * Options of the convolutions: stride, padding, dilation, groups (default 1, 0, 1, 1) and bias
  * (default true). stride, padding and dilation are one number for every spatial axis or an array
- * with one per axis, as PyTorch's int or tuple.
+ * with one per axis, as PyTorch's int or tuple. padding may also be `'valid'` (none) or `'same'`
+ * (the output as long as the input, stride 1 only; an odd total padding puts the extra element
+ * after the input, as PyTorch does).
  */
 export interface ConvOptions {
   stride?: number | number[];
-  padding?: number | number[];
+  padding?: number | number[] | 'same' | 'valid';
   dilation?: number | number[];
   groups?: number;
   bias?: boolean;
@@ -30,7 +32,10 @@ export interface ConvOptions {
 export interface ConvWindow {
   kernelSize: number[];
   stride: number[];
+  /** Zeros before the input on each axis (and after it, plus paddingExtra). */
   padding: number[];
+  /** Zeros after the input beyond `padding` (1 where `'same'` needs an odd total, else 0). */
+  paddingExtra: number[];
   dilation: number[];
   outputPadding: number[];
 }
@@ -43,7 +48,7 @@ abstract class ConvNd extends Module {
   /** The stride as given (default 1). */
   readonly stride: number | number[];
   /** The padding as given (default 0). */
-  readonly padding: number | number[];
+  readonly padding: number | number[] | 'same' | 'valid';
   /** The dilation as given (default 1). */
   readonly dilation: number | number[];
   readonly groups: number;
@@ -56,7 +61,7 @@ abstract class ConvNd extends Module {
     inChannels: number,
     outChannels: number,
     kernelSize: number | number[],
-    options: ConvTransposeOptions,
+    options: ConvOptions & { outputPadding?: number | number[] },
     transposed = false,
   ) {
     super();
@@ -70,11 +75,15 @@ abstract class ConvNd extends Module {
       value === undefined
         ? new Array<number>(dims).fill(fallback)
         : perAxis(c, value, `options.${key}`, dims, min);
+    const stride = axes(options.stride, 'stride', 1, 1);
+    const dilation = axes(options.dilation, 'dilation', 1, 1);
+    const padding = paddingPerAxis(c, options.padding, kernel, stride, dilation, transposed);
     const window: ConvWindow = {
       kernelSize: kernel,
-      stride: axes(options.stride, 'stride', 1, 1),
-      padding: axes(options.padding, 'padding', 0, 0),
-      dilation: axes(options.dilation, 'dilation', 1, 1),
+      stride,
+      padding: padding.begin,
+      paddingExtra: padding.extra,
+      dilation,
       outputPadding: transposed
         ? axes(options.outputPadding, 'outputPadding', 0, 0)
         : axes(undefined, '', 0, 0),
@@ -86,7 +95,7 @@ abstract class ConvNd extends Module {
           `${name}: outputPadding ${p} of spatial axis ${i} must be smaller than its stride (${window.stride[i]}) or dilation (${window.dilation[i]})`,
         );
     });
-    const copy = (v: number | number[]) => (Array.isArray(v) ? [...v] : v);
+    const copy = <V>(v: V | number[]): V | number[] => (Array.isArray(v) ? [...v] : v);
     this.kernelSize = copy(kernelSize);
     this.stride = copy(options.stride ?? 1);
     this.padding = copy(options.padding ?? 0);
@@ -119,9 +128,59 @@ abstract class ConvNd extends Module {
     ) => Tensor,
     x: Tensor,
   ): Tensor {
-    const { stride, padding, dilation } = this.window;
-    return op(x, this.weight, this.bias, stride, padding, dilation, this.groups);
+    const { stride, padding, paddingExtra, dilation } = this.window;
+    // 'same' with an odd total: the extra zero after the input, as PyTorch's _convolution_mode
+    // (constant_pad_nd lists the last axis first: before, after, then the axis before it)
+    const input = paddingExtra.some((e) => e > 0)
+      ? aten.constant_pad_nd(
+          x,
+          [...paddingExtra].reverse().flatMap((e) => [0, e]),
+          0,
+        )
+      : x;
+    try {
+      return op(input, this.weight, this.bias, stride, padding, dilation, this.groups);
+    } finally {
+      if (input !== x) input.dispose();
+    }
   }
+}
+
+/**
+ * The padding per axis: numbers as given, `'valid'` none, `'same'` dilation (k - 1) in all, half
+ * before the input (rounded down) and the rest after it. String paddings are the convolutions'
+ * only, at stride 1 for `'same'` (PyTorch refuses the rest too).
+ */
+function paddingPerAxis(
+  c: ArgumentChecks,
+  value: unknown,
+  kernel: number[],
+  stride: number[],
+  dilation: number[],
+  transposed: boolean,
+): { begin: number[]; extra: number[] } {
+  const dims = kernel.length;
+  const zeros = () => new Array<number>(dims).fill(0);
+  if (value === undefined) return { begin: zeros(), extra: zeros() };
+  if (typeof value !== 'string')
+    return { begin: perAxis(c, value, 'options.padding', dims, 0), extra: zeros() };
+  if (transposed || (value !== 'same' && value !== 'valid'))
+    c.fail(
+      'options.padding',
+      transposed
+        ? 'an integer >= 0 or one per spatial axis'
+        : `an integer >= 0, one per axis, 'same' or 'valid'`,
+      value,
+    );
+  if (value === 'valid') return { begin: zeros(), extra: zeros() };
+  if (stride.some((s) => s !== 1))
+    c.fail(
+      'options.padding',
+      `a number when the stride is not 1 ('same' needs stride 1, got ${JSON.stringify(stride)})`,
+      value,
+    );
+  const total = kernel.map((k, i) => dilation[i]! * (k - 1));
+  return { begin: total.map((t) => Math.floor(t / 2)), extra: total.map((t) => t % 2) };
 }
 
 /** A 1D convolution (torch.nn.Conv1d): input [batch, inChannels, length], output [batch, outChannels, length']. */
@@ -169,7 +228,9 @@ export class Conv3d extends ConvNd {
  * Options of the transposed convolutions: the convolution's, and outputPadding (default 0, per axis
  * smaller than the stride or the dilation) added to one side of the output.
  */
-export interface ConvTransposeOptions extends ConvOptions {
+export interface ConvTransposeOptions extends Omit<ConvOptions, 'padding'> {
+  /** Zeros taken off each side of the output: one number, or one per axis (no strings here). */
+  padding?: number | number[];
   outputPadding?: number | number[];
 }
 

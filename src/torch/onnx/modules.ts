@@ -77,7 +77,7 @@ function conv(
   name: string,
 ): string {
   // per axis, so rectangular kernels and per-axis options keep their shape ([begin..., end...] pads)
-  const { stride, padding, dilation, outputPadding } = m.window;
+  const { stride, padding, paddingExtra, dilation, outputPadding } = m.window;
   const inputs = [x, g.tensor(at(name, 'weight'), m.weight)];
   if (m.bias) inputs.push(g.tensor(at(name, 'bias'), m.bias));
   const transposed =
@@ -85,7 +85,7 @@ function conv(
   return g.node(transposed ? 'ConvTranspose' : 'Conv', inputs, {
     kernel_shape: { ints: m.weight.shape.slice(2) },
     strides: { ints: stride },
-    pads: { ints: padding.concat(padding) },
+    pads: { ints: padding.concat(padding.map((p, i) => p + paddingExtra[i]!)) },
     ...(transposed ? { output_padding: { ints: outputPadding } } : {}),
     dilations: { ints: dilation },
     group: { int: m.groups },
