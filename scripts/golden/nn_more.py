@@ -1,11 +1,10 @@
 #!/usr/bin/env python3
 """Writes test/golden/torch/nn_more.json: ConvTranspose3d, max and average pooling with windows
 that are not squares or cubes (a kernel size, stride and padding per axis), convolutions with
-kernels and options per axis, and the convolutions' 'same' and 'valid' paddings, from PyTorch 1.13,
-in
-the layer format of nn3d.json (scripts/golden/nn3d.py): the parameters initialised from a fixed
-seed, input, output, and the gradients of the input and every parameter. Tiny shapes, so the
-test stays light. Run: /usr/bin/python3 scripts/golden/nn_more.py"""
+kernels and options per axis, the convolutions' 'same' and 'valid' paddings and their padding
+modes, from PyTorch 1.13, in the layer format of nn3d.json (scripts/golden/nn3d.py): the
+parameters initialised from a fixed seed, input, output, and the gradients of the input and every
+parameter. Tiny shapes, so the test stays light. Run: /usr/bin/python3 scripts/golden/nn_more.py"""
 import json
 import os
 
@@ -73,6 +72,14 @@ layer_case("conv2d_same_dilation", lambda: nn.Conv2d(2, 2, (3, 4), padding="same
            [1, 2, 6, 7], seed=36)
 layer_case("conv3d_same", lambda: nn.Conv3d(1, 2, (2, 3, 1), padding="same", bias=False), [1, 1, 3, 4, 2], seed=37)
 layer_case("conv2d_valid", lambda: nn.Conv2d(2, 3, 3, padding="valid", stride=2), [1, 2, 7, 6], seed=38)
+# Padding modes other than zeros.
+layer_case("conv2d_reflect", lambda: nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"), [1, 2, 5, 6], seed=39)
+layer_case("conv1d_circular_same", lambda: nn.Conv1d(2, 2, 4, padding="same", padding_mode="circular"), [2, 2, 7],
+           seed=40)
+layer_case("conv3d_replicate", lambda: nn.Conv3d(1, 2, (1, 2, 3), padding=(0, 1, 1), padding_mode="replicate"),
+           [1, 1, 2, 3, 4], seed=41)
+layer_case("conv2d_reflect_rect_stride",
+           lambda: nn.Conv2d(1, 2, (3, 2), stride=(2, 1), padding=(1, 1), padding_mode="reflect"), [1, 1, 6, 5], seed=42)
 
 with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "nn_more.json"), "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f)

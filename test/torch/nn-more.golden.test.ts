@@ -1,5 +1,5 @@
 // ConvTranspose3d, pooling windows and convolution kernels that are not squares or cubes, and the
-// convolutions' 'same' and 'valid' paddings against PyTorch 1.13
+// convolutions' 'same' and 'valid' paddings and padding modes against PyTorch 1.13
 // (test/golden/torch/nn_more.json, from scripts/golden/nn_more.py): same-seed initialisation,
 // outputs, input and parameter gradients; then the named errors of bad windows (their ONNX forms:
 // test/torch/onnx.test.ts).
@@ -58,6 +58,11 @@ const makers: Record<string, () => nn.Layer> = {
   conv2d_same_dilation: () => new nn.Conv2d(2, 2, [3, 4], { padding: 'same', dilation: [2, 1] }),
   conv3d_same: () => new nn.Conv3d(1, 2, [2, 3, 1], { padding: 'same', bias: false }),
   conv2d_valid: () => new nn.Conv2d(2, 3, 3, { padding: 'valid', stride: 2 }),
+  conv2d_reflect: () => new nn.Conv2d(2, 3, 3, { padding: 1, paddingMode: 'reflect' }),
+  conv1d_circular_same: () => new nn.Conv1d(2, 2, 4, { padding: 'same', paddingMode: 'circular' }),
+  conv3d_replicate: () => new nn.Conv3d(1, 2, [1, 2, 3], { padding: [0, 1, 1], paddingMode: 'replicate' }),
+  conv2d_reflect_rect_stride: () =>
+    new nn.Conv2d(1, 2, [3, 2], { stride: [2, 1], padding: [1, 1], paddingMode: 'reflect' }),
 };
 
 test('every golden case has a maker', () => {
@@ -67,7 +72,7 @@ test('every golden case has a maker', () => {
 const f32 = (d: Data) => torch.tensor(Float32Array.from(d.data), { shape: d.shape });
 
 for (const c of golden.cases) {
-  test(`nn golden (ConvTranspose3d, per-axis windows and kernels, string paddings): ${c.name}`, () => {
+  test(`nn golden (ConvTranspose3d, per-axis windows and kernels, paddings): ${c.name}`, () => {
     const before = torch.liveTensors();
     torch.tidy(() => {
       torch.manualSeed(c.seed);
@@ -172,6 +177,14 @@ test('pooling keeps the sizes as given and per axis; bad windows are named error
   assert.throws(
     () => new nn.ConvTranspose2d(1, 2, 3, { padding: 'same' as never }),
     /ConvTranspose2d: options\.padding must be an integer >= 0 or one per spatial axis/,
+  );
+  assert.throws(
+    () => new nn.Conv2d(1, 2, 3, { paddingMode: 'mirror' as never }),
+    /Conv2d: options\.paddingMode must be 'zeros', 'reflect', 'replicate' or 'circular', got 'mirror'/,
+  );
+  assert.throws(
+    () => new nn.ConvTranspose1d(1, 2, 3, { paddingMode: 'reflect' } as never),
+    /ConvTranspose1d: options\.paddingMode must be 'zeros' \(the transposed convolutions pad with zeros only\)/,
   );
   assert.throws(
     () => new nn.Conv2d(1, 2, 3, { padding: [1, -1] }),

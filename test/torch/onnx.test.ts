@@ -135,6 +135,24 @@ test('convolutions with kernels and options per axis, and ConvTranspose3d', asyn
     [2, 2, 6, 7],
     ['batch', 3, 6, 7],
   );
+  // padding modes: Pad (reflect, edge) before a convolution without padding
+  await parity(
+    new nn.Sequential(
+      new nn.Conv2d(2, 3, [3, 4], { padding: 'same', paddingMode: 'reflect' }),
+      new nn.Conv2d(3, 2, 3, { stride: [2, 1], padding: [1, 2], paddingMode: 'replicate' }),
+    ),
+    [2, 2, 6, 7],
+    ['batch', 2, 3, 9],
+  );
+  const g = new onnx.OnnxGraph();
+  const circular = new nn.Conv1d(2, 2, 3, { padding: 1, paddingMode: 'circular' });
+  assert.throws(
+    () => onnx.moduleToOnnx(circular, g, g.input('x', ['batch', 2, 8]), 'm'),
+    (e: Error) =>
+      e instanceof onnx.OnnxExportError &&
+      /^Conv1d \('m'\) with paddingMode 'circular' has no ONNX mapping/.test(e.message),
+  );
+  circular.dispose();
 });
 
 test('activations: leaky ReLU, SiLU, ELU, softplus (beta and a low threshold), softmax, log-softmax', async () => {

@@ -26,7 +26,15 @@ export interface ConvOptions {
   dilation?: number | number[];
   groups?: number;
   bias?: boolean;
+  /**
+   * What the padding holds (PyTorch's padding_mode): zeros (the default), or the input reflected,
+   * its edge replicated, or wrapped around (circular).
+   */
+  paddingMode?: ConvPaddingMode;
 }
+
+/** The values a convolution pads its input with (PyTorch's padding_mode). */
+export type ConvPaddingMode = 'zeros' | 'reflect' | 'replicate' | 'circular';
 
 /** A convolution's sizes per spatial axis (outputPadding all 0 but for the transposed ones). */
 export interface ConvWindow {
@@ -52,6 +60,8 @@ abstract class ConvNd extends Module {
   /** The dilation as given (default 1). */
   readonly dilation: number | number[];
   readonly groups: number;
+  /** What the padding holds (default zeros). */
+  readonly paddingMode: ConvPaddingMode;
   /** kernelSize, stride, padding, dilation and outputPadding per spatial axis. */
   readonly window: ConvWindow;
 
@@ -102,6 +112,16 @@ abstract class ConvNd extends Module {
     this.dilation = copy(options.dilation ?? 1);
     this.groups = options.groups ?? 1;
     this.window = window;
+    const mode = options.paddingMode ?? 'zeros';
+    if (!['zeros', 'reflect', 'replicate', 'circular'].includes(mode) || (transposed && mode !== 'zeros'))
+      c.fail(
+        'options.paddingMode',
+        transposed
+          ? `'zeros' (the transposed convolutions pad with zeros only)`
+          : `'zeros', 'reflect', 'replicate' or 'circular'`,
+        mode,
+      );
+    this.paddingMode = mode;
     if (inChannels % this.groups !== 0 || outChannels % this.groups !== 0) {
       throw new ArgumentError(
         `${name}: in (${inChannels}) and out (${outChannels}) channels must be divisible by groups (${this.groups})`,
@@ -129,17 +149,24 @@ abstract class ConvNd extends Module {
     x: Tensor,
   ): Tensor {
     const { stride, padding, paddingExtra, dilation } = this.window;
-    // 'same' with an odd total: the extra zero after the input, as PyTorch's _convolution_mode
-    // (constant_pad_nd lists the last axis first: before, after, then the axis before it)
-    const input = paddingExtra.some((e) => e > 0)
-      ? aten.constant_pad_nd(
-          x,
-          [...paddingExtra].reverse().flatMap((e) => [0, e]),
-          0,
-        )
-      : x;
+    // constant_pad_nd and pad list the last axis first: before, after, then the axis before it
+    const pads = (before: number[]) =>
+      before
+        .map((p, i) => [p, p + paddingExtra[i]!])
+        .reverse()
+        .flat();
+    let input = x;
+    let convPadding = padding;
+    if (this.paddingMode !== 'zeros') {
+      // as PyTorch: the whole padding made with the mode, then the convolution without any
+      input = aten.pad(x, pads(padding), this.paddingMode, null);
+      convPadding = padding.map(() => 0);
+    } else if (paddingExtra.some((e) => e > 0)) {
+      // 'same' with an odd total: the extra zero after the input, as PyTorch's _convolution_mode
+      input = aten.constant_pad_nd(x, pads(padding.map(() => 0)), 0);
+    }
     try {
-      return op(input, this.weight, this.bias, stride, padding, dilation, this.groups);
+      return op(input, this.weight, this.bias, stride, convPadding, dilation, this.groups);
     } finally {
       if (input !== x) input.dispose();
     }

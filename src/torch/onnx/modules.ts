@@ -78,14 +78,30 @@ function conv(
 ): string {
   // per axis, so rectangular kernels and per-axis options keep their shape ([begin..., end...] pads)
   const { stride, padding, paddingExtra, dilation, outputPadding } = m.window;
-  const inputs = [x, g.tensor(at(name, 'weight'), m.weight)];
+  const ends = padding.map((p, i) => p + paddingExtra[i]!);
+  let input = x;
+  let pads = padding.concat(ends);
+  if (m.paddingMode !== 'zeros') {
+    // opset 17's Pad has reflect and edge; wrapping around arrived in opset 19
+    if (m.paddingMode === 'circular')
+      throw new OnnxExportError(
+        `${m.constructor.name} ('${name}') with paddingMode 'circular' has no ONNX mapping at opset 17 (Pad's wrap mode is opset 19)`,
+      );
+    // Pad lists every axis's begins, then every axis's ends; batch and channels get none
+    const none = [0, 0];
+    input = g.node('Pad', [x, g.ints(at(name, 'pads'), [...none, ...padding, ...none, ...ends])], {
+      mode: { string: m.paddingMode === 'reflect' ? 'reflect' : 'edge' },
+    });
+    pads = pads.map(() => 0);
+  }
+  const inputs = [input, g.tensor(at(name, 'weight'), m.weight)];
   if (m.bias) inputs.push(g.tensor(at(name, 'bias'), m.bias));
   const transposed =
     m instanceof nn.ConvTranspose1d || m instanceof nn.ConvTranspose2d || m instanceof nn.ConvTranspose3d;
   return g.node(transposed ? 'ConvTranspose' : 'Conv', inputs, {
     kernel_shape: { ints: m.weight.shape.slice(2) },
     strides: { ints: stride },
-    pads: { ints: padding.concat(padding.map((p, i) => p + paddingExtra[i]!)) },
+    pads: { ints: pads },
     ...(transposed ? { output_padding: { ints: outputPadding } } : {}),
     dilations: { ints: dilation },
     group: { int: m.groups },
