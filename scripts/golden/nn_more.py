@@ -2,9 +2,10 @@
 """Writes test/golden/torch/nn_more.json: ConvTranspose3d, max and average pooling with windows
 that are not squares or cubes (a kernel size, stride and padding per axis), convolutions with
 kernels and options per axis, the convolutions' 'same' and 'valid' paddings and their padding
-modes, from PyTorch 1.13, in the layer format of nn3d.json (scripts/golden/nn3d.py): the
-parameters initialised from a fixed seed, input, output, and the gradients of the input and every
-parameter. Tiny shapes, so the test stays light. Run: /usr/bin/python3 scripts/golden/nn_more.py"""
+modes, and the pools' dilation, ceil_mode, count_include_pad and divisor_override, from PyTorch
+1.13, in the layer format of nn3d.json (scripts/golden/nn3d.py): the parameters initialised from a
+fixed seed, input, output, and the gradients of the input and every parameter. Tiny shapes, so the
+test stays light. Run: /usr/bin/python3 scripts/golden/nn_more.py"""
 import json
 import os
 
@@ -80,6 +81,18 @@ layer_case("conv3d_replicate", lambda: nn.Conv3d(1, 2, (1, 2, 3), padding=(0, 1,
            [1, 1, 2, 3, 4], seed=41)
 layer_case("conv2d_reflect_rect_stride",
            lambda: nn.Conv2d(1, 2, (3, 2), stride=(2, 1), padding=(1, 1), padding_mode="reflect"), [1, 1, 6, 5], seed=42)
+
+# The pools' options: dilation, ceil_mode (with a last window that would start in the right
+# padding, which PyTorch drops), count_include_pad and divisor_override.
+layer_case("maxpool2d_dilation_ceil",
+           lambda: nn.MaxPool2d((3, 2), stride=(2, 1), padding=(1, 0), dilation=(2, 1), ceil_mode=True),
+           [1, 2, 7, 5], seed=43)
+layer_case("maxpool1d_ceil_edge", lambda: nn.MaxPool1d(2, 3, 1, ceil_mode=True), [1, 2, 5], seed=44)
+layer_case("avgpool2d_ceil_nocount",
+           lambda: nn.AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False), [1, 2, 6, 5], seed=45)
+layer_case("avgpool1d_ceil_nocount", lambda: nn.AvgPool1d(3, 2, 1, ceil_mode=True, count_include_pad=False),
+           [2, 1, 8], seed=46)
+layer_case("avgpool3d_divisor", lambda: nn.AvgPool3d(2, 1, 0, divisor_override=3), [1, 1, 3, 3, 2], seed=47)
 
 with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "nn_more.json"), "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f)

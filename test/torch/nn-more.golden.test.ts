@@ -63,6 +63,12 @@ const makers: Record<string, () => nn.Layer> = {
   conv3d_replicate: () => new nn.Conv3d(1, 2, [1, 2, 3], { padding: [0, 1, 1], paddingMode: 'replicate' }),
   conv2d_reflect_rect_stride: () =>
     new nn.Conv2d(1, 2, [3, 2], { stride: [2, 1], padding: [1, 1], paddingMode: 'reflect' }),
+  maxpool2d_dilation_ceil: () =>
+    new nn.MaxPool2d([3, 2], [2, 1], [1, 0], { dilation: [2, 1], ceilMode: true }),
+  maxpool1d_ceil_edge: () => new nn.MaxPool1d(2, 3, 1, { ceilMode: true }),
+  avgpool2d_ceil_nocount: () => new nn.AvgPool2d(3, 2, 1, { ceilMode: true, countIncludePad: false }),
+  avgpool1d_ceil_nocount: () => new nn.AvgPool1d(3, 2, 1, { ceilMode: true, countIncludePad: false }),
+  avgpool3d_divisor: () => new nn.AvgPool3d(2, 1, 0, { divisorOverride: 3 }),
 };
 
 test('every golden case has a maker', () => {
@@ -105,11 +111,12 @@ test('pooling keeps the sizes as given and per axis; bad windows are named error
   const pool = new nn.AvgPool2d([3, 2], null, [1, 0]);
   assert.deepEqual(pool.kernelSize, [3, 2]);
   assert.deepEqual(pool.stride, [3, 2], 'the stride defaults to the kernel size');
-  assert.deepEqual(pool.window, { kernelSize: [3, 2], stride: [3, 2], padding: [1, 0] });
+  assert.deepEqual(pool.window, { kernelSize: [3, 2], stride: [3, 2], padding: [1, 0], dilation: [1, 1] });
   assert.deepEqual(new nn.MaxPool3d(2, [1, 2, 1]).window, {
     kernelSize: [2, 2, 2],
     stride: [1, 2, 1],
     padding: [0, 0, 0],
+    dilation: [1, 1, 1],
   });
   assert.throws(
     () => new nn.MaxPool2d([2, 3, 4] as never),
@@ -177,6 +184,31 @@ test('pooling keeps the sizes as given and per axis; bad windows are named error
   assert.throws(
     () => new nn.ConvTranspose2d(1, 2, 3, { padding: 'same' as never }),
     /ConvTranspose2d: options\.padding must be an integer >= 0 or one per spatial axis/,
+  );
+  // the pools' options
+  const dilated = new nn.MaxPool2d(3, 1, [2, 1], { dilation: [2, 1] });
+  assert.deepEqual(dilated.window.dilation, [2, 1]);
+  assert.deepEqual(dilated.dilation, [2, 1]);
+  assert.equal(new nn.AvgPool2d(2).countIncludePad, true, 'PyTorch counts the padding by default');
+  assert.throws(
+    () => new nn.MaxPool2d(3, 1, [3, 1], { dilation: [2, 1] }),
+    /MaxPool2d: padding 3 of spatial axis 0 must be at most half the dilated kernel size 5 \(rounded down\)/,
+  );
+  assert.throws(
+    () => new nn.AvgPool1d(3, 1, 0, { divisorOverride: 2 }),
+    /AvgPool1d: options\.divisorOverride must be null \(AvgPool1d has none, as in PyTorch\), got 2/,
+  );
+  assert.throws(
+    () => new nn.AvgPool2d(3, 1, 0, { divisorOverride: 0 }),
+    /AvgPool2d: options\.divisorOverride must be an integer >= 1, got 0/,
+  );
+  assert.throws(
+    () => new nn.AvgPool2d(3, 1, 0, { countIncludePad: 'no' as never }),
+    /AvgPool2d: options\.countIncludePad must be true or false/,
+  );
+  assert.throws(
+    () => new nn.MaxPool3d(2, 1, 0, { ceilMode: 1 as never }),
+    /MaxPool3d: options\.ceilMode must be true or false/,
   );
   assert.throws(
     () => new nn.Conv2d(1, 2, 3, { paddingMode: 'mirror' as never }),

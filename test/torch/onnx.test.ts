@@ -155,6 +155,28 @@ test('convolutions with kernels and options per axis, and ConvTranspose3d', asyn
   circular.dispose();
 });
 
+test("pools' options: dilation, ceilMode (PyTorch's last-window rule), countIncludePad", async () => {
+  await parity(
+    new nn.Sequential(
+      new nn.MaxPool2d([3, 2], [2, 1], [1, 0], { dilation: [2, 1], ceilMode: true }),
+      new nn.AvgPool2d(3, 2, 1, { ceilMode: true, countIncludePad: false }),
+    ),
+    [1, 2, 9, 6],
+    ['batch', 2, 3, 3],
+  );
+  // length 5, window 2, stride 3, padding 1: ceil gives 3 windows, the last starting in the
+  // right padding, which PyTorch drops
+  await parity(new nn.MaxPool1d(2, 3, 1, { ceilMode: true }), [1, 2, 5], ['batch', 2, 2]);
+  const g = new onnx.OnnxGraph();
+  const pool = new nn.AvgPool2d(2, 1, 0, { divisorOverride: 3 });
+  assert.throws(
+    () => onnx.moduleToOnnx(pool, g, g.input('x', ['batch', 1, 4, 4]), 'p'),
+    (e: Error) =>
+      e instanceof onnx.OnnxExportError &&
+      /^AvgPool2d \('p'\) with divisorOverride has no ONNX mapping/.test(e.message),
+  );
+});
+
 test('activations: leaky ReLU, SiLU, ELU, softplus (beta and a low threshold), softmax, log-softmax', async () => {
   await parity(
     new nn.Sequential(

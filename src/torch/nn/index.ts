@@ -2,6 +2,7 @@ export { Module } from './module.js';
 export * from './layers.js';
 export * from './conv.js';
 export * from './activation.js';
+export * from './pooling.js';
 export * from './recurrent.js';
 export {
   MultiheadAttention,

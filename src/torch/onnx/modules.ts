@@ -190,15 +190,25 @@ function pool(
   g: OnnxGraph,
   x: string,
   op: 'MaxPool' | 'AveragePool',
+  name: string,
 ): string {
   // per axis, so rectangular windows keep their shape ([begin..., end...] pads)
-  const { kernelSize, stride, padding } = m.window;
+  const { kernelSize, stride, padding, dilation } = m.window;
+  const average = m instanceof nn.AvgPool1d || m instanceof nn.AvgPool2d || m instanceof nn.AvgPool3d;
+  if (average && m.divisorOverride !== null)
+    throw new OnnxExportError(
+      `${m.constructor.name} ('${name}') with divisorOverride has no ONNX mapping (AveragePool divides by the window)`,
+    );
   return g.node(op, [x], {
     kernel_shape: { ints: kernelSize },
     strides: { ints: stride },
     pads: { ints: padding.concat(padding) },
-    // libtorch's average pooling counts the zero padding (count_include_pad), as torch's default.
-    ...(op === 'AveragePool' ? { count_include_pad: { int: 1 } } : {}),
+    ceil_mode: { int: m.ceilMode ? 1 : 0 },
+    ...(average
+      ? { count_include_pad: { int: m.countIncludePad ? 1 : 0 } }
+      : dilation.some((d) => d !== 1)
+        ? { dilations: { ints: dilation } }
+        : {}),
   });
 }
 
@@ -301,12 +311,12 @@ const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][
       return g.node('Flatten', [x], { axis: { int: m.startDim } });
     },
   ],
-  [nn.MaxPool1d, (m: nn.MaxPool1d, g, x) => pool(m, g, x, 'MaxPool')],
-  [nn.MaxPool2d, (m: nn.MaxPool2d, g, x) => pool(m, g, x, 'MaxPool')],
-  [nn.MaxPool3d, (m: nn.MaxPool3d, g, x) => pool(m, g, x, 'MaxPool')],
-  [nn.AvgPool1d, (m: nn.AvgPool1d, g, x) => pool(m, g, x, 'AveragePool')],
-  [nn.AvgPool2d, (m: nn.AvgPool2d, g, x) => pool(m, g, x, 'AveragePool')],
-  [nn.AvgPool3d, (m: nn.AvgPool3d, g, x) => pool(m, g, x, 'AveragePool')],
+  [nn.MaxPool1d, (m: nn.MaxPool1d, g, x, name) => pool(m, g, x, 'MaxPool', name)],
+  [nn.MaxPool2d, (m: nn.MaxPool2d, g, x, name) => pool(m, g, x, 'MaxPool', name)],
+  [nn.MaxPool3d, (m: nn.MaxPool3d, g, x, name) => pool(m, g, x, 'MaxPool', name)],
+  [nn.AvgPool1d, (m: nn.AvgPool1d, g, x, name) => pool(m, g, x, 'AveragePool', name)],
+  [nn.AvgPool2d, (m: nn.AvgPool2d, g, x, name) => pool(m, g, x, 'AveragePool', name)],
+  [nn.AvgPool3d, (m: nn.AvgPool3d, g, x, name) => pool(m, g, x, 'AveragePool', name)],
   [nn.AdaptiveAvgPool1d, adaptive],
   [nn.AdaptiveAvgPool2d, adaptive],
   [nn.AdaptiveAvgPool3d, adaptive],
