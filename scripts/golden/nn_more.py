@@ -2,10 +2,11 @@
 """Writes test/golden/torch/nn_more.json: ConvTranspose3d, max and average pooling with windows
 that are not squares or cubes (a kernel size, stride and padding per axis), convolutions with
 kernels and options per axis, the convolutions' 'same' and 'valid' paddings and their padding
-modes, and the pools' dilation, ceil_mode, count_include_pad and divisor_override, from PyTorch
-1.13, in the layer format of nn3d.json (scripts/golden/nn3d.py): the parameters initialised from a
-fixed seed, input, output, and the gradients of the input and every parameter. Tiny shapes, so the
-test stays light. Run: /usr/bin/python3 scripts/golden/nn_more.py"""
+modes, the pools' dilation, ceil_mode, count_include_pad and divisor_override, and max pooling
+with indices undone by MaxUnpool, from PyTorch 1.13, in the layer format of nn3d.json
+(scripts/golden/nn3d.py): the parameters initialised from a fixed seed, input, output, and the
+gradients of the input and every parameter. Tiny shapes, so the test stays light.
+Run: /usr/bin/python3 scripts/golden/nn_more.py"""
 import json
 import os
 
@@ -93,6 +94,27 @@ layer_case("avgpool2d_ceil_nocount",
 layer_case("avgpool1d_ceil_nocount", lambda: nn.AvgPool1d(3, 2, 1, ceil_mode=True, count_include_pad=False),
            [2, 1, 8], seed=46)
 layer_case("avgpool3d_divisor", lambda: nn.AvgPool3d(2, 1, 0, divisor_override=3), [1, 1, 3, 3, 2], seed=47)
+
+
+
+class PoolUnpool(nn.Module):
+    """A max pool with return_indices, then MaxUnpool back to the input's size (or a given one)."""
+
+    def __init__(self, pool, unpool, size=None):
+        super().__init__()
+        self.pool, self.unpool, self.size = pool, unpool, size
+
+    def forward(self, x):
+        y, i = self.pool(x)
+        return self.unpool(y, i, output_size=self.size if self.size is not None else x.shape)
+
+
+layer_case("unpool1d", lambda: PoolUnpool(nn.MaxPool1d(3, 2, 1, return_indices=True), nn.MaxUnpool1d(3, 2, 1)),
+           [2, 2, 9], seed=48)
+layer_case("unpool2d_rect", lambda: PoolUnpool(nn.MaxPool2d((2, 3), (2, 2), return_indices=True),
+                                               nn.MaxUnpool2d((2, 3), (2, 2)), size=[5, 7]), [1, 2, 5, 7], seed=49)
+layer_case("unpool3d", lambda: PoolUnpool(nn.MaxPool3d(2, 2, return_indices=True), nn.MaxUnpool3d(2, 2)),
+           [1, 1, 4, 4, 5], seed=50)
 
 with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "nn_more.json"), "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f)

@@ -1,5 +1,6 @@
 // ConvTranspose3d, pooling windows and convolution kernels that are not squares or cubes, and the
-// convolutions' 'same' and 'valid' paddings and padding modes against PyTorch 1.13
+// convolutions' 'same' and 'valid' paddings and padding modes, the pools' options and MaxUnpool
+// against PyTorch 1.13
 // (test/golden/torch/nn_more.json, from scripts/golden/nn_more.py): same-seed initialisation,
 // outputs, input and parameter gradients; then the named errors of bad windows (their ONNX forms:
 // test/torch/onnx.test.ts).
@@ -28,6 +29,23 @@ interface LayerCase {
 const golden = JSON.parse(readFileSync(join(goldenDir, 'torch', 'nn_more.json'), 'utf8')) as {
   cases: LayerCase[];
 };
+
+/** A max pool with its indices, then MaxUnpool back to the input's size (or a given one). */
+class PoolUnpool extends nn.Module {
+  constructor(
+    readonly pool: nn.MaxPool1d | nn.MaxPool2d | nn.MaxPool3d,
+    readonly unpool: nn.MaxUnpool1d | nn.MaxUnpool2d | nn.MaxUnpool3d,
+    readonly size?: number[],
+  ) {
+    super();
+  }
+  forward(x: torch.Tensor): torch.Tensor {
+    return torch.tidy(() => {
+      const [y, indices] = this.pool.forwardWithIndices(x);
+      return this.unpool.forward(y, indices, this.size ?? x.shape);
+    });
+  }
+}
 
 const makers: Record<string, () => nn.Layer> = {
   convtranspose3d: () => new nn.ConvTranspose3d(2, 3, 3, { stride: 2, padding: 1, outputPadding: 1 }),
@@ -69,6 +87,10 @@ const makers: Record<string, () => nn.Layer> = {
   avgpool2d_ceil_nocount: () => new nn.AvgPool2d(3, 2, 1, { ceilMode: true, countIncludePad: false }),
   avgpool1d_ceil_nocount: () => new nn.AvgPool1d(3, 2, 1, { ceilMode: true, countIncludePad: false }),
   avgpool3d_divisor: () => new nn.AvgPool3d(2, 1, 0, { divisorOverride: 3 }),
+  unpool1d: () => new PoolUnpool(new nn.MaxPool1d(3, 2, 1), new nn.MaxUnpool1d(3, 2, 1)),
+  unpool2d_rect: () =>
+    new PoolUnpool(new nn.MaxPool2d([2, 3], [2, 2]), new nn.MaxUnpool2d([2, 3], [2, 2]), [5, 7]),
+  unpool3d: () => new PoolUnpool(new nn.MaxPool3d(2, 2), new nn.MaxUnpool3d(2, 2)),
 };
 
 test('every golden case has a maker', () => {
@@ -210,6 +232,21 @@ test('pooling keeps the sizes as given and per axis; bad windows are named error
     () => new nn.MaxPool3d(2, 1, 0, { ceilMode: 1 as never }),
     /MaxPool3d: options\.ceilMode must be true or false/,
   );
+  // MaxUnpool: the default size, a given one, and an outputSize outside what a pool allows
+  torch.tidy(() => {
+    const pool = new nn.MaxPool2d(2);
+    const [y4, i4] = pool.forwardWithIndices(torch.arange(0, 16).float().reshape(1, 1, 4, 4));
+    assert.equal(i4.dtype, 'int64');
+    assert.deepEqual(i4.toNumbers(), [5, 7, 13, 15]);
+    assert.deepEqual(new nn.MaxUnpool2d(2).forward(y4, i4).shape, [1, 1, 4, 4]);
+    const [y5, i5] = pool.forwardWithIndices(torch.arange(0, 20).float().reshape(1, 1, 4, 5));
+    assert.deepEqual(new nn.MaxUnpool2d(2).forward(y5, i5, [1, 1, 4, 5]).shape, [1, 1, 4, 5]);
+    assert.throws(
+      () => new nn.MaxUnpool2d(2).forward(y5, i5, [6, 4]),
+      /MaxUnpool2d: outputSize \[6,4\] is not a size a pool gives this input from: spatial axis 0 must lie between 2 and 6, exclusive/,
+    );
+    assert.throws(() => new nn.MaxUnpool2d(2).forward(y5, i5, [4]), /MaxUnpool2d: outputSize has 1 sizes/);
+  });
   assert.throws(
     () => new nn.Conv2d(1, 2, 3, { paddingMode: 'mirror' as never }),
     /Conv2d: options\.paddingMode must be 'zeros', 'reflect', 'replicate' or 'circular', got 'mirror'/,

@@ -267,6 +267,7 @@ test('layers without an ONNX form are named errors', () => {
       (e: Error) => e instanceof onnx.OnnxExportError && pattern.test(e.message),
     );
   named(new nn.Embedding(10, 4), /^Embedding \('m'\) has no ONNX mapping/);
+  named(new nn.MaxUnpool2d(2), /^MaxUnpool2d \('m'\) has no ONNX mapping/);
   named(new nn.AdaptiveAvgPool2d(2), /AdaptiveAvgPool2d \('m'\) to an output size of 2 has no ONNX mapping/);
   named(
     new nn.AdaptiveAvgPool3d([1, 2, 1]),

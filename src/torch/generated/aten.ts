@@ -1661,6 +1661,44 @@ export function max_pool3d(self_: Tensor, kernel_size: number | number[], stride
   return wrap(native.call(op_max_pool3d, self_.handle, kernel_size, stride, padding, dilation, ceil_mode) as number);
 }
 
+let op_max_pool1d_with_indices = -1;
+/** `aten::max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> (Tensor, Tensor)` */
+export function max_pool1d_with_indices(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], dilation?: number | number[], ceil_mode?: boolean): [Tensor, Tensor] {
+  if (op_max_pool1d_with_indices < 0) op_max_pool1d_with_indices = native.resolve('aten::max_pool1d_with_indices', '');
+  const r = native.call(op_max_pool1d_with_indices, self_.handle, kernel_size, stride, padding, dilation, ceil_mode) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_max_pool2d_with_indices = -1;
+/** `aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)` */
+export function max_pool2d_with_indices(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], dilation?: number | number[], ceil_mode?: boolean): [Tensor, Tensor] {
+  if (op_max_pool2d_with_indices < 0) op_max_pool2d_with_indices = native.resolve('aten::max_pool2d_with_indices', '');
+  const r = native.call(op_max_pool2d_with_indices, self_.handle, kernel_size, stride, padding, dilation, ceil_mode) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_max_pool3d_with_indices = -1;
+/** `aten::max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)` */
+export function max_pool3d_with_indices(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], dilation?: number | number[], ceil_mode?: boolean): [Tensor, Tensor] {
+  if (op_max_pool3d_with_indices < 0) op_max_pool3d_with_indices = native.resolve('aten::max_pool3d_with_indices', '');
+  const r = native.call(op_max_pool3d_with_indices, self_.handle, kernel_size, stride, padding, dilation, ceil_mode) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_max_unpool2d = -1;
+/** `aten::max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor` */
+export function max_unpool2d(self_: Tensor, indices: Tensor, output_size: number | number[]): Tensor {
+  if (op_max_unpool2d < 0) op_max_unpool2d = native.resolve('aten::max_unpool2d', '');
+  return wrap(native.call(op_max_unpool2d, self_.handle, indices.handle, output_size) as number);
+}
+
+let op_max_unpool3d = -1;
+/** `aten::max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor` */
+export function max_unpool3d(self_: Tensor, indices: Tensor, output_size: number | number[], stride: number | number[], padding: number | number[]): Tensor {
+  if (op_max_unpool3d < 0) op_max_unpool3d = native.resolve('aten::max_unpool3d', '');
+  return wrap(native.call(op_max_unpool3d, self_.handle, indices.handle, output_size, stride, padding) as number);
+}
+
 let op_avg_pool1d = -1;
 /** `aten::avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor` */
 export function avg_pool1d(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], ceil_mode?: boolean, count_include_pad?: boolean): Tensor {

@@ -22,7 +22,7 @@ export type PoolSize2d = number | [number, number];
 /** A size of a 3-d pooling layer: one number for every axis, or [D, H, W]. */
 export type PoolSize3d = number | [number, number, number];
 
-/** Options of the max pools (PyTorch's dilation and ceil_mode; return_indices is not supported). */
+/** Options of the max pools (PyTorch's dilation and ceil_mode; its return_indices is forwardWithIndices). */
 export interface MaxPoolOptions {
   /** Spacing of the window's elements: one number, or one per axis (default 1). */
   dilation?: number | number[];
@@ -115,6 +115,19 @@ abstract class MaxPooling extends Pooling {
     const { kernelSize, stride, padding, dilation } = this.window;
     return op(x, kernelSize, stride, padding, dilation, this.ceilMode);
   }
+  /**
+   * The pooled values and, for each, the flat index of its maximum within its input plane
+   * (int64, the output's shape): PyTorch's `return_indices=True`, what MaxUnpool takes.
+   */
+  abstract forwardWithIndices(x: Tensor): [Tensor, Tensor];
+  /** The ATen call returning the indices too. */
+  protected poolWithIndices(
+    op: (x: Tensor, k: number[], s: number[], p: number[], d: number[], ceil: boolean) => [Tensor, Tensor],
+    x: Tensor,
+  ): [Tensor, Tensor] {
+    const { kernelSize, stride, padding, dilation } = this.window;
+    return op(x, kernelSize, stride, padding, dilation, this.ceilMode);
+  }
 }
 
 /** The average pools: whether padding counts in the mean, and a fixed divisor. */
@@ -161,6 +174,10 @@ export class MaxPool1d extends MaxPooling {
   forward(x: Tensor): Tensor {
     return this.pool(aten.max_pool1d, x);
   }
+  /** The pooled values and the flat indices of their maxima (see MaxPooling). */
+  forwardWithIndices(x: Tensor): [Tensor, Tensor] {
+    return this.poolWithIndices(aten.max_pool1d_with_indices, x);
+  }
 }
 /**
  * 2D max pooling over [batch, channels, H, W] ([channels, H, W] unbatched) (torch.nn.MaxPool2d):
@@ -180,6 +197,10 @@ export class MaxPool2d extends MaxPooling {
   forward(x: Tensor): Tensor {
     return this.pool(aten.max_pool2d, x);
   }
+  /** The pooled values and the flat indices of their maxima (see MaxPooling). */
+  forwardWithIndices(x: Tensor): [Tensor, Tensor] {
+    return this.poolWithIndices(aten.max_pool2d_with_indices, x);
+  }
 }
 /** 3D max pooling over [batch, channels, D, H, W] ([channels, D, H, W] unbatched), windows [kD, kH, kW] or one number for all three (torch.nn.MaxPool3d). */
 export class MaxPool3d extends MaxPooling {
@@ -194,6 +215,10 @@ export class MaxPool3d extends MaxPooling {
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return this.pool(aten.max_pool3d, x);
+  }
+  /** The pooled values and the flat indices of their maxima (see MaxPooling). */
+  forwardWithIndices(x: Tensor): [Tensor, Tensor] {
+    return this.poolWithIndices(aten.max_pool3d_with_indices, x);
   }
 }
 /** 1D average pooling over [batch, channels, length], the padding counted in the mean unless countIncludePad is false (torch.nn.AvgPool1d). */
@@ -239,6 +264,112 @@ export class AvgPool3d extends AvgPooling {
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.avg_pool3d(x, ...this.args(), this.divisorOverride);
+  }
+}
+/**
+ * The inverse of a max pool (torch.nn.MaxUnpool1d/2d/3d): each value put back at the flat index its
+ * max pool gave, zeros elsewhere. The output size per axis defaults to (n - 1) stride - 2 padding +
+ * kernelSize; `outputSize` (the spatial sizes, or the whole shape) chooses among the sizes a pool
+ * could have come from, as PyTorch's output_size.
+ */
+abstract class MaxUnpooling extends Module {
+  readonly kernelSize: number | number[];
+  readonly stride: number | number[];
+  readonly padding: number | number[];
+  /** kernelSize, stride and padding per spatial axis (dilation 1). */
+  readonly window: PoolWindow;
+
+  protected constructor(
+    private readonly dims: number,
+    kernelSize: number | number[],
+    stride: number | number[] | null | undefined,
+    padding: number | number[],
+  ) {
+    super();
+    const c = checksOf(this.constructor.name);
+    const kernel = perAxis(c, kernelSize, 'kernelSize', dims, 1);
+    const strides = stride == null ? kernel : perAxis(c, stride, 'stride', dims, 1);
+    const pads = perAxis(c, padding, 'padding', dims, 0);
+    const copy = (v: number | number[]) => (Array.isArray(v) ? [...v] : v);
+    this.kernelSize = copy(kernelSize);
+    this.stride = stride == null ? copy(kernelSize) : copy(stride);
+    this.padding = copy(padding);
+    this.window = {
+      kernelSize: kernel,
+      stride: strides,
+      padding: pads,
+      dilation: new Array<number>(dims).fill(1),
+    };
+  }
+
+  /** The spatial output sizes: the default, or `outputSize` checked against the sizes a pool allows. */
+  protected outputSizes(x: Tensor, outputSize?: number[]): number[] {
+    const name = this.constructor.name;
+    const { kernelSize, stride, padding } = this.window;
+    const spatial = x.shape.slice(-this.dims);
+    const defaults = spatial.map((n, i) => (n - 1) * stride[i]! - 2 * padding[i]! + kernelSize[i]!);
+    if (outputSize === undefined) return defaults;
+    const given =
+      outputSize.length === this.dims + 2 || outputSize.length === this.dims + 1
+        ? outputSize.slice(-this.dims)
+        : outputSize;
+    if (given.length !== this.dims)
+      throw new ArgumentError(
+        `${name}: outputSize has ${outputSize.length} sizes; give the ${this.dims} spatial sizes or the whole output shape`,
+      );
+    given.forEach((size, i) => {
+      const low = defaults[i]! - stride[i]!;
+      const high = defaults[i]! + stride[i]!;
+      if (!Number.isInteger(size) || size <= low || size >= high)
+        throw new ArgumentError(
+          `${name}: outputSize ${JSON.stringify(given)} is not a size a pool gives this input from: spatial axis ${i} must lie between ${low} and ${high}, exclusive`,
+        );
+    });
+    return given;
+  }
+
+  /** Puts `x`'s values back at `indices` (the max pool's forwardWithIndices), zeros elsewhere. */
+  abstract forward(x: Tensor, indices: Tensor, outputSize?: number[]): Tensor;
+}
+
+/** Max unpooling of [batch, channels, length] ([channels, length] unbatched) (torch.nn.MaxUnpool1d). */
+export class MaxUnpool1d extends MaxUnpooling {
+  constructor(kernelSize: PoolSize1d, stride?: PoolSize1d | null, padding: PoolSize1d = 0) {
+    super(1, kernelSize, stride, padding);
+  }
+  /** Applies the layer (shapes: see the class). */
+  forward(x: Tensor, indices: Tensor, outputSize?: number[]): Tensor {
+    const [length] = this.outputSizes(x, outputSize);
+    // as PyTorch's max_unpool1d: a 2-d unpool over a trailing axis of size 1
+    const xs = x.unsqueeze(-1);
+    const is = indices.unsqueeze(-1);
+    const wide = aten.max_unpool2d(xs, is, [length!, 1]);
+    try {
+      return wide.squeeze(-1);
+    } finally {
+      for (const t of [xs, is, wide]) t.dispose();
+    }
+  }
+}
+/** Max unpooling of [batch, channels, H, W] ([channels, H, W] unbatched) (torch.nn.MaxUnpool2d). */
+export class MaxUnpool2d extends MaxUnpooling {
+  constructor(kernelSize: PoolSize2d, stride?: PoolSize2d | null, padding: PoolSize2d = 0) {
+    super(2, kernelSize, stride, padding);
+  }
+  /** Applies the layer (shapes: see the class). */
+  forward(x: Tensor, indices: Tensor, outputSize?: number[]): Tensor {
+    return aten.max_unpool2d(x, indices, this.outputSizes(x, outputSize));
+  }
+}
+/** Max unpooling of [batch, channels, D, H, W] ([channels, D, H, W] unbatched) (torch.nn.MaxUnpool3d). */
+export class MaxUnpool3d extends MaxUnpooling {
+  constructor(kernelSize: PoolSize3d, stride?: PoolSize3d | null, padding: PoolSize3d = 0) {
+    super(3, kernelSize, stride, padding);
+  }
+  /** Applies the layer (shapes: see the class). */
+  forward(x: Tensor, indices: Tensor, outputSize?: number[]): Tensor {
+    const { stride, padding } = this.window;
+    return aten.max_unpool3d(x, indices, this.outputSizes(x, outputSize), stride, padding);
   }
 }
 /** Average pooling of [batch, channels, D, H, W] to a fixed output size [D', H', W'] whatever the input size (torch.nn.AdaptiveAvgPool3d). */
