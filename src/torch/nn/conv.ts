@@ -3,7 +3,7 @@ import type { Tensor } from '../tensor.js';
 import { empty } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
-import { checkOptions, perAxis, resetLinearLike, size } from './layer-util.js';
+import { asGiven, checkOptions, perAxis, resetLinearLike, size } from './layer-util.js';
 import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
 
 /** A size of a 1-d convolution: a number or a one-element array, as PyTorch's int or (int,). */
@@ -105,11 +105,10 @@ abstract class ConvNd extends Module {
           `${name}: outputPadding ${p} of spatial axis ${i} must be smaller than its stride (${window.stride[i]}) or dilation (${window.dilation[i]})`,
         );
     });
-    const copy = <V>(v: V | number[]): V | number[] => (Array.isArray(v) ? [...v] : v);
-    this.kernelSize = copy(kernelSize);
-    this.stride = copy(options.stride ?? 1);
-    this.padding = copy(options.padding ?? 0);
-    this.dilation = copy(options.dilation ?? 1);
+    this.kernelSize = asGiven(kernelSize);
+    this.stride = asGiven(options.stride ?? 1);
+    this.padding = asGiven(options.padding ?? 0);
+    this.dilation = asGiven(options.dilation ?? 1);
     this.groups = options.groups ?? 1;
     this.window = window;
     const mode = options.paddingMode ?? 'zeros';
@@ -273,8 +272,7 @@ abstract class ConvTransposeNd extends ConvNd {
     options: ConvTransposeOptions,
   ) {
     super(dims, inChannels, outChannels, kernelSize, options, true);
-    const given = options.outputPadding ?? 0;
-    this.outputPadding = Array.isArray(given) ? [...given] : given;
+    this.outputPadding = asGiven(options.outputPadding ?? 0);
   }
 
   /** The transposed convolution's ATen call (the window's sizes per axis). */

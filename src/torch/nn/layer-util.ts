@@ -49,3 +49,24 @@ export function perAxis(
     c.fail(name, `an integer >= ${min} or an array of ${dims} of them (one per spatial axis)`, value);
   return (value as unknown[]).map((v, i) => c.integer(v, `${name}[${i}]`, { min }));
 }
+
+/** A size option as the caller gave it (a number, or a copy of the array), for the layer's fields. */
+export function asGiven<V>(value: V | number[]): V | number[] {
+  return Array.isArray(value) ? [...value] : value;
+}
+
+/** A pooling layer's kernel size, stride (default: the kernel size) and padding, checked, per axis. */
+export function poolSizes(
+  c: ArgumentChecks,
+  dims: number,
+  kernelSize: unknown,
+  stride: unknown,
+  padding: unknown,
+): { kernelSize: number[]; stride: number[]; padding: number[] } {
+  const kernel = perAxis(c, kernelSize, 'kernelSize', dims, 1);
+  return {
+    kernelSize: kernel,
+    stride: stride == null ? kernel : perAxis(c, stride, 'stride', dims, 1),
+    padding: perAxis(c, padding, 'padding', dims, 0),
+  };
+}

@@ -4,7 +4,7 @@ import type { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
 import { ArgumentError, checksOf } from '../../util/arguments.js';
-import { perAxis } from './layer-util.js';
+import { asGiven, perAxis, poolSizes } from './layer-util.js';
 
 /** A pooling window per spatial axis: kernel size, stride, padding and dilation, one number per axis each. */
 export interface PoolWindow {
@@ -65,9 +65,11 @@ abstract class Pooling extends Module {
     super();
     const name = this.constructor.name;
     const c = checksOf(name);
-    const kernel = perAxis(c, kernelSize, 'kernelSize', dims, 1);
-    const strides = stride == null ? kernel : perAxis(c, stride, 'stride', dims, 1);
-    const pads = perAxis(c, padding, 'padding', dims, 0);
+    const {
+      kernelSize: kernel,
+      stride: strides,
+      padding: pads,
+    } = poolSizes(c, dims, kernelSize, stride, padding);
     const o = c.object(options, 'options');
     const dilation =
       o.dilation === undefined
@@ -83,10 +85,9 @@ abstract class Pooling extends Module {
           `${name}: padding ${p} of spatial axis ${i} must be at most half the ${dilation[i]! > 1 ? 'dilated ' : ''}kernel size ${(kernel[i]! - 1) * dilation[i]! + 1} (rounded down)`,
         );
     });
-    const copy = (v: number | number[]) => (Array.isArray(v) ? [...v] : v);
-    this.kernelSize = copy(kernelSize);
-    this.stride = stride == null ? copy(kernelSize) : copy(stride);
-    this.padding = copy(padding);
+    this.kernelSize = asGiven(kernelSize);
+    this.stride = asGiven(stride ?? kernelSize);
+    this.padding = asGiven(padding);
     this.ceilMode = o.ceilMode === true;
     this.window = { kernelSize: kernel, stride: strides, padding: pads, dilation };
   }
@@ -104,8 +105,7 @@ abstract class MaxPooling extends Pooling {
     options: MaxPoolOptions,
   ) {
     super(dims, kernelSize, stride, padding, options);
-    const d = options.dilation ?? 1;
-    this.dilation = Array.isArray(d) ? [...d] : d;
+    this.dilation = asGiven(options.dilation ?? 1);
   }
   /** The ATen call with the window's sizes per axis. */
   protected pool(
@@ -141,7 +141,7 @@ abstract class AvgPooling extends Pooling {
     padding: number | number[],
     options: AvgPoolOptions,
   ) {
-    super(dims, kernelSize, stride, padding, { ceilMode: options?.ceilMode });
+    super(dims, kernelSize, stride, padding, { ceilMode: options.ceilMode });
     const c = checksOf(this.constructor.name);
     if (options.countIncludePad !== undefined && typeof options.countIncludePad !== 'boolean')
       c.fail('options.countIncludePad', 'true or false', options.countIncludePad);
@@ -286,20 +286,11 @@ abstract class MaxUnpooling extends Module {
     padding: number | number[],
   ) {
     super();
-    const c = checksOf(this.constructor.name);
-    const kernel = perAxis(c, kernelSize, 'kernelSize', dims, 1);
-    const strides = stride == null ? kernel : perAxis(c, stride, 'stride', dims, 1);
-    const pads = perAxis(c, padding, 'padding', dims, 0);
-    const copy = (v: number | number[]) => (Array.isArray(v) ? [...v] : v);
-    this.kernelSize = copy(kernelSize);
-    this.stride = stride == null ? copy(kernelSize) : copy(stride);
-    this.padding = copy(padding);
-    this.window = {
-      kernelSize: kernel,
-      stride: strides,
-      padding: pads,
-      dilation: new Array<number>(dims).fill(1),
-    };
+    const sizes = poolSizes(checksOf(this.constructor.name), dims, kernelSize, stride, padding);
+    this.kernelSize = asGiven(kernelSize);
+    this.stride = asGiven(stride ?? kernelSize);
+    this.padding = asGiven(padding);
+    this.window = { ...sizes, dilation: new Array<number>(dims).fill(1) };
   }
 
   /** The spatial output sizes: the default, or `outputSize` checked against the sizes a pool allows. */
