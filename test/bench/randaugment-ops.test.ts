@@ -25,7 +25,7 @@ test(
     assert.equal(r.status, 0, r.stderr);
     const out = JSON.parse(r.stdout) as {
       calls: number;
-      rows: { op: string; tailor_ms: number; pillow_ms: number; ratio: number }[];
+      rows: { op: string; tailor_ms: number; tailor_fresh_ms: number; pillow_ms: number; ratio: number }[];
     };
     assert.equal(out.calls, 2);
     const expected = RAND_AUGMENT_OPS.flatMap((op) =>
@@ -36,7 +36,7 @@ test(
       expected,
     );
     for (const row of out.rows)
-      for (const v of [row.tailor_ms, row.pillow_ms, row.ratio])
+      for (const v of [row.tailor_ms, row.tailor_fresh_ms, row.pillow_ms, row.ratio])
         assert.ok(Number.isFinite(v) && v >= 0, `${row.op}: ${v}`);
   },
 );

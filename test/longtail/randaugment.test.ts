@@ -14,6 +14,7 @@ import {
   drawRandAugment,
   RAND_AUGMENT_GEOMETRIC,
   RAND_AUGMENT_OPS,
+  RAND_AUGMENT_POINTWISE,
   randAugment,
   randAugmentArg,
   type RandAugmentOp,
@@ -45,6 +46,8 @@ const images: Record<string, ByteImage> = Object.fromEntries(
   ]),
 );
 
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
+
 const label = (c: GoldenCase) =>
   `${c.op} m ${c.magnitude}${c.sign ? ` sign ${c.sign} ${c.resample}` : ''} on ${c.image}`;
 
@@ -67,6 +70,20 @@ test('RandAugment golden: every operation at the recipe magnitudes, signs and fi
     assert.deepEqual(img.data, before, `${label(c)}: the input is left alone`);
     assert.equal(out.h, img.h);
     assert.equal(out.w, img.w);
+    // the image-list loader's way: into a reused buffer holding another image's bytes, and for
+    // the pointwise operations over the input itself
+    const reused = new Uint8Array(img.data.length).fill(77);
+    assert.equal(applyRandAugmentOp(img, draw, BALPOE_RAND_AUGMENT, reused).data, reused);
+    if (!sameBytes(reused, out.data)) failures.push(`${label(c)}: into a reused buffer differs`);
+    const own = img.data.slice();
+    if (RAND_AUGMENT_POINTWISE.has(c.op)) {
+      applyRandAugmentOp({ data: own, h: img.h, w: img.w }, draw, BALPOE_RAND_AUGMENT, own);
+      if (!sameBytes(own, out.data)) failures.push(`${label(c)}: in place differs`);
+    } else
+      assert.throws(
+        () => applyRandAugmentOp({ data: own, h: img.h, w: img.w }, draw, BALPOE_RAND_AUGMENT, own),
+        /cannot write over its input/,
+      );
     if (c.sha256) {
       if (createHash('sha256').update(out.data).digest('hex') !== c.sha256)
         failures.push(`${label(c)}: digest differs`);
@@ -188,6 +205,12 @@ test('RandAugment: an image is its draws applied in order; the same seed gives t
     for (const d of draws) want = applyRandAugmentOp(want, d);
     assert.deepEqual(out.data, want.data, `draw ${k}`);
     assert.deepEqual(applyRandAugment(img, draws).data, want.data);
+    // with a scratch buffer: both buffers overwritten, the same pixels in one of them
+    const own = { data: img.data.slice(), h: img.h, w: img.w };
+    const scratch = new Uint8Array(img.data.length).fill(3);
+    const viaScratch = applyRandAugment(own, draws, BALPOE_RAND_AUGMENT, scratch);
+    assert.ok(viaScratch.data === own.data || viaScratch.data === scratch);
+    assert.deepEqual(viaScratch.data, want.data, `draw ${k} with a scratch buffer`);
     if (draws.some((d) => d.fired)) changed++;
     else assert.equal(out, img, 'nothing fired: the image itself');
   }
@@ -205,4 +228,21 @@ test('RandAugment: an image is its draws applied in order; the same seed gives t
     other.some((x, i) => !x.every((v, p) => v === first[i]![p])),
     'another seed gives other images',
   );
+});
+
+test('RandAugment: the table operations give the same pixels from and into arrays at any byte offset', () => {
+  const base = noise(9, 13, 5);
+  const n = base.data.length;
+  for (const op of RAND_AUGMENT_POINTWISE) {
+    const draw = { op, fired: true, magnitude: 7 };
+    const want = applyRandAugmentOp(base, draw).data;
+    for (let from = 0; from < 4; from++)
+      for (let to = 0; to < 4; to++) {
+        const data = new Uint8Array(n + 4).subarray(from, from + n);
+        data.set(base.data);
+        const into = new Uint8Array(n + 4).subarray(to, to + n);
+        const out = applyRandAugmentOp({ data, h: base.h, w: base.w }, draw, BALPOE_RAND_AUGMENT, into);
+        assert.deepEqual(out.data, want, `${op} from offset ${from} into offset ${to}`);
+      }
+  }
 });

@@ -25,7 +25,7 @@ import {
   normalizeTable,
   planarToNormalized,
 } from './jitter-bytes.js';
-import { applyRandAugment, drawRandAugment } from './randaugment.js';
+import { BALPOE_RAND_AUGMENT, applyRandAugment, drawRandAugment } from './randaugment.js';
 import type { Batch } from './batches.js';
 import { NORMALIZATION } from './pipelines.js';
 import { DataFormatError } from './types.js';
@@ -169,6 +169,8 @@ export class ListAugmenter {
   private readonly randAugment: boolean;
   /** The 8-bit channel-major image RandAugment starts from (allocated at its first use). */
   private planar: Uint8Array | undefined;
+  /** The second buffer RandAugment's resampling operations write into. */
+  private scratch: Uint8Array | undefined;
 
   constructor(readonly spec: ListAugmentSpec) {
     if (!(Number.isInteger(spec.size) && spec.size >= 1))
@@ -235,11 +237,12 @@ export class ListAugmenter {
       const byteMap = this.jitter > 0 ? jitterBytes(rgb, this.jitter, rng) : null;
       const draws = drawRandAugment(rng);
       if (draws.some((d) => d.fired)) {
-        // the thread's own 8-bit image, reused: the operations return new images and nothing
+        // the thread's own two 8-bit images, reused: the operations write into them and nothing
         // between here and the normalization below awaits
         this.planar ??= new Uint8Array(this.imageLength);
+        this.scratch ??= new Uint8Array(this.imageLength);
         const img = { data: interleavedToPlanar(rgb, size, flip, byteMap, this.planar), h: size, w: size };
-        planarToNormalized(applyRandAugment(img, draws).data, this.lut, target);
+        planarToNormalized(applyRandAugment(img, draws, BALPOE_RAND_AUGMENT, this.scratch).data, this.lut, target);
       } else {
         // a quarter of the images, where neither operation fires: the standard path's single
         // pass, the same floats without the 8-bit image in between

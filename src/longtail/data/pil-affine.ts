@@ -8,6 +8,9 @@
 // and test/longtail/randaugment.test.ts.
 import { blank, type ByteImage } from './pil-ops.js';
 
+// Every operation writes into `into` when given (a buffer the caller reuses; never the image's own
+// pixels, which the resampling reads), else into a new image.
+
 /** Image.transform's resampling filters. */
 export type Resample = 'nearest' | 'bilinear' | 'bicubic';
 
@@ -22,9 +25,14 @@ function coord(v: number): number {
  * (x + 0.5, y + 0.5), through the same one of Pillow's three code paths (a pure scale or
  * translation; 16.16 fixed point; float) with its arithmetic.
  */
-export function affineNearest(img: ByteImage, a: readonly number[], fill: readonly number[]): ByteImage {
+export function affineNearest(
+  img: ByteImage,
+  a: readonly number[],
+  fill: readonly number[],
+  into?: Uint8Array,
+): ByteImage {
   const { h, w } = img;
-  const out = blank(img, fill);
+  const out = blank(img, fill, into);
   const plane = h * w;
   const copy = (x: number, y: number, sx: number, sy: number) => {
     for (let c = 0; c < 3; c++) out.data[c * plane + y * w + x] = img.data[c * plane + sy * w + sx]!;
@@ -112,17 +120,26 @@ const clip = (v: number, n: number): number => (v < 0 ? 0 : v < n ? v : n - 1);
  * two columns clamped into the image, the second row replaced by the first outside it, in double
  * precision, truncated to 8 bits).
  */
-export function affineBilinear(img: ByteImage, a: readonly number[], fill: readonly number[]): ByteImage {
+export function affineBilinear(
+  img: ByteImage,
+  a: readonly number[],
+  fill: readonly number[],
+  into?: Uint8Array,
+): ByteImage {
   const { h, w } = img;
-  const out = blank(img, fill);
+  const out = blank(img, fill, into);
+  const dst = out.data;
   const [a0, a1, a2, a3, a4, a5] = a as [number, number, number, number, number, number];
   const plane = h * w;
   const src = img.data;
   for (let y = 0; y < h; y++) {
+    // the row's term of the matrix product, hoisted: the sums are added in Pillow's order still
+    const yTermX = a1 * (y + 0.5);
+    const yTermY = a4 * (y + 0.5);
     for (let x = 0; x < w; x++) {
       // Pillow's affine_transform: the matrix applied to the pixel's centre
-      let xin = a0 * (x + 0.5) + a1 * (y + 0.5) + a2;
-      let yin = a3 * (x + 0.5) + a4 * (y + 0.5) + a5;
+      let xin = a0 * (x + 0.5) + yTermX + a2;
+      let yin = a3 * (x + 0.5) + yTermY + a5;
       if (xin < 0 || xin >= w || yin < 0 || yin >= h) continue;
       xin -= 0.5;
       yin -= 0.5;
@@ -144,7 +161,7 @@ export function affineBilinear(img: ByteImage, a: readonly number[], fill: reado
           const q0 = src[base + r1 + x0]!;
           v2 = q0 + (src[base + r1 + x1]! - q0) * dx;
         }
-        out.data[base + y * w + x] = Math.trunc(v1 + (v2 - v1) * dy);
+        dst[base + y * w + x] = Math.trunc(v1 + (v2 - v1) * dy);
       }
     }
   }
@@ -157,18 +174,26 @@ export function affineBilinear(img: ByteImage, a: readonly number[], fill: reado
  * (edge columns repeated; the first row clamped into the image, a later row outside it repeating
  * the previous one; clipped and truncated to 8 bits).
  */
-export function affineBicubic(img: ByteImage, a: readonly number[], fill: readonly number[]): ByteImage {
+export function affineBicubic(
+  img: ByteImage,
+  a: readonly number[],
+  fill: readonly number[],
+  into?: Uint8Array,
+): ByteImage {
   const { h, w } = img;
-  const out = blank(img, fill);
+  const out = blank(img, fill, into);
+  const dst = out.data;
   const [a0, a1, a2, a3, a4, a5] = a as [number, number, number, number, number, number];
   const plane = h * w;
   const d = img.data;
-  const rows = [0, 0, 0, 0];
   for (let y = 0; y < h; y++) {
+    // the row's term of the matrix product, hoisted: the sums are added in Pillow's order still
+    const yTermX = a1 * (y + 0.5);
+    const yTermY = a4 * (y + 0.5);
     for (let x = 0; x < w; x++) {
       // Pillow's affine_transform: the matrix applied to the pixel's centre
-      let xin = a0 * (x + 0.5) + a1 * (y + 0.5) + a2;
-      let yin = a3 * (x + 0.5) + a4 * (y + 0.5) + a5;
+      let xin = a0 * (x + 0.5) + yTermX + a2;
+      let yin = a3 * (x + 0.5) + yTermY + a5;
       if (xin < 0 || xin >= w || yin < 0 || yin >= h) continue;
       xin -= 0.5;
       yin -= 0.5;
@@ -181,29 +206,33 @@ export function affineBicubic(img: ByteImage, a: readonly number[], fill: readon
       const x2 = clip(fx + 1, w);
       const x3 = clip(fx + 2, w);
       const top = fy - 1;
-      // the row each of v1..v4 reads (-1: repeat the previous value)
-      rows[0] = clip(top, h);
-      for (let k = 1; k < 4; k++) rows[k] = top + k >= 0 && top + k < h ? top + k : -1;
+      // the offset of the row each of v1..v4 reads (-1: repeat the previous value)
+      const r0 = clip(top, h) * w;
+      const r1 = top + 1 >= 0 && top + 1 < h ? (top + 1) * w : -1;
+      const r2 = top + 2 >= 0 && top + 2 < h ? (top + 2) * w : -1;
+      const r3 = top + 3 >= 0 && top + 3 < h ? (top + 3) * w : -1;
+      const at = y * w + x;
       for (let c = 0; c < 3; c++) {
-        let b = c * plane + rows[0]! * w;
+        const cb = c * plane;
+        let b = cb + r0;
         const v1 = cubic(d[b + x0]!, d[b + x1]!, d[b + x2]!, d[b + x3]!, dx);
         let v2 = v1;
-        if (rows[1]! >= 0) {
-          b = c * plane + rows[1]! * w;
+        if (r1 >= 0) {
+          b = cb + r1;
           v2 = cubic(d[b + x0]!, d[b + x1]!, d[b + x2]!, d[b + x3]!, dx);
         }
         let v3 = v2;
-        if (rows[2]! >= 0) {
-          b = c * plane + rows[2]! * w;
+        if (r2 >= 0) {
+          b = cb + r2;
           v3 = cubic(d[b + x0]!, d[b + x1]!, d[b + x2]!, d[b + x3]!, dx);
         }
         let v4 = v3;
-        if (rows[3]! >= 0) {
-          b = c * plane + rows[3]! * w;
+        if (r3 >= 0) {
+          b = cb + r3;
           v4 = cubic(d[b + x0]!, d[b + x1]!, d[b + x2]!, d[b + x3]!, dx);
         }
         const v = cubic(v1, v2, v3, v4, dy);
-        out.data[c * plane + y * w + x] = v <= 0 ? 0 : v >= 255 ? 255 : Math.trunc(v);
+        dst[cb + at] = v <= 0 ? 0 : v >= 255 ? 255 : Math.trunc(v);
       }
     }
   }
@@ -211,14 +240,20 @@ export function affineBicubic(img: ByteImage, a: readonly number[], fill: readon
 }
 
 /** Image.transform(size, AFFINE, a, resample, fillcolor=fill) on an image of the same size. */
-export function affine(img: ByteImage, a: readonly number[], fill: readonly number[], resample: Resample): ByteImage {
+export function affine(
+  img: ByteImage,
+  a: readonly number[],
+  fill: readonly number[],
+  resample: Resample,
+  into?: Uint8Array,
+): ByteImage {
   switch (resample) {
     case 'nearest':
-      return affineNearest(img, a, fill);
+      return affineNearest(img, a, fill, into);
     case 'bilinear':
-      return affineBilinear(img, a, fill);
+      return affineBilinear(img, a, fill, into);
     case 'bicubic':
-      return affineBicubic(img, a, fill);
+      return affineBicubic(img, a, fill, into);
   }
 }
 
@@ -238,13 +273,18 @@ export function rotate(
   degrees: number,
   fill: readonly number[],
   resample: Resample = 'nearest',
+  into?: Uint8Array,
 ): ByteImage {
   let angle = degrees % 360;
   if (angle < 0) angle += 360;
   const { h, w } = img;
-  if (angle === 0) return { data: img.data.slice(), h, w };
+  if (angle === 0) {
+    const out = blank(img, [0, 0, 0], into);
+    out.data.set(img.data);
+    return out;
+  }
   if (angle === 180 || ((angle === 90 || angle === 270) && w === h)) {
-    const out = new Uint8Array(img.data.length);
+    const out = blank(img, [0, 0, 0], into).data;
     const plane = h * w;
     for (let c = 0; c < 3; c++) {
       for (let y = 0; y < h; y++) {
@@ -264,5 +304,5 @@ export function rotate(
   const a = [cos, sin, 0, round15(-Math.sin(radians)), cos, 0];
   a[2] = a[0]! * -cx + a[1]! * -cy + 0 + cx;
   a[5] = a[3]! * -cx + a[4]! * -cy + 0 + cy;
-  return affine(img, a, fill, resample);
+  return affine(img, a, fill, resample, into);
 }

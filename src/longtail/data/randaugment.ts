@@ -22,6 +22,7 @@ import {
   sharpness,
   solarize,
   solarizeAdd,
+  unchanged,
   type ByteImage,
 } from './pil-ops.js';
 
@@ -176,57 +177,96 @@ export function randAugmentArg(op: RandAugmentOp, magnitude: number, sign: 1 | -
   }
 }
 
-/** Applies one fired operation as the reference's op functions call Pillow. */
+/**
+ * The operations that compute each pixel from its own values (and the image's histograms or
+ * mean): they may write over their input. The others read neighbouring pixels.
+ */
+export const RAND_AUGMENT_POINTWISE: ReadonlySet<RandAugmentOp> = new Set<RandAugmentOp>([
+  'AutoContrast',
+  'Equalize',
+  'Invert',
+  'PosterizeTpu',
+  'Solarize',
+  'SolarizeAdd',
+  'Color',
+  'Contrast',
+  'Brightness',
+]);
+
+/**
+ * Applies one fired operation as the reference's op functions call Pillow. The result goes to
+ * `into` when given (for the operations of RAND_AUGMENT_POINTWISE it may be img.data itself),
+ * else to a new image; an operation that does not fire returns `img` (copied into `into`).
+ */
 export function applyRandAugmentOp(
   img: ByteImage,
   draw: RandAugmentOpDraw,
   recipe: RandAugmentRecipe = BALPOE_RAND_AUGMENT,
+  into?: Uint8Array,
 ): ByteImage {
-  if (!draw.fired) return img;
+  if (!draw.fired) return unchanged(img, into);
   const arg = randAugmentArg(draw.op, draw.magnitude ?? recipe.magnitude, draw.sign ?? 1);
   const resample = draw.resample ?? recipe.resamples[0]!;
   const fill = recipe.fill;
   switch (draw.op) {
     case 'AutoContrast':
-      return autocontrast(img);
+      return autocontrast(img, into);
     case 'Equalize':
-      return equalize(img);
+      return equalize(img, into);
     case 'Invert':
-      return invert(img);
+      return invert(img, into);
     case 'Rotate':
-      return rotate(img, arg, fill, resample);
+      return rotate(img, arg, fill, resample, into);
     case 'PosterizeTpu':
-      return arg >= 8 ? img : posterize(img, arg);
+      return arg >= 8 ? unchanged(img, into) : posterize(img, arg, into);
     case 'Solarize':
-      return solarize(img, arg);
+      return solarize(img, arg, into);
     case 'SolarizeAdd':
-      return solarizeAdd(img, arg, 128);
+      return solarizeAdd(img, arg, 128, into);
     case 'Color':
-      return color(img, arg);
+      return color(img, arg, into);
     case 'Contrast':
-      return contrast(img, arg);
+      return contrast(img, arg, into);
     case 'Brightness':
-      return brightness(img, arg);
+      return brightness(img, arg, into);
     case 'Sharpness':
-      return sharpness(img, arg);
+      return sharpness(img, arg, into);
     case 'ShearX':
-      return affine(img, [1, arg, 0, 0, 1, 0], fill, resample);
+      return affine(img, [1, arg, 0, 0, 1, 0], fill, resample, into);
     case 'ShearY':
-      return affine(img, [1, 0, 0, arg, 1, 0], fill, resample);
+      return affine(img, [1, 0, 0, arg, 1, 0], fill, resample, into);
     case 'TranslateXRel':
-      return affine(img, [1, 0, arg * img.w, 0, 1, 0], fill, resample);
+      return affine(img, [1, 0, arg * img.w, 0, 1, 0], fill, resample, into);
     case 'TranslateYRel':
-      return affine(img, [1, 0, 0, 0, 1, arg * img.h], fill, resample);
+      return affine(img, [1, 0, 0, 0, 1, arg * img.h], fill, resample, into);
   }
 }
 
-/** The drawn operations applied in turn. */
+/**
+ * The drawn operations applied in turn. With `scratch` (a buffer of the image's length) nothing is
+ * allocated: the pointwise operations write over the current image and the others into the
+ * other buffer, so img.data and scratch are both overwritten and the result lies in one of them.
+ * Without it img is left as it is and every fired operation makes a new image.
+ */
 export function applyRandAugment(
   img: ByteImage,
   draws: readonly RandAugmentOpDraw[],
   recipe: RandAugmentRecipe = BALPOE_RAND_AUGMENT,
+  scratch?: Uint8Array,
 ): ByteImage {
-  return draws.reduce((x, d) => applyRandAugmentOp(x, d, recipe), img);
+  let current = img;
+  let spare = scratch;
+  for (const draw of draws) {
+    if (!draw.fired) continue;
+    if (!spare) current = applyRandAugmentOp(current, draw, recipe);
+    else if (RAND_AUGMENT_POINTWISE.has(draw.op)) current = applyRandAugmentOp(current, draw, recipe, current.data);
+    else {
+      const next = applyRandAugmentOp(current, draw, recipe, spare);
+      spare = current.data;
+      current = next;
+    }
+  }
+  return current;
 }
 
 /** One RandAugment draw on an 8-bit image: the image and what was drawn (for the statistical tests). */
