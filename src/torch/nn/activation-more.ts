@@ -35,7 +35,7 @@ export class PReLU extends Module {
   }
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
-    return F.prelu(x, this.weight);
+    return F.preluOf('PReLU', x, this.weight);
   }
 }
 
@@ -109,7 +109,7 @@ export class Softmin extends Module {
   }
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
-    return F.softmin(x, this.dim);
+    return F.softminOf('Softmin', x, this.dim);
   }
 }
 
@@ -121,7 +121,7 @@ export class GLU extends Module {
   }
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
-    return F.glu(x, this.dim);
+    return F.gluOf('GLU', x, this.dim);
   }
 }
 

@@ -21,7 +21,11 @@ const dimArg = (fn: string, x: Tensor, dim: unknown): number => {
  * 1 of the input; an input of fewer than 2 dimensions has one channel, as in PyTorch 1.13).
  */
 export function prelu(x: Tensor, weight: Tensor): Tensor {
-  const fn = 'prelu';
+  return preluOf('prelu', x, weight);
+}
+
+/** prelu with errors named after `fn` (the layer's name). */
+export function preluOf(fn: string, x: Tensor, weight: Tensor): Tensor {
   tensorArg(fn, x);
   tensorArg(fn, weight, 'weight');
   if (weight.ndim > 1) checksOf(fn).fail('weight', 'a 0-d or 1-d Tensor (one slope per channel)', weight);
@@ -80,7 +84,12 @@ export function softsign(x: Tensor): Tensor {
 
 /** softmax(-x) along `dim` (F.softmin; `dim` defaults to -1 here, where PyTorch's legacy default guesses). */
 export function softmin(x: Tensor, dim = -1): Tensor {
-  const d = dimArg('softmin', tensorArg('softmin', x), dim);
+  return softminOf('softmin', x, dim);
+}
+
+/** softmin with errors named after `fn`. */
+export function softminOf(fn: string, x: Tensor, dim: number): Tensor {
+  const d = dimArg(fn, tensorArg(fn, x), dim);
   return tidy(() => aten.softmax_int(x.neg(), d));
 }
 
@@ -89,7 +98,11 @@ export function softmin(x: Tensor, dim = -1): Tensor {
  * sigmoid(b); that dimension's size must be even.
  */
 export function glu(x: Tensor, dim = -1): Tensor {
-  const fn = 'glu';
+  return gluOf('glu', x, dim);
+}
+
+/** glu with errors named after `fn`. */
+export function gluOf(fn: string, x: Tensor, dim: number): Tensor {
   tensorArg(fn, x);
   if (x.ndim === 0) throw new ArgumentError(`${fn}: x must have at least one dimension to halve, got a scalar`);
   const d = dimArg(fn, x, dim);
