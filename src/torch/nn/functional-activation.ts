@@ -104,7 +104,8 @@ export function glu(x: Tensor, dim = -1): Tensor {
 /** glu with errors named after `fn`. */
 export function gluOf(fn: string, x: Tensor, dim: number): Tensor {
   tensorArg(fn, x);
-  if (x.ndim === 0) throw new ArgumentError(`${fn}: x must have at least one dimension to halve, got a scalar`);
+  if (x.ndim === 0)
+    throw new ArgumentError(`${fn}: x must have at least one dimension to halve, got a scalar`);
   const d = dimArg(fn, x, dim);
   const size = x.shape[d < 0 ? d + x.ndim : d]!;
   if (size % 2 !== 0)

@@ -75,7 +75,12 @@ export function channelShuffleOf(fn: string, x: Tensor, groups: number): Tensor 
     );
   // reshape and transpose rather than ATen's channel_shuffle, which has no derivative in 1.13
   const rest = x.shape.slice(2);
-  return tidy(() => x.reshape(x.shape[0]!, g, channels / g, ...rest).transpose(1, 2).reshape(...x.shape));
+  return tidy(() =>
+    x
+      .reshape(x.shape[0]!, g, channels / g, ...rest)
+      .transpose(1, 2)
+      .reshape(...x.shape),
+  );
 }
 
 /** What channel dropout of `spatial` spatial dimensions takes: its ranks, and how a rank reads. */

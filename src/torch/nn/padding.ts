@@ -27,10 +27,15 @@ abstract class PadNd extends Module {
     const fn = new.target.name;
     const c = checksOf(fn);
     const sides = 2 * dims;
-    if (typeof padding === 'number') this.padding = new Array<number>(sides).fill(c.integer(padding, 'padding'));
+    if (typeof padding === 'number')
+      this.padding = new Array<number>(sides).fill(c.integer(padding, 'padding'));
     else {
       if (!Array.isArray(padding) || padding.length !== sides)
-        c.fail('padding', `an integer or an array of ${sides} (${SIDES.slice(0, sides).join(', ')})`, padding);
+        c.fail(
+          'padding',
+          `an integer or an array of ${sides} (${SIDES.slice(0, sides).join(', ')})`,
+          padding,
+        );
       this.padding = padding.map((p, i) => c.integer(p, `padding[${i}]`));
     }
     c.number(value, 'value');

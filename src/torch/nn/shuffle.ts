@@ -73,7 +73,9 @@ export class Unflatten extends Module {
     const fn = 'Unflatten';
     const rank = Math.max(x.ndim, 1);
     if (this.dim < -rank || this.dim >= rank)
-      throw new ArgumentError(`${fn}: dim ${this.dim} is out of range for the input's shape [${x.shape.join(', ')}]`);
+      throw new ArgumentError(
+        `${fn}: dim ${this.dim} is out of range for the input's shape [${x.shape.join(', ')}]`,
+      );
     const d = this.dim < 0 ? this.dim + rank : this.dim;
     const have = x.ndim === 0 ? 1 : x.shape[d]!;
     const known = this.unflattenedSize.filter((s) => s !== -1).reduce((a, b) => a * b, 1);
