@@ -7,39 +7,9 @@ import ort from 'onnxruntime-node';
 import onnxProto from 'onnx-proto';
 import * as torch from '../../src/torch/index.js';
 import { nn, onnx } from '../../src/torch/index.js';
+import { parity } from './onnx-parity.js';
 
 torch.setNumThreads(1);
-
-/** Draws every parameter and batch-norm statistic, so that no layer is an identity. */
-function randomize(m: nn.Module): void {
-  torch.noGrad(() => {
-    for (const p of m.parameters()) torch.aten.normal_(p, 0, 0.5);
-    for (const [name, b] of m.namedBuffers())
-      if (name.endsWith('running_mean')) torch.aten.normal_(b, 0, 0.3);
-      else if (name.endsWith('running_var')) torch.aten.uniform_(b, 0.5, 2);
-  });
-}
-
-async function parity(layer: nn.Layer, shape: number[], outDims: (number | string)[]): Promise<void> {
-  randomize(layer);
-  layer.eval();
-  const g = new onnx.OnnxGraph();
-  const x = g.input('x', ['batch', ...shape.slice(1)]);
-  g.output('y', onnx.moduleToOnnx(layer, g, x, 'layer'), outDims);
-  const bytes = g.encode({ producerVersion: 'test', graphName: 'layers', metadata: { a: 'b', c: [1, 2] } });
-  torch.manualSeed(2);
-  const data = torch.tidy(() => torch.randn(shape).toFloat32Array());
-  const ours = torch.noGrad(() =>
-    torch.tidy(() => layer.forward(torch.tensor(data, { shape })).toFloat32Array()),
-  );
-  const session = await ort.InferenceSession.create(bytes);
-  const out = (await session.run({ x: new ort.Tensor('float32', data, shape) })).y!;
-  const theirs = out.data as Float32Array;
-  assert.equal(theirs.length, ours.length);
-  let worst = 0;
-  for (let i = 0; i < ours.length; i++) worst = Math.max(worst, Math.abs(ours[i]! - theirs[i]!));
-  assert.ok(worst <= 1e-4, `ONNX differs from tailor by ${worst}`);
-}
 
 test('2-d layers: strided conv, batch norm, tanh GELU, pooling, group norm, linear', async () => {
   const layer = new nn.Sequential(

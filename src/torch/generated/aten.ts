@@ -341,6 +341,83 @@ export function softplus(self_: Tensor, beta?: Scalar, threshold?: Scalar): Tens
   return wrap(native.call(op_softplus, self_.handle, beta === undefined ? undefined : scalarArg(beta), threshold === undefined ? undefined : scalarArg(threshold)) as number);
 }
 
+let op_prelu = -1;
+/** `aten::prelu(Tensor self, Tensor weight) -> Tensor` */
+export function prelu(self_: Tensor, weight: Tensor): Tensor {
+  if (op_prelu < 0) op_prelu = native.resolve('aten::prelu', '');
+  return wrap(native.call(op_prelu, self_.handle, weight.handle) as number);
+}
+
+let op_relu6 = -1;
+/** `aten::relu6(Tensor self) -> Tensor` */
+export function relu6(self_: Tensor): Tensor {
+  if (op_relu6 < 0) op_relu6 = native.resolve('aten::relu6', '');
+  return wrap(native.call(op_relu6, self_.handle) as number);
+}
+
+let op_hardtanh = -1;
+/** `aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor` */
+export function hardtanh(self_: Tensor, min_val?: Scalar, max_val?: Scalar): Tensor {
+  if (op_hardtanh < 0) op_hardtanh = native.resolve('aten::hardtanh', '');
+  return wrap(native.call(op_hardtanh, self_.handle, min_val === undefined ? undefined : scalarArg(min_val), max_val === undefined ? undefined : scalarArg(max_val)) as number);
+}
+
+let op_hardswish = -1;
+/** `aten::hardswish(Tensor self) -> Tensor` */
+export function hardswish(self_: Tensor): Tensor {
+  if (op_hardswish < 0) op_hardswish = native.resolve('aten::hardswish', '');
+  return wrap(native.call(op_hardswish, self_.handle) as number);
+}
+
+let op_hardsigmoid = -1;
+/** `aten::hardsigmoid(Tensor self) -> Tensor` */
+export function hardsigmoid(self_: Tensor): Tensor {
+  if (op_hardsigmoid < 0) op_hardsigmoid = native.resolve('aten::hardsigmoid', '');
+  return wrap(native.call(op_hardsigmoid, self_.handle) as number);
+}
+
+let op_mish = -1;
+/** `aten::mish(Tensor self) -> Tensor` */
+export function mish(self_: Tensor): Tensor {
+  if (op_mish < 0) op_mish = native.resolve('aten::mish', '');
+  return wrap(native.call(op_mish, self_.handle) as number);
+}
+
+let op_log_sigmoid = -1;
+/** `aten::log_sigmoid(Tensor self) -> Tensor` */
+export function log_sigmoid(self_: Tensor): Tensor {
+  if (op_log_sigmoid < 0) op_log_sigmoid = native.resolve('aten::log_sigmoid', '');
+  return wrap(native.call(op_log_sigmoid, self_.handle) as number);
+}
+
+let op_glu = -1;
+/** `aten::glu(Tensor self, int dim=-1) -> Tensor` */
+export function glu(self_: Tensor, dim?: number): Tensor {
+  if (op_glu < 0) op_glu = native.resolve('aten::glu', '');
+  return wrap(native.call(op_glu, self_.handle, dim) as number);
+}
+
+let op_selu = -1;
+/** `aten::selu(Tensor self) -> Tensor` */
+export function selu(self_: Tensor): Tensor {
+  if (op_selu < 0) op_selu = native.resolve('aten::selu', '');
+  return wrap(native.call(op_selu, self_.handle) as number);
+}
+
+let op_celu = -1;
+/** `aten::celu(Tensor self, Scalar alpha=1.) -> Tensor` */
+export function celu(self_: Tensor, alpha?: Scalar): Tensor {
+  if (op_celu < 0) op_celu = native.resolve('aten::celu', '');
+  return wrap(native.call(op_celu, self_.handle, alpha === undefined ? undefined : scalarArg(alpha)) as number);
+}
+
+let op_threshold = -1;
+/** `aten::threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor` */
+export function threshold(self_: Tensor, threshold: Scalar, value: Scalar): Tensor {
+  if (op_threshold < 0) op_threshold = native.resolve('aten::threshold', '');
+  return wrap(native.call(op_threshold, self_.handle, scalarArg(threshold), scalarArg(value)) as number);
+}
+
 let op_clamp = -1;
 /** `aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` */
 export function clamp(self_: Tensor, min?: Scalar | null, max?: Scalar | null): Tensor {
@@ -1824,6 +1901,13 @@ let op_pixel_shuffle = -1;
 export function pixel_shuffle(self_: Tensor, upscale_factor: number): Tensor {
   if (op_pixel_shuffle < 0) op_pixel_shuffle = native.resolve('aten::pixel_shuffle', '');
   return wrap(native.call(op_pixel_shuffle, self_.handle, upscale_factor) as number);
+}
+
+let op_pixel_unshuffle = -1;
+/** `aten::pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor` */
+export function pixel_unshuffle(self_: Tensor, downscale_factor: number): Tensor {
+  if (op_pixel_unshuffle < 0) op_pixel_unshuffle = native.resolve('aten::pixel_unshuffle', '');
+  return wrap(native.call(op_pixel_unshuffle, self_.handle, downscale_factor) as number);
 }
 
 let op_cross_entropy_loss = -1;

@@ -4,6 +4,29 @@ import * as aten from '../generated/aten.js';
 import { tidy } from '../scope.js';
 import { additiveMask, attentionWeights } from './attention.js';
 import { ArgumentError, checksOf } from '../../util/arguments.js';
+export {
+  prelu,
+  relu6,
+  hardtanh,
+  hardswish,
+  hardsigmoid,
+  mish,
+  logsigmoid,
+  softsign,
+  softmin,
+  glu,
+  selu,
+  celu,
+  threshold,
+} from './functional-activation.js';
+export {
+  pixelShuffle,
+  pixelUnshuffle,
+  channelShuffle,
+  dropout1d,
+  dropout2d,
+  dropout3d,
+} from './functional-shape.js';
 
 /** How a loss reduces over the batch: 'none' (per element), 'mean' (default) or 'sum'. */
 export type Reduction = 'none' | 'mean' | 'sum';

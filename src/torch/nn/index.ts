@@ -2,6 +2,10 @@ export { Module } from './module.js';
 export * from './layers.js';
 export * from './conv.js';
 export * from './activation.js';
+export * from './activation-more.js';
+export * from './instance-norm.js';
+export * from './shuffle.js';
+export * from './padding.js';
 export * from './pooling.js';
 export * from './recurrent.js';
 export {

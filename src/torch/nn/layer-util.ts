@@ -2,7 +2,7 @@
 // Linear and the convolutions. Not part of the public surface (nn/index.ts does not re-export it).
 import type { Tensor } from '../tensor.js';
 import { fanInAndOut, kaimingUniform_, uniform_ } from './init.js';
-import type { ArgumentChecks } from '../../util/arguments.js';
+import { ArgumentError, type ArgumentChecks } from '../../util/arguments.js';
 
 /** Sizes of layers: positive integers (a JavaScript caller's 2.5 or '2' fails here, named). */
 export const MAX_SIZE = 2 ** 31 - 1;
@@ -69,4 +69,16 @@ export function poolSizes(
     stride: stride == null ? kernel : perAxis(c, stride, 'stride', dims, 1),
     padding: perAxis(c, padding, 'padding', dims, 0),
   };
+}
+
+/**
+ * The input of a layer that takes a batched input of `batched` dimensions or, where `unbatched`,
+ * one without the batch dimension: an ArgumentError naming the layer, the layouts and the shape.
+ */
+export function checkRank(fn: string, x: Tensor, batched: number, layout: string, unbatched = true): void {
+  if (x.ndim === batched || (unbatched && x.ndim === batched - 1)) return;
+  const ranks = unbatched ? `${batched - 1}-d or ${batched}-d` : `${batched}-d`;
+  throw new ArgumentError(
+    `${fn}: the input must be ${ranks} (${layout}${unbatched ? ', or without the batch dimension' : ''}), got shape [${x.shape.join(', ')}]`,
+  );
 }

@@ -7,6 +7,7 @@ import type { Tensor } from '../tensor.js';
 import * as nn from '../nn/index.js';
 import { OnnxExportError, type OnnxGraph } from './graph.js';
 import { transformerEncoderLayerToOnnx, transformerEncoderToOnnx } from './transformer.js';
+import { MORE_CONVERTERS } from './layers2.js';
 
 /**
  * A module that writes its own ONNX form: its evaluation-mode forward pass as nodes of `g`,
@@ -336,4 +337,5 @@ const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][
   [nn.TransformerDecoderLayer, elsewhere('transformerDecoderLayerToOnnx')],
   [nn.TransformerDecoder, elsewhere('transformerDecoderToOnnx')],
   [nn.Transformer, elsewhere('transformerToOnnx')],
+  ...MORE_CONVERTERS,
 ];
