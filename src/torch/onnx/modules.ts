@@ -7,7 +7,7 @@ import type { Tensor } from '../tensor.js';
 import * as nn from '../nn/index.js';
 import { OnnxExportError, type OnnxGraph } from './graph.js';
 import { transformerEncoderLayerToOnnx, transformerEncoderToOnnx } from './transformer.js';
-import { MORE_CONVERTERS } from './layers2.js';
+import { NORM_ACTIVATION_SHAPE_CONVERTERS } from './norm-activation-shape.js';
 
 /**
  * A module that writes its own ONNX form: its evaluation-mode forward pass as nodes of `g`,
@@ -337,5 +337,5 @@ const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][
   [nn.TransformerDecoderLayer, elsewhere('transformerDecoderLayerToOnnx')],
   [nn.TransformerDecoder, elsewhere('transformerDecoderToOnnx')],
   [nn.Transformer, elsewhere('transformerToOnnx')],
-  ...MORE_CONVERTERS,
+  ...NORM_ACTIVATION_SHAPE_CONVERTERS,
 ];

@@ -149,7 +149,10 @@ type PaddingLayer =
 const scalar = (g: OnnxGraph, hint: string, v: number) => g.scalar(hint, v);
 
 /** The table modules.ts appends to its own (ReLU6 is a Hardtanh, so it is Clip too). */
-export const MORE_CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][] = [
+export const NORM_ACTIVATION_SHAPE_CONVERTERS: [
+  abstract new (...args: never[]) => Module,
+  Converter<never>,
+][] = [
   [nn.InstanceNorm1d, instanceNorm],
   [nn.InstanceNorm2d, instanceNorm],
   [nn.InstanceNorm3d, instanceNorm],

@@ -1,10 +1,10 @@
 // InstanceNorm1d/2d/3d, the activations PReLU ... Threshold, PixelShuffle, PixelUnshuffle,
 // ChannelShuffle, Unflatten and the padding layers against PyTorch 1.13
-// (test/golden/torch/nn_layers2.json, from scripts/golden/nn_layers2.py): same-seed
+// (test/golden/torch/nn_norm_activation_shape.json, from scripts/golden/nn_norm_activation_shape.py): same-seed
 // initialisation, the state before the pass (running statistics moved by training passes),
 // outputs, input and parameter gradients, running statistics after; then channel dropout by its
 // statistics, the functional forms, and the named errors of bad arguments and inputs (the ONNX
-// forms: test/torch/onnx-layers2.test.ts).
+// forms: test/torch/onnx-norm-activation-shape.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -30,7 +30,9 @@ interface LayerCase {
   param_grads: Record<string, number[]>;
   buffers_after: Record<string, number[]>;
 }
-const golden = JSON.parse(readFileSync(join(goldenDir, 'torch', 'nn_layers2.json'), 'utf8')) as {
+const golden = JSON.parse(
+  readFileSync(join(goldenDir, 'torch', 'nn_norm_activation_shape.json'), 'utf8'),
+) as {
   cases: LayerCase[];
 };
 

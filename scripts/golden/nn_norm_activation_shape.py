@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Writes test/golden/torch/nn_layers2.json: InstanceNorm1d/2d/3d (affine, running statistics in
+"""Writes test/golden/torch/nn_norm_activation_shape.json: InstanceNorm1d/2d/3d (affine, running statistics in
 training and evaluation mode, unbatched inputs), PReLU, ReLU6, Hardtanh, Hardswish, Hardsigmoid,
 Mish, LogSigmoid, Softsign, Softmin, GLU, SELU, CELU, Threshold, PixelShuffle, PixelUnshuffle,
 ChannelShuffle, Unflatten and the padding layers (ZeroPad2d, ConstantPad, ReflectionPad,
 ReplicationPad 1d/2d/3d) from PyTorch 1.13: the parameters initialised from a fixed seed, the
 state (parameters and buffers) right before the checked forward pass, input, output, the
 gradients of the input and every parameter, and the buffers after. Tiny shapes.
-Run: /usr/bin/python3 scripts/golden/nn_layers2.py"""
+Run: /usr/bin/python3 scripts/golden/nn_norm_activation_shape.py"""
 import json
 import os
 
@@ -130,5 +130,5 @@ layer_case("replicationpad1d", lambda: nn.ReplicationPad1d((3, 1)), [2, 2, 4], s
 layer_case("replicationpad2d_unbatched", lambda: nn.ReplicationPad2d((1, 2, 3, 0)), [2, 3, 4], seed=49)
 layer_case("replicationpad3d", lambda: nn.ReplicationPad3d((1, 0, 2, 1, 0, 1)), [1, 2, 2, 3, 3], seed=50)
 
-with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "nn_layers2.json"), "w") as f:
+with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "nn_norm_activation_shape.json"), "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f)
