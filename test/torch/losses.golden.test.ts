@@ -139,27 +139,73 @@ test('bad options and shapes are named errors with the remedy', () => {
     const y = torch.randn([4, 3]);
     const s = torch.ones([4]);
     const cases: [() => unknown, RegExp][] = [
-      [() => F.mseLoss(x, y, 'avg' as never), /^ArgumentError: mseLoss: options.reduction must be one of 'none', 'mean', 'sum', got 'avg'/],
+      [
+        () => F.mseLoss(x, y, 'avg' as never),
+        /^ArgumentError: mseLoss: options.reduction must be one of 'none', 'mean', 'sum', got 'avg'/,
+      ],
       [() => new nn.L1Loss({ reduction: 'batchmean' as never }), /L1Loss: options.reduction must be one of/],
       [() => F.klDiv(x, y, { reduction: 'avg' as never }), /klDiv: options.reduction must be one of/],
       [() => new nn.HuberLoss({ delta: 0 }), /HuberLoss: options.delta must be a finite number > 0, got 0/],
       [() => F.huberLoss(x, y, { delta: -1 }), /huberLoss: options.delta must be a finite number > 0/],
       [() => F.smoothL1Loss(x, y, -1), /smoothL1Loss: beta must be a finite number >= 0/],
-      [() => F.huberLoss(x, torch.randn([4, 2])), /huberLoss: target \[4, 2\] does not broadcast with input \[4, 3\]/],
-      [() => F.binaryCrossEntropy(x.sigmoid(), torch.rand([4, 1])), /binaryCrossEntropy: target \[4, 1\] must have the shape of input \[4, 3\]/],
-      [() => F.cosineEmbeddingLoss(x, torch.randn([4, 2]), s), /cosineEmbeddingLoss: input2 \[4, 2\] must have the shape of input1 \[4, 3\]/],
-      [() => F.cosineEmbeddingLoss(x, y, torch.ones([3])), /target \[3\] must hold one value per row of input1 \[4, 3\]/],
-      [() => F.marginRankingLoss(x, y.select(1, 0), s), /marginRankingLoss: input1 \[4, 3\], input2 \[4\] and target \[4\] must have one number of dimensions/],
-      [() => F.tripletMarginLoss(x, y, x.select(0, 0)), /tripletMarginLoss: .* must have one number of dimensions/],
-      [() => F.tripletMarginLoss(x, y, x, { margin: Number.NaN }), /tripletMarginLoss: options.margin must be a finite number/],
-      [() => new nn.CosineEmbeddingLoss({ margin: '1' as never }), /CosineEmbeddingLoss: options.margin must be a finite number, got '1'/],
+      [
+        () => F.huberLoss(x, torch.randn([4, 2])),
+        /huberLoss: target \[4, 2\] does not broadcast with input \[4, 3\]/,
+      ],
+      [
+        () => F.binaryCrossEntropy(x.sigmoid(), torch.rand([4, 1])),
+        /binaryCrossEntropy: target \[4, 1\] must have the shape of input \[4, 3\]/,
+      ],
+      [
+        () => F.cosineEmbeddingLoss(x, torch.randn([4, 2]), s),
+        /cosineEmbeddingLoss: input2 \[4, 2\] must have the shape of input1 \[4, 3\]/,
+      ],
+      [
+        () => F.cosineEmbeddingLoss(x, y, torch.ones([3])),
+        /target \[3\] must hold one value per row of input1 \[4, 3\]/,
+      ],
+      [
+        () => F.marginRankingLoss(x, y.select(1, 0), s),
+        /marginRankingLoss: input1 \[4, 3\], input2 \[4\] and target \[4\] must have one number of dimensions/,
+      ],
+      [
+        () => F.tripletMarginLoss(x, y, x.select(0, 0)),
+        /tripletMarginLoss: .* must have one number of dimensions/,
+      ],
+      [
+        () => F.tripletMarginLoss(x, y, x, { margin: Number.NaN }),
+        /tripletMarginLoss: options.margin must be a finite number/,
+      ],
+      [
+        () => new nn.CosineEmbeddingLoss({ margin: '1' as never }),
+        /CosineEmbeddingLoss: options.margin must be a finite number, got '1'/,
+      ],
       [() => new nn.MultiMarginLoss({ p: 3 as never }), /MultiMarginLoss: options.p must be 1 or 2/],
-      [() => F.multiMarginLoss(x, torch.tensor([0, 1, 2, 0], { dtype: 'int64' }), { weight: torch.ones([4]) }), /options.weight \[4\] must be 1-d with one weight per class \(3\)/],
-      [() => F.gaussianNllLoss(x, y, torch.ones([4, 2])), /gaussianNllLoss: variance \[4, 2\] must have the input's shape \[4, 3\]/],
-      [() => F.gaussianNllLoss(x, y, torch.ones([4, 3]).neg()), /gaussianNllLoss: variance has negative entries: give variances >= 0/],
-      [() => F.multilabelMarginLoss(x, torch.zeros([4, 2], 'int64')), /target \[4, 2\] must have the shape of input \[4, 3\]/],
-      [() => F.ctcLoss(torch.randn([5, 2, 3]), torch.ones([2, 2], 'int64'), [5], [2, 2]), /ctcLoss: inputLengths must hold one length per sample \(2\)/],
-      [() => F.ctcLoss(torch.randn([5, 2, 3]), torch.ones([2, 2], 'int64'), [5, 5], [2, 2], { blank: 3 }), /ctcLoss: options.blank must be an integer >= 0 and <= 2, got 3/],
+      [
+        () =>
+          F.multiMarginLoss(x, torch.tensor([0, 1, 2, 0], { dtype: 'int64' }), { weight: torch.ones([4]) }),
+        /options.weight \[4\] must be 1-d with one weight per class \(3\)/,
+      ],
+      [
+        () => F.gaussianNllLoss(x, y, torch.ones([4, 2])),
+        /gaussianNllLoss: variance \[4, 2\] must have the input's shape \[4, 3\]/,
+      ],
+      [
+        () => F.gaussianNllLoss(x, y, torch.ones([4, 3]).neg()),
+        /gaussianNllLoss: variance has negative entries: give variances >= 0/,
+      ],
+      [
+        () => F.multilabelMarginLoss(x, torch.zeros([4, 2], 'int64')),
+        /target \[4, 2\] must have the shape of input \[4, 3\]/,
+      ],
+      [
+        () => F.ctcLoss(torch.randn([5, 2, 3]), torch.ones([2, 2], 'int64'), [5], [2, 2]),
+        /ctcLoss: inputLengths must hold one length per sample \(2\)/,
+      ],
+      [
+        () => F.ctcLoss(torch.randn([5, 2, 3]), torch.ones([2, 2], 'int64'), [5, 5], [2, 2], { blank: 3 }),
+        /ctcLoss: options.blank must be an integer >= 0 and <= 2, got 3/,
+      ],
       [() => F.softMarginLoss(x, 'y' as never), /softMarginLoss: target must be a Tensor, got 'y'/],
     ];
     for (const [fn, pattern] of cases) assert.throws(fn, pattern);

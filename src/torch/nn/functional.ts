@@ -15,6 +15,7 @@ import {
 
 export type { Reduction } from './loss-checks.js';
 export * from './functional-losses.js';
+export * from './functional-nll.js';
 
 /** Options of crossEntropy: class weights, ignored index, label smoothing, reduction. */
 export interface CrossEntropyOptions {

@@ -70,7 +70,5 @@ export function sameShape(c: ArgumentChecks, a: Tensor, aName: string, b: Tensor
   const sa = a.shape;
   const sb = b.shape;
   if (sa.length !== sb.length || sa.some((v, i) => v !== sb[i]))
-    throw new ArgumentError(
-      `${c.fn}: ${bName} ${show(sb)} must have the shape of ${aName} ${show(sa)}`,
-    );
+    throw new ArgumentError(`${c.fn}: ${bName} ${show(sb)} must have the shape of ${aName} ${show(sa)}`);
 }

@@ -291,10 +291,12 @@ export class MultiMarginLoss extends Loss {
     super(options);
     this.margin = marginOf('MultiMarginLoss', options, 1);
     const p = options.p ?? 1;
-    if (p !== 1 && p !== 2) checksOf('MultiMarginLoss').fail('options.p', '1 or 2 (PyTorch supports no other)', p);
+    if (p !== 1 && p !== 2)
+      checksOf('MultiMarginLoss').fail('options.p', '1 or 2 (PyTorch supports no other)', p);
     this.p = p;
     const w = optionalTensor(checksOf('MultiMarginLoss'), options.weight, 'options.weight');
-    if (w && w.ndim !== 1) checksOf('MultiMarginLoss').fail('options.weight', 'a 1-d Tensor (one weight per class)', w);
+    if (w && w.ndim !== 1)
+      checksOf('MultiMarginLoss').fail('options.weight', 'a 1-d Tensor (one weight per class)', w);
     this.weight = this.weightBuffer('weight', w, 'weight');
   }
   /** The loss of scores [N, C] at class indices [N]. */

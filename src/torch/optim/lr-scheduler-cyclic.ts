@@ -76,11 +76,16 @@ export class CyclicLR extends LRScheduler {
         'exp_range',
       ]);
       this.scale =
-        mode === 'triangular' ? () => 1 : mode === 'triangular2' ? (x) => 1 / 2 ** (x - 1) : (x) => gamma ** x;
+        mode === 'triangular'
+          ? () => 1
+          : mode === 'triangular2'
+            ? (x) => 1 / 2 ** (x - 1)
+            : (x) => gamma ** x;
       this.scaleMode = mode === 'exp_range' ? 'iterations' : 'cycle';
     }
     this.cycleMomentum = options.cycleMomentum ?? true;
-    if (typeof this.cycleMomentum !== 'boolean') c.fail('options.cycleMomentum', 'true or false', this.cycleMomentum);
+    if (typeof this.cycleMomentum !== 'boolean')
+      c.fail('options.cycleMomentum', 'true or false', this.cycleMomentum);
     if (this.cycleMomentum) {
       groups.forEach((g, i) => {
         if (!Array.isArray(g.betas) && typeof g.momentum !== 'number')
@@ -134,7 +139,11 @@ function checkSchedulers(fn: string, optimizer: HasParamGroups | null, scheduler
   const list = c.array(schedulers, 'schedulers', { minLength: 1 });
   list.forEach((s, i) => {
     if (!(s instanceof LRScheduler))
-      c.fail(`schedulers[${i}]`, 'an LRScheduler (ReduceLROnPlateau steps on a metric and cannot be combined)', s);
+      c.fail(
+        `schedulers[${i}]`,
+        'an LRScheduler (ReduceLROnPlateau steps on a metric and cannot be combined)',
+        s,
+      );
   });
   const first = optimizer ?? (list[0] as LRScheduler).optimizer;
   list.forEach((s, i) => {

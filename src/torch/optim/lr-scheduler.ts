@@ -285,7 +285,8 @@ export class CosineAnnealingLR extends LRScheduler {
 
   protected override closedFormLrs(): number[] {
     return this.baseLrs.map(
-      (base) => this.etaMin + ((base - this.etaMin) * (1 + Math.cos((Math.PI * this.lastEpoch) / this.tMax))) / 2,
+      (base) =>
+        this.etaMin + ((base - this.etaMin) * (1 + Math.cos((Math.PI * this.lastEpoch) / this.tMax))) / 2,
     );
   }
 
