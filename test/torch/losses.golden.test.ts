@@ -207,6 +207,18 @@ test('bad options and shapes are named errors with the remedy', () => {
         /ctcLoss: options.blank must be an integer >= 0 and <= 2, got 3/,
       ],
       [() => F.softMarginLoss(x, 'y' as never), /softMarginLoss: target must be a Tensor, got 'y'/],
+      [
+        () => F.binaryCrossEntropy(x.sigmoid(), y.sigmoid(), { weight: torch.ones([2, 4, 3]) }),
+        /binaryCrossEntropy: options.weight must be broadcastable to the target's shape \[4, 3\], got shape \[2, 4, 3\]/,
+      ],
+      [
+        () => F.multiMarginLoss(torch.randn([2, 3, 4]), torch.zeros([2], 'int64')),
+        /multiMarginLoss: input must be a 1-d \[C\] or 2-d \[N, C\] Tensor, got shape \[2, 3, 4\]/,
+      ],
+      [
+        () => F.ctcLoss(torch.randn([5]), torch.ones([2], 'int64'), [5], [2]),
+        /ctcLoss: logProbs must be a \[T, N, C\] or \[T, C\] Tensor, got shape \[5\]/,
+      ],
     ];
     for (const [fn, pattern] of cases) assert.throws(fn, pattern);
   });

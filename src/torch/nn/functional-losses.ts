@@ -13,6 +13,7 @@ import {
   optionalTensor,
   reductionCode,
   sameShape,
+  shapeFail,
   show,
   tensorArg,
   type Reduction,
@@ -59,6 +60,8 @@ export function binaryCrossEntropy(input: Tensor, target: Tensor, options?: BCEO
   const weight = optionalTensor(c, o.weight, 'options.weight');
   if (!weight) return aten.binary_cross_entropy(input, target, null, code);
   const shape = broadcastShapes(c, [target, 'target'], [weight, 'options.weight']);
+  if (shape.length !== target.ndim || shape.some((v, i) => v !== target.shape[i]))
+    shapeFail(c, 'options.weight', `broadcastable to the target's shape ${show(target.shape)}`, weight);
   return tidy(() => aten.binary_cross_entropy(input, target, aten.expand(weight, shape), code));
 }
 
@@ -119,7 +122,7 @@ export function multilabelSoftMarginLoss(
   const reduction = (o.reduction ?? 'mean') as Reduction;
   reductionCode(c, reduction);
   const weight = optionalTensor(c, o.weight, 'options.weight');
-  if (input.ndim === 0) c.fail('input', 'a Tensor of at least 1 dimension (the classes last)', input);
+  if (input.ndim === 0) shapeFail(c, 'input', 'a Tensor of at least 1 dimension (the classes last)', input);
   broadcastShapes(
     c,
     [input, 'input'],
@@ -161,8 +164,7 @@ export function cosineEmbeddingLoss(
   tensorArg(c, target, 'target');
   const code = reductionCode(c, o.reduction);
   const margin = c.number(o.margin ?? 0, 'options.margin');
-  if (target.ndim > 1)
-    c.fail('target', 'a 0-d or 1-d Tensor (one target per pair)', `shape ${show(target.shape)}`);
+  if (target.ndim > 1) shapeFail(c, 'target', 'a 0-d or 1-d Tensor (one target per pair)', target);
   if (input1.ndim !== target.ndim + 1)
     throw new ArgumentError(
       `cosineEmbeddingLoss: a ${target.ndim}-d target needs ${target.ndim + 1}-d inputs, got input1 ${show(input1.shape)}`,
@@ -235,7 +237,7 @@ export function tripletMarginLoss(
   tensorArg(c, negative, 'negative');
   const code = reductionCode(c, o.reduction);
   const margin = c.number(o.margin ?? 1, 'options.margin');
-  const p = c.number(o.p ?? 2, 'options.p', { min: 0 });
+  const p = c.number(o.p ?? 2, 'options.p');
   const eps = c.number(o.eps ?? 1e-6, 'options.eps');
   const swap = flag(c, o.swap, 'options.swap', false);
   if (anchor.ndim !== positive.ndim || anchor.ndim !== negative.ndim)

@@ -13,6 +13,7 @@ import {
   optionalTensor,
   reductionCode,
   sameShape,
+  shapeFail,
   show,
   tensorArg,
   type Reduction,
@@ -120,7 +121,7 @@ export function multiMarginLoss(input: Tensor, target: Tensor, options?: MultiMa
   const margin = c.number(o.margin ?? 1, 'options.margin');
   const weight = optionalTensor(c, o.weight, 'options.weight');
   if (input.ndim > 2 || (input.ndim === 2 && input.shape[0] === 0))
-    c.fail('input', 'a 1-d [C] or 2-d [N, C] Tensor', `shape ${show(input.shape)}`);
+    shapeFail(c, 'input', 'a 1-d [C] or 2-d [N, C] Tensor', input);
   const classes = input.ndim === 0 ? 1 : input.shape[input.ndim - 1]!;
   const rows = input.ndim === 2 ? input.shape[0]! : 1;
   if (target.ndim > 1 || target.numel !== rows)
@@ -144,7 +145,7 @@ export function multilabelMarginLoss(input: Tensor, target: Tensor, options?: Re
   tensorArg(c, input, 'input');
   tensorArg(c, target, 'target');
   const code = reductionCode(c, o.reduction);
-  if (input.ndim > 2) c.fail('input', 'a 1-d [C] or 2-d [N, C] Tensor', `shape ${show(input.shape)}`);
+  if (input.ndim > 2) shapeFail(c, 'input', 'a 1-d [C] or 2-d [N, C] Tensor', input);
   sameShape(c, input, 'input', target, 'target');
   if (target.dtype !== 'int64')
     c.fail('target', 'an int64 Tensor of class indices (-1 ends a list)', target.dtype);
@@ -180,7 +181,7 @@ export function ctcLoss(
   const code = reductionCode(c, o.reduction);
   const zeroInfinity = flag(c, o.zeroInfinity, 'options.zeroInfinity', false);
   if (logProbs.ndim !== 2 && logProbs.ndim !== 3)
-    c.fail('logProbs', 'a [T, N, C] or [T, C] Tensor', `shape ${show(logProbs.shape)}`);
+    shapeFail(c, 'logProbs', 'a [T, N, C] or [T, C] Tensor', logProbs);
   const classes = logProbs.shape[logProbs.ndim - 1]!;
   const blank = c.integer(o.blank ?? 0, 'options.blank', { min: 0, max: classes - 1 });
   const batch = logProbs.ndim === 3 ? logProbs.shape[1]! : 1;

@@ -72,3 +72,8 @@ export function sameShape(c: ArgumentChecks, a: Tensor, aName: string, b: Tensor
   if (sa.length !== sb.length || sa.some((v, i) => v !== sb[i]))
     throw new ArgumentError(`${c.fn}: ${bName} ${show(sb)} must have the shape of ${aName} ${show(sa)}`);
 }
+
+/** Refuses `t` for its shape: `expected` says what it must be. */
+export function shapeFail(c: ArgumentChecks, name: string, expected: string, t: Tensor): never {
+  throw new ArgumentError(`${c.fn}: ${name} must be ${expected}, got shape ${show(t.shape)}`);
+}

@@ -235,7 +235,7 @@ export class TripletMarginLoss extends Loss {
     super(options);
     this.margin = marginOf('TripletMarginLoss', options, 1);
     const c = checksOf('TripletMarginLoss');
-    this.p = c.number(options.p ?? 2, 'options.p', { min: 0 });
+    this.p = c.number(options.p ?? 2, 'options.p');
     this.eps = c.number(options.eps ?? 1e-6, 'options.eps');
     this.swap = flag(c, options.swap, 'options.swap', false);
   }
