@@ -121,6 +121,7 @@ test('ctcLoss takes the lengths as arrays or as int64 tensors alike', () => {
 });
 
 test('the module classes keep their options, own a copy of their weight, and PyTorch buffer names', () => {
+  const before = torch.liveTensors();
   const w = torch.keep(torch.tensor([1, 2, 3]));
   const loss = new nn.BCEWithLogitsLoss({ weight: w, posWeight: w, reduction: 'sum' });
   w.dispose();
@@ -128,6 +129,7 @@ test('the module classes keep their options, own a copy of their weight, and PyT
   assert.deepEqual(Array.from(loss.weight!.toFloat64Array()), [1, 2, 3]);
   assert.equal(loss.reduction, 'sum');
   loss.dispose();
+  assert.equal(torch.liveTensors(), before, 'the module frees its copies, and only them');
   assert.deepEqual(Object.keys(new nn.MSELoss().stateDict()), []);
   assert.equal(new nn.TripletMarginLoss({ swap: true }).margin, 1);
   assert.equal(new nn.KLDivLoss({ reduction: 'batchmean' }).reduction, 'batchmean');

@@ -5,6 +5,7 @@
 // `to(device)` moves it and `dispose()` frees it.
 import type { Tensor } from '../tensor.js';
 import { Module } from './module.js';
+import { tidy } from '../scope.js';
 import { checksOf } from '../../util/arguments.js';
 import { flag, lossOptions, optionalTensor, reductionCode, type Reduction } from './loss-checks.js';
 import * as F from './functional.js';
@@ -24,7 +25,7 @@ export abstract class Loss extends Module {
   /** A weight option copied into a buffer (null: none). */
   protected weightBuffer(name: string, value: unknown, option: string): Tensor | null {
     const t = optionalTensor(checksOf(this.constructor.name), value, `options.${option}`);
-    return this.registerBuffer(name, t ? t.detach().clone() : null);
+    return this.registerBuffer(name, t ? tidy(() => t.detach().clone()) : null);
   }
 }
 
