@@ -2001,6 +2001,76 @@ export function cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Te
   return wrap(native.call(op_cosine_embedding_loss, input1.handle, input2.handle, target.handle, margin, reduction) as number);
 }
 
+let op_nll_loss_nd = -1;
+/** `aten::nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor` */
+export function nll_loss_nd(self_: Tensor, target: Tensor, weight?: Tensor | null, reduction?: number, ignore_index?: number): Tensor {
+  if (op_nll_loss_nd < 0) op_nll_loss_nd = native.resolve('aten::nll_loss_nd', '');
+  return wrap(native.call(op_nll_loss_nd, self_.handle, target.handle, weight === undefined ? undefined : weight == null ? weight : weight.handle, reduction, ignore_index) as number);
+}
+
+let op_soft_margin_loss = -1;
+/** `aten::soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor` */
+export function soft_margin_loss(self_: Tensor, target: Tensor, reduction?: number): Tensor {
+  if (op_soft_margin_loss < 0) op_soft_margin_loss = native.resolve('aten::soft_margin_loss', '');
+  return wrap(native.call(op_soft_margin_loss, self_.handle, target.handle, reduction) as number);
+}
+
+let op_multilabel_margin_loss = -1;
+/** `aten::multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor` */
+export function multilabel_margin_loss(self_: Tensor, target: Tensor, reduction?: number): Tensor {
+  if (op_multilabel_margin_loss < 0) op_multilabel_margin_loss = native.resolve('aten::multilabel_margin_loss', '');
+  return wrap(native.call(op_multilabel_margin_loss, self_.handle, target.handle, reduction) as number);
+}
+
+let op_multi_margin_loss = -1;
+/** `aten::multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=1) -> Tensor` */
+export function multi_margin_loss(self_: Tensor, target: Tensor, p?: Scalar, margin?: Scalar, weight?: Tensor | null, reduction?: number): Tensor {
+  if (op_multi_margin_loss < 0) op_multi_margin_loss = native.resolve('aten::multi_margin_loss', '');
+  return wrap(native.call(op_multi_margin_loss, self_.handle, target.handle, p === undefined ? undefined : scalarArg(p), margin === undefined ? undefined : scalarArg(margin), weight === undefined ? undefined : weight == null ? weight : weight.handle, reduction) as number);
+}
+
+let op_margin_ranking_loss = -1;
+/** `aten::margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0., int reduction=1) -> Tensor` */
+export function margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin?: number, reduction?: number): Tensor {
+  if (op_margin_ranking_loss < 0) op_margin_ranking_loss = native.resolve('aten::margin_ranking_loss', '');
+  return wrap(native.call(op_margin_ranking_loss, input1.handle, input2.handle, target.handle, margin, reduction) as number);
+}
+
+let op_hinge_embedding_loss = -1;
+/** `aten::hinge_embedding_loss(Tensor self, Tensor target, float margin=1., int reduction=1) -> Tensor` */
+export function hinge_embedding_loss(self_: Tensor, target: Tensor, margin?: number, reduction?: number): Tensor {
+  if (op_hinge_embedding_loss < 0) op_hinge_embedding_loss = native.resolve('aten::hinge_embedding_loss', '');
+  return wrap(native.call(op_hinge_embedding_loss, self_.handle, target.handle, margin, reduction) as number);
+}
+
+let op_triplet_margin_loss = -1;
+/** `aten::triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1., float p=2., float eps=9.9999999999999995e-07, bool swap=False, int reduction=1) -> Tensor` */
+export function triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin?: number, p?: number, eps?: number, swap?: boolean, reduction?: number): Tensor {
+  if (op_triplet_margin_loss < 0) op_triplet_margin_loss = native.resolve('aten::triplet_margin_loss', '');
+  return wrap(native.call(op_triplet_margin_loss, anchor.handle, positive.handle, negative.handle, margin, p, eps, swap, reduction) as number);
+}
+
+let op_poisson_nll_loss = -1;
+/** `aten::poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor` */
+export function poisson_nll_loss(input: Tensor, target: Tensor, log_input: boolean, full: boolean, eps: number, reduction: number): Tensor {
+  if (op_poisson_nll_loss < 0) op_poisson_nll_loss = native.resolve('aten::poisson_nll_loss', '');
+  return wrap(native.call(op_poisson_nll_loss, input.handle, target.handle, log_input, full, eps, reduction) as number);
+}
+
+let op_ctc_loss_IntList = -1;
+/** `aten::ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=1, bool zero_infinity=False) -> Tensor` */
+export function ctc_loss_IntList(log_probs: Tensor, targets: Tensor, input_lengths: number | number[], target_lengths: number | number[], blank?: number, reduction?: number, zero_infinity?: boolean): Tensor {
+  if (op_ctc_loss_IntList < 0) op_ctc_loss_IntList = native.resolve('aten::ctc_loss', 'IntList');
+  return wrap(native.call(op_ctc_loss_IntList, log_probs.handle, targets.handle, input_lengths, target_lengths, blank, reduction, zero_infinity) as number);
+}
+
+let op_ctc_loss_Tensor = -1;
+/** `aten::ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=1, bool zero_infinity=False) -> Tensor` */
+export function ctc_loss_Tensor(log_probs: Tensor, targets: Tensor, input_lengths: Tensor, target_lengths: Tensor, blank?: number, reduction?: number, zero_infinity?: boolean): Tensor {
+  if (op_ctc_loss_Tensor < 0) op_ctc_loss_Tensor = native.resolve('aten::ctc_loss', 'Tensor');
+  return wrap(native.call(op_ctc_loss_Tensor, log_probs.handle, targets.handle, input_lengths.handle, target_lengths.handle, blank, reduction, zero_infinity) as number);
+}
+
 let op_fft_fft = -1;
 /** `aten::fft_fft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor` */
 export function fft_fft(self_: Tensor, n?: number | null, dim?: number, norm?: string | null): Tensor {

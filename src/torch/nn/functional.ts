@@ -27,10 +27,18 @@ export {
   dropout2d,
   dropout3d,
 } from './functional-shape.js';
+import {
+  broadcastShapes,
+  lossOptions,
+  optionalTensor,
+  reductionCode,
+  tensorArg,
+  type Reduction,
+} from './loss-checks.js';
 
-/** How a loss reduces over the batch: 'none' (per element), 'mean' (default) or 'sum'. */
-export type Reduction = 'none' | 'mean' | 'sum';
-const reductionCode: Record<Reduction, number> = { none: 0, mean: 1, sum: 2 };
+export type { Reduction } from './loss-checks.js';
+export * from './functional-losses.js';
+export * from './functional-nll.js';
 
 /** Options of crossEntropy: class weights, ignored index, label smoothing, reduction. */
 export interface CrossEntropyOptions {
@@ -45,47 +53,114 @@ export interface CrossEntropyOptions {
  * probabilities of the logits' shape (soft targets, for mixup), as F.cross_entropy.
  */
 export function crossEntropy(logits: Tensor, target: Tensor, options: CrossEntropyOptions = {}): Tensor {
+  const c = checksOf('crossEntropy');
+  const o = lossOptions(c, options);
+  tensorArg(c, logits, 'logits');
+  tensorArg(c, target, 'target');
   return aten.cross_entropy_loss(
     logits,
     target,
-    options.weight ?? null,
-    reductionCode[options.reduction ?? 'mean'],
-    options.ignoreIndex ?? -100,
-    options.labelSmoothing ?? 0,
+    optionalTensor(c, o.weight, 'options.weight'),
+    reductionCode(c, o.reduction),
+    c.integer(o.ignoreIndex ?? -100, 'options.ignoreIndex'),
+    c.number(o.labelSmoothing ?? 0, 'options.labelSmoothing', { min: 0, max: 1 }),
   );
 }
 
-/** Negative log-likelihood of log-probabilities [N, C] at int64 targets [N] (F.nll_loss). */
-export function nllLoss(
-  logProbs: Tensor,
+/** Options of nllLoss: class weights [C], the ignored target index (default -100) and the reduction. */
+export interface NLLOptions {
+  weight?: Tensor | null;
+  reduction?: Reduction;
+  ignoreIndex?: number;
+}
+
+/** Negative log-likelihood of log-probabilities [N, C, ...] (or [C]) at int64 targets [N, ...] (F.nll_loss). */
+export function nllLoss(logProbs: Tensor, target: Tensor, options: NLLOptions = {}): Tensor {
+  const c = checksOf('nllLoss');
+  const o = lossOptions(c, options);
+  tensorArg(c, logProbs, 'logProbs');
+  tensorArg(c, target, 'target');
+  return aten.nll_loss_nd(
+    logProbs,
+    target,
+    optionalTensor(c, o.weight, 'options.weight'),
+    reductionCode(c, o.reduction),
+    c.integer(o.ignoreIndex ?? -100, 'options.ignoreIndex'),
+  );
+}
+
+/** input and target broadcast to one shape, as PyTorch's elementwise regression losses do. */
+function regression(
+  fn: string,
+  input: Tensor,
   target: Tensor,
-  options: { weight?: Tensor | null; reduction?: Reduction } = {},
+  reduction: unknown,
+  op: (a: Tensor, b: Tensor, code: number) => Tensor,
+  check?: (c: ReturnType<typeof checksOf>) => void,
 ): Tensor {
-  return aten.nll_loss(logProbs, target, options.weight ?? null, reductionCode[options.reduction ?? 'mean']);
+  const c = checksOf(fn);
+  tensorArg(c, input, 'input');
+  tensorArg(c, target, 'target');
+  const code = reductionCode(c, reduction);
+  check?.(c);
+  const shape = broadcastShapes(c, [input, 'input'], [target, 'target']);
+  const same = (t: Tensor) => t.shape.length === shape.length && t.shape.every((v, i) => v === shape[i]);
+  if (same(input) && same(target)) return op(input, target, code);
+  return tidy(() => op(aten.expand(input, shape), aten.expand(target, shape), code));
 }
 
-/** Mean squared error (F.mse_loss). */
+/** Mean squared error (F.mse_loss); input and target broadcast. */
 export function mseLoss(input: Tensor, target: Tensor, reduction: Reduction = 'mean'): Tensor {
-  return aten.mse_loss(input, target, reductionCode[reduction]);
+  return regression('mseLoss', input, target, reduction, aten.mse_loss);
 }
 
-/** Mean absolute error (F.l1_loss). */
+/** Mean absolute error (F.l1_loss); input and target broadcast. */
 export function l1Loss(input: Tensor, target: Tensor, reduction: Reduction = 'mean'): Tensor {
-  return aten.l1_loss(input, target, reductionCode[reduction]);
+  return regression('l1Loss', input, target, reduction, aten.l1_loss);
 }
 
-/** Huber-like loss: quadratic below `beta`, linear above (F.smooth_l1_loss). */
+/** Huber-like loss: quadratic below `beta` (>= 0), linear above (F.smooth_l1_loss). */
 export function smoothL1Loss(input: Tensor, target: Tensor, beta = 1, reduction: Reduction = 'mean'): Tensor {
-  return aten.smooth_l1_loss(input, target, reductionCode[reduction], beta);
+  return regression(
+    'smoothL1Loss',
+    input,
+    target,
+    reduction,
+    (a, b, code) => aten.smooth_l1_loss(a, b, code, beta),
+    (c) => c.number(beta, 'beta', { min: 0 }),
+  );
 }
 
-/** Binary cross-entropy of logits against targets in [0, 1], computed stably (F.binary_cross_entropy_with_logits). */
+/** Options of binaryCrossEntropyWithLogits: a weight broadcast to the target's shape, the positive class's weight per class (posWeight), the reduction. */
+export interface BCEWithLogitsOptions {
+  weight?: Tensor | null;
+  posWeight?: Tensor | null;
+  reduction?: Reduction;
+}
+
+/**
+ * Binary cross-entropy of logits against targets in [0, 1] of the logits' shape, computed stably
+ * (F.binary_cross_entropy_with_logits); the third argument is the reduction or the options.
+ */
 export function binaryCrossEntropyWithLogits(
   input: Tensor,
   target: Tensor,
-  reduction: Reduction = 'mean',
+  options: Reduction | BCEWithLogitsOptions = 'mean',
 ): Tensor {
-  return aten.binary_cross_entropy_with_logits(input, target, null, null, reductionCode[reduction]);
+  const c = checksOf('binaryCrossEntropyWithLogits');
+  const o = typeof options === 'string' ? { reduction: options } : lossOptions(c, options);
+  tensorArg(c, input, 'input');
+  tensorArg(c, target, 'target');
+  const code = reductionCode(c, o.reduction);
+  if (input.shape.length !== target.shape.length || input.shape.some((v, i) => v !== target.shape[i]))
+    throw new ArgumentError(
+      `binaryCrossEntropyWithLogits: target [${target.shape.join(', ')}] must have the shape of input [${input.shape.join(', ')}]`,
+    );
+  const weight = optionalTensor(c, o.weight, 'options.weight');
+  const posWeight = optionalTensor(c, o.posWeight, 'options.posWeight');
+  if (weight) broadcastShapes(c, [input, 'input'], [weight, 'options.weight']);
+  if (posWeight) broadcastShapes(c, [input, 'input'], [posWeight, 'options.posWeight']);
+  return aten.binary_cross_entropy_with_logits(input, target, weight, posWeight, code);
 }
 
 /** Log-softmax along `dim` (default -1). */

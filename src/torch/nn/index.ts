@@ -21,3 +21,4 @@ export * as functional from './functional.js';
 /** Gradient clipping (torch.nn.utils). */
 export * as utils from './utils.js';
 export * from './transformer-model.js';
+export * from './loss.js';

@@ -17,3 +17,5 @@ export { Adagrad, Adadelta, type AdagradOptions, type AdadeltaOptions } from './
 export { Adamax, NAdam, RAdam, type AdamaxOptions, type NAdamOptions, type RAdamOptions } from './adamax.js';
 export { LBFGS, type LBFGSOptions, type LossClosure } from './lbfgs.js';
 export { Rprop, ASGD, type RpropOptions, type ASGDOptions } from './rprop.js';
+export * from './lr-scheduler-extra.js';
+export * from './lr-scheduler-cyclic.js';

@@ -2,6 +2,7 @@
 // epoch), OneCycleLR (per iteration, with momentum cycling), and ReduceLROnPlateau (driven by a
 // metric, not by the epoch count).
 import { LRScheduler, type HasParamGroups } from './lr-scheduler.js';
+import { setInitialLr } from './initial-lr.js';
 import { checksOf } from '../../util/arguments.js';
 
 /** torch.optim.lr_scheduler.ExponentialLR: lr *= gamma every epoch. */
@@ -13,6 +14,10 @@ export class ExponentialLR extends LRScheduler {
     super(optimizer);
     checksOf('ExponentialLR').number(options?.gamma, 'options.gamma', { above: 0 });
     this.initialStep();
+  }
+
+  protected override closedFormLrs(): number[] {
+    return this.baseLrs.map((base) => base * this.options.gamma ** this.lastEpoch);
   }
 
   protected computeLrs(): number[] {
@@ -44,6 +49,11 @@ export class LinearLR extends LRScheduler {
     this.end = c.number(options.endFactor ?? 1, 'options.endFactor', { min: 0, max: 1 });
     this.total = c.integer(options.totalIters ?? 5, 'options.totalIters', { min: 1 });
     this.initialStep();
+  }
+
+  protected override closedFormLrs(): number[] {
+    const { start, end, total, lastEpoch: t } = this;
+    return this.baseLrs.map((base) => base * (start + ((end - start) * Math.min(total, t)) / total));
   }
 
   protected computeLrs(): number[] {
@@ -166,7 +176,10 @@ export class OneCycleLR extends LRScheduler {
           );
       groups.forEach((g) => this.setMomentum(g, this.momenta.max));
     }
-    groups.forEach((g, i) => (g.lr = this.rates[i]!.initial));
+    groups.forEach((g, i) => {
+      g.lr = this.rates[i]!.initial;
+      setInitialLr(g, g.lr);
+    });
     this.baseLrs = this.rates.map((r) => r.initial);
     this.initialStep();
   }

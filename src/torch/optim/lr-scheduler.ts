@@ -7,6 +7,9 @@ export interface HasParamGroups {
   paramGroups: { lr: number }[];
 }
 
+import { checksOf } from '../../util/arguments.js';
+import { initialLrOf } from './initial-lr.js';
+
 // ---- pure functions ----
 
 /** Number of milestones <= epoch (Python's bisect_right on sorted milestones). */
@@ -97,7 +100,7 @@ export interface SchedulerState {
 /** The base of the learning-rate schedules (torch.optim.lr_scheduler): call `step()` once per epoch (or per iteration, for the warmup-cosine schedule) after the optimizer's step; it sets each group's `lr`. */
 export abstract class LRScheduler {
   readonly optimizer: HasParamGroups;
-  /** The base rate of each group: its `lr` when the scheduler was created. */
+  /** The base rate of each group: its `lr` when the first scheduler of the optimizer was created. */
   baseLrs: number[];
   /** The epoch (or step) count: 0 after construction, +1 per step(). */
   lastEpoch = -1;
@@ -108,7 +111,7 @@ export abstract class LRScheduler {
       throw new TypeError(`${this.constructor.name}: expected an optimizer with parameter groups`);
     }
     this.optimizer = optimizer;
-    this.baseLrs = optimizer.paramGroups.map((g) => g.lr);
+    this.baseLrs = optimizer.paramGroups.map(initialLrOf);
   }
 
   /** Subclasses call this at the end of their constructor: PyTorch's initial step to epoch 0. */
@@ -119,10 +122,25 @@ export abstract class LRScheduler {
   /** The rates for this.lastEpoch (may read the groups' current rates: the chainable form). */
   protected abstract computeLrs(): number[];
 
-  /** Moves to the next epoch and writes its rate into the optimizer's groups. */
-  step(): void {
-    this.lastEpoch += 1;
-    const lrs = this.computeLrs();
+  /**
+   * The rates at this.lastEpoch computed from the base rates alone, for a step to a given epoch
+   * (PyTorch's _get_closed_form_lr); undefined where PyTorch has none (the chainable form is used).
+   */
+  protected closedFormLrs?(): number[];
+
+  /**
+   * Moves to the next epoch, or to `epoch` (PyTorch's deprecated step(epoch), which SequentialLR
+   * uses to restart a schedule), and writes its rate into the optimizer's groups.
+   */
+  step(epoch?: number): void {
+    let lrs: number[];
+    if (epoch === undefined) {
+      this.lastEpoch += 1;
+      lrs = this.computeLrs();
+    } else {
+      this.lastEpoch = checksOf(`${this.constructor.name}.step`).integer(epoch, 'epoch', { min: 0 });
+      lrs = this.closedFormLrs ? this.closedFormLrs() : this.computeLrs();
+    }
     lrs.forEach((lr, i) => {
       this.optimizer.paramGroups[i]!.lr = lr;
     });
@@ -216,6 +234,10 @@ export class MultiStepLR extends LRScheduler {
     this.initialStep();
   }
 
+  protected override closedFormLrs(): number[] {
+    return this.baseLrs.map((base) => base * this.gamma ** milestonesPassed(this.lastEpoch, this.milestones));
+  }
+
   protected computeLrs(): number[] {
     const hits = this.milestones.filter((m) => m === this.lastEpoch).length;
     return this.optimizer.paramGroups.map((g) => (hits === 0 ? g.lr : g.lr * this.gamma ** hits));
@@ -232,6 +254,11 @@ export class StepLR extends LRScheduler {
     if (!(options.stepSize >= 1))
       throw new RangeError(`StepLR: stepSize must be >= 1, got ${options.stepSize}`);
     this.initialStep();
+  }
+
+  protected override closedFormLrs(): number[] {
+    const { stepSize, gamma = 0.1 } = this.options;
+    return this.baseLrs.map((base) => base * gamma ** Math.floor(this.lastEpoch / stepSize));
   }
 
   protected computeLrs(): number[] {
@@ -254,6 +281,13 @@ export class CosineAnnealingLR extends LRScheduler {
     this.tMax = options.tMax;
     this.etaMin = options.etaMin ?? 0;
     this.initialStep();
+  }
+
+  protected override closedFormLrs(): number[] {
+    return this.baseLrs.map(
+      (base) =>
+        this.etaMin + ((base - this.etaMin) * (1 + Math.cos((Math.PI * this.lastEpoch) / this.tMax))) / 2,
+    );
   }
 
   protected computeLrs(): number[] {
