@@ -6,7 +6,8 @@
 // posterior hyperparameters from the same sufficient statistics. Surplus components end with
 // weights near zero, so K is an upper bound rather than a choice.
 import type { Rng } from '../util/rng.js';
-import { GaussianMixture, type GaussianMixtureOptions, type GaussianParameters } from './gaussian.js';
+import { GaussianMixture } from './gaussian.js';
+import type { GaussianMixtureOptions, GaussianParameters } from './gaussian-options.js';
 import type { EStepResult } from './base.js';
 import type { DenseMatrix } from './linalg.js';
 import {

@@ -8,13 +8,13 @@
  */
 export { MixtureArgumentError } from './errors.js';
 export { BaseMixture, type BaseMixtureOptions, type EStepResult, type StartSummary } from './base.js';
+export { GaussianMixture } from './gaussian.js';
 export {
-  GaussianMixture,
   GAUSSIAN_INITS,
   type GaussianInit,
   type GaussianMixtureOptions,
   type GaussianParameters,
-} from './gaussian.js';
+} from './gaussian-options.js';
 export {
   BayesianGaussianMixture,
   WEIGHT_PRIOR_TYPES,
