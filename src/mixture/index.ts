@@ -15,14 +15,14 @@ export {
   type GaussianMixtureOptions,
   type GaussianParameters,
 } from './gaussian-options.js';
+export { BayesianGaussianMixture } from './bayesian.js';
 export {
-  BayesianGaussianMixture,
   WEIGHT_PRIOR_TYPES,
   type BayesianGaussianMixtureOptions,
   type ResolvedPriors,
   type VariationalParameters,
   type WeightConcentrationPriorType,
-} from './bayesian.js';
+} from './bayesian-options.js';
 export {
   COVARIANCE_TYPES,
   SingularCovarianceError,
