@@ -21,11 +21,8 @@ import { Matrix } from 'ml-matrix';
 import { GaussianMixture } from '../src/mixture/gaussian.js';
 import { BayesianGaussianMixture } from '../src/mixture/bayesian.js';
 import { readLabelsFile, readMatrixCsv } from '../src/mixture/csv.js';
-import {
-  COVARIANCE_TYPES,
-  estimateWeightedLogGaussianProb,
-  type CovarianceType,
-} from '../src/mixture/gaussian-params.js';
+import { COVARIANCE_TYPES, type CovarianceType } from '../src/mixture/gaussian-params.js';
+import { estimateWeightedLogGaussianProb } from '../src/mixture/gaussian-density.js';
 import { kmeans } from '../src/mixture/kmeans.js';
 import type { DenseMatrix } from '../src/mixture/linalg.js';
 import { Rng } from '../src/util/rng.js';

@@ -17,12 +17,8 @@ import {
 } from './bayesian-options.js';
 import type { EStepResult } from './base.js';
 import type { DenseMatrix } from './linalg.js';
-import {
-  computePrecisionCholesky,
-  estimateGaussianParameters,
-  estimateWeightedLogGaussianProb,
-  type GaussianEstimate,
-} from './gaussian-params.js';
+import { estimateGaussianParameters, type GaussianEstimate } from './gaussian-params.js';
+import { computePrecisionCholesky, estimateWeightedLogGaussianProb } from './gaussian-density.js';
 import { digamma, logBeta, logGamma } from './special.js';
 import { MixtureArgumentError } from './errors.js';
 import { meansPrior, covariancePriorFromData, checkCovariancePrior } from './bayesian-priors.js';

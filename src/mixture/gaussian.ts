@@ -4,17 +4,16 @@ import type { Rng } from '../util/rng.js';
 import { BaseMixture } from './base.js';
 import { choleskyLower, inverseSpd, toRows, type DenseMatrix } from './linalg.js';
 import {
-  computePrecisionCholesky,
   computeTiedScatter,
   covarianceSize,
   estimateGaussianParameters,
-  estimateWeightedLogGaussianProb,
   gaussianParameterCount,
   prepareKernels,
   COVARIANCE_TYPES,
   type CovarianceType,
   type TiedScatter,
 } from './gaussian-params.js';
+import { computePrecisionCholesky, estimateWeightedLogGaussianProb } from './gaussian-density.js';
 import { kmeans, kmeansPlusPlus } from './kmeans.js';
 import { MixtureArgumentError, requireDenseMatrix } from './errors.js';
 import {
