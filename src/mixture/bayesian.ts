@@ -6,71 +6,22 @@
 // posterior hyperparameters from the same sufficient statistics. Surplus components end with
 // weights near zero, so K is an upper bound rather than a choice.
 import type { Rng } from '../util/rng.js';
-import { GaussianMixture, type GaussianMixtureOptions, type GaussianParameters } from './gaussian.js';
+import { GaussianMixture } from './gaussian.js';
+import type { GaussianParameters } from './gaussian-options.js';
+import {
+  WEIGHT_PRIOR_TYPES,
+  type BayesianGaussianMixtureOptions,
+  type ResolvedPriors,
+  type VariationalParameters,
+  type WeightConcentrationPriorType,
+} from './bayesian-options.js';
 import type { EStepResult } from './base.js';
 import type { DenseMatrix } from './linalg.js';
-import {
-  computePrecisionCholesky,
-  estimateGaussianParameters,
-  estimateWeightedLogGaussianProb,
-  type GaussianEstimate,
-} from './gaussian-params.js';
+import { estimateGaussianParameters, type GaussianEstimate } from './gaussian-params.js';
+import { computePrecisionCholesky, estimateWeightedLogGaussianProb } from './gaussian-density.js';
 import { digamma, logBeta, logGamma } from './special.js';
 import { MixtureArgumentError } from './errors.js';
 import { meansPrior, covariancePriorFromData, checkCovariancePrior } from './bayesian-priors.js';
-
-/** The prior on the weights: a Dirichlet process (stick-breaking) or a finite Dirichlet distribution. */
-export type WeightConcentrationPriorType = 'dirichlet_process' | 'dirichlet_distribution';
-/** Every {@link WeightConcentrationPriorType}. */
-export const WEIGHT_PRIOR_TYPES: readonly WeightConcentrationPriorType[] = [
-  'dirichlet_process',
-  'dirichlet_distribution',
-];
-
-/** Options of {@link BayesianGaussianMixture}: the Gaussian mixture's (without explicit initial parameters) and the priors (scikit-learn's defaults). */
-export interface BayesianGaussianMixtureOptions extends Omit<
-  GaussianMixtureOptions,
-  'weightsInit' | 'meansInit' | 'precisionsInit'
-> {
-  /** The prior on the weights (default 'dirichlet_process'). */
-  weightConcentrationPriorType?: WeightConcentrationPriorType;
-  /** The Dirichlet (process) concentration gamma_0 > 0 (default 1 / K); smaller leaves more components empty. */
-  weightConcentrationPrior?: number;
-  /** The precision prior beta_0 > 0 on the means (default 1). */
-  meanPrecisionPrior?: number;
-  /** The prior mean mu_0, d values (default the data's column means). */
-  meanPrior?: ArrayLike<number>;
-  /** The Wishart degrees of freedom nu_0 > d - 1 (default d). */
-  degreesOfFreedomPrior?: number;
-  /**
-   * The Wishart prior covariance (full / tied: d x d, diag: d values, spherical: one number;
-   * default the data's covariance with ddof 1, its diagonal, or their mean).
-   */
-  covariancePrior?: number | ArrayLike<number> | ArrayLike<ArrayLike<number>>;
-}
-
-/** The posterior hyperparameters of a fit, flat row-major. */
-export interface VariationalParameters {
-  /** Dirichlet process: the Beta parameters a_k then b_k (2K values); Dirichlet: alpha_k (K). */
-  weightConcentration: Float64Array;
-  /** beta_k (K). */
-  meanPrecision: Float64Array;
-  means: Float64Array;
-  /** nu_k (K; one value for tied). */
-  degreesOfFreedom: Float64Array;
-  /** The Wishart scale normalised by nu_k (the expected covariances). */
-  covariances: Float64Array;
-  precisionsCholesky: Float64Array;
-}
-
-/** The priors as used in a fit: given, or derived from the data as scikit-learn does. */
-export interface ResolvedPriors {
-  weightConcentration: number;
-  meanPrecision: number;
-  mean: Float64Array;
-  degreesOfFreedom: number;
-  covariance: Float64Array;
-}
 
 /**
  * A Gaussian mixture fitted by variational inference, as scikit-learn 1.2's

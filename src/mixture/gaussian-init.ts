@@ -1,6 +1,7 @@
 // How a Gaussian mixture fit starts, beyond the built-in initialisations: the names users write
 // for them, and a warm start from a fitted model (its weights, means and precisions).
-import type { GaussianInit, GaussianMixture, GaussianMixtureOptions } from './gaussian.js';
+import type { GaussianMixture } from './gaussian.js';
+import type { GaussianInit, GaussianMixtureOptions } from './gaussian-options.js';
 import type { CovarianceType } from './gaussian-params.js';
 import { GaussianModelError } from './gaussian-model.js';
 import { MixtureArgumentError } from './errors.js';

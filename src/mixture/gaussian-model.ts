@@ -3,11 +3,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { InputError } from '../util/errors.js';
 import { GaussianMixture } from './gaussian.js';
-import {
-  BayesianGaussianMixture,
-  WEIGHT_PRIOR_TYPES,
-  type WeightConcentrationPriorType,
-} from './bayesian.js';
+import { BayesianGaussianMixture } from './bayesian.js';
+import { WEIGHT_PRIOR_TYPES, type WeightConcentrationPriorType } from './bayesian-options.js';
 import { COVARIANCE_TYPES, type CovarianceType } from './gaussian-params.js';
 import { readMatrixCsv, type CsvMatrix } from './csv.js';
 import type { DenseMatrix } from './linalg.js';

@@ -8,21 +8,21 @@
  */
 export { MixtureArgumentError } from './errors.js';
 export { BaseMixture, type BaseMixtureOptions, type EStepResult, type StartSummary } from './base.js';
+export { GaussianMixture } from './gaussian.js';
 export {
-  GaussianMixture,
   GAUSSIAN_INITS,
   type GaussianInit,
   type GaussianMixtureOptions,
   type GaussianParameters,
-} from './gaussian.js';
+} from './gaussian-options.js';
+export { BayesianGaussianMixture } from './bayesian.js';
 export {
-  BayesianGaussianMixture,
   WEIGHT_PRIOR_TYPES,
   type BayesianGaussianMixtureOptions,
   type ResolvedPriors,
   type VariationalParameters,
   type WeightConcentrationPriorType,
-} from './bayesian.js';
+} from './bayesian-options.js';
 export {
   COVARIANCE_TYPES,
   SingularCovarianceError,

@@ -1,6 +1,7 @@
 // Model selection for Gaussian mixtures: fit every (K, covariance type) pair and tabulate BIC
 // (scikit-learn's sign: -2 log L + p log n, lower is better; mclust reports the negative).
-import { GaussianMixture, type GaussianInit } from './gaussian.js';
+import { GaussianMixture } from './gaussian.js';
+import type { GaussianInit } from './gaussian-options.js';
 import { SingularCovarianceError, type CovarianceType } from './gaussian-params.js';
 import type { DenseMatrix } from './linalg.js';
 import { MixtureArgumentError, requireArray, requireDenseMatrix, requireObject } from './errors.js';

@@ -11,7 +11,7 @@ import { dataDir, goldenDir, assertClose } from '../helpers.js';
 import { BayesianGaussianMixture } from '../../src/mixture/bayesian.js';
 import { readLabelsFile, readMatrixCsv } from '../../src/mixture/csv.js';
 import type { CovarianceType } from '../../src/mixture/gaussian-params.js';
-import type { WeightConcentrationPriorType } from '../../src/mixture/bayesian.js';
+import type { WeightConcentrationPriorType } from '../../src/mixture/bayesian-options.js';
 
 interface Case {
   data: string;

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir, assertClose } from '../helpers.js';
-import { GaussianMixture, type GaussianInit } from '../../src/mixture/gaussian.js';
+import { GaussianMixture } from '../../src/mixture/gaussian.js';
+import type { GaussianInit } from '../../src/mixture/gaussian-options.js';
 import { readLabelsFile, readMatrixCsv } from '../../src/mixture/csv.js';
 import {
   COVARIANCE_TYPES,

@@ -1,7 +1,7 @@
 // JSON Schemas of the config files, generated from the zod schemas that check them, so an editor
 // completes and checks a config the way `tailor` will (configs/schema/, `npm run schemas`).
 import { z } from 'zod';
-import { TRAIN_CONFIG } from './config.js';
+import { TRAIN_CONFIG } from './train-schema.js';
 import { TEST_TIME_CONFIG } from './testtime.js';
 
 /** The published schemas by file name (under configs/schema/). */

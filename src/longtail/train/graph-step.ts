@@ -23,7 +23,7 @@ import * as torch from '../../torch/index.js';
 import type { Rng } from '../../util/rng.js';
 import { cacheConstants } from '../losses/priors.js';
 import { forwardBackward, trainStep, type StepContext, type StepInput } from './step.js';
-import type { TrainOptions } from './trainer.js';
+import type { TrainOptions } from './train-options.js';
 
 /** Eager steps on the side stream before each capture. */
 export const WARMUP_STEPS = 3;

@@ -14,7 +14,7 @@ import { GraphedSteps, cudaGraphBackend, graphBlocker } from './graph-step.js';
 import { StepFigures } from './step-figures.js';
 import { systemParameters } from '../systems/system.js';
 import type { StepContext } from './step.js';
-import type { ParallelRun, TrainOptions } from './trainer.js';
+import type { ParallelRun, TrainOptions } from './train-options.js';
 
 /** The part of a run's layout the context needs: its job, log and per-rank batch. */
 export interface ContextRun {

@@ -10,7 +10,7 @@ import { mixupLoss } from '../losses/mixup.js';
 import type { StepFigures } from './step-figures.js';
 import { batchLayout } from './channels-last.js';
 import type { GraphedSteps } from './graph-step.js';
-import type { TrainOptions } from './trainer.js';
+import type { TrainOptions } from './train-options.js';
 
 /** How one epoch trains: the DDP wrapper (data-parallel runs), autocast and its gradient scaler. */
 export interface StepContext {

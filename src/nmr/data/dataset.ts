@@ -32,7 +32,7 @@ import {
 import { join } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic, ensureDir } from '../../util/fs.js';
 import { NmrFormatError } from '../io/errors.js';
-import type { LevelTruth, TrueLine, TrueMultiplet } from './simulate.js';
+import type { LevelTruth, TrueLine, TrueMultiplet } from './simulate-types.js';
 
 export const DATASET_FORMAT = 'tailor-nmr-multisnr';
 export const DATASET_VERSION = 1;

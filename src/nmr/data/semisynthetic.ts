@@ -7,7 +7,7 @@ import { Rng } from '../../util/rng.js';
 import { processFid, type Apodization } from '../process.js';
 import { robustStd } from '../stats.js';
 import type { Fid } from '../types.js';
-import type { LevelTruth, SimulatedSample } from './simulate.js';
+import type { LevelTruth, SimulatedSample } from './simulate-types.js';
 
 /**
  * How {@link writeSemiSyntheticDataset} makes samples from a measured reference spectrum: points,
