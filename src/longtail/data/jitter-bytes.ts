@@ -51,23 +51,23 @@ export function contrastBytes(d: Uint8Array, factor: number): void {
  */
 export function saturationBytes(d: Uint8Array, factor: number, table: Uint8Array | null = null): void {
   const a = Math.fround(factor);
-  // the blend of (luma l, value v) for every pair that can occur, looked up as blends[l * 256 + v]
-  const blends = new Uint8Array(256 * 256);
-  const done = new Uint8Array(256);
+  // blend(l, v) = l + f32(a (v - l)): the scaled difference depends on v - l alone, so its 511
+  // values are tabulated once and each byte costs an addition, a rounding and a clip
+  const scaled = new Float64Array(511);
+  for (let k = -255; k <= 255; k++) scaled[k + 255] = Math.fround(a * k);
   const map = table ?? IDENTITY;
   for (let i = 0; i < d.length; i += 3) {
     const r = map[d[i]!]!;
     const g = map[d[i + 1]!]!;
     const b = map[d[i + 2]!]!;
     const l = luma(r, g, b);
-    const row = l << 8;
-    if (done[l] === 0) {
-      for (let v = 0; v < 256; v++) blends[row + v] = blend(l, v, a);
-      done[l] = 1;
-    }
-    d[i] = blends[row + r]!;
-    d[i + 1] = blends[row + g]!;
-    d[i + 2] = blends[row + b]!;
+    const offset = 255 - l;
+    let t = Math.fround(l + scaled[r + offset]!);
+    d[i] = t <= 0 ? 0 : t >= 255 ? 255 : Math.trunc(t);
+    t = Math.fround(l + scaled[g + offset]!);
+    d[i + 1] = t <= 0 ? 0 : t >= 255 ? 255 : Math.trunc(t);
+    t = Math.fround(l + scaled[b + offset]!);
+    d[i + 2] = t <= 0 ? 0 : t >= 255 ? 255 : Math.trunc(t);
   }
 }
 
