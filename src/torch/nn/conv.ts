@@ -5,6 +5,7 @@ import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
 import { asGiven, checkOptions, perAxis, resetLinearLike, size } from './layer-util.js';
 import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
+import { pyTuple } from './module-repr.js';
 
 /** A size of a 1-d convolution: a number or a one-element array, as PyTorch's int or (int,). */
 export type ConvSize1d = number | [number];
@@ -169,6 +170,23 @@ abstract class ConvNd extends Module {
     } finally {
       if (input !== x) input.dispose();
     }
+  }
+
+  /** PyTorch's `in, out, kernel_size=(k,), stride=(s,)` and the settings that are not defaults. */
+  override extraRepr(): string {
+    const { kernelSize, stride, padding, dilation, outputPadding } = this.window;
+    const [w0, w1] = this.weight.shape as [number, number];
+    const transposed = this instanceof ConvTransposeNd;
+    const [inChannels, outChannels] = transposed ? [w0, w1 * this.groups] : [w1 * this.groups, w0];
+    let s = `${inChannels}, ${outChannels}, kernel_size=${pyTuple(kernelSize)}, stride=${pyTuple(stride)}`;
+    if (typeof this.padding === 'string') s += `, padding=${this.padding}`;
+    else if (padding.some((p) => p !== 0)) s += `, padding=${pyTuple(padding)}`;
+    if (dilation.some((d) => d !== 1)) s += `, dilation=${pyTuple(dilation)}`;
+    if (outputPadding.some((p) => p !== 0)) s += `, output_padding=${pyTuple(outputPadding)}`;
+    if (this.groups !== 1) s += `, groups=${this.groups}`;
+    if (this.bias === null) s += ', bias=False';
+    if (this.paddingMode !== 'zeros') s += `, padding_mode=${this.paddingMode}`;
+    return s;
   }
 }
 

@@ -6,6 +6,7 @@ import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
 import { checkOptions, resetLinearLike, size } from './layer-util.js';
 import { ArgumentError, checksOf } from '../../util/arguments.js';
+import { pyBool, pyFloat, pyTuple } from './module-repr.js';
 
 /** A fully connected layer y = x W^T + b (torch.nn.Linear): input [..., inFeatures], output [..., outFeatures]. */
 export class Linear extends Module {
@@ -30,6 +31,11 @@ export class Linear extends Module {
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.linear(x, this.weight, this.bias);
+  }
+
+  /** PyTorch's `in_features=..., out_features=..., bias=...`. */
+  override extraRepr(): string {
+    return `in_features=${this.inFeatures}, out_features=${this.outFeatures}, bias=${pyBool(this.bias !== null)}`;
   }
 }
 
@@ -90,6 +96,11 @@ class BatchNormNd extends Module {
       this.eps,
       true,
     );
+  }
+
+  /** PyTorch's `C, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True`. */
+  override extraRepr(): string {
+    return `${this.numFeatures}, eps=${pyFloat(this.eps)}, momentum=${pyFloat(this.momentum)}, affine=${pyBool(this.weight !== null)}, track_running_stats=${pyBool(this.runningMean !== null)}`;
   }
 }
 
@@ -170,6 +181,11 @@ export class LayerNorm extends Module {
   forward(x: Tensor): Tensor {
     return aten.layer_norm(x, this.normalizedShape, this.weight, this.bias, this.eps, true);
   }
+
+  /** PyTorch's `(shape,), eps=1e-05, elementwise_affine=True`. */
+  override extraRepr(): string {
+    return `${pyTuple(this.normalizedShape)}, eps=${pyFloat(this.eps)}, elementwise_affine=${pyBool(this.weight !== null)}`;
+  }
 }
 
 /** Zeroes elements with probability p during training and scales the rest by 1 / (1 - p); the identity in eval mode. */
@@ -181,6 +197,11 @@ export class Dropout extends Module {
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.dropout(x, this.p, this.training);
+  }
+
+  /** PyTorch's `p=0.5, inplace=False`. */
+  override extraRepr(): string {
+    return `p=${pyFloat(this.p)}, inplace=False`;
   }
 }
 

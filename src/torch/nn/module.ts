@@ -1,10 +1,20 @@
 // Module: the base of every layer and model, in the shape of torch.nn.Module (parameters,
-// buffers, submodules, train/eval, named state dict, apply).
+// buffers, submodules, train/eval, named state dict, apply, dtype conversion, forward hooks).
 import { Tensor } from '../tensor.js';
 import { keep } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { CPU, checkDevice, parseDevice, type Device, type DeviceLike } from '../device.js';
+import { isDType, isFloatingPoint, type DType } from '../dtype.js';
 import type { MemoryFormat } from '../memory-format.js';
+import { ArgumentError } from '../../util/arguments.js';
+import {
+  addForwardHook,
+  type ForwardHook,
+  type ForwardPreHook,
+  type RemovableHandle,
+} from './module-hooks.js';
+import { moduleRepr } from './module-repr.js';
+import { convertInPlace } from './module-convert.js';
 
 /**
  * The base of every layer and model (torch.nn.Module): a subclass registers its parameters,
@@ -28,6 +38,8 @@ export abstract class Module {
   private readonly parametersByName = new Map<string, Tensor | null>();
   private readonly buffersByName = new Map<string, Tensor | null>();
   private readonly modulesByName = new Map<string, Module>();
+  /** Buffers left out of the state dict (`registerBuffer(name, t, { persistent: false })`). */
+  private readonly nonPersistent = new Set<string>();
 
   /** Registers a trainable tensor (requires_grad is switched on); the module owns it. */
   protected registerParameter(name: string, value: Tensor | null): Tensor {
@@ -36,10 +48,20 @@ export abstract class Module {
     return value as Tensor;
   }
 
-  /** Registers state that is saved but not trained (running statistics). */
-  protected registerBuffer(name: string, value: Tensor | null): Tensor {
+  /**
+   * Registers state that is not trained (running statistics); the module owns it. A buffer is
+   * saved in the state dict unless `persistent` is false (torch's register_buffer): then `to`,
+   * `double()`... still convert it, and `buffers()` lists it.
+   */
+  protected registerBuffer(
+    name: string,
+    value: Tensor | null,
+    options: { persistent?: boolean } = {},
+  ): Tensor {
     if (value) keep(value);
     this.buffersByName.set(name, value);
+    if (options.persistent === false) this.nonPersistent.add(name);
+    else this.nonPersistent.delete(name);
     return value as Tensor;
   }
 
@@ -56,30 +78,150 @@ export abstract class Module {
     map.set(name, keep(value));
   }
 
-  /** The direct submodules with their registered names. */
+  /** The direct submodules with their registered names; one registered under two names comes once (its first). */
   *namedChildren(): Generator<[string, Module]> {
-    yield* this.modulesByName.entries();
+    const seen = new Set<Module>();
+    for (const [name, child] of this.modulesByName) {
+      if (seen.has(child)) continue;
+      seen.add(child);
+      yield [name, child];
+    }
   }
 
-  /** This module (name `prefix`) and every submodule, depth first, with dotted names. */
+  /** The direct submodules (torch's children()), each once. */
+  children(): Module[] {
+    return [...this.namedChildren()].map(([, m]) => m);
+  }
+
+  /**
+   * This module (name `prefix`) and every submodule, depth first, with dotted names. A module
+   * registered twice (shared) comes once, under its first name, as torch's named_modules.
+   */
   *namedModules(prefix = ''): Generator<[string, Module]> {
+    yield* this.walkModules(prefix, new Set());
+  }
+
+  private *walkModules(prefix: string, seen: Set<Module>): Generator<[string, Module]> {
+    if (seen.has(this)) return;
+    seen.add(this);
     yield [prefix, this];
     for (const [name, child] of this.modulesByName)
-      yield* child.namedModules(prefix ? `${prefix}.${name}` : name);
+      yield* child.walkModules(prefix ? `${prefix}.${name}` : name, seen);
   }
 
-  /** Every trainable tensor of this module and its submodules, with dotted names (`layer1.0.weight`). */
+  /**
+   * The submodule at a dotted path (`'layer1.0.conv1'`; `''` is this module), as torch's
+   * get_submodule; a missing step is a named error.
+   */
+  getSubmodule(target: string): Module {
+    return this.resolve('getSubmodule', target, target.split('.'));
+  }
+
+  /** The parameter at a dotted path (`'layer1.0.conv1.weight'`), as torch's get_parameter. */
+  getParameter(target: string): Tensor {
+    return this.lookUp('getParameter', target, 'parameter', (m) => m.parametersByName);
+  }
+
+  /** The buffer at a dotted path (`'bn1.running_mean'`), persistent or not, as torch's get_buffer. */
+  getBuffer(target: string): Tensor {
+    return this.lookUp('getBuffer', target, 'buffer', (m) => m.buffersByName);
+  }
+
+  private resolve(method: string, target: string, path: string[]): Module {
+    if (typeof target !== 'string')
+      throw new ArgumentError(`tailor: ${method}: target must be a dotted name string, got ${typeof target}`);
+    if (target === '') return this;
+    let at: Module = this;
+    let walked = '';
+    for (const item of path) {
+      const next = at.modulesByName.get(item);
+      if (!next)
+        throw new ArgumentError(
+          `tailor: ${method}('${target}'): ${at.constructor.name}${walked ? ` at '${walked}'` : ''} has no submodule '${item}'${at.modulesByName.size ? ` (it has ${[...at.modulesByName.keys()].map((k) => `'${k}'`).join(', ')})` : ''}`,
+        );
+      at = next;
+      walked = walked ? `${walked}.${item}` : item;
+    }
+    return at;
+  }
+
+  private lookUp(
+    method: string,
+    target: string,
+    what: string,
+    table: (m: Module) => Map<string, Tensor | null>,
+  ): Tensor {
+    if (typeof target !== 'string' || target === '')
+      throw new ArgumentError(
+        `tailor: ${method}: target must be a dotted ${what} name such as 'fc.weight', got ${JSON.stringify(target)}`,
+      );
+    const path = target.split('.');
+    const name = path.pop()!;
+    const owner = this.resolve(method, target, path);
+    const t = table(owner).get(name);
+    if (!t) {
+      const where = path.length ? ` at '${path.join('.')}'` : '';
+      const own = [...table(owner)].filter(([, v]) => v).map(([k]) => `'${k}'`);
+      throw new ArgumentError(
+        `tailor: ${method}('${target}'): ${owner.constructor.name}${where} has no ${what} '${name}'${t === null ? ` (it is registered as null)` : ''}${own.length ? ` (its ${what}s: ${own.join(', ')})` : ''}`,
+      );
+    }
+    return t;
+  }
+
+  /** This module and every submodule, depth first, each once (torch's modules()). */
+  modules(): Module[] {
+    return [...this.namedModules()].map(([, m]) => m);
+  }
+
+  /** Own and descendant tensors of one kind by dotted name, shared modules and tensors under every name (the state dict's walk). */
+  private *walkTensors(
+    kind: 'parameters' | 'buffers',
+    prefix: string,
+    persistentOnly: boolean,
+  ): Generator<[string, Tensor]> {
+    const own = kind === 'parameters' ? this.parametersByName : this.buffersByName;
+    for (const [name, t] of own)
+      if (t && !(persistentOnly && kind === 'buffers' && this.nonPersistent.has(name)))
+        yield [prefix ? `${prefix}.${name}` : name, t];
+    for (const [name, child] of this.modulesByName)
+      yield* child.walkTensors(kind, prefix ? `${prefix}.${name}` : name, persistentOnly);
+  }
+
+  /** Each tensor of one kind once, under its first name (torch's _named_members). */
+  private *uniqueTensors(kind: 'parameters' | 'buffers', prefix: string): Generator<[string, Tensor]> {
+    const seen = new Set<Tensor>();
+    for (const entry of this.walkTensors(kind, prefix, false)) {
+      if (seen.has(entry[1])) continue;
+      seen.add(entry[1]);
+      yield entry;
+    }
+  }
+
+  /**
+   * Every trainable tensor of this module and its submodules, with dotted names
+   * (`layer1.0.weight`); a tensor shared by two modules comes once, as in torch.
+   */
   *namedParameters(prefix = ''): Generator<[string, Tensor]> {
-    for (const [name, p] of this.parametersByName) if (p) yield [prefix ? `${prefix}.${name}` : name, p];
-    for (const [name, child] of this.modulesByName)
-      yield* child.namedParameters(prefix ? `${prefix}.${name}` : name);
+    yield* this.uniqueTensors('parameters', prefix);
   }
 
-  /** Every buffer (saved, not trained: running statistics) of this module and its submodules, with dotted names. */
+  /** Every buffer (running statistics) of this module and its submodules, with dotted names, each once. */
   *namedBuffers(prefix = ''): Generator<[string, Tensor]> {
-    for (const [name, b] of this.buffersByName) if (b) yield [prefix ? `${prefix}.${name}` : name, b];
-    for (const [name, child] of this.modulesByName)
-      yield* child.namedBuffers(prefix ? `${prefix}.${name}` : name);
+    yield* this.uniqueTensors('buffers', prefix);
+  }
+
+  /**
+   * Switches requires_grad on every parameter (torch's requires_grad_): `false` freezes the
+   * module (no gradients, so an optimizer leaves it as it is), `true` unfreezes it; returns it.
+   */
+  requiresGrad_(requiresGrad = true): this {
+    if (typeof requiresGrad !== 'boolean')
+      throw new ArgumentError(
+        `tailor: requiresGrad_: requiresGrad must be a boolean, got ${typeof requiresGrad}`,
+      );
+    for (const p of this.parameters()) p.requiresGrad_(requiresGrad);
+    return this;
   }
 
   /** The trainable tensors of this module and its submodules (for an optimizer); the module owns them. */
@@ -97,11 +239,14 @@ export abstract class Module {
     return this.parameters().reduce((n, p) => n + p.numel, 0);
   }
 
-  /** Parameters and buffers by dotted name. The tensors are the module's own: do not dispose them. */
+  /**
+   * Parameters and persistent buffers by dotted name (a shared module under each of its names,
+   * as torch's state_dict). The tensors are the module's own: do not dispose them.
+   */
   stateDict(): Record<string, Tensor> {
     const out: Record<string, Tensor> = {};
-    for (const [name, p] of this.namedParameters()) out[name] = p;
-    for (const [name, b] of this.namedBuffers()) out[name] = b;
+    for (const [name, p] of this.walkTensors('parameters', '', true)) out[name] = p;
+    for (const [name, b] of this.walkTensors('buffers', '', true)) out[name] = b;
     return out;
   }
 
@@ -153,28 +298,63 @@ export abstract class Module {
   }
 
   /**
-   * Moves every parameter, gradient and buffer to `device` in place (as torch's module.to):
-   * the Tensor objects stay the same, so an optimizer built on them keeps working.
+   * Moves every parameter, gradient and buffer to `device` in place (as torch's module.to), or,
+   * given a floating-point dtype, converts the floating-point ones to it ({@link toDtype}): the
+   * Tensor objects stay the same, so an optimizer built on them keeps working.
    */
-  to(device: DeviceLike): this {
+  to(target: DeviceLike | DType): this {
+    if (typeof target === 'string' && isDType(target)) return this.toDtype(target);
+    return this.toDeviceInPlace(target);
+  }
+
+  /**
+   * Converts every floating-point parameter, gradient and buffer to `dtype` in place (torch's
+   * `module.to(dtype)`): integer and bool tensors (BatchNorm's num_batches_tracked) stay as they
+   * are, parameters stay trainable, and the Tensor objects stay the same, so fields such as
+   * `linear.weight` and an optimizer built on them see the new values.
+   */
+  toDtype(dtype: DType): this {
+    if (typeof dtype !== 'string' || !isDType(dtype) || !isFloatingPoint(dtype))
+      throw new ArgumentError(
+        `tailor: Module.toDtype: dtype must be a floating-point dtype ('float16', 'bfloat16', 'float32' or 'float64'), got ${JSON.stringify(dtype)}; integer tensors are never converted`,
+      );
+    const tensors = [...this.parameters(), ...this.buffers()].filter((t) => isFloatingPoint(t.dtype));
+    convertInPlace(
+      tensors,
+      (t) => t.dtype !== dtype,
+      (t) => t.to(dtype),
+    );
+    return this;
+  }
+
+  /** The floating-point parameters and buffers in float64 (torch's double()); returns this. */
+  double(): this {
+    return this.toDtype('float64');
+  }
+
+  /** The floating-point parameters and buffers in float32 (torch's float()); returns this. */
+  float(): this {
+    return this.toDtype('float32');
+  }
+
+  /** The floating-point parameters and buffers in float16 (torch's half()); returns this. */
+  half(): this {
+    return this.toDtype('float16');
+  }
+
+  /** The floating-point parameters and buffers in bfloat16 (torch's bfloat16()); returns this. */
+  bfloat16(): this {
+    return this.toDtype('bfloat16');
+  }
+
+  private toDeviceInPlace(device: DeviceLike): this {
     const target = checkDevice(device);
     const firstGpu = parseDevice('cuda:0');
-    noGrad(() => {
-      for (const t of [...this.parameters(), ...this.buffers()]) {
-        const at = t.device;
-        if (at === target || (target.type === 'cuda' && target.index === null && at === firstGpu)) continue;
-        const moved = t.toDevice(target);
-        t.setData(moved);
-        moved.dispose();
-        const g = t.grad;
-        if (g) {
-          const movedGrad = g.toDevice(target);
-          t.grad = movedGrad;
-          movedGrad.dispose();
-          g.dispose();
-        }
-      }
-    });
+    const elsewhere = (t: Tensor): boolean => {
+      const at = t.device;
+      return !(at === target || (target.type === 'cuda' && target.index === null && at === firstGpu));
+    };
+    convertInPlace([...this.parameters(), ...this.buffers()], elsewhere, (t) => t.toDevice(target));
     return this;
   }
 
@@ -185,26 +365,13 @@ export abstract class Module {
    * 4-D (0: the format changes nothing here, e.g. a model without 2-D convolutions).
    */
   toMemoryFormat(format: MemoryFormat): number {
-    let fourD = 0;
-    noGrad(() => {
-      for (const t of [...this.parameters(), ...this.buffers()]) {
-        if (t.ndim !== 4) continue;
-        fourD++;
-        if (!t.isContiguousIn(format)) {
-          const laid = t.contiguous(format);
-          t.setData(laid);
-          laid.dispose();
-        }
-        const g = t.grad;
-        if (g && !g.isContiguousIn(format)) {
-          const laidGrad = g.contiguous(format);
-          t.grad = laidGrad;
-          laidGrad.dispose();
-        }
-        g?.dispose();
-      }
-    });
-    return fourD;
+    const fourD = [...this.parameters(), ...this.buffers()].filter((t) => t.ndim === 4);
+    convertInPlace(
+      fourD,
+      (t) => !t.isContiguousIn(format),
+      (t) => t.contiguous(format),
+    );
+    return fourD.length;
   }
 
   /** The device of the first parameter (or buffer); the CPU for a module without tensors. */
@@ -216,6 +383,37 @@ export abstract class Module {
   /** Clears every parameter's gradient (set to none, as PyTorch's default). */
   zeroGrad(): void {
     for (const p of this.parameters()) p.grad = null;
+  }
+
+  /**
+   * Adds a hook run before every `forward` call of this module, with the arguments (torch's
+   * register_forward_pre_hook); it may return replacement arguments. Hooks run in registration
+   * order; `remove()` on the handle takes it off. The first hook puts a hooked `forward` on this
+   * instance, so callers of `m.forward(x)` (a parent's forward too) see it; with the last one
+   * removed, the plain forward is back.
+   */
+  registerForwardPreHook(hook: ForwardPreHook<this>): RemovableHandle {
+    return addForwardHook(this, 'pre', hook as ForwardPreHook<Module>);
+  }
+
+  /**
+   * Adds a hook run after every `forward` call of this module, with the arguments and the
+   * output (torch's register_forward_hook); it may return a replacement output. See
+   * {@link registerForwardPreHook} for the order and removal.
+   */
+  registerForwardHook(hook: ForwardHook<this>): RemovableHandle {
+    return addForwardHook(this, 'post', hook as ForwardHook<Module>);
+  }
+
+  /** The module's settings for its one-line description (torch's extra_repr): `''` here; layers override it. */
+  extraRepr(): string {
+    return '';
+  }
+
+  /** The module tree as PyTorch prints it: `Sequential(\n  (0): Linear(in_features=4, ...)\n)`. */
+  toString(): string {
+    const children = [...this.modulesByName].map(([name, m]): [string, string] => [name, m.toString()]);
+    return moduleRepr(this.constructor.name, this.extraRepr(), children);
   }
 
   /** Frees every parameter and buffer of the module tree. */

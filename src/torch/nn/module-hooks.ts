@@ -1,0 +1,122 @@
+// Forward hooks of a Module (torch.nn.Module.register_forward_pre_hook / register_forward_hook).
+// TypeScript callers call `m.forward(x)` directly (there is no `__call__`), so the first hook
+// registered on a module puts an own `forward` on that instance that runs the hooks around the
+// class's forward; a parent's forward calling `this.child.forward(x)` goes through it too. When the
+// last hook is removed the instance gets its plain forward back, so modules without hooks pay
+// nothing.
+import type { Module } from './module.js';
+import { ArgumentError } from '../../util/arguments.js';
+
+/**
+ * Runs before `forward` with its arguments (torch's forward pre-hook). Returning `undefined`
+ * keeps the arguments; an array replaces the whole argument list, any other value becomes the
+ * only argument (PyTorch's "a non-tuple result is wrapped"). A forward whose one argument is
+ * itself an array gets it replaced by returning `[array]`.
+ */
+export type ForwardPreHook<M extends Module = Module> = (module: M, args: unknown[]) => unknown;
+
+/**
+ * Runs after `forward` with its arguments (after the pre-hooks) and its output (torch's forward
+ * hook). Returning `undefined` keeps the output; any other value replaces it.
+ */
+export type ForwardHook<M extends Module = Module> = (module: M, args: unknown[], output: unknown) => unknown;
+
+/** What registering a hook returns (torch.utils.hooks.RemovableHandle): `remove()` takes the hook off. */
+export class RemovableHandle {
+  #remove: (() => void) | null;
+  /** @internal */
+  constructor(
+    /** The hook's number, unique in the process (increasing in registration order). */
+    readonly id: number,
+    remove: () => void,
+  ) {
+    this.#remove = remove;
+  }
+  /** Takes the hook off its module; calling it again does nothing. */
+  remove(): void {
+    const remove = this.#remove;
+    this.#remove = null;
+    remove?.();
+  }
+}
+
+type AnyFunction = (...args: unknown[]) => unknown;
+
+interface HookTable {
+  readonly pre: Map<number, ForwardPreHook<Module>>;
+  readonly post: Map<number, ForwardHook<Module>>;
+  /** The instance's own `forward` before the hooks were installed (an arrow-function field), if any. */
+  readonly ownForward: PropertyDescriptor | undefined;
+}
+
+const tables = new WeakMap<Module, HookTable>();
+let nextId = 0;
+
+function install(module: Module, method: string): HookTable {
+  const existing = tables.get(module);
+  if (existing) return existing;
+  const plain = (module as unknown as { forward?: unknown }).forward;
+  if (typeof plain !== 'function')
+    throw new ArgumentError(
+      `tailor: ${method}: ${module.constructor.name} has no forward method to hook; define forward(...) on the module`,
+    );
+  const forward = plain as AnyFunction;
+  const table: HookTable = {
+    pre: new Map(),
+    post: new Map(),
+    ownForward: Object.getOwnPropertyDescriptor(module, 'forward'),
+  };
+  tables.set(module, table);
+  Object.defineProperty(module, 'forward', {
+    configurable: true,
+    enumerable: false,
+    writable: true,
+    value: (...callArgs: unknown[]): unknown => {
+      // Copies of the hook lists: a hook that removes itself (or adds another) changes the next
+      // call, not this one.
+      let args = callArgs;
+      for (const hook of [...table.pre.values()]) {
+        const result = hook(module, args);
+        if (result !== undefined) args = Array.isArray(result) ? result : [result];
+      }
+      let output = forward.apply(module, args);
+      for (const hook of [...table.post.values()]) {
+        const result = hook(module, args, output);
+        if (result !== undefined) output = result;
+      }
+      return output;
+    },
+  });
+  return table;
+}
+
+function uninstall(module: Module, table: HookTable): void {
+  if (table.pre.size > 0 || table.post.size > 0 || tables.get(module) !== table) return;
+  tables.delete(module);
+  if (table.ownForward) Object.defineProperty(module, 'forward', table.ownForward);
+  else delete (module as unknown as { forward?: unknown }).forward;
+}
+
+/** @internal Adds a hook of `kind` to `module` (Module's registerForward*Hook). */
+export function addForwardHook(
+  module: Module,
+  kind: 'pre' | 'post',
+  hook: ForwardPreHook<Module> | ForwardHook<Module>,
+): RemovableHandle {
+  const method = kind === 'pre' ? 'registerForwardPreHook' : 'registerForwardHook';
+  if (typeof hook !== 'function')
+    throw new ArgumentError(`tailor: ${method}: hook must be a function, got ${typeof hook}`);
+  const table = install(module, method);
+  const id = nextId++;
+  if (kind === 'pre') table.pre.set(id, hook as ForwardPreHook<Module>);
+  else table.post.set(id, hook as ForwardHook<Module>);
+  return new RemovableHandle(id, () => {
+    (kind === 'pre' ? table.pre : table.post).delete(id);
+    uninstall(module, table);
+  });
+}
+
+/** @internal Whether `module` has forward hooks installed (its forward is the hooked one). */
+export function hasForwardHooks(module: Module): boolean {
+  return tables.has(module);
+}
