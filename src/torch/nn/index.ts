@@ -1,4 +1,5 @@
 export { Module } from './module.js';
+export { RemovableHandle, type ForwardHook, type ForwardPreHook } from './module-hooks.js';
 export * from './layers.js';
 export * from './conv.js';
 export * from './activation.js';

@@ -131,18 +131,15 @@ export abstract class Module {
     if (typeof target !== 'string')
       throw new ArgumentError(`tailor: ${method}: target must be a dotted name string, got ${typeof target}`);
     if (target === '') return this;
-    let at: Module = this;
-    let walked = '';
-    for (const item of path) {
+    return path.reduce<Module>((at, item, i) => {
       const next = at.modulesByName.get(item);
-      if (!next)
-        throw new ArgumentError(
-          `tailor: ${method}('${target}'): ${at.constructor.name}${walked ? ` at '${walked}'` : ''} has no submodule '${item}'${at.modulesByName.size ? ` (it has ${[...at.modulesByName.keys()].map((k) => `'${k}'`).join(', ')})` : ''}`,
-        );
-      at = next;
-      walked = walked ? `${walked}.${item}` : item;
-    }
-    return at;
+      if (next) return next;
+      const walked = path.slice(0, i).join('.');
+      const has = [...at.modulesByName.keys()].map((k) => `'${k}'`).join(', ');
+      throw new ArgumentError(
+        `tailor: ${method}('${target}'): ${at.constructor.name}${walked ? ` at '${walked}'` : ''} has no submodule '${item}'${has ? ` (it has ${has})` : ''}`,
+      );
+    }, this);
   }
 
   private lookUp(
