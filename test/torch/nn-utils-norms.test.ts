@@ -239,6 +239,21 @@ test('bad arguments are named errors and leave the module as it was', () => {
     /^removeWeightNorm: Linear has no weightNorm on 'weight'; nothing to remove/,
   );
   assert.deepEqual(Object.keys(layer.stateDict()), ['weight', 'bias'], 'unchanged by the failed calls');
+  class ReadOnly extends nn.Module {
+    readonly w = this.registerParameter('weight', torch.ones([2, 2]));
+    get weight(): Tensor {
+      return this.w;
+    }
+    forward(x: Tensor): Tensor {
+      return x.matmul(this.weight);
+    }
+  }
+  const readOnly = new ReadOnly();
+  named(
+    () => utils.weightNorm(readOnly),
+    /^weightNorm: ReadOnly.weight is read-only, so the recomputed weight cannot be set on it/,
+  );
+  readOnly.dispose();
   utils.weightNorm(layer);
   named(
     () => utils.weightNorm(layer),

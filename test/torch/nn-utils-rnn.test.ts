@@ -224,7 +224,7 @@ test('bad lengths and options are named errors', () => {
     );
     named(
       () => rnn.packSequence([torch.zeros([2, 2]), torch.zeros([0, 2])]),
-      /lengths\[1\] must be an integer >= 1/,
+      /^packSequence: sequences\[1\] has no time steps \(shape \[0, 2\]\); a sequence of length 0 cannot be packed/,
     );
     named(
       () => rnn.padSequence([torch.zeros([2, 2]), torch.zeros([3, 5])]),

@@ -161,7 +161,8 @@ function flag(c: ArgumentChecks, v: unknown, name: string, fallback: boolean): b
  * ...] with batchFirst, or unbatched [time, inputSize]); returns the output [time, batch,
  * directions x hiddenSize] and the final hidden and cell states [layers x directions, batch,
  * hiddenSize]. Parameters weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0 (gates i, f, g, o),
- * as PyTorch names them.
+ * as PyTorch names them. A batch of sequences of different lengths goes in as a
+ * {@link nn.utils.rnn.PackedSequence} (`nn.utils.rnn.packPaddedSequence`).
  *
  * @example
  * ```ts

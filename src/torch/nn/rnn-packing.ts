@@ -250,6 +250,11 @@ export function packSequence(sequences: Tensor[], options: PackSequenceOptions =
   sequencesOf(c, sequences);
   const o = c.object(options, 'options');
   const enforceSorted = flag(c, o.enforceSorted, 'enforceSorted', true);
+  const empty = sequences.findIndex((s) => s.shape[0] === 0);
+  if (empty >= 0)
+    throw new ArgumentError(
+      `packSequence: sequences[${empty}] has no time steps (shape [${sequences[empty]!.shape.join(', ')}]); a sequence of length 0 cannot be packed: leave it out`,
+    );
   return tidy(() =>
     packPaddedSequence(
       padSequence(sequences),

@@ -132,7 +132,11 @@ function parameterOf(c: ArgumentChecks, module: unknown, name: unknown): Tensor 
       `${c.fn}: ${m.constructor.name} has no parameter '${name}' (its own parameters: ${own.join(', ') || 'none'}); name one of them`,
     );
   }
-  const descriptor = Object.getOwnPropertyDescriptor(m, name as string);
+  // the recomputed weight is assigned to module[name]: a getter without a setter (on the
+  // instance or its class) or a frozen field would drop it silently
+  let descriptor: PropertyDescriptor | undefined;
+  for (let o: object | null = m; o && !descriptor; o = Object.getPrototypeOf(o) as object | null)
+    descriptor = Object.getOwnPropertyDescriptor(o, name as string);
   if (descriptor && !descriptor.writable && !descriptor.set)
     throw new ArgumentError(
       `${c.fn}: ${m.constructor.name}.${name} is read-only, so the recomputed weight cannot be set on it`,
