@@ -1675,6 +1675,66 @@ export function gru_input(input: Tensor, hx: Tensor, params: Tensor[], has_biase
   return [wrap(r[0] as number), wrap(r[1] as number)];
 }
 
+let op_lstm_data = -1;
+/** `aten::lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)` */
+export function lstm_data(data: Tensor, batch_sizes: Tensor, hx: Tensor[], params: Tensor[], has_biases: boolean, num_layers: number, dropout: number, train: boolean, bidirectional: boolean): [Tensor, Tensor, Tensor] {
+  if (op_lstm_data < 0) op_lstm_data = native.resolve('aten::lstm', 'data');
+  const r = native.call(op_lstm_data, data.handle, batch_sizes.handle, hx.map((t) => t.handle), params.map((t) => t.handle), has_biases, num_layers, dropout, train, bidirectional) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number), wrap(r[2] as number)];
+}
+
+let op_gru_data = -1;
+/** `aten::gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)` */
+export function gru_data(data: Tensor, batch_sizes: Tensor, hx: Tensor, params: Tensor[], has_biases: boolean, num_layers: number, dropout: number, train: boolean, bidirectional: boolean): [Tensor, Tensor] {
+  if (op_gru_data < 0) op_gru_data = native.resolve('aten::gru', 'data');
+  const r = native.call(op_gru_data, data.handle, batch_sizes.handle, hx.handle, params.map((t) => t.handle), has_biases, num_layers, dropout, train, bidirectional) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op__pack_padded_sequence = -1;
+/** `aten::_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)` */
+export function _pack_padded_sequence(input: Tensor, lengths: Tensor, batch_first: boolean): [Tensor, Tensor] {
+  if (op__pack_padded_sequence < 0) op__pack_padded_sequence = native.resolve('aten::_pack_padded_sequence', '');
+  const r = native.call(op__pack_padded_sequence, input.handle, lengths.handle, batch_first) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op__pad_packed_sequence = -1;
+/** `aten::_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)` */
+export function _pad_packed_sequence(data: Tensor, batch_sizes: Tensor, batch_first: boolean, padding_value: Scalar, total_length: number): [Tensor, Tensor] {
+  if (op__pad_packed_sequence < 0) op__pad_packed_sequence = native.resolve('aten::_pad_packed_sequence', '');
+  const r = native.call(op__pad_packed_sequence, data.handle, batch_sizes.handle, batch_first, scalarArg(padding_value), total_length) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_pad_sequence = -1;
+/** `aten::pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.) -> Tensor` */
+export function pad_sequence(sequences: Tensor[], batch_first?: boolean, padding_value?: number): Tensor {
+  if (op_pad_sequence < 0) op_pad_sequence = native.resolve('aten::pad_sequence', '');
+  return wrap(native.call(op_pad_sequence, sequences.map((t) => t.handle), batch_first, padding_value) as number);
+}
+
+let op__weight_norm = -1;
+/** `aten::_weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor` */
+export function _weight_norm(v: Tensor, g: Tensor, dim?: number): Tensor {
+  if (op__weight_norm < 0) op__weight_norm = native.resolve('aten::_weight_norm', '');
+  return wrap(native.call(op__weight_norm, v.handle, g.handle, dim) as number);
+}
+
+let op_norm_except_dim = -1;
+/** `aten::norm_except_dim(Tensor v, int pow=2, int dim=0) -> Tensor` */
+export function norm_except_dim(v: Tensor, pow?: number, dim?: number): Tensor {
+  if (op_norm_except_dim < 0) op_norm_except_dim = native.resolve('aten::norm_except_dim', '');
+  return wrap(native.call(op_norm_except_dim, v.handle, pow, dim) as number);
+}
+
+let op_mv = -1;
+/** `aten::mv(Tensor self, Tensor vec) -> Tensor` */
+export function mv(self_: Tensor, vec: Tensor): Tensor {
+  if (op_mv < 0) op_mv = native.resolve('aten::mv', '');
+  return wrap(native.call(op_mv, self_.handle, vec.handle) as number);
+}
+
 let op_batch_norm = -1;
 /** `aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor` */
 export function batch_norm(input: Tensor, weight?: Tensor | null, bias?: Tensor | null, running_mean?: Tensor | null, running_var?: Tensor | null, training?: boolean, momentum?: number, eps?: number, cudnn_enabled?: boolean): Tensor {

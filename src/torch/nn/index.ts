@@ -19,7 +19,7 @@ export * from './transformer.js';
 export * as init from './init.js';
 /** Losses and stateless operations (torch.nn.functional). */
 export * as functional from './functional.js';
-/** Gradient clipping (torch.nn.utils). */
+/** Gradient clipping, parameter vectors, packed sequences (`utils.rnn`), weight and spectral norms (torch.nn.utils). */
 export * as utils from './utils.js';
 export * from './transformer-model.js';
 export * from './loss.js';

@@ -1,9 +1,12 @@
 // Recurrent layers: LSTM and GRU over libtorch's fused kernels (aten::lstm / aten::gru, cuDNN on
 // a GPU), with PyTorch's parameter names, order and initialisation, so state dicts carry over.
+// A PackedSequence input runs the packed kernels (aten::lstm.data / aten::gru.data), which stop
+// each sequence at its own length.
 import { Tensor } from '../tensor.js';
 import { empty, zeros } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
+import { PackedSequence } from './rnn-packing.js';
 import { uniform_ } from './init.js';
 import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
 
@@ -90,6 +93,34 @@ abstract class RNNBase extends Module {
     return [flatWeights, bias, numLayers, dropout, training, bidirectional, batchFirst];
   }
 
+  /** What aten::lstm.data and aten::gru.data take after the input and the state (no batchFirst). */
+  protected packedKernelArgs(): [Tensor[], boolean, number, number, boolean, boolean] {
+    const { flatWeights, bias, numLayers, dropout, training, bidirectional } = this;
+    return [flatWeights, bias, numLayers, dropout, training, bidirectional];
+  }
+
+  /**
+   * The initial states of a packed batch, in the packed (longest first) order: zeros, or the
+   * given ones (in the caller's batch order) checked and permuted as PyTorch's permute_hidden.
+   */
+  protected packedStates(x: PackedSequence, given: (Tensor | undefined)[], whats: string[]): Tensor[] {
+    const name = this.constructor.name;
+    if (x.data.ndim !== 2 || x.data.shape[1] !== this.inputSize)
+      throw new ArgumentError(
+        `${name}: the packed data must be of shape [steps, ${this.inputSize}] (inputSize), got [${x.data.shape.join(', ')}]`,
+      );
+    const batch = x.batchSize;
+    return given.map((g, i) => {
+      const h = this.initialState(g, x.data, batch, false, whats[i]!);
+      return g !== undefined && x.sortedIndices ? h.indexSelect(1, x.sortedIndices) : h;
+    });
+  }
+
+  /** A final state back in the caller's batch order. */
+  protected static unsorted(h: Tensor, x: PackedSequence): Tensor {
+    return x.unsortedIndices ? h.indexSelect(1, x.unsortedIndices) : h;
+  }
+
   /** A zero initial state, or the given one checked against [layers x directions, batch, hidden]. */
   protected initialState(
     given: Tensor | undefined,
@@ -109,6 +140,16 @@ abstract class RNNBase extends Module {
   }
 }
 
+/** The packed output of `x`'s batch: new handles on its batch sizes and indices, so each object frees its own. */
+function packedLike(data: Tensor, x: PackedSequence): PackedSequence {
+  return new PackedSequence(
+    data,
+    x.batchSizes.detach(),
+    x.sortedIndices?.detach() ?? null,
+    x.unsortedIndices?.detach() ?? null,
+  );
+}
+
 function flag(c: ArgumentChecks, v: unknown, name: string, fallback: boolean): boolean {
   if (v === undefined) return fallback;
   if (typeof v !== 'boolean') c.fail(`options.${name}`, 'true or false', v);
@@ -120,7 +161,8 @@ function flag(c: ArgumentChecks, v: unknown, name: string, fallback: boolean): b
  * ...] with batchFirst, or unbatched [time, inputSize]); returns the output [time, batch,
  * directions x hiddenSize] and the final hidden and cell states [layers x directions, batch,
  * hiddenSize]. Parameters weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0 (gates i, f, g, o),
- * as PyTorch names them.
+ * as PyTorch names them. A batch of sequences of different lengths goes in as a
+ * {@link nn.utils.rnn.PackedSequence} (`nn.utils.rnn.packPaddedSequence`).
  *
  * @example
  * ```ts
@@ -138,8 +180,19 @@ export class LSTM extends RNNBase {
     super(4, inputSize, hiddenSize, options);
   }
 
-  /** Runs the sequence from the states `state` ([h0, c0], default zeros); returns [output, [h_n, c_n]]. */
-  forward(x: Tensor, state?: [Tensor, Tensor]): [Tensor, [Tensor, Tensor]] {
+  /**
+   * Runs the sequence from the states `state` ([h0, c0], default zeros); returns [output, [h_n,
+   * c_n]]. A {@link nn.utils.rnn.PackedSequence} input gives a packed output (sharing none of the
+   * input's tensors) and the states of each sequence's own last step, in the batch's order.
+   */
+  forward(x: Tensor, state?: [Tensor, Tensor]): [Tensor, [Tensor, Tensor]];
+  forward(x: PackedSequence, state?: [Tensor, Tensor]): [PackedSequence, [Tensor, Tensor]];
+  forward(x: Tensor | PackedSequence, state?: [Tensor, Tensor]): [Tensor | PackedSequence, [Tensor, Tensor]] {
+    if (x instanceof PackedSequence) {
+      const hx = this.packedStates(x, [state?.[0], state?.[1]], ['state[0] (h0)', 'state[1] (c0)']);
+      const [out, h, c] = aten.lstm_data(x.data, x.batchSizes, hx, ...this.packedKernelArgs());
+      return [packedLike(out, x), [RNNBase.unsorted(h, x), RNNBase.unsorted(c, x)]];
+    }
     const { input, batch, unbatched } = this.batchOf(x);
     const h0 = this.initialState(state?.[0], input, batch, unbatched, 'state[0] (h0)');
     const c0 = this.initialState(state?.[1], input, batch, unbatched, 'state[1] (c0)');
@@ -158,8 +211,15 @@ export class GRU extends RNNBase {
     super(3, inputSize, hiddenSize, options);
   }
 
-  /** Runs the sequence from the state `h0` (default zeros); returns [output, h_n]. */
-  forward(x: Tensor, h0?: Tensor): [Tensor, Tensor] {
+  /** Runs the sequence from the state `h0` (default zeros); returns [output, h_n]. Takes a PackedSequence as {@link LSTM.forward}. */
+  forward(x: Tensor, h0?: Tensor): [Tensor, Tensor];
+  forward(x: PackedSequence, h0?: Tensor): [PackedSequence, Tensor];
+  forward(x: Tensor | PackedSequence, h0?: Tensor): [Tensor | PackedSequence, Tensor] {
+    if (x instanceof PackedSequence) {
+      const [h] = this.packedStates(x, [h0], ['h0']);
+      const [out, hn] = aten.gru_data(x.data, x.batchSizes, h!, ...this.packedKernelArgs());
+      return [packedLike(out, x), RNNBase.unsorted(hn, x)];
+    }
     const { input, batch, unbatched } = this.batchOf(x);
     const h = this.initialState(h0, input, batch, unbatched, 'h0');
     const [out, hn] = aten.gru_input(input, h, ...this.kernelArgs());

@@ -1,5 +1,6 @@
-// Gradient clipping (torch.nn.utils.clip_grad_norm_ / clip_grad_value_), in PyTorch 1.13's order
-// of operations. The total norm stays a device tensor and the scale is applied as one, so clipping
+// torch.nn.utils: gradient clipping (clip_grad_norm_ / clip_grad_value_, in PyTorch 1.13's order
+// of operations), parameters as one vector, and (from their own modules) the packing of
+// variable-length batches and the weight reparametrisations. The total norm stays a device tensor and the scale is applied as one, so clipping
 // needs no wait for the device (and can sit inside a captured CUDA graph); only
 // errorIfNonfinite reads the norm back.
 import { Tensor } from '../tensor.js';
@@ -7,7 +8,17 @@ import { scalarTensor } from '../creation.js';
 import { noGrad } from '../autograd.js';
 import { tidy } from '../scope.js';
 import * as aten from '../generated/aten.js';
-import { checksOf, type ArgumentChecks } from '../../util/arguments.js';
+import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
+
+/** Packed variable-length batches for LSTM and GRU (torch.nn.utils.rnn). */
+export * as rnn from './rnn-packing.js';
+export {
+  weightNorm,
+  removeWeightNorm,
+  spectralNorm,
+  removeSpectralNorm,
+  type SpectralNormOptions,
+} from './weight-norms.js';
 
 /** Options of clipGradNorm_: the norm's order and whether a non-finite total norm is an error. */
 export interface ClipGradNormOptions {
@@ -107,6 +118,57 @@ export function clipGradValue_(parameters: Tensor | Tensor[], clipValue: number)
       for (const p of params) {
         const g = p.grad;
         if (g) aten.clamp_(g, -clipValue, clipValue);
+      }
+    }),
+  );
+}
+
+/** The parameters, checked to be Tensors on one device (PyTorch's _check_param_device). */
+function sameDevice(c: ArgumentChecks, parameters: Iterable<Tensor>): Tensor[] {
+  if (parameters === null || typeof parameters !== 'object' || !(Symbol.iterator in parameters))
+    c.fail('parameters', 'an array (or iterable) of Tensors', parameters);
+  const list = [...parameters];
+  list.forEach((p, i) => {
+    if (!(p instanceof Tensor)) c.fail(`parameters[${i}]`, 'a Tensor', p);
+    if (p.device !== list[0]!.device)
+      throw new ArgumentError(
+        `${c.fn}: parameters[${i}] is on ${p.device.name} but parameters[0] on ${list[0]!.device.name}; move them to one device`,
+      );
+  });
+  return list;
+}
+
+/**
+ * The parameters flattened and concatenated into one 1-d tensor
+ * (torch.nn.utils.parameters_to_vector), with its gradient path to each of them.
+ */
+export function parametersToVector(parameters: Iterable<Tensor>): Tensor {
+  const c = checksOf('parametersToVector');
+  const list = sameDevice(c, parameters);
+  if (list.length === 0) c.fail('parameters', 'at least one Tensor', parameters);
+  return tidy(() => aten.cat(list.map((p) => p.reshape(-1))));
+}
+
+/**
+ * Copies consecutive slices of the 1-d `vec` into the parameters, in place and without a
+ * gradient path (torch.nn.utils.vector_to_parameters); `vec` must hold exactly as many values
+ * as the parameters together.
+ */
+export function vectorToParameters(vec: Tensor, parameters: Iterable<Tensor>): void {
+  const c = checksOf('vectorToParameters');
+  if (!(vec instanceof Tensor) || vec.ndim !== 1) c.fail('vec', 'a 1-d Tensor', vec);
+  const list = sameDevice(c, parameters);
+  const total = list.reduce((n, p) => n + p.numel, 0);
+  if (vec.numel !== total)
+    throw new ArgumentError(
+      `vectorToParameters: vec has ${vec.numel} values but the ${list.length} parameters hold ${total}; pass the vector parametersToVector made of the same parameters`,
+    );
+  noGrad(() =>
+    tidy(() => {
+      let at = 0;
+      for (const p of list) {
+        p.copy_(vec.narrow(0, at, p.numel).reshape(...p.shape));
+        at += p.numel;
       }
     }),
   );
