@@ -273,3 +273,47 @@ test('bad arguments are named errors and leave the module as it was', () => {
   layer.dispose();
   assert.equal(torch.liveTensors(), before, 'no tensor leaks');
 });
+
+test("weight norms are forward pre-hooks: they compose with the module's own hooks in any order of adding and removing", () => {
+  const x = torch.randn([4, 3]);
+  const doubled = (m: nn.Linear, y0: Tensor) =>
+    torch.tidy(() => {
+      torch.noGrad(() => m.getParameter('weight_g').mul_(2));
+      return m.forward(x).sub(y0.mul(2)).abs().max().item() < 1e-5;
+    });
+  // a hook added after the norm still runs once the norm is removed
+  const a = new nn.Linear(3, 2, { bias: false });
+  nn.utils.weightNorm(a);
+  let calls = 0;
+  a.registerForwardHook(() => {
+    calls++;
+  });
+  nn.utils.removeWeightNorm(a);
+  torch.tidy(() => a.forward(x));
+  assert.equal(calls, 1);
+  // a norm added after a hook still recomputes once the hook is removed
+  const b = new nn.Linear(3, 2, { bias: false });
+  const handle = b.registerForwardHook(() => undefined);
+  nn.utils.weightNorm(b);
+  const y0 = torch.keep(torch.tidy(() => b.forward(x)));
+  handle.remove();
+  assert.ok(doubled(b, y0), 'the weight follows weight_g after the hook is removed');
+  // the user's pre-hook added later sees the recomputed weight
+  const c = new nn.Linear(3, 2, { bias: false });
+  nn.utils.weightNorm(c);
+  let seenWeight = 0;
+  c.registerForwardPreHook((m) => {
+    seenWeight = torch.tidy(() => (m as nn.Linear).weight.abs().sum().item());
+    return undefined;
+  });
+  torch.noGrad(() => c.getParameter('weight_g').mul_(3));
+  const expected = torch.tidy(() => {
+    const v = c.getParameter('weight_v');
+    const g = c.getParameter('weight_g');
+    return v.div(v.pow(2).sum(1, true).sqrt()).mul(g).abs().sum().item();
+  });
+  torch.tidy(() => c.forward(x));
+  assert.ok(Math.abs(seenWeight - expected) < 1e-4, `${seenWeight} vs ${expected}`);
+  for (const t of [x, y0]) t.dispose();
+  for (const m of [a, b, c]) m.dispose();
+});

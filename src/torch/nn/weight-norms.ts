@@ -1,16 +1,17 @@
 // Weight reparametrisations of PyTorch 1.13's hook API (torch.nn.utils.weight_norm and
 // spectral_norm and their remove_ functions): the module's parameter is replaced by new
 // parameters (and buffers) and the weight is recomputed from them before every forward.
-// Module has no forward pre-hooks, so the instance's own `forward` property is wrapped here (and
-// restored when the last norm is removed); the module's class and the other modules stay as they
-// are. The computed weight is owned by the module (freed by the next recomputation, by the
-// removal, or by the module's dispose).
+// As in PyTorch, the recomputation is a forward pre-hook of the module (one per module, for all
+// its norms, taken off when the last norm is removed), so it composes with the user's own hooks
+// in registration order. The computed weight is owned by the module (freed by the next
+// recomputation, by the removal, or by the module's dispose, which is wrapped for that).
 import { Tensor } from '../tensor.js';
 import { empty } from '../creation.js';
 import { keep, tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
+import type { RemovableHandle } from './module-hooks.js';
 import { ConvTranspose1d, ConvTranspose2d, ConvTranspose3d } from './conv.js';
 import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
 
@@ -41,13 +42,12 @@ interface Norm {
 interface Hooked {
   readonly norms: Map<string, Norm>;
   readonly computed: Map<string, Tensor>;
-  readonly ownForward: PropertyDescriptor | undefined;
+  /** The forward pre-hook that recomputes the weights. */
+  readonly hook: RemovableHandle;
   readonly ownDispose: PropertyDescriptor | undefined;
 }
 
 const hooked = new WeakMap<Module, Hooked>();
-
-type Callable = (...args: unknown[]) => unknown;
 
 /** Sets the module's attribute `name` to a freshly computed weight, freeing the previous one. */
 function assign(module: Module, state: Hooked, name: string, weight: Tensor): void {
@@ -59,29 +59,26 @@ function assign(module: Module, state: Hooked, name: string, weight: Tensor): vo
 function install(module: Module, name: string, norm: Norm): Hooked {
   let state = hooked.get(module);
   if (!state) {
+    const norms = new Map<string, Norm>();
+    const computed = new Map<string, Tensor>();
+    // every norm, in the order they were applied
+    const hook = module.registerForwardPreHook(() => {
+      for (const [n, norm] of norms)
+        assign(
+          module,
+          s,
+          n,
+          tidy(() => norm.compute(module.training)),
+        );
+      return undefined;
+    });
     const s: Hooked = {
-      norms: new Map(),
-      computed: new Map(),
-      ownForward: Object.getOwnPropertyDescriptor(module, 'forward'),
+      norms,
+      computed,
+      hook,
       ownDispose: Object.getOwnPropertyDescriptor(module, 'dispose'),
     };
-    const forward = (module as unknown as { forward: Callable }).forward;
     const dispose = module.dispose;
-    Object.defineProperty(module, 'forward', {
-      configurable: true,
-      writable: true,
-      // as PyTorch's forward pre-hooks: every norm, in the order they were applied
-      value: function (this: unknown, ...args: unknown[]) {
-        for (const [n, norm] of s.norms)
-          assign(
-            module,
-            s,
-            n,
-            tidy(() => norm.compute(module.training)),
-          );
-        return forward.apply(this, args);
-      },
-    });
     Object.defineProperty(module, 'dispose', {
       configurable: true,
       writable: true,
@@ -104,13 +101,9 @@ function uninstall(module: Module, name: string): void {
   state.computed.get(name)?.dispose();
   state.computed.delete(name);
   if (state.norms.size > 0) return;
-  for (const [key, own] of [
-    ['forward', state.ownForward],
-    ['dispose', state.ownDispose],
-  ] as const) {
-    if (own) Object.defineProperty(module, key, own);
-    else delete (module as unknown as Record<string, unknown>)[key];
-  }
+  state.hook.remove();
+  if (state.ownDispose) Object.defineProperty(module, 'dispose', state.ownDispose);
+  else delete (module as unknown as Record<string, unknown>).dispose;
   hooked.delete(module);
 }
 
