@@ -11,7 +11,6 @@ const END = Number.MAX_SAFE_INTEGER;
 
 type MaxPool = nn.MaxPool1d | nn.MaxPool2d | nn.MaxPool3d;
 type AvgPool = nn.AvgPool1d | nn.AvgPool2d | nn.AvgPool3d;
-type MaxUnpool = nn.MaxUnpool1d | nn.MaxUnpool2d | nn.MaxUnpool3d;
 type AdaptivePool = nn.AdaptiveAvgPool1d | nn.AdaptiveAvgPool2d | nn.AdaptiveAvgPool3d;
 
 /** The values a max pool's export with indices produces, as its forwardWithIndices returns them. */
@@ -134,7 +133,7 @@ function divisorPool(m: AvgPool, g: OnnxGraph, x: string, divisor: number, name:
  * input plane's size (the plane's offset is a multiple of it, the index within it smaller).
  */
 export function maxPoolWithIndicesToOnnx(
-  pool: MaxPool,
+  pool: nn.MaxPool1d | nn.MaxPool2d | nn.MaxPool3d,
   g: OnnxGraph,
   x: string,
   _name = '',
@@ -151,7 +150,7 @@ export function maxPoolWithIndicesToOnnx(
  * `outputSize` (the spatial sizes, or the whole shape, as the layer's forward takes it).
  */
 export function maxUnpoolToOnnx(
-  unpool: MaxUnpool,
+  unpool: nn.MaxUnpool1d | nn.MaxUnpool2d | nn.MaxUnpool3d,
   g: OnnxGraph,
   x: string,
   indices: string,
