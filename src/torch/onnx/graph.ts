@@ -72,6 +72,7 @@ export class OnnxGraph {
   private readonly inputs: OnnxSchema.ValueInfoProto[] = [];
   private readonly outputs: OnnxSchema.ValueInfoProto[] = [];
   private readonly used = new Set<string>();
+  private readonly declared = new Map<string, readonly OnnxDim[]>();
 
   /** A name not used yet, from a hint ('conv1.weight' stays as it is the first time). */
   fresh(hint: string): string {
@@ -87,7 +88,23 @@ export class OnnxGraph {
     if (this.used.has(name)) throw new Error(`ONNX graph: the name '${name}' is taken`);
     this.used.add(name);
     this.inputs.push(valueInfo(this.onnx, name, dims, type));
+    this.declared.set(name, [...dims]);
     return name;
+  }
+
+  /**
+   * The dims known for `value` at export time: a graph input's declared dims, or those recorded
+   * with {@link OnnxGraph.setDims}; undefined for any other value. Forms whose nodes depend on a
+   * size (adaptive pooling) read them.
+   */
+  dimsOf(value: string): readonly OnnxDim[] | undefined {
+    return this.declared.get(value);
+  }
+
+  /** Records the dims of a value the graph computes, for forms that need sizes at export time. */
+  setDims(value: string, dims: readonly OnnxDim[]): void {
+    if (!this.used.has(value)) throw new Error(`ONNX graph: there is no value '${value}'`);
+    this.declared.set(value, [...dims]);
   }
 
   /** Makes `value` a float32 graph output called `name` (through an Identity when renamed). */

@@ -9,6 +9,7 @@ export {
   type OnnxModelInfo,
 } from './graph.js';
 export { moduleToOnnx, l2NormalizeOnnx, geluOnnx, type OnnxExportable } from './modules.js';
+export { maxPoolWithIndicesToOnnx, maxUnpoolToOnnx, type OnnxMaxPoolOutputs } from './pooling.js';
 export {
   lstmToOnnx,
   gruToOnnx,

@@ -8,6 +8,7 @@ import * as nn from '../nn/index.js';
 import { OnnxExportError, type OnnxGraph } from './graph.js';
 import { transformerEncoderLayerToOnnx, transformerEncoderToOnnx } from './transformer.js';
 import { NORM_ACTIVATION_SHAPE_CONVERTERS } from './norm-activation-shape.js';
+import { adaptiveOnnx, circularPadOnnx, poolOnnx } from './pooling.js';
 
 /**
  * A module that writes its own ONNX form: its evaluation-mode forward pass as nodes of `g`,
@@ -82,12 +83,11 @@ function conv(
   const ends = padding.map((p, i) => p + paddingExtra[i]!);
   let input = x;
   let pads = padding.concat(ends);
-  if (m.paddingMode !== 'zeros') {
-    // opset 17's Pad has reflect and edge; wrapping around arrived in opset 19
-    if (m.paddingMode === 'circular')
-      throw new OnnxExportError(
-        `${m.constructor.name} ('${name}') with paddingMode 'circular' has no ONNX mapping at opset 17 (Pad's wrap mode is opset 19)`,
-      );
+  if (m.paddingMode === 'circular') {
+    // opset 17's Pad has no wrap mode (it arrived in opset 19): Slice and Concat make it
+    input = circularPadOnnx(g, x, padding, ends, name);
+    pads = pads.map(() => 0);
+  } else if (m.paddingMode !== 'zeros') {
     // Pad lists every axis's begins, then every axis's ends; batch and channels get none
     const none = [0, 0];
     input = g.node('Pad', [x, g.ints(at(name, 'pads'), [...none, ...padding, ...none, ...ends])], {
@@ -186,51 +186,6 @@ function groupNorm(m: nn.GroupNorm, g: OnnxGraph, x: string, name: string): stri
   return y;
 }
 
-function pool(
-  m: nn.MaxPool1d | nn.MaxPool2d | nn.MaxPool3d | nn.AvgPool1d | nn.AvgPool2d | nn.AvgPool3d,
-  g: OnnxGraph,
-  x: string,
-  op: 'MaxPool' | 'AveragePool',
-  name: string,
-): string {
-  // per axis, so rectangular windows keep their shape ([begin..., end...] pads)
-  const { kernelSize, stride, padding, dilation } = m.window;
-  const average = m instanceof nn.AvgPool1d || m instanceof nn.AvgPool2d || m instanceof nn.AvgPool3d;
-  if (average && m.divisorOverride !== null)
-    throw new OnnxExportError(
-      `${m.constructor.name} ('${name}') with divisorOverride has no ONNX mapping (AveragePool divides by the window)`,
-    );
-  return g.node(op, [x], {
-    kernel_shape: { ints: kernelSize },
-    strides: { ints: stride },
-    pads: { ints: padding.concat(padding) },
-    ceil_mode: { int: m.ceilMode ? 1 : 0 },
-    ...(average
-      ? { count_include_pad: { int: m.countIncludePad ? 1 : 0 } }
-      : dilation.some((d) => d !== 1)
-        ? { dilations: { ints: dilation } }
-        : {}),
-  });
-}
-
-/**
- * Global average pooling only: for any other output size the windows depend on the input's
- * size, which the graph leaves dynamic, so the export refuses it by name.
- */
-function adaptive(
-  m: nn.AdaptiveAvgPool1d | nn.AdaptiveAvgPool2d | nn.AdaptiveAvgPool3d,
-  g: OnnxGraph,
-  x: string,
-  name: string,
-): string {
-  const size = m.outputSize;
-  if (!(size === 1 || (Array.isArray(size) && size.every((s) => s === 1))))
-    throw new OnnxExportError(
-      `${m.constructor.name} ('${name}') to an output size of ${JSON.stringify(size)} has no ONNX mapping (only global pooling, size 1)`,
-    );
-  return g.node('GlobalAveragePool', [x]);
-}
-
 function sequential(m: nn.Sequential, g: OnnxGraph, x: string, name: string): string {
   let out = x;
   m.layers.forEach((layer, i) => (out = moduleToOnnx(layer, g, out, at(name, String(i)))));
@@ -312,15 +267,18 @@ const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][
       return g.node('Flatten', [x], { axis: { int: m.startDim } });
     },
   ],
-  [nn.MaxPool1d, (m: nn.MaxPool1d, g, x, name) => pool(m, g, x, 'MaxPool', name)],
-  [nn.MaxPool2d, (m: nn.MaxPool2d, g, x, name) => pool(m, g, x, 'MaxPool', name)],
-  [nn.MaxPool3d, (m: nn.MaxPool3d, g, x, name) => pool(m, g, x, 'MaxPool', name)],
-  [nn.AvgPool1d, (m: nn.AvgPool1d, g, x, name) => pool(m, g, x, 'AveragePool', name)],
-  [nn.AvgPool2d, (m: nn.AvgPool2d, g, x, name) => pool(m, g, x, 'AveragePool', name)],
-  [nn.AvgPool3d, (m: nn.AvgPool3d, g, x, name) => pool(m, g, x, 'AveragePool', name)],
-  [nn.AdaptiveAvgPool1d, adaptive],
-  [nn.AdaptiveAvgPool2d, adaptive],
-  [nn.AdaptiveAvgPool3d, adaptive],
+  [nn.MaxPool1d, poolOnnx],
+  [nn.MaxPool2d, poolOnnx],
+  [nn.MaxPool3d, poolOnnx],
+  [nn.AvgPool1d, poolOnnx],
+  [nn.AvgPool2d, poolOnnx],
+  [nn.AvgPool3d, poolOnnx],
+  [nn.AdaptiveAvgPool1d, adaptiveOnnx],
+  [nn.AdaptiveAvgPool2d, adaptiveOnnx],
+  [nn.AdaptiveAvgPool3d, adaptiveOnnx],
+  [nn.MaxUnpool1d, elsewhere('maxUnpoolToOnnx')],
+  [nn.MaxUnpool2d, elsewhere('maxUnpoolToOnnx')],
+  [nn.MaxUnpool3d, elsewhere('maxUnpoolToOnnx')],
   [nn.Sequential, sequential],
   // Without masks: transformerEncoderLayerToOnnx and transformerEncoderToOnnx take them.
   [
