@@ -5,17 +5,16 @@
 import type { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { tidy } from '../scope.js';
-import { ArgumentError, checksOf } from '../../util/arguments.js';
+import { ArgumentError } from '../../util/arguments.js';
 import {
   broadcastShapes,
   flag,
-  lossOptions,
+  lossStart,
   optionalTensor,
   reductionCode,
   sameShape,
   shapeFail,
   show,
-  tensorArg,
   type Reduction,
 } from './loss-checks.js';
 
@@ -31,10 +30,7 @@ export interface KLDivOptions {
  * as PyTorch 1.13 does; 'batchmean' gives the divergence per sample.
  */
 export function klDiv(input: Tensor, target: Tensor, options?: KLDivOptions): Tensor {
-  const c = checksOf('klDiv');
-  const o = lossOptions(c, options);
-  tensorArg(c, input, 'input');
-  tensorArg(c, target, 'target');
+  const { c, o } = lossStart('klDiv', options, { input, target });
   const batchmean = o.reduction === 'batchmean';
   const code = batchmean ? 2 : reductionCode(c, o.reduction);
   const logTarget = flag(c, o.logTarget, 'options.logTarget', false);
@@ -51,10 +47,7 @@ export interface BCEOptions {
 
 /** Binary cross-entropy of probabilities `input` (in [0, 1]) against targets of its shape (F.binary_cross_entropy). */
 export function binaryCrossEntropy(input: Tensor, target: Tensor, options?: BCEOptions): Tensor {
-  const c = checksOf('binaryCrossEntropy');
-  const o = lossOptions(c, options);
-  tensorArg(c, input, 'input');
-  tensorArg(c, target, 'target');
+  const { c, o } = lossStart('binaryCrossEntropy', options, { input, target });
   const code = reductionCode(c, o.reduction);
   sameShape(c, input, 'input', target, 'target');
   const weight = optionalTensor(c, o.weight, 'options.weight');
@@ -73,10 +66,7 @@ export interface HuberOptions {
 
 /** Huber loss (F.huber_loss): 0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) beyond; input and target broadcast. */
 export function huberLoss(input: Tensor, target: Tensor, options?: HuberOptions): Tensor {
-  const c = checksOf('huberLoss');
-  const o = lossOptions(c, options);
-  tensorArg(c, input, 'input');
-  tensorArg(c, target, 'target');
+  const { c, o } = lossStart('huberLoss', options, { input, target });
   const code = reductionCode(c, o.reduction);
   const delta = c.number(o.delta ?? 1, 'options.delta', { above: 0 });
   const shape = broadcastShapes(c, [input, 'input'], [target, 'target']);
@@ -90,10 +80,7 @@ export interface ReductionOptions {
 
 /** Two-class logistic loss log(1 + exp(-y x)) with targets 1 or -1 (F.soft_margin_loss). */
 export function softMarginLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor {
-  const c = checksOf('softMarginLoss');
-  const o = lossOptions(c, options);
-  tensorArg(c, input, 'input');
-  tensorArg(c, target, 'target');
+  const { c, o } = lossStart('softMarginLoss', options, { input, target });
   const code = reductionCode(c, o.reduction);
   broadcastShapes(c, [input, 'input'], [target, 'target']);
   return aten.soft_margin_loss(input, target, code);
@@ -115,10 +102,7 @@ export function multilabelSoftMarginLoss(
   target: Tensor,
   options?: MultilabelSoftMarginOptions,
 ): Tensor {
-  const c = checksOf('multilabelSoftMarginLoss');
-  const o = lossOptions(c, options);
-  tensorArg(c, input, 'input');
-  tensorArg(c, target, 'target');
+  const { c, o } = lossStart('multilabelSoftMarginLoss', options, { input, target });
   const reduction = (o.reduction ?? 'mean') as Reduction;
   reductionCode(c, reduction);
   const weight = optionalTensor(c, o.weight, 'options.weight');
@@ -157,11 +141,7 @@ export function cosineEmbeddingLoss(
   target: Tensor,
   options?: MarginOptions,
 ): Tensor {
-  const c = checksOf('cosineEmbeddingLoss');
-  const o = lossOptions(c, options);
-  tensorArg(c, input1, 'input1');
-  tensorArg(c, input2, 'input2');
-  tensorArg(c, target, 'target');
+  const { c, o } = lossStart('cosineEmbeddingLoss', options, { input1, input2, target });
   const code = reductionCode(c, o.reduction);
   const margin = c.number(o.margin ?? 0, 'options.margin');
   if (target.ndim > 1) shapeFail(c, 'target', 'a 0-d or 1-d Tensor (one target per pair)', target);
@@ -184,11 +164,7 @@ export function marginRankingLoss(
   target: Tensor,
   options?: MarginOptions,
 ): Tensor {
-  const c = checksOf('marginRankingLoss');
-  const o = lossOptions(c, options);
-  tensorArg(c, input1, 'input1');
-  tensorArg(c, input2, 'input2');
-  tensorArg(c, target, 'target');
+  const { c, o } = lossStart('marginRankingLoss', options, { input1, input2, target });
   const code = reductionCode(c, o.reduction);
   const margin = c.number(o.margin ?? 0, 'options.margin');
   if (input1.ndim !== input2.ndim || input1.ndim !== target.ndim)
@@ -201,10 +177,7 @@ export function marginRankingLoss(
 
 /** Hinge embedding loss (F.hinge_embedding_loss): x where the target is 1, max(0, margin - x) where it is -1 (margin default 1). */
 export function hingeEmbeddingLoss(input: Tensor, target: Tensor, options?: MarginOptions): Tensor {
-  const c = checksOf('hingeEmbeddingLoss');
-  const o = lossOptions(c, options);
-  tensorArg(c, input, 'input');
-  tensorArg(c, target, 'target');
+  const { c, o } = lossStart('hingeEmbeddingLoss', options, { input, target });
   const code = reductionCode(c, o.reduction);
   const margin = c.number(o.margin ?? 1, 'options.margin');
   broadcastShapes(c, [input, 'input'], [target, 'target']);
@@ -230,11 +203,7 @@ export function tripletMarginLoss(
   negative: Tensor,
   options?: TripletMarginOptions,
 ): Tensor {
-  const c = checksOf('tripletMarginLoss');
-  const o = lossOptions(c, options);
-  tensorArg(c, anchor, 'anchor');
-  tensorArg(c, positive, 'positive');
-  tensorArg(c, negative, 'negative');
+  const { c, o } = lossStart('tripletMarginLoss', options, { anchor, positive, negative });
   const code = reductionCode(c, o.reduction);
   const margin = c.number(o.margin ?? 1, 'options.margin');
   const p = c.number(o.p ?? 2, 'options.p');

@@ -5,11 +5,11 @@ import type { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
-import { ArgumentError, checksOf } from '../../util/arguments.js';
+import { ArgumentError } from '../../util/arguments.js';
 import {
   broadcastShapes,
   flag,
-  lossOptions,
+  lossStart,
   optionalTensor,
   reductionCode,
   sameShape,
@@ -32,10 +32,7 @@ export interface PoissonNLLOptions {
 
 /** Negative log-likelihood of targets under Poisson distributions of rate `input` (F.poisson_nll_loss). */
 export function poissonNllLoss(input: Tensor, target: Tensor, options?: PoissonNLLOptions): Tensor {
-  const c = checksOf('poissonNllLoss');
-  const o = lossOptions(c, options);
-  tensorArg(c, input, 'input');
-  tensorArg(c, target, 'target');
+  const { c, o } = lossStart('poissonNllLoss', options, { input, target });
   const code = reductionCode(c, o.reduction);
   const logInput = flag(c, o.logInput, 'options.logInput', true);
   const full = flag(c, o.full, 'options.full', false);
@@ -64,11 +61,7 @@ export function gaussianNllLoss(
   variance: Tensor,
   options?: GaussianNLLOptions,
 ): Tensor {
-  const c = checksOf('gaussianNllLoss');
-  const o = lossOptions(c, options);
-  tensorArg(c, input, 'input');
-  tensorArg(c, target, 'target');
-  tensorArg(c, variance, 'variance');
+  const { c, o } = lossStart('gaussianNllLoss', options, { input, target, variance });
   const full = flag(c, o.full, 'options.full', false);
   const eps = c.number(o.eps ?? 1e-6, 'options.eps');
   const reduction = (o.reduction ?? 'mean') as Reduction;
@@ -111,10 +104,7 @@ export interface MultiMarginOptions {
 
 /** Multi-class hinge loss of scores [N, C] (or [C]) at int64 class indices [N] (F.multi_margin_loss). */
 export function multiMarginLoss(input: Tensor, target: Tensor, options?: MultiMarginOptions): Tensor {
-  const c = checksOf('multiMarginLoss');
-  const o = lossOptions(c, options);
-  tensorArg(c, input, 'input');
-  tensorArg(c, target, 'target');
+  const { c, o } = lossStart('multiMarginLoss', options, { input, target });
   const code = reductionCode(c, o.reduction);
   const p = o.p ?? 1;
   if (p !== 1 && p !== 2) c.fail('options.p', '1 or 2 (PyTorch supports no other)', p);
@@ -140,10 +130,7 @@ export function multiMarginLoss(input: Tensor, target: Tensor, options?: MultiMa
  * each sample's classes and end at the first -1 (F.multilabel_margin_loss).
  */
 export function multilabelMarginLoss(input: Tensor, target: Tensor, options?: ReductionOptions): Tensor {
-  const c = checksOf('multilabelMarginLoss');
-  const o = lossOptions(c, options);
-  tensorArg(c, input, 'input');
-  tensorArg(c, target, 'target');
+  const { c, o } = lossStart('multilabelMarginLoss', options, { input, target });
   const code = reductionCode(c, o.reduction);
   if (input.ndim > 2) shapeFail(c, 'input', 'a 1-d [C] or 2-d [N, C] Tensor', input);
   sameShape(c, input, 'input', target, 'target');
@@ -174,10 +161,7 @@ export function ctcLoss(
   targetLengths: Tensor | number[],
   options?: CTCOptions,
 ): Tensor {
-  const c = checksOf('ctcLoss');
-  const o = lossOptions(c, options);
-  tensorArg(c, logProbs, 'logProbs');
-  tensorArg(c, targets, 'targets');
+  const { c, o } = lossStart('ctcLoss', options, { logProbs, targets });
   const code = reductionCode(c, o.reduction);
   const zeroInfinity = flag(c, o.zeroInfinity, 'options.zeroInfinity', false);
   if (logProbs.ndim !== 2 && logProbs.ndim !== 3)

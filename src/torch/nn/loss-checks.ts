@@ -3,7 +3,7 @@
 // name, before libtorch's message about "tensor a" and "tensor b"). Not part of the public
 // surface (nn/index.ts does not re-export it).
 import { Tensor } from '../tensor.js';
-import { ArgumentError, type ArgumentChecks } from '../../util/arguments.js';
+import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
 
 /** How a loss reduces over the batch: 'none' (per element), 'mean' (default) or 'sum'. */
 export type Reduction = 'none' | 'mean' | 'sum';
@@ -76,4 +76,19 @@ export function sameShape(c: ArgumentChecks, a: Tensor, aName: string, b: Tensor
 /** Refuses `t` for its shape: `expected` says what it must be. */
 export function shapeFail(c: ArgumentChecks, name: string, expected: string, t: Tensor): never {
   throw new ArgumentError(`${c.fn}: ${name} must be ${expected}, got shape ${show(t.shape)}`);
+}
+
+/**
+ * What every loss function starts with: the checks named after it, its options object, and each
+ * tensor argument checked to be a Tensor (named by its key).
+ */
+export function lossStart<O extends object>(
+  fn: string,
+  options: O | undefined,
+  tensors: Record<string, unknown>,
+): { c: ArgumentChecks; o: O } {
+  const c = checksOf(fn);
+  const o = lossOptions(c, options);
+  for (const [name, value] of Object.entries(tensors)) tensorArg(c, value, name);
+  return { c, o };
 }
