@@ -1,6 +1,7 @@
 // Grad mode scopes and functional gradients.
 import { native } from './native.js';
 import { Tensor, wrap } from './tensor.js';
+import { checkNoSegments } from './autograd-hooks.js';
 
 /** Runs fn with gradient tracking off (torch.no_grad); restores the previous mode even on throw. */
 export function noGrad<T>(fn: () => T): T {
@@ -40,6 +41,7 @@ export function grad(
     allowUnused?: boolean;
   } = {},
 ): (Tensor | null)[] {
+  checkNoSegments(outputs, options.gradOutputs);
   const result = native.autogradGrad(
     outputs.map((t) => t.handle),
     inputs.map((t) => t.handle),

@@ -5,6 +5,7 @@ export { isChannelsLastContiguous, type MemoryFormat } from './memory-format.js'
 export { tidy, withScope, TensorScope, keep, dispose, liveTensors } from './scope.js';
 export * from './creation.js';
 export { noGrad, enableGrad, isGradEnabled, grad } from './autograd.js';
+export type { GradHook } from './autograd-hooks.js';
 export {
   engineInfo,
   engineAvailable,

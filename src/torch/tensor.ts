@@ -4,6 +4,7 @@ import { native } from './native.js';
 import { dtypeCode, dtypeName, isDType, type DType, type NumericArray } from './dtype.js';
 import { track, untrack, inSafetyNet, scopeOwner, type ScopeOwner } from './scope.js';
 import * as aten from './generated/aten.js';
+import { runBackward, registerTensorHook, type GradHook } from './autograd-hooks.js';
 import { isChannelsLastContiguous, memoryFormatCode, type MemoryFormat } from './memory-format.js';
 import {
   checkDevice,
@@ -165,12 +166,16 @@ export class Tensor {
   }
   /** Computes the gradients of this tensor (a scalar unless `gradient` is given) with respect to the leaves that require grad, accumulating into their `grad` (torch.Tensor.backward). */
   backward(gradient?: Tensor, options: { retainGraph?: boolean; createGraph?: boolean } = {}): void {
-    native.backward(
-      this.handle,
-      gradient ? gradient.handle : null,
-      options.retainGraph ?? false,
-      options.createGraph ?? false,
-    );
+    runBackward(this, gradient, options.retainGraph ?? false, options.createGraph ?? false);
+  }
+  /**
+   * Adds a hook called with this leaf's gradient each time a backward computes it, before it is
+   * added to `grad`; a returned tensor replaces it (torch.Tensor.register_hook, for leaves:
+   * parameters and inputs made with `requiresGrad_()`). The gradient is freed after the hook
+   * returns: keep a clone to hold it. `remove()` on the handle takes the hook off.
+   */
+  registerHook(hook: GradHook): { readonly id: number; remove(): void } {
+    return registerTensorHook(this, hook);
   }
   /** Replaces the data (like `p.data = t` in PyTorch), keeping this handle and its grad state. */
   setData(source: Tensor): void {

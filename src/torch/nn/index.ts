@@ -1,5 +1,6 @@
 export { Module } from './module.js';
 export { RemovableHandle, type ForwardHook, type ForwardPreHook } from './module-hooks.js';
+export type { FullBackwardHook, FullBackwardPreHook } from './module-backward-hooks.js';
 export * from './layers.js';
 export * from './conv.js';
 export * from './activation.js';

@@ -6,6 +6,12 @@
 // nothing.
 import type { Module } from './module.js';
 import { ArgumentError } from '../../util/arguments.js';
+import {
+  backwardCall,
+  hooksBackward,
+  type FullBackwardHook,
+  type FullBackwardPreHook,
+} from './module-backward-hooks.js';
 
 /**
  * Runs before `forward` with its arguments (torch's forward pre-hook). Returning `undefined`
@@ -45,6 +51,8 @@ type AnyFunction = (...args: unknown[]) => unknown;
 interface HookTable {
   readonly pre: Map<number, ForwardPreHook<Module>>;
   readonly post: Map<number, ForwardHook<Module>>;
+  readonly backward: Map<number, FullBackwardHook<Module>>;
+  readonly backwardPre: Map<number, FullBackwardPreHook<Module>>;
   /** The instance's own `forward` before the hooks were installed (an arrow-function field), if any. */
   readonly ownForward: PropertyDescriptor | undefined;
 }
@@ -64,6 +72,8 @@ function install(module: Module, method: string): HookTable {
   const table: HookTable = {
     pre: new Map(),
     post: new Map(),
+    backward: new Map(),
+    backwardPre: new Map(),
     ownForward: Object.getOwnPropertyDescriptor(module, 'forward'),
   };
   tables.set(module, table);
@@ -79,39 +89,51 @@ function install(module: Module, method: string): HookTable {
         const result = hook(module, args);
         if (result !== undefined) args = Array.isArray(result) ? result : [result];
       }
+      // As PyTorch's _call_impl: the inputs are hooked for backward after the forward pre-hooks,
+      // the output after the forward hooks.
+      const backward = hooksBackward(table.backward, table.backwardPre) ? backwardCall(module, table) : null;
+      if (backward) args = backward.inputs(args);
       let output = forward.apply(module, args);
       for (const hook of [...table.post.values()]) {
         const result = hook(module, args, output);
         if (result !== undefined) output = result;
       }
-      return output;
+      return backward ? backward.output(output) : output;
     },
   });
   return table;
 }
 
 function uninstall(module: Module, table: HookTable): void {
-  if (table.pre.size > 0 || table.post.size > 0 || tables.get(module) !== table) return;
+  const sizes = table.pre.size + table.post.size + table.backward.size + table.backwardPre.size;
+  if (sizes > 0 || tables.get(module) !== table) return;
   tables.delete(module);
   if (table.ownForward) Object.defineProperty(module, 'forward', table.ownForward);
   else delete (module as unknown as { forward?: unknown }).forward;
 }
 
-/** @internal Adds a hook of `kind` to `module` (Module's registerForward*Hook). */
+const METHODS = {
+  pre: 'registerForwardPreHook',
+  post: 'registerForwardHook',
+  backward: 'registerFullBackwardHook',
+  backwardPre: 'registerFullBackwardPreHook',
+} as const;
+
+/** @internal Adds a hook of `kind` to `module` (Module's register*Hook). */
 export function addForwardHook(
   module: Module,
-  kind: 'pre' | 'post',
-  hook: ForwardPreHook<Module> | ForwardHook<Module>,
+  kind: keyof typeof METHODS,
+  hook: ForwardPreHook<Module> | ForwardHook<Module> | FullBackwardHook<Module> | FullBackwardPreHook<Module>,
 ): RemovableHandle {
-  const method = kind === 'pre' ? 'registerForwardPreHook' : 'registerForwardHook';
+  const method = METHODS[kind];
   if (typeof hook !== 'function')
     throw new ArgumentError(`tailor: ${method}: hook must be a function, got ${typeof hook}`);
   const table = install(module, method);
   const id = nextId++;
-  if (kind === 'pre') table.pre.set(id, hook as ForwardPreHook<Module>);
-  else table.post.set(id, hook as ForwardHook<Module>);
+  const map = table[kind] as Map<number, unknown>;
+  map.set(id, hook);
   return new RemovableHandle(id, () => {
-    (kind === 'pre' ? table.pre : table.post).delete(id);
+    map.delete(id);
     uninstall(module, table);
   });
 }

@@ -13,6 +13,7 @@ import {
   type ForwardPreHook,
   type RemovableHandle,
 } from './module-hooks.js';
+import type { FullBackwardHook, FullBackwardPreHook } from './module-backward-hooks.js';
 import { moduleRepr } from './module-repr.js';
 import { convertInPlace } from './module-convert.js';
 
@@ -400,6 +401,26 @@ export abstract class Module {
    */
   registerForwardHook(hook: ForwardHook<this>): RemovableHandle {
     return addForwardHook(this, 'post', hook as ForwardHook<Module>);
+  }
+
+  /**
+   * Adds a hook run in backward when the gradients with respect to this module's inputs are
+   * computed (torch's register_full_backward_hook): `hook(module, gradInput, gradOutput)`, which
+   * may return replacement `gradInput`. Calls of `forward` with grad enabled return detached
+   * leaves that stand for the outputs, and `backward()` carries the gradient across them (see
+   * docs/torch.md, Modules).
+   */
+  registerFullBackwardHook(hook: FullBackwardHook<this>): RemovableHandle {
+    return addForwardHook(this, 'backward', hook as FullBackwardHook<Module>);
+  }
+
+  /**
+   * Adds a hook run in backward when the gradients with respect to this module's outputs are
+   * computed, before they enter the module (PyTorch 2.x's register_full_backward_pre_hook):
+   * `hook(module, gradOutput)`, which may return replacement `gradOutput`.
+   */
+  registerFullBackwardPreHook(hook: FullBackwardPreHook<this>): RemovableHandle {
+    return addForwardHook(this, 'backwardPre', hook as FullBackwardPreHook<Module>);
   }
 
   /** The module's settings for its one-line description (torch's extra_repr): `''` here; layers override it. */
