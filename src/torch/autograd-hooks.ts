@@ -9,6 +9,7 @@ import { native } from './native.js';
 import { Tensor } from './tensor.js';
 import { tidy } from './scope.js';
 import { ArgumentError } from '../util/arguments.js';
+import { RemovableHandle, nextHookId } from './hook-handle.js';
 
 /** A gradient hook: the replacement gradient, or undefined to keep it. */
 export type GradHook = (grad: Tensor) => Tensor | undefined | void;
@@ -33,7 +34,6 @@ const afterRun: (() => void)[] = [];
 export function afterBackward(fn: () => void): void {
   afterRun.push(fn);
 }
-let nextHook = 0;
 
 /**
  * @internal Cuts the graph after `tensors` (each requiring grad): returns detached leaves to use
@@ -74,8 +74,11 @@ export function runBackward(
   }
   // Leaves' gradients so far, set aside so the hooks see this backward's gradient alone.
   const setAside = new Map<Tensor, number | null>();
-  for (const t of leafHooks.keys()) {
-    if (t.isDisposed) continue;
+  for (const t of [...leafHooks.keys()]) {
+    if (t.isDisposed) {
+      leafHooks.delete(t);
+      continue;
+    }
     setAside.set(t, native.grad(t.handle));
     native.setGrad(t.handle, null);
   }
@@ -134,7 +137,7 @@ export function runBackward(
 }
 
 /** @internal Tensor.registerHook: see the Tensor method. */
-export function registerTensorHook(tensor: Tensor, hook: GradHook): { id: number; remove: () => void } {
+export function registerTensorHook(tensor: Tensor, hook: GradHook): RemovableHandle {
   if (typeof hook !== 'function')
     throw new ArgumentError(`tailor: registerHook: hook must be a function, got ${typeof hook}`);
   if (!tensor.requiresGrad)
@@ -147,15 +150,12 @@ export function registerTensorHook(tensor: Tensor, hook: GradHook): { id: number
     );
   let hooks = leafHooks.get(tensor);
   if (!hooks) leafHooks.set(tensor, (hooks = new Map()));
-  const id = nextHook++;
+  const id = nextHookId();
   hooks.set(id, hook);
-  return {
-    id,
-    remove: () => {
-      hooks.delete(id);
-      if (hooks.size === 0 && leafHooks.get(tensor) === hooks) leafHooks.delete(tensor);
-    },
-  };
+  return new RemovableHandle(id, () => {
+    hooks.delete(id);
+    if (hooks.size === 0 && leafHooks.get(tensor) === hooks) leafHooks.delete(tensor);
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import { dtypeCode, dtypeName, isDType, type DType, type NumericArray } from './
 import { track, untrack, inSafetyNet, scopeOwner, type ScopeOwner } from './scope.js';
 import * as aten from './generated/aten.js';
 import { runBackward, registerTensorHook, type GradHook } from './autograd-hooks.js';
+import type { RemovableHandle } from './hook-handle.js';
 import { isChannelsLastContiguous, memoryFormatCode, type MemoryFormat } from './memory-format.js';
 import {
   checkDevice,
@@ -174,7 +175,7 @@ export class Tensor {
    * parameters and inputs made with `requiresGrad_()`). The gradient is freed after the hook
    * returns: keep a clone to hold it. `remove()` on the handle takes the hook off.
    */
-  registerHook(hook: GradHook): { readonly id: number; remove(): void } {
+  registerHook(hook: GradHook): RemovableHandle {
     return registerTensorHook(this, hook);
   }
   /** Replaces the data (like `p.data = t` in PyTorch), keeping this handle and its grad state. */

@@ -6,6 +6,7 @@
 // nothing.
 import type { Module } from './module.js';
 import { ArgumentError } from '../../util/arguments.js';
+import { RemovableHandle, nextHookId } from '../hook-handle.js';
 import {
   backwardCall,
   hooksBackward,
@@ -27,24 +28,7 @@ export type ForwardPreHook<M extends Module = Module> = (module: M, args: unknow
  */
 export type ForwardHook<M extends Module = Module> = (module: M, args: unknown[], output: unknown) => unknown;
 
-/** What registering a hook returns (torch.utils.hooks.RemovableHandle): `remove()` takes the hook off. */
-export class RemovableHandle {
-  #remove: (() => void) | null;
-  /** @internal */
-  constructor(
-    /** The hook's number, unique in the process (increasing in registration order). */
-    readonly id: number,
-    remove: () => void,
-  ) {
-    this.#remove = remove;
-  }
-  /** Takes the hook off its module; calling it again does nothing. */
-  remove(): void {
-    const remove = this.#remove;
-    this.#remove = null;
-    remove?.();
-  }
-}
+export { RemovableHandle };
 
 type AnyFunction = (...args: unknown[]) => unknown;
 
@@ -58,7 +42,6 @@ interface HookTable {
 }
 
 const tables = new WeakMap<Module, HookTable>();
-let nextId = 0;
 
 function install(module: Module, method: string): HookTable {
   const existing = tables.get(module);
@@ -129,7 +112,7 @@ export function addForwardHook(
   if (typeof hook !== 'function')
     throw new ArgumentError(`tailor: ${method}: hook must be a function, got ${typeof hook}`);
   const table = install(module, method);
-  const id = nextId++;
+  const id = nextHookId();
   const map = table[kind] as Map<number, unknown>;
   map.set(id, hook);
   return new RemovableHandle(id, () => {
