@@ -12,6 +12,8 @@ import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/argumen
 
 /** Packed variable-length batches for LSTM and GRU (torch.nn.utils.rnn). */
 export * as rnn from './rnn-packing.js';
+/** Parameters computed by modules from unconstrained ones (torch.nn.utils.parametrize). */
+export * as parametrize from './parametrize.js';
 export {
   weightNorm,
   removeWeightNorm,
