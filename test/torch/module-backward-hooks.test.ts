@@ -297,3 +297,35 @@ test('errors, noGrad, retainGraph, autograd.grad refused across a hooked module'
   lin.dispose();
   assert.equal(torch.liveTensors(), before);
 });
+
+test('hooks that only look leave every gradient as without them (several inputs sharing a graph)', () => {
+  const before = torch.liveTensors();
+  const two = new Two();
+  two.scale.requiresGrad_();
+  const a = torch.tensor([0.5, -1, 2, 0.25, 1.5, -0.75], {
+    shape: [2, 3],
+    dtype: 'float64',
+    requiresGrad: true,
+  });
+  const run = (): Flat[] =>
+    torch.tidy(() => {
+      for (const t of [a, two.scale]) t.grad = null;
+      const shared = a.mul(2); // both arguments come from one graph, so one engine run must carry both
+      two.forward(shared, shared.exp(), 2).pow(2).sum().backward();
+      return [a, two.scale].map((t) => Array.from(t.grad!.toFloat64Array()));
+    });
+  const plain = run();
+  let calls = 0;
+  const h = two.registerFullBackwardHook((_m, gi) => {
+    calls++;
+    assert.equal(gi.filter((g) => g !== null).length, 2);
+  });
+  const hooked = run();
+  assert.equal(calls, 1);
+  hooked.forEach((g, i) => assertClose(g, plain[i]!, 1e-12, 0, `grad ${i}`));
+  h.remove();
+  a.dispose();
+  two.dispose();
+  assert.equal(pendingSegments(), 0);
+  assert.equal(torch.liveTensors(), before);
+});
