@@ -29,9 +29,14 @@ function probsToLogits(p: Tensor, binary: boolean): Tensor {
   return binary ? q.log().sub(q.neg().log1p()) : q.log();
 }
 
-/** log(1 + exp(x)) without overflow: max(x, 0) + log1p(exp(-|x|)). */
+/** log(1 + exp(x)) as -log σ(-x): no overflow, and the exact gradient σ(x) everywhere. */
 function softplus(x: Tensor): Tensor {
-  return x.clamp(0).add(x.abs().neg().exp().log1p());
+  return aten.log_sigmoid(x.neg()).neg();
+}
+
+/** PyTorch's _clamp_by_zero: max(x, 0) with the gradient 1/2 at 0. */
+function clampByZero(x: Tensor): Tensor {
+  return x.clamp(0).add(x).sub(x.clamp(null, 0)).div(2);
 }
 
 /** Bernoulli draws of 0 or 1 (torch.distributions.Bernoulli): `{ probs }` or `{ logits }`. */
@@ -241,7 +246,7 @@ export class Binomial extends Distribution {
     return tidy(() => {
       const n = this.totalCount;
       const l = this.logits;
-      const normalize = n.mul(l.clamp(0)).add(n.mul(l.abs().neg().exp().log1p())).sub(aten.lgamma(n.add(1)));
+      const normalize = n.mul(clampByZero(l)).add(n.mul(l.abs().neg().exp().log1p())).sub(aten.lgamma(n.add(1)));
       return value
         .mul(l)
         .sub(normalize)

@@ -16,7 +16,7 @@ type Rule = [Ctor<Distribution>, (p: never, q: never) => Tensor];
 
 const inf = (like: Tensor): Tensor => full([], Infinity, like.dtype, like.device);
 const zero = (like: Tensor): Tensor => full([], 0, like.dtype, like.device);
-const softplus = (x: Tensor): Tensor => x.clamp(0).add(x.abs().neg().exp().log1p());
+const softplus = (x: Tensor): Tensor => aten.softplus(x);
 
 function rule<T extends Distribution>(ctor: Ctor<T>, fn: (p: T, q: T) => Tensor): Rule {
   return [ctor, fn as (p: never, q: never) => Tensor];
