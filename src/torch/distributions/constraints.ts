@@ -26,7 +26,9 @@ export const unitInterval = make('Interval(lower_bound=0.0, upper_bound=1.0)', (
 /** 0 or 1. */
 export const boolean = make('Boolean()', (v) => or(v.eq(0), v.eq(1)));
 /** Integers >= 0. */
-export const nonnegativeInteger = make('IntegerGreaterThan(lower_bound=0)', (v) => and(isInteger(v), v.ge(0)));
+export const nonnegativeInteger = make('IntegerGreaterThan(lower_bound=0)', (v) =>
+  and(isInteger(v), v.ge(0)),
+);
 /** Vectors of nonnegative entries summing to 1 (to 1e-6). */
 export const simplex = make(
   'Simplex()',
@@ -41,7 +43,11 @@ export const oneHot = make(
 );
 
 /** Integers in [lower, upper] (upper may be a tensor, broadcast against the value). */
-export function integerInterval(lower: number, upper: Tensor | number, upperName = String(upper)): Constraint {
+export function integerInterval(
+  lower: number,
+  upper: Tensor | number,
+  upperName = String(upper),
+): Constraint {
   return make(`IntegerInterval(lower_bound=${lower}, upper_bound=${upperName})`, (v) =>
     and(and(isInteger(v), v.ge(lower)), v.le(upper)),
   );

@@ -3,7 +3,14 @@ import { Tensor } from '../tensor.js';
 import { tidy } from '../scope.js';
 import { empty, full, where } from '../creation.js';
 import * as aten from '../generated/aten.js';
-import { Distribution, broadcastAll, standardNormal, finfoEps, type Param, type Constraint } from './distribution.js';
+import {
+  Distribution,
+  broadcastAll,
+  standardNormal,
+  finfoEps,
+  type Param,
+  type Constraint,
+} from './distribution.js';
 import * as c from './constraints.js';
 import { Gamma } from './gamma.js';
 
@@ -35,7 +42,9 @@ export class Normal extends Distribution {
     return this.scale.clone();
   }
   override rsample(sampleShape: number[] = []): Tensor {
-    return tidy(() => this.loc.add(standardNormal(this.extendedShape(sampleShape), this.loc).mul(this.scale)));
+    return tidy(() =>
+      this.loc.add(standardNormal(this.extendedShape(sampleShape), this.loc).mul(this.scale)),
+    );
   }
   override logProb(value: Tensor): Tensor {
     this.validateSample(value);
@@ -140,7 +149,11 @@ export class Laplace extends Distribution {
   }
   override rsample(sampleShape: number[] = []): Tensor {
     return tidy(() => {
-      const u = aten.uniform_(empty(this.extendedShape(sampleShape), this.loc.dtype, this.loc.device), finfoEps(this.loc) - 1, 1);
+      const u = aten.uniform_(
+        empty(this.extendedShape(sampleShape), this.loc.dtype, this.loc.device),
+        finfoEps(this.loc) - 1,
+        1,
+      );
       return this.loc.sub(this.scale.mul(u.sign()).mul(u.abs().neg().log1p()));
     });
   }
@@ -155,7 +168,11 @@ export class Laplace extends Distribution {
     this.validateSample(value, 'cdf');
     return tidy(() => {
       const d = value.sub(this.loc);
-      return d.sign().mul(aten.expm1(d.abs().neg().div(this.scale))).mul(-0.5).add(0.5);
+      return d
+        .sign()
+        .mul(aten.expm1(d.abs().neg().div(this.scale)))
+        .mul(-0.5)
+        .add(0.5);
     });
   }
   override icdf(value: Tensor): Tensor {
@@ -177,7 +194,10 @@ export class Uniform extends Distribution {
     this.low = this.own(lo);
     this.high = this.own(hi);
     const ok = tidy(() => aten.all(this.low.lt(this.high)).item() !== 0);
-    if (!ok) throw new Error('tailor: Uniform: parameter low must be below high everywhere (Uniform is not defined when low >= high)');
+    if (!ok)
+      throw new Error(
+        'tailor: Uniform: parameter low must be below high everywhere (Uniform is not defined when low >= high)',
+      );
   }
   get support(): Constraint {
     return c.interval(this.low, this.high);
@@ -237,7 +257,9 @@ export class Exponential extends Distribution {
   }
   override rsample(sampleShape: number[] = []): Tensor {
     return tidy(() =>
-      aten.exponential_(empty(this.extendedShape(sampleShape), this.rate.dtype, this.rate.device)).div(this.rate),
+      aten
+        .exponential_(empty(this.extendedShape(sampleShape), this.rate.dtype, this.rate.device))
+        .div(this.rate),
     );
   }
   override logProb(value: Tensor): Tensor {
@@ -312,7 +334,10 @@ export class StudentT extends Distribution {
     return tidy(() => {
       const half = this.df.mul(0.5);
       const halfPlus = this.df.add(1).mul(0.5);
-      const lbeta = aten.lgamma(half).add(aten.lgamma(full([], 0.5, this.df.dtype, this.df.device))).sub(aten.lgamma(halfPlus));
+      const lbeta = aten
+        .lgamma(half)
+        .add(aten.lgamma(full([], 0.5, this.df.dtype, this.df.device)))
+        .sub(aten.lgamma(halfPlus));
       return this.scale
         .log()
         .add(halfPlus.mul(aten.digamma(halfPlus).sub(aten.digamma(half))))

@@ -89,7 +89,9 @@ export class Categorical extends Distribution {
   constructor(options: ProbsOrLogits) {
     const [kind, value] = pick('Categorical', options);
     if (!(value instanceof Tensor) || value.ndim < 1) {
-      throw new Error(`tailor: Categorical: parameter ${kind} must be a tensor of at least one dimension (the categories last)`);
+      throw new Error(
+        `tailor: Categorical: parameter ${kind} must be a tensor of at least one dimension (the categories last)`,
+      );
     }
     super(value.shape.slice(0, -1));
     this.numEvents = value.size(-1);
@@ -120,7 +122,10 @@ export class Categorical extends Distribution {
       tidy(() => {
         const n = sampleShape.reduce((a, b) => a * b, 1);
         const probs2d = this.probs.reshape(-1, this.numEvents);
-        return aten.multinomial(probs2d, n, true).t().reshape(...this.extendedShape(sampleShape));
+        return aten
+          .multinomial(probs2d, n, true)
+          .t()
+          .reshape(...this.extendedShape(sampleShape));
       }),
     );
   }
@@ -165,7 +170,9 @@ export class OneHotCategorical extends Distribution {
     return tidy(() => this.probs.mul(this.probs.neg().add(1)));
   }
   override sample(sampleShape: number[] = []): Tensor {
-    return tidy(() => oneHot(this.categorical.sample(sampleShape), this.categorical.numEvents).to(this.probs.dtype));
+    return tidy(() =>
+      oneHot(this.categorical.sample(sampleShape), this.categorical.numEvents).to(this.probs.dtype),
+    );
   }
   override logProb(value: Tensor): Tensor {
     this.validateSample(value);
@@ -203,7 +210,12 @@ export class Poisson extends Distribution {
   }
   override logProb(value: Tensor): Tensor {
     this.validateSample(value);
-    return tidy(() => aten.xlogy_Tensor(value, this.rate).sub(this.rate).sub(aten.lgamma(value.add(1))));
+    return tidy(() =>
+      aten
+        .xlogy_Tensor(value, this.rate)
+        .sub(this.rate)
+        .sub(aten.lgamma(value.add(1))),
+    );
   }
 }
 
@@ -239,14 +251,19 @@ export class Binomial extends Distribution {
   }
   override sample(sampleShape: number[] = []): Tensor {
     const shape = this.extendedShape(sampleShape);
-    return noGrad(() => tidy(() => aten.binomial(this.totalCount.expand(...shape), this.probs.expand(...shape))));
+    return noGrad(() =>
+      tidy(() => aten.binomial(this.totalCount.expand(...shape), this.probs.expand(...shape))),
+    );
   }
   override logProb(value: Tensor): Tensor {
     this.validateSample(value);
     return tidy(() => {
       const n = this.totalCount;
       const l = this.logits;
-      const normalize = n.mul(clampByZero(l)).add(n.mul(l.abs().neg().exp().log1p())).sub(aten.lgamma(n.add(1)));
+      const normalize = n
+        .mul(clampByZero(l))
+        .add(n.mul(l.abs().neg().exp().log1p()))
+        .sub(aten.lgamma(n.add(1)));
       return value
         .mul(l)
         .sub(normalize)
@@ -259,9 +276,14 @@ export class Binomial extends Distribution {
     return tidy(() => {
       const max = this.totalCount.max().item();
       if (this.totalCount.min().item() !== max) {
-        throw new Error('tailor: Binomial.entropy needs the same totalCount everywhere (PyTorch has no inhomogeneous entropy)');
+        throw new Error(
+          'tailor: Binomial.entropy needs the same totalCount everywhere (PyTorch has no inhomogeneous entropy)',
+        );
       }
-      const k = arange(0, max + 1, 1, this.probs.dtype, this.probs.device).reshape(-1, ...this.batchShape.map(() => 1));
+      const k = arange(0, max + 1, 1, this.probs.dtype, this.probs.device).reshape(
+        -1,
+        ...this.batchShape.map(() => 1),
+      );
       const lp = this.logProb(k);
       return lp.exp().mul(lp).sum(0).neg();
     });

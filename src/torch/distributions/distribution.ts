@@ -200,7 +200,11 @@ export function standardNormal(shape: number[], like: Tensor): Tensor {
 
 /** The machine epsilon of a float dtype (torch.finfo(dtype).eps). */
 export function finfoEps(t: Tensor): number {
-  return t.dtype === 'float64' ? 2.220446049250313e-16 : t.dtype === 'float16' ? 0.0009765625 : 1.1920928955078125e-7;
+  return t.dtype === 'float64'
+    ? 2.220446049250313e-16
+    : t.dtype === 'float16'
+      ? 0.0009765625
+      : 1.1920928955078125e-7;
 }
 
 /** The smallest normal number of a float dtype (torch.finfo(dtype).tiny). */

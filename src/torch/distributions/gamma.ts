@@ -66,7 +66,9 @@ export class Dirichlet extends Distribution {
   override readonly hasRsample = true;
   constructor(concentration: Tensor) {
     if (!(concentration instanceof Tensor) || concentration.ndim < 1) {
-      throw new Error('tailor: Dirichlet: parameter concentration must be a tensor of at least one dimension (the categories last)');
+      throw new Error(
+        'tailor: Dirichlet: parameter concentration must be a tensor of at least one dimension (the categories last)',
+      );
     }
     super(concentration.shape.slice(0, -1), concentration.shape.slice(-1));
     this.concentration = concentration;

@@ -31,7 +31,10 @@ const rules: Rule[] = [
   rule(Bernoulli, (p, q) => {
     let t1 = p.probs.mul(softplus(q.logits.neg()).sub(softplus(p.logits.neg())));
     t1 = where(p.probs.eq(0), zero(t1), where(q.probs.eq(0), inf(t1), t1));
-    let t2 = p.probs.neg().add(1).mul(softplus(q.logits).sub(softplus(p.logits)));
+    let t2 = p.probs
+      .neg()
+      .add(1)
+      .mul(softplus(q.logits).sub(softplus(p.logits)));
     t2 = where(p.probs.eq(1), zero(t2), where(q.probs.eq(1), inf(t2), t2));
     return t1.add(t2);
   }),

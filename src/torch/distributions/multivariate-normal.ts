@@ -21,7 +21,11 @@ export function batchMahalanobis(L: Tensor, x: Tensor): Tensor {
   return tidy(() => {
     const shape = broadcastShapes('MultivariateNormal', L.shape.slice(0, -2), x.shape.slice(0, -1));
     const n = x.size(-1);
-    const y = aten.linalg_solve_triangular(L.expand(...shape, n, n), x.expand(...shape, n).unsqueeze(-1), false);
+    const y = aten.linalg_solve_triangular(
+      L.expand(...shape, n, n),
+      x.expand(...shape, n).unsqueeze(-1),
+      false,
+    );
     return y.squeeze(-1).square().sum(-1);
   });
 }
@@ -110,7 +114,12 @@ export class MultivariateNormal extends Distribution {
     return this.loc.clone();
   }
   get variance(): Tensor {
-    return tidy(() => this.unbroadcastedScaleTril.square().sum(-1).expand(...this.batchShape, ...this.eventShape));
+    return tidy(() =>
+      this.unbroadcastedScaleTril
+        .square()
+        .sum(-1)
+        .expand(...this.batchShape, ...this.eventShape),
+    );
   }
   override rsample(sampleShape: number[] = []): Tensor {
     return tidy(() => {
@@ -122,7 +131,10 @@ export class MultivariateNormal extends Distribution {
     this.validateSample(value);
     return tidy(() => {
       const m = batchMahalanobis(this.unbroadcastedScaleTril, value.sub(this.loc));
-      return m.add(this.eventShape[0] * LOG_2PI).mul(-0.5).sub(halfLogDet(this.unbroadcastedScaleTril));
+      return m
+        .add(this.eventShape[0] * LOG_2PI)
+        .mul(-0.5)
+        .sub(halfLogDet(this.unbroadcastedScaleTril));
     });
   }
   override entropy(): Tensor {
