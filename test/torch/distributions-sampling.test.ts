@@ -270,5 +270,23 @@ test('memory: a distribution frees only what it created; tidy and keep carry it 
   });
   kept.dispose();
   assert.equal(torch.liveTensors(), before, 'nothing left after dispose');
+  assert.throws(() => new D.Normal(logits, -1), /tailor: Normal: parameter scale/);
+  assert.throws(() => new D.Uniform(logits, 0), /tailor: Uniform/);
+  const notPositive = t64([
+    [1, 2],
+    [2, 1],
+  ]);
+  assert.throws(
+    () => new D.MultivariateNormal(logits, { covarianceMatrix: notPositive }),
+    /PositiveDefinite/,
+  );
+  notPositive.dispose();
+  assert.equal(torch.liveTensors(), before, 'a failed construction frees what it made');
+  const counts = torch.tensor([3, 4], { dtype: 'int64' });
+  const binomial = new D.Binomial({ totalCount: counts, logits });
+  assert.equal(binomial.totalCount.dtype, 'float64');
+  binomial.dispose();
+  counts.dispose();
+  assert.equal(torch.liveTensors(), before, 'Binomial frees its converted totalCount');
   logits.dispose();
 });

@@ -194,10 +194,12 @@ export class Uniform extends Distribution {
     this.low = this.own(lo);
     this.high = this.own(hi);
     const ok = tidy(() => aten.all(this.low.lt(this.high)).item() !== 0);
-    if (!ok)
+    if (!ok) {
+      this.dispose();
       throw new Error(
         'tailor: Uniform: parameter low must be below high everywhere (Uniform is not defined when low >= high)',
       );
+    }
   }
   get support(): Constraint {
     return c.interval(this.low, this.high);

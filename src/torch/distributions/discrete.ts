@@ -48,12 +48,12 @@ export class Bernoulli extends Distribution {
     const [p] = broadcastAll('Bernoulli', value);
     super(p.shape);
     if (kind === 'probs') {
-      this.checkParam('probs', p, c.unitInterval);
       this.probs = this.own(p);
+      this.checkParam('probs', p, c.unitInterval);
       this.logits = this.own(probsToLogits(p, true));
     } else {
-      this.checkParam('logits', p, c.real);
       this.logits = this.own(p);
+      this.checkParam('logits', p, c.real);
       this.probs = this.own(p.sigmoid());
     }
   }
@@ -228,15 +228,17 @@ export class Binomial extends Distribution {
     const [kind, value] = pick('Binomial', options);
     const [n, p] = broadcastAll('Binomial', options.totalCount ?? 1, value);
     super(p.shape);
-    this.totalCount = this.own(n.to(p.dtype));
+    this.own(n);
+    this.own(p);
+    this.totalCount = n.dtype === p.dtype ? n : this.own(n.to(p.dtype));
     this.checkParam('totalCount', this.totalCount, c.nonnegativeInteger);
     if (kind === 'probs') {
+      this.probs = p;
       this.checkParam('probs', p, c.unitInterval);
-      this.probs = this.own(p);
       this.logits = this.own(probsToLogits(p, true));
     } else {
+      this.logits = p;
       this.checkParam('logits', p, c.real);
-      this.logits = this.own(p);
       this.probs = this.own(p.sigmoid());
     }
   }

@@ -116,19 +116,14 @@ export abstract class Distribution {
     return t;
   }
 
-  /** A number parameter as a tensor of dtype/device like `like` (owned); a tensor as it is. */
-  protected param(value: Param, like: Tensor | undefined): Tensor {
-    if (value instanceof Tensor) return value;
-    return this.own(full([], value, like?.dtype ?? 'float32', like?.device));
-  }
-
   /** Throws a named error unless every element of value satisfies the constraint. */
   protected checkParam(argument: string, value: Tensor, constraint: Constraint): void {
     const ok = tidy(() => aten.all(constraint.check(value)).item() !== 0);
     if (!ok) {
-      throw new Error(
-        `tailor: ${this.name}: parameter ${argument} (shape [${value.shape.join(', ')}]) must satisfy ${constraint.name}, as PyTorch's validate_args requires; found values outside it`,
-      );
+      const message = `tailor: ${this.name}: parameter ${argument} (shape [${value.shape.join(', ')}]) must satisfy ${constraint.name}, as PyTorch's validate_args requires; found values outside it`;
+      // A failed construction frees what it made so far: the caller never gets the object.
+      this.dispose();
+      throw new Error(message);
     }
   }
 

@@ -78,6 +78,7 @@ export class MultivariateNormal extends Distribution {
       try {
         L = which === 'covarianceMatrix' ? aten.linalg_cholesky(matrix) : precisionToScaleTril(matrix);
       } catch {
+        this.dispose();
         throw new Error(
           `tailor: MultivariateNormal: parameter ${which} must satisfy PositiveDefinite(), as PyTorch's validate_args requires; its Cholesky factorisation failed`,
         );
