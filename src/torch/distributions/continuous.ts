@@ -109,8 +109,8 @@ export class LogNormal extends Distribution {
   override entropy(): Tensor {
     return tidy(() => this.baseDist.entropy().add(this.loc));
   }
+  /** The normal's cdf at log(value), which validates it (so 0 gives 0, as in PyTorch). */
   override cdf(value: Tensor): Tensor {
-    this.validateSample(value, 'cdf');
     return tidy(() => this.baseDist.cdf(value.log()));
   }
   override icdf(value: Tensor): Tensor {
