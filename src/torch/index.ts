@@ -47,6 +47,8 @@ export * as nn from './nn/index.js';
 export * as onnx from './onnx/index.js';
 /** Datasets and their batches (torch.utils.data): map-style datasets read on demand, TensorDataset, defaultCollate, the DataLoader (for await prefetches async items) and samplers, class-balanced included. */
 export * as data from './data.js';
+/** Probability distributions (torch.distributions): sampling on the global generator, logProb, entropy, cdf/icdf, rsample, and klDivergence. */
+export * as distributions from './distributions/index.js';
 /** Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD, LBFGS) and learning-rate schedules (torch.optim). */
 export * as optim from './optim/index.js';
 export * from './checkpoint.js';

@@ -2263,3 +2263,80 @@ export function digamma(self_: Tensor): Tensor {
   if (op_digamma < 0) op_digamma = native.resolve('aten::digamma', '');
   return wrap(native.call(op_digamma, self_.handle) as number);
 }
+
+let op__standard_gamma = -1;
+/** `aten::_standard_gamma(Tensor self, Generator? generator=None) -> Tensor` */
+export function _standard_gamma(self_: Tensor, generator?: null): Tensor {
+  if (op__standard_gamma < 0) op__standard_gamma = native.resolve('aten::_standard_gamma', '');
+  return wrap(native.call(op__standard_gamma, self_.handle, generator) as number);
+}
+
+let op__sample_dirichlet = -1;
+/** `aten::_sample_dirichlet(Tensor self, Generator? generator=None) -> Tensor` */
+export function _sample_dirichlet(self_: Tensor, generator?: null): Tensor {
+  if (op__sample_dirichlet < 0) op__sample_dirichlet = native.resolve('aten::_sample_dirichlet', '');
+  return wrap(native.call(op__sample_dirichlet, self_.handle, generator) as number);
+}
+
+let op_poisson = -1;
+/** `aten::poisson(Tensor self, Generator? generator=None) -> Tensor` */
+export function poisson(self_: Tensor, generator?: null): Tensor {
+  if (op_poisson < 0) op_poisson = native.resolve('aten::poisson', '');
+  return wrap(native.call(op_poisson, self_.handle, generator) as number);
+}
+
+let op_binomial = -1;
+/** `aten::binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor` */
+export function binomial(count: Tensor, prob: Tensor, generator?: null): Tensor {
+  if (op_binomial < 0) op_binomial = native.resolve('aten::binomial', '');
+  return wrap(native.call(op_binomial, count.handle, prob.handle, generator) as number);
+}
+
+let op_bernoulli = -1;
+/** `aten::bernoulli(Tensor self, *, Generator? generator=None) -> Tensor` */
+export function bernoulli(self_: Tensor, generator?: null): Tensor {
+  if (op_bernoulli < 0) op_bernoulli = native.resolve('aten::bernoulli', '');
+  return wrap(native.call(op_bernoulli, self_.handle, generator) as number);
+}
+
+let op_xlogy_Tensor = -1;
+/** `aten::xlogy.Tensor(Tensor self, Tensor other) -> Tensor` */
+export function xlogy_Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_xlogy_Tensor < 0) op_xlogy_Tensor = native.resolve('aten::xlogy', 'Tensor');
+  return wrap(native.call(op_xlogy_Tensor, self_.handle, other.handle) as number);
+}
+
+let op_erfc = -1;
+/** `aten::erfc(Tensor self) -> Tensor` */
+export function erfc(self_: Tensor): Tensor {
+  if (op_erfc < 0) op_erfc = native.resolve('aten::erfc', '');
+  return wrap(native.call(op_erfc, self_.handle) as number);
+}
+
+let op_linalg_solve_triangular = -1;
+/** `aten::linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` */
+export function linalg_solve_triangular(self_: Tensor, B: Tensor, upper: boolean, left?: boolean, unitriangular?: boolean): Tensor {
+  if (op_linalg_solve_triangular < 0) op_linalg_solve_triangular = native.resolve('aten::linalg_solve_triangular', '');
+  return wrap(native.call(op_linalg_solve_triangular, self_.handle, B.handle, upper, left, unitriangular) as number);
+}
+
+let op_mvlgamma = -1;
+/** `aten::mvlgamma(Tensor self, int p) -> Tensor` */
+export function mvlgamma(self_: Tensor, p: number): Tensor {
+  if (op_mvlgamma < 0) op_mvlgamma = native.resolve('aten::mvlgamma', '');
+  return wrap(native.call(op_mvlgamma, self_.handle, p) as number);
+}
+
+let op_all_dim = -1;
+/** `aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor` */
+export function all_dim(self_: Tensor, dim: number, keepdim?: boolean): Tensor {
+  if (op_all_dim < 0) op_all_dim = native.resolve('aten::all', 'dim');
+  return wrap(native.call(op_all_dim, self_.handle, dim, keepdim) as number);
+}
+
+let op_broadcast_tensors = -1;
+/** `aten::broadcast_tensors(Tensor[] tensors) -> Tensor[]` */
+export function broadcast_tensors(tensors: Tensor[]): Tensor[] {
+  if (op_broadcast_tensors < 0) op_broadcast_tensors = native.resolve('aten::broadcast_tensors', '');
+  return (native.call(op_broadcast_tensors, tensors.map((t) => t.handle)) as number[]).map(wrap);
+}

@@ -1,0 +1,228 @@
+// The base of torch.distributions (PyTorch 1.13's Distribution with validate_args=True): shapes,
+// the sample/rsample split, and the argument and support checks every distribution shares.
+import { Tensor } from '../tensor.js';
+import { noGrad } from '../autograd.js';
+import { tidy } from '../scope.js';
+import { empty, full } from '../creation.js';
+import * as aten from '../generated/aten.js';
+
+/** A parameter: a tensor, or a number (made a tensor of the other parameters' dtype). */
+export type Param = Tensor | number;
+
+/** A support or parameter constraint: its PyTorch name and an elementwise (or per-event) check. */
+export interface Constraint {
+  /** PyTorch's repr of the constraint, such as `GreaterThan(lower_bound=0.0)`. */
+  readonly name: string;
+  /** How many rightmost dimensions form one event of the check (1 for a simplex). */
+  readonly eventDim: number;
+  /** A boolean tensor, true where the value satisfies the constraint. */
+  check(value: Tensor): Tensor;
+}
+
+/**
+ * A probability distribution (torch.distributions.Distribution). Parameters and values follow
+ * PyTorch's broadcasting: `batchShape` is the shape of independent distributions,
+ * `eventShape` the shape of one draw. Arguments are validated as PyTorch's default
+ * `validate_args=True`: a parameter outside its constraint or a value outside the support is a
+ * `tailor:` error naming it.
+ *
+ * Memory: a distribution holds references to the tensors it is given and never disposes them.
+ * Tensors it derives itself (a number parameter made a tensor, probabilities from logits, a
+ * Cholesky factor) belong to the scope it was created in, like any other tensor, and are public
+ * fields, so `tidy` returning the distribution or `keep(dist)` keeps them; `dispose()` frees
+ * only those. Every tensor a method returns belongs to the caller's scope.
+ */
+export abstract class Distribution {
+  /** The shape of the batch of independent distributions. */
+  readonly batchShape: number[];
+  /** The shape of one draw. */
+  readonly eventShape: number[];
+  /** Whether rsample (reparameterised, differentiable sampling) exists. */
+  readonly hasRsample: boolean = false;
+  readonly #created: Tensor[] = [];
+
+  protected constructor(batchShape: number[], eventShape: number[] = []) {
+    this.batchShape = batchShape;
+    this.eventShape = eventShape;
+  }
+
+  /** The distribution's name in errors (its class name). */
+  get name(): string {
+    return this.constructor.name;
+  }
+
+  /** The set of values with positive density or mass. */
+  abstract get support(): Constraint;
+  /** The mean, of shape batchShape + eventShape. */
+  abstract get mean(): Tensor;
+  /** The variance, of shape batchShape + eventShape. */
+  abstract get variance(): Tensor;
+  /** The standard deviation: the variance's square root. */
+  get stddev(): Tensor {
+    return tidy(() => this.variance.sqrt());
+  }
+
+  /** sampleShape + batchShape + eventShape. */
+  extendedShape(sampleShape: number[] = []): number[] {
+    return [...sampleShape, ...this.batchShape, ...this.eventShape];
+  }
+
+  /** Draws of shape sampleShape + batchShape + eventShape, without a gradient path. */
+  sample(sampleShape: number[] = []): Tensor {
+    if (!this.hasRsample) throw this.missing('sample');
+    return noGrad(() => this.rsample(sampleShape));
+  }
+
+  /** Reparameterised draws: differentiable with respect to the parameters. */
+  rsample(sampleShape: number[] = []): Tensor {
+    void sampleShape;
+    throw new Error(
+      `tailor: ${this.name} has no reparameterised sampling (rsample), as in PyTorch; use sample() (no gradient)`,
+    );
+  }
+
+  /** The log density (or log mass) of value, of shape broadcast(value) without the event dims. */
+  logProb(value: Tensor): Tensor {
+    void value;
+    throw this.missing('logProb');
+  }
+
+  /** The entropy of each distribution of the batch. */
+  entropy(): Tensor {
+    throw this.missing('entropy');
+  }
+
+  /** The cumulative distribution function at value. */
+  cdf(value: Tensor): Tensor {
+    void value;
+    throw this.missing('cdf');
+  }
+
+  /** The inverse cumulative distribution function at probabilities value. */
+  icdf(value: Tensor): Tensor {
+    void value;
+    throw this.missing('icdf');
+  }
+
+  /** Frees the tensors this distribution created itself (never the parameters it was given). */
+  dispose(): void {
+    for (const t of this.#created) if (!t.isDisposed) t.dispose();
+    this.#created.length = 0;
+  }
+
+  /** Records a tensor this distribution created, for dispose(). */
+  protected own(t: Tensor): Tensor {
+    this.#created.push(t);
+    return t;
+  }
+
+  /** Throws a named error unless every element of value satisfies the constraint. */
+  protected checkParam(argument: string, value: Tensor, constraint: Constraint): void {
+    const ok = tidy(() => aten.all(constraint.check(value)).item() !== 0);
+    if (!ok) {
+      const message = `tailor: ${this.name}: parameter ${argument} (shape [${value.shape.join(', ')}]) must satisfy ${constraint.name}, as PyTorch's validate_args requires; found values outside it`;
+      // A failed construction frees what it made so far: the caller never gets the object.
+      this.dispose();
+      throw new Error(message);
+    }
+  }
+
+  /**
+   * PyTorch's _validate_sample: the value's rightmost dims must be eventShape, the rest
+   * broadcastable with batchShape, and every element in the support.
+   */
+  protected validateSample(value: Tensor, method = 'logProb'): void {
+    if (!(value instanceof Tensor)) {
+      throw new Error(`tailor: ${this.name}.${method}: the value argument must be a Tensor`);
+    }
+    const shape = value.shape;
+    const ev = this.eventShape;
+    const tail = shape.slice(shape.length - ev.length);
+    if (shape.length < ev.length || tail.some((s, i) => s !== ev[i])) {
+      throw new Error(
+        `tailor: ${this.name}.${method}: the rightmost sizes of value [${shape.join(', ')}] must equal eventShape [${ev.join(', ')}]`,
+      );
+    }
+    const expected = [...this.batchShape, ...ev];
+    for (let i = 1; i <= Math.min(shape.length, expected.length); i++) {
+      const a = shape[shape.length - i];
+      const b = expected[expected.length - i];
+      if (a !== 1 && b !== 1 && a !== b) {
+        throw new Error(
+          `tailor: ${this.name}.${method}: value [${shape.join(', ')}] is not broadcastable with batchShape + eventShape [${expected.join(', ')}]`,
+        );
+      }
+    }
+    const support = this.support;
+    const ok = tidy(() => aten.all(support.check(value)).item() !== 0);
+    if (!ok) {
+      throw new Error(
+        `tailor: ${this.name}.${method}: the value argument (shape [${shape.join(', ')}]) must lie in the support ${support.name}; found values outside it`,
+      );
+    }
+  }
+
+  private missing(method: string): Error {
+    return new Error(`tailor: ${this.name} has no ${method}, as in PyTorch 1.13`);
+  }
+}
+
+/** The broadcast of several shapes (PyTorch's rules), or a named error. */
+export function broadcastShapes(who: string, ...shapes: number[][]): number[] {
+  const n = Math.max(0, ...shapes.map((s) => s.length));
+  const out: number[] = [];
+  for (let i = 1; i <= n; i++) {
+    let size = 1;
+    for (const s of shapes) {
+      const d = s.length - i >= 0 ? s[s.length - i] : 1;
+      if (d === 1) continue;
+      if (size !== 1 && size !== d) {
+        throw new Error(
+          `tailor: ${who}: parameter shapes ${shapes.map((x) => `[${x.join(', ')}]`).join(', ')} do not broadcast`,
+        );
+      }
+      size = d;
+    }
+    out.unshift(size);
+  }
+  return out;
+}
+
+/** A standard normal tensor of the given shape, dtype and device (normal_ on the global generator). */
+export function standardNormal(shape: number[], like: Tensor): Tensor {
+  return aten.normal_(empty(shape, like.dtype, like.device));
+}
+
+/** The machine epsilon of a float dtype (torch.finfo(dtype).eps). */
+export function finfoEps(t: Tensor): number {
+  return t.dtype === 'float64'
+    ? 2.220446049250313e-16
+    : t.dtype === 'float16'
+      ? 0.0009765625
+      : 1.1920928955078125e-7;
+}
+
+/** The smallest normal number of a float dtype (torch.finfo(dtype).tiny). */
+export function finfoTiny(t: Tensor): number {
+  return t.dtype === 'float64' ? 2.2250738585072014e-308 : 1.1754943508222875e-38;
+}
+
+/**
+ * PyTorch's broadcast_all: the parameters as tensors broadcast to one shape (numbers take the
+ * dtype and device of the first tensor, float32 when there is none). Every returned tensor is a
+ * new view, for the distribution to own.
+ */
+export function broadcastAll(who: string, ...params: Param[]): Tensor[] {
+  const like = params.find((p): p is Tensor => p instanceof Tensor);
+  for (const [i, p] of params.entries()) {
+    if (!(p instanceof Tensor) && typeof p !== 'number') {
+      throw new Error(`tailor: ${who}: parameter ${i} must be a Tensor or a number`);
+    }
+  }
+  const shape = broadcastShapes(who, ...params.map((p) => (p instanceof Tensor ? p.shape : [])));
+  return tidy(() =>
+    params.map((p) =>
+      (p instanceof Tensor ? p : full([], p, like?.dtype ?? 'float32', like?.device)).expand(...shape),
+    ),
+  );
+}

@@ -1,0 +1,17 @@
+// torch.distributions: probability distributions with sampling on libtorch's global generator,
+// log densities, entropies and KL divergences as in PyTorch 1.13.
+export { Distribution, broadcastShapes, type Constraint, type Param } from './distribution.js';
+/** The support and parameter constraints (torch.distributions.constraints), with PyTorch's names. */
+export * as constraints from './constraints.js';
+export { Normal, LogNormal, Laplace, Uniform, Exponential, StudentT } from './continuous.js';
+export { Gamma, Beta, Dirichlet } from './gamma.js';
+export {
+  Bernoulli,
+  Categorical,
+  OneHotCategorical,
+  Poisson,
+  Binomial,
+  type ProbsOrLogits,
+} from './discrete.js';
+export { MultivariateNormal, type MultivariateNormalOptions } from './multivariate-normal.js';
+export { klDivergence, registeredKlPairs } from './kl.js';
