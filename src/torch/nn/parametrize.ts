@@ -9,6 +9,7 @@ import { Tensor } from '../tensor.js';
 import { keep, tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { Module } from './module.js';
+import { moduleRegistries } from './module-registries.js';
 import type { RemovableHandle } from '../hook-handle.js';
 import { ArgumentError } from '../../util/arguments.js';
 
@@ -20,13 +21,7 @@ export interface Parametrization extends Module {
   rightInverse?(x: Tensor): Tensor;
 }
 
-interface Registries {
-  parametersByName: Map<string, Tensor | null>;
-  modulesByName: Map<string, Module>;
-  registerParameter(name: string, value: Tensor): Tensor;
-  registerModule(name: string, value: Module): Module;
-}
-const registries = (m: Module): Registries => m as unknown as Registries;
+const registries = moduleRegistries;
 
 /** The parametrizations of one parameter (PyTorch's ParametrizationList): `original` and '0', '1'... */
 export class ParametrizationList extends Module {

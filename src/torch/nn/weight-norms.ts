@@ -11,26 +11,12 @@ import { keep, tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
+import { moduleRegistries } from './module-registries.js';
 import type { RemovableHandle } from './module-hooks.js';
 import { ConvTranspose1d, ConvTranspose2d, ConvTranspose3d } from './conv.js';
 import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
 
-/** The registries of Module that a reparametrisation edits (PyTorch deletes and re-adds entries too). */
-interface Registries {
-  parametersByName: Map<string, Tensor | null>;
-  buffersByName: Map<string, Tensor | null>;
-  registerParameter(name: string, value: Tensor): Tensor;
-  registerBuffer(name: string, value: Tensor): Tensor;
-}
-
-function registries(module: Module): Registries {
-  const r = module as unknown as Registries;
-  if (!(r.parametersByName instanceof Map) || !(r.buffersByName instanceof Map))
-    throw new Error(
-      'weight norms: Module no longer keeps its parameters in parametersByName / buffersByName',
-    );
-  return r;
-}
+const registries = moduleRegistries;
 
 /** One reparametrised parameter: recomputes the weight; `remove` turns it back into a plain parameter. */
 interface Norm {
