@@ -16,13 +16,16 @@ import { Gamma } from './gamma.js';
 
 const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
 
-/** The normal distribution N(loc, scale²) (torch.distributions.Normal). */
-export class Normal extends Distribution {
+/**
+ * What the location-scale families on the real line share (Normal, Laplace): parameters `loc`
+ * and `scale` (> 0) broadcast together, reparameterised sampling, support the reals, mean `loc`.
+ */
+abstract class RealLocScale extends Distribution {
   readonly loc: Tensor;
   readonly scale: Tensor;
   override readonly hasRsample = true;
-  constructor(loc: Param, scale: Param) {
-    const [l, s] = broadcastAll('Normal', loc, scale);
+  constructor(name: string, loc: Param, scale: Param) {
+    const [l, s] = broadcastAll(name, loc, scale);
     super(l.shape);
     this.loc = this.own(l);
     this.scale = this.own(s);
@@ -34,6 +37,13 @@ export class Normal extends Distribution {
   }
   get mean(): Tensor {
     return this.loc.clone();
+  }
+}
+
+/** The normal distribution N(loc, scale²) (torch.distributions.Normal). */
+export class Normal extends RealLocScale {
+  constructor(loc: Param, scale: Param) {
+    super('Normal', loc, scale);
   }
   get variance(): Tensor {
     return this.scale.square();
@@ -123,23 +133,9 @@ export class LogNormal extends Distribution {
 }
 
 /** The Laplace distribution (torch.distributions.Laplace). */
-export class Laplace extends Distribution {
-  readonly loc: Tensor;
-  readonly scale: Tensor;
-  override readonly hasRsample = true;
+export class Laplace extends RealLocScale {
   constructor(loc: Param, scale: Param) {
-    const [l, s] = broadcastAll('Laplace', loc, scale);
-    super(l.shape);
-    this.loc = this.own(l);
-    this.scale = this.own(s);
-    this.checkParam('loc', this.loc, c.real);
-    this.checkParam('scale', this.scale, c.positive);
-  }
-  get support(): Constraint {
-    return c.real;
-  }
-  get mean(): Tensor {
-    return this.loc.clone();
+    super('Laplace', loc, scale);
   }
   get variance(): Tensor {
     return tidy(() => this.scale.square().mul(2));
