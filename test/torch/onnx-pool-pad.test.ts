@@ -216,7 +216,8 @@ test("a max pool's indices per (n, c) plane, and max unpooling back to the pool'
       close(out.back!.data as Float32Array, ours.back, `${what}: unpooled`);
     }
   }
-  assert.equal(torch.liveTensors(), before);
+  // at most: the garbage collector may free an earlier test's layers meanwhile (seen in CI)
+  assert.ok(torch.liveTensors() <= before, 'tensors left alive');
 });
 
 test('max unpooling to an explicit outputSize, from indices given as a graph input', async () => {
