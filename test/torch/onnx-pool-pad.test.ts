@@ -66,8 +66,8 @@ async function parityAt(layer: nn.Layer, dims: onnx.OnnxDim[], shapes: number[][
     assert.deepEqual(y.dims, ourShape, `the output shape at ${JSON.stringify(shape)}`);
     close(y.data as Float32Array, ours, `${layer.constructor.name} at ${JSON.stringify(shape)}`);
   }
-  // at most: the garbage collector may free an earlier test's layers meanwhile
-  assert.ok(torch.liveTensors() <= before, 'tensors left alive');
+  assert.equal(torch.liveTensors(), before, 'tensors left alive');
+  layer.dispose();
 }
 
 test('convolutions with circular padding: Slice and Concat per axis, any input size', async () => {
@@ -216,8 +216,9 @@ test("a max pool's indices per (n, c) plane, and max unpooling back to the pool'
       close(out.back!.data as Float32Array, ours.back, `${what}: unpooled`);
     }
   }
-  // at most: the garbage collector may free an earlier test's layers meanwhile (seen in CI)
-  assert.ok(torch.liveTensors() <= before, 'tensors left alive');
+  // exact: every layer of this file is disposed when its test is done, so no garbage collection
+  // can free an earlier test's tensors meanwhile
+  assert.equal(torch.liveTensors(), before, 'tensors left alive');
 });
 
 test('max unpooling to an explicit outputSize, from indices given as a graph input', async () => {
