@@ -2,7 +2,7 @@
 // _sample_dirichlet on the global generator.
 import { Tensor } from '../tensor.js';
 import { tidy } from '../scope.js';
-import { noGrad } from '../autograd.js';
+import { isGradEnabled, noGrad } from '../autograd.js';
 import { stack } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { Distribution, broadcastAll, finfoTiny, type Param, type Constraint } from './distribution.js';
@@ -99,15 +99,25 @@ export class Dirichlet extends Distribution {
     );
   }
   /**
-   * Normalised gamma draws: the same distribution, differentiable through _standard_gamma's
-   * derivative (libtorch gives _sample_dirichlet no derivative; PyTorch's Python-side one is a
-   * different pathwise estimator of the same expected gradient).
+   * libtorch's _sample_dirichlet (the values of `sample`, as PyTorch's rsample) with PyTorch's
+   * pathwise gradient: libtorch gives _sample_dirichlet no derivative, so, as PyTorch's Python-side
+   * `_Dirichlet` function, the gradient of the concentration is G * (g - sum(x * g)) with
+   * G = _dirichlet_grad(x, alpha, sum(alpha)) and g the upstream gradient. It reaches the graph
+   * as x + (z - z.detach()) with z = alpha * G - x * sum(alpha * G) (G and x constants): exactly x
+   * forward, and the vector-Jacobian product of z is that gradient.
    */
   override rsample(sampleShape: number[] = []): Tensor {
     return tidy(() => {
-      const g = aten._standard_gamma(this.concentration.expand(...this.extendedShape(sampleShape)));
-      const x = g.div(g.sum(-1, true));
-      return x.clamp(finfoTiny(x));
+      const alpha = this.concentration.expand(...this.extendedShape(sampleShape));
+      const x = noGrad(() => aten._sample_dirichlet(alpha));
+      if (!isGradEnabled() || !alpha.requiresGrad) return x;
+      const g = noGrad(() => aten._dirichlet_grad(x, alpha, alpha.sum(-1, true).expandAs(alpha)));
+      const weighted = alpha.mul(g);
+      const z = weighted.sub(x.mul(weighted.sum(-1, true)));
+      const zero = z.sub(z.detach());
+      // A draw so small that its G is not finite gets no gradient there (PyTorch's is NaN), and
+      // its value stays exact.
+      return aten.where_self(aten.isfinite(zero), x.add(zero), x);
     });
   }
   override logProb(value: Tensor): Tensor {

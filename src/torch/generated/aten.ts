@@ -2278,6 +2278,13 @@ export function _sample_dirichlet(self_: Tensor, generator?: null): Tensor {
   return wrap(native.call(op__sample_dirichlet, self_.handle, generator) as number);
 }
 
+let op__dirichlet_grad = -1;
+/** `aten::_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor` */
+export function _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor): Tensor {
+  if (op__dirichlet_grad < 0) op__dirichlet_grad = native.resolve('aten::_dirichlet_grad', '');
+  return wrap(native.call(op__dirichlet_grad, x.handle, alpha.handle, total.handle) as number);
+}
+
 let op_poisson = -1;
 /** `aten::poisson(Tensor self, Generator? generator=None) -> Tensor` */
 export function poisson(self_: Tensor, generator?: null): Tensor {

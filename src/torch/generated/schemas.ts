@@ -322,6 +322,7 @@ export const EXPECTED_SCHEMAS: Readonly<Record<string, string>> = {
   "digamma": "aten::digamma(Tensor self) -> Tensor",
   "_standard_gamma": "aten::_standard_gamma(Tensor self, Generator? generator=None) -> Tensor",
   "_sample_dirichlet": "aten::_sample_dirichlet(Tensor self, Generator? generator=None) -> Tensor",
+  "_dirichlet_grad": "aten::_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor",
   "poisson": "aten::poisson(Tensor self, Generator? generator=None) -> Tensor",
   "binomial": "aten::binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor",
   "bernoulli": "aten::bernoulli(Tensor self, *, Generator? generator=None) -> Tensor",
