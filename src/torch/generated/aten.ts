@@ -1610,6 +1610,22 @@ export function embedding(weight: Tensor, indices: Tensor, padding_idx?: number,
   return wrap(native.call(op_embedding, weight.handle, indices.handle, padding_idx, scale_grad_by_freq, sparse) as number);
 }
 
+let op_embedding_renorm_ = -1;
+/** `aten::embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)` */
+export function embedding_renorm_(self_: Tensor, indices: Tensor, max_norm: number, norm_type: number): Tensor {
+  if (op_embedding_renorm_ < 0) op_embedding_renorm_ = native.resolve('aten::embedding_renorm_', '');
+  native.callVoid(op_embedding_renorm_, self_.handle, indices.handle, max_norm, norm_type);
+  return self_;
+}
+
+let op_embedding_bag_padding_idx = -1;
+/** `aten::embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> (Tensor, Tensor, Tensor, Tensor)` */
+export function embedding_bag_padding_idx(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: boolean, mode: number, sparse: boolean, per_sample_weights?: Tensor | null, include_last_offset?: boolean, padding_idx?: number | null): [Tensor, Tensor, Tensor, Tensor] {
+  if (op_embedding_bag_padding_idx < 0) op_embedding_bag_padding_idx = native.resolve('aten::embedding_bag', 'padding_idx');
+  const r = native.call(op_embedding_bag_padding_idx, weight.handle, indices.handle, offsets.handle, scale_grad_by_freq, mode, sparse, per_sample_weights === undefined ? undefined : per_sample_weights == null ? per_sample_weights : per_sample_weights.handle, include_last_offset, padding_idx) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number), wrap(r[2] as number), wrap(r[3] as number)];
+}
+
 let op_linear = -1;
 /** `aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` */
 export function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {

@@ -39,6 +39,19 @@ import {
 export type { Reduction } from './loss-checks.js';
 export * from './functional-losses.js';
 export * from './functional-nll.js';
+export {
+  embedding,
+  embeddingBag,
+  type EmbeddingFunctionalOptions,
+  type EmbeddingBagFunctionalOptions,
+  type EmbeddingBagMode,
+} from './functional-embedding.js';
+export {
+  pairwiseDistance,
+  tripletMarginWithDistanceLoss,
+  type DistanceFunction,
+  type TripletMarginWithDistanceOptions,
+} from './functional-losses-more.js';
 
 /** Options of crossEntropy: class weights, ignored index, label smoothing, reduction. */
 export interface CrossEntropyOptions {

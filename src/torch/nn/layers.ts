@@ -1,4 +1,5 @@
-// Layers with parameters: Linear, normalisation, dropout, embedding (the convolutions are in conv.ts).
+// Layers with parameters: Linear, normalisation, dropout (the convolutions are in conv.ts, the
+// embeddings in embedding.ts).
 import type { Tensor } from '../tensor.js';
 import { empty, ones, zeros } from '../creation.js';
 import { noGrad } from '../autograd.js';
@@ -202,22 +203,5 @@ export class Dropout extends Module {
   /** PyTorch's `p=0.5, inplace=False`. */
   override extraRepr(): string {
     return `p=${pyFloat(this.p)}, inplace=False`;
-  }
-}
-
-/** A lookup table of numEmbeddings vectors of size embeddingDim: int64 indices [...] give [..., embeddingDim]. */
-export class Embedding extends Module {
-  readonly weight: Tensor;
-  constructor(numEmbeddings: number, embeddingDim: number) {
-    super();
-    const c = checksOf('Embedding');
-    size(c, numEmbeddings, 'numEmbeddings');
-    size(c, embeddingDim, 'embeddingDim');
-    this.weight = this.registerParameter('weight', empty([numEmbeddings, embeddingDim]));
-    noGrad(() => aten.normal_(this.weight, 0, 1));
-  }
-  /** Applies the layer to `x` (shapes: see the class). */
-  forward(indices: Tensor): Tensor {
-    return aten.embedding(this.weight, indices);
   }
 }
