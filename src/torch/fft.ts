@@ -182,7 +182,9 @@ export function irfftn(
 
 /** Where a frequency vector is created: its dtype (default float32) and device. */
 export interface FrequencyOptions {
+  /** The floating dtype of the frequencies (default float32, as PyTorch's default dtype). */
   dtype?: DType;
+  /** Where the tensor is created (default the default device, see setDefaultDevice). */
   device?: DeviceLike;
 }
 
