@@ -41,6 +41,10 @@ export {
 } from './schema-check.js';
 /** Every libtorch operator the engine binds, by its ATen name (generated from the op schemas): the layer below Tensor's methods. */
 export * as aten from './generated/aten.js';
+/** Linear algebra (torch.linalg): norms, det, slogdet, inv, solve, solveTriangular, cholesky, eigh, eigvalsh, svd, svdvals, qr, lstsq, pinv, matrixExp, cross. */
+export * as linalg from './linalg.js';
+/** Discrete Fourier transforms (torch.fft): 1-d, 2-d and n-d, real and Hermitian, frequencies and shifts. */
+export * as fft from './fft.js';
 /** Layers, the Module base, initialisations and functional operations (torch.nn). */
 export * as nn from './nn/index.js';
 /** ONNX export: a graph builder (opset 17, onnx-proto) and the ONNX form of the nn layers in evaluation mode. */

@@ -2363,3 +2363,383 @@ export function broadcast_tensors(tensors: Tensor[]): Tensor[] {
   if (op_broadcast_tensors < 0) op_broadcast_tensors = native.resolve('aten::broadcast_tensors', '');
   return (native.call(op_broadcast_tensors, tensors.map((t) => t.handle)) as number[]).map(wrap);
 }
+
+let op_linalg_svd = -1;
+/** `aten::linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)` */
+export function linalg_svd(A: Tensor, full_matrices?: boolean, driver?: string | null): [Tensor, Tensor, Tensor] {
+  if (op_linalg_svd < 0) op_linalg_svd = native.resolve('aten::linalg_svd', '');
+  const r = native.call(op_linalg_svd, A.handle, full_matrices, driver) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number), wrap(r[2] as number)];
+}
+
+let op_linalg_svdvals = -1;
+/** `aten::linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor` */
+export function linalg_svdvals(A: Tensor, driver?: string | null): Tensor {
+  if (op_linalg_svdvals < 0) op_linalg_svdvals = native.resolve('aten::linalg_svdvals', '');
+  return wrap(native.call(op_linalg_svdvals, A.handle, driver) as number);
+}
+
+let op_linalg_qr = -1;
+/** `aten::linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` */
+export function linalg_qr(A: Tensor, mode?: string): [Tensor, Tensor] {
+  if (op_linalg_qr < 0) op_linalg_qr = native.resolve('aten::linalg_qr', '');
+  const r = native.call(op_linalg_qr, A.handle, mode) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_linalg_det = -1;
+/** `aten::linalg_det(Tensor A) -> Tensor` */
+export function linalg_det(A: Tensor): Tensor {
+  if (op_linalg_det < 0) op_linalg_det = native.resolve('aten::linalg_det', '');
+  return wrap(native.call(op_linalg_det, A.handle) as number);
+}
+
+let op_linalg_matrix_norm = -1;
+/** `aten::linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` */
+export function linalg_matrix_norm(self_: Tensor, ord: Scalar, dim?: number | number[], keepdim?: boolean, dtype?: DType | null): Tensor {
+  if (op_linalg_matrix_norm < 0) op_linalg_matrix_norm = native.resolve('aten::linalg_matrix_norm', '');
+  return wrap(native.call(op_linalg_matrix_norm, self_.handle, scalarArg(ord), dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
+}
+
+let op_linalg_matrix_norm_str_ord = -1;
+/** `aten::linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` */
+export function linalg_matrix_norm_str_ord(self_: Tensor, ord?: string, dim?: number | number[], keepdim?: boolean, dtype?: DType | null): Tensor {
+  if (op_linalg_matrix_norm_str_ord < 0) op_linalg_matrix_norm_str_ord = native.resolve('aten::linalg_matrix_norm', 'str_ord');
+  return wrap(native.call(op_linalg_matrix_norm_str_ord, self_.handle, ord, dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
+}
+
+let op_linalg_norm = -1;
+/** `aten::linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` */
+export function linalg_norm(self_: Tensor, ord?: Scalar | null, dim?: number | number[] | null, keepdim?: boolean, dtype?: DType | null): Tensor {
+  if (op_linalg_norm < 0) op_linalg_norm = native.resolve('aten::linalg_norm', '');
+  return wrap(native.call(op_linalg_norm, self_.handle, ord === undefined ? undefined : scalarArg(ord), dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
+}
+
+let op_linalg_norm_ord_str = -1;
+/** `aten::linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` */
+export function linalg_norm_ord_str(self_: Tensor, ord: string, dim?: number | number[] | null, keepdim?: boolean, dtype?: DType | null): Tensor {
+  if (op_linalg_norm_ord_str < 0) op_linalg_norm_ord_str = native.resolve('aten::linalg_norm', 'ord_str');
+  return wrap(native.call(op_linalg_norm_ord_str, self_.handle, ord, dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
+}
+
+let op_linalg_lstsq = -1;
+/** `aten::linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)` */
+export function linalg_lstsq(self_: Tensor, b: Tensor, rcond?: number | null, driver?: string | null): [Tensor, Tensor, Tensor, Tensor] {
+  if (op_linalg_lstsq < 0) op_linalg_lstsq = native.resolve('aten::linalg_lstsq', '');
+  const r = native.call(op_linalg_lstsq, self_.handle, b.handle, rcond, driver) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number), wrap(r[2] as number), wrap(r[3] as number)];
+}
+
+let op_linalg_pinv_atol_rtol_float = -1;
+/** `aten::linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` */
+export function linalg_pinv_atol_rtol_float(self_: Tensor, atol?: number | null, rtol?: number | null, hermitian?: boolean): Tensor {
+  if (op_linalg_pinv_atol_rtol_float < 0) op_linalg_pinv_atol_rtol_float = native.resolve('aten::linalg_pinv', 'atol_rtol_float');
+  return wrap(native.call(op_linalg_pinv_atol_rtol_float, self_.handle, atol, rtol, hermitian) as number);
+}
+
+let op_linalg_eigvalsh = -1;
+/** `aten::linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor` */
+export function linalg_eigvalsh(self_: Tensor, UPLO?: string): Tensor {
+  if (op_linalg_eigvalsh < 0) op_linalg_eigvalsh = native.resolve('aten::linalg_eigvalsh', '');
+  return wrap(native.call(op_linalg_eigvalsh, self_.handle, UPLO) as number);
+}
+
+let op_linalg_matrix_exp = -1;
+/** `aten::linalg_matrix_exp(Tensor self) -> Tensor` */
+export function linalg_matrix_exp(self_: Tensor): Tensor {
+  if (op_linalg_matrix_exp < 0) op_linalg_matrix_exp = native.resolve('aten::linalg_matrix_exp', '');
+  return wrap(native.call(op_linalg_matrix_exp, self_.handle) as number);
+}
+
+let op_linalg_cross = -1;
+/** `aten::linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` */
+export function linalg_cross(self_: Tensor, other: Tensor, dim?: number): Tensor {
+  if (op_linalg_cross < 0) op_linalg_cross = native.resolve('aten::linalg_cross', '');
+  return wrap(native.call(op_linalg_cross, self_.handle, other.handle, dim) as number);
+}
+
+let op_fft_fft2 = -1;
+/** `aten::fft_fft2(Tensor self, int[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor` */
+export function fft_fft2(self_: Tensor, s?: number | number[] | null, dim?: number | number[], norm?: string | null): Tensor {
+  if (op_fft_fft2 < 0) op_fft_fft2 = native.resolve('aten::fft_fft2', '');
+  return wrap(native.call(op_fft_fft2, self_.handle, s, dim, norm) as number);
+}
+
+let op_fft_ifft2 = -1;
+/** `aten::fft_ifft2(Tensor self, int[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor` */
+export function fft_ifft2(self_: Tensor, s?: number | number[] | null, dim?: number | number[], norm?: string | null): Tensor {
+  if (op_fft_ifft2 < 0) op_fft_ifft2 = native.resolve('aten::fft_ifft2', '');
+  return wrap(native.call(op_fft_ifft2, self_.handle, s, dim, norm) as number);
+}
+
+let op_fft_rfft2 = -1;
+/** `aten::fft_rfft2(Tensor self, int[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor` */
+export function fft_rfft2(self_: Tensor, s?: number | number[] | null, dim?: number | number[], norm?: string | null): Tensor {
+  if (op_fft_rfft2 < 0) op_fft_rfft2 = native.resolve('aten::fft_rfft2', '');
+  return wrap(native.call(op_fft_rfft2, self_.handle, s, dim, norm) as number);
+}
+
+let op_fft_irfft2 = -1;
+/** `aten::fft_irfft2(Tensor self, int[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor` */
+export function fft_irfft2(self_: Tensor, s?: number | number[] | null, dim?: number | number[], norm?: string | null): Tensor {
+  if (op_fft_irfft2 < 0) op_fft_irfft2 = native.resolve('aten::fft_irfft2', '');
+  return wrap(native.call(op_fft_irfft2, self_.handle, s, dim, norm) as number);
+}
+
+let op_fft_fftn = -1;
+/** `aten::fft_fftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor` */
+export function fft_fftn(self_: Tensor, s?: number | number[] | null, dim?: number | number[] | null, norm?: string | null): Tensor {
+  if (op_fft_fftn < 0) op_fft_fftn = native.resolve('aten::fft_fftn', '');
+  return wrap(native.call(op_fft_fftn, self_.handle, s, dim, norm) as number);
+}
+
+let op_fft_ifftn = -1;
+/** `aten::fft_ifftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor` */
+export function fft_ifftn(self_: Tensor, s?: number | number[] | null, dim?: number | number[] | null, norm?: string | null): Tensor {
+  if (op_fft_ifftn < 0) op_fft_ifftn = native.resolve('aten::fft_ifftn', '');
+  return wrap(native.call(op_fft_ifftn, self_.handle, s, dim, norm) as number);
+}
+
+let op_fft_rfftn = -1;
+/** `aten::fft_rfftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor` */
+export function fft_rfftn(self_: Tensor, s?: number | number[] | null, dim?: number | number[] | null, norm?: string | null): Tensor {
+  if (op_fft_rfftn < 0) op_fft_rfftn = native.resolve('aten::fft_rfftn', '');
+  return wrap(native.call(op_fft_rfftn, self_.handle, s, dim, norm) as number);
+}
+
+let op_fft_irfftn = -1;
+/** `aten::fft_irfftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor` */
+export function fft_irfftn(self_: Tensor, s?: number | number[] | null, dim?: number | number[] | null, norm?: string | null): Tensor {
+  if (op_fft_irfftn < 0) op_fft_irfftn = native.resolve('aten::fft_irfftn', '');
+  return wrap(native.call(op_fft_irfftn, self_.handle, s, dim, norm) as number);
+}
+
+let op_fft_hfft = -1;
+/** `aten::fft_hfft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor` */
+export function fft_hfft(self_: Tensor, n?: number | null, dim?: number, norm?: string | null): Tensor {
+  if (op_fft_hfft < 0) op_fft_hfft = native.resolve('aten::fft_hfft', '');
+  return wrap(native.call(op_fft_hfft, self_.handle, n, dim, norm) as number);
+}
+
+let op_fft_ihfft = -1;
+/** `aten::fft_ihfft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor` */
+export function fft_ihfft(self_: Tensor, n?: number | null, dim?: number, norm?: string | null): Tensor {
+  if (op_fft_ihfft < 0) op_fft_ihfft = native.resolve('aten::fft_ihfft', '');
+  return wrap(native.call(op_fft_ihfft, self_.handle, n, dim, norm) as number);
+}
+
+let op_fft_rfftfreq = -1;
+/** `aten::fft_rfftfreq(int n, float d=1., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function fft_rfftfreq(n: number, d?: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_fft_rfftfreq < 0) op_fft_rfftfreq = native.resolve('aten::fft_rfftfreq', '');
+  return wrap(native.call(op_fft_rfftfreq, n, d, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op_resolve_conj = -1;
+/** `aten::resolve_conj(Tensor(a) self) -> Tensor(a)` */
+export function resolve_conj(self_: Tensor): Tensor {
+  if (op_resolve_conj < 0) op_resolve_conj = native.resolve('aten::resolve_conj', '');
+  return wrap(native.call(op_resolve_conj, self_.handle) as number);
+}
+
+let op_searchsorted_Tensor = -1;
+/** `aten::searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor` */
+export function searchsorted_Tensor(sorted_sequence: Tensor, self_: Tensor, out_int32?: boolean, right?: boolean, side?: string | null, sorter?: Tensor | null): Tensor {
+  if (op_searchsorted_Tensor < 0) op_searchsorted_Tensor = native.resolve('aten::searchsorted', 'Tensor');
+  return wrap(native.call(op_searchsorted_Tensor, sorted_sequence.handle, self_.handle, out_int32, right, side, sorter === undefined ? undefined : sorter == null ? sorter : sorter.handle) as number);
+}
+
+let op_searchsorted_Scalar = -1;
+/** `aten::searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor` */
+export function searchsorted_Scalar(sorted_sequence: Tensor, self_: Scalar, out_int32?: boolean, right?: boolean, side?: string | null, sorter?: Tensor | null): Tensor {
+  if (op_searchsorted_Scalar < 0) op_searchsorted_Scalar = native.resolve('aten::searchsorted', 'Scalar');
+  return wrap(native.call(op_searchsorted_Scalar, sorted_sequence.handle, scalarArg(self_), out_int32, right, side, sorter === undefined ? undefined : sorter == null ? sorter : sorter.handle) as number);
+}
+
+let op_bucketize_Tensor = -1;
+/** `aten::bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor` */
+export function bucketize_Tensor(self_: Tensor, boundaries: Tensor, out_int32?: boolean, right?: boolean): Tensor {
+  if (op_bucketize_Tensor < 0) op_bucketize_Tensor = native.resolve('aten::bucketize', 'Tensor');
+  return wrap(native.call(op_bucketize_Tensor, self_.handle, boundaries.handle, out_int32, right) as number);
+}
+
+let op_bucketize_Scalar = -1;
+/** `aten::bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor` */
+export function bucketize_Scalar(self_: Scalar, boundaries: Tensor, out_int32?: boolean, right?: boolean): Tensor {
+  if (op_bucketize_Scalar < 0) op_bucketize_Scalar = native.resolve('aten::bucketize', 'Scalar');
+  return wrap(native.call(op_bucketize_Scalar, scalarArg(self_), boundaries.handle, out_int32, right) as number);
+}
+
+let op__unique2 = -1;
+/** `aten::_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)` */
+export function _unique2(self_: Tensor, sorted?: boolean, return_inverse?: boolean, return_counts?: boolean): [Tensor, Tensor, Tensor] {
+  if (op__unique2 < 0) op__unique2 = native.resolve('aten::_unique2', '');
+  const r = native.call(op__unique2, self_.handle, sorted, return_inverse, return_counts) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number), wrap(r[2] as number)];
+}
+
+let op_unique_consecutive = -1;
+/** `aten::unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)` */
+export function unique_consecutive(self_: Tensor, return_inverse?: boolean, return_counts?: boolean, dim?: number | null): [Tensor, Tensor, Tensor] {
+  if (op_unique_consecutive < 0) op_unique_consecutive = native.resolve('aten::unique_consecutive', '');
+  const r = native.call(op_unique_consecutive, self_.handle, return_inverse, return_counts, dim) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number), wrap(r[2] as number)];
+}
+
+let op_cummax = -1;
+/** `aten::cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` */
+export function cummax(self_: Tensor, dim: number): [Tensor, Tensor] {
+  if (op_cummax < 0) op_cummax = native.resolve('aten::cummax', '');
+  const r = native.call(op_cummax, self_.handle, dim) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_cummin = -1;
+/** `aten::cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` */
+export function cummin(self_: Tensor, dim: number): [Tensor, Tensor] {
+  if (op_cummin < 0) op_cummin = native.resolve('aten::cummin', '');
+  const r = native.call(op_cummin, self_.handle, dim) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_logcumsumexp = -1;
+/** `aten::logcumsumexp(Tensor self, int dim) -> Tensor` */
+export function logcumsumexp(self_: Tensor, dim: number): Tensor {
+  if (op_logcumsumexp < 0) op_logcumsumexp = native.resolve('aten::logcumsumexp', '');
+  return wrap(native.call(op_logcumsumexp, self_.handle, dim) as number);
+}
+
+let op_nanmean = -1;
+/** `aten::nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` */
+export function nanmean(self_: Tensor, dim?: number | number[] | null, keepdim?: boolean, dtype?: DType | null): Tensor {
+  if (op_nanmean < 0) op_nanmean = native.resolve('aten::nanmean', '');
+  return wrap(native.call(op_nanmean, self_.handle, dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
+}
+
+let op_nansum = -1;
+/** `aten::nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` */
+export function nansum(self_: Tensor, dim?: number | number[] | null, keepdim?: boolean, dtype?: DType | null): Tensor {
+  if (op_nansum < 0) op_nansum = native.resolve('aten::nansum', '');
+  return wrap(native.call(op_nansum, self_.handle, dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
+}
+
+let op_std_mean_correction = -1;
+/** `aten::std_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor)` */
+export function std_mean_correction(self_: Tensor, dim?: number | number[] | null, correction?: number | null, keepdim?: boolean): [Tensor, Tensor] {
+  if (op_std_mean_correction < 0) op_std_mean_correction = native.resolve('aten::std_mean', 'correction');
+  const r = native.call(op_std_mean_correction, self_.handle, dim, correction, keepdim) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_var_mean_correction = -1;
+/** `aten::var_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor)` */
+export function var_mean_correction(self_: Tensor, dim?: number | number[] | null, correction?: number | null, keepdim?: boolean): [Tensor, Tensor] {
+  if (op_var_mean_correction < 0) op_var_mean_correction = native.resolve('aten::var_mean', 'correction');
+  const r = native.call(op_var_mean_correction, self_.handle, dim, correction, keepdim) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_lerp_Scalar = -1;
+/** `aten::lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` */
+export function lerp_Scalar(self_: Tensor, end: Tensor, weight: Scalar): Tensor {
+  if (op_lerp_Scalar < 0) op_lerp_Scalar = native.resolve('aten::lerp', 'Scalar');
+  return wrap(native.call(op_lerp_Scalar, self_.handle, end.handle, scalarArg(weight)) as number);
+}
+
+let op_lerp_Tensor = -1;
+/** `aten::lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` */
+export function lerp_Tensor(self_: Tensor, end: Tensor, weight: Tensor): Tensor {
+  if (op_lerp_Tensor < 0) op_lerp_Tensor = native.resolve('aten::lerp', 'Tensor');
+  return wrap(native.call(op_lerp_Tensor, self_.handle, end.handle, weight.handle) as number);
+}
+
+let op_hypot = -1;
+/** `aten::hypot(Tensor self, Tensor other) -> Tensor` */
+export function hypot(self_: Tensor, other: Tensor): Tensor {
+  if (op_hypot < 0) op_hypot = native.resolve('aten::hypot', '');
+  return wrap(native.call(op_hypot, self_.handle, other.handle) as number);
+}
+
+let op_kron = -1;
+/** `aten::kron(Tensor self, Tensor other) -> Tensor` */
+export function kron(self_: Tensor, other: Tensor): Tensor {
+  if (op_kron < 0) op_kron = native.resolve('aten::kron', '');
+  return wrap(native.call(op_kron, self_.handle, other.handle) as number);
+}
+
+let op_tensordot = -1;
+/** `aten::tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` */
+export function tensordot(self_: Tensor, other: Tensor, dims_self: number | number[], dims_other: number | number[]): Tensor {
+  if (op_tensordot < 0) op_tensordot = native.resolve('aten::tensordot', '');
+  return wrap(native.call(op_tensordot, self_.handle, other.handle, dims_self, dims_other) as number);
+}
+
+let op_diff = -1;
+/** `aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` */
+export function diff(self_: Tensor, n?: number, dim?: number, prepend?: Tensor | null, append?: Tensor | null): Tensor {
+  if (op_diff < 0) op_diff = native.resolve('aten::diff', '');
+  return wrap(native.call(op_diff, self_.handle, n, dim, prepend === undefined ? undefined : prepend == null ? prepend : prepend.handle, append === undefined ? undefined : append == null ? append : append.handle) as number);
+}
+
+let op_take_along_dim = -1;
+/** `aten::take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` */
+export function take_along_dim(self_: Tensor, indices: Tensor, dim?: number | null): Tensor {
+  if (op_take_along_dim < 0) op_take_along_dim = native.resolve('aten::take_along_dim', '');
+  return wrap(native.call(op_take_along_dim, self_.handle, indices.handle, dim) as number);
+}
+
+let op_index_copy = -1;
+/** `aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor` */
+export function index_copy(self_: Tensor, dim: number, index: Tensor, source: Tensor): Tensor {
+  if (op_index_copy < 0) op_index_copy = native.resolve('aten::index_copy', '');
+  return wrap(native.call(op_index_copy, self_.handle, dim, index.handle, source.handle) as number);
+}
+
+let op_index_fill_int_Scalar = -1;
+/** `aten::index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` */
+export function index_fill_int_Scalar(self_: Tensor, dim: number, index: Tensor, value: Scalar): Tensor {
+  if (op_index_fill_int_Scalar < 0) op_index_fill_int_Scalar = native.resolve('aten::index_fill', 'int_Scalar');
+  return wrap(native.call(op_index_fill_int_Scalar, self_.handle, dim, index.handle, scalarArg(value)) as number);
+}
+
+let op_index_fill_int_Tensor = -1;
+/** `aten::index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor` */
+export function index_fill_int_Tensor(self_: Tensor, dim: number, index: Tensor, value: Tensor): Tensor {
+  if (op_index_fill_int_Tensor < 0) op_index_fill_int_Tensor = native.resolve('aten::index_fill', 'int_Tensor');
+  return wrap(native.call(op_index_fill_int_Tensor, self_.handle, dim, index.handle, value.handle) as number);
+}
+
+let op_meshgrid_indexing = -1;
+/** `aten::meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]` */
+export function meshgrid_indexing(tensors: Tensor[], indexing: string): Tensor[] {
+  if (op_meshgrid_indexing < 0) op_meshgrid_indexing = native.resolve('aten::meshgrid', 'indexing');
+  return (native.call(op_meshgrid_indexing, tensors.map((t) => t.handle), indexing) as number[]).map(wrap);
+}
+
+let op_cartesian_prod = -1;
+/** `aten::cartesian_prod(Tensor[] tensors) -> Tensor` */
+export function cartesian_prod(tensors: Tensor[]): Tensor {
+  if (op_cartesian_prod < 0) op_cartesian_prod = native.resolve('aten::cartesian_prod', '');
+  return wrap(native.call(op_cartesian_prod, tensors.map((t) => t.handle)) as number);
+}
+
+let op_combinations = -1;
+/** `aten::combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor` */
+export function combinations(self_: Tensor, r?: number, with_replacement?: boolean): Tensor {
+  if (op_combinations < 0) op_combinations = native.resolve('aten::combinations', '');
+  return wrap(native.call(op_combinations, self_.handle, r, with_replacement) as number);
+}
+
+let op_tril_indices = -1;
+/** `aten::tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function tril_indices(row: number, col: number, offset?: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_tril_indices < 0) op_tril_indices = native.resolve('aten::tril_indices', '');
+  return wrap(native.call(op_tril_indices, row, col, offset, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op_triu_indices = -1;
+/** `aten::triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function triu_indices(row: number, col: number, offset?: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_triu_indices < 0) op_triu_indices = native.resolve('aten::triu_indices', '');
+  return wrap(native.call(op_triu_indices, row, col, offset, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
