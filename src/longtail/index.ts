@@ -2,7 +2,8 @@
 // only from the ones below it (eslint.config.js enforces the order):
 //   types/     what every layer shares: the multi-expert output, preferences and their text     metrics/  accuracy, shot groups, calibration
 //   data/      readers, long-tailed subsets, augmentation, batches      models/  the ResNets
-//   losses/    single-output, multi-expert and PRL losses, mixup
+//   losses/    single-output, multi-expert and PRL losses, mixup; the public losses for own models
+//              (functional.ts, criteria.ts)
 //   systems/   what is trained: a plain multi-expert model, or PRL (kind 'plain' | 'prl')
 //   train/     the training loop, evaluation, per-expert features
 //   adapt/     test-time aggregation, preference search, prior matching, controllability
@@ -25,6 +26,32 @@ export {
   type SubsetSampler,
 } from './data/longtail.js';
 export { DataFormatError, classCounts } from './data/types.js';
+export {
+  balancedSoftmaxLoss,
+  classBalancedWeights,
+  focalLoss,
+  ldamLoss,
+  logitAdjustedLoss,
+  logitAdjustment,
+  logPrior,
+  type FocalLossOptions,
+  type LdamLossOptions,
+  type LdamMarginOptions,
+  type LogitAdjustedLossOptions,
+  type LogitAdjustmentOptions,
+  type ReductionOption,
+} from './losses/functional.js';
+export {
+  BalancedSoftmaxLoss,
+  CrossEntropyLoss,
+  FocalLoss,
+  LDAMLoss,
+  LogitAdjustLoss,
+  LongTailLoss,
+  type FocalLossClassOptions,
+  type LdamDrwOptions,
+  type ReweightingOptions,
+} from './losses/criteria.js';
 export type { System, PlainSystem, PrlSystem, HostDraws } from './systems/index.js';
 export { NonFiniteLossError, type EpochRecord } from './train/trainer.js';
 export {

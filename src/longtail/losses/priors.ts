@@ -107,7 +107,7 @@ export function cacheConstants(on: boolean): void {
 }
 
 /** A 1-d constant tensor of the given float dtype (see cacheConstants). */
-export function constant(values: number[], dtype: DType): Tensor {
+export function constant(values: readonly number[], dtype: DType): Tensor {
   if (!cache) return tensor(Float64Array.from(values), { dtype });
   const key = `${dtype}@${getDefaultDevice().name}`;
   let byKey = cache.get(values);

@@ -6,18 +6,43 @@ import { classBalancedWeights, constant, ldamMargins, logPrior, PRIOR_EPS } from
 import { floatDtype, requireClassIndices, type Loss, type ModelOutput } from './types.js';
 
 const F = nn.functional;
+type Reduction = nn.functional.Reduction;
 
-/** Mean cross-entropy of logits + bias (bias [C] broadcast over the batch), with optional class weights. */
+/**
+ * Cross-entropy of logits + bias (bias [C] broadcast over the batch), with optional class weights;
+ * the mean over the batch unless another reduction is asked for.
+ */
 export function adjustedCrossEntropy(
   logits: Tensor,
   target: Tensor,
-  bias?: number[] | null,
-  weight?: number[] | null,
+  bias?: readonly number[] | null,
+  weight?: readonly number[] | null,
+  reduction: Reduction = 'mean',
 ): Tensor {
   return tidy(() => {
     const dtype = floatDtype(logits);
     const adjusted = bias ? logits.add(constant(bias, dtype)) : logits;
-    return F.crossEntropy(adjusted, target, { weight: weight ? constant(weight, dtype) : null });
+    return F.crossEntropy(adjusted, target, { weight: weight ? constant(weight, dtype) : null, reduction });
+  });
+}
+
+/**
+ * The focal loss of LDAM-DRW: (1 - p)^gamma * ce per sample, ce the (weighted) cross-entropy and
+ * p = exp(-ce); 'mean' averages over the batch (not over the weights, as the reference does).
+ */
+export function focalCrossEntropy(
+  logits: Tensor,
+  target: Tensor,
+  gamma: number,
+  weight: readonly number[] | null,
+  reduction: Reduction = 'mean',
+): Tensor {
+  return tidy(() => {
+    const w = weight ? constant(weight, floatDtype(logits)) : null;
+    const ce = F.crossEntropy(logits, target, { weight: w, reduction: 'none' });
+    const p = ce.neg().exp();
+    const terms = p.neg().add(1).pow(gamma).mul(ce);
+    return reduction === 'none' ? terms : reduction === 'sum' ? terms.sum() : terms.mean();
   });
 }
 
@@ -144,14 +169,7 @@ export class FocalLoss implements Loss {
     return this.weighting.captureKey();
   }
   forward(out: ModelOutput, target: Tensor): Tensor {
-    return tidy(() => {
-      const logits = out.output;
-      const w = this.weighting.current;
-      const weight = w ? constant(w, floatDtype(logits)) : null;
-      const ce = F.crossEntropy(logits, target, { weight, reduction: 'none' });
-      const p = ce.neg().exp();
-      return p.neg().add(1).pow(this.gamma).mul(ce).mean();
-    });
+    return focalCrossEntropy(out.output, target, this.gamma, this.weighting.current);
   }
 }
 
@@ -208,14 +226,31 @@ export class LDAMLoss implements Loss {
 
   forward(out: ModelOutput, target: Tensor): Tensor {
     requireClassIndices(this.type, target);
-    return tidy(() => {
-      const x = out.output;
-      const final = ldamLogits(this.type, x, target, this.margins, this.s, this.scaleLogits);
-      const w = this.weighting.current;
-      const weight = w ? constant(w, floatDtype(x)) : null;
-      return F.crossEntropy(final, target, { weight });
-    });
+    const { margins, s, scaleLogits } = this;
+    return ldamCrossEntropy(
+      this.type,
+      out.output,
+      target,
+      { margins, s, scaleLogits },
+      this.weighting.current,
+    );
   }
+}
+
+/** The cross-entropy of ldamLogits, with optional class weights (LDAM-DRW's CE(s * (x - m onehot), weight)). */
+export function ldamCrossEntropy(
+  lossName: string,
+  x: Tensor,
+  target: Tensor,
+  ldam: { margins: number[]; s: number; scaleLogits: boolean },
+  weight: readonly number[] | null,
+  reduction: Reduction = 'mean',
+): Tensor {
+  return tidy(() => {
+    const final = ldamLogits(lossName, x, target, ldam.margins, ldam.s, ldam.scaleLogits);
+    const w = weight ? constant(weight, floatDtype(x)) : null;
+    return F.crossEntropy(final, target, { weight: w, reduction });
+  });
 }
 
 /**
