@@ -2743,3 +2743,605 @@ export function triu_indices(row: number, col: number, offset?: number, dtype?: 
   if (op_triu_indices < 0) op_triu_indices = native.resolve('aten::triu_indices', '');
   return wrap(native.call(op_triu_indices, row, col, offset, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
+
+let op_special_airy_ai = -1;
+/** `aten::special_airy_ai(Tensor x) -> Tensor` */
+export function special_airy_ai(x: Tensor): Tensor {
+  if (op_special_airy_ai < 0) op_special_airy_ai = native.resolve('aten::special_airy_ai', '');
+  return wrap(native.call(op_special_airy_ai, x.handle) as number);
+}
+
+let op_special_bessel_j0 = -1;
+/** `aten::special_bessel_j0(Tensor self) -> Tensor` */
+export function special_bessel_j0(self_: Tensor): Tensor {
+  if (op_special_bessel_j0 < 0) op_special_bessel_j0 = native.resolve('aten::special_bessel_j0', '');
+  return wrap(native.call(op_special_bessel_j0, self_.handle) as number);
+}
+
+let op_special_bessel_j1 = -1;
+/** `aten::special_bessel_j1(Tensor self) -> Tensor` */
+export function special_bessel_j1(self_: Tensor): Tensor {
+  if (op_special_bessel_j1 < 0) op_special_bessel_j1 = native.resolve('aten::special_bessel_j1', '');
+  return wrap(native.call(op_special_bessel_j1, self_.handle) as number);
+}
+
+let op_special_bessel_y0 = -1;
+/** `aten::special_bessel_y0(Tensor self) -> Tensor` */
+export function special_bessel_y0(self_: Tensor): Tensor {
+  if (op_special_bessel_y0 < 0) op_special_bessel_y0 = native.resolve('aten::special_bessel_y0', '');
+  return wrap(native.call(op_special_bessel_y0, self_.handle) as number);
+}
+
+let op_special_bessel_y1 = -1;
+/** `aten::special_bessel_y1(Tensor self) -> Tensor` */
+export function special_bessel_y1(self_: Tensor): Tensor {
+  if (op_special_bessel_y1 < 0) op_special_bessel_y1 = native.resolve('aten::special_bessel_y1', '');
+  return wrap(native.call(op_special_bessel_y1, self_.handle) as number);
+}
+
+let op_special_modified_bessel_i0 = -1;
+/** `aten::special_modified_bessel_i0(Tensor self) -> Tensor` */
+export function special_modified_bessel_i0(self_: Tensor): Tensor {
+  if (op_special_modified_bessel_i0 < 0) op_special_modified_bessel_i0 = native.resolve('aten::special_modified_bessel_i0', '');
+  return wrap(native.call(op_special_modified_bessel_i0, self_.handle) as number);
+}
+
+let op_special_modified_bessel_i1 = -1;
+/** `aten::special_modified_bessel_i1(Tensor self) -> Tensor` */
+export function special_modified_bessel_i1(self_: Tensor): Tensor {
+  if (op_special_modified_bessel_i1 < 0) op_special_modified_bessel_i1 = native.resolve('aten::special_modified_bessel_i1', '');
+  return wrap(native.call(op_special_modified_bessel_i1, self_.handle) as number);
+}
+
+let op_special_modified_bessel_k0 = -1;
+/** `aten::special_modified_bessel_k0(Tensor self) -> Tensor` */
+export function special_modified_bessel_k0(self_: Tensor): Tensor {
+  if (op_special_modified_bessel_k0 < 0) op_special_modified_bessel_k0 = native.resolve('aten::special_modified_bessel_k0', '');
+  return wrap(native.call(op_special_modified_bessel_k0, self_.handle) as number);
+}
+
+let op_special_modified_bessel_k1 = -1;
+/** `aten::special_modified_bessel_k1(Tensor self) -> Tensor` */
+export function special_modified_bessel_k1(self_: Tensor): Tensor {
+  if (op_special_modified_bessel_k1 < 0) op_special_modified_bessel_k1 = native.resolve('aten::special_modified_bessel_k1', '');
+  return wrap(native.call(op_special_modified_bessel_k1, self_.handle) as number);
+}
+
+let op_special_scaled_modified_bessel_k0 = -1;
+/** `aten::special_scaled_modified_bessel_k0(Tensor x) -> Tensor` */
+export function special_scaled_modified_bessel_k0(x: Tensor): Tensor {
+  if (op_special_scaled_modified_bessel_k0 < 0) op_special_scaled_modified_bessel_k0 = native.resolve('aten::special_scaled_modified_bessel_k0', '');
+  return wrap(native.call(op_special_scaled_modified_bessel_k0, x.handle) as number);
+}
+
+let op_special_scaled_modified_bessel_k1 = -1;
+/** `aten::special_scaled_modified_bessel_k1(Tensor x) -> Tensor` */
+export function special_scaled_modified_bessel_k1(x: Tensor): Tensor {
+  if (op_special_scaled_modified_bessel_k1 < 0) op_special_scaled_modified_bessel_k1 = native.resolve('aten::special_scaled_modified_bessel_k1', '');
+  return wrap(native.call(op_special_scaled_modified_bessel_k1, x.handle) as number);
+}
+
+let op_special_spherical_bessel_j0 = -1;
+/** `aten::special_spherical_bessel_j0(Tensor x) -> Tensor` */
+export function special_spherical_bessel_j0(x: Tensor): Tensor {
+  if (op_special_spherical_bessel_j0 < 0) op_special_spherical_bessel_j0 = native.resolve('aten::special_spherical_bessel_j0', '');
+  return wrap(native.call(op_special_spherical_bessel_j0, x.handle) as number);
+}
+
+let op_special_chebyshev_polynomial_t = -1;
+/** `aten::special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor` */
+export function special_chebyshev_polynomial_t(x: Tensor, n: Tensor): Tensor {
+  if (op_special_chebyshev_polynomial_t < 0) op_special_chebyshev_polynomial_t = native.resolve('aten::special_chebyshev_polynomial_t', '');
+  return wrap(native.call(op_special_chebyshev_polynomial_t, x.handle, n.handle) as number);
+}
+
+let op_special_chebyshev_polynomial_t_n_scalar = -1;
+/** `aten::special_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor` */
+export function special_chebyshev_polynomial_t_n_scalar(x: Tensor, n: Scalar): Tensor {
+  if (op_special_chebyshev_polynomial_t_n_scalar < 0) op_special_chebyshev_polynomial_t_n_scalar = native.resolve('aten::special_chebyshev_polynomial_t', 'n_scalar');
+  return wrap(native.call(op_special_chebyshev_polynomial_t_n_scalar, x.handle, scalarArg(n)) as number);
+}
+
+let op_special_chebyshev_polynomial_t_x_scalar = -1;
+/** `aten::special_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor` */
+export function special_chebyshev_polynomial_t_x_scalar(x: Scalar, n: Tensor): Tensor {
+  if (op_special_chebyshev_polynomial_t_x_scalar < 0) op_special_chebyshev_polynomial_t_x_scalar = native.resolve('aten::special_chebyshev_polynomial_t', 'x_scalar');
+  return wrap(native.call(op_special_chebyshev_polynomial_t_x_scalar, scalarArg(x), n.handle) as number);
+}
+
+let op_special_chebyshev_polynomial_u = -1;
+/** `aten::special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor` */
+export function special_chebyshev_polynomial_u(x: Tensor, n: Tensor): Tensor {
+  if (op_special_chebyshev_polynomial_u < 0) op_special_chebyshev_polynomial_u = native.resolve('aten::special_chebyshev_polynomial_u', '');
+  return wrap(native.call(op_special_chebyshev_polynomial_u, x.handle, n.handle) as number);
+}
+
+let op_special_chebyshev_polynomial_u_n_scalar = -1;
+/** `aten::special_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor` */
+export function special_chebyshev_polynomial_u_n_scalar(x: Tensor, n: Scalar): Tensor {
+  if (op_special_chebyshev_polynomial_u_n_scalar < 0) op_special_chebyshev_polynomial_u_n_scalar = native.resolve('aten::special_chebyshev_polynomial_u', 'n_scalar');
+  return wrap(native.call(op_special_chebyshev_polynomial_u_n_scalar, x.handle, scalarArg(n)) as number);
+}
+
+let op_special_chebyshev_polynomial_u_x_scalar = -1;
+/** `aten::special_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor` */
+export function special_chebyshev_polynomial_u_x_scalar(x: Scalar, n: Tensor): Tensor {
+  if (op_special_chebyshev_polynomial_u_x_scalar < 0) op_special_chebyshev_polynomial_u_x_scalar = native.resolve('aten::special_chebyshev_polynomial_u', 'x_scalar');
+  return wrap(native.call(op_special_chebyshev_polynomial_u_x_scalar, scalarArg(x), n.handle) as number);
+}
+
+let op_special_chebyshev_polynomial_v = -1;
+/** `aten::special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor` */
+export function special_chebyshev_polynomial_v(x: Tensor, n: Tensor): Tensor {
+  if (op_special_chebyshev_polynomial_v < 0) op_special_chebyshev_polynomial_v = native.resolve('aten::special_chebyshev_polynomial_v', '');
+  return wrap(native.call(op_special_chebyshev_polynomial_v, x.handle, n.handle) as number);
+}
+
+let op_special_chebyshev_polynomial_v_n_scalar = -1;
+/** `aten::special_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor` */
+export function special_chebyshev_polynomial_v_n_scalar(x: Tensor, n: Scalar): Tensor {
+  if (op_special_chebyshev_polynomial_v_n_scalar < 0) op_special_chebyshev_polynomial_v_n_scalar = native.resolve('aten::special_chebyshev_polynomial_v', 'n_scalar');
+  return wrap(native.call(op_special_chebyshev_polynomial_v_n_scalar, x.handle, scalarArg(n)) as number);
+}
+
+let op_special_chebyshev_polynomial_v_x_scalar = -1;
+/** `aten::special_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor` */
+export function special_chebyshev_polynomial_v_x_scalar(x: Scalar, n: Tensor): Tensor {
+  if (op_special_chebyshev_polynomial_v_x_scalar < 0) op_special_chebyshev_polynomial_v_x_scalar = native.resolve('aten::special_chebyshev_polynomial_v', 'x_scalar');
+  return wrap(native.call(op_special_chebyshev_polynomial_v_x_scalar, scalarArg(x), n.handle) as number);
+}
+
+let op_special_chebyshev_polynomial_w = -1;
+/** `aten::special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor` */
+export function special_chebyshev_polynomial_w(x: Tensor, n: Tensor): Tensor {
+  if (op_special_chebyshev_polynomial_w < 0) op_special_chebyshev_polynomial_w = native.resolve('aten::special_chebyshev_polynomial_w', '');
+  return wrap(native.call(op_special_chebyshev_polynomial_w, x.handle, n.handle) as number);
+}
+
+let op_special_chebyshev_polynomial_w_n_scalar = -1;
+/** `aten::special_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor` */
+export function special_chebyshev_polynomial_w_n_scalar(x: Tensor, n: Scalar): Tensor {
+  if (op_special_chebyshev_polynomial_w_n_scalar < 0) op_special_chebyshev_polynomial_w_n_scalar = native.resolve('aten::special_chebyshev_polynomial_w', 'n_scalar');
+  return wrap(native.call(op_special_chebyshev_polynomial_w_n_scalar, x.handle, scalarArg(n)) as number);
+}
+
+let op_special_chebyshev_polynomial_w_x_scalar = -1;
+/** `aten::special_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor` */
+export function special_chebyshev_polynomial_w_x_scalar(x: Scalar, n: Tensor): Tensor {
+  if (op_special_chebyshev_polynomial_w_x_scalar < 0) op_special_chebyshev_polynomial_w_x_scalar = native.resolve('aten::special_chebyshev_polynomial_w', 'x_scalar');
+  return wrap(native.call(op_special_chebyshev_polynomial_w_x_scalar, scalarArg(x), n.handle) as number);
+}
+
+let op_special_shifted_chebyshev_polynomial_t = -1;
+/** `aten::special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor` */
+export function special_shifted_chebyshev_polynomial_t(x: Tensor, n: Tensor): Tensor {
+  if (op_special_shifted_chebyshev_polynomial_t < 0) op_special_shifted_chebyshev_polynomial_t = native.resolve('aten::special_shifted_chebyshev_polynomial_t', '');
+  return wrap(native.call(op_special_shifted_chebyshev_polynomial_t, x.handle, n.handle) as number);
+}
+
+let op_special_shifted_chebyshev_polynomial_t_n_scalar = -1;
+/** `aten::special_shifted_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor` */
+export function special_shifted_chebyshev_polynomial_t_n_scalar(x: Tensor, n: Scalar): Tensor {
+  if (op_special_shifted_chebyshev_polynomial_t_n_scalar < 0) op_special_shifted_chebyshev_polynomial_t_n_scalar = native.resolve('aten::special_shifted_chebyshev_polynomial_t', 'n_scalar');
+  return wrap(native.call(op_special_shifted_chebyshev_polynomial_t_n_scalar, x.handle, scalarArg(n)) as number);
+}
+
+let op_special_shifted_chebyshev_polynomial_t_x_scalar = -1;
+/** `aten::special_shifted_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor` */
+export function special_shifted_chebyshev_polynomial_t_x_scalar(x: Scalar, n: Tensor): Tensor {
+  if (op_special_shifted_chebyshev_polynomial_t_x_scalar < 0) op_special_shifted_chebyshev_polynomial_t_x_scalar = native.resolve('aten::special_shifted_chebyshev_polynomial_t', 'x_scalar');
+  return wrap(native.call(op_special_shifted_chebyshev_polynomial_t_x_scalar, scalarArg(x), n.handle) as number);
+}
+
+let op_special_shifted_chebyshev_polynomial_u = -1;
+/** `aten::special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor` */
+export function special_shifted_chebyshev_polynomial_u(x: Tensor, n: Tensor): Tensor {
+  if (op_special_shifted_chebyshev_polynomial_u < 0) op_special_shifted_chebyshev_polynomial_u = native.resolve('aten::special_shifted_chebyshev_polynomial_u', '');
+  return wrap(native.call(op_special_shifted_chebyshev_polynomial_u, x.handle, n.handle) as number);
+}
+
+let op_special_shifted_chebyshev_polynomial_u_n_scalar = -1;
+/** `aten::special_shifted_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor` */
+export function special_shifted_chebyshev_polynomial_u_n_scalar(x: Tensor, n: Scalar): Tensor {
+  if (op_special_shifted_chebyshev_polynomial_u_n_scalar < 0) op_special_shifted_chebyshev_polynomial_u_n_scalar = native.resolve('aten::special_shifted_chebyshev_polynomial_u', 'n_scalar');
+  return wrap(native.call(op_special_shifted_chebyshev_polynomial_u_n_scalar, x.handle, scalarArg(n)) as number);
+}
+
+let op_special_shifted_chebyshev_polynomial_u_x_scalar = -1;
+/** `aten::special_shifted_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor` */
+export function special_shifted_chebyshev_polynomial_u_x_scalar(x: Scalar, n: Tensor): Tensor {
+  if (op_special_shifted_chebyshev_polynomial_u_x_scalar < 0) op_special_shifted_chebyshev_polynomial_u_x_scalar = native.resolve('aten::special_shifted_chebyshev_polynomial_u', 'x_scalar');
+  return wrap(native.call(op_special_shifted_chebyshev_polynomial_u_x_scalar, scalarArg(x), n.handle) as number);
+}
+
+let op_special_shifted_chebyshev_polynomial_v = -1;
+/** `aten::special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor` */
+export function special_shifted_chebyshev_polynomial_v(x: Tensor, n: Tensor): Tensor {
+  if (op_special_shifted_chebyshev_polynomial_v < 0) op_special_shifted_chebyshev_polynomial_v = native.resolve('aten::special_shifted_chebyshev_polynomial_v', '');
+  return wrap(native.call(op_special_shifted_chebyshev_polynomial_v, x.handle, n.handle) as number);
+}
+
+let op_special_shifted_chebyshev_polynomial_v_n_scalar = -1;
+/** `aten::special_shifted_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor` */
+export function special_shifted_chebyshev_polynomial_v_n_scalar(x: Tensor, n: Scalar): Tensor {
+  if (op_special_shifted_chebyshev_polynomial_v_n_scalar < 0) op_special_shifted_chebyshev_polynomial_v_n_scalar = native.resolve('aten::special_shifted_chebyshev_polynomial_v', 'n_scalar');
+  return wrap(native.call(op_special_shifted_chebyshev_polynomial_v_n_scalar, x.handle, scalarArg(n)) as number);
+}
+
+let op_special_shifted_chebyshev_polynomial_v_x_scalar = -1;
+/** `aten::special_shifted_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor` */
+export function special_shifted_chebyshev_polynomial_v_x_scalar(x: Scalar, n: Tensor): Tensor {
+  if (op_special_shifted_chebyshev_polynomial_v_x_scalar < 0) op_special_shifted_chebyshev_polynomial_v_x_scalar = native.resolve('aten::special_shifted_chebyshev_polynomial_v', 'x_scalar');
+  return wrap(native.call(op_special_shifted_chebyshev_polynomial_v_x_scalar, scalarArg(x), n.handle) as number);
+}
+
+let op_special_shifted_chebyshev_polynomial_w = -1;
+/** `aten::special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor` */
+export function special_shifted_chebyshev_polynomial_w(x: Tensor, n: Tensor): Tensor {
+  if (op_special_shifted_chebyshev_polynomial_w < 0) op_special_shifted_chebyshev_polynomial_w = native.resolve('aten::special_shifted_chebyshev_polynomial_w', '');
+  return wrap(native.call(op_special_shifted_chebyshev_polynomial_w, x.handle, n.handle) as number);
+}
+
+let op_special_shifted_chebyshev_polynomial_w_n_scalar = -1;
+/** `aten::special_shifted_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor` */
+export function special_shifted_chebyshev_polynomial_w_n_scalar(x: Tensor, n: Scalar): Tensor {
+  if (op_special_shifted_chebyshev_polynomial_w_n_scalar < 0) op_special_shifted_chebyshev_polynomial_w_n_scalar = native.resolve('aten::special_shifted_chebyshev_polynomial_w', 'n_scalar');
+  return wrap(native.call(op_special_shifted_chebyshev_polynomial_w_n_scalar, x.handle, scalarArg(n)) as number);
+}
+
+let op_special_shifted_chebyshev_polynomial_w_x_scalar = -1;
+/** `aten::special_shifted_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor` */
+export function special_shifted_chebyshev_polynomial_w_x_scalar(x: Scalar, n: Tensor): Tensor {
+  if (op_special_shifted_chebyshev_polynomial_w_x_scalar < 0) op_special_shifted_chebyshev_polynomial_w_x_scalar = native.resolve('aten::special_shifted_chebyshev_polynomial_w', 'x_scalar');
+  return wrap(native.call(op_special_shifted_chebyshev_polynomial_w_x_scalar, scalarArg(x), n.handle) as number);
+}
+
+let op_special_hermite_polynomial_h = -1;
+/** `aten::special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor` */
+export function special_hermite_polynomial_h(x: Tensor, n: Tensor): Tensor {
+  if (op_special_hermite_polynomial_h < 0) op_special_hermite_polynomial_h = native.resolve('aten::special_hermite_polynomial_h', '');
+  return wrap(native.call(op_special_hermite_polynomial_h, x.handle, n.handle) as number);
+}
+
+let op_special_hermite_polynomial_h_n_scalar = -1;
+/** `aten::special_hermite_polynomial_h.n_scalar(Tensor x, Scalar n) -> Tensor` */
+export function special_hermite_polynomial_h_n_scalar(x: Tensor, n: Scalar): Tensor {
+  if (op_special_hermite_polynomial_h_n_scalar < 0) op_special_hermite_polynomial_h_n_scalar = native.resolve('aten::special_hermite_polynomial_h', 'n_scalar');
+  return wrap(native.call(op_special_hermite_polynomial_h_n_scalar, x.handle, scalarArg(n)) as number);
+}
+
+let op_special_hermite_polynomial_h_x_scalar = -1;
+/** `aten::special_hermite_polynomial_h.x_scalar(Scalar x, Tensor n) -> Tensor` */
+export function special_hermite_polynomial_h_x_scalar(x: Scalar, n: Tensor): Tensor {
+  if (op_special_hermite_polynomial_h_x_scalar < 0) op_special_hermite_polynomial_h_x_scalar = native.resolve('aten::special_hermite_polynomial_h', 'x_scalar');
+  return wrap(native.call(op_special_hermite_polynomial_h_x_scalar, scalarArg(x), n.handle) as number);
+}
+
+let op_special_hermite_polynomial_he = -1;
+/** `aten::special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor` */
+export function special_hermite_polynomial_he(x: Tensor, n: Tensor): Tensor {
+  if (op_special_hermite_polynomial_he < 0) op_special_hermite_polynomial_he = native.resolve('aten::special_hermite_polynomial_he', '');
+  return wrap(native.call(op_special_hermite_polynomial_he, x.handle, n.handle) as number);
+}
+
+let op_special_hermite_polynomial_he_n_scalar = -1;
+/** `aten::special_hermite_polynomial_he.n_scalar(Tensor x, Scalar n) -> Tensor` */
+export function special_hermite_polynomial_he_n_scalar(x: Tensor, n: Scalar): Tensor {
+  if (op_special_hermite_polynomial_he_n_scalar < 0) op_special_hermite_polynomial_he_n_scalar = native.resolve('aten::special_hermite_polynomial_he', 'n_scalar');
+  return wrap(native.call(op_special_hermite_polynomial_he_n_scalar, x.handle, scalarArg(n)) as number);
+}
+
+let op_special_hermite_polynomial_he_x_scalar = -1;
+/** `aten::special_hermite_polynomial_he.x_scalar(Scalar x, Tensor n) -> Tensor` */
+export function special_hermite_polynomial_he_x_scalar(x: Scalar, n: Tensor): Tensor {
+  if (op_special_hermite_polynomial_he_x_scalar < 0) op_special_hermite_polynomial_he_x_scalar = native.resolve('aten::special_hermite_polynomial_he', 'x_scalar');
+  return wrap(native.call(op_special_hermite_polynomial_he_x_scalar, scalarArg(x), n.handle) as number);
+}
+
+let op_special_laguerre_polynomial_l = -1;
+/** `aten::special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor` */
+export function special_laguerre_polynomial_l(x: Tensor, n: Tensor): Tensor {
+  if (op_special_laguerre_polynomial_l < 0) op_special_laguerre_polynomial_l = native.resolve('aten::special_laguerre_polynomial_l', '');
+  return wrap(native.call(op_special_laguerre_polynomial_l, x.handle, n.handle) as number);
+}
+
+let op_special_laguerre_polynomial_l_n_scalar = -1;
+/** `aten::special_laguerre_polynomial_l.n_scalar(Tensor x, Scalar n) -> Tensor` */
+export function special_laguerre_polynomial_l_n_scalar(x: Tensor, n: Scalar): Tensor {
+  if (op_special_laguerre_polynomial_l_n_scalar < 0) op_special_laguerre_polynomial_l_n_scalar = native.resolve('aten::special_laguerre_polynomial_l', 'n_scalar');
+  return wrap(native.call(op_special_laguerre_polynomial_l_n_scalar, x.handle, scalarArg(n)) as number);
+}
+
+let op_special_laguerre_polynomial_l_x_scalar = -1;
+/** `aten::special_laguerre_polynomial_l.x_scalar(Scalar x, Tensor n) -> Tensor` */
+export function special_laguerre_polynomial_l_x_scalar(x: Scalar, n: Tensor): Tensor {
+  if (op_special_laguerre_polynomial_l_x_scalar < 0) op_special_laguerre_polynomial_l_x_scalar = native.resolve('aten::special_laguerre_polynomial_l', 'x_scalar');
+  return wrap(native.call(op_special_laguerre_polynomial_l_x_scalar, scalarArg(x), n.handle) as number);
+}
+
+let op_special_legendre_polynomial_p = -1;
+/** `aten::special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor` */
+export function special_legendre_polynomial_p(x: Tensor, n: Tensor): Tensor {
+  if (op_special_legendre_polynomial_p < 0) op_special_legendre_polynomial_p = native.resolve('aten::special_legendre_polynomial_p', '');
+  return wrap(native.call(op_special_legendre_polynomial_p, x.handle, n.handle) as number);
+}
+
+let op_special_legendre_polynomial_p_n_scalar = -1;
+/** `aten::special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor` */
+export function special_legendre_polynomial_p_n_scalar(x: Tensor, n: Scalar): Tensor {
+  if (op_special_legendre_polynomial_p_n_scalar < 0) op_special_legendre_polynomial_p_n_scalar = native.resolve('aten::special_legendre_polynomial_p', 'n_scalar');
+  return wrap(native.call(op_special_legendre_polynomial_p_n_scalar, x.handle, scalarArg(n)) as number);
+}
+
+let op_special_legendre_polynomial_p_x_scalar = -1;
+/** `aten::special_legendre_polynomial_p.x_scalar(Scalar x, Tensor n) -> Tensor` */
+export function special_legendre_polynomial_p_x_scalar(x: Scalar, n: Tensor): Tensor {
+  if (op_special_legendre_polynomial_p_x_scalar < 0) op_special_legendre_polynomial_p_x_scalar = native.resolve('aten::special_legendre_polynomial_p', 'x_scalar');
+  return wrap(native.call(op_special_legendre_polynomial_p_x_scalar, scalarArg(x), n.handle) as number);
+}
+
+let op_special_digamma = -1;
+/** `aten::special_digamma(Tensor self) -> Tensor` */
+export function special_digamma(self_: Tensor): Tensor {
+  if (op_special_digamma < 0) op_special_digamma = native.resolve('aten::special_digamma', '');
+  return wrap(native.call(op_special_digamma, self_.handle) as number);
+}
+
+let op_special_psi = -1;
+/** `aten::special_psi(Tensor self) -> Tensor` */
+export function special_psi(self_: Tensor): Tensor {
+  if (op_special_psi < 0) op_special_psi = native.resolve('aten::special_psi', '');
+  return wrap(native.call(op_special_psi, self_.handle) as number);
+}
+
+let op_special_polygamma = -1;
+/** `aten::special_polygamma(int n, Tensor self) -> Tensor` */
+export function special_polygamma(n: number, self_: Tensor): Tensor {
+  if (op_special_polygamma < 0) op_special_polygamma = native.resolve('aten::special_polygamma', '');
+  return wrap(native.call(op_special_polygamma, n, self_.handle) as number);
+}
+
+let op_special_gammaln = -1;
+/** `aten::special_gammaln(Tensor self) -> Tensor` */
+export function special_gammaln(self_: Tensor): Tensor {
+  if (op_special_gammaln < 0) op_special_gammaln = native.resolve('aten::special_gammaln', '');
+  return wrap(native.call(op_special_gammaln, self_.handle) as number);
+}
+
+let op_special_multigammaln = -1;
+/** `aten::special_multigammaln(Tensor self, int p) -> Tensor` */
+export function special_multigammaln(self_: Tensor, p: number): Tensor {
+  if (op_special_multigammaln < 0) op_special_multigammaln = native.resolve('aten::special_multigammaln', '');
+  return wrap(native.call(op_special_multigammaln, self_.handle, p) as number);
+}
+
+let op_special_gammainc = -1;
+/** `aten::special_gammainc(Tensor self, Tensor other) -> Tensor` */
+export function special_gammainc(self_: Tensor, other: Tensor): Tensor {
+  if (op_special_gammainc < 0) op_special_gammainc = native.resolve('aten::special_gammainc', '');
+  return wrap(native.call(op_special_gammainc, self_.handle, other.handle) as number);
+}
+
+let op_special_gammaincc = -1;
+/** `aten::special_gammaincc(Tensor self, Tensor other) -> Tensor` */
+export function special_gammaincc(self_: Tensor, other: Tensor): Tensor {
+  if (op_special_gammaincc < 0) op_special_gammaincc = native.resolve('aten::special_gammaincc', '');
+  return wrap(native.call(op_special_gammaincc, self_.handle, other.handle) as number);
+}
+
+let op_special_entr = -1;
+/** `aten::special_entr(Tensor self) -> Tensor` */
+export function special_entr(self_: Tensor): Tensor {
+  if (op_special_entr < 0) op_special_entr = native.resolve('aten::special_entr', '');
+  return wrap(native.call(op_special_entr, self_.handle) as number);
+}
+
+let op_special_erf = -1;
+/** `aten::special_erf(Tensor self) -> Tensor` */
+export function special_erf(self_: Tensor): Tensor {
+  if (op_special_erf < 0) op_special_erf = native.resolve('aten::special_erf', '');
+  return wrap(native.call(op_special_erf, self_.handle) as number);
+}
+
+let op_special_erfc = -1;
+/** `aten::special_erfc(Tensor self) -> Tensor` */
+export function special_erfc(self_: Tensor): Tensor {
+  if (op_special_erfc < 0) op_special_erfc = native.resolve('aten::special_erfc', '');
+  return wrap(native.call(op_special_erfc, self_.handle) as number);
+}
+
+let op_special_erfcx = -1;
+/** `aten::special_erfcx(Tensor self) -> Tensor` */
+export function special_erfcx(self_: Tensor): Tensor {
+  if (op_special_erfcx < 0) op_special_erfcx = native.resolve('aten::special_erfcx', '');
+  return wrap(native.call(op_special_erfcx, self_.handle) as number);
+}
+
+let op_special_erfinv = -1;
+/** `aten::special_erfinv(Tensor self) -> Tensor` */
+export function special_erfinv(self_: Tensor): Tensor {
+  if (op_special_erfinv < 0) op_special_erfinv = native.resolve('aten::special_erfinv', '');
+  return wrap(native.call(op_special_erfinv, self_.handle) as number);
+}
+
+let op_special_exp2 = -1;
+/** `aten::special_exp2(Tensor self) -> Tensor` */
+export function special_exp2(self_: Tensor): Tensor {
+  if (op_special_exp2 < 0) op_special_exp2 = native.resolve('aten::special_exp2', '');
+  return wrap(native.call(op_special_exp2, self_.handle) as number);
+}
+
+let op_special_expit = -1;
+/** `aten::special_expit(Tensor self) -> Tensor` */
+export function special_expit(self_: Tensor): Tensor {
+  if (op_special_expit < 0) op_special_expit = native.resolve('aten::special_expit', '');
+  return wrap(native.call(op_special_expit, self_.handle) as number);
+}
+
+let op_special_expm1 = -1;
+/** `aten::special_expm1(Tensor self) -> Tensor` */
+export function special_expm1(self_: Tensor): Tensor {
+  if (op_special_expm1 < 0) op_special_expm1 = native.resolve('aten::special_expm1', '');
+  return wrap(native.call(op_special_expm1, self_.handle) as number);
+}
+
+let op_special_log1p = -1;
+/** `aten::special_log1p(Tensor self) -> Tensor` */
+export function special_log1p(self_: Tensor): Tensor {
+  if (op_special_log1p < 0) op_special_log1p = native.resolve('aten::special_log1p', '');
+  return wrap(native.call(op_special_log1p, self_.handle) as number);
+}
+
+let op_special_logit = -1;
+/** `aten::special_logit(Tensor self, float? eps=None) -> Tensor` */
+export function special_logit(self_: Tensor, eps?: number | null): Tensor {
+  if (op_special_logit < 0) op_special_logit = native.resolve('aten::special_logit', '');
+  return wrap(native.call(op_special_logit, self_.handle, eps) as number);
+}
+
+let op_special_i0 = -1;
+/** `aten::special_i0(Tensor self) -> Tensor` */
+export function special_i0(self_: Tensor): Tensor {
+  if (op_special_i0 < 0) op_special_i0 = native.resolve('aten::special_i0', '');
+  return wrap(native.call(op_special_i0, self_.handle) as number);
+}
+
+let op_special_i0e = -1;
+/** `aten::special_i0e(Tensor self) -> Tensor` */
+export function special_i0e(self_: Tensor): Tensor {
+  if (op_special_i0e < 0) op_special_i0e = native.resolve('aten::special_i0e', '');
+  return wrap(native.call(op_special_i0e, self_.handle) as number);
+}
+
+let op_special_i1 = -1;
+/** `aten::special_i1(Tensor self) -> Tensor` */
+export function special_i1(self_: Tensor): Tensor {
+  if (op_special_i1 < 0) op_special_i1 = native.resolve('aten::special_i1', '');
+  return wrap(native.call(op_special_i1, self_.handle) as number);
+}
+
+let op_special_i1e = -1;
+/** `aten::special_i1e(Tensor self) -> Tensor` */
+export function special_i1e(self_: Tensor): Tensor {
+  if (op_special_i1e < 0) op_special_i1e = native.resolve('aten::special_i1e', '');
+  return wrap(native.call(op_special_i1e, self_.handle) as number);
+}
+
+let op_special_ndtr = -1;
+/** `aten::special_ndtr(Tensor self) -> Tensor` */
+export function special_ndtr(self_: Tensor): Tensor {
+  if (op_special_ndtr < 0) op_special_ndtr = native.resolve('aten::special_ndtr', '');
+  return wrap(native.call(op_special_ndtr, self_.handle) as number);
+}
+
+let op_special_ndtri = -1;
+/** `aten::special_ndtri(Tensor self) -> Tensor` */
+export function special_ndtri(self_: Tensor): Tensor {
+  if (op_special_ndtri < 0) op_special_ndtri = native.resolve('aten::special_ndtri', '');
+  return wrap(native.call(op_special_ndtri, self_.handle) as number);
+}
+
+let op_special_log_ndtr = -1;
+/** `aten::special_log_ndtr(Tensor self) -> Tensor` */
+export function special_log_ndtr(self_: Tensor): Tensor {
+  if (op_special_log_ndtr < 0) op_special_log_ndtr = native.resolve('aten::special_log_ndtr', '');
+  return wrap(native.call(op_special_log_ndtr, self_.handle) as number);
+}
+
+let op_special_sinc = -1;
+/** `aten::special_sinc(Tensor self) -> Tensor` */
+export function special_sinc(self_: Tensor): Tensor {
+  if (op_special_sinc < 0) op_special_sinc = native.resolve('aten::special_sinc', '');
+  return wrap(native.call(op_special_sinc, self_.handle) as number);
+}
+
+let op_special_round = -1;
+/** `aten::special_round(Tensor self, *, int decimals=0) -> Tensor` */
+export function special_round(self_: Tensor, decimals?: number): Tensor {
+  if (op_special_round < 0) op_special_round = native.resolve('aten::special_round', '');
+  return wrap(native.call(op_special_round, self_.handle, decimals) as number);
+}
+
+let op_special_softmax = -1;
+/** `aten::special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` */
+export function special_softmax(self_: Tensor, dim: number, dtype?: DType | null): Tensor {
+  if (op_special_softmax < 0) op_special_softmax = native.resolve('aten::special_softmax', '');
+  return wrap(native.call(op_special_softmax, self_.handle, dim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
+}
+
+let op_special_log_softmax = -1;
+/** `aten::special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` */
+export function special_log_softmax(self_: Tensor, dim: number, dtype?: DType | null): Tensor {
+  if (op_special_log_softmax < 0) op_special_log_softmax = native.resolve('aten::special_log_softmax', '');
+  return wrap(native.call(op_special_log_softmax, self_.handle, dim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
+}
+
+let op_special_logsumexp = -1;
+/** `aten::special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor` */
+export function special_logsumexp(self_: Tensor, dim: number | number[], keepdim?: boolean): Tensor {
+  if (op_special_logsumexp < 0) op_special_logsumexp = native.resolve('aten::special_logsumexp', '');
+  return wrap(native.call(op_special_logsumexp, self_.handle, dim, keepdim) as number);
+}
+
+let op_special_xlogy = -1;
+/** `aten::special_xlogy(Tensor self, Tensor other) -> Tensor` */
+export function special_xlogy(self_: Tensor, other: Tensor): Tensor {
+  if (op_special_xlogy < 0) op_special_xlogy = native.resolve('aten::special_xlogy', '');
+  return wrap(native.call(op_special_xlogy, self_.handle, other.handle) as number);
+}
+
+let op_special_xlogy_other_scalar = -1;
+/** `aten::special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor` */
+export function special_xlogy_other_scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_special_xlogy_other_scalar < 0) op_special_xlogy_other_scalar = native.resolve('aten::special_xlogy', 'other_scalar');
+  return wrap(native.call(op_special_xlogy_other_scalar, self_.handle, scalarArg(other)) as number);
+}
+
+let op_special_xlogy_self_scalar = -1;
+/** `aten::special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor` */
+export function special_xlogy_self_scalar(self_: Scalar, other: Tensor): Tensor {
+  if (op_special_xlogy_self_scalar < 0) op_special_xlogy_self_scalar = native.resolve('aten::special_xlogy', 'self_scalar');
+  return wrap(native.call(op_special_xlogy_self_scalar, scalarArg(self_), other.handle) as number);
+}
+
+let op_special_xlog1py = -1;
+/** `aten::special_xlog1py(Tensor self, Tensor other) -> Tensor` */
+export function special_xlog1py(self_: Tensor, other: Tensor): Tensor {
+  if (op_special_xlog1py < 0) op_special_xlog1py = native.resolve('aten::special_xlog1py', '');
+  return wrap(native.call(op_special_xlog1py, self_.handle, other.handle) as number);
+}
+
+let op_special_xlog1py_other_scalar = -1;
+/** `aten::special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor` */
+export function special_xlog1py_other_scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_special_xlog1py_other_scalar < 0) op_special_xlog1py_other_scalar = native.resolve('aten::special_xlog1py', 'other_scalar');
+  return wrap(native.call(op_special_xlog1py_other_scalar, self_.handle, scalarArg(other)) as number);
+}
+
+let op_special_xlog1py_self_scalar = -1;
+/** `aten::special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor` */
+export function special_xlog1py_self_scalar(self_: Scalar, other: Tensor): Tensor {
+  if (op_special_xlog1py_self_scalar < 0) op_special_xlog1py_self_scalar = native.resolve('aten::special_xlog1py', 'self_scalar');
+  return wrap(native.call(op_special_xlog1py_self_scalar, scalarArg(self_), other.handle) as number);
+}
+
+let op_special_zeta = -1;
+/** `aten::special_zeta(Tensor self, Tensor other) -> Tensor` */
+export function special_zeta(self_: Tensor, other: Tensor): Tensor {
+  if (op_special_zeta < 0) op_special_zeta = native.resolve('aten::special_zeta', '');
+  return wrap(native.call(op_special_zeta, self_.handle, other.handle) as number);
+}
+
+let op_special_zeta_other_scalar = -1;
+/** `aten::special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor` */
+export function special_zeta_other_scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_special_zeta_other_scalar < 0) op_special_zeta_other_scalar = native.resolve('aten::special_zeta', 'other_scalar');
+  return wrap(native.call(op_special_zeta_other_scalar, self_.handle, scalarArg(other)) as number);
+}
+
+let op_special_zeta_self_scalar = -1;
+/** `aten::special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor` */
+export function special_zeta_self_scalar(self_: Scalar, other: Tensor): Tensor {
+  if (op_special_zeta_self_scalar < 0) op_special_zeta_self_scalar = native.resolve('aten::special_zeta', 'self_scalar');
+  return wrap(native.call(op_special_zeta_self_scalar, scalarArg(self_), other.handle) as number);
+}
