@@ -58,3 +58,7 @@ export * as optim from './optim/index.js';
 export * from './checkpoint.js';
 export * from './pytorch-file.js';
 export { gradcheck, type GradcheckOptions } from './gradcheck.js';
+/** torch.autograd: grad, gradcheck, the grad-mode functions and `functional` (vjp, jvp, jacobian, hessian, vhp, hvp). */
+export * as autograd from './autograd-namespace.js';
+/** Special functions (torch.special): error functions, gamma and its relatives, Bessel functions, orthogonal polynomials, xlogy, logit, softmax... */
+export * as special from './special.js';
