@@ -1,6 +1,6 @@
 // The API report: for every entry point of the package (package.json `exports`), the exported
 // names and their declarations as the compiled .d.ts files state them (comments removed), sorted
-// by name, in etc/api/<entry>.api.md. A change to the public surface shows as a change of these
+// by name (a namespace's members too, as `nn.Linear`), in etc/api/<entry>.api.md. A change to the public surface shows as a change of these
 // files in review, and the check fails until they are regenerated.
 //
 // Usage (after `tsc -p tsconfig.json`, which writes dist/src/**/*.d.ts):
@@ -67,17 +67,29 @@ export function buildReports() {
     const moduleSymbol = checker.getSymbolAtLocation(source);
     const exports = moduleSymbol ? checker.getExportsOfModule(moduleSymbol) : [];
     const blocks = [];
-    for (const symbol of [...exports].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-      const decls = (target.declarations ?? []).map(printDeclaration);
-      // A namespace re-export's target is named by its file's absolute path: print it relative to
-      // the repository, so that the report does not depend on where the checkout lies.
-      const declaredAs = target.name.startsWith('"')
-        ? JSON.stringify(relative(root, JSON.parse(target.name)))
-        : target.name;
-      const renamed = target.name !== symbol.name ? ` (declared as ${declaredAs})` : '';
-      blocks.push(`## ${symbol.name}${renamed}\n\n\`\`\`ts\n${decls.join('\n')}\n\`\`\`\n`);
-    }
+    const listExports = (symbols, prefix) => {
+      for (const symbol of [...symbols].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+        const declarations = target.declarations ?? [];
+        // A namespace re-export's target is named by its file's absolute path: print it relative to
+        // the repository, so that the report does not depend on where the checkout lies.
+        const declaredAs = target.name.startsWith('"')
+          ? JSON.stringify(relative(root, JSON.parse(target.name)))
+          : target.name;
+        const renamed = target.name !== symbol.name ? ` (declared as ${declaredAs})` : '';
+        const heading = `## ${prefix}${symbol.name}${renamed}`;
+        if (declarations.length > 0 && declarations.every((d) => ts.isSourceFile(d))) {
+          // A namespace (`export * as nn from ...`): its members one by one, as `nn.Linear`, so that
+          // a change inside it shows as a change of that member's block.
+          const members = checker.getExportsOfModule(target);
+          blocks.push(`${heading}\n\nA namespace of ${members.length} exported names.\n`);
+          listExports(members, `${prefix}${symbol.name}.`);
+          continue;
+        }
+        blocks.push(`${heading}\n\n\`\`\`ts\n${declarations.map(printDeclaration).join('\n')}\n\`\`\`\n`);
+      }
+    };
+    listExports(exports, '');
     reports.set(
       name,
       `# API report: ${name === 'tailor' ? 'tailor' : name.replace('tailor-', 'tailor/')}\n\n` +
