@@ -40,10 +40,14 @@ export class Linear extends Module {
   }
 }
 
-/** Options of batch normalisation: eps (default 1e-5), momentum (default 0.1), affine and running statistics (default true). */
+/**
+ * Options of batch normalisation: eps (default 1e-5), momentum (default 0.1; null for a
+ * cumulative average of the batches' statistics, as PyTorch's momentum=None), affine and running
+ * statistics (default true).
+ */
 export interface BatchNormOptions {
   eps?: number;
-  momentum?: number;
+  momentum?: number | null;
   affine?: boolean;
   trackRunningStats?: boolean;
 }
@@ -55,7 +59,7 @@ class BatchNormNd extends Module {
   readonly runningVar: Tensor | null;
   readonly numBatchesTracked: Tensor | null;
   readonly eps: number;
-  readonly momentum: number;
+  private momentumValue: number | null;
 
   constructor(
     readonly numFeatures: number,
@@ -65,9 +69,11 @@ class BatchNormNd extends Module {
     super();
     const c = checksOf(this.constructor.name);
     size(c, numFeatures, 'numFeatures');
-    checkOptions(c, options, { eps: { above: 0 }, momentum: { min: 0 } });
+    // null is PyTorch's momentum=None (a cumulative average), not a number to range-check
+    const cumulative = (options as { momentum?: unknown } | null)?.momentum === null;
+    checkOptions(c, options, { eps: { above: 0 }, ...(cumulative ? {} : { momentum: { min: 0 } }) });
     this.eps = options.eps ?? 1e-5;
-    this.momentum = options.momentum ?? 0.1;
+    this.momentumValue = cumulative ? null : (options.momentum ?? 0.1);
     const affine = options.affine ?? true;
     this.weight = affine ? this.registerParameter('weight', ones([numFeatures])) : null;
     this.bias = affine ? this.registerParameter('bias', zeros([numFeatures])) : null;
@@ -75,6 +81,33 @@ class BatchNormNd extends Module {
     this.runningMean = track ? this.registerBuffer('running_mean', zeros([numFeatures])) : null;
     this.runningVar = track ? this.registerBuffer('running_var', ones([numFeatures])) : null;
     this.numBatchesTracked = track ? this.registerBuffer('num_batches_tracked', zeros([], 'int64')) : null;
+  }
+
+  /**
+   * The weight of a batch's statistics in the running ones (PyTorch's `momentum`); null makes the
+   * running statistics the plain average of every batch seen since they were reset (a factor of
+   * 1 / num_batches_tracked), as PyTorch's momentum=None, which `optim.swaUtils.updateBn` uses.
+   * Settable, as in PyTorch.
+   */
+  get momentum(): number | null {
+    return this.momentumValue;
+  }
+
+  set momentum(value: number | null) {
+    if (value !== null) checksOf(`${this.constructor.name}.momentum`).number(value, 'momentum', { min: 0 });
+    this.momentumValue = value;
+  }
+
+  /**
+   * Resets the running statistics (PyTorch's reset_running_stats): mean 0, variance 1, no batches
+   * tracked; a layer without running statistics is left as it is.
+   */
+  resetRunningStats(): void {
+    noGrad(() => {
+      this.runningMean?.zero_();
+      this.runningVar?.fill_(1);
+      this.numBatchesTracked?.zero_();
+    });
   }
 
   /** Applies the layer to `x` (shapes: see the class). */
@@ -85,7 +118,12 @@ class BatchNormNd extends Module {
       );
     }
     const useBatchStats = this.training || this.runningMean === null;
-    if (this.training && this.numBatchesTracked) noGrad(() => this.numBatchesTracked!.add_(1));
+    let factor = this.momentum ?? 0;
+    if (this.training && this.numBatchesTracked) {
+      noGrad(() => this.numBatchesTracked!.add_(1));
+      // the cumulative average: the n-th batch weighs 1 / n (PyTorch reads the count the same way)
+      if (this.momentum === null) factor = 1 / this.numBatchesTracked.item();
+    }
     return aten.batch_norm(
       x,
       this.weight,
@@ -93,7 +131,7 @@ class BatchNormNd extends Module {
       this.runningMean,
       this.runningVar,
       useBatchStats,
-      this.momentum,
+      factor,
       this.eps,
       true,
     );
@@ -101,7 +139,8 @@ class BatchNormNd extends Module {
 
   /** PyTorch's `C, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True`. */
   override extraRepr(): string {
-    return `${this.numFeatures}, eps=${pyFloat(this.eps)}, momentum=${pyFloat(this.momentum)}, affine=${pyBool(this.weight !== null)}, track_running_stats=${pyBool(this.runningMean !== null)}`;
+    const momentum = this.momentum === null ? 'None' : pyFloat(this.momentum);
+    return `${this.numFeatures}, eps=${pyFloat(this.eps)}, momentum=${momentum}, affine=${pyBool(this.weight !== null)}, track_running_stats=${pyBool(this.runningMean !== null)}`;
   }
 }
 

@@ -19,3 +19,8 @@ export { LBFGS, type LBFGSOptions, type LossClosure } from './lbfgs.js';
 export { Rprop, ASGD, type RpropOptions, type ASGDOptions } from './rprop.js';
 export * from './lr-scheduler-extra.js';
 export * from './lr-scheduler-cyclic.js';
+/**
+ * Stochastic weight averaging and EMA models (torch.optim.swa_utils): AveragedModel, SWALR,
+ * updateBn, and getEmaAvgFn (PyTorch 2.x's).
+ */
+export * as swaUtils from './swa-utils.js';

@@ -14,3 +14,8 @@ export function initialLrOf(group: { lr: number }): number {
 export function setInitialLr(group: { lr: number }, lr: number): void {
   initialLrs.set(group, lr);
 }
+
+/** Whether a scheduler recorded the group's initial rate (PyTorch's `'initial_lr' in group`). */
+export function hasInitialLr(group: { lr: number }): boolean {
+  return initialLrs.has(group);
+}
