@@ -219,7 +219,12 @@ test('layers without an ONNX form are named errors', () => {
       () => onnx.moduleToOnnx(layer, g, x, 'm'),
       (e: Error) => e instanceof onnx.OnnxExportError && pattern.test(e.message),
     );
-  named(new nn.Embedding(10, 4), /^Embedding \('m'\) has no ONNX mapping/);
+  // an Embedding's form takes int64 indices (test/torch/onnx-embedding.test.ts), and 'x' is float
+  named(new nn.Embedding(10, 4), /^Embedding \('m'\): 'x' is declared float, but the indices are int64/);
+  named(
+    new nn.AdaptiveLogSoftmaxWithLoss(4, 6, [2]),
+    /^AdaptiveLogSoftmaxWithLoss \('m'\) .* onnx.adaptiveLogSoftmaxToOnnx/,
+  );
   named(new nn.MaxUnpool2d(2), /^MaxUnpool2d \('m'\) .* onnx.maxUnpoolToOnnx/);
   // the spatial sizes of 'x' are not known (see test/torch/onnx-pool-pad.test.ts for those that are)
   named(

@@ -70,7 +70,8 @@ abstract class LookupTable extends Module {
     noGrad(() => aten.normal_(this.weight, 0, 1));
     if (this.paddingIdx !== null) {
       const row = this.paddingIdx;
-      tidy(() => noGrad(() => this.weight.select(0, row).fill_(0)));
+      // void: a tidy keeps what its function returns, and the view is not to outlive it
+      tidy(() => noGrad(() => void this.weight.select(0, row).fill_(0)));
     }
   }
 

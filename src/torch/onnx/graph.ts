@@ -33,6 +33,12 @@ export type OnnxAttribute =
   | { floats: readonly number[] }
   | { string: string };
 
+/**
+ * The element type of a graph input or output: float32, boolean (an attention mask) or int64
+ * (indices: an embedding's input, a prediction's classes).
+ */
+export type OnnxElementType = 'float' | 'bool' | 'int64';
+
 /** A dimension of a graph input or output: a fixed size, or a name for a dynamic one ('batch'). */
 export type OnnxDim = number | string;
 
@@ -73,6 +79,7 @@ export class OnnxGraph {
   private readonly outputs: OnnxSchema.ValueInfoProto[] = [];
   private readonly used = new Set<string>();
   private readonly declared = new Map<string, readonly OnnxDim[]>();
+  private readonly types = new Map<string, OnnxElementType>();
 
   /** A name not used yet, from a hint ('conv1.weight' stays as it is the first time). */
   fresh(hint: string): string {
@@ -83,13 +90,22 @@ export class OnnxGraph {
     return name;
   }
 
-  /** Declares a graph input: float32, or boolean (an attention mask). */
-  input(name: string, dims: readonly OnnxDim[], type: 'float' | 'bool' = 'float'): string {
+  /** Declares a graph input: float32, boolean (an attention mask) or int64 (indices). */
+  input(name: string, dims: readonly OnnxDim[], type: OnnxElementType = 'float'): string {
     if (this.used.has(name)) throw new Error(`ONNX graph: the name '${name}' is taken`);
     this.used.add(name);
     this.inputs.push(valueInfo(this.onnx, name, dims, type));
     this.declared.set(name, [...dims]);
+    this.types.set(name, type);
     return name;
+  }
+
+  /**
+   * The element type of a graph input as declared; undefined for a value the graph computes.
+   * Forms that take indices read it to name a float input before ONNX Runtime refuses the model.
+   */
+  typeOf(value: string): OnnxElementType | undefined {
+    return this.types.get(value);
   }
 
   /**
@@ -107,8 +123,11 @@ export class OnnxGraph {
     this.declared.set(value, [...dims]);
   }
 
-  /** Makes `value` a float32 graph output called `name` (through an Identity when renamed). */
-  output(name: string, value: string, dims: readonly OnnxDim[]): void {
+  /**
+   * Makes `value` a graph output called `name` (through an Identity when renamed), float32 unless
+   * `type` says otherwise (int64 for indices such as a prediction's classes).
+   */
+  output(name: string, value: string, dims: readonly OnnxDim[], type: OnnxElementType = 'float'): void {
     if (value !== name) {
       if (this.used.has(name)) throw new Error(`ONNX graph: the name '${name}' is taken`);
       this.used.add(name);
@@ -116,7 +135,7 @@ export class OnnxGraph {
         this.onnx.NodeProto.create({ opType: 'Identity', input: [value], output: [name], name }),
       );
     }
-    this.outputs.push(valueInfo(this.onnx, name, dims));
+    this.outputs.push(valueInfo(this.onnx, name, dims, type));
   }
 
   /** A constant stored in the file (weights, shapes, axes). */
@@ -217,14 +236,15 @@ function valueInfo(
   onnx: typeof OnnxSchema,
   name: string,
   dims: readonly OnnxDim[],
-  type: 'float' | 'bool' = 'float',
+  type: OnnxElementType = 'float',
 ): OnnxSchema.ValueInfoProto {
-  const { FLOAT, BOOL } = onnx.TensorProto.DataType;
+  const { FLOAT, BOOL, INT64 } = onnx.TensorProto.DataType;
+  const elemType = { float: FLOAT, bool: BOOL, int64: INT64 }[type];
   return onnx.ValueInfoProto.create({
     name,
     type: onnx.TypeProto.create({
       tensorType: onnx.TypeProto.Tensor.create({
-        elemType: type === 'bool' ? BOOL : FLOAT,
+        elemType,
         shape: onnx.TensorShapeProto.create({
           dim: dims.map((d) =>
             onnx.TensorShapeProto.Dimension.create(typeof d === 'number' ? { dimValue: d } : { dimParam: d }),

@@ -6,6 +6,7 @@ export {
   type OnnxAttribute,
   type OnnxConstant,
   type OnnxDim,
+  type OnnxElementType,
   type OnnxModelInfo,
 } from './graph.js';
 export { moduleToOnnx, l2NormalizeOnnx, geluOnnx, type OnnxExportable } from './modules.js';
@@ -36,3 +37,5 @@ export {
   type OnnxDecoderMasks,
   type OnnxTransformerMasks,
 } from './transformer.js';
+export { embeddingBagToOnnx, type OnnxEmbeddingBagInputs } from './embedding.js';
+export { adaptiveLogSoftmaxToOnnx, type OnnxAdaptiveLogSoftmaxOptions } from './adaptive-softmax.js';

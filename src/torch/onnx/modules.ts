@@ -9,6 +9,7 @@ import { OnnxExportError, type OnnxGraph } from './graph.js';
 import { transformerEncoderLayerToOnnx, transformerEncoderToOnnx } from './transformer.js';
 import { NORM_ACTIVATION_SHAPE_CONVERTERS } from './norm-activation-shape.js';
 import { adaptiveOnnx, circularPadOnnx, poolOnnx } from './pooling.js';
+import { embeddingBagToOnnx, embeddingOnnx } from './embedding.js';
 
 /**
  * A module that writes its own ONNX form: its evaluation-mode forward pass as nodes of `g`,
@@ -280,6 +281,10 @@ const CONVERTERS: [abstract new (...args: never[]) => Module, Converter<never>][
   [nn.MaxUnpool2d, elsewhere('maxUnpoolToOnnx')],
   [nn.MaxUnpool3d, elsewhere('maxUnpoolToOnnx')],
   [nn.Sequential, sequential],
+  [nn.Embedding, embeddingOnnx],
+  // Bags of one length, [B, N]: offsets and per-sample weights are embeddingBagToOnnx's inputs.
+  [nn.EmbeddingBag, (m: nn.EmbeddingBag, g, x, name) => embeddingBagToOnnx(m, g, x, name)],
+  [nn.AdaptiveLogSoftmaxWithLoss, elsewhere('adaptiveLogSoftmaxToOnnx')],
   // Without masks: transformerEncoderLayerToOnnx and transformerEncoderToOnnx take them.
   [
     nn.TransformerEncoderLayer,
