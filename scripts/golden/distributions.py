@@ -79,6 +79,8 @@ def build_more(name, p):
     if name == "MixtureSameFamily-IndependentNormal":
         return D.MixtureSameFamily(D.Categorical(probs=p["mixProbs"]),
                                    D.Independent(D.Normal(p["loc"], p["scale"]), 1))
+    if name == "VonMises":
+        return D.VonMises(p["loc"], p["concentration"])
     if name == "Transformed-NormalExpAffine":
         T = D.transforms
         return D.TransformedDistribution(D.Normal(p["loc"], p["scale"]),
@@ -178,6 +180,7 @@ case("mixture-normal", "MixtureSameFamily-Normal", {"mixLogits": t([[0.1, -0.4, 
 case("mixture-independent", "MixtureSameFamily-IndependentNormal", {"mixProbs": t([0.3, 0.7]), "loc": t([[0.0, 1.0, -1.0], [2.0, 0.0, 0.5]]), "scale": t([[1.0, 0.5, 2.0], [0.7, 1.5, 1.0]])}, t([[0.2, 1.1, -0.5], [1.0, 0.0, 0.0]]))
 case("transformed-exp-affine", "Transformed-NormalExpAffine", {"loc": t([0.0, 0.5, -0.3]), "scale": t([0.4, 1.0, 0.7]), "aLoc": t([[1.0], [-2.0]]), "aScale": t([[2.0], [-0.5]])}, t([[2.5, 4.0, 1.5], [-2.3, -3.0, -2.1]]))
 case("transformed-sigmoid", "Transformed-NormalSigmoid", {"loc": t([0.0, 1.0]), "scale": t([1.0, 0.5])}, t([0.3, 0.8]))
+case("vonmises", "VonMises", {"loc": t([0.0, 2.5, -1.0]), "concentration": t([0.5, 4.0, 12.0])}, t([0.3, -3.0, -1.2]))
 
 kls = []
 

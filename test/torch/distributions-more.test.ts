@@ -75,6 +75,7 @@ test('expand() and the newer families give named errors, as PyTorch validate_arg
   throwsNamed(() => new D.Gumbel(t64([NaN]), 1), /Gumbel: parameter loc .*Real/);
   throwsNamed(() => new D.Weibull(1, -2), /Weibull: parameter concentration/);
   throwsNamed(() => new D.Pareto(0, 1), /Pareto: parameter scale/);
+  throwsNamed(() => new D.VonMises(0, t64([1, -1])), /VonMises: parameter concentration/);
   throwsNamed(
     () => new D.Pareto(2, 1).logProb(t64([1.5])),
     /Pareto.logProb: .*GreaterThanEq\(lower_bound=scale\)/,
@@ -124,6 +125,27 @@ test('expand() and the newer families give named errors, as PyTorch validate_arg
     () => D.klDivergence(new D.Independent(normal(), 1), new D.Independent(normal(), 2)),
     /reinterpretedBatchNdims differ \(1 and 2\)/,
   );
+  throwsNamed(
+    () => new D.TransformedDistribution(normal(), [{ name: 'Mine' } as never]),
+    /transforms\[0\] must be an ExpTransform, AffineTransform or SigmoidTransform/,
+  );
+  throwsNamed(
+    () => new D.AffineTransform('1' as never, 2),
+    /AffineTransform: loc must be a Tensor or a number/,
+  );
+  throwsNamed(() => new D.TransformedDistribution(normal(), new D.ExpTransform()).mean, /has no mean/);
+  throwsNamed(
+    () => new D.TransformedDistribution(normal(), new D.ExpTransform()).logProb(t64([[1, -1, 2]])),
+    /TransformedDistribution.logProb: .*GreaterThan/,
+  );
+  throwsNamed(
+    () =>
+      D.klDivergence(
+        new D.TransformedDistribution(normal(), new D.AffineTransform(0, 2)),
+        new D.TransformedDistribution(normal(), new D.AffineTransform(0, 3)),
+      ),
+    /needs equal transforms/,
+  );
   assert.equal(torch.liveTensors(), before, 'a failed construction frees what it made');
 });
 
@@ -133,6 +155,7 @@ test('the newer families own only what they make: dispose() frees it, the given 
   const logits = t64([0, 1, 2]);
   const probs = t64([0.5, 0.5]);
   const loc = t64([0, 1]);
+  const column = scale.reshape(2, 1, 1);
   const made = [
     new D.Cauchy(0, scale),
     new D.HalfNormal(scale),
@@ -141,22 +164,29 @@ test('the newer families own only what they make: dispose() frees it, the given 
     new D.Gumbel(0, scale),
     new D.Weibull(scale, 1.5),
     new D.Pareto(scale, 3),
+    new D.VonMises(0, scale),
     new D.Geometric({ probs: 0.25 }),
     new D.Multinomial(4, { logits }),
   ];
   const normal = new D.Normal(loc, scale);
   const expanded = normal.expand([3, 2]);
+  // An AffineTransform that broadcasts the batch makes an expanded base, which it then owns.
+  const transformed = new D.TransformedDistribution(normal, [
+    new D.ExpTransform(),
+    new D.AffineTransform(1, column),
+  ]);
+  assert.deepEqual(transformed.batchShape, [2, 1, 2]);
   const independent = new D.Independent(normal, 1);
   const mixture = new D.MixtureSameFamily(new D.Categorical({ probs }), normal);
   torch.tidy(() => {
-    for (const d of [...made, expanded, independent, mixture]) d.sample([2]);
+    for (const d of [...made, expanded, transformed, independent, mixture]) d.sample([2]);
   });
-  for (const d of [...made, expanded, independent, mixture]) d.dispose();
+  for (const d of [...made, expanded, transformed, independent, mixture]) d.dispose();
   assert.equal(scale.isDisposed, false, 'the given scale stays');
   assert.equal(normal.loc.isDisposed, false, 'the component given to a mixture stays');
   mixture.mixtureDistribution.dispose();
   normal.dispose();
-  for (const t of [logits, probs, loc]) t.dispose();
+  for (const t of [logits, probs, loc, column]) t.dispose();
   assert.equal(torch.liveTensors(), before, 'every tensor they made is freed');
   scale.dispose();
 });

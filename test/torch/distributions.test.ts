@@ -130,6 +130,8 @@ function buildMore(name: string, p: Record<string, torch.Tensor>): D.Distributio
         new D.Categorical({ probs: p.mixProbs }),
         new D.Independent(new D.Normal(p.loc, p.scale), 1),
       );
+    case 'VonMises':
+      return new D.VonMises(p.loc, p.concentration);
     case 'Transformed-NormalExpAffine':
       return new D.TransformedDistribution(new D.Normal(p.loc, p.scale), [
         new D.ExpTransform(),

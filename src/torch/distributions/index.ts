@@ -14,8 +14,9 @@ export {
   type ProbsOrLogits,
 } from './discrete.js';
 export { Cauchy, HalfNormal, HalfCauchy, Chi2 } from './more.js';
-export { Gumbel, Weibull, Pareto } from './transformed.js';
+export { Gumbel, Weibull, Pareto } from './transformed-families.js';
 export { Geometric, Multinomial } from './counts.js';
+export { VonMises } from './von-mises.js';
 export { Independent, MixtureSameFamily } from './mixture.js';
 export {
   TransformedDistribution,

@@ -11,7 +11,7 @@ import { Bernoulli, Categorical, Poisson } from './discrete.js';
 import { MultivariateNormal, batchMahalanobis, halfLogDet } from './multivariate-normal.js';
 import { broadcastShapes } from './distribution.js';
 import { Cauchy, HalfNormal } from './more.js';
-import { Gumbel, Pareto } from './transformed.js';
+import { Gumbel, Pareto } from './transformed-families.js';
 import { Geometric } from './counts.js';
 import { Independent } from './mixture.js';
 import { TransformedDistribution } from './transforms.js';

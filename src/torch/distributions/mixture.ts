@@ -81,6 +81,19 @@ export class Independent extends Distribution {
  * A mixture of K components of one family (torch.distributions.MixtureSameFamily): a
  * Categorical over the K components (the rightmost batch dimension of componentDistribution)
  * picks which one draws. Both parts are the caller's: dispose() leaves them.
+ *
+ * @example
+ * ```ts
+ * import * as torch from 'tailor/torch';
+ * const D = torch.distributions;
+ * // Two one-dimensional Gaussians, weighted 0.3 and 0.7.
+ * const gmm = new D.MixtureSameFamily(
+ *   new D.Categorical({ probs: torch.tensor([0.3, 0.7]) }),
+ *   new D.Normal(torch.tensor([-1, 2]), torch.tensor([0.5, 1])),
+ * );
+ * const x = gmm.sample([1000]); // [1000]
+ * const nll = gmm.logProb(x).mean().neg();
+ * ```
  */
 export class MixtureSameFamily extends Distribution {
   /** The Categorical over the components. */

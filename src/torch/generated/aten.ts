@@ -242,6 +242,13 @@ export function cos(self_: Tensor): Tensor {
   return wrap(native.call(op_cos, self_.handle) as number);
 }
 
+let op_acos = -1;
+/** `aten::acos(Tensor self) -> Tensor` */
+export function acos(self_: Tensor): Tensor {
+  if (op_acos < 0) op_acos = native.resolve('aten::acos', '');
+  return wrap(native.call(op_acos, self_.handle) as number);
+}
+
 let op_atan = -1;
 /** `aten::atan(Tensor self) -> Tensor` */
 export function atan(self_: Tensor): Tensor {

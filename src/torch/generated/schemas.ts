@@ -36,6 +36,7 @@ export const EXPECTED_SCHEMAS: Readonly<Record<string, string>> = {
   "sign": "aten::sign(Tensor self) -> Tensor",
   "sin": "aten::sin(Tensor self) -> Tensor",
   "cos": "aten::cos(Tensor self) -> Tensor",
+  "acos": "aten::acos(Tensor self) -> Tensor",
   "atan": "aten::atan(Tensor self) -> Tensor",
   "atan2": "aten::atan2(Tensor self, Tensor other) -> Tensor",
   "floor": "aten::floor(Tensor self) -> Tensor",
