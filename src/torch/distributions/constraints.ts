@@ -57,3 +57,36 @@ export function integerInterval(
 export function interval(low: Tensor, high: Tensor): Constraint {
   return make('Interval(lower_bound=low, upper_bound=high)', (v) => and(v.ge(low), v.le(high)));
 }
+
+/** Values >= lower (a tensor broadcast against the value; PyTorch's `GreaterThanEq`). */
+export function greaterThanEq(lower: Tensor, lowerName = 'lower'): Constraint {
+  return make(`GreaterThanEq(lower_bound=${lowerName})`, (v) => v.ge(lower));
+}
+
+/**
+ * Count vectors of at most totalCount in all (PyTorch 1.13's `multinomial` constraint: entries
+ * >= 0 and a sum <= totalCount, integrality unchecked, as there).
+ */
+export function multinomial(totalCount: number): Constraint {
+  return make(
+    `Multinomial(upper_bound=${totalCount})`,
+    (v) => and(aten.all_dim(v.ge(0), -1), v.sum(-1).le(totalCount)),
+    1,
+  );
+}
+
+/**
+ * The constraint `base` on each element, reinterpreted so that the `reinterpreted` rightmost
+ * dimensions form one event (PyTorch's `IndependentConstraint`).
+ */
+export function independent(base: Constraint, reinterpreted: number): Constraint {
+  return make(
+    `IndependentConstraint(${base.name}, ${reinterpreted})`,
+    (v) => {
+      let ok = base.check(v);
+      for (let i = 0; i < reinterpreted; i++) ok = aten.all_dim(ok, -1);
+      return ok;
+    },
+    base.eventDim + reinterpreted,
+  );
+}

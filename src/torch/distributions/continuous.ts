@@ -45,6 +45,10 @@ export class Normal extends RealLocScale {
   constructor(loc: Param, scale: Param) {
     super('Normal', loc, scale);
   }
+  protected override expanded(batchShape: number[]): Distribution {
+    const e = (t: Tensor): Tensor => this.expandParam(t, batchShape);
+    return new Normal(e(this.loc), e(this.scale));
+  }
   get variance(): Tensor {
     return this.scale.square();
   }
@@ -94,6 +98,10 @@ export class LogNormal extends Distribution {
     this.loc = base.loc;
     this.scale = base.scale;
   }
+  protected override expanded(batchShape: number[]): Distribution {
+    const e = (t: Tensor): Tensor => this.expandParam(t, batchShape);
+    return new LogNormal(e(this.loc), e(this.scale));
+  }
   get support(): Constraint {
     return c.positive;
   }
@@ -136,6 +144,10 @@ export class LogNormal extends Distribution {
 export class Laplace extends RealLocScale {
   constructor(loc: Param, scale: Param) {
     super('Laplace', loc, scale);
+  }
+  protected override expanded(batchShape: number[]): Distribution {
+    const e = (t: Tensor): Tensor => this.expandParam(t, batchShape);
+    return new Laplace(e(this.loc), e(this.scale));
   }
   get variance(): Tensor {
     return tidy(() => this.scale.square().mul(2));
@@ -197,6 +209,10 @@ export class Uniform extends Distribution {
       );
     }
   }
+  protected override expanded(batchShape: number[]): Distribution {
+    const e = (t: Tensor): Tensor => this.expandParam(t, batchShape);
+    return new Uniform(e(this.low), e(this.high));
+  }
   get support(): Constraint {
     return c.interval(this.low, this.high);
   }
@@ -240,6 +256,10 @@ export class Exponential extends Distribution {
     super(r.shape);
     this.rate = this.own(r);
     this.checkParam('rate', this.rate, c.positive);
+  }
+  protected override expanded(batchShape: number[]): Distribution {
+    const e = (t: Tensor): Tensor => this.expandParam(t, batchShape);
+    return new Exponential(e(this.rate));
   }
   get support(): Constraint {
     return c.nonnegative;
@@ -291,6 +311,10 @@ export class StudentT extends Distribution {
     this.checkParam('df', this.df, c.positive);
     this.checkParam('loc', this.loc, c.real);
     this.checkParam('scale', this.scale, c.positive);
+  }
+  protected override expanded(batchShape: number[]): Distribution {
+    const e = (t: Tensor): Tensor => this.expandParam(t, batchShape);
+    return new StudentT(e(this.df), e(this.loc), e(this.scale));
   }
   get support(): Constraint {
     return c.real;

@@ -14,7 +14,8 @@ export interface ProbsOrLogits {
   logits?: Param;
 }
 
-function pick(who: string, options: ProbsOrLogits): ['probs' | 'logits', Param] {
+/** Which of probs or logits the options give, and its value; a named error unless exactly one. */
+export function pick(who: string, options: ProbsOrLogits): ['probs' | 'logits', Param] {
   const { probs, logits } = options ?? {};
   if ((probs === undefined) === (logits === undefined)) {
     throw new Error(`tailor: ${who}: give exactly one of probs or logits (as { probs } or { logits })`);
@@ -23,10 +24,13 @@ function pick(who: string, options: ProbsOrLogits): ['probs' | 'logits', Param] 
 }
 
 /** PyTorch's clamp_probs then log-odds (binary) or log (categorical). */
-function probsToLogits(p: Tensor, binary: boolean): Tensor {
+export function probsToLogits(p: Tensor, binary: boolean): Tensor {
   const eps = finfoEps(p);
-  const q = p.clamp(eps, 1 - eps);
-  return binary ? q.log().sub(q.neg().log1p()) : q.log();
+  // In a scope of its own: a constructor calls it outside any, and keeps only the result.
+  return tidy(() => {
+    const q = p.clamp(eps, 1 - eps);
+    return binary ? q.log().sub(q.neg().log1p()) : q.log();
+  });
 }
 
 /** log(1 + exp(x)) as -log σ(-x): no overflow, and the exact gradient σ(x) everywhere. */
@@ -195,6 +199,10 @@ export class Poisson extends Distribution {
     super(r.shape);
     this.rate = this.own(r);
     this.checkParam('rate', this.rate, c.nonnegative);
+  }
+  protected override expanded(batchShape: number[]): Distribution {
+    const e = (t: Tensor): Tensor => this.expandParam(t, batchShape);
+    return new Poisson(e(this.rate));
   }
   get support(): Constraint {
     return c.nonnegativeInteger;

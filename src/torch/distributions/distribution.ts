@@ -104,6 +104,38 @@ export abstract class Distribution {
     throw this.missing('icdf');
   }
 
+  /**
+   * The same distribution with its batch broadcast to batchShape (PyTorch's expand): the
+   * parameters become expanded views, owned by the new distribution. batchShape must be a
+   * broadcast of this batchShape; families without a simple expansion throw a named error.
+   */
+  expand(batchShape: number[]): this {
+    const ok =
+      Array.isArray(batchShape) &&
+      batchShape.every((s) => Number.isInteger(s) && s >= 0) &&
+      batchShape.length >= this.batchShape.length &&
+      this.batchShape.every(
+        (s, i) => s === 1 || s === batchShape[batchShape.length - this.batchShape.length + i],
+      );
+    if (!ok) {
+      throw new Error(
+        `tailor: ${this.name}.expand: batchShape [${String(batchShape)}] must be a list of sizes that the batchShape [${this.batchShape.join(', ')}] broadcasts to`,
+      );
+    }
+    return tidy(() => this.expanded(batchShape)) as this;
+  }
+
+  /** A new distribution of the expanded parameters (see expandParam); the hook of expand(). */
+  protected expanded(batchShape: number[]): Distribution {
+    void batchShape;
+    throw this.missing('expand');
+  }
+
+  /** A parameter (batchShape + its own trailing dims) expanded to batchShape + those dims. */
+  protected expandParam(param: Tensor, batchShape: number[]): Tensor {
+    return param.expand(...batchShape, ...param.shape.slice(this.batchShape.length));
+  }
+
   /** Frees the tensors this distribution created itself (never the parameters it was given). */
   dispose(): void {
     for (const t of this.#created) if (!t.isDisposed) t.dispose();

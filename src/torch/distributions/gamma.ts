@@ -21,6 +21,10 @@ export class Gamma extends Distribution {
     this.checkParam('concentration', this.concentration, c.positive);
     this.checkParam('rate', this.rate, c.positive);
   }
+  protected override expanded(batchShape: number[]): Distribution {
+    const e = (t: Tensor): Tensor => this.expandParam(t, batchShape);
+    return new Gamma(e(this.concentration), e(this.rate));
+  }
   get support(): Constraint {
     return c.nonnegative;
   }
@@ -161,6 +165,10 @@ export class Beta extends Distribution {
     this.checkParam('concentration1', this.concentration1, c.positive);
     this.checkParam('concentration0', this.concentration0, c.positive);
     this.dirichlet = new Dirichlet(this.own(stack([a, b], -1)));
+  }
+  protected override expanded(batchShape: number[]): Distribution {
+    const e = (t: Tensor): Tensor => this.expandParam(t, batchShape);
+    return new Beta(e(this.concentration1), e(this.concentration0));
   }
   get support(): Constraint {
     return c.unitInterval;

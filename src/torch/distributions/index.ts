@@ -13,5 +13,17 @@ export {
   Binomial,
   type ProbsOrLogits,
 } from './discrete.js';
+export { Cauchy, HalfNormal, HalfCauchy, Chi2 } from './more.js';
+export { Gumbel, Weibull, Pareto } from './transformed-families.js';
+export { Geometric, Multinomial } from './counts.js';
+export { VonMises } from './von-mises.js';
+export { Independent, MixtureSameFamily } from './mixture.js';
+export {
+  TransformedDistribution,
+  ExpTransform,
+  AffineTransform,
+  SigmoidTransform,
+  type Transform,
+} from './transforms.js';
 export { MultivariateNormal, type MultivariateNormalOptions } from './multivariate-normal.js';
 export { klDivergence, registeredKlPairs } from './kl.js';

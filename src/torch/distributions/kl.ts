@@ -5,11 +5,24 @@ import { tidy } from '../scope.js';
 import { full, where } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import type { Distribution } from './distribution.js';
-import { Normal, Laplace, Uniform, Exponential } from './continuous.js';
+import { Normal, LogNormal, Laplace, Uniform, Exponential } from './continuous.js';
 import { Gamma, Beta, Dirichlet } from './gamma.js';
 import { Bernoulli, Categorical, Poisson } from './discrete.js';
 import { MultivariateNormal, batchMahalanobis, halfLogDet } from './multivariate-normal.js';
 import { broadcastShapes } from './distribution.js';
+import { Cauchy, HalfNormal } from './more.js';
+import { Gumbel, Pareto } from './transformed-families.js';
+import { Geometric } from './counts.js';
+import { Independent } from './mixture.js';
+import { TransformedDistribution } from './transforms.js';
+
+const EULER = 0.5772156649015329;
+
+function klNormalNormal(p: Normal, q: Normal): Tensor {
+  const varRatio = p.scale.div(q.scale).square();
+  const t1 = p.loc.sub(q.loc).div(q.scale).square();
+  return varRatio.add(t1).sub(1).sub(varRatio.log()).mul(0.5);
+}
 
 type Ctor<T> = abstract new (...args: never[]) => T;
 type Rule = [Ctor<Distribution>, (p: never, q: never) => Tensor];
@@ -23,11 +36,7 @@ function rule<T extends Distribution>(ctor: Ctor<T>, fn: (p: T, q: T) => Tensor)
 }
 
 const rules: Rule[] = [
-  rule(Normal, (p, q) => {
-    const varRatio = p.scale.div(q.scale).square();
-    const t1 = p.loc.sub(q.loc).div(q.scale).square();
-    return varRatio.add(t1).sub(1).sub(varRatio.log()).mul(0.5);
-  }),
+  rule(Normal, klNormalNormal),
   rule(Bernoulli, (p, q) => {
     let t1 = p.probs.mul(softplus(q.logits.neg()).sub(softplus(p.logits.neg())));
     t1 = where(p.probs.eq(0), zero(t1), where(q.probs.eq(0), inf(t1), t1));
@@ -100,6 +109,58 @@ const rules: Rule[] = [
     const result = q.high.sub(q.low).div(p.high.sub(p.low)).log();
     return where(aten.logical_or(q.low.gt(p.low), q.high.lt(p.high)), inf(result), result);
   }),
+  rule(HalfNormal, (p, q) => klNormalNormal(p.baseDist, q.baseDist)),
+  // A TransformedDistribution in PyTorch, whose pair rule compares the bases.
+  rule(LogNormal, (p, q) => klNormalNormal(p.baseDist, q.baseDist)),
+  rule(TransformedDistribution, (p, q) => {
+    const same =
+      p.transforms.length === q.transforms.length && p.transforms.every((t, i) => t.equals(q.transforms[i]));
+    const events = p.eventShape.join(',') === q.eventShape.join(',');
+    if (!same || !events) {
+      throw new Error(
+        'tailor: klDivergence(TransformedDistribution, TransformedDistribution) needs equal transforms and event shapes (PyTorch has no formula otherwise)',
+      );
+    }
+    return klDivergence(p.baseDist, q.baseDist);
+  }),
+  rule(Cauchy, (p, q) => {
+    const t1 = p.scale.add(q.scale).square().add(p.loc.sub(q.loc).square()).log();
+    const t2 = p.scale.mul(4).mul(q.scale).log();
+    return t1.sub(t2);
+  }),
+  rule(Gumbel, (p, q) => {
+    const ct1 = p.scale.div(q.scale);
+    const ct2 = q.loc.div(q.scale);
+    const ct3 = p.loc.div(q.scale);
+    const t1 = ct1.log().neg().sub(ct2).add(ct3);
+    const t2 = ct1.mul(EULER);
+    const t3 = ct2
+      .add(aten.lgamma(ct1.add(1)))
+      .sub(ct3)
+      .exp();
+    return t1
+      .add(t2)
+      .add(t3)
+      .sub(1 + EULER);
+  }),
+  rule(Pareto, (p, q) => {
+    const scaleRatio = p.scale.div(q.scale);
+    const alphaRatio = q.alpha.div(p.alpha);
+    const t1 = q.alpha.mul(scaleRatio.log());
+    const result = t1.add(alphaRatio.log().neg()).add(alphaRatio).sub(1);
+    return where(p.scale.lt(q.scale), inf(result), result);
+  }),
+  rule(Geometric, (p, q) => p.entropy().neg().sub(q.probs.neg().log1p().div(p.probs)).sub(q.logits)),
+  rule(Independent, (p, q) => {
+    if (p.reinterpretedBatchNdims !== q.reinterpretedBatchNdims) {
+      throw new Error(
+        `tailor: klDivergence(Independent, Independent): reinterpretedBatchNdims differ (${p.reinterpretedBatchNdims} and ${q.reinterpretedBatchNdims}); PyTorch has no formula then`,
+      );
+    }
+    const r = p.reinterpretedBatchNdims;
+    const kl = klDivergence(p.baseDist, q.baseDist);
+    return r === 0 ? kl : kl.sum(Array.from({ length: r }, (_, i) => -1 - i));
+  }),
 ];
 
 /** The families klDivergence has a formula for, as `P-Q` pairs. */
@@ -107,12 +168,12 @@ export const registeredKlPairs: readonly string[] = rules.map(([ctor]) => `${cto
 
 /**
  * KL(p ‖ q) (torch.distributions.kl_divergence), of shape of the broadcast batch. Only the
- * same-family pairs PyTorch registers are known (see registeredKlPairs); any other pair is a
- * named error.
+ * same-family pairs PyTorch registers are known (see registeredKlPairs); a subclass takes its
+ * family's formula, as in PyTorch (Chi2 is a Gamma); any other pair is a named error.
  */
 export function klDivergence(p: Distribution, q: Distribution): Tensor {
   for (const [ctor, fn] of rules) {
-    if (p.constructor === ctor && q.constructor === ctor) return tidy(() => fn(p as never, q as never));
+    if (p instanceof ctor && q instanceof ctor) return tidy(() => fn(p as never, q as never));
   }
   throw new Error(
     `tailor: klDivergence has no formula for (${p.constructor.name}, ${q.constructor.name}); the registered pairs are ${registeredKlPairs.join(', ')}`,

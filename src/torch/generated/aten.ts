@@ -242,6 +242,20 @@ export function cos(self_: Tensor): Tensor {
   return wrap(native.call(op_cos, self_.handle) as number);
 }
 
+let op_acos = -1;
+/** `aten::acos(Tensor self) -> Tensor` */
+export function acos(self_: Tensor): Tensor {
+  if (op_acos < 0) op_acos = native.resolve('aten::acos', '');
+  return wrap(native.call(op_acos, self_.handle) as number);
+}
+
+let op_atan = -1;
+/** `aten::atan(Tensor self) -> Tensor` */
+export function atan(self_: Tensor): Tensor {
+  if (op_atan < 0) op_atan = native.resolve('aten::atan', '');
+  return wrap(native.call(op_atan, self_.handle) as number);
+}
+
 let op_atan2 = -1;
 /** `aten::atan2(Tensor self, Tensor other) -> Tensor` */
 export function atan2(self_: Tensor, other: Tensor): Tensor {
@@ -282,6 +296,13 @@ let op_sigmoid = -1;
 export function sigmoid(self_: Tensor): Tensor {
   if (op_sigmoid < 0) op_sigmoid = native.resolve('aten::sigmoid', '');
   return wrap(native.call(op_sigmoid, self_.handle) as number);
+}
+
+let op_tan = -1;
+/** `aten::tan(Tensor self) -> Tensor` */
+export function tan(self_: Tensor): Tensor {
+  if (op_tan < 0) op_tan = native.resolve('aten::tan', '');
+  return wrap(native.call(op_tan, self_.handle) as number);
 }
 
 let op_tanh = -1;
@@ -588,6 +609,14 @@ let op_exponential_ = -1;
 export function exponential_(self_: Tensor, lambd?: number, generator?: null): Tensor {
   if (op_exponential_ < 0) op_exponential_ = native.resolve('aten::exponential_', '');
   native.callVoid(op_exponential_, self_.handle, lambd, generator);
+  return self_;
+}
+
+let op_cauchy_ = -1;
+/** `aten::cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)` */
+export function cauchy_(self_: Tensor, median?: number, sigma?: number, generator?: null): Tensor {
+  if (op_cauchy_ < 0) op_cauchy_ = native.resolve('aten::cauchy_', '');
+  native.callVoid(op_cauchy_, self_.handle, median, sigma, generator);
   return self_;
 }
 
