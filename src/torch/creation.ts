@@ -215,9 +215,15 @@ export function cat(tensors: Tensor[], dim = 0): Tensor {
 export function stack(tensors: Tensor[], dim = 0): Tensor {
   return aten.stack(tensors, dim);
 }
-/** Elementwise `condition ? a : b` with broadcasting (torch.where). */
-export function where(condition: Tensor, a: Tensor, b: Tensor): Tensor {
-  return aten.where_self(condition, a, b);
+/**
+ * Elementwise `condition ? a : b` with broadcasting (torch.where); either branch may be a number,
+ * which takes part in dtype promotion as PyTorch's Python scalars do.
+ */
+export function where(condition: Tensor, a: Tensor | Scalar, b: Tensor | Scalar): Tensor {
+  if (!(condition instanceof Tensor)) checksOf('where').fail('condition', 'a bool Tensor', condition);
+  if (a instanceof Tensor)
+    return b instanceof Tensor ? aten.where_self(condition, a, b) : aten.where_ScalarOther(condition, a, b);
+  return b instanceof Tensor ? aten.where_ScalarSelf(condition, a, b) : aten.where_Scalar(condition, a, b);
 }
 /** One-hot encodes int64 class labels: shape [...labels.shape, numClasses], int64 (torch.nn.functional.one_hot). */
 export function oneHot(labels: Tensor, numClasses: number): Tensor {

@@ -4,6 +4,12 @@ export type { DType, NumericArray } from './dtype.js';
 export { isChannelsLastContiguous, type MemoryFormat } from './memory-format.js';
 export { tidy, withScope, TensorScope, keep, dispose, liveTensors } from './scope.js';
 export * from './creation.js';
+// PyTorch's everyday tensor functions (torch.unique, torch.scatter_add, torch.kron...); importing
+// tensor-methods also attaches their Tensor methods (x.unique(), x.scatterAdd(...)).
+export * from './tensor-search.js';
+export * from './tensor-index.js';
+export * from './tensor-shape.js';
+import './tensor-methods.js';
 export { noGrad, enableGrad, isGradEnabled, grad } from './autograd.js';
 export type { GradHook } from './autograd-hooks.js';
 export {

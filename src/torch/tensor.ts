@@ -6,6 +6,7 @@ import { track, untrack, inSafetyNet, scopeOwner, type ScopeOwner } from './scop
 import * as aten from './generated/aten.js';
 import { runBackward, registerTensorHook, type GradHook } from './autograd-hooks.js';
 import type { RemovableHandle } from './hook-handle.js';
+import { clamp as clampWithTensors } from './tensor-index.js';
 import { isChannelsLastContiguous, memoryFormatCode, type MemoryFormat } from './memory-format.js';
 import {
   checkDevice,
@@ -278,9 +279,11 @@ export class Tensor {
   tanh(): Tensor {
     return aten.tanh(this);
   }
-  /** Clamps to [min, max] (either bound may be null or omitted). */
-  clamp(min?: Scalar | null, max?: Scalar | null): Tensor {
-    return aten.clamp(this, min ?? null, max ?? null);
+  /** Clamps to [min, max]: each bound a number, a tensor that broadcasts, or null or omitted. */
+  clamp(min?: Tensor | Scalar | null, max?: Tensor | Scalar | null): Tensor {
+    return min instanceof Tensor || max instanceof Tensor
+      ? clampWithTensors(this, min ?? null, max ?? null)
+      : aten.clamp(this, min ?? null, max ?? null);
   }
   /** Elementwise maximum of two tensors. */
   maximum(other: Tensor): Tensor {

@@ -3374,3 +3374,139 @@ export function special_zeta_self_scalar(self_: Scalar, other: Tensor): Tensor {
   if (op_special_zeta_self_scalar < 0) op_special_zeta_self_scalar = native.resolve('aten::special_zeta', 'self_scalar');
   return wrap(native.call(op_special_zeta_self_scalar, scalarArg(self_), other.handle) as number);
 }
+
+let op_scatter_reduce_two = -1;
+/** `aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` */
+export function scatter_reduce_two(self_: Tensor, dim: number, index: Tensor, src: Tensor, reduce: string, include_self?: boolean): Tensor {
+  if (op_scatter_reduce_two < 0) op_scatter_reduce_two = native.resolve('aten::scatter_reduce', 'two');
+  return wrap(native.call(op_scatter_reduce_two, self_.handle, dim, index.handle, src.handle, reduce, include_self) as number);
+}
+
+let op_masked_scatter = -1;
+/** `aten::masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor` */
+export function masked_scatter(self_: Tensor, mask: Tensor, source: Tensor): Tensor {
+  if (op_masked_scatter < 0) op_masked_scatter = native.resolve('aten::masked_scatter', '');
+  return wrap(native.call(op_masked_scatter, self_.handle, mask.handle, source.handle) as number);
+}
+
+let op_rot90 = -1;
+/** `aten::rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` */
+export function rot90(self_: Tensor, k?: number, dims?: number | number[]): Tensor {
+  if (op_rot90 < 0) op_rot90 = native.resolve('aten::rot90', '');
+  return wrap(native.call(op_rot90, self_.handle, k, dims) as number);
+}
+
+let op_cross = -1;
+/** `aten::cross(Tensor self, Tensor other, int? dim=None) -> Tensor` */
+export function cross(self_: Tensor, other: Tensor, dim?: number | null): Tensor {
+  if (op_cross < 0) op_cross = native.resolve('aten::cross', '');
+  return wrap(native.call(op_cross, self_.handle, other.handle, dim) as number);
+}
+
+let op_tensor_split_sections = -1;
+/** `aten::tensor_split.sections(Tensor(a -> *) self, int sections, int dim=0) -> Tensor(a)[]` */
+export function tensor_split_sections(self_: Tensor, sections: number, dim?: number): Tensor[] {
+  if (op_tensor_split_sections < 0) op_tensor_split_sections = native.resolve('aten::tensor_split', 'sections');
+  return (native.call(op_tensor_split_sections, self_.handle, sections, dim) as number[]).map(wrap);
+}
+
+let op_tensor_split_indices = -1;
+/** `aten::tensor_split.indices(Tensor(a -> *) self, int[] indices, int dim=0) -> Tensor(a)[]` */
+export function tensor_split_indices(self_: Tensor, indices: number | number[], dim?: number): Tensor[] {
+  if (op_tensor_split_indices < 0) op_tensor_split_indices = native.resolve('aten::tensor_split', 'indices');
+  return (native.call(op_tensor_split_indices, self_.handle, indices, dim) as number[]).map(wrap);
+}
+
+let op_tile = -1;
+/** `aten::tile(Tensor self, int[] dims) -> Tensor` */
+export function tile(self_: Tensor, dims: number | number[]): Tensor {
+  if (op_tile < 0) op_tile = native.resolve('aten::tile', '');
+  return wrap(native.call(op_tile, self_.handle, dims) as number);
+}
+
+let op_repeat_interleave_self_Tensor = -1;
+/** `aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor` */
+export function repeat_interleave_self_Tensor(self_: Tensor, repeats: Tensor, dim?: number | null, output_size?: number | null): Tensor {
+  if (op_repeat_interleave_self_Tensor < 0) op_repeat_interleave_self_Tensor = native.resolve('aten::repeat_interleave', 'self_Tensor');
+  return wrap(native.call(op_repeat_interleave_self_Tensor, self_.handle, repeats.handle, dim, output_size) as number);
+}
+
+let op_repeat_interleave_Tensor = -1;
+/** `aten::repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor` */
+export function repeat_interleave_Tensor(repeats: Tensor, output_size?: number | null): Tensor {
+  if (op_repeat_interleave_Tensor < 0) op_repeat_interleave_Tensor = native.resolve('aten::repeat_interleave', 'Tensor');
+  return wrap(native.call(op_repeat_interleave_Tensor, repeats.handle, output_size) as number);
+}
+
+let op_nonzero_numpy = -1;
+/** `aten::nonzero_numpy(Tensor self) -> Tensor[]` */
+export function nonzero_numpy(self_: Tensor): Tensor[] {
+  if (op_nonzero_numpy < 0) op_nonzero_numpy = native.resolve('aten::nonzero_numpy', '');
+  return (native.call(op_nonzero_numpy, self_.handle) as number[]).map(wrap);
+}
+
+let op_where_ScalarOther = -1;
+/** `aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor` */
+export function where_ScalarOther(condition: Tensor, self_: Tensor, other: Scalar): Tensor {
+  if (op_where_ScalarOther < 0) op_where_ScalarOther = native.resolve('aten::where', 'ScalarOther');
+  return wrap(native.call(op_where_ScalarOther, condition.handle, self_.handle, scalarArg(other)) as number);
+}
+
+let op_where_ScalarSelf = -1;
+/** `aten::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor` */
+export function where_ScalarSelf(condition: Tensor, self_: Scalar, other: Tensor): Tensor {
+  if (op_where_ScalarSelf < 0) op_where_ScalarSelf = native.resolve('aten::where', 'ScalarSelf');
+  return wrap(native.call(op_where_ScalarSelf, condition.handle, scalarArg(self_), other.handle) as number);
+}
+
+let op_where_Scalar = -1;
+/** `aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor` */
+export function where_Scalar(condition: Tensor, self_: Scalar, other: Scalar): Tensor {
+  if (op_where_Scalar < 0) op_where_Scalar = native.resolve('aten::where', 'Scalar');
+  return wrap(native.call(op_where_Scalar, condition.handle, scalarArg(self_), scalarArg(other)) as number);
+}
+
+let op_mode = -1;
+/** `aten::mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` */
+export function mode(self_: Tensor, dim?: number, keepdim?: boolean): [Tensor, Tensor] {
+  if (op_mode < 0) op_mode = native.resolve('aten::mode', '');
+  const r = native.call(op_mode, self_.handle, dim, keepdim) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_sort_stable = -1;
+/** `aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)` */
+export function sort_stable(self_: Tensor, stable?: boolean | null, dim?: number, descending?: boolean): [Tensor, Tensor] {
+  if (op_sort_stable < 0) op_sort_stable = native.resolve('aten::sort', 'stable');
+  const r = native.call(op_sort_stable, self_.handle, stable, dim, descending) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_argsort_stable = -1;
+/** `aten::argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor` */
+export function argsort_stable(self_: Tensor, stable: boolean, dim?: number, descending?: boolean): Tensor {
+  if (op_argsort_stable < 0) op_argsort_stable = native.resolve('aten::argsort', 'stable');
+  return wrap(native.call(op_argsort_stable, self_.handle, stable, dim, descending) as number);
+}
+
+let op_nanmedian_dim = -1;
+/** `aten::nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` */
+export function nanmedian_dim(self_: Tensor, dim: number, keepdim?: boolean): [Tensor, Tensor] {
+  if (op_nanmedian_dim < 0) op_nanmedian_dim = native.resolve('aten::nanmedian', 'dim');
+  const r = native.call(op_nanmedian_dim, self_.handle, dim, keepdim) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_clamp_min_Tensor = -1;
+/** `aten::clamp_min.Tensor(Tensor self, Tensor min) -> Tensor` */
+export function clamp_min_Tensor(self_: Tensor, min: Tensor): Tensor {
+  if (op_clamp_min_Tensor < 0) op_clamp_min_Tensor = native.resolve('aten::clamp_min', 'Tensor');
+  return wrap(native.call(op_clamp_min_Tensor, self_.handle, min.handle) as number);
+}
+
+let op_clamp_max_Tensor = -1;
+/** `aten::clamp_max.Tensor(Tensor self, Tensor max) -> Tensor` */
+export function clamp_max_Tensor(self_: Tensor, max: Tensor): Tensor {
+  if (op_clamp_max_Tensor < 0) op_clamp_max_Tensor = native.resolve('aten::clamp_max', 'Tensor');
+  return wrap(native.call(op_clamp_max_Tensor, self_.handle, max.handle) as number);
+}
