@@ -3510,3 +3510,106 @@ export function clamp_max_Tensor(self_: Tensor, max: Tensor): Tensor {
   if (op_clamp_max_Tensor < 0) op_clamp_max_Tensor = native.resolve('aten::clamp_max', 'Tensor');
   return wrap(native.call(op_clamp_max_Tensor, self_.handle, max.handle) as number);
 }
+
+let op_rnn_tanh_input = -1;
+/** `aten::rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)` */
+export function rnn_tanh_input(input: Tensor, hx: Tensor, params: Tensor[], has_biases: boolean, num_layers: number, dropout: number, train: boolean, bidirectional: boolean, batch_first: boolean): [Tensor, Tensor] {
+  if (op_rnn_tanh_input < 0) op_rnn_tanh_input = native.resolve('aten::rnn_tanh', 'input');
+  const r = native.call(op_rnn_tanh_input, input.handle, hx.handle, params.map((t) => t.handle), has_biases, num_layers, dropout, train, bidirectional, batch_first) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_rnn_relu_input = -1;
+/** `aten::rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)` */
+export function rnn_relu_input(input: Tensor, hx: Tensor, params: Tensor[], has_biases: boolean, num_layers: number, dropout: number, train: boolean, bidirectional: boolean, batch_first: boolean): [Tensor, Tensor] {
+  if (op_rnn_relu_input < 0) op_rnn_relu_input = native.resolve('aten::rnn_relu', 'input');
+  const r = native.call(op_rnn_relu_input, input.handle, hx.handle, params.map((t) => t.handle), has_biases, num_layers, dropout, train, bidirectional, batch_first) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_rnn_tanh_data = -1;
+/** `aten::rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)` */
+export function rnn_tanh_data(data: Tensor, batch_sizes: Tensor, hx: Tensor, params: Tensor[], has_biases: boolean, num_layers: number, dropout: number, train: boolean, bidirectional: boolean): [Tensor, Tensor] {
+  if (op_rnn_tanh_data < 0) op_rnn_tanh_data = native.resolve('aten::rnn_tanh', 'data');
+  const r = native.call(op_rnn_tanh_data, data.handle, batch_sizes.handle, hx.handle, params.map((t) => t.handle), has_biases, num_layers, dropout, train, bidirectional) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_rnn_relu_data = -1;
+/** `aten::rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)` */
+export function rnn_relu_data(data: Tensor, batch_sizes: Tensor, hx: Tensor, params: Tensor[], has_biases: boolean, num_layers: number, dropout: number, train: boolean, bidirectional: boolean): [Tensor, Tensor] {
+  if (op_rnn_relu_data < 0) op_rnn_relu_data = native.resolve('aten::rnn_relu', 'data');
+  const r = native.call(op_rnn_relu_data, data.handle, batch_sizes.handle, hx.handle, params.map((t) => t.handle), has_biases, num_layers, dropout, train, bidirectional) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_rnn_tanh_cell = -1;
+/** `aten::rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor` */
+export function rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih?: Tensor | null, b_hh?: Tensor | null): Tensor {
+  if (op_rnn_tanh_cell < 0) op_rnn_tanh_cell = native.resolve('aten::rnn_tanh_cell', '');
+  return wrap(native.call(op_rnn_tanh_cell, input.handle, hx.handle, w_ih.handle, w_hh.handle, b_ih === undefined ? undefined : b_ih == null ? b_ih : b_ih.handle, b_hh === undefined ? undefined : b_hh == null ? b_hh : b_hh.handle) as number);
+}
+
+let op_rnn_relu_cell = -1;
+/** `aten::rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor` */
+export function rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih?: Tensor | null, b_hh?: Tensor | null): Tensor {
+  if (op_rnn_relu_cell < 0) op_rnn_relu_cell = native.resolve('aten::rnn_relu_cell', '');
+  return wrap(native.call(op_rnn_relu_cell, input.handle, hx.handle, w_ih.handle, w_hh.handle, b_ih === undefined ? undefined : b_ih == null ? b_ih : b_ih.handle, b_hh === undefined ? undefined : b_hh == null ? b_hh : b_hh.handle) as number);
+}
+
+let op_lstm_cell = -1;
+/** `aten::lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)` */
+export function lstm_cell(input: Tensor, hx: Tensor[], w_ih: Tensor, w_hh: Tensor, b_ih?: Tensor | null, b_hh?: Tensor | null): [Tensor, Tensor] {
+  if (op_lstm_cell < 0) op_lstm_cell = native.resolve('aten::lstm_cell', '');
+  const r = native.call(op_lstm_cell, input.handle, hx.map((t) => t.handle), w_ih.handle, w_hh.handle, b_ih === undefined ? undefined : b_ih == null ? b_ih : b_ih.handle, b_hh === undefined ? undefined : b_hh == null ? b_hh : b_hh.handle) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_gru_cell = -1;
+/** `aten::gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor` */
+export function gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih?: Tensor | null, b_hh?: Tensor | null): Tensor {
+  if (op_gru_cell < 0) op_gru_cell = native.resolve('aten::gru_cell', '');
+  return wrap(native.call(op_gru_cell, input.handle, hx.handle, w_ih.handle, w_hh.handle, b_ih === undefined ? undefined : b_ih == null ? b_ih : b_ih.handle, b_hh === undefined ? undefined : b_hh == null ? b_hh : b_hh.handle) as number);
+}
+
+let op_bilinear = -1;
+/** `aten::bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor` */
+export function bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {
+  if (op_bilinear < 0) op_bilinear = native.resolve('aten::bilinear', '');
+  return wrap(native.call(op_bilinear, input1.handle, input2.handle, weight.handle, bias === undefined ? undefined : bias == null ? bias : bias.handle) as number);
+}
+
+let op_softshrink = -1;
+/** `aten::softshrink(Tensor self, Scalar lambd=0.5) -> Tensor` */
+export function softshrink(self_: Tensor, lambd?: Scalar): Tensor {
+  if (op_softshrink < 0) op_softshrink = native.resolve('aten::softshrink', '');
+  return wrap(native.call(op_softshrink, self_.handle, lambd === undefined ? undefined : scalarArg(lambd)) as number);
+}
+
+let op_hardshrink = -1;
+/** `aten::hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor` */
+export function hardshrink(self_: Tensor, lambd?: Scalar): Tensor {
+  if (op_hardshrink < 0) op_hardshrink = native.resolve('aten::hardshrink', '');
+  return wrap(native.call(op_hardshrink, self_.handle, lambd === undefined ? undefined : scalarArg(lambd)) as number);
+}
+
+let op_rrelu = -1;
+/** `aten::rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.33333333333333331, bool training=False, Generator? generator=None) -> Tensor` */
+export function rrelu(self_: Tensor, lower?: Scalar, upper?: Scalar, training?: boolean, generator?: null): Tensor {
+  if (op_rrelu < 0) op_rrelu = native.resolve('aten::rrelu', '');
+  return wrap(native.call(op_rrelu, self_.handle, lower === undefined ? undefined : scalarArg(lower), upper === undefined ? undefined : scalarArg(upper), training, generator) as number);
+}
+
+let op_alpha_dropout = -1;
+/** `aten::alpha_dropout(Tensor input, float p, bool train) -> Tensor` */
+export function alpha_dropout(input: Tensor, p: number, train: boolean): Tensor {
+  if (op_alpha_dropout < 0) op_alpha_dropout = native.resolve('aten::alpha_dropout', '');
+  return wrap(native.call(op_alpha_dropout, input.handle, p, train) as number);
+}
+
+let op_feature_alpha_dropout = -1;
+/** `aten::feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor` */
+export function feature_alpha_dropout(input: Tensor, p: number, train: boolean): Tensor {
+  if (op_feature_alpha_dropout < 0) op_feature_alpha_dropout = native.resolve('aten::feature_alpha_dropout', '');
+  return wrap(native.call(op_feature_alpha_dropout, input.handle, p, train) as number);
+}

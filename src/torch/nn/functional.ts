@@ -47,6 +47,17 @@ export {
   type EmbeddingBagMode,
 } from './functional-embedding.js';
 export {
+  tanhshrink,
+  softshrink,
+  hardshrink,
+  rrelu,
+  alphaDropout,
+  featureAlphaDropout,
+  bilinear,
+  localResponseNorm,
+  type LocalResponseNormOptions,
+} from './functional-more.js';
+export {
   pairwiseDistance,
   tripletMarginWithDistanceLoss,
   type DistanceFunction,

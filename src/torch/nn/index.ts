@@ -12,6 +12,9 @@ export * from './shuffle.js';
 export * from './padding.js';
 export * from './pooling.js';
 export * from './recurrent.js';
+export * from './rnn-cells.js';
+export * from './activation-shrink.js';
+export * from './layers-more.js';
 export {
   MultiheadAttention,
   type MultiheadAttentionOptions,

@@ -1,7 +1,8 @@
-// Recurrent layers: LSTM and GRU over libtorch's fused kernels (aten::lstm / aten::gru, cuDNN on
-// a GPU), with PyTorch's parameter names, order and initialisation, so state dicts carry over.
-// A PackedSequence input runs the packed kernels (aten::lstm.data / aten::gru.data), which stop
-// each sequence at its own length.
+// Recurrent layers: RNN, LSTM and GRU over libtorch's fused kernels (aten::rnn_tanh / rnn_relu,
+// aten::lstm, aten::gru; cuDNN on a GPU), with PyTorch's parameter names, order and
+// initialisation, so state dicts carry over. A PackedSequence input runs the packed kernels
+// (aten::lstm.data, ...), which stop each sequence at its own length. The single-step cells are in
+// rnn-cells.ts.
 import { Tensor } from '../tensor.js';
 import { empty, zeros } from '../creation.js';
 import * as aten from '../generated/aten.js';
@@ -22,6 +23,12 @@ export interface RNNOptions {
   dropout?: number;
   /** A second direction per layer, over the reversed sequence (default false). */
   bidirectional?: boolean;
+}
+
+/** Options of RNN: those of every recurrent layer and the nonlinearity. */
+export interface ElmanRNNOptions extends RNNOptions {
+  /** The activation of each step, 'tanh' (default) or 'relu'. */
+  nonlinearity?: 'tanh' | 'relu';
 }
 
 const MAX_SIZE = 2 ** 31 - 1;
@@ -154,6 +161,53 @@ function flag(c: ArgumentChecks, v: unknown, name: string, fallback: boolean): b
   if (v === undefined) return fallback;
   if (typeof v !== 'boolean') c.fail(`options.${name}`, 'true or false', v);
   return v as boolean;
+}
+
+/**
+ * An Elman recurrent layer (torch.nn.RNN): h_t = act(x_t W_ih^T + b_ih + h_(t-1) W_hh^T + b_hh),
+ * act tanh (default) or relu. Shapes as {@link LSTM}'s, one state h; parameters weight_ih_l0,
+ * weight_hh_l0, bias_ih_l0, bias_hh_l0 as PyTorch names them. Returns [output, h_n].
+ *
+ * @example
+ * ```ts
+ * import * as torch from 'tailor/torch';
+ *
+ * const rnn = new torch.nn.RNN(8, 16, { nonlinearity: 'relu', bidirectional: true });
+ * torch.tidy(() => {
+ *   const [output, h] = rnn.forward(torch.randn([10, 4, 8])); // 10 steps of a batch of 4
+ *   console.log(output.shape, h.shape); // [10, 4, 32] [2, 4, 16]
+ * });
+ * ```
+ */
+export class RNN extends RNNBase {
+  readonly nonlinearity: 'tanh' | 'relu';
+  constructor(inputSize: number, hiddenSize: number, options: ElmanRNNOptions = {}) {
+    // checked before the parameters exist, so that a bad option leaves nothing to free
+    const nonlinearity = (options as { nonlinearity?: unknown } | null)?.nonlinearity ?? 'tanh';
+    if (nonlinearity !== 'tanh' && nonlinearity !== 'relu')
+      checksOf('RNN').fail('options.nonlinearity', "'tanh' or 'relu'", nonlinearity);
+    super(1, inputSize, hiddenSize, options);
+    this.nonlinearity = nonlinearity as 'tanh' | 'relu';
+  }
+
+  /** Runs the sequence from the state `h0` (default zeros); returns [output, h_n]. Takes a PackedSequence as {@link LSTM.forward}. */
+  forward(x: Tensor, h0?: Tensor): [Tensor, Tensor];
+  forward(x: PackedSequence, h0?: Tensor): [PackedSequence, Tensor];
+  forward(x: Tensor | PackedSequence, h0?: Tensor): [Tensor | PackedSequence, Tensor] {
+    const relu = this.nonlinearity === 'relu';
+    if (x instanceof PackedSequence) {
+      const [h] = this.packedStates(x, [h0], ['h0']);
+      const kernel = relu ? aten.rnn_relu_data : aten.rnn_tanh_data;
+      const [out, hn] = kernel(x.data, x.batchSizes, h!, ...this.packedKernelArgs());
+      return [packedLike(out, x), RNNBase.unsorted(hn, x)];
+    }
+    const { input, batch, unbatched } = this.batchOf(x);
+    const h = this.initialState(h0, input, batch, unbatched, 'h0');
+    const kernel = relu ? aten.rnn_relu_input : aten.rnn_tanh_input;
+    const [out, hn] = kernel(input, h, ...this.kernelArgs());
+    if (!unbatched) return [out, hn];
+    return [out.squeeze(this.batchFirst ? 0 : 1), hn.squeeze(1)];
+  }
 }
 
 /**
