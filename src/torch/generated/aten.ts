@@ -3613,3 +3613,105 @@ export function feature_alpha_dropout(input: Tensor, p: number, train: boolean):
   if (op_feature_alpha_dropout < 0) op_feature_alpha_dropout = native.resolve('aten::feature_alpha_dropout', '');
   return wrap(native.call(op_feature_alpha_dropout, input.handle, p, train) as number);
 }
+
+let op_im2col = -1;
+/** `aten::im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor` */
+export function im2col(self_: Tensor, kernel_size: number | number[], dilation: number | number[], padding: number | number[], stride: number | number[]): Tensor {
+  if (op_im2col < 0) op_im2col = native.resolve('aten::im2col', '');
+  return wrap(native.call(op_im2col, self_.handle, kernel_size, dilation, padding, stride) as number);
+}
+
+let op_col2im = -1;
+/** `aten::col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor` */
+export function col2im(self_: Tensor, output_size: number | number[], kernel_size: number | number[], dilation: number | number[], padding: number | number[], stride: number | number[]): Tensor {
+  if (op_col2im < 0) op_col2im = native.resolve('aten::col2im', '');
+  return wrap(native.call(op_col2im, self_.handle, output_size, kernel_size, dilation, padding, stride) as number);
+}
+
+let op_adaptive_max_pool1d = -1;
+/** `aten::adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)` */
+export function adaptive_max_pool1d(self_: Tensor, output_size: number | number[]): [Tensor, Tensor] {
+  if (op_adaptive_max_pool1d < 0) op_adaptive_max_pool1d = native.resolve('aten::adaptive_max_pool1d', '');
+  const r = native.call(op_adaptive_max_pool1d, self_.handle, output_size) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_adaptive_max_pool3d = -1;
+/** `aten::adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)` */
+export function adaptive_max_pool3d(self_: Tensor, output_size: number | number[]): [Tensor, Tensor] {
+  if (op_adaptive_max_pool3d < 0) op_adaptive_max_pool3d = native.resolve('aten::adaptive_max_pool3d', '');
+  const r = native.call(op_adaptive_max_pool3d, self_.handle, output_size) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_fractional_max_pool2d = -1;
+/** `aten::fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)` */
+export function fractional_max_pool2d(self_: Tensor, kernel_size: number | number[], output_size: number | number[], random_samples: Tensor): [Tensor, Tensor] {
+  if (op_fractional_max_pool2d < 0) op_fractional_max_pool2d = native.resolve('aten::fractional_max_pool2d', '');
+  const r = native.call(op_fractional_max_pool2d, self_.handle, kernel_size, output_size, random_samples.handle) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_fractional_max_pool3d = -1;
+/** `aten::fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)` */
+export function fractional_max_pool3d(self_: Tensor, kernel_size: number | number[], output_size: number | number[], random_samples: Tensor): [Tensor, Tensor] {
+  if (op_fractional_max_pool3d < 0) op_fractional_max_pool3d = native.resolve('aten::fractional_max_pool3d', '');
+  const r = native.call(op_fractional_max_pool3d, self_.handle, kernel_size, output_size, random_samples.handle) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_upsample_nearest3d_vec = -1;
+/** `aten::upsample_nearest3d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor` */
+export function upsample_nearest3d_vec(input: Tensor, output_size?: number | number[] | null, scale_factors?: number[] | null): Tensor {
+  if (op_upsample_nearest3d_vec < 0) op_upsample_nearest3d_vec = native.resolve('aten::upsample_nearest3d', 'vec');
+  return wrap(native.call(op_upsample_nearest3d_vec, input.handle, output_size, scale_factors) as number);
+}
+
+let op_upsample_trilinear3d_vec = -1;
+/** `aten::upsample_trilinear3d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor` */
+export function upsample_trilinear3d_vec(input: Tensor, output_size?: number | number[] | null, align_corners?: boolean, scale_factors?: number[] | null): Tensor {
+  if (op_upsample_trilinear3d_vec < 0) op_upsample_trilinear3d_vec = native.resolve('aten::upsample_trilinear3d', 'vec');
+  return wrap(native.call(op_upsample_trilinear3d_vec, input.handle, output_size, align_corners, scale_factors) as number);
+}
+
+let op_upsample_bicubic2d_vec = -1;
+/** `aten::upsample_bicubic2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor` */
+export function upsample_bicubic2d_vec(input: Tensor, output_size?: number | number[] | null, align_corners?: boolean, scale_factors?: number[] | null): Tensor {
+  if (op_upsample_bicubic2d_vec < 0) op_upsample_bicubic2d_vec = native.resolve('aten::upsample_bicubic2d', 'vec');
+  return wrap(native.call(op_upsample_bicubic2d_vec, input.handle, output_size, align_corners, scale_factors) as number);
+}
+
+let op__upsample_nearest_exact1d_vec = -1;
+/** `aten::_upsample_nearest_exact1d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor` */
+export function _upsample_nearest_exact1d_vec(input: Tensor, output_size?: number | number[] | null, scale_factors?: number[] | null): Tensor {
+  if (op__upsample_nearest_exact1d_vec < 0) op__upsample_nearest_exact1d_vec = native.resolve('aten::_upsample_nearest_exact1d', 'vec');
+  return wrap(native.call(op__upsample_nearest_exact1d_vec, input.handle, output_size, scale_factors) as number);
+}
+
+let op__upsample_nearest_exact2d_vec = -1;
+/** `aten::_upsample_nearest_exact2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor` */
+export function _upsample_nearest_exact2d_vec(input: Tensor, output_size?: number | number[] | null, scale_factors?: number[] | null): Tensor {
+  if (op__upsample_nearest_exact2d_vec < 0) op__upsample_nearest_exact2d_vec = native.resolve('aten::_upsample_nearest_exact2d', 'vec');
+  return wrap(native.call(op__upsample_nearest_exact2d_vec, input.handle, output_size, scale_factors) as number);
+}
+
+let op__upsample_nearest_exact3d_vec = -1;
+/** `aten::_upsample_nearest_exact3d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor` */
+export function _upsample_nearest_exact3d_vec(input: Tensor, output_size?: number | number[] | null, scale_factors?: number[] | null): Tensor {
+  if (op__upsample_nearest_exact3d_vec < 0) op__upsample_nearest_exact3d_vec = native.resolve('aten::_upsample_nearest_exact3d', 'vec');
+  return wrap(native.call(op__upsample_nearest_exact3d_vec, input.handle, output_size, scale_factors) as number);
+}
+
+let op__upsample_bilinear2d_aa_vec = -1;
+/** `aten::_upsample_bilinear2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor` */
+export function _upsample_bilinear2d_aa_vec(input: Tensor, output_size?: number | number[] | null, align_corners?: boolean, scale_factors?: number[] | null): Tensor {
+  if (op__upsample_bilinear2d_aa_vec < 0) op__upsample_bilinear2d_aa_vec = native.resolve('aten::_upsample_bilinear2d_aa', 'vec');
+  return wrap(native.call(op__upsample_bilinear2d_aa_vec, input.handle, output_size, align_corners, scale_factors) as number);
+}
+
+let op__upsample_bicubic2d_aa_vec = -1;
+/** `aten::_upsample_bicubic2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor` */
+export function _upsample_bicubic2d_aa_vec(input: Tensor, output_size?: number | number[] | null, align_corners?: boolean, scale_factors?: number[] | null): Tensor {
+  if (op__upsample_bicubic2d_aa_vec < 0) op__upsample_bicubic2d_aa_vec = native.resolve('aten::_upsample_bicubic2d_aa', 'vec');
+  return wrap(native.call(op__upsample_bicubic2d_aa_vec, input.handle, output_size, align_corners, scale_factors) as number);
+}

@@ -3,7 +3,6 @@ import { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
 import { checksOf } from '../../util/arguments.js';
-import { interpolate, type InterpolateOptions } from './functional.js';
 
 /** Elementwise max(x, 0). */
 export class ReLU extends Module {
@@ -87,42 +86,6 @@ export class LogSoftmax extends Module {
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     return aten.log_softmax_int(x, this.dim);
-  }
-}
-/**
- * Resizes [N, C, L] or [N, C, H, W] inputs to `size` or by `scaleFactor` per spatial dimension
- * (torch.nn.Upsample): 'nearest' (default), 'linear' (1-d) or 'bilinear' (2-d), with alignCorners
- * for the linear modes.
- */
-export class Upsample extends Module {
-  readonly options: InterpolateOptions;
-  constructor(options: InterpolateOptions) {
-    super();
-    const c = checksOf('Upsample');
-    c.object(options, 'options');
-    if ((options.size === undefined) === (options.scaleFactor === undefined))
-      c.fail('options', 'one of size and scaleFactor', options);
-    for (const [key, values] of [
-      ['size', options.size],
-      ['scaleFactor', options.scaleFactor],
-    ] as const)
-      if (values !== undefined) {
-        if (!Array.isArray(values) || values.length < 1 || values.length > 2)
-          c.fail(`options.${key}`, 'an array of 1 or 2 numbers (one per spatial dimension)', values);
-        values.forEach((v, i) =>
-          key === 'size'
-            ? c.integer(v, `options.size[${i}]`, { min: 1 })
-            : c.number(v, `options.scaleFactor[${i}]`, { above: 0 }),
-        );
-      }
-    const mode = options.mode ?? 'nearest';
-    if (mode !== 'nearest' && mode !== 'linear' && mode !== 'bilinear')
-      c.fail('options.mode', "'nearest', 'linear' or 'bilinear'", mode);
-    this.options = { ...options, mode };
-  }
-  /** Applies the layer to `x` (shapes: see the class). */
-  forward(x: Tensor): Tensor {
-    return interpolate(x, this.options);
   }
 }
 /** Elementwise logistic sigmoid. */

@@ -37,6 +37,16 @@ import {
 } from './loss-checks.js';
 
 export type { Reduction } from './loss-checks.js';
+export { interpolate, type InterpolateOptions, type InterpolateMode } from './interpolate.js';
+export {
+  gridSample,
+  affineGrid,
+  type GridSampleOptions,
+  type GridSampleMode,
+  type GridSamplePaddingMode,
+  type AffineGridOptions,
+} from './grid.js';
+export { unfold, fold, type BlockOptions, type BlockSize } from './fold.js';
 export * from './functional-losses.js';
 export * from './functional-nll.js';
 export {
@@ -265,28 +275,6 @@ export function pad(
   value = 0,
 ): Tensor {
   return aten.pad(x, padding, mode, mode === 'constant' ? value : null);
-}
-
-/** Options of interpolate: the output size or the scale factor per spatial dimension, the mode (default nearest), alignCorners. */
-export interface InterpolateOptions {
-  size?: number[];
-  scaleFactor?: number[];
-  mode?: 'nearest' | 'linear' | 'bilinear';
-  alignCorners?: boolean;
-}
-
-/** Resizes [N, C, L] (nearest/linear) or [N, C, H, W] (nearest/bilinear) inputs, as F.interpolate. */
-export function interpolate(x: Tensor, options: InterpolateOptions): Tensor {
-  const mode = options.mode ?? 'nearest';
-  const size = options.size ?? null;
-  const scales = options.scaleFactor ?? null;
-  if (x.ndim === 3 && mode === 'linear')
-    return aten.upsample_linear1d_vec(x, size, options.alignCorners ?? false, scales);
-  if (x.ndim === 3 && mode === 'nearest') return aten.upsample_nearest1d_vec(x, size, scales);
-  if (x.ndim === 4 && mode === 'bilinear')
-    return aten.upsample_bilinear2d_vec(x, size, options.alignCorners ?? false, scales);
-  if (x.ndim === 4 && mode === 'nearest') return aten.upsample_nearest2d_vec(x, size, scales);
-  throw new Error(`interpolate: mode '${mode}' does not apply to a ${x.ndim}-d input`);
 }
 
 /** Options of scaledDotProductAttention (PyTorch 2.x's F.scaled_dot_product_attention, camelCase). */

@@ -11,6 +11,15 @@ export * from './instance-norm.js';
 export * from './shuffle.js';
 export * from './padding.js';
 export * from './pooling.js';
+export * from './pooling-more.js';
+export { Unfold, Fold, type UnfoldOptions, type FoldOptions } from './fold.js';
+export {
+  Upsample,
+  UpsamplingNearest2d,
+  UpsamplingBilinear2d,
+  type UpsampleOptions,
+  type Upsampling2dOptions,
+} from './interpolate.js';
 export * from './recurrent.js';
 export * from './rnn-cells.js';
 export * from './activation-shrink.js';

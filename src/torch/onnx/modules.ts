@@ -118,6 +118,14 @@ function conv(
  */
 function upsample(m: nn.Upsample, g: OnnxGraph, x: string, name: string): string {
   const { scaleFactor, mode, alignCorners } = m.options;
+  if (mode !== 'nearest' && mode !== 'linear' && mode !== 'bilinear')
+    throw new OnnxExportError(
+      `Upsample ('${name}') in mode '${mode}' has no ONNX form here: the export covers 'nearest', 'linear' and 'bilinear'`,
+    );
+  if (m.options.antialias === true || m.options.recomputeScaleFactor === true)
+    throw new OnnxExportError(
+      `Upsample ('${name}') with antialias or recomputeScaleFactor has no ONNX form here: export it without them`,
+    );
   if (!scaleFactor)
     throw new OnnxExportError(
       `Upsample ('${name}') to a fixed size has no ONNX form here: give it a scaleFactor`,
