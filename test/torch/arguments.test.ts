@@ -97,7 +97,7 @@ test('Upsample names a bad option', () => {
     /^Upsample: options.size\[0\] must be an integer >= 1, got 2.5/,
   );
   named(
-    () => new torch.nn.Upsample({ scaleFactor: [2], mode: loose('bicubic') }),
-    /^Upsample: options.mode must be 'nearest', 'linear' or 'bilinear', got 'bicubic'/,
+    () => new torch.nn.Upsample({ scaleFactor: [2], mode: loose('cubic') }),
+    /^Upsample: options.mode must be one of 'nearest', 'nearest-exact', 'linear', 'bilinear', 'bicubic', 'trilinear', 'area', got 'cubic'/,
   );
 });
