@@ -3715,3 +3715,18 @@ export function _upsample_bicubic2d_aa_vec(input: Tensor, output_size?: number |
   if (op__upsample_bicubic2d_aa_vec < 0) op__upsample_bicubic2d_aa_vec = native.resolve('aten::_upsample_bicubic2d_aa', 'vec');
   return wrap(native.call(op__upsample_bicubic2d_aa_vec, input.handle, output_size, align_corners, scale_factors) as number);
 }
+
+let op_geqrf = -1;
+/** `aten::geqrf(Tensor self) -> (Tensor a, Tensor tau)` */
+export function geqrf(self_: Tensor): [Tensor, Tensor] {
+  if (op_geqrf < 0) op_geqrf = native.resolve('aten::geqrf', '');
+  const r = native.call(op_geqrf, self_.handle) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_linalg_householder_product = -1;
+/** `aten::linalg_householder_product(Tensor input, Tensor tau) -> Tensor` */
+export function linalg_householder_product(input: Tensor, tau: Tensor): Tensor {
+  if (op_linalg_householder_product < 0) op_linalg_householder_product = native.resolve('aten::linalg_householder_product', '');
+  return wrap(native.call(op_linalg_householder_product, input.handle, tau.handle) as number);
+}

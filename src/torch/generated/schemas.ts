@@ -524,4 +524,6 @@ export const EXPECTED_SCHEMAS: Readonly<Record<string, string>> = {
   "_upsample_nearest_exact3d.vec": "aten::_upsample_nearest_exact3d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor",
   "_upsample_bilinear2d_aa.vec": "aten::_upsample_bilinear2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor",
   "_upsample_bicubic2d_aa.vec": "aten::_upsample_bicubic2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor",
+  "geqrf": "aten::geqrf(Tensor self) -> (Tensor a, Tensor tau)",
+  "linalg_householder_product": "aten::linalg_householder_product(Tensor input, Tensor tau) -> Tensor",
 };

@@ -56,17 +56,67 @@ export class ParametrizationDict extends Module {
 interface State {
   readonly dict: ParametrizationDict;
   readonly computed: Map<string, Tensor>;
+  /** The names computed inside the current parametrize.cached block. */
+  readonly fresh: Set<string>;
   readonly hook: RemovableHandle;
   readonly ownDispose: PropertyDescriptor | undefined;
 }
 const states = new WeakMap<Module, State>();
 
+/** Sets `module[name]` to `value` (kept), freeing the value it replaces. */
+function assign(module: Module, state: State, name: string, value: Tensor): void {
+  state.computed.get(name)?.dispose();
+  state.computed.set(name, keep(value));
+  (module as unknown as Record<string, unknown>)[name] = value;
+}
+
 function recompute(module: Module, state: State, name: string): void {
   const list = state.dict[name] as ParametrizationList;
-  const value = keep(tidy(() => list.forward()));
-  state.computed.get(name)?.dispose();
-  state.computed.set(name, value);
-  (module as unknown as Record<string, unknown>)[name] = value;
+  assign(
+    module,
+    state,
+    name,
+    tidy(() => list.forward()),
+  );
+}
+
+// parametrize.cached: while cacheDepth > 0 a name computed once is not recomputed by the
+// forward pre-hook; `fresh` remembers which, in the states listed in `cachedStates`
+let cacheDepth = 0;
+const cachedStates = new Set<State>();
+
+function endCache(): void {
+  cacheDepth--;
+  if (cacheDepth > 0) return;
+  for (const s of cachedStates) s.fresh.clear();
+  cachedStates.clear();
+}
+
+/**
+ * Runs `fn` with the parametrized tensors cached (torch.nn.utils.parametrize.cached): inside it
+ * each parametrized tensor is computed once, by the first forward of its module, and the later
+ * forwards reuse that value (with its gradient path), which saves the recomputation when a
+ * module runs more than once (a recurrent step, weight sharing) and makes stateful
+ * parametrizations such as spectralNorm's power iteration step once. The cache is cleared when
+ * `fn` returns or throws, or, for a promise, when it settles; nested calls share the outermost
+ * cache. Returns what `fn` returns.
+ */
+export function cached<T>(fn: () => T): T {
+  if (typeof fn !== 'function')
+    throw new ArgumentError(
+      'tailor: parametrize.cached: fn must be a function (the block to run with the cache)',
+    );
+  cacheDepth++;
+  let result: T;
+  try {
+    result = fn();
+  } catch (e) {
+    endCache();
+    throw e;
+  }
+  if (result instanceof Promise) return result.finally(endCache) as T;
+  endCache();
+  return result;
 }
 
 function stateOf(module: Module): State {
@@ -76,11 +126,18 @@ function stateOf(module: Module): State {
   registries(module).registerModule('parametrizations', dict);
   Object.defineProperty(module, 'parametrizations', { configurable: true, writable: true, value: dict });
   const hook = module.registerForwardPreHook(() => {
-    for (const name of state.computed.keys()) recompute(module, state, name);
+    for (const name of state.computed.keys()) {
+      if (cacheDepth > 0 && state.fresh.has(name)) continue;
+      recompute(module, state, name);
+      if (cacheDepth === 0) continue;
+      state.fresh.add(name);
+      cachedStates.add(state);
+    }
   });
   const state: State = {
     dict,
     computed: new Map(),
+    fresh: new Set(),
     hook,
     ownDispose: Object.getOwnPropertyDescriptor(module, 'dispose'),
   };
@@ -104,7 +161,9 @@ function stateOf(module: Module): State {
  * dict as `parametrizations.<name>.original`) the tensor itself, or `rightInverse` of it when the
  * parametrization has one (the same Tensor object, its data replaced, so an optimizer built
  * before keeps training it). A second parametrization of the same name is applied after the
- * first. Unless `unsafe`, the result must keep the parameter's shape and dtype.
+ * first. The parametrization is put in the module's training mode and runs once here, as in
+ * PyTorch (with `original` after rightInverse), giving the first value of `module[name]`; unless
+ * `unsafe`, that value must keep the parameter's shape and dtype.
  */
 export function registerParametrization(
   module: Module,
@@ -126,28 +185,40 @@ export function registerParametrization(
     );
   }
   const current = existing ? (module as unknown as Record<string, Tensor>)[name]! : tensor;
-  if (!options.unsafe)
-    noGrad(() =>
-      tidy(() => {
-        const out = parametrization.forward(current);
-        if (out.dtype !== current.dtype || out.shape.join() !== current.shape.join())
-          throw new ArgumentError(
-            `${fn}: the parametrization maps ${name} of shape [${current.shape}] (${current.dtype}) to shape [${out.shape}] (${out.dtype}); keep them, or pass { unsafe: true }`,
-          );
-      }),
-    );
-  const state = stateOf(module);
-  if (existing) existing.append(parametrization);
-  else {
-    if (parametrization.rightInverse)
-      noGrad(() => tidy(() => tensor.setData(parametrization.rightInverse!(tensor))));
-    r.parametersByName.delete(name);
-    const list = new ParametrizationList(tensor);
-    list.append(parametrization);
-    registries(state.dict).registerModule(name, list);
-    state.dict[name] = list;
+  const [shape, dtype] = [current.shape, current.dtype];
+  parametrization.train(module.training);
+  // As PyTorch, the parametrization runs once at registration (its check, which is also the
+  // first value here): a stateful one (spectralNorm's power iteration) steps once, not twice.
+  const check = (value: Tensor): void => {
+    if (options.unsafe || (value.dtype === dtype && value.shape.join() === shape.join())) return;
+    const message = `${fn}: the parametrization maps ${name} of shape [${shape}] (${dtype}) to shape [${value.shape}] (${value.dtype}); keep them, or pass { unsafe: true }`;
+    value.dispose();
+    throw new ArgumentError(message);
+  };
+  if (existing) {
+    existing.append(parametrization);
+    let value: Tensor;
+    try {
+      value = tidy(() => existing.forward());
+      check(value);
+    } catch (e) {
+      registries(existing).modulesByName.delete(String(existing.children().length - 1));
+      throw e;
+    }
+    assign(module, states.get(module)!, name, value);
+    return;
   }
-  recompute(module, state, name);
+  if (parametrization.rightInverse)
+    noGrad(() => tidy(() => tensor.setData(parametrization.rightInverse!(tensor))));
+  const value = tidy(() => parametrization.forward(tensor));
+  check(value);
+  const state = stateOf(module);
+  r.parametersByName.delete(name);
+  const list = new ParametrizationList(tensor);
+  list.append(parametrization);
+  registries(state.dict).registerModule(name, list);
+  state.dict[name] = list;
+  assign(module, state, name, value);
 }
 
 /** Whether `module` has parametrizations (of `name`, when given) (torch's is_parametrized). */
@@ -179,6 +250,7 @@ export function removeParametrizations(module: Module, name: string, leaveParame
   }
   state.computed.get(name)!.dispose();
   state.computed.delete(name);
+  state.fresh.delete(name);
   registries(list).parametersByName.delete('original');
   registries(state.dict).modulesByName.delete(name);
   delete state.dict[name];

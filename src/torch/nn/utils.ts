@@ -14,6 +14,8 @@ import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/argumen
 export * as rnn from './rnn-packing.js';
 /** Parameters computed by modules from unconstrained ones (torch.nn.utils.parametrize). */
 export * as parametrize from './parametrize.js';
+/** Orthogonal and spectral-norm parametrizations (torch.nn.utils.parametrizations). */
+export * as parametrizations from './parametrizations.js';
 export {
   weightNorm,
   removeWeightNorm,
