@@ -5,9 +5,9 @@ three names (twice in a Sequential and once as an attribute), a non-persistent f
 int64 buffer: the names of named_modules / named_children / named_parameters / named_buffers
 (shared things once), the state_dict keys (the shared Linear under each name, the non-persistent
 buffer left out), the dtype of every parameter and buffer after double(), half(), bfloat16() and
-float(), and repr() of the model and of a few layers' extra_repr; then a Sequential of
-Linear/ReLU/Linear with forward pre-hooks and hooks (a replaced input, captured activations, a
-replaced output, removal) on fixed weights and input.
+float(), and repr() of the model and of a few layers' extra_repr (the recurrent layers' among
+them); then a Sequential of Linear/ReLU/Linear with forward pre-hooks and hooks (a replaced input,
+captured activations, a replaced output, removal) on fixed weights and input.
 Run: /usr/bin/python3 scripts/golden/module_api.py"""
 import json
 import os
@@ -74,6 +74,11 @@ layers = {
     "conv2d_reflect": nn.Conv2d(2, 2, 3, padding=1, padding_mode="reflect", groups=2),
     "conv_transpose2d": nn.ConvTranspose2d(4, 6, 3, stride=2, output_padding=1, groups=2),
     "conv3d": nn.Conv3d(1, 2, 3),
+    "lstm": nn.LSTM(10, 20, num_layers=2, batch_first=True, bidirectional=True),
+    "lstm_plain": nn.LSTM(4, 5),
+    "gru": nn.GRU(3, 6, bias=False, dropout=0.25),
+    "gru_dropout_one": nn.GRU(3, 6, num_layers=3, dropout=1),
+    "rnn_relu": nn.RNN(2, 3, nonlinearity="relu", bidirectional=True),
 }
 reprs = {k: repr(v) for k, v in layers.items()}
 

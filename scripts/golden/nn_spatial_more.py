@@ -2,10 +2,11 @@
 """Writes test/golden/torch/nn_spatial_more.json: grid sampling (grid_sample in each mode and
 padding mode, 4-d and 5-d, and affine_grid), fold and unfold, AdaptiveMaxPool1d/2d/3d with their
 indices, LPPool1d/2d, FractionalMaxPool2d/3d (their random samples drawn by torch.rand from the
-global generator right after the case's seed), UpsamplingNearest2d, UpsamplingBilinear2d and
-F.interpolate in each mode with its options, from PyTorch 1.13, in float64: the inputs, every
-output (indices too), an upstream gradient per floating output and the gradients of the
-floating inputs (input, grid, theta). Tiny shapes, so the test stays light.
+global generator right after the case's seed, or given), UpsamplingNearest2d,
+UpsamplingBilinear2d and F.interpolate in each mode with its options, then the functional forms of
+those pools, from PyTorch 1.13, in float64: the inputs, every output (indices too), an upstream
+gradient per floating output and the gradients of the floating inputs (input, grid, theta). Tiny
+shapes, so the test stays light.
 Run: /usr/bin/python3 scripts/golden/nn_spatial_more.py"""
 import json
 import os
@@ -130,6 +131,36 @@ case("interp_bicubic_aa_scale", [[1, 1, 9, 8]],
      lambda x: F.interpolate(x, scale_factor=0.45, mode="bicubic", antialias=True, align_corners=True), seed=71)
 case("interp_bilinear_aa_up", [[1, 1, 3, 4]],
      lambda x: F.interpolate(x, scale_factor=(1.5, 0.5), mode="bilinear", antialias=True), seed=72)
+
+# the functional pools (F.adaptive_max_pool*, F.lp_pool*, F.fractional_max_pool*), some with given
+# _random_samples; appended after the cases above so that those stay as they were
+SAMPLES_2D = [0.1, 0.9, 0.25, 0.5, 0.75, 0.0, 0.375, 0.625, 0.5, 0.125, 0.875, 0.3]
+SAMPLES_3D = [0.2, 0.6, 0.95, 0.0, 0.5, 0.25]
+case("f_adaptive_max1d", [[2, 3, 9]], lambda x: F.adaptive_max_pool1d(x, 4, return_indices=True), seed=80)
+case("f_adaptive_max2d_unbatched", [[2, 5, 4]], lambda x: F.adaptive_max_pool2d(x, (None, 2)), seed=81)
+case("f_adaptive_max3d", [[1, 2, 4, 3, 5]],
+     lambda x: F.adaptive_max_pool3d(x, (2, None, 3), return_indices=True), seed=82)
+case("f_lppool1d", [[2, 2, 7]], lambda x: F.lp_pool1d(x, 2, 3), seed=83)
+case("f_lppool1d_ceil", [[1, 2, 6]], lambda x: F.lp_pool1d(x.abs() + 0.1, 1.5, 2, stride=1, ceil_mode=True),
+     seed=84)
+case("f_lppool2d", [[1, 2, 5, 6]], lambda x: F.lp_pool2d(x.abs() + 0.1, 3, (2, 2), (1, 2), ceil_mode=True),
+     seed=85)
+case("f_fractional2d_size", [[1, 2, 6, 7]],
+     lambda x: F.fractional_max_pool2d(x, 2, output_size=3, return_indices=True), seed=86)
+case("f_fractional2d_samples", [[2, 3, 7, 8]],
+     lambda x: F.fractional_max_pool2d(x, (2, 3), output_ratio=0.6, return_indices=True,
+                                       _random_samples=torch.tensor(SAMPLES_2D, dtype=torch.float64).reshape(2, 3, 2)),
+     seed=87)
+case("f_fractional3d_ratio", [[2, 1, 5, 6, 5]],
+     lambda x: F.fractional_max_pool3d(x, (2, 1, 2), output_ratio=(0.5, 0.7, 0.6), return_indices=True), seed=88)
+case("f_fractional3d_samples_unbatched", [[2, 4, 5, 6]],
+     lambda x: F.fractional_max_pool3d(x, 2, output_size=(2, 3, 3),
+                                       _random_samples=torch.tensor(SAMPLES_3D, dtype=torch.float64).reshape(1, 2, 3)),
+     seed=89)
+case("fractional2d_module_samples", [[2, 3, 7, 8]],
+     lambda x: nn.FractionalMaxPool2d(
+         2, output_size=(4, 3), _random_samples=torch.tensor(SAMPLES_2D, dtype=torch.float64).reshape(2, 3, 2))(x),
+     seed=90)
 
 with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "nn_spatial_more.json"),
           "w") as f:

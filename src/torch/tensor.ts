@@ -7,6 +7,8 @@ import * as aten from './generated/aten.js';
 import { runBackward, registerTensorHook, type GradHook } from './autograd-hooks.js';
 import type { RemovableHandle } from './hook-handle.js';
 import { clamp as clampWithTensors } from './tensor-index.js';
+import { split as splitChecked } from './tensor-shape.js';
+import { cumsum as cumsumChecked } from './tensor-search.js';
 import { isChannelsLastContiguous, memoryFormatCode, type MemoryFormat } from './memory-format.js';
 import {
   checkDevice,
@@ -394,9 +396,9 @@ export class Tensor {
   std(dim?: number | number[] | null, correction = 1, keepdim = false): Tensor {
     return aten.std_correction(this, dim ?? null, correction, keepdim);
   }
-  /** Cumulative sum along `dim`. */
-  cumsum(dim: number): Tensor {
-    return aten.cumsum(this, dim);
+  /** Cumulative sum along `dim`, computed in `options.dtype` if given, as torch.cumsum(this, ...). */
+  cumsum(dim: number, options: { dtype?: DType } = {}): Tensor {
+    return cumsumChecked(this, dim, options);
   }
   /** Softmax along `dim`. */
   softmax(dim: number): Tensor {
@@ -510,9 +512,9 @@ export class Tensor {
   unbind(dim = 0): Tensor[] {
     return aten.unbind_int(this, dim);
   }
-  /** Splits into parts of `size` along `dim` (the last may be smaller). */
-  split(size: number, dim = 0): Tensor[] {
-    return aten.split_Tensor(this, size, dim);
+  /** Splits along `dim` into parts of a size (the last may be smaller) or of the listed sizes, as torch.split(this, ...). */
+  split(splitSizeOrSections: number | number[], dim = 0): Tensor[] {
+    return splitChecked(this, splitSizeOrSections, dim);
   }
   /** Reverses the order along the given dimensions. */
   flip(...dims: number[]): Tensor {

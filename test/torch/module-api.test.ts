@@ -144,6 +144,11 @@ test('extraRepr of the layers as PyTorch 1.13 prints them', () => {
     conv2d_reflect: new nn.Conv2d(2, 2, 3, { padding: 1, paddingMode: 'reflect', groups: 2 }),
     conv_transpose2d: new nn.ConvTranspose2d(4, 6, 3, { stride: 2, outputPadding: 1, groups: 2 }),
     conv3d: new nn.Conv3d(1, 2, 3),
+    lstm: new nn.LSTM(10, 20, { numLayers: 2, batchFirst: true, bidirectional: true }),
+    lstm_plain: new nn.LSTM(4, 5),
+    gru: new nn.GRU(3, 6, { bias: false, dropout: 0.25 }),
+    gru_dropout_one: new nn.GRU(3, 6, { numLayers: 3, dropout: 1 }),
+    rnn_relu: new nn.RNN(2, 3, { nonlinearity: 'relu', bidirectional: true }),
   };
   assert.deepEqual(Object.keys(layers).sort(), Object.keys(golden.reprs).sort());
   for (const [name, layer] of Object.entries(layers)) {

@@ -261,6 +261,24 @@ test('the new layers and functions name a bad argument or input', () => {
     );
     assert.throws(() => F.rrelu(torch.zeros([2]), 0.3, 0.2), /rrelu: upper \(at least lower\) must be/);
     assert.throws(() => F.softshrink('x' as never), /softshrink: x must be a Tensor/);
+    const [a, b] = [torch.zeros([2, 3]), torch.zeros([3])];
+    assert.throws(
+      () => F.cosineSimilarity(a, 'b' as never),
+      /^ArgumentError: cosineSimilarity: x2 must be a Tensor/,
+    );
+    assert.throws(
+      () => F.cosineSimilarity(a, torch.zeros([4])),
+      /cosineSimilarity: x2 \[4\] does not broadcast with x1 \[2, 3\]/,
+    );
+    assert.throws(
+      () => F.cosineSimilarity(a, b, 2),
+      /cosineSimilarity: dim must be an integer in \[-2, 1\] \(an axis of the broadcast shape \[2, 3\]\), got 2/,
+    );
+    assert.throws(
+      () => F.cosineSimilarity(a, b, 1, 0),
+      /cosineSimilarity: eps must be a finite number > 0, got 0/,
+    );
+    assert.deepEqual(F.cosineSimilarity(a.add(1), b.add(2), -1).shape, [2]); // broadcast: dim -1 of [2, 3]
   });
   for (const m of [cell, gru, bilinear]) m.dispose();
   assert.equal(torch.liveTensors(), before, 'no tensor leaks');

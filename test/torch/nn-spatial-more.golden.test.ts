@@ -1,8 +1,9 @@
-// Grid sampling, fold and unfold, the adaptive, power-average and fractional pools, the upsampling
-// layers and interpolate's modes against PyTorch 1.13 (test/golden/torch/nn_spatial_more.json,
-// from scripts/golden/nn_spatial_more.py): in float64, outputs and indices, and the gradients of
-// the inputs, grids and affine maps; FractionalMaxPool's random windows from the same seed. Then
-// the named errors of bad arguments.
+// Grid sampling, fold and unfold, the adaptive, power-average and fractional pools (layers and
+// functional forms), the upsampling layers and interpolate's modes against PyTorch 1.13
+// (test/golden/torch/nn_spatial_more.json, from scripts/golden/nn_spatial_more.py): in float64,
+// outputs and indices, and the gradients of the inputs, grids and affine maps; FractionalMaxPool's
+// random windows from the same seed, or from given samples. Then the named errors of bad
+// arguments.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -40,6 +41,11 @@ function once<M extends nn.Module & { forward(x: Tensor): Out }>(m: M, x: Tensor
     m.dispose();
   }
 }
+
+/** The script's fixed _random_samples of the fractional pools. */
+const SAMPLES_2D = [0.1, 0.9, 0.25, 0.5, 0.75, 0.0, 0.375, 0.625, 0.5, 0.125, 0.875, 0.3];
+const SAMPLES_3D = [0.2, 0.6, 0.95, 0.0, 0.5, 0.25];
+const samples = (values: number[], shape: number[]) => torch.tensor(values, { shape, dtype: 'float64' });
 
 const cases: Record<string, (...inputs: Tensor[]) => Out> = {
   grid_bilinear_zeros: (x, g) => F.gridSample(x!, g!.mul(0.7)),
@@ -117,6 +123,28 @@ const cases: Record<string, (...inputs: Tensor[]) => Out> = {
     F.interpolate(x!, { scaleFactor: 0.45, mode: 'bicubic', antialias: true, alignCorners: true }),
   interp_bilinear_aa_up: (x) =>
     F.interpolate(x!, { scaleFactor: [1.5, 0.5], mode: 'bilinear', antialias: true }),
+  f_adaptive_max1d: (x) => F.adaptiveMaxPool1d(x!, 4, { returnIndices: true }),
+  f_adaptive_max2d_unbatched: (x) => F.adaptiveMaxPool2d(x!, [null, 2]),
+  f_adaptive_max3d: (x) => F.adaptiveMaxPool3d(x!, [2, null, 3], { returnIndices: true }),
+  f_lppool1d: (x) => F.lpPool1d(x!, 2, 3),
+  f_lppool1d_ceil: (x) => F.lpPool1d(x!.abs().add(0.1), 1.5, 2, 1, true),
+  f_lppool2d: (x) => F.lpPool2d(x!.abs().add(0.1), 3, [2, 2], [1, 2], true),
+  f_fractional2d_size: (x) => F.fractionalMaxPool2d(x!, 2, { outputSize: 3, returnIndices: true }),
+  f_fractional2d_samples: (x) =>
+    F.fractionalMaxPool2d(x!, [2, 3], {
+      outputRatio: 0.6,
+      returnIndices: true,
+      randomSamples: samples(SAMPLES_2D, [2, 3, 2]),
+    }),
+  f_fractional3d_ratio: (x) =>
+    F.fractionalMaxPool3d(x!, [2, 1, 2], { outputRatio: [0.5, 0.7, 0.6], returnIndices: true }),
+  f_fractional3d_samples_unbatched: (x) =>
+    F.fractionalMaxPool3d(x!, 2, { outputSize: [2, 3, 3], randomSamples: samples(SAMPLES_3D, [1, 2, 3]) }),
+  fractional2d_module_samples: (x) =>
+    once(
+      new nn.FractionalMaxPool2d(2, { outputSize: [4, 3], randomSamples: samples(SAMPLES_2D, [2, 3, 2]) }),
+      x!,
+    ),
 };
 
 test('every golden case has a maker', () => {

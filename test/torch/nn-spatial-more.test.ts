@@ -1,7 +1,7 @@
 // The spatial nn pieces' arguments (their values: test/torch/nn-spatial-more.golden.test.ts):
 // the named errors of gridSample, affineGrid, fold and unfold, the adaptive, power-average and
-// fractional pools and interpolate; the sizes kept as given; forward with and without indices;
-// no tensor left behind.
+// fractional pools (layers and functional forms) and interpolate; the sizes kept as given; forward
+// with and without indices; the functional pools giving the layers' results; no tensor left behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as torch from '../../src/torch/index.js';
@@ -156,6 +156,88 @@ test('the adaptive, power-average and fractional pools: forward, indices, named 
   );
   adaptive.dispose();
   fractional.dispose();
+  assert.equal(torch.liveTensors(), before, 'no tensor leaks');
+});
+
+test('the functional pools: the layers’ results, given samples, named errors', () => {
+  const before = torch.liveTensors();
+  const samples = torch.tensor([0.1, 0.7, 0.4, 0.9], { shape: [2, 1, 2], dtype: 'float64' });
+  // the layer owns its samples (PyTorch's buffer _random_samples) and frees them with itself
+  const layer = new nn.FractionalMaxPool2d(2, { outputSize: 3, randomSamples: samples.detach() });
+  const lp = new nn.LPPool2d(2, [2, 3], 1, true);
+  const adaptive = new nn.AdaptiveMaxPool3d([1, null, 2], { returnIndices: true });
+  torch.tidy(() => {
+    assert.deepEqual(Object.keys(layer.stateDict()), ['_random_samples']);
+    const x = torch.randn([2, 1, 5, 6], 'float64');
+    const same = (a: torch.Tensor, b: torch.Tensor) => assert.deepEqual(a.toNumbers(), b.toNumbers());
+    same(layer.forward(x), F.fractionalMaxPool2d(x, 2, { outputSize: 3, randomSamples: samples }));
+    // without samples, the same seed gives the same windows
+    torch.manualSeed(3);
+    const drawn = F.fractionalMaxPool3d(x, [1, 2, 2], { outputRatio: 0.5, returnIndices: true });
+    torch.manualSeed(3);
+    const again = new nn.FractionalMaxPool3d([1, 2, 2], { outputRatio: 0.5 });
+    same(drawn[0], again.forward(x));
+    again.dispose();
+    same(lp.forward(x), F.lpPool2d(x, 2, [2, 3], 1, true));
+    const [v, i] = adaptive.forward(x);
+    const [fv, fi] = F.adaptiveMaxPool3d(x, [1, null, 2], { returnIndices: true });
+    same(v, fv);
+    same(i, fi);
+    assert.equal(F.adaptiveMaxPool1d(x.flatten(2), 3).shape.join(), '2,1,3');
+
+    assert.throws(
+      () => F.adaptiveMaxPool2d('x' as never, 2),
+      /^ArgumentError: adaptiveMaxPool2d: input must be a Tensor/,
+    );
+    assert.throws(
+      () => F.adaptiveMaxPool1d(x, 2),
+      /adaptiveMaxPool1d: the input must be 2-d or 3-d \(N, C, L, or without the batch dimension\), got shape \[2, 1, 5, 6\]/,
+    );
+    assert.throws(
+      () => F.adaptiveMaxPool3d(x, [0, 1, 1]),
+      /adaptiveMaxPool3d: outputSize\[0\] must be an integer >= 1, got 0/,
+    );
+    assert.throws(
+      () => F.adaptiveMaxPool2d(x, 2, { returnIndices: 1 as never }),
+      /adaptiveMaxPool2d: options\.returnIndices must be true or false, got 1/,
+    );
+    assert.throws(
+      () => F.lpPool1d(x.flatten(2), -1, 2),
+      /lpPool1d: normType must be a finite number > 0, got -1/,
+    );
+    assert.throws(() => F.lpPool2d(x, 2, [2, 0]), /lpPool2d: kernelSize\[1\] must be an integer >= 1, got 0/);
+    assert.throws(() => F.lpPool2d(x, 2, 2, 0), /lpPool2d: stride must be an integer >= 1, got 0/);
+    assert.throws(
+      () => F.lpPool1d(torch.zeros([2, 4]), 2, 2, null, 1 as never),
+      /lpPool1d: ceilMode must be true or false/,
+    );
+    assert.throws(
+      () => F.fractionalMaxPool2d(x, 2, {}),
+      /fractionalMaxPool2d: give one of options\.outputSize and options\.outputRatio \(got neither\)/,
+    );
+    assert.throws(
+      () => F.fractionalMaxPool3d(x, 2, { outputRatio: 1.5 }),
+      /fractionalMaxPool3d: options\.outputRatio must be a number in \(0, 1\) or an array of 3 of them/,
+    );
+    assert.throws(
+      () => F.fractionalMaxPool2d(x, 2, { outputSize: 2, randomSamples: samples.float() }),
+      /fractionalMaxPool2d: options\.randomSamples must be a float64 tensor of shape \[2, 1, 2\] \(batch, channels, spatial axes\) for an input of shape \[2, 1, 5, 6\], got a float32 tensor of shape \[2, 1, 2\]/,
+    );
+    assert.throws(
+      () => F.fractionalMaxPool2d(x, 2, { outputSize: 2, randomSamples: samples.reshape(1, 2, 2) }),
+      /got a float64 tensor of shape \[1, 2, 2\]/,
+    );
+    assert.throws(
+      () => F.fractionalMaxPool2d(x, 2, { outputSize: 2, randomSamples: [0.5] as never }),
+      /fractionalMaxPool2d: options\.randomSamples must be a Tensor/,
+    );
+  });
+  assert.throws(
+    () => new nn.FractionalMaxPool2d(2, { outputSize: 2, randomSamples: 0.5 as never }),
+    /FractionalMaxPool2d: options\.randomSamples must be a Tensor or null, got 0\.5/,
+  );
+  for (const m of [layer, lp, adaptive]) m.dispose();
+  samples.dispose();
   assert.equal(torch.liveTensors(), before, 'no tensor leaks');
 });
 

@@ -110,3 +110,43 @@ test('seeded random draws are reproducible and RNG state restores', () => {
     assert.deepEqual(torch.rand([4]).toNumbers(), b);
   });
 });
+
+test('x.split takes a size or a list of sizes and x.cumsum a dtype, as PyTorch 1.13', () => {
+  const before = torch.liveTensors();
+  torch.tidy(() => {
+    const x = torch.arange(0, 10).to('int32').reshape(2, 5);
+    const parts = (ts: torch.Tensor[]) => ts.map((t) => t.toNumbers());
+    // expected: PyTorch's x.split([1, 3, 1], 1), x.split(2, -1) and x.split(1)
+    assert.deepEqual(parts(x.split([1, 3, 1], 1)), [
+      [0, 5],
+      [1, 2, 3, 6, 7, 8],
+      [4, 9],
+    ]);
+    assert.deepEqual(parts(x.split(2, -1)), [
+      [0, 1, 5, 6],
+      [2, 3, 7, 8],
+      [4, 9],
+    ]);
+    assert.deepEqual(parts(x.split(1)), [
+      [0, 1, 2, 3, 4],
+      [5, 6, 7, 8, 9],
+    ]);
+    assert.throws(
+      () => x.split([1, 3], 1),
+      /^ArgumentError: split: splitSizeOrSections must be sizes that add up/,
+    );
+    assert.throws(() => x.split(0), /split: splitSizeOrSections must be an integer >= 1, got 0/);
+    // an integer cumsum is int64 (as PyTorch's), unless a dtype is given
+    const sums = x.cumsum(1);
+    assert.equal(sums.dtype, 'int64');
+    assert.deepEqual(sums.toNumbers(), [0, 1, 3, 6, 10, 5, 11, 18, 26, 35]);
+    const wide = x.cumsum(-1, { dtype: 'float64' });
+    assert.equal(wide.dtype, 'float64');
+    assert.deepEqual(wide.toNumbers(), [0, 1, 3, 6, 10, 5, 11, 18, 26, 35]);
+    // summed in float64: PyTorch's [0.1, 0.2, 0.3] (float32) cumsum(0, dtype=float64)
+    const f = torch.tensor([0.1, 0.2, 0.3]).cumsum(0, { dtype: 'float64' });
+    assertClose(f.toFloat64Array(), [0.10000000149011612, 0.30000000447034836, 0.6000000163912773], 1e-15);
+    assert.throws(() => x.cumsum(2), /cumsum: dim/);
+  });
+  assert.equal(torch.liveTensors(), before, 'no tensor leaks');
+});

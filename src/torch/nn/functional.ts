@@ -68,6 +68,15 @@ export {
   type LocalResponseNormOptions,
 } from './functional-more.js';
 export {
+  adaptiveMaxPool1d,
+  adaptiveMaxPool2d,
+  adaptiveMaxPool3d,
+  lpPool1d,
+  lpPool2d,
+  fractionalMaxPool2d,
+  fractionalMaxPool3d,
+} from './functional-pooling.js';
+export {
   pairwiseDistance,
   tripletMarginWithDistanceLoss,
   type DistanceFunction,
@@ -217,9 +226,24 @@ export function normalize(x: Tensor, p = 2, dim = 1, eps = 1e-12): Tensor {
   return out;
 }
 
-/** Cosine similarity of a and b along `dim` (F.cosine_similarity). */
-export function cosineSimilarity(a: Tensor, b: Tensor, dim = 1, eps = 1e-8): Tensor {
-  return aten.cosine_similarity(a, b, dim, eps);
+/**
+ * Cosine similarity of x1 and x2 along `dim` (F.cosine_similarity): x1 . x2 / max(||x1|| ||x2||,
+ * eps), the shapes broadcast together, `dim` an axis of the broadcast shape, eps > 0.
+ */
+export function cosineSimilarity(x1: Tensor, x2: Tensor, dim = 1, eps = 1e-8): Tensor {
+  const c = checksOf('cosineSimilarity');
+  if (!(x1 instanceof Tensor)) c.fail('x1', 'a Tensor', x1);
+  if (!(x2 instanceof Tensor)) c.fail('x2', 'a Tensor', x2);
+  const shape = broadcastShapes(c, [x1, 'x1'], [x2, 'x2']);
+  const rank = Math.max(1, shape.length);
+  if (!Number.isSafeInteger(dim) || dim < -rank || dim >= rank)
+    c.fail(
+      'dim',
+      `an integer in [${-rank}, ${rank - 1}] (an axis of the broadcast shape [${shape.join(', ')}])`,
+      dim,
+    );
+  c.number(eps, 'eps', { above: 0 });
+  return aten.cosine_similarity(x1, x2, dim, eps);
 }
 
 /** One-hot encodes int64 labels (numClasses -1: the largest label + 1), as F.one_hot. */

@@ -9,6 +9,7 @@ import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
 import { PackedSequence } from './rnn-packing.js';
 import { uniform_ } from './init.js';
+import { pyFloat } from './module-repr.js';
 import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
 
 /** Options of the recurrent layers (PyTorch's names and defaults, camelCase). */
@@ -75,6 +76,20 @@ abstract class RNNBase extends Module {
     // PyTorch's reset_parameters: every parameter U(-1/sqrt(hidden), 1/sqrt(hidden)), in order
     const bound = 1 / Math.sqrt(hiddenSize);
     for (const p of this.flatWeights) uniform_(p, -bound, bound);
+  }
+
+  /**
+   * PyTorch's RNNBase.extra_repr: the sizes, then only the options that differ from their
+   * defaults (RNN's nonlinearity is not among them, as in PyTorch).
+   */
+  override extraRepr(): string {
+    const parts = [`${this.inputSize}, ${this.hiddenSize}`];
+    if (this.numLayers !== 1) parts.push(`num_layers=${this.numLayers}`);
+    if (!this.bias) parts.push('bias=False');
+    if (this.batchFirst) parts.push('batch_first=True');
+    if (this.dropout !== 0) parts.push(`dropout=${pyFloat(this.dropout)}`);
+    if (this.bidirectional) parts.push('bidirectional=True');
+    return parts.join(', ');
   }
 
   /** The input as [time, batch, features] or [batch, time, features] (batched), and its batch size. */
