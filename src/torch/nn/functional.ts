@@ -266,6 +266,7 @@ export interface InterpolateOptions {
 
 /** Resizes [N, C, L] (nearest/linear) or [N, C, H, W] (nearest/bilinear) inputs, as F.interpolate. */
 export function interpolate(x: Tensor, options: InterpolateOptions): Tensor {
+  checksOf('interpolate').object(options, 'options');
   const mode = options.mode ?? 'nearest';
   const size = options.size ?? null;
   const scales = options.scaleFactor ?? null;
