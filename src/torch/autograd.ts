@@ -2,6 +2,7 @@
 import { native } from './native.js';
 import { Tensor, wrap } from './tensor.js';
 import { checkNoSegments } from './autograd-hooks.js';
+import { checksOf } from '../util/arguments.js';
 
 /** Runs fn with gradient tracking off (torch.no_grad); restores the previous mode even on throw. */
 export function noGrad<T>(fn: () => T): T {
@@ -41,6 +42,16 @@ export function grad(
     allowUnused?: boolean;
   } = {},
 ): (Tensor | null)[] {
+  const c = checksOf('autograd.grad');
+  const tensors = (value: unknown, name: string): Tensor[] => {
+    if (!Array.isArray(value)) c.fail(name, 'an array of Tensors', value);
+    (value as unknown[]).forEach((t, i) => t instanceof Tensor || c.fail(`${name}[${i}]`, 'a Tensor', t));
+    return value as Tensor[];
+  };
+  tensors(outputs, 'outputs');
+  tensors(inputs, 'inputs');
+  if (options === null || typeof options !== 'object') c.fail('options', 'an object', options);
+  if (options.gradOutputs !== undefined) tensors(options.gradOutputs, 'options.gradOutputs');
   checkNoSegments(outputs, options.gradOutputs);
   const result = native.autogradGrad(
     outputs.map((t) => t.handle),

@@ -12,6 +12,11 @@ function inferShape(data: NestedNumbers): number[] {
   const shape: number[] = [];
   let level: NestedNumbers = data;
   while (Array.isArray(level)) {
+    // deeper than any tensor libtorch makes (64 dimensions); a cycle through element 0 never ends
+    if (shape.length === 64)
+      throw new ArgumentError(
+        'tensor: data is nested deeper than 64 levels (a tensor has at most 64 dimensions)',
+      );
     shape.push(level.length);
     level = level[0] as NestedNumbers;
   }
@@ -78,7 +83,9 @@ export function tensor(
                   : 'int16';
   } else {
     const inferred = inferShape(data);
-    const flat = (Array.isArray(data) ? (data as unknown[]).flat(Infinity) : [data]) as (number | boolean)[];
+    const flat = (
+      Array.isArray(data) ? (data as unknown[]).flat(Math.max(0, inferred.length - 1)) : [data]
+    ) as (number | boolean)[];
     const expected = inferred.reduce((a, b) => a * b, 1);
     if (flat.length !== expected)
       throw new ArgumentError(
@@ -232,6 +239,7 @@ export function oneHot(labels: Tensor, numClasses: number): Tensor {
 
 /** Seeds libtorch's default generators (rand, randn, dropout, init): the CPU's and every GPU's. */
 export function manualSeed(seed: number): void {
+  checksOf('manualSeed').integer(seed, 'seed', { min: -(2 ** 53) + 1 });
   native.manualSeedAll(seed);
 }
 /** The CPU generator's state (to restore later with setRngState, as checkpoints do). */
@@ -240,10 +248,14 @@ export function getRngState(): Uint8Array {
 }
 /** Restores a CPU generator state from getRngState. */
 export function setRngState(state: Uint8Array): void {
+  if (!(state instanceof Uint8Array))
+    checksOf('setRngState').fail('state', 'a Uint8Array from getRngState()', state);
   native.setRngState(state);
 }
 /** Sets the number of threads libtorch's CPU kernels use (torch.set_num_threads). */
 export function setNumThreads(n: number): void {
+  // an absurd count would make libtorch start that many threads (or fail inside the addon)
+  checksOf('setNumThreads').integer(n, 'n', { min: 1, max: 1024 });
   native.setNumThreads(n);
 }
 /** The number of threads libtorch's CPU kernels use. */

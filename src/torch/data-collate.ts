@@ -83,10 +83,17 @@ function describe(value: unknown): string {
 }
 
 // `field` is where the values sit inside each item ('' for the items themselves, '[1].x' deeper).
-function collate(items: readonly unknown[], field: string): unknown {
+/** Deeper nesting than any batch has: an item that refers to itself. */
+const MAX_DEPTH = 64;
+
+function collate(items: readonly unknown[], field: string, depth = 0): unknown {
   const first = items[0];
   const kind = kindOf(first);
   const at = (i: number) => `items[${i}]${field}`;
+  if (depth > MAX_DEPTH)
+    throw new ArgumentError(
+      `defaultCollate: items[0] is nested deeper than ${MAX_DEPTH} levels (does an item contain itself?)`,
+    );
   if (kind === 'other')
     throw new ArgumentError(
       `defaultCollate: ${at(0)} is ${describe(first)}; an item is collated from tensors, numbers, booleans, strings, typed arrays, arrays and plain objects (pass a collate function for others)`,
@@ -154,6 +161,7 @@ function collate(items: readonly unknown[], field: string): unknown {
         collate(
           arrays.map((a) => a[j]),
           `${field}[${j}]`,
+          depth + 1,
         ),
       );
     }
@@ -174,6 +182,7 @@ function collate(items: readonly unknown[], field: string): unknown {
         out[k] = collate(
           objects.map((o) => o[k]),
           `${field}.${k}`,
+          depth + 1,
         );
       return out;
     }

@@ -105,8 +105,10 @@ export class WeightedRandomSampler implements Sampler {
     readonly options: { replacement?: boolean; seed?: number } = {},
   ) {
     const c = checksOf('WeightedRandomSampler');
+    c.object(options, 'options');
     c.integer(length, 'numSamples', { min: 0, max: MAX_INDICES });
     c.integer(options.seed ?? 0, 'options.seed');
+    c.numbers(weights, 'weights');
     this.cumulative = new Float64Array(weights.length);
     let total = 0;
     for (let i = 0; i < weights.length; i++) {
@@ -139,6 +141,7 @@ export class WeightedRandomSampler implements Sampler {
 
 /** Per-sample weights 1 / (count of its class), for a WeightedRandomSampler that balances classes. */
 export function classBalancedWeights(labels: ArrayLike<number>): Float64Array {
+  checksOf('classBalancedWeights').numbers(labels, 'labels');
   const counts = new Map<number, number>();
   for (let i = 0; i < labels.length; i++) counts.set(labels[i]!, (counts.get(labels[i]!) ?? 0) + 1);
   return Float64Array.from(labels, (y) => 1 / counts.get(y)!);
@@ -334,5 +337,6 @@ function lowerBound(cumulative: Float64Array, u: number): number {
 
 /** A seed per epoch, so that epochs differ and each depends only on (seed, epoch). */
 function epochSeed(seed: number, epoch: number): number {
+  checksOf('Sampler.indices').integer(epoch, 'epoch', { min: 0 });
   return (Math.imul(seed ^ 0x5bd1e995, 0x9e3779b1) + Math.imul(epoch + 1, 0x85ebca6b)) >>> 0;
 }

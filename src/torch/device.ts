@@ -8,6 +8,7 @@
 // accepted names, or the libtorch in use and how to select a CUDA one.
 import { UserError } from '../util/errors.js';
 import { native, describeLibtorch, type CudaInfo } from './native.js';
+import { describeValue } from '../util/arguments.js';
 
 let cudaInfoCache: CudaInfo | undefined;
 /** What CUDA the libtorch has and sees (asked once per process: it does not change). */
@@ -85,7 +86,9 @@ export const CPU = Device.of('cpu', null);
  */
 export function parseDevice(spec: DeviceLike): Device {
   if (spec instanceof Device) return spec;
-  const m = DEVICE_RE.exec(String(spec).trim());
+  if (typeof spec !== 'string')
+    throw new DeviceUnavailableError(`invalid device ${describeValue(spec)} (expected cpu, cuda or cuda:N)`);
+  const m = DEVICE_RE.exec(spec.trim());
   if (!m || (m[1] === 'cpu' && m[2] !== undefined && m[2] !== '0'))
     throw new DeviceUnavailableError(`invalid device '${String(spec)}' (expected cpu, cuda or cuda:N)`);
   return Device.of(m[1] as 'cpu' | 'cuda', m[2] === undefined ? null : Number(m[2]));

@@ -1,4 +1,5 @@
 // Data types: names users write, and the c10::ScalarType codes the engine uses.
+import { ArgumentError, describeValue } from '../util/arguments.js';
 
 /** The element types of a tensor, by PyTorch's names. */
 export type DType =
@@ -32,9 +33,12 @@ const codes: Record<DType, number> = {
 const names = new Map<number, DType>(Object.entries(codes).map(([name, code]) => [code, name as DType]));
 
 export function dtypeCode(dtype: DType): number {
-  const code = codes[dtype];
+  // a non-string key would be converted first (a deeply nested array overflows the stack)
+  const code = typeof dtype === 'string' ? codes[dtype] : undefined;
   if (code === undefined) {
-    throw new TypeError(`unknown dtype '${String(dtype)}'; use one of ${Object.keys(codes).join(', ')}`);
+    throw new ArgumentError(
+      `dtype: unknown dtype ${describeValue(dtype)}; use one of ${Object.keys(codes).join(', ')}`,
+    );
   }
   return code;
 }

@@ -4,6 +4,7 @@ import { Tensor } from './tensor.js';
 import { tensor, randn } from './creation.js';
 import { tidy } from './scope.js';
 import { noGrad, grad } from './autograd.js';
+import { checksOf } from '../util/arguments.js';
 
 /** Options of gradcheck: the finite-difference step and the absolute and relative tolerances. */
 export interface GradcheckOptions {
@@ -21,11 +22,16 @@ export function gradcheck(
   inputs: Tensor[],
   options: GradcheckOptions = {},
 ): number {
+  const c = checksOf('gradcheck');
+  if (typeof f !== 'function') c.fail('f', 'a function of the inputs', f);
+  if (!Array.isArray(inputs)) c.fail('inputs', 'an array of float64 Tensors', inputs);
+  inputs.forEach((x, i) => x instanceof Tensor || c.fail(`inputs[${i}]`, 'a float64 Tensor', x));
+  if (options === null || typeof options !== 'object') c.fail('options', 'an object', options);
   const eps = options.eps ?? 1e-6;
   const atol = options.atol ?? 1e-5;
   const rtol = options.rtol ?? 1e-3;
   return tidy(() => {
-    for (const x of inputs) if (x.dtype !== 'float64') throw new TypeError('gradcheck needs float64 inputs');
+    for (const x of inputs) if (x.dtype !== 'float64') c.fail('inputs', 'float64 Tensors', x.dtype);
     const leaves = inputs.map((x) => x.detach().clone().requiresGrad_());
     const out = f(...leaves);
     const w = randn(out.shape, 'float64');

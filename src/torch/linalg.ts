@@ -51,6 +51,7 @@ export function vectorNorm(
   options: { dtype?: DType } = {},
 ): Tensor {
   const c = checksOf('linalg.vectorNorm');
+  c.object(options, 'options');
   tensorArg(c, x, 'x');
   if (typeof ord !== 'number' || Number.isNaN(ord)) c.fail('ord', 'a number (Infinity included)', ord);
   return aten.linalg_vector_norm(x, ord, dim, keepdim, options.dtype ?? null);
@@ -69,6 +70,7 @@ export function matrixNorm(
   options: { dtype?: DType } = {},
 ): Tensor {
   const c = checksOf('linalg.matrixNorm');
+  c.object(options, 'options');
   matrixArg(c, A, 'A');
   const o = matrixOrder(c, ord);
   const dtype = options.dtype ?? null;
@@ -90,6 +92,7 @@ export function norm(
   options: { dtype?: DType } = {},
 ): Tensor {
   const c = checksOf('linalg.norm');
+  c.object(options, 'options');
   tensorArg(c, A, 'A');
   const dtype = options.dtype ?? null;
   if (typeof ord === 'string') {
@@ -125,6 +128,7 @@ export function inv(A: Tensor): Tensor {
  */
 export function solve(A: Tensor, B: Tensor, options: { left?: boolean } = {}): Tensor {
   const c = checksOf('linalg.solve');
+  c.object(options, 'options');
   matrixArg(c, A, 'A', true);
   tensorArg(c, B, 'B');
   return aten.linalg_solve(A, B, options.left ?? true);
@@ -158,7 +162,9 @@ export function solveTriangular(
  * (torch.linalg.cholesky); `upper: true` gives U = Lᴴ instead. Shape: `A`'s.
  */
 export function cholesky(A: Tensor, options: { upper?: boolean } = {}): Tensor {
-  return aten.linalg_cholesky(matrixArg(checksOf('linalg.cholesky'), A, 'A', true), options.upper ?? false);
+  const c = checksOf('linalg.cholesky');
+  c.object(options, 'options');
+  return aten.linalg_cholesky(matrixArg(c, A, 'A', true), options.upper ?? false);
 }
 
 function uplo(c: ArgumentChecks, UPLO: unknown): 'L' | 'U' {
@@ -193,13 +199,16 @@ export function svd(
   options: { driver?: string } = {},
 ): [U: Tensor, S: Tensor, Vh: Tensor] {
   const c = checksOf('linalg.svd');
+  c.object(options, 'options');
   matrixArg(c, A, 'A');
   return aten.linalg_svd(A, fullMatrices, options.driver ?? null);
 }
 
 /** The singular values of `A` [..., m, n], descending (torch.linalg.svdvals). Shape: [..., min(m, n)]. */
 export function svdvals(A: Tensor, options: { driver?: string } = {}): Tensor {
-  return aten.linalg_svdvals(matrixArg(checksOf('linalg.svdvals'), A, 'A'), options.driver ?? null);
+  const c = checksOf('linalg.svdvals');
+  c.object(options, 'options');
+  return aten.linalg_svdvals(matrixArg(c, A, 'A'), options.driver ?? null);
 }
 
 /**
@@ -226,6 +235,7 @@ export function lstsq(
   options: { driver?: 'gels' | 'gelsy' | 'gelsd' | 'gelss' } = {},
 ): [solution: Tensor, residuals: Tensor, rank: Tensor, singularValues: Tensor] {
   const c = checksOf('linalg.lstsq');
+  c.object(options, 'options');
   matrixArg(c, A, 'A');
   tensorArg(c, B, 'B');
   if (options.driver !== undefined)
@@ -240,6 +250,7 @@ export function lstsq(
  */
 export function pinv(A: Tensor, options: { atol?: number; rtol?: number; hermitian?: boolean } = {}): Tensor {
   const c = checksOf('linalg.pinv');
+  c.object(options, 'options');
   matrixArg(c, A, 'A', options.hermitian === true);
   return aten.linalg_pinv_atol_rtol_float(
     A,
@@ -260,6 +271,7 @@ export function matrixExp(A: Tensor): Tensor {
  */
 export function cross(a: Tensor, b: Tensor, options: { dim?: number } = {}): Tensor {
   const c = checksOf('linalg.cross');
+  c.object(options, 'options');
   tensorArg(c, a, 'a');
   tensorArg(c, b, 'b');
   const dim = options.dim ?? -1;

@@ -2,6 +2,7 @@
 // row-major NCHW order every tensor gets by default; 'channelsLast' stores NHWC (channels
 // innermost) under the same NCHW shape, the layout GPU convolutions (cuDNN, tensor cores) run
 // fastest in, most of all under bf16/fp16 autocast. As torch.memory_format.
+import { ArgumentError, describeValue } from '../util/arguments.js';
 
 /** A tensor's memory layout: row-major NCHW ('contiguous') or NHWC under the NCHW shape ('channelsLast'). */
 export type MemoryFormat = 'contiguous' | 'channelsLast';
@@ -11,9 +12,11 @@ const CODES: Record<MemoryFormat, number> = { contiguous: 0, channelsLast: 2 };
 
 /** The libtorch code of a memory format (as the generated ATen wrappers take it). */
 export function memoryFormatCode(format: MemoryFormat): number {
-  const code = CODES[format] as number | undefined;
+  const code = typeof format === 'string' ? (CODES[format] as number | undefined) : undefined;
   if (code === undefined)
-    throw new RangeError(`unknown memory format '${String(format)}' (expected contiguous or channelsLast)`);
+    throw new ArgumentError(
+      `memoryFormat: unknown memory format ${describeValue(format)} (expected contiguous or channelsLast)`,
+    );
   return code;
 }
 

@@ -8,6 +8,7 @@ import { tensor } from './creation.js';
 import { dispose } from './scope.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { SafetensorsError } from '../util/errors.js';
+import { ArgumentError, describeValue } from '../util/arguments.js';
 import { float32ToBf16Bits, float32ToHalfBits } from './half-bits.js';
 import { littleEndianHost, swapBytes, typedArrayFromBytes } from './tensor-bytes.js';
 import type { DType } from './dtype.js';
@@ -91,9 +92,15 @@ export function encodeSafetensors(
   tensors: Record<string, Tensor>,
   metadata: Record<string, string> = {},
 ): Uint8Array {
+  for (const [name, value] of [
+    ['tensors', tensors],
+    ['metadata', metadata],
+  ] as const)
+    if (value === null || typeof value !== 'object')
+      throw new ArgumentError(`encodeSafetensors: ${name} must be an object, got ${describeValue(value)}`);
   for (const [k, v] of Object.entries(metadata)) {
     if (typeof v !== 'string')
-      throw new TypeError(`safetensors metadata '${k}' must be a string, got ${typeof v}`);
+      throw new ArgumentError(`encodeSafetensors: metadata '${k}' must be a string, got ${typeof v}`);
   }
   const entries = Object.entries(tensors).map(([name, t]) => {
     if (!(t instanceof Tensor)) throw new TypeError(`safetensors: '${name}' is not a Tensor`);
@@ -245,6 +252,10 @@ export function decodeSafetensors(
   bytes: Uint8Array,
   source = '<buffer>',
 ): { tensors: Record<string, Tensor>; metadata: Record<string, string> } {
+  if (!(bytes instanceof Uint8Array))
+    throw new ArgumentError(`decodeSafetensors: bytes must be a Uint8Array, got ${describeValue(bytes)}`);
+  if (typeof source !== 'string')
+    throw new ArgumentError(`decodeSafetensors: source must be a string, got ${describeValue(source)}`);
   const { entries, metadata, dataStart } = parseHeader(bytes, source);
   const tensors = new Map<string, Tensor>();
   try {

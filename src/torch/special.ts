@@ -4,6 +4,7 @@
 // PyTorch). Arguments that PyTorch takes by keyword only (`decimals`, `dtype`) are an options
 // object here. The functions of two arguments take a number for either one, not for both.
 import { Tensor } from './tensor.js';
+import { tidy } from './scope.js';
 import * as aten from './generated/aten.js';
 import type { DType } from './dtype.js';
 import { checksOf } from '../util/arguments.js';
@@ -247,9 +248,29 @@ export function sphericalBesselJ0(input: Tensor): Tensor {
   return aten.special_spherical_bessel_j0(tensorArg('sphericalBesselJ0', input));
 }
 
-// ---- Orthogonal polynomials: degree n (a tensor or a number), no gradients in libtorch ----
+// ---- Orthogonal polynomials: degree n (a tensor or a number, at most 100,000), no gradients in libtorch ----
+
+/**
+ * The highest degree the polynomials take. libtorch evaluates the recurrence in n steps for each
+ * element, so a degree of 2^53 (a typo, or a value from an untrusted caller) would keep the
+ * process busy for years; in float64 no recurrence of 100,000 steps keeps a useful digit anyway.
+ */
+const MAX_POLYNOMIAL_DEGREE = 100_000;
 
 function polynomial(fn: string, input: unknown, n: unknown, ops: PairOps): Tensor {
+  const degree =
+    typeof n === 'number'
+      ? Math.abs(n)
+      : n instanceof Tensor && n.numel > 0 && n.dtype !== 'bool'
+        ? tidy(() => n.abs().max().item())
+        : 0;
+  // NaN passes (libtorch answers NaN at once); the comparison also catches Infinity
+  if (degree > MAX_POLYNOMIAL_DEGREE)
+    checksOf(`special.${fn}`).fail(
+      'n',
+      `a degree of at most ${MAX_POLYNOMIAL_DEGREE}`,
+      n instanceof Tensor ? degree : n,
+    );
   return pair(fn, input, n, ['input', 'n'], ops);
 }
 

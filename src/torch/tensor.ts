@@ -1,6 +1,7 @@
 // The Tensor class: a handle to a libtorch tensor with typed methods. Arithmetic, broadcasting
 // and dtype promotion are libtorch's own, so they follow PyTorch's rules exactly.
 import { native } from './native.js';
+import { describeValue } from '../util/arguments.js';
 import { dtypeCode, dtypeName, isDType, type DType, type NumericArray } from './dtype.js';
 import { track, untrack, inSafetyNet, scopeOwner, type ScopeOwner } from './scope.js';
 import * as aten from './generated/aten.js';
@@ -103,10 +104,12 @@ export class Tensor {
   }
   /** The length of dimension `dim` (negative counts from the end). */
   size(dim: number): number {
+    if (!Number.isInteger(dim))
+      throw new RangeError(`Tensor.size: dim must be an integer, got ${describeValue(dim)}`);
     const shape = this.shape;
     const d = dim < 0 ? dim + shape.length : dim;
     if (d < 0 || d >= shape.length)
-      throw new RangeError(`dimension ${dim} out of range for shape [${shape}]`);
+      throw new RangeError(`Tensor.size: dimension ${describeValue(dim)} out of range for shape [${shape}]`);
     return shape[d]!;
   }
 
@@ -183,6 +186,8 @@ export class Tensor {
   }
   /** Replaces the data (like `p.data = t` in PyTorch), keeping this handle and its grad state. */
   setData(source: Tensor): void {
+    if (!(source instanceof Tensor))
+      throw new TypeError(`Tensor.setData: source must be a Tensor, got ${describeValue(source)}`);
     native.setData(this.handle, source.handle);
   }
 

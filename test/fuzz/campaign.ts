@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { numberArg, type NumberRule } from '../../src/cli/args.js';
 import { CliError, userFailure } from '../../src/cli/errors.js';
-import { TARGETS, type FuzzTarget } from './targets.js';
+import { TARGETS, type AnyTarget } from './targets.js';
 import type { InputResult } from './child.js';
 
 export interface TargetReport {
@@ -34,6 +34,8 @@ export interface CampaignOptions {
   seed?: number;
   /** Only targets whose name contains one of these. */
   filter?: string[];
+  /** Only the targets this accepts (after `filter`). */
+  accept?: (name: string) => boolean;
   timeoutMs?: number;
   jobs?: number;
   log?: (line: string) => void;
@@ -48,8 +50,8 @@ function workRoot(): string {
 }
 
 function runTarget(
-  target: FuzzTarget,
-  o: Required<Omit<CampaignOptions, 'filter' | 'log'>>,
+  target: AnyTarget,
+  o: Required<Omit<CampaignOptions, 'filter' | 'accept' | 'log'>>,
 ): Promise<TargetReport> {
   const report: TargetReport = {
     target: target.name,
@@ -147,7 +149,9 @@ export async function runCampaign(options: CampaignOptions): Promise<TargetRepor
     jobs: Math.max(1, options.jobs ?? 1),
   };
   const targets = TARGETS.filter(
-    (t) => !options.filter?.length || options.filter.some((f) => t.name.includes(f)),
+    (t) =>
+      (!options.filter?.length || options.filter.some((f) => t.name.includes(f))) &&
+      (options.accept?.(t.name) ?? true),
   );
   const reports: TargetReport[] = new Array(targets.length);
   let cursor = 0;

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { Rng } from '../../src/util/rng.js';
 import { UserError } from '../../src/util/errors.js';
 import { mutate } from './mutate.js';
-import { TARGETS, assemble, checkReport, type Files, type FuzzTarget } from './targets.js';
+import { TARGETS, assemble, checkReport, isApiTarget, type Files, type FuzzTarget } from './targets.js';
+import { classifyApiError, type ApiFuzzTarget } from './api-targets.js';
 
 export type Outcome = 'ok' | 'named' | 'other';
 
@@ -62,6 +63,38 @@ export function writeInput(dir: string, files: Files): void {
   }
 }
 
+/** Input i of an API target: one call with hostile arguments, its outcome named by the call. */
+async function runApiInput(
+  target: ApiFuzzTarget,
+  torch: typeof import('../../src/torch/index.js'),
+  seed: number,
+  i: number,
+  verbose: boolean,
+): Promise<InputResult> {
+  // every call of the input is noted first, so that the last one is known if the process dies
+  let label = '';
+  const note = (l: string): void => {
+    label = l;
+    if (verbose) console.error(`input ${i}: ${l}`);
+  };
+  try {
+    await target.call(torch, inputRng(seed, target.name, i), note);
+    return { i, outcome: 'ok' };
+  } catch (error) {
+    if (verbose) console.error(error);
+    const e = error as Error;
+    const frame = (e?.stack ?? '').split('\n').find((l) => l.trim().startsWith('at ')) ?? '';
+    const outcome = classifyApiError(error);
+    const message = String(e?.message ?? e)
+      .split('\n')[0]!
+      .slice(0, 300);
+    return { i, outcome, detail: `${label} -> ${e?.name ?? typeof error}: ${message} ${frame.trim()}` };
+  } finally {
+    // the process-wide switches an input may have changed
+    torch.setNumThreads(1);
+  }
+}
+
 async function main(): Promise<void> {
   const [name, startText, endText, seedText, workDir] = process.argv.slice(2);
   const verbose = process.argv.includes('--verbose');
@@ -71,6 +104,8 @@ async function main(): Promise<void> {
     const torch = await import('../../src/torch/index.js');
     torch.setNumThreads(1);
   }
+  if (isApiTarget(target))
+    return apiMain(target, Number(startText), Number(endText), Number(seedText), verbose);
   const seeds = await target.seeds();
   const seed = Number(seedText);
   const dir = join(workDir!, 'input');
@@ -95,6 +130,19 @@ async function main(): Promise<void> {
     await send(result);
   }
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** The worker loop of an API target: no files, each input is a call. */
+async function apiMain(target: ApiFuzzTarget, start: number, end: number, seed: number, verbose: boolean) {
+  const torch = await import('../../src/torch/index.js');
+  const send = (r: InputResult | { ready: true }): Promise<void> =>
+    new Promise((done) => (process.send ? process.send(r, undefined, {}, () => done()) : done()));
+  await send({ ready: true });
+  for (let i = start; i < end; i++) {
+    const result = await runApiInput(target, torch, seed, i, verbose);
+    if (verbose) console.error(`input ${i}: ${result.outcome}${result.detail ? ` ${result.detail}` : ''}`);
+    await send(result);
+  }
 }
 
 const isEntryPoint =

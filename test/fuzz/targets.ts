@@ -48,6 +48,7 @@ import { checkpointTargets } from './checkpoint-targets.js';
 import { pytorchTargets } from './pytorch-targets.js';
 import { configTargets } from './config-targets.js';
 import { vendorTargets } from './vendor-targets.js';
+import { apiTargets, type ApiFuzzTarget } from './api-targets.js';
 import { SW, line, spinsolveJcamp } from '../nmr/vendor-fixtures.js';
 
 export { assemble } from './checkpoint-targets.js';
@@ -105,8 +106,15 @@ export function checkReport(html: unknown): string | undefined {
   return undefined;
 }
 
+/** A target of either kind: mutated files for a reader, or hostile arguments for the API. */
+export type AnyTarget = FuzzTarget | ApiFuzzTarget;
+
+export function isApiTarget(target: AnyTarget): target is ApiFuzzTarget {
+  return 'call' in target;
+}
+
 // ---------------------------------------------------------------- the targets
-export const TARGETS: FuzzTarget[] = [
+export const TARGETS: AnyTarget[] = [
   {
     name: 'fashion-mnist idx (gz)',
     native: false,
@@ -512,4 +520,5 @@ export const TARGETS: FuzzTarget[] = [
     run: (dir) => renderRunReport(dir),
   },
   ...configTargets(),
+  ...apiTargets(),
 ];

@@ -80,6 +80,7 @@ export class Normal extends RealLocScale {
     return tidy(() => aten.erf(value.sub(this.loc).div(this.scale).mul(Math.SQRT1_2)).add(1).mul(0.5));
   }
   override icdf(value: Tensor): Tensor {
+    this.checkValue(value, 'icdf');
     return tidy(() => this.loc.add(aten.erfinv(value.mul(2).sub(1)).mul(this.scale).mul(Math.SQRT2)));
   }
 }
@@ -129,9 +130,11 @@ export class LogNormal extends Distribution {
   }
   /** The normal's cdf at log(value), which validates it (so 0 gives 0, as in PyTorch). */
   override cdf(value: Tensor): Tensor {
+    this.checkValue(value, 'cdf');
     return tidy(() => this.baseDist.cdf(value.log()));
   }
   override icdf(value: Tensor): Tensor {
+    this.checkValue(value, 'icdf');
     return tidy(() => this.baseDist.icdf(value).exp());
   }
   override dispose(): void {
@@ -184,6 +187,7 @@ export class Laplace extends RealLocScale {
     });
   }
   override icdf(value: Tensor): Tensor {
+    this.checkValue(value, 'icdf');
     return tidy(() => {
       const term = value.sub(0.5);
       return this.loc.sub(this.scale.mul(term.sign()).mul(term.abs().mul(-2).log1p()));
@@ -243,6 +247,7 @@ export class Uniform extends Distribution {
     return tidy(() => value.sub(this.low).div(this.high.sub(this.low)).clamp(0, 1));
   }
   override icdf(value: Tensor): Tensor {
+    this.checkValue(value, 'icdf');
     return tidy(() => value.mul(this.high.sub(this.low)).add(this.low));
   }
 }
@@ -292,6 +297,7 @@ export class Exponential extends Distribution {
     return tidy(() => this.rate.neg().mul(value).exp().neg().add(1));
   }
   override icdf(value: Tensor): Tensor {
+    this.checkValue(value, 'icdf');
     return tidy(() => value.neg().log1p().neg().div(this.rate));
   }
 }

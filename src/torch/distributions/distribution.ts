@@ -5,6 +5,7 @@ import { noGrad } from '../autograd.js';
 import { tidy } from '../scope.js';
 import { empty, full } from '../creation.js';
 import * as aten from '../generated/aten.js';
+import { checksOf } from '../../util/arguments.js';
 
 /** A parameter: a tensor, or a number (made a tensor of the other parameters' dtype). */
 export type Param = Tensor | number;
@@ -64,6 +65,9 @@ export abstract class Distribution {
 
   /** sampleShape + batchShape + eventShape. */
   extendedShape(sampleShape: number[] = []): number[] {
+    const c = checksOf(`${this.constructor.name}.sample`);
+    c.numbers(sampleShape, 'sampleShape');
+    sampleShape.forEach((n, i) => c.integer(n, `sampleShape[${i}]`, { min: 0 }));
     return [...sampleShape, ...this.batchShape, ...this.eventShape];
   }
 
@@ -163,10 +167,15 @@ export abstract class Distribution {
    * PyTorch's _validate_sample: the value's rightmost dims must be eventShape, the rest
    * broadcastable with batchShape, and every element in the support.
    */
-  protected validateSample(value: Tensor, method = 'logProb'): void {
+  /** Throws unless `value` (a method's argument) is a Tensor. */
+  protected checkValue(value: unknown, method: string): asserts value is Tensor {
     if (!(value instanceof Tensor)) {
       throw new Error(`tailor: ${this.name}.${method}: the value argument must be a Tensor`);
     }
+  }
+
+  protected validateSample(value: Tensor, method = 'logProb'): void {
+    this.checkValue(value, method);
     const shape = value.shape;
     const ev = this.eventShape;
     const tail = shape.slice(shape.length - ev.length);

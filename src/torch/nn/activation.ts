@@ -3,6 +3,7 @@ import { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
 import { checksOf } from '../../util/arguments.js';
+import { checkTensor } from './layer-util.js';
 
 /** Elementwise max(x, 0). */
 export class ReLU extends Module {
@@ -106,6 +107,7 @@ export class Tanh extends Module {
 export class Identity extends Module {
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
+    checkTensor('Identity', x);
     return x.clone();
   }
 }
@@ -119,6 +121,7 @@ export class Flatten extends Module {
   }
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
+    checkTensor('Flatten', x);
     return x.flatten(this.startDim, this.endDim);
   }
 }

@@ -1,8 +1,8 @@
 // What the layers with parameters share: their argument checks and PyTorch's default initialisation of
 // Linear and the convolutions. Not part of the public surface (nn/index.ts does not re-export it).
-import type { Tensor } from '../tensor.js';
+import { Tensor } from '../tensor.js';
 import { fanInAndOut, kaimingUniform_, uniform_ } from './init.js';
-import { ArgumentError, type ArgumentChecks } from '../../util/arguments.js';
+import { ArgumentError, describeValue, type ArgumentChecks } from '../../util/arguments.js';
 
 /** Sizes of layers: positive integers (a JavaScript caller's 2.5 or '2' fails here, named). */
 export const MAX_SIZE = 2 ** 31 - 1;
@@ -76,9 +76,16 @@ export function poolSizes(
  * one without the batch dimension: an ArgumentError naming the layer, the layouts and the shape.
  */
 export function checkRank(fn: string, x: Tensor, batched: number, layout: string, unbatched = true): void {
+  checkTensor(fn, x);
   if (x.ndim === batched || (unbatched && x.ndim === batched - 1)) return;
   const ranks = unbatched ? `${batched - 1}-d or ${batched}-d` : `${batched}-d`;
   throw new ArgumentError(
     `${fn}: the input must be ${ranks} (${layout}${unbatched ? ', or without the batch dimension' : ''}), got shape [${x.shape.join(', ')}]`,
   );
+}
+
+/** Throws an ArgumentError naming `fn` and the argument unless `value` is a Tensor. */
+export function checkTensor(fn: string, value: unknown, name = 'input'): asserts value is Tensor {
+  if (!(value instanceof Tensor))
+    throw new ArgumentError(`${fn}: ${name} must be a Tensor, got ${describeValue(value)}`);
 }

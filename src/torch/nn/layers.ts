@@ -5,7 +5,7 @@ import { empty, ones, zeros } from '../creation.js';
 import { noGrad } from '../autograd.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
-import { checkOptions, resetLinearLike, size } from './layer-util.js';
+import { checkOptions, checkTensor, resetLinearLike, size } from './layer-util.js';
 import { ArgumentError, checksOf } from '../../util/arguments.js';
 import { pyBool, pyFloat, pyTuple } from './module-repr.js';
 
@@ -112,6 +112,7 @@ class BatchNormNd extends Module {
 
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
+    checkTensor(this.constructor.name, x);
     if (!this.expectedDims.includes(x.ndim)) {
       throw new Error(
         `${this.constructor.name}: expected a ${this.expectedDims.join(' or ')}-d input, got shape [${x.shape}]`,

@@ -6,7 +6,7 @@ import { noGrad } from '../autograd.js';
 import { CPU, checkDevice, parseDevice, type Device, type DeviceLike } from '../device.js';
 import { isDType, isFloatingPoint, type DType } from '../dtype.js';
 import type { MemoryFormat } from '../memory-format.js';
-import { ArgumentError } from '../../util/arguments.js';
+import { ArgumentError, checksOf, describeValue } from '../../util/arguments.js';
 import {
   addForwardHook,
   type ForwardHook,
@@ -67,6 +67,8 @@ export abstract class Module {
   }
 
   protected registerModule<M extends Module>(name: string, module: M): M {
+    if (!(module instanceof Module))
+      checksOf(this.constructor.name).fail(`submodule '${name}'`, 'a Module', module);
     this.modulesByName.set(name, module);
     return module;
   }
@@ -115,7 +117,7 @@ export abstract class Module {
    * get_submodule; a missing step is a named error.
    */
   getSubmodule(target: string): Module {
-    return this.resolve('getSubmodule', target, target.split('.'));
+    return this.resolve('getSubmodule', target, typeof target === 'string' ? target.split('.') : []);
   }
 
   /** The parameter at a dotted path (`'layer1.0.conv1.weight'`), as torch's get_parameter. */
@@ -151,7 +153,7 @@ export abstract class Module {
   ): Tensor {
     if (typeof target !== 'string' || target === '')
       throw new ArgumentError(
-        `tailor: ${method}: target must be a dotted ${what} name such as 'fc.weight', got ${JSON.stringify(target)}`,
+        `tailor: ${method}: target must be a dotted ${what} name such as 'fc.weight', got ${describeValue(target)}`,
       );
     const path = target.split('.');
     const name = path.pop()!;
@@ -253,6 +255,10 @@ export abstract class Module {
    * same shape; errors name the offending keys.
    */
   loadStateDict(state: Record<string, Tensor>, strict = true): { missing: string[]; unexpected: string[] } {
+    const c = checksOf('loadStateDict');
+    c.object(state, 'state');
+    for (const [name, value] of Object.entries(state))
+      if (!(value instanceof Tensor)) c.fail(`state['${name}']`, 'a Tensor', value);
     const own = this.stateDict();
     const missing = Object.keys(own).filter((k) => !(k in state));
     const unexpected = Object.keys(state).filter((k) => !(k in own));
@@ -290,6 +296,7 @@ export abstract class Module {
 
   /** Calls `fn` on every submodule (children first) and then on this module; returns it. */
   apply(fn: (module: Module) => void): this {
+    if (typeof fn !== 'function') checksOf('Module.apply').fail('fn', 'a function of a module', fn);
     for (const [, child] of this.modulesByName) child.apply(fn);
     fn(this);
     return this;
@@ -314,7 +321,7 @@ export abstract class Module {
   toDtype(dtype: DType): this {
     if (typeof dtype !== 'string' || !isDType(dtype) || !isFloatingPoint(dtype))
       throw new ArgumentError(
-        `tailor: Module.toDtype: dtype must be a floating-point dtype ('float16', 'bfloat16', 'float32' or 'float64'), got ${JSON.stringify(dtype)}; integer tensors are never converted`,
+        `tailor: Module.toDtype: dtype must be a floating-point dtype ('float16', 'bfloat16', 'float32' or 'float64'), got ${describeValue(dtype)}; integer tensors are never converted`,
       );
     const tensors = [...this.parameters(), ...this.buffers()].filter((t) => isFloatingPoint(t.dtype));
     convertInPlace(

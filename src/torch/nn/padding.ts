@@ -6,6 +6,7 @@ import type { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { ArgumentError, checksOf } from '../../util/arguments.js';
 import { Module } from './module.js';
+import { checkTensor } from './layer-util.js';
 
 /** How a padding layer fills: a constant, the input mirrored (without the edge), or the edge repeated. */
 export type PaddingMode = 'constant' | 'reflect' | 'replicate';
@@ -44,6 +45,7 @@ abstract class PadNd extends Module {
   /** Pads the last `dims` dimensions of `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     const fn = this.constructor.name;
+    checkTensor(fn, x);
     const shape = `[${x.shape.join(', ')}]`;
     const constant = this.mode === 'constant';
     const ok = constant ? x.ndim >= this.dims : x.ndim === this.dims + 1 || x.ndim === this.dims + 2;

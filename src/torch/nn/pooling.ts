@@ -4,7 +4,7 @@ import type { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
 import { ArgumentError, checksOf } from '../../util/arguments.js';
-import { asGiven, perAxis, poolSizes } from './layer-util.js';
+import { asGiven, checkRank, checkTensor, perAxis, poolSizes } from './layer-util.js';
 
 /** A pooling window per spatial axis: kernel size, stride, padding and dilation, one number per axis each. */
 export interface PoolWindow {
@@ -293,9 +293,26 @@ abstract class MaxUnpooling extends Module {
     this.window = { ...sizes, dilation: new Array<number>(dims).fill(1) };
   }
 
+  /**
+   * x of the layer's rank (libtorch's unpool kernels index the spatial sizes unchecked, and a
+   * 0-d input ends the process) and int64 indices of x's shape, as the max pool returns them.
+   */
+  protected checkInputs(x: Tensor, indices: Tensor): void {
+    const name = this.constructor.name;
+    checkTensor(name, indices, 'indices');
+    checkRank(name, x, this.dims + 2, 'batch, channels and the spatial axes');
+    const a = x.shape.join(', ');
+    const b = indices.shape.join(', ');
+    if (a !== b || indices.dtype !== 'int64')
+      throw new ArgumentError(
+        `${name}: indices must be int64 of the input's shape [${a}] (as forwardWithIndices returns them), got ${indices.dtype} [${b}]`,
+      );
+  }
+
   /** The spatial output sizes: the default, or `outputSize` checked against the sizes a pool allows. */
   protected outputSizes(x: Tensor, outputSize?: number[]): number[] {
     const name = this.constructor.name;
+    checkTensor(name, x);
     const { kernelSize, stride, padding } = this.window;
     const spatial = x.shape.slice(-this.dims);
     const defaults = spatial.map((n, i) => (n - 1) * stride[i]! - 2 * padding[i]! + kernelSize[i]!);
@@ -330,6 +347,7 @@ export class MaxUnpool1d extends MaxUnpooling {
   }
   /** Applies the layer (shapes: see the class). */
   forward(x: Tensor, indices: Tensor, outputSize?: number[]): Tensor {
+    this.checkInputs(x, indices);
     const [length] = this.outputSizes(x, outputSize);
     // as PyTorch's max_unpool1d: a 2-d unpool over a trailing axis of size 1
     const xs = x.unsqueeze(-1);
@@ -349,6 +367,7 @@ export class MaxUnpool2d extends MaxUnpooling {
   }
   /** Applies the layer (shapes: see the class). */
   forward(x: Tensor, indices: Tensor, outputSize?: number[]): Tensor {
+    this.checkInputs(x, indices);
     return aten.max_unpool2d(x, indices, this.outputSizes(x, outputSize));
   }
 }
@@ -359,6 +378,7 @@ export class MaxUnpool3d extends MaxUnpooling {
   }
   /** Applies the layer (shapes: see the class). */
   forward(x: Tensor, indices: Tensor, outputSize?: number[]): Tensor {
+    this.checkInputs(x, indices);
     const { stride, padding } = this.window;
     return aten.max_unpool3d(x, indices, this.outputSizes(x, outputSize), stride, padding);
   }

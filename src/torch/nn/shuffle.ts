@@ -3,7 +3,7 @@
 import type { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
-import { size } from './layer-util.js';
+import { checkTensor, size } from './layer-util.js';
 import { ArgumentError, checksOf } from '../../util/arguments.js';
 import { channelDropout, channelShuffleOf, pixelShuffleOf, pixelUnshuffleOf } from './functional-shape.js';
 
@@ -71,6 +71,7 @@ export class Unflatten extends Module {
   /** Applies the layer to `x` (shapes: see the class). */
   forward(x: Tensor): Tensor {
     const fn = 'Unflatten';
+    checkTensor(fn, x);
     const rank = Math.max(x.ndim, 1);
     if (this.dim < -rank || this.dim >= rank)
       throw new ArgumentError(

@@ -20,6 +20,7 @@ import {
   type TransformerEncoderLayerOptions,
 } from './transformer.js';
 import { ArgumentError, checksOf } from '../../util/arguments.js';
+import { checkTensor } from './layer-util.js';
 
 /**
  * A stack of numLayers Transformer decoder layers and an optional final norm
@@ -184,6 +185,8 @@ export class Transformer extends Module {
   forward(src: Tensor, tgt: Tensor, masks: TransformerMasks = {}): Tensor {
     const c = checksOf('Transformer');
     c.object(masks, 'masks');
+    checkTensor('Transformer', src, 'src');
+    checkTensor('Transformer', tgt, 'tgt');
     const batched = src.shape.length === 3;
     const batchDim = this.batchFirst ? 0 : 1;
     if (batched && src.shape[batchDim] !== tgt.shape[batchDim]) {

@@ -5,7 +5,7 @@
 import type { Tensor } from '../tensor.js';
 import { zerosLike } from '../creation.js';
 import * as aten from '../generated/aten.js';
-import { Optimizer, checkNumber, type ParamGroupInput } from './optimizer.js';
+import { Optimizer, checkNumber, type ParamGroupInput, optionsOf } from './optimizer.js';
 
 /** Hyperparameters of Adagrad (torch.optim.Adagrad, its defaults): lr 1e-2, lrDecay 0, weightDecay 0, initialAccumulatorValue 0, eps 1e-10, maximize false. */
 export interface AdagradOptions {
@@ -40,7 +40,7 @@ export class Adagrad extends Optimizer<AdagradOptions> {
 
   constructor(params: Tensor[] | ParamGroupInput<AdagradOptions>[], options: Partial<AdagradOptions> = {}) {
     super(params, {
-      lr: options.lr ?? 1e-2,
+      lr: optionsOf(new.target.name, options).lr ?? 1e-2,
       lrDecay: options.lrDecay ?? 0,
       weightDecay: options.weightDecay ?? 0,
       initialAccumulatorValue: options.initialAccumulatorValue ?? 0,
@@ -103,7 +103,7 @@ export class Adadelta extends Optimizer<AdadeltaOptions> {
 
   constructor(params: Tensor[] | ParamGroupInput<AdadeltaOptions>[], options: Partial<AdadeltaOptions> = {}) {
     super(params, {
-      lr: options.lr ?? 1.0,
+      lr: optionsOf(new.target.name, options).lr ?? 1.0,
       rho: options.rho ?? 0.9,
       eps: options.eps ?? 1e-6,
       weightDecay: options.weightDecay ?? 0,

@@ -7,6 +7,7 @@
 import { Tensor } from '../tensor.js';
 import { scalarTensor, zerosLike } from '../creation.js';
 import * as aten from '../generated/aten.js';
+import { describeValue } from '../../util/arguments.js';
 import {
   Optimizer,
   checkNumber,
@@ -14,7 +15,15 @@ import {
   type ParamGroup,
   type ParamGroupInput,
   type ParamState,
+  optionsOf,
 } from './optimizer.js';
+
+/** betas as a message shows them: the numbers, or what was given instead of two. */
+export function betasText(betas: unknown): string {
+  return Array.isArray(betas) && betas.every((b) => typeof b === 'number')
+    ? `[${betas.join(', ')}]`
+    : describeValue(betas);
+}
 
 /** Hyperparameters of Adam (torch.optim.Adam): lr, betas, eps, weightDecay (L2, added to the gradient), amsgrad, maximize. */
 export interface AdamOptions {
@@ -31,8 +40,8 @@ export type AdamWOptions = AdamOptions;
 
 function defaults(options: Partial<AdamOptions>, weightDecay: number): AdamOptions {
   return {
-    lr: options.lr ?? 1e-3,
-    betas: options.betas ? [...options.betas] : [0.9, 0.999],
+    lr: optionsOf(weightDecay === 0 ? 'Adam' : 'AdamW', options).lr ?? 1e-3,
+    betas: options.betas ? (Array.isArray(options.betas) ? [...options.betas] : options.betas) : [0.9, 0.999],
     eps: options.eps ?? 1e-8,
     weightDecay: options.weightDecay ?? weightDecay,
     amsgrad: options.amsgrad ?? false,
@@ -51,7 +60,7 @@ abstract class AdamBase extends Optimizer<AdamOptions> {
     checkNumber(owner, 'eps', h.eps);
     checkNumber(owner, 'weightDecay', h.weightDecay);
     if (!Array.isArray(h.betas) || h.betas.length !== 2 || h.betas.some((b) => !(b >= 0 && b < 1))) {
-      throw new RangeError(`${owner}: invalid betas [${String(h.betas)}] (expected two numbers in [0, 1))`);
+      throw new RangeError(`${owner}: invalid betas ${betasText(h.betas)} (expected two numbers in [0, 1))`);
     }
   }
 

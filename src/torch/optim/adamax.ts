@@ -7,7 +7,8 @@
 import type { Tensor } from '../tensor.js';
 import { zerosLike } from '../creation.js';
 import * as aten from '../generated/aten.js';
-import { Optimizer, checkNumber, type ParamGroupInput } from './optimizer.js';
+import { Optimizer, checkNumber, type ParamGroupInput, optionsOf } from './optimizer.js';
+import { betasText } from './adam.js';
 
 /** Hyperparameters of Adamax (torch.optim.Adamax, its defaults): lr 2e-3, betas [0.9, 0.999], eps 1e-8, weightDecay 0, maximize false. */
 export interface AdamaxOptions {
@@ -37,7 +38,7 @@ export interface RAdamOptions {
 
 function checkBetas(owner: string, betas: unknown): void {
   if (!Array.isArray(betas) || betas.length !== 2 || betas.some((b) => !(b >= 0 && b < 1))) {
-    throw new RangeError(`${owner}: invalid betas [${String(betas)}] (expected two numbers in [0, 1))`);
+    throw new RangeError(`${owner}: invalid betas ${betasText(betas)} (expected two numbers in [0, 1))`);
   }
 }
 
@@ -62,8 +63,12 @@ export class Adamax extends Optimizer<AdamaxOptions> {
 
   constructor(params: Tensor[] | ParamGroupInput<AdamaxOptions>[], options: Partial<AdamaxOptions> = {}) {
     super(params, {
-      lr: options.lr ?? 2e-3,
-      betas: options.betas ? [...options.betas] : [0.9, 0.999],
+      lr: optionsOf(new.target.name, options).lr ?? 2e-3,
+      betas: options.betas
+        ? Array.isArray(options.betas)
+          ? [...options.betas]
+          : options.betas
+        : [0.9, 0.999],
       eps: options.eps ?? 1e-8,
       weightDecay: options.weightDecay ?? 0,
       maximize: options.maximize ?? false,
@@ -108,8 +113,12 @@ export class NAdam extends Optimizer<NAdamOptions> {
 
   constructor(params: Tensor[] | ParamGroupInput<NAdamOptions>[], options: Partial<NAdamOptions> = {}) {
     super(params, {
-      lr: options.lr ?? 2e-3,
-      betas: options.betas ? [...options.betas] : [0.9, 0.999],
+      lr: optionsOf(new.target.name, options).lr ?? 2e-3,
+      betas: options.betas
+        ? Array.isArray(options.betas)
+          ? [...options.betas]
+          : options.betas
+        : [0.9, 0.999],
       eps: options.eps ?? 1e-8,
       weightDecay: options.weightDecay ?? 0,
       momentumDecay: options.momentumDecay ?? 4e-3,
@@ -164,8 +173,12 @@ export class RAdam extends Optimizer<RAdamOptions> {
 
   constructor(params: Tensor[] | ParamGroupInput<RAdamOptions>[], options: Partial<RAdamOptions> = {}) {
     super(params, {
-      lr: options.lr ?? 1e-3,
-      betas: options.betas ? [...options.betas] : [0.9, 0.999],
+      lr: optionsOf(new.target.name, options).lr ?? 1e-3,
+      betas: options.betas
+        ? Array.isArray(options.betas)
+          ? [...options.betas]
+          : options.betas
+        : [0.9, 0.999],
       eps: options.eps ?? 1e-8,
       weightDecay: options.weightDecay ?? 0,
     });

@@ -15,8 +15,10 @@ import {
   type OptimizerStateDict,
   type ParamGroupInput,
   type ParamState,
+  optionsOf,
 } from './optimizer.js';
 import { strongWolfe } from './line-search.js';
+import { ArgumentError } from '../../util/arguments.js';
 
 /** Hyperparameters of LBFGS (torch.optim.LBFGS, its defaults): lr 1, maxIter 20, maxEval maxIter x 5/4 (rounded down), toleranceGrad 1e-7, toleranceChange 1e-9, historySize 100, lineSearchFn null (a fixed step) or 'strong_wolfe'. */
 export interface LBFGSOptions {
@@ -79,9 +81,9 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
     'its closure, line search and stopping rules read values back from the device';
 
   constructor(params: Tensor[] | ParamGroupInput<LBFGSOptions>[], options: Partial<LBFGSOptions> = {}) {
-    const maxIter = options.maxIter ?? 20;
+    const maxIter = optionsOf('LBFGS', options).maxIter ?? 20;
     super(params, {
-      lr: options.lr ?? 1,
+      lr: optionsOf(new.target.name, options).lr ?? 1,
       maxIter,
       maxEval: options.maxEval ?? Math.floor((maxIter * 5) / 4),
       toleranceGrad: options.toleranceGrad ?? 1e-7,
@@ -143,7 +145,7 @@ export class LBFGS extends Optimizer<LBFGSOptions> {
    */
   override step(closure?: LossClosure): number {
     if (typeof closure !== 'function') {
-      throw new TypeError(
+      throw new ArgumentError(
         'LBFGS.step needs a closure that clears the gradients, computes the loss, calls backward() and returns the loss',
       );
     }

@@ -45,6 +45,7 @@ export class LinearLR extends LRScheduler {
   constructor(optimizer: HasParamGroups, options: LinearLROptions = {}) {
     super(optimizer);
     const c = checksOf('LinearLR');
+    c.object(options, 'options');
     this.start = c.number(options.startFactor ?? 1 / 3, 'options.startFactor', { above: 0, max: 1 });
     this.end = c.number(options.endFactor ?? 1, 'options.endFactor', { min: 0, max: 1 });
     this.total = c.integer(options.totalIters ?? 5, 'options.totalIters', { min: 1 });

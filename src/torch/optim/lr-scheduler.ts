@@ -14,6 +14,7 @@ import { initialLrOf } from './initial-lr.js';
 
 /** Number of milestones <= epoch (Python's bisect_right on sorted milestones). */
 function milestonesPassed(epoch: number, milestones: readonly number[]): number {
+  checksOf('milestones').numbers(milestones, 'milestones');
   let n = 0;
   for (const m of milestones) if (m <= epoch) n++;
   return n;
@@ -33,6 +34,7 @@ export interface WarmupMultiStepOptions {
  * exactly the SADE/BalPoE `CustomLR` lambda (same floating-point operations in the same order).
  */
 export function warmupMultiStepFactor(epoch: number, options: WarmupMultiStepOptions): number {
+  checksOf('warmupMultiStepFactor').object(options, 'options');
   const gamma = options.gamma ?? 0.1;
   let factor = 1;
   const passed = milestonesPassed(epoch, options.milestones);
@@ -52,6 +54,7 @@ export interface CustomLROptions {
 
 /** The SADE / BalPoE `CustomLR` lambda (utils/util.py learning_rate_scheduler): factor of the base rate. */
 export function customLrFactor(epoch: number, options: CustomLROptions): number {
+  checksOf('customLrFactor').object(options, 'options');
   const gamma = options.gamma ?? 0.1;
   let lr = epoch >= options.step2 ? gamma * gamma : epoch >= options.step1 ? gamma : 1;
   if (epoch < options.warmupEpoch) lr = (lr * (1 + epoch)) / options.warmupEpoch;
@@ -80,6 +83,7 @@ export interface WarmupCosineOptions {
 
 /** Linear warmup then cosine decay to minFactor, as a factor of the base rate (per epoch or per iteration). */
 export function warmupCosineFactor(step: number, options: WarmupCosineOptions): number {
+  checksOf('warmupCosineFactor').object(options, 'options');
   const { warmupSteps, totalSteps } = options;
   const minFactor = options.minFactor ?? 0;
   if (step < warmupSteps) return (1 + step) / warmupSteps;
@@ -193,6 +197,10 @@ export class LambdaLR extends LRScheduler {
       throw new RangeError(`LambdaLR: got ${factor.length} functions for ${n} parameter groups`);
     }
     this.factors = Array.isArray(factor) ? factor : new Array<(epoch: number) => number>(n).fill(factor);
+    this.factors.forEach(
+      (f, i) =>
+        typeof f === 'function' || checksOf('LambdaLR').fail(`factor[${i}]`, 'a function of the epoch', f),
+    );
     this.initialStep();
   }
 
@@ -229,7 +237,10 @@ export class MultiStepLR extends LRScheduler {
 
   constructor(optimizer: HasParamGroups, options: { milestones: readonly number[]; gamma?: number }) {
     super(optimizer);
-    this.milestones = [...options.milestones].sort((a, b) => a - b);
+    checksOf('MultiStepLR').object(options, 'options');
+    this.milestones = Array.from(
+      checksOf('MultiStepLR').numbers(options.milestones, 'options.milestones'),
+    ).sort((a, b) => a - b);
     this.gamma = options.gamma ?? 0.1;
     this.initialStep();
   }
@@ -251,6 +262,7 @@ export class StepLR extends LRScheduler {
     private readonly options: { stepSize: number; gamma?: number },
   ) {
     super(optimizer);
+    checksOf('StepLR').object(options, 'options');
     if (!(options.stepSize >= 1))
       throw new RangeError(`StepLR: stepSize must be >= 1, got ${options.stepSize}`);
     this.initialStep();
@@ -277,6 +289,7 @@ export class CosineAnnealingLR extends LRScheduler {
 
   constructor(optimizer: HasParamGroups, options: { tMax: number; etaMin?: number }) {
     super(optimizer);
+    checksOf('CosineAnnealingLR').object(options, 'options');
     if (!(options.tMax > 0)) throw new RangeError(`CosineAnnealingLR: tMax must be > 0, got ${options.tMax}`);
     this.tMax = options.tMax;
     this.etaMin = options.etaMin ?? 0;

@@ -6,6 +6,7 @@ import { scalarTensor } from '../creation.js';
 import { keep, tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { isFloatingPoint } from '../dtype.js';
+import { ArgumentError, describeValue } from '../../util/arguments.js';
 
 /** A hyperparameter value: numbers, flags, tuples of numbers (AdamW's betas), or a name or null (LBFGS's lineSearchFn). */
 export type HyperValue = number | boolean | number[] | string | null;
@@ -296,6 +297,15 @@ function cloneHyper(hyper: Hyperparameters): Hyperparameters {
 /** Throws unless value is a finite number >= min (naming the field). */
 export function checkNumber(owner: string, field: string, value: unknown, min = 0): void {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-    throw new RangeError(`${owner}: invalid ${field} ${String(value)} (expected a finite number >= ${min})`);
+    throw new RangeError(
+      `${owner}: invalid ${field} ${describeValue(value)} (expected a finite number >= ${min})`,
+    );
   }
+}
+
+/** `options` when it is an options object; an error naming the optimizer otherwise (null, a number). */
+export function optionsOf<T>(owner: string, options: T): T {
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new ArgumentError(`${owner}: options must be an object, got ${describeValue(options)}`);
+  return options;
 }

@@ -5,7 +5,7 @@
 import type { Tensor } from '../tensor.js';
 import { zerosLike } from '../creation.js';
 import * as aten from '../generated/aten.js';
-import { Optimizer, checkNumber, type ParamGroupInput } from './optimizer.js';
+import { Optimizer, checkNumber, type ParamGroupInput, optionsOf } from './optimizer.js';
 
 /** Hyperparameters of RMSprop (torch.optim.RMSprop, its defaults): lr 1e-2, alpha 0.99, eps 1e-8, weightDecay 0, momentum 0, centered and maximize false. */
 export interface RMSpropOptions {
@@ -36,7 +36,7 @@ export interface RMSpropOptions {
 export class RMSprop extends Optimizer<RMSpropOptions> {
   constructor(params: Tensor[] | ParamGroupInput<RMSpropOptions>[], options: Partial<RMSpropOptions> = {}) {
     super(params, {
-      lr: options.lr ?? 1e-2,
+      lr: optionsOf(new.target.name, options).lr ?? 1e-2,
       alpha: options.alpha ?? 0.99,
       eps: options.eps ?? 1e-8,
       weightDecay: options.weightDecay ?? 0,

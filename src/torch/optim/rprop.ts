@@ -6,7 +6,7 @@
 import type { Tensor } from '../tensor.js';
 import { zerosLike } from '../creation.js';
 import * as aten from '../generated/aten.js';
-import { Optimizer, checkNumber, type ParamGroupInput } from './optimizer.js';
+import { Optimizer, checkNumber, type ParamGroupInput, optionsOf } from './optimizer.js';
 
 /** Hyperparameters of Rprop (torch.optim.Rprop, its defaults): lr 1e-2, etas [0.5, 1.2], stepSizes [1e-6, 50], maximize false. */
 export interface RpropOptions {
@@ -55,7 +55,7 @@ export class Rprop extends Optimizer<RpropOptions> {
 
   constructor(params: Tensor[] | ParamGroupInput<RpropOptions>[], options: Partial<RpropOptions> = {}) {
     super(params, {
-      lr: options.lr ?? 1e-2,
+      lr: optionsOf(new.target.name, options).lr ?? 1e-2,
       etas: options.etas ? [...options.etas] : [0.5, 1.2],
       stepSizes: options.stepSizes ? [...options.stepSizes] : [1e-6, 50],
       maximize: options.maximize ?? false,
@@ -139,7 +139,7 @@ export class ASGD extends Optimizer<ASGDOptions> {
 
   constructor(params: Tensor[] | ParamGroupInput<ASGDOptions>[], options: Partial<ASGDOptions> = {}) {
     super(params, {
-      lr: options.lr ?? 1e-2,
+      lr: optionsOf(new.target.name, options).lr ?? 1e-2,
       lambd: options.lambd ?? 1e-4,
       alpha: options.alpha ?? 0.75,
       t0: options.t0 ?? 1e6,

@@ -5,7 +5,7 @@ import type { Tensor } from '../tensor.js';
 import * as aten from '../generated/aten.js';
 import { noGrad } from '../autograd.js';
 import { tidy } from '../scope.js';
-import { Optimizer, checkNumber, type ParamGroup, type ParamGroupInput } from './optimizer.js';
+import { Optimizer, checkNumber, type ParamGroup, type ParamGroupInput, optionsOf } from './optimizer.js';
 
 /** Hyperparameters of SGD (torch.optim.SGD): lr, momentum, dampening, weightDecay (default 0), nesterov, maximize (default false). */
 export interface SGDOptions {
@@ -38,7 +38,7 @@ export class SGD extends Optimizer<SGDOptions> {
     options: Partial<SGDOptions> & { lr: number },
   ) {
     super(params, {
-      lr: options.lr,
+      lr: optionsOf(new.target.name, options).lr,
       momentum: options.momentum ?? 0,
       dampening: options.dampening ?? 0,
       weightDecay: options.weightDecay ?? 0,
