@@ -8,6 +8,7 @@ import { arange, empty, full, onesLike, where, zeros } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { Distribution, broadcastAll, finfoTiny, type Constraint } from './distribution.js';
 import * as c from './constraints.js';
+import { describeValue } from '../../util/arguments.js';
 import { Binomial, Categorical, pick, probsToLogits, type ProbsOrLogits } from './discrete.js';
 
 /**
@@ -85,7 +86,7 @@ export class Multinomial extends Distribution {
   constructor(totalCount: number, options: ProbsOrLogits) {
     if (!Number.isInteger(totalCount) || totalCount < 0) {
       throw new Error(
-        `tailor: Multinomial: totalCount must be a non-negative integer number (PyTorch has no inhomogeneous totalCount), got ${String(totalCount)}`,
+        `tailor: Multinomial: totalCount must be a non-negative integer number (PyTorch has no inhomogeneous totalCount), got ${describeValue(totalCount)}`,
       );
     }
     const cat = new Categorical(options);

@@ -1,5 +1,6 @@
 // The base of torch.distributions (PyTorch 1.13's Distribution with validate_args=True): shapes,
 // the sample/rsample split, and the argument and support checks every distribution shares.
+import { describeValue } from '../../util/arguments.js';
 import { Tensor } from '../tensor.js';
 import { noGrad } from '../autograd.js';
 import { tidy } from '../scope.js';
@@ -123,7 +124,7 @@ export abstract class Distribution {
       );
     if (!ok) {
       throw new Error(
-        `tailor: ${this.name}.expand: batchShape [${String(batchShape)}] must be a list of sizes that the batchShape [${this.batchShape.join(', ')}] broadcasts to`,
+        `tailor: ${this.name}.expand: batchShape ${Array.isArray(batchShape) && batchShape.every((n) => typeof n === 'number') ? `[${batchShape.join(', ')}]` : describeValue(batchShape)} must be a list of sizes that the batchShape [${this.batchShape.join(', ')}] broadcasts to`,
       );
     }
     return tidy(() => this.expanded(batchShape)) as this;

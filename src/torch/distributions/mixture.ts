@@ -1,5 +1,6 @@
 // Independent and MixtureSameFamily (PyTorch 1.13): distributions built from others, whose
 // densities and draws are those of their parts in PyTorch's order.
+import { describeValue } from '../../util/arguments.js';
 import { Tensor } from '../tensor.js';
 import { tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
@@ -33,7 +34,7 @@ export class Independent extends Distribution {
     const r = reinterpretedBatchNdims;
     if (!Number.isInteger(r) || r < 0 || r > n) {
       throw new Error(
-        `tailor: Independent: reinterpretedBatchNdims must be an integer in [0, len(baseDistribution.batchShape)] = [0, ${n}], got ${String(r)}`,
+        `tailor: Independent: reinterpretedBatchNdims must be an integer in [0, len(baseDistribution.batchShape)] = [0, ${n}], got ${describeValue(r)}`,
       );
     }
     const batch = baseDistribution.batchShape;

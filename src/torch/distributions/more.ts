@@ -17,6 +17,8 @@ const LOG_2 = Math.log(2);
  * hand their parameter on to another's constructor, so that the error names their own.
  */
 function checkPositive(who: string, argument: string, param: Param): void {
+  if (!(param instanceof Tensor) && typeof param !== 'number')
+    throw new Error(`tailor: ${who}: parameter ${argument} must be a Tensor or a number`);
   const ok =
     typeof param === 'number'
       ? param > 0
@@ -76,6 +78,7 @@ export class Cauchy extends Distribution {
     return tidy(() => aten.atan(value.sub(this.loc).div(this.scale)).div(Math.PI).add(0.5));
   }
   override icdf(value: Tensor): Tensor {
+    this.checkValue(value, 'icdf');
     return tidy(() => aten.tan(value.sub(0.5).mul(Math.PI)).mul(this.scale).add(this.loc));
   }
 }
@@ -113,6 +116,7 @@ abstract class Folded extends Distribution {
     return tidy(() => this.baseDist.cdf(value).mul(2).sub(1));
   }
   override icdf(value: Tensor): Tensor {
+    this.checkValue(value, 'icdf');
     return tidy(() => this.baseDist.icdf(value.add(1).div(2)));
   }
   override entropy(): Tensor {

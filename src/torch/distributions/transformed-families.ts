@@ -111,6 +111,7 @@ export class Gumbel extends TwoParams {
     });
   }
   override icdf(value: Tensor): Tensor {
+    this.checkValue(value, 'icdf');
     return tidy(() => {
       const [low, high] = this.bounds();
       const x = monotonize(value)
@@ -192,6 +193,7 @@ export class Weibull extends TwoParams {
     });
   }
   override icdf(value: Tensor): Tensor {
+    this.checkValue(value, 'icdf');
     return tidy(() => {
       const e = monotonize(value).neg().log1p().neg();
       return this.scale.mul(e.pow(this.concentrationReciprocal));
@@ -256,6 +258,7 @@ export class Pareto extends TwoParams {
     });
   }
   override icdf(value: Tensor): Tensor {
+    this.checkValue(value, 'icdf');
     return tidy(() => this.scale.mul(monotonize(value).neg().log1p().neg().div(this.alpha).exp()));
   }
 }

@@ -220,6 +220,7 @@ export class TransformedDistribution extends Distribution {
     });
   }
   override cdf(value: Tensor): Tensor {
+    this.checkValue(value, 'cdf');
     return tidy(() => {
       let x = value;
       for (const t of [...this.transforms].reverse()) x = t.inverse(x);
@@ -227,6 +228,7 @@ export class TransformedDistribution extends Distribution {
     });
   }
   override icdf(value: Tensor): Tensor {
+    this.checkValue(value, 'icdf');
     return tidy(() => this.applyAll(this.baseDist.icdf(this.monotonize(value))));
   }
   override dispose(): void {
