@@ -32,20 +32,22 @@ export class DatasetItemError extends Error {
 /** How one epoch of a general dataset is batched. */
 export interface EpochPlan<T, B> {
   dataset: Dataset<T>;
-  /** The sampler's order of this epoch, already checked against the dataset's length. */
+  /** The indices of this epoch's batches one after another, already checked against the dataset's length. */
   order: number[];
-  batchSize: number;
-  dropLast: boolean;
+  /** The [start, end) positions of each batch in `order`. */
+  ranges: [number, number][];
   collate: (items: T[]) => B;
 }
 
-/** The [start, end) positions of each batch in the order. */
-function* batchRanges(n: number, batchSize: number, dropLast: boolean): Generator<[number, number]> {
+/** The [start, end) positions of each batch of `batchSize` in an order of n indices. */
+export function batchRanges(n: number, batchSize: number, dropLast: boolean): [number, number][] {
+  const ranges: [number, number][] = [];
   for (let start = 0; start < n; start += batchSize) {
     const end = Math.min(start + batchSize, n);
-    if (dropLast && end - start < batchSize) return;
-    yield [start, end];
+    if (dropLast && end - start < batchSize) break;
+    ranges.push([start, end]);
   }
+  return ranges;
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
@@ -76,7 +78,7 @@ function collateItems<T, B>(collate: (items: T[]) => B, items: T[]): B {
  */
 export function* syncBatches<T, B>(plan: EpochPlan<T, B>): Generator<B> {
   const { dataset, order } = plan;
-  for (const [start, end] of batchRanges(order.length, plan.batchSize, plan.dropLast)) {
+  for (const [start, end] of plan.ranges) {
     const items: T[] = [];
     for (let p = start; p < end; p++) {
       let item: T | Promise<T>;
@@ -110,15 +112,15 @@ interface Slot<T> {
 
 /**
  * One epoch for `for await`: get() is called for up to `prefetch` batches' items ahead of the
- * batch being handed out (at most prefetch x batchSize items started and not yet delivered), and
+ * batch being handed out (at most prefetch x the largest batch's size items started and not yet delivered), and
  * the batches come in the sampler's order whatever order the items finish in. The items and
  * batches belong to the caller (no scope), since they are made across awaits.
  */
 export async function* asyncBatches<T, B>(plan: EpochPlan<T, B>, prefetch: number): AsyncGenerator<B> {
-  const { dataset, order, batchSize } = plan;
-  const ranges = [...batchRanges(order.length, batchSize, plan.dropLast)];
+  const { dataset, order, ranges } = plan;
   const total = ranges.length > 0 ? ranges[ranges.length - 1]![1] : 0;
-  const window = prefetch * batchSize;
+  // Batches of a batch sampler may differ in size: the window holds `prefetch` of the largest.
+  const window = prefetch * ranges.reduce((most, [from, to]) => Math.max(most, to - from), 1);
   const slots = new Map<number, Slot<T>>();
   let launched = 0;
   let delivered = 0;

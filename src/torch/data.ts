@@ -1,18 +1,28 @@
 // Datasets and their batches (torch.utils.data): the map-style Dataset, read item by item on demand
 // (files decoded per item, synchronously or asynchronously), TensorDataset of in-memory tensors,
 // default_collate, the DataLoader, and the samplers imbalanced data calls for:
-// WeightedRandomSampler and class-balanced weights. Orders come from tailor's seeded generator, so
-// an epoch's order depends only on the seed and the epoch (PyTorch draws them from its global
-// generator instead).
+// WeightedRandomSampler and class-balanced weights. Their orders come from tailor's seeded
+// generator, so an epoch's order depends only on the seed and the epoch (PyTorch draws them from
+// its global generator instead). Subset, random_split, ConcatDataset, BatchSampler and
+// SubsetRandomSampler live in data-utils.ts.
 import { Tensor } from './tensor.js';
 import { tensor } from './creation.js';
 import { defaultCollate, type Collated } from './data-collate.js';
-import { asyncBatches, syncBatches, type EpochPlan } from './data-loading.js';
+import { asyncBatches, batchRanges, syncBatches, type EpochPlan } from './data-loading.js';
+import type { BatchSamplerLike } from './data-utils.js';
 import { Rng } from '../util/rng.js';
 import { ArgumentError, checksOf } from '../util/arguments.js';
 
 export { defaultCollate, type Collated } from './data-collate.js';
 export { DatasetItemError } from './data-loading.js';
+export {
+  Subset,
+  ConcatDataset,
+  randomSplit,
+  BatchSampler,
+  SubsetRandomSampler,
+  type BatchSamplerLike,
+} from './data-utils.js';
 
 /** The most indices an epoch's order may hold (a JavaScript array of them is built per epoch). */
 const MAX_INDICES = 2 ** 31 - 1;
@@ -151,6 +161,11 @@ export function classBalancedWeights(labels: ArrayLike<number>): Float64Array {
 export interface DataLoaderOptions<T = Tensor[], B = Collated<T>> {
   /** Samples per batch (default 1). */
   batchSize?: number;
+  /**
+   * The batches of each epoch as lists of indices (batch_sampler, such as a {@link BatchSampler}):
+   * it takes the place of batchSize, shuffle, sampler and dropLast, which may not be given with it.
+   */
+  batchSampler?: BatchSamplerLike;
   /** A seeded permutation per epoch (default false: in order); ignored when `sampler` is given. */
   shuffle?: boolean;
   /** The order of each epoch (default: sequential, or random with shuffle). */
@@ -183,6 +198,8 @@ export interface DataLoaderOptions<T = Tensor[], B = Collated<T>> {
  *   int64 [batchSize] }`). `for await (const batch of loader)` loads items concurrently, up to
  *   `prefetch` batches ahead, and hands the batches out in the sampler's order; `for (const batch
  *   of loader)` works when get() is synchronous (a promise from it is a named error).
+ *
+ * - With a `batchSampler` (a {@link BatchSampler}), its batches of indices are the batches.
  *
  * A get() that throws ends the epoch with a {@link DatasetItemError} naming the index, once the
  * batches before it were handed out; the items loaded and not yet handed out are freed first, as
@@ -226,8 +243,12 @@ export interface DataLoaderOptions<T = Tensor[], B = Collated<T>> {
 // and with the defaults (T = Tensor[], B = Collated<T> = Tensor[]) `new DataLoader(tensorDataset)`
 // and `for (const batch of loader)` type as they did before datasets were generic.
 export class DataLoader<T = Tensor[], B = Collated<T>> implements Iterable<B>, AsyncIterable<B> {
-  readonly batchSize: number;
+  /** Samples per batch; null when a batchSampler makes the batches (PyTorch's None). */
+  readonly batchSize: number | null;
+  /** The order of each epoch (sequential when a batchSampler makes the batches, as in PyTorch). */
   readonly sampler: Sampler;
+  /** The batch sampler given in the options, or undefined. */
+  readonly batchSampler: BatchSamplerLike | undefined;
   readonly dropLast: boolean;
   /** Batches loading ahead under `for await`. */
   readonly prefetch: number;
@@ -246,7 +267,26 @@ export class DataLoader<T = Tensor[], B = Collated<T>> implements Iterable<B>, A
       c.fail('dataset', 'a Dataset (a length and a get(index) method) or a TensorDataset', dataset);
     c.integer(dataset.length, 'dataset.length', { min: 0, max: MAX_INDICES });
     c.object(options, 'options');
-    this.batchSize = c.integer(options.batchSize ?? 1, 'options.batchSize', { min: 1 });
+    this.batchSampler = options.batchSampler;
+    if (options.batchSampler !== undefined) {
+      const b = options.batchSampler as Partial<BatchSamplerLike> | null;
+      if (typeof b?.batches !== 'function')
+        c.fail('options.batchSampler', 'a BatchSampler (a batches(epoch) method)', b);
+      // PyTorch's check: the batch sampler decides batch size, order and the last batch.
+      if (
+        (options.batchSize !== undefined && options.batchSize !== 1) ||
+        options.shuffle === true ||
+        options.sampler !== undefined ||
+        options.dropLast === true
+      )
+        throw new ArgumentError(
+          'DataLoader: options.batchSampler is mutually exclusive with batchSize, shuffle, sampler and dropLast; give the batch size, order and dropLast to the BatchSampler instead',
+        );
+    }
+    this.batchSize =
+      options.batchSampler === undefined
+        ? c.integer(options.batchSize ?? 1, 'options.batchSize', { min: 1 })
+        : null;
     this.prefetch = c.integer(options.prefetch ?? 2, 'options.prefetch', { min: 1 });
     this.dropLast = options.dropLast === true;
     if (options.collate !== undefined && typeof options.collate !== 'function')
@@ -265,6 +305,7 @@ export class DataLoader<T = Tensor[], B = Collated<T>> implements Iterable<B>, A
 
   /** Batches per epoch. */
   get length(): number {
+    if (this.batchSize === null) return this.batchSampler!.length;
     const n = this.sampler.length;
     return this.dropLast ? Math.floor(n / this.batchSize) : Math.ceil(n / this.batchSize);
   }
@@ -286,32 +327,43 @@ export class DataLoader<T = Tensor[], B = Collated<T>> implements Iterable<B>, A
     return this.dataset instanceof TensorDataset && this.collate === undefined;
   }
 
-  /** The next epoch's order, checked against the dataset (this starts the epoch). */
-  private nextOrder(): number[] {
-    const order = this.sampler.indices(this.epoch++);
+  /**
+   * The next epoch's indices, batch after batch, and each batch's [start, end) in them, checked
+   * against the dataset (this starts the epoch).
+   */
+  private nextOrder(): { order: number[]; ranges: [number, number][] } {
+    const epoch = this.epoch++;
+    let order: number[];
+    let ranges: [number, number][];
+    if (this.batchSize === null) {
+      const batches = this.batchSampler!.batches(epoch);
+      order = batches.flat();
+      let end = 0;
+      ranges = batches.map((b) => [end, (end += b.length)]);
+    } else {
+      order = this.sampler.indices(epoch);
+      ranges = batchRanges(order.length, this.batchSize, this.dropLast);
+    }
     const n = this.dataset.length;
+    const source = this.batchSize === null ? 'batch sampler' : 'sampler';
     for (const i of order)
       if (!(Number.isInteger(i) && i >= 0 && i < n))
-        throw new RangeError(`DataLoader: the sampler gave index ${i}, outside the dataset's 0..${n - 1}`);
-    return order;
+        throw new RangeError(`DataLoader: the ${source} gave index ${i}, outside the dataset's 0..${n - 1}`);
+    return { order, ranges };
   }
 
   private plan(): EpochPlan<T, B> {
     return {
       dataset: this.dataset,
-      order: this.nextOrder(),
-      batchSize: this.batchSize,
-      dropLast: this.dropLast,
+      ...this.nextOrder(),
       collate: this.collate ?? (defaultCollate as unknown as (items: T[]) => B),
     };
   }
 
   private *tensorBatches(): Generator<Tensor[]> {
     const dataset = this.dataset as unknown as TensorDataset;
-    const order = this.nextOrder();
-    for (let start = 0; start < order.length; start += this.batchSize) {
-      const end = Math.min(start + this.batchSize, order.length);
-      if (this.dropLast && end - start < this.batchSize) return;
+    const { order, ranges } = this.nextOrder();
+    for (const [start, end] of ranges) {
       const device = dataset.tensors[0]!.device;
       const index = tensor(order.slice(start, end), { dtype: 'int64', device });
       try {

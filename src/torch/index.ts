@@ -55,7 +55,7 @@ export * as fft from './fft.js';
 export * as nn from './nn/index.js';
 /** ONNX export: a graph builder (opset 17, onnx-proto) and the ONNX form of the nn layers in evaluation mode. */
 export * as onnx from './onnx/index.js';
-/** Datasets and their batches (torch.utils.data): map-style datasets read on demand, TensorDataset, defaultCollate, the DataLoader (for await prefetches async items) and samplers, class-balanced included. */
+/** Datasets and their batches (torch.utils.data): map-style datasets read on demand, TensorDataset, Subset, ConcatDataset, randomSplit, defaultCollate, the DataLoader (for await prefetches async items) and samplers, batch and class-balanced included. */
 export * as data from './data.js';
 /** Probability distributions (torch.distributions): sampling on the global generator, logProb, entropy, cdf/icdf, rsample, and klDivergence. */
 export * as distributions from './distributions/index.js';
