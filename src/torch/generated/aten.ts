@@ -3731,3 +3731,11 @@ export function linalg_householder_product(input: Tensor, tau: Tensor): Tensor {
   if (op_linalg_householder_product < 0) op_linalg_householder_product = native.resolve('aten::linalg_householder_product', '');
   return wrap(native.call(op_linalg_householder_product, tensorArg(input, 'linalg_householder_product', 'input'), tensorArg(tau, 'linalg_householder_product', 'tau')) as number);
 }
+
+let op_erfinv_ = -1;
+/** `aten::erfinv_(Tensor(a!) self) -> Tensor(a!)` */
+export function erfinv_(self_: Tensor): Tensor {
+  if (op_erfinv_ < 0) op_erfinv_ = native.resolve('aten::erfinv_', '');
+  native.callVoid(op_erfinv_, self_.handle);
+  return self_;
+}

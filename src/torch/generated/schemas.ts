@@ -526,4 +526,5 @@ export const EXPECTED_SCHEMAS: Readonly<Record<string, string>> = {
   "_upsample_bicubic2d_aa.vec": "aten::_upsample_bicubic2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor",
   "geqrf": "aten::geqrf(Tensor self) -> (Tensor a, Tensor tau)",
   "linalg_householder_product": "aten::linalg_householder_product(Tensor input, Tensor tau) -> Tensor",
+  "erfinv_": "aten::erfinv_(Tensor(a!) self) -> Tensor(a!)",
 };
