@@ -3736,6 +3736,6 @@ let op_erfinv_ = -1;
 /** `aten::erfinv_(Tensor(a!) self) -> Tensor(a!)` */
 export function erfinv_(self_: Tensor): Tensor {
   if (op_erfinv_ < 0) op_erfinv_ = native.resolve('aten::erfinv_', '');
-  native.callVoid(op_erfinv_, self_.handle);
+  native.callVoid(op_erfinv_, tensorArg(self_, 'erfinv_', 'self'));
   return self_;
 }
