@@ -406,6 +406,17 @@ test('tensor API: hostile arguments from JavaScript end in named errors (the API
       () => new torch.nn.MaxUnpool3d(1).forward(torch.scalarTensor(1), x),
       /^MaxUnpool3d: the input must be 4-d or 5-d/,
     ],
+    // ... and so did the raw operators, with a 0-d input or too short an output_size
+    [
+      'a 0-d input to aten.max_unpool3d',
+      () => torch.aten.max_unpool3d(torch.scalarTensor(1), x, [], [1, 1, 1], [0, 0, 0]),
+      /^aten::max_unpool3d: argument 'self' must be a 4-d or 5-d Tensor, got a 0-d one/,
+    ],
+    [
+      'a short output_size to aten.max_unpool2d',
+      () => torch.aten.max_unpool2d(torch.ones([1, 2, 2]), torch.zeros([1, 2, 2], 'int64'), [4]),
+      /^aten::max_unpool2d: argument 'output_size' must be 2 integers, got/,
+    ],
     [
       'float indices',
       () => new torch.nn.MaxUnpool2d(1).forward(torch.ones([1, 2, 2]), torch.ones([1, 2, 2])),

@@ -2,7 +2,7 @@
 // libtorch. Do not edit by hand.
 import { native } from '../native.js';
 import { Tensor, wrap, type Scalar } from '../tensor.js';
-import { numberArgOf, scalarArgOf, tensorArg, tensorListArg } from '../op-args.js';
+import { maxUnpoolGuard, numberArgOf, scalarArgOf, tensorArg, tensorListArg } from '../op-args.js';
 import { dtypeCode, type DType } from '../dtype.js';
 
 let op_add_Tensor = -1;
@@ -1872,6 +1872,7 @@ let op_max_unpool2d = -1;
 /** `aten::max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor` */
 export function max_unpool2d(self_: Tensor, indices: Tensor, output_size: number | number[]): Tensor {
   if (op_max_unpool2d < 0) op_max_unpool2d = native.resolve('aten::max_unpool2d', '');
+  maxUnpoolGuard('max_unpool2d', self_, indices, output_size);
   return wrap(native.call(op_max_unpool2d, tensorArg(self_, 'max_unpool2d', 'self'), tensorArg(indices, 'max_unpool2d', 'indices'), output_size) as number);
 }
 
@@ -1879,6 +1880,7 @@ let op_max_unpool3d = -1;
 /** `aten::max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor` */
 export function max_unpool3d(self_: Tensor, indices: Tensor, output_size: number | number[], stride: number | number[], padding: number | number[]): Tensor {
   if (op_max_unpool3d < 0) op_max_unpool3d = native.resolve('aten::max_unpool3d', '');
+  maxUnpoolGuard('max_unpool3d', self_, indices, output_size, stride, padding);
   return wrap(native.call(op_max_unpool3d, tensorArg(self_, 'max_unpool3d', 'self'), tensorArg(indices, 'max_unpool3d', 'indices'), output_size, stride, padding) as number);
 }
 
