@@ -247,7 +247,7 @@ export function split(input: Tensor, splitSizeOrSections: number | number[], dim
     return aten.split_Tensor(input, c.integer(splitSizeOrSections, 'splitSizeOrSections', { min: 1 }), d);
   const total = c
     .array(splitSizeOrSections, 'splitSizeOrSections')
-    .reduce<number>((a, b) => a + Number(b), 0);
+    .reduce<number>((a, b, i) => a + c.integer(b, `splitSizeOrSections[${i}]`, { min: 0 }), 0);
   if (total !== input.size(d))
     c.fail(
       'splitSizeOrSections',
