@@ -27,3 +27,26 @@ export function moduleRegistries(module: Module): ModuleRegistries {
     );
   return r;
 }
+
+/**
+ * @internal Makes `module.dispose()` also free the tensors of `computed` (the weights a
+ * reparametrisation computes, which are no parameters of the module); returns the function that
+ * gives the module its own dispose back.
+ */
+export function disposeAlso(module: Module, computed: Map<string, Tensor>): () => void {
+  const own = Object.getOwnPropertyDescriptor(module, 'dispose');
+  const dispose = module.dispose;
+  Object.defineProperty(module, 'dispose', {
+    configurable: true,
+    writable: true,
+    value: function (this: Module) {
+      for (const t of computed.values()) t.dispose();
+      computed.clear();
+      dispose.call(this);
+    },
+  });
+  return () => {
+    if (own) Object.defineProperty(module, 'dispose', own);
+    else delete (module as unknown as Record<string, unknown>).dispose;
+  };
+}

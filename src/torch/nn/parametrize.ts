@@ -9,7 +9,7 @@ import { Tensor } from '../tensor.js';
 import { keep, tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { Module } from './module.js';
-import { moduleRegistries } from './module-registries.js';
+import { disposeAlso, moduleRegistries } from './module-registries.js';
 import type { RemovableHandle } from '../hook-handle.js';
 import { ArgumentError } from '../../util/arguments.js';
 
@@ -59,7 +59,8 @@ interface State {
   /** The names computed inside the current parametrize.cached block. */
   readonly fresh: Set<string>;
   readonly hook: RemovableHandle;
-  readonly ownDispose: PropertyDescriptor | undefined;
+  /** Gives the module its own dispose back. */
+  readonly restoreDispose: () => void;
 }
 const states = new WeakMap<Module, State>();
 
@@ -134,23 +135,14 @@ function stateOf(module: Module): State {
       cachedStates.add(state);
     }
   });
+  const computed = new Map<string, Tensor>();
   const state: State = {
     dict,
-    computed: new Map(),
+    computed,
     fresh: new Set(),
     hook,
-    ownDispose: Object.getOwnPropertyDescriptor(module, 'dispose'),
+    restoreDispose: disposeAlso(module, computed),
   };
-  const dispose = module.dispose;
-  Object.defineProperty(module, 'dispose', {
-    configurable: true,
-    writable: true,
-    value: function (this: Module) {
-      for (const t of state.computed.values()) t.dispose();
-      state.computed.clear();
-      dispose.call(this);
-    },
-  });
   states.set(module, state);
   return state;
 }
@@ -260,7 +252,6 @@ export function removeParametrizations(module: Module, name: string, leaveParame
   state.hook.remove();
   registries(module).modulesByName.delete('parametrizations');
   delete (module as unknown as Record<string, unknown>).parametrizations;
-  if (state.ownDispose) Object.defineProperty(module, 'dispose', state.ownDispose);
-  else delete (module as unknown as Record<string, unknown>).dispose;
+  state.restoreDispose();
   states.delete(module);
 }

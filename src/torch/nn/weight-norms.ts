@@ -11,7 +11,7 @@ import { keep, tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import * as aten from '../generated/aten.js';
 import { Module } from './module.js';
-import { moduleRegistries } from './module-registries.js';
+import { disposeAlso, moduleRegistries } from './module-registries.js';
 import type { RemovableHandle } from './module-hooks.js';
 import { ConvTranspose1d, ConvTranspose2d, ConvTranspose3d } from './conv.js';
 import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
@@ -30,7 +30,8 @@ interface Hooked {
   readonly computed: Map<string, Tensor>;
   /** The forward pre-hook that recomputes the weights. */
   readonly hook: RemovableHandle;
-  readonly ownDispose: PropertyDescriptor | undefined;
+  /** Gives the module its own dispose back. */
+  readonly restoreDispose: () => void;
 }
 
 const hooked = new WeakMap<Module, Hooked>();
@@ -62,18 +63,8 @@ function install(module: Module, name: string, norm: Norm): Hooked {
       norms,
       computed,
       hook,
-      ownDispose: Object.getOwnPropertyDescriptor(module, 'dispose'),
+      restoreDispose: disposeAlso(module, computed),
     };
-    const dispose = module.dispose;
-    Object.defineProperty(module, 'dispose', {
-      configurable: true,
-      writable: true,
-      value: function (this: Module) {
-        for (const t of s.computed.values()) t.dispose();
-        s.computed.clear();
-        dispose.call(this);
-      },
-    });
     hooked.set(module, s);
     state = s;
   }
@@ -88,8 +79,7 @@ function uninstall(module: Module, name: string): void {
   state.computed.delete(name);
   if (state.norms.size > 0) return;
   state.hook.remove();
-  if (state.ownDispose) Object.defineProperty(module, 'dispose', state.ownDispose);
-  else delete (module as unknown as Record<string, unknown>).dispose;
+  state.restoreDispose();
   hooked.delete(module);
 }
 

@@ -25,6 +25,15 @@ export function betasText(betas: unknown): string {
     : describeValue(betas);
 }
 
+/**
+ * The betas an optimizer keeps: a copy of the given array (the caller's is not shared), what was
+ * given when it is no array (the optimizer's check then names it), or the default.
+ */
+export function betasOption(betas: unknown, fallback: number[] = [0.9, 0.999]): number[] {
+  if (!betas) return fallback;
+  return Array.isArray(betas) ? [...(betas as number[])] : (betas as number[]);
+}
+
 /** Hyperparameters of Adam (torch.optim.Adam): lr, betas, eps, weightDecay (L2, added to the gradient), amsgrad, maximize. */
 export interface AdamOptions {
   lr: number;
@@ -41,7 +50,7 @@ export type AdamWOptions = AdamOptions;
 function defaults(options: Partial<AdamOptions>, weightDecay: number): AdamOptions {
   return {
     lr: optionsOf(weightDecay === 0 ? 'Adam' : 'AdamW', options).lr ?? 1e-3,
-    betas: options.betas ? (Array.isArray(options.betas) ? [...options.betas] : options.betas) : [0.9, 0.999],
+    betas: betasOption(options.betas),
     eps: options.eps ?? 1e-8,
     weightDecay: options.weightDecay ?? weightDecay,
     amsgrad: options.amsgrad ?? false,

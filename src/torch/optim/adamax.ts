@@ -8,7 +8,7 @@ import type { Tensor } from '../tensor.js';
 import { zerosLike } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { Optimizer, checkNumber, type ParamGroupInput, optionsOf } from './optimizer.js';
-import { betasText } from './adam.js';
+import { betasOption, betasText } from './adam.js';
 
 /** Hyperparameters of Adamax (torch.optim.Adamax, its defaults): lr 2e-3, betas [0.9, 0.999], eps 1e-8, weightDecay 0, maximize false. */
 export interface AdamaxOptions {
@@ -64,11 +64,7 @@ export class Adamax extends Optimizer<AdamaxOptions> {
   constructor(params: Tensor[] | ParamGroupInput<AdamaxOptions>[], options: Partial<AdamaxOptions> = {}) {
     super(params, {
       lr: optionsOf(new.target.name, options).lr ?? 2e-3,
-      betas: options.betas
-        ? Array.isArray(options.betas)
-          ? [...options.betas]
-          : options.betas
-        : [0.9, 0.999],
+      betas: betasOption(options.betas),
       eps: options.eps ?? 1e-8,
       weightDecay: options.weightDecay ?? 0,
       maximize: options.maximize ?? false,
@@ -114,11 +110,7 @@ export class NAdam extends Optimizer<NAdamOptions> {
   constructor(params: Tensor[] | ParamGroupInput<NAdamOptions>[], options: Partial<NAdamOptions> = {}) {
     super(params, {
       lr: optionsOf(new.target.name, options).lr ?? 2e-3,
-      betas: options.betas
-        ? Array.isArray(options.betas)
-          ? [...options.betas]
-          : options.betas
-        : [0.9, 0.999],
+      betas: betasOption(options.betas),
       eps: options.eps ?? 1e-8,
       weightDecay: options.weightDecay ?? 0,
       momentumDecay: options.momentumDecay ?? 4e-3,
@@ -174,11 +166,7 @@ export class RAdam extends Optimizer<RAdamOptions> {
   constructor(params: Tensor[] | ParamGroupInput<RAdamOptions>[], options: Partial<RAdamOptions> = {}) {
     super(params, {
       lr: optionsOf(new.target.name, options).lr ?? 1e-3,
-      betas: options.betas
-        ? Array.isArray(options.betas)
-          ? [...options.betas]
-          : options.betas
-        : [0.9, 0.999],
+      betas: betasOption(options.betas),
       eps: options.eps ?? 1e-8,
       weightDecay: options.weightDecay ?? 0,
     });
