@@ -76,7 +76,9 @@ function tensorOrData(c: ArgumentChecks, value: unknown, name: string, dtype?: D
 /** Checks indices [sparseDim, nnz] against values [nnz, ...] and size; returns the size to use or null (inferred). */
 function checkCoo(c: ArgumentChecks, indices: Tensor, values: Tensor, size: unknown): number[] | null {
   if (indices.dtype !== 'int64')
-    throw new ArgumentError(`${c.fn}: indices must be int64, got ${indices.dtype}: convert them with .long()`);
+    throw new ArgumentError(
+      `${c.fn}: indices must be int64, got ${indices.dtype}: convert them with .long()`,
+    );
   if (indices.ndim !== 2)
     throw new ArgumentError(
       `${c.fn}: indices must be 2-d [sparseDim, nnz] (one column per entry), got shape [${indices.shape}]`,
@@ -143,15 +145,17 @@ export function sparseCooTensor(
   const o = c.object(options, 'options') as SparseCooOptions;
   return tidy(() => {
     const i = tensorOrData(c, indices, 'indices', 'int64');
-    const v = tensorOrData(c, values, 'values');
+    const given = tensorOrData(c, values, 'values');
+    // libtorch's operator ignores its dtype argument: convert the values, as PyTorch's Python does
+    const v = o.dtype === undefined || o.dtype === given.dtype ? given : given.to(o.dtype);
     if (isSparseHandle(i.handle) || isSparseHandle(v.handle))
       throw new ArgumentError(`${c.fn}: indices and values must be dense tensors`);
     const checked = checkCoo(c, i, v, size);
     const device = creationDevice(o.device ?? v.device);
     const out =
       checked === null
-        ? aten.sparse_coo_tensor_indices(i, v, o.dtype ?? null, null, device ?? null)
-        : aten.sparse_coo_tensor_indices_size(i, v, checked, o.dtype ?? null, null, device ?? null);
+        ? aten.sparse_coo_tensor_indices(i, v, null, null, device ?? null)
+        : aten.sparse_coo_tensor_indices_size(i, v, checked, null, null, device ?? null);
     if (o.requiresGrad === true) out.requiresGrad_(true);
     return out;
   });
@@ -200,7 +204,9 @@ const methods: Record<string, (t: Tensor, ...rest: never[]) => unknown> = {
     if (!isSparseHandle(mask.handle))
       throw new ArgumentError('Tensor.sparseMask: mask must be a sparse tensor: convert it with toSparse()');
     if (mask.shape.join() !== t.shape.join())
-      throw new ArgumentError(`Tensor.sparseMask: mask [${mask.shape}] must have the tensor's shape [${t.shape}]`);
+      throw new ArgumentError(
+        `Tensor.sparseMask: mask [${mask.shape}] must have the tensor's shape [${t.shape}]`,
+      );
     return aten.sparse_mask(t, mask);
   },
 };

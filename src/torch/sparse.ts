@@ -12,14 +12,18 @@ export { isSparseTensor, type Layout } from './sparse-layout.js';
 function sparseArg(c: ArgumentChecks, value: unknown, name: string): Tensor {
   if (!(value instanceof Tensor)) return c.fail(name, 'a sparse Tensor', value);
   if (!isSparseHandle(value.handle))
-    throw new ArgumentError(`${c.fn}: ${name} must be a sparse COO tensor, got a dense one: convert it with toSparse()`);
+    throw new ArgumentError(
+      `${c.fn}: ${name} must be a sparse COO tensor, got a dense one: convert it with toSparse()`,
+    );
   return value;
 }
 
 function denseArg(c: ArgumentChecks, value: unknown, name: string): Tensor {
   if (!(value instanceof Tensor)) return c.fail(name, 'a Tensor', value);
   if (isSparseHandle(value.handle))
-    throw new ArgumentError(`${c.fn}: ${name} must be a dense tensor, got a sparse one: convert it with toDense()`);
+    throw new ArgumentError(
+      `${c.fn}: ${name} must be a dense tensor, got a sparse one: convert it with toDense()`,
+    );
   return value;
 }
 
@@ -100,5 +104,9 @@ export function logSoftmax(input: Tensor, dim: number, options: { dtype?: DType 
   const c = checksOf('sparse.logSoftmax');
   sparseArg(c, input, 'input');
   const o = c.object(options, 'options');
-  return aten._sparse_log_softmax_int(input, softmaxDim(c, input, dim), (o.dtype as DType | undefined) ?? null);
+  return aten._sparse_log_softmax_int(
+    input,
+    softmaxDim(c, input, dim),
+    (o.dtype as DType | undefined) ?? null,
+  );
 }

@@ -80,7 +80,9 @@ export function clipGradNorm_(
       const entries = grads.map((g) => (isSparseHandle(g.handle) ? aten._values(g.coalesce()) : g));
       let total: Tensor;
       if (normType === Infinity) {
-        const norms = entries.map((g) => (g.numel === 0 ? scalarTensor(0, g.dtype, g.device) : aten.max(g.abs())).to(device));
+        const norms = entries.map((g) =>
+          (g.numel === 0 ? scalarTensor(0, g.dtype, g.device) : aten.max(g.abs())).to(device),
+        );
         total = norms.length === 1 ? norms[0]! : aten.max(aten.stack(norms));
       } else {
         const norms = entries.map((g) => aten.linalg_vector_norm(g, normType).to(device));

@@ -172,6 +172,8 @@ export class SGD extends Optimizer<SGDOptions> {
         'SGD.step: weightDecay does not work with sparse gradients (as in PyTorch): set weightDecay to 0 for the group of the sparse parameters',
       );
     if (this.rateOf(group))
-      throw new ArgumentError('SGD.step: the capturable step takes dense gradients only: set capturable to false');
+      throw new ArgumentError(
+        'SGD.step: the capturable step takes dense gradients only: set capturable to false',
+      );
   }
 }

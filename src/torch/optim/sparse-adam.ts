@@ -25,7 +25,14 @@ export function sparseLike(like: Tensor, values: Tensor): Tensor {
   const indices = aten._indices(like);
   if (indices.numel === 0 || values.numel === 0)
     return aten.sparse_coo_tensor_size(like.shape, values.dtype, null, like.device.name);
-  return aten.sparse_coo_tensor_indices_size(indices, values, like.shape, values.dtype, null, like.device.name);
+  return aten.sparse_coo_tensor_indices_size(
+    indices,
+    values,
+    like.shape,
+    values.dtype,
+    null,
+    like.device.name,
+  );
 }
 
 /**
@@ -48,7 +55,10 @@ export function sparseLike(like: Tensor, values: Tensor): Tensor {
 export class SparseAdam extends Optimizer<SparseAdamOptions> {
   protected override readonly takesSparseGradients = true;
 
-  constructor(params: Tensor[] | ParamGroupInput<SparseAdamOptions>[], options: Partial<SparseAdamOptions> = {}) {
+  constructor(
+    params: Tensor[] | ParamGroupInput<SparseAdamOptions>[],
+    options: Partial<SparseAdamOptions> = {},
+  ) {
     super(params, {
       lr: optionsOf(new.target.name, options).lr ?? 1e-3,
       betas: betasOption(options.betas),
@@ -67,7 +77,9 @@ export class SparseAdam extends Optimizer<SparseAdamOptions> {
     checkNumber('SparseAdam', 'lr', h.lr);
     checkNumber('SparseAdam', 'eps', h.eps);
     if (!Array.isArray(h.betas) || h.betas.length !== 2 || h.betas.some((b) => !(b >= 0 && b < 1)))
-      throw new RangeError(`SparseAdam: invalid betas ${betasText(h.betas)} (expected two numbers in [0, 1))`);
+      throw new RangeError(
+        `SparseAdam: invalid betas ${betasText(h.betas)} (expected two numbers in [0, 1))`,
+      );
   }
 
   step(): void {
