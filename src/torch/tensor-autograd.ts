@@ -42,7 +42,8 @@ declare module './tensor.js' {
      */
     registerHook(hook: GradHook): RemovableHandle;
     /** Replaces the data (like `p.data = t` in PyTorch), keeping this handle and its grad state. */
-    setData(source: Tensor): void; /**
+    setData(source: Tensor): void;
+    /**
      * Keeps this non-leaf tensor's gradient in `grad` when a backward computes it, as leaves keep
      * theirs (torch.Tensor.retain_grad); nothing changes for a leaf. The gradient adds up over
      * backwards (with `retainGraph`), and over everything one backward sends through it, module
