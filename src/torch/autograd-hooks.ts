@@ -5,6 +5,9 @@
 // handing each boundary's gradient to its hook before sending it on into the graph behind it.
 // Gradients of leaves (parameters) are hooked without a cut: their `.grad` is set aside before the
 // engine runs and the new gradient passes through the hooks before it is added back.
+// Retained gradients (Tensor.retainGrad) are libtorch's own and add up over the engine runs of one
+// backward, as over several backwards; only a cut's stand-in leaf (a hooked module's output, a
+// non-leaf in PyTorch) has its retained gradient kept here (see retainStandInGrad).
 import { native } from './native.js';
 import { Tensor } from './tensor.js';
 import { tidy } from './scope.js';
@@ -23,12 +26,18 @@ interface Segment {
   /** Owned shared handles to the detached leaves that stand for them in front of the cut. */
   readonly leaves: number[];
   readonly hook: SegmentHook;
+  /** Per leaf: whether its stand-in's gradient is retained (Tensor.retainGrad on it). */
+  readonly retained: boolean[];
 }
 
 const segments = new Map<number, Segment>();
 let nextSegment = 0;
 const leafHooks = new Map<Tensor, Map<number, GradHook>>();
 const afterRun: (() => void)[] = [];
+/** The stand-in leaves cutGraph handed out: their segment and position in it. */
+const standIns = new WeakMap<Tensor, { segment: Segment; index: number }>();
+/** Stand-ins whose gradient is retained (they keep answering retainsGrad after their segment goes). */
+const retainedStandIns = new WeakSet<Tensor>();
 
 /** @internal Runs `fn` when the backward now running ends (to free what its hooks held). */
 export function afterBackward(fn: () => void): void {
@@ -43,12 +52,35 @@ export function afterBackward(fn: () => void): void {
  */
 export function cutGraph(tensors: Tensor[], hook: SegmentHook): Tensor[] {
   const leaves = tensors.map((t) => t.detach().requiresGrad_());
-  segments.set(nextSegment++, {
+  const segment: Segment = {
     originals: tensors.map((t) => native.share(t.handle)),
     leaves: leaves.map((t) => native.share(t.handle)),
     hook,
-  });
+    retained: leaves.map(() => false),
+  };
+  segments.set(nextSegment++, segment);
+  leaves.forEach((t, index) => standIns.set(t, { segment, index }));
   return leaves;
+}
+
+/**
+ * @internal Tensor.retainGrad for a cut's stand-in leaf (what a module with backward hooks returns
+ * in place of its output, a non-leaf in PyTorch): marks its gradient as retained, and answers
+ * whether `tensor` is such a stand-in. The engine sees a leaf, whose gradient the segment takes
+ * for its hook; runBackward gives the stand-in that gradient as it arrived, before any hook
+ * replaces it, added up over backwards as libtorch's retained gradients are.
+ */
+export function retainStandInGrad(tensor: Tensor): boolean {
+  const at = standIns.get(tensor);
+  if (!at || ![...segments.values()].includes(at.segment)) return false;
+  at.segment.retained[at.index] = true;
+  retainedStandIns.add(tensor);
+  return true;
+}
+
+/** @internal Whether retainStandInGrad marked `tensor`. */
+export function standInRetainsGrad(tensor: Tensor): boolean {
+  return retainedStandIns.has(tensor);
 }
 
 /** @internal How many segments wait for a backward (for tests and leak reports). */
@@ -82,6 +114,15 @@ export function runBackward(
     setAside.set(t, native.grad(t.handle));
     native.setGrad(t.handle, null);
   }
+  // Retained stand-ins: an owned handle to each, with its gradient so far (the total to come).
+  const retained = new Map<number, { own: number; total: number | null }>();
+  for (const segment of segments.values())
+    segment.leaves.forEach((h, i) => {
+      if (!segment.retained[i]) return;
+      const own = native.share(h);
+      retained.set(h, { own, total: native.grad(own) });
+      native.setGrad(own, null);
+    });
   try {
     native.backward(root.handle, gradient ? gradient.handle : null, retain, create);
     // Latest first: a segment's leaves get gradients only from graphs built after them.
@@ -92,6 +133,13 @@ export function runBackward(
       for (const h of segment.leaves) native.setGrad(h, null);
       tidy(() => {
         const grads = handles.map((h) => (h === null ? null : new Tensor(h)));
+        grads.forEach((g, i) => {
+          const entry = retained.get(segment.leaves[i]!);
+          if (!entry || !g) return;
+          // As libtorch's retain_grad: a copy the first time, a sum after.
+          const sum = entry.total === null ? g.clone() : new Tensor(entry.total).add(g);
+          entry.total = native.share(sum.handle);
+        });
         // Hooks run as PyTorch runs them in backward: recording a graph only with createGraph.
         const mode = native.isGradEnabled();
         native.setGradEnabled(create);
@@ -124,6 +172,10 @@ export function runBackward(
     throw error;
   } finally {
     for (const fn of afterRun.splice(0)) fn();
+    for (const { own, total } of retained.values()) {
+      native.setGrad(own, total);
+      native.dispose(total === null ? [own] : [own, total]);
+    }
     for (const [t, before] of setAside) {
       tidy(() => {
         const now = native.grad(t.handle);

@@ -1486,6 +1486,20 @@ export function is_pinned(self_: Tensor, device?: string | null): boolean {
   return native.call(op_is_pinned, tensorArg(self_, 'is_pinned', 'self'), device) as boolean;
 }
 
+let op_retain_grad = -1;
+/** `aten::retain_grad(Tensor(a!) self) -> ()` */
+export function retain_grad(self_: Tensor): void {
+  if (op_retain_grad < 0) op_retain_grad = native.resolve('aten::retain_grad', '');
+  native.callVoid(op_retain_grad, tensorArg(self_, 'retain_grad', 'self'));
+}
+
+let op_retains_grad = -1;
+/** `aten::retains_grad(Tensor self) -> bool` */
+export function retains_grad(self_: Tensor): boolean {
+  if (op_retains_grad < 0) op_retains_grad = native.resolve('aten::retains_grad', '');
+  return native.call(op_retains_grad, tensorArg(self_, 'retains_grad', 'self')) as boolean;
+}
+
 let op_type_as = -1;
 /** `aten::type_as(Tensor self, Tensor other) -> Tensor` */
 export function type_as(self_: Tensor, other: Tensor): Tensor {

@@ -210,6 +210,8 @@ export const EXPECTED_SCHEMAS: Readonly<Record<string, string>> = {
   "to.device": "aten::to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
   "pin_memory": "aten::pin_memory(Tensor(a) self, Device? device=None) -> Tensor(a)",
   "is_pinned": "aten::is_pinned(Tensor self, Device? device=None) -> bool",
+  "retain_grad": "aten::retain_grad(Tensor(a!) self) -> ()",
+  "retains_grad": "aten::retains_grad(Tensor self) -> bool",
   "type_as": "aten::type_as(Tensor self, Tensor other) -> Tensor",
   "zeros": "aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
   "zeros_like": "aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
