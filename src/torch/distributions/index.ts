@@ -37,9 +37,8 @@ export {
   StickBreakingTransform,
   ReshapeTransform,
   CumulativeDistributionTransform,
-  bijectTo,
-  transformTo,
 } from './transforms-more.js';
+export { bijectTo, transformTo } from './constraint-registry.js';
 export {
   LogitRelaxedBernoulli,
   RelaxedBernoulli,

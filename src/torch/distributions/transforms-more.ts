@@ -1,6 +1,5 @@
 // PyTorch 1.13's further transforms (torch.distributions.transforms): Tanh, Power, Softplus,
-// Abs, Softmax, StickBreaking, Reshape and CumulativeDistribution, with its formulas op for op,
-// and biject_to / transform_to for tailor's constraints.
+// Abs, Softmax, StickBreaking, Reshape and CumulativeDistribution, with its formulas op for op.
 import { Tensor } from '../tensor.js';
 import { tidy } from '../scope.js';
 import { ones, zeros } from '../creation.js';
@@ -8,8 +7,8 @@ import * as aten from '../generated/aten.js';
 import { describeValue } from '../../util/arguments.js';
 import { Distribution, broadcastShapes, finfoEps, finfoTiny, type Constraint } from './distribution.js';
 import * as c from './constraints.js';
-import { ComposeTransform, IndependentTransform, TransformBase } from './transform-base.js';
-import { ExpTransform, SigmoidTransform, type Transform } from './transforms.js';
+import { TransformBase } from './transform-base.js';
+import type { Transform } from './transforms.js';
 
 /** Values in [-1, 1] (PyTorch's `Interval(lower_bound=-1.0, upper_bound=1.0)`, Tanh's codomain). */
 const symmetricUnitInterval: Constraint = {
@@ -410,37 +409,4 @@ export class CumulativeDistributionTransform extends TransformBase {
   protected rebuild(cacheSize: 0 | 1): Transform {
     return new CumulativeDistributionTransform(this.distribution, cacheSize);
   }
-}
-
-/** The transform of `who` for constraint, or a named error listing the constraints it knows. */
-function registered(who: string, constraint: Constraint, simplex: () => Transform): Transform {
-  if (constraint === c.real) return new ComposeTransform([]);
-  if (constraint === c.realVector) return new IndependentTransform(new ComposeTransform([]), 1);
-  if (constraint === c.positive || constraint === c.nonnegative) return new ExpTransform();
-  if (constraint === c.unitInterval) return new SigmoidTransform();
-  if (constraint === c.simplex) return simplex();
-  const name =
-    constraint && typeof constraint === 'object' && 'name' in constraint
-      ? constraint.name
-      : describeValue(constraint);
-  throw new Error(
-    `tailor: ${who}: no transform is registered for the constraint ${String(name)}; tailor registers constraints.real, realVector, positive, nonnegative, unitInterval and simplex`,
-  );
-}
-
-/**
- * A bijection from the reals (of the constraint's event dims) onto the constraint, as PyTorch's
- * `biject_to`: the identity for real, Exp for positive and nonnegative, Sigmoid for the unit
- * interval, StickBreaking for the simplex.
- */
-export function bijectTo(constraint: Constraint): Transform {
-  return registered('bijectTo', constraint, () => new StickBreakingTransform());
-}
-
-/**
- * A transform from the reals onto the constraint, not necessarily one-to-one, as PyTorch's
- * `transform_to`: as bijectTo, but Softmax for the simplex.
- */
-export function transformTo(constraint: Constraint): Transform {
-  return registered('transformTo', constraint, () => new SoftmaxTransform());
 }
