@@ -313,6 +313,13 @@ export function tanh(self_: Tensor): Tensor {
   return wrap(native.call(op_tanh, tensorArg(self_, 'tanh', 'self')) as number);
 }
 
+let op_atanh = -1;
+/** `aten::atanh(Tensor self) -> Tensor` */
+export function atanh(self_: Tensor): Tensor {
+  if (op_atanh < 0) op_atanh = native.resolve('aten::atanh', '');
+  return wrap(native.call(op_atanh, tensorArg(self_, 'atanh', 'self')) as number);
+}
+
 let op_relu = -1;
 /** `aten::relu(Tensor self) -> Tensor` */
 export function relu(self_: Tensor): Tensor {

@@ -46,6 +46,7 @@ export const EXPECTED_SCHEMAS: Readonly<Record<string, string>> = {
   "sigmoid": "aten::sigmoid(Tensor self) -> Tensor",
   "tan": "aten::tan(Tensor self) -> Tensor",
   "tanh": "aten::tanh(Tensor self) -> Tensor",
+  "atanh": "aten::atanh(Tensor self) -> Tensor",
   "relu": "aten::relu(Tensor self) -> Tensor",
   "relu_": "aten::relu_(Tensor(a!) self) -> Tensor(a!)",
   "gelu": "aten::gelu(Tensor self, *, str approximate=\"none\") -> Tensor",
