@@ -27,3 +27,10 @@ export {
 } from './transforms.js';
 export { MultivariateNormal, type MultivariateNormalOptions } from './multivariate-normal.js';
 export { klDivergence, registeredKlPairs } from './kl.js';
+export {
+  NegativeBinomial,
+  ContinuousBernoulli,
+  FisherSnedecor,
+  type ContinuousBernoulliLims,
+} from './families-more.js';
+export { LowRankMultivariateNormal } from './low-rank-mvn.js';

@@ -15,6 +15,7 @@ import { Gumbel, Pareto } from './transformed-families.js';
 import { Geometric } from './counts.js';
 import { Independent } from './mixture.js';
 import { TransformedDistribution } from './transforms.js';
+import { klPairRules } from './kl-more.js';
 
 const EULER = 0.5772156649015329;
 
@@ -164,7 +165,10 @@ const rules: Rule[] = [
 ];
 
 /** The families klDivergence has a formula for, as `P-Q` pairs. */
-export const registeredKlPairs: readonly string[] = rules.map(([ctor]) => `${ctor.name}-${ctor.name}`);
+export const registeredKlPairs: readonly string[] = [
+  ...rules.map(([ctor]) => `${ctor.name}-${ctor.name}`),
+  ...klPairRules.map(([p, q]) => `${p.name}-${q.name}`),
+];
 
 /**
  * KL(p ‖ q) (torch.distributions.kl_divergence), of shape of the broadcast batch. Only the
@@ -174,6 +178,9 @@ export const registeredKlPairs: readonly string[] = rules.map(([ctor]) => `${cto
 export function klDivergence(p: Distribution, q: Distribution): Tensor {
   for (const [ctor, fn] of rules) {
     if (p instanceof ctor && q instanceof ctor) return tidy(() => fn(p as never, q as never));
+  }
+  for (const [pCtor, qCtor, fn] of klPairRules) {
+    if (p instanceof pCtor && q instanceof qCtor) return tidy(() => fn(p as never, q as never));
   }
   throw new Error(
     `tailor: klDivergence has no formula for (${p.constructor.name}, ${q.constructor.name}); the registered pairs are ${registeredKlPairs.join(', ')}`,

@@ -155,7 +155,7 @@ export class TransformedDistribution extends Distribution {
   /** The transforms, applied first to last. */
   readonly transforms: readonly Transform[];
   override readonly hasRsample: boolean;
-  readonly #ownsBase: boolean;
+  #ownsBase: boolean;
   constructor(baseDistribution: Distribution, transforms: Transform | Transform[]) {
     if (!(baseDistribution instanceof Distribution)) {
       throw new Error('tailor: TransformedDistribution: baseDistribution must be a Distribution');
@@ -180,6 +180,18 @@ export class TransformedDistribution extends Distribution {
     this.#ownsBase = expands;
     this.transforms = list;
     this.hasRsample = base.hasRsample;
+  }
+  /**
+   * The base expanded to batchShape (its own event dims kept) under the same transforms
+   * (PyTorch 1.13's expand, whose elementwise inverse shapes are the shape itself); the new
+   * distribution owns that base.
+   */
+  protected override expanded(batchShape: number[]): Distribution {
+    const shape = [...batchShape, ...this.eventShape];
+    const baseBatch = shape.slice(0, shape.length - this.baseDist.eventShape.length);
+    const out = new TransformedDistribution(this.baseDist.expand(baseBatch), [...this.transforms]);
+    out.#ownsBase = true;
+    return out;
   }
   /** The last transform's codomain (the base's support without transforms). */
   get support(): Constraint {
