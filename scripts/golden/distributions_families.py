@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes test/golden/torch/distributions-families.json: PyTorch 1.13's NegativeBinomial,
-ContinuousBernoulli, FisherSnedecor and LowRankMultivariateNormal in float64 (as
+ContinuousBernoulli, FisherSnedecor, LowRankMultivariateNormal, LKJCholesky and Wishart in float64 (as
 scripts/golden/distributions.py: logProb, entropy, mean, variance, cdf and icdf where they exist,
 the gradients of their sum, sample() and rsample() draws after torch.manual_seed(7) with the
 gradients of (draws * weights).sum()); expand() of the families that gained it (batch shape,
@@ -53,11 +53,15 @@ def build(name, p):
         return D.Binomial(total_count=p["totalCount"], **pl(p))
     if name == "NegativeBinomial":
         return D.NegativeBinomial(p["totalCount"], **pl(p))
+    if name == "LKJCholesky":
+        return D.LKJCholesky(int(p["dim"].item()), p["concentration"])
     if name == "Multinomial":
         return D.Multinomial(int(p["totalCount"].item()), **pl(p))
+    kw = {"covarianceMatrix": "covariance_matrix", "precisionMatrix": "precision_matrix", "scaleTril": "scale_tril"}
     if name == "MultivariateNormal":
-        kw = {"covarianceMatrix": "covariance_matrix", "precisionMatrix": "precision_matrix", "scaleTril": "scale_tril"}
         return D.MultivariateNormal(p["loc"], **{kw[k]: v for k, v in p.items() if k != "loc"})
+    if name == "Wishart":
+        return D.Wishart(p["df"], **{kw[k]: v for k, v in p.items() if k != "df"})
     if name == "Independent-Normal":
         return D.Independent(D.Normal(p["loc"], p["scale"]), 1)
     if name == "MixtureSameFamily-Normal":
@@ -69,7 +73,7 @@ def build(name, p):
     raise ValueError(name)
 
 
-INTEGRAL = ("totalCount",)
+INTEGRAL = ("totalCount", "dim")
 
 
 def leafs(params):
@@ -108,8 +112,10 @@ def case(label, name, params, value):
         if r is not None:
             out[key] = data(r)
             total = total + r.sum()
-    for key in ("mean", "variance"):
-        out[key] = data(getattr(d, key))
+    for key in ("mean", "variance"):  # LKJCholesky has neither
+        r = try_(lambda: getattr(d, key))
+        if r is not None:
+            out[key] = data(r)
     out["grads"] = grads_of(total, ps)
     torch.manual_seed(7)
     out["sample"] = data(d.sample((3,)))
@@ -120,7 +126,19 @@ def case(label, name, params, value):
         r = d2.rsample((3,))
         w = torch.linspace(-1, 1, r.numel()).reshape(r.shape)
         out["rsample"] = data(r)
-        out["rsampleGrads"] = grads_of((r * w).sum(), ps2)
+        try:
+            out["rsampleGrads"] = grads_of((r * w).sum(), ps2)
+        except RuntimeError:
+            # 1.13's Wishart.rsample changes its redraw mask in place, which its backward needs.
+            # Its draws are the redraw of every sample (its is_singular is the support check
+            # itself): the gradient is that of the second Bartlett draw, replayed here.
+            ps3 = leafs(params)
+            d3 = build(name, ps3)
+            torch.manual_seed(7)
+            d3._bartlett_sampling(torch.Size((3,)))
+            replay = d3._bartlett_sampling(torch.Size((3,)))
+            assert torch.equal(replay.detach(), r.detach())
+            out["rsampleGrads"] = grads_of((replay * w).sum(), ps3)
     cases.append(out)
 
 
@@ -135,6 +153,17 @@ case("lowrank", "LowRankMultivariateNormal", {"loc": t([0.0, 1.0, -1.0]), "covFa
 case("lowrank-batch", "LowRankMultivariateNormal",
      {"loc": t([[0.0, 1.0, -1.0], [0.5, 0.0, 0.2]]), "covFactor": t([[1.0], [0.3], [-0.7]]), "covDiag": t([[0.5, 1.0, 2.0]])},
      t([0.3, 0.1, 0.0]))
+corr = t([[1.0, 0.3, -0.2], [0.3, 1.0, 0.5], [-0.2, 0.5, 1.0]])
+corr2 = t([[1.0, -0.6, 0.1], [-0.6, 1.0, 0.0], [0.1, 0.0, 1.0]])
+case("lkj", "LKJCholesky", {"dim": t(3.0), "concentration": t([0.5, 1.0, 4.0])},
+     torch.linalg.cholesky(torch.stack([corr, corr2, torch.eye(3)])))
+case("lkj-2", "LKJCholesky", {"dim": t(2.0), "concentration": t(2.5)}, torch.linalg.cholesky(t([[1.0, 0.4], [0.4, 1.0]])))
+cov = t([[2.0, 0.5, 0.1], [0.5, 1.0, -0.3], [0.1, -0.3, 1.5]])
+spd = t([[3.0, 0.2, -0.5], [0.2, 2.0, 0.4], [-0.5, 0.4, 1.0]])
+case("wishart-cov", "Wishart", {"df": t([3.5, 6.0]), "covarianceMatrix": cov}, torch.stack([spd, cov]))
+case("wishart-precision", "Wishart", {"df": t(4.0), "precisionMatrix": torch.linalg.inv(cov)}, spd)
+case("wishart-scaletril", "Wishart", {"df": t([1.5, 2.0]), "scaleTril": t([[[1.0, 0.0], [0.3, 0.7]], [[0.5, 0.0], [-0.2, 2.0]]])},
+     t([[1.0, 0.2], [0.2, 0.5]]))
 
 expands = []
 
@@ -164,7 +193,6 @@ expand("categorical-logits", "Categorical", {"logits": t([[0.1, -1.0], [2.0, 0.0
 expand("onehot", "OneHotCategorical", {"logits": t([0.1, -1.0, 0.5])}, [2], t([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]))
 expand("multinomial", "Multinomial", {"totalCount": t(5.0), "probs": t([0.2, 0.3, 0.5])}, [2], t([[1.0, 1.0, 3.0], [0.0, 5.0, 0.0]]))
 expand("dirichlet", "Dirichlet", {"concentration": t([0.5, 1.0, 2.0])}, [2], t([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]]))
-cov = t([[2.0, 0.5, 0.1], [0.5, 1.0, -0.3], [0.1, -0.3, 1.5]])
 mloc = t([0.0, 1.0, -1.0])
 expand("mvn-cov", "MultivariateNormal", {"loc": mloc, "covarianceMatrix": cov}, [2], t([0.3, 0.1, 0.0]))
 expand("mvn-precision", "MultivariateNormal", {"loc": mloc, "precisionMatrix": torch.linalg.inv(cov)}, [2, 1], t([0.3, 0.1, 0.0]))
@@ -173,6 +201,8 @@ expand("lowrank", "LowRankMultivariateNormal", {"loc": mloc, "covFactor": W, "co
 expand("negbin", "NegativeBinomial", {"totalCount": t(3.0), "logits": t([0.2, -0.4])}, [2, 2], t([1.0, 4.0]))
 expand("contbern", "ContinuousBernoulli", {"probs": t([0.3, 0.5])}, [3, 2], t([0.2, 0.7]))
 expand("fisher", "FisherSnedecor", {"df1": t(3.0), "df2": t([5.0, 9.0])}, [2, 2], t([0.8, 1.5]))
+expand("lkj", "LKJCholesky", {"dim": t(4.0), "concentration": t([0.7, 2.0])}, [3, 2], torch.eye(4))
+expand("wishart", "Wishart", {"df": t(5.0), "scaleTril": torch.linalg.cholesky(cov)}, [2], spd)
 expand("mixture", "MixtureSameFamily-Normal", {"mixLogits": t([0.1, -0.4, 1.0]), "loc": t([-1.0, 0.0, 2.0]), "scale": t([0.5, 1.0, 0.8])},
        [2], t([0.4, -1.0]))
 expand("transformed", "Transformed-NormalExpAffine", {"loc": t([0.0, 0.5]), "scale": t([0.4, 1.0]), "aLoc": t(1.0), "aScale": t(2.0)},

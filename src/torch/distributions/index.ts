@@ -34,3 +34,5 @@ export {
   type ContinuousBernoulliLims,
 } from './families-more.js';
 export { LowRankMultivariateNormal } from './low-rank-mvn.js';
+export { LKJCholesky } from './lkj-cholesky.js';
+export { Wishart } from './wishart.js';
