@@ -172,8 +172,9 @@ export const registeredKlPairs: readonly string[] = [
 
 /**
  * KL(p ‖ q) (torch.distributions.kl_divergence), of shape of the broadcast batch. Only the
- * same-family pairs PyTorch registers are known (see registeredKlPairs); a subclass takes its
- * family's formula, as in PyTorch (Chi2 is a Gamma); any other pair is a named error.
+ * pairs PyTorch 1.13 registers are known (see registeredKlPairs): the same-family ones, then
+ * those of kl-more.ts (newer families, cross-family pairs); a subclass takes its family's
+ * formula, as in PyTorch (Chi2 is a Gamma); any other pair is a named error.
  */
 export function klDivergence(p: Distribution, q: Distribution): Tensor {
   for (const [ctor, fn] of rules) {
