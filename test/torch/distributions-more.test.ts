@@ -67,7 +67,10 @@ test('expand() and the newer families give named errors, as PyTorch validate_arg
     );
   throwsNamed(() => new D.Normal(t64([0, 1]), 1).expand([3]), /Normal.expand: batchShape \[3\]/);
   throwsNamed(() => new D.Normal(0, 1).expand([-1]), /Normal.expand: batchShape/);
-  throwsNamed(() => new D.Dirichlet(t64([1, 2])).expand([3]), /Dirichlet has no expand/);
+  throwsNamed(
+    () => new D.Dirichlet(t64([[1, 2]]).expand(2, 2)).expand([3]),
+    /Dirichlet.expand: batchShape \[3\]/,
+  );
   throwsNamed(() => new D.Cauchy(0, t64([1, 0])), /Cauchy: parameter scale .*GreaterThan/);
   throwsNamed(() => new D.HalfNormal(-1), /HalfNormal: parameter scale .*GreaterThan/);
   throwsNamed(() => new D.HalfCauchy(t64([0])), /HalfCauchy: parameter scale/);

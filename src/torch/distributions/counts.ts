@@ -9,7 +9,7 @@ import * as aten from '../generated/aten.js';
 import { Distribution, broadcastAll, finfoTiny, type Constraint } from './distribution.js';
 import * as c from './constraints.js';
 import { describeValue } from '../../util/arguments.js';
-import { Binomial, Categorical, pick, probsToLogits, type ProbsOrLogits } from './discrete.js';
+import { Binomial, Categorical, givenKind, pick, probsToLogits, type ProbsOrLogits } from './discrete.js';
 
 /**
  * The number of failures before the first success of Bernoulli(probs) trials
@@ -99,6 +99,12 @@ export class Multinomial extends Distribution {
   }
   get logits(): Tensor {
     return this.categorical.logits;
+  }
+  protected override expanded(batchShape: number[]): Distribution {
+    const kind = givenKind.get(this.categorical) ?? 'probs';
+    return new Multinomial(this.totalCount, {
+      [kind]: this.expandParam(this.categorical[kind], batchShape),
+    });
   }
   get support(): Constraint {
     return c.multinomial(this.totalCount);

@@ -33,6 +33,12 @@ export function probsToLogits(p: Tensor, binary: boolean): Tensor {
   });
 }
 
+/**
+ * Which of probs or logits each distribution was built with: expand() hands the same one on, as
+ * PyTorch 1.13 (which keeps whichever its instance holds in __dict__).
+ */
+export const givenKind = new WeakMap<Distribution, 'probs' | 'logits'>();
+
 /** log(1 + exp(x)) as -log σ(-x): no overflow, and the exact gradient σ(x) everywhere. */
 function softplus(x: Tensor): Tensor {
   return aten.log_sigmoid(x.neg()).neg();
@@ -72,6 +78,7 @@ export class Bernoulli extends Distribution {
     const [kind, value] = pick('Bernoulli', options);
     const [p] = broadcastAll('Bernoulli', value);
     super(p.shape);
+    givenKind.set(this, kind);
     if (kind === 'probs') {
       this.probs = this.own(p);
       this.checkParam('probs', p, c.unitInterval);
@@ -81,6 +88,10 @@ export class Bernoulli extends Distribution {
       this.checkParam('logits', p, c.real);
       this.probs = this.own(p.sigmoid());
     }
+  }
+  protected override expanded(batchShape: number[]): Distribution {
+    const kind = givenKind.get(this) ?? 'probs';
+    return new Bernoulli({ [kind]: this.expandParam(this[kind], batchShape) });
   }
   get support(): Constraint {
     return c.boolean;
@@ -129,6 +140,7 @@ export class Categorical extends Distribution {
       );
     }
     super(value.shape.slice(0, -1));
+    givenKind.set(this, kind);
     this.numEvents = value.size(-1);
     if (kind === 'probs') {
       const p = this.own(tidy(() => value.div(value.sum(-1, true))));
@@ -140,6 +152,10 @@ export class Categorical extends Distribution {
       this.logits = this.own(tidy(() => value.sub(value.logsumexp(-1, true))));
       this.probs = this.own(this.logits.softmax(-1));
     }
+  }
+  protected override expanded(batchShape: number[]): Distribution {
+    const kind = givenKind.get(this) ?? 'probs';
+    return new Categorical({ [kind]: this.expandParam(this[kind], batchShape) });
   }
   get support(): Constraint {
     return c.integerInterval(0, this.numEvents - 1);
@@ -204,6 +220,10 @@ export class OneHotCategorical extends Distribution {
   }
   get logits(): Tensor {
     return this.categorical.logits;
+  }
+  protected override expanded(batchShape: number[]): Distribution {
+    const kind = givenKind.get(this.categorical) ?? 'probs';
+    return new OneHotCategorical({ [kind]: this.expandParam(this.categorical[kind], batchShape) });
   }
   get support(): Constraint {
     return c.oneHot;
@@ -283,6 +303,7 @@ export class Binomial extends Distribution {
     const [kind, value] = pick('Binomial', options);
     const [n, p] = broadcastAll('Binomial', options.totalCount ?? 1, value);
     super(p.shape);
+    givenKind.set(this, kind);
     this.own(n);
     this.own(p);
     this.totalCount = n.dtype === p.dtype ? n : this.own(n.to(p.dtype));
@@ -296,6 +317,11 @@ export class Binomial extends Distribution {
       this.checkParam('logits', p, c.real);
       this.probs = this.own(p.sigmoid());
     }
+  }
+  protected override expanded(batchShape: number[]): Distribution {
+    const kind = givenKind.get(this) ?? 'probs';
+    const e = (t: Tensor): Tensor => this.expandParam(t, batchShape);
+    return new Binomial({ totalCount: e(this.totalCount), [kind]: e(this[kind]) });
   }
   get support(): Constraint {
     return c.integerInterval(0, this.totalCount, 'totalCount');

@@ -82,6 +82,13 @@ export class Dirichlet extends Distribution {
       check: (v) => aten.all_dim(v.gt(0), -1),
     });
   }
+  /** The expanded concentration is a view this distribution owns (dispose() frees it). */
+  protected override expanded(batchShape: number[]): Distribution {
+    const view = this.expandParam(this.concentration, batchShape);
+    const out = new Dirichlet(view);
+    out.own(view);
+    return out;
+  }
   get support(): Constraint {
     return c.simplex;
   }

@@ -46,3 +46,12 @@ export {
   RelaxedOneHotCategorical,
 } from './relaxed.js';
 export { LogisticNormal, Kumaraswamy } from './logistic-kumaraswamy.js';
+export {
+  NegativeBinomial,
+  ContinuousBernoulli,
+  FisherSnedecor,
+  type ContinuousBernoulliLims,
+} from './families-more.js';
+export { LowRankMultivariateNormal } from './low-rank-mvn.js';
+export { LKJCholesky } from './lkj-cholesky.js';
+export { Wishart } from './wishart.js';

@@ -15,6 +15,7 @@ import { Gumbel, Pareto } from './transformed-families.js';
 import { Geometric } from './counts.js';
 import { Independent } from './mixture.js';
 import { TransformedDistribution } from './transforms.js';
+import { klPairRules } from './kl-more.js';
 
 const EULER = 0.5772156649015329;
 
@@ -164,16 +165,23 @@ const rules: Rule[] = [
 ];
 
 /** The families klDivergence has a formula for, as `P-Q` pairs. */
-export const registeredKlPairs: readonly string[] = rules.map(([ctor]) => `${ctor.name}-${ctor.name}`);
+export const registeredKlPairs: readonly string[] = [
+  ...rules.map(([ctor]) => `${ctor.name}-${ctor.name}`),
+  ...klPairRules.map(([p, q]) => `${p.name}-${q.name}`),
+];
 
 /**
  * KL(p ‖ q) (torch.distributions.kl_divergence), of shape of the broadcast batch. Only the
- * same-family pairs PyTorch registers are known (see registeredKlPairs); a subclass takes its
- * family's formula, as in PyTorch (Chi2 is a Gamma); any other pair is a named error.
+ * pairs PyTorch 1.13 registers are known (see registeredKlPairs): the same-family ones, then
+ * those of kl-more.ts (newer families, cross-family pairs); a subclass takes its family's
+ * formula, as in PyTorch (Chi2 is a Gamma); any other pair is a named error.
  */
 export function klDivergence(p: Distribution, q: Distribution): Tensor {
   for (const [ctor, fn] of rules) {
     if (p instanceof ctor && q instanceof ctor) return tidy(() => fn(p as never, q as never));
+  }
+  for (const [pCtor, qCtor, fn] of klPairRules) {
+    if (p instanceof pCtor && q instanceof qCtor) return tidy(() => fn(p as never, q as never));
   }
   throw new Error(
     `tailor: klDivergence has no formula for (${p.constructor.name}, ${q.constructor.name}); the registered pairs are ${registeredKlPairs.join(', ')}`,

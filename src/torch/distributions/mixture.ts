@@ -102,6 +102,7 @@ export class MixtureSameFamily extends Distribution {
   /** The K components: their batch shape ends in K. */
   readonly componentDistribution: Distribution;
   readonly #eventNdims: number;
+  #ownsParts = false;
   constructor(mixtureDistribution: Categorical, componentDistribution: Distribution) {
     if (!(mixtureDistribution instanceof Categorical)) {
       throw new Error('tailor: MixtureSameFamily: mixtureDistribution must be a Categorical');
@@ -137,6 +138,26 @@ export class MixtureSameFamily extends Distribution {
     this.mixtureDistribution = mixtureDistribution;
     this.componentDistribution = componentDistribution;
     this.#eventNdims = componentDistribution.eventShape.length;
+  }
+  /**
+   * The mixture expanded to batchShape and the components to batchShape + [K] (PyTorch 1.13's
+   * order); the new mixture owns both expansions, and dispose() frees them.
+   */
+  protected override expanded(batchShape: number[]): Distribution {
+    const k = this.mixtureDistribution.numEvents;
+    const out = new MixtureSameFamily(
+      this.mixtureDistribution.expand(batchShape),
+      this.componentDistribution.expand([...batchShape, k]),
+    );
+    out.#ownsParts = true;
+    return out;
+  }
+  override dispose(): void {
+    if (this.#ownsParts) {
+      this.mixtureDistribution.dispose();
+      this.componentDistribution.dispose();
+    }
+    super.dispose();
   }
   /** Values where some component has positive density (each component's support). */
   get support(): Constraint {

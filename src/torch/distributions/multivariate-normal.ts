@@ -86,6 +86,19 @@ export class MultivariateNormal extends Distribution {
       this.unbroadcastedScaleTril = this.own(L);
     }
   }
+  /**
+   * loc expanded, the Cholesky factor shared unbroadcast (as PyTorch 1.13) through a view the new
+   * distribution owns. Whichever matrix built this one, the expansion's covariance, precision
+   * and scale_tril are the same (tailor derives all three from the factor).
+   */
+  protected override expanded(batchShape: number[]): Distribution {
+    const L = this.unbroadcastedScaleTril;
+    const out = new MultivariateNormal(this.expandParam(this.loc, batchShape), {
+      scaleTril: L.expand(...L.shape),
+    });
+    out.own(out.unbroadcastedScaleTril);
+    return out;
+  }
   get support(): Constraint {
     return c.realVector;
   }

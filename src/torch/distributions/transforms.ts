@@ -258,6 +258,21 @@ export class TransformedDistribution extends Distribution {
     this.transforms = list;
     this.hasRsample = base.hasRsample;
   }
+  /**
+   * The base expanded to the batch shape the transforms map the new shape back to (PyTorch 1.13's
+   * expand: batchShape + eventShape through each transform's inverseShape, last first), under the
+   * same transforms; the new distribution owns that base.
+   */
+  protected override expanded(batchShape: number[]): Distribution {
+    const shape = new ComposeTransform([...this.transforms]).inverseShape([
+      ...batchShape,
+      ...this.eventShape,
+    ]);
+    const base = this.baseDist.expand(shape.slice(0, shape.length - this.baseDist.eventShape.length));
+    const out = new TransformedDistribution(base, [...this.transforms]);
+    out.#made.push(base);
+    return out;
+  }
   /** The last transform's codomain, made Independent over the event dims beyond its own. */
   get support(): Constraint {
     const last = this.transforms[this.transforms.length - 1];
