@@ -26,7 +26,12 @@ const entries = new Map<number, Entry>();
 const afterRun: (() => void)[] = [];
 let dispatcherSet = false;
 
-function dispatch(isFunction: boolean, id: number, handles: (number | null)[], saved: number): (number | null)[] {
+function dispatch(
+  isFunction: boolean,
+  id: number,
+  handles: (number | null)[],
+  saved: number,
+): (number | null)[] {
   const tensors = handles.map((h) => (h === null ? null : new Tensor(h)));
   try {
     const entry = entries.get(id);
@@ -36,7 +41,10 @@ function dispatch(isFunction: boolean, id: number, handles: (number | null)[], s
       throw new Error(`tailor: autograd: the backward of custom Function ${id} is gone (an internal error)`);
     }
     return tidy(() => {
-      const out = entry.kind === 'hook' ? [runHook(entry.hook, entry.shape, tensors[0])] : entry.backward(tensors.slice(0, saved), tensors.slice(saved));
+      const out =
+        entry.kind === 'hook'
+          ? [runHook(entry.hook, entry.shape, tensors[0])]
+          : entry.backward(tensors.slice(0, saved), tensors.slice(saved));
       return out.map((t) => (t === null ? null : native.share(t.handle)));
     });
   } finally {
@@ -49,7 +57,9 @@ function runHook(hook: GradHook, shape: number[], grad: Tensor | null): Tensor |
   const out = hook(grad);
   if (out === undefined) return null;
   if (!(out instanceof Tensor))
-    throw new ArgumentError(`tailor: registerHook: a hook must return a Tensor or undefined, got ${describeValue(out)}`);
+    throw new ArgumentError(
+      `tailor: registerHook: a hook must return a Tensor or undefined, got ${describeValue(out)}`,
+    );
   const got = out.shape;
   if (got.length !== shape.length || got.some((n, i) => n !== shape[i]))
     throw new ArgumentError(
@@ -91,7 +101,12 @@ export function liveJsAutograd(): number {
 }
 
 /** @internal Tensor.backward: see the Tensor method. */
-export function runBackward(root: Tensor, gradient: Tensor | undefined, retain: boolean, create: boolean): void {
+export function runBackward(
+  root: Tensor,
+  gradient: Tensor | undefined,
+  retain: boolean,
+  create: boolean,
+): void {
   engineRun(() => native.backward(root.handle, gradient ? gradient.handle : null, retain, create));
 }
 

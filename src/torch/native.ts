@@ -99,7 +99,12 @@ export interface NativeAddon {
   ): (number | null)[];
   /** Sets the function the engine calls for JavaScript hooks and Function backwards (autograd-hooks.ts). */
   setAutogradDispatcher(
-    dispatch: (isFunction: boolean, id: number, handles: (number | null)[], saved: number) => (number | null)[],
+    dispatch: (
+      isFunction: boolean,
+      id: number,
+      handles: (number | null)[],
+      saved: number,
+    ) => (number | null)[],
   ): void;
   registerTensorHook(handle: number, id: number): number;
   removeTensorHook(handle: number, position: number): void;
