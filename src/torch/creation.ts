@@ -6,7 +6,8 @@ import * as aten from './generated/aten.js';
 import { creationDevice, type DeviceLike } from './device.js';
 import { ArgumentError, checksOf } from '../util/arguments.js';
 
-type NestedNumbers = number | boolean | NestedNumbers[];
+/** A number, a boolean, or a (nested) array of them: the data `tensor()` takes. */
+export type NestedNumbers = number | boolean | NestedNumbers[];
 
 function inferShape(data: NestedNumbers): number[] {
   const shape: number[] = [];

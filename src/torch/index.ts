@@ -10,6 +10,10 @@ export * from './tensor-search.js';
 export * from './tensor-index.js';
 export * from './tensor-shape.js';
 import './tensor-methods.js';
+// Sparse COO tensors: creation here, their Tensor members (toDense(), indices()...) attached on import.
+export { sparseCooTensor, type SparseCooOptions } from './sparse-tensor.js';
+/** Sparse COO tensors' functions (torch.sparse): sum, mm, addmm, softmax, logSoftmax. */
+export * as sparse from './sparse.js';
 export { noGrad, enableGrad, isGradEnabled, grad } from './autograd.js';
 export type { GradHook } from './autograd-hooks.js';
 export {

@@ -11,6 +11,7 @@ import { clamp as clampWithTensors } from './tensor-index.js';
 import { split as splitChecked } from './tensor-shape.js';
 import { cumsum as cumsumChecked } from './tensor-search.js';
 import { isChannelsLastContiguous, memoryFormatCode, type MemoryFormat } from './memory-format.js';
+import { isSparseHandle, sparseItem, sparseRefused, sparseToArray } from './sparse-layout.js';
 import {
   checkDevice,
   cuda,
@@ -85,8 +86,11 @@ export class Tensor {
   get numel(): number {
     return native.numel(this.handle);
   }
+  /** The step in elements between neighbours along each dimension; a sparse tensor has none (an error). */
   get strides(): number[] {
-    return native.strides(this.handle);
+    const handle = this.handle;
+    if (isSparseHandle(handle)) throw sparseRefused('strides', 'there are no strides');
+    return native.strides(handle);
   }
   get isContiguous(): boolean {
     return native.isContiguous(this.handle);
@@ -114,9 +118,16 @@ export class Tensor {
   }
 
   // ---- data ----
-  /** A copy of the data in a typed array of the tensor's dtype (row-major). */
+  /** A copy of the data in a typed array of the tensor's dtype (row-major; a sparse tensor's as dense). */
   toArray(): NumericArray {
-    return native.toArray(this.handle);
+    const handle = this.handle;
+    try {
+      return native.toArray(handle);
+    } catch (error) {
+      // asked only after a failure, so that reading a dense tensor costs no layout query
+      if (isSparseHandle(handle)) return sparseToArray(this);
+      throw error;
+    }
   }
   /** The data as float64 numbers (converting integer and bool tensors). */
   toFloat64Array(): Float64Array {
@@ -134,7 +145,13 @@ export class Tensor {
   }
   /** The value of a one-element tensor as a number. */
   item(): number {
-    return Number(native.item(this.handle));
+    const handle = this.handle;
+    try {
+      return Number(native.item(handle));
+    } catch (error) {
+      if (this.numel === 1 && isSparseHandle(handle)) return Number(sparseItem(this));
+      throw error;
+    }
   }
   /** A readable description: shape, dtype, device, and the values of small tensors. */
   toString(): string {
@@ -145,7 +162,8 @@ export class Tensor {
             .map((v) => +v.toPrecision(6))
             .join(', ')}]`
         : '[...]';
-    return `Tensor(shape=[${this.shape}], dtype=${this.dtype}, ${values})`;
+    const layout = isSparseHandle(this.handle) ? ', layout=sparse_coo' : '';
+    return `Tensor(shape=[${this.shape}], dtype=${this.dtype}${layout}, ${values})`;
   }
 
   // ---- autograd ----
@@ -421,11 +439,23 @@ export class Tensor {
   // ---- shape ----
   /** The same elements in a new shape (one dimension may be -1); a view when possible. */
   reshape(...shape: number[]): Tensor {
-    return aten.reshape(this, shape);
+    try {
+      return aten.reshape(this, shape);
+    } catch (error) {
+      // libtorch's message lists dispatcher backends: name the remedy instead
+      if (isSparseHandle(this.handle)) throw sparseRefused('reshape', 'there is no reshape');
+      throw error;
+    }
   }
   /** A view with a new shape over the same memory (the tensor must be contiguous enough). */
   view(...shape: number[]): Tensor {
-    return aten.view(this, shape);
+    try {
+      return aten.view(this, shape);
+    } catch (error) {
+      // libtorch's message lists dispatcher backends: name the remedy instead
+      if (isSparseHandle(this.handle)) throw sparseRefused('view', 'there is no view');
+      throw error;
+    }
   }
   /** Flattens dimensions startDim..endDim into one. */
   flatten(startDim = 0, endDim = -1): Tensor {

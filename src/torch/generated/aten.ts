@@ -3741,3 +3741,164 @@ export function erfinv_(self_: Tensor): Tensor {
   native.callVoid(op_erfinv_, tensorArg(self_, 'erfinv_', 'self'));
   return self_;
 }
+
+let op_sparse_coo_tensor_indices = -1;
+/** `aten::sparse_coo_tensor.indices(Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function sparse_coo_tensor_indices(indices: Tensor, values: Tensor, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_sparse_coo_tensor_indices < 0) op_sparse_coo_tensor_indices = native.resolve('aten::sparse_coo_tensor', 'indices');
+  return wrap(native.call(op_sparse_coo_tensor_indices, tensorArg(indices, 'sparse_coo_tensor.indices', 'indices'), tensorArg(values, 'sparse_coo_tensor.indices', 'values'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op_sparse_coo_tensor_indices_size = -1;
+/** `aten::sparse_coo_tensor.indices_size(Tensor indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function sparse_coo_tensor_indices_size(indices: Tensor, values: Tensor, size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_sparse_coo_tensor_indices_size < 0) op_sparse_coo_tensor_indices_size = native.resolve('aten::sparse_coo_tensor', 'indices_size');
+  return wrap(native.call(op_sparse_coo_tensor_indices_size, tensorArg(indices, 'sparse_coo_tensor.indices_size', 'indices'), tensorArg(values, 'sparse_coo_tensor.indices_size', 'values'), size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op_sparse_coo_tensor_size = -1;
+/** `aten::sparse_coo_tensor.size(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor` */
+export function sparse_coo_tensor_size(size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_sparse_coo_tensor_size < 0) op_sparse_coo_tensor_size = native.resolve('aten::sparse_coo_tensor', 'size');
+  return wrap(native.call(op_sparse_coo_tensor_size, size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op__has_compatible_shallow_copy_type = -1;
+/** `aten::_has_compatible_shallow_copy_type(Tensor self, Tensor from) -> bool` */
+export function _has_compatible_shallow_copy_type(self_: Tensor, from_: Tensor): boolean {
+  if (op__has_compatible_shallow_copy_type < 0) op__has_compatible_shallow_copy_type = native.resolve('aten::_has_compatible_shallow_copy_type', '');
+  return native.call(op__has_compatible_shallow_copy_type, tensorArg(self_, '_has_compatible_shallow_copy_type', 'self'), tensorArg(from_, '_has_compatible_shallow_copy_type', 'from')) as boolean;
+}
+
+let op_to_sparse = -1;
+/** `aten::to_sparse(Tensor self) -> Tensor` */
+export function to_sparse(self_: Tensor): Tensor {
+  if (op_to_sparse < 0) op_to_sparse = native.resolve('aten::to_sparse', '');
+  return wrap(native.call(op_to_sparse, tensorArg(self_, 'to_sparse', 'self')) as number);
+}
+
+let op_to_sparse_sparse_dim = -1;
+/** `aten::to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor` */
+export function to_sparse_sparse_dim(self_: Tensor, sparse_dim: number): Tensor {
+  if (op_to_sparse_sparse_dim < 0) op_to_sparse_sparse_dim = native.resolve('aten::to_sparse', 'sparse_dim');
+  return wrap(native.call(op_to_sparse_sparse_dim, tensorArg(self_, 'to_sparse.sparse_dim', 'self'), numberArgOf(sparse_dim, 'to_sparse.sparse_dim', 'sparse_dim')) as number);
+}
+
+let op_to_dense = -1;
+/** `aten::to_dense(Tensor self, ScalarType? dtype=None) -> Tensor` */
+export function to_dense(self_: Tensor, dtype?: DType | null): Tensor {
+  if (op_to_dense < 0) op_to_dense = native.resolve('aten::to_dense', '');
+  return wrap(native.call(op_to_dense, tensorArg(self_, 'to_dense', 'self'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
+}
+
+let op__indices = -1;
+/** `aten::_indices(Tensor(a) self) -> Tensor(a)` */
+export function _indices(self_: Tensor): Tensor {
+  if (op__indices < 0) op__indices = native.resolve('aten::_indices', '');
+  return wrap(native.call(op__indices, tensorArg(self_, '_indices', 'self')) as number);
+}
+
+let op__values = -1;
+/** `aten::_values(Tensor(a) self) -> Tensor(a)` */
+export function _values(self_: Tensor): Tensor {
+  if (op__values < 0) op__values = native.resolve('aten::_values', '');
+  return wrap(native.call(op__values, tensorArg(self_, '_values', 'self')) as number);
+}
+
+let op_indices = -1;
+/** `aten::indices(Tensor(a) self) -> Tensor(a)` */
+export function indices(self_: Tensor): Tensor {
+  if (op_indices < 0) op_indices = native.resolve('aten::indices', '');
+  return wrap(native.call(op_indices, tensorArg(self_, 'indices', 'self')) as number);
+}
+
+let op_values = -1;
+/** `aten::values(Tensor(a) self) -> Tensor(a)` */
+export function values(self_: Tensor): Tensor {
+  if (op_values < 0) op_values = native.resolve('aten::values', '');
+  return wrap(native.call(op_values, tensorArg(self_, 'values', 'self')) as number);
+}
+
+let op_coalesce = -1;
+/** `aten::coalesce(Tensor(a) self) -> Tensor(a)` */
+export function coalesce(self_: Tensor): Tensor {
+  if (op_coalesce < 0) op_coalesce = native.resolve('aten::coalesce', '');
+  return wrap(native.call(op_coalesce, tensorArg(self_, 'coalesce', 'self')) as number);
+}
+
+let op_is_coalesced = -1;
+/** `aten::is_coalesced(Tensor self) -> bool` */
+export function is_coalesced(self_: Tensor): boolean {
+  if (op_is_coalesced < 0) op_is_coalesced = native.resolve('aten::is_coalesced', '');
+  return native.call(op_is_coalesced, tensorArg(self_, 'is_coalesced', 'self')) as boolean;
+}
+
+let op_sparse_dim = -1;
+/** `aten::sparse_dim(Tensor self) -> int` */
+export function sparse_dim(self_: Tensor): number {
+  if (op_sparse_dim < 0) op_sparse_dim = native.resolve('aten::sparse_dim', '');
+  return native.call(op_sparse_dim, tensorArg(self_, 'sparse_dim', 'self')) as number;
+}
+
+let op_dense_dim = -1;
+/** `aten::dense_dim(Tensor self) -> int` */
+export function dense_dim(self_: Tensor): number {
+  if (op_dense_dim < 0) op_dense_dim = native.resolve('aten::dense_dim', '');
+  return native.call(op_dense_dim, tensorArg(self_, 'dense_dim', 'self')) as number;
+}
+
+let op__nnz = -1;
+/** `aten::_nnz(Tensor self) -> int` */
+export function _nnz(self_: Tensor): number {
+  if (op__nnz < 0) op__nnz = native.resolve('aten::_nnz', '');
+  return native.call(op__nnz, tensorArg(self_, '_nnz', 'self')) as number;
+}
+
+let op_sparse_mask = -1;
+/** `aten::sparse_mask(Tensor self, Tensor mask) -> Tensor` */
+export function sparse_mask(self_: Tensor, mask: Tensor): Tensor {
+  if (op_sparse_mask < 0) op_sparse_mask = native.resolve('aten::sparse_mask', '');
+  return wrap(native.call(op_sparse_mask, tensorArg(self_, 'sparse_mask', 'self'), tensorArg(mask, 'sparse_mask', 'mask')) as number);
+}
+
+let op__sparse_sum = -1;
+/** `aten::_sparse_sum(Tensor self) -> Tensor` */
+export function _sparse_sum(self_: Tensor): Tensor {
+  if (op__sparse_sum < 0) op__sparse_sum = native.resolve('aten::_sparse_sum', '');
+  return wrap(native.call(op__sparse_sum, tensorArg(self_, '_sparse_sum', 'self')) as number);
+}
+
+let op__sparse_sum_dim = -1;
+/** `aten::_sparse_sum.dim(Tensor self, int[1] dim) -> Tensor` */
+export function _sparse_sum_dim(self_: Tensor, dim: number | number[]): Tensor {
+  if (op__sparse_sum_dim < 0) op__sparse_sum_dim = native.resolve('aten::_sparse_sum', 'dim');
+  return wrap(native.call(op__sparse_sum_dim, tensorArg(self_, '_sparse_sum.dim', 'self'), dim) as number);
+}
+
+let op__sparse_mm = -1;
+/** `aten::_sparse_mm(Tensor sparse, Tensor dense) -> Tensor` */
+export function _sparse_mm(sparse: Tensor, dense: Tensor): Tensor {
+  if (op__sparse_mm < 0) op__sparse_mm = native.resolve('aten::_sparse_mm', '');
+  return wrap(native.call(op__sparse_mm, tensorArg(sparse, '_sparse_mm', 'sparse'), tensorArg(dense, '_sparse_mm', 'dense')) as number);
+}
+
+let op__sparse_addmm = -1;
+/** `aten::_sparse_addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` */
+export function _sparse_addmm(self_: Tensor, mat1: Tensor, mat2: Tensor, beta?: Scalar, alpha?: Scalar): Tensor {
+  if (op__sparse_addmm < 0) op__sparse_addmm = native.resolve('aten::_sparse_addmm', '');
+  return wrap(native.call(op__sparse_addmm, tensorArg(self_, '_sparse_addmm', 'self'), tensorArg(mat1, '_sparse_addmm', 'mat1'), tensorArg(mat2, '_sparse_addmm', 'mat2'), beta === undefined ? undefined : scalarArgOf(beta, '_sparse_addmm', 'beta'), alpha === undefined ? undefined : scalarArgOf(alpha, '_sparse_addmm', 'alpha')) as number);
+}
+
+let op__sparse_softmax_int = -1;
+/** `aten::_sparse_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` */
+export function _sparse_softmax_int(self_: Tensor, dim: number, dtype?: DType | null): Tensor {
+  if (op__sparse_softmax_int < 0) op__sparse_softmax_int = native.resolve('aten::_sparse_softmax', 'int');
+  return wrap(native.call(op__sparse_softmax_int, tensorArg(self_, '_sparse_softmax.int', 'self'), numberArgOf(dim, '_sparse_softmax.int', 'dim'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
+}
+
+let op__sparse_log_softmax_int = -1;
+/** `aten::_sparse_log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` */
+export function _sparse_log_softmax_int(self_: Tensor, dim: number, dtype?: DType | null): Tensor {
+  if (op__sparse_log_softmax_int < 0) op__sparse_log_softmax_int = native.resolve('aten::_sparse_log_softmax', 'int');
+  return wrap(native.call(op__sparse_log_softmax_int, tensorArg(self_, '_sparse_log_softmax.int', 'self'), numberArgOf(dim, '_sparse_log_softmax.int', 'dim'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
+}

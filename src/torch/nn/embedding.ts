@@ -48,6 +48,8 @@ abstract class LookupTable extends Module {
   readonly maxNorm: number | null;
   readonly normType: number;
   readonly scaleGradByFreq: boolean;
+  /** Whether the weight's gradient is sparse (PyTorch's `sparse=True`). */
+  readonly sparse: boolean;
 
   constructor(
     c: ArgumentChecks,
@@ -61,6 +63,7 @@ abstract class LookupTable extends Module {
     this.paddingIdx = paddingRow(c, o.paddingIdx, numEmbeddings);
     ({ maxNorm: this.maxNorm, normType: this.normType } = normOptions(c, o));
     this.scaleGradByFreq = flag(c, o.scaleGradByFreq, 'options.scaleGradByFreq', false);
+    this.sparse = flag(c, o.sparse, 'options.sparse', false);
     if (givenWeight) {
       this.weight = this.registerParameter('weight', givenWeight);
       return;
@@ -82,6 +85,11 @@ abstract class LookupTable extends Module {
       this.normType !== 2 ? `, norm_type=${this.normType === Infinity ? 'inf' : pyFloat(this.normType)}` : '',
       this.scaleGradByFreq ? ', scale_grad_by_freq=True' : '',
     ].join('');
+  }
+
+  /** PyTorch's `, sparse=True` (Embedding prints it; EmbeddingBag's repr does not). */
+  protected sparseRepr(): string {
+    return this.sparse ? ', sparse=True' : '';
   }
 }
 
@@ -146,14 +154,14 @@ export class Embedding extends LookupTable {
 
   /** The rows at `indices` (of any shape S), of shape S + [embeddingDim]; maxNorm renormalises them in the weight first. */
   forward(indices: Tensor): Tensor {
-    const { paddingIdx, maxNorm, normType, scaleGradByFreq } = this;
-    return embedding(indices, this.weight, { paddingIdx, maxNorm, normType, scaleGradByFreq });
+    const { paddingIdx, maxNorm, normType, scaleGradByFreq, sparse } = this;
+    return embedding(indices, this.weight, { paddingIdx, maxNorm, normType, scaleGradByFreq, sparse });
   }
 
   /** PyTorch's `num, dim, padding_idx=..., max_norm=...`. */
   override extraRepr(): string {
     const padding = this.paddingIdx !== null ? `, padding_idx=${this.paddingIdx}` : '';
-    return `${this.numEmbeddings}, ${this.embeddingDim}${padding}${this.optionsRepr()}`;
+    return `${this.numEmbeddings}, ${this.embeddingDim}${padding}${this.optionsRepr()}${this.sparseRepr()}`;
   }
 }
 
@@ -187,6 +195,10 @@ export class EmbeddingBag extends LookupTable {
       throw new ArgumentError(
         "EmbeddingBag: mode 'max' cannot scale the gradient by frequency: leave options.scaleGradByFreq false",
       );
+    if (mode === 'max' && o.sparse === true)
+      throw new ArgumentError(
+        "EmbeddingBag: mode 'max' does not support sparse gradients (as in PyTorch): use mode 'sum' or 'mean', or leave options.sparse false",
+      );
     super(c, numEmbeddings, embeddingDim, o);
     this.mode = mode;
     this.includeLastOffset = includeLastOffset;
@@ -210,8 +222,9 @@ export class EmbeddingBag extends LookupTable {
    * `perSampleWeights` (the input's shape, mode 'sum') weights each index's row.
    */
   forward(input: Tensor, offsets?: Tensor | null, perSampleWeights?: Tensor | null): Tensor {
-    const { paddingIdx, maxNorm, normType, scaleGradByFreq, mode, includeLastOffset } = this;
+    const { paddingIdx, maxNorm, normType, scaleGradByFreq, mode, includeLastOffset, sparse } = this;
     return embeddingBag(input, this.weight, {
+      sparse,
       offsets,
       perSampleWeights,
       paddingIdx,

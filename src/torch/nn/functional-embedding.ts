@@ -26,6 +26,11 @@ export interface EmbeddingFunctionalOptions {
   normType?: number;
   /** Divide each row's gradient by how often its index occurs in the input. */
   scaleGradByFreq?: boolean;
+  /**
+   * The weight's gradient is a sparse COO tensor holding only the rows looked up (one entry per
+   * index, duplicates uncoalesced), as PyTorch's `sparse=True`: for SparseAdam, SGD or Adagrad.
+   */
+  sparse?: boolean;
 }
 
 /** How embeddingBag reduces each bag: PyTorch's mode names and their ATen codes. */
@@ -125,9 +130,10 @@ export function embedding(input: Tensor, weight: Tensor, options?: EmbeddingFunc
   const padding = paddingRow(c, o.paddingIdx, weight.shape[0]!);
   const { maxNorm, normType } = normOptions(c, o);
   const scale = flag(c, o.scaleGradByFreq, 'options.scaleGradByFreq', false);
+  const sparse = flag(c, o.sparse, 'options.sparse', false);
   return lookup(c, weight, () => {
     renormRows(weight, input, maxNorm, normType);
-    return aten.embedding(weight, input, padding ?? -1, scale, false);
+    return aten.embedding(weight, input, padding ?? -1, scale, sparse);
   });
 }
 
@@ -147,6 +153,11 @@ export function embeddingBag(input: Tensor, weight: Tensor, options?: EmbeddingB
   const scale = flag(c, o.scaleGradByFreq, 'options.scaleGradByFreq', false);
   const includeLast = flag(c, o.includeLastOffset, 'options.includeLastOffset', false);
   const mode = c.oneOf(o.mode ?? 'mean', 'options.mode', Object.keys(MODES) as EmbeddingBagMode[]);
+  const sparse = flag(c, o.sparse, 'options.sparse', false);
+  if (mode === 'max' && sparse)
+    throw new ArgumentError(
+      "embeddingBag: mode 'max' does not support sparse gradients (as in PyTorch): use mode 'sum' or 'mean', or leave options.sparse false",
+    );
   let offsets = optionalTensor(c, o.offsets, 'options.offsets');
   const weights = optionalTensor(c, o.perSampleWeights, 'options.perSampleWeights');
   if (weights) {
@@ -202,7 +213,7 @@ export function embeddingBag(input: Tensor, weight: Tensor, options?: EmbeddingB
         offsets!,
         scale,
         MODES[mode],
-        false,
+        sparse,
         perSample,
         includeLast,
         padding,

@@ -8,6 +8,7 @@ import { scalarTensor } from '../creation.js';
 import { noGrad } from '../autograd.js';
 import { tidy } from '../scope.js';
 import * as aten from '../generated/aten.js';
+import { isSparseHandle } from '../sparse-layout.js';
 import { ArgumentError, checksOf, type ArgumentChecks } from '../../util/arguments.js';
 
 /** Packed variable-length batches for LSTM and GRU (torch.nn.utils.rnn). */
@@ -75,12 +76,16 @@ export function clipGradNorm_(
       const grads = params.map((p) => p.grad).filter((g): g is Tensor => g !== null);
       if (grads.length === 0) return scalarTensor(0);
       const device = grads[0]!.device;
+      // a sparse gradient's norm is its coalesced values' (duplicate indices add up first)
+      const entries = grads.map((g) => (isSparseHandle(g.handle) ? aten._values(g.coalesce()) : g));
       let total: Tensor;
       if (normType === Infinity) {
-        const norms = grads.map((g) => aten.max(g.abs()).to(device));
+        const norms = entries.map((g) =>
+          (g.numel === 0 ? scalarTensor(0, g.dtype, g.device) : aten.max(g.abs())).to(device),
+        );
         total = norms.length === 1 ? norms[0]! : aten.max(aten.stack(norms));
       } else {
-        const norms = grads.map((g) => aten.linalg_vector_norm(g, normType).to(device));
+        const norms = entries.map((g) => aten.linalg_vector_norm(g, normType).to(device));
         total = aten.linalg_vector_norm(aten.stack(norms), normType);
       }
       if (o.errorIfNonfinite === true && !Number.isFinite(total.item()))

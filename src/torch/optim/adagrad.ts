@@ -1,11 +1,14 @@
 // Adagrad and Adadelta in exactly PyTorch 1.13's order of operations (torch/optim/adagrad.py,
-// _single_tensor_adagrad, and adadelta.py, _single_tensor_adadelta, dense gradients). Neither has
+// _single_tensor_adagrad, its sparse branch included, and adadelta.py, _single_tensor_adadelta). Neither has
 // a capturable mode in PyTorch: Adagrad's decayed rate is a number computed from the step count
 // on the host, which a captured CUDA graph would freeze.
 import type { Tensor } from '../tensor.js';
 import { zerosLike } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { Optimizer, checkNumber, type ParamGroupInput, optionsOf } from './optimizer.js';
+import { isSparseHandle } from '../sparse-layout.js';
+import { sparseLike } from './sparse-adam.js';
+import { ArgumentError } from '../../util/arguments.js';
 
 /** Hyperparameters of Adagrad (torch.optim.Adagrad, its defaults): lr 1e-2, lrDecay 0, weightDecay 0, initialAccumulatorValue 0, eps 1e-10, maximize false. */
 export interface AdagradOptions {
@@ -35,6 +38,7 @@ export interface AdagradOptions {
  * ```
  */
 export class Adagrad extends Optimizer<AdagradOptions> {
+  protected override readonly takesSparseGradients = true;
   protected override readonly capturableRefused =
     'its decayed learning rate is computed from the step count on the host (PyTorch 1.13 has none either)';
 
@@ -76,9 +80,22 @@ export class Adagrad extends Optimizer<AdagradOptions> {
       const step = (state.step as number) + 1;
       state.step = step;
       let grad = maximize ? raw.neg() : raw;
-      if (weightDecay !== 0) grad = grad.add(p, weightDecay);
       const clr = lr / (1 + (step - 1) * lrDecay);
       const sum = state.sum as Tensor;
+      if (isSparseHandle(grad.handle)) {
+        if (weightDecay !== 0)
+          throw new ArgumentError(
+            'Adagrad.step: weightDecay does not work with sparse gradients (as in PyTorch): set weightDecay to 0 for the group of the sparse parameters',
+          );
+        // PyTorch's sparse branch: the update is not linear, so duplicate indices are summed first
+        const g = grad.coalesce();
+        const values = aten._values(g);
+        sum.add_(sparseLike(g, values.pow(2)));
+        const std = aten.sqrt_(aten._values(sum.sparseMask(g))).add_(eps);
+        p.add_(sparseLike(g, values.div(std)), -clr);
+        return;
+      }
+      if (weightDecay !== 0) grad = grad.add(p, weightDecay);
       aten.addcmul_(sum, grad, grad, 1);
       aten.addcdiv_(p, grad, sum.sqrt().add_(eps), -clr);
     });

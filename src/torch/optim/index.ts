@@ -13,6 +13,7 @@ export { Adam, AdamW, type AdamOptions, type AdamWOptions } from './adam.js';
 export { RMSprop, type RMSpropOptions } from './rmsprop.js';
 export * from './lr-scheduler.js';
 export * from './lr-scheduler-more.js';
+export { SparseAdam, type SparseAdamOptions } from './sparse-adam.js';
 export { Adagrad, Adadelta, type AdagradOptions, type AdadeltaOptions } from './adagrad.js';
 export { Adamax, NAdam, RAdam, type AdamaxOptions, type NAdamOptions, type RAdamOptions } from './adamax.js';
 export { LBFGS, type LBFGSOptions, type LossClosure } from './lbfgs.js';

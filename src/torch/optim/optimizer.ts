@@ -7,6 +7,7 @@ import { keep, tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { isFloatingPoint } from '../dtype.js';
 import { ArgumentError, describeValue } from '../../util/arguments.js';
+import { isSparseHandle } from '../sparse-layout.js';
 
 /** A hyperparameter value: numbers, flags, tuples of numbers (AdamW's betas), or a name or null (LBFGS's lineSearchFn). */
 export type HyperValue = number | boolean | number[] | string | null;
@@ -133,16 +134,35 @@ export abstract class Optimizer<H extends { lr: number }> {
   abstract step(): void;
 
   /**
+   * Whether step() takes sparse gradients (Embedding's `sparse: true`): as in PyTorch 1.13, SGD,
+   * Adagrad and SparseAdam do; the others refuse one by name.
+   */
+  protected readonly takesSparseGradients: boolean = false;
+
+  /** The error of a gradient of the wrong layout for this optimizer, naming the parameter and the remedy. */
+  protected sparseGradientRefused(index: number): Error {
+    return new ArgumentError(
+      `${this.constructor.name}.step: parameter ${index} has a sparse gradient, which ${this.constructor.name} does not support ` +
+        '(as in PyTorch): use SparseAdam, SGD or Adagrad for it, or make the gradient dense (an Embedding without sparse: true)',
+    );
+  }
+
+  /**
    * The loop of step(): update(p, grad, group) for every parameter that has a gradient, without
-   * recording autograd, the temporaries freed at the end.
+   * recording autograd, the temporaries freed at the end. A sparse gradient reaches `update` only
+   * where {@link takesSparseGradients} says so.
    */
   protected updateEach(update: (p: Tensor, grad: Tensor, group: ParamGroup<H>) => void): void {
     noGrad(() =>
       tidy(() => {
+        let index = 0;
         for (const group of this.paramGroups) {
           for (const p of group.params) {
             const grad = p.grad;
+            if (grad && !this.takesSparseGradients && isSparseHandle(grad.handle))
+              throw this.sparseGradientRefused(index);
             if (grad) update(p, grad, group);
+            index++;
           }
         }
       }),
@@ -263,7 +283,8 @@ export abstract class Optimizer<H extends { lr: number }> {
               copy: true,
             }),
           );
-          restored[key] = keep(copy.reshape(...p.shape));
+          // a sparse state tensor (SGD's momentum over sparse gradients) has no reshape: it has the parameter's shape already
+          restored[key] = keep(isSparseHandle(copy.handle) ? copy : copy.reshape(...p.shape));
           if (restored[key] !== copy) copy.dispose();
         } else {
           restored[key] = value;

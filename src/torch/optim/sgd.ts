@@ -6,6 +6,8 @@ import * as aten from '../generated/aten.js';
 import { noGrad } from '../autograd.js';
 import { tidy } from '../scope.js';
 import { Optimizer, checkNumber, type ParamGroup, type ParamGroupInput, optionsOf } from './optimizer.js';
+import { isSparseHandle } from '../sparse-layout.js';
+import { ArgumentError } from '../../util/arguments.js';
 
 /** Hyperparameters of SGD (torch.optim.SGD): lr, momentum, dampening, weightDecay (default 0), nesterov, maximize (default false). */
 export interface SGDOptions {
@@ -33,6 +35,8 @@ export interface SGDOptions {
  * ```
  */
 export class SGD extends Optimizer<SGDOptions> {
+  protected override readonly takesSparseGradients = true;
+
   constructor(
     params: Tensor[] | ParamGroupInput<SGDOptions>[],
     options: Partial<SGDOptions> & { lr: number },
@@ -76,7 +80,14 @@ export class SGD extends Optimizer<SGDOptions> {
   private stepsForeach(group: ParamGroup<SGDOptions>): boolean {
     if (group.maximize || group.params.length === 0) return false;
     // a group's parameters share a device in practice (the _foreach_ kernels need one per list)
-    return this.foreach ?? group.params[0]!.device.type === 'cuda';
+    if (!(this.foreach ?? group.params[0]!.device.type === 'cuda')) return false;
+    // sparse gradients step per parameter (the _foreach_ kernels take dense tensors only)
+    return !group.params.some((p) => {
+      const g = p.grad;
+      const sparse = g !== null && isSparseHandle(g.handle);
+      g?.dispose();
+      return sparse;
+    });
   }
 
   /** _multi_tensor_sgd: per group, the parameters with gradients updated together. */
@@ -128,6 +139,7 @@ export class SGD extends Optimizer<SGDOptions> {
     this.updateEach((p, grad, group) => {
       if (!which(group)) return;
       const { lr, momentum, dampening, weightDecay, nesterov, maximize } = group;
+      if (isSparseHandle(grad.handle)) this.checkSparse(group);
       // In-place arithmetic on d only once it is a temporary of ours (never on p.grad itself):
       // the same kernels on the same values, so the results are unchanged, with fewer allocations.
       const owned = maximize || weightDecay !== 0;
@@ -147,5 +159,21 @@ export class SGD extends Optimizer<SGDOptions> {
       if (rate) aten.addcmul_(p, d, rate, -1);
       else p.add_(d, -lr);
     });
+  }
+
+  /**
+   * A sparse gradient takes momentum, dampening, Nesterov and maximize (the buffer is then
+   * sparse, as in PyTorch); weight decay adds the dense parameter to it, which PyTorch 1.13
+   * refuses too, and the capturable step's addcmul_ takes dense tensors only.
+   */
+  private checkSparse(group: ParamGroup<SGDOptions>): void {
+    if (group.weightDecay !== 0)
+      throw new ArgumentError(
+        'SGD.step: weightDecay does not work with sparse gradients (as in PyTorch): set weightDecay to 0 for the group of the sparse parameters',
+      );
+    if (this.rateOf(group))
+      throw new ArgumentError(
+        'SGD.step: the capturable step takes dense gradients only: set capturable to false',
+      );
   }
 }

@@ -1,0 +1,66 @@
+// Telling a sparse COO tensor from a dense (strided) one, and reading a sparse tensor's data
+// through a dense copy. The addon has no layout query: libtorch's
+// _has_compatible_shallow_copy_type against an empty sparse tensor answers it in about 2 µs,
+// where asking a sparse-only operator such as _nnz and catching its error on a dense tensor costs
+// milliseconds (libtorch builds the error's backend list).
+import { native } from './native.js';
+import type { Tensor } from './tensor.js';
+import type { NumericArray } from './dtype.js';
+import { ArgumentError } from '../util/arguments.js';
+
+/** The layouts a tailor tensor can have (PyTorch's torch.strided and torch.sparse_coo). */
+export type Layout = 'strided' | 'sparse_coo';
+
+let compatibleOp = -1;
+let emptySparseOp = -1;
+let toDenseOp = -1;
+
+/** Whether the tensor behind `handle` is a sparse COO tensor (on any device). */
+export function isSparseHandle(handle: number): boolean {
+  if (compatibleOp < 0) {
+    compatibleOp = native.resolve('aten::_has_compatible_shallow_copy_type', '');
+    emptySparseOp = native.resolve('aten::sparse_coo_tensor', 'size');
+  }
+  // A fresh empty reference each time (freed at once), so that no tensor outlives the call
+  // and torch.liveTensors() counts only the caller's.
+  const reference = native.call(emptySparseOp, [0]) as number;
+  try {
+    return native.call(compatibleOp, handle, reference) as boolean;
+  } finally {
+    native.dispose(reference);
+  }
+}
+
+/** Whether `t` is a sparse COO tensor. */
+export function isSparseTensor(t: Tensor): boolean {
+  return isSparseHandle(t.handle);
+}
+
+/** The data of a sparse tensor, read through a dense copy that is freed before returning. */
+export function sparseToArray(t: Tensor): NumericArray {
+  if (toDenseOp < 0) toDenseOp = native.resolve('aten::to_dense', '');
+  const dense = native.call(toDenseOp, t.handle) as number;
+  try {
+    return native.toArray(dense);
+  } finally {
+    native.dispose(dense);
+  }
+}
+
+/** The value of a one-element sparse tensor, read through a dense copy. */
+export function sparseItem(t: Tensor): number | boolean {
+  if (toDenseOp < 0) toDenseOp = native.resolve('aten::to_dense', '');
+  const dense = native.call(toDenseOp, t.handle) as number;
+  try {
+    return native.item(dense);
+  } finally {
+    native.dispose(dense);
+  }
+}
+
+/** The error of a dense-only Tensor member used on a sparse tensor, naming the remedy. */
+export function sparseRefused(member: string, why: string): Error {
+  return new ArgumentError(
+    `Tensor.${member}: ${why} on a sparse COO tensor; convert it first with toDense() (or work on its indices() and values())`,
+  );
+}
