@@ -77,6 +77,7 @@ export interface NativeAddon {
   dim(handle: number): number;
   numel(handle: number): number;
   isContiguous(handle: number): boolean;
+  isSparse(handle: number): boolean;
   dispose(handle: number | number[]): void;
   isAlive(handle: number): boolean;
   liveTensors(): number;
