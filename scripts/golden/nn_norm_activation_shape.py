@@ -3,7 +3,8 @@
 training and evaluation mode, unbatched inputs), PReLU, ReLU6, Hardtanh, Hardswish, Hardsigmoid,
 Mish, LogSigmoid, Softsign, Softmin, GLU, SELU, CELU, Threshold, PixelShuffle, PixelUnshuffle,
 ChannelShuffle, Unflatten and the padding layers (ZeroPad2d, ConstantPad, ReflectionPad,
-ReplicationPad 1d/2d/3d) from PyTorch 1.13: the parameters initialised from a fixed seed, the
+ReplicationPad 1d/2d/3d; PyTorch 2.x's ZeroPad1d/3d and CircularPad1d/2d/3d as ConstantPad and
+F.pad(mode='circular')) from PyTorch 1.13: the parameters initialised from a fixed seed, the
 state (parameters and buffers) right before the checked forward pass, input, output, the
 gradients of the input and every parameter, and the buffers after. Tiny shapes.
 Run: /usr/bin/python3 scripts/golden/nn_norm_activation_shape.py"""
@@ -12,6 +13,7 @@ import os
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 torch.set_num_threads(1)
 cases = []
@@ -129,6 +131,30 @@ layer_case("reflectionpad3d", lambda: nn.ReflectionPad3d(1), [1, 2, 3, 3, 3], se
 layer_case("replicationpad1d", lambda: nn.ReplicationPad1d((3, 1)), [2, 2, 4], seed=48)
 layer_case("replicationpad2d_unbatched", lambda: nn.ReplicationPad2d((1, 2, 3, 0)), [2, 3, 4], seed=49)
 layer_case("replicationpad3d", lambda: nn.ReplicationPad3d((1, 0, 2, 1, 0, 1)), [1, 2, 2, 3, 3], seed=50)
+
+
+class Circular(nn.Module):
+    """PyTorch 2.x's CircularPad1d/2d/3d, which 1.13 has as F.pad(mode='circular') only."""
+
+    def __init__(self, pad):
+        super().__init__()
+        self.pad = pad
+
+    def forward(self, x):
+        # 1.13's circular mode needs the batch dimension; 2.x's layers take inputs without it.
+        if x.dim() == len(self.pad) // 2 + 1:
+            return F.pad(x.unsqueeze(0), self.pad, mode="circular").squeeze(0)
+        return F.pad(x, self.pad, mode="circular")
+
+
+# PyTorch 2.x's ZeroPad1d/3d (ConstantPad with 0) and CircularPad1d/2d/3d (F.pad, circular).
+layer_case("zeropad1d", lambda: nn.ConstantPad1d((2, -1), 0.0), [2, 3, 4], seed=51)
+layer_case("zeropad3d", lambda: nn.ConstantPad3d((1, 0, 0, 2, 1, 1), 0.0), [1, 2, 2, 3, 2], seed=52)
+layer_case("circularpad1d", lambda: Circular((2, 3)), [2, 3, 4], seed=53)
+layer_case("circularpad1d_crop", lambda: Circular((-1, 2)), [2, 2, 5], seed=54)
+layer_case("circularpad2d", lambda: Circular((1, 2, 3, 0)), [2, 2, 3, 4], seed=55)
+layer_case("circularpad2d_unbatched", lambda: Circular((2, 1, 1, 3)), [2, 3, 4], seed=57)
+layer_case("circularpad3d", lambda: Circular((1, 0, 2, 1, 0, 2)), [1, 2, 2, 3, 3], seed=56)
 
 with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "nn_norm_activation_shape.json"), "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f)

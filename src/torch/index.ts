@@ -1,5 +1,10 @@
 // The tensor library: what users write models with.
 export { Tensor, type Scalar } from './tensor.js';
+// The Tensor members that live outside tensor.ts, attached first so that every module loaded
+// after them finds the whole class.
+import './tensor-autograd.js';
+import './tensor-views.js';
+import './tensor-convert.js';
 export type { DType, NumericArray } from './dtype.js';
 export { isChannelsLastContiguous, type MemoryFormat } from './memory-format.js';
 export { tidy, withScope, TensorScope, keep, dispose, liveTensors } from './scope.js';

@@ -1,26 +1,16 @@
 // The Tensor class: a handle to a libtorch tensor with typed methods. Arithmetic, broadcasting
-// and dtype promotion are libtorch's own, so they follow PyTorch's rules exactly.
+// and dtype promotion are libtorch's own, so they follow PyTorch's rules exactly. The members of
+// autograd, of shape and views, and of dtype and device conversion live in tensor-autograd.ts,
+// tensor-views.ts and tensor-convert.ts (attached when the package's index loads).
 import { native } from './native.js';
 import { describeValue } from '../util/arguments.js';
-import { dtypeCode, dtypeName, isDType, type DType, type NumericArray } from './dtype.js';
+import { dtypeCode, dtypeName, type DType, type NumericArray } from './dtype.js';
 import { track, untrack, inSafetyNet, scopeOwner, type ScopeOwner } from './scope.js';
 import * as aten from './generated/aten.js';
-import { runBackward, registerTensorHook, type GradHook } from './autograd-hooks.js';
-import type { RemovableHandle } from './hook-handle.js';
 import { clamp as clampWithTensors } from './tensor-index.js';
-import { split as splitChecked } from './tensor-shape.js';
 import { cumsum as cumsumChecked } from './tensor-search.js';
 import { isChannelsLastContiguous, memoryFormatCode, type MemoryFormat } from './memory-format.js';
 import { isSparseHandle, sparseItem, sparseRefused, sparseToArray } from './sparse-layout.js';
-import {
-  checkDevice,
-  cuda,
-  parseDevice,
-  DeviceUnavailableError,
-  SELECT_CUDA_HINT,
-  type Device,
-  type DeviceLike,
-} from './device.js';
 
 /** A number (integral values are int Scalars), a boolean, or {float: x} to force a float Scalar. */
 export type Scalar = number | boolean | { float: number };
@@ -86,7 +76,6 @@ export class Tensor {
   get numel(): number {
     return native.numel(this.handle);
   }
-  /** The step in elements between neighbours along each dimension; a sparse tensor has none (an error). */
   get strides(): number[] {
     const handle = this.handle;
     if (isSparseHandle(handle)) throw sparseRefused('strides', 'there are no strides');
@@ -164,49 +153,6 @@ export class Tensor {
         : '[...]';
     const layout = isSparseHandle(this.handle) ? ', layout=sparse_coo' : '';
     return `Tensor(shape=[${this.shape}], dtype=${this.dtype}${layout}, ${values})`;
-  }
-
-  // ---- autograd ----
-  get requiresGrad(): boolean {
-    return native.requiresGrad(this.handle);
-  }
-  /** Sets requires_grad in place (leaf tensors); returns this. */
-  requiresGrad_(value = true): this {
-    native.setRequiresGrad(this.handle, value);
-    return this;
-  }
-  get isLeaf(): boolean {
-    return native.isLeaf(this.handle);
-  }
-  get gradFn(): string | null {
-    return native.gradFnName(this.handle);
-  }
-  /** The accumulated gradient (a new handle to it, owned by the caller/scope), or null. */
-  get grad(): Tensor | null {
-    const g = native.grad(this.handle);
-    return g === null ? null : new Tensor(g);
-  }
-  set grad(value: Tensor | null) {
-    native.setGrad(this.handle, value === null ? null : value.handle);
-  }
-  /** Computes the gradients of this tensor (a scalar unless `gradient` is given) with respect to the leaves that require grad, accumulating into their `grad` (torch.Tensor.backward). */
-  backward(gradient?: Tensor, options: { retainGraph?: boolean; createGraph?: boolean } = {}): void {
-    runBackward(this, gradient, options.retainGraph ?? false, options.createGraph ?? false);
-  }
-  /**
-   * Adds a hook called with this leaf's gradient each time a backward computes it, before it is
-   * added to `grad`; a returned tensor replaces it (torch.Tensor.register_hook, for leaves:
-   * parameters and inputs made with `requiresGrad_()`). The gradient is freed after the hook
-   * returns: keep a clone to hold it. `remove()` on the handle takes the hook off.
-   */
-  registerHook(hook: GradHook): RemovableHandle {
-    return registerTensorHook(this, hook);
-  }
-  /** Replaces the data (like `p.data = t` in PyTorch), keeping this handle and its grad state. */
-  setData(source: Tensor): void {
-    if (!(source instanceof Tensor))
-      throw new TypeError(`Tensor.setData: source must be a Tensor, got ${describeValue(source)}`);
-    native.setData(this.handle, source.handle);
   }
 
   // ---- arithmetic (broadcasting) ----
@@ -434,184 +380,6 @@ export class Tensor {
   /** The p-norm (default 2) of all elements or over `dim`. */
   norm(p = 2, dim?: number | number[] | null, keepdim = false): Tensor {
     return aten.linalg_vector_norm(this, p, dim ?? null, keepdim);
-  }
-
-  // ---- shape ----
-  /** The same elements in a new shape (one dimension may be -1); a view when possible. */
-  reshape(...shape: number[]): Tensor {
-    try {
-      return aten.reshape(this, shape);
-    } catch (error) {
-      // libtorch's message lists dispatcher backends: name the remedy instead
-      if (isSparseHandle(this.handle)) throw sparseRefused('reshape', 'there is no reshape');
-      throw error;
-    }
-  }
-  /** A view with a new shape over the same memory (the tensor must be contiguous enough). */
-  view(...shape: number[]): Tensor {
-    try {
-      return aten.view(this, shape);
-    } catch (error) {
-      // libtorch's message lists dispatcher backends: name the remedy instead
-      if (isSparseHandle(this.handle)) throw sparseRefused('view', 'there is no view');
-      throw error;
-    }
-  }
-  /** Flattens dimensions startDim..endDim into one. */
-  flatten(startDim = 0, endDim = -1): Tensor {
-    return aten.flatten_using_ints(this, startDim, endDim);
-  }
-  /** Reorders the dimensions (a view). */
-  permute(...dims: number[]): Tensor {
-    return aten.permute(this, dims);
-  }
-  /** Swaps two dimensions (a view). */
-  transpose(dim0: number, dim1: number): Tensor {
-    return aten.transpose_int(this, dim0, dim1);
-  }
-  /** Transposes a 2-D tensor (a view). */
-  t(): Tensor {
-    return aten.t(this);
-  }
-  /** Inserts a dimension of size 1 at `dim` (a view). */
-  unsqueeze(dim: number): Tensor {
-    return aten.unsqueeze(this, dim);
-  }
-  /** Removes dimensions of size 1 (all, or `dim`). */
-  squeeze(dim?: number): Tensor {
-    return dim === undefined ? aten.squeeze(this) : aten.squeeze_dim(this, dim);
-  }
-  /** Broadcasts to a larger shape without copying (-1 keeps a dimension). */
-  expand(...shape: number[]): Tensor {
-    return aten.expand(this, shape);
-  }
-  /** expand to the shape of `other`. */
-  expandAs(other: Tensor): Tensor {
-    return aten.expand_as(this, other);
-  }
-  /** Tiles the tensor the given number of times along each dimension (copies). */
-  repeat(...repeats: number[]): Tensor {
-    return aten.repeat(this, repeats);
-  }
-  /**
-   * A copy laid out densely in `memoryFormat` (default row-major), or this tensor's data if it
-   * already is. 'channelsLast' needs a 4-D tensor (NCHW shape, NHWC storage; see {@link MemoryFormat}).
-   */
-  contiguous(memoryFormat: MemoryFormat = 'contiguous'): Tensor {
-    // The default call stays the plain one (libtorch's own default), so eager results are unchanged.
-    return memoryFormat === 'contiguous'
-      ? aten.contiguous(this)
-      : aten.contiguous(this, memoryFormatCode(memoryFormat));
-  }
-  /** A copy with its own memory (differentiable). */
-  clone(): Tensor {
-    return aten.clone(this);
-  }
-  /** A tensor over the same data without autograd history. */
-  detach(): Tensor {
-    return aten.detach(this);
-  }
-  /** The slice [start, start + length) of dimension `dim` (a view). */
-  narrow(dim: number, start: number, length: number): Tensor {
-    return aten.narrow(this, dim, start, length);
-  }
-  /** Elements start..end (exclusive) with `step` along `dim` (a view). */
-  slice(dim: number, start: number | null = null, end: number | null = null, step = 1): Tensor {
-    return aten.slice_Tensor(this, dim, start, end, step);
-  }
-  /** Index `index` of dimension `dim`, removing the dimension (a view). */
-  select(dim: number, index: number): Tensor {
-    return aten.select_int(this, dim, index);
-  }
-  /** The entries of `dim` at the int64 `index` (copies). */
-  indexSelect(dim: number, index: Tensor): Tensor {
-    return aten.index_select(this, dim, index);
-  }
-  /** Gathers values along `dim` at the int64 `index` (torch.gather). */
-  gather(dim: number, index: Tensor): Tensor {
-    return aten.gather(this, dim, index);
-  }
-  /** Replaces the elements where `mask` is true by `value`. */
-  maskedFill(mask: Tensor, value: Scalar): Tensor {
-    return aten.masked_fill_Scalar(this, mask, value);
-  }
-  /** Splits into `chunks` nearly equal parts along `dim`. */
-  chunk(chunks: number, dim = 0): Tensor[] {
-    return aten.chunk(this, chunks, dim);
-  }
-  /**
-   * The slices along `dim`, each without that dimension (torch.unbind). Its backward is one
-   * stack of the slices' gradients, where selecting each slice costs one zero-filled tensor
-   * and a copy per slice.
-   */
-  unbind(dim = 0): Tensor[] {
-    return aten.unbind_int(this, dim);
-  }
-  /** Splits along `dim` into parts of a size (the last may be smaller) or of the listed sizes, as torch.split(this, ...). */
-  split(splitSizeOrSections: number | number[], dim = 0): Tensor[] {
-    return splitChecked(this, splitSizeOrSections, dim);
-  }
-  /** Reverses the order along the given dimensions. */
-  flip(...dims: number[]): Tensor {
-    return aten.flip(this, dims);
-  }
-
-  // ---- dtype ----
-  /** A dtype (e.g. 'float32') or a device (a Device, or 'cpu', 'cuda', 'cuda:1'). */
-  to(target: DType | DeviceLike): Tensor {
-    if (typeof target === 'string' && isDType(target)) return aten.to_dtype(this, target);
-    return this.toDevice(target);
-  }
-  /** The device the tensor lives on (cpu, cuda:0, ...). */
-  get device(): Device {
-    return parseDevice(native.deviceOf(this.handle));
-  }
-  /**
-   * The tensor on `device` (a new handle to the same tensor when it is already there, as
-   * PyTorch's to()). nonBlocking copies asynchronously from pinned host memory.
-   */
-  toDevice(
-    device: DeviceLike,
-    options: { nonBlocking?: boolean; dtype?: DType; copy?: boolean } = {},
-  ): Tensor {
-    return aten.to_device(
-      this,
-      checkDevice(device).name,
-      options.dtype ?? this.dtype,
-      options.nonBlocking ?? false,
-      options.copy ?? false,
-    );
-  }
-  /** A copy in page-locked host memory, from which copies to a GPU can be non-blocking. */
-  pinMemory(): Tensor {
-    if (!cuda.isAvailable())
-      throw new DeviceUnavailableError(
-        `pinned host memory needs CUDA, which is not available here; ${SELECT_CUDA_HINT}`,
-      );
-    return aten.pin_memory(this);
-  }
-  get isPinned(): boolean {
-    return native.isPinned(this.handle);
-  }
-  /** Converted to float32. */
-  float(): Tensor {
-    return this.to('float32');
-  }
-  /** Converted to float64. */
-  double(): Tensor {
-    return this.to('float64');
-  }
-  /** Converted to int64. */
-  long(): Tensor {
-    return this.to('int64');
-  }
-  /** Converted to int32. */
-  int(): Tensor {
-    return this.to('int32');
-  }
-  /** Converted to bool. */
-  bool(): Tensor {
-    return this.to('bool');
   }
 }
 

@@ -79,6 +79,13 @@ const makers: Record<string, () => nn.Layer> = {
   replicationpad1d: () => new nn.ReplicationPad1d([3, 1]),
   replicationpad2d_unbatched: () => new nn.ReplicationPad2d([1, 2, 3, 0]),
   replicationpad3d: () => new nn.ReplicationPad3d([1, 0, 2, 1, 0, 1]),
+  zeropad1d: () => new nn.ZeroPad1d([2, -1]),
+  zeropad3d: () => new nn.ZeroPad3d([1, 0, 0, 2, 1, 1]),
+  circularpad1d: () => new nn.CircularPad1d([2, 3]),
+  circularpad1d_crop: () => new nn.CircularPad1d([-1, 2]),
+  circularpad2d: () => new nn.CircularPad2d([1, 2, 3, 0]),
+  circularpad2d_unbatched: () => new nn.CircularPad2d([2, 1, 1, 3]),
+  circularpad3d: () => new nn.CircularPad3d([1, 0, 2, 1, 0, 2]),
 };
 
 test('every golden case has a maker', () => {
@@ -355,9 +362,19 @@ test('bad arguments and inputs are named errors', () => {
       () => new nn.ConstantPad3d(1, 0).forward(t(3, 3)),
       /^ConstantPad3d: the input must be at least 3-d/,
     );
+    throwsNamed(
+      () => new nn.CircularPad1d([5, 1]).forward(t(2, 3, 4)),
+      /^CircularPad1d: padding\[0\] = 5 and padding\[1\] = 1 must each be at most the size 4 of dimension 2 of the input \(shape \[2, 3, 4\]\); circular padding wraps around once/,
+    );
+    throwsNamed(
+      () => new nn.CircularPad2d(1).forward(t(3, 4)),
+      /^CircularPad2d: the input must be 3-d or 4-d \(\[N, C, H, W\], or without the batch dimension\), got shape \[3, 4\]/,
+    );
     // negative sides crop; a constant pad may leave nothing, as in PyTorch
     assert.deepEqual(new nn.ConstantPad1d([-3, -2], 1).forward(t(2, 5)).shape, [2, 0]);
     assert.deepEqual(new nn.ZeroPad2d(1).forward(t(2, 2)).shape, [4, 4]);
     assert.deepEqual(new nn.ZeroPad2d([1, 2, 3, 4]).padding, [1, 2, 3, 4]);
+    assert.deepEqual(new nn.ZeroPad3d(1).padding, [1, 1, 1, 1, 1, 1]);
+    assert.deepEqual(new nn.CircularPad3d(2).forward(t(1, 2, 2, 2)).shape, [1, 6, 6, 6]);
   });
 });

@@ -112,6 +112,14 @@ test('padding layers: Pad nodes in constant, reflect and edge mode, PyTorch orde
   await parity(new nn.ReplicationPad1d([-2, 3]), [2, 2, 4], ['batch', 2, 5]);
   await parity(new nn.ReplicationPad2d([1, 2, 3, 0]), [2, 2, 3, 4], ['batch', 2, 6, 7]);
   await parity(new nn.ReplicationPad3d([1, 0, 2, 1, 0, 1]), [1, 2, 2, 3, 3], ['batch', 2, 3, 6, 4]);
+  await parity(new nn.ZeroPad1d([2, -1]), [2, 3, 4], ['batch', 3, 5]);
+  await parity(new nn.ZeroPad3d([1, 0, 0, 2, 1, 1]), [1, 2, 2, 3, 2], ['batch', 2, 4, 5, 3]);
+});
+
+test('circular padding layers: Slice and Concat per axis (opset 17 has no wrap mode)', async () => {
+  await parity(new nn.CircularPad1d([2, 3]), [2, 3, 4], ['batch', 3, 9]);
+  await parity(new nn.CircularPad2d([1, 2, 3, 0]), [2, 2, 3, 4], ['batch', 2, 6, 7]);
+  await parity(new nn.CircularPad3d([1, 0, 2, 1, 0, 2]), [1, 2, 2, 3, 3], ['batch', 2, 4, 6, 4]);
 });
 
 test('what has no ONNX form is a named error', () => {
@@ -122,6 +130,14 @@ test('what has no ONNX form is a named error', () => {
     (e: Error) =>
       e instanceof onnx.OnnxExportError &&
       /^ReflectionPad1d \('m'\) with negative padding \(cropping\) has no exact ONNX mapping in reflect mode/.test(
+        e.message,
+      ),
+  );
+  assert.throws(
+    () => onnx.moduleToOnnx(new nn.CircularPad1d([-1, 2]), g, x, 'c'),
+    (e: Error) =>
+      e instanceof onnx.OnnxExportError &&
+      /^CircularPad1d \('c'\) with negative padding \(cropping\) has no ONNX form in circular mode/.test(
         e.message,
       ),
   );

@@ -3,7 +3,7 @@
 import { Tensor } from '../tensor.js';
 import { tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
-import { arange, full, oneHot } from '../creation.js';
+import { arange, eye, full, oneHot } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { Distribution, broadcastAll, finfoEps, type Param, type Constraint } from './distribution.js';
 import * as c from './constraints.js';
@@ -43,6 +43,27 @@ function clampByZero(x: Tensor): Tensor {
   return x.clamp(0).add(x).sub(x.clamp(null, 0)).div(2);
 }
 
+/**
+ * PyTorch's enumerate_support of the n values makeValues makes (along dim 0): viewed as [n, 1, ...] over the
+ * batch dims, expanded to [n, ...batchShape] where expand is true.
+ */
+export function enumerateValues(
+  makeValues: () => Tensor,
+  batchShape: number[],
+  eventShape: number[],
+  expand: boolean,
+): Tensor {
+  if (typeof expand !== 'boolean') {
+    throw new Error('tailor: enumerateSupport: expand must be a boolean (true: expanded to the batch shape)');
+  }
+  return tidy(() => {
+    const values = makeValues();
+    const n = values.size(0);
+    const viewed = values.reshape(n, ...batchShape.map(() => 1), ...eventShape);
+    return expand ? viewed.expand(n, ...batchShape, ...eventShape) : viewed;
+  });
+}
+
 /** Bernoulli draws of 0 or 1 (torch.distributions.Bernoulli): `{ probs }` or `{ logits }`. */
 export class Bernoulli extends Distribution {
   readonly probs: Tensor;
@@ -63,6 +84,16 @@ export class Bernoulli extends Distribution {
   }
   get support(): Constraint {
     return c.boolean;
+  }
+  override readonly hasEnumerateSupport = true;
+  /** [0, 1] of the probabilities' dtype, over the batch. */
+  override enumerateSupport(expand = true): Tensor {
+    return enumerateValues(
+      () => arange(0, 2, 1, this.probs.dtype, this.probs.device),
+      this.batchShape,
+      [],
+      expand,
+    );
   }
   get mean(): Tensor {
     return this.probs.clone();
@@ -112,6 +143,16 @@ export class Categorical extends Distribution {
   }
   get support(): Constraint {
     return c.integerInterval(0, this.numEvents - 1);
+  }
+  override readonly hasEnumerateSupport = true;
+  /** The category indices 0..K-1 (int64), over the batch. */
+  override enumerateSupport(expand = true): Tensor {
+    return enumerateValues(
+      () => arange(0, this.numEvents, 1, 'int64', this.probs.device),
+      this.batchShape,
+      [],
+      expand,
+    );
   }
   /** NaN, as in PyTorch (a category index has no mean). */
   get mean(): Tensor {
@@ -166,6 +207,12 @@ export class OneHotCategorical extends Distribution {
   }
   get support(): Constraint {
     return c.oneHot;
+  }
+  override readonly hasEnumerateSupport = true;
+  /** The K one-hot vectors (the rows of eye(K)), over the batch. */
+  override enumerateSupport(expand = true): Tensor {
+    const k = this.categorical.numEvents;
+    return enumerateValues(() => eye(k, this.probs.dtype, this.probs.device), this.batchShape, [k], expand);
   }
   get mean(): Tensor {
     return this.probs.clone();
@@ -252,6 +299,22 @@ export class Binomial extends Distribution {
   }
   get support(): Constraint {
     return c.integerInterval(0, this.totalCount, 'totalCount');
+  }
+  override readonly hasEnumerateSupport = true;
+  /** 0..totalCount, which must be the same everywhere (as in PyTorch), over the batch. */
+  override enumerateSupport(expand = true): Tensor {
+    const max = tidy(() => this.totalCount.max().item());
+    if (tidy(() => this.totalCount.min().item()) !== max) {
+      throw new Error(
+        'tailor: Binomial.enumerateSupport needs the same totalCount everywhere (PyTorch has no inhomogeneous enumerate_support)',
+      );
+    }
+    return enumerateValues(
+      () => arange(0, max + 1, 1, this.probs.dtype, this.probs.device),
+      this.batchShape,
+      [],
+      expand,
+    );
   }
   get mean(): Tensor {
     return this.totalCount.mul(this.probs);

@@ -97,6 +97,18 @@ export abstract class Distribution {
     throw this.missing('entropy');
   }
 
+  /** Whether enumerateSupport exists (the discrete families of finite support). */
+  readonly hasEnumerateSupport: boolean = false;
+
+  /**
+   * Every value of the support, along a new first dim (PyTorch's enumerate_support): of shape
+   * [n, ...batchShape, ...eventShape] with expand (views), or with the batch dims 1 without.
+   */
+  enumerateSupport(expand = true): Tensor {
+    void expand;
+    throw this.missing('enumerateSupport');
+  }
+
   /** The cumulative distribution function at value. */
   cdf(value: Tensor): Tensor {
     void value;

@@ -27,3 +27,22 @@ export {
 } from './transforms.js';
 export { MultivariateNormal, type MultivariateNormalOptions } from './multivariate-normal.js';
 export { klDivergence, registeredKlPairs } from './kl.js';
+export { TransformBase, InverseTransform, ComposeTransform, IndependentTransform } from './transform-base.js';
+export {
+  TanhTransform,
+  PowerTransform,
+  SoftplusTransform,
+  AbsTransform,
+  SoftmaxTransform,
+  StickBreakingTransform,
+  ReshapeTransform,
+  CumulativeDistributionTransform,
+} from './transforms-more.js';
+export { bijectTo, transformTo } from './constraint-registry.js';
+export {
+  LogitRelaxedBernoulli,
+  RelaxedBernoulli,
+  ExpRelaxedCategorical,
+  RelaxedOneHotCategorical,
+} from './relaxed.js';
+export { LogisticNormal, Kumaraswamy } from './logistic-kumaraswamy.js';

@@ -313,6 +313,13 @@ export function tanh(self_: Tensor): Tensor {
   return wrap(native.call(op_tanh, tensorArg(self_, 'tanh', 'self')) as number);
 }
 
+let op_atanh = -1;
+/** `aten::atanh(Tensor self) -> Tensor` */
+export function atanh(self_: Tensor): Tensor {
+  if (op_atanh < 0) op_atanh = native.resolve('aten::atanh', '');
+  return wrap(native.call(op_atanh, tensorArg(self_, 'atanh', 'self')) as number);
+}
+
 let op_relu = -1;
 /** `aten::relu(Tensor self) -> Tensor` */
 export function relu(self_: Tensor): Tensor {
@@ -1484,6 +1491,20 @@ let op_is_pinned = -1;
 export function is_pinned(self_: Tensor, device?: string | null): boolean {
   if (op_is_pinned < 0) op_is_pinned = native.resolve('aten::is_pinned', '');
   return native.call(op_is_pinned, tensorArg(self_, 'is_pinned', 'self'), device) as boolean;
+}
+
+let op_retain_grad = -1;
+/** `aten::retain_grad(Tensor(a!) self) -> ()` */
+export function retain_grad(self_: Tensor): void {
+  if (op_retain_grad < 0) op_retain_grad = native.resolve('aten::retain_grad', '');
+  native.callVoid(op_retain_grad, tensorArg(self_, 'retain_grad', 'self'));
+}
+
+let op_retains_grad = -1;
+/** `aten::retains_grad(Tensor self) -> bool` */
+export function retains_grad(self_: Tensor): boolean {
+  if (op_retains_grad < 0) op_retains_grad = native.resolve('aten::retains_grad', '');
+  return native.call(op_retains_grad, tensorArg(self_, 'retains_grad', 'self')) as boolean;
 }
 
 let op_type_as = -1;

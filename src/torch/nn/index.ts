@@ -12,6 +12,7 @@ export * from './shuffle.js';
 export * from './padding.js';
 export * from './pooling.js';
 export * from './pooling-more.js';
+export * from './unpooling.js';
 export { Unfold, Fold, type UnfoldOptions, type FoldOptions } from './fold.js';
 export {
   Upsample,

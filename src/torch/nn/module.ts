@@ -2,7 +2,6 @@
 // buffers, submodules, train/eval, named state dict, apply, dtype conversion, forward hooks).
 import { Tensor } from '../tensor.js';
 import { keep } from '../scope.js';
-import { noGrad } from '../autograd.js';
 import { CPU, checkDevice, parseDevice, type Device, type DeviceLike } from '../device.js';
 import { isDType, isFloatingPoint, type DType } from '../dtype.js';
 import type { MemoryFormat } from '../memory-format.js';
@@ -16,6 +15,7 @@ import {
 import type { FullBackwardHook, FullBackwardPreHook } from './module-backward-hooks.js';
 import { moduleRepr } from './module-repr.js';
 import { convertInPlace } from './module-convert.js';
+import { loadState, lookUpTensor, resolvePath } from './module-state.js';
 
 /**
  * The base of every layer and model (torch.nn.Module): a subclass registers its parameters,
@@ -131,18 +131,7 @@ export abstract class Module {
   }
 
   private resolve(method: string, target: string, path: string[]): Module {
-    if (typeof target !== 'string')
-      throw new ArgumentError(`tailor: ${method}: target must be a dotted name string, got ${typeof target}`);
-    if (target === '') return this;
-    return path.reduce<Module>((at, item, i) => {
-      const next = at.modulesByName.get(item);
-      if (next) return next;
-      const walked = path.slice(0, i).join('.');
-      const has = [...at.modulesByName.keys()].map((k) => `'${k}'`).join(', ');
-      throw new ArgumentError(
-        `tailor: ${method}('${target}'): ${at.constructor.name}${walked ? ` at '${walked}'` : ''} has no submodule '${item}'${has ? ` (it has ${has})` : ''}`,
-      );
-    }, this);
+    return resolvePath(this, (m) => m.modulesByName, method, target, path);
   }
 
   private lookUp(
@@ -151,22 +140,7 @@ export abstract class Module {
     what: string,
     table: (m: Module) => Map<string, Tensor | null>,
   ): Tensor {
-    if (typeof target !== 'string' || target === '')
-      throw new ArgumentError(
-        `tailor: ${method}: target must be a dotted ${what} name such as 'fc.weight', got ${describeValue(target)}`,
-      );
-    const path = target.split('.');
-    const name = path.pop()!;
-    const owner = this.resolve(method, target, path);
-    const t = table(owner).get(name);
-    if (!t) {
-      const where = path.length ? ` at '${path.join('.')}'` : '';
-      const own = [...table(owner)].filter(([, v]) => v).map(([k]) => `'${k}'`);
-      throw new ArgumentError(
-        `tailor: ${method}('${target}'): ${owner.constructor.name}${where} has no ${what} '${name}'${t === null ? ` (it is registered as null)` : ''}${own.length ? ` (its ${what}s: ${own.join(', ')})` : ''}`,
-      );
-    }
-    return t;
+    return lookUpTensor(this, (m) => m.modulesByName, method, target, what, table);
   }
 
   /** This module and every submodule, depth first, each once (torch's modules()). */
@@ -255,32 +229,7 @@ export abstract class Module {
    * same shape; errors name the offending keys.
    */
   loadStateDict(state: Record<string, Tensor>, strict = true): { missing: string[]; unexpected: string[] } {
-    const c = checksOf('loadStateDict');
-    c.object(state, 'state');
-    for (const [name, value] of Object.entries(state))
-      if (!(value instanceof Tensor)) c.fail(`state['${name}']`, 'a Tensor', value);
-    const own = this.stateDict();
-    const missing = Object.keys(own).filter((k) => !(k in state));
-    const unexpected = Object.keys(state).filter((k) => !(k in own));
-    if (strict && (missing.length > 0 || unexpected.length > 0)) {
-      throw new Error(
-        `loadStateDict: ${missing.length ? `missing keys: ${missing.join(', ')}` : ''}${missing.length && unexpected.length ? '; ' : ''}${unexpected.length ? `unexpected keys: ${unexpected.join(', ')}` : ''}`,
-      );
-    }
-    noGrad(() => {
-      for (const [name, target] of Object.entries(own)) {
-        const source = state[name];
-        if (!source) continue;
-        const a = target.shape.join('x');
-        const b = source.shape.join('x');
-        if (a !== b)
-          throw new Error(
-            `loadStateDict: '${name}' has shape [${b}] in the checkpoint but [${a}] in the model`,
-          );
-        target.copy_(source);
-      }
-    });
-    return { missing, unexpected };
+    return loadState(this.stateDict(), state, strict);
   }
 
   /** Sets training mode (dropout active, batch norm updating its statistics) on this module and its submodules; returns it. */

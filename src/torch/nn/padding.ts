@@ -1,15 +1,19 @@
-// The padding layers of torch.nn (ZeroPad2d, ConstantPad1d/2d/3d, ReflectionPad1d/2d/3d,
-// ReplicationPad1d/2d/3d), each F.pad in one mode. Padding is one number for every side or
+// The padding layers of torch.nn (ZeroPad1d/2d/3d, ConstantPad1d/2d/3d, ReflectionPad1d/2d/3d,
+// ReplicationPad1d/2d/3d, and PyTorch 2.x's CircularPad1d/2d/3d), each F.pad in one mode. Padding is one number for every side or
 // PyTorch's tuple order: (left, right) of the last dimension, then (top, bottom) of the one
 // before, then (front, back).
 import type { Tensor } from '../tensor.js';
+import { tidy } from '../scope.js';
 import * as aten from '../generated/aten.js';
 import { ArgumentError, checksOf } from '../../util/arguments.js';
 import { Module } from './module.js';
 import { checkTensor } from './layer-util.js';
 
-/** How a padding layer fills: a constant, the input mirrored (without the edge), or the edge repeated. */
-export type PaddingMode = 'constant' | 'reflect' | 'replicate';
+/**
+ * How a padding layer fills: a constant, the input mirrored (without the edge), the edge
+ * repeated, or the input wrapped around (the other end's values).
+ */
+export type PaddingMode = 'constant' | 'reflect' | 'replicate' | 'circular';
 
 const LAYOUTS = ['', '[N, C, W]', '[N, C, H, W]', '[N, C, D, H, W]'];
 const SIDES = ['left', 'right', 'top', 'bottom', 'front', 'back'];
@@ -62,11 +66,18 @@ abstract class PadNd extends Module {
         throw new ArgumentError(
           `${fn}: ${sides} must each be smaller than the size ${size} of dimension ${axis} of the input (shape ${shape}); reflection repeats no edge`,
         );
+      if (this.mode === 'circular' && (before > size || after > size))
+        throw new ArgumentError(
+          `${fn}: ${sides} must each be at most the size ${size} of dimension ${axis} of the input (shape ${shape}); circular padding wraps around once`,
+        );
       if (size + before + after < (constant ? 0 : 1))
         throw new ArgumentError(
           `${fn}: ${sides} leave ${size + before + after} elements of dimension ${axis} of the input (shape ${shape})`,
         );
     }
+    // libtorch's circular mode takes batched inputs only (PyTorch 2.x's layers take both)
+    if (this.mode === 'circular' && x.ndim === this.dims + 1)
+      return tidy(() => aten.pad(x.unsqueeze(0), [...this.padding], 'circular', null).squeeze(0));
     return aten.pad(x, [...this.padding], this.mode, constant ? this.value : null);
   }
 }
@@ -96,6 +107,20 @@ export class ConstantPad3d extends PadNd {
 export class ZeroPad2d extends PadNd {
   constructor(padding: number | readonly number[]) {
     super(padding, 2, 'constant', 0);
+  }
+}
+
+/** Pads the last dimension with zeros (PyTorch 2.x's torch.nn.ZeroPad1d): padding a number or [left, right]; negative crops. */
+export class ZeroPad1d extends PadNd {
+  constructor(padding: number | readonly number[]) {
+    super(padding, 1, 'constant', 0);
+  }
+}
+
+/** Pads the last three dimensions with zeros (PyTorch 2.x's torch.nn.ZeroPad3d): a number or [left, right, top, bottom, front, back]. */
+export class ZeroPad3d extends PadNd {
+  constructor(padding: number | readonly number[]) {
+    super(padding, 3, 'constant', 0);
   }
 }
 
@@ -138,5 +163,30 @@ export class ReplicationPad2d extends PadNd {
 export class ReplicationPad3d extends PadNd {
   constructor(padding: number | readonly number[]) {
     super(padding, 3, 'replicate');
+  }
+}
+
+/**
+ * Wraps [N, C, W] or [C, W] around (PyTorch 2.x's torch.nn.CircularPad1d): the last `left` values
+ * put before the first, the first `right` after the last; padding a number or [left, right],
+ * each at most W (negative crops).
+ */
+export class CircularPad1d extends PadNd {
+  constructor(padding: number | readonly number[]) {
+    super(padding, 1, 'circular');
+  }
+}
+
+/** Wraps [N, C, H, W] or [C, H, W] around at its borders (PyTorch 2.x's torch.nn.CircularPad2d): [left, right, top, bottom]. */
+export class CircularPad2d extends PadNd {
+  constructor(padding: number | readonly number[]) {
+    super(padding, 2, 'circular');
+  }
+}
+
+/** Wraps [N, C, D, H, W] or [C, D, H, W] around at its borders (PyTorch 2.x's torch.nn.CircularPad3d). */
+export class CircularPad3d extends PadNd {
+  constructor(padding: number | readonly number[]) {
+    super(padding, 3, 'circular');
   }
 }

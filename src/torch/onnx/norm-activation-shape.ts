@@ -1,10 +1,12 @@
 // The ONNX forms (opset 17, evaluation mode) of instance normalisation, the activations PReLU ...
-// Threshold, the shuffles, Unflatten, channel dropout and the padding layers; modules.ts puts
+// Threshold, the shuffles, Unflatten, channel dropout and the padding layers (circular padding in
+// the circular convolutions' Slice and Concat form, pooling.ts); modules.ts puts
 // them in its table. The layers whose forward reads the input's rank (PReLU per channel, the
 // shuffles, Unflatten) compute shapes in the graph, so the batch and spatial sizes stay dynamic.
 import type { Module } from '../nn/module.js';
 import * as nn from '../nn/index.js';
 import { OnnxExportError, type OnnxGraph } from './graph.js';
+import { circularPadOnnx } from './pooling.js';
 
 type Converter<M extends Module> = (m: M, g: OnnxGraph, x: string, name: string) => string;
 
@@ -119,6 +121,14 @@ function pad(m: PaddingLayer, g: OnnxGraph, x: string, name: string): string {
     begins.push(m.padding[2 * i]!);
     ends.push(m.padding[2 * i + 1]!);
   }
+  if (m.mode === 'circular') {
+    // opset 17's Pad has no wrap mode: the convolutions' Slice and Concat form, which pads only
+    if (m.padding.some((p) => p < 0))
+      throw new OnnxExportError(
+        `${m.constructor.name} ('${name}') with negative padding (cropping) has no ONNX form in circular mode; crop with a ConstantPad before it`,
+      );
+    return circularPadOnnx(g, x, begins.slice(2), ends.slice(2), name);
+  }
   const inputs = [x, g.ints(at(name, 'pads'), [...begins, ...ends])];
   if (m.mode === 'constant') {
     if (m.value !== 0) inputs.push(g.scalar(at(name, 'value'), m.value));
@@ -135,7 +145,12 @@ function pad(m: PaddingLayer, g: OnnxGraph, x: string, name: string): string {
 }
 
 type PaddingLayer =
+  | nn.ZeroPad1d
   | nn.ZeroPad2d
+  | nn.ZeroPad3d
+  | nn.CircularPad1d
+  | nn.CircularPad2d
+  | nn.CircularPad3d
   | nn.ConstantPad1d
   | nn.ConstantPad2d
   | nn.ConstantPad3d
@@ -200,7 +215,9 @@ export const NORM_ACTIVATION_SHAPE_CONVERTERS: [
   [nn.Dropout1d, (_m, g, x) => g.node('Identity', [x])],
   [nn.Dropout2d, (_m, g, x) => g.node('Identity', [x])],
   [nn.Dropout3d, (_m, g, x) => g.node('Identity', [x])],
+  [nn.ZeroPad1d, pad],
   [nn.ZeroPad2d, pad],
+  [nn.ZeroPad3d, pad],
   [nn.ConstantPad1d, pad],
   [nn.ConstantPad2d, pad],
   [nn.ConstantPad3d, pad],
@@ -210,4 +227,7 @@ export const NORM_ACTIVATION_SHAPE_CONVERTERS: [
   [nn.ReplicationPad1d, pad],
   [nn.ReplicationPad2d, pad],
   [nn.ReplicationPad3d, pad],
+  [nn.CircularPad1d, pad],
+  [nn.CircularPad2d, pad],
+  [nn.CircularPad3d, pad],
 ];
