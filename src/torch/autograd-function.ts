@@ -108,26 +108,13 @@ function checkTensors(method: string, tensors: unknown[]): Tensor[] {
   return tensors as Tensor[];
 }
 
-type Gradients = Tensor | null | undefined | readonly (Tensor | null | undefined)[];
+/** What a backward returns: one gradient (or null) per forward argument, or a single one. */
+export type Gradients = Tensor | null | undefined | readonly (Tensor | null | undefined)[];
 
 /**
  * A differentiable operation with its own forward and backward (torch.autograd.Function). Extend
- * it with two static methods, `forward` and `backward`, and call the class's `apply`:
- *
- * ```ts
- * class Exp extends autograd.Function {
- *   static forward(ctx: autograd.FunctionCtx, x: Tensor): Tensor {
- *     const y = x.exp();
- *     ctx.saveForBackward(y);
- *     return y;
- *   }
- *   static backward(ctx: autograd.FunctionCtx, gradY: Tensor): Tensor {
- *     const [y] = ctx.savedTensors;
- *     return gradY.mul(y!);
- *   }
- * }
- * const y = Exp.apply(x); // y.gradFn === 'ExpBackward'
- * ```
+ * it with two static methods, `forward` and `backward`, and call the class's `apply` (see the
+ * example below).
  *
  * forward gets the arguments of `apply` (tensors and other values) and runs with grad mode off;
  * it returns a tensor or an array of tensors. backward gets one gradient per output (zeros where
@@ -138,6 +125,28 @@ type Gradients = Tensor | null | undefined | readonly (Tensor | null | undefined
  * gives second derivatives. As in PyTorch, the outputs are new tensors (an input returned as it
  * is comes back as a view of it), and tensors that are not saved with `saveForBackward` must not
  * be used in backward (they are freed with forward's scope).
+ *
+ * @example
+ * ```ts
+ * import * as torch from 'tailor/torch';
+ * import { autograd, type Tensor } from 'tailor/torch';
+ * class Exp extends autograd.Function {
+ *   static forward(ctx: autograd.FunctionCtx, x: Tensor): Tensor {
+ *     const y = x.exp();
+ *     ctx.saveForBackward(y);
+ *     return y;
+ *   }
+ *   static backward(ctx: autograd.FunctionCtx, gradY: Tensor | null): Tensor {
+ *     const [y] = ctx.savedTensors;
+ *     return gradY!.mul(y!);
+ *   }
+ * }
+ * const x = torch.tensor([0.5, 1, 2], { requiresGrad: true });
+ * torch.tidy(() => {
+ *   const y = Exp.apply(x); // y.gradFn === 'ExpBackward'
+ *   y.sum().backward(); // x.grad equals exp(x)
+ * });
+ * ```
  */
 export class Function {
   /** Runs forward on `args` and records the operation for backward (PyTorch's `MyFunction.apply(...)`). */
