@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "tailor_native",
-      "sources": ["src/addon.cc", "src/convert.cc", "src/tensors.cc", "src/autograd.cc", "src/device.cc", "src/distributed.cc", "src/graphs.cc", "src/jpeg.cc", "src/opcount.cc"],
+      "sources": ["src/addon.cc", "src/convert.cc", "src/tensors.cc", "src/autograd.cc", "src/js-autograd.cc", "src/device.cc", "src/distributed.cc", "src/graphs.cc", "src/jpeg.cc", "src/opcount.cc"],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
         "<!@(node resolve-libtorch.mjs include_dirs)",

@@ -2,6 +2,7 @@
 // through the c10 dispatcher by name and overload; arguments convert by the operator's schema.
 // Operators with a common small signature (see FastCall) skip the boxing and go typed.
 #include "state.h"
+#include "js-autograd.h"
 
 #include <ATen/Parallel.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -273,6 +274,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("setRngState", Napi::Function::New(env, SetRngState));
   initTensors(env, exports);
   initAutograd(env, exports);
+  initJsAutograd(env, exports);
   initDevice(env, exports);
   initDistributed(env, exports);
   initGraphs(env, exports);

@@ -1,5 +1,6 @@
 // Autograd: requires_grad, backward, grad read/write, autograd.grad and grad mode.
 #include "state.h"
+#include "js-autograd.h"
 
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/function.h>
@@ -35,7 +36,8 @@ Napi::Value GradFnName(const Napi::CallbackInfo& info) {
   return guarded(env, "gradFn: ", [&]() -> Napi::Value {
     const auto& fn = getTensor(env, info[0]).grad_fn();
     if (!fn) return env.Null();
-    return Napi::String::New(env, fn->name());
+    std::string js = jsFunctionName(fn.get());
+    return Napi::String::New(env, js.empty() ? fn->name() : js);
   });
 }
 
@@ -77,7 +79,7 @@ Napi::Value Backward(const Napi::CallbackInfo& info) {
     }
     bool retain = info.Length() > 2 && info[2].ToBoolean().Value();
     bool create = info.Length() > 3 && info[3].ToBoolean().Value();
-    torch::autograd::backward({t}, grads, retain, create);
+    runEngine(env, [&] { torch::autograd::backward({t}, grads, retain, create); });
     return env.Undefined();
   });
 }
@@ -101,7 +103,8 @@ Napi::Value AutogradGrad(const Napi::CallbackInfo& info) {
     c10::optional<bool> retain;
     if (info[3].IsBoolean()) retain = info[3].ToBoolean().Value();
     bool allowUnused = info[5].ToBoolean().Value();
-    auto result = torch::autograd::grad(outputs, inputs, gradOutputs, retain, create, allowUnused);
+    std::vector<at::Tensor> result;
+    runEngine(env, [&] { result = torch::autograd::grad(outputs, inputs, gradOutputs, retain, create, allowUnused); });
     Napi::Array out = Napi::Array::New(env, result.size());
     for (uint32_t i = 0; i < result.size(); i++) {
       out.Set(i, result[i].defined() ? Napi::Value(Napi::Number::New(env, putTensor(env, result[i]))) : env.Null());

@@ -187,6 +187,14 @@ Napi::Value IsContiguous(const Napi::CallbackInfo& info) {
   });
 }
 
+// isSparse(handle): whether the tensor has a sparse COO layout (dense ones are strided).
+Napi::Value IsSparse(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "isSparse: ", [&]() -> Napi::Value {
+    return Napi::Boolean::New(env, getTensor(env, info[0]).layout() == at::kSparse);
+  });
+}
+
 Napi::Value Dispose(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info[0].IsNumber()) {
@@ -240,6 +248,7 @@ void initTensors(Napi::Env env, Napi::Object exports) {
   exports.Set("dim", Napi::Function::New(env, Dim));
   exports.Set("numel", Napi::Function::New(env, Numel));
   exports.Set("isContiguous", Napi::Function::New(env, IsContiguous));
+  exports.Set("isSparse", Napi::Function::New(env, IsSparse));
   exports.Set("dispose", Napi::Function::New(env, Dispose));
   exports.Set("isAlive", Napi::Function::New(env, IsAlive));
   exports.Set("liveTensors", Napi::Function::New(env, LiveTensors));

@@ -1,191 +1,113 @@
-// Gradient hooks without engine callbacks. libtorch runs backward in C++ and the addon has no way
-// to call JavaScript from inside it, so hooks that must see (and may replace) a gradient midway
-// are made by cutting the graph: the hooked tensor's uses are given a detached leaf instead (a
-// "segment" boundary), and `Tensor.backward` runs the engine once per segment, latest first,
-// handing each boundary's gradient to its hook before sending it on into the graph behind it.
-// Gradients of leaves (parameters) are hooked without a cut: their `.grad` is set aside before the
-// engine runs and the new gradient passes through the hooks before it is added back.
-// Retained gradients (Tensor.retainGrad) are libtorch's own and add up over the engine runs of one
-// backward, as over several backwards; only a cut's stand-in leaf (a hooked module's output, a
-// non-leaf in PyTorch) has its retained gradient kept here (see retainStandInGrad).
+// Gradient hooks and JavaScript backward functions inside libtorch's autograd engine. The addon
+// registers a C++ hook (or a custom Function node) per JavaScript one; while any exists, backward
+// and autograd.grad run the engine on a helper thread and the JavaScript thread answers the
+// engine's calls, which all come through `dispatch` below. So a hook sees the total gradient of
+// its tensor once, in the engine's order, as PyTorch's does, and autograd.grad passes through
+// hooked modules and custom Functions alike.
 import { native } from './native.js';
 import { Tensor } from './tensor.js';
 import { tidy } from './scope.js';
-import { ArgumentError } from '../util/arguments.js';
+import { ArgumentError, describeValue } from '../util/arguments.js';
 import { RemovableHandle, nextHookId } from './hook-handle.js';
 
 /** A gradient hook: the replacement gradient, or undefined to keep it. */
 export type GradHook = (grad: Tensor) => Tensor | undefined | void;
 
-/** What a segment's hook returns: replacements aligned with the gradients it was given. */
-type SegmentHook = (grads: (Tensor | null)[]) => (Tensor | null | undefined)[] | undefined;
+/**
+ * @internal A JavaScript backward: the tensors saved in forward and the gradients of the outputs
+ * (null where none arrived and the Function does not materialize them) to the gradients of the
+ * tensor inputs (null for none).
+ */
+export type JsBackward = (saved: (Tensor | null)[], grads: (Tensor | null)[]) => (Tensor | null)[];
 
-interface Segment {
-  /** Owned shared handles: the tensors whose graphs continue behind the cut. */
-  readonly originals: number[];
-  /** Owned shared handles to the detached leaves that stand for them in front of the cut. */
-  readonly leaves: number[];
-  readonly hook: SegmentHook;
-  /** Per leaf: whether its stand-in's gradient is retained (Tensor.retainGrad on it). */
-  readonly retained: boolean[];
+type Entry = { kind: 'hook'; hook: GradHook; shape: number[] } | { kind: 'function'; backward: JsBackward };
+
+const entries = new Map<number, Entry>();
+const afterRun: (() => void)[] = [];
+let dispatcherSet = false;
+
+function dispatch(
+  isFunction: boolean,
+  id: number,
+  handles: (number | null)[],
+  saved: number,
+): (number | null)[] {
+  const tensors = handles.map((h) => (h === null ? null : new Tensor(h)));
+  try {
+    const entry = entries.get(id);
+    // A hook removed while the engine held it: the gradient passes unchanged.
+    if (entry === undefined || (entry.kind === 'hook') === isFunction) {
+      if (!isFunction) return [null];
+      throw new Error(`tailor: autograd: the backward of custom Function ${id} is gone (an internal error)`);
+    }
+    return tidy(() => {
+      const out =
+        entry.kind === 'hook'
+          ? [runHook(entry.hook, entry.shape, tensors[0])]
+          : entry.backward(tensors.slice(0, saved), tensors.slice(saved));
+      return out.map((t) => (t === null ? null : native.share(t.handle)));
+    });
+  } finally {
+    for (const t of tensors) t?.dispose();
+  }
 }
 
-const segments = new Map<number, Segment>();
-let nextSegment = 0;
-const leafHooks = new Map<Tensor, Map<number, GradHook>>();
-const afterRun: (() => void)[] = [];
-/** The stand-in leaves cutGraph handed out: their segment and position in it. */
-const standIns = new WeakMap<Tensor, { segment: Segment; index: number }>();
-/** Stand-ins whose gradient is retained (they keep answering retainsGrad after their segment goes). */
-const retainedStandIns = new WeakSet<Tensor>();
+function runHook(hook: GradHook, shape: number[], grad: Tensor | null): Tensor | null {
+  if (grad === null) return null;
+  const out = hook(grad);
+  if (out === undefined) return null;
+  if (!(out instanceof Tensor))
+    throw new ArgumentError(
+      `tailor: registerHook: a hook must return a Tensor or undefined, got ${describeValue(out)}`,
+    );
+  const got = out.shape;
+  if (got.length !== shape.length || got.some((n, i) => n !== shape[i]))
+    throw new ArgumentError(
+      `tailor: registerHook: the hook returned a gradient of shape [${got.join(', ')}] for a tensor of shape [${shape.join(', ')}]; return one of the tensor's shape (or undefined to keep the gradient)`,
+    );
+  return out;
+}
 
-/** @internal Runs `fn` when the backward now running ends (to free what its hooks held). */
+function ensureDispatcher(): void {
+  if (dispatcherSet) return;
+  native.setAutogradDispatcher(dispatch);
+  dispatcherSet = true;
+}
+
+/** Drops the entries whose C++ hook or graph node is gone. */
+function dropReleased(): void {
+  for (const id of native.releasedAutogradIds()) entries.delete(id);
+}
+
+/** @internal Runs `fn` when the engine run now under way ends (to free what its hooks held). */
 export function afterBackward(fn: () => void): void {
   afterRun.push(fn);
 }
 
-/**
- * @internal Cuts the graph after `tensors` (each requiring grad): returns detached leaves to use
- * in their place. When a backward reaches the leaves, `hook` gets their gradients (null where
- * none arrived) and may replace them; the (replaced) gradients then continue into the graph
- * behind. The segment lives until a backward without retainGraph passes through it.
- */
-export function cutGraph(tensors: Tensor[], hook: SegmentHook): Tensor[] {
-  const leaves = tensors.map((t) => t.detach().requiresGrad_());
-  const segment: Segment = {
-    originals: tensors.map((t) => native.share(t.handle)),
-    leaves: leaves.map((t) => native.share(t.handle)),
-    hook,
-    retained: leaves.map(() => false),
-  };
-  segments.set(nextSegment++, segment);
-  leaves.forEach((t, index) => standIns.set(t, { segment, index }));
-  return leaves;
+/** @internal Runs an engine call (backward, autograd.grad), then what its hooks left to free. */
+export function engineRun<T>(fn: () => T): T {
+  const outer = afterRun.length;
+  try {
+    return fn();
+  } finally {
+    for (const done of afterRun.splice(outer)) done();
+    dropReleased();
+  }
 }
 
-/**
- * @internal Tensor.retainGrad for a cut's stand-in leaf (what a module with backward hooks returns
- * in place of its output, a non-leaf in PyTorch): marks its gradient as retained, and answers
- * whether `tensor` is such a stand-in. The engine sees a leaf, whose gradient the segment takes
- * for its hook; runBackward gives the stand-in that gradient as it arrived, before any hook
- * replaces it, added up over backwards as libtorch's retained gradients are.
- */
-export function retainStandInGrad(tensor: Tensor): boolean {
-  const at = standIns.get(tensor);
-  if (!at || ![...segments.values()].includes(at.segment)) return false;
-  at.segment.retained[at.index] = true;
-  retainedStandIns.add(tensor);
-  return true;
+/** @internal How many JavaScript hooks and Function nodes the engine holds (for tests and leak reports). */
+export function liveJsAutograd(): number {
+  return native.jsAutogradLive();
 }
 
-/** @internal Whether retainStandInGrad marked `tensor`. */
-export function standInRetainsGrad(tensor: Tensor): boolean {
-  return retainedStandIns.has(tensor);
-}
-
-/** @internal How many segments wait for a backward (for tests and leak reports). */
-export function pendingSegments(): number {
-  return segments.size;
-}
-
-function release(key: number, segment: Segment): void {
-  segments.delete(key);
-  native.dispose([...segment.originals, ...segment.leaves]);
-}
-
-/** @internal Tensor.backward with the hooks: see the file comment. */
+/** @internal Tensor.backward: see the Tensor method. */
 export function runBackward(
   root: Tensor,
   gradient: Tensor | undefined,
   retain: boolean,
   create: boolean,
 ): void {
-  if (segments.size === 0 && leafHooks.size === 0) {
-    native.backward(root.handle, gradient ? gradient.handle : null, retain, create);
-    return;
-  }
-  // Leaves' gradients so far, set aside so the hooks see this backward's gradient alone.
-  const setAside = new Map<Tensor, number | null>();
-  for (const t of [...leafHooks.keys()]) {
-    if (t.isDisposed) {
-      leafHooks.delete(t);
-      continue;
-    }
-    setAside.set(t, native.grad(t.handle));
-    native.setGrad(t.handle, null);
-  }
-  // Retained stand-ins: an owned handle to each, with its gradient so far (the total to come).
-  const retained = new Map<number, { own: number; total: number | null }>();
-  for (const segment of segments.values())
-    segment.leaves.forEach((h, i) => {
-      if (!segment.retained[i]) return;
-      const own = native.share(h);
-      retained.set(h, { own, total: native.grad(own) });
-      native.setGrad(own, null);
-    });
-  try {
-    native.backward(root.handle, gradient ? gradient.handle : null, retain, create);
-    // Latest first: a segment's leaves get gradients only from graphs built after them.
-    for (const [key, segment] of [...segments.entries()].reverse()) {
-      if (!segments.has(key)) continue;
-      const handles = segment.leaves.map((h) => native.grad(h));
-      if (handles.every((h) => h === null)) continue;
-      for (const h of segment.leaves) native.setGrad(h, null);
-      tidy(() => {
-        const grads = handles.map((h) => (h === null ? null : new Tensor(h)));
-        grads.forEach((g, i) => {
-          const entry = retained.get(segment.leaves[i]!);
-          if (!entry || !g) return;
-          // As libtorch's retain_grad: a copy the first time, a sum after.
-          const sum = entry.total === null ? g.clone() : new Tensor(entry.total).add(g);
-          entry.total = native.share(sum.handle);
-        });
-        // Hooks run as PyTorch runs them in backward: recording a graph only with createGraph.
-        const mode = native.isGradEnabled();
-        native.setGradEnabled(create);
-        let replaced: ReturnType<SegmentHook>;
-        try {
-          replaced = segment.hook(grads);
-        } finally {
-          native.setGradEnabled(mode);
-        }
-        const outs = grads.map((g, i) => (replaced && replaced[i] !== undefined ? replaced[i] : g));
-        const pairs: [number, Tensor][] = [];
-        outs.forEach((g, i) => {
-          if (g) pairs.push([segment.originals[i], g]);
-        });
-        if (pairs.length === 1) native.backward(pairs[0][0], pairs[0][1].handle, retain, create);
-        else if (pairs.length > 1) {
-          // One engine run for all of them: two runs over a shared graph would free it after the first.
-          const total = pairs
-            .map(([h, g]) => new Tensor(native.share(h)).mul(create ? g : g.detach()).sum())
-            .reduce((a, b) => a.add(b));
-          native.backward(total.handle, null, retain, create);
-        }
-      });
-      if (!retain) release(key, segment);
-    }
-  } catch (error) {
-    // An abandoned backward cannot be resumed: without retainGraph the graphs behind the cuts
-    // are partly freed, so every waiting segment goes.
-    if (!retain) for (const [key, segment] of [...segments]) release(key, segment);
-    throw error;
-  } finally {
-    for (const fn of afterRun.splice(0)) fn();
-    for (const { own, total } of retained.values()) {
-      native.setGrad(own, total);
-      native.dispose(total === null ? [own] : [own, total]);
-    }
-    for (const [t, before] of setAside) {
-      tidy(() => {
-        const now = native.grad(t.handle);
-        let g = now === null ? null : new Tensor(now);
-        if (g) for (const hook of [...(leafHooks.get(t)?.values() ?? [])]) g = hook(g) ?? g;
-        const total = before === null ? g : g ? new Tensor(before).add(g) : new Tensor(before);
-        native.setGrad(t.handle, total ? total.handle : null);
-      });
-    }
-  }
+  engineRun(() => native.backward(root.handle, gradient ? gradient.handle : null, retain, create));
 }
 
 /** @internal Tensor.registerHook: see the Tensor method. */
@@ -196,39 +118,84 @@ export function registerTensorHook(tensor: Tensor, hook: GradHook): RemovableHan
     throw new ArgumentError(
       'tailor: registerHook: the tensor does not require grad, so no gradient reaches it; call requiresGrad_() first (on a leaf) or hook a tensor computed from one',
     );
-  if (!tensor.isLeaf)
-    throw new ArgumentError(
-      'tailor: registerHook: only leaf tensors (parameters, inputs made with requiresGrad_()) take tensor hooks; for a layer output use the module hooks registerFullBackwardHook or registerFullBackwardPreHook',
-    );
-  let hooks = leafHooks.get(tensor);
-  if (!hooks) leafHooks.set(tensor, (hooks = new Map()));
+  ensureDispatcher();
+  dropReleased();
   const id = nextHookId();
-  hooks.set(id, hook);
+  entries.set(id, { kind: 'hook', hook, shape: tensor.shape });
+  const position = native.registerTensorHook(tensor.handle, id);
   return new RemovableHandle(id, () => {
-    hooks.delete(id);
-    if (hooks.size === 0 && leafHooks.get(tensor) === hooks) leafHooks.delete(tensor);
+    entries.delete(id);
+    if (!tensor.isDisposed) native.removeTensorHook(tensor.handle, position);
   });
 }
 
+/** @internal What applyJsFunction hands the engine besides the backward. */
+export interface JsFunctionParts {
+  /** The node's name, as gradFn shows it (`MyFunctionBackward`). */
+  name: string;
+  /** The tensor inputs, in order: the backward returns one gradient (or null) for each. */
+  inputs: Tensor[];
+  /** What forward computed, without a graph; an input itself may be among them. */
+  outputs: Tensor[];
+  saved: (Tensor | null)[];
+  dirty: Tensor[];
+  nonDifferentiable: Tensor[];
+  materializeGrads: boolean;
+  backward: JsBackward;
+}
+
 /**
- * @internal autograd.grad's check: the engine alone would stop at a cut, so a grad whose outputs
- * reach a live segment is refused rather than answered without the graph behind it.
+ * @internal Makes `outputs` the outputs of a graph node whose backward is JavaScript (a libtorch
+ * custom Function). Returns new tensors for them (an output that is an input comes back as a view
+ * of it, as PyTorch's Function gives). The caller has checked that grad mode is on and an input
+ * requires grad.
  */
-export function checkNoSegments(outputs: Tensor[], gradOutputs: Tensor[] | undefined): void {
-  if (segments.size === 0) return;
-  const leaves = [...segments.values()].flatMap((s) => s.leaves);
-  const reached = native.autogradGrad(
-    outputs.map((t) => t.handle),
-    leaves,
-    gradOutputs ? gradOutputs.map((t) => t.handle) : null,
-    true,
-    false,
-    true,
-  );
-  const hit = reached.some((h) => h !== null);
-  native.dispose(reached.filter((h): h is number => h !== null));
-  if (hit)
-    throw new ArgumentError(
-      'tailor: autograd.grad: the outputs depend on a module with backward hooks, which autograd.grad cannot pass through; use backward() and read .grad, or remove the hooks first',
-    );
+export function applyJsFunction(parts: JsFunctionParts): Tensor[] {
+  ensureDispatcher();
+  dropReleased();
+  const id = nextHookId();
+  entries.set(id, { kind: 'function', backward: parts.backward });
+  const handles = (ts: Tensor[]): number[] => ts.map((t) => t.handle);
+  try {
+    return native
+      .functionApply(
+        handles(parts.inputs),
+        handles(parts.outputs),
+        parts.saved.map((t) => (t === null ? null : t.handle)),
+        handles(parts.dirty),
+        handles(parts.nonDifferentiable),
+        parts.materializeGrads,
+        id,
+        parts.name,
+      )
+      .map((h) => new Tensor(h));
+  } finally {
+    // A failed apply made no node (its token is already queued for release).
+    dropReleased();
+  }
+}
+
+/**
+ * @internal Hooks the gradients of `tensors` (each requiring grad) with an identity node: returns
+ * views of them to use in their place. When a backward reaches the views, `hook` gets their
+ * gradients (null where none arrived) and may replace them; the (replaced) gradients then go on
+ * into the graph behind, within the same engine run (PyTorch's BackwardHookFunction).
+ */
+export function hookGradients(
+  tensors: Tensor[],
+  hook: (grads: (Tensor | null)[]) => (Tensor | null | undefined)[] | undefined,
+): Tensor[] {
+  return applyJsFunction({
+    name: 'BackwardHookFunctionBackward',
+    inputs: tensors,
+    outputs: tensors,
+    saved: [],
+    dirty: [],
+    nonDifferentiable: [],
+    materializeGrads: false,
+    backward: (_saved, grads) => {
+      const replaced = hook(grads);
+      return grads.map((g, i) => (replaced && replaced[i] !== undefined ? replaced[i] : g));
+    },
+  });
 }

@@ -4,3 +4,10 @@ export { grad, noGrad, enableGrad, isGradEnabled } from './autograd.js';
 export { gradcheck, type GradcheckOptions } from './gradcheck.js';
 /** Vector-Jacobian and Jacobian-vector products, Jacobians, Hessians and Hessian-vector products of whole functions (torch.autograd.functional). */
 export * as functional from './autograd-functional.js';
+export {
+  Function,
+  FunctionCtx,
+  type FunctionOutput,
+  type FunctionClass,
+  type Gradients,
+} from './autograd-function.js';

@@ -1,7 +1,7 @@
 // Grad mode scopes and functional gradients.
 import { native } from './native.js';
 import { Tensor, wrap } from './tensor.js';
-import { checkNoSegments } from './autograd-hooks.js';
+import { engineRun } from './autograd-hooks.js';
 import { checksOf } from '../util/arguments.js';
 
 /** Runs fn with gradient tracking off (torch.no_grad); restores the previous mode even on throw. */
@@ -52,14 +52,15 @@ export function grad(
   tensors(inputs, 'inputs');
   if (options === null || typeof options !== 'object') c.fail('options', 'an object', options);
   if (options.gradOutputs !== undefined) tensors(options.gradOutputs, 'options.gradOutputs');
-  checkNoSegments(outputs, options.gradOutputs);
-  const result = native.autogradGrad(
-    outputs.map((t) => t.handle),
-    inputs.map((t) => t.handle),
-    options.gradOutputs ? options.gradOutputs.map((t) => t.handle) : null,
-    options.retainGraph ?? null,
-    options.createGraph ?? false,
-    options.allowUnused ?? false,
+  const result = engineRun(() =>
+    native.autogradGrad(
+      outputs.map((t) => t.handle),
+      inputs.map((t) => t.handle),
+      options.gradOutputs ? options.gradOutputs.map((t) => t.handle) : null,
+      options.retainGraph ?? null,
+      options.createGraph ?? false,
+      options.allowUnused ?? false,
+    ),
   );
   return result.map((h) => (h === null ? null : wrap(h)));
 }

@@ -77,6 +77,7 @@ export interface NativeAddon {
   dim(handle: number): number;
   numel(handle: number): number;
   isContiguous(handle: number): boolean;
+  isSparse(handle: number): boolean;
   dispose(handle: number | number[]): void;
   isAlive(handle: number): boolean;
   liveTensors(): number;
@@ -97,6 +98,29 @@ export interface NativeAddon {
     createGraph: boolean,
     allowUnused: boolean,
   ): (number | null)[];
+  /** Sets the function the engine calls for JavaScript hooks and Function backwards (autograd-hooks.ts). */
+  setAutogradDispatcher(
+    dispatch: (
+      isFunction: boolean,
+      id: number,
+      handles: (number | null)[],
+      saved: number,
+    ) => (number | null)[],
+  ): void;
+  registerTensorHook(handle: number, id: number): number;
+  removeTensorHook(handle: number, position: number): void;
+  functionApply(
+    inputs: number[],
+    outputs: number[],
+    saved: (number | null)[],
+    dirty: number[],
+    nonDifferentiable: number[],
+    materializeGrads: boolean,
+    id: number,
+    name: string,
+  ): number[];
+  releasedAutogradIds(): number[];
+  jsAutogradLive(): number;
   setGradEnabled(enabled: boolean): void;
   isGradEnabled(): boolean;
   buildInfo(): BuildInfo;

@@ -1,8 +1,5 @@
-// Telling a sparse COO tensor from a dense (strided) one, and reading a sparse tensor's data
-// through a dense copy. The addon has no layout query: libtorch's
-// _has_compatible_shallow_copy_type against an empty sparse tensor answers it in about 2 µs,
-// where asking a sparse-only operator such as _nnz and catching its error on a dense tensor costs
-// milliseconds (libtorch builds the error's backend list).
+// Telling a sparse COO tensor from a dense (strided) one (the addon reads the layout), and
+// reading a sparse tensor's data through a dense copy.
 import { native } from './native.js';
 import type { Tensor } from './tensor.js';
 import type { NumericArray } from './dtype.js';
@@ -11,24 +8,11 @@ import { ArgumentError } from '../util/arguments.js';
 /** The layouts a tailor tensor can have (PyTorch's torch.strided and torch.sparse_coo). */
 export type Layout = 'strided' | 'sparse_coo';
 
-let compatibleOp = -1;
-let emptySparseOp = -1;
 let toDenseOp = -1;
 
 /** Whether the tensor behind `handle` is a sparse COO tensor (on any device). */
 export function isSparseHandle(handle: number): boolean {
-  if (compatibleOp < 0) {
-    compatibleOp = native.resolve('aten::_has_compatible_shallow_copy_type', '');
-    emptySparseOp = native.resolve('aten::sparse_coo_tensor', 'size');
-  }
-  // A fresh empty reference each time (freed at once), so that no tensor outlives the call
-  // and torch.liveTensors() counts only the caller's.
-  const reference = native.call(emptySparseOp, [0]) as number;
-  try {
-    return native.call(compatibleOp, handle, reference) as boolean;
-  } finally {
-    native.dispose(reference);
-  }
+  return native.isSparse(handle);
 }
 
 /** Whether `t` is a sparse COO tensor. */

@@ -6,13 +6,7 @@ import { Tensor } from './tensor.js';
 import { native } from './native.js';
 import * as aten from './generated/aten.js';
 import { describeValue, ArgumentError } from '../util/arguments.js';
-import {
-  runBackward,
-  registerTensorHook,
-  retainStandInGrad,
-  standInRetainsGrad,
-  type GradHook,
-} from './autograd-hooks.js';
+import { runBackward, registerTensorHook, type GradHook } from './autograd-hooks.js';
 import type { RemovableHandle } from './hook-handle.js';
 import { attachTensorMembers } from './tensor-attach.js';
 
@@ -35,10 +29,13 @@ declare module './tensor.js' {
       },
     ): void;
     /**
-     * Adds a hook called with this leaf's gradient each time a backward computes it, before it is
-     * added to `grad`; a returned tensor replaces it (torch.Tensor.register_hook, for leaves:
-     * parameters and inputs made with `requiresGrad_()`). The gradient is freed after the hook
-     * returns: keep a clone to hold it. `remove()` on the handle takes the hook off.
+     * Adds a hook called with this tensor's gradient each time a backward (or autograd.grad)
+     * computes it: for a leaf before it is added to `grad`, for a tensor computed from others
+     * once with the total over all its uses, before it goes on into the graph behind
+     * (torch.Tensor.register_hook). A returned tensor of the same shape replaces the gradient;
+     * undefined keeps it. The hook runs inside libtorch's engine, with grad mode on only under
+     * `createGraph`. The gradient is freed after the hook returns: keep a clone to hold it.
+     * `remove()` on the handle takes the hook off.
      */
     registerHook(hook: GradHook): RemovableHandle;
     /** Replaces the data (like `p.data = t` in PyTorch), keeping this handle and its grad state. */
@@ -48,8 +45,8 @@ declare module './tensor.js' {
      * theirs (torch.Tensor.retain_grad); nothing changes for a leaf. The gradient adds up over
      * backwards (with `retainGraph`), and over everything one backward sends through it, module
      * backward hooks included: a tensor before a hooked module gets the gradient its hooks
-     * returned; a hooked module's output, the gradient that reached it. The tensor must require
-     * grad.
+     * returned; a hooked module's output, the gradient that reached it (before its hooks). The
+     * tensor must require grad.
      */
     retainGrad(): void;
     /** Whether `retainGrad()` was called on this non-leaf tensor (false for leaves), as torch.Tensor.retains_grad. */
@@ -94,9 +91,9 @@ attachTensorMembers('tensor-autograd.ts', {
       throw new ArgumentError(
         'tailor: Tensor.retainGrad: the tensor does not require grad, so no gradient reaches it; call requiresGrad_() on the leaf it is computed from, or retain the grad of a tensor computed from one',
       );
-    if (!retainStandInGrad(this)) aten.retain_grad(this);
+    aten.retain_grad(this);
   },
   get retainsGrad(): boolean {
-    return standInRetainsGrad(this) || aten.retains_grad(this);
+    return aten.retains_grad(this);
   },
 });

@@ -1,7 +1,7 @@
 // Tensor.retainGrad against PyTorch 1.13 (test/golden/torch/retain_grad.json, from
 // scripts/golden/retain_grad.py): non-leaf gradients on a plain graph; before, at the output of
-// and after a Linear whose full backward hook doubles gradInput (the engine runs once per graph
-// segment there, and the retained gradients are the totals); two backwards with retainGraph
+// and after a Linear whose full backward hook doubles gradInput (the retained gradients are the
+// totals); two backwards with retainGraph
 // adding up; a leaf (no change); then the errors and the memory.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
 import { nn, type Tensor } from '../../src/torch/index.js';
-import { pendingSegments } from '../../src/torch/autograd-hooks.js';
+import { liveJsAutograd } from '../../src/torch/autograd-hooks.js';
 import { ArgumentError } from '../../src/util/arguments.js';
 import { assertClose, goldenDir } from '../helpers.js';
 
@@ -98,14 +98,14 @@ function checkHooked(actual: Hooked, expected: Hooked, what: string): void {
 test('a module backward hook on the path: before it the hook-returned gradient, at its output the arriving one', () => {
   const before = torch.liveTensors();
   checkHooked(hooked(1), golden.hooked, 'one backward');
-  assert.equal(pendingSegments(), 0);
+  assert.equal(liveJsAutograd(), 0);
   assert.equal(torch.liveTensors(), before);
 });
 
 test('two backwards with retainGraph: every retained gradient is the sum of both', () => {
   const before = torch.liveTensors();
   checkHooked(hooked(2), golden.twice, 'two backwards');
-  assert.equal(pendingSegments(), 0);
+  assert.equal(liveJsAutograd(), 0);
   assert.equal(torch.liveTensors(), before);
 });
 

@@ -1,14 +1,14 @@
 // Module backward hooks (torch.nn.Module.register_full_backward_hook and PyTorch 2.x's
 // register_full_backward_pre_hook). PyTorch puts identity autograd functions on a module's inputs
 // and outputs in __call__ and hooks their gradients; tailor's forward wrapper (module-hooks.ts)
-// does the same with graph cuts (autograd-hooks.ts): the module sees detached leaves standing
-// for its inputs, its callers see detached leaves standing for its output, and Tensor.backward
-// carries the gradient across each cut after handing it to the hooks.
+// does the same (hookGradients in autograd-hooks.ts): the module sees views of its inputs and its
+// callers views of its outputs, made by identity nodes whose JavaScript backward hands the
+// gradients to the hooks within the engine's run.
 import type { Module } from './module.js';
 import { Tensor } from '../tensor.js';
 import { keep } from '../scope.js';
 import { native } from '../native.js';
-import { afterBackward, cutGraph } from '../autograd-hooks.js';
+import { afterBackward, hookGradients } from '../autograd-hooks.js';
 import { ArgumentError } from '../../util/arguments.js';
 
 /**
@@ -89,7 +89,7 @@ export function backwardCall(
       const at = args.flatMap((a, i) => (a instanceof Tensor && a.requiresGrad ? [i] : []));
       if (at.length === 0) return args;
       inputsCut = true;
-      const leaves = cutGraph(
+      const leaves = hookGradients(
         at.map((i) => args[i] as Tensor),
         (grads) => {
           if (gradOutput === null) return undefined;
@@ -109,7 +109,7 @@ export function backwardCall(
       if (items === null) return output;
       const at = items.flatMap((o, i) => (o instanceof Tensor && o.requiresGrad ? [i] : []));
       if (at.length === 0) return output;
-      const leaves = cutGraph(
+      const leaves = hookGradients(
         at.map((i) => items[i] as Tensor),
         (grads) => {
           let gout: (Tensor | null)[] = items.map(() => null);
