@@ -14,6 +14,7 @@
 // the id for JavaScript to drop (releasedAutogradIds).
 #include "js-autograd.h"
 
+#include <ATen/Parallel.h>
 #include <ATen/ThreadLocalState.h>
 #include <torch/csrc/autograd/custom_function.h>
 
@@ -292,6 +293,9 @@ void runEngine(Napi::Env env, const std::function<void()>& fn) {
     bool finished = false;
     std::thread worker([&] {
       {
+        // The intra-op thread count is per thread under OpenMP: the configured one, as libtorch's
+        // own engine threads take it, so that kernels split their work as on the caller's thread.
+        at::init_num_threads();
         at::ThreadLocalStateGuard guard(tls);
         try {
           fn();
