@@ -2,7 +2,10 @@
 // The device checks of scripts/gpu-check.sh, one JSON line:
 //  - golden: the 3-expert ResNet-32 (Fashion-MNIST-LT layout) forward and backward on the device
 //    against the CPU from the same weights and input; a checkpoint written on the CPU loaded on
-//    the device and back; the device's generator state restored from a checkpoint;
+//    the device and back; the device's generator state restored from a checkpoint; the same
+//    backward with JavaScript inside the engine (a full backward hook on a conv layer whose input
+//    also feeds a residual connection, a custom autograd.Function on the logits), whose calls come
+//    from the CUDA engine's device threads;
 //  - train images/s of that model (SGD, batch 128, 1x28x28 images; the pixel values do not change
 //    the work, so they are random), optionally under autocast, side by side with the same model
 //    in PyTorch on the same device (bench/gpu_torch.py, with --torch);
@@ -100,11 +103,44 @@ function golden(): Record<string, number | boolean> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  result.js_autograd_grads_rel_diff = jsAutogradDiff(cpuModel, devModel, x, y);
   torch.dispose([x, y]);
   cpuModel.dispose();
   devModel.dispose();
   torch.cuda.emptyCache();
   return result;
+}
+
+/** Halves the logits with a JavaScript backward (autograd.Function). */
+class HalfLogits extends torch.autograd.Function {
+  static forward(_ctx: torch.autograd.FunctionCtx, t: torch.Tensor): torch.Tensor {
+    return t.mul(0.5);
+  }
+  static backward(_ctx: torch.autograd.FunctionCtx, grad: torch.Tensor | null): torch.Tensor {
+    return grad!.mul(0.5);
+  }
+}
+
+/** The golden backward again with JavaScript hooks and a custom Function: device against CPU. */
+function jsAutogradDiff(
+  cpuModel: ResNetCifar,
+  devModel: ResNetCifar,
+  x: torch.Tensor,
+  y: torch.Tensor,
+): number {
+  const hooks = [cpuModel, devModel].map((m) =>
+    m.getSubmodule('layer1.1.conv1').registerFullBackwardHook((_m, gin) => gin.map((g) => g && g.mul(2))),
+  );
+  const run = (m: ResNetCifar, dev: torch.DeviceLike) =>
+    torch.tidy(() => {
+      m.zeroGrad();
+      const out = HalfLogits.apply(m.forward(x.toDevice(dev)).output);
+      nn.functional.crossEntropy(out, y.toDevice(dev)).backward();
+      return Float32Array.from(m.parameters().flatMap((p) => [...p.grad!.toFloat32Array()]));
+    });
+  const diff = maxDiff(run(devModel, device), run(cpuModel, 'cpu'));
+  for (const h of hooks) h.remove();
+  return diff;
 }
 
 // ---- training throughput ----
