@@ -17,6 +17,7 @@ import {
   type Fn,
   type Owned,
 } from './api-calls.js';
+import { fuzzAutograd } from './api-autograd-target.js';
 
 /** A fuzz target of the API: `call` runs input i (called inside the child's tidy()). */
 export interface ApiFuzzTarget {
@@ -295,6 +296,7 @@ export function apiTargets(): ApiFuzzTarget[] {
         }
       }
     }),
+    target('custom autograd Functions and hooks', fuzzAutograd),
   ];
   // One child for every area: what the test run's small campaign uses (the start-up of a child,
   // libtorch loading included, costs more than its 40 inputs).
