@@ -84,15 +84,25 @@ export function afterBackward(fn: () => void): void {
   afterRun.push(fn);
 }
 
+/** What started each engine run under way, innermost last. */
+const engineCalls: ('backward' | 'grad')[] = [];
+
 /** @internal Runs an engine call (backward, autograd.grad), then what its hooks left to free. */
-export function engineRun<T>(fn: () => T): T {
+export function engineRun<T>(kind: 'backward' | 'grad', fn: () => T): T {
   const outer = afterRun.length;
+  engineCalls.push(kind);
   try {
     return fn();
   } finally {
+    engineCalls.pop();
     for (const done of afterRun.splice(outer)) done();
     dropReleased();
   }
+}
+
+/** @internal The innermost engine run under way (a backward function asks), or null. */
+export function currentEngineCall(): 'backward' | 'grad' | null {
+  return engineCalls[engineCalls.length - 1] ?? null;
 }
 
 /** @internal How many JavaScript hooks and Function nodes the engine holds (for tests and leak reports). */
@@ -107,7 +117,7 @@ export function runBackward(
   retain: boolean,
   create: boolean,
 ): void {
-  engineRun(() => native.backward(root.handle, gradient ? gradient.handle : null, retain, create));
+  engineRun('backward', () => native.backward(root.handle, gradient ? gradient.handle : null, retain, create));
 }
 
 /** @internal Tensor.registerHook: see the Tensor method. */

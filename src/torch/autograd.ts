@@ -52,7 +52,7 @@ export function grad(
   tensors(inputs, 'inputs');
   if (options === null || typeof options !== 'object') c.fail('options', 'an object', options);
   if (options.gradOutputs !== undefined) tensors(options.gradOutputs, 'options.gradOutputs');
-  const result = engineRun(() =>
+  const result = engineRun('grad', () =>
     native.autogradGrad(
       outputs.map((t) => t.handle),
       inputs.map((t) => t.handle),

@@ -66,6 +66,8 @@ export * as nn from './nn/index.js';
 export * as onnx from './onnx/index.js';
 /** Datasets and their batches (torch.utils.data): map-style datasets read on demand, TensorDataset, Subset, ConcatDataset, randomSplit, defaultCollate, the DataLoader (for await prefetches async items) and samplers, batch and class-balanced included. */
 export * as data from './data.js';
+/** torch.utils: activation checkpointing (`utils.checkpoint.checkpoint`, `checkpointSequential`) and `utils.data` (the same as `data`). */
+export * as utils from './utils-namespace.js';
 /** Probability distributions (torch.distributions): sampling on the global generator, logProb, entropy, cdf/icdf, rsample, and klDivergence. */
 export * as distributions from './distributions/index.js';
 /** Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD, LBFGS) and learning-rate schedules (torch.optim). */
