@@ -186,9 +186,15 @@ export function checkpointSequential(
     return y;
   };
   const size = Math.floor(functions.length / segments);
+  // Each intermediate output is freed as soon as the next exists (as Sequential does): autograd
+  // keeps what backward needs, and a handle held to the end would keep the rest.
   const runRange = (start: number, end: number) => (x: Tensor) => {
     let y = x;
-    for (let i = start; i <= end; i++) y = call(functions[i]!, y);
+    for (let i = start; i <= end; i++) {
+      const next = call(functions[i]!, y);
+      if (y !== x && next !== y) y.dispose();
+      y = next;
+    }
     return y;
   };
   let end = -1;
