@@ -79,7 +79,8 @@ class Checkpointed extends Function {
       if (rng) rngRestore(rng);
       enableGrad(() =>
         tidy(() => {
-          const out = checkOutput((ctx.run as CheckpointFunction<Tensor | Tensor[]>)(...inputs));
+          // a scope of its own, so that the segment's intermediate handles go before its backward
+          const out = tidy(() => checkOutput((ctx.run as CheckpointFunction<Tensor | Tensor[]>)(...inputs)));
           const outputs = Array.isArray(out) ? out : [out];
           const pairs = outputs.flatMap((o, i) =>
             o.requiresGrad && grads[i] ? [[o, grads[i]!] as const] : [],
