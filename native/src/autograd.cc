@@ -4,6 +4,7 @@
 
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/forward_grad.h>
 
 namespace tailor {
 namespace {
@@ -113,6 +114,23 @@ Napi::Value AutogradGrad(const Napi::CallbackInfo& info) {
   });
 }
 
+// enterDualLevel() -> the new forward-mode AD level (libtorch allows one at a time).
+Napi::Value EnterDualLevel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "forwardAd.enterDualLevel: ", [&]() -> Napi::Value {
+    return Napi::Number::New(env, static_cast<double>(torch::autograd::ForwardADLevel::get_next_idx()));
+  });
+}
+
+// exitDualLevel(level): ends the level, which clears the tangents of every dual tensor of it.
+Napi::Value ExitDualLevel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "forwardAd.exitDualLevel: ", [&]() -> Napi::Value {
+    torch::autograd::ForwardADLevel::release_idx(static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value()));
+    return env.Undefined();
+  });
+}
+
 Napi::Value SetGradEnabled(const Napi::CallbackInfo& info) {
   at::GradMode::set_enabled(info[0].ToBoolean().Value());
   return info.Env().Undefined();
@@ -133,6 +151,8 @@ void initAutograd(Napi::Env env, Napi::Object exports) {
   exports.Set("setGrad", Napi::Function::New(env, SetGrad));
   exports.Set("backward", Napi::Function::New(env, Backward));
   exports.Set("autogradGrad", Napi::Function::New(env, AutogradGrad));
+  exports.Set("enterDualLevel", Napi::Function::New(env, EnterDualLevel));
+  exports.Set("exitDualLevel", Napi::Function::New(env, ExitDualLevel));
   exports.Set("setGradEnabled", Napi::Function::New(env, SetGradEnabled));
   exports.Set("isGradEnabled", Napi::Function::New(env, IsGradEnabled));
 }

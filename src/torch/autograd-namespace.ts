@@ -11,3 +11,5 @@ export {
   type FunctionClass,
   type Gradients,
 } from './autograd-function.js';
+/** Forward-mode automatic differentiation (torch.autograd.forward_ad): dualLevel, makeDual, unpackDual. */
+export * as forwardAd from './forward-ad.js';

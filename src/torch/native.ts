@@ -121,6 +121,8 @@ export interface NativeAddon {
   ): number[];
   releasedAutogradIds(): number[];
   jsAutogradLive(): number;
+  enterDualLevel(): number;
+  exitDualLevel(level: number): void;
   setGradEnabled(enabled: boolean): void;
   isGradEnabled(): boolean;
   buildInfo(): BuildInfo;

@@ -3923,3 +3923,18 @@ export function _sparse_log_softmax_int(self_: Tensor, dim: number, dtype?: DTyp
   if (op__sparse_log_softmax_int < 0) op__sparse_log_softmax_int = native.resolve('aten::_sparse_log_softmax', 'int');
   return wrap(native.call(op__sparse_log_softmax_int, tensorArg(self_, '_sparse_log_softmax.int', 'self'), numberArgOf(dim, '_sparse_log_softmax.int', 'dim'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
+
+let op__make_dual = -1;
+/** `aten::_make_dual(Tensor(a) primal, Tensor tangent, int level) -> Tensor(a)` */
+export function _make_dual(primal: Tensor, tangent: Tensor, level: number): Tensor {
+  if (op__make_dual < 0) op__make_dual = native.resolve('aten::_make_dual', '');
+  return wrap(native.call(op__make_dual, tensorArg(primal, '_make_dual', 'primal'), tensorArg(tangent, '_make_dual', 'tangent'), numberArgOf(level, '_make_dual', 'level')) as number);
+}
+
+let op__unpack_dual = -1;
+/** `aten::_unpack_dual(Tensor(a) dual, int level) -> (Tensor(a) primal, Tensor tangent)` */
+export function _unpack_dual(dual: Tensor, level: number): [Tensor, Tensor] {
+  if (op__unpack_dual < 0) op__unpack_dual = native.resolve('aten::_unpack_dual', '');
+  const r = native.call(op__unpack_dual, tensorArg(dual, '_unpack_dual', 'dual'), numberArgOf(level, '_unpack_dual', 'level')) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}

@@ -553,4 +553,6 @@ export const EXPECTED_SCHEMAS: Readonly<Record<string, string>> = {
   "_sparse_addmm": "aten::_sparse_addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
   "_sparse_softmax.int": "aten::_sparse_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
   "_sparse_log_softmax.int": "aten::_sparse_log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+  "_make_dual": "aten::_make_dual(Tensor(a) primal, Tensor tangent, int level) -> Tensor(a)",
+  "_unpack_dual": "aten::_unpack_dual(Tensor(a) dual, int level) -> (Tensor(a) primal, Tensor tangent)",
 };
