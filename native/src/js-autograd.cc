@@ -164,7 +164,11 @@ struct FunctionSpec {
   bool materializeGrads = true;
 };
 
-struct JsFunction : public torch::autograd::Function<JsFunction> {
+}  // namespace
+
+// Outside the anonymous namespace so that libtorch's messages, which print a node's C++ type,
+// read CppNode<tailor::JavaScriptFunction>.
+struct JavaScriptFunction : public torch::autograd::Function<JavaScriptFunction> {
   static variable_list forward(AutogradContext* ctx, at::TensorList inputs, std::shared_ptr<FunctionSpec> spec) {
     ctx->saved_data["tailor"] = c10::IValue::make_capsule(c10::make_intrusive<TokenHolder>(spec->token, spec->name));
     ctx->save_for_backward(spec->saved);
@@ -187,6 +191,8 @@ struct JsFunction : public torch::autograd::Function<JsFunction> {
     return result;
   }
 };
+
+namespace {
 
 std::vector<at::Tensor> listOf(Napi::Env env, const Napi::Value& v, const char* what, bool nulls = false) {
   std::vector<at::Tensor> out;
@@ -251,7 +257,7 @@ Napi::Value FunctionApply(const Napi::CallbackInfo& info) {
     spec->materializeGrads = info[5].ToBoolean().Value();
     spec->token = std::make_shared<Token>(serviceOf(env), info[6].As<Napi::Number>().Int64Value());
     spec->name = info[7].As<Napi::String>().Utf8Value();
-    variable_list outputs = JsFunction::apply(at::TensorList(inputs), spec);
+    variable_list outputs = JavaScriptFunction::apply(at::TensorList(inputs), spec);
     spec.reset();
     Napi::Array out = Napi::Array::New(env, outputs.size());
     for (uint32_t i = 0; i < outputs.size(); i++) out.Set(i, Napi::Number::New(env, putTensor(env, outputs[i])));
@@ -337,7 +343,7 @@ void runEngine(Napi::Env env, const std::function<void()>& fn) {
 }
 
 std::string jsFunctionName(const torch::autograd::Node* node) {
-  auto* ours = dynamic_cast<const torch::autograd::CppNode<JsFunction>*>(node);
+  auto* ours = dynamic_cast<const torch::autograd::CppNode<JavaScriptFunction>*>(node);
   if (ours == nullptr) return "";
   auto it = ours->ctx_.saved_data.find("tailor");
   if (it == ours->ctx_.saved_data.end()) return "";
