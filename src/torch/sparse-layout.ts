@@ -20,26 +20,25 @@ export function isSparseTensor(t: Tensor): boolean {
   return isSparseHandle(t.handle);
 }
 
-/** The data of a sparse tensor, read through a dense copy that is freed before returning. */
-export function sparseToArray(t: Tensor): NumericArray {
+/** Runs `read` on a dense copy of the sparse tensor, freed before returning. */
+function readDense<T>(t: Tensor, read: (dense: number) => T): T {
   if (toDenseOp < 0) toDenseOp = native.resolve('aten::to_dense', '');
   const dense = native.call(toDenseOp, t.handle) as number;
   try {
-    return native.toArray(dense);
+    return read(dense);
   } finally {
     native.dispose(dense);
   }
 }
 
+/** The data of a sparse tensor, read through a dense copy that is freed before returning. */
+export function sparseToArray(t: Tensor): NumericArray {
+  return readDense(t, (dense) => native.toArray(dense));
+}
+
 /** The value of a one-element sparse tensor, read through a dense copy. */
 export function sparseItem(t: Tensor): number | boolean {
-  if (toDenseOp < 0) toDenseOp = native.resolve('aten::to_dense', '');
-  const dense = native.call(toDenseOp, t.handle) as number;
-  try {
-    return native.item(dense);
-  } finally {
-    native.dispose(dense);
-  }
+  return readDense(t, (dense) => native.item(dense));
 }
 
 /** The error of a dense-only Tensor member used on a sparse tensor, naming the remedy. */
