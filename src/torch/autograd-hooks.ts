@@ -117,7 +117,9 @@ export function runBackward(
   retain: boolean,
   create: boolean,
 ): void {
-  engineRun('backward', () => native.backward(root.handle, gradient ? gradient.handle : null, retain, create));
+  engineRun('backward', () =>
+    native.backward(root.handle, gradient ? gradient.handle : null, retain, create),
+  );
 }
 
 /** @internal Tensor.registerHook: see the Tensor method. */
