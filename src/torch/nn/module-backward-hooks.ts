@@ -52,7 +52,7 @@ function checkReplacement(method: string, result: unknown, length: number, what:
 }
 
 /**
- * @internal One call of a hooked module: `inputs` cuts the graph before the forward, `output`
+ * @internal One call of a hooked module: `inputs` puts the identity node before the forward, `output`
  * after it. The hook lists are the ones registered when the forward runs, as in PyTorch.
  */
 export function backwardCall(
@@ -89,7 +89,7 @@ export function backwardCall(
       const at = args.flatMap((a, i) => (a instanceof Tensor && a.requiresGrad ? [i] : []));
       if (at.length === 0) return args;
       inputsCut = true;
-      const leaves = hookGradients(
+      const views = hookGradients(
         at.map((i) => args[i] as Tensor),
         (grads) => {
           if (gradOutput === null) return undefined;
@@ -100,7 +100,7 @@ export function backwardCall(
         },
       );
       const out = [...args];
-      at.forEach((i, k) => (out[i] = leaves[k]));
+      at.forEach((i, k) => (out[i] = views[k]));
       return out;
     },
     output(output) {
@@ -109,7 +109,7 @@ export function backwardCall(
       if (items === null) return output;
       const at = items.flatMap((o, i) => (o instanceof Tensor && o.requiresGrad ? [i] : []));
       if (at.length === 0) return output;
-      const leaves = hookGradients(
+      const views = hookGradients(
         at.map((i) => items[i] as Tensor),
         (grads) => {
           let gout: (Tensor | null)[] = items.map(() => null);
@@ -131,9 +131,9 @@ export function backwardCall(
           return at.map((i) => gout[i]);
         },
       );
-      if (output instanceof Tensor) return leaves[0];
+      if (output instanceof Tensor) return views[0];
       const out = [...items];
-      at.forEach((i, k) => (out[i] = leaves[k]));
+      at.forEach((i, k) => (out[i] = views[k]));
       return out;
     },
   };
