@@ -173,12 +173,14 @@ export class Function {
     const at = items.flatMap((o, i) => (o instanceof Tensor ? [i] : []));
     if (at.length === 0) return result;
     const inputs = args.filter((a): a is Tensor => a instanceof Tensor);
+    // The arguments' shapes now: backward may run after the caller's scope has freed them.
+    const shapes = args.map((a) => (a instanceof Tensor ? a.shape : null));
     const made = applyJsFunction({
       name: `${this.name}Backward`,
       inputs,
       outputs: at.map((i) => items[i] as Tensor),
       ...ctx.forwardRequests(),
-      backward: (saved, grads) => ctx.withSaved(saved, () => gradientsOf(this, ctx, args, grads)),
+      backward: (saved, grads) => ctx.withSaved(saved, () => gradientsOf(this, ctx, shapes, grads)),
     });
     // The outputs forward made are replaced by the node's (the same tensors, now with a graph):
     // free forward's handles unless they are arguments the caller still holds.
@@ -204,7 +206,7 @@ export interface FunctionClass<A extends unknown[], R extends FunctionOutput> {
 function gradientsOf(
   cls: { readonly name: string; backward?(ctx: FunctionCtx, ...gradOutputs: (Tensor | null)[]): Gradients },
   ctx: FunctionCtx,
-  args: unknown[],
+  shapes: (number[] | null)[],
   grads: (Tensor | null)[],
 ): (Tensor | null)[] {
   if (typeof cls.backward !== 'function')
@@ -214,16 +216,19 @@ function gradientsOf(
   const returned = cls.backward(ctx, ...grads);
   const list: unknown[] = Array.isArray(returned) ? [...returned] : [returned];
   // More values than arguments are allowed when the extra ones are all null (PyTorch's rule).
-  while (list.length > args.length && (list[list.length - 1] === null || list[list.length - 1] === undefined))
+  while (
+    list.length > shapes.length &&
+    (list[list.length - 1] === null || list[list.length - 1] === undefined)
+  )
     list.pop();
-  if (list.length !== args.length)
+  if (list.length !== shapes.length)
     throw new ArgumentError(
-      `tailor: ${cls.name}.backward returned ${list.length} gradients, expected ${args.length} (one per argument of forward, null for those that are not tensors or need none)`,
+      `tailor: ${cls.name}.backward returned ${list.length} gradients, expected ${shapes.length} (one per argument of forward, null for those that are not tensors or need none)`,
     );
   const out: (Tensor | null)[] = [];
-  args.forEach((arg, i) => {
+  shapes.forEach((shape, i) => {
     const g = list[i];
-    if (!(arg instanceof Tensor)) {
+    if (shape === null) {
       if (g !== null && g !== undefined)
         throw new ArgumentError(
           `tailor: ${cls.name}.backward returned a gradient for argument ${i}, which is not a tensor; return null there`,
@@ -238,7 +243,7 @@ function gradientsOf(
       throw new ArgumentError(
         `tailor: ${cls.name}.backward: gradient ${i} must be a Tensor or null, got ${describeValue(g)}`,
       );
-    out.push(fitGradient(cls, i, g, arg.shape));
+    out.push(fitGradient(cls, i, g, shape));
   });
   return out;
 }

@@ -200,6 +200,19 @@ test('markNonDifferentiable and setMaterializeGrads; a broadcast gradient summed
   assert.equal(torch.liveTensors(), before);
 });
 
+test('backward after the scope of the inputs ended (their handles freed, the graph keeps them)', () => {
+  const before = torch.liveTensors();
+  torch.tidy(() => {
+    const x = f64(g.exp.x, undefined, true);
+    // the intermediate fed to Exp is freed with the inner scope, before backward runs
+    const y = torch.tidy(() => Exp.apply(x.mul(1)));
+    y.mul(f64(g.exp.w)).sum().backward();
+    assertClose(values(x.grad), g.exp.grad, 1e-12, 0, 'grad');
+  });
+  assert.equal(liveJsAutograd(), 0);
+  assert.equal(torch.liveTensors(), before);
+});
+
 test('a hook on a non-leaf tensor sees its total gradient once and may replace it (PyTorch 1.13)', () => {
   const before = torch.liveTensors();
   torch.tidy(() => {
