@@ -199,6 +199,13 @@ test(
       assert.match(example('nmr-read', noEngine), /strongest peak at 1\.20 ppm/);
       assert.match(example('custom-cnn'), /training accuracy/);
       assert.match(example('lazy-dataset'), /360 file reads; training accuracy \d+\/60/);
+      // Hooks, a custom autograd.Function and activation checkpointing in one program: both saliency
+      // maps mostly peak on the shape (12/16 and 16/16 when written).
+      const cam = example('grad-cam');
+      const peaks = (name: string) =>
+        Number(cam.match(new RegExp(`${name} peaks on the shape: (\\d+)/16`))?.[1]);
+      assert.match(cam, /test accuracy (9\d|100)\.\d%/);
+      assert.ok(peaks('Grad-CAM') > 8 && peaks('guided backpropagation') >= 12, cam);
       const denoise = example('nmr-denoise').match(/error before: ([\d.]+), after denoising: ([\d.]+)/);
       assert.ok(
         denoise && Number(denoise[2]) < Number(denoise[1]),
