@@ -44,8 +44,19 @@ export function fuzzAutograd(torch: Torch, p: Pools, note: (l: string) => void, 
     }
   }
   note(`Fuzzed.apply(${x.dtype}[${x.shape}], ${describe(k, torch)})`);
-  const out = (Fuzzed.apply as (this: unknown, ...a: unknown[]) => unknown).call(Fuzzed, x, k);
-  const first = out instanceof torch.Tensor ? out : Array.isArray(out) ? out[0] : out;
+  const apply = (input: unknown) =>
+    (Fuzzed.apply as (this: unknown, ...a: unknown[]) => unknown).call(Fuzzed, input, k);
+  const firstOf = (out: unknown) => (out instanceof torch.Tensor ? out : Array.isArray(out) ? out[0] : out);
+  // At times the Function's input is an intermediate of an inner scope, freed before backward runs
+  // (the graph keeps it; the Function must not read the freed handle).
+  const inner = p.chance(0.3) && x.dtype.startsWith('float');
+  if (inner) note('applied to an intermediate freed before backward');
+  const first = inner
+    ? torch.tidy(() => {
+        const f = firstOf(apply(x.mul(1)));
+        return f instanceof torch.Tensor ? f.mul(1) : undefined;
+      })
+    : firstOf(apply(x));
   if (!(first instanceof torch.Tensor)) return undefined;
   const y = first.mul(1);
   if (y.requiresGrad && p.chance(0.5)) {
