@@ -133,8 +133,8 @@ export function registerTensorHook(tensor: Tensor, hook: GradHook): RemovableHan
   ensureDispatcher();
   dropReleased();
   const id = nextHookId();
-  entries.set(id, { kind: 'hook', hook, shape: tensor.shape });
   const position = native.registerTensorHook(tensor.handle, id);
+  entries.set(id, { kind: 'hook', hook, shape: tensor.shape });
   return new RemovableHandle(id, () => {
     entries.delete(id);
     if (!tensor.isDisposed) native.removeTensorHook(tensor.handle, position);
@@ -166,25 +166,20 @@ export function applyJsFunction(parts: JsFunctionParts): Tensor[] {
   ensureDispatcher();
   dropReleased();
   const id = nextHookId();
-  entries.set(id, { kind: 'function', backward: parts.backward });
   const handles = (ts: Tensor[]): number[] => ts.map((t) => t.handle);
-  try {
-    return native
-      .functionApply(
-        handles(parts.inputs),
-        handles(parts.outputs),
-        parts.saved.map((t) => (t === null ? null : t.handle)),
-        handles(parts.dirty),
-        handles(parts.nonDifferentiable),
-        parts.materializeGrads,
-        id,
-        parts.name,
-      )
-      .map((h) => new Tensor(h));
-  } finally {
-    // A failed apply made no node (its token is already queued for release).
-    dropReleased();
-  }
+  const made = native.functionApply(
+    handles(parts.inputs),
+    handles(parts.outputs),
+    parts.saved.map((t) => (t === null ? null : t.handle)),
+    handles(parts.dirty),
+    handles(parts.nonDifferentiable),
+    parts.materializeGrads,
+    id,
+    parts.name,
+  );
+  // Registered once the node exists (apply calls no JavaScript): a failed apply leaves no entry.
+  entries.set(id, { kind: 'function', backward: parts.backward });
+  return made.map((h) => new Tensor(h));
 }
 
 /**

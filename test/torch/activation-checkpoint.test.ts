@@ -122,6 +122,28 @@ test('checkpointSequential: six layers in three segments (PyTorch 1.13)', () => 
   assert.equal(torch.liveTensors(), before);
 });
 
+test('no input requiring grad: the segment runs, records nothing, and a warning says so once', async () => {
+  const before = torch.liveTensors();
+  const warnings: string[] = [];
+  const listen = (w: Error) => warnings.push(w.message);
+  process.on('warning', listen);
+  try {
+    torch.tidy(() => {
+      const lin = new nn.Linear(2, 2);
+      const y = utils.checkpoint.checkpoint((t: Tensor) => lin.forward(t), [torch.ones([1, 2])]);
+      assert.equal(y.requiresGrad, false);
+      utils.checkpoint.checkpoint((t: Tensor) => lin.forward(t), [torch.ones([1, 2])]);
+      lin.dispose();
+    });
+    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+  } finally {
+    process.off('warning', listen);
+  }
+  assert.equal(warnings.filter((m) => /no tensor argument requires grad/.test(m)).length, 1);
+  assert.equal(utils.data, torch.data, 'utils.data is the data namespace');
+  assert.equal(torch.liveTensors(), before);
+});
+
 test('named errors: autograd.grad through a checkpoint, a function returning no tensor, bad arguments', () => {
   const before = torch.liveTensors();
   const x = f64([1, 2, 3]).requiresGrad_();
