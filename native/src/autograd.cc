@@ -5,6 +5,13 @@
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/forward_grad.h>
+// The vmap level counter of PyTorch's torch.vmap (the batching of _add_batch_dim /
+// _remove_batch_dim); the header was renamed when functorch's vmap moved into ATen.
+#if __has_include(<ATen/LegacyVmapMode.h>)
+#include <ATen/LegacyVmapMode.h>
+#else
+#include <ATen/VmapMode.h>
+#endif
 
 namespace tailor {
 namespace {
@@ -131,6 +138,21 @@ Napi::Value ExitDualLevel(const Napi::CallbackInfo& info) {
   });
 }
 
+// vmapIncrementNesting() -> the new vmap level; vmapDecrementNesting() -> the level left. While the
+// level is above 0 the VmapMode dispatch key is on, so random and factory operations see they run
+// under vmap, as with Python's torch._C._vmapmode_increment_nesting.
+Napi::Value VmapIncrementNesting(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(at::impl::VmapMode::increment_nesting()));
+}
+
+Napi::Value VmapDecrementNesting(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "vmap: ", [&]() -> Napi::Value {
+    TORCH_CHECK(at::impl::VmapMode::current_vmap_level() > 0, "no vmap level to leave");
+    return Napi::Number::New(env, static_cast<double>(at::impl::VmapMode::decrement_nesting()));
+  });
+}
+
 Napi::Value SetGradEnabled(const Napi::CallbackInfo& info) {
   at::GradMode::set_enabled(info[0].ToBoolean().Value());
   return info.Env().Undefined();
@@ -153,6 +175,8 @@ void initAutograd(Napi::Env env, Napi::Object exports) {
   exports.Set("autogradGrad", Napi::Function::New(env, AutogradGrad));
   exports.Set("enterDualLevel", Napi::Function::New(env, EnterDualLevel));
   exports.Set("exitDualLevel", Napi::Function::New(env, ExitDualLevel));
+  exports.Set("vmapIncrementNesting", Napi::Function::New(env, VmapIncrementNesting));
+  exports.Set("vmapDecrementNesting", Napi::Function::New(env, VmapDecrementNesting));
   exports.Set("setGradEnabled", Napi::Function::New(env, SetGradEnabled));
   exports.Set("isGradEnabled", Napi::Function::New(env, IsGradEnabled));
 }

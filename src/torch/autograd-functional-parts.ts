@@ -31,10 +31,38 @@ export interface FunctionalOptions {
   /** Raise a StrictModeError where an output, a gradient or the Jacobian does not depend on an input, instead of returning zeros (default false). */
   strict?: boolean;
 }
-/** Options of jacobian and hessian. */
+/** How a Jacobian is computed: backward passes (the default) or forward-mode tangents. */
+export type JacobianStrategy = 'reverse-mode' | 'forward-mode';
+
+/** Options of jacobian. */
 export interface JacobianOptions extends FunctionalOptions {
-  /** PyTorch's vmap-based evaluation; only `false` (one backward per output element) is available. */
-  vectorize?: false;
+  /**
+   * One pass for the whole Jacobian through vmap (batched gradients over the standard basis)
+   * instead of one per output element, as PyTorch's `vectorize=True`; not with `strict`.
+   */
+  vectorize?: boolean;
+  /**
+   * `'forward-mode'` pushes the standard basis of the inputs through forward-mode AD (one
+   * vmapped pass; needs `vectorize: true`, not with `strict`), which pays where inputs are fewer
+   * than outputs; default `'reverse-mode'`.
+   */
+  strategy?: JacobianStrategy;
+}
+
+/** Options of hessian. */
+export interface HessianOptions extends FunctionalOptions {
+  /** The outer Jacobian (of the gradient) in one vmapped pass, as PyTorch's `vectorize=True`. */
+  vectorize?: boolean;
+  /** The outer Jacobian's strategy: `'forward-mode'` (forward-over-reverse) needs `vectorize`. */
+  outerJacobianStrategy?: JacobianStrategy;
+}
+
+/** The checked options of every torch.autograd.functional function. */
+export interface CheckedOptions {
+  createGraph: boolean;
+  strict: boolean;
+  vectorize: boolean;
+  forwardMode: boolean;
 }
 
 /**
@@ -57,17 +85,47 @@ export function asTuple(c: ArgumentChecks, value: unknown, name: string): [boole
   return [true, value as Tensor[]];
 }
 
-export function checkOptions(c: ArgumentChecks, options: unknown): Required<FunctionalOptions> {
-  const o = c.object(options ?? {}, 'options') as JacobianOptions;
-  for (const key of ['createGraph', 'strict'] as const)
+/**
+ * The options; `vectorize` and the strategy only for jacobian (`strategy`) and hessian
+ * (`outerJacobianStrategy`), with PyTorch's rules on combining them.
+ */
+export function checkOptions(
+  c: ArgumentChecks,
+  options: unknown,
+  kind: 'plain' | 'jacobian' | 'hessian' = 'plain',
+): CheckedOptions {
+  const o = c.object(options ?? {}, 'options') as JacobianOptions & HessianOptions;
+  const strategyKey = kind === 'hessian' ? 'outerJacobianStrategy' : 'strategy';
+  for (const key of ['vectorize', 'strategy', 'outerJacobianStrategy'] as const)
+    if (o[key] !== undefined && (kind === 'plain' || (key !== 'vectorize' && key !== strategyKey)))
+      c.fail(`options.${key}`, `left out (${c.fn.split('.').pop()} has no such option)`, o[key]);
+  for (const key of ['createGraph', 'strict', 'vectorize'] as const)
     if (o[key] !== undefined && typeof o[key] !== 'boolean') c.fail(`options.${key}`, 'a boolean', o[key]);
-  if (o.vectorize !== undefined && o.vectorize !== false)
+  const strategy =
+    o[strategyKey] === undefined
+      ? 'reverse-mode'
+      : c.oneOf(o[strategyKey], `options.${strategyKey}`, ['reverse-mode', 'forward-mode']);
+  const forwardMode = strategy === 'forward-mode';
+  if (o.vectorize === true && o.strict === true)
+    c.fail('options', 'strict and vectorize not both true (PyTorch supports them together neither)', o);
+  if (forwardMode && o.strict === true)
+    c.fail(
+      'options',
+      `strict left out with ${strategyKey} 'forward-mode' (PyTorch supports them together neither)`,
+      o,
+    );
+  if (forwardMode && o.vectorize !== true)
     c.fail(
       'options.vectorize',
-      'false (the vectorized evaluation through vmap is not available)',
+      `true with ${strategyKey} 'forward-mode' (the forward-mode Jacobian is computed through vmap)`,
       o.vectorize,
     );
-  return { createGraph: o.createGraph ?? false, strict: o.strict ?? false };
+  return {
+    createGraph: o.createGraph ?? false,
+    strict: o.strict ?? false,
+    vectorize: o.vectorize ?? false,
+    forwardMode,
+  };
 }
 
 export function checkFunction(c: ArgumentChecks, func: unknown): void {
@@ -97,6 +155,7 @@ export function autogradGrad(
   gradOutputs: Tensor[] | null,
   createGraph: boolean,
   retainGraph?: boolean,
+  isGradsBatched = false,
 ): (Tensor | null)[] {
   const keep = outputs.map((o) => o !== null && o.requiresGrad);
   const used = outputs.filter((_, k) => keep[k]) as Tensor[];
@@ -106,6 +165,7 @@ export function autogradGrad(
     retainGraph,
     createGraph,
     allowUnused: true,
+    isGradsBatched,
   });
 }
 

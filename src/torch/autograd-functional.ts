@@ -9,6 +9,7 @@ import { Tensor } from './tensor.js';
 import { zerosLike, stack } from './creation.js';
 import { tidy } from './scope.js';
 import { enableGrad } from './autograd.js';
+import { forwardJacobian, vectorizedJacobian } from './autograd-functional-vectorized.js';
 import { ArgumentError, checksOf, type ArgumentChecks } from '../util/arguments.js';
 import {
   asTuple,
@@ -28,7 +29,9 @@ import {
   type FunctionalOptions,
   type HessianOf,
   type JacobianOf,
+  type HessianOptions,
   type JacobianOptions,
+  type JacobianStrategy,
   type Like,
   type TensorFunction,
   type TensorOrTensors,
@@ -39,7 +42,9 @@ export {
   type FunctionalOptions,
   type HessianOf,
   type JacobianOf,
+  type HessianOptions,
   type JacobianOptions,
+  type JacobianStrategy,
   type Like,
   type TensorFunction,
   type TensorOrTensors,
@@ -146,11 +151,13 @@ function jacobianLists(
   raw: Tensor[],
   createGraph: boolean,
   strict: boolean,
+  vectorize = false,
 ): [boolean, Tensor[][]] {
   return enableGrad(() => {
     const ins = gradPreprocess(raw, createGraph, true);
     const [isOutputsTuple, outputs] = callFunc(c, func, ins);
     checkRequiresGrad(c.fn.slice('autograd.functional.'.length), outputs, 'outputs', strict);
+    if (vectorize) return [isOutputsTuple, vectorizedJacobian(outputs, ins, createGraph)];
     const jacobian = outputs.map((out, i) => {
       const rows: Tensor[][] = ins.map(() => []);
       const flat = out.reshape(-1);
@@ -199,10 +206,12 @@ export function jacobian<O extends TensorOrTensors, I extends TensorOrTensors>(
 ): JacobianOf<O, I> {
   const c = checksOf('autograd.functional.jacobian');
   checkFunction(c, func);
-  const { createGraph, strict } = checkOptions(c, options);
+  const { createGraph, strict, vectorize, forwardMode } = checkOptions(c, options, 'jacobian');
   return tidy(() => {
     const [isInputsTuple, raw] = asTuple(c, inputs, 'inputs');
-    const [isOutputsTuple, jac] = jacobianLists(c, func, raw, createGraph, strict);
+    const [isOutputsTuple, jac] = forwardMode
+      ? forwardJacobian(c, func, raw, createGraph)
+      : jacobianLists(c, func, raw, createGraph, strict, vectorize);
     return unpack(
       jac.map((row) => unpack(row, isInputsTuple)),
       isOutputsTuple,
@@ -218,11 +227,11 @@ export function jacobian<O extends TensorOrTensors, I extends TensorOrTensors>(
 export function hessian<I extends TensorOrTensors>(
   func: TensorFunction<Tensor>,
   inputs: I,
-  options: JacobianOptions = {},
+  options: HessianOptions = {},
 ): HessianOf<I> {
   const c = checksOf('autograd.functional.hessian');
   checkFunction(c, func);
-  const { createGraph, strict } = checkOptions(c, options);
+  const { createGraph, strict, vectorize, forwardMode } = checkOptions(c, options, 'hessian');
   return tidy(() => {
     const [isInputsTuple, raw] = asTuple(c, inputs, 'inputs');
     const single: TensorFunction = (...inp) => {
@@ -232,12 +241,18 @@ export function hessian<I extends TensorOrTensors>(
       return outs[0]!.squeeze();
     };
     const gradient: TensorFunction = (...inp) => {
+      // Forward over reverse: the dual inputs must require grad, so that the inner Jacobian keeps
+      // them (and their tangents) as views instead of detached copies.
+      if (forwardMode) inp.forEach((t) => t.requiresGrad_(true));
       const [, rows] = jacobianLists(c, single, inp, true, false);
       const jac = rows[0]!;
       checkRequiresGrad('hessian', jac, 'jacobian', strict);
       return jac;
     };
-    const [, H] = jacobianLists(c, gradient, raw, createGraph, strict);
+    // As PyTorch: the inner Jacobian (the gradient) is the loop form, the outer one vectorized.
+    const [, H] = forwardMode
+      ? forwardJacobian(c, gradient, raw, createGraph)
+      : jacobianLists(c, gradient, raw, createGraph, strict, vectorize);
     return unpack(
       H.map((row) => unpack(row, isInputsTuple)),
       isInputsTuple,

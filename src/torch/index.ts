@@ -14,12 +14,15 @@ export * from './creation.js';
 export * from './tensor-search.js';
 export * from './tensor-index.js';
 export * from './tensor-shape.js';
+export * from './tensor-products.js';
 import './tensor-methods.js';
 // Sparse COO tensors: creation here, their Tensor members (toDense(), indices()...) attached on import.
 export { sparseCooTensor, type SparseCooOptions } from './sparse-tensor.js';
 /** Sparse COO tensors' functions (torch.sparse): sum, mm, addmm, softmax, logSoftmax. */
 export * as sparse from './sparse.js';
 export { noGrad, enableGrad, isGradEnabled, grad } from './autograd.js';
+export { vmap } from './vmap.js';
+export type { InDims, OutDims, VmapOutput } from './vmap.js';
 export type { GradHook } from './autograd-hooks.js';
 export {
   engineInfo,

@@ -123,6 +123,10 @@ export interface NativeAddon {
   jsAutogradLive(): number;
   enterDualLevel(): number;
   exitDualLevel(level: number): void;
+  /** Enters one more torch.vmap level; returns it. */
+  vmapIncrementNesting(): number;
+  /** Leaves the innermost vmap level; returns the level left in. */
+  vmapDecrementNesting(): number;
   setGradEnabled(enabled: boolean): void;
   isGradEnabled(): boolean;
   buildInfo(): BuildInfo;

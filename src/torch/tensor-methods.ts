@@ -7,8 +7,10 @@ import type { DType } from './dtype.js';
 import * as search from './tensor-search.js';
 import * as indexing from './tensor-index.js';
 import * as shape from './tensor-shape.js';
+import * as products from './tensor-products.js';
 import type { QuantileInterpolation, UniqueOptions, UniqueResult } from './tensor-search.js';
 import type { ScatterReduction } from './tensor-index.js';
+import type { ProductScaleOptions } from './tensor-products.js';
 
 declare module './tensor.js' {
   interface Tensor {
@@ -117,6 +119,28 @@ declare module './tensor.js' {
     trace(): Tensor;
     /** The outer product, as torch.outer(this, vec2). */
     outer(vec2: Tensor): Tensor;
+    /** The product of two matrices, as torch.mm(this, mat2). */
+    mm(mat2: Tensor): Tensor;
+    /** Batches of matrix products, as torch.bmm(this, mat2). */
+    bmm(mat2: Tensor): Tensor;
+    /** The dot product of two 1-d tensors, as torch.dot(this, other). */
+    dot(other: Tensor): Tensor;
+    /** The dot product with this tensor conjugated, as torch.vdot(this, other). */
+    vdot(other: Tensor): Tensor;
+    /** The product of this matrix and a vector, as torch.mv(this, vec). */
+    mv(vec: Tensor): Tensor;
+    /** Sums of products over the last dimensions, as torch.inner(this, other). */
+    inner(other: Tensor): Tensor;
+    /** `beta * this + alpha * (mat1 @ mat2)`, as torch.addmm(this, ...). */
+    addmm(mat1: Tensor, mat2: Tensor, options?: ProductScaleOptions): Tensor;
+    /** `beta * this + alpha * (mat @ vec)`, as torch.addmv(this, ...). */
+    addmv(mat: Tensor, vec: Tensor, options?: ProductScaleOptions): Tensor;
+    /** `beta * this + alpha * outer(vec1, vec2)`, as torch.addr(this, ...). */
+    addr(vec1: Tensor, vec2: Tensor, options?: ProductScaleOptions): Tensor;
+    /** `beta * this + alpha * bmm(batch1, batch2)`, as torch.baddbmm(this, ...). */
+    baddbmm(batch1: Tensor, batch2: Tensor, options?: ProductScaleOptions): Tensor;
+    /** `beta * this + alpha * (the sum of batch1[i] @ batch2[i])`, as torch.addbmm(this, ...). */
+    addbmm(batch1: Tensor, batch2: Tensor, options?: ProductScaleOptions): Tensor;
     /** The cross product of 3-vectors along `dim`, as torch.cross(this, ...). */
     cross(other: Tensor, dim?: number | null): Tensor;
     /** Split into sections or at indices along `dim`, as torch.tensor_split(this, ...). */
@@ -176,6 +200,17 @@ const methods: Record<string, (input: Tensor, ...rest: never[]) => unknown> = {
   diagEmbed: shape.diagEmbed,
   trace: shape.trace,
   outer: shape.outer,
+  mm: products.mm,
+  bmm: products.bmm,
+  dot: products.dot,
+  vdot: products.vdot,
+  mv: products.mv,
+  inner: products.inner,
+  addmm: products.addmm,
+  addmv: products.addmv,
+  addr: products.addr,
+  baddbmm: products.baddbmm,
+  addbmm: products.addbmm,
   cross: shape.cross,
   tensorSplit: shape.tensorSplit,
   tile: shape.tile,

@@ -3938,3 +3938,59 @@ export function _unpack_dual(dual: Tensor, level: number): [Tensor, Tensor] {
   const r = native.call(op__unpack_dual, tensorArg(dual, '_unpack_dual', 'dual'), numberArgOf(level, '_unpack_dual', 'level')) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
 }
+
+let op__add_batch_dim = -1;
+/** `aten::_add_batch_dim(Tensor self, int batch_dim, int level) -> Tensor` */
+export function _add_batch_dim(self_: Tensor, batch_dim: number, level: number): Tensor {
+  if (op__add_batch_dim < 0) op__add_batch_dim = native.resolve('aten::_add_batch_dim', '');
+  return wrap(native.call(op__add_batch_dim, tensorArg(self_, '_add_batch_dim', 'self'), numberArgOf(batch_dim, '_add_batch_dim', 'batch_dim'), numberArgOf(level, '_add_batch_dim', 'level')) as number);
+}
+
+let op__remove_batch_dim = -1;
+/** `aten::_remove_batch_dim(Tensor self, int level, int batch_size, int out_dim) -> Tensor` */
+export function _remove_batch_dim(self_: Tensor, level: number, batch_size: number, out_dim: number): Tensor {
+  if (op__remove_batch_dim < 0) op__remove_batch_dim = native.resolve('aten::_remove_batch_dim', '');
+  return wrap(native.call(op__remove_batch_dim, tensorArg(self_, '_remove_batch_dim', 'self'), numberArgOf(level, '_remove_batch_dim', 'level'), numberArgOf(batch_size, '_remove_batch_dim', 'batch_size'), numberArgOf(out_dim, '_remove_batch_dim', 'out_dim')) as number);
+}
+
+let op_vdot = -1;
+/** `aten::vdot(Tensor self, Tensor other) -> Tensor` */
+export function vdot(self_: Tensor, other: Tensor): Tensor {
+  if (op_vdot < 0) op_vdot = native.resolve('aten::vdot', '');
+  return wrap(native.call(op_vdot, tensorArg(self_, 'vdot', 'self'), tensorArg(other, 'vdot', 'other')) as number);
+}
+
+let op_inner = -1;
+/** `aten::inner(Tensor self, Tensor other) -> Tensor` */
+export function inner(self_: Tensor, other: Tensor): Tensor {
+  if (op_inner < 0) op_inner = native.resolve('aten::inner', '');
+  return wrap(native.call(op_inner, tensorArg(self_, 'inner', 'self'), tensorArg(other, 'inner', 'other')) as number);
+}
+
+let op_addmv = -1;
+/** `aten::addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` */
+export function addmv(self_: Tensor, mat: Tensor, vec: Tensor, beta?: Scalar, alpha?: Scalar): Tensor {
+  if (op_addmv < 0) op_addmv = native.resolve('aten::addmv', '');
+  return wrap(native.call(op_addmv, tensorArg(self_, 'addmv', 'self'), tensorArg(mat, 'addmv', 'mat'), tensorArg(vec, 'addmv', 'vec'), beta === undefined ? undefined : scalarArgOf(beta, 'addmv', 'beta'), alpha === undefined ? undefined : scalarArgOf(alpha, 'addmv', 'alpha')) as number);
+}
+
+let op_addr = -1;
+/** `aten::addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` */
+export function addr(self_: Tensor, vec1: Tensor, vec2: Tensor, beta?: Scalar, alpha?: Scalar): Tensor {
+  if (op_addr < 0) op_addr = native.resolve('aten::addr', '');
+  return wrap(native.call(op_addr, tensorArg(self_, 'addr', 'self'), tensorArg(vec1, 'addr', 'vec1'), tensorArg(vec2, 'addr', 'vec2'), beta === undefined ? undefined : scalarArgOf(beta, 'addr', 'beta'), alpha === undefined ? undefined : scalarArgOf(alpha, 'addr', 'alpha')) as number);
+}
+
+let op_baddbmm = -1;
+/** `aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` */
+export function baddbmm(self_: Tensor, batch1: Tensor, batch2: Tensor, beta?: Scalar, alpha?: Scalar): Tensor {
+  if (op_baddbmm < 0) op_baddbmm = native.resolve('aten::baddbmm', '');
+  return wrap(native.call(op_baddbmm, tensorArg(self_, 'baddbmm', 'self'), tensorArg(batch1, 'baddbmm', 'batch1'), tensorArg(batch2, 'baddbmm', 'batch2'), beta === undefined ? undefined : scalarArgOf(beta, 'baddbmm', 'beta'), alpha === undefined ? undefined : scalarArgOf(alpha, 'baddbmm', 'alpha')) as number);
+}
+
+let op_addbmm = -1;
+/** `aten::addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` */
+export function addbmm(self_: Tensor, batch1: Tensor, batch2: Tensor, beta?: Scalar, alpha?: Scalar): Tensor {
+  if (op_addbmm < 0) op_addbmm = native.resolve('aten::addbmm', '');
+  return wrap(native.call(op_addbmm, tensorArg(self_, 'addbmm', 'self'), tensorArg(batch1, 'addbmm', 'batch1'), tensorArg(batch2, 'addbmm', 'batch2'), beta === undefined ? undefined : scalarArgOf(beta, 'addbmm', 'beta'), alpha === undefined ? undefined : scalarArgOf(alpha, 'addbmm', 'alpha')) as number);
+}

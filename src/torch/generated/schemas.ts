@@ -555,4 +555,12 @@ export const EXPECTED_SCHEMAS: Readonly<Record<string, string>> = {
   "_sparse_log_softmax.int": "aten::_sparse_log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
   "_make_dual": "aten::_make_dual(Tensor(a) primal, Tensor tangent, int level) -> Tensor(a)",
   "_unpack_dual": "aten::_unpack_dual(Tensor(a) dual, int level) -> (Tensor(a) primal, Tensor tangent)",
+  "_add_batch_dim": "aten::_add_batch_dim(Tensor self, int batch_dim, int level) -> Tensor",
+  "_remove_batch_dim": "aten::_remove_batch_dim(Tensor self, int level, int batch_size, int out_dim) -> Tensor",
+  "vdot": "aten::vdot(Tensor self, Tensor other) -> Tensor",
+  "inner": "aten::inner(Tensor self, Tensor other) -> Tensor",
+  "addmv": "aten::addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+  "addr": "aten::addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+  "baddbmm": "aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+  "addbmm": "aten::addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
 };

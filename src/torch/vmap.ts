@@ -1,0 +1,274 @@
+// torch.vmap: PyTorch's vectorizing map over libtorch's batched tensors. Each mapped input is
+// wrapped by _add_batch_dim, which hides the mapped dimension from the operators (their shapes
+// are one example's) and runs every operator once over the whole batch through its batching rule
+// (or libtorch's fallback loop); _remove_batch_dim turns the results back into plain tensors
+// with the batch at out_dims. The structure follows PyTorch's torch/_vmap_internals.py.
+import { Tensor } from './tensor.js';
+import { native } from './native.js';
+import * as aten from './generated/aten.js';
+import { tidy } from './scope.js';
+import { ArgumentError } from '../util/arguments.js';
+
+/**
+ * Where an input is mapped: a dimension (negative counts from the end), `null` for an input
+ * passed to every call unchanged, or a structure like the arguments' (an array for an array
+ * argument, an object for an object argument) whose leaves say it per tensor. A number or `null`
+ * stands for every tensor below it.
+ */
+export type InDims = number | null | readonly InDims[] | { readonly [key: string]: InDims };
+
+/** Where the mapped dimension goes in the outputs: one dimension, or one per output. */
+export type OutDims = number | readonly number[];
+
+/** What a vmapped function may return: a tensor or an array of tensors (PyTorch's tuple). */
+export type VmapOutput = Tensor | Tensor[];
+
+function fail(message: string): never {
+  throw new ArgumentError(`vmap: ${message}`);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (value instanceof Tensor) return 'a Tensor';
+  return typeof value;
+}
+
+/** Checks in_dims against the arguments and returns each tensor leaf with its dimension. */
+function flatten(
+  value: unknown,
+  dims: InDims | undefined,
+  path: string,
+  out: { tensor: Tensor; dim: number | null; path: string }[],
+): void {
+  if (dims === undefined) fail(`in_dims has no entry for the input ${path}; give one (a dimension or null)`);
+  if (dims === null || typeof dims === 'number') {
+    if (value instanceof Tensor) {
+      out.push({ tensor: value, dim: dims, path });
+      return;
+    }
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => flatten(v, dims, `${path}[${i}]`, out));
+      return;
+    }
+    if (isPlainObject(value)) {
+      for (const [k, v] of Object.entries(value)) flatten(v, dims, `${path}.${k}`, out);
+      return;
+    }
+    if (dims !== null)
+      fail(
+        `in_dims gives dimension ${dims} for the input ${path}, which is ${describe(value)}, not a Tensor; ` +
+          'map only tensors and give null for the other inputs',
+      );
+    return;
+  }
+  if (Array.isArray(dims)) {
+    if (!Array.isArray(value) || value.length !== dims.length)
+      fail(
+        `in_dims has an array of ${dims.length} for the input ${path}, which is ${describe(value)}; ` +
+          'in_dims must follow the structure of the inputs',
+      );
+    (value as unknown[]).forEach((v, i) => flatten(v, (dims as InDims[])[i], `${path}[${i}]`, out));
+    return;
+  }
+  if (isPlainObject(dims)) {
+    if (!isPlainObject(value))
+      fail(
+        `in_dims has an object for the input ${path}, which is ${describe(value)}; in_dims must follow the structure of the inputs`,
+      );
+    for (const key of Object.keys(dims))
+      if (!(key in value)) fail(`in_dims names the key ${key} that the input ${path} does not have`);
+    for (const [k, v] of Object.entries(value))
+      flatten(v, (dims as Record<string, InDims>)[k], `${path}.${k}`, out);
+    return;
+  }
+  fail(`in_dims must be a dimension, null, or an array or object of them, not ${describe(dims)}`);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || value instanceof Tensor) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** Rebuilds the arguments' structure with each tensor leaf replaced by next(). */
+function rebuild(value: unknown, next: (t: Tensor) => Tensor): unknown {
+  if (value instanceof Tensor) return next(value);
+  if (Array.isArray(value)) return value.map((v) => rebuild(v, next));
+  if (isPlainObject(value))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rebuild(v, next)]));
+  return value;
+}
+
+function checkOutDims(outDims: unknown): void {
+  const isDim = (d: unknown) => typeof d === 'number' && Number.isInteger(d);
+  if (isDim(outDims)) return;
+  if (Array.isArray(outDims) && outDims.every(isDim)) return;
+  fail(`out_dims must be an integer or an array of integers (one per output), not ${describe(outDims)}`);
+}
+
+/** Options of the internal form (autograd.grad's batched gradients). */
+export interface VmapInternalOptions {
+  /** Outputs may be null (an input not used by autograd.grad); they stay null. */
+  allowNonePassThrough?: boolean;
+}
+
+/**
+ * torch.vmap: a function that maps `func` over a dimension of its inputs. `func` is written for
+ * one example; the returned function takes inputs with an extra dimension (at `inDims`) and
+ * returns outputs with it (at `outDims`), running each operator of `func` once over the whole
+ * batch (libtorch's batching rules; operators without one fall back to a loop over the batch).
+ * Inside `func` a mapped tensor's shape is one example's; reading its values (`item()`,
+ * `toArray()`, printing) or branching on them is an error, as in PyTorch. The call runs `func`
+ * in a tidy scope: tensors it makes and does not return are freed. Calls nest (a vmapped
+ * function may call vmap), and compose with autograd: the outputs have gradients to inputs
+ * that require grad, and `autograd.grad(..., { isGradsBatched: true })` is built on it.
+ *
+ * @param func The function of one example: tensors (in any structure of arrays and plain
+ *   objects) and other values in, a tensor or an array of tensors out.
+ * @param inDims Per input, the dimension to map over or `null` (default 0 for every tensor).
+ * @param outDims Where the mapped dimension goes in each output (default 0).
+ * @example
+ * ```ts
+ * import { randn, vmap, dot, type Tensor } from 'tailor/torch';
+ *
+ * const x = randn([4, 5]);
+ * const y = randn([4, 5]);
+ * const batchedDot = vmap((a: Tensor, b: Tensor) => dot(a, b));
+ * console.log(batchedDot(x, y).shape); // [4]
+ * ```
+ */
+export function vmap<A extends unknown[], R extends VmapOutput>(
+  func: (...args: A) => R,
+  inDims: InDims = 0,
+  outDims: OutDims = 0,
+): (...args: A) => R {
+  if (typeof func !== 'function') fail(`func must be a function, not ${describe(func)}`);
+  return vmapInternal(func, inDims, outDims) as unknown as (...args: A) => R;
+}
+
+/** vmap with PyTorch's internal pass-through of null outputs (see VmapInternalOptions). */
+export function vmapInternal(
+  func: (...args: never[]) => unknown,
+  inDims: InDims,
+  outDims: OutDims,
+  options: VmapInternalOptions = {},
+): (...args: unknown[]) => VmapOutput | (Tensor | null)[] {
+  const name = func.name || 'the function';
+  return (...args: unknown[]) => {
+    checkOutDims(outDims);
+    if (args.length === 0) fail(`${name} got no inputs; vmap maps over the inputs of a call`);
+    const leaves: { tensor: Tensor; dim: number | null; path: string }[] = [];
+    const argDims = typeof inDims === 'number' || inDims === null ? args.map(() => inDims) : inDims;
+    if (!Array.isArray(argDims))
+      fail('in_dims for several inputs must be an array with one entry per input (or one number for all)');
+    if (argDims.length !== args.length)
+      fail(`in_dims has ${argDims.length} entries for ${args.length} inputs; give one per input`);
+    args.forEach((a, i) => flatten(a, (argDims as InDims[])[i], `#${i}`, leaves));
+    const mapped = leaves.filter((l) => l.dim !== null);
+    if (mapped.length === 0) fail('no input is mapped (every in_dim is null); map at least one tensor');
+    const dims = new Map<Tensor, number>();
+    for (const l of mapped) {
+      const rank = l.tensor.ndim;
+      const d = l.dim as number;
+      if (!Number.isInteger(d) || d < -rank || d >= rank)
+        fail(
+          `in_dim ${d} for the input ${l.path}, a tensor of ${rank} dimension(s): ` +
+            (rank === 0
+              ? 'a 0-d tensor has no dimension to map; give null'
+              : `it must be in [-${rank}, ${rank - 1}]`),
+        );
+      dims.set(l.tensor, d < 0 ? d + rank : d);
+    }
+    const sizes = mapped.map((l) => l.tensor.shape[dims.get(l.tensor) as number]);
+    if (sizes.some((s) => s !== sizes[0]))
+      fail(
+        `the mapped dimensions of the inputs differ in size (${mapped.map((l, i) => `${l.path}: ${sizes[i]}`).join(', ')}); ` +
+          'they must all have the batch size',
+      );
+    const batchSize = sizes[0];
+    const level = native.vmapIncrementNesting();
+    try {
+      return tidy(() => {
+        const batched = new Map<Tensor, Tensor>();
+        const wrapIn = (t: Tensor) => {
+          const d = dims.get(t);
+          if (d === undefined) return t;
+          let b = batched.get(t);
+          if (b === undefined) {
+            b = aten._add_batch_dim(t, d, level);
+            batched.set(t, b);
+          }
+          return b;
+        };
+        const inputs = args.map((a, i) => {
+          const d = (argDims as InDims[])[i];
+          return d === null ? a : rebuild(a, wrapIn);
+        });
+        const result = callMapped(func, inputs, name);
+        if (result instanceof Promise || (typeof result === 'object' && result !== null && 'then' in result))
+          fail(`${name} returned a promise; vmap maps synchronous functions`);
+        return unwrapOutputs(result, outDims, level, batchSize, name, options.allowNonePassThrough ?? false);
+      });
+    } finally {
+      native.vmapDecrementNesting();
+    }
+  };
+}
+
+/**
+ * Runs the mapped function. libtorch's refusals of what cannot run on a batch (an operator
+ * without a batching rule, reading values, a random operator) become one ArgumentError naming
+ * vmap and the way out; other errors pass unchanged.
+ */
+function callMapped(func: (...args: never[]) => unknown, inputs: unknown[], name: string): unknown {
+  try {
+    return (func as (...a: unknown[]) => unknown)(...inputs);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    if (!(error instanceof ArgumentError) && /Batching rule not implemented|vmap: /.test(message)) {
+      const first = message.split('\n')[0]!.replace(/\.$/, '');
+      const remedy = /random/.test(first)
+        ? 'draw random numbers outside vmap and pass them in as a mapped input'
+        : /^(item|to[A-Z]\w*):/.test(first) || /aten::(item|_local_scalar_dense|is_nonzero)\b/.test(first)
+          ? 'a mapped tensor stands for the whole batch, so its values cannot be read or branched on inside vmap'
+          : 'libtorch has no batched form of this operator: compute it outside vmap, or loop over the batch';
+      throw new ArgumentError(`vmap: ${name}: ${first}; ${remedy}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+function unwrapOutputs(
+  result: unknown,
+  outDims: OutDims,
+  level: number,
+  batchSize: number,
+  name: string,
+  allowNone: boolean,
+): VmapOutput | (Tensor | null)[] {
+  const single = result instanceof Tensor;
+  if (!single && !Array.isArray(result))
+    fail(`${name} must return a Tensor or an array of Tensors, and returned ${describe(result)}`);
+  const outputs: unknown[] = single ? [result] : (result as unknown[]);
+  outputs.forEach((o, i) => {
+    if (!(o instanceof Tensor) && !(allowNone && o === null))
+      fail(`${name} must return only Tensors, and returned ${describe(o)} as output ${i}`);
+  });
+  if (Array.isArray(outDims) && outDims.length !== outputs.length)
+    fail(
+      `out_dims has ${outDims.length} entries for the ${outputs.length} output(s) of ${name}; give one per output`,
+    );
+  const unwrapped = outputs.map((o, i) => {
+    if (o === null) return null;
+    const t = o as Tensor;
+    const d = Array.isArray(outDims) ? outDims[i] : (outDims as number);
+    const rank = t.ndim + 1;
+    if (d < -rank || d >= rank)
+      fail(
+        `out_dim ${d} for output ${i}, which has ${rank} dimension(s) with the mapped one: it must be in [-${rank}, ${rank - 1}]`,
+      );
+    return aten._remove_batch_dim(t, level, batchSize, d < 0 ? d + rank : d);
+  });
+  return single ? (unwrapped[0] as Tensor) : unwrapped;
+}
