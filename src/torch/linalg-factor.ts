@@ -124,10 +124,10 @@ export function ldlSolve(
 }
 
 /**
- * The product of the n Householder matrices H_i = I - τ_i v_i v_iᴴ given in LAPACK's compact form
- * (torch.linalg.householder_product, LAPACK's orgqr): the vectors v_i are the columns of `A`
- * [..., m, n] (m >= n) below the diagonal, with an implied 1 on it, and `tau` [..., k] (k <= n)
- * holds the τ_i. With `aten.geqrf`'s outputs it gives QR's Q. Shape: `A`'s.
+ * The first n columns of the product H_1 ⋯ H_k of the Householder matrices H_i = I - τ_i v_i v_iᴴ
+ * given in LAPACK's compact form (torch.linalg.householder_product, LAPACK's orgqr): v_i is
+ * column i of `A` [..., m, n] (m >= n) below the diagonal, with an implied 1 on it, and `tau`
+ * [..., k] (k <= n) holds the τ_i. With `aten.geqrf`'s outputs it gives QR's Q. Shape: `A`'s.
  */
 export function householderProduct(A: Tensor, tau: Tensor): Tensor {
   const c = checksOf('linalg.householderProduct');
