@@ -59,7 +59,13 @@ export {
 } from './schema-check.js';
 /** Every libtorch operator the engine binds, by its ATen name (generated from the op schemas): the layer below Tensor's methods. */
 export * as aten from './generated/aten.js';
-/** Linear algebra (torch.linalg): norms, det, slogdet, inv, solve, solveTriangular, cholesky, eigh, eigvalsh, svd, svdvals, qr, lstsq, pinv, matrixExp, cross. */
+/**
+ * Linear algebra (torch.linalg) for real tensors: norms, det, slogdet, inv, solve, solveTriangular,
+ * cholesky, eigh, eigvalsh, svd, svdvals, qr, lstsq, pinv, matrixExp, cross, matrixPower,
+ * matrixRank, multiDot, tensorinv, tensorsolve, cond, diagonal, vander, vecdot, lu, luFactor,
+ * luSolve, ldlFactor, ldlSolve, householderProduct and the _ex forms (invEx, choleskyEx, solveEx,
+ * luFactorEx, ldlFactorEx).
+ */
 export * as linalg from './linalg.js';
 /** Discrete Fourier transforms (torch.fft): 1-d, 2-d and n-d, real and Hermitian, frequencies and shifts. */
 export * as fft from './fft.js';

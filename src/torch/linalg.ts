@@ -2,36 +2,22 @@
 // linalg_* kernels, so results and gradients are PyTorch's. Arguments that PyTorch takes by
 // keyword only (`left`, `upper`, `driver`, `dtype`...) are an options object here. Functions that
 // return several tensors return them as an array in PyTorch's order (`const [U, S, Vh] =
-// linalg.svd(A)`), each owned by the current scope.
+// linalg.svd(A)`), each owned by the current scope. The other functions of torch.linalg live beside
+// this file (linalg-more.ts, linalg-factor.ts) and are re-exported here. Functions whose results
+// are complex for real inputs (eig, eigvals) are not there.
 import { Tensor } from './tensor.js';
 import * as aten from './generated/aten.js';
 import type { DType } from './dtype.js';
 import { ArgumentError, checksOf, type ArgumentChecks } from '../util/arguments.js';
+import { matrixArg, tensorArg } from './linalg-args.js';
+
+export * from './linalg-more.js';
+export * from './linalg-factor.js';
 
 /** The order of a matrix norm: 'fro' (Frobenius), 'nuc' (nuclear), or ±1, ±2, ±Infinity. */
 export type MatrixNormOrder = 'fro' | 'nuc' | number;
 
 const MATRIX_ORDERS = [1, -1, 2, -2, Infinity, -Infinity];
-
-/** `value` as a Tensor, or an error naming the function and the argument. */
-function tensorArg(c: ArgumentChecks, value: unknown, name: string): Tensor {
-  if (!(value instanceof Tensor)) c.fail(name, 'a Tensor', value);
-  return value as Tensor;
-}
-
-/** A matrix or a batch of matrices ([..., m, n]); square ones when `square`. */
-function matrixArg(c: ArgumentChecks, value: unknown, name: string, square = false): Tensor {
-  const A = tensorArg(c, value, name);
-  const shape = A.shape;
-  const [m, n] = shape.slice(-2);
-  if (shape.length < 2 || (square && m !== n)) {
-    const expected = square
-      ? 'a square matrix or a batch of them (shape [..., n, n])'
-      : 'a matrix or a batch of them (shape [..., m, n])';
-    throw new ArgumentError(`${c.fn}: ${name} must be ${expected}, got shape [${shape.join(', ')}]`);
-  }
-  return A;
-}
 
 function matrixOrder(c: ArgumentChecks, ord: unknown): MatrixNormOrder {
   if (ord === 'fro' || ord === 'nuc' || MATRIX_ORDERS.includes(ord as number)) return ord as MatrixNormOrder;

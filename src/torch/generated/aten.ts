@@ -3994,3 +3994,159 @@ export function addbmm(self_: Tensor, batch1: Tensor, batch2: Tensor, beta?: Sca
   if (op_addbmm < 0) op_addbmm = native.resolve('aten::addbmm', '');
   return wrap(native.call(op_addbmm, tensorArg(self_, 'addbmm', 'self'), tensorArg(batch1, 'addbmm', 'batch1'), tensorArg(batch2, 'addbmm', 'batch2'), beta === undefined ? undefined : scalarArgOf(beta, 'addbmm', 'beta'), alpha === undefined ? undefined : scalarArgOf(alpha, 'addbmm', 'alpha')) as number);
 }
+
+let op_linalg_matrix_power = -1;
+/** `aten::linalg_matrix_power(Tensor self, int n) -> Tensor` */
+export function linalg_matrix_power(self_: Tensor, n: number): Tensor {
+  if (op_linalg_matrix_power < 0) op_linalg_matrix_power = native.resolve('aten::linalg_matrix_power', '');
+  return wrap(native.call(op_linalg_matrix_power, tensorArg(self_, 'linalg_matrix_power', 'self'), numberArgOf(n, 'linalg_matrix_power', 'n')) as number);
+}
+
+let op_linalg_matrix_rank_atol_rtol_float = -1;
+/** `aten::linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` */
+export function linalg_matrix_rank_atol_rtol_float(self_: Tensor, atol?: number | null, rtol?: number | null, hermitian?: boolean): Tensor {
+  if (op_linalg_matrix_rank_atol_rtol_float < 0) op_linalg_matrix_rank_atol_rtol_float = native.resolve('aten::linalg_matrix_rank', 'atol_rtol_float');
+  return wrap(native.call(op_linalg_matrix_rank_atol_rtol_float, tensorArg(self_, 'linalg_matrix_rank.atol_rtol_float', 'self'), atol === undefined ? undefined : atol == null ? atol : numberArgOf(atol, 'linalg_matrix_rank.atol_rtol_float', 'atol'), rtol === undefined ? undefined : rtol == null ? rtol : numberArgOf(rtol, 'linalg_matrix_rank.atol_rtol_float', 'rtol'), hermitian) as number);
+}
+
+let op_linalg_multi_dot = -1;
+/** `aten::linalg_multi_dot(Tensor[] tensors) -> Tensor` */
+export function linalg_multi_dot(tensors: Tensor[]): Tensor {
+  if (op_linalg_multi_dot < 0) op_linalg_multi_dot = native.resolve('aten::linalg_multi_dot', '');
+  return wrap(native.call(op_linalg_multi_dot, tensorListArg(tensors, 'linalg_multi_dot', 'tensors')) as number);
+}
+
+let op_linalg_tensorinv = -1;
+/** `aten::linalg_tensorinv(Tensor self, int ind=2) -> Tensor` */
+export function linalg_tensorinv(self_: Tensor, ind?: number): Tensor {
+  if (op_linalg_tensorinv < 0) op_linalg_tensorinv = native.resolve('aten::linalg_tensorinv', '');
+  return wrap(native.call(op_linalg_tensorinv, tensorArg(self_, 'linalg_tensorinv', 'self'), ind === undefined ? undefined : numberArgOf(ind, 'linalg_tensorinv', 'ind')) as number);
+}
+
+let op_linalg_tensorsolve = -1;
+/** `aten::linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor` */
+export function linalg_tensorsolve(self_: Tensor, other: Tensor, dims?: number | number[] | null): Tensor {
+  if (op_linalg_tensorsolve < 0) op_linalg_tensorsolve = native.resolve('aten::linalg_tensorsolve', '');
+  return wrap(native.call(op_linalg_tensorsolve, tensorArg(self_, 'linalg_tensorsolve', 'self'), tensorArg(other, 'linalg_tensorsolve', 'other'), dims) as number);
+}
+
+let op_linalg_cond = -1;
+/** `aten::linalg_cond(Tensor self, Scalar? p=None) -> Tensor` */
+export function linalg_cond(self_: Tensor, p?: Scalar | null): Tensor {
+  if (op_linalg_cond < 0) op_linalg_cond = native.resolve('aten::linalg_cond', '');
+  return wrap(native.call(op_linalg_cond, tensorArg(self_, 'linalg_cond', 'self'), p === undefined ? undefined : p == null ? p : scalarArgOf(p, 'linalg_cond', 'p')) as number);
+}
+
+let op_linalg_cond_p_str = -1;
+/** `aten::linalg_cond.p_str(Tensor self, str p) -> Tensor` */
+export function linalg_cond_p_str(self_: Tensor, p: string): Tensor {
+  if (op_linalg_cond_p_str < 0) op_linalg_cond_p_str = native.resolve('aten::linalg_cond', 'p_str');
+  return wrap(native.call(op_linalg_cond_p_str, tensorArg(self_, 'linalg_cond.p_str', 'self'), p) as number);
+}
+
+let op_linalg_diagonal = -1;
+/** `aten::linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)` */
+export function linalg_diagonal(A: Tensor, offset?: number, dim1?: number, dim2?: number): Tensor {
+  if (op_linalg_diagonal < 0) op_linalg_diagonal = native.resolve('aten::linalg_diagonal', '');
+  return wrap(native.call(op_linalg_diagonal, tensorArg(A, 'linalg_diagonal', 'A'), offset === undefined ? undefined : numberArgOf(offset, 'linalg_diagonal', 'offset'), dim1 === undefined ? undefined : numberArgOf(dim1, 'linalg_diagonal', 'dim1'), dim2 === undefined ? undefined : numberArgOf(dim2, 'linalg_diagonal', 'dim2')) as number);
+}
+
+let op_linalg_vander = -1;
+/** `aten::linalg_vander(Tensor x, *, int? N=None) -> Tensor` */
+export function linalg_vander(x: Tensor, N?: number | null): Tensor {
+  if (op_linalg_vander < 0) op_linalg_vander = native.resolve('aten::linalg_vander', '');
+  return wrap(native.call(op_linalg_vander, tensorArg(x, 'linalg_vander', 'x'), N === undefined ? undefined : N == null ? N : numberArgOf(N, 'linalg_vander', 'N')) as number);
+}
+
+let op_linalg_vecdot = -1;
+/** `aten::linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` */
+export function linalg_vecdot(x: Tensor, y: Tensor, dim?: number): Tensor {
+  if (op_linalg_vecdot < 0) op_linalg_vecdot = native.resolve('aten::linalg_vecdot', '');
+  return wrap(native.call(op_linalg_vecdot, tensorArg(x, 'linalg_vecdot', 'x'), tensorArg(y, 'linalg_vecdot', 'y'), dim === undefined ? undefined : numberArgOf(dim, 'linalg_vecdot', 'dim')) as number);
+}
+
+let op_linalg_lu = -1;
+/** `aten::linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)` */
+export function linalg_lu(A: Tensor, pivot?: boolean): [Tensor, Tensor, Tensor] {
+  if (op_linalg_lu < 0) op_linalg_lu = native.resolve('aten::linalg_lu', '');
+  const r = native.call(op_linalg_lu, tensorArg(A, 'linalg_lu', 'A'), pivot) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number), wrap(r[2] as number)];
+}
+
+let op_linalg_lu_factor = -1;
+/** `aten::linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)` */
+export function linalg_lu_factor(A: Tensor, pivot?: boolean): [Tensor, Tensor] {
+  if (op_linalg_lu_factor < 0) op_linalg_lu_factor = native.resolve('aten::linalg_lu_factor', '');
+  const r = native.call(op_linalg_lu_factor, tensorArg(A, 'linalg_lu_factor', 'A'), pivot) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_linalg_lu_factor_ex = -1;
+/** `aten::linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)` */
+export function linalg_lu_factor_ex(A: Tensor, pivot?: boolean, check_errors?: boolean): [Tensor, Tensor, Tensor] {
+  if (op_linalg_lu_factor_ex < 0) op_linalg_lu_factor_ex = native.resolve('aten::linalg_lu_factor_ex', '');
+  const r = native.call(op_linalg_lu_factor_ex, tensorArg(A, 'linalg_lu_factor_ex', 'A'), pivot, check_errors) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number), wrap(r[2] as number)];
+}
+
+let op_linalg_lu_solve = -1;
+/** `aten::linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor` */
+export function linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, left?: boolean, adjoint?: boolean): Tensor {
+  if (op_linalg_lu_solve < 0) op_linalg_lu_solve = native.resolve('aten::linalg_lu_solve', '');
+  return wrap(native.call(op_linalg_lu_solve, tensorArg(LU, 'linalg_lu_solve', 'LU'), tensorArg(pivots, 'linalg_lu_solve', 'pivots'), tensorArg(B, 'linalg_lu_solve', 'B'), left, adjoint) as number);
+}
+
+let op_linalg_ldl_factor = -1;
+/** `aten::linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)` */
+export function linalg_ldl_factor(self_: Tensor, hermitian?: boolean): [Tensor, Tensor] {
+  if (op_linalg_ldl_factor < 0) op_linalg_ldl_factor = native.resolve('aten::linalg_ldl_factor', '');
+  const r = native.call(op_linalg_ldl_factor, tensorArg(self_, 'linalg_ldl_factor', 'self'), hermitian) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_linalg_ldl_factor_ex = -1;
+/** `aten::linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)` */
+export function linalg_ldl_factor_ex(self_: Tensor, hermitian?: boolean, check_errors?: boolean): [Tensor, Tensor, Tensor] {
+  if (op_linalg_ldl_factor_ex < 0) op_linalg_ldl_factor_ex = native.resolve('aten::linalg_ldl_factor_ex', '');
+  const r = native.call(op_linalg_ldl_factor_ex, tensorArg(self_, 'linalg_ldl_factor_ex', 'self'), hermitian, check_errors) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number), wrap(r[2] as number)];
+}
+
+let op_linalg_ldl_solve = -1;
+/** `aten::linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor` */
+export function linalg_ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, hermitian?: boolean): Tensor {
+  if (op_linalg_ldl_solve < 0) op_linalg_ldl_solve = native.resolve('aten::linalg_ldl_solve', '');
+  return wrap(native.call(op_linalg_ldl_solve, tensorArg(LD, 'linalg_ldl_solve', 'LD'), tensorArg(pivots, 'linalg_ldl_solve', 'pivots'), tensorArg(B, 'linalg_ldl_solve', 'B'), hermitian) as number);
+}
+
+let op_linalg_inv_ex = -1;
+/** `aten::linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)` */
+export function linalg_inv_ex(A: Tensor, check_errors?: boolean): [Tensor, Tensor] {
+  if (op_linalg_inv_ex < 0) op_linalg_inv_ex = native.resolve('aten::linalg_inv_ex', '');
+  const r = native.call(op_linalg_inv_ex, tensorArg(A, 'linalg_inv_ex', 'A'), check_errors) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_linalg_cholesky_ex = -1;
+/** `aten::linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)` */
+export function linalg_cholesky_ex(self_: Tensor, upper?: boolean, check_errors?: boolean): [Tensor, Tensor] {
+  if (op_linalg_cholesky_ex < 0) op_linalg_cholesky_ex = native.resolve('aten::linalg_cholesky_ex', '');
+  const r = native.call(op_linalg_cholesky_ex, tensorArg(self_, 'linalg_cholesky_ex', 'self'), upper, check_errors) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_linalg_solve_ex = -1;
+/** `aten::linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)` */
+export function linalg_solve_ex(A: Tensor, B: Tensor, left?: boolean, check_errors?: boolean): [Tensor, Tensor] {
+  if (op_linalg_solve_ex < 0) op_linalg_solve_ex = native.resolve('aten::linalg_solve_ex', '');
+  const r = native.call(op_linalg_solve_ex, tensorArg(A, 'linalg_solve_ex', 'A'), tensorArg(B, 'linalg_solve_ex', 'B'), left, check_errors) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_lu_unpack = -1;
+/** `aten::lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)` */
+export function lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data?: boolean, unpack_pivots?: boolean): [Tensor, Tensor, Tensor] {
+  if (op_lu_unpack < 0) op_lu_unpack = native.resolve('aten::lu_unpack', '');
+  const r = native.call(op_lu_unpack, tensorArg(LU_data, 'lu_unpack', 'LU_data'), tensorArg(LU_pivots, 'lu_unpack', 'LU_pivots'), unpack_data, unpack_pivots) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number), wrap(r[2] as number)];
+}
