@@ -1,6 +1,24 @@
 export { Module } from './module.js';
-export { RemovableHandle, type ForwardHook, type ForwardPreHook } from './module-hooks.js';
+export {
+  RemovableHandle,
+  type ForwardHook,
+  type ForwardHookOptions,
+  type ForwardPreHook,
+  type ModuleHookOptions,
+} from './module-hooks.js';
 export type { FullBackwardHook, FullBackwardPreHook } from './module-backward-hooks.js';
+export {
+  registerModuleForwardPreHook,
+  registerModuleForwardHook,
+  registerModuleFullBackwardHook,
+  registerModuleFullBackwardPreHook,
+} from './module-global-hooks.js';
+export type {
+  StateDictPreHook,
+  StateDictPostHook,
+  LoadStateDictPreHook,
+  LoadStateDictPostHook,
+} from './module-state-hooks.js';
 export * from './layers.js';
 export * from './embedding.js';
 export * from './adaptive.js';

@@ -35,8 +35,8 @@ export type FullBackwardPreHook<M extends Module = Module> = (
 ) => (Tensor | null)[] | undefined | void;
 
 /** @internal Whether a module call needs the backward wrapping. */
-export function hooksBackward(full: Map<number, unknown>, pre: Map<number, unknown>): boolean {
-  return (full.size > 0 || pre.size > 0) && native.isGradEnabled();
+export function hooksBackward(full: readonly unknown[], pre: readonly unknown[]): boolean {
+  return (full.length > 0 || pre.length > 0) && native.isGradEnabled();
 }
 
 function checkReplacement(method: string, result: unknown, length: number, what: string): (Tensor | null)[] {
@@ -53,17 +53,14 @@ function checkReplacement(method: string, result: unknown, length: number, what:
 
 /**
  * @internal One call of a hooked module: `inputs` puts the identity node before the forward, `output`
- * after it. The hook lists are the ones registered when the forward runs, as in PyTorch.
+ * after it. `full` and `pre` are the hooks registered when the forward runs (the global ones
+ * first), as in PyTorch.
  */
 export function backwardCall(
   module: Module,
-  table: {
-    backward: Map<number, FullBackwardHook<Module>>;
-    backwardPre: Map<number, FullBackwardPreHook<Module>>;
-  },
+  full: readonly FullBackwardHook<Module>[],
+  pre: readonly FullBackwardPreHook<Module>[],
 ): { inputs(args: unknown[]): unknown[]; output(output: unknown): unknown } {
-  const full = [...table.backward.values()];
-  const pre = [...table.backwardPre.values()];
   let nInputs = 0;
   let inputsCut = false;
   let gradOutput: (Tensor | null)[] | null = null;

@@ -58,35 +58,43 @@ export function lookUpTensor(
   return t;
 }
 
+/** @internal Checks loadStateDict's `state` argument: an object of tensors. */
+export function checkState(state: Record<string, Tensor>): void {
+  const c = checksOf('loadStateDict');
+  c.object(state, 'state');
+  for (const [name, value] of Object.entries(state))
+    if (!(value instanceof Tensor)) c.fail(`state['${name}']`, 'a Tensor', value);
+}
+
+/** @internal The error of a strict loadStateDict whose keys do not match. */
+export function keysError(missing: string[], unexpected: string[]): Error {
+  return new Error(
+    `loadStateDict: ${missing.length ? `missing keys: ${missing.join(', ')}` : ''}${missing.length && unexpected.length ? '; ' : ''}${unexpected.length ? `unexpected keys: ${unexpected.join(', ')}` : ''}`,
+  );
+}
+
+/** @internal Copies `source` into the module's tensor `target` (state key `name`), shapes checked. */
+export function copyState(name: string, target: Tensor, source: Tensor): void {
+  const a = target.shape.join('x');
+  const b = source.shape.join('x');
+  if (a !== b)
+    throw new Error(`loadStateDict: '${name}' has shape [${b}] in the checkpoint but [${a}] in the model`);
+  noGrad(() => target.copy_(source));
+}
+
 /** @internal Module.loadStateDict: `own` is the module's state dict. */
 export function loadState(
   own: Record<string, Tensor>,
   state: Record<string, Tensor>,
   strict: boolean,
 ): { missing: string[]; unexpected: string[] } {
-  const c = checksOf('loadStateDict');
-  c.object(state, 'state');
-  for (const [name, value] of Object.entries(state))
-    if (!(value instanceof Tensor)) c.fail(`state['${name}']`, 'a Tensor', value);
+  checkState(state);
   const missing = Object.keys(own).filter((k) => !(k in state));
   const unexpected = Object.keys(state).filter((k) => !(k in own));
-  if (strict && (missing.length > 0 || unexpected.length > 0)) {
-    throw new Error(
-      `loadStateDict: ${missing.length ? `missing keys: ${missing.join(', ')}` : ''}${missing.length && unexpected.length ? '; ' : ''}${unexpected.length ? `unexpected keys: ${unexpected.join(', ')}` : ''}`,
-    );
+  if (strict && (missing.length > 0 || unexpected.length > 0)) throw keysError(missing, unexpected);
+  for (const [name, target] of Object.entries(own)) {
+    const source = state[name];
+    if (source) copyState(name, target, source);
   }
-  noGrad(() => {
-    for (const [name, target] of Object.entries(own)) {
-      const source = state[name];
-      if (!source) continue;
-      const a = target.shape.join('x');
-      const b = source.shape.join('x');
-      if (a !== b)
-        throw new Error(
-          `loadStateDict: '${name}' has shape [${b}] in the checkpoint but [${a}] in the model`,
-        );
-      target.copy_(source);
-    }
-  });
   return { missing, unexpected };
 }

@@ -1,20 +1,34 @@
 // Module: the base of every layer and model, in the shape of torch.nn.Module (parameters,
-// buffers, submodules, train/eval, named state dict, apply, dtype conversion, forward hooks).
+// buffers, submodules, train/eval, named state dict, apply, dtype conversion, hooks).
 import { Tensor } from '../tensor.js';
 import { keep } from '../scope.js';
-import { CPU, checkDevice, parseDevice, type Device, type DeviceLike } from '../device.js';
-import { isDType, isFloatingPoint, type DType } from '../dtype.js';
+import { CPU, type Device, type DeviceLike } from '../device.js';
+import { isDType, type DType } from '../dtype.js';
 import type { MemoryFormat } from '../memory-format.js';
-import { ArgumentError, checksOf, describeValue } from '../../util/arguments.js';
+import { ArgumentError, checksOf } from '../../util/arguments.js';
 import {
   addForwardHook,
   type ForwardHook,
+  type ForwardHookOptions,
   type ForwardPreHook,
+  type ModuleHookOptions,
   type RemovableHandle,
 } from './module-hooks.js';
 import type { FullBackwardHook, FullBackwardPreHook } from './module-backward-hooks.js';
+import { noteModuleClass } from './module-global-hooks.js';
+import {
+  addStateHook,
+  haveStateHooks,
+  loadStateWithHooks,
+  stateDictWithHooks,
+  type LoadStateDictPostHook,
+  type LoadStateDictPreHook,
+  type StateDictPostHook,
+  type StateDictPreHook,
+  type StateTree,
+} from './module-state-hooks.js';
 import { moduleRepr } from './module-repr.js';
-import { convertInPlace } from './module-convert.js';
+import { convertDtype, convertFormat, moveToDevice } from './module-convert.js';
 import { loadState, lookUpTensor, resolvePath } from './module-state.js';
 
 /**
@@ -41,6 +55,19 @@ export abstract class Module {
   private readonly modulesByName = new Map<string, Module>();
   /** Buffers left out of the state dict (`registerBuffer(name, t, { persistent: false })`). */
   private readonly nonPersistent = new Set<string>();
+  /** The tree as the hooked state-dict walks see it (module-state-hooks.ts). */
+  private static readonly stateTree: StateTree = {
+    own: (m) =>
+      [...m.parametersByName, ...[...m.buffersByName].filter(([name]) => !m.nonPersistent.has(name))].filter(
+        (entry): entry is [string, Tensor] => entry[1] !== null,
+      ),
+    children: (m) => m.modulesByName,
+  };
+
+  /** Notes the module's class, whose forward the global module hooks reach (module-global-hooks.ts). */
+  constructor() {
+    noteModuleClass(new.target);
+  }
 
   /** Registers a trainable tensor (requires_grad is switched on); the module owns it. */
   protected registerParameter(name: string, value: Tensor | null): Tensor {
@@ -218,18 +245,48 @@ export abstract class Module {
    * as torch's state_dict). The tensors are the module's own: do not dispose them.
    */
   stateDict(): Record<string, Tensor> {
-    const out: Record<string, Tensor> = {};
-    for (const [name, p] of this.walkTensors('parameters', '', true)) out[name] = p;
-    for (const [name, b] of this.walkTensors('buffers', '', true)) out[name] = b;
-    return out;
+    const flat = (): Record<string, Tensor> => {
+      const out: Record<string, Tensor> = {};
+      for (const [name, p] of this.walkTensors('parameters', '', true)) out[name] = p;
+      for (const [name, b] of this.walkTensors('buffers', '', true)) out[name] = b;
+      return out;
+    };
+    if (!haveStateHooks(this.modules(), ['save', 'saved'])) return flat();
+    return stateDictWithHooks(this, Module.stateTree, () => Object.keys(flat()));
   }
 
   /**
    * Copies values into the module's tensors. strict: every key must match both ways, with the
-   * same shape; errors name the offending keys.
+   * same shape; errors name the offending keys (and nothing is copied, unless a module has load
+   * hooks: then, as in PyTorch, the matching tensors are copied first).
    */
   loadStateDict(state: Record<string, Tensor>, strict = true): { missing: string[]; unexpected: string[] } {
+    if (haveStateHooks(this.modules(), ['load', 'loaded']))
+      return loadStateWithHooks(this, Module.stateTree, state, strict);
     return loadState(this.stateDict(), state, strict);
+  }
+
+  /** Adds a hook run before this module's part of the state dict is collected (PyTorch 2.x's register_state_dict_pre_hook). */
+  registerStateDictPreHook(hook: StateDictPreHook<this>): RemovableHandle {
+    return addStateHook(this, 'save', hook as StateDictPreHook);
+  }
+
+  /**
+   * Adds a hook run after this module's part of the state dict is collected, which may change
+   * the dict in place (PyTorch 2.x's register_state_dict_post_hook, 1.13's _register_state_dict_hook).
+   */
+  registerStateDictPostHook(hook: StateDictPostHook<this>): RemovableHandle {
+    return addStateHook(this, 'saved', hook as StateDictPostHook);
+  }
+
+  /** Adds a hook run before this module's tensors are loaded, which may change the entries in place (PyTorch's register_load_state_dict_pre_hook). */
+  registerLoadStateDictPreHook(hook: LoadStateDictPreHook<this>): RemovableHandle {
+    return addStateHook(this, 'load', hook as LoadStateDictPreHook);
+  }
+
+  /** Adds a hook run after this module and its submodules are loaded, with the incompatible keys (PyTorch's register_load_state_dict_post_hook). */
+  registerLoadStateDictPostHook(hook: LoadStateDictPostHook<this>): RemovableHandle {
+    return addStateHook(this, 'loaded', hook as LoadStateDictPostHook);
   }
 
   /** Sets training mode (dropout active, batch norm updating its statistics) on this module and its submodules; returns it. */
@@ -268,16 +325,7 @@ export abstract class Module {
    * `linear.weight` and an optimizer built on them see the new values.
    */
   toDtype(dtype: DType): this {
-    if (typeof dtype !== 'string' || !isDType(dtype) || !isFloatingPoint(dtype))
-      throw new ArgumentError(
-        `tailor: Module.toDtype: dtype must be a floating-point dtype ('float16', 'bfloat16', 'float32' or 'float64'), got ${describeValue(dtype)}; integer tensors are never converted`,
-      );
-    const tensors = [...this.parameters(), ...this.buffers()].filter((t) => isFloatingPoint(t.dtype));
-    convertInPlace(
-      tensors,
-      (t) => t.dtype !== dtype,
-      (t) => t.to(dtype),
-    );
+    convertDtype([...this.parameters(), ...this.buffers()], dtype);
     return this;
   }
 
@@ -302,13 +350,7 @@ export abstract class Module {
   }
 
   private toDeviceInPlace(device: DeviceLike): this {
-    const target = checkDevice(device);
-    const firstGpu = parseDevice('cuda:0');
-    const elsewhere = (t: Tensor): boolean => {
-      const at = t.device;
-      return !(at === target || (target.type === 'cuda' && target.index === null && at === firstGpu));
-    };
-    convertInPlace([...this.parameters(), ...this.buffers()], elsewhere, (t) => t.toDevice(target));
+    moveToDevice([...this.parameters(), ...this.buffers()], device);
     return this;
   }
 
@@ -319,13 +361,7 @@ export abstract class Module {
    * 4-D (0: the format changes nothing here, e.g. a model without 2-D convolutions).
    */
   toMemoryFormat(format: MemoryFormat): number {
-    const fourD = [...this.parameters(), ...this.buffers()].filter((t) => t.ndim === 4);
-    convertInPlace(
-      fourD,
-      (t) => !t.isContiguousIn(format),
-      (t) => t.contiguous(format),
-    );
-    return fourD.length;
+    return convertFormat([...this.parameters(), ...this.buffers()], format);
   }
 
   /** The device of the first parameter (or buffer); the CPU for a module without tensors. */
@@ -342,32 +378,32 @@ export abstract class Module {
   /**
    * Adds a hook run before every `forward` call of this module, with the arguments (torch's
    * register_forward_pre_hook); it may return replacement arguments. Hooks run in registration
-   * order; `remove()` on the handle takes it off. The first hook puts a hooked `forward` on this
-   * instance, so callers of `m.forward(x)` (a parent's forward too) see it; with the last one
-   * removed, the plain forward is back.
+   * order (`prepend` puts this one first), after the global ones; `remove()` on the handle takes it
+   * off. The first hook puts a hooked `forward` on this instance, so callers of `m.forward(x)` (a
+   * parent's forward too) see it; with the last one removed, the plain forward is back.
    */
-  registerForwardPreHook(hook: ForwardPreHook<this>): RemovableHandle {
-    return addForwardHook(this, 'pre', hook as ForwardPreHook<Module>);
+  registerForwardPreHook(hook: ForwardPreHook<this>, options: ModuleHookOptions = {}): RemovableHandle {
+    return addForwardHook(this, 'pre', hook as ForwardPreHook<Module>, options);
   }
 
   /**
    * Adds a hook run after every `forward` call of this module, with the arguments and the
-   * output (torch's register_forward_hook); it may return a replacement output. See
-   * {@link registerForwardPreHook} for the order and removal.
+   * output (torch's register_forward_hook); it may return a replacement output. `alwaysCall` runs
+   * it when forward throws too. See {@link registerForwardPreHook} for the order and removal.
    */
-  registerForwardHook(hook: ForwardHook<this>): RemovableHandle {
-    return addForwardHook(this, 'post', hook as ForwardHook<Module>);
+  registerForwardHook(hook: ForwardHook<this>, options: ForwardHookOptions = {}): RemovableHandle {
+    return addForwardHook(this, 'post', hook as ForwardHook<Module>, options);
   }
 
   /**
    * Adds a hook run in backward when the gradients with respect to this module's inputs are
    * computed (torch's register_full_backward_hook): `hook(module, gradInput, gradOutput)`, which
-   * may return replacement `gradInput`. Calls of `forward` with grad enabled return detached
-   * leaves that stand for the outputs, and `backward()` carries the gradient across them (see
+   * may return replacement `gradInput`. Calls of `forward` with grad enabled put identity nodes
+   * on the module's inputs and outputs, whose backward hands the gradients to the hooks (see
    * docs/torch.md, Modules).
    */
-  registerFullBackwardHook(hook: FullBackwardHook<this>): RemovableHandle {
-    return addForwardHook(this, 'backward', hook as FullBackwardHook<Module>);
+  registerFullBackwardHook(hook: FullBackwardHook<this>, options: ModuleHookOptions = {}): RemovableHandle {
+    return addForwardHook(this, 'backward', hook as FullBackwardHook<Module>, options);
   }
 
   /**
@@ -375,8 +411,11 @@ export abstract class Module {
    * computed, before they enter the module (PyTorch 2.x's register_full_backward_pre_hook):
    * `hook(module, gradOutput)`, which may return replacement `gradOutput`.
    */
-  registerFullBackwardPreHook(hook: FullBackwardPreHook<this>): RemovableHandle {
-    return addForwardHook(this, 'backwardPre', hook as FullBackwardPreHook<Module>);
+  registerFullBackwardPreHook(
+    hook: FullBackwardPreHook<this>,
+    options: ModuleHookOptions = {},
+  ): RemovableHandle {
+    return addForwardHook(this, 'backwardPre', hook as FullBackwardPreHook<Module>, options);
   }
 
   /** The module's settings for its one-line description (torch's extra_repr): `''` here; layers override it. */
