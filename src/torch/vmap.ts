@@ -23,6 +23,9 @@ export type OutDims = number | readonly number[];
 /** What a vmapped function may return: a tensor or an array of tensors (PyTorch's tuple). */
 export type VmapOutput = Tensor | Tensor[];
 
+/** The deepest nesting of arrays and objects vmap follows in its inputs. */
+const MAX_DEPTH = 32;
+
 function fail(message: string): never {
   throw new ArgumentError(`vmap: ${message}`);
 }
@@ -40,19 +43,30 @@ function flatten(
   dims: InDims | undefined,
   path: string,
   out: { tensor: Tensor; dim: number | null; path: string }[],
+  open: Set<unknown> = new Set(),
+  depth = 0,
 ): void {
   if (dims === undefined) fail(`in_dims has no entry for the input ${path}; give one (a dimension or null)`);
+  // A structure that contains itself (or nests deeper than any real argument list) would never
+  // end: refuse it by name before the stack runs out.
+  for (const node of [value, dims])
+    if (node !== null && typeof node === 'object' && !(node instanceof Tensor) && open.has(node))
+      fail(`the input ${path} (or its in_dims) contains itself; pass arrays and objects without cycles`);
+  if (depth > MAX_DEPTH) fail(`the input ${path} nests more than ${MAX_DEPTH} levels deep`);
+  const inner = new Set(open);
+  for (const node of [value, dims]) if (node !== null && typeof node === 'object') inner.add(node);
+  const recurse = (v: unknown, d: InDims | undefined, p: string) => flatten(v, d, p, out, inner, depth + 1);
   if (dims === null || typeof dims === 'number') {
     if (value instanceof Tensor) {
       out.push({ tensor: value, dim: dims, path });
       return;
     }
     if (Array.isArray(value)) {
-      value.forEach((v, i) => flatten(v, dims, `${path}[${i}]`, out));
+      value.forEach((v, i) => recurse(v, dims, `${path}[${i}]`));
       return;
     }
     if (isPlainObject(value)) {
-      for (const [k, v] of Object.entries(value)) flatten(v, dims, `${path}.${k}`, out);
+      for (const [k, v] of Object.entries(value)) recurse(v, dims, `${path}.${k}`);
       return;
     }
     if (dims !== null)
@@ -68,7 +82,7 @@ function flatten(
         `in_dims has an array of ${dims.length} for the input ${path}, which is ${describe(value)}; ` +
           'in_dims must follow the structure of the inputs',
       );
-    (value as unknown[]).forEach((v, i) => flatten(v, (dims as InDims[])[i], `${path}[${i}]`, out));
+    (value as unknown[]).forEach((v, i) => recurse(v, (dims as InDims[])[i], `${path}[${i}]`));
     return;
   }
   if (isPlainObject(dims)) {
@@ -79,7 +93,7 @@ function flatten(
     for (const key of Object.keys(dims))
       if (!(key in value)) fail(`in_dims names the key ${key} that the input ${path} does not have`);
     for (const [k, v] of Object.entries(value))
-      flatten(v, (dims as Record<string, InDims>)[k], `${path}.${k}`, out);
+      recurse(v, (dims as Record<string, InDims>)[k], `${path}.${k}`);
     return;
   }
   fail(`in_dims must be a dimension, null, or an array or object of them, not ${describe(dims)}`);

@@ -18,6 +18,7 @@ import {
   type Owned,
 } from './api-calls.js';
 import { fuzzAutograd } from './api-autograd-target.js';
+import { fuzzVmap } from './api-vmap-target.js';
 
 /** A fuzz target of the API: `call` runs input i (called inside the child's tidy()). */
 export interface ApiFuzzTarget {
@@ -297,6 +298,7 @@ export function apiTargets(): ApiFuzzTarget[] {
       }
     }),
     target('custom autograd Functions and hooks', fuzzAutograd),
+    target('vmap and batched gradients', fuzzVmap),
   ];
   // One child for every area: what the test run's small campaign uses (the start-up of a child,
   // libtorch loading included, costs more than its 40 inputs).

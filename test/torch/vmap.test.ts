@@ -189,6 +189,12 @@ test('vmap and the vectorized options: named errors', () => {
       /out_dims has 1 entries for the 2 output\(s\)/,
     );
     assert.throws(() => vmap(3 as never), /func must be a function/);
+    const cyclic: unknown[] = [x];
+    cyclic.push(cyclic);
+    assert.throws(
+      () => vmap((_a: unknown) => x.add(0), 0)(cyclic),
+      /the input #0\[1\] \(or its in_dims\) contains itself/,
+    );
     assert.throws(
       () =>
         autograd.grad([x.requiresGrad_().sum(0)], [x], {

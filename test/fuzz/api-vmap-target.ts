@@ -1,0 +1,58 @@
+// The API fuzz target of vmap: a random Tensor method (hostile arguments at times) run on batched
+// tensors inside vmap, with in_dims/out_dims sensible or hostile, nested at times, and at times
+// autograd.grad with batched gradients or a vectorized Jacobian. Batched tensors hide a dimension
+// from every operator and refuse strides, data and some operators inside libtorch; what this looks
+// for is a crash or an abort there, and any error that names nothing.
+import type { Tensor } from '../../src/torch/index.js';
+import type { Pools, Torch } from './api-pools.js';
+import { callMethod, invoke, type Fn } from './api-calls.js';
+
+const SKIP = /^(constructor|registerHook|retainGrad|backward)$/;
+
+/** Runs one hostile use of vmap. */
+export function fuzzVmap(torch: Torch, p: Pools, note: (l: string) => void): unknown {
+  const shape = p.pick([[3, 2], [2, 3, 2], [4], [2, 1, 3]]);
+  const x = p.chance(0.85) ? torch.randn(shape, p.pick(['float32', 'float64'] as const)) : p.tensor();
+  const y = p.chance(0.8) ? torch.randn(shape) : p.value('tensor');
+  if (p.chance(0.15)) {
+    const z = torch.randn([3]).requiresGrad_();
+    const out = z.mul(z.sin());
+    const grads = p.chance(0.8) ? [torch.eye(3)] : [p.value('tensor')];
+    return invoke(torch, note, 'autograd.grad(isGradsBatched)', torch.autograd.grad as Fn, undefined, [
+      [out],
+      [z],
+      { gradOutputs: grads, isGradsBatched: p.chance(0.9) ? true : p.value('any') },
+    ]);
+  }
+  if (p.chance(0.1))
+    return invoke(
+      torch,
+      note,
+      'autograd.functional.jacobian',
+      torch.autograd.functional.jacobian as Fn,
+      undefined,
+      [
+        (t: Tensor) => callMethod(torch, p, note, 'Tensor(dual/batched)', t, SKIP),
+        torch.randn([3]),
+        { vectorize: true, strategy: p.pick(['reverse-mode', 'forward-mode', p.value('any')]) },
+      ],
+    );
+  const body = (a: Tensor, b: unknown) =>
+    !(a instanceof torch.Tensor)
+      ? a
+      : p.chance(0.8)
+        ? callMethod(torch, p, note, 'Tensor(batched)', a, SKIP)
+        : invoke(torch, note, 'Tensor(batched).add', a.add as Fn, a, [b]);
+  const inDims = p.chance(0.7) ? p.pick([0, [0, 0], [0, null], -1]) : p.value('any');
+  const outDims = p.chance(0.8) ? 0 : p.value('any');
+  const mapped = torch.vmap(body as never, inDims as never, outDims as never);
+  const fn = p.chance(0.2) ? torch.vmap(mapped as never, 0, 0) : mapped;
+  return invoke(
+    torch,
+    note,
+    'vmap(...)',
+    fn as Fn,
+    undefined,
+    p.chance(0.9) ? [x, y] : p.args(['tensor', 'any'], 2),
+  );
+}
