@@ -18,11 +18,7 @@ import * as c from './constraints.js';
 import { pick, probsToLogits, type ProbsOrLogits } from './discrete.js';
 
 /** PyTorch's `HalfOpenInterval(lower_bound=0.0, upper_bound=1.0)`: values in [0, 1). */
-const halfOpenUnit: Constraint = {
-  name: 'HalfOpenInterval(lower_bound=0.0, upper_bound=1.0)',
-  eventDim: 0,
-  check: (v) => aten.logical_and(v.ge(0), v.lt(1)),
-};
+const halfOpenUnit = c.halfOpenInterval(0, 1);
 
 /** The gamma draws of PyTorch's Gamma.rsample: _standard_gamma(a) / rate, at least tiny. */
 function gammaDraw(concentration: Tensor, rate: Tensor, shape: number[]): Tensor {

@@ -38,6 +38,12 @@ export {
   ReshapeTransform,
   CumulativeDistributionTransform,
 } from './transforms-more.js';
+export { CatTransform, StackTransform } from './transforms-cat.js';
+export {
+  LowerCholeskyTransform,
+  CorrCholeskyTransform,
+  PositiveDefiniteTransform,
+} from './transforms-matrix.js';
 export { bijectTo, transformTo } from './constraint-registry.js';
 export {
   LogitRelaxedBernoulli,

@@ -10,7 +10,6 @@ import * as aten from '../generated/aten.js';
 import {
   Distribution,
   broadcastAll,
-  finfoEps,
   finfoTiny,
   standardNormal,
   type Param,
@@ -18,22 +17,7 @@ import {
 } from './distribution.js';
 import * as c from './constraints.js';
 import { Beta } from './gamma.js';
-
-/**
- * PyTorch's `CorrCholesky()`: lower triangular with a positive diagonal and rows of unit norm
- * (to eps * n * 10, PyTorch's tolerance).
- */
-const corrCholesky: Constraint = {
-  name: 'CorrCholesky()',
-  eventDim: 2,
-  check: (v) => {
-    const tol = finfoEps(v) * v.size(-1) * 10;
-    const unitRows = aten.all_dim(v.norm(2, -1).sub(1).abs().le(tol), -1);
-    const lower = aten.all_dim(aten.all_dim(aten.tril(v).eq(v), -1), -1);
-    const positive = aten.all_dim(aten.diagonal(v, 0, -2, -1).gt(0), -1);
-    return aten.logical_and(aten.logical_and(lower, positive), unitRows);
-  },
-};
+import { corrCholesky } from './constraints-matrix.js';
 
 /**
  * The LKJ distribution of the lower Cholesky factor L of a dim x dim correlation matrix

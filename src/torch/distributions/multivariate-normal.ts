@@ -6,6 +6,7 @@ import { eye } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { Distribution, broadcastShapes, standardNormal, type Constraint } from './distribution.js';
 import * as c from './constraints.js';
+import { lowerCholesky } from './constraints-matrix.js';
 
 /** Exactly one of the three: the covariance, its inverse, or its lower Cholesky factor. */
 export interface MultivariateNormalOptions {
@@ -173,14 +174,4 @@ const symmetric: Constraint = {
   name: 'PositiveDefinite() (symmetric to 1e-6)',
   eventDim: 2,
   check: (v) => aten.all_dim(aten.all_dim(v.sub(v.transpose(-2, -1)).abs().le(1e-6), -1), -1),
-};
-
-const lowerCholesky: Constraint = {
-  name: 'LowerCholesky()',
-  eventDim: 2,
-  check: (v) =>
-    aten.logical_and(
-      aten.all_dim(aten.all_dim(aten.tril(v).eq(v), -1), -1),
-      aten.all_dim(aten.diagonal(v, 0, -2, -1).gt(0), -1),
-    ),
 };
