@@ -206,7 +206,30 @@ check_case("lower-cholesky", t([[[1.0, 0.0], [0.5, 2.0]], [[1.0, 0.1], [0.5, 2.0
 check_case("corr-cholesky", t([[[1.0, 0.0], [0.6, 0.8]], [[1.0, 0.0], [0.6, 0.7]]]))
 check_case("positive-definite", t([[[2.0, 0.5], [0.5, 1.0]], [[1.0, 2.0], [2.0, 1.0]]]))
 
+# validate_args=False: the formulas at parameters and values outside the constraints (no error).
+import torch.distributions as D  # noqa: E402
+
+validate = []
+
+
+def unvalidated(label, d, value, cdf=False):
+    out = {"label": label, "value": data(value), "logProb": data(d.log_prob(value))}
+    if cdf:
+        out["cdf"] = data(d.cdf(value))
+    validate.append(out)
+
+
+unvalidated("exponential", D.Exponential(t(2.0), validate_args=False), t([-1.0, 0.5]), cdf=True)
+unvalidated("exponential-expanded", D.Exponential(t(2.0), validate_args=False).expand([2, 2]), t(-1.0))
+unvalidated("normal-negative-scale", D.Normal(t(0.0), t(-1.0), validate_args=False), t([0.5]))
+unvalidated("uniform", D.Uniform(t(0.0), t(1.0), validate_args=False), t([2.0, 0.5]))
+unvalidated("poisson", D.Poisson(t(2.0), validate_args=False), t([1.5, -1.0]))
+unvalidated("lognormal", D.LogNormal(t(0.0), t(1.0), validate_args=False), t([-1.0, 2.0]))
+unvalidated("halfnormal", D.HalfNormal(t(1.0), validate_args=False), t([-1.0, 2.0]))
+unvalidated("gamma-negative", D.Gamma(t(-1.0), t(1.0), validate_args=False), t([1.0]))
+unvalidated("beta", D.Beta(t(2.0), t(3.0), validate_args=False), t([1.5, 0.5]))
+
 out = os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "distributions-transforms2.json")
 with open(out, "w") as f:
-    json.dump({"transforms": transforms, "registry": registry, "checks": checks}, f)
+    json.dump({"transforms": transforms, "registry": registry, "checks": checks, "validate": validate}, f)
 print("wrote", out)

@@ -13,6 +13,7 @@ import {
   finfoTiny,
   type Param,
   type Constraint,
+  type DistributionOptions,
 } from './distribution.js';
 import * as c from './constraints.js';
 import { pick, probsToLogits, type ProbsOrLogits } from './discrete.js';
@@ -46,7 +47,7 @@ export class NegativeBinomial extends Distribution {
   constructor(totalCount: Param, options: ProbsOrLogits) {
     const [kind, value] = pick('NegativeBinomial', options);
     const [n, p] = broadcastAll('NegativeBinomial', totalCount, value);
-    super(p.shape);
+    super(p.shape, [], options);
     this.#given = kind;
     this.own(n);
     this.own(p);
@@ -129,7 +130,7 @@ export class ContinuousBernoulli extends Distribution {
       throw new Error('tailor: ContinuousBernoulli: lims must be a pair of numbers [low, high]');
     }
     const [p] = broadcastAll('ContinuousBernoulli', value);
-    super(p.shape);
+    super(p.shape, [], options);
     this.#given = kind;
     this.lims = [lims[0], lims[1]];
     this.own(p);
@@ -270,9 +271,9 @@ export class FisherSnedecor extends Distribution {
   readonly df1: Tensor;
   readonly df2: Tensor;
   override readonly hasRsample = true;
-  constructor(df1: Param, df2: Param) {
+  constructor(df1: Param, df2: Param, options?: DistributionOptions) {
     const [d1, d2] = broadcastAll('FisherSnedecor', df1, df2);
-    super(d1.shape);
+    super(d1.shape, [], options);
     this.df1 = this.own(d1);
     this.df2 = this.own(d2);
     this.checkParam('df1', this.df1, c.positive);

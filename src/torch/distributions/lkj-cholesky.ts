@@ -14,6 +14,7 @@ import {
   standardNormal,
   type Param,
   type Constraint,
+  type DistributionOptions,
 } from './distribution.js';
 import * as c from './constraints.js';
 import { Beta } from './gamma.js';
@@ -37,14 +38,14 @@ export class LKJCholesky extends Distribution {
   readonly concentration: Tensor;
   /** The Beta of the squared norms of each row's off-diagonal part (the onion method's). */
   readonly beta: Beta;
-  constructor(dim: number, concentration: Param = 1) {
+  constructor(dim: number, concentration: Param = 1, options?: DistributionOptions) {
     if (!Number.isInteger(dim) || dim < 2) {
       throw new Error(
         `tailor: LKJCholesky: dim must be an integer greater than or equal to 2, got ${describeValue(dim)}`,
       );
     }
     const [conc] = broadcastAll('LKJCholesky', concentration);
-    super(conc.shape, [dim, dim]);
+    super(conc.shape, [dim, dim], options);
     this.dim = dim;
     this.concentration = this.own(conc);
     this.checkParam('concentration', conc, c.positive);
@@ -55,7 +56,7 @@ export class LKJCholesky extends Distribution {
         arange(0, dim - 1, 1, conc.dtype, conc.device),
       ]);
       const marginal = conc.add(0.5 * (dim - 2));
-      return new Beta(offset.add(0.5), marginal.unsqueeze(-1).sub(offset.mul(0.5)));
+      return new Beta(offset.add(0.5), marginal.unsqueeze(-1).sub(offset.mul(0.5)), options);
     });
   }
   protected override expanded(batchShape: number[]): Distribution {

@@ -76,7 +76,7 @@ export class Wishart extends Distribution {
     const n = matrix.size(-1);
     const dfShape = df instanceof Tensor ? df.shape : [];
     const batch = broadcastShapes('Wishart', matrix.shape.slice(0, -2), dfShape);
-    super(batch, [n, n]);
+    super(batch, [n, n], options);
     this.df = this.own(
       df instanceof Tensor ? df.expand(...batch) : full(batch, df, matrix.dtype, matrix.device),
     );
