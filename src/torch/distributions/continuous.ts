@@ -10,6 +10,7 @@ import {
   finfoEps,
   type Param,
   type Constraint,
+  type DistributionOptions,
 } from './distribution.js';
 import * as c from './constraints.js';
 import { Gamma } from './gamma.js';
@@ -24,9 +25,9 @@ abstract class RealLocScale extends Distribution {
   readonly loc: Tensor;
   readonly scale: Tensor;
   override readonly hasRsample = true;
-  constructor(name: string, loc: Param, scale: Param) {
+  constructor(name: string, loc: Param, scale: Param, options?: DistributionOptions) {
     const [l, s] = broadcastAll(name, loc, scale);
-    super(l.shape);
+    super(l.shape, [], options);
     this.loc = this.own(l);
     this.scale = this.own(s);
     this.checkParam('loc', this.loc, c.real);
@@ -42,8 +43,8 @@ abstract class RealLocScale extends Distribution {
 
 /** The normal distribution N(loc, scale²) (torch.distributions.Normal). */
 export class Normal extends RealLocScale {
-  constructor(loc: Param, scale: Param) {
-    super('Normal', loc, scale);
+  constructor(loc: Param, scale: Param, options?: DistributionOptions) {
+    super('Normal', loc, scale, options);
   }
   protected override expanded(batchShape: number[]): Distribution {
     const e = (t: Tensor): Tensor => this.expandParam(t, batchShape);
@@ -92,9 +93,9 @@ export class LogNormal extends Distribution {
   /** The normal distribution of log(x). */
   readonly baseDist: Normal;
   override readonly hasRsample = true;
-  constructor(loc: Param, scale: Param) {
-    const base = new Normal(loc, scale);
-    super(base.batchShape);
+  constructor(loc: Param, scale: Param, options?: DistributionOptions) {
+    const base = new Normal(loc, scale, options);
+    super(base.batchShape, [], options);
     this.baseDist = base;
     this.loc = base.loc;
     this.scale = base.scale;
@@ -145,8 +146,8 @@ export class LogNormal extends Distribution {
 
 /** The Laplace distribution (torch.distributions.Laplace). */
 export class Laplace extends RealLocScale {
-  constructor(loc: Param, scale: Param) {
-    super('Laplace', loc, scale);
+  constructor(loc: Param, scale: Param, options?: DistributionOptions) {
+    super('Laplace', loc, scale, options);
   }
   protected override expanded(batchShape: number[]): Distribution {
     const e = (t: Tensor): Tensor => this.expandParam(t, batchShape);
@@ -200,12 +201,12 @@ export class Uniform extends Distribution {
   readonly low: Tensor;
   readonly high: Tensor;
   override readonly hasRsample = true;
-  constructor(low: Param, high: Param) {
+  constructor(low: Param, high: Param, options?: DistributionOptions) {
     const [lo, hi] = broadcastAll('Uniform', low, high);
-    super(lo.shape);
+    super(lo.shape, [], options);
     this.low = this.own(lo);
     this.high = this.own(hi);
-    const ok = tidy(() => aten.all(this.low.lt(this.high)).item() !== 0);
+    const ok = !this.validateArgs || tidy(() => aten.all(this.low.lt(this.high)).item() !== 0);
     if (!ok) {
       this.dispose();
       throw new Error(
@@ -256,9 +257,9 @@ export class Uniform extends Distribution {
 export class Exponential extends Distribution {
   readonly rate: Tensor;
   override readonly hasRsample = true;
-  constructor(rate: Param) {
+  constructor(rate: Param, options?: DistributionOptions) {
     const [r] = broadcastAll('Exponential', rate);
-    super(r.shape);
+    super(r.shape, [], options);
     this.rate = this.own(r);
     this.checkParam('rate', this.rate, c.positive);
   }
@@ -308,9 +309,9 @@ export class StudentT extends Distribution {
   readonly loc: Tensor;
   readonly scale: Tensor;
   override readonly hasRsample = true;
-  constructor(df: Param, loc: Param = 0, scale: Param = 1) {
+  constructor(df: Param, loc: Param = 0, scale: Param = 1, options?: DistributionOptions) {
     const [d, l, s] = broadcastAll('StudentT', df, loc, scale);
-    super(d.shape);
+    super(d.shape, [], options);
     this.df = this.own(d);
     this.loc = this.own(l);
     this.scale = this.own(s);

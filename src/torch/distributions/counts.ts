@@ -22,7 +22,7 @@ export class Geometric extends Distribution {
   constructor(options: ProbsOrLogits) {
     const [kind, value] = pick('Geometric', options);
     const [p] = broadcastAll('Geometric', value);
-    super(p.shape);
+    super(p.shape, [], options);
     this.#given = kind;
     if (kind === 'probs') {
       this.probs = this.own(p);
@@ -90,7 +90,7 @@ export class Multinomial extends Distribution {
       );
     }
     const cat = new Categorical(options);
-    super(cat.batchShape, [cat.numEvents]);
+    super(cat.batchShape, [cat.numEvents], options);
     this.totalCount = totalCount;
     this.categorical = cat;
   }

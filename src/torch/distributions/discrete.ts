@@ -5,11 +5,18 @@ import { tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { arange, eye, full, oneHot } from '../creation.js';
 import * as aten from '../generated/aten.js';
-import { Distribution, broadcastAll, finfoEps, type Param, type Constraint } from './distribution.js';
+import {
+  Distribution,
+  broadcastAll,
+  finfoEps,
+  type Param,
+  type Constraint,
+  type DistributionOptions,
+} from './distribution.js';
 import * as c from './constraints.js';
 
-/** Probabilities or logits: exactly one of the two. */
-export interface ProbsOrLogits {
+/** Probabilities or logits: exactly one of the two (and the options every distribution takes). */
+export interface ProbsOrLogits extends DistributionOptions {
   probs?: Param;
   logits?: Param;
 }
@@ -77,7 +84,7 @@ export class Bernoulli extends Distribution {
   constructor(options: ProbsOrLogits) {
     const [kind, value] = pick('Bernoulli', options);
     const [p] = broadcastAll('Bernoulli', value);
-    super(p.shape);
+    super(p.shape, [], options);
     givenKind.set(this, kind);
     if (kind === 'probs') {
       this.probs = this.own(p);
@@ -139,7 +146,7 @@ export class Categorical extends Distribution {
         `tailor: Categorical: parameter ${kind} must be a tensor of at least one dimension (the categories last)`,
       );
     }
-    super(value.shape.slice(0, -1));
+    super(value.shape.slice(0, -1), [], options);
     givenKind.set(this, kind);
     this.numEvents = value.size(-1);
     if (kind === 'probs') {
@@ -212,7 +219,7 @@ export class OneHotCategorical extends Distribution {
   readonly categorical: Categorical;
   constructor(options: ProbsOrLogits) {
     const cat = new Categorical(options);
-    super(cat.batchShape, [cat.numEvents]);
+    super(cat.batchShape, [cat.numEvents], options);
     this.categorical = cat;
   }
   get probs(): Tensor {
@@ -261,9 +268,9 @@ export class OneHotCategorical extends Distribution {
 /** The Poisson distribution of the given rate (torch.distributions.Poisson). */
 export class Poisson extends Distribution {
   readonly rate: Tensor;
-  constructor(rate: Param) {
+  constructor(rate: Param, options?: DistributionOptions) {
     const [r] = broadcastAll('Poisson', rate);
-    super(r.shape);
+    super(r.shape, [], options);
     this.rate = this.own(r);
     this.checkParam('rate', this.rate, c.nonnegative);
   }
@@ -302,7 +309,7 @@ export class Binomial extends Distribution {
   constructor(options: ProbsOrLogits & { totalCount?: Param }) {
     const [kind, value] = pick('Binomial', options);
     const [n, p] = broadcastAll('Binomial', options.totalCount ?? 1, value);
-    super(p.shape);
+    super(p.shape, [], options);
     givenKind.set(this, kind);
     this.own(n);
     this.own(p);

@@ -1,5 +1,5 @@
-// The base of torch.distributions (PyTorch 1.13's Distribution with validate_args=True): shapes,
-// the sample/rsample split, and the argument and support checks every distribution shares.
+// The base of torch.distributions (PyTorch 1.13's Distribution): shapes, the sample/rsample split,
+// and the argument and support checks every distribution shares, on unless validateArgs: false.
 import { describeValue } from '../../util/arguments.js';
 import { Tensor } from '../tensor.js';
 import { noGrad } from '../autograd.js';
@@ -21,12 +21,44 @@ export interface Constraint {
   check(value: Tensor): Tensor;
 }
 
+/** What every distribution's constructor takes besides its parameters. */
+export interface DistributionOptions {
+  /**
+   * Whether to check the parameters against their constraints and the values of logProb, cdf
+   * and the like against the support (PyTorch's `validate_args`); without it, a value outside
+   * gives what the formulas give (NaN, -Infinity, garbage) instead of an error. Default:
+   * `Distribution.defaultValidateArgs` (true unless `Distribution.setDefaultValidateArgs(false)`).
+   * The checks of types and shapes stay on either way.
+   */
+  validateArgs?: boolean;
+}
+
+/**
+ * Whether a distribution `who` of these options validates its arguments: options.validateArgs,
+ * or the default (Distribution.defaultValidateArgs); a named error unless it is a boolean.
+ */
+export function resolveValidateArgs(who: string, options: DistributionOptions | undefined): boolean {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new Error(
+      `tailor: ${who}: the options must be an object such as { validateArgs: false }, got ${describeValue(options)}`,
+    );
+  }
+  const value = options?.validateArgs;
+  if (value === undefined) return Distribution.defaultValidateArgs;
+  if (typeof value !== 'boolean') {
+    throw new Error(`tailor: ${who}: validateArgs must be true or false, got ${describeValue(value)}`);
+  }
+  return value;
+}
+
 /**
  * A probability distribution (torch.distributions.Distribution). Parameters and values follow
  * PyTorch's broadcasting: `batchShape` is the shape of independent distributions,
  * `eventShape` the shape of one draw. Arguments are validated as PyTorch's default
  * `validate_args=True`: a parameter outside its constraint or a value outside the support is a
- * `tailor:` error naming it.
+ * `tailor:` error naming it. `{ validateArgs: false }` (the constructors' last argument, or a
+ * field of their options object) skips those checks, as PyTorch's `validate_args=False`;
+ * `Distribution.setDefaultValidateArgs(false)` makes that the default of later constructions.
  *
  * Memory: a distribution holds references to the tensors it is given and never disposes them.
  * Tensors it derives itself (a number parameter made a tensor, probabilities from logits, a
@@ -42,10 +74,37 @@ export abstract class Distribution {
   /** Whether rsample (reparameterised, differentiable sampling) exists. */
   readonly hasRsample: boolean = false;
   readonly #created: Tensor[] = [];
+  #validateArgs: boolean;
+  static #defaultValidateArgs = true;
 
-  protected constructor(batchShape: number[], eventShape: number[] = []) {
+  protected constructor(batchShape: number[], eventShape: number[] = [], options?: DistributionOptions) {
     this.batchShape = batchShape;
     this.eventShape = eventShape;
+    this.#validateArgs = resolveValidateArgs(new.target.name, options);
+  }
+
+  /**
+   * Sets whether distributions constructed from now on, without a validateArgs option of their
+   * own, check their arguments (PyTorch's `Distribution.set_default_validate_args`; initially
+   * true). Existing distributions keep their setting.
+   */
+  static setDefaultValidateArgs(value: boolean): void {
+    if (typeof value !== 'boolean') {
+      throw new Error(
+        `tailor: Distribution.setDefaultValidateArgs: value must be true or false, got ${describeValue(value)}`,
+      );
+    }
+    Distribution.#defaultValidateArgs = value;
+  }
+
+  /** The validateArgs of constructions that do not give one (see setDefaultValidateArgs). */
+  static get defaultValidateArgs(): boolean {
+    return Distribution.#defaultValidateArgs;
+  }
+
+  /** Whether this distribution checks parameters and values against their constraints. */
+  get validateArgs(): boolean {
+    return this.#validateArgs;
   }
 
   /** The distribution's name in errors (its class name). */
@@ -139,7 +198,18 @@ export abstract class Distribution {
         `tailor: ${this.name}.expand: batchShape ${Array.isArray(batchShape) && batchShape.every((n) => typeof n === 'number') ? `[${batchShape.join(', ')}]` : describeValue(batchShape)} must be a list of sizes that the batchShape [${this.batchShape.join(', ')}] broadcasts to`,
       );
     }
-    return tidy(() => this.expanded(batchShape)) as this;
+    // The expansion validates as this distribution does (as PyTorch's expand hands
+    // _validate_args on): the default is this one's while the constructors in expanded() run.
+    const saved = Distribution.#defaultValidateArgs;
+    Distribution.#defaultValidateArgs = this.#validateArgs;
+    let out: Distribution;
+    try {
+      out = tidy(() => this.expanded(batchShape));
+    } finally {
+      Distribution.#defaultValidateArgs = saved;
+    }
+    out.#validateArgs = this.#validateArgs;
+    return out as this;
   }
 
   /** A new distribution of the expanded parameters (see expandParam); the hook of expand(). */
@@ -167,6 +237,7 @@ export abstract class Distribution {
 
   /** Throws a named error unless every element of value satisfies the constraint. */
   protected checkParam(argument: string, value: Tensor, constraint: Constraint): void {
+    if (!this.#validateArgs) return;
     const ok = tidy(() => aten.all(constraint.check(value)).item() !== 0);
     if (!ok) {
       const message = `tailor: ${this.name}: parameter ${argument} (shape [${value.shape.join(', ')}]) must satisfy ${constraint.name}, as PyTorch's validate_args requires; found values outside it`;
@@ -176,10 +247,6 @@ export abstract class Distribution {
     }
   }
 
-  /**
-   * PyTorch's _validate_sample: the value's rightmost dims must be eventShape, the rest
-   * broadcastable with batchShape, and every element in the support.
-   */
   /** Throws unless `value` (a method's argument) is a Tensor. */
   protected checkValue(value: unknown, method: string): asserts value is Tensor {
     if (!(value instanceof Tensor)) {
@@ -187,6 +254,10 @@ export abstract class Distribution {
     }
   }
 
+  /**
+   * PyTorch's _validate_sample: the value's rightmost dims must be eventShape, the rest
+   * broadcastable with batchShape, and (unless validateArgs is off) every element in the support.
+   */
   protected validateSample(value: Tensor, method = 'logProb'): void {
     this.checkValue(value, method);
     const shape = value.shape;
@@ -207,6 +278,7 @@ export abstract class Distribution {
         );
       }
     }
+    if (!this.#validateArgs) return;
     const support = this.support;
     const ok = tidy(() => aten.all(support.check(value)).item() !== 0);
     if (!ok) {

@@ -13,16 +13,13 @@ import {
   finfoTiny,
   type Param,
   type Constraint,
+  type DistributionOptions,
 } from './distribution.js';
 import * as c from './constraints.js';
 import { pick, probsToLogits, type ProbsOrLogits } from './discrete.js';
 
 /** PyTorch's `HalfOpenInterval(lower_bound=0.0, upper_bound=1.0)`: values in [0, 1). */
-const halfOpenUnit: Constraint = {
-  name: 'HalfOpenInterval(lower_bound=0.0, upper_bound=1.0)',
-  eventDim: 0,
-  check: (v) => aten.logical_and(v.ge(0), v.lt(1)),
-};
+const halfOpenUnit = c.halfOpenInterval(0, 1);
 
 /** The gamma draws of PyTorch's Gamma.rsample: _standard_gamma(a) / rate, at least tiny. */
 function gammaDraw(concentration: Tensor, rate: Tensor, shape: number[]): Tensor {
@@ -50,7 +47,7 @@ export class NegativeBinomial extends Distribution {
   constructor(totalCount: Param, options: ProbsOrLogits) {
     const [kind, value] = pick('NegativeBinomial', options);
     const [n, p] = broadcastAll('NegativeBinomial', totalCount, value);
-    super(p.shape);
+    super(p.shape, [], options);
     this.#given = kind;
     this.own(n);
     this.own(p);
@@ -133,7 +130,7 @@ export class ContinuousBernoulli extends Distribution {
       throw new Error('tailor: ContinuousBernoulli: lims must be a pair of numbers [low, high]');
     }
     const [p] = broadcastAll('ContinuousBernoulli', value);
-    super(p.shape);
+    super(p.shape, [], options);
     this.#given = kind;
     this.lims = [lims[0], lims[1]];
     this.own(p);
@@ -274,9 +271,9 @@ export class FisherSnedecor extends Distribution {
   readonly df1: Tensor;
   readonly df2: Tensor;
   override readonly hasRsample = true;
-  constructor(df1: Param, df2: Param) {
+  constructor(df1: Param, df2: Param, options?: DistributionOptions) {
     const [d1, d2] = broadcastAll('FisherSnedecor', df1, df2);
-    super(d1.shape);
+    super(d1.shape, [], options);
     this.df1 = this.own(d1);
     this.df2 = this.own(d2);
     this.checkParam('df1', this.df1, c.positive);

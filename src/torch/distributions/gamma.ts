@@ -5,7 +5,14 @@ import { tidy } from '../scope.js';
 import { isGradEnabled, noGrad } from '../autograd.js';
 import { stack } from '../creation.js';
 import * as aten from '../generated/aten.js';
-import { Distribution, broadcastAll, finfoTiny, type Param, type Constraint } from './distribution.js';
+import {
+  Distribution,
+  broadcastAll,
+  finfoTiny,
+  type Param,
+  type Constraint,
+  type DistributionOptions,
+} from './distribution.js';
 import * as c from './constraints.js';
 
 /** The gamma distribution of shape `concentration` and `rate` (torch.distributions.Gamma). */
@@ -13,9 +20,9 @@ export class Gamma extends Distribution {
   readonly concentration: Tensor;
   readonly rate: Tensor;
   override readonly hasRsample = true;
-  constructor(concentration: Param, rate: Param) {
+  constructor(concentration: Param, rate: Param, options?: DistributionOptions) {
     const [a, r] = broadcastAll('Gamma', concentration, rate);
-    super(a.shape);
+    super(a.shape, [], options);
     this.concentration = this.own(a);
     this.rate = this.own(r);
     this.checkParam('concentration', this.concentration, c.positive);
@@ -68,13 +75,13 @@ export class Gamma extends Distribution {
 export class Dirichlet extends Distribution {
   readonly concentration: Tensor;
   override readonly hasRsample = true;
-  constructor(concentration: Tensor) {
+  constructor(concentration: Tensor, options?: DistributionOptions) {
     if (!(concentration instanceof Tensor) || concentration.ndim < 1) {
       throw new Error(
         'tailor: Dirichlet: parameter concentration must be a tensor of at least one dimension (the categories last)',
       );
     }
-    super(concentration.shape.slice(0, -1), concentration.shape.slice(-1));
+    super(concentration.shape.slice(0, -1), concentration.shape.slice(-1), options);
     this.concentration = concentration;
     this.checkParam('concentration', concentration, {
       name: 'IndependentConstraint(GreaterThan(lower_bound=0.0), 1)',
@@ -164,14 +171,14 @@ export class Beta extends Distribution {
   /** The Dirichlet of [concentration1, concentration0]. */
   readonly dirichlet: Dirichlet;
   override readonly hasRsample = true;
-  constructor(concentration1: Param, concentration0: Param) {
+  constructor(concentration1: Param, concentration0: Param, options?: DistributionOptions) {
     const [a, b] = broadcastAll('Beta', concentration1, concentration0);
-    super(a.shape);
+    super(a.shape, [], options);
     this.concentration1 = this.own(a);
     this.concentration0 = this.own(b);
     this.checkParam('concentration1', this.concentration1, c.positive);
     this.checkParam('concentration0', this.concentration0, c.positive);
-    this.dirichlet = new Dirichlet(this.own(stack([a, b], -1)));
+    this.dirichlet = new Dirichlet(this.own(stack([a, b], -1)), { validateArgs: this.validateArgs });
   }
   protected override expanded(batchShape: number[]): Distribution {
     const e = (t: Tensor): Tensor => this.expandParam(t, batchShape);

@@ -1,6 +1,12 @@
 // torch.distributions: probability distributions with sampling on libtorch's global generator,
 // log densities, entropies and KL divergences as in PyTorch 1.13.
-export { Distribution, broadcastShapes, type Constraint, type Param } from './distribution.js';
+export {
+  Distribution,
+  broadcastShapes,
+  type Constraint,
+  type DistributionOptions,
+  type Param,
+} from './distribution.js';
 /** The support and parameter constraints (torch.distributions.constraints), with PyTorch's names. */
 export * as constraints from './constraints.js';
 export { Normal, LogNormal, Laplace, Uniform, Exponential, StudentT } from './continuous.js';
@@ -38,6 +44,12 @@ export {
   ReshapeTransform,
   CumulativeDistributionTransform,
 } from './transforms-more.js';
+export { CatTransform, StackTransform } from './transforms-cat.js';
+export {
+  LowerCholeskyTransform,
+  CorrCholeskyTransform,
+  PositiveDefiniteTransform,
+} from './transforms-matrix.js';
 export { bijectTo, transformTo } from './constraint-registry.js';
 export {
   LogitRelaxedBernoulli,

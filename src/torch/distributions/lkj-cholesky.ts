@@ -10,30 +10,15 @@ import * as aten from '../generated/aten.js';
 import {
   Distribution,
   broadcastAll,
-  finfoEps,
   finfoTiny,
   standardNormal,
   type Param,
   type Constraint,
+  type DistributionOptions,
 } from './distribution.js';
 import * as c from './constraints.js';
 import { Beta } from './gamma.js';
-
-/**
- * PyTorch's `CorrCholesky()`: lower triangular with a positive diagonal and rows of unit norm
- * (to eps * n * 10, PyTorch's tolerance).
- */
-const corrCholesky: Constraint = {
-  name: 'CorrCholesky()',
-  eventDim: 2,
-  check: (v) => {
-    const tol = finfoEps(v) * v.size(-1) * 10;
-    const unitRows = aten.all_dim(v.norm(2, -1).sub(1).abs().le(tol), -1);
-    const lower = aten.all_dim(aten.all_dim(aten.tril(v).eq(v), -1), -1);
-    const positive = aten.all_dim(aten.diagonal(v, 0, -2, -1).gt(0), -1);
-    return aten.logical_and(aten.logical_and(lower, positive), unitRows);
-  },
-};
+import { corrCholesky } from './constraints-matrix.js';
 
 /**
  * The LKJ distribution of the lower Cholesky factor L of a dim x dim correlation matrix
@@ -53,14 +38,14 @@ export class LKJCholesky extends Distribution {
   readonly concentration: Tensor;
   /** The Beta of the squared norms of each row's off-diagonal part (the onion method's). */
   readonly beta: Beta;
-  constructor(dim: number, concentration: Param = 1) {
+  constructor(dim: number, concentration: Param = 1, options?: DistributionOptions) {
     if (!Number.isInteger(dim) || dim < 2) {
       throw new Error(
         `tailor: LKJCholesky: dim must be an integer greater than or equal to 2, got ${describeValue(dim)}`,
       );
     }
     const [conc] = broadcastAll('LKJCholesky', concentration);
-    super(conc.shape, [dim, dim]);
+    super(conc.shape, [dim, dim], options);
     this.dim = dim;
     this.concentration = this.own(conc);
     this.checkParam('concentration', conc, c.positive);
@@ -71,7 +56,7 @@ export class LKJCholesky extends Distribution {
         arange(0, dim - 1, 1, conc.dtype, conc.device),
       ]);
       const marginal = conc.add(0.5 * (dim - 2));
-      return new Beta(offset.add(0.5), marginal.unsqueeze(-1).sub(offset.mul(0.5)));
+      return new Beta(offset.add(0.5), marginal.unsqueeze(-1).sub(offset.mul(0.5)), options);
     });
   }
   protected override expanded(batchShape: number[]): Distribution {

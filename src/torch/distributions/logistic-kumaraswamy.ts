@@ -5,7 +5,7 @@ import type { Tensor } from '../tensor.js';
 import { tidy } from '../scope.js';
 import { onesLike, zerosLike } from '../creation.js';
 import * as aten from '../generated/aten.js';
-import { broadcastAll, type Constraint, type Param } from './distribution.js';
+import { broadcastAll, type Constraint, type Param, type DistributionOptions } from './distribution.js';
 import * as c from './constraints.js';
 import { Normal, Uniform } from './continuous.js';
 import { AffineTransform, TransformedDistribution } from './transforms.js';
@@ -22,10 +22,10 @@ export class LogisticNormal extends TransformedDistribution {
   /** The Normal of the K - 1 coordinates (expanded to [1] where it was a scalar). */
   readonly normal: Normal;
   readonly #madeNormals: Normal[];
-  constructor(loc: Param, scale: Param) {
-    const given = new Normal(loc, scale);
+  constructor(loc: Param, scale: Param, options?: DistributionOptions) {
+    const given = new Normal(loc, scale, options);
     const normal = given.batchShape.length === 0 ? given.expand([1]) : given;
-    super(normal, new StickBreakingTransform());
+    super(normal, new StickBreakingTransform(), options);
     this.normal = normal;
     this.#madeNormals = normal === given ? [given] : [normal, given];
   }
@@ -65,17 +65,17 @@ export class Kumaraswamy extends TransformedDistribution {
   readonly concentration1: Tensor;
   readonly concentration0: Tensor;
   readonly #uniform: Uniform;
-  constructor(concentration1: Param, concentration0: Param) {
+  constructor(concentration1: Param, concentration0: Param, options?: DistributionOptions) {
     const [a, b] = broadcastAll('Kumaraswamy', concentration1, concentration0);
     const low = zerosLike(b);
     const high = onesLike(b);
-    const uniform = new Uniform(low, high);
+    const uniform = new Uniform(low, high, options);
     const exponents = [b.reciprocal(), a.reciprocal()];
-    super(uniform, [
-      new PowerTransform(exponents[0]),
-      new AffineTransform(1, -1),
-      new PowerTransform(exponents[1]),
-    ]);
+    super(
+      uniform,
+      [new PowerTransform(exponents[0]), new AffineTransform(1, -1), new PowerTransform(exponents[1])],
+      options,
+    );
     this.#uniform = uniform;
     for (const t of [a, b, low, high, ...exponents]) this.own(t);
     this.concentration1 = a;

@@ -5,7 +5,13 @@ import { Tensor } from '../tensor.js';
 import { tidy } from '../scope.js';
 import { eye } from '../creation.js';
 import * as aten from '../generated/aten.js';
-import { Distribution, broadcastShapes, standardNormal, type Constraint } from './distribution.js';
+import {
+  Distribution,
+  broadcastShapes,
+  standardNormal,
+  type Constraint,
+  type DistributionOptions,
+} from './distribution.js';
 import * as c from './constraints.js';
 import { batchMahalanobis, halfLogDet } from './multivariate-normal.js';
 
@@ -61,7 +67,7 @@ export class LowRankMultivariateNormal extends Distribution {
   /** The lower Cholesky factor of I + Wᵀ D⁻¹ W, of W's and D's batch. */
   readonly capacitanceTril: Tensor;
   override readonly hasRsample = true;
-  constructor(loc: Tensor, covFactor: Tensor, covDiag: Tensor) {
+  constructor(loc: Tensor, covFactor: Tensor, covDiag: Tensor, options?: DistributionOptions) {
     const who = 'LowRankMultivariateNormal';
     if (!(loc instanceof Tensor) || loc.ndim < 1) {
       throw new Error(`tailor: ${who}: parameter loc must be a tensor of at least one dimension`);
@@ -84,7 +90,7 @@ export class LowRankMultivariateNormal extends Distribution {
       covFactor.shape.slice(0, -2),
       covDiag.shape.slice(0, -1),
     );
-    super(batch, [n]);
+    super(batch, [n], options);
     this.loc = this.own(loc.expand(...batch, n));
     this.covFactor = this.own(covFactor.expand(...batch, n, m));
     this.covDiag = this.own(covDiag.expand(...batch, n));

@@ -5,7 +5,7 @@ import { Tensor } from '../tensor.js';
 import { tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import * as aten from '../generated/aten.js';
-import { Distribution, type Constraint } from './distribution.js';
+import { Distribution, type Constraint, type DistributionOptions } from './distribution.js';
 import * as c from './constraints.js';
 import { Categorical } from './discrete.js';
 
@@ -26,7 +26,11 @@ export class Independent extends Distribution {
   readonly reinterpretedBatchNdims: number;
   override readonly hasRsample: boolean;
   #ownsBase = false;
-  constructor(baseDistribution: Distribution, reinterpretedBatchNdims: number) {
+  constructor(
+    baseDistribution: Distribution,
+    reinterpretedBatchNdims: number,
+    options?: DistributionOptions,
+  ) {
     if (!(baseDistribution instanceof Distribution)) {
       throw new Error('tailor: Independent: baseDistribution must be a Distribution');
     }
@@ -38,7 +42,7 @@ export class Independent extends Distribution {
       );
     }
     const batch = baseDistribution.batchShape;
-    super(batch.slice(0, n - r), [...batch.slice(n - r), ...baseDistribution.eventShape]);
+    super(batch.slice(0, n - r), [...batch.slice(n - r), ...baseDistribution.eventShape], options);
     this.baseDist = baseDistribution;
     this.reinterpretedBatchNdims = r;
     this.hasRsample = baseDistribution.hasRsample;
@@ -103,7 +107,11 @@ export class MixtureSameFamily extends Distribution {
   readonly componentDistribution: Distribution;
   readonly #eventNdims: number;
   #ownsParts = false;
-  constructor(mixtureDistribution: Categorical, componentDistribution: Distribution) {
+  constructor(
+    mixtureDistribution: Categorical,
+    componentDistribution: Distribution,
+    options?: DistributionOptions,
+  ) {
     if (!(mixtureDistribution instanceof Categorical)) {
       throw new Error('tailor: MixtureSameFamily: mixtureDistribution must be a Categorical');
     }
@@ -134,7 +142,7 @@ export class MixtureSameFamily extends Distribution {
         `tailor: MixtureSameFamily: mixtureDistribution has ${km} categories but componentDistribution.batchShape ends in ${kc} components; they must be equal`,
       );
     }
-    super(cdbs, componentDistribution.eventShape);
+    super(cdbs, componentDistribution.eventShape, options);
     this.mixtureDistribution = mixtureDistribution;
     this.componentDistribution = componentDistribution;
     this.#eventNdims = componentDistribution.eventShape.length;

@@ -5,7 +5,14 @@ import { Tensor } from '../tensor.js';
 import { tidy } from '../scope.js';
 import { empty, full, where } from '../creation.js';
 import * as aten from '../generated/aten.js';
-import { Distribution, broadcastAll, type Param, type Constraint } from './distribution.js';
+import {
+  Distribution,
+  broadcastAll,
+  type Param,
+  type Constraint,
+  type DistributionOptions,
+  resolveValidateArgs,
+} from './distribution.js';
 import * as c from './constraints.js';
 import { Normal } from './continuous.js';
 import { Gamma } from './gamma.js';
@@ -14,11 +21,13 @@ const LOG_2 = Math.log(2);
 
 /**
  * A named error unless param (a number or tensor) is positive everywhere: for the families that
- * hand their parameter on to another's constructor, so that the error names their own.
+ * hand their parameter on to another's constructor, so that the error names their own (the
+ * type always; the sign where validate, the validateArgs of the construction).
  */
-function checkPositive(who: string, argument: string, param: Param): void {
+function checkPositive(who: string, argument: string, param: Param, validate: boolean): void {
   if (!(param instanceof Tensor) && typeof param !== 'number')
     throw new Error(`tailor: ${who}: parameter ${argument} must be a Tensor or a number`);
+  if (!validate) return;
   const ok =
     typeof param === 'number'
       ? param > 0
@@ -35,9 +44,9 @@ export class Cauchy extends Distribution {
   readonly loc: Tensor;
   readonly scale: Tensor;
   override readonly hasRsample = true;
-  constructor(loc: Param, scale: Param) {
+  constructor(loc: Param, scale: Param, options?: DistributionOptions) {
     const [l, s] = broadcastAll('Cauchy', loc, scale);
-    super(l.shape);
+    super(l.shape, [], options);
     this.loc = this.own(l);
     this.scale = this.own(s);
     this.checkParam('loc', this.loc, c.real);
@@ -92,7 +101,7 @@ abstract class Folded extends Distribution {
   readonly baseDist: Normal | Cauchy;
   override readonly hasRsample = true;
   protected constructor(base: Normal | Cauchy) {
-    super(base.batchShape);
+    super(base.batchShape, [], { validateArgs: base.validateArgs });
     this.baseDist = base;
   }
   get scale(): Tensor {
@@ -132,9 +141,9 @@ abstract class Folded extends Distribution {
 export class HalfNormal extends Folded {
   /** The Normal(0, scale) that is folded. */
   declare readonly baseDist: Normal;
-  constructor(scale: Param) {
-    checkPositive('HalfNormal', 'scale', scale);
-    super(new Normal(0, scale));
+  constructor(scale: Param, options?: DistributionOptions) {
+    checkPositive('HalfNormal', 'scale', scale, resolveValidateArgs('HalfNormal', options));
+    super(new Normal(0, scale, options));
   }
   protected override expanded(batchShape: number[]): Distribution {
     return new HalfNormal(this.expandParam(this.scale, batchShape));
@@ -151,9 +160,9 @@ export class HalfNormal extends Folded {
 export class HalfCauchy extends Folded {
   /** The Cauchy(0, scale) that is folded. */
   declare readonly baseDist: Cauchy;
-  constructor(scale: Param) {
-    checkPositive('HalfCauchy', 'scale', scale);
-    super(new Cauchy(0, scale));
+  constructor(scale: Param, options?: DistributionOptions) {
+    checkPositive('HalfCauchy', 'scale', scale, resolveValidateArgs('HalfCauchy', options));
+    super(new Cauchy(0, scale, options));
   }
   protected override expanded(batchShape: number[]): Distribution {
     return new HalfCauchy(this.expandParam(this.scale, batchShape));
@@ -170,10 +179,10 @@ export class HalfCauchy extends Folded {
 
 /** The chi-squared distribution of df degrees of freedom: Gamma(df / 2, 1 / 2) (torch.distributions.Chi2). */
 export class Chi2 extends Gamma {
-  constructor(df: Param) {
-    checkPositive('Chi2', 'df', df);
+  constructor(df: Param, options?: DistributionOptions) {
+    checkPositive('Chi2', 'df', df, resolveValidateArgs('Chi2', options));
     const half = df instanceof Tensor ? df.mul(0.5) : df * 0.5;
-    super(half, 0.5);
+    super(half, 0.5, options);
     if (half instanceof Tensor) this.own(half);
   }
   /** The degrees of freedom: twice the concentration. */

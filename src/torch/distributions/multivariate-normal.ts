@@ -4,11 +4,18 @@ import { Tensor } from '../tensor.js';
 import { tidy } from '../scope.js';
 import { eye } from '../creation.js';
 import * as aten from '../generated/aten.js';
-import { Distribution, broadcastShapes, standardNormal, type Constraint } from './distribution.js';
+import {
+  Distribution,
+  broadcastShapes,
+  standardNormal,
+  type Constraint,
+  type DistributionOptions,
+} from './distribution.js';
 import * as c from './constraints.js';
+import { lowerCholesky } from './constraints-matrix.js';
 
 /** Exactly one of the three: the covariance, its inverse, or its lower Cholesky factor. */
-export interface MultivariateNormalOptions {
+export interface MultivariateNormalOptions extends DistributionOptions {
   covarianceMatrix?: Tensor;
   precisionMatrix?: Tensor;
   scaleTril?: Tensor;
@@ -66,7 +73,7 @@ export class MultivariateNormal extends Distribution {
       );
     }
     const batch = broadcastShapes('MultivariateNormal', matrix.shape.slice(0, -2), loc.shape.slice(0, -1));
-    super(batch, [n]);
+    super(batch, [n], options);
     this.loc = this.own(loc.expand(...batch, n));
     this.checkParam('loc', this.loc, c.realVector);
     if (which === 'scaleTril') {
@@ -173,14 +180,4 @@ const symmetric: Constraint = {
   name: 'PositiveDefinite() (symmetric to 1e-6)',
   eventDim: 2,
   check: (v) => aten.all_dim(aten.all_dim(v.sub(v.transpose(-2, -1)).abs().le(1e-6), -1), -1),
-};
-
-const lowerCholesky: Constraint = {
-  name: 'LowerCholesky()',
-  eventDim: 2,
-  check: (v) =>
-    aten.logical_and(
-      aten.all_dim(aten.all_dim(aten.tril(v).eq(v), -1), -1),
-      aten.all_dim(aten.diagonal(v, 0, -2, -1).gt(0), -1),
-    ),
 };

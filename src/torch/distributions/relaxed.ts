@@ -41,7 +41,7 @@ export class LogitRelaxedBernoulli extends Distribution {
   constructor(temperature: Param, options: ProbsOrLogits) {
     const [kind, value] = pick('LogitRelaxedBernoulli', options);
     const [p] = broadcastAll('LogitRelaxedBernoulli', value);
-    super(p.shape);
+    super(p.shape, [], options);
     const t = temperatureOf('LogitRelaxedBernoulli', temperature, p);
     this.temperature = t === temperature ? t : this.own(t);
     if (kind === 'probs') {
@@ -89,7 +89,7 @@ export class LogitRelaxedBernoulli extends Distribution {
  */
 export class RelaxedBernoulli extends TransformedDistribution {
   constructor(temperature: Param, options: ProbsOrLogits) {
-    super(new LogitRelaxedBernoulli(temperature, options), new SigmoidTransform());
+    super(new LogitRelaxedBernoulli(temperature, options), new SigmoidTransform(), options);
   }
   /** The LogitRelaxedBernoulli underneath. */
   get logitRelaxed(): LogitRelaxedBernoulli {
@@ -129,7 +129,7 @@ export class ExpRelaxedCategorical extends Distribution {
     if (!(temperature instanceof Tensor) && typeof temperature !== 'number')
       temperatureOf('ExpRelaxedCategorical', temperature, null);
     const cat = new Categorical(options);
-    super(cat.batchShape, [cat.numEvents]);
+    super(cat.batchShape, [cat.numEvents], options);
     this.categorical = cat;
     const t = temperatureOf('ExpRelaxedCategorical', temperature, cat.logits);
     this.temperature = t === temperature ? t : this.own(t);
@@ -183,7 +183,7 @@ export class ExpRelaxedCategorical extends Distribution {
  */
 export class RelaxedOneHotCategorical extends TransformedDistribution {
   constructor(temperature: Param, options: ProbsOrLogits) {
-    super(new ExpRelaxedCategorical(temperature, options), new ExpTransform());
+    super(new ExpRelaxedCategorical(temperature, options), new ExpTransform(), options);
   }
   /** The ExpRelaxedCategorical underneath. */
   get expRelaxed(): ExpRelaxedCategorical {

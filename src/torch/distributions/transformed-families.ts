@@ -13,6 +13,7 @@ import {
   finfoTiny,
   type Param,
   type Constraint,
+  type DistributionOptions,
 } from './distribution.js';
 import * as c from './constraints.js';
 
@@ -29,9 +30,16 @@ const monotonize = (value: Tensor): Tensor => value.sub(0.5).add(0.5);
 abstract class TwoParams extends Distribution {
   override readonly hasRsample = true;
   protected readonly pair: [Tensor, Tensor];
-  protected constructor(name: string, a: Param, b: Param, names: [string, string], positiveFirst: boolean) {
+  protected constructor(
+    name: string,
+    a: Param,
+    b: Param,
+    names: [string, string],
+    positiveFirst: boolean,
+    options?: DistributionOptions,
+  ) {
     const [x, y] = broadcastAll(name, a, b);
-    super(x.shape);
+    super(x.shape, [], options);
     this.pair = [this.own(x), this.own(y)];
     this.checkParam(names[0], x, positiveFirst ? c.positive : c.real);
     this.checkParam(names[1], y, c.positive);
@@ -44,8 +52,8 @@ abstract class TwoParams extends Distribution {
 
 /** The Gumbel (type-I extreme value) distribution (torch.distributions.Gumbel). */
 export class Gumbel extends TwoParams {
-  constructor(loc: Param, scale: Param) {
-    super('Gumbel', loc, scale, ['loc', 'scale'], false);
+  constructor(loc: Param, scale: Param, options?: DistributionOptions) {
+    super('Gumbel', loc, scale, ['loc', 'scale'], false, options);
   }
   get loc(): Tensor {
     return this.pair[0];
@@ -129,8 +137,8 @@ export class Gumbel extends TwoParams {
 export class Weibull extends TwoParams {
   /** 1 / concentration, the exponent of PyTorch's PowerTransform. */
   readonly concentrationReciprocal: Tensor;
-  constructor(scale: Param, concentration: Param) {
-    super('Weibull', scale, concentration, ['scale', 'concentration'], true);
+  constructor(scale: Param, concentration: Param, options?: DistributionOptions) {
+    super('Weibull', scale, concentration, ['scale', 'concentration'], true, options);
     this.concentrationReciprocal = this.own(this.concentration.reciprocal());
   }
   get scale(): Tensor {
@@ -203,8 +211,8 @@ export class Weibull extends TwoParams {
 
 /** The Pareto distribution of scale and shape alpha (torch.distributions.Pareto). */
 export class Pareto extends TwoParams {
-  constructor(scale: Param, alpha: Param) {
-    super('Pareto', scale, alpha, ['scale', 'alpha'], true);
+  constructor(scale: Param, alpha: Param, options?: DistributionOptions) {
+    super('Pareto', scale, alpha, ['scale', 'alpha'], true, options);
   }
   get scale(): Tensor {
     return this.pair[0];

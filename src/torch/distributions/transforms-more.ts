@@ -11,11 +11,7 @@ import { TransformBase } from './transform-base.js';
 import type { Transform } from './transforms.js';
 
 /** Values in [-1, 1] (PyTorch's `Interval(lower_bound=-1.0, upper_bound=1.0)`, Tanh's codomain). */
-const symmetricUnitInterval: Constraint = {
-  name: 'Interval(lower_bound=-1.0, upper_bound=1.0)',
-  eventDim: 0,
-  check: (v) => aten.logical_and(v.ge(-1), v.le(1)),
-};
+const symmetricUnitInterval = c.interval(-1, 1);
 
 /** Throws unless shape has at least one dim (the vector transforms' forwardShape). */
 function checkVector(who: string, shape: number[]): void {

@@ -6,7 +6,14 @@ import { tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { full } from '../creation.js';
 import * as aten from '../generated/aten.js';
-import { Distribution, broadcastShapes, finfoEps, finfoTiny, type Constraint } from './distribution.js';
+import {
+  Distribution,
+  broadcastShapes,
+  finfoEps,
+  finfoTiny,
+  type Constraint,
+  type DistributionOptions,
+} from './distribution.js';
 import * as c from './constraints.js';
 import { ComposeTransform, TransformBase, checkTransforms, sumRightmost } from './transform-base.js';
 import { Independent } from './mixture.js';
@@ -217,7 +224,11 @@ export class TransformedDistribution extends Distribution {
   override readonly hasRsample: boolean;
   /** The distributions the constructor made (an expansion, an Independent), for dispose(). */
   readonly #made: Distribution[] = [];
-  constructor(baseDistribution: Distribution, transforms: Transform | Transform[]) {
+  constructor(
+    baseDistribution: Distribution,
+    transforms: Transform | Transform[],
+    options?: DistributionOptions,
+  ) {
     if (!(baseDistribution instanceof Distribution)) {
       throw new Error('tailor: TransformedDistribution: baseDistribution must be a Distribution');
     }
@@ -252,7 +263,7 @@ export class TransformedDistribution extends Distribution {
       baseEventDim + chain.codomain.eventDim - domainEventDim,
     );
     const cut = forward.length - eventDim;
-    super(forward.slice(0, cut), forward.slice(cut));
+    super(forward.slice(0, cut), forward.slice(cut), options);
     this.baseDist = base;
     this.#made.push(...made);
     this.transforms = list;

@@ -6,7 +6,13 @@ import { tidy } from '../scope.js';
 import { noGrad } from '../autograd.js';
 import { empty, where, zeros } from '../creation.js';
 import * as aten from '../generated/aten.js';
-import { Distribution, broadcastAll, type Param, type Constraint } from './distribution.js';
+import {
+  Distribution,
+  broadcastAll,
+  type Param,
+  type Constraint,
+  type DistributionOptions,
+} from './distribution.js';
 import * as c from './constraints.js';
 
 const I0_SMALL = [1.0, 3.5156229, 3.0899424, 1.2067492, 0.2659732, 0.360768e-1, 0.45813e-2];
@@ -50,9 +56,9 @@ export class VonMises extends Distribution {
   readonly concentration: Tensor;
   /** The rejection sampler's r = (1 + ρ²) / (2ρ). */
   readonly proposalR: Tensor;
-  constructor(loc: Param, concentration: Param) {
+  constructor(loc: Param, concentration: Param, options?: DistributionOptions) {
     const [l, k] = broadcastAll('VonMises', loc, concentration);
-    super(l.shape);
+    super(l.shape, [], options);
     this.loc = this.own(l);
     this.concentration = this.own(k);
     this.checkParam('loc', l, c.real);

@@ -16,6 +16,12 @@ import {
   type Constraint,
 } from './distribution.js';
 import { halfLogDet, type MultivariateNormalOptions } from './multivariate-normal.js';
+import {
+  lowerCholesky,
+  positiveDefinite,
+  positiveDefiniteList,
+  symmetricFlags,
+} from './constraints-matrix.js';
 
 const LOG_2 = Math.log(2);
 
@@ -23,59 +29,6 @@ const LOG_2 = Math.log(2);
 function mvdigamma(x: Tensor, p: number): Tensor {
   return aten.digamma(x.unsqueeze(-1).sub(arange(0, p, 1, x.dtype, x.device).div(2))).sum(-1);
 }
-
-/** Whether each matrix (of x: [..., p, p]) is symmetric (PyTorch's isclose, atol 1e-6, rtol 1e-5). */
-function symmetricFlags(x: Tensor): Tensor {
-  const t = x.transpose(-2, -1);
-  const close = x.sub(t).abs().le(t.abs().mul(1e-5).add(1e-6));
-  return aten.all_dim(aten.all_dim(close, -1), -1);
-}
-
-/**
- * PyTorch 1.13's `PositiveDefinite()` check per matrix, as a list: symmetric and with a Cholesky
- * factor (when some matrix is not symmetric, the symmetry flags alone, as PyTorch returns them).
- */
-function positiveDefiniteList(x: Tensor): boolean[] {
-  return tidy(() => {
-    const p = x.size(-1);
-    const sym = symmetricFlags(x).reshape(-1).toNumbers();
-    if (sym.some((s) => s === 0)) return sym.map((s) => s !== 0);
-    try {
-      aten.linalg_cholesky(x);
-      return sym.map(() => true);
-    } catch {
-      // Some factorisation failed: find which, one matrix at a time.
-      const flat = x.reshape(-1, p, p);
-      return sym.map((_, i) => {
-        try {
-          aten.linalg_cholesky(flat.select(0, i));
-          return true;
-        } catch {
-          return false;
-        }
-      });
-    }
-  });
-}
-
-const positiveDefinite: Constraint = {
-  name: 'PositiveDefinite()',
-  eventDim: 2,
-  check: (v) =>
-    tensor(positiveDefiniteList(v).map(Number), { device: v.device })
-      .reshape(...v.shape.slice(0, -2))
-      .gt(0),
-};
-
-const lowerCholesky: Constraint = {
-  name: 'LowerCholesky()',
-  eventDim: 2,
-  check: (v) =>
-    aten.logical_and(
-      aten.all_dim(aten.all_dim(aten.tril(v).eq(v), -1), -1),
-      aten.all_dim(aten.diagonal(v, 0, -2, -1).gt(0), -1),
-    ),
-};
 
 /** PyTorch's _precision_to_scale_tril: the covariance's lower factor without inverting P. */
 function precisionToScaleTril(P: Tensor): Tensor {
@@ -123,7 +76,7 @@ export class Wishart extends Distribution {
     const n = matrix.size(-1);
     const dfShape = df instanceof Tensor ? df.shape : [];
     const batch = broadcastShapes('Wishart', matrix.shape.slice(0, -2), dfShape);
-    super(batch, [n, n]);
+    super(batch, [n, n], options);
     this.df = this.own(
       df instanceof Tensor ? df.expand(...batch) : full(batch, df, matrix.dtype, matrix.device),
     );
