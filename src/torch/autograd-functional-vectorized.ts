@@ -16,7 +16,7 @@ import type { ArgumentChecks } from '../util/arguments.js';
  * The rows of the identity of size sum(numels), split by columns into one [total, numel_i] block
  * per tensor (PyTorch's _construct_standard_basis_for).
  */
-function standardBasis(tensors: Tensor[], numels: number[]): Tensor[] {
+export function standardBasis(tensors: Tensor[], numels: number[]): Tensor[] {
   const total = numels.reduce((a, b) => a + b, 0);
   let start = 0;
   return tensors.map((t, i) => {

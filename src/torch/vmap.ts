@@ -8,6 +8,7 @@ import { native } from './native.js';
 import * as aten from './generated/aten.js';
 import { tidy } from './scope.js';
 import { ArgumentError } from '../util/arguments.js';
+import { flattenTree, isPlainObject } from './pytree.js';
 
 /**
  * Where an input is mapped: a dimension (negative counts from the end), `null` for an input
@@ -20,8 +21,8 @@ export type InDims = number | null | readonly InDims[] | { readonly [key: string
 /** Where the mapped dimension goes in the outputs: one dimension, or one per output. */
 export type OutDims = number | readonly number[];
 
-/** What a vmapped function may return: a tensor or an array of tensors (PyTorch's tuple). */
-export type VmapOutput = Tensor | Tensor[];
+/** What a vmapped function may return: a tensor, or arrays and records of tensors. */
+export type VmapOutput = Tensor | readonly VmapOutput[] | { readonly [key: string]: VmapOutput };
 
 /** The deepest nesting of arrays and objects vmap follows in its inputs. */
 const MAX_DEPTH = 32;
@@ -99,12 +100,6 @@ function flatten(
   fail(`in_dims must be a dimension, null, or an array or object of them, not ${describe(dims)}`);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || value instanceof Tensor) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
 /** Rebuilds the arguments' structure with each tensor leaf replaced by next(). */
 function rebuild(value: unknown, next: (t: Tensor) => Tensor): unknown {
   if (value instanceof Tensor) return next(value);
@@ -119,6 +114,14 @@ function checkOutDims(outDims: unknown): void {
   if (isDim(outDims)) return;
   if (Array.isArray(outDims) && outDims.every(isDim)) return;
   fail(`out_dims must be an integer or an array of integers (one per output), not ${describe(outDims)}`);
+}
+
+/** The vmap calls running now, innermost last. */
+const active: { level: number; batchSize: number }[] = [];
+
+/** The innermost vmap call running now (its level and batch size), or null outside vmap. */
+export function currentVmap(): { level: number; batchSize: number } | null {
+  return active.length > 0 ? active[active.length - 1]! : null;
 }
 
 /** Options of the internal form (autograd.grad's batched gradients). */
@@ -200,8 +203,9 @@ export function vmapInternal(
         `the mapped dimensions of the inputs differ in size (${mapped.map((l, i) => `${l.path}: ${sizes[i]}`).join(', ')}); ` +
           'they must all have the batch size',
       );
-    const batchSize = sizes[0];
+    const batchSize = sizes[0]!;
     const level = native.vmapIncrementNesting();
+    active.push({ level, batchSize });
     try {
       return tidy(() => {
         const batched = new Map<Tensor, Tensor>();
@@ -225,6 +229,7 @@ export function vmapInternal(
         return unwrapOutputs(result, outDims, level, batchSize, name, options.allowNonePassThrough ?? false);
       });
     } finally {
+      active.pop();
       native.vmapDecrementNesting();
     }
   };
@@ -261,28 +266,52 @@ function unwrapOutputs(
   name: string,
   allowNone: boolean,
 ): VmapOutput | (Tensor | null)[] {
-  const single = result instanceof Tensor;
-  if (!single && !Array.isArray(result))
-    fail(`${name} must return a Tensor or an array of Tensors, and returned ${describe(result)}`);
-  const outputs: unknown[] = single ? [result] : (result as unknown[]);
-  outputs.forEach((o, i) => {
-    if (!(o instanceof Tensor) && !(allowNone && o === null))
-      fail(`${name} must return only Tensors, and returned ${describe(o)} as output ${i}`);
-  });
-  if (Array.isArray(outDims) && outDims.length !== outputs.length)
+  if (!(result instanceof Tensor) && !Array.isArray(result) && !isPlainObject(result))
+    fail(`${name} must return a Tensor, or arrays and records of Tensors, and returned ${describe(result)}`);
+  const outputs: unknown[] = Array.isArray(result) ? result : [result];
+  if (Array.isArray(outDims) && (!Array.isArray(result) || outDims.length !== outputs.length))
     fail(
       `out_dims has ${outDims.length} entries for the ${outputs.length} output(s) of ${name}; give one per output`,
     );
   const unwrapped = outputs.map((o, i) => {
-    if (o === null) return null;
-    const t = o as Tensor;
-    const d = Array.isArray(outDims) ? outDims[i] : (outDims as number);
-    const rank = t.ndim + 1;
-    if (d < -rank || d >= rank)
+    if (o === null && allowNone) return null;
+    const bad = firstNonTensor(o, Array.isArray(result) ? `${i}` : '');
+    if (bad !== null)
       fail(
-        `out_dim ${d} for output ${i}, which has ${rank} dimension(s) with the mapped one: it must be in [-${rank}, ${rank - 1}]`,
+        `${name} must return only Tensors, and returned ${describe(bad.value)} as output ${bad.path || 0}`,
       );
-    return aten._remove_batch_dim(t, level, batchSize, d < 0 ? d + rank : d);
+    const d = Array.isArray(outDims) ? (outDims[i] as number) : (outDims as number);
+    const flat = flattenTree(o, `vmap: the output of ${name}`);
+    return flat.rebuild(
+      flat.leaves.map((t) => {
+        const rank = t.ndim + 1;
+        if (d < -rank || d >= rank)
+          fail(
+            `out_dim ${d} for output ${i}, which has ${rank} dimension(s) with the mapped one: it must be in [-${rank}, ${rank - 1}]`,
+          );
+        return aten._remove_batch_dim(t, level, batchSize, d < 0 ? d + rank : d);
+      }),
+    );
   });
-  return single ? (unwrapped[0] as Tensor) : unwrapped;
+  return (Array.isArray(result) ? unwrapped : unwrapped[0]) as VmapOutput;
+}
+
+/** The first value in an output structure that is not a Tensor (arrays and records followed). */
+function firstNonTensor(value: unknown, path: string): { value: unknown; path: string } | null {
+  if (value instanceof Tensor) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = firstNonTensor(value[i], path ? `${path}[${i}]` : `${i}`);
+      if (bad) return bad;
+    }
+    return null;
+  }
+  if (isPlainObject(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      const bad = firstNonTensor(v, path ? `${path}.${k}` : k);
+      if (bad) return bad;
+    }
+    return null;
+  }
+  return { value, path };
 }

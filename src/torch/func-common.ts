@@ -1,0 +1,146 @@
+// What the function transforms of torch.func (func.ts, func-jacobians.ts) share: the argnums
+// rule, the differentiable stand-ins of the inputs, the nesting depth that decides whether results
+// keep their graph, and the per-example loop that runs a transform inside vmap.
+//
+// tailor builds these transforms on libtorch's ordinary autograd (PyTorch 1.13's libtorch has no
+// functorch layers): a transform makes fresh differentiable stand-ins of the inputs, and inside
+// another transform (or for inputs that require grad) it computes its derivatives with a graph, so
+// that the outer one can differentiate them again. Inside vmap, whose batched tensors carry no
+// autograd of their own, a transform runs once per example and stacks the results.
+import { Tensor } from './tensor.js';
+import { stack } from './creation.js';
+import * as aten from './generated/aten.js';
+import * as forwardAd from './forward-ad.js';
+import { isFloatingPoint } from './dtype.js';
+import { currentVmap } from './vmap.js';
+import { flattenTree, type Flattened } from './pytree.js';
+import { ArgumentError } from '../util/arguments.js';
+
+/**
+ * What a transformed function returns: tensors shaped as the caller's arguments and outputs (a
+ * Tensor, or arrays and records of them), so its static type is left open.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type TensorTree = any;
+
+/** Which positional arguments a transform differentiates: one index or several (negative from the end). */
+export type Argnums = number | readonly number[];
+
+let depth = 0;
+
+/** Runs fn as one level of transforms; returns whether it is nested in another. */
+export function transformLevel<T>(fn: (nested: boolean) => T): T {
+  depth++;
+  try {
+    return fn(depth > 1);
+  } finally {
+    depth--;
+  }
+}
+
+/** The argument indices of `argnums` over `count` arguments, checked as functorch checks them. */
+export function argnumsOf(fn: string, argnums: unknown, count: number): number[] {
+  const list =
+    typeof argnums === 'number' ? [argnums] : Array.isArray(argnums) ? (argnums as unknown[]) : null;
+  if (list === null || list.length === 0)
+    throw new ArgumentError(`${fn}: argnums must be an integer or a non-empty array of integers`);
+  const out = list.map((a) => {
+    if (typeof a !== 'number' || !Number.isInteger(a) || a < -count || a >= count)
+      throw new ArgumentError(
+        `${fn}: argnums ${String(a)} is out of range for ${count} positional argument(s); it must be in [-${count}, ${count - 1}]`,
+      );
+    return a < 0 ? a + count : a;
+  });
+  if (new Set(out).size !== out.length)
+    throw new ArgumentError(`${fn}: argnums must not repeat, got [${out.join(', ')}]`);
+  return out;
+}
+
+/** The differentiated arguments flattened, each checked to hold tensors of a floating dtype. */
+export function differentiated(fn: string, args: unknown[], argnums: number[]): Flattened[] {
+  return argnums.map((a) => {
+    const flat = flattenTree(args[a], `${fn}: argument ${a}`);
+    if (flat.leaves.length === 0)
+      throw new ArgumentError(`${fn}: argument ${a} holds no Tensor to differentiate`);
+    for (const t of flat.leaves)
+      if (!isFloatingPoint(t.dtype) && !t.dtype.startsWith('complex'))
+        throw new ArgumentError(
+          `${fn}: argument ${a} holds a ${t.dtype} tensor; only floating point tensors can be differentiated`,
+        );
+    return flat;
+  });
+}
+
+/**
+ * A fresh differentiable stand-in of an input: a view that keeps its graph when it requires grad
+ * (or carries a forward-mode tangent: the forward-over-reverse of hessian), else a detached copy
+ * that requires grad.
+ */
+export function standIn(t: Tensor): Tensor {
+  if (!t.requiresGrad && forwardAd.currentDualLevel() >= 0 && forwardAd.unpackDual(t).tangent !== null)
+    t.requiresGrad_(true);
+  return t.requiresGrad ? t.view(...t.shape) : t.detach().requiresGrad_(true);
+}
+
+/** `args` with argument argnums[j] rebuilt around leaves[j]. */
+export function replaceArgs(
+  args: unknown[],
+  argnums: number[],
+  flats: Flattened[],
+  leaves: Tensor[][],
+): unknown[] {
+  const out = args.slice();
+  argnums.forEach((a, j) => (out[a] = flats[j]!.rebuild(leaves[j]!)));
+  return out;
+}
+
+/** `[output, aux]` of a function with hasAux, checked. */
+export function splitAux(fn: string, result: unknown, hasAux: boolean): [unknown, unknown] {
+  if (!hasAux) return [result, undefined];
+  if (!Array.isArray(result) || result.length !== 2)
+    throw new ArgumentError(`${fn}: with hasAux, func must return an array [output, aux]`);
+  return [result[0], result[1]];
+}
+
+/** Tensors of a structure detached unless `keepGraph` (the aux outputs and values of a transform). */
+export function detachTree(value: unknown, keepGraph: boolean): unknown {
+  if (keepGraph) return value;
+  const flat = flattenTree(value, 'output');
+  return flat.rebuild(flat.leaves.map((t) => (t.requiresGrad ? t.detach() : t)));
+}
+
+/**
+ * Runs `run(args)` directly, or inside vmap once per example of the innermost vmap call: the
+ * tensors of `args` are unbatched (the batch first), each example's results are stacked and
+ * batched again at that level, as vmap's own fallback does for an operator without a rule.
+ */
+export function perExample(fn: string, args: unknown[], run: (args: unknown[]) => unknown): unknown {
+  const v = currentVmap();
+  if (v === null) return run(args);
+  const flat = flattenTree(args, `${fn}: the arguments`);
+  const full = flat.leaves.map((t) => aten._remove_batch_dim(t, v.level, v.batchSize, 0));
+  const results: Tensor[][] = [];
+  let shape: Flattened | null = null;
+  for (let b = 0; b < v.batchSize; b++) {
+    const out = flattenTree(
+      run(flat.rebuild(full.map((t) => t.select(0, b))) as unknown[]),
+      `${fn}: the result`,
+    );
+    shape ??= out;
+    if (out.leaves.length !== shape.leaves.length)
+      throw new ArgumentError(`${fn}: inside vmap, the examples gave results of different structures`);
+    results.push(out.leaves);
+  }
+  return shape!.rebuild(
+    shape!.leaves.map((_, i) =>
+      aten._add_batch_dim(
+        stack(
+          results.map((r) => r[i]!),
+          0,
+        ),
+        0,
+        v.level,
+      ),
+    ),
+  );
+}

@@ -1,0 +1,174 @@
+// torch.func's Jacobians: jacrev (one batched backward pass over the standard basis of the
+// outputs, through vmap), jacfwd (one vmapped forward-mode pass over the standard basis of the
+// inputs) and hessian (jacfwd of jacrev). For output leaf i and input leaf k the block has shape
+// [...output_i.shape, ...input_k.shape]; blocks are arranged as the output and then as the
+// differentiated arguments (an array of them when argnums is an array), as functorch's.
+import type { Tensor } from './tensor.js';
+import { zerosLike } from './creation.js';
+import { tidy } from './scope.js';
+import { enableGrad } from './autograd.js';
+import * as forwardAd from './forward-ad.js';
+import { split } from './tensor-shape.js';
+import { flattenTree, type Flattened } from './pytree.js';
+import { vmapInternal } from './vmap.js';
+import { standardBasis, vectorizedJacobian } from './autograd-functional-vectorized.js';
+import {
+  argnumsOf,
+  detachTree,
+  differentiated,
+  perExample,
+  replaceArgs,
+  splitAux,
+  standIn,
+  transformLevel,
+  type Argnums,
+  type TensorTree,
+} from './func-common.js';
+import { ArgumentError } from '../util/arguments.js';
+import type { AuxOptions, TransformedFunction } from './func.js';
+
+function check(fn: string, func: unknown, options: unknown): boolean {
+  if (typeof func !== 'function') throw new ArgumentError(`${fn}: func must be a function`);
+  if (options === null || typeof options !== 'object')
+    throw new ArgumentError(`${fn}: options must be an object`);
+  const h = (options as AuxOptions).hasAux;
+  if (h !== undefined && typeof h !== 'boolean')
+    throw new ArgumentError(`${fn}: options.hasAux must be a boolean`);
+  return h ?? false;
+}
+
+/** The blocks rows[i][k] arranged as the output (i) and the differentiated arguments (k). */
+function arrange(outFlat: Flattened, flats: Flattened[], rows: Tensor[][], argnums: Argnums): unknown {
+  return outFlat.rebuild(
+    rows.map((row) => {
+      let k = 0;
+      const perArg = flats.map((f) => f.rebuild(f.leaves.map(() => row[k++]!)));
+      return typeof argnums === 'number' ? perArg[0] : perArg;
+    }),
+  );
+}
+
+/**
+ * torch.func.jacrev: the function that returns the Jacobian of `func` with respect to argument
+ * `argnums` by reverse mode (one backward pass, vectorized over the outputs' elements).
+ *
+ * @example
+ * ```ts
+ * import { func, tensor, type Tensor } from 'tailor/torch';
+ *
+ * const J = func.jacrev((x: Tensor) => x.sin())(tensor([0, 1])); // diag(cos(x)), shape [2, 2]
+ * console.log(J.shape);
+ * ```
+ */
+export function jacrev(
+  func: TransformedFunction,
+  argnums: Argnums = 0,
+  options: AuxOptions = {},
+): (...args: unknown[]) => TensorTree {
+  const fn = 'func.jacrev';
+  const hasAux = check(fn, func, options);
+  return (...args: unknown[]) =>
+    perExample(fn, args, (args) =>
+      tidy(() =>
+        transformLevel((nested) =>
+          enableGrad(() => {
+            const nums = argnumsOf(fn, argnums, args.length);
+            const flats = differentiated(fn, args, nums);
+            const keepGraph = nested || flats.some((f) => f.leaves.some((t) => t.requiresGrad));
+            const leaves = flats.map((f) => f.leaves.map(standIn));
+            const [output, aux] = splitAux(
+              fn,
+              (func as (...a: unknown[]) => unknown)(...replaceArgs(args, nums, flats, leaves)),
+              hasAux,
+            );
+            const outFlat = flattenTree(output, `${fn}: the output of func`);
+            if (outFlat.leaves.length === 0)
+              throw new ArgumentError(`${fn}: func must return a Tensor, or arrays and records of them`);
+            const rows = vectorizedJacobian(outFlat.leaves, leaves.flat(), keepGraph);
+            const jac = arrange(outFlat, flats, rows, argnums);
+            return hasAux ? [jac, detachTree(aux, keepGraph)] : jac;
+          }),
+        ),
+      ),
+    );
+}
+
+/**
+ * torch.func.jacfwd: the function that returns the Jacobian of `func` with respect to argument
+ * `argnums` by forward mode (one vmapped pass of forward-mode AD over the inputs' elements):
+ * the cheaper form where inputs are fewer than outputs.
+ */
+export function jacfwd(
+  func: TransformedFunction,
+  argnums: Argnums = 0,
+  options: AuxOptions = {},
+): (...args: unknown[]) => TensorTree {
+  const fn = 'func.jacfwd';
+  const hasAux = check(fn, func, options);
+  return (...args: unknown[]) =>
+    perExample(fn, args, (args) =>
+      tidy(() =>
+        transformLevel(() => {
+          const nums = argnumsOf(fn, argnums, args.length);
+          const flats = differentiated(fn, args, nums);
+          const inputs = flats.flatMap((f) => f.leaves);
+          const numels = inputs.map((t) => t.numel);
+          let outFlat: Flattened | null = null;
+          let auxFlat: Flattened | null = null;
+          let outShapes: number[][] = [];
+          const tangentsOf = (...batch: Tensor[]): Tensor[] =>
+            forwardAd.dualLevel(() => {
+              let k = 0;
+              const duals = flats.map((f) =>
+                f.leaves.map((t) => {
+                  const d = forwardAd.makeDual(t, batch[k]!.view(...t.shape));
+                  k++;
+                  return d;
+                }),
+              );
+              const [output, aux] = splitAux(
+                fn,
+                (func as (...a: unknown[]) => unknown)(...replaceArgs(args, nums, flats, duals)),
+                hasAux,
+              );
+              outFlat = flattenTree(output, `${fn}: the output of func`);
+              outShapes = outFlat.leaves.map((o) => o.shape);
+              auxFlat = flattenTree(aux, `${fn}: aux`);
+              const tangents = outFlat.leaves.map((o) => {
+                const { primal, tangent } = forwardAd.unpackDual(o);
+                return tangent ?? zerosLike(primal);
+              });
+              return [...tangents, ...auxFlat.leaves.map((t) => forwardAd.unpackDual(t).primal)];
+            });
+          const batched = vmapInternal(tangentsOf, 0, 0)(...standardBasis(inputs, numels)) as Tensor[];
+          const out = outFlat! as Flattened;
+          if (out.leaves.length === 0)
+            throw new ArgumentError(`${fn}: func must return a Tensor, or arrays and records of them`);
+          const rows = batched.slice(0, out.leaves.length).map((jac, i) =>
+            split(jac, numels, 0).map((part, k) => {
+              const order = [...Array(part.ndim).keys()].slice(1);
+              return part.permute(...order, 0).reshape(...outShapes[i]!, ...inputs[k]!.shape);
+            }),
+          );
+          const jac = arrange(out, flats, rows, argnums);
+          if (!hasAux) return jac;
+          const aux = (auxFlat! as Flattened).rebuild(
+            batched.slice(out.leaves.length).map((t) => t.select(0, 0)),
+          );
+          return [jac, aux];
+        }),
+      ),
+    );
+}
+
+/**
+ * torch.func.hessian: the function that returns the Hessian of the scalar `func` with respect to
+ * argument `argnums`: for an argument of shape s a tensor of shape [...s, ...s]. Computed as the
+ * reverse-mode Jacobian of the reverse-mode Jacobian (functorch's jacfwd of jacrev gives the same
+ * values; libtorch's batched tensors cannot carry the forward-mode tangents through the inner
+ * backward pass).
+ */
+export function hessian(func: TransformedFunction, argnums: Argnums = 0): (...args: unknown[]) => TensorTree {
+  check('func.hessian', func, {});
+  return jacrev(jacrev(func, argnums), argnums);
+}
