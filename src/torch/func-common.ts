@@ -14,7 +14,7 @@ import * as forwardAd from './forward-ad.js';
 import { isFloatingPoint } from './dtype.js';
 import { currentVmap } from './vmap.js';
 import { flattenTree, type Flattened } from './pytree.js';
-import { ArgumentError } from '../util/arguments.js';
+import { ArgumentError, describeValue } from '../util/arguments.js';
 
 /**
  * What a transformed function returns: tensors shaped as the caller's arguments and outputs (a
@@ -47,7 +47,7 @@ export function argnumsOf(fn: string, argnums: unknown, count: number): number[]
   const out = list.map((a) => {
     if (typeof a !== 'number' || !Number.isInteger(a) || a < -count || a >= count)
       throw new ArgumentError(
-        `${fn}: argnums ${String(a)} is out of range for ${count} positional argument(s); it must be in [-${count}, ${count - 1}]`,
+        `${fn}: argnums ${typeof a === 'number' ? a : describeValue(a)} is out of range for ${count} positional argument(s); it must be in [-${count}, ${count - 1}]`,
       );
     return a < 0 ? a + count : a;
   });

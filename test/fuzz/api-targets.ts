@@ -298,7 +298,7 @@ export function apiTargets(): ApiFuzzTarget[] {
       }
     }),
     target('custom autograd Functions and hooks', fuzzAutograd),
-    target('vmap and batched gradients', fuzzVmap),
+    target('vmap, torch.func and batched gradients', fuzzVmap),
   ];
   // One child for every area: what the test run's small campaign uses (the start-up of a child,
   // libtorch loading included, costs more than its 40 inputs).

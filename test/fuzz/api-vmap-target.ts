@@ -1,11 +1,11 @@
-// The API fuzz target of vmap: a random Tensor method (hostile arguments at times) run on batched
+// The API fuzz target of vmap and torch.func: a random Tensor method (hostile arguments at times) run on batched
 // tensors inside vmap, with in_dims/out_dims sensible or hostile, nested at times, and at times
-// autograd.grad with batched gradients or a vectorized Jacobian. Batched tensors hide a dimension
+// autograd.grad with batched gradients, a vectorized Jacobian, or a torch.func transform. Batched tensors hide a dimension
 // from every operator and refuse strides, data and some operators inside libtorch; what this looks
 // for is a crash or an abort there, and any error that names nothing.
 import type { Tensor } from '../../src/torch/index.js';
 import type { Pools, Torch } from './api-pools.js';
-import { callMethod, invoke, type Fn } from './api-calls.js';
+import { callMethod, functionsOf, invoke, type Fn } from './api-calls.js';
 
 const SKIP = /^(constructor|registerHook|retainGrad|backward)$/;
 
@@ -23,6 +23,32 @@ export function fuzzVmap(torch: Torch, p: Pools, note: (l: string) => void): unk
       [z],
       { gradOutputs: grads, isGradsBatched: p.chance(0.9) ? true : p.value('any') },
     ]);
+  }
+  if (p.chance(0.25)) {
+    // A torch.func transform of a Tensor method (or a hostile function), then its result called.
+    const [name, transform] = p.pick(functionsOf(torch.func).filter(([n]) => n !== 'vmap'));
+    const f = p.chance(0.8)
+      ? (...a: unknown[]) =>
+          a[0] instanceof torch.Tensor ? callMethod(torch, p, note, 'Tensor(func)', a[0], SKIP) : a[0]
+      : p.value('fn');
+    const args = [f, ...p.args(['any', 'any', 'options'], p.rng.int(3))];
+    const made = invoke(
+      torch,
+      note,
+      `func.${name}`,
+      transform,
+      undefined,
+      name === 'functionalCall' ? p.args(['any', 'options', 'any'], 3) : args,
+    );
+    if (typeof made !== 'function') return made;
+    return invoke(
+      torch,
+      note,
+      `func.${name}(...)`,
+      made as Fn,
+      undefined,
+      p.chance(0.8) ? [x, y] : p.args(['any', 'any'], 2),
+    );
   }
   if (p.chance(0.1))
     return invoke(
