@@ -10,11 +10,12 @@ import { tidy } from './scope.js';
 import { enableGrad, grad as autogradGrad } from './autograd.js';
 import * as forwardAd from './forward-ad.js';
 import { flattenTree } from './pytree.js';
+import { currentVmap } from './vmap.js';
+import * as aten from './generated/aten.js';
 import {
   argnumsOf,
   detachTree,
   differentiated,
-  perExample,
   replaceArgs,
   splitAux,
   standIn,
@@ -51,6 +52,14 @@ function hasAuxOf(fn: string, options: unknown): boolean {
   return h ?? false;
 }
 
+/** func's output must be one value: the thing grad differentiates. */
+function checkScalar(fn: string, output: unknown): asserts output is Tensor {
+  if (!(output instanceof Tensor) || output.numel !== 1)
+    throw new ArgumentError(
+      `${fn}: func must return a single-element Tensor (the value to differentiate), got ${output instanceof Tensor ? `shape [${output.shape.join(', ')}]` : typeof output}; use vjp or jacrev for other outputs`,
+    );
+}
+
 /** The gradient of the scalar output with respect to argnums, and the value and aux. */
 function gradient(
   fn: string,
@@ -59,42 +68,100 @@ function gradient(
   hasAux: boolean,
   args: unknown[],
 ): unknown {
-  return perExample(fn, args, (args) =>
-    tidy(() =>
-      transformLevel((nested) =>
-        enableGrad(() => {
-          const nums = argnumsOf(fn, argnums, args.length);
-          const flats = differentiated(fn, args, nums);
-          const keepGraph = nested || flats.some((f) => f.leaves.some((t) => t.requiresGrad));
-          const leaves = flats.map((f) => f.leaves.map(standIn));
-          const [output, aux] = splitAux(
-            fn,
-            (func as (...a: unknown[]) => unknown)(...replaceArgs(args, nums, flats, leaves)),
-            hasAux,
-          );
-          if (!(output instanceof Tensor) || output.numel !== 1)
-            throw new ArgumentError(
-              `${fn}: func must return a single-element Tensor (the value to differentiate), got ${output instanceof Tensor ? `shape [${output.shape.join(', ')}]` : typeof output}; use vjp or jacrev for other outputs`,
-            );
-          const all = leaves.flat();
-          const grads = output.requiresGrad
-            ? autogradGrad([output], all, { createGraph: keepGraph, allowUnused: true })
-            : all.map(() => null);
-          let k = 0;
-          const perArg = flats.map((f) =>
-            f.rebuild(
-              f.leaves.map(() => {
-                const g = grads[k] ?? zerosLike(all[k]!);
-                k++;
-                return g;
-              }),
-            ),
-          );
-          const value = keepGraph ? output : output.detach();
-          const g = typeof argnums === 'number' ? perArg[0] : perArg;
-          return [g, value, detachTree(aux, keepGraph)];
-        }),
-      ),
+  const v = currentVmap();
+  if (v !== null) return batchedGradient(fn, func, argnums, hasAux, args, v);
+  return tidy(() =>
+    transformLevel((nested) =>
+      enableGrad(() => {
+        const nums = argnumsOf(fn, argnums, args.length);
+        const flats = differentiated(fn, args, nums);
+        const keepGraph = nested || flats.some((f) => f.leaves.some((t) => t.requiresGrad));
+        const leaves = flats.map((f) => f.leaves.map(standIn));
+        const [output, aux] = splitAux(
+          fn,
+          (func as (...a: unknown[]) => unknown)(...replaceArgs(args, nums, flats, leaves)),
+          hasAux,
+        );
+        checkScalar(fn, output);
+        if (!(output instanceof Tensor)) throw new Error('unreachable');
+        const all = leaves.flat();
+        const grads = output.requiresGrad
+          ? autogradGrad([output], all, { createGraph: keepGraph, allowUnused: true })
+          : all.map(() => null);
+        let k = 0;
+        const perArg = flats.map((f) =>
+          f.rebuild(
+            f.leaves.map(() => {
+              const g = grads[k] ?? zerosLike(all[k]!);
+              k++;
+              return g;
+            }),
+          ),
+        );
+        const value = keepGraph ? output : output.detach();
+        const g = typeof argnums === 'number' ? perArg[0] : perArg;
+        return [g, value, detachTree(aux, keepGraph)];
+      }),
+    ),
+  );
+}
+
+/**
+ * The gradient inside vmap, for every example in one backward pass: each differentiated input
+ * becomes a physical [batch, ...] stand-in (an expanded view for an input the vmap does not map),
+ * batched again for func, whose output (one value per example) is summed over the batch on the
+ * physical side and differentiated: the gradient with respect to each example's slice of the
+ * stand-ins is that example's gradient (functorch's per-example gradients, vectorized).
+ */
+function batchedGradient(
+  fn: string,
+  func: TransformedFunction,
+  argnums: Argnums,
+  hasAux: boolean,
+  args: unknown[],
+  v: { level: number; batchSize: number },
+): unknown {
+  const unbatch = (t: Tensor) => aten._remove_batch_dim(t, v.level, v.batchSize, 0);
+  const batch = (t: Tensor) => aten._add_batch_dim(t, 0, v.level);
+  return tidy(() =>
+    transformLevel((nested) =>
+      enableGrad(() => {
+        const nums = argnumsOf(fn, argnums, args.length);
+        const flats = differentiated(fn, args, nums);
+        const physical = flats.map((f) => f.leaves.map(unbatch));
+        const keepGraph = nested || physical.some((ps) => ps.some((t) => t.requiresGrad));
+        const stands = physical.map((ps) =>
+          ps.map((t) => (t.requiresGrad ? t.view(...t.shape) : t.detach().requiresGrad_(true))),
+        );
+        const inputs = replaceArgs(
+          args,
+          nums,
+          flats,
+          stands.map((ss) => ss.map(batch)),
+        );
+        const [output, aux] = splitAux(fn, (func as (...a: unknown[]) => unknown)(...inputs), hasAux);
+        checkScalar(fn, output);
+        const outputs = unbatch(output);
+        const all = stands.flat();
+        const grads = outputs.requiresGrad
+          ? autogradGrad([outputs.sum()], all, { createGraph: keepGraph, allowUnused: true })
+          : all.map(() => null);
+        let k = 0;
+        const perArg = flats.map((f) =>
+          f.rebuild(
+            f.leaves.map(() => {
+              const g = grads[k] ?? zerosLike(all[k]!);
+              k++;
+              return batch(g);
+            }),
+          ),
+        );
+        // Batched tensors have no detach of their own: detach on the physical side.
+        const detached = (t: Tensor) => (keepGraph ? t : batch(unbatch(t).detach()));
+        const auxFlat = flattenTree(aux, `${fn}: aux`);
+        const g = typeof argnums === 'number' ? perArg[0] : perArg;
+        return [g, detached(output), auxFlat.rebuild(auxFlat.leaves.map(detached))];
+      }),
     ),
   );
 }
