@@ -11,5 +11,6 @@ export {
   type FunctionClass,
   type Gradients,
 } from './autograd-function.js';
+export { onceDifferentiable } from './autograd-once-differentiable.js';
 /** Forward-mode automatic differentiation (torch.autograd.forward_ad): dualLevel, makeDual, unpackDual. */
 export * as forwardAd from './forward-ad.js';
