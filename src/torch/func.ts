@@ -26,7 +26,7 @@ import {
 import { ArgumentError } from '../util/arguments.js';
 
 export { vmap } from './vmap.js';
-export { functionalCall, type FunctionalCallOptions } from './nn/functional-call.js';
+export { functionalCall, stackModuleState, type FunctionalCallOptions } from './nn/functional-call.js';
 export { jacrev, jacfwd, hessian } from './func-jacobians.js';
 export type { Argnums, TensorTree } from './func-common.js';
 
