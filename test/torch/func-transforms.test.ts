@@ -176,6 +176,10 @@ test('func.functionalCall: tied weights, and named errors', () => {
       () => func.vjp((t: Tensor) => t.mul(2), [x])[1](torch.ones([3])),
       /cotangent 0 has shape \[3\], the output \[1, 2\]/,
     );
+    assert.throws(
+      () => func.jacfwd(func.jacrev((t: Tensor) => t.pow(3).sum()))(torch.ones([2])),
+      /func\.jacrev inside func\.jacfwd \(forward over reverse\) is not available.*use func\.hessian/,
+    );
     // An error inside forward leaves the module's own weight in place.
     const before = m.a.weight.toFloat64Array();
     assert.throws(() => func.functionalCall(m, { 'a.weight': w }, [torch.ones([1, 3])]));
