@@ -267,13 +267,15 @@ function normOrder(c: ArgumentChecks, p: unknown): number {
   return p as number;
 }
 
-const COMPUTE_MODES = [
+/** How {@link cdist} computes Euclidean distances (PyTorch's compute_mode): by a matrix product or directly. */
+export type CdistComputeMode =
+  'use_mm_for_euclid_dist_if_necessary' | 'use_mm_for_euclid_dist' | 'donot_use_mm_for_euclid_dist';
+// In the order of libtorch's compute_mode codes (the first is its default, passed as null).
+const COMPUTE_MODES: readonly CdistComputeMode[] = [
   'use_mm_for_euclid_dist_if_necessary',
   'use_mm_for_euclid_dist',
   'donot_use_mm_for_euclid_dist',
-] as const;
-/** How {@link cdist} computes Euclidean distances (PyTorch's compute_mode): by a matrix product or directly. */
-export type CdistComputeMode = (typeof COMPUTE_MODES)[number];
+];
 
 /**
  * The p-norm distances between each row of `x1` [..., P, M] and each row of `x2` [..., R, M],
