@@ -329,18 +329,24 @@ export function mean(input: Tensor, dim?: number | number[], keepdim = false): T
 export function max(input: Tensor): Tensor;
 /** The maxima along `dim` with their indices (torch.max). */
 export function max(input: Tensor, dim: number, keepdim?: boolean): [values: Tensor, indices: Tensor];
-/** The maximum of all elements, or the maxima along `dim` with their indices (torch.max). */
-export function max(input: Tensor, dim?: number, keepdim = false): Tensor | [Tensor, Tensor] {
+/** The elementwise maximum of two tensors that broadcast (torch.max(input, other)): `input.maximum(other)`. */
+export function max(input: Tensor, other: Tensor): Tensor;
+/** The maximum of all elements, the maxima along `dim` with their indices, or the elementwise maximum of two tensors (torch.max). */
+export function max(input: Tensor, dim?: number | Tensor, keepdim = false): Tensor | [Tensor, Tensor] {
   const x = tensorArg(checksOf('max'), input, 'input');
+  if (dim instanceof Tensor) return x.maximum(dim);
   return dim === undefined ? x.max() : x.max(dim, keepdim);
 }
 /** The minimum of all elements (torch.min). */
 export function min(input: Tensor): Tensor;
 /** The minima along `dim` with their indices (torch.min). */
 export function min(input: Tensor, dim: number, keepdim?: boolean): [values: Tensor, indices: Tensor];
-/** The minimum of all elements, or the minima along `dim` with their indices (torch.min). */
-export function min(input: Tensor, dim?: number, keepdim = false): Tensor | [Tensor, Tensor] {
+/** The elementwise minimum of two tensors that broadcast (torch.min(input, other)): `input.minimum(other)`. */
+export function min(input: Tensor, other: Tensor): Tensor;
+/** The minimum of all elements, the minima along `dim` with their indices, or the elementwise minimum of two tensors (torch.min). */
+export function min(input: Tensor, dim?: number | Tensor, keepdim = false): Tensor | [Tensor, Tensor] {
   const x = tensorArg(checksOf('min'), input, 'input');
+  if (dim instanceof Tensor) return x.minimum(dim);
   return dim === undefined ? x.min() : x.min(dim, keepdim);
 }
 /** The maximum along `dim`, values only (torch.amax): `input.amax(dim, keepdim)`. */

@@ -252,6 +252,8 @@ test('the top-level forms of the core methods give what the methods give', () =>
     eq(torch.max(M), M.max(), 'max');
     eq(torch.max(M, 0)[1], M.max(0)[1], 'max.dim');
     eq(torch.min(M, 1, true)[0], M.min(1, true)[0], 'min.dim');
+    eq(torch.max(M, M.flip(0)), M.maximum(M.flip(0)), 'max.other');
+    eq(torch.min(M, M.flip(1)), M.minimum(M.flip(1)), 'min.other');
     eq(torch.amax(M, 0), M.amax(0), 'amax');
     eq(torch.argmax(M, 1), M.argmax(1), 'argmax');
     eq(torch.logsumexp(M, 1), M.logsumexp(1), 'logsumexp');
