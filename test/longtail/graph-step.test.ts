@@ -106,6 +106,17 @@ async function train(
   }
 }
 
+// Training is seeded, so a run trained again with the same settings is the same run: the runs
+// that several tests compare against are trained once and shared (each test stays runnable alone).
+const eagerRuns = new Map<string, Promise<Run>>();
+/** The eager run of `config` with the defaults of train(), trained on the first call. */
+function eagerRun(config: string): Promise<Run> {
+  if (!eagerRuns.has(config)) eagerRuns.set(config, train(config, {}));
+  return eagerRuns.get(config)!;
+}
+/** Graph-mode runs with the defaults of train() and a stand-in backend, with its counts, by config. */
+const graphedRuns = new Map<string, { run: Run; counts: ReturnType<typeof standIn>['counts'] }>();
+
 function maxDifference(a: Run, b: Run): number {
   let worst = 0;
   for (const [k, va] of a.weights) {
@@ -123,7 +134,7 @@ test(
   'graph mode trains as eager mode does: static inputs, step and learning-rate tensors',
   { skip },
   async () => {
-    const eager = await train('fmnist_lt_ir100_sade.json', {});
+    const eager = await eagerRun('fmnist_lt_ir100_sade.json');
     const { backend, counts } = standIn();
     const graphed = await train('fmnist_lt_ir100_sade.json', { graph: 'graph', graphBackend: backend });
     assert.equal(graphed.graph, 'graph');
@@ -165,7 +176,7 @@ for (const [method, config] of [
 }
 
 test('a capture that fails leaves one line naming the cause, then trains eagerly', { skip }, async () => {
-  const eager = await train('fmnist_lt_ir100_sade.json', {});
+  const eager = await eagerRun('fmnist_lt_ir100_sade.json');
   const { backend } = standIn(true);
   const fallback = await train('fmnist_lt_ir100_sade.json', { graph: 'graph', graphBackend: backend });
   assert.equal(fallback.graph, 'eager');
@@ -199,7 +210,10 @@ test(
         'fmnist_lt_ir100_prl_released.json',
       ]) {
         seen.length = 0;
-        const streams = await train(config, { graph: 'graph', graphBackend: standIn().backend });
+        // trained here, not taken from graphedRuns: `seen` must record this run's forwards
+        const stand = standIn();
+        const streams = await train(config, { graph: 'graph', graphBackend: stand.backend });
+        graphedRuns.set(config, { run: streams, counts: stand.counts });
         // the stand-in's capture runs nothing and its replays run the step as eager code, so the
         // forwards with branch streams are the warm-up steps' (a real capture records them too)
         assert.equal(seen.filter(Boolean).length, WARMUP_STEPS, config);
@@ -267,9 +281,13 @@ test(
         },
       ],
     ] as const) {
-      const eager = await train(config, {}, 2, mutate);
-      const { backend, counts } = standIn();
-      const graphed = await train(config, { graph: 'graph', graphBackend: backend }, 2, mutate);
+      const eager = mutate ? await train(config, {}, 2, mutate) : await eagerRun(config);
+      let shared = mutate ? undefined : graphedRuns.get(config);
+      if (!shared) {
+        const { backend, counts } = standIn();
+        shared = { run: await train(config, { graph: 'graph', graphBackend: backend }, 2, mutate), counts };
+      }
+      const { run: graphed, counts } = shared;
       assert.equal(graphed.graph, 'graph', config);
       assert.equal(counts.captures, 1, config);
       const d = maxDifference(eager, graphed);
