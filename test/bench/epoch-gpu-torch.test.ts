@@ -38,7 +38,8 @@ test(
   'bench epoch-gpu, PyTorch side: device-data images/s counts the full batches it trains; too few images is a skip',
   { skip: torchMissing ? `${python} lacks torch` : false, timeout: 300_000 },
   () => {
-    const some = torchSide(120);
+    // 60 per class: 143 images, one full batch of 128 and a partial one
+    const some = torchSide(60);
     const full = Math.floor(some.images / some.batch) * some.batch;
     assert.ok(full > 0 && full < some.images, `a set with a partial last batch: ${some.images} images`);
     const device = some.device!;
