@@ -5,10 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers.js';
+import { pythonHas, repoRoot } from '../helpers.js';
 
 const python = '/usr/bin/python3';
-const torchMissing = spawnSync(python, ['-c', 'import torch'], { encoding: 'utf8' }).status !== 0;
+const torchMissing = !pythonHas(python, 'torch');
 
 interface TimedMode {
   epoch_s?: number[];
