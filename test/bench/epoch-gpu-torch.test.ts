@@ -48,7 +48,7 @@ test(
     const expected = full / device.median_s!;
     assert.ok(Math.abs(device.img_s! - expected) <= 0.02 * expected, JSON.stringify(device));
     assert.equal(some['dataloader-4']!.images, undefined, 'the DataLoader trains every image');
-    const tiny = torchSide(30);
+    const tiny = torchSide(15);
     assert.ok(tiny.images < tiny.batch);
     assert.equal(tiny.device!.skipped, `fewer images (${tiny.images}) than one batch (${tiny.batch})`);
     assert.equal(tiny.device!.img_s, undefined);
