@@ -55,7 +55,19 @@ interface Run {
   branchStreams: boolean;
   lines: string[];
   steps: number;
+  /** Whether branch streams were on, at each of the run's calls of MultiExpertModel.perExpert. */
+  branchStreamsSeen: boolean[];
 }
+
+// Every run records whether branch streams were on at each per-expert call (a stand-in's capture
+// runs nothing and its replays run the step as eager code, so these are the warm-up steps' and
+// the eager steps' forwards).
+let seen: boolean[] = [];
+const perExpert = MultiExpertModel.prototype.perExpert;
+MultiExpertModel.prototype.perExpert = function (this: MultiExpertModel, fn) {
+  seen.push(torch.branchStreamsEnabled());
+  return perExpert.call(this, fn);
+};
 
 async function train(
   config: string,
@@ -76,6 +88,7 @@ async function train(
   beforeTraining?.(optimizer);
   const dir = mkdtempSync(join(tmpdir(), 'tailor-graph-'));
   const lines: string[] = [];
+  seen = [];
   try {
     const result = await trainSystem({
       ...sessionTrainOptions(s, setup),
@@ -98,6 +111,7 @@ async function train(
       branchStreams: result.branchStreams,
       lines,
       steps: epochs * Math.ceil(s.data.train.labels.length / 16),
+      branchStreamsSeen: seen,
     };
   } finally {
     for (const m of Object.values(s.system.modules)) m.dispose();
@@ -114,8 +128,23 @@ function eagerRun(config: string): Promise<Run> {
   if (!eagerRuns.has(config)) eagerRuns.set(config, train(config, {}));
   return eagerRuns.get(config)!;
 }
-/** Graph-mode runs with the defaults of train() and a stand-in backend, with its counts, by config. */
-const graphedRuns = new Map<string, { run: Run; counts: ReturnType<typeof standIn>['counts'] }>();
+/** A graph-mode run and its stand-in backend's counts. */
+interface Graphed {
+  run: Run;
+  counts: ReturnType<typeof standIn>['counts'];
+}
+const graphedRuns = new Map<string, Promise<Graphed>>();
+/** The graph-mode run of `config` with the defaults of train() and a stand-in, trained on the first call. */
+function graphedRun(config: string): Promise<Graphed> {
+  if (!graphedRuns.has(config)) {
+    const { backend, counts } = standIn();
+    graphedRuns.set(
+      config,
+      train(config, { graph: 'graph', graphBackend: backend }).then((run) => ({ run, counts })),
+    );
+  }
+  return graphedRuns.get(config)!;
+}
 
 function maxDifference(a: Run, b: Run): number {
   let worst = 0;
@@ -135,8 +164,7 @@ test(
   { skip },
   async () => {
     const eager = await eagerRun('fmnist_lt_ir100_sade.json');
-    const { backend, counts } = standIn();
-    const graphed = await train('fmnist_lt_ir100_sade.json', { graph: 'graph', graphBackend: backend });
+    const { run: graphed, counts } = await graphedRun('fmnist_lt_ir100_sade.json');
     assert.equal(graphed.graph, 'graph');
     assert.equal(eager.graph, 'eager');
     // one capture (nothing changes between epochs), after the warm-up steps on the side stream
@@ -197,44 +225,29 @@ test(
   'the warm-up steps and the capture run with branch streams (experts, PRL draws), with the same arithmetic',
   { skip },
   async () => {
-    const seen: boolean[] = [];
-    const perExpert = MultiExpertModel.prototype.perExpert;
-    MultiExpertModel.prototype.perExpert = function (this: MultiExpertModel, fn) {
-      seen.push(torch.branchStreamsEnabled());
-      return perExpert.call(this, fn);
-    };
-    try {
-      for (const config of [
-        'fmnist_lt_ir100_sade.json',
-        'fmnist_lt_ir100_prl.json',
-        'fmnist_lt_ir100_prl_released.json',
-      ]) {
-        seen.length = 0;
-        // trained here, not taken from graphedRuns: `seen` must record this run's forwards
-        const stand = standIn();
-        const streams = await train(config, { graph: 'graph', graphBackend: stand.backend });
-        graphedRuns.set(config, { run: streams, counts: stand.counts });
-        // the stand-in's capture runs nothing and its replays run the step as eager code, so the
-        // forwards with branch streams are the warm-up steps' (a real capture records them too)
-        assert.equal(seen.filter(Boolean).length, WARMUP_STEPS, config);
-        assert.ok(seen.length > WARMUP_STEPS, config);
-        seen.length = 0;
-        // trainer.branch_streams: false in the config keeps one stream
-        const one = await train(config, { graph: 'graph', graphBackend: standIn().backend }, 2, (c) => {
-          c.trainer.branch_streams = false;
-        });
-        assert.equal(seen.filter(Boolean).length, 0, config);
-        assert.equal(streams.branchStreams, true, config);
-        assert.equal(one.branchStreams, false, config);
-        assert.equal(maxDifference(streams, one), 0, config);
-      }
-      seen.length = 0;
-      const eager = await train('fmnist_lt_ir100_sade.json', {});
-      assert.equal(seen.filter(Boolean).length, 0);
-      assert.equal(eager.branchStreams, false);
-    } finally {
-      MultiExpertModel.prototype.perExpert = perExpert;
+    for (const config of [
+      'fmnist_lt_ir100_sade.json',
+      'fmnist_lt_ir100_prl.json',
+      'fmnist_lt_ir100_prl_released.json',
+    ]) {
+      const { run: streams } = await graphedRun(config);
+      // the forwards with branch streams are the warm-up steps' (a real capture records them too)
+      const seen = streams.branchStreamsSeen;
+      assert.equal(seen.filter(Boolean).length, WARMUP_STEPS, config);
+      assert.ok(seen.length > WARMUP_STEPS, config);
+      // trainer.branch_streams: false in the config keeps one stream
+      const one = await train(config, { graph: 'graph', graphBackend: standIn().backend }, 2, (c) => {
+        c.trainer.branch_streams = false;
+      });
+      assert.equal(one.branchStreamsSeen.filter(Boolean).length, 0, config);
+      assert.equal(streams.branchStreams, true, config);
+      assert.equal(one.branchStreams, false, config);
+      assert.equal(maxDifference(streams, one), 0, config);
     }
+    const eager = await eagerRun('fmnist_lt_ir100_sade.json');
+    assert.equal(eager.branchStreamsSeen.filter(Boolean).length, 0);
+    assert.ok(eager.branchStreamsSeen.length > 0);
+    assert.equal(eager.branchStreams, false);
   },
 );
 
@@ -282,12 +295,13 @@ test(
       ],
     ] as const) {
       const eager = mutate ? await train(config, {}, 2, mutate) : await eagerRun(config);
-      let shared = mutate ? undefined : graphedRuns.get(config);
-      if (!shared) {
-        const { backend, counts } = standIn();
-        shared = { run: await train(config, { graph: 'graph', graphBackend: backend }, 2, mutate), counts };
-      }
-      const { run: graphed, counts } = shared;
+      const stand = standIn();
+      const { run: graphed, counts } = mutate
+        ? {
+            run: await train(config, { graph: 'graph', graphBackend: stand.backend }, 2, mutate),
+            counts: stand.counts,
+          }
+        : await graphedRun(config);
       assert.equal(graphed.graph, 'graph', config);
       assert.equal(counts.captures, 1, config);
       const d = maxDifference(eager, graphed);
