@@ -40,6 +40,10 @@ const threads = count('threads', values.threads);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const script = join(root, 'bench/epoch_torch.py');
 const configs = choices('configs', values.configs, ['sade', 'prl'] as const);
+// A --python that cannot start is named before tailor's side trains (what it prints is checked
+// after its own run).
+const probe = spawnSync(values.python, ['-c', ''], { encoding: 'utf8' });
+if (probe.error) throw cannotRun(probe.error);
 torch.setNumThreads(threads);
 
 interface Run {
@@ -83,16 +87,20 @@ async function runTailor(name: string, dir: string): Promise<Run> {
   };
 }
 
+/** The named error of a --python that does not start. */
+function cannotRun(error: Error): CliError {
+  return new CliError(
+    `cannot run --python '${values.python}' (${error.message}); give a Python with torch`,
+    1,
+  );
+}
+
 function runTorch(specFile: string): Run {
   const env = { ...process.env };
   delete env.LD_PRELOAD; // the reference runs as users run it: stock Python, glibc malloc
   const py = spawnSync(values.python, [script, specFile], { encoding: 'utf8', env });
   // a failed reference run: exit code 1 (bench/lib/user-errors.ts prints the line)
-  if (py.error)
-    throw new CliError(
-      `cannot run --python '${values.python}' (${py.error.message}); give a Python with torch`,
-      1,
-    );
+  if (py.error) throw cannotRun(py.error);
   if (py.status !== 0)
     throw new CliError(`the PyTorch side (--python '${values.python}') failed: ${py.stderr.trim()}`, 1);
   try {

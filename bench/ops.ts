@@ -29,7 +29,7 @@ import './lib/user-errors.js';
 import { CliError } from '../src/cli/errors.js';
 import { choices, count, number } from './lib/options.js';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -138,19 +138,27 @@ async function tailorStep(
     optimizer.dispose();
   }
   if (!step || !betweenCounts) throw new Error(`${name}: graph mode did not replay three steps`);
-  const specFile = exportExperiment(s, dir, {});
+  // a folder per config: every spec and its data stay until PyTorch's side has read them all
+  const specDir = join(dir, `torch-${name}`);
+  mkdirSync(specDir);
+  const specFile = exportExperiment(s, specDir, {});
   return { step, between: betweenCounts, specFile };
 }
 
-function torchStep(specFile: string): Counts {
+/** PyTorch's counts of each spec's step, in one Python process (importing torch takes seconds). */
+function torchSteps(specFiles: string[]): Counts[] {
+  if (specFiles.length === 0) return [];
   const env = { ...process.env };
   delete env.LD_PRELOAD;
-  const py = spawnSync('/usr/bin/python3', [join(root, 'bench/ops_torch.py'), specFile], {
+  const py = spawnSync('/usr/bin/python3', [join(root, 'bench/ops_torch.py'), ...specFiles], {
     encoding: 'utf8',
     env,
   });
   if (py.status !== 0) throw new CliError(`PyTorch reference failed: ${py.stderr}`);
-  return new Map(Object.entries(JSON.parse(py.stdout.trim().split('\n').pop()!) as Record<string, number>));
+  const lines = py.stdout.trim().split('\n').slice(-specFiles.length);
+  if (lines.length !== specFiles.length)
+    throw new CliError(`PyTorch reference printed ${lines.length} results for ${specFiles.length} steps`);
+  return lines.map((l) => new Map(Object.entries(JSON.parse(l) as Record<string, number>)));
 }
 
 /** One step of each image-benchmark mode, after a warm-up step: tailor's counts and PyTorch's. */
@@ -214,6 +222,14 @@ function print(
 const dir = mkdtempSync(join(tmpdir(), 'tailor-bench-ops-'));
 const out: Record<string, unknown> = {};
 try {
+  // tailor's steps first, then PyTorch's in one process
+  const steps = new Map<string, Awaited<ReturnType<typeof tailorStep>>>();
+  for (const name of configs) if (name !== 'resnext50') steps.set(name, await tailorStep(name, dir));
+  // released PRL has no PyTorch twin in bench/longtail_torch.py: tailor's counts alone
+  const paired = [...steps.keys()].filter((name) => name === 'sade' || name === 'prl');
+  const torchCounts = new Map<string, Counts>(
+    torchSteps(paired.map((name) => steps.get(name)!.specFile)).map((c, k) => [paired[k]!, c]),
+  );
   for (const name of configs) {
     if (name === 'resnext50') {
       for (const r of resnextSteps()) {
@@ -227,9 +243,8 @@ try {
       }
       continue;
     }
-    const t = await tailorStep(name, dir);
-    // released PRL has no PyTorch twin in bench/longtail_torch.py: tailor's counts alone
-    const p = name === 'sade' || name === 'prl' ? torchStep(t.specFile) : null;
+    const t = steps.get(name)!;
+    const p = torchCounts.get(name) ?? null;
     const entry = {
       tailor_kernel_ops: kernelOps(t.step),
       torch_kernel_ops: p ? kernelOps(p) : null,

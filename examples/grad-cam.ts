@@ -83,7 +83,7 @@ const model = new ResidualCnn();
 model.checkpointed = true; // the block keeps no activations; backward recomputes them
 const opt = new optim.Adam(model.parameters(), { lr: 0.01 });
 const train = batch(256, 1);
-for (let step = 0; step < 150; step++) {
+for (let step = 0; step < 80; step++) {
   torch.tidy(() => nn.functional.crossEntropy(model.forward(train.images), train.labels).backward());
   opt.step();
   opt.zeroGrad();

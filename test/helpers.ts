@@ -26,6 +26,15 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+/**
+ * Whether `python` runs and finds every module named, for a test's skip condition. The modules
+ * are found, not imported: importing torch takes seconds, the whole of some tests' set-up.
+ */
+export function pythonHas(python: string, ...modules: string[]): boolean {
+  const script =
+    'import importlib.util, sys; sys.exit(any(importlib.util.find_spec(m) is None for m in sys.argv[1:]))';
+  return spawnSync(python, ['-c', script, ...modules], { encoding: 'utf8' }).status === 0;
+}
 /** The compiled CLI, as the tests run it. */
 export const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 /** `tailor ARGS` run to its end in `cwd` (default the repository): exit code, stdout, stderr. */

@@ -5,10 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers.js';
+import { pythonHas, repoRoot } from '../helpers.js';
 
 const python = '/usr/bin/python3';
-const torchMissing = spawnSync(python, ['-c', 'import torch'], { encoding: 'utf8' }).status !== 0;
+const torchMissing = !pythonHas(python, 'torch');
 
 interface TimedMode {
   epoch_s?: number[];
@@ -38,7 +38,8 @@ test(
   'bench epoch-gpu, PyTorch side: device-data images/s counts the full batches it trains; too few images is a skip',
   { skip: torchMissing ? `${python} lacks torch` : false, timeout: 300_000 },
   () => {
-    const some = torchSide(120);
+    // 60 per class: 143 images, one full batch of 128 and a partial one
+    const some = torchSide(60);
     const full = Math.floor(some.images / some.batch) * some.batch;
     assert.ok(full > 0 && full < some.images, `a set with a partial last batch: ${some.images} images`);
     const device = some.device!;
@@ -47,7 +48,7 @@ test(
     const expected = full / device.median_s!;
     assert.ok(Math.abs(device.img_s! - expected) <= 0.02 * expected, JSON.stringify(device));
     assert.equal(some['dataloader-4']!.images, undefined, 'the DataLoader trains every image');
-    const tiny = torchSide(30);
+    const tiny = torchSide(15);
     assert.ok(tiny.images < tiny.batch);
     assert.equal(tiny.device!.skipped, `fewer images (${tiny.images}) than one batch (${tiny.batch})`);
     assert.equal(tiny.device!.img_s, undefined);

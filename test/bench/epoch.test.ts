@@ -4,10 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers.js';
+import { pythonHas, repoRoot } from '../helpers.js';
 
 const python = '/usr/bin/python3';
-const torchMissing = spawnSync(python, ['-c', 'import torch'], { encoding: 'utf8' }).status !== 0;
+const torchMissing = !pythonHas(python, 'torch');
 const bench = (...args: string[]) =>
   spawnSync(
     process.execPath,

@@ -5,10 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers.js';
+import { pythonHas, repoRoot } from '../helpers.js';
 
 const python = '/usr/bin/python3';
-const torchMissing = spawnSync(python, ['-c', 'import torch, PIL'], { encoding: 'utf8' }).status !== 0;
+const torchMissing = !pythonHas(python, 'torch', 'PIL');
 
 test(
   'bench images-e2e: both sides train an epoch from the same image list and report images/s',

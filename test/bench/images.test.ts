@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers.js';
+import { pythonHas, repoRoot } from '../helpers.js';
 import { tempDir } from '../longtail/data-fixtures.js';
 import { synthImageList } from '../../src/longtail/data/synth-images.js';
 
 const python = '/usr/bin/python3';
-const torchMissing = spawnSync(python, ['-c', 'import torch, PIL'], { encoding: 'utf8' }).status !== 0;
+const torchMissing = !pythonHas(python, 'torch', 'PIL');
 const dir = tempDir('bench-images');
 after(() => rmSync(dir, { recursive: true, force: true }));
 

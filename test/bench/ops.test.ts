@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers.js';
+import { pythonHas, repoRoot } from '../helpers.js';
 
 const python = '/usr/bin/python3';
-const torchMissing = spawnSync(python, ['-c', 'import torch'], { encoding: 'utf8' }).status !== 0;
+const torchMissing = !pythonHas(python, 'torch');
 const fmnistMissing = !existsSync('/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz');
 const skip = torchMissing ? `${python} lacks torch` : fmnistMissing ? 'Fashion-MNIST not installed' : false;
 

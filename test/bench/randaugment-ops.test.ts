@@ -4,11 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers.js';
+import { pythonHas, repoRoot } from '../helpers.js';
 import { RAND_AUGMENT_GEOMETRIC, RAND_AUGMENT_OPS } from '../../src/longtail/data/randaugment.js';
 
-const hasPillow =
-  spawnSync('/usr/bin/python3', ['-c', 'import PIL, numpy'], { encoding: 'utf8' }).status === 0;
+const hasPillow = pythonHas('/usr/bin/python3', 'PIL', 'numpy');
 
 test(
   'bench randaugment-ops: a row per operation and filter, both sides timed',

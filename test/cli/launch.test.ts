@@ -52,6 +52,21 @@ test("launch exits with the first failed rank's code", () => {
   assert.match(r.stderr, /tailor launch: rank \d exited with code 2/);
 });
 
+/** Resolves once process `pid` has `n` children (Linux's /proc), then a little later; else after 4 s. */
+async function ranksStarted(pid: number, n: number): Promise<void> {
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const children = `/proc/${pid}/task/${pid}/children`;
+  for (const started = Date.now(); Date.now() - started < 20_000; await sleep(100)) {
+    let listed: string;
+    try {
+      listed = readFileSync(children, 'utf8');
+    } catch {
+      return sleep(4000);
+    }
+    if (listed.trim().split(/\s+/).filter(Boolean).length >= n) return sleep(300);
+  }
+}
+
 test('launch forwards signals to the ranks', { skip: !gloo }, async () => {
   const port = String(await freePort());
   const child = spawn(
@@ -73,8 +88,10 @@ test('launch forwards signals to the ranks', { skip: !gloo }, async () => {
   );
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  await new Promise((resolve) => setTimeout(resolve, 4000));
-  // bin/tailor execs node, so the launcher is this pid.
+  // bin/tailor execs node, so the launcher is this pid: once both ranks are its children it has
+  // installed its signal handlers (in the same tick as the spawns); a fixed 4 s where /proc
+  // cannot tell.
+  await ranksStarted(child.pid!, 2);
   child.kill('SIGINT');
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   assert.equal(code, 130, stderr);
@@ -96,12 +113,14 @@ test(
     const r = spawnSync(tailor, ['dist-check'], {
       encoding: 'utf8',
       timeout: 60000,
-      env: { ...process.env, RANK: '0', WORLD_SIZE: '2', MASTER_PORT: port, TAILOR_DIST_TIMEOUT: '2' },
+      // 1 s, the least whole second: c10d's store counts whole seconds, so a shorter deadline
+      // fails its connection to rank 0's own server instead of waiting for the peers
+      env: { ...process.env, RANK: '0', WORLD_SIZE: '2', MASTER_PORT: port, TAILOR_DIST_TIMEOUT: '1' },
     });
     assert.equal(r.status, 3, r.stderr);
     assert.match(
       r.stderr,
-      /^tailor: RankFailureError: rank 0 of 2 could not join the job at 127\.0\.0\.1:\d+ within 2 s/,
+      /^tailor: RankFailureError: rank 0 of 2 could not join the job at 127\.0\.0\.1:\d+ within 1 s/,
     );
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
   },

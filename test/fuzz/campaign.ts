@@ -1,4 +1,5 @@
-// The fuzz campaign: for every target, N mutated inputs run in a child process (child.ts); an
+// The fuzz campaign: for every target, N mutated inputs run in a child process (child.ts; one
+// that finished a target cleanly goes on with the next, saving a start-up of the modules); an
 // input that takes longer than the time limit is a hang (the child is killed and restarted after
 // it), a child that dies is a crash. Prints per parser: tried, ok, named errors, other errors
 // (anything but a `tailor:` error naming the file, or markup left unescaped in a report),
@@ -13,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { numberArg, type NumberRule } from '../../src/cli/args.js';
 import { CliError, userFailure } from '../../src/cli/errors.js';
-import { TARGETS, type AnyTarget } from './targets.js';
+import { TARGETS, isApiTarget, type AnyTarget } from './targets.js';
 import type { InputResult } from './child.js';
 
 export interface TargetReport {
@@ -49,10 +50,17 @@ function workRoot(): string {
   return existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 }
 
+/**
+ * Runs a target's inputs in a child, a fresh one after each crash or hang. `idle` is a child that
+ * finished the previous target cleanly: it gets this target as its next job instead of a new
+ * process starting. Resolves with the report and, when this target's child also finished
+ * cleanly (and ran no API target, whose calls may change process-wide switches), that child.
+ */
 function runTarget(
   target: AnyTarget,
   o: Required<Omit<CampaignOptions, 'filter' | 'accept' | 'log'>>,
-): Promise<TargetReport> {
+  idle?: ChildProcess,
+): Promise<{ report: TargetReport; child?: ChildProcess }> {
   const report: TargetReport = {
     target: target.name,
     tried: 0,
@@ -71,25 +79,35 @@ function runTarget(
     if (report.findings.filter((f) => f.kind === kind).length < MAX_FINDINGS)
       report.findings.push({ i, kind, detail });
   };
+  const reusable = !isApiTarget(target);
   return new Promise((resolveReport) => {
     let next = 0;
+    const done = (child?: ChildProcess): void => {
+      rmSync(work, { recursive: true, force: true });
+      report.seconds = (performance.now() - started) / 1000;
+      resolveReport(child ? { report, child } : { report });
+    };
     const startChild = (): void => {
-      if (next >= o.count) {
-        rmSync(work, { recursive: true, force: true });
-        report.seconds = (performance.now() - started) / 1000;
-        resolveReport(report);
-        return;
-      }
+      if (next >= o.count) return done();
       let stderr = '';
       let finished = false;
-      const child: ChildProcess = fork(
-        CHILD,
-        [target.name, String(next), String(o.count), String(o.seed), work],
-        { execArgv: ['--max-old-space-size=1024'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] },
-      );
-      child.stderr!.on('data', (d: Buffer) => {
+      const job = [target.name, String(next), String(o.count), String(o.seed), work];
+      let child: ChildProcess;
+      // (a child that died while idle cannot take the job: a fresh one does)
+      if (idle && idle.connected && idle.exitCode === null && idle.signalCode === null) {
+        child = idle;
+        idle = undefined;
+        // should it die before the job arrives, its exit is a crash as ever (or the start-up limit)
+        child.send({ job }, (error) => error && child.kill('SIGKILL'));
+      } else
+        child = fork(CHILD, [...job, '--more'], {
+          execArgv: ['--max-old-space-size=1024'],
+          stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        });
+      const onStderr = (d: Buffer): void => {
         stderr = (stderr + d.toString()).slice(-2000);
-      });
+      };
+      child.stderr!.on('data', onStderr);
       let timer: NodeJS.Timeout | undefined;
       // Start-up (modules, native libraries, seeds) may take long on a loaded machine; it is
       // not an input's time, so the per-input limit starts with the child's 'ready'.
@@ -112,7 +130,7 @@ function runTarget(
           child.kill('SIGKILL');
         }, o.timeoutMs);
       };
-      child.on('message', (m: InputResult | { ready: true }) => {
+      const onMessage = (m: InputResult | { ready: true }): void => {
         if ('ready' in m) return arm();
         if (m.i !== next) return;
         report.tried++;
@@ -122,10 +140,15 @@ function runTarget(
         if (next >= o.count) {
           finished = true;
           clearTimeout(timer);
-          child.kill('SIGKILL');
+          if (!reusable) return void child.kill('SIGKILL');
+          // the child waits for its next job: hand it on, without this target's listeners
+          child.stderr!.off('data', onStderr);
+          child.off('message', onMessage);
+          child.off('exit', onExit);
+          done(child);
         } else arm();
-      });
-      child.on('exit', (code, signal) => {
+      };
+      const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
         clearTimeout(timer);
         if (!finished) {
           report.tried++;
@@ -135,7 +158,9 @@ function runTarget(
           next++;
         }
         startChild();
-      });
+      };
+      child.on('message', onMessage);
+      child.on('exit', onExit);
     };
     startChild();
   });
@@ -156,11 +181,15 @@ export async function runCampaign(options: CampaignOptions): Promise<TargetRepor
   const reports: TargetReport[] = new Array(targets.length);
   let cursor = 0;
   const worker = async (): Promise<void> => {
+    let idle: ChildProcess | undefined;
     while (cursor < targets.length) {
       const k = cursor++;
-      reports[k] = await runTarget(targets[k]!, o);
-      options.log?.(formatRow(reports[k]!));
+      const { report, child } = await runTarget(targets[k]!, o, idle);
+      idle = child;
+      reports[k] = report;
+      options.log?.(formatRow(report));
     }
+    idle?.kill('SIGKILL');
   };
   await Promise.all(Array.from({ length: Math.min(o.jobs, targets.length) }, worker));
   return reports;

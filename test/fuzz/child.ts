@@ -1,6 +1,7 @@
 // The fuzz worker process: generates inputs start..end-1 of one target, runs the reader on each
 // in-process and reports every outcome to the parent (which times each input and sees an abort
 // as a crash). Usage (by campaign.ts): node child.js TARGET START END SEED WORKDIR [--verbose]
+// [--more] (then the next targets' jobs come as IPC messages)
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,9 +96,11 @@ async function runApiInput(
   }
 }
 
-async function main(): Promise<void> {
-  const [name, startText, endText, seedText, workDir] = process.argv.slice(2);
-  const verbose = process.argv.includes('--verbose');
+/** A target's inputs start..end-1: [target, start, end, seed, work directory] (argv's order). */
+type Job = [name: string, start: string, end: string, seed: string, workDir: string];
+
+/** Runs one job's inputs, reporting each to the parent. */
+async function runJob([name, startText, endText, seedText, workDir]: Job, verbose: boolean): Promise<void> {
   const target = TARGETS.find((t) => t.name === name);
   if (!target) throw new Error(`unknown fuzz target '${name}'`);
   if (target.native) {
@@ -108,7 +111,7 @@ async function main(): Promise<void> {
     return apiMain(target, Number(startText), Number(endText), Number(seedText), verbose);
   const seeds = await target.seeds();
   const seed = Number(seedText);
-  const dir = join(workDir!, 'input');
+  const dir = join(workDir, 'input');
   const send = (r: InputResult): Promise<void> =>
     new Promise((done) => (process.send ? process.send(r, undefined, {}, () => done()) : done()));
   // Loading the modules and building the seeds is not part of any input's time.
@@ -132,6 +135,36 @@ async function main(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/**
+ * The job of argv, then with --more the jobs the parent sends ({ job }) until it disconnects:
+ * a campaign hands a finished child its next target, which saves a start-up (loading the
+ * modules takes most of a small campaign's time).
+ */
+async function main(): Promise<void> {
+  const verbose = process.argv.includes('--verbose');
+  const jobs: Job[] = [];
+  let closed = false;
+  let wake: (() => void) | null = null;
+  if (process.argv.includes('--more')) {
+    // listening from the start: a job sent while the last one finishes must not be lost
+    process.on('message', (m: { job?: Job }) => {
+      if (m?.job) jobs.push(m.job);
+      wake?.();
+    });
+    process.on('disconnect', () => {
+      closed = true;
+      wake?.();
+    });
+  } else closed = true;
+  await runJob(process.argv.slice(2, 7) as Job, verbose);
+  for (;;) {
+    while (jobs.length === 0 && !closed) await new Promise<void>((done) => (wake = done));
+    const job = jobs.shift();
+    if (!job) return;
+    await runJob(job, verbose);
+  }
+}
+
 /** The worker loop of an API target: no files, each input is a call. */
 async function apiMain(target: ApiFuzzTarget, start: number, end: number, seed: number, verbose: boolean) {
   const torch = await import('../../src/torch/index.js');
@@ -149,7 +182,9 @@ const isEntryPoint =
   process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isEntryPoint) {
   main().then(
-    () => process.disconnect?.(),
+    () => {
+      if (process.connected) process.disconnect?.();
+    },
     (error: unknown) => {
       console.error(error);
       process.exit(70);

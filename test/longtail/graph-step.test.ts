@@ -55,7 +55,19 @@ interface Run {
   branchStreams: boolean;
   lines: string[];
   steps: number;
+  /** Whether branch streams were on, at each of the run's calls of MultiExpertModel.perExpert. */
+  branchStreamsSeen: boolean[];
 }
+
+// Every run records whether branch streams were on at each per-expert call (a stand-in's capture
+// runs nothing and its replays run the step as eager code, so these are the warm-up steps' and
+// the eager steps' forwards).
+let seen: boolean[] = [];
+const perExpert = MultiExpertModel.prototype.perExpert;
+MultiExpertModel.prototype.perExpert = function (this: MultiExpertModel, fn) {
+  seen.push(torch.branchStreamsEnabled());
+  return perExpert.call(this, fn);
+};
 
 async function train(
   config: string,
@@ -76,6 +88,7 @@ async function train(
   beforeTraining?.(optimizer);
   const dir = mkdtempSync(join(tmpdir(), 'tailor-graph-'));
   const lines: string[] = [];
+  seen = [];
   try {
     const result = await trainSystem({
       ...sessionTrainOptions(s, setup),
@@ -98,12 +111,39 @@ async function train(
       branchStreams: result.branchStreams,
       lines,
       steps: epochs * Math.ceil(s.data.train.labels.length / 16),
+      branchStreamsSeen: seen,
     };
   } finally {
     for (const m of Object.values(s.system.modules)) m.dispose();
     optimizer.dispose();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+// Training is seeded, so a run trained again with the same settings is the same run: the runs
+// that several tests compare against are trained once and shared (each test stays runnable alone).
+const eagerRuns = new Map<string, Promise<Run>>();
+/** The eager run of `config` with the defaults of train(), trained on the first call. */
+function eagerRun(config: string): Promise<Run> {
+  if (!eagerRuns.has(config)) eagerRuns.set(config, train(config, {}));
+  return eagerRuns.get(config)!;
+}
+/** A graph-mode run and its stand-in backend's counts. */
+interface Graphed {
+  run: Run;
+  counts: ReturnType<typeof standIn>['counts'];
+}
+const graphedRuns = new Map<string, Promise<Graphed>>();
+/** The graph-mode run of `config` with the defaults of train() and a stand-in, trained on the first call. */
+function graphedRun(config: string): Promise<Graphed> {
+  if (!graphedRuns.has(config)) {
+    const { backend, counts } = standIn();
+    graphedRuns.set(
+      config,
+      train(config, { graph: 'graph', graphBackend: backend }).then((run) => ({ run, counts })),
+    );
+  }
+  return graphedRuns.get(config)!;
 }
 
 function maxDifference(a: Run, b: Run): number {
@@ -123,9 +163,8 @@ test(
   'graph mode trains as eager mode does: static inputs, step and learning-rate tensors',
   { skip },
   async () => {
-    const eager = await train('fmnist_lt_ir100_sade.json', {});
-    const { backend, counts } = standIn();
-    const graphed = await train('fmnist_lt_ir100_sade.json', { graph: 'graph', graphBackend: backend });
+    const eager = await eagerRun('fmnist_lt_ir100_sade.json');
+    const { run: graphed, counts } = await graphedRun('fmnist_lt_ir100_sade.json');
     assert.equal(graphed.graph, 'graph');
     assert.equal(eager.graph, 'eager');
     // one capture (nothing changes between epochs), after the warm-up steps on the side stream
@@ -165,7 +204,7 @@ for (const [method, config] of [
 }
 
 test('a capture that fails leaves one line naming the cause, then trains eagerly', { skip }, async () => {
-  const eager = await train('fmnist_lt_ir100_sade.json', {});
+  const eager = await eagerRun('fmnist_lt_ir100_sade.json');
   const { backend } = standIn(true);
   const fallback = await train('fmnist_lt_ir100_sade.json', { graph: 'graph', graphBackend: backend });
   assert.equal(fallback.graph, 'eager');
@@ -186,41 +225,29 @@ test(
   'the warm-up steps and the capture run with branch streams (experts, PRL draws), with the same arithmetic',
   { skip },
   async () => {
-    const seen: boolean[] = [];
-    const perExpert = MultiExpertModel.prototype.perExpert;
-    MultiExpertModel.prototype.perExpert = function (this: MultiExpertModel, fn) {
-      seen.push(torch.branchStreamsEnabled());
-      return perExpert.call(this, fn);
-    };
-    try {
-      for (const config of [
-        'fmnist_lt_ir100_sade.json',
-        'fmnist_lt_ir100_prl.json',
-        'fmnist_lt_ir100_prl_released.json',
-      ]) {
-        seen.length = 0;
-        const streams = await train(config, { graph: 'graph', graphBackend: standIn().backend });
-        // the stand-in's capture runs nothing and its replays run the step as eager code, so the
-        // forwards with branch streams are the warm-up steps' (a real capture records them too)
-        assert.equal(seen.filter(Boolean).length, WARMUP_STEPS, config);
-        assert.ok(seen.length > WARMUP_STEPS, config);
-        seen.length = 0;
-        // trainer.branch_streams: false in the config keeps one stream
-        const one = await train(config, { graph: 'graph', graphBackend: standIn().backend }, 2, (c) => {
-          c.trainer.branch_streams = false;
-        });
-        assert.equal(seen.filter(Boolean).length, 0, config);
-        assert.equal(streams.branchStreams, true, config);
-        assert.equal(one.branchStreams, false, config);
-        assert.equal(maxDifference(streams, one), 0, config);
-      }
-      seen.length = 0;
-      const eager = await train('fmnist_lt_ir100_sade.json', {});
-      assert.equal(seen.filter(Boolean).length, 0);
-      assert.equal(eager.branchStreams, false);
-    } finally {
-      MultiExpertModel.prototype.perExpert = perExpert;
+    for (const config of [
+      'fmnist_lt_ir100_sade.json',
+      'fmnist_lt_ir100_prl.json',
+      'fmnist_lt_ir100_prl_released.json',
+    ]) {
+      const { run: streams } = await graphedRun(config);
+      // the forwards with branch streams are the warm-up steps' (a real capture records them too)
+      const seen = streams.branchStreamsSeen;
+      assert.equal(seen.filter(Boolean).length, WARMUP_STEPS, config);
+      assert.ok(seen.length > WARMUP_STEPS, config);
+      // trainer.branch_streams: false in the config keeps one stream
+      const one = await train(config, { graph: 'graph', graphBackend: standIn().backend }, 2, (c) => {
+        c.trainer.branch_streams = false;
+      });
+      assert.equal(one.branchStreamsSeen.filter(Boolean).length, 0, config);
+      assert.equal(streams.branchStreams, true, config);
+      assert.equal(one.branchStreams, false, config);
+      assert.equal(maxDifference(streams, one), 0, config);
     }
+    const eager = await eagerRun('fmnist_lt_ir100_sade.json');
+    assert.equal(eager.branchStreamsSeen.filter(Boolean).length, 0);
+    assert.ok(eager.branchStreamsSeen.length > 0);
+    assert.equal(eager.branchStreams, false);
   },
 );
 
@@ -267,9 +294,14 @@ test(
         },
       ],
     ] as const) {
-      const eager = await train(config, {}, 2, mutate);
-      const { backend, counts } = standIn();
-      const graphed = await train(config, { graph: 'graph', graphBackend: backend }, 2, mutate);
+      const eager = mutate ? await train(config, {}, 2, mutate) : await eagerRun(config);
+      const stand = standIn();
+      const { run: graphed, counts } = mutate
+        ? {
+            run: await train(config, { graph: 'graph', graphBackend: stand.backend }, 2, mutate),
+            counts: stand.counts,
+          }
+        : await graphedRun(config);
       assert.equal(graphed.graph, 'graph', config);
       assert.equal(counts.captures, 1, config);
       const d = maxDifference(eager, graphed);

@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers.js';
+import { pythonHas, repoRoot } from '../helpers.js';
 
 const script = join(repoRoot, 'native', 'resolve-libtorch.mjs');
 
@@ -75,8 +75,7 @@ test(
 );
 
 test('python:/usr/bin/python3 finds the libtorch inside the installed PyTorch', () => {
-  const probe = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' });
-  if (probe.status !== 0) return; // no PyTorch for that Python on this machine
+  if (!pythonHas('/usr/bin/python3', 'torch')) return; // no PyTorch for that Python on this machine
   const r = resolveWith('python:/usr/bin/python3');
   assert.equal(r.status, 0, r.stderr);
   const j = JSON.parse(r.stdout) as Resolved & { root: string };
