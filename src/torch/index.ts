@@ -16,6 +16,14 @@ export * from './tensor-index.js';
 export * from './tensor-shape.js';
 export * from './tensor-products.js';
 import './tensor-methods.js';
+// PyTorch's elementwise math, tests, logical and bitwise functions (torch.tan, torch.fmod,
+// torch.isnan, torch.bitwiseAnd...); their Tensor methods (x.tan(), x.fmod(2)) and in-place forms
+// (x.tan_(), x.sub_(y), x.clamp_(0, 1)) are attached by the two method modules.
+export * from './tensor-elementwise.js';
+export * from './tensor-arithmetic.js';
+export * from './tensor-logical.js';
+import './tensor-methods-elementwise.js';
+import './tensor-methods-inplace.js';
 // Sparse COO tensors: creation here, their Tensor members (toDense(), indices()...) attached on import.
 export { sparseCooTensor, type SparseCooOptions } from './sparse-tensor.js';
 /** Sparse COO tensors' functions (torch.sparse): sum, mm, addmm, softmax, logSoftmax. */
