@@ -18,7 +18,9 @@ export * from './tensor-products.js';
 import './tensor-methods.js';
 // PyTorch's elementwise math, tests, logical and bitwise functions (torch.tan, torch.fmod,
 // torch.isnan, torch.bitwiseAnd...); their Tensor methods (x.tan(), x.fmod(2)) and in-place forms
-// (x.tan_(), x.sub_(y), x.clamp_(0, 1)) are attached by the two method modules.
+// (x.tan_(), x.sub_(y), x.clamp_(0, 1)) are attached by the two method modules; the core
+// methods' function forms (torch.add, torch.exp, torch.eq...) are in tensor-elementwise-core.
+export * from './tensor-elementwise-core.js';
 export * from './tensor-elementwise.js';
 export * from './tensor-arithmetic.js';
 export * from './tensor-logical.js';

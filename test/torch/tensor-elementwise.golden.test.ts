@@ -365,3 +365,46 @@ test('bad arguments name the function and the argument', () => {
   });
   assert.equal(torch.liveTensors(), before);
 });
+
+test('the core elementwise methods have torch function forms that equal them', () => {
+  const before = torch.liveTensors();
+  const fns = torch as unknown as Record<string, Fn>;
+  torch.tidy(() => {
+    const [x, y] = operandsOf('fmod') as [T, T];
+    const call = (t: T, name: string, ...rest: unknown[]): T =>
+      (t as unknown as Record<string, Fn>)[name]!(...rest) as T;
+    const unary = ['neg', 'exp', 'log', 'log1p', 'sqrt', 'rsqrt', 'abs', 'square', 'sign', 'reciprocal'];
+    for (const name of [...unary, 'sin', 'cos', 'floor', 'round', 'relu', 'sigmoid', 'tanh'])
+      sameValues((fns[name]!(x) as T).toFloat64Array(), call(x, name).toFloat64Array(), `torch.${name}`);
+    for (const name of ['add', 'sub', 'mul', 'pow', 'eq', 'ne', 'lt', 'le', 'gt', 'ge'])
+      for (const other of [y, 2]) {
+        const viaFunction = fns[name]!(x, other) as T;
+        assert.equal(viaFunction.dtype, call(x, name, other).dtype, `torch.${name}: dtype`);
+        sameValues(viaFunction.toFloat64Array(), call(x, name, other).toFloat64Array(), `torch.${name}`);
+      }
+    for (const name of ['maximum', 'minimum'])
+      sameValues(
+        (fns[name]!(x, y) as T).toFloat64Array(),
+        call(x, name, y).toFloat64Array(),
+        `torch.${name}`,
+      );
+    sameValues(torch.add(x, y, { alpha: 2 }).toFloat64Array(), x.add(y, 2).toFloat64Array(), 'add alpha');
+    sameValues(torch.sub(x, y, { alpha: 2 }).toFloat64Array(), x.sub(y, 2).toFloat64Array(), 'sub alpha');
+    // a number base, and round's decimals (half to even)
+    const k = torch.tensor([0, 1, 2, 3], { dtype: 'int64' });
+    assert.deepEqual(torch.pow(2, k).toNumbers(), [1, 2, 4, 8]);
+    const r = torch.tensor([1.2345, -2.5, 125, 0.125], { dtype: 'float64' });
+    sameValues(torch.round(r, { decimals: 2 }).toFloat64Array(), [1.23, -2.5, 125, 0.12], 'round decimals');
+    sameValues(torch.round(r, { decimals: -1 }).toFloat64Array(), [0, -0, 120, 0], 'round decimals -1');
+    const bad = (fn: () => unknown, message: RegExp): void => {
+      assert.throws(fn, (e: unknown) => e instanceof ArgumentError && message.test(e.message));
+    };
+    bad(() => torch.exp('x' as unknown as T), /^exp: input must be a Tensor, got 'x'/);
+    bad(() => torch.add(x, y, { alpha: 'a' as unknown as number }), /^add: alpha must be a number/);
+    bad(() => torch.eq(x, [1] as unknown as T), /^eq: other must be a Tensor or a number/);
+    bad(() => torch.maximum(x, 1 as unknown as T), /^maximum: other must be a Tensor \(wrap/);
+    bad(() => torch.pow('a' as unknown as T, x), /^pow: input must be a Tensor or a number/);
+    bad(() => torch.round(x, { decimals: 0.5 }), /^round: decimals must be/);
+  });
+  assert.equal(torch.liveTensors(), before);
+});
