@@ -333,6 +333,17 @@ test('the in-place methods write the out-of-place result into the tensor and ret
     assert.deepEqual(x.toNumbers(), [-1, 0.5, 1]);
     assert.throws(() => torch.tensor([1, 2], { dtype: 'int64' }).tan_());
   });
+  torch.tidy(() => {
+    // gradients flow through the in-place forms as through the out-of-place ones (where no
+    // later in-place operation overwrites a value the backward needs: libtorch refuses that)
+    const values = [0.3, -0.7, 1.1, 0.05];
+    const a = torch.tensor(values, { dtype: 'float64', requiresGrad: true });
+    const b = torch.tensor(values, { dtype: 'float64', requiresGrad: true });
+    a.mul(1).sub_(a, 2).fmod_(0.4).tan_().sum().backward();
+    b.sub(b, 2).fmod(0.4).tan().sum().backward();
+    sameValues(a.grad!.toFloat64Array(), b.grad!.toFloat64Array(), 'gradient through the in-place forms');
+    assert.ok(a.grad!.toNumbers().some((g) => g !== 0));
+  });
   assert.equal(torch.liveTensors(), before);
 });
 
