@@ -27,6 +27,28 @@ export type TensorTree = any;
 export type Argnums = number | readonly number[];
 
 let depth = 0;
+let forwardDepth = 0;
+
+/** Runs fn as jacfwd's vmapped forward-mode pass (see refuseInsideForward). */
+export function forwardPass<T>(fn: () => T): T {
+  forwardDepth++;
+  try {
+    return fn();
+  } finally {
+    forwardDepth--;
+  }
+}
+
+/**
+ * Reverse-mode transforms cannot run inside jacfwd's pass: libtorch 1.13's batched tensors carry
+ * no forward-mode tangents through a backward pass (functorch's jacfwd(jacrev(f))).
+ */
+export function refuseInsideForward(fn: string): void {
+  if (forwardDepth > 0)
+    throw new ArgumentError(
+      `${fn} inside func.jacfwd (forward over reverse) is not available: libtorch's batched tensors cannot carry the tangents through a backward pass; use func.hessian or func.jacrev(func.jacrev(f))`,
+    );
+}
 
 /** Runs fn as one level of transforms; returns whether it is nested in another. */
 export function transformLevel<T>(fn: (nested: boolean) => T): T {

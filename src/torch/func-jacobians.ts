@@ -16,7 +16,9 @@ import {
   argnumsOf,
   detachTree,
   differentiated,
+  forwardPass,
   perExample,
+  refuseInsideForward,
   replaceArgs,
   splitAux,
   standIn,
@@ -67,8 +69,9 @@ export function jacrev(
 ): (...args: unknown[]) => TensorTree {
   const fn = 'func.jacrev';
   const hasAux = check(fn, func, options);
-  return (...args: unknown[]) =>
-    perExample(fn, args, (args) =>
+  return (...args: unknown[]) => {
+    refuseInsideForward(fn);
+    return perExample(fn, args, (args) =>
       tidy(() =>
         transformLevel((nested) =>
           enableGrad(() => {
@@ -91,6 +94,7 @@ export function jacrev(
         ),
       ),
     );
+  };
 }
 
 /**
@@ -140,7 +144,9 @@ export function jacfwd(
               });
               return [...tangents, ...auxFlat.leaves.map((t) => forwardAd.unpackDual(t).primal)];
             });
-          const batched = vmapInternal(tangentsOf, 0, 0)(...standardBasis(inputs, numels)) as Tensor[];
+          const batched = forwardPass(() =>
+            vmapInternal(tangentsOf, 0, 0)(...standardBasis(inputs, numels)),
+          ) as Tensor[];
           const out = outFlat! as Flattened;
           if (out.leaves.length === 0)
             throw new ArgumentError(`${fn}: func must return a Tensor, or arrays and records of them`);

@@ -16,6 +16,7 @@ import {
   argnumsOf,
   detachTree,
   differentiated,
+  refuseInsideForward,
   replaceArgs,
   splitAux,
   standIn,
@@ -26,7 +27,7 @@ import {
 import { ArgumentError } from '../util/arguments.js';
 
 export { vmap } from './vmap.js';
-export { functionalCall, type FunctionalCallOptions } from './nn/functional-call.js';
+export { functionalCall, stackModuleState, type FunctionalCallOptions } from './nn/functional-call.js';
 export { jacrev, jacfwd, hessian } from './func-jacobians.js';
 export type { Argnums, TensorTree } from './func-common.js';
 
@@ -68,6 +69,7 @@ function gradient(
   hasAux: boolean,
   args: unknown[],
 ): unknown {
+  refuseInsideForward(fn);
   const v = currentVmap();
   if (v !== null) return batchedGradient(fn, func, argnums, hasAux, args, v);
   return tidy(() =>
@@ -237,6 +239,7 @@ function shapeMatches(a: Tensor, b: Tensor): boolean {
 export function vjp(func: TransformedFunction, primals: unknown[], options: AuxOptions = {}): TensorTree[] {
   const fn = 'func.vjp';
   checkFunc(fn, func);
+  refuseInsideForward(fn);
   const hasAux = hasAuxOf(fn, options);
   if (!Array.isArray(primals) || primals.length === 0)
     throw new ArgumentError(`${fn}: primals must be a non-empty array of the arguments of func`);

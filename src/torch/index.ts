@@ -16,6 +16,91 @@ export * from './tensor-index.js';
 export * from './tensor-shape.js';
 export * from './tensor-products.js';
 import './tensor-methods.js';
+// Reductions, shape functions, constructors from a tensor and distances under PyTorch's names
+// (torch.prod, torch.movedim, torch.fullLike, torch.cdist...) and the top-level forms of the core
+// Tensor methods (torch.sum, torch.transpose...); importing tensor-methods-more also attaches
+// their Tensor methods (x.prod(), x.movedim(...), x.newZeros(...), x.uniform_()).
+export {
+  prod,
+  argmin,
+  amin,
+  aminmax,
+  any,
+  all,
+  countNonzero,
+  allclose,
+  isclose,
+  equal,
+  logdet,
+  cov,
+  corrcoef,
+  trapezoid,
+  cumulativeTrapezoid,
+  histogram,
+  cdist,
+  pdist,
+  sum,
+  mean,
+  max,
+  min,
+  amax,
+  argmax,
+  logsumexp,
+  var_ as var,
+  std,
+  norm,
+  softmax,
+  logSoftmax,
+  type CovOptions,
+  type TrapezoidOptions,
+  type HistogramOptions,
+  type CdistComputeMode,
+} from './tensor-reductions.js';
+export {
+  flatten,
+  unflatten,
+  movedim,
+  moveaxis,
+  swapaxes,
+  swapdims,
+  ravel,
+  vstack,
+  hstack,
+  dstack,
+  columnStack,
+  rowStack,
+  vsplit,
+  hsplit,
+  dsplit,
+  atleast1d,
+  atleast2d,
+  atleast3d,
+  fliplr,
+  flipud,
+  diagflat,
+  blockDiag,
+  take,
+  put,
+  indexPut,
+  isin,
+  msort,
+  clone,
+  detach,
+  transpose,
+  permute,
+  reshape,
+  squeeze,
+  unsqueeze,
+  narrow,
+  select,
+  indexSelect,
+  unbind,
+  t,
+} from './tensor-shape-more.js';
+export { emptyLike, fullLike, randLike, randnLike, randintLike, type LikeOptions } from './tensor-random.js';
+export { cosineSimilarity } from './nn/functional.js';
+export { pairwiseDistance } from './nn/functional-losses-more.js';
+import './tensor-methods-more.js';
 // PyTorch's elementwise math, tests, logical and bitwise functions (torch.tan, torch.fmod,
 // torch.isnan, torch.bitwiseAnd...); their Tensor methods (x.tan(), x.fmod(2)) and in-place forms
 // (x.tan_(), x.sub_(y), x.clamp_(0, 1)) are attached by the two method modules; the core

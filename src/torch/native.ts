@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { checkOpSchemasAtStartup, setSchemaSource } from './schema-check.js';
+import { checkOpSchemasAtStartup, refuseMismatchedOp, setSchemaSource } from './schema-check.js';
 import { InputError } from '../util/errors.js';
 
 /** The libtorch addon cannot be loaded (not built, built against another libtorch, or disabled). */
@@ -313,6 +313,12 @@ export function ensureNativeLoaded(): NativeAddon {
   if (loaded !== null) return loaded;
   const addon = load();
   Object.assign(native, addon);
+  // The wrappers resolve their operators through native.resolve: an operator the start-up check
+  // found changed in this libtorch is refused there, by name, before any call.
+  native.resolve = (name, overload, boxedOnly) => {
+    refuseMismatchedOp(name, overload);
+    return addon.resolve(name, overload, boxedOnly);
+  };
   loaded = addon;
   checkOpSchemasAtStartup();
   return addon;

@@ -162,13 +162,47 @@ export function assertOpSchemas(expected?: Readonly<Record<string, string>>): nu
   return checked;
 }
 
+/** The operators whose call layout differs in the running libtorch, refused when called. */
+let refused: Map<string, SchemaMismatch> | null = null;
+let refusedBy = '';
+
 /**
  * At start-up: a libtorch of the version the wrappers were generated from has their schemas, any
- * other is checked once (TAILOR_SCHEMA_CHECK=1 forces the check, =0 skips it).
+ * other is checked once. An operator whose layout changed is refused when it is called (an
+ * OpSchemaMismatchError naming it), so that a difference in one operator leaves the others usable;
+ * one warning line says how many differ. TAILOR_SCHEMA_CHECK=1 checks even the generating version
+ * and refuses the whole engine on any difference; =0 skips the check. The arguments are for tests
+ * (other expectations, another version).
  */
-export function checkOpSchemasAtStartup(): void {
+export function checkOpSchemasAtStartup(
+  expected: Readonly<Record<string, string>> = EXPECTED_SCHEMAS,
+  torchVersion: string = addon().torchVersion,
+): void {
+  refused = null;
   const flag = process.env.TAILOR_SCHEMA_CHECK;
   if (flag === '0') return;
-  if (flag !== '1' && addon().torchVersion === GENERATED_WITH) return;
-  assertOpSchemas();
+  if (flag !== '1' && torchVersion === GENERATED_WITH) return;
+  const { mismatches } = checkOpSchemas(expected);
+  if (mismatches.length === 0) return;
+  if (flag === '1') throw new OpSchemaMismatchError(mismatches, torchVersion);
+  refused = new Map(mismatches.map((m) => [m.op, m]));
+  refusedBy = torchVersion;
+  const named = mismatches.slice(0, 4).map((m) => m.op);
+  process.emitWarning(
+    `libtorch ${torchVersion}: ${mismatches.length} of the wrapped operators changed their call layout since ` +
+      `${GENERATED_WITH} (${named.join(', ')}${mismatches.length > named.length ? ', ...' : ''}); each is refused ` +
+      'when called, the others work (`tailor version --check` lists them)',
+    { code: 'TAILOR_SCHEMA_MISMATCH' },
+  );
+}
+
+/**
+ * Throws the OpSchemaMismatchError of `aten::name.overload` when the start-up check found its
+ * layout changed in the running libtorch (the generated wrappers resolve operators through this).
+ */
+export function refuseMismatchedOp(name: string, overload: string): void {
+  if (refused === null) return;
+  const op = `${name.startsWith('aten::') ? name.slice(6) : name}${overload ? `.${overload}` : ''}`;
+  const mismatch = refused.get(op);
+  if (mismatch) throw new OpSchemaMismatchError([mismatch], refusedBy);
 }

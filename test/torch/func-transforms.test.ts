@@ -176,11 +176,48 @@ test('func.functionalCall: tied weights, and named errors', () => {
       () => func.vjp((t: Tensor) => t.mul(2), [x])[1](torch.ones([3])),
       /cotangent 0 has shape \[3\], the output \[1, 2\]/,
     );
+    assert.throws(
+      () => func.jacfwd(func.jacrev((t: Tensor) => t.pow(3).sum()))(torch.ones([2])),
+      /func\.jacrev inside func\.jacfwd \(forward over reverse\) is not available.*use func\.hessian/,
+    );
     // An error inside forward leaves the module's own weight in place.
     const before = m.a.weight.toFloat64Array();
     assert.throws(() => func.functionalCall(m, { 'a.weight': w }, [torch.ones([1, 3])]));
     assert.deepEqual(m.a.weight.toFloat64Array(), before);
   });
   m.dispose();
+  assert.equal(torch.liveTensors(), before);
+});
+
+test('func.stackModuleState: an ensemble of three models in one vmapped call equals each model', () => {
+  const before = torch.liveTensors();
+  torch.manualSeed(0);
+  const models = [0, 1, 2].map(
+    () => new nn.Sequential(new nn.Linear(4, 3), new nn.Tanh(), new nn.Linear(3, 2)),
+  );
+  torch.tidy(() => {
+    const [params, buffers] = func.stackModuleState(models);
+    assert.deepEqual(params['0.weight']!.shape, [3, 3, 4]);
+    assert.equal(params['0.weight']!.requiresGrad, true);
+    const x = torch.randn([5, 4]);
+    const base = models[0]!;
+    const out = torch.vmap(
+      (p: Record<string, Tensor>, b: Record<string, Tensor>, v: Tensor) =>
+        func.functionalCall(base, [p, b], [v]) as Tensor,
+      [0, 0, null],
+    )(params, buffers, x) as Tensor;
+    assert.deepEqual(out.shape, [3, 5, 2]);
+    models.forEach((m, i) =>
+      assertClose(out.select(0, i).toFloat64Array(), m.forward(x).toFloat64Array(), 1e-6, 0, `model ${i}`),
+    );
+    out.sum().backward();
+    assert.deepEqual(params['2.bias']!.grad!.shape, [3, 2]);
+    models[1]!.eval();
+    assert.throws(() => func.stackModuleState(models), /models\[1\] is in eval mode/);
+    const other = new nn.Linear(4, 3);
+    assert.throws(() => func.stackModuleState([models[0]!, other]), /models\[1\] has other parameters/);
+    other.dispose();
+  });
+  for (const m of models) m.dispose();
   assert.equal(torch.liveTensors(), before);
 });

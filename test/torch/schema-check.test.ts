@@ -90,3 +90,42 @@ test('compatible changes pass: SymInt for int, new trailing defaulted arguments,
     /lost its default/,
   );
 });
+
+test('under a libtorch of another version, only the changed operators are refused, each by name when called', async () => {
+  const { checkOpSchemasAtStartup, refuseMismatchedOp } = await import('../../src/torch/schema-check.js');
+  const { native } = await import('../../src/torch/native.js');
+  const altered: Record<string, string> = {
+    ...EXPECTED_SCHEMAS,
+    'sub.Tensor': 'aten::sub.Tensor(Tensor other, Tensor self, *, Scalar alpha=1) -> Tensor',
+  };
+  const warnings: string[] = [];
+  const onWarning = (w: Error & { code?: string }) => warnings.push(`${w.code}: ${w.message}`);
+  process.on('warning', onWarning);
+  const before = process.env.TAILOR_SCHEMA_CHECK;
+  delete process.env.TAILOR_SCHEMA_CHECK;
+  try {
+    checkOpSchemasAtStartup(altered, '2.99.0');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(warnings.length, 1);
+    assert.match(
+      warnings[0]!,
+      /^TAILOR_SCHEMA_MISMATCH: libtorch 2\.99\.0: 1 of the wrapped operators changed their call layout .*\(sub\.Tensor\)/,
+    );
+    assert.throws(
+      () => native.resolve('aten::sub', 'Tensor'),
+      (e: unknown) =>
+        e instanceof OpSchemaMismatchError && /sub\.Tensor: argument 0 is 'self' \(Tensor\), was 'other'/.test(e.message),
+    );
+    assert.doesNotThrow(() => refuseMismatchedOp('aten::add', 'Tensor'));
+    assert.ok(native.resolve('aten::add', 'Tensor') >= 0, 'the other operators still resolve');
+    // TAILOR_SCHEMA_CHECK=1 refuses the whole engine instead.
+    process.env.TAILOR_SCHEMA_CHECK = '1';
+    assert.throws(() => checkOpSchemasAtStartup(altered, '2.99.0'), OpSchemaMismatchError);
+  } finally {
+    if (before === undefined) delete process.env.TAILOR_SCHEMA_CHECK;
+    else process.env.TAILOR_SCHEMA_CHECK = before;
+    process.off('warning', onWarning);
+    checkOpSchemasAtStartup(EXPECTED_SCHEMAS, '2.99.0');
+  }
+  assert.doesNotThrow(() => native.resolve('aten::sub', 'Tensor'), 'a clean check lifts the refusals');
+});

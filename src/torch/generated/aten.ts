@@ -4151,6 +4151,415 @@ export function lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data?: bool
   return [wrap(r[0] as number), wrap(r[1] as number), wrap(r[2] as number)];
 }
 
+let op_any_dim = -1;
+/** `aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor` */
+export function any_dim(self_: Tensor, dim: number, keepdim?: boolean): Tensor {
+  if (op_any_dim < 0) op_any_dim = native.resolve('aten::any', 'dim');
+  return wrap(native.call(op_any_dim, tensorArg(self_, 'any.dim', 'self'), numberArgOf(dim, 'any.dim', 'dim'), keepdim) as number);
+}
+
+let op_aminmax = -1;
+/** `aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` */
+export function aminmax(self_: Tensor, dim?: number | null, keepdim?: boolean): [Tensor, Tensor] {
+  if (op_aminmax < 0) op_aminmax = native.resolve('aten::aminmax', '');
+  const r = native.call(op_aminmax, tensorArg(self_, 'aminmax', 'self'), dim === undefined ? undefined : dim == null ? dim : numberArgOf(dim, 'aminmax', 'dim'), keepdim) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_count_nonzero = -1;
+/** `aten::count_nonzero(Tensor self, int? dim=None) -> Tensor` */
+export function count_nonzero(self_: Tensor, dim?: number | null): Tensor {
+  if (op_count_nonzero < 0) op_count_nonzero = native.resolve('aten::count_nonzero', '');
+  return wrap(native.call(op_count_nonzero, tensorArg(self_, 'count_nonzero', 'self'), dim === undefined ? undefined : dim == null ? dim : numberArgOf(dim, 'count_nonzero', 'dim')) as number);
+}
+
+let op_count_nonzero_dim_IntList = -1;
+/** `aten::count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor` */
+export function count_nonzero_dim_IntList(self_: Tensor, dim: number | number[]): Tensor {
+  if (op_count_nonzero_dim_IntList < 0) op_count_nonzero_dim_IntList = native.resolve('aten::count_nonzero', 'dim_IntList');
+  return wrap(native.call(op_count_nonzero_dim_IntList, tensorArg(self_, 'count_nonzero.dim_IntList', 'self'), dim) as number);
+}
+
+let op_allclose = -1;
+/** `aten::allclose(Tensor self, Tensor other, float rtol=1.0000000000000001e-05, float atol=1e-08, bool equal_nan=False) -> bool` */
+export function allclose(self_: Tensor, other: Tensor, rtol?: number, atol?: number, equal_nan?: boolean): boolean {
+  if (op_allclose < 0) op_allclose = native.resolve('aten::allclose', '');
+  return native.call(op_allclose, tensorArg(self_, 'allclose', 'self'), tensorArg(other, 'allclose', 'other'), rtol === undefined ? undefined : numberArgOf(rtol, 'allclose', 'rtol'), atol === undefined ? undefined : numberArgOf(atol, 'allclose', 'atol'), equal_nan) as boolean;
+}
+
+let op_isclose = -1;
+/** `aten::isclose(Tensor self, Tensor other, float rtol=1.0000000000000001e-05, float atol=1e-08, bool equal_nan=False) -> Tensor` */
+export function isclose(self_: Tensor, other: Tensor, rtol?: number, atol?: number, equal_nan?: boolean): Tensor {
+  if (op_isclose < 0) op_isclose = native.resolve('aten::isclose', '');
+  return wrap(native.call(op_isclose, tensorArg(self_, 'isclose', 'self'), tensorArg(other, 'isclose', 'other'), rtol === undefined ? undefined : numberArgOf(rtol, 'isclose', 'rtol'), atol === undefined ? undefined : numberArgOf(atol, 'isclose', 'atol'), equal_nan) as number);
+}
+
+let op_equal = -1;
+/** `aten::equal(Tensor self, Tensor other) -> bool` */
+export function equal(self_: Tensor, other: Tensor): boolean {
+  if (op_equal < 0) op_equal = native.resolve('aten::equal', '');
+  return native.call(op_equal, tensorArg(self_, 'equal', 'self'), tensorArg(other, 'equal', 'other')) as boolean;
+}
+
+let op_logdet = -1;
+/** `aten::logdet(Tensor self) -> Tensor` */
+export function logdet(self_: Tensor): Tensor {
+  if (op_logdet < 0) op_logdet = native.resolve('aten::logdet', '');
+  return wrap(native.call(op_logdet, tensorArg(self_, 'logdet', 'self')) as number);
+}
+
+let op_cov = -1;
+/** `aten::cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor` */
+export function cov(self_: Tensor, correction?: number, fweights?: Tensor | null, aweights?: Tensor | null): Tensor {
+  if (op_cov < 0) op_cov = native.resolve('aten::cov', '');
+  return wrap(native.call(op_cov, tensorArg(self_, 'cov', 'self'), correction === undefined ? undefined : numberArgOf(correction, 'cov', 'correction'), fweights === undefined ? undefined : fweights == null ? fweights : tensorArg(fweights, 'cov', 'fweights'), aweights === undefined ? undefined : aweights == null ? aweights : tensorArg(aweights, 'cov', 'aweights')) as number);
+}
+
+let op_corrcoef = -1;
+/** `aten::corrcoef(Tensor self) -> Tensor` */
+export function corrcoef(self_: Tensor): Tensor {
+  if (op_corrcoef < 0) op_corrcoef = native.resolve('aten::corrcoef', '');
+  return wrap(native.call(op_corrcoef, tensorArg(self_, 'corrcoef', 'self')) as number);
+}
+
+let op_trapezoid_x = -1;
+/** `aten::trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` */
+export function trapezoid_x(y: Tensor, x: Tensor, dim?: number): Tensor {
+  if (op_trapezoid_x < 0) op_trapezoid_x = native.resolve('aten::trapezoid', 'x');
+  return wrap(native.call(op_trapezoid_x, tensorArg(y, 'trapezoid.x', 'y'), tensorArg(x, 'trapezoid.x', 'x'), dim === undefined ? undefined : numberArgOf(dim, 'trapezoid.x', 'dim')) as number);
+}
+
+let op_trapezoid_dx = -1;
+/** `aten::trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor` */
+export function trapezoid_dx(y: Tensor, dx?: Scalar, dim?: number): Tensor {
+  if (op_trapezoid_dx < 0) op_trapezoid_dx = native.resolve('aten::trapezoid', 'dx');
+  return wrap(native.call(op_trapezoid_dx, tensorArg(y, 'trapezoid.dx', 'y'), dx === undefined ? undefined : scalarArgOf(dx, 'trapezoid.dx', 'dx'), dim === undefined ? undefined : numberArgOf(dim, 'trapezoid.dx', 'dim')) as number);
+}
+
+let op_cumulative_trapezoid_x = -1;
+/** `aten::cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` */
+export function cumulative_trapezoid_x(y: Tensor, x: Tensor, dim?: number): Tensor {
+  if (op_cumulative_trapezoid_x < 0) op_cumulative_trapezoid_x = native.resolve('aten::cumulative_trapezoid', 'x');
+  return wrap(native.call(op_cumulative_trapezoid_x, tensorArg(y, 'cumulative_trapezoid.x', 'y'), tensorArg(x, 'cumulative_trapezoid.x', 'x'), dim === undefined ? undefined : numberArgOf(dim, 'cumulative_trapezoid.x', 'dim')) as number);
+}
+
+let op_cumulative_trapezoid_dx = -1;
+/** `aten::cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor` */
+export function cumulative_trapezoid_dx(y: Tensor, dx?: Scalar, dim?: number): Tensor {
+  if (op_cumulative_trapezoid_dx < 0) op_cumulative_trapezoid_dx = native.resolve('aten::cumulative_trapezoid', 'dx');
+  return wrap(native.call(op_cumulative_trapezoid_dx, tensorArg(y, 'cumulative_trapezoid.dx', 'y'), dx === undefined ? undefined : scalarArgOf(dx, 'cumulative_trapezoid.dx', 'dx'), dim === undefined ? undefined : numberArgOf(dim, 'cumulative_trapezoid.dx', 'dim')) as number);
+}
+
+let op_histogram_bin_ct = -1;
+/** `aten::histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)` */
+export function histogram_bin_ct(self_: Tensor, bins?: number, range?: number[] | null, weight?: Tensor | null, density?: boolean): [Tensor, Tensor] {
+  if (op_histogram_bin_ct < 0) op_histogram_bin_ct = native.resolve('aten::histogram', 'bin_ct');
+  const r = native.call(op_histogram_bin_ct, tensorArg(self_, 'histogram.bin_ct', 'self'), bins === undefined ? undefined : numberArgOf(bins, 'histogram.bin_ct', 'bins'), range, weight === undefined ? undefined : weight == null ? weight : tensorArg(weight, 'histogram.bin_ct', 'weight'), density) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_histogram_bins_tensor = -1;
+/** `aten::histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)` */
+export function histogram_bins_tensor(self_: Tensor, bins: Tensor, weight?: Tensor | null, density?: boolean): [Tensor, Tensor] {
+  if (op_histogram_bins_tensor < 0) op_histogram_bins_tensor = native.resolve('aten::histogram', 'bins_tensor');
+  const r = native.call(op_histogram_bins_tensor, tensorArg(self_, 'histogram.bins_tensor', 'self'), tensorArg(bins, 'histogram.bins_tensor', 'bins'), weight === undefined ? undefined : weight == null ? weight : tensorArg(weight, 'histogram.bins_tensor', 'weight'), density) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_movedim_intlist = -1;
+/** `aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)` */
+export function movedim_intlist(self_: Tensor, source: number | number[], destination: number | number[]): Tensor {
+  if (op_movedim_intlist < 0) op_movedim_intlist = native.resolve('aten::movedim', 'intlist');
+  return wrap(native.call(op_movedim_intlist, tensorArg(self_, 'movedim.intlist', 'self'), source, destination) as number);
+}
+
+let op_ravel = -1;
+/** `aten::ravel(Tensor(a) self) -> Tensor(a)` */
+export function ravel(self_: Tensor): Tensor {
+  if (op_ravel < 0) op_ravel = native.resolve('aten::ravel', '');
+  return wrap(native.call(op_ravel, tensorArg(self_, 'ravel', 'self')) as number);
+}
+
+let op_vstack = -1;
+/** `aten::vstack(Tensor[] tensors) -> Tensor` */
+export function vstack(tensors: Tensor[]): Tensor {
+  if (op_vstack < 0) op_vstack = native.resolve('aten::vstack', '');
+  return wrap(native.call(op_vstack, tensorListArg(tensors, 'vstack', 'tensors')) as number);
+}
+
+let op_hstack = -1;
+/** `aten::hstack(Tensor[] tensors) -> Tensor` */
+export function hstack(tensors: Tensor[]): Tensor {
+  if (op_hstack < 0) op_hstack = native.resolve('aten::hstack', '');
+  return wrap(native.call(op_hstack, tensorListArg(tensors, 'hstack', 'tensors')) as number);
+}
+
+let op_dstack = -1;
+/** `aten::dstack(Tensor[] tensors) -> Tensor` */
+export function dstack(tensors: Tensor[]): Tensor {
+  if (op_dstack < 0) op_dstack = native.resolve('aten::dstack', '');
+  return wrap(native.call(op_dstack, tensorListArg(tensors, 'dstack', 'tensors')) as number);
+}
+
+let op_column_stack = -1;
+/** `aten::column_stack(Tensor[] tensors) -> Tensor` */
+export function column_stack(tensors: Tensor[]): Tensor {
+  if (op_column_stack < 0) op_column_stack = native.resolve('aten::column_stack', '');
+  return wrap(native.call(op_column_stack, tensorListArg(tensors, 'column_stack', 'tensors')) as number);
+}
+
+let op_row_stack = -1;
+/** `aten::row_stack(Tensor[] tensors) -> Tensor` */
+export function row_stack(tensors: Tensor[]): Tensor {
+  if (op_row_stack < 0) op_row_stack = native.resolve('aten::row_stack', '');
+  return wrap(native.call(op_row_stack, tensorListArg(tensors, 'row_stack', 'tensors')) as number);
+}
+
+let op_vsplit_int = -1;
+/** `aten::vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]` */
+export function vsplit_int(self_: Tensor, sections: number): Tensor[] {
+  if (op_vsplit_int < 0) op_vsplit_int = native.resolve('aten::vsplit', 'int');
+  return (native.call(op_vsplit_int, tensorArg(self_, 'vsplit.int', 'self'), numberArgOf(sections, 'vsplit.int', 'sections')) as number[]).map(wrap);
+}
+
+let op_vsplit_array = -1;
+/** `aten::vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]` */
+export function vsplit_array(self_: Tensor, indices: number | number[]): Tensor[] {
+  if (op_vsplit_array < 0) op_vsplit_array = native.resolve('aten::vsplit', 'array');
+  return (native.call(op_vsplit_array, tensorArg(self_, 'vsplit.array', 'self'), indices) as number[]).map(wrap);
+}
+
+let op_hsplit_int = -1;
+/** `aten::hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]` */
+export function hsplit_int(self_: Tensor, sections: number): Tensor[] {
+  if (op_hsplit_int < 0) op_hsplit_int = native.resolve('aten::hsplit', 'int');
+  return (native.call(op_hsplit_int, tensorArg(self_, 'hsplit.int', 'self'), numberArgOf(sections, 'hsplit.int', 'sections')) as number[]).map(wrap);
+}
+
+let op_hsplit_array = -1;
+/** `aten::hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]` */
+export function hsplit_array(self_: Tensor, indices: number | number[]): Tensor[] {
+  if (op_hsplit_array < 0) op_hsplit_array = native.resolve('aten::hsplit', 'array');
+  return (native.call(op_hsplit_array, tensorArg(self_, 'hsplit.array', 'self'), indices) as number[]).map(wrap);
+}
+
+let op_dsplit_int = -1;
+/** `aten::dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]` */
+export function dsplit_int(self_: Tensor, sections: number): Tensor[] {
+  if (op_dsplit_int < 0) op_dsplit_int = native.resolve('aten::dsplit', 'int');
+  return (native.call(op_dsplit_int, tensorArg(self_, 'dsplit.int', 'self'), numberArgOf(sections, 'dsplit.int', 'sections')) as number[]).map(wrap);
+}
+
+let op_dsplit_array = -1;
+/** `aten::dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]` */
+export function dsplit_array(self_: Tensor, indices: number | number[]): Tensor[] {
+  if (op_dsplit_array < 0) op_dsplit_array = native.resolve('aten::dsplit', 'array');
+  return (native.call(op_dsplit_array, tensorArg(self_, 'dsplit.array', 'self'), indices) as number[]).map(wrap);
+}
+
+let op_atleast_1d = -1;
+/** `aten::atleast_1d(Tensor self) -> Tensor` */
+export function atleast_1d(self_: Tensor): Tensor {
+  if (op_atleast_1d < 0) op_atleast_1d = native.resolve('aten::atleast_1d', '');
+  return wrap(native.call(op_atleast_1d, tensorArg(self_, 'atleast_1d', 'self')) as number);
+}
+
+let op_atleast_2d = -1;
+/** `aten::atleast_2d(Tensor self) -> Tensor` */
+export function atleast_2d(self_: Tensor): Tensor {
+  if (op_atleast_2d < 0) op_atleast_2d = native.resolve('aten::atleast_2d', '');
+  return wrap(native.call(op_atleast_2d, tensorArg(self_, 'atleast_2d', 'self')) as number);
+}
+
+let op_atleast_3d = -1;
+/** `aten::atleast_3d(Tensor self) -> Tensor` */
+export function atleast_3d(self_: Tensor): Tensor {
+  if (op_atleast_3d < 0) op_atleast_3d = native.resolve('aten::atleast_3d', '');
+  return wrap(native.call(op_atleast_3d, tensorArg(self_, 'atleast_3d', 'self')) as number);
+}
+
+let op_fliplr = -1;
+/** `aten::fliplr(Tensor self) -> Tensor` */
+export function fliplr(self_: Tensor): Tensor {
+  if (op_fliplr < 0) op_fliplr = native.resolve('aten::fliplr', '');
+  return wrap(native.call(op_fliplr, tensorArg(self_, 'fliplr', 'self')) as number);
+}
+
+let op_flipud = -1;
+/** `aten::flipud(Tensor self) -> Tensor` */
+export function flipud(self_: Tensor): Tensor {
+  if (op_flipud < 0) op_flipud = native.resolve('aten::flipud', '');
+  return wrap(native.call(op_flipud, tensorArg(self_, 'flipud', 'self')) as number);
+}
+
+let op_diagflat = -1;
+/** `aten::diagflat(Tensor self, int offset=0) -> Tensor` */
+export function diagflat(self_: Tensor, offset?: number): Tensor {
+  if (op_diagflat < 0) op_diagflat = native.resolve('aten::diagflat', '');
+  return wrap(native.call(op_diagflat, tensorArg(self_, 'diagflat', 'self'), offset === undefined ? undefined : numberArgOf(offset, 'diagflat', 'offset')) as number);
+}
+
+let op_block_diag = -1;
+/** `aten::block_diag(Tensor[] tensors) -> Tensor` */
+export function block_diag(tensors: Tensor[]): Tensor {
+  if (op_block_diag < 0) op_block_diag = native.resolve('aten::block_diag', '');
+  return wrap(native.call(op_block_diag, tensorListArg(tensors, 'block_diag', 'tensors')) as number);
+}
+
+let op_take = -1;
+/** `aten::take(Tensor self, Tensor index) -> Tensor` */
+export function take(self_: Tensor, index: Tensor): Tensor {
+  if (op_take < 0) op_take = native.resolve('aten::take', '');
+  return wrap(native.call(op_take, tensorArg(self_, 'take', 'self'), tensorArg(index, 'take', 'index')) as number);
+}
+
+let op_put = -1;
+/** `aten::put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor` */
+export function put(self_: Tensor, index: Tensor, source: Tensor, accumulate?: boolean): Tensor {
+  if (op_put < 0) op_put = native.resolve('aten::put', '');
+  return wrap(native.call(op_put, tensorArg(self_, 'put', 'self'), tensorArg(index, 'put', 'index'), tensorArg(source, 'put', 'source'), accumulate) as number);
+}
+
+let op_put_ = -1;
+/** `aten::put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)` */
+export function put_(self_: Tensor, index: Tensor, source: Tensor, accumulate?: boolean): Tensor {
+  if (op_put_ < 0) op_put_ = native.resolve('aten::put_', '');
+  native.callVoid(op_put_, tensorArg(self_, 'put_', 'self'), tensorArg(index, 'put_', 'index'), tensorArg(source, 'put_', 'source'), accumulate);
+  return self_;
+}
+
+let op_isin_Tensor_Tensor = -1;
+/** `aten::isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor` */
+export function isin_Tensor_Tensor(elements: Tensor, test_elements: Tensor, assume_unique?: boolean, invert?: boolean): Tensor {
+  if (op_isin_Tensor_Tensor < 0) op_isin_Tensor_Tensor = native.resolve('aten::isin', 'Tensor_Tensor');
+  return wrap(native.call(op_isin_Tensor_Tensor, tensorArg(elements, 'isin.Tensor_Tensor', 'elements'), tensorArg(test_elements, 'isin.Tensor_Tensor', 'test_elements'), assume_unique, invert) as number);
+}
+
+let op_isin_Tensor_Scalar = -1;
+/** `aten::isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor` */
+export function isin_Tensor_Scalar(elements: Tensor, test_element: Scalar, assume_unique?: boolean, invert?: boolean): Tensor {
+  if (op_isin_Tensor_Scalar < 0) op_isin_Tensor_Scalar = native.resolve('aten::isin', 'Tensor_Scalar');
+  return wrap(native.call(op_isin_Tensor_Scalar, tensorArg(elements, 'isin.Tensor_Scalar', 'elements'), scalarArgOf(test_element, 'isin.Tensor_Scalar', 'test_element'), assume_unique, invert) as number);
+}
+
+let op_isin_Scalar_Tensor = -1;
+/** `aten::isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor` */
+export function isin_Scalar_Tensor(element: Scalar, test_elements: Tensor, assume_unique?: boolean, invert?: boolean): Tensor {
+  if (op_isin_Scalar_Tensor < 0) op_isin_Scalar_Tensor = native.resolve('aten::isin', 'Scalar_Tensor');
+  return wrap(native.call(op_isin_Scalar_Tensor, scalarArgOf(element, 'isin.Scalar_Tensor', 'element'), tensorArg(test_elements, 'isin.Scalar_Tensor', 'test_elements'), assume_unique, invert) as number);
+}
+
+let op_msort = -1;
+/** `aten::msort(Tensor self) -> Tensor` */
+export function msort(self_: Tensor): Tensor {
+  if (op_msort < 0) op_msort = native.resolve('aten::msort', '');
+  return wrap(native.call(op_msort, tensorArg(self_, 'msort', 'self')) as number);
+}
+
+let op_reshape_as = -1;
+/** `aten::reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)` */
+export function reshape_as(self_: Tensor, other: Tensor): Tensor {
+  if (op_reshape_as < 0) op_reshape_as = native.resolve('aten::reshape_as', '');
+  return wrap(native.call(op_reshape_as, tensorArg(self_, 'reshape_as', 'self'), tensorArg(other, 'reshape_as', 'other')) as number);
+}
+
+let op_new_zeros = -1;
+/** `aten::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function new_zeros(self_: Tensor, size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_new_zeros < 0) op_new_zeros = native.resolve('aten::new_zeros', '');
+  return wrap(native.call(op_new_zeros, tensorArg(self_, 'new_zeros', 'self'), size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op_new_ones = -1;
+/** `aten::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function new_ones(self_: Tensor, size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_new_ones < 0) op_new_ones = native.resolve('aten::new_ones', '');
+  return wrap(native.call(op_new_ones, tensorArg(self_, 'new_ones', 'self'), size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op_new_full = -1;
+/** `aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function new_full(self_: Tensor, size: number | number[], fill_value: Scalar, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_new_full < 0) op_new_full = native.resolve('aten::new_full', '');
+  return wrap(native.call(op_new_full, tensorArg(self_, 'new_full', 'self'), size, scalarArgOf(fill_value, 'new_full', 'fill_value'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op_new_empty = -1;
+/** `aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function new_empty(self_: Tensor, size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_new_empty < 0) op_new_empty = native.resolve('aten::new_empty', '');
+  return wrap(native.call(op_new_empty, tensorArg(self_, 'new_empty', 'self'), size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op_randint_like = -1;
+/** `aten::randint_like(Tensor self, int high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` */
+export function randint_like(self_: Tensor, high: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null, memory_format?: number | null): Tensor {
+  if (op_randint_like < 0) op_randint_like = native.resolve('aten::randint_like', '');
+  return wrap(native.call(op_randint_like, tensorArg(self_, 'randint_like', 'self'), numberArgOf(high, 'randint_like', 'high'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format) as number);
+}
+
+let op_randint_like_low_dtype = -1;
+/** `aten::randint_like.low_dtype(Tensor self, int low, int high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` */
+export function randint_like_low_dtype(self_: Tensor, low: number, high: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null, memory_format?: number | null): Tensor {
+  if (op_randint_like_low_dtype < 0) op_randint_like_low_dtype = native.resolve('aten::randint_like', 'low_dtype');
+  return wrap(native.call(op_randint_like_low_dtype, tensorArg(self_, 'randint_like.low_dtype', 'self'), numberArgOf(low, 'randint_like.low_dtype', 'low'), numberArgOf(high, 'randint_like.low_dtype', 'high'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format) as number);
+}
+
+let op_bernoulli__Tensor = -1;
+/** `aten::bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)` */
+export function bernoulli__Tensor(self_: Tensor, p: Tensor, generator?: null): Tensor {
+  if (op_bernoulli__Tensor < 0) op_bernoulli__Tensor = native.resolve('aten::bernoulli_', 'Tensor');
+  native.callVoid(op_bernoulli__Tensor, tensorArg(self_, 'bernoulli_.Tensor', 'self'), tensorArg(p, 'bernoulli_.Tensor', 'p'), generator);
+  return self_;
+}
+
+let op_geometric_ = -1;
+/** `aten::geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)` */
+export function geometric_(self_: Tensor, p: number, generator?: null): Tensor {
+  if (op_geometric_ < 0) op_geometric_ = native.resolve('aten::geometric_', '');
+  native.callVoid(op_geometric_, tensorArg(self_, 'geometric_', 'self'), numberArgOf(p, 'geometric_', 'p'), generator);
+  return self_;
+}
+
+let op_log_normal_ = -1;
+/** `aten::log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)` */
+export function log_normal_(self_: Tensor, mean?: number, std?: number, generator?: null): Tensor {
+  if (op_log_normal_ < 0) op_log_normal_ = native.resolve('aten::log_normal_', '');
+  native.callVoid(op_log_normal_, tensorArg(self_, 'log_normal_', 'self'), mean === undefined ? undefined : numberArgOf(mean, 'log_normal_', 'mean'), std === undefined ? undefined : numberArgOf(std, 'log_normal_', 'std'), generator);
+  return self_;
+}
+
+let op_random_ = -1;
+/** `aten::random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)` */
+export function random_(self_: Tensor, generator?: null): Tensor {
+  if (op_random_ < 0) op_random_ = native.resolve('aten::random_', '');
+  native.callVoid(op_random_, tensorArg(self_, 'random_', 'self'), generator);
+  return self_;
+}
+
+let op_random__to = -1;
+/** `aten::random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)` */
+export function random__to(self_: Tensor, to_: number, generator?: null): Tensor {
+  if (op_random__to < 0) op_random__to = native.resolve('aten::random_', 'to');
+  native.callVoid(op_random__to, tensorArg(self_, 'random_.to', 'self'), numberArgOf(to_, 'random_.to', 'to'), generator);
+  return self_;
+}
+
+let op_random__from = -1;
+/** `aten::random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)` */
+export function random__from(self_: Tensor, from_: number, to_?: number | null, generator?: null): Tensor {
+  if (op_random__from < 0) op_random__from = native.resolve('aten::random_', 'from');
+  native.callVoid(op_random__from, tensorArg(self_, 'random_.from', 'self'), numberArgOf(from_, 'random_.from', 'from'), to_ === undefined ? undefined : to_ == null ? to_ : numberArgOf(to_, 'random_.from', 'to'), generator);
+  return self_;
+}
+
+let op_pdist = -1;
+/** `aten::pdist(Tensor self, float p=2.) -> Tensor` */
+export function pdist(self_: Tensor, p?: number): Tensor {
+  if (op_pdist < 0) op_pdist = native.resolve('aten::pdist', '');
+  return wrap(native.call(op_pdist, tensorArg(self_, 'pdist', 'self'), p === undefined ? undefined : numberArgOf(p, 'pdist', 'p')) as number);
+}
+
 let op_tan_ = -1;
 /** `aten::tan_(Tensor(a!) self) -> Tensor(a!)` */
 export function tan_(self_: Tensor): Tensor {

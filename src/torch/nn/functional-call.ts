@@ -9,6 +9,9 @@ import { Module } from './module.js';
 import { moduleRegistries } from './module-registries.js';
 import { ArgumentError } from '../../util/arguments.js';
 import { isPlainObject } from '../pytree.js';
+import { stack } from '../creation.js';
+import { tidy } from '../scope.js';
+import { noGrad } from '../autograd.js';
 
 /** Options of functionalCall. */
 export interface FunctionalCallOptions {
@@ -162,4 +165,50 @@ export function functionalCall(
   } finally {
     for (const undo of restore.reverse()) undo();
   }
+}
+
+/**
+ * torch.func.stack_module_state: the parameters and buffers of several models of one
+ * architecture stacked along a new first dimension, as `[parameters, buffers]` records by dotted
+ * name, for an ensemble run in one call (`vmap((p, b, x) => functionalCall(base, [p, b], [x]),
+ * [0, 0, null])(parameters, buffers, x)`). The stacked parameters are new leaves that require grad
+ * (the models' own are not linked to them); the records' tensors belong to the caller's scope.
+ */
+export function stackModuleState(models: Module[]): [Record<string, Tensor>, Record<string, Tensor>] {
+  const fn = 'stackModuleState';
+  if (!Array.isArray(models) || models.length === 0)
+    throw new ArgumentError(`${fn}: models must be a non-empty array of nn.Modules`);
+  models.forEach((m, i) => {
+    if (!(m instanceof Module)) throw new ArgumentError(`${fn}: models[${i}] is not an nn.Module`);
+    if (m.training !== models[0]!.training)
+      throw new ArgumentError(
+        `${fn}: models[${i}] is in ${m.training ? 'training' : 'eval'} mode and models[0] is not; put them in one mode`,
+      );
+  });
+  const stackAll = (entries: (m: Module) => [string, Tensor][], kind: string, asLeaf: boolean) => {
+    const names = entries(models[0]!).map(([n]) => n);
+    const per = models.map((m, i) => {
+      const own = new Map(entries(m));
+      if (own.size !== names.length || names.some((n) => !own.has(n)))
+        throw new ArgumentError(
+          `${fn}: models[${i}] has other ${kind} than models[0]; stack models of one architecture`,
+        );
+      return own;
+    });
+    return Object.fromEntries(
+      names.map((n) => {
+        const parts = per.map((own) => own.get(n)!);
+        if (parts.some((t) => t.shape.join() !== parts[0]!.shape.join() || t.dtype !== parts[0]!.dtype))
+          throw new ArgumentError(
+            `${fn}: the ${kind.slice(0, -1)} '${n}' differs in shape or dtype across the models`,
+          );
+        const stacked = noGrad(() => stack(parts, 0));
+        return [n, asLeaf ? stacked.requiresGrad_(true) : stacked];
+      }),
+    );
+  };
+  return tidy(() => [
+    stackAll((m) => [...m.namedParameters()], 'parameters', true),
+    stackAll((m) => [...m.namedBuffers()], 'buffers', false),
+  ]);
 }
