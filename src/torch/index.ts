@@ -101,6 +101,16 @@ export { emptyLike, fullLike, randLike, randnLike, randintLike, type LikeOptions
 export { cosineSimilarity } from './nn/functional.js';
 export { pairwiseDistance } from './nn/functional-losses-more.js';
 import './tensor-methods-more.js';
+// PyTorch's elementwise math, tests, logical and bitwise functions (torch.tan, torch.fmod,
+// torch.isnan, torch.bitwiseAnd...); their Tensor methods (x.tan(), x.fmod(2)) and in-place forms
+// (x.tan_(), x.sub_(y), x.clamp_(0, 1)) are attached by the two method modules; the core
+// methods' function forms (torch.add, torch.exp, torch.eq...) are in tensor-elementwise-core.
+export * from './tensor-elementwise-core.js';
+export * from './tensor-elementwise.js';
+export * from './tensor-arithmetic.js';
+export * from './tensor-logical.js';
+import './tensor-methods-elementwise.js';
+import './tensor-methods-inplace.js';
 // Sparse COO tensors: creation here, their Tensor members (toDense(), indices()...) attached on import.
 export { sparseCooTensor, type SparseCooOptions } from './sparse-tensor.js';
 /** Sparse COO tensors' functions (torch.sparse): sum, mm, addmm, softmax, logSoftmax. */

@@ -9,6 +9,8 @@ import { track, untrack, inSafetyNet, scopeOwner, type ScopeOwner } from './scop
 import * as aten from './generated/aten.js';
 import { clamp as clampWithTensors } from './tensor-index.js';
 import { cumsum as cumsumChecked } from './tensor-search.js';
+import { div as divChecked } from './tensor-arithmetic.js';
+import type { RoundingMode } from './elementwise-args.js';
 import { isChannelsLastContiguous, memoryFormatCode, type MemoryFormat } from './memory-format.js';
 import { isSparseHandle, sparseItem, sparseRefused, sparseToArray } from './sparse-layout.js';
 
@@ -172,8 +174,12 @@ export class Tensor {
   mul(other: Tensor | Scalar): Tensor {
     return other instanceof Tensor ? aten.mul_Tensor(this, other) : aten.mul_Scalar(this, other);
   }
-  /** Elementwise true division, with broadcasting. */
-  div(other: Tensor | Scalar): Tensor {
+  /**
+   * Elementwise division, with broadcasting: true division, or with `roundingMode` the quotient
+   * rounded toward zero ('trunc') or down ('floor'), as torch.div(this, other, rounding_mode=...).
+   */
+  div(other: Tensor | Scalar, options?: { roundingMode?: RoundingMode }): Tensor {
+    if (options !== undefined) return divChecked(this, other, options);
     return other instanceof Tensor ? aten.div_Tensor(this, other) : aten.div_Scalar(this, other);
   }
   /** Elementwise power. */

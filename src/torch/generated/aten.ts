@@ -4559,3 +4559,1105 @@ export function pdist(self_: Tensor, p?: number): Tensor {
   if (op_pdist < 0) op_pdist = native.resolve('aten::pdist', '');
   return wrap(native.call(op_pdist, tensorArg(self_, 'pdist', 'self'), p === undefined ? undefined : numberArgOf(p, 'pdist', 'p')) as number);
 }
+
+let op_tan_ = -1;
+/** `aten::tan_(Tensor(a!) self) -> Tensor(a!)` */
+export function tan_(self_: Tensor): Tensor {
+  if (op_tan_ < 0) op_tan_ = native.resolve('aten::tan_', '');
+  native.callVoid(op_tan_, tensorArg(self_, 'tan_', 'self'));
+  return self_;
+}
+
+let op_asin = -1;
+/** `aten::asin(Tensor self) -> Tensor` */
+export function asin(self_: Tensor): Tensor {
+  if (op_asin < 0) op_asin = native.resolve('aten::asin', '');
+  return wrap(native.call(op_asin, tensorArg(self_, 'asin', 'self')) as number);
+}
+
+let op_asin_ = -1;
+/** `aten::asin_(Tensor(a!) self) -> Tensor(a!)` */
+export function asin_(self_: Tensor): Tensor {
+  if (op_asin_ < 0) op_asin_ = native.resolve('aten::asin_', '');
+  native.callVoid(op_asin_, tensorArg(self_, 'asin_', 'self'));
+  return self_;
+}
+
+let op_acos_ = -1;
+/** `aten::acos_(Tensor(a!) self) -> Tensor(a!)` */
+export function acos_(self_: Tensor): Tensor {
+  if (op_acos_ < 0) op_acos_ = native.resolve('aten::acos_', '');
+  native.callVoid(op_acos_, tensorArg(self_, 'acos_', 'self'));
+  return self_;
+}
+
+let op_atan_ = -1;
+/** `aten::atan_(Tensor(a!) self) -> Tensor(a!)` */
+export function atan_(self_: Tensor): Tensor {
+  if (op_atan_ < 0) op_atan_ = native.resolve('aten::atan_', '');
+  native.callVoid(op_atan_, tensorArg(self_, 'atan_', 'self'));
+  return self_;
+}
+
+let op_sinh = -1;
+/** `aten::sinh(Tensor self) -> Tensor` */
+export function sinh(self_: Tensor): Tensor {
+  if (op_sinh < 0) op_sinh = native.resolve('aten::sinh', '');
+  return wrap(native.call(op_sinh, tensorArg(self_, 'sinh', 'self')) as number);
+}
+
+let op_sinh_ = -1;
+/** `aten::sinh_(Tensor(a!) self) -> Tensor(a!)` */
+export function sinh_(self_: Tensor): Tensor {
+  if (op_sinh_ < 0) op_sinh_ = native.resolve('aten::sinh_', '');
+  native.callVoid(op_sinh_, tensorArg(self_, 'sinh_', 'self'));
+  return self_;
+}
+
+let op_cosh = -1;
+/** `aten::cosh(Tensor self) -> Tensor` */
+export function cosh(self_: Tensor): Tensor {
+  if (op_cosh < 0) op_cosh = native.resolve('aten::cosh', '');
+  return wrap(native.call(op_cosh, tensorArg(self_, 'cosh', 'self')) as number);
+}
+
+let op_cosh_ = -1;
+/** `aten::cosh_(Tensor(a!) self) -> Tensor(a!)` */
+export function cosh_(self_: Tensor): Tensor {
+  if (op_cosh_ < 0) op_cosh_ = native.resolve('aten::cosh_', '');
+  native.callVoid(op_cosh_, tensorArg(self_, 'cosh_', 'self'));
+  return self_;
+}
+
+let op_asinh = -1;
+/** `aten::asinh(Tensor self) -> Tensor` */
+export function asinh(self_: Tensor): Tensor {
+  if (op_asinh < 0) op_asinh = native.resolve('aten::asinh', '');
+  return wrap(native.call(op_asinh, tensorArg(self_, 'asinh', 'self')) as number);
+}
+
+let op_asinh_ = -1;
+/** `aten::asinh_(Tensor(a!) self) -> Tensor(a!)` */
+export function asinh_(self_: Tensor): Tensor {
+  if (op_asinh_ < 0) op_asinh_ = native.resolve('aten::asinh_', '');
+  native.callVoid(op_asinh_, tensorArg(self_, 'asinh_', 'self'));
+  return self_;
+}
+
+let op_acosh = -1;
+/** `aten::acosh(Tensor self) -> Tensor` */
+export function acosh(self_: Tensor): Tensor {
+  if (op_acosh < 0) op_acosh = native.resolve('aten::acosh', '');
+  return wrap(native.call(op_acosh, tensorArg(self_, 'acosh', 'self')) as number);
+}
+
+let op_acosh_ = -1;
+/** `aten::acosh_(Tensor(a!) self) -> Tensor(a!)` */
+export function acosh_(self_: Tensor): Tensor {
+  if (op_acosh_ < 0) op_acosh_ = native.resolve('aten::acosh_', '');
+  native.callVoid(op_acosh_, tensorArg(self_, 'acosh_', 'self'));
+  return self_;
+}
+
+let op_atanh_ = -1;
+/** `aten::atanh_(Tensor(a!) self) -> Tensor(a!)` */
+export function atanh_(self_: Tensor): Tensor {
+  if (op_atanh_ < 0) op_atanh_ = native.resolve('aten::atanh_', '');
+  native.callVoid(op_atanh_, tensorArg(self_, 'atanh_', 'self'));
+  return self_;
+}
+
+let op_exp2 = -1;
+/** `aten::exp2(Tensor self) -> Tensor` */
+export function exp2(self_: Tensor): Tensor {
+  if (op_exp2 < 0) op_exp2 = native.resolve('aten::exp2', '');
+  return wrap(native.call(op_exp2, tensorArg(self_, 'exp2', 'self')) as number);
+}
+
+let op_exp2_ = -1;
+/** `aten::exp2_(Tensor(a!) self) -> Tensor(a!)` */
+export function exp2_(self_: Tensor): Tensor {
+  if (op_exp2_ < 0) op_exp2_ = native.resolve('aten::exp2_', '');
+  native.callVoid(op_exp2_, tensorArg(self_, 'exp2_', 'self'));
+  return self_;
+}
+
+let op_expm1_ = -1;
+/** `aten::expm1_(Tensor(a!) self) -> Tensor(a!)` */
+export function expm1_(self_: Tensor): Tensor {
+  if (op_expm1_ < 0) op_expm1_ = native.resolve('aten::expm1_', '');
+  native.callVoid(op_expm1_, tensorArg(self_, 'expm1_', 'self'));
+  return self_;
+}
+
+let op_log2_ = -1;
+/** `aten::log2_(Tensor(a!) self) -> Tensor(a!)` */
+export function log2_(self_: Tensor): Tensor {
+  if (op_log2_ < 0) op_log2_ = native.resolve('aten::log2_', '');
+  native.callVoid(op_log2_, tensorArg(self_, 'log2_', 'self'));
+  return self_;
+}
+
+let op_log10 = -1;
+/** `aten::log10(Tensor self) -> Tensor` */
+export function log10(self_: Tensor): Tensor {
+  if (op_log10 < 0) op_log10 = native.resolve('aten::log10', '');
+  return wrap(native.call(op_log10, tensorArg(self_, 'log10', 'self')) as number);
+}
+
+let op_log10_ = -1;
+/** `aten::log10_(Tensor(a!) self) -> Tensor(a!)` */
+export function log10_(self_: Tensor): Tensor {
+  if (op_log10_ < 0) op_log10_ = native.resolve('aten::log10_', '');
+  native.callVoid(op_log10_, tensorArg(self_, 'log10_', 'self'));
+  return self_;
+}
+
+let op_erf_ = -1;
+/** `aten::erf_(Tensor(a!) self) -> Tensor(a!)` */
+export function erf_(self_: Tensor): Tensor {
+  if (op_erf_ < 0) op_erf_ = native.resolve('aten::erf_', '');
+  native.callVoid(op_erf_, tensorArg(self_, 'erf_', 'self'));
+  return self_;
+}
+
+let op_erfc_ = -1;
+/** `aten::erfc_(Tensor(a!) self) -> Tensor(a!)` */
+export function erfc_(self_: Tensor): Tensor {
+  if (op_erfc_ < 0) op_erfc_ = native.resolve('aten::erfc_', '');
+  native.callVoid(op_erfc_, tensorArg(self_, 'erfc_', 'self'));
+  return self_;
+}
+
+let op_lgamma_ = -1;
+/** `aten::lgamma_(Tensor(a!) self) -> Tensor(a!)` */
+export function lgamma_(self_: Tensor): Tensor {
+  if (op_lgamma_ < 0) op_lgamma_ = native.resolve('aten::lgamma_', '');
+  native.callVoid(op_lgamma_, tensorArg(self_, 'lgamma_', 'self'));
+  return self_;
+}
+
+let op_digamma_ = -1;
+/** `aten::digamma_(Tensor(a!) self) -> Tensor(a!)` */
+export function digamma_(self_: Tensor): Tensor {
+  if (op_digamma_ < 0) op_digamma_ = native.resolve('aten::digamma_', '');
+  native.callVoid(op_digamma_, tensorArg(self_, 'digamma_', 'self'));
+  return self_;
+}
+
+let op_sinc = -1;
+/** `aten::sinc(Tensor self) -> Tensor` */
+export function sinc(self_: Tensor): Tensor {
+  if (op_sinc < 0) op_sinc = native.resolve('aten::sinc', '');
+  return wrap(native.call(op_sinc, tensorArg(self_, 'sinc', 'self')) as number);
+}
+
+let op_sinc_ = -1;
+/** `aten::sinc_(Tensor(a!) self) -> Tensor(a!)` */
+export function sinc_(self_: Tensor): Tensor {
+  if (op_sinc_ < 0) op_sinc_ = native.resolve('aten::sinc_', '');
+  native.callVoid(op_sinc_, tensorArg(self_, 'sinc_', 'self'));
+  return self_;
+}
+
+let op_logit = -1;
+/** `aten::logit(Tensor self, float? eps=None) -> Tensor` */
+export function logit(self_: Tensor, eps?: number | null): Tensor {
+  if (op_logit < 0) op_logit = native.resolve('aten::logit', '');
+  return wrap(native.call(op_logit, tensorArg(self_, 'logit', 'self'), eps === undefined ? undefined : eps == null ? eps : numberArgOf(eps, 'logit', 'eps')) as number);
+}
+
+let op_logit_ = -1;
+/** `aten::logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)` */
+export function logit_(self_: Tensor, eps?: number | null): Tensor {
+  if (op_logit_ < 0) op_logit_ = native.resolve('aten::logit_', '');
+  native.callVoid(op_logit_, tensorArg(self_, 'logit_', 'self'), eps === undefined ? undefined : eps == null ? eps : numberArgOf(eps, 'logit_', 'eps'));
+  return self_;
+}
+
+let op_ceil_ = -1;
+/** `aten::ceil_(Tensor(a!) self) -> Tensor(a!)` */
+export function ceil_(self_: Tensor): Tensor {
+  if (op_ceil_ < 0) op_ceil_ = native.resolve('aten::ceil_', '');
+  native.callVoid(op_ceil_, tensorArg(self_, 'ceil_', 'self'));
+  return self_;
+}
+
+let op_trunc = -1;
+/** `aten::trunc(Tensor self) -> Tensor` */
+export function trunc(self_: Tensor): Tensor {
+  if (op_trunc < 0) op_trunc = native.resolve('aten::trunc', '');
+  return wrap(native.call(op_trunc, tensorArg(self_, 'trunc', 'self')) as number);
+}
+
+let op_trunc_ = -1;
+/** `aten::trunc_(Tensor(a!) self) -> Tensor(a!)` */
+export function trunc_(self_: Tensor): Tensor {
+  if (op_trunc_ < 0) op_trunc_ = native.resolve('aten::trunc_', '');
+  native.callVoid(op_trunc_, tensorArg(self_, 'trunc_', 'self'));
+  return self_;
+}
+
+let op_frac = -1;
+/** `aten::frac(Tensor self) -> Tensor` */
+export function frac(self_: Tensor): Tensor {
+  if (op_frac < 0) op_frac = native.resolve('aten::frac', '');
+  return wrap(native.call(op_frac, tensorArg(self_, 'frac', 'self')) as number);
+}
+
+let op_frac_ = -1;
+/** `aten::frac_(Tensor(a!) self) -> Tensor(a!)` */
+export function frac_(self_: Tensor): Tensor {
+  if (op_frac_ < 0) op_frac_ = native.resolve('aten::frac_', '');
+  native.callVoid(op_frac_, tensorArg(self_, 'frac_', 'self'));
+  return self_;
+}
+
+let op_fix = -1;
+/** `aten::fix(Tensor self) -> Tensor` */
+export function fix(self_: Tensor): Tensor {
+  if (op_fix < 0) op_fix = native.resolve('aten::fix', '');
+  return wrap(native.call(op_fix, tensorArg(self_, 'fix', 'self')) as number);
+}
+
+let op_fix_ = -1;
+/** `aten::fix_(Tensor(a!) self) -> Tensor(a!)` */
+export function fix_(self_: Tensor): Tensor {
+  if (op_fix_ < 0) op_fix_ = native.resolve('aten::fix_', '');
+  native.callVoid(op_fix_, tensorArg(self_, 'fix_', 'self'));
+  return self_;
+}
+
+let op_xlogy_Scalar_Self = -1;
+/** `aten::xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor` */
+export function xlogy_Scalar_Self(self_: Scalar, other: Tensor): Tensor {
+  if (op_xlogy_Scalar_Self < 0) op_xlogy_Scalar_Self = native.resolve('aten::xlogy', 'Scalar_Self');
+  return wrap(native.call(op_xlogy_Scalar_Self, scalarArgOf(self_, 'xlogy.Scalar_Self', 'self'), tensorArg(other, 'xlogy.Scalar_Self', 'other')) as number);
+}
+
+let op_xlogy_Scalar_Other = -1;
+/** `aten::xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor` */
+export function xlogy_Scalar_Other(self_: Tensor, other: Scalar): Tensor {
+  if (op_xlogy_Scalar_Other < 0) op_xlogy_Scalar_Other = native.resolve('aten::xlogy', 'Scalar_Other');
+  return wrap(native.call(op_xlogy_Scalar_Other, tensorArg(self_, 'xlogy.Scalar_Other', 'self'), scalarArgOf(other, 'xlogy.Scalar_Other', 'other')) as number);
+}
+
+let op_xlogy__Tensor = -1;
+/** `aten::xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function xlogy__Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_xlogy__Tensor < 0) op_xlogy__Tensor = native.resolve('aten::xlogy_', 'Tensor');
+  native.callVoid(op_xlogy__Tensor, tensorArg(self_, 'xlogy_.Tensor', 'self'), tensorArg(other, 'xlogy_.Tensor', 'other'));
+  return self_;
+}
+
+let op_xlogy__Scalar_Other = -1;
+/** `aten::xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)` */
+export function xlogy__Scalar_Other(self_: Tensor, other: Scalar): Tensor {
+  if (op_xlogy__Scalar_Other < 0) op_xlogy__Scalar_Other = native.resolve('aten::xlogy_', 'Scalar_Other');
+  native.callVoid(op_xlogy__Scalar_Other, tensorArg(self_, 'xlogy_.Scalar_Other', 'self'), scalarArgOf(other, 'xlogy_.Scalar_Other', 'other'));
+  return self_;
+}
+
+let op_fmod_Tensor = -1;
+/** `aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor` */
+export function fmod_Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_fmod_Tensor < 0) op_fmod_Tensor = native.resolve('aten::fmod', 'Tensor');
+  return wrap(native.call(op_fmod_Tensor, tensorArg(self_, 'fmod.Tensor', 'self'), tensorArg(other, 'fmod.Tensor', 'other')) as number);
+}
+
+let op_fmod_Scalar = -1;
+/** `aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor` */
+export function fmod_Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_fmod_Scalar < 0) op_fmod_Scalar = native.resolve('aten::fmod', 'Scalar');
+  return wrap(native.call(op_fmod_Scalar, tensorArg(self_, 'fmod.Scalar', 'self'), scalarArgOf(other, 'fmod.Scalar', 'other')) as number);
+}
+
+let op_fmod__Tensor = -1;
+/** `aten::fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function fmod__Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_fmod__Tensor < 0) op_fmod__Tensor = native.resolve('aten::fmod_', 'Tensor');
+  native.callVoid(op_fmod__Tensor, tensorArg(self_, 'fmod_.Tensor', 'self'), tensorArg(other, 'fmod_.Tensor', 'other'));
+  return self_;
+}
+
+let op_fmod__Scalar = -1;
+/** `aten::fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)` */
+export function fmod__Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_fmod__Scalar < 0) op_fmod__Scalar = native.resolve('aten::fmod_', 'Scalar');
+  native.callVoid(op_fmod__Scalar, tensorArg(self_, 'fmod_.Scalar', 'self'), scalarArgOf(other, 'fmod_.Scalar', 'other'));
+  return self_;
+}
+
+let op_remainder__Tensor = -1;
+/** `aten::remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function remainder__Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_remainder__Tensor < 0) op_remainder__Tensor = native.resolve('aten::remainder_', 'Tensor');
+  native.callVoid(op_remainder__Tensor, tensorArg(self_, 'remainder_.Tensor', 'self'), tensorArg(other, 'remainder_.Tensor', 'other'));
+  return self_;
+}
+
+let op_remainder__Scalar = -1;
+/** `aten::remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)` */
+export function remainder__Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_remainder__Scalar < 0) op_remainder__Scalar = native.resolve('aten::remainder_', 'Scalar');
+  native.callVoid(op_remainder__Scalar, tensorArg(self_, 'remainder_.Scalar', 'self'), scalarArgOf(other, 'remainder_.Scalar', 'other'));
+  return self_;
+}
+
+let op_floor_divide = -1;
+/** `aten::floor_divide(Tensor self, Tensor other) -> Tensor` */
+export function floor_divide(self_: Tensor, other: Tensor): Tensor {
+  if (op_floor_divide < 0) op_floor_divide = native.resolve('aten::floor_divide', '');
+  return wrap(native.call(op_floor_divide, tensorArg(self_, 'floor_divide', 'self'), tensorArg(other, 'floor_divide', 'other')) as number);
+}
+
+let op_floor_divide_Scalar = -1;
+/** `aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor` */
+export function floor_divide_Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_floor_divide_Scalar < 0) op_floor_divide_Scalar = native.resolve('aten::floor_divide', 'Scalar');
+  return wrap(native.call(op_floor_divide_Scalar, tensorArg(self_, 'floor_divide.Scalar', 'self'), scalarArgOf(other, 'floor_divide.Scalar', 'other')) as number);
+}
+
+let op_floor_divide__Tensor = -1;
+/** `aten::floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function floor_divide__Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_floor_divide__Tensor < 0) op_floor_divide__Tensor = native.resolve('aten::floor_divide_', 'Tensor');
+  native.callVoid(op_floor_divide__Tensor, tensorArg(self_, 'floor_divide_.Tensor', 'self'), tensorArg(other, 'floor_divide_.Tensor', 'other'));
+  return self_;
+}
+
+let op_floor_divide__Scalar = -1;
+/** `aten::floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)` */
+export function floor_divide__Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_floor_divide__Scalar < 0) op_floor_divide__Scalar = native.resolve('aten::floor_divide_', 'Scalar');
+  native.callVoid(op_floor_divide__Scalar, tensorArg(self_, 'floor_divide_.Scalar', 'self'), scalarArgOf(other, 'floor_divide_.Scalar', 'other'));
+  return self_;
+}
+
+let op_div_Scalar_mode = -1;
+/** `aten::div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor` */
+export function div_Scalar_mode(self_: Tensor, other: Scalar, rounding_mode?: string | null): Tensor {
+  if (op_div_Scalar_mode < 0) op_div_Scalar_mode = native.resolve('aten::div', 'Scalar_mode');
+  return wrap(native.call(op_div_Scalar_mode, tensorArg(self_, 'div.Scalar_mode', 'self'), scalarArgOf(other, 'div.Scalar_mode', 'other'), rounding_mode) as number);
+}
+
+let op_div__Tensor_mode = -1;
+/** `aten::div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)` */
+export function div__Tensor_mode(self_: Tensor, other: Tensor, rounding_mode?: string | null): Tensor {
+  if (op_div__Tensor_mode < 0) op_div__Tensor_mode = native.resolve('aten::div_', 'Tensor_mode');
+  native.callVoid(op_div__Tensor_mode, tensorArg(self_, 'div_.Tensor_mode', 'self'), tensorArg(other, 'div_.Tensor_mode', 'other'), rounding_mode);
+  return self_;
+}
+
+let op_div__Scalar_mode = -1;
+/** `aten::div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)` */
+export function div__Scalar_mode(self_: Tensor, other: Scalar, rounding_mode?: string | null): Tensor {
+  if (op_div__Scalar_mode < 0) op_div__Scalar_mode = native.resolve('aten::div_', 'Scalar_mode');
+  native.callVoid(op_div__Scalar_mode, tensorArg(self_, 'div_.Scalar_mode', 'self'), scalarArgOf(other, 'div_.Scalar_mode', 'other'), rounding_mode);
+  return self_;
+}
+
+let op_true_divide_Tensor = -1;
+/** `aten::true_divide.Tensor(Tensor self, Tensor other) -> Tensor` */
+export function true_divide_Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_true_divide_Tensor < 0) op_true_divide_Tensor = native.resolve('aten::true_divide', 'Tensor');
+  return wrap(native.call(op_true_divide_Tensor, tensorArg(self_, 'true_divide.Tensor', 'self'), tensorArg(other, 'true_divide.Tensor', 'other')) as number);
+}
+
+let op_true_divide_Scalar = -1;
+/** `aten::true_divide.Scalar(Tensor self, Scalar other) -> Tensor` */
+export function true_divide_Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_true_divide_Scalar < 0) op_true_divide_Scalar = native.resolve('aten::true_divide', 'Scalar');
+  return wrap(native.call(op_true_divide_Scalar, tensorArg(self_, 'true_divide.Scalar', 'self'), scalarArgOf(other, 'true_divide.Scalar', 'other')) as number);
+}
+
+let op_true_divide__Tensor = -1;
+/** `aten::true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function true_divide__Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_true_divide__Tensor < 0) op_true_divide__Tensor = native.resolve('aten::true_divide_', 'Tensor');
+  native.callVoid(op_true_divide__Tensor, tensorArg(self_, 'true_divide_.Tensor', 'self'), tensorArg(other, 'true_divide_.Tensor', 'other'));
+  return self_;
+}
+
+let op_true_divide__Scalar = -1;
+/** `aten::true_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)` */
+export function true_divide__Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_true_divide__Scalar < 0) op_true_divide__Scalar = native.resolve('aten::true_divide_', 'Scalar');
+  native.callVoid(op_true_divide__Scalar, tensorArg(self_, 'true_divide_.Scalar', 'self'), scalarArgOf(other, 'true_divide_.Scalar', 'other'));
+  return self_;
+}
+
+let op_float_power_Tensor_Tensor = -1;
+/** `aten::float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor` */
+export function float_power_Tensor_Tensor(self_: Tensor, exponent: Tensor): Tensor {
+  if (op_float_power_Tensor_Tensor < 0) op_float_power_Tensor_Tensor = native.resolve('aten::float_power', 'Tensor_Tensor');
+  return wrap(native.call(op_float_power_Tensor_Tensor, tensorArg(self_, 'float_power.Tensor_Tensor', 'self'), tensorArg(exponent, 'float_power.Tensor_Tensor', 'exponent')) as number);
+}
+
+let op_float_power_Tensor_Scalar = -1;
+/** `aten::float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor` */
+export function float_power_Tensor_Scalar(self_: Tensor, exponent: Scalar): Tensor {
+  if (op_float_power_Tensor_Scalar < 0) op_float_power_Tensor_Scalar = native.resolve('aten::float_power', 'Tensor_Scalar');
+  return wrap(native.call(op_float_power_Tensor_Scalar, tensorArg(self_, 'float_power.Tensor_Scalar', 'self'), scalarArgOf(exponent, 'float_power.Tensor_Scalar', 'exponent')) as number);
+}
+
+let op_float_power__Tensor = -1;
+/** `aten::float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)` */
+export function float_power__Tensor(self_: Tensor, exponent: Tensor): Tensor {
+  if (op_float_power__Tensor < 0) op_float_power__Tensor = native.resolve('aten::float_power_', 'Tensor');
+  native.callVoid(op_float_power__Tensor, tensorArg(self_, 'float_power_.Tensor', 'self'), tensorArg(exponent, 'float_power_.Tensor', 'exponent'));
+  return self_;
+}
+
+let op_float_power__Scalar = -1;
+/** `aten::float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)` */
+export function float_power__Scalar(self_: Tensor, exponent: Scalar): Tensor {
+  if (op_float_power__Scalar < 0) op_float_power__Scalar = native.resolve('aten::float_power_', 'Scalar');
+  native.callVoid(op_float_power__Scalar, tensorArg(self_, 'float_power_.Scalar', 'self'), scalarArgOf(exponent, 'float_power_.Scalar', 'exponent'));
+  return self_;
+}
+
+let op_copysign_Tensor = -1;
+/** `aten::copysign.Tensor(Tensor self, Tensor other) -> Tensor` */
+export function copysign_Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_copysign_Tensor < 0) op_copysign_Tensor = native.resolve('aten::copysign', 'Tensor');
+  return wrap(native.call(op_copysign_Tensor, tensorArg(self_, 'copysign.Tensor', 'self'), tensorArg(other, 'copysign.Tensor', 'other')) as number);
+}
+
+let op_copysign_Scalar = -1;
+/** `aten::copysign.Scalar(Tensor self, Scalar other) -> Tensor` */
+export function copysign_Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_copysign_Scalar < 0) op_copysign_Scalar = native.resolve('aten::copysign', 'Scalar');
+  return wrap(native.call(op_copysign_Scalar, tensorArg(self_, 'copysign.Scalar', 'self'), scalarArgOf(other, 'copysign.Scalar', 'other')) as number);
+}
+
+let op_copysign__Tensor = -1;
+/** `aten::copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function copysign__Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_copysign__Tensor < 0) op_copysign__Tensor = native.resolve('aten::copysign_', 'Tensor');
+  native.callVoid(op_copysign__Tensor, tensorArg(self_, 'copysign_.Tensor', 'self'), tensorArg(other, 'copysign_.Tensor', 'other'));
+  return self_;
+}
+
+let op_copysign__Scalar = -1;
+/** `aten::copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)` */
+export function copysign__Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_copysign__Scalar < 0) op_copysign__Scalar = native.resolve('aten::copysign_', 'Scalar');
+  native.callVoid(op_copysign__Scalar, tensorArg(self_, 'copysign_.Scalar', 'self'), scalarArgOf(other, 'copysign_.Scalar', 'other'));
+  return self_;
+}
+
+let op_nextafter = -1;
+/** `aten::nextafter(Tensor self, Tensor other) -> Tensor` */
+export function nextafter(self_: Tensor, other: Tensor): Tensor {
+  if (op_nextafter < 0) op_nextafter = native.resolve('aten::nextafter', '');
+  return wrap(native.call(op_nextafter, tensorArg(self_, 'nextafter', 'self'), tensorArg(other, 'nextafter', 'other')) as number);
+}
+
+let op_nextafter_ = -1;
+/** `aten::nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function nextafter_(self_: Tensor, other: Tensor): Tensor {
+  if (op_nextafter_ < 0) op_nextafter_ = native.resolve('aten::nextafter_', '');
+  native.callVoid(op_nextafter_, tensorArg(self_, 'nextafter_', 'self'), tensorArg(other, 'nextafter_', 'other'));
+  return self_;
+}
+
+let op_ldexp_Tensor = -1;
+/** `aten::ldexp.Tensor(Tensor self, Tensor other) -> Tensor` */
+export function ldexp_Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_ldexp_Tensor < 0) op_ldexp_Tensor = native.resolve('aten::ldexp', 'Tensor');
+  return wrap(native.call(op_ldexp_Tensor, tensorArg(self_, 'ldexp.Tensor', 'self'), tensorArg(other, 'ldexp.Tensor', 'other')) as number);
+}
+
+let op_ldexp_ = -1;
+/** `aten::ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function ldexp_(self_: Tensor, other: Tensor): Tensor {
+  if (op_ldexp_ < 0) op_ldexp_ = native.resolve('aten::ldexp_', '');
+  native.callVoid(op_ldexp_, tensorArg(self_, 'ldexp_', 'self'), tensorArg(other, 'ldexp_', 'other'));
+  return self_;
+}
+
+let op_frexp_Tensor = -1;
+/** `aten::frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)` */
+export function frexp_Tensor(self_: Tensor): [Tensor, Tensor] {
+  if (op_frexp_Tensor < 0) op_frexp_Tensor = native.resolve('aten::frexp', 'Tensor');
+  const r = native.call(op_frexp_Tensor, tensorArg(self_, 'frexp.Tensor', 'self')) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_logaddexp = -1;
+/** `aten::logaddexp(Tensor self, Tensor other) -> Tensor` */
+export function logaddexp(self_: Tensor, other: Tensor): Tensor {
+  if (op_logaddexp < 0) op_logaddexp = native.resolve('aten::logaddexp', '');
+  return wrap(native.call(op_logaddexp, tensorArg(self_, 'logaddexp', 'self'), tensorArg(other, 'logaddexp', 'other')) as number);
+}
+
+let op_logaddexp2 = -1;
+/** `aten::logaddexp2(Tensor self, Tensor other) -> Tensor` */
+export function logaddexp2(self_: Tensor, other: Tensor): Tensor {
+  if (op_logaddexp2 < 0) op_logaddexp2 = native.resolve('aten::logaddexp2', '');
+  return wrap(native.call(op_logaddexp2, tensorArg(self_, 'logaddexp2', 'self'), tensorArg(other, 'logaddexp2', 'other')) as number);
+}
+
+let op_heaviside = -1;
+/** `aten::heaviside(Tensor self, Tensor values) -> Tensor` */
+export function heaviside(self_: Tensor, values: Tensor): Tensor {
+  if (op_heaviside < 0) op_heaviside = native.resolve('aten::heaviside', '');
+  return wrap(native.call(op_heaviside, tensorArg(self_, 'heaviside', 'self'), tensorArg(values, 'heaviside', 'values')) as number);
+}
+
+let op_heaviside_ = -1;
+/** `aten::heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)` */
+export function heaviside_(self_: Tensor, values: Tensor): Tensor {
+  if (op_heaviside_ < 0) op_heaviside_ = native.resolve('aten::heaviside_', '');
+  native.callVoid(op_heaviside_, tensorArg(self_, 'heaviside_', 'self'), tensorArg(values, 'heaviside_', 'values'));
+  return self_;
+}
+
+let op_gcd = -1;
+/** `aten::gcd(Tensor self, Tensor other) -> Tensor` */
+export function gcd(self_: Tensor, other: Tensor): Tensor {
+  if (op_gcd < 0) op_gcd = native.resolve('aten::gcd', '');
+  return wrap(native.call(op_gcd, tensorArg(self_, 'gcd', 'self'), tensorArg(other, 'gcd', 'other')) as number);
+}
+
+let op_gcd_ = -1;
+/** `aten::gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function gcd_(self_: Tensor, other: Tensor): Tensor {
+  if (op_gcd_ < 0) op_gcd_ = native.resolve('aten::gcd_', '');
+  native.callVoid(op_gcd_, tensorArg(self_, 'gcd_', 'self'), tensorArg(other, 'gcd_', 'other'));
+  return self_;
+}
+
+let op_lcm = -1;
+/** `aten::lcm(Tensor self, Tensor other) -> Tensor` */
+export function lcm(self_: Tensor, other: Tensor): Tensor {
+  if (op_lcm < 0) op_lcm = native.resolve('aten::lcm', '');
+  return wrap(native.call(op_lcm, tensorArg(self_, 'lcm', 'self'), tensorArg(other, 'lcm', 'other')) as number);
+}
+
+let op_lcm_ = -1;
+/** `aten::lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function lcm_(self_: Tensor, other: Tensor): Tensor {
+  if (op_lcm_ < 0) op_lcm_ = native.resolve('aten::lcm_', '');
+  native.callVoid(op_lcm_, tensorArg(self_, 'lcm_', 'self'), tensorArg(other, 'lcm_', 'other'));
+  return self_;
+}
+
+let op_signbit = -1;
+/** `aten::signbit(Tensor self) -> Tensor` */
+export function signbit(self_: Tensor): Tensor {
+  if (op_signbit < 0) op_signbit = native.resolve('aten::signbit', '');
+  return wrap(native.call(op_signbit, tensorArg(self_, 'signbit', 'self')) as number);
+}
+
+let op_sgn = -1;
+/** `aten::sgn(Tensor self) -> Tensor` */
+export function sgn(self_: Tensor): Tensor {
+  if (op_sgn < 0) op_sgn = native.resolve('aten::sgn', '');
+  return wrap(native.call(op_sgn, tensorArg(self_, 'sgn', 'self')) as number);
+}
+
+let op_sgn_ = -1;
+/** `aten::sgn_(Tensor(a!) self) -> Tensor(a!)` */
+export function sgn_(self_: Tensor): Tensor {
+  if (op_sgn_ < 0) op_sgn_ = native.resolve('aten::sgn_', '');
+  native.callVoid(op_sgn_, tensorArg(self_, 'sgn_', 'self'));
+  return self_;
+}
+
+let op_positive = -1;
+/** `aten::positive(Tensor(a) self) -> Tensor(a)` */
+export function positive(self_: Tensor): Tensor {
+  if (op_positive < 0) op_positive = native.resolve('aten::positive', '');
+  return wrap(native.call(op_positive, tensorArg(self_, 'positive', 'self')) as number);
+}
+
+let op_deg2rad = -1;
+/** `aten::deg2rad(Tensor self) -> Tensor` */
+export function deg2rad(self_: Tensor): Tensor {
+  if (op_deg2rad < 0) op_deg2rad = native.resolve('aten::deg2rad', '');
+  return wrap(native.call(op_deg2rad, tensorArg(self_, 'deg2rad', 'self')) as number);
+}
+
+let op_deg2rad_ = -1;
+/** `aten::deg2rad_(Tensor(a!) self) -> Tensor(a!)` */
+export function deg2rad_(self_: Tensor): Tensor {
+  if (op_deg2rad_ < 0) op_deg2rad_ = native.resolve('aten::deg2rad_', '');
+  native.callVoid(op_deg2rad_, tensorArg(self_, 'deg2rad_', 'self'));
+  return self_;
+}
+
+let op_rad2deg = -1;
+/** `aten::rad2deg(Tensor self) -> Tensor` */
+export function rad2deg(self_: Tensor): Tensor {
+  if (op_rad2deg < 0) op_rad2deg = native.resolve('aten::rad2deg', '');
+  return wrap(native.call(op_rad2deg, tensorArg(self_, 'rad2deg', 'self')) as number);
+}
+
+let op_rad2deg_ = -1;
+/** `aten::rad2deg_(Tensor(a!) self) -> Tensor(a!)` */
+export function rad2deg_(self_: Tensor): Tensor {
+  if (op_rad2deg_ < 0) op_rad2deg_ = native.resolve('aten::rad2deg_', '');
+  native.callVoid(op_rad2deg_, tensorArg(self_, 'rad2deg_', 'self'));
+  return self_;
+}
+
+let op_nan_to_num = -1;
+/** `aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor` */
+export function nan_to_num(self_: Tensor, nan?: number | null, posinf?: number | null, neginf?: number | null): Tensor {
+  if (op_nan_to_num < 0) op_nan_to_num = native.resolve('aten::nan_to_num', '');
+  return wrap(native.call(op_nan_to_num, tensorArg(self_, 'nan_to_num', 'self'), nan === undefined ? undefined : nan == null ? nan : numberArgOf(nan, 'nan_to_num', 'nan'), posinf === undefined ? undefined : posinf == null ? posinf : numberArgOf(posinf, 'nan_to_num', 'posinf'), neginf === undefined ? undefined : neginf == null ? neginf : numberArgOf(neginf, 'nan_to_num', 'neginf')) as number);
+}
+
+let op_nan_to_num_ = -1;
+/** `aten::nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)` */
+export function nan_to_num_(self_: Tensor, nan?: number | null, posinf?: number | null, neginf?: number | null): Tensor {
+  if (op_nan_to_num_ < 0) op_nan_to_num_ = native.resolve('aten::nan_to_num_', '');
+  native.callVoid(op_nan_to_num_, tensorArg(self_, 'nan_to_num_', 'self'), nan === undefined ? undefined : nan == null ? nan : numberArgOf(nan, 'nan_to_num_', 'nan'), posinf === undefined ? undefined : posinf == null ? posinf : numberArgOf(posinf, 'nan_to_num_', 'posinf'), neginf === undefined ? undefined : neginf == null ? neginf : numberArgOf(neginf, 'nan_to_num_', 'neginf'));
+  return self_;
+}
+
+let op_clamp_min_ = -1;
+/** `aten::clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)` */
+export function clamp_min_(self_: Tensor, min: Scalar): Tensor {
+  if (op_clamp_min_ < 0) op_clamp_min_ = native.resolve('aten::clamp_min_', '');
+  native.callVoid(op_clamp_min_, tensorArg(self_, 'clamp_min_', 'self'), scalarArgOf(min, 'clamp_min_', 'min'));
+  return self_;
+}
+
+let op_clamp_min__Tensor = -1;
+/** `aten::clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)` */
+export function clamp_min__Tensor(self_: Tensor, min: Tensor): Tensor {
+  if (op_clamp_min__Tensor < 0) op_clamp_min__Tensor = native.resolve('aten::clamp_min_', 'Tensor');
+  native.callVoid(op_clamp_min__Tensor, tensorArg(self_, 'clamp_min_.Tensor', 'self'), tensorArg(min, 'clamp_min_.Tensor', 'min'));
+  return self_;
+}
+
+let op_clamp_max_ = -1;
+/** `aten::clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)` */
+export function clamp_max_(self_: Tensor, max: Scalar): Tensor {
+  if (op_clamp_max_ < 0) op_clamp_max_ = native.resolve('aten::clamp_max_', '');
+  native.callVoid(op_clamp_max_, tensorArg(self_, 'clamp_max_', 'self'), scalarArgOf(max, 'clamp_max_', 'max'));
+  return self_;
+}
+
+let op_clamp_max__Tensor = -1;
+/** `aten::clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)` */
+export function clamp_max__Tensor(self_: Tensor, max: Tensor): Tensor {
+  if (op_clamp_max__Tensor < 0) op_clamp_max__Tensor = native.resolve('aten::clamp_max_', 'Tensor');
+  native.callVoid(op_clamp_max__Tensor, tensorArg(self_, 'clamp_max_.Tensor', 'self'), tensorArg(max, 'clamp_max_.Tensor', 'max'));
+  return self_;
+}
+
+let op_fmax = -1;
+/** `aten::fmax(Tensor self, Tensor other) -> Tensor` */
+export function fmax(self_: Tensor, other: Tensor): Tensor {
+  if (op_fmax < 0) op_fmax = native.resolve('aten::fmax', '');
+  return wrap(native.call(op_fmax, tensorArg(self_, 'fmax', 'self'), tensorArg(other, 'fmax', 'other')) as number);
+}
+
+let op_fmin = -1;
+/** `aten::fmin(Tensor self, Tensor other) -> Tensor` */
+export function fmin(self_: Tensor, other: Tensor): Tensor {
+  if (op_fmin < 0) op_fmin = native.resolve('aten::fmin', '');
+  return wrap(native.call(op_fmin, tensorArg(self_, 'fmin', 'self'), tensorArg(other, 'fmin', 'other')) as number);
+}
+
+let op_isinf = -1;
+/** `aten::isinf(Tensor self) -> Tensor` */
+export function isinf(self_: Tensor): Tensor {
+  if (op_isinf < 0) op_isinf = native.resolve('aten::isinf', '');
+  return wrap(native.call(op_isinf, tensorArg(self_, 'isinf', 'self')) as number);
+}
+
+let op_isposinf = -1;
+/** `aten::isposinf(Tensor self) -> Tensor` */
+export function isposinf(self_: Tensor): Tensor {
+  if (op_isposinf < 0) op_isposinf = native.resolve('aten::isposinf', '');
+  return wrap(native.call(op_isposinf, tensorArg(self_, 'isposinf', 'self')) as number);
+}
+
+let op_isneginf = -1;
+/** `aten::isneginf(Tensor self) -> Tensor` */
+export function isneginf(self_: Tensor): Tensor {
+  if (op_isneginf < 0) op_isneginf = native.resolve('aten::isneginf', '');
+  return wrap(native.call(op_isneginf, tensorArg(self_, 'isneginf', 'self')) as number);
+}
+
+let op_isreal = -1;
+/** `aten::isreal(Tensor self) -> Tensor` */
+export function isreal(self_: Tensor): Tensor {
+  if (op_isreal < 0) op_isreal = native.resolve('aten::isreal', '');
+  return wrap(native.call(op_isreal, tensorArg(self_, 'isreal', 'self')) as number);
+}
+
+let op_logical_and_ = -1;
+/** `aten::logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function logical_and_(self_: Tensor, other: Tensor): Tensor {
+  if (op_logical_and_ < 0) op_logical_and_ = native.resolve('aten::logical_and_', '');
+  native.callVoid(op_logical_and_, tensorArg(self_, 'logical_and_', 'self'), tensorArg(other, 'logical_and_', 'other'));
+  return self_;
+}
+
+let op_logical_or_ = -1;
+/** `aten::logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function logical_or_(self_: Tensor, other: Tensor): Tensor {
+  if (op_logical_or_ < 0) op_logical_or_ = native.resolve('aten::logical_or_', '');
+  native.callVoid(op_logical_or_, tensorArg(self_, 'logical_or_', 'self'), tensorArg(other, 'logical_or_', 'other'));
+  return self_;
+}
+
+let op_logical_not_ = -1;
+/** `aten::logical_not_(Tensor(a!) self) -> Tensor(a!)` */
+export function logical_not_(self_: Tensor): Tensor {
+  if (op_logical_not_ < 0) op_logical_not_ = native.resolve('aten::logical_not_', '');
+  native.callVoid(op_logical_not_, tensorArg(self_, 'logical_not_', 'self'));
+  return self_;
+}
+
+let op_logical_xor = -1;
+/** `aten::logical_xor(Tensor self, Tensor other) -> Tensor` */
+export function logical_xor(self_: Tensor, other: Tensor): Tensor {
+  if (op_logical_xor < 0) op_logical_xor = native.resolve('aten::logical_xor', '');
+  return wrap(native.call(op_logical_xor, tensorArg(self_, 'logical_xor', 'self'), tensorArg(other, 'logical_xor', 'other')) as number);
+}
+
+let op_logical_xor_ = -1;
+/** `aten::logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function logical_xor_(self_: Tensor, other: Tensor): Tensor {
+  if (op_logical_xor_ < 0) op_logical_xor_ = native.resolve('aten::logical_xor_', '');
+  native.callVoid(op_logical_xor_, tensorArg(self_, 'logical_xor_', 'self'), tensorArg(other, 'logical_xor_', 'other'));
+  return self_;
+}
+
+let op_bitwise_and_Tensor = -1;
+/** `aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor` */
+export function bitwise_and_Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_bitwise_and_Tensor < 0) op_bitwise_and_Tensor = native.resolve('aten::bitwise_and', 'Tensor');
+  return wrap(native.call(op_bitwise_and_Tensor, tensorArg(self_, 'bitwise_and.Tensor', 'self'), tensorArg(other, 'bitwise_and.Tensor', 'other')) as number);
+}
+
+let op_bitwise_and_Scalar = -1;
+/** `aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor` */
+export function bitwise_and_Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_bitwise_and_Scalar < 0) op_bitwise_and_Scalar = native.resolve('aten::bitwise_and', 'Scalar');
+  return wrap(native.call(op_bitwise_and_Scalar, tensorArg(self_, 'bitwise_and.Scalar', 'self'), scalarArgOf(other, 'bitwise_and.Scalar', 'other')) as number);
+}
+
+let op_bitwise_and__Tensor = -1;
+/** `aten::bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function bitwise_and__Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_bitwise_and__Tensor < 0) op_bitwise_and__Tensor = native.resolve('aten::bitwise_and_', 'Tensor');
+  native.callVoid(op_bitwise_and__Tensor, tensorArg(self_, 'bitwise_and_.Tensor', 'self'), tensorArg(other, 'bitwise_and_.Tensor', 'other'));
+  return self_;
+}
+
+let op_bitwise_and__Scalar = -1;
+/** `aten::bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)` */
+export function bitwise_and__Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_bitwise_and__Scalar < 0) op_bitwise_and__Scalar = native.resolve('aten::bitwise_and_', 'Scalar');
+  native.callVoid(op_bitwise_and__Scalar, tensorArg(self_, 'bitwise_and_.Scalar', 'self'), scalarArgOf(other, 'bitwise_and_.Scalar', 'other'));
+  return self_;
+}
+
+let op_bitwise_or_Tensor = -1;
+/** `aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor` */
+export function bitwise_or_Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_bitwise_or_Tensor < 0) op_bitwise_or_Tensor = native.resolve('aten::bitwise_or', 'Tensor');
+  return wrap(native.call(op_bitwise_or_Tensor, tensorArg(self_, 'bitwise_or.Tensor', 'self'), tensorArg(other, 'bitwise_or.Tensor', 'other')) as number);
+}
+
+let op_bitwise_or_Scalar = -1;
+/** `aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor` */
+export function bitwise_or_Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_bitwise_or_Scalar < 0) op_bitwise_or_Scalar = native.resolve('aten::bitwise_or', 'Scalar');
+  return wrap(native.call(op_bitwise_or_Scalar, tensorArg(self_, 'bitwise_or.Scalar', 'self'), scalarArgOf(other, 'bitwise_or.Scalar', 'other')) as number);
+}
+
+let op_bitwise_or__Tensor = -1;
+/** `aten::bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function bitwise_or__Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_bitwise_or__Tensor < 0) op_bitwise_or__Tensor = native.resolve('aten::bitwise_or_', 'Tensor');
+  native.callVoid(op_bitwise_or__Tensor, tensorArg(self_, 'bitwise_or_.Tensor', 'self'), tensorArg(other, 'bitwise_or_.Tensor', 'other'));
+  return self_;
+}
+
+let op_bitwise_or__Scalar = -1;
+/** `aten::bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)` */
+export function bitwise_or__Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_bitwise_or__Scalar < 0) op_bitwise_or__Scalar = native.resolve('aten::bitwise_or_', 'Scalar');
+  native.callVoid(op_bitwise_or__Scalar, tensorArg(self_, 'bitwise_or_.Scalar', 'self'), scalarArgOf(other, 'bitwise_or_.Scalar', 'other'));
+  return self_;
+}
+
+let op_bitwise_xor_Tensor = -1;
+/** `aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor` */
+export function bitwise_xor_Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_bitwise_xor_Tensor < 0) op_bitwise_xor_Tensor = native.resolve('aten::bitwise_xor', 'Tensor');
+  return wrap(native.call(op_bitwise_xor_Tensor, tensorArg(self_, 'bitwise_xor.Tensor', 'self'), tensorArg(other, 'bitwise_xor.Tensor', 'other')) as number);
+}
+
+let op_bitwise_xor_Scalar = -1;
+/** `aten::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor` */
+export function bitwise_xor_Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_bitwise_xor_Scalar < 0) op_bitwise_xor_Scalar = native.resolve('aten::bitwise_xor', 'Scalar');
+  return wrap(native.call(op_bitwise_xor_Scalar, tensorArg(self_, 'bitwise_xor.Scalar', 'self'), scalarArgOf(other, 'bitwise_xor.Scalar', 'other')) as number);
+}
+
+let op_bitwise_xor__Tensor = -1;
+/** `aten::bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function bitwise_xor__Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_bitwise_xor__Tensor < 0) op_bitwise_xor__Tensor = native.resolve('aten::bitwise_xor_', 'Tensor');
+  native.callVoid(op_bitwise_xor__Tensor, tensorArg(self_, 'bitwise_xor_.Tensor', 'self'), tensorArg(other, 'bitwise_xor_.Tensor', 'other'));
+  return self_;
+}
+
+let op_bitwise_xor__Scalar = -1;
+/** `aten::bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)` */
+export function bitwise_xor__Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_bitwise_xor__Scalar < 0) op_bitwise_xor__Scalar = native.resolve('aten::bitwise_xor_', 'Scalar');
+  native.callVoid(op_bitwise_xor__Scalar, tensorArg(self_, 'bitwise_xor_.Scalar', 'self'), scalarArgOf(other, 'bitwise_xor_.Scalar', 'other'));
+  return self_;
+}
+
+let op_bitwise_not = -1;
+/** `aten::bitwise_not(Tensor self) -> Tensor` */
+export function bitwise_not(self_: Tensor): Tensor {
+  if (op_bitwise_not < 0) op_bitwise_not = native.resolve('aten::bitwise_not', '');
+  return wrap(native.call(op_bitwise_not, tensorArg(self_, 'bitwise_not', 'self')) as number);
+}
+
+let op_bitwise_not_ = -1;
+/** `aten::bitwise_not_(Tensor(a!) self) -> Tensor(a!)` */
+export function bitwise_not_(self_: Tensor): Tensor {
+  if (op_bitwise_not_ < 0) op_bitwise_not_ = native.resolve('aten::bitwise_not_', '');
+  native.callVoid(op_bitwise_not_, tensorArg(self_, 'bitwise_not_', 'self'));
+  return self_;
+}
+
+let op_bitwise_left_shift_Tensor = -1;
+/** `aten::bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor` */
+export function bitwise_left_shift_Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_bitwise_left_shift_Tensor < 0) op_bitwise_left_shift_Tensor = native.resolve('aten::bitwise_left_shift', 'Tensor');
+  return wrap(native.call(op_bitwise_left_shift_Tensor, tensorArg(self_, 'bitwise_left_shift.Tensor', 'self'), tensorArg(other, 'bitwise_left_shift.Tensor', 'other')) as number);
+}
+
+let op_bitwise_left_shift_Tensor_Scalar = -1;
+/** `aten::bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor` */
+export function bitwise_left_shift_Tensor_Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_bitwise_left_shift_Tensor_Scalar < 0) op_bitwise_left_shift_Tensor_Scalar = native.resolve('aten::bitwise_left_shift', 'Tensor_Scalar');
+  return wrap(native.call(op_bitwise_left_shift_Tensor_Scalar, tensorArg(self_, 'bitwise_left_shift.Tensor_Scalar', 'self'), scalarArgOf(other, 'bitwise_left_shift.Tensor_Scalar', 'other')) as number);
+}
+
+let op_bitwise_left_shift__Tensor = -1;
+/** `aten::bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function bitwise_left_shift__Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_bitwise_left_shift__Tensor < 0) op_bitwise_left_shift__Tensor = native.resolve('aten::bitwise_left_shift_', 'Tensor');
+  native.callVoid(op_bitwise_left_shift__Tensor, tensorArg(self_, 'bitwise_left_shift_.Tensor', 'self'), tensorArg(other, 'bitwise_left_shift_.Tensor', 'other'));
+  return self_;
+}
+
+let op_bitwise_left_shift__Tensor_Scalar = -1;
+/** `aten::bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)` */
+export function bitwise_left_shift__Tensor_Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_bitwise_left_shift__Tensor_Scalar < 0) op_bitwise_left_shift__Tensor_Scalar = native.resolve('aten::bitwise_left_shift_', 'Tensor_Scalar');
+  native.callVoid(op_bitwise_left_shift__Tensor_Scalar, tensorArg(self_, 'bitwise_left_shift_.Tensor_Scalar', 'self'), scalarArgOf(other, 'bitwise_left_shift_.Tensor_Scalar', 'other'));
+  return self_;
+}
+
+let op_bitwise_right_shift_Tensor = -1;
+/** `aten::bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor` */
+export function bitwise_right_shift_Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_bitwise_right_shift_Tensor < 0) op_bitwise_right_shift_Tensor = native.resolve('aten::bitwise_right_shift', 'Tensor');
+  return wrap(native.call(op_bitwise_right_shift_Tensor, tensorArg(self_, 'bitwise_right_shift.Tensor', 'self'), tensorArg(other, 'bitwise_right_shift.Tensor', 'other')) as number);
+}
+
+let op_bitwise_right_shift_Tensor_Scalar = -1;
+/** `aten::bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor` */
+export function bitwise_right_shift_Tensor_Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_bitwise_right_shift_Tensor_Scalar < 0) op_bitwise_right_shift_Tensor_Scalar = native.resolve('aten::bitwise_right_shift', 'Tensor_Scalar');
+  return wrap(native.call(op_bitwise_right_shift_Tensor_Scalar, tensorArg(self_, 'bitwise_right_shift.Tensor_Scalar', 'self'), scalarArgOf(other, 'bitwise_right_shift.Tensor_Scalar', 'other')) as number);
+}
+
+let op_bitwise_right_shift__Tensor = -1;
+/** `aten::bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)` */
+export function bitwise_right_shift__Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (op_bitwise_right_shift__Tensor < 0) op_bitwise_right_shift__Tensor = native.resolve('aten::bitwise_right_shift_', 'Tensor');
+  native.callVoid(op_bitwise_right_shift__Tensor, tensorArg(self_, 'bitwise_right_shift_.Tensor', 'self'), tensorArg(other, 'bitwise_right_shift_.Tensor', 'other'));
+  return self_;
+}
+
+let op_bitwise_right_shift__Tensor_Scalar = -1;
+/** `aten::bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)` */
+export function bitwise_right_shift__Tensor_Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (op_bitwise_right_shift__Tensor_Scalar < 0) op_bitwise_right_shift__Tensor_Scalar = native.resolve('aten::bitwise_right_shift_', 'Tensor_Scalar');
+  native.callVoid(op_bitwise_right_shift__Tensor_Scalar, tensorArg(self_, 'bitwise_right_shift_.Tensor_Scalar', 'self'), scalarArgOf(other, 'bitwise_right_shift_.Tensor_Scalar', 'other'));
+  return self_;
+}
+
+let op_sub__Scalar = -1;
+/** `aten::sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)` */
+export function sub__Scalar(self_: Tensor, other: Scalar, alpha?: Scalar): Tensor {
+  if (op_sub__Scalar < 0) op_sub__Scalar = native.resolve('aten::sub_', 'Scalar');
+  native.callVoid(op_sub__Scalar, tensorArg(self_, 'sub_.Scalar', 'self'), scalarArgOf(other, 'sub_.Scalar', 'other'), alpha === undefined ? undefined : scalarArgOf(alpha, 'sub_.Scalar', 'alpha'));
+  return self_;
+}
+
+let op_pow__Scalar = -1;
+/** `aten::pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)` */
+export function pow__Scalar(self_: Tensor, exponent: Scalar): Tensor {
+  if (op_pow__Scalar < 0) op_pow__Scalar = native.resolve('aten::pow_', 'Scalar');
+  native.callVoid(op_pow__Scalar, tensorArg(self_, 'pow_.Scalar', 'self'), scalarArgOf(exponent, 'pow_.Scalar', 'exponent'));
+  return self_;
+}
+
+let op_pow__Tensor = -1;
+/** `aten::pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)` */
+export function pow__Tensor(self_: Tensor, exponent: Tensor): Tensor {
+  if (op_pow__Tensor < 0) op_pow__Tensor = native.resolve('aten::pow_', 'Tensor');
+  native.callVoid(op_pow__Tensor, tensorArg(self_, 'pow_.Tensor', 'self'), tensorArg(exponent, 'pow_.Tensor', 'exponent'));
+  return self_;
+}
+
+let op_clamp__Tensor = -1;
+/** `aten::clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)` */
+export function clamp__Tensor(self_: Tensor, min?: Tensor | null, max?: Tensor | null): Tensor {
+  if (op_clamp__Tensor < 0) op_clamp__Tensor = native.resolve('aten::clamp_', 'Tensor');
+  native.callVoid(op_clamp__Tensor, tensorArg(self_, 'clamp_.Tensor', 'self'), min === undefined ? undefined : min == null ? min : tensorArg(min, 'clamp_.Tensor', 'min'), max === undefined ? undefined : max == null ? max : tensorArg(max, 'clamp_.Tensor', 'max'));
+  return self_;
+}
+
+let op_exp_ = -1;
+/** `aten::exp_(Tensor(a!) self) -> Tensor(a!)` */
+export function exp_(self_: Tensor): Tensor {
+  if (op_exp_ < 0) op_exp_ = native.resolve('aten::exp_', '');
+  native.callVoid(op_exp_, tensorArg(self_, 'exp_', 'self'));
+  return self_;
+}
+
+let op_log_ = -1;
+/** `aten::log_(Tensor(a!) self) -> Tensor(a!)` */
+export function log_(self_: Tensor): Tensor {
+  if (op_log_ < 0) op_log_ = native.resolve('aten::log_', '');
+  native.callVoid(op_log_, tensorArg(self_, 'log_', 'self'));
+  return self_;
+}
+
+let op_abs_ = -1;
+/** `aten::abs_(Tensor(a!) self) -> Tensor(a!)` */
+export function abs_(self_: Tensor): Tensor {
+  if (op_abs_ < 0) op_abs_ = native.resolve('aten::abs_', '');
+  native.callVoid(op_abs_, tensorArg(self_, 'abs_', 'self'));
+  return self_;
+}
+
+let op_neg_ = -1;
+/** `aten::neg_(Tensor(a!) self) -> Tensor(a!)` */
+export function neg_(self_: Tensor): Tensor {
+  if (op_neg_ < 0) op_neg_ = native.resolve('aten::neg_', '');
+  native.callVoid(op_neg_, tensorArg(self_, 'neg_', 'self'));
+  return self_;
+}
+
+let op_sin_ = -1;
+/** `aten::sin_(Tensor(a!) self) -> Tensor(a!)` */
+export function sin_(self_: Tensor): Tensor {
+  if (op_sin_ < 0) op_sin_ = native.resolve('aten::sin_', '');
+  native.callVoid(op_sin_, tensorArg(self_, 'sin_', 'self'));
+  return self_;
+}
+
+let op_cos_ = -1;
+/** `aten::cos_(Tensor(a!) self) -> Tensor(a!)` */
+export function cos_(self_: Tensor): Tensor {
+  if (op_cos_ < 0) op_cos_ = native.resolve('aten::cos_', '');
+  native.callVoid(op_cos_, tensorArg(self_, 'cos_', 'self'));
+  return self_;
+}
+
+let op_tanh_ = -1;
+/** `aten::tanh_(Tensor(a!) self) -> Tensor(a!)` */
+export function tanh_(self_: Tensor): Tensor {
+  if (op_tanh_ < 0) op_tanh_ = native.resolve('aten::tanh_', '');
+  native.callVoid(op_tanh_, tensorArg(self_, 'tanh_', 'self'));
+  return self_;
+}
+
+let op_sigmoid_ = -1;
+/** `aten::sigmoid_(Tensor(a!) self) -> Tensor(a!)` */
+export function sigmoid_(self_: Tensor): Tensor {
+  if (op_sigmoid_ < 0) op_sigmoid_ = native.resolve('aten::sigmoid_', '');
+  native.callVoid(op_sigmoid_, tensorArg(self_, 'sigmoid_', 'self'));
+  return self_;
+}
+
+let op_floor_ = -1;
+/** `aten::floor_(Tensor(a!) self) -> Tensor(a!)` */
+export function floor_(self_: Tensor): Tensor {
+  if (op_floor_ < 0) op_floor_ = native.resolve('aten::floor_', '');
+  native.callVoid(op_floor_, tensorArg(self_, 'floor_', 'self'));
+  return self_;
+}
+
+let op_round_ = -1;
+/** `aten::round_(Tensor(a!) self) -> Tensor(a!)` */
+export function round_(self_: Tensor): Tensor {
+  if (op_round_ < 0) op_round_ = native.resolve('aten::round_', '');
+  native.callVoid(op_round_, tensorArg(self_, 'round_', 'self'));
+  return self_;
+}
+
+let op_remainder_Scalar_Tensor = -1;
+/** `aten::remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor` */
+export function remainder_Scalar_Tensor(self_: Scalar, other: Tensor): Tensor {
+  if (op_remainder_Scalar_Tensor < 0) op_remainder_Scalar_Tensor = native.resolve('aten::remainder', 'Scalar_Tensor');
+  return wrap(native.call(op_remainder_Scalar_Tensor, scalarArgOf(self_, 'remainder.Scalar_Tensor', 'self'), tensorArg(other, 'remainder.Scalar_Tensor', 'other')) as number);
+}
+
+let op_float_power_Scalar = -1;
+/** `aten::float_power.Scalar(Scalar self, Tensor exponent) -> Tensor` */
+export function float_power_Scalar(self_: Scalar, exponent: Tensor): Tensor {
+  if (op_float_power_Scalar < 0) op_float_power_Scalar = native.resolve('aten::float_power', 'Scalar');
+  return wrap(native.call(op_float_power_Scalar, scalarArgOf(self_, 'float_power.Scalar', 'self'), tensorArg(exponent, 'float_power.Scalar', 'exponent')) as number);
+}
+
+let op_log1p_ = -1;
+/** `aten::log1p_(Tensor(a!) self) -> Tensor(a!)` */
+export function log1p_(self_: Tensor): Tensor {
+  if (op_log1p_ < 0) op_log1p_ = native.resolve('aten::log1p_', '');
+  native.callVoid(op_log1p_, tensorArg(self_, 'log1p_', 'self'));
+  return self_;
+}
+
+let op_rsqrt_ = -1;
+/** `aten::rsqrt_(Tensor(a!) self) -> Tensor(a!)` */
+export function rsqrt_(self_: Tensor): Tensor {
+  if (op_rsqrt_ < 0) op_rsqrt_ = native.resolve('aten::rsqrt_', '');
+  native.callVoid(op_rsqrt_, tensorArg(self_, 'rsqrt_', 'self'));
+  return self_;
+}
+
+let op_reciprocal_ = -1;
+/** `aten::reciprocal_(Tensor(a!) self) -> Tensor(a!)` */
+export function reciprocal_(self_: Tensor): Tensor {
+  if (op_reciprocal_ < 0) op_reciprocal_ = native.resolve('aten::reciprocal_', '');
+  native.callVoid(op_reciprocal_, tensorArg(self_, 'reciprocal_', 'self'));
+  return self_;
+}
+
+let op_sign_ = -1;
+/** `aten::sign_(Tensor(a!) self) -> Tensor(a!)` */
+export function sign_(self_: Tensor): Tensor {
+  if (op_sign_ < 0) op_sign_ = native.resolve('aten::sign_', '');
+  native.callVoid(op_sign_, tensorArg(self_, 'sign_', 'self'));
+  return self_;
+}
+
+let op_square_ = -1;
+/** `aten::square_(Tensor(a!) self) -> Tensor(a!)` */
+export function square_(self_: Tensor): Tensor {
+  if (op_square_ < 0) op_square_ = native.resolve('aten::square_', '');
+  native.callVoid(op_square_, tensorArg(self_, 'square_', 'self'));
+  return self_;
+}
