@@ -107,7 +107,11 @@ Napi::Value copyOut(Napi::Env env, const at::Tensor& t) {
 Napi::Value ToArray(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return guarded(env, "toArray: ", [&]() -> Napi::Value {
-    at::Tensor t = getTensor(env, info[0]).detach().cpu().contiguous();
+    at::Tensor t = getTensor(env, info[0]).detach();
+    // Some backward formulas (sgn's, for one) give an efficient zero tensor, which has no storage
+    // to copy: read it as the zeros it stands for.
+    if (t._is_zerotensor()) t = at::zeros(t.sizes(), t.options());
+    t = t.cpu().contiguous();
     switch (t.scalar_type()) {
       case at::kFloat: return copyOut<Napi::Float32Array, float>(env, t);
       case at::kDouble: return copyOut<Napi::Float64Array, double>(env, t);
