@@ -114,7 +114,8 @@ test('under a libtorch of another version, only the changed operators are refuse
     assert.throws(
       () => native.resolve('aten::sub', 'Tensor'),
       (e: unknown) =>
-        e instanceof OpSchemaMismatchError && /sub\.Tensor: argument 0 is 'self' \(Tensor\), was 'other'/.test(e.message),
+        e instanceof OpSchemaMismatchError &&
+        /sub\.Tensor: argument 0 is 'self' \(Tensor\), was 'other'/.test(e.message),
     );
     assert.doesNotThrow(() => refuseMismatchedOp('aten::add', 'Tensor'));
     assert.ok(native.resolve('aten::add', 'Tensor') >= 0, 'the other operators still resolve');
