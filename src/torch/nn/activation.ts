@@ -146,7 +146,9 @@ export class Sequential extends Module {
       if (out !== x) out.dispose();
       out = next;
     }
-    return out === x ? x.clone() : out;
+    // an empty Sequential (or layers that pass x through) returns a copy the caller owns, as its
+    // other outputs are; what is not a tensor comes back as it is (PyTorch returns the input)
+    return out === x && x instanceof Tensor ? x.clone() : out;
   }
 }
 
