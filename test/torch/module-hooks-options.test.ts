@@ -310,6 +310,27 @@ test('load hooks rename an old checkpoint key and tolerate incompatible keys (Py
   assert.equal(torch.liveTensors(), before);
 });
 
+test('Sequential frees only the tensors its layers made, whatever forward hooks return', () => {
+  const before = torch.liveTensors();
+  const seq = mlp3();
+  // a hook handing the layer's input back as its output: that tensor is the result, not freed
+  const h = seq.layers[1]!.registerForwardHook((_m, args) => args[0] as Tensor);
+  const out = torch.tidy(() => seq.forward(torch.ones([1, 3])));
+  assert.ok(!out.isDisposed);
+  assert.deepEqual(out.shape, [1, 2]);
+  out.dispose();
+  h.remove();
+  // a hook replacing an output with something that is not a tensor (PyTorch lets it)
+  const h1 = seq.layers[0]!.registerForwardHook(() => 5 as unknown as Tensor);
+  const h2 = seq.layers[1]!.registerForwardPreHook(() => [torch.ones([1, 4])]);
+  const out2 = torch.tidy(() => seq.forward(torch.ones([1, 3])));
+  assert.deepEqual(out2.shape, [1, 2]);
+  [h1, h2].forEach((k) => k.remove());
+  out2.dispose();
+  seq.dispose();
+  assert.equal(torch.liveTensors(), before, 'no tensor leaks');
+});
+
 test('a frozen prototype: the global hooks fail by name and leave no prototype wrapped', () => {
   const linearForward = Object.getOwnPropertyDescriptor(nn.Linear.prototype, 'forward')!.value as unknown;
   const linearWrapped = (): boolean =>
