@@ -255,6 +255,11 @@ test('tensor API: hostile arguments from JavaScript end in named errors (the API
       /^tailor: restoreFrom: checkpoint must be an object/,
     ],
     [
+      'checkAmp of a deep array',
+      () => torch.checkAmp(any(deep), 'cpu'),
+      /^AmpUnsupportedError: unknown mode an array/,
+    ],
+    [
       'updateCheckpointExtra of a number',
       () => torch.updateCheckpointExtra(any(5), () => 1),
       /^tailor: updateCheckpointExtra: base must be a non-empty string, got 5/,
