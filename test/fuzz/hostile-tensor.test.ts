@@ -12,6 +12,7 @@ test('tensor API: hostile arguments from JavaScript end in named errors (the API
   const param = torch.randn([2]).requiresGrad_();
   const sgd = new torch.optim.SGD([param], { lr: 0.1 });
   const linear = new torch.nn.Linear(3, 2);
+  const encoder = new torch.nn.TransformerEncoderLayer(4, 2);
   const cyclic: unknown[] = [];
   cyclic.push(cyclic);
   // converting it to a string (as a property key, or in `dim + 1`) overflows the stack
@@ -255,6 +256,16 @@ test('tensor API: hostile arguments from JavaScript end in named errors (the API
       /^tailor: restoreFrom: checkpoint must be an object/,
     ],
     [
+      'AvgPool3d with null options',
+      () => new torch.nn.AvgPool3d(4, 3, 0, any(null)),
+      /^AvgPool3d: options must be an object, got null/,
+    ],
+    [
+      'TransformerEncoderLayer.forward of undefined',
+      () => encoder.forward(any(undefined)),
+      /^TransformerEncoderLayer: src must be a Tensor, got undefined/,
+    ],
+    [
       'checkAmp of a deep array',
       () => torch.checkAmp(any(deep), 'cpu'),
       /^AmpUnsupportedError: unknown mode an array/,
@@ -292,6 +303,7 @@ test('tensor API: hostile arguments from JavaScript end in named errors (the API
   } finally {
     sgd.dispose();
     linear.dispose();
+    encoder.dispose();
     torch.dispose([x, param]);
   }
   assert.equal(torch.liveTensors(), live, 'no tensor leaked');
