@@ -266,6 +266,11 @@ test('tensor API: hostile arguments from JavaScript end in named errors (the API
       /^TransformerEncoderLayer: src must be a Tensor, got undefined/,
     ],
     [
+      'ReduceLROnPlateau with null options',
+      () => new torch.optim.ReduceLROnPlateau(sgd, any(null)),
+      /^ReduceLROnPlateau: options must be an object, got null/,
+    ],
+    [
       'checkAmp of a deep array',
       () => torch.checkAmp(any(deep), 'cpu'),
       /^AmpUnsupportedError: unknown mode an array/,
