@@ -2,6 +2,7 @@
 // fp32, by libtorch's own per-operator lists) and a gradient scaler for fp16, whose small range
 // would flush gradients to zero without one. bf16 needs no scaler.
 import { UserError } from '../util/errors.js';
+import { describeValue } from '../util/arguments.js';
 import { native } from './native.js';
 import { dtypeCode } from './dtype.js';
 import { parseDevice, type DeviceLike } from './device.js';
@@ -22,7 +23,8 @@ export class AmpUnsupportedError extends UserError {
 /** Checks an --amp value against the device; throws AmpUnsupportedError naming the remedy. */
 export function checkAmp(mode: string, device: DeviceLike): AmpMode {
   if (mode !== 'bf16' && mode !== 'fp16') {
-    throw new AmpUnsupportedError(`unknown mode '${mode}' (expected bf16 or fp16)`);
+    // described, not interpolated: a nested array's string would overflow the stack
+    throw new AmpUnsupportedError(`unknown mode ${describeValue(mode)} (expected bf16 or fp16)`);
   }
   const { type } = parseDevice(device);
   if (type === 'cpu' && mode === 'fp16') {

@@ -2,6 +2,7 @@
 // optimizer's state tensors in a second safetensors file, and everything else (optimizer
 // hyperparameters, scheduler position, epoch, RNG states, user data) in a JSON sidecar.
 import { createHash } from 'node:crypto';
+import { checksOf } from '../util/arguments.js';
 import { basename, dirname } from 'node:path';
 import { Tensor } from './tensor.js';
 import { getRngState, setRngState } from './creation.js';
@@ -228,6 +229,9 @@ export function loadCheckpoint(base: string, options: LoadCheckpointOptions = {}
  * @throws CheckpointError when the sidecar or the weights file it names is missing or corrupt.
  */
 export function updateCheckpointExtra(base: string, update: (extra: unknown) => unknown): void {
+  const c = checksOf('tailor: updateCheckpointExtra');
+  c.string(base, 'base');
+  if (typeof update !== 'function') c.fail('update', 'a function (extra) => new extra', update);
   const paths = checkpointPaths(base);
   const sidecar = readSidecar(paths.sidecar);
   verifiedFile(paths.sidecar, dirname(paths.sidecar), sidecar.weights);
@@ -258,6 +262,10 @@ export function restoreFrom<T>(
   what: string,
   restore: () => T,
 ): T {
+  const c = checksOf('tailor: restoreFrom');
+  c.object(checkpoint, 'checkpoint');
+  c.string(what, 'what');
+  if (typeof restore !== 'function') c.fail('restore', 'a function', restore);
   try {
     return restore();
   } catch (error) {
@@ -277,6 +285,7 @@ export function restoreFrom<T>(
 export function restoreTorchRng(
   checkpoint: Pick<LoadedCheckpoint, 'torchRngState' | 'cudaRngStates' | 'sidecar'>,
 ): void {
+  checksOf('tailor: restoreTorchRng').object(checkpoint, 'checkpoint');
   if (checkpoint.cudaRngStates) cuda.setRngStates(checkpoint.cudaRngStates);
   if (!checkpoint.torchRngState) return;
   try {

@@ -27,6 +27,14 @@ export function memoryFormatCode(format: MemoryFormat): number {
  * is not a dispatcher operator, so the check is done here from the strides.
  */
 export function isChannelsLastContiguous(shape: readonly number[], strides: readonly number[]): boolean {
+  for (const [name, value] of [
+    ['shape', shape],
+    ['strides', strides],
+  ] as const)
+    if (!Array.isArray(value))
+      throw new ArgumentError(
+        `tailor: isChannelsLastContiguous: ${name} must be an array of numbers (a tensor's shape and strides), got ${describeValue(value)}`,
+      );
   if (shape.length !== 4) return false;
   if (shape.includes(0)) return true;
   let expected = 1;

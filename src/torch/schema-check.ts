@@ -5,6 +5,7 @@
 // It does not import the addon (native.ts runs the start-up check while loading it): native.ts
 // registers the addon's loader with setSchemaSource.
 import { UserError } from '../util/errors.js';
+import { checksOf } from '../util/arguments.js';
 import { EXPECTED_SCHEMAS, GENERATED_WITH } from './generated/schemas.js';
 import { schemaParts } from './schema-parse.js';
 
@@ -135,6 +136,7 @@ export function checkOpSchemas(expected: Readonly<Record<string, string>> = EXPE
   mismatches: SchemaMismatch[];
 } {
   const mismatches: SchemaMismatch[] = [];
+  checksOf('tailor: checkOpSchemas').object(expected, 'expected');
   for (const [op, schema] of Object.entries(expected)) {
     const [name, overload = ''] = op.split('.');
     let actual: string | null = null;

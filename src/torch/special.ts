@@ -119,20 +119,27 @@ export function sinc(input: Tensor): Tensor {
 /** Rounds half to even to `decimals` decimal places (negative: tens, hundreds...) (torch.special.round). */
 export function round(input: Tensor, options: { decimals?: number } = {}): Tensor {
   tensorArg('round', input);
-  const decimals = checksOf('special.round').integer(options.decimals ?? 0, 'decimals');
+  const c = checksOf('special.round');
+  const decimals = c.integer(c.object(options, 'options').decimals ?? 0, 'decimals');
   return aten.special_round(input, decimals);
 }
 /** softmax along `dim`, computed in `dtype` when given (torch.special.softmax). */
 export function softmax(input: Tensor, dim: number, options: { dtype?: DType } = {}): Tensor {
   tensorArg('softmax', input);
-  checksOf('special.softmax').integer(dim, 'dim');
-  return aten.special_softmax(input, dim, options.dtype ?? null);
+  const c = checksOf('special.softmax');
+  c.integer(dim, 'dim');
+  return aten.special_softmax(input, dim, (c.object(options, 'options').dtype as DType | undefined) ?? null);
 }
 /** log of softmax along `dim`, computed in `dtype` when given (torch.special.log_softmax). */
 export function logSoftmax(input: Tensor, dim: number, options: { dtype?: DType } = {}): Tensor {
   tensorArg('logSoftmax', input);
-  checksOf('special.logSoftmax').integer(dim, 'dim');
-  return aten.special_log_softmax(input, dim, options.dtype ?? null);
+  const c = checksOf('special.logSoftmax');
+  c.integer(dim, 'dim');
+  return aten.special_log_softmax(
+    input,
+    dim,
+    (c.object(options, 'options').dtype as DType | undefined) ?? null,
+  );
 }
 /** log Σ exp(x) over `dim` without overflow (torch.special.logsumexp). */
 export function logsumexp(input: Tensor, dim: number | number[], keepdim = false): Tensor {

@@ -9,6 +9,7 @@
 // multi-expert model's experts, PRL's preference draws) calls parallelBranches, and whoever
 // runs that code decides whether the parts go on streams (graph mode's capture does).
 import { native } from './native.js';
+import { checksOf } from '../util/arguments.js';
 import { checkDevice, type DeviceLike } from './device.js';
 import { Tensor } from './tensor.js';
 import { isAutocastActive } from './amp.js';
@@ -84,6 +85,9 @@ export function branchStreamsEnabled(): boolean {
  * ```
  */
 export function withBranchStreams<T>(on: boolean, fn: () => T): T {
+  const c = checksOf('tailor: withBranchStreams');
+  if (typeof on !== 'boolean') c.fail('on', 'a boolean', on);
+  if (typeof fn !== 'function') c.fail('fn', 'a function (the work to run)', fn);
   const before = branchStreams;
   branchStreams = on;
   try {
@@ -114,6 +118,10 @@ export function parallelBranches<T extends BranchResult>(
   branches: ReadonlyArray<() => T>,
   options: BranchOptions = {},
 ): T[] {
-  const streams = branchStreams && !(options.sharedParameters && isAutocastActive());
+  const c = checksOf('tailor: parallelBranches');
+  for (const [i, branch] of c.array(branches, 'branches').entries())
+    if (typeof branch !== 'function') c.fail(`branches[${i}]`, 'a function', branch);
+  const { sharedParameters } = c.object(options, 'options') as BranchOptions;
+  const streams = branchStreams && !(sharedParameters && isAutocastActive());
   return streams ? onParallelStreams(device, branches) : branches.map((branch) => branch());
 }

@@ -127,8 +127,9 @@ export function nonzero(input: Tensor, options?: { asTuple?: false }): Tensor;
 export function nonzero(input: Tensor, options: { asTuple: true }): Tensor[];
 /** The indices of the non-zero elements, as rows or (`asTuple`) one tensor per dimension. */
 export function nonzero(input: Tensor, options: { asTuple?: boolean } = {}): Tensor | Tensor[] {
-  tensorArg(checksOf('nonzero'), input, 'input');
-  return options.asTuple === true ? aten.nonzero_numpy(input) : aten.nonzero(input);
+  const c = checksOf('nonzero');
+  tensorArg(c, input, 'input');
+  return c.object(options, 'options').asTuple === true ? aten.nonzero_numpy(input) : aten.nonzero(input);
 }
 
 /** Picks values of `input` at `indices` along `dim` (of the flattened input when null), broadcasting (torch.take_along_dim). */

@@ -98,7 +98,12 @@ export function searchsorted(
   const c = checksOf('searchsorted');
   tensorArg(c, sortedSequence, 'sortedSequence');
   const v = tensorOrScalarArg(c, values, 'values');
-  const { outInt32 = false, right = false, side = null, sorter = null } = options;
+  const {
+    outInt32 = false,
+    right = false,
+    side = null,
+    sorter = null,
+  } = c.object(options, 'options') as SearchsortedOptions;
   if (side !== null) c.oneOf(side, 'side', ['left', 'right']);
   if (sorter !== null) tensorArg(c, sorter, 'sorter');
   return v instanceof Tensor
@@ -270,14 +275,16 @@ export function bincount(input: Tensor, weights: Tensor | null = null, minlength
 export function cumsum(input: Tensor, dim: number, options: { dtype?: DType } = {}): Tensor {
   const c = checksOf('cumsum');
   tensorArg(c, input, 'input');
-  return aten.cumsum(input, dimArg(c, dim, 'dim', input), options.dtype ?? null);
+  const dtype = c.object(options, 'options').dtype as DType | undefined;
+  return aten.cumsum(input, dimArg(c, dim, 'dim', input), dtype ?? null);
 }
 
 /** Cumulative products along `dim` (torch.cumprod). */
 export function cumprod(input: Tensor, dim: number, options: { dtype?: DType } = {}): Tensor {
   const c = checksOf('cumprod');
   tensorArg(c, input, 'input');
-  return aten.cumprod(input, dimArg(c, dim, 'dim', input), options.dtype ?? null);
+  const dtype = c.object(options, 'options').dtype as DType | undefined;
+  return aten.cumprod(input, dimArg(c, dim, 'dim', input), dtype ?? null);
 }
 
 /** The running maximum along `dim` and the index where each was reached (torch.cummax). */

@@ -147,8 +147,8 @@ export function triu(input: Tensor, diagonal = 0): Tensor {
 export function roll(input: Tensor, shifts: number | number[], dims: number | number[] = []): Tensor {
   const c = checksOf('roll');
   tensorArg(c, input, 'input');
-  const s = typeof shifts === 'number' ? [shifts] : shifts;
-  const d = typeof dims === 'number' ? [dims] : dims;
+  const s = typeof shifts === 'number' ? [shifts] : (c.array(shifts, 'shifts') as number[]);
+  const d = typeof dims === 'number' ? [dims] : (c.array(dims, 'dims') as number[]);
   if (d.length > 0 && d.length !== s.length)
     c.fail('dims', `as many dimensions as shifts (${s.length})`, dims);
   return aten.roll(input, s, d);

@@ -19,6 +19,8 @@ import {
 } from './api-calls.js';
 import { fuzzAutograd } from './api-autograd-target.js';
 import { fuzzVmap } from './api-vmap-target.js';
+import { fuzzTransforms } from './api-transforms-target.js';
+import { fuzzHooks } from './api-hooks-target.js';
 
 /** A fuzz target of the API: `call` runs input i (called inside the child's tidy()). */
 export interface ApiFuzzTarget {
@@ -56,6 +58,27 @@ const CREATION = [
 ];
 const CREATION_KINDS: Kind[] = ['shape', 'any', 'dtype', 'str'];
 
+// The products as functions (their methods are fuzzed with the other Tensor methods).
+const PRODUCTS = [
+  'matmul',
+  'mm',
+  'bmm',
+  'dot',
+  'vdot',
+  'mv',
+  'inner',
+  'addmm',
+  'addmv',
+  'addr',
+  'baddbmm',
+  'addbmm',
+];
+
+// The torch functions left out of the random pick: files, process-wide switches, scopes and
+// callbacks run later (their own targets fuzz vmap and grad), the libtorch and CUDA reports.
+const TORCH_SKIP =
+  /^(load|save|read|update|decode|encode|restore|setDefault|tidy|keep|dispose|withScope|vmap|grad|gradcheck|autocast|noGrad|enableGrad|onParallelStreams|onSideStream|assertOpSchemas|checkOpSchemas|describeLibtorch|libtorchSelection|cuda)/;
+
 // Methods that would fuzz the fuzzer (hooks that run later) or are covered by other targets.
 const TENSOR_SKIP = /^(constructor|registerHook)$/;
 
@@ -87,6 +110,20 @@ export function apiTargets(): ApiFuzzTarget[] {
   });
   const areas = [
     target('tensor methods and creation', (torch, p, note) => {
+      if (p.chance(0.1)) {
+        const name = p.pick(PRODUCTS);
+        const fn = (torch as unknown as Record<string, Fn>)[name]!;
+        const kinds: Kind[] = ['tensor', 'tensor', 'tensor', 'options'];
+        return invoke(torch, note, `torch.${name}`, fn, undefined, p.args(kinds, fn.length + p.rng.int(2)));
+      }
+      if (p.chance(0.15))
+        return callFrom(
+          torch,
+          p,
+          note,
+          'torch',
+          functionsOf(torch).filter(([n]) => !TORCH_SKIP.test(n)),
+        );
       if (p.chance(0.35)) {
         const name = p.pick(CREATION);
         const fn = (torch as unknown as Record<string, Fn>)[name]!;
@@ -157,7 +194,15 @@ export function apiTargets(): ApiFuzzTarget[] {
         ([, c]) => c.prototype instanceof torch.distributions.Distribution,
       );
       const [name, C] = p.pick(classes);
-      const args = p.args(['tensor', 'tensor', 'options'], p.rng.int(3) + 1);
+      // at times parameters most families accept (in (0, 1), one shape), so that the methods and
+      // the validateArgs checks are reached, not only the constructors' checks
+      const shape = p.pick([[3], [2, 3]]);
+      const args = p.chance(0.5)
+        ? [
+            ...Array.from({ length: Math.max(1, C.length) }, () => torch.rand(shape).mul(0.8).add(0.1)),
+            { validateArgs: p.chance(0.8) ? p.chance(0.5) : p.value('any') },
+          ]
+        : p.args(['tensor', 'tensor', 'options'], p.rng.int(3) + 1);
       const d = construct(torch, p, note, owned, `distributions.${name}`, C, args);
       if (p.chance(0.2)) {
         const [, C2] = p.pick(classes);
@@ -173,6 +218,8 @@ export function apiTargets(): ApiFuzzTarget[] {
       }
       return callMethod(torch, p, note, `distributions.${name}`, d, /^(constructor|dispose)$/);
     }),
+    target('distribution transforms and constraints', fuzzTransforms),
+    target('module hooks', fuzzHooks),
     target('optim and schedules', (torch, p, note, owned) => {
       const params = [
         torch.keep(torch.randn([3, 2]).requiresGrad_()),

@@ -12,6 +12,7 @@ test('tensor API: hostile arguments from JavaScript end in named errors (the API
   const param = torch.randn([2]).requiresGrad_();
   const sgd = new torch.optim.SGD([param], { lr: 0.1 });
   const linear = new torch.nn.Linear(3, 2);
+  const encoder = new torch.nn.TransformerEncoderLayer(4, 2);
   const cyclic: unknown[] = [];
   cyclic.push(cyclic);
   // converting it to a string (as a property key, or in `dim + 1`) overflows the stack
@@ -192,6 +193,93 @@ test('tensor API: hostile arguments from JavaScript end in named errors (the API
       () => linear.loadStateDict(any({ weight: [], bias: x })),
       /^loadStateDict: state\['weight'\] must be a Tensor/,
     ],
+    // options objects that are null, and lists and callbacks that are not
+    [
+      'round with null options',
+      () => torch.special.round(x, any(null)),
+      /^special.round: options must be an object, got null/,
+    ],
+    [
+      'softmax with null options',
+      () => torch.special.softmax(x, 0, any(null)),
+      /^special.softmax: options must be an object/,
+    ],
+    [
+      'cumsum with null options',
+      () => torch.cumsum(x, 0, any(null)),
+      /^cumsum: options must be an object, got null/,
+    ],
+    [
+      'cumprod with null options',
+      () => x.cumprod(0, any(null)),
+      /^cumprod: options must be an object, got null/,
+    ],
+    [
+      'nonzero with null options',
+      () => x.nonzero(any(null)),
+      /^nonzero: options must be an object, got null/,
+    ],
+    [
+      'searchsorted with null options',
+      () => torch.searchsorted(x, x, any(null)),
+      /^searchsorted: options must be an object/,
+    ],
+    ['roll with null dims', () => torch.roll(x, 1, any(null)), /^roll: dims must be an array, got null/],
+    [
+      'isChannelsLastContiguous of null',
+      () => torch.isChannelsLastContiguous(any(null), [1]),
+      /^tailor: isChannelsLastContiguous: shape must be an array of numbers/,
+    ],
+    [
+      'parallelBranches of a string',
+      () => torch.parallelBranches('cpu', any('x')),
+      /^tailor: parallelBranches: branches must be an array, got 'x'/,
+    ],
+    [
+      'withBranchStreams of junk',
+      () => torch.withBranchStreams(true, any(5)),
+      /^tailor: withBranchStreams: fn must be a function/,
+    ],
+    [
+      'checkOpSchemas of null',
+      () => torch.checkOpSchemas(any(null)),
+      /^tailor: checkOpSchemas: expected must be an object, got null/,
+    ],
+    [
+      'restoreTorchRng of null',
+      () => torch.restoreTorchRng(any(null)),
+      /^tailor: restoreTorchRng: checkpoint must be an object/,
+    ],
+    [
+      'restoreFrom of null',
+      () => torch.restoreFrom(any(null), 'weights', () => 1),
+      /^tailor: restoreFrom: checkpoint must be an object/,
+    ],
+    [
+      'AvgPool3d with null options',
+      () => new torch.nn.AvgPool3d(4, 3, 0, any(null)),
+      /^AvgPool3d: options must be an object, got null/,
+    ],
+    [
+      'TransformerEncoderLayer.forward of undefined',
+      () => encoder.forward(any(undefined)),
+      /^TransformerEncoderLayer: src must be a Tensor, got undefined/,
+    ],
+    [
+      'ReduceLROnPlateau with null options',
+      () => new torch.optim.ReduceLROnPlateau(sgd, any(null)),
+      /^ReduceLROnPlateau: options must be an object, got null/,
+    ],
+    [
+      'checkAmp of a deep array',
+      () => torch.checkAmp(any(deep), 'cpu'),
+      /^AmpUnsupportedError: unknown mode an array/,
+    ],
+    [
+      'updateCheckpointExtra of a number',
+      () => torch.updateCheckpointExtra(any(5), () => 1),
+      /^tailor: updateCheckpointExtra: base must be a non-empty string, got 5/,
+    ],
   ];
   try {
     for (const [what, call, message] of cases) {
@@ -213,9 +301,14 @@ test('tensor API: hostile arguments from JavaScript end in named errors (the API
       );
       assert.ok(performance.now() - t < 1000, `${what} took ${performance.now() - t} ms`);
     }
+    // an empty Sequential returns what it is given when that is not a tensor (PyTorch returns the input)
+    const empty = new torch.nn.Sequential();
+    assert.equal(empty.forward(any(Infinity)), Infinity);
+    empty.dispose();
   } finally {
     sgd.dispose();
     linear.dispose();
+    encoder.dispose();
     torch.dispose([x, param]);
   }
   assert.equal(torch.liveTensors(), live, 'no tensor leaked');

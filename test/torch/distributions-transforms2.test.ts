@@ -294,3 +294,59 @@ test('cacheSize 1 reaches the parts of Cat and Stack; dispose frees their views'
   });
   assert.equal(torch.liveTensors(), before, 'no tensor leaks');
 });
+
+test('hostile arguments (found by the API fuzz campaign) fail by name, without a hang', () => {
+  const before = torch.liveTensors();
+  const junk = <T>(value: unknown): T => value as T;
+  let deep: unknown = [1];
+  for (let k = 0; k < 100_000; k++) deep = [deep];
+  torch.tidy(() => {
+    // a constraint's check of a value that is not a tensor
+    assert.throws(() => C.real.check(junk(NaN)), /tailor: Real\(\).check: value must be a Tensor, got NaN/);
+    assert.throws(
+      () => C.positive.check(junk(null)),
+      /GreaterThan\(lower_bound=0.0\).check: value must be a Tensor/,
+    );
+    assert.throws(() => C.lowerCholesky.check(junk({})), /LowerCholesky\(\).check: value must be a Tensor/);
+    // an Independent constraint of more dims than the value has: PyTorch's error, not 1e12 reductions
+    assert.throws(
+      () => C.independent(C.simplex, 1e12).check(torch.ones([3])),
+      /constraints.independent\(...\).check: expected value.dim >= 1000000000001, got 1/,
+    );
+    assert.throws(() => C.independent(C.real, 2).check(torch.ones([3])), /expected value.dim >= 2, got 1/);
+    // bounds and names that are not numbers or strings (a nested array printed overflowed the stack)
+    assert.throws(
+      () => C.integerInterval(junk(deep), 3),
+      /constraints.integerInterval: lower must be a number/,
+    );
+    assert.throws(
+      () => C.integerInterval(0, junk(deep)),
+      /constraints.integerInterval: upper must be a Tensor or a number/,
+    );
+    assert.throws(() => C.lessThan(0, junk(Symbol('s'))), /constraints.lessThan: upperName must be a string/);
+    assert.throws(
+      () => C.multinomial(junk(Symbol('s'))),
+      /constraints.multinomial: totalCount must be a number/,
+    );
+    // transforms: a base that is not a transform, log |det J| and shapes of junk
+    assert.throws(() => new D.InverseTransform(junk({})), /InverseTransform: base\[0\] must be a Transform/);
+    const x = torch.zeros([2, 3]);
+    assert.throws(
+      () => new D.SigmoidTransform().logAbsDetJacobian(junk(-1)),
+      /SigmoidTransform.logAbsDetJacobian: x must be a Tensor, got -1/,
+    );
+    assert.throws(
+      () => new D.ExpTransform().inv.logAbsDetJacobian(x, junk(undefined)),
+      /ExpTransform.inv.logAbsDetJacobian: y must be a Tensor/,
+    );
+    assert.throws(
+      () => new D.StickBreakingTransform().forwardShape(junk(x)),
+      /StickBreakingTransform.forwardShape: shape must be an array of sizes/,
+    );
+    assert.throws(
+      () => new D.PositiveDefiniteTransform().inv.inverseShape(junk([2, -1])),
+      /PositiveDefiniteTransform.inv.inverseShape: shape must be an array of sizes/,
+    );
+  });
+  assert.equal(torch.liveTensors(), before, 'no tensor leaks');
+});

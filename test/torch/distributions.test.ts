@@ -263,3 +263,23 @@ test('klDivergence matches PyTorch 1.13 for every registered pair, gradients inc
   );
   assert.equal(torch.liveTensors(), before, 'no tensor leaks');
 });
+
+test('VonMises.sample: a concentration the sampler cannot resolve gives loc (or NaN), not an endless loop', () => {
+  const before = torch.liveTensors();
+  torch.tidy(() => {
+    torch.manualSeed(0);
+    // r rounds to 1 at 4.6e18 and overflows at 1e30 in float32: no proposal is ever accepted there
+    const d = new D.VonMises(torch.tensor([0.5, 1, -2]), torch.tensor([4.6e18, 2, 1e30]));
+    const s = d.sample([4]).reshape(-1).toNumbers();
+    assert.deepEqual(
+      s.filter((_, i) => i % 3 !== 1),
+      [0.5, -2, 0.5, -2, 0.5, -2, 0.5, -2],
+    );
+    assert.ok(s.filter((_, i) => i % 3 === 1).every((v) => v >= -Math.PI && v <= Math.PI && v !== 1));
+    const nan = new D.VonMises(torch.tensor([0.5]), torch.tensor([NaN]), { validateArgs: false });
+    assert.ok(nan.sample([2]).toNumbers().every(Number.isNaN));
+    d.dispose();
+    nan.dispose();
+  });
+  assert.equal(torch.liveTensors(), before, 'no tensor leaks');
+});

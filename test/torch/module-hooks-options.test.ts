@@ -309,3 +309,76 @@ test('load hooks rename an old checkpoint key and tolerate incompatible keys (Py
   strictNet.dispose();
   assert.equal(torch.liveTensors(), before);
 });
+
+test('Sequential frees only the tensors its layers made, whatever forward hooks return', () => {
+  const before = torch.liveTensors();
+  const seq = mlp3();
+  // a hook handing the layer's input back as its output: that tensor is the result, not freed
+  const h = seq.layers[1]!.registerForwardHook((_m, args) => args[0] as Tensor);
+  const out = torch.tidy(() => seq.forward(torch.ones([1, 3])));
+  assert.ok(!out.isDisposed);
+  assert.deepEqual(out.shape, [1, 2]);
+  out.dispose();
+  h.remove();
+  // a hook replacing an output with something that is not a tensor (PyTorch lets it)
+  const h1 = seq.layers[0]!.registerForwardHook(() => 5 as unknown as Tensor);
+  const h2 = seq.layers[1]!.registerForwardPreHook(() => [torch.ones([1, 4])]);
+  const out2 = torch.tidy(() => seq.forward(torch.ones([1, 3])));
+  assert.deepEqual(out2.shape, [1, 2]);
+  [h1, h2].forEach((k) => k.remove());
+  out2.dispose();
+  seq.dispose();
+  assert.equal(torch.liveTensors(), before, 'no tensor leaks');
+});
+
+test('a frozen prototype: the global hooks fail by name and leave no prototype wrapped', () => {
+  const linearForward = Object.getOwnPropertyDescriptor(nn.Linear.prototype, 'forward')!.value as unknown;
+  const linearWrapped = (): boolean =>
+    Object.getOwnPropertyDescriptor(nn.Linear.prototype, 'forward')!.value !== linearForward;
+  new nn.Linear(2, 2).dispose();
+
+  // made while global hooks exist: its construction fails, and is tried again at the next one
+  class FrozenLater extends nn.Module {
+    forward(x: Tensor): Tensor {
+      return x;
+    }
+  }
+  Object.freeze(FrozenLater.prototype);
+  const g = global(nn.registerModuleForwardHook(() => undefined));
+  assert.ok(linearWrapped());
+  for (let k = 0; k < 2; k++)
+    assert.throws(
+      () => new FrozenLater(),
+      /tailor: new FrozenLater\(\): the forward of FrozenLater.prototype cannot be wrapped for the global module hooks .*leave that prototype unfrozen, or register the hook on the modules themselves/,
+    );
+  g.remove();
+  assert.ok(!linearWrapped());
+
+  // frozen after it was wrapped: removal still gives the other prototypes their forward back,
+  // and the next global hook reaches them and it
+  class Sub extends nn.Linear {
+    override forward(x: Tensor): Tensor {
+      return super.forward(x);
+    }
+  }
+  const sub = new Sub(2, 2);
+  const g2 = global(nn.registerModuleForwardHook(() => undefined));
+  Object.freeze(Sub.prototype);
+  g2.remove();
+  assert.ok(!linearWrapped());
+  let calls = 0;
+  const g3 = global(nn.registerModuleForwardHook(() => void calls++));
+  torch.tidy(() => [sub.forward(torch.ones([1, 2])), new nn.Linear(2, 2).forward(torch.ones([1, 2]))]);
+  assert.equal(calls, 2, 'once for Sub (not again in super.forward), once for the Linear');
+  g3.remove();
+  sub.dispose();
+
+  // made before the first global hook: the registration fails and wraps nothing (last, since no
+  // global hook can be registered in this process from here on: keep this test the file's last)
+  new FrozenLater().dispose();
+  assert.throws(
+    () => nn.registerModuleForwardPreHook(() => undefined),
+    /tailor: registerModuleForwardPreHook: the forward of FrozenLater.prototype cannot be wrapped/,
+  );
+  assert.ok(!linearWrapped());
+});

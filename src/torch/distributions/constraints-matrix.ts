@@ -6,6 +6,7 @@ import { tidy } from '../scope.js';
 import { tensor } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { finfoEps, type Constraint } from './distribution.js';
+import { makeConstraint } from './constraint-make.js';
 
 /** Whether each matrix (of x: [..., p, p]) is symmetric (PyTorch's isclose, atol 1e-6, rtol 1e-5). */
 export function symmetricFlags(x: Tensor): Tensor {
@@ -42,36 +43,36 @@ export function positiveDefiniteList(x: Tensor): boolean[] {
 }
 
 /** Symmetric positive definite matrices (PyTorch's `PositiveDefinite()`). */
-export const positiveDefinite: Constraint = {
-  name: 'PositiveDefinite()',
-  eventDim: 2,
-  check: (v) =>
+export const positiveDefinite: Constraint = makeConstraint(
+  'PositiveDefinite()',
+  (v) =>
     tensor(positiveDefiniteList(v).map(Number), { device: v.device })
       .reshape(...v.shape.slice(0, -2))
       .gt(0),
-};
+  2,
+);
 
 /** Lower triangular matrices with a positive diagonal (PyTorch's `LowerCholesky()`). */
-export const lowerCholesky: Constraint = {
-  name: 'LowerCholesky()',
-  eventDim: 2,
-  check: (v) =>
+export const lowerCholesky: Constraint = makeConstraint(
+  'LowerCholesky()',
+  (v) =>
     aten.logical_and(
       aten.all_dim(aten.all_dim(aten.tril(v).eq(v), -1), -1),
       aten.all_dim(aten.diagonal(v, 0, -2, -1).gt(0), -1),
     ),
-};
+  2,
+);
 
 /**
  * Cholesky factors of correlation matrices (PyTorch's `CorrCholesky()`): lower triangular with a
  * positive diagonal and rows of unit norm (to eps * n * 10, PyTorch's tolerance).
  */
-export const corrCholesky: Constraint = {
-  name: 'CorrCholesky()',
-  eventDim: 2,
-  check: (v) => {
+export const corrCholesky: Constraint = makeConstraint(
+  'CorrCholesky()',
+  (v) => {
     const tol = finfoEps(v) * v.size(-1) * 10;
     const unitRows = aten.all_dim(v.norm(2, -1).sub(1).abs().le(tol), -1);
     return aten.logical_and(lowerCholesky.check(v), unitRows);
   },
-};
+  2,
+);

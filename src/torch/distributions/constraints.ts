@@ -7,14 +7,11 @@ import { cat as catTensors, stack as stackTensors } from '../creation.js';
 import * as aten from '../generated/aten.js';
 import { describeValue } from '../../util/arguments.js';
 import type { Constraint } from './distribution.js';
+import { makeConstraint } from './constraint-make.js';
 
 export { lowerCholesky, corrCholesky, positiveDefinite } from './constraints-matrix.js';
 
-const make = (name: string, check: (v: Tensor) => Tensor, eventDim = 0): Constraint => ({
-  name,
-  eventDim,
-  check,
-});
+const make = makeConstraint;
 const and = aten.logical_and;
 const or = aten.logical_or;
 const isInteger = (v: Tensor): Tensor => aten.remainder_Scalar(v, 1).eq(0);
@@ -37,6 +34,11 @@ export interface BoundedConstraint extends Constraint {
 
 /** A bound as PyTorch prints it: `0.0` for a whole float, the given name for a tensor. */
 function boundName(bound: Bound, name: string | undefined, who: string, argument: string): string {
+  if (name !== undefined && typeof name !== 'string') {
+    throw new Error(
+      `tailor: constraints.${who}: ${argument}Name must be a string (the bound's name in the constraint's name), got ${describeValue(name)}`,
+    );
+  }
   if (bound instanceof Tensor) return name ?? argument;
   if (typeof bound !== 'number') {
     throw new Error(
@@ -133,12 +135,15 @@ export const oneHot = make(
 );
 
 /** Integers in [lower, upper] (upper may be a tensor, broadcast against the value). */
-export function integerInterval(
-  lower: number,
-  upper: Tensor | number,
-  upperName = String(upper),
-): Constraint {
-  return make(`IntegerInterval(lower_bound=${lower}, upper_bound=${upperName})`, (v) =>
+export function integerInterval(lower: number, upper: Tensor | number, upperName?: string): Constraint {
+  if (typeof lower !== 'number') {
+    throw new Error(
+      `tailor: constraints.integerInterval: lower must be a number, got ${describeValue(lower)}`,
+    );
+  }
+  boundName(upper, upperName, 'integerInterval', 'upper');
+  const name = upperName ?? String(upper);
+  return make(`IntegerInterval(lower_bound=${lower}, upper_bound=${name})`, (v) =>
     and(and(isInteger(v), v.ge(lower)), v.le(upper)),
   );
 }
@@ -148,6 +153,11 @@ export function integerInterval(
  * >= 0 and a sum <= totalCount, integrality unchecked, as there).
  */
 export function multinomial(totalCount: number): Constraint {
+  if (typeof totalCount !== 'number') {
+    throw new Error(
+      `tailor: constraints.multinomial: totalCount must be a number, got ${describeValue(totalCount)}`,
+    );
+  }
   return make(
     `Multinomial(upper_bound=${totalCount})`,
     (v) => and(aten.all_dim(v.ge(0), -1), v.sum(-1).le(totalCount)),
@@ -177,6 +187,12 @@ export function independent(base: Constraint, reinterpreted: number): Independen
   }
   const check = (v: Tensor): Tensor => {
     let ok = base.check(v);
+    // as PyTorch: a value with too few dims is an error (reducing a 0-d result again would loop
+    // `reinterpreted` times, for ever with a huge one)
+    if (ok.ndim < reinterpreted)
+      throw new Error(
+        `tailor: constraints.independent(...).check: expected value.dim >= ${base.eventDim + reinterpreted}, got ${v.ndim}`,
+      );
     for (let i = 0; i < reinterpreted; i++) ok = aten.all_dim(ok, -1);
     return ok;
   };

@@ -97,10 +97,12 @@ export abstract class TransformBase implements Transform {
   }
   /** The shape of f(x) for x of the given shape. */
   forwardShape(shape: number[]): number[] {
+    this.checkShape(shape, 'forwardShape');
     return shape;
   }
   /** The shape of f⁻¹(y) for y of the given shape. */
   inverseShape(shape: number[]): number[] {
+    this.checkShape(shape, 'inverseShape');
     return shape;
   }
   /** Whether other is the same map (PyTorch's __eq__: the same object unless a subclass says more). */
@@ -134,6 +136,14 @@ export abstract class TransformBase implements Transform {
       );
     }
   }
+  /** Throws unless shape is an array of sizes (the argument of forwardShape and inverseShape). */
+  protected checkShape(shape: unknown, method: string): asserts shape is number[] {
+    if (!Array.isArray(shape) || !shape.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) {
+      throw new Error(
+        `tailor: ${this.name}.${method}: shape must be an array of sizes (integers >= 0), got ${describeValue(shape)}`,
+      );
+    }
+  }
   private remember(x: Tensor, y: Tensor): void {
     if (this.cacheSize === 0) return;
     this.dispose();
@@ -152,7 +162,7 @@ export class InverseTransform extends TransformBase {
   readonly base: Transform;
   constructor(base: Transform) {
     // The cache is the base's (forward and inverse run through it): the size is reported only.
-    super(base.cacheSize);
+    super(checkTransforms('InverseTransform', 'base', [base])[0].cacheSize);
     this.base = base;
     this.name = `${base.name}.inv`;
     this.bijective = base.bijective;
@@ -177,12 +187,16 @@ export class InverseTransform extends TransformBase {
     return this.base.forward(y);
   }
   override logAbsDetJacobian(x: Tensor, y: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
+    this.checkTensor(y, 'logAbsDetJacobian', 'y');
     return tidy(() => this.base.logAbsDetJacobian(y, x).neg());
   }
   override forwardShape(shape: number[]): number[] {
+    this.checkShape(shape, 'forwardShape');
     return this.base.inverseShape(shape);
   }
   override inverseShape(shape: number[]): number[] {
+    this.checkShape(shape, 'inverseShape');
     return this.base.forwardShape(shape);
   }
   override equals(other: Transform): boolean {
@@ -286,6 +300,8 @@ export class ComposeTransform extends TransformBase {
   }
   /** Each part's at its own input and output (the intermediates recomputed, or read from the parts' caches). */
   override logAbsDetJacobian(x: Tensor, y: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
+    this.checkTensor(y, 'logAbsDetJacobian', 'y');
     if (this.parts.length === 0) return zerosLike(x);
     return tidy(() => {
       const xs = [x];
@@ -302,9 +318,11 @@ export class ComposeTransform extends TransformBase {
     });
   }
   override forwardShape(shape: number[]): number[] {
+    this.checkShape(shape, 'forwardShape');
     return this.parts.reduce((s, p) => p.forwardShape(s), shape);
   }
   override inverseShape(shape: number[]): number[] {
+    this.checkShape(shape, 'inverseShape');
     return [...this.parts].reverse().reduce((s, p) => p.inverseShape(s), shape);
   }
   override equals(other: Transform): boolean {
@@ -361,12 +379,16 @@ export class IndependentTransform extends TransformBase {
     return this.baseTransform.sign;
   }
   override logAbsDetJacobian(x: Tensor, y: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
+    this.checkTensor(y, 'logAbsDetJacobian', 'y');
     return tidy(() => sumRightmost(this.baseTransform.logAbsDetJacobian(x, y), this.reinterpretedBatchNdims));
   }
   override forwardShape(shape: number[]): number[] {
+    this.checkShape(shape, 'forwardShape');
     return this.baseTransform.forwardShape(shape);
   }
   override inverseShape(shape: number[]): number[] {
+    this.checkShape(shape, 'inverseShape');
     return this.baseTransform.inverseShape(shape);
   }
   override equals(other: Transform): boolean {

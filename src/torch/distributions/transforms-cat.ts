@@ -106,6 +106,8 @@ export class CatTransform extends TransformBase {
    * pieces concatenated along dim where dim lies in the batch dims, else summed (as PyTorch).
    */
   override logAbsDetJacobian(x: Tensor, y: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
+    this.checkTensor(y, 'logAbsDetJacobian', 'y');
     const who = 'CatTransform.logAbsDetJacobian';
     checkAlong(who, x, this.dim, this.length, 'the sum of lengths');
     checkAlong(who, y, this.dim, this.length, 'the sum of lengths');
@@ -186,6 +188,8 @@ export class StackTransform extends TransformBase {
   }
   /** Each part's log |det J| on its slice, stacked along dim. */
   override logAbsDetJacobian(x: Tensor, y: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
+    this.checkTensor(y, 'logAbsDetJacobian', 'y');
     return this.slicewise('logAbsDetJacobian', [x, y], (t, [xs, ys]) => t.logAbsDetJacobian(xs, ys));
   }
   override dispose(): void {

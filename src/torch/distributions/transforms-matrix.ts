@@ -135,6 +135,8 @@ export class CorrCholeskyTransform extends TransformBase {
   }
   /** The stick breaking's 0.5 Σ log(1 - cumsum(y²)) plus tanh's -2 Σ (x + softplus(-2x) - log 2). */
   override logAbsDetJacobian(x: Tensor, y: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
+    this.checkTensor(y, 'logAbsDetJacobian', 'y');
     return tidy(() => {
       const y1mCumsum = aten.cumsum(y.mul(y), -1).neg().add(1);
       const stickBreaking = trilMatrixToVec(y1mCumsum, -2).log().sum(-1).mul(0.5);
@@ -144,6 +146,7 @@ export class CorrCholeskyTransform extends TransformBase {
   }
   /** [..., N] to [..., D, D] with N = D(D-1)/2. */
   override forwardShape(shape: number[]): number[] {
+    this.checkShape(shape, 'forwardShape');
     if (shape.length < 1) throw new Error('tailor: CorrCholeskyTransform: too few dimensions on input');
     const count = shape[shape.length - 1];
     const d = Math.round(Math.sqrt(0.25 + 2 * count) + 0.5);
@@ -156,6 +159,7 @@ export class CorrCholeskyTransform extends TransformBase {
   }
   /** [..., D, D] to [..., D(D-1)/2]. */
   override inverseShape(shape: number[]): number[] {
+    this.checkShape(shape, 'inverseShape');
     checkSquare('CorrCholeskyTransform.inverseShape', shape);
     const d = shape[shape.length - 1];
     return [...shape.slice(0, -2), (d * (d - 1)) / 2];

@@ -45,6 +45,7 @@ export class TanhTransform extends TransformBase {
   }
   /** 2 (log 2 - x - softplus(-2x)), PyTorch's stable form. */
   override logAbsDetJacobian(x: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
     return tidy(() =>
       x
         .neg()
@@ -95,10 +96,13 @@ export class PowerTransform extends TransformBase {
   }
   /** log |exponent * y / x|. */
   override logAbsDetJacobian(x: Tensor, y: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
+    this.checkTensor(y, 'logAbsDetJacobian', 'y');
     const e = this.exponent;
     return tidy(() => (typeof e === 'number' ? y.mul(e) : e.mul(y)).div(x).abs().log());
   }
   override forwardShape(shape: number[]): number[] {
+    this.checkShape(shape, 'forwardShape');
     return broadcastShapes(
       'PowerTransform',
       shape,
@@ -106,6 +110,7 @@ export class PowerTransform extends TransformBase {
     );
   }
   override inverseShape(shape: number[]): number[] {
+    this.checkShape(shape, 'inverseShape');
     return this.forwardShape(shape);
   }
   override equals(other: Transform): boolean {
@@ -142,6 +147,7 @@ export class SoftplusTransform extends TransformBase {
     return tidy(() => aten.expm1(y.neg()).neg().log().add(y));
   }
   override logAbsDetJacobian(x: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
     return tidy(() => aten.softplus(x.neg()).neg());
   }
   override equals(other: Transform): boolean {
@@ -205,10 +211,12 @@ export class SoftmaxTransform extends TransformBase {
     return y.log();
   }
   override forwardShape(shape: number[]): number[] {
+    this.checkShape(shape, 'forwardShape');
     checkVector('SoftmaxTransform', shape);
     return shape;
   }
   override inverseShape(shape: number[]): number[] {
+    this.checkShape(shape, 'inverseShape');
     checkVector('SoftmaxTransform', shape);
     return shape;
   }
@@ -266,6 +274,8 @@ export class StickBreakingTransform extends TransformBase {
   }
   /** Σ (-x' + log σ(x') + log y_k) over the vector, x' = x - log(offset). */
   override logAbsDetJacobian(x: Tensor, y: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
+    this.checkTensor(y, 'logAbsDetJacobian', 'y');
     return tidy(() => {
       const k = x.size(-1);
       const shifted = x.sub(stickOffset(x, k + 1, k).log());
@@ -277,10 +287,12 @@ export class StickBreakingTransform extends TransformBase {
     });
   }
   override forwardShape(shape: number[]): number[] {
+    this.checkShape(shape, 'forwardShape');
     checkVector('StickBreakingTransform', shape);
     return [...shape.slice(0, -1), shape[shape.length - 1] + 1];
   }
   override inverseShape(shape: number[]): number[] {
+    this.checkShape(shape, 'inverseShape');
     checkVector('StickBreakingTransform', shape);
     return [...shape.slice(0, -1), shape[shape.length - 1] - 1];
   }
@@ -334,12 +346,15 @@ export class ReshapeTransform extends TransformBase {
     return y.reshape(...this.inverseShape(y.shape));
   }
   override logAbsDetJacobian(x: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
     return zeros(x.shape.slice(0, x.ndim - this.inShape.length), x.dtype, x.device);
   }
   override forwardShape(shape: number[]): number[] {
+    this.checkShape(shape, 'forwardShape');
     return this.swap(shape, this.inShape, this.outShape);
   }
   override inverseShape(shape: number[]): number[] {
+    this.checkShape(shape, 'inverseShape');
     return this.swap(shape, this.outShape, this.inShape);
   }
   override equals(other: Transform): boolean {
@@ -397,6 +412,7 @@ export class CumulativeDistributionTransform extends TransformBase {
     return this.distribution.icdf(y);
   }
   override logAbsDetJacobian(x: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
     return this.distribution.logProb(x);
   }
   override equals(other: Transform): boolean {

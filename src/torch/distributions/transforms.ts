@@ -78,6 +78,7 @@ export class ExpTransform extends TransformBase {
     return y.log();
   }
   override logAbsDetJacobian(x: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
     return x;
   }
   override equals(other: Transform): boolean {
@@ -136,6 +137,7 @@ export class AffineTransform extends TransformBase {
     return tidy(() => y.sub(this.loc).div(this.scale));
   }
   override logAbsDetJacobian(x: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
     const s = this.scale;
     const n = this.eventDim;
     return tidy(() => {
@@ -155,10 +157,12 @@ export class AffineTransform extends TransformBase {
     });
   }
   override forwardShape(shape: number[]): number[] {
+    this.checkShape(shape, 'forwardShape');
     const shapeOf = (v: Tensor | number): number[] => (v instanceof Tensor ? v.shape : []);
     return broadcastShapes('AffineTransform', shape, shapeOf(this.loc), shapeOf(this.scale));
   }
   override inverseShape(shape: number[]): number[] {
+    this.checkShape(shape, 'inverseShape');
     return this.forwardShape(shape);
   }
   override equals(other: Transform): boolean {
@@ -199,6 +203,7 @@ export class SigmoidTransform extends TransformBase {
     });
   }
   override logAbsDetJacobian(x: Tensor): Tensor {
+    this.checkTensor(x, 'logAbsDetJacobian', 'x');
     return tidy(() => aten.softplus(x.neg()).neg().sub(aten.softplus(x)));
   }
   override equals(other: Transform): boolean {

@@ -47,6 +47,9 @@ function logModifiedBessel(x: Tensor, order: 0 | 1): Tensor {
   });
 }
 
+/** The sampler's rounds before it gives up (each accepts about 60% or more of the proposals). */
+const MAX_ROUNDS = 10_000;
+
 /**
  * The von Mises distribution of mean direction loc and concentration (torch.distributions.VonMises):
  * values and loc are angles in radians, any real (read modulo 2π); draws lie in [-π, π).
@@ -104,14 +107,27 @@ export class VonMises extends Distribution {
     );
   }
   /** Rounds of three rand draws per element until every element is accepted (PyTorch's order). */
+
   override sample(sampleShape: number[] = []): Tensor {
     return noGrad(() =>
       tidy(() => {
         const shape = this.extendedShape(sampleShape);
         const { loc, concentration: k, proposalR: r } = this;
         let x = zeros(shape, loc.dtype, loc.device);
-        let done = zeros(shape, 'bool', loc.device);
-        while (aten.all(done).item() === 0) {
+        // Where r is not above 1 (a concentration so large that r rounds to 1 or overflows, or
+        // NaN with validateArgs off) no proposal is ever accepted, in PyTorch too, which loops
+        // for ever: there the draw is loc itself (the limit as the concentration grows), or NaN
+        // for a NaN concentration.
+        const stuck = aten.logical_not(r.expand(...shape).gt(1));
+        const kNaN = aten.isnan(k.expand(...shape));
+        x = where(aten.logical_and(stuck, kNaN), k.expand(...shape), x);
+        let done = stuck;
+        for (let round = 0; aten.all(done).item() === 0; round++) {
+          // each round accepts at least about 60% of the proposals where r > 1: never reached
+          if (round === MAX_ROUNDS)
+            throw new Error(
+              `tailor: VonMises.sample: the rejection sampler accepted nothing in ${MAX_ROUNDS} rounds for some elements; check loc and concentration`,
+            );
           const [u1, u2, u3] = aten.uniform_(empty([3, ...shape], loc.dtype, loc.device)).unbind(0);
           const z = u1.mul(Math.PI).cos();
           const f = r.mul(z).add(1).div(r.add(z));

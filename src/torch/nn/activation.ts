@@ -143,10 +143,14 @@ export class Sequential extends Module {
     let out = x;
     for (const layer of this.layers) {
       const next = layer.forward(out);
-      if (out !== x) out.dispose();
+      // an intermediate is freed once used; a forward hook may have replaced it with anything
+      // (PyTorch lets it), or the next layer may hand it back as its output
+      if (out !== x && out !== next && out instanceof Tensor) out.dispose();
       out = next;
     }
-    return out === x ? x.clone() : out;
+    // an empty Sequential (or layers that pass x through) returns a copy the caller owns, as its
+    // other outputs are; what is not a tensor comes back as it is (PyTorch returns the input)
+    return out === x && x instanceof Tensor ? x.clone() : out;
   }
 }
 

@@ -5,7 +5,10 @@
 // later, at its first construction) is wrapped on the class's prototype, and the wrapper runs the
 // hooks only for the instances whose `forward` it is (so a subclass calling `super.forward(x)`
 // runs them once). With the last global hook removed the prototypes get their own forward back,
-// so a model pays nothing for global hooks unless some exist.
+// so a model pays nothing for global hooks unless some exist. A class whose prototype's forward
+// cannot be redefined (a frozen prototype) cannot be reached so: registering the first global hook
+// while such a class exists, or making such a class's first module while global hooks exist,
+// fails by name and leaves every prototype as it was.
 import type { Module } from './module.js';
 import { RemovableHandle } from '../hook-handle.js';
 import { ArgumentError } from '../../util/arguments.js';
@@ -24,8 +27,8 @@ type AnyFunction = (...args: unknown[]) => unknown;
 
 /** The classes of the modules made so far (their constructors). */
 const moduleClasses = new Set<abstract new (...args: never[]) => Module>();
-/** The prototypes whose forward is wrapped now, with their own forward's descriptor. */
-const wrapped = new Map<object, PropertyDescriptor>();
+/** The prototypes whose forward is wrapped now: their own forward's descriptor and the wrapper. */
+const wrapped = new Map<object, { own: PropertyDescriptor; wrapper: AnyFunction }>();
 
 /** The object whose own `forward` a call `module.forward(...)` reaches: the instance or a prototype. */
 function forwardOwner(module: object): object | null {
@@ -34,42 +37,68 @@ function forwardOwner(module: object): object | null {
   return null;
 }
 
-function wrapClass(moduleClass: abstract new (...args: never[]) => Module): void {
-  for (
-    let proto = moduleClass.prototype as object | null;
-    proto !== null;
-    proto = Object.getPrototypeOf(proto)
-  ) {
-    // A wrapped prototype's bases were wrapped with it.
-    if (wrapped.has(proto)) return;
-    const own = Object.getOwnPropertyDescriptor(proto, 'forward');
-    if (!own || typeof own.value !== 'function') continue;
-    const forward = own.value as AnyFunction;
-    const at = proto;
-    wrapped.set(at, own);
-    Object.defineProperty(at, 'forward', {
-      ...own,
-      value: function (this: Module, ...args: unknown[]): unknown {
+/**
+ * Wraps the forward of every prototype on the class's chain, or none: a prototype whose forward
+ * cannot be redefined (a frozen one) would leave the others wrapped with no hook to run, and its
+ * own modules silently unhooked, so the prototypes wrapped before it get their forward back and
+ * the call that wanted them wrapped (`method`) fails by name.
+ */
+function wrapClass(moduleClass: abstract new (...args: never[]) => Module, method: string): void {
+  const done: object[] = [];
+  let at: object | null = moduleClass.prototype as object;
+  try {
+    for (; at !== null; at = Object.getPrototypeOf(at) as object | null) {
+      if (wrapped.has(at)) continue;
+      const own = Object.getOwnPropertyDescriptor(at, 'forward');
+      if (!own || typeof own.value !== 'function') continue;
+      const forward = own.value as AnyFunction;
+      const owner = at;
+      const wrapper = function (this: Module, ...args: unknown[]): unknown {
         // Another forward comes first (the instance's hooked one, a subclass's calling super):
         // the hooks run there. A forward called unbound has no module to hook.
-        if (typeof this !== 'object' || this === null || forwardOwner(this) !== at)
+        if (typeof this !== 'object' || this === null || forwardOwner(this) !== owner)
           return forward.apply(this, args);
         return hookedForward(this, forward, args);
-      },
-    });
+      };
+      Object.defineProperty(at, 'forward', { ...own, value: wrapper });
+      wrapped.set(at, { own, wrapper });
+      done.push(at);
+    }
+  } catch (error) {
+    for (const proto of done.reverse()) {
+      Object.defineProperty(proto, 'forward', wrapped.get(proto)!.own);
+      wrapped.delete(proto);
+    }
+    const name = (at as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+    throw new ArgumentError(
+      `tailor: ${method}: the forward of ${typeof name === 'string' && name ? name : moduleClass.name}.prototype cannot be wrapped for the global module hooks (${error instanceof Error ? error.message : String(error)}: a frozen prototype?); global hooks reach a module through its class's forward: leave that prototype unfrozen, or register the hook on the modules themselves (registerForwardHook and its kin)`,
+    );
   }
 }
 
+/**
+ * Gives every wrapped prototype its own forward back. One frozen after it was wrapped keeps its
+ * wrapper (which, with no global hook left, only calls forward) and stays listed, so that the
+ * next global hook finds it wrapped; one whose forward was replaced since keeps the replacement.
+ */
 function unwrapAll(): void {
-  for (const [proto, own] of wrapped) Object.defineProperty(proto, 'forward', own);
-  wrapped.clear();
+  for (const [proto, { own, wrapper }] of wrapped) {
+    const now = Object.getOwnPropertyDescriptor(proto, 'forward');
+    try {
+      if (now?.value === wrapper) Object.defineProperty(proto, 'forward', own);
+      wrapped.delete(proto);
+    } catch {
+      // frozen since: see above
+    }
+  }
 }
 
 /** @internal Called by Module's constructor: wraps the class's forward when global hooks exist. */
 export function noteModuleClass(moduleClass: abstract new (...args: never[]) => Module): void {
   if (moduleClasses.has(moduleClass)) return;
+  // noted only once wrapped, so that a class that failed is tried again at its next construction
+  if (hookCount(globalHooks) > 0) wrapClass(moduleClass, `new ${moduleClass.name}()`);
   moduleClasses.add(moduleClass);
-  if (hookCount(globalHooks) > 0) wrapClass(moduleClass);
 }
 
 function addGlobal(
@@ -80,7 +109,14 @@ function addGlobal(
 ): RemovableHandle {
   if (typeof hook !== 'function')
     throw new ArgumentError(`tailor: ${method}: hook must be a function, got ${typeof hook}`);
-  if (hookCount(globalHooks) === 0) for (const moduleClass of moduleClasses) wrapClass(moduleClass);
+  if (hookCount(globalHooks) === 0)
+    try {
+      for (const moduleClass of moduleClasses) wrapClass(moduleClass, method);
+    } catch (error) {
+      // all or none: the classes wrapped before the failing one get their forward back
+      unwrapAll();
+      throw error;
+    }
   const id = addHook(globalHooks, kind, hook, false);
   if (alwaysCall) globalHooks.alwaysCalled.add(id);
   return new RemovableHandle(id, () => {

@@ -141,6 +141,8 @@ abstract class AvgPooling extends Pooling {
     padding: number | number[],
     options: AvgPoolOptions,
   ) {
+    // checked before super() reads ceilMode from it
+    checksOf(new.target.name).object(options, 'options');
     super(dims, kernelSize, stride, padding, { ceilMode: options.ceilMode });
     const c = checksOf(this.constructor.name);
     if (options.countIncludePad !== undefined && typeof options.countIncludePad !== 'boolean')

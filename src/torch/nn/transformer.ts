@@ -128,6 +128,7 @@ export class TransformerEncoderLayer extends Module {
   /** Applies the layer to `src` (shapes: see the class), with the optional masks of the self-attention. */
   forward(src: Tensor, masks: EncoderMasks = {}): Tensor {
     const c = checksOf('TransformerEncoderLayer');
+    if (!(src instanceof Tensor)) c.fail('src', 'a Tensor', src);
     c.object(masks, 'masks');
     const attnOptions = {
       attnMask: masks.srcMask ?? null,

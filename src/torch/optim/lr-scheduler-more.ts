@@ -262,6 +262,7 @@ export class ReduceLROnPlateau {
     const c = checksOf('ReduceLROnPlateau');
     if (!optimizer || !Array.isArray(optimizer.paramGroups) || optimizer.paramGroups.length === 0)
       c.fail('optimizer', 'an optimizer with parameter groups', optimizer);
+    c.object(options, 'options');
     this.optimizer = optimizer;
     const mode = options.mode ?? 'min';
     if (mode !== 'min' && mode !== 'max') c.fail('options.mode', "'min' or 'max'", mode);
