@@ -8,7 +8,7 @@
 // that the outer one can differentiate them again. Inside vmap, whose batched tensors carry no
 // autograd of their own, a transform runs once per example and stacks the results.
 import { Tensor } from './tensor.js';
-import { stack } from './creation.js';
+import { stack, zerosLike } from './creation.js';
 import * as aten from './generated/aten.js';
 import * as forwardAd from './forward-ad.js';
 import { isFloatingPoint } from './dtype.js';
@@ -114,6 +114,66 @@ export function replaceArgs(
   const out = args.slice();
   argnums.forEach((a, j) => (out[a] = flats[j]!.rebuild(leaves[j]!)));
   return out;
+}
+
+/** A call of func on fresh stand-ins of the differentiated arguments (see standIn). */
+export interface StandInCall {
+  nums: number[];
+  flats: Flattened[];
+  /** The stand-ins, per differentiated argument. */
+  leaves: Tensor[][];
+  /** Whether the results keep their graph: nested in another transform, or inputs that require grad. */
+  keepGraph: boolean;
+  output: unknown;
+  aux: unknown;
+}
+
+/** Calls func with the arguments at argnums replaced by differentiable stand-ins (grad mode on). */
+export function callWithStandIns(
+  fn: string,
+  func: (...args: never[]) => unknown,
+  args: unknown[],
+  argnums: Argnums,
+  hasAux: boolean,
+  nested: boolean,
+): StandInCall {
+  const nums = argnumsOf(fn, argnums, args.length);
+  const flats = differentiated(fn, args, nums);
+  const keepGraph = nested || flats.some((f) => f.leaves.some((t) => t.requiresGrad));
+  const leaves = flats.map((f) => f.leaves.map(standIn));
+  const result = (func as (...a: unknown[]) => unknown)(...replaceArgs(args, nums, flats, leaves));
+  const [output, aux] = splitAux(fn, result, hasAux);
+  return { nums, flats, leaves, keepGraph, output, aux };
+}
+
+/** The tensor leaves of func's output, which must hold at least one. */
+export function outputLeaves(fn: string, output: unknown): Flattened {
+  const flat = flattenTree(output, `${fn}: the output of func`);
+  if (flat.leaves.length === 0)
+    throw new ArgumentError(`${fn}: func must return a Tensor, or arrays and records of them`);
+  return flat;
+}
+
+/**
+ * The gradients of the stand-ins `all` (null where unused: zeros of the stand-in's shape), each
+ * through `wrap`, arranged as the differentiated arguments.
+ */
+export function perArgument(
+  flats: Flattened[],
+  all: Tensor[],
+  grads: (Tensor | null)[],
+  wrap: (g: Tensor) => Tensor = (g) => g,
+): unknown[] {
+  let k = 0;
+  return flats.map((f) =>
+    f.rebuild(
+      f.leaves.map(() => {
+        const g = wrap(grads[k] ?? zerosLike(all[k]!));
+        k++;
+        return g;
+      }),
+    ),
+  );
 }
 
 /** `[output, aux]` of a function with hasAux, checked. */

@@ -14,14 +14,15 @@ import { vmapInternal } from './vmap.js';
 import { standardBasis, vectorizedJacobian } from './autograd-functional-vectorized.js';
 import {
   argnumsOf,
+  callWithStandIns,
   detachTree,
   differentiated,
   forwardPass,
+  outputLeaves,
   perExample,
   refuseInsideForward,
   replaceArgs,
   splitAux,
-  standIn,
   transformLevel,
   type Argnums,
   type TensorTree,
@@ -75,18 +76,15 @@ export function jacrev(
       tidy(() =>
         transformLevel((nested) =>
           enableGrad(() => {
-            const nums = argnumsOf(fn, argnums, args.length);
-            const flats = differentiated(fn, args, nums);
-            const keepGraph = nested || flats.some((f) => f.leaves.some((t) => t.requiresGrad));
-            const leaves = flats.map((f) => f.leaves.map(standIn));
-            const [output, aux] = splitAux(
+            const { flats, leaves, keepGraph, output, aux } = callWithStandIns(
               fn,
-              (func as (...a: unknown[]) => unknown)(...replaceArgs(args, nums, flats, leaves)),
+              func,
+              args,
+              argnums,
               hasAux,
+              nested,
             );
-            const outFlat = flattenTree(output, `${fn}: the output of func`);
-            if (outFlat.leaves.length === 0)
-              throw new ArgumentError(`${fn}: func must return a Tensor, or arrays and records of them`);
+            const outFlat = outputLeaves(fn, output);
             const rows = vectorizedJacobian(outFlat.leaves, leaves.flat(), keepGraph);
             const jac = arrange(outFlat, flats, rows, argnums);
             return hasAux ? [jac, detachTree(aux, keepGraph)] : jac;

@@ -14,12 +14,14 @@ import { currentVmap } from './vmap.js';
 import * as aten from './generated/aten.js';
 import {
   argnumsOf,
+  callWithStandIns,
   detachTree,
   differentiated,
+  outputLeaves,
+  perArgument,
   refuseInsideForward,
   replaceArgs,
   splitAux,
-  standIn,
   transformLevel,
   type Argnums,
   type TensorTree,
@@ -75,34 +77,22 @@ function gradient(
   return tidy(() =>
     transformLevel((nested) =>
       enableGrad(() => {
-        const nums = argnumsOf(fn, argnums, args.length);
-        const flats = differentiated(fn, args, nums);
-        const keepGraph = nested || flats.some((f) => f.leaves.some((t) => t.requiresGrad));
-        const leaves = flats.map((f) => f.leaves.map(standIn));
-        const [output, aux] = splitAux(
+        const { flats, leaves, keepGraph, output, aux } = callWithStandIns(
           fn,
-          (func as (...a: unknown[]) => unknown)(...replaceArgs(args, nums, flats, leaves)),
+          func,
+          args,
+          argnums,
           hasAux,
+          nested,
         );
         checkScalar(fn, output);
-        if (!(output instanceof Tensor)) throw new Error('unreachable');
         const all = leaves.flat();
         const grads = output.requiresGrad
           ? autogradGrad([output], all, { createGraph: keepGraph, allowUnused: true })
           : all.map(() => null);
-        let k = 0;
-        const perArg = flats.map((f) =>
-          f.rebuild(
-            f.leaves.map(() => {
-              const g = grads[k] ?? zerosLike(all[k]!);
-              k++;
-              return g;
-            }),
-          ),
-        );
-        const value = keepGraph ? output : output.detach();
+        const perArg = perArgument(flats, all, grads);
         const g = typeof argnums === 'number' ? perArg[0] : perArg;
-        return [g, value, detachTree(aux, keepGraph)];
+        return [g, keepGraph ? output : output.detach(), detachTree(aux, keepGraph)];
       }),
     ),
   );
@@ -148,16 +138,7 @@ function batchedGradient(
         const grads = outputs.requiresGrad
           ? autogradGrad([outputs.sum()], all, { createGraph: keepGraph, allowUnused: true })
           : all.map(() => null);
-        let k = 0;
-        const perArg = flats.map((f) =>
-          f.rebuild(
-            f.leaves.map(() => {
-              const g = grads[k] ?? zerosLike(all[k]!);
-              k++;
-              return batch(g);
-            }),
-          ),
-        );
+        const perArg = perArgument(flats, all, grads, batch);
         // Batched tensors have no detach of their own: detach on the physical side.
         const detached = (t: Tensor) => (keepGraph ? t : batch(unbatch(t).detach()));
         const auxFlat = flattenTree(aux, `${fn}: aux`);
@@ -245,18 +226,15 @@ export function vjp(func: TransformedFunction, primals: unknown[], options: AuxO
     throw new ArgumentError(`${fn}: primals must be a non-empty array of the arguments of func`);
   return transformLevel((nested) =>
     enableGrad(() => {
-      const nums = primals.map((_, i) => i);
-      const flats = differentiated(fn, primals, nums);
-      const keepGraph = nested || flats.some((f) => f.leaves.some((t) => t.requiresGrad));
-      const leaves = flats.map((f) => f.leaves.map(standIn));
-      const [output, aux] = splitAux(
+      const { flats, leaves, keepGraph, output, aux } = callWithStandIns(
         fn,
-        (func as (...a: unknown[]) => unknown)(...replaceArgs(primals, nums, flats, leaves)),
+        func,
+        primals,
+        primals.map((_, i) => i),
         hasAux,
+        nested,
       );
-      const outFlat = flattenTree(output, `${fn}: the output of func`);
-      if (outFlat.leaves.length === 0)
-        throw new ArgumentError(`${fn}: func must return a Tensor, or arrays and records of them`);
+      const outFlat = outputLeaves(fn, output);
       const all = leaves.flat();
       const vjpFn = (cotangents: unknown): TensorTree[] => {
         const cot = flattenTree(cotangents, `${fn}: the cotangents`).leaves;
@@ -283,16 +261,7 @@ export function vjp(func: TransformedFunction, primals: unknown[], options: AuxO
               },
             )
           : all.map(() => null);
-        let k = 0;
-        return flats.map((f) =>
-          f.rebuild(
-            f.leaves.map(() => {
-              const g = grads[k] ?? zerosLike(all[k]!);
-              k++;
-              return g;
-            }),
-          ),
-        );
+        return perArgument(flats, all, grads) as TensorTree[];
       };
       const result = [detachTree(output, keepGraph), vjpFn];
       return hasAux ? [...result, detachTree(aux, keepGraph)] : result;

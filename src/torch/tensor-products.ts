@@ -7,6 +7,8 @@ import type { Tensor } from './tensor.js';
 import * as aten from './generated/aten.js';
 import { ArgumentError, checksOf, type ArgumentChecks } from '../util/arguments.js';
 import { tensorArg } from './tensor-args.js';
+import { zeros } from './creation.js';
+import { tidy } from './scope.js';
 
 /** The scale factors of the fused products: `beta * input + alpha * product` (both default 1). */
 export interface ProductScaleOptions {
@@ -157,13 +159,17 @@ export function baddbmm(
   const c = checksOf('baddbmm');
   const { beta, alpha } = scales(c, options);
   const what = 'a batch of matrices [b, n, m]';
-  return aten.baddbmm(
-    tensorArg(c, input, 'input'),
-    ranked(c, batch1, 'batch1', [3], what),
-    ranked(c, batch2, 'batch2', [3], what),
-    beta,
-    alpha,
-  );
+  const self = tensorArg(c, input, 'input');
+  const b1 = ranked(c, batch1, 'batch1', [3], what);
+  const b2 = ranked(c, batch2, 'batch2', [3], what);
+  if (beta !== 0) return aten.baddbmm(self, b1, b2, beta, alpha);
+  // libtorch 1.13's baddbmm with beta 0 leaves its output uninitialised and scales it by 0, so
+  // whatever NaN the memory held survives: the input goes in as zeros (its gradient stays zero,
+  // as beta 0 makes it) and beta as 1.
+  return tidy(() => {
+    const ignored = aten.where_ScalarOther(zeros(self.shape, 'bool', self.device), self, 0);
+    return aten.baddbmm(ignored, b1, b2, 1, alpha);
+  });
 }
 
 /** `beta * input + alpha * (sum over the batch of batch1[i] @ batch2[i])` (torch.addbmm). */

@@ -92,3 +92,20 @@ test('products: wrong ranks and options are named errors', () => {
     assert.throws(() => torch.mm(m, m), /mm/);
   });
 });
+
+test('products with beta 0 ignore the input, NaN included (libtorch 1.13 baddbmm left its output uninitialised)', () => {
+  torch.tidy(() => {
+    for (let i = 0; i < 50; i++) {
+      const input = torch.full([2, 3, 5], NaN, 'float64').requiresGrad_();
+      const b1 = torch.randn([2, 3, 4], 'float64');
+      const b2 = torch.randn([2, 4, 5], 'float64');
+      const y = torch.baddbmm(input, b1, b2, { beta: 0, alpha: 1.5 });
+      assertClose(y.toFloat64Array(), torch.bmm(b1, b2).mul(1.5).toFloat64Array(), 1e-12, 1e-12, 'beta 0');
+      y.sum().backward();
+      assert.ok(
+        input.grad!.toFloat64Array().every((g) => g === 0),
+        'the ignored input has a zero gradient',
+      );
+    }
+  });
+});
