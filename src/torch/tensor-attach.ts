@@ -15,3 +15,24 @@ export function attachTensorMembers(file: string, members: object & ThisType<Ten
     Object.defineProperty(Tensor.prototype, name, { ...descriptor, enumerable: false });
   }
 }
+
+/**
+ * @internal Attaches torch.* functions as Tensor methods: `x.name(...args)` calls
+ * `functions[name](x, ...args)`. Non-enumerable, and a name already defined is refused at load.
+ */
+export function attachTensorFunctions(
+  file: string,
+  functions: Record<string, (self: Tensor, ...args: never[]) => unknown>,
+): void {
+  attachTensorMembers(
+    file,
+    Object.fromEntries(
+      Object.entries(functions).map(([name, fn]) => [
+        name,
+        function (this: Tensor, ...rest: never[]): unknown {
+          return fn(this, ...rest);
+        },
+      ]),
+    ),
+  );
+}

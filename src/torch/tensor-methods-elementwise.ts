@@ -3,6 +3,7 @@
 // or tensor-logical.ts applied to the tensor, declared on Tensor by module augmentation and
 // attached to its prototype when the package's index loads (their in-place forms are in
 // tensor-methods-inplace.ts).
+import { attachTensorFunctions } from './tensor-attach.js';
 import { Tensor, type Scalar } from './tensor.js';
 import * as elementwise from './tensor-elementwise.js';
 import * as arithmetic from './tensor-arithmetic.js';
@@ -230,21 +231,8 @@ const methods: Record<string, (input: Tensor, ...rest: never[]) => unknown> = {
   bitwiseRightShift: logical.bitwiseRightShift,
 };
 
-// Non-enumerable like the class's own methods, so that they never show among a tensor's keys.
-for (const [name, fn] of Object.entries(methods)) {
-  // A core method of the same name would be replaced silently: refuse at load instead.
-  if (Object.prototype.hasOwnProperty.call(Tensor.prototype, name))
-    throw new Error(
-      `tailor: Tensor.${name} is already a core method; tensor-methods-elementwise.ts must not replace it`,
-    );
-  Object.defineProperty(Tensor.prototype, name, {
-    value: function (this: Tensor, ...rest: never[]): unknown {
-      return fn(this, ...rest);
-    },
-    writable: true,
-    configurable: true,
-  });
-}
+// Non-enumerable like the class's own methods; a name already defined is refused at load.
+attachTensorFunctions('tensor-methods-elementwise.ts', methods);
 
 /** The names of the elementwise methods this module attaches to Tensor (for the tests that check them all). */
 export const TENSOR_ELEMENTWISE_METHODS: readonly string[] = Object.keys(methods);

@@ -3,6 +3,7 @@
 // libtorch's in-place kernel and returns the tensor itself, as PyTorch's `_` methods do (the
 // result must fit the tensor's dtype and shape: libtorch refuses, for example, a float result into
 // an integer tensor). Declared on Tensor by module augmentation, attached when the index loads.
+import { attachTensorFunctions } from './tensor-attach.js';
 import { Tensor, type Scalar } from './tensor.js';
 import * as aten from './generated/aten.js';
 import { checksOf } from '../util/arguments.js';
@@ -345,20 +346,8 @@ const inPlace: Record<string, (self: Tensor, ...rest: never[]) => unknown> = {
   ),
 };
 
-// Non-enumerable like the class's own methods; a core method of the same name is refused at load.
-for (const [name, fn] of Object.entries(inPlace)) {
-  if (Object.prototype.hasOwnProperty.call(Tensor.prototype, name))
-    throw new Error(
-      `tailor: Tensor.${name} is already a core method; tensor-methods-inplace.ts must not replace it`,
-    );
-  Object.defineProperty(Tensor.prototype, name, {
-    value: function (this: Tensor, ...rest: never[]): unknown {
-      return fn(this, ...rest);
-    },
-    writable: true,
-    configurable: true,
-  });
-}
+// Non-enumerable like the class's own methods; a name already defined is refused at load.
+attachTensorFunctions('tensor-methods-inplace.ts', inPlace);
 
 /** The names of the in-place methods this module attaches to Tensor (for the tests that check them all). */
 export const TENSOR_INPLACE_METHODS: readonly string[] = Object.keys(inPlace);

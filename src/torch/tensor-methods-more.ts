@@ -3,6 +3,7 @@
 // function of tensor-reductions.ts, tensor-shape-more.ts or tensor-random.ts applied to the tensor,
 // declared on Tensor by module augmentation and attached to its prototype when the package's index
 // loads, as tensor-methods.ts does for its own table.
+import { attachTensorFunctions } from './tensor-attach.js';
 import { Tensor, type Scalar } from './tensor.js';
 import type { DType } from './dtype.js';
 import type { NestedNumbers } from './creation.js';
@@ -165,20 +166,8 @@ const methods: Record<string, (input: Tensor, ...rest: never[]) => unknown> = {
   random_: random.random_,
 };
 
-// Non-enumerable like the class's own methods, so that they never show among a tensor's keys.
-for (const [name, fn] of Object.entries(methods)) {
-  // A method of the same name (core, or attached by another module) would be replaced silently:
-  // refuse at load instead.
-  if (Object.prototype.hasOwnProperty.call(Tensor.prototype, name))
-    throw new Error(`tailor: Tensor.${name} is already defined; tensor-methods-more.ts must not replace it`);
-  Object.defineProperty(Tensor.prototype, name, {
-    value: function (this: Tensor, ...rest: never[]): unknown {
-      return fn(this, ...rest);
-    },
-    writable: true,
-    configurable: true,
-  });
-}
+// Non-enumerable like the class's own methods; a name already defined is refused at load.
+attachTensorFunctions('tensor-methods-more.ts', methods);
 
 /** The names of the methods this module attaches to Tensor (for the tests that check them all). */
 export const TENSOR_MORE_METHODS: readonly string[] = Object.keys(methods);

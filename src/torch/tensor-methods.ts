@@ -2,6 +2,7 @@
 // each is the torch.* function of tensor-search.ts, tensor-index.ts or tensor-shape.ts applied to
 // the tensor, declared on Tensor by module augmentation and attached to its prototype when the
 // package's index loads, so that tensor.ts keeps only the core methods.
+import { attachTensorFunctions } from './tensor-attach.js';
 import { Tensor, type Scalar } from './tensor.js';
 import type { DType } from './dtype.js';
 import * as search from './tensor-search.js';
@@ -217,19 +218,8 @@ const methods: Record<string, (input: Tensor, ...rest: never[]) => unknown> = {
   repeatInterleave: shape.repeatInterleave,
 };
 
-// Non-enumerable like the class's own methods, so that they never show among a tensor's keys.
-for (const [name, fn] of Object.entries(methods)) {
-  // A core method of the same name would be replaced silently: refuse at load instead.
-  if (Object.prototype.hasOwnProperty.call(Tensor.prototype, name))
-    throw new Error(`tailor: Tensor.${name} is already a core method; tensor-methods.ts must not replace it`);
-  Object.defineProperty(Tensor.prototype, name, {
-    value: function (this: Tensor, ...rest: never[]): unknown {
-      return fn(this, ...rest);
-    },
-    writable: true,
-    configurable: true,
-  });
-}
+// Non-enumerable like the class's own methods; a name already defined is refused at load.
+attachTensorFunctions('tensor-methods.ts', methods);
 
 /** The names of the methods this module attaches to Tensor (for the tests that check them all). */
 export const TENSOR_FUNCTION_METHODS: readonly string[] = Object.keys(methods);
