@@ -166,6 +166,21 @@ export * as aten from './generated/aten.js';
 export * as linalg from './linalg.js';
 /** Discrete Fourier transforms (torch.fft): 1-d, 2-d and n-d, real and Hermitian, frequencies and shifts. */
 export * as fft from './fft.js';
+export {
+  hannWindow,
+  hammingWindow,
+  blackmanWindow,
+  bartlettWindow,
+  kaiserWindow,
+  stft,
+  istft,
+  type WindowOptions,
+  type HammingWindowOptions,
+  type KaiserWindowOptions,
+  type FrameOptions,
+  type StftOptions,
+  type IstftOptions,
+} from './signal.js';
 /** Layers, the Module base, initialisations and functional operations (torch.nn). */
 export * as nn from './nn/index.js';
 /** ONNX export: a graph builder (opset 17, onnx-proto) and the ONNX form of the nn layers in evaluation mode. */

@@ -5661,3 +5661,52 @@ export function square_(self_: Tensor): Tensor {
   native.callVoid(op_square_, tensorArg(self_, 'square_', 'self'));
   return self_;
 }
+
+let op_hann_window_periodic = -1;
+/** `aten::hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function hann_window_periodic(window_length: number, periodic: boolean, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_hann_window_periodic < 0) op_hann_window_periodic = native.resolve('aten::hann_window', 'periodic');
+  return wrap(native.call(op_hann_window_periodic, numberArgOf(window_length, 'hann_window.periodic', 'window_length'), periodic, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op_hamming_window_periodic_alpha_beta = -1;
+/** `aten::hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function hamming_window_periodic_alpha_beta(window_length: number, periodic: boolean, alpha: number, beta: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_hamming_window_periodic_alpha_beta < 0) op_hamming_window_periodic_alpha_beta = native.resolve('aten::hamming_window', 'periodic_alpha_beta');
+  return wrap(native.call(op_hamming_window_periodic_alpha_beta, numberArgOf(window_length, 'hamming_window.periodic_alpha_beta', 'window_length'), periodic, numberArgOf(alpha, 'hamming_window.periodic_alpha_beta', 'alpha'), numberArgOf(beta, 'hamming_window.periodic_alpha_beta', 'beta'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op_blackman_window_periodic = -1;
+/** `aten::blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function blackman_window_periodic(window_length: number, periodic: boolean, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_blackman_window_periodic < 0) op_blackman_window_periodic = native.resolve('aten::blackman_window', 'periodic');
+  return wrap(native.call(op_blackman_window_periodic, numberArgOf(window_length, 'blackman_window.periodic', 'window_length'), periodic, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op_bartlett_window_periodic = -1;
+/** `aten::bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function bartlett_window_periodic(window_length: number, periodic: boolean, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_bartlett_window_periodic < 0) op_bartlett_window_periodic = native.resolve('aten::bartlett_window', 'periodic');
+  return wrap(native.call(op_bartlett_window_periodic, numberArgOf(window_length, 'bartlett_window.periodic', 'window_length'), periodic, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op_kaiser_window_beta = -1;
+/** `aten::kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
+export function kaiser_window_beta(window_length: number, periodic: boolean, beta: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (op_kaiser_window_beta < 0) op_kaiser_window_beta = native.resolve('aten::kaiser_window', 'beta');
+  return wrap(native.call(op_kaiser_window_beta, numberArgOf(window_length, 'kaiser_window.beta', 'window_length'), periodic, numberArgOf(beta, 'kaiser_window.beta', 'beta'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
+}
+
+let op_stft_center = -1;
+/** `aten::stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor` */
+export function stft_center(self_: Tensor, n_fft: number, hop_length?: number | null, win_length?: number | null, window?: Tensor | null, center?: boolean, pad_mode?: string, normalized?: boolean, onesided?: boolean | null, return_complex?: boolean | null): Tensor {
+  if (op_stft_center < 0) op_stft_center = native.resolve('aten::stft', 'center');
+  return wrap(native.call(op_stft_center, tensorArg(self_, 'stft.center', 'self'), numberArgOf(n_fft, 'stft.center', 'n_fft'), hop_length === undefined ? undefined : hop_length == null ? hop_length : numberArgOf(hop_length, 'stft.center', 'hop_length'), win_length === undefined ? undefined : win_length == null ? win_length : numberArgOf(win_length, 'stft.center', 'win_length'), window === undefined ? undefined : window == null ? window : tensorArg(window, 'stft.center', 'window'), center, pad_mode, normalized, onesided, return_complex) as number);
+}
+
+let op_istft = -1;
+/** `aten::istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor` */
+export function istft(self_: Tensor, n_fft: number, hop_length?: number | null, win_length?: number | null, window?: Tensor | null, center?: boolean, normalized?: boolean, onesided?: boolean | null, length?: number | null, return_complex?: boolean): Tensor {
+  if (op_istft < 0) op_istft = native.resolve('aten::istft', '');
+  return wrap(native.call(op_istft, tensorArg(self_, 'istft', 'self'), numberArgOf(n_fft, 'istft', 'n_fft'), hop_length === undefined ? undefined : hop_length == null ? hop_length : numberArgOf(hop_length, 'istft', 'hop_length'), win_length === undefined ? undefined : win_length == null ? win_length : numberArgOf(win_length, 'istft', 'win_length'), window === undefined ? undefined : window == null ? window : tensorArg(window, 'istft', 'window'), center, normalized, onesided, length === undefined ? undefined : length == null ? length : numberArgOf(length, 'istft', 'length'), return_complex) as number);
+}
