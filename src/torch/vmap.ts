@@ -240,16 +240,25 @@ export function vmapInternal(
  * without a batching rule, reading values, a random operator) become one ArgumentError naming
  * vmap and the way out; other errors pass unchanged.
  */
+// libtorch's refusals of work on batched tensors: an operator without a batching rule ("Batching
+// rule not implemented for aten::op ...") and its own messages that start "vmap: " (a random
+// operator, data-dependent control flow).
+const LIBTORCH_REFUSAL = /Batching rule not implemented|\bvmap: /;
+/** "vmap: We do not yet support calling random operations inside of vmap". */
+const RANDOM_OPERATOR = /random operations/;
+/** Reading a mapped tensor's values: tailor's readers (item, toArray...) or the ATen ops behind them. */
+const VALUE_READ = /^(item|to[A-Z]\w*):|aten::(item|_local_scalar_dense|is_nonzero)\b/;
+
 function callMapped(func: (...args: never[]) => unknown, inputs: unknown[], name: string): unknown {
   try {
     return (func as (...a: unknown[]) => unknown)(...inputs);
   } catch (error) {
     const message = error instanceof Error ? error.message : '';
-    if (!(error instanceof ArgumentError) && /Batching rule not implemented|vmap: /.test(message)) {
+    if (!(error instanceof ArgumentError) && LIBTORCH_REFUSAL.test(message)) {
       const first = message.split('\n')[0]!.replace(/\.$/, '');
-      const remedy = /random/.test(first)
+      const remedy = RANDOM_OPERATOR.test(first)
         ? 'draw random numbers outside vmap and pass them in as a mapped input'
-        : /^(item|to[A-Z]\w*):/.test(first) || /aten::(item|_local_scalar_dense|is_nonzero)\b/.test(first)
+        : VALUE_READ.test(first)
           ? 'a mapped tensor stands for the whole batch, so its values cannot be read or branched on inside vmap'
           : 'libtorch has no batched form of this operator: compute it outside vmap, or loop over the batch';
       throw new ArgumentError(`vmap: ${name}: ${first}; ${remedy}`, { cause: error });

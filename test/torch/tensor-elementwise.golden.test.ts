@@ -7,34 +7,23 @@
 // (they mutate and return the tensor), the named argument errors, and leaks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
+import {
+  checkGoldenCase,
+  readTensorGolden,
+  type Data,
+  type GoldenCase,
+  type Inputs,
+} from './tensor-golden.js';
 import { ArgumentError } from '../../src/util/arguments.js';
 import { TENSOR_ELEMENTWISE_METHODS } from '../../src/torch/tensor-methods-elementwise.js';
 import { TENSOR_INPLACE_METHODS } from '../../src/torch/tensor-methods-inplace.js';
-import { goldenDir } from '../helpers.js';
 
 type T = torch.Tensor;
 type Fn = (...args: unknown[]) => unknown;
-interface Data {
-  shape: number[];
-  dtype: string;
-  data: number[];
-}
-interface GoldenCase {
-  label: string;
-  outputs: Data[];
-  grads?: Record<string, Data>;
-}
-// The golden file writes NaN and the infinities as strings (JSON has no such numbers).
-const revive = (_key: string, v: unknown): unknown =>
-  v === 'NaN' ? NaN : v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : v;
-const golden = JSON.parse(
-  readFileSync(join(goldenDir, 'torch', 'tensor_elementwise.json'), 'utf8'),
-  revive,
-) as { inputs: Record<string, Data>; cases: GoldenCase[] };
-type Inputs = Record<string, T>;
+const golden = readTensorGolden<{ inputs: Record<string, Data>; cases: GoldenCase[] }>(
+  'tensor_elementwise.json',
+);
 const TOLERANCE = 1e-12;
 
 /** Equal values: NaN to NaN, infinities and zeros with their signs exactly, the rest to 1e-12 relative. */
@@ -62,41 +51,7 @@ function same(actual: T, expected: Data, what: string): void {
 
 /** Runs `fn` on fresh leaves of the golden inputs and checks its outputs and gradients. */
 function checkCase(c: GoldenCase, fn: (inputs: Inputs) => T[]): void {
-  torch.tidy(() => {
-    const differentiable = c.grads !== undefined;
-    const inputs: Inputs = {};
-    for (const [name, d] of Object.entries(golden.inputs)) {
-      const float = d.dtype === 'float64';
-      inputs[name] = torch.tensor(d.data, {
-        dtype: float ? 'float64' : 'int64',
-        shape: d.shape,
-        requiresGrad: differentiable && float,
-      });
-    }
-    const outputs = fn(inputs);
-    assert.equal(outputs.length, c.outputs.length, `${c.label}: number of outputs`);
-    outputs.forEach((o, k) => same(o, c.outputs[k]!, `${c.label} output ${k}`));
-    if (!differentiable) return;
-    let loss = torch.scalarTensor(0, 'float64');
-    for (const o of outputs) {
-      if (o.dtype !== 'float64') continue;
-      const w = torch.arange(0, Math.max(o.numel, 1), 1, 'float64').add(1).sin().narrow(0, 0, o.numel);
-      loss = loss.add(o.mul(w.reshape(...o.shape)).sum());
-    }
-    loss.backward();
-    for (const [name, leaf] of Object.entries(inputs)) {
-      if (!leaf.requiresGrad) continue;
-      const expected = c.grads![name];
-      const g = leaf.grad;
-      if (expected === undefined) assert.equal(g, null, `${c.label}: no gradient for ${name}`);
-      else {
-        assert.ok(g !== null, `${c.label}: a gradient for ${name}`);
-        // sgn's gradient is libtorch's zero tensor without storage (x.grad is one in PyTorch 1.13
-        // too): it reads as the zeros it stands for.
-        same(g, expected, `${c.label} gradient of ${name}`);
-      }
-    }
-  });
+  checkGoldenCase(golden.inputs, c, fn, same);
 }
 
 const camel = (name: string): string => name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
