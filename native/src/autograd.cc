@@ -12,6 +12,11 @@
 #else
 #include <ATen/VmapMode.h>
 #endif
+#if __has_include(<ATen/LegacyBatchedTensorImpl.h>)
+#include <ATen/LegacyBatchedTensorImpl.h>
+#else
+#include <ATen/BatchedTensorImpl.h>
+#endif
 
 namespace tailor {
 namespace {
@@ -153,6 +158,22 @@ Napi::Value VmapDecrementNesting(const Napi::CallbackInfo& info) {
   });
 }
 
+// vmapBatchDim(tensor, level) -> the physical dimension the vmap level `level` maps over in the
+// tensor, or -1 when the tensor is not batched at that level. tailor's own batching rules
+// (src/torch/vmap-rules.ts) need it to tell a mapped weight from a shared one.
+Napi::Value VmapBatchDim(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return guarded(env, "vmap: ", [&]() -> Napi::Value {
+    const at::Tensor& t = getTensor(env, info[0]);
+    const int64_t level = info[1].As<Napi::Number>().Int64Value();
+    const at::BatchedTensorImpl* impl = at::maybeGetBatchedImpl(t);
+    if (impl != nullptr)
+      for (const auto& bdim : impl->bdims())
+        if (bdim.level() == level) return Napi::Number::New(env, static_cast<double>(bdim.dim()));
+    return Napi::Number::New(env, -1);
+  });
+}
+
 Napi::Value SetGradEnabled(const Napi::CallbackInfo& info) {
   at::GradMode::set_enabled(info[0].ToBoolean().Value());
   return info.Env().Undefined();
@@ -177,6 +198,7 @@ void initAutograd(Napi::Env env, Napi::Object exports) {
   exports.Set("exitDualLevel", Napi::Function::New(env, ExitDualLevel));
   exports.Set("vmapIncrementNesting", Napi::Function::New(env, VmapIncrementNesting));
   exports.Set("vmapDecrementNesting", Napi::Function::New(env, VmapDecrementNesting));
+  exports.Set("vmapBatchDim", Napi::Function::New(env, VmapBatchDim));
   exports.Set("setGradEnabled", Napi::Function::New(env, SetGradEnabled));
   exports.Set("isGradEnabled", Napi::Function::New(env, IsGradEnabled));
 }

@@ -127,6 +127,8 @@ export interface NativeAddon {
   vmapIncrementNesting(): number;
   /** Leaves the innermost vmap level; returns the level left in. */
   vmapDecrementNesting(): number;
+  /** The physical dimension vmap level `level` maps in the tensor, or -1 when it is not batched there. */
+  vmapBatchDim(handle: number, level: number): number;
   setGradEnabled(enabled: boolean): void;
   isGradEnabled(): boolean;
   buildInfo(): BuildInfo;

@@ -9,6 +9,8 @@ import * as aten from './generated/aten.js';
 import { tidy } from './scope.js';
 import { ArgumentError } from '../util/arguments.js';
 import { flattenTree, isPlainObject } from './pytree.js';
+import { vmapLevels as active } from './vmap-levels.js';
+import './vmap-rules.js';
 
 /**
  * Where an input is mapped: a dimension (negative counts from the end), `null` for an input
@@ -115,9 +117,6 @@ function checkOutDims(outDims: unknown): void {
   if (Array.isArray(outDims) && outDims.every(isDim)) return;
   fail(`out_dims must be an integer or an array of integers (one per output), not ${describe(outDims)}`);
 }
-
-/** The vmap calls running now, innermost last. */
-const active: { level: number; batchSize: number }[] = [];
 
 /** The innermost vmap call running now (its level and batch size), or null outside vmap. */
 export function currentVmap(): { level: number; batchSize: number } | null {

@@ -4,6 +4,7 @@ import { native } from '../native.js';
 import { Tensor, wrap, type Scalar } from '../tensor.js';
 import { maxUnpoolGuard, numberArgOf, scalarArgOf, tensorArg, tensorListArg } from '../op-args.js';
 import { dtypeCode, type DType } from '../dtype.js';
+import { batchingRules, vmapLevels } from '../vmap-levels.js';
 
 let op_add_Tensor = -1;
 /** `aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` */
@@ -338,6 +339,10 @@ export function relu_(self_: Tensor): Tensor {
 let op_gelu = -1;
 /** `aten::gelu(Tensor self, *, str approximate="none") -> Tensor` */
 export function gelu(self_: Tensor, approximate?: string): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.gelu?.(self_, approximate);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_gelu < 0) op_gelu = native.resolve('aten::gelu', '');
   return wrap(native.call(op_gelu, tensorArg(self_, 'gelu', 'self'), approximate) as number);
 }
@@ -345,6 +350,10 @@ export function gelu(self_: Tensor, approximate?: string): Tensor {
 let op_silu = -1;
 /** `aten::silu(Tensor self) -> Tensor` */
 export function silu(self_: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.silu?.(self_);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_silu < 0) op_silu = native.resolve('aten::silu', '');
   return wrap(native.call(op_silu, tensorArg(self_, 'silu', 'self')) as number);
 }
@@ -352,6 +361,10 @@ export function silu(self_: Tensor): Tensor {
 let op_leaky_relu = -1;
 /** `aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor` */
 export function leaky_relu(self_: Tensor, negative_slope?: Scalar): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.leaky_relu?.(self_, negative_slope);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_leaky_relu < 0) op_leaky_relu = native.resolve('aten::leaky_relu', '');
   return wrap(native.call(op_leaky_relu, tensorArg(self_, 'leaky_relu', 'self'), negative_slope === undefined ? undefined : scalarArgOf(negative_slope, 'leaky_relu', 'negative_slope')) as number);
 }
@@ -359,6 +372,10 @@ export function leaky_relu(self_: Tensor, negative_slope?: Scalar): Tensor {
 let op_elu = -1;
 /** `aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor` */
 export function elu(self_: Tensor, alpha?: Scalar, scale?: Scalar, input_scale?: Scalar): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.elu?.(self_, alpha, scale, input_scale);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_elu < 0) op_elu = native.resolve('aten::elu', '');
   return wrap(native.call(op_elu, tensorArg(self_, 'elu', 'self'), alpha === undefined ? undefined : scalarArgOf(alpha, 'elu', 'alpha'), scale === undefined ? undefined : scalarArgOf(scale, 'elu', 'scale'), input_scale === undefined ? undefined : scalarArgOf(input_scale, 'elu', 'input_scale')) as number);
 }
@@ -366,6 +383,10 @@ export function elu(self_: Tensor, alpha?: Scalar, scale?: Scalar, input_scale?:
 let op_softplus = -1;
 /** `aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor` */
 export function softplus(self_: Tensor, beta?: Scalar, threshold?: Scalar): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.softplus?.(self_, beta, threshold);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_softplus < 0) op_softplus = native.resolve('aten::softplus', '');
   return wrap(native.call(op_softplus, tensorArg(self_, 'softplus', 'self'), beta === undefined ? undefined : scalarArgOf(beta, 'softplus', 'beta'), threshold === undefined ? undefined : scalarArgOf(threshold, 'softplus', 'threshold')) as number);
 }
@@ -387,6 +408,10 @@ export function relu6(self_: Tensor): Tensor {
 let op_hardtanh = -1;
 /** `aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor` */
 export function hardtanh(self_: Tensor, min_val?: Scalar, max_val?: Scalar): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.hardtanh?.(self_, min_val, max_val);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_hardtanh < 0) op_hardtanh = native.resolve('aten::hardtanh', '');
   return wrap(native.call(op_hardtanh, tensorArg(self_, 'hardtanh', 'self'), min_val === undefined ? undefined : scalarArgOf(min_val, 'hardtanh', 'min_val'), max_val === undefined ? undefined : scalarArgOf(max_val, 'hardtanh', 'max_val')) as number);
 }
@@ -394,6 +419,10 @@ export function hardtanh(self_: Tensor, min_val?: Scalar, max_val?: Scalar): Ten
 let op_hardswish = -1;
 /** `aten::hardswish(Tensor self) -> Tensor` */
 export function hardswish(self_: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.hardswish?.(self_);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_hardswish < 0) op_hardswish = native.resolve('aten::hardswish', '');
   return wrap(native.call(op_hardswish, tensorArg(self_, 'hardswish', 'self')) as number);
 }
@@ -408,6 +437,10 @@ export function hardsigmoid(self_: Tensor): Tensor {
 let op_mish = -1;
 /** `aten::mish(Tensor self) -> Tensor` */
 export function mish(self_: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.mish?.(self_);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_mish < 0) op_mish = native.resolve('aten::mish', '');
   return wrap(native.call(op_mish, tensorArg(self_, 'mish', 'self')) as number);
 }
@@ -486,6 +519,10 @@ export function clamp_max(self_: Tensor, max: Scalar): Tensor {
 let op_maximum = -1;
 /** `aten::maximum(Tensor self, Tensor other) -> Tensor` */
 export function maximum(self_: Tensor, other: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.maximum?.(self_, other);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_maximum < 0) op_maximum = native.resolve('aten::maximum', '');
   return wrap(native.call(op_maximum, tensorArg(self_, 'maximum', 'self'), tensorArg(other, 'maximum', 'other')) as number);
 }
@@ -493,6 +530,10 @@ export function maximum(self_: Tensor, other: Tensor): Tensor {
 let op_minimum = -1;
 /** `aten::minimum(Tensor self, Tensor other) -> Tensor` */
 export function minimum(self_: Tensor, other: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.minimum?.(self_, other);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_minimum < 0) op_minimum = native.resolve('aten::minimum', '');
   return wrap(native.call(op_minimum, tensorArg(self_, 'minimum', 'self'), tensorArg(other, 'minimum', 'other')) as number);
 }
@@ -500,6 +541,10 @@ export function minimum(self_: Tensor, other: Tensor): Tensor {
 let op_where_self = -1;
 /** `aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor` */
 export function where_self(condition: Tensor, self_: Tensor, other: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.where_self?.(condition, self_, other);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_where_self < 0) op_where_self = native.resolve('aten::where', 'self');
   return wrap(native.call(op_where_self, tensorArg(condition, 'where.self', 'condition'), tensorArg(self_, 'where.self', 'self'), tensorArg(other, 'where.self', 'other')) as number);
 }
@@ -764,6 +809,10 @@ export function any(self_: Tensor): Tensor {
 let op_sum = -1;
 /** `aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor` */
 export function sum(self_: Tensor, dtype?: DType | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.sum?.(self_, dtype);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_sum < 0) op_sum = native.resolve('aten::sum', '');
   return wrap(native.call(op_sum, tensorArg(self_, 'sum', 'self'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
@@ -778,6 +827,10 @@ export function sum_dim_IntList(self_: Tensor, dim?: number | number[] | null, k
 let op_mean = -1;
 /** `aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor` */
 export function mean(self_: Tensor, dtype?: DType | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.mean?.(self_, dtype);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_mean < 0) op_mean = native.resolve('aten::mean', '');
   return wrap(native.call(op_mean, tensorArg(self_, 'mean', 'self'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
@@ -785,6 +838,10 @@ export function mean(self_: Tensor, dtype?: DType | null): Tensor {
 let op_mean_dim = -1;
 /** `aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` */
 export function mean_dim(self_: Tensor, dim?: number | number[] | null, keepdim?: boolean, dtype?: DType | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.mean_dim?.(self_, dim, keepdim, dtype);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_mean_dim < 0) op_mean_dim = native.resolve('aten::mean', 'dim');
   return wrap(native.call(op_mean_dim, tensorArg(self_, 'mean.dim', 'self'), dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
@@ -836,6 +893,10 @@ export function min_dim(self_: Tensor, dim: number, keepdim?: boolean): [Tensor,
 let op_amax = -1;
 /** `aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor` */
 export function amax(self_: Tensor, dim?: number | number[], keepdim?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.amax?.(self_, dim, keepdim);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_amax < 0) op_amax = native.resolve('aten::amax', '');
   return wrap(native.call(op_amax, tensorArg(self_, 'amax', 'self'), dim, keepdim) as number);
 }
@@ -843,6 +904,10 @@ export function amax(self_: Tensor, dim?: number | number[], keepdim?: boolean):
 let op_amin = -1;
 /** `aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor` */
 export function amin(self_: Tensor, dim?: number | number[], keepdim?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.amin?.(self_, dim, keepdim);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_amin < 0) op_amin = native.resolve('aten::amin', '');
   return wrap(native.call(op_amin, tensorArg(self_, 'amin', 'self'), dim, keepdim) as number);
 }
@@ -878,6 +943,10 @@ export function var_correction(self_: Tensor, dim?: number | number[] | null, co
 let op_logsumexp = -1;
 /** `aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor` */
 export function logsumexp(self_: Tensor, dim: number | number[], keepdim?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.logsumexp?.(self_, dim, keepdim);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_logsumexp < 0) op_logsumexp = native.resolve('aten::logsumexp', '');
   return wrap(native.call(op_logsumexp, tensorArg(self_, 'logsumexp', 'self'), dim, keepdim) as number);
 }
@@ -899,6 +968,10 @@ export function cumprod(self_: Tensor, dim: number, dtype?: DType | null): Tenso
 let op_softmax_int = -1;
 /** `aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` */
 export function softmax_int(self_: Tensor, dim: number, dtype?: DType | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.softmax_int?.(self_, dim, dtype);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_softmax_int < 0) op_softmax_int = native.resolve('aten::softmax', 'int');
   return wrap(native.call(op_softmax_int, tensorArg(self_, 'softmax.int', 'self'), numberArgOf(dim, 'softmax.int', 'dim'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
@@ -906,6 +979,10 @@ export function softmax_int(self_: Tensor, dim: number, dtype?: DType | null): T
 let op_log_softmax_int = -1;
 /** `aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` */
 export function log_softmax_int(self_: Tensor, dim: number, dtype?: DType | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.log_softmax_int?.(self_, dim, dtype);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_log_softmax_int < 0) op_log_softmax_int = native.resolve('aten::log_softmax', 'int');
   return wrap(native.call(op_log_softmax_int, tensorArg(self_, 'log_softmax.int', 'self'), numberArgOf(dim, 'log_softmax.int', 'dim'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
@@ -1002,6 +1079,10 @@ export function histc(self_: Tensor, bins?: number, min?: Scalar, max?: Scalar):
 let op_matmul = -1;
 /** `aten::matmul(Tensor self, Tensor other) -> Tensor` */
 export function matmul(self_: Tensor, other: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.matmul?.(self_, other);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_matmul < 0) op_matmul = native.resolve('aten::matmul', '');
   return wrap(native.call(op_matmul, tensorArg(self_, 'matmul', 'self'), tensorArg(other, 'matmul', 'other')) as number);
 }
@@ -1229,6 +1310,10 @@ export function squeeze_dim(self_: Tensor, dim: number): Tensor {
 let op_flatten_using_ints = -1;
 /** `aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)` */
 export function flatten_using_ints(self_: Tensor, start_dim?: number, end_dim?: number): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.flatten_using_ints?.(self_, start_dim, end_dim);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_flatten_using_ints < 0) op_flatten_using_ints = native.resolve('aten::flatten', 'using_ints');
   return wrap(native.call(op_flatten_using_ints, tensorArg(self_, 'flatten.using_ints', 'self'), start_dim === undefined ? undefined : numberArgOf(start_dim, 'flatten.using_ints', 'start_dim'), end_dim === undefined ? undefined : numberArgOf(end_dim, 'flatten.using_ints', 'end_dim')) as number);
 }
@@ -1680,6 +1765,10 @@ export function embedding_bag_padding_idx(weight: Tensor, indices: Tensor, offse
 let op_linear = -1;
 /** `aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` */
 export function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.linear?.(input, weight, bias);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_linear < 0) op_linear = native.resolve('aten::linear', '');
   return wrap(native.call(op_linear, tensorArg(input, 'linear', 'input'), tensorArg(weight, 'linear', 'weight'), bias === undefined ? undefined : bias == null ? bias : tensorArg(bias, 'linear', 'bias')) as number);
 }
@@ -1687,6 +1776,10 @@ export function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Ten
 let op_conv1d = -1;
 /** `aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] dilation=[1], int groups=1) -> Tensor` */
 export function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, stride?: number | number[], padding?: number | number[], dilation?: number | number[], groups?: number): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.conv1d?.(input, weight, bias, stride, padding, dilation, groups);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_conv1d < 0) op_conv1d = native.resolve('aten::conv1d', '');
   return wrap(native.call(op_conv1d, tensorArg(input, 'conv1d', 'input'), tensorArg(weight, 'conv1d', 'weight'), bias === undefined ? undefined : bias == null ? bias : tensorArg(bias, 'conv1d', 'bias'), stride, padding, dilation, groups === undefined ? undefined : numberArgOf(groups, 'conv1d', 'groups')) as number);
 }
@@ -1694,6 +1787,10 @@ export function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, stri
 let op_conv2d = -1;
 /** `aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor` */
 export function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, stride?: number | number[], padding?: number | number[], dilation?: number | number[], groups?: number): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.conv2d?.(input, weight, bias, stride, padding, dilation, groups);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_conv2d < 0) op_conv2d = native.resolve('aten::conv2d', '');
   return wrap(native.call(op_conv2d, tensorArg(input, 'conv2d', 'input'), tensorArg(weight, 'conv2d', 'weight'), bias === undefined ? undefined : bias == null ? bias : tensorArg(bias, 'conv2d', 'bias'), stride, padding, dilation, groups === undefined ? undefined : numberArgOf(groups, 'conv2d', 'groups')) as number);
 }
@@ -1805,6 +1902,10 @@ export function mv(self_: Tensor, vec: Tensor): Tensor {
 let op_batch_norm = -1;
 /** `aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor` */
 export function batch_norm(input: Tensor, weight?: Tensor | null, bias?: Tensor | null, running_mean?: Tensor | null, running_var?: Tensor | null, training?: boolean, momentum?: number, eps?: number, cudnn_enabled?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.batch_norm?.(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_batch_norm < 0) op_batch_norm = native.resolve('aten::batch_norm', '');
   return wrap(native.call(op_batch_norm, tensorArg(input, 'batch_norm', 'input'), weight === undefined ? undefined : weight == null ? weight : tensorArg(weight, 'batch_norm', 'weight'), bias === undefined ? undefined : bias == null ? bias : tensorArg(bias, 'batch_norm', 'bias'), running_mean === undefined ? undefined : running_mean == null ? running_mean : tensorArg(running_mean, 'batch_norm', 'running_mean'), running_var === undefined ? undefined : running_var == null ? running_var : tensorArg(running_var, 'batch_norm', 'running_var'), training, momentum === undefined ? undefined : numberArgOf(momentum, 'batch_norm', 'momentum'), eps === undefined ? undefined : numberArgOf(eps, 'batch_norm', 'eps'), cudnn_enabled) as number);
 }
@@ -1819,6 +1920,10 @@ export function group_norm(input: Tensor, num_groups: number, weight?: Tensor | 
 let op_layer_norm = -1;
 /** `aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor` */
 export function layer_norm(input: Tensor, normalized_shape: number | number[], weight?: Tensor | null, bias?: Tensor | null, eps?: number, cudnn_enable?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.layer_norm?.(input, normalized_shape, weight, bias, eps, cudnn_enable);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_layer_norm < 0) op_layer_norm = native.resolve('aten::layer_norm', '');
   return wrap(native.call(op_layer_norm, tensorArg(input, 'layer_norm', 'input'), normalized_shape, weight === undefined ? undefined : weight == null ? weight : tensorArg(weight, 'layer_norm', 'weight'), bias === undefined ? undefined : bias == null ? bias : tensorArg(bias, 'layer_norm', 'bias'), eps === undefined ? undefined : numberArgOf(eps, 'layer_norm', 'eps'), cudnn_enable) as number);
 }
@@ -1833,6 +1938,10 @@ export function instance_norm(input: Tensor, weight?: Tensor | null, bias?: Tens
 let op_dropout = -1;
 /** `aten::dropout(Tensor input, float p, bool train) -> Tensor` */
 export function dropout(input: Tensor, p: number, train: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.dropout?.(input, p, train);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_dropout < 0) op_dropout = native.resolve('aten::dropout', '');
   return wrap(native.call(op_dropout, tensorArg(input, 'dropout', 'input'), numberArgOf(p, 'dropout', 'p'), train) as number);
 }
@@ -1847,6 +1956,10 @@ export function feature_dropout(input: Tensor, p: number, train: boolean): Tenso
 let op_max_pool1d = -1;
 /** `aten::max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> Tensor` */
 export function max_pool1d(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], dilation?: number | number[], ceil_mode?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.max_pool1d?.(self_, kernel_size, stride, padding, dilation, ceil_mode);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_max_pool1d < 0) op_max_pool1d = native.resolve('aten::max_pool1d', '');
   return wrap(native.call(op_max_pool1d, tensorArg(self_, 'max_pool1d', 'self'), kernel_size, stride, padding, dilation, ceil_mode) as number);
 }
@@ -1854,6 +1967,10 @@ export function max_pool1d(self_: Tensor, kernel_size: number | number[], stride
 let op_max_pool2d = -1;
 /** `aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor` */
 export function max_pool2d(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], dilation?: number | number[], ceil_mode?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.max_pool2d?.(self_, kernel_size, stride, padding, dilation, ceil_mode);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_max_pool2d < 0) op_max_pool2d = native.resolve('aten::max_pool2d', '');
   return wrap(native.call(op_max_pool2d, tensorArg(self_, 'max_pool2d', 'self'), kernel_size, stride, padding, dilation, ceil_mode) as number);
 }
@@ -1908,6 +2025,10 @@ export function max_unpool3d(self_: Tensor, indices: Tensor, output_size: number
 let op_avg_pool1d = -1;
 /** `aten::avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor` */
 export function avg_pool1d(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], ceil_mode?: boolean, count_include_pad?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.avg_pool1d?.(self_, kernel_size, stride, padding, ceil_mode, count_include_pad);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_avg_pool1d < 0) op_avg_pool1d = native.resolve('aten::avg_pool1d', '');
   return wrap(native.call(op_avg_pool1d, tensorArg(self_, 'avg_pool1d', 'self'), kernel_size, stride, padding, ceil_mode, count_include_pad) as number);
 }
@@ -1915,6 +2036,10 @@ export function avg_pool1d(self_: Tensor, kernel_size: number | number[], stride
 let op_avg_pool2d = -1;
 /** `aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` */
 export function avg_pool2d(self_: Tensor, kernel_size: number | number[], stride?: number | number[], padding?: number | number[], ceil_mode?: boolean, count_include_pad?: boolean, divisor_override?: number | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.avg_pool2d?.(self_, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_avg_pool2d < 0) op_avg_pool2d = native.resolve('aten::avg_pool2d', '');
   return wrap(native.call(op_avg_pool2d, tensorArg(self_, 'avg_pool2d', 'self'), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override === undefined ? undefined : divisor_override == null ? divisor_override : numberArgOf(divisor_override, 'avg_pool2d', 'divisor_override')) as number);
 }
@@ -1936,6 +2061,10 @@ export function adaptive_avg_pool1d(self_: Tensor, output_size: number | number[
 let op_adaptive_avg_pool2d = -1;
 /** `aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor` */
 export function adaptive_avg_pool2d(self_: Tensor, output_size: number | number[]): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.adaptive_avg_pool2d?.(self_, output_size);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_adaptive_avg_pool2d < 0) op_adaptive_avg_pool2d = native.resolve('aten::adaptive_avg_pool2d', '');
   return wrap(native.call(op_adaptive_avg_pool2d, tensorArg(self_, 'adaptive_avg_pool2d', 'self'), output_size) as number);
 }
@@ -2042,6 +2171,10 @@ export function pixel_unshuffle(self_: Tensor, downscale_factor: number): Tensor
 let op_cross_entropy_loss = -1;
 /** `aten::cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.) -> Tensor` */
 export function cross_entropy_loss(self_: Tensor, target: Tensor, weight?: Tensor | null, reduction?: number, ignore_index?: number, label_smoothing?: number): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.cross_entropy_loss?.(self_, target, weight, reduction, ignore_index, label_smoothing);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_cross_entropy_loss < 0) op_cross_entropy_loss = native.resolve('aten::cross_entropy_loss', '');
   return wrap(native.call(op_cross_entropy_loss, tensorArg(self_, 'cross_entropy_loss', 'self'), tensorArg(target, 'cross_entropy_loss', 'target'), weight === undefined ? undefined : weight == null ? weight : tensorArg(weight, 'cross_entropy_loss', 'weight'), reduction === undefined ? undefined : numberArgOf(reduction, 'cross_entropy_loss', 'reduction'), ignore_index === undefined ? undefined : numberArgOf(ignore_index, 'cross_entropy_loss', 'ignore_index'), label_smoothing === undefined ? undefined : numberArgOf(label_smoothing, 'cross_entropy_loss', 'label_smoothing')) as number);
 }
@@ -2056,6 +2189,10 @@ export function nll_loss(self_: Tensor, target: Tensor, weight?: Tensor | null, 
 let op_mse_loss = -1;
 /** `aten::mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor` */
 export function mse_loss(self_: Tensor, target: Tensor, reduction?: number): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.mse_loss?.(self_, target, reduction);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_mse_loss < 0) op_mse_loss = native.resolve('aten::mse_loss', '');
   return wrap(native.call(op_mse_loss, tensorArg(self_, 'mse_loss', 'self'), tensorArg(target, 'mse_loss', 'target'), reduction === undefined ? undefined : numberArgOf(reduction, 'mse_loss', 'reduction')) as number);
 }
@@ -2063,6 +2200,10 @@ export function mse_loss(self_: Tensor, target: Tensor, reduction?: number): Ten
 let op_l1_loss = -1;
 /** `aten::l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor` */
 export function l1_loss(self_: Tensor, target: Tensor, reduction?: number): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.l1_loss?.(self_, target, reduction);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_l1_loss < 0) op_l1_loss = native.resolve('aten::l1_loss', '');
   return wrap(native.call(op_l1_loss, tensorArg(self_, 'l1_loss', 'self'), tensorArg(target, 'l1_loss', 'target'), reduction === undefined ? undefined : numberArgOf(reduction, 'l1_loss', 'reduction')) as number);
 }
@@ -2091,6 +2232,10 @@ export function binary_cross_entropy(self_: Tensor, target: Tensor, weight?: Ten
 let op_binary_cross_entropy_with_logits = -1;
 /** `aten::binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor` */
 export function binary_cross_entropy_with_logits(self_: Tensor, target: Tensor, weight?: Tensor | null, pos_weight?: Tensor | null, reduction?: number): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.binary_cross_entropy_with_logits?.(self_, target, weight, pos_weight, reduction);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_binary_cross_entropy_with_logits < 0) op_binary_cross_entropy_with_logits = native.resolve('aten::binary_cross_entropy_with_logits', '');
   return wrap(native.call(op_binary_cross_entropy_with_logits, tensorArg(self_, 'binary_cross_entropy_with_logits', 'self'), tensorArg(target, 'binary_cross_entropy_with_logits', 'target'), weight === undefined ? undefined : weight == null ? weight : tensorArg(weight, 'binary_cross_entropy_with_logits', 'weight'), pos_weight === undefined ? undefined : pos_weight == null ? pos_weight : tensorArg(pos_weight, 'binary_cross_entropy_with_logits', 'pos_weight'), reduction === undefined ? undefined : numberArgOf(reduction, 'binary_cross_entropy_with_logits', 'reduction')) as number);
 }
@@ -2133,6 +2278,10 @@ export function cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Te
 let op_nll_loss_nd = -1;
 /** `aten::nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor` */
 export function nll_loss_nd(self_: Tensor, target: Tensor, weight?: Tensor | null, reduction?: number, ignore_index?: number): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.nll_loss_nd?.(self_, target, weight, reduction, ignore_index);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_nll_loss_nd < 0) op_nll_loss_nd = native.resolve('aten::nll_loss_nd', '');
   return wrap(native.call(op_nll_loss_nd, tensorArg(self_, 'nll_loss_nd', 'self'), tensorArg(target, 'nll_loss_nd', 'target'), weight === undefined ? undefined : weight == null ? weight : tensorArg(weight, 'nll_loss_nd', 'weight'), reduction === undefined ? undefined : numberArgOf(reduction, 'nll_loss_nd', 'reduction'), ignore_index === undefined ? undefined : numberArgOf(ignore_index, 'nll_loss_nd', 'ignore_index')) as number);
 }

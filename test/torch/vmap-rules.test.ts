@@ -1,0 +1,196 @@
+// tailor's own batching rules (src/torch/vmap-rules.ts): every operator with one gives, inside
+// vmap and through the rule (counted), what a loop over the examples gives, for mapped and
+// unmapped arguments; per-example gradients of a small CNN through the rules equal a loop of
+// func.grad; a call the rule does not cover runs (and fails) as without it; nested vmaps.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as torch from '../../src/torch/index.js';
+import { func, nn, randint, randn, stack, tensor, vmap, type Tensor } from '../../src/torch/index.js';
+import * as aten from '../../src/torch/generated/aten.js';
+import { batchingRules, type BatchingRule } from '../../src/torch/vmap-levels.js';
+import { assertClose } from '../helpers.js';
+
+const F = nn.functional;
+const B = 5;
+
+// Count the calls each rule answers (it returns undefined when it does not apply).
+const answered = new Map<string, number>();
+for (const [name, rule] of Object.entries(batchingRules)) {
+  batchingRules[name] = ((...args: unknown[]) => {
+    const out = rule!(...args);
+    if (out !== undefined) answered.set(name, (answered.get(name) ?? 0) + 1);
+    return out;
+  }) as BatchingRule;
+}
+
+type Fn = (...args: Tensor[]) => Tensor;
+
+/** vmap(f) over `inputs` equals the stacked per-example results, and `rule` answered. */
+function check(rule: string, f: Fn, inputs: Tensor[], inDims: (number | null)[] = inputs.map(() => 0)): void {
+  torch.tidy(() => {
+    answered.clear();
+    const got = vmap(f, inDims)(...inputs);
+    assert.ok((answered.get(rule) ?? 0) > 0, `${rule}: the rule did not answer`);
+    const per = Array.from({ length: B }, (_, b) =>
+      f(...inputs.map((x, i) => (inDims[i] === null ? x : x.select(0, b)))),
+    );
+    const want = stack(per, 0);
+    assert.deepEqual(got.shape, want.shape, rule);
+    assertClose(got.toFloat64Array(), want.toFloat64Array(), 1e-5, 1e-5, rule);
+  });
+}
+
+test('each operator with a batching rule equals the loop over the examples, through the rule', () => {
+  torch.manualSeed(3);
+  const x = randn([B, 4, 6]);
+  const w = randn([B, 3, 6]);
+  const w1 = randn([3, 6]);
+  const b = randn([B, 3]);
+  const b1 = randn([3]);
+  check('linear', (x) => F.linear(x, w1, b1), [x]);
+  check('linear', (x, w) => F.linear(x, w, b1), [x, w]);
+  check('linear', (x, w, b) => F.linear(x, w, b), [x, w, b]);
+  check('linear', (w) => F.linear(x.select(0, 0), w), [w]);
+  check('linear', (x, w, b) => F.linear(x, w, b), [randn([B, 6]), w, b]);
+  check('linear', (b) => F.linear(x.select(0, 0), w1, b), [b]);
+  check('matmul', (a, c) => a.matmul(c), [randn([B, 4, 6]), randn([B, 6, 2])]);
+  check('matmul', (a, c) => a.matmul(c), [randn([B, 6]), randn([B, 6, 2])]);
+  check('matmul', (a, c) => a.matmul(c), [randn([B, 4, 6]), randn([6])], [0, null]);
+  check('matmul', (a, c) => a.matmul(c), [randn([B, 6]), randn([B, 6])]);
+  check('matmul', (a, c) => a.matmul(c), [randn([B, 2, 4, 6]), randn([B, 6, 2])]);
+  check('mean', (a) => a.mean(), [x]);
+  check('sum', (a) => a.sum(), [x]);
+  check('mean_dim', (a) => a.mean(-1, true), [x]);
+  check('amax', (a) => a.amax(1), [x]);
+  check('amin', (a) => aten.amin(a, [0]), [x]);
+  check('logsumexp', (a) => a.logsumexp([0, 1]), [x]);
+  check('flatten_using_ints', (a) => a.flatten(), [x]);
+  check('flatten_using_ints', (a) => a.flatten(1), [randn([B, 2, 3, 4])]);
+  check('log_softmax_int', (a) => F.logSoftmax(a, -1), [x]);
+  check('softmax_int', (a) => F.softmax(a, 0), [x]);
+  const classWeights = tensor([1, 2, 3, 1, 1, 0.5]);
+  const logits = randn([B, 4, 6]);
+  const targets = randint(0, 6, [B, 4]);
+  for (const reduction of ['mean', 'sum', 'none'] as const) {
+    check('cross_entropy_loss', (l, t) => F.crossEntropy(l, t, { reduction }), [logits, targets]);
+    const options = { reduction, weight: classWeights, labelSmoothing: 0.1, ignoreIndex: 2 };
+    check('cross_entropy_loss', (l, t) => F.crossEntropy(l, t, options), [logits, targets]);
+    check('cross_entropy_loss', (l, t) => F.crossEntropy(l, t, { reduction }), [
+      logits,
+      randn([B, 4, 6]).softmax(-1),
+    ]);
+    check('cross_entropy_loss', (l, t) => F.crossEntropy(l, t, { reduction }), [
+      randn([B, 6]),
+      randint(0, 6, [B]),
+    ]);
+    check('nll_loss_nd', (l, t) => F.nllLoss(l, t, { reduction, weight: classWeights }), [
+      F.logSoftmax(logits),
+      targets,
+    ]);
+    check('mse_loss', (a, c) => F.mseLoss(a, c, reduction), [x, randn([B, 4, 6])]);
+    check('mse_loss', (a, c) => F.mseLoss(a, c, reduction), [x, randn([4, 6])], [0, null]);
+    check('l1_loss', (a, c) => F.l1Loss(a, c, reduction), [x, randn([B, 4, 6])]);
+    const bce = (a: Tensor, c: Tensor) => F.binaryCrossEntropyWithLogits(a, c, { reduction });
+    check('binary_cross_entropy_with_logits', bce, [x, randn([B, 4, 6]).sigmoid()]);
+  }
+  const images = randn([B, 2, 3, 8, 8]);
+  const kernels = randn([B, 4, 3, 3, 3]);
+  const kernelBias = randn([B, 4]);
+  check('conv2d', (i) => aten.conv2d(i, kernels.select(0, 0), kernelBias.select(0, 0), 1, 1), [images]);
+  check('conv2d', (i, k, kb) => aten.conv2d(i, k, kb, 2, 1), [images, kernels, kernelBias]);
+  check('conv2d', (i, k) => aten.conv2d(i, k, null, 1, 1), [randn([B, 3, 8, 8]), kernels]);
+  check('conv2d', (i, k) => aten.conv2d(i, k, null, 1, 0, 1, 3), [
+    randn([B, 2, 6, 5, 5]),
+    randn([B, 6, 2, 3, 3]),
+  ]);
+  check('conv1d', (i, k) => aten.conv1d(i, k), [randn([B, 2, 3, 9]), randn([B, 4, 3, 2])]);
+  check('max_pool2d', (i) => aten.max_pool2d(i, 2), [images]);
+  check('max_pool1d', (i) => aten.max_pool1d(i, 2), [x]);
+  check('avg_pool2d', (i) => aten.avg_pool2d(i, 2), [images]);
+  check('avg_pool1d', (i) => aten.avg_pool1d(i, 3), [x]);
+  check('adaptive_avg_pool2d', (i) => aten.adaptive_avg_pool2d(i, 1), [images]);
+  check('layer_norm', (i) => aten.layer_norm(i, [6]), [x]);
+  const stats = [randn([4]), randn([4]), randn([4]), randn([4]).abs()] as const;
+  check('batch_norm', (i) => aten.batch_norm(i, ...stats, false, 0.1, 1e-5, false), [randn([B, 2, 4, 3])]);
+  check('dropout', (i) => aten.dropout(i, 0.5, false), [x]);
+  for (const op of [
+    'gelu',
+    'softplus',
+    'silu',
+    'elu',
+    'leaky_relu',
+    'hardtanh',
+    'hardswish',
+    'mish',
+  ] as const)
+    check(op, (i) => (aten[op] as (t: Tensor) => Tensor)(i), [x]);
+  check('where_self', (c, a) => torch.where(c.gt(0), a, c), [randn([B, 6]), randn([B, 4, 6])]);
+  check('maximum', (c, a) => torch.maximum(c, a), [randn([B, 6]), randn([4, 6])], [0, null]);
+  check('minimum', (c, a) => torch.minimum(c, a), [randn([B, 6]), randn([B, 4, 6])]);
+});
+
+test('per-example gradients of a small CNN go through the rules and equal a loop of func.grad', () => {
+  torch.manualSeed(4);
+  torch.tidy(() => {
+    const net = new nn.Sequential(
+      new nn.Conv2d(3, 4, 3, { padding: 1 }),
+      new nn.ReLU(),
+      new nn.MaxPool2d(2),
+      new nn.Flatten(),
+      new nn.Linear(64, 5),
+    );
+    const params = Object.fromEntries(net.namedParameters());
+    const loss = (p: Record<string, Tensor>, xi: Tensor, ti: Tensor) =>
+      F.crossEntropy(func.functionalCall(net, p, [xi.unsqueeze(0)]) as Tensor, ti.unsqueeze(0));
+    const X = randn([B, 3, 8, 8]);
+    const T = randint(0, 5, [B]);
+    answered.clear();
+    const grads = vmap(func.grad(loss), [null, 0, 0])(params, X, T) as Record<string, Tensor>;
+    for (const op of ['conv2d', 'max_pool2d', 'flatten_using_ints', 'linear', 'cross_entropy_loss'])
+      assert.ok((answered.get(op) ?? 0) > 0, `${op} answered`);
+    for (const [name, g] of Object.entries(grads)) {
+      const loop = Array.from(
+        { length: B },
+        (_, b) => (func.grad(loss)(params, X.select(0, b), T.select(0, b)) as Record<string, Tensor>)[name]!,
+      );
+      assertClose(g.toFloat64Array(), stack(loop, 0).toFloat64Array(), 1e-5, 1e-5, name);
+    }
+    net.dispose();
+  });
+});
+
+test("a call the rule does not cover runs as without it, with libtorch's error", () => {
+  torch.tidy(() => {
+    const x = randn([B, 4, 6]);
+    const w = randn([3, 5]);
+    let outside = '';
+    try {
+      F.linear(x.select(0, 0), w);
+    } catch (error) {
+      outside = (error as Error).message.split('\n')[0]!;
+    }
+    assert.ok(outside.length > 0);
+    assert.throws(
+      () => vmap((xi: Tensor) => F.linear(xi, w))(x),
+      (error: Error) => error.message.includes(outside),
+    );
+    // Batch norm in training uses each example's own statistics: no rule, the loop's values.
+    answered.clear();
+    const normed = vmap((xi: Tensor) => aten.batch_norm(xi, null, null, null, null, true, 0.1, 1e-5, false))(
+      randn([B, 3, 2, 4]),
+    );
+    assert.equal(answered.get('batch_norm'), undefined);
+    assert.deepEqual(normed.shape, [B, 3, 2, 4]);
+  });
+});
+
+test('nested vmaps: a rule at the inner level with a weight mapped only by the outer one', () => {
+  torch.tidy(() => {
+    const W = randn([3, 2, 6]);
+    const Y = randn([4, 6]);
+    const out = vmap((w: Tensor) => vmap((y: Tensor) => F.linear(y, w))(Y))(W);
+    const want = torch.einsum('bod,nd->bno', W, Y);
+    assert.deepEqual(out.shape, [3, 4, 2]);
+    assertClose(out.toFloat64Array(), want.toFloat64Array(), 1e-5, 1e-5, 'nested linear');
+  });
+});
