@@ -2,9 +2,10 @@
 // one thread, CPU: the Jacobian of tanh(W x) for x in R^N by one backward per output element
 // (autograd.functional.jacobian) against one vmapped backward (vectorize: true); and the
 // per-example gradients of a small MLP's loss (32-64-10, cross-entropy, --batch examples) by a
-// loop of func.grad against vmap(func.grad(loss)) over functionalCall, which in tailor runs the
-// examples one by one inside vmap (libtorch 1.13 has no functorch layers), where functorch
-// vectorizes them. Median seconds of --repeats calls after one warm-up.
+// loop of func.grad against vmap(func.grad(loss)) over functionalCall, and those of a small CNN
+// (conv 3x3 3->8, ReLU, 2x2 max pool, linear to 10, on 16x16 images) by vmap(func.grad); tailor's
+// own batching rules (src/torch/vmap-rules.ts) vectorize them where libtorch 1.13's batched
+// tensors would run the examples one by one. Median seconds of --repeats calls after one warm-up.
 //
 //   npm run bench -- vmap [--json] [--n 64] [--batch 64] [--repeats 5] [--python /usr/bin/python3]
 import './lib/user-errors.js';
@@ -55,6 +56,19 @@ function tailorSide(): Record<string, number> {
   const ys = torch.keep(torch.randint(0, 10, [batch]));
   const loss = (p: Record<string, Tensor>, v: Tensor, t: Tensor) =>
     nn.functional.crossEntropy(func.functionalCall(model, p, [v.unsqueeze(0)]) as Tensor, t.unsqueeze(0));
+  const cnn = new nn.Sequential(
+    new nn.Conv2d(3, 8, 3, { padding: 1 }),
+    new nn.ReLU(),
+    new nn.MaxPool2d(2),
+    new nn.Flatten(),
+    new nn.Linear(8 * 8 * 8, 10),
+  );
+  const cnnParams = Object.fromEntries(
+    [...cnn.namedParameters()].map(([k, v]) => [k, torch.keep(v.detach())]),
+  );
+  const images = torch.keep(torch.randn([batch, 3, 16, 16]));
+  const cnnLoss = (p: Record<string, Tensor>, v: Tensor, t: Tensor) =>
+    nn.functional.crossEntropy(func.functionalCall(cnn, p, [v.unsqueeze(0)]) as Tensor, t.unsqueeze(0));
   return {
     jacobian_loop_s: median(() => void autograd.functional.jacobian(f, x)),
     jacobian_vectorized_s: median(() => void autograd.functional.jacobian(f, x, { vectorize: true })),
@@ -63,6 +77,9 @@ function tailorSide(): Record<string, number> {
       for (let i = 0; i < batch; i++) g(params, xs.select(0, i), ys.select(0, i));
     }),
     per_example_vmap_s: median(() => void torch.vmap(func.grad(loss), [null, 0, 0])(params, xs, ys)),
+    per_example_cnn_vmap_s: median(
+      () => void torch.vmap(func.grad(cnnLoss), [null, 0, 0])(cnnParams, images, ys),
+    ),
   };
 }
 

@@ -43,6 +43,17 @@ def loss(p, v, t):
     return F.cross_entropy(functional_call(model, p, (v.unsqueeze(0),)), t.unsqueeze(0))
 
 
+cnn = torch.nn.Sequential(
+    torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2), torch.nn.Flatten(),
+    torch.nn.Linear(8 * 8 * 8, 10))
+cnn_params = {k: v.detach() for k, v in cnn.named_parameters()}
+images = torch.randn(batch, 3, 16, 16)
+
+
+def cnn_loss(p, v, t):
+    return F.cross_entropy(functional_call(cnn, p, (v.unsqueeze(0),)), t.unsqueeze(0))
+
+
 def loop():
     for i in range(batch):
         grad(loss)(params, xs[i], ys[i])
@@ -53,4 +64,5 @@ print(json.dumps({
     "jacobian_vectorized_s": median(lambda: jacobian(f, x, vectorize=True)),
     "per_example_loop_s": median(loop),
     "per_example_vmap_s": median(lambda: vmap(grad(loss), in_dims=(None, 0, 0))(params, xs, ys)),
+    "per_example_cnn_vmap_s": median(lambda: vmap(grad(cnn_loss), in_dims=(None, 0, 0))(cnn_params, images, ys)),
 }))
