@@ -7,141 +7,29 @@
 // expanded or used as it is), runs the operator once over the whole batch, and maps the result
 // again. Only the innermost vmap level is handled here; outer levels are batched as before. A rule
 // that does not apply (an unusual argument, a shape the operator would refuse) returns undefined
-// and the operator runs as without it, so errors and edge cases keep libtorch's behaviour.
+// and the operator runs as without it, so errors and edge cases keep libtorch's behaviour. The
+// tools and rule makers are in vmap-rule-kit.ts, the rules of tensor functions (shapes, indexing,
+// einsum, sorting) in vmap-rules-tensor.ts; this module holds the layers' and losses' rules and
+// registers them all.
 import { Tensor } from './tensor.js';
-import { native } from './native.js';
 import * as aten from './generated/aten.js';
-import { tidy } from './scope.js';
 import type { BATCHING_RULE_OPS } from './generated/batching-rule-ops.js';
-import { batchingRules, vmapLevels, type BatchingRule, type VmapLevel } from './vmap-levels.js';
-
-type Dims = number | number[] | null | undefined;
-
-/** The innermost vmap level, when `t` is a tensor mapped by it. */
-function mappedLevel(t: unknown): VmapLevel | null {
-  const v = vmapLevels[vmapLevels.length - 1];
-  if (v === undefined || !(t instanceof Tensor)) return null;
-  return native.vmapBatchDim(t.handle, v.level) >= 0 ? v : null;
-}
-
-/** The innermost level when any of `tensors` is mapped by it. */
-function anyMapped(...tensors: unknown[]): VmapLevel | null {
-  for (const t of tensors) {
-    const v = mappedLevel(t);
-    if (v !== null) return v;
-  }
-  return null;
-}
-
-/** `t` with the mapped dimension first (an unmapped tensor expanded to the batch size: a view). */
-function physical(t: Tensor, v: VmapLevel): Tensor {
-  return aten._remove_batch_dim(t, v.level, v.batchSize, 0);
-}
-
-/** A physical [batch, ...] result mapped again. */
-function batched(p: Tensor, v: VmapLevel): Tensor {
-  return aten._add_batch_dim(p, 0, v.level);
-}
-
-/**
- * Runs a rule in a scope of its own (its intermediate views freed at once). An error means the
- * rule met arguments it does not cover: the operator then runs without it, so the error the
- * caller sees (if any) is libtorch's own.
- */
-function attempt<T>(fn: () => T): T | undefined {
-  try {
-    return tidy(fn);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The logical dimensions `dims` (all when null or empty) as physical ones, or null when out of range. */
-function physicalDims(dims: Dims, rank: number): number[] | null {
-  const list = dims === null || dims === undefined ? [] : typeof dims === 'number' ? [dims] : dims;
-  if (list.length === 0) return Array.from({ length: rank }, (_, i) => i + 1);
-  const out: number[] = [];
-  for (const d of list) {
-    if (!Number.isInteger(d) || d < -rank || d >= rank) return null;
-    out.push((d < 0 ? d + rank : d) + 1);
-  }
-  return out;
-}
-
-/**
- * Mapped tensors made physical with size-1 dimensions after the batch up to `rank`, so that the
- * physical tensors broadcast as the logical ones do; unmapped ones as they are (they broadcast
- * from the right).
- */
-function aligned(v: VmapLevel, rank: number, ...tensors: Tensor[]): Tensor[] {
-  return tensors.map((t) => {
-    if (mappedLevel(t) === null) return t;
-    const p = physical(t, v);
-    const pad = rank - t.ndim;
-    return pad > 0 ? p.reshape(...[v.batchSize, ...new Array<number>(pad).fill(1), ...t.shape]) : p;
-  });
-}
-
-/** An operator on one tensor that treats every element (or trailing dimensions) alike. */
-function unary(op: (self: Tensor, ...rest: never[]) => Tensor): BatchingRule {
-  return (self: unknown, ...rest: unknown[]) => {
-    const v = mappedLevel(self);
-    if (v === null) return undefined;
-    return attempt(() => batched(op(physical(self as Tensor, v), ...(rest as never[])), v));
-  };
-}
-
-/** An elementwise operator on several tensors that broadcast. */
-function elementwise(op: (...tensors: Tensor[]) => Tensor): BatchingRule {
-  return (...tensors: unknown[]) => {
-    if (!tensors.every((t) => t instanceof Tensor)) return undefined;
-    const ts = tensors as Tensor[];
-    const v = anyMapped(...ts);
-    if (v === null) return undefined;
-    const rank = Math.max(...ts.map((t) => t.ndim));
-    return attempt(() => batched(op(...aligned(v, rank, ...ts)), v));
-  };
-}
-
-/** A reduction over logical dimensions (all when none are given). */
-function reduction(
-  op: (p: Tensor, dims: number[], keepdim: boolean, dtype?: unknown) => Tensor,
-): BatchingRule {
-  return (self: unknown, dims: unknown, keepdim: unknown, dtype: unknown) => {
-    const v = mappedLevel(self);
-    if (v === null) return undefined;
-    const x = self as Tensor;
-    if (x.ndim === 0) return undefined;
-    const pd = physicalDims(dims as Dims, x.ndim);
-    if (pd === null) return undefined;
-    return attempt(() => batched(op(physical(x, v), pd, keepdim === true, dtype), v));
-  };
-}
-
-/** A reduction of all elements (`mean(x)`, `sum(x)`): over each example's elements. */
-function whole(op: typeof aten.mean_dim): BatchingRule {
-  const perExample = reduction((p, dims, _keep, dtype) => op(p, dims, false, dtype as never));
-  return (self: unknown, dtype: unknown) => perExample(self, null, false, dtype);
-}
-
-/**
- * An operator on [N, C, ...spatial] (or unbatched [C, ...spatial]) that treats the N samples
- * alike: the batch and N merged into one sample dimension, split again after.
- */
-function perSample(unbatchedRank: number, op: (x: Tensor, ...rest: never[]) => Tensor): BatchingRule {
-  return (self: unknown, ...rest: unknown[]) => {
-    const v = mappedLevel(self);
-    if (v === null || rest.some((r) => mappedLevel(r) !== null)) return undefined;
-    const x = self as Tensor;
-    if (x.ndim !== unbatchedRank && x.ndim !== unbatchedRank + 1) return undefined;
-    return attempt(() => {
-      const p = physical(x, v);
-      if (x.ndim === unbatchedRank) return batched(op(p, ...(rest as never[])), v);
-      const y = op(p.flatten(0, 1), ...(rest as never[]));
-      return batched(y.reshape(...[v.batchSize, x.shape[0]!, ...y.shape.slice(1)]), v);
-    });
-  };
-}
+import { batchingRules, type BatchingRule, type VmapLevel } from './vmap-levels.js';
+import { tensorRules } from './vmap-rules-tensor.js';
+import {
+  aligned,
+  alongDim,
+  anyMapped,
+  attempt,
+  batched,
+  elementwise,
+  mappedLevel,
+  perSample,
+  physical,
+  overDims,
+  unary,
+  whole,
+} from './vmap-rule-kit.js';
 
 function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor | undefined {
   const v = anyMapped(input, weight, bias);
@@ -301,9 +189,43 @@ function pointwiseLoss(op: (...args: never[]) => Tensor, reductionAt: number): B
     if (v === null) return undefined;
     const code = args[reductionAt] === undefined ? 1 : (args[reductionAt] as number);
     return attempt(() => {
-      const none = op(...([physical(input, v), physical(target, v), ...weights, 0] as never[]));
+      const after = args.slice(reductionAt + 1);
+      const none = op(...([physical(input, v), physical(target, v), ...weights, 0, ...after] as never[]));
       return batched(reducePerExample(none, code, v), v);
     });
+  };
+}
+
+/** Group norm treats the samples alike (each one's groups have their own statistics). */
+function groupNorm(
+  input: Tensor,
+  groups: number,
+  weight?: Tensor | null,
+  bias?: Tensor | null,
+  eps?: number,
+  cudnn?: boolean,
+): Tensor | undefined {
+  const v = mappedLevel(input);
+  if (v === null || input.ndim < 2 || mappedLevel(weight) !== null || mappedLevel(bias) !== null)
+    return undefined;
+  return attempt(() => {
+    const y = aten.group_norm(physical(input, v).flatten(0, 1), groups, weight, bias, eps, cudnn);
+    return batched(y.reshape(...[v.batchSize, ...input.shape]), v);
+  });
+}
+
+/**
+ * Padding of the trailing dimensions (pad: left, right of the last, then of the one before...):
+ * the physical tensor has the same ones; more of them than an example has is libtorch's error.
+ */
+function padding(op: (self: Tensor, pad: number[], ...rest: never[]) => Tensor): BatchingRule {
+  return (self: unknown, pad: unknown, ...rest: unknown[]) => {
+    const v = mappedLevel(self);
+    const sides = typeof pad === 'number' ? [pad] : pad;
+    if (v === null || !Array.isArray(sides) || sides.length > 2 * (self as Tensor).ndim) return undefined;
+    return attempt(() =>
+      batched(op(physical(self as Tensor, v), sides as number[], ...(rest as never[])), v),
+    );
   };
 }
 
@@ -366,27 +288,6 @@ function dropout(input: Tensor, p: number, train: boolean): Tensor | undefined {
   return attempt(() => batched(physical(input, v), v));
 }
 
-function flatten(self: Tensor, start = 0, end = -1): Tensor | undefined {
-  const v = mappedLevel(self);
-  const rank = self.ndim;
-  if (v === null || rank === 0) return undefined;
-  const s = start < 0 ? start + rank : start;
-  const e = end < 0 ? end + rank : end;
-  if (!(s >= 0 && s < rank && e >= 0 && e < rank && s <= e)) return undefined;
-  return attempt(() => batched(physical(self, v).flatten(s + 1, e + 1), v));
-}
-
-function softmaxLike(op: typeof aten.softmax_int): BatchingRule {
-  return (self: unknown, dim: unknown, dtype: unknown) => {
-    const v = mappedLevel(self);
-    if (v === null) return undefined;
-    const x = self as Tensor;
-    const pd = physicalDims(dim as number, x.ndim);
-    if (pd === null || x.ndim === 0) return undefined;
-    return attempt(() => batched(op(physical(x, v), pd[0]!, dtype as never), v));
-  };
-}
-
 const rules: Record<(typeof BATCHING_RULE_OPS)[number], BatchingRule> = {
   linear: linear as BatchingRule,
   matmul: matmul as BatchingRule,
@@ -400,20 +301,25 @@ const rules: Record<(typeof BATCHING_RULE_OPS)[number], BatchingRule> = {
   layer_norm: layerNorm as BatchingRule,
   batch_norm: batchNorm as BatchingRule,
   dropout: dropout as BatchingRule,
-  flatten_using_ints: flatten as BatchingRule,
-  log_softmax_int: softmaxLike(aten.log_softmax_int),
-  softmax_int: softmaxLike(aten.softmax_int),
+  log_softmax_int: alongDim(aten.log_softmax_int as never, 1),
+  softmax_int: alongDim(aten.softmax_int as never, 1),
   cross_entropy_loss: classification('cross_entropy'),
   nll_loss_nd: classification('nll'),
   mse_loss: pointwiseLoss(aten.mse_loss as never, 2),
   l1_loss: pointwiseLoss(aten.l1_loss as never, 2),
   binary_cross_entropy_with_logits: pointwiseLoss(aten.binary_cross_entropy_with_logits as never, 4),
+  kl_div: pointwiseLoss(aten.kl_div as never, 2),
+  huber_loss: pointwiseLoss(aten.huber_loss as never, 2),
+  smooth_l1_loss: pointwiseLoss(aten.smooth_l1_loss as never, 2),
+  group_norm: groupNorm as BatchingRule,
+  constant_pad_nd: padding(aten.constant_pad_nd as never),
+  pad: padding(aten.pad as never),
   mean: whole(aten.mean_dim),
   sum: whole(aten.sum_dim_IntList),
-  mean_dim: reduction((p, dims, keep, dtype) => aten.mean_dim(p, dims, keep, dtype as never)),
-  amax: reduction((p, dims, keep) => aten.amax(p, dims, keep)),
-  amin: reduction((p, dims, keep) => aten.amin(p, dims, keep)),
-  logsumexp: reduction((p, dims, keep) => aten.logsumexp(p, dims, keep)),
+  mean_dim: overDims(aten.mean_dim, 1),
+  amax: overDims(aten.amax, 1),
+  amin: overDims(aten.amin, 1),
+  logsumexp: overDims(aten.logsumexp, 1),
   gelu: unary(aten.gelu as never),
   softplus: unary(aten.softplus as never),
   silu: unary(aten.silu),
@@ -422,8 +328,9 @@ const rules: Record<(typeof BATCHING_RULE_OPS)[number], BatchingRule> = {
   hardtanh: unary(aten.hardtanh as never),
   hardswish: unary(aten.hardswish),
   mish: unary(aten.mish),
-  where_self: elementwise(aten.where_self),
+  where_self: elementwise(aten.where_self, 3),
   maximum: elementwise(aten.maximum),
   minimum: elementwise(aten.minimum),
+  ...tensorRules,
 };
 Object.assign(batchingRules, rules);

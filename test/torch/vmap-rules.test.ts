@@ -129,6 +129,61 @@ test('each operator with a batching rule equals the loop over the examples, thro
   check('minimum', (c, a) => torch.minimum(c, a), [randn([B, 6]), randn([B, 4, 6])]);
 });
 
+test('the tensor functions with a batching rule equal the loop over the examples, through the rule', () => {
+  torch.manualSeed(5);
+  const x = randn([B, 4, 6]);
+  check('unflatten_int', (a) => a.unflatten(1, [2, 3]), [x]);
+  check('ravel', (a) => torch.ravel(a), [x]);
+  check('repeat', (a) => a.repeat(2, 1, 3), [x]);
+  check('roll', (a) => torch.roll(a, [1, -2], [0, 1]), [x]);
+  check('flip', (a) => torch.flip(a, [-1]), [x]);
+  check('einsum', (a, c) => torch.einsum('ij,kj->ik', a, c), [x, randn([B, 3, 6])]);
+  check('einsum', (a, c) => torch.einsum('ij,jk', a, c), [x, randn([6, 2])], [0, null]);
+  check('einsum', (a) => torch.einsum('...j->...', a), [x]);
+  check('outer', (a, c) => torch.outer(a, c), [randn([B, 3]), randn([B, 4])]);
+  const index = randint(0, 4, [B, 2, 6]);
+  check('gather', (a, i) => torch.gather(a, 0, i), [x, index]);
+  check('gather', (a, i) => torch.gather(a, 0, i), [x, index.select(0, 0)], [0, null]);
+  check('index_select', (a) => torch.indexSelect(a, 1, torch.tensor([0, 5, 2], { dtype: 'int64' })), [x]);
+  const table = randn([B, 7, 3]);
+  const ids = randint(0, 7, [B, 4]);
+  check('embedding', (w, i) => F.embedding(i, w), [table, ids]);
+  check('embedding', (i) => F.embedding(i, table.select(0, 0)), [ids]);
+  check('masked_fill_Scalar', (a, m) => a.maskedFill(m.gt(0), -1), [x, randn([B, 6])]);
+  check('cosine_similarity', (a, c) => F.cosineSimilarity(a, c, -1), [x, randn([B, 4, 6])]);
+  check('argmax', (a) => a.argmax(-1), [x]);
+  check('argmax', (a) => a.argmax(), [x]);
+  check('argmin', (a) => torch.argmin(a, 0), [x]);
+  check('max_dim', (a) => a.max(1)[0], [x]);
+  check('min_dim', (a) => a.min(0)[1], [x]);
+  check('sort', (a) => aten.sort(a, 0)[0], [x]);
+  check('sort_stable', (a) => torch.sort(a, 0)[0], [x]);
+  check('argsort_stable', (a) => torch.argsort(a, -1, true), [x]);
+  check('topk', (a) => torch.topk(a, 2)[1], [x]);
+  check('cumsum', (a) => a.cumsum(1), [x]);
+  check('logcumsumexp', (a) => torch.logcumsumexp(a, 0), [x]);
+  check('prod_dim_int', (a) => torch.prod(a, 1), [x]);
+  check('glu', (a) => F.glu(a), [x]);
+  check('var_correction', (a) => a.var(1), [x]);
+  check('std_correction', (a) => a.std(), [x]);
+  check('linalg_vector_norm', (a) => torch.linalg.vectorNorm(a, 2, [-1]), [x]);
+  check('atan2', (a, c) => torch.atan2(a, c), [x, randn([B, 6])]);
+  check('fmod_Scalar', (a) => torch.fmod(a, 0.7), [x]);
+  check('remainder_Tensor', (a, c) => torch.remainder(a, c), [x, randn([6]).abs().add(0.5)], [0, null]);
+  for (const op of ['erf', 'log_sigmoid', 'relu6', 'selu', 'celu'] as const)
+    check(op, (i) => (aten[op] as (t: Tensor) => Tensor)(i), [x]);
+  check('group_norm', (a) => aten.group_norm(a, 2), [randn([B, 3, 4, 5])]);
+  check('pad', (a) => F.pad(a, [1, 2, 0, 1]), [x]);
+  check('pad', (a) => F.pad(a, [2, 1], 'reflect'), [x]);
+  check('constant_pad_nd', (a) => aten.constant_pad_nd(a, [1, 2, 0, 1], 0.5), [x]);
+  check('kl_div', (a, c) => F.klDiv(F.logSoftmax(a), c, { reduction: 'batchmean' }), [
+    x,
+    randn([B, 4, 6]).softmax(-1),
+  ]);
+  check('huber_loss', (a, c) => F.huberLoss(a, c, { delta: 0.5 }), [x, randn([B, 4, 6])]);
+  check('smooth_l1_loss', (a, c) => F.smoothL1Loss(a, c, 0.3, 'sum'), [x, randn([B, 4, 6])]);
+});
+
 test('per-example gradients of a small CNN go through the rules and equal a loop of func.grad', () => {
   torch.manualSeed(4);
   torch.tidy(() => {

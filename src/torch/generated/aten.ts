@@ -128,6 +128,10 @@ export function div__Scalar(self_: Tensor, other: Scalar): Tensor {
 let op_remainder_Scalar = -1;
 /** `aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor` */
 export function remainder_Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.remainder_Scalar?.(self_, other);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_remainder_Scalar < 0) op_remainder_Scalar = native.resolve('aten::remainder', 'Scalar');
   return wrap(native.call(op_remainder_Scalar, tensorArg(self_, 'remainder.Scalar', 'self'), scalarArgOf(other, 'remainder.Scalar', 'other')) as number);
 }
@@ -135,6 +139,10 @@ export function remainder_Scalar(self_: Tensor, other: Scalar): Tensor {
 let op_remainder_Tensor = -1;
 /** `aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor` */
 export function remainder_Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.remainder_Tensor?.(self_, other);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_remainder_Tensor < 0) op_remainder_Tensor = native.resolve('aten::remainder', 'Tensor');
   return wrap(native.call(op_remainder_Tensor, tensorArg(self_, 'remainder.Tensor', 'self'), tensorArg(other, 'remainder.Tensor', 'other')) as number);
 }
@@ -261,6 +269,10 @@ export function atan(self_: Tensor): Tensor {
 let op_atan2 = -1;
 /** `aten::atan2(Tensor self, Tensor other) -> Tensor` */
 export function atan2(self_: Tensor, other: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.atan2?.(self_, other);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_atan2 < 0) op_atan2 = native.resolve('aten::atan2', '');
   return wrap(native.call(op_atan2, tensorArg(self_, 'atan2', 'self'), tensorArg(other, 'atan2', 'other')) as number);
 }
@@ -401,6 +413,10 @@ export function prelu(self_: Tensor, weight: Tensor): Tensor {
 let op_relu6 = -1;
 /** `aten::relu6(Tensor self) -> Tensor` */
 export function relu6(self_: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.relu6?.(self_);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_relu6 < 0) op_relu6 = native.resolve('aten::relu6', '');
   return wrap(native.call(op_relu6, tensorArg(self_, 'relu6', 'self')) as number);
 }
@@ -448,6 +464,10 @@ export function mish(self_: Tensor): Tensor {
 let op_log_sigmoid = -1;
 /** `aten::log_sigmoid(Tensor self) -> Tensor` */
 export function log_sigmoid(self_: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.log_sigmoid?.(self_);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_log_sigmoid < 0) op_log_sigmoid = native.resolve('aten::log_sigmoid', '');
   return wrap(native.call(op_log_sigmoid, tensorArg(self_, 'log_sigmoid', 'self')) as number);
 }
@@ -455,6 +475,10 @@ export function log_sigmoid(self_: Tensor): Tensor {
 let op_glu = -1;
 /** `aten::glu(Tensor self, int dim=-1) -> Tensor` */
 export function glu(self_: Tensor, dim?: number): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.glu?.(self_, dim);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_glu < 0) op_glu = native.resolve('aten::glu', '');
   return wrap(native.call(op_glu, tensorArg(self_, 'glu', 'self'), dim === undefined ? undefined : numberArgOf(dim, 'glu', 'dim')) as number);
 }
@@ -462,6 +486,10 @@ export function glu(self_: Tensor, dim?: number): Tensor {
 let op_selu = -1;
 /** `aten::selu(Tensor self) -> Tensor` */
 export function selu(self_: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.selu?.(self_);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_selu < 0) op_selu = native.resolve('aten::selu', '');
   return wrap(native.call(op_selu, tensorArg(self_, 'selu', 'self')) as number);
 }
@@ -469,6 +497,10 @@ export function selu(self_: Tensor): Tensor {
 let op_celu = -1;
 /** `aten::celu(Tensor self, Scalar alpha=1.) -> Tensor` */
 export function celu(self_: Tensor, alpha?: Scalar): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.celu?.(self_, alpha);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_celu < 0) op_celu = native.resolve('aten::celu', '');
   return wrap(native.call(op_celu, tensorArg(self_, 'celu', 'self'), alpha === undefined ? undefined : scalarArgOf(alpha, 'celu', 'alpha')) as number);
 }
@@ -856,6 +888,10 @@ export function prod(self_: Tensor, dtype?: DType | null): Tensor {
 let op_prod_dim_int = -1;
 /** `aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` */
 export function prod_dim_int(self_: Tensor, dim: number, keepdim?: boolean, dtype?: DType | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.prod_dim_int?.(self_, dim, keepdim, dtype);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_prod_dim_int < 0) op_prod_dim_int = native.resolve('aten::prod', 'dim_int');
   return wrap(native.call(op_prod_dim_int, tensorArg(self_, 'prod.dim_int', 'self'), numberArgOf(dim, 'prod.dim_int', 'dim'), keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
@@ -870,6 +906,10 @@ export function max(self_: Tensor): Tensor {
 let op_max_dim = -1;
 /** `aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` */
 export function max_dim(self_: Tensor, dim: number, keepdim?: boolean): [Tensor, Tensor] {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.max_dim?.(self_, dim, keepdim);
+    if (batched !== undefined) return batched as [Tensor, Tensor];
+  }
   if (op_max_dim < 0) op_max_dim = native.resolve('aten::max', 'dim');
   const r = native.call(op_max_dim, tensorArg(self_, 'max.dim', 'self'), numberArgOf(dim, 'max.dim', 'dim'), keepdim) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
@@ -885,6 +925,10 @@ export function min(self_: Tensor): Tensor {
 let op_min_dim = -1;
 /** `aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` */
 export function min_dim(self_: Tensor, dim: number, keepdim?: boolean): [Tensor, Tensor] {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.min_dim?.(self_, dim, keepdim);
+    if (batched !== undefined) return batched as [Tensor, Tensor];
+  }
   if (op_min_dim < 0) op_min_dim = native.resolve('aten::min', 'dim');
   const r = native.call(op_min_dim, tensorArg(self_, 'min.dim', 'self'), numberArgOf(dim, 'min.dim', 'dim'), keepdim) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
@@ -915,6 +959,10 @@ export function amin(self_: Tensor, dim?: number | number[], keepdim?: boolean):
 let op_argmax = -1;
 /** `aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` */
 export function argmax(self_: Tensor, dim?: number | null, keepdim?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.argmax?.(self_, dim, keepdim);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_argmax < 0) op_argmax = native.resolve('aten::argmax', '');
   return wrap(native.call(op_argmax, tensorArg(self_, 'argmax', 'self'), dim === undefined ? undefined : dim == null ? dim : numberArgOf(dim, 'argmax', 'dim'), keepdim) as number);
 }
@@ -922,6 +970,10 @@ export function argmax(self_: Tensor, dim?: number | null, keepdim?: boolean): T
 let op_argmin = -1;
 /** `aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` */
 export function argmin(self_: Tensor, dim?: number | null, keepdim?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.argmin?.(self_, dim, keepdim);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_argmin < 0) op_argmin = native.resolve('aten::argmin', '');
   return wrap(native.call(op_argmin, tensorArg(self_, 'argmin', 'self'), dim === undefined ? undefined : dim == null ? dim : numberArgOf(dim, 'argmin', 'dim'), keepdim) as number);
 }
@@ -929,6 +981,10 @@ export function argmin(self_: Tensor, dim?: number | null, keepdim?: boolean): T
 let op_std_correction = -1;
 /** `aten::std.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor` */
 export function std_correction(self_: Tensor, dim?: number | number[] | null, correction?: number | null, keepdim?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.std_correction?.(self_, dim, correction, keepdim);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_std_correction < 0) op_std_correction = native.resolve('aten::std', 'correction');
   return wrap(native.call(op_std_correction, tensorArg(self_, 'std.correction', 'self'), dim, correction === undefined ? undefined : correction == null ? correction : numberArgOf(correction, 'std.correction', 'correction'), keepdim) as number);
 }
@@ -936,6 +992,10 @@ export function std_correction(self_: Tensor, dim?: number | number[] | null, co
 let op_var_correction = -1;
 /** `aten::var.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor` */
 export function var_correction(self_: Tensor, dim?: number | number[] | null, correction?: number | null, keepdim?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.var_correction?.(self_, dim, correction, keepdim);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_var_correction < 0) op_var_correction = native.resolve('aten::var', 'correction');
   return wrap(native.call(op_var_correction, tensorArg(self_, 'var.correction', 'self'), dim, correction === undefined ? undefined : correction == null ? correction : numberArgOf(correction, 'var.correction', 'correction'), keepdim) as number);
 }
@@ -954,6 +1014,10 @@ export function logsumexp(self_: Tensor, dim: number | number[], keepdim?: boole
 let op_cumsum = -1;
 /** `aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` */
 export function cumsum(self_: Tensor, dim: number, dtype?: DType | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.cumsum?.(self_, dim, dtype);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_cumsum < 0) op_cumsum = native.resolve('aten::cumsum', '');
   return wrap(native.call(op_cumsum, tensorArg(self_, 'cumsum', 'self'), numberArgOf(dim, 'cumsum', 'dim'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
@@ -990,6 +1054,10 @@ export function log_softmax_int(self_: Tensor, dim: number, dtype?: DType | null
 let op_sort = -1;
 /** `aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)` */
 export function sort(self_: Tensor, dim?: number, descending?: boolean): [Tensor, Tensor] {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.sort?.(self_, dim, descending);
+    if (batched !== undefined) return batched as [Tensor, Tensor];
+  }
   if (op_sort < 0) op_sort = native.resolve('aten::sort', '');
   const r = native.call(op_sort, tensorArg(self_, 'sort', 'self'), dim === undefined ? undefined : numberArgOf(dim, 'sort', 'dim'), descending) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
@@ -1005,6 +1073,10 @@ export function argsort(self_: Tensor, dim?: number, descending?: boolean): Tens
 let op_topk = -1;
 /** `aten::topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` */
 export function topk(self_: Tensor, k: number, dim?: number, largest?: boolean, sorted?: boolean): [Tensor, Tensor] {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.topk?.(self_, k, dim, largest, sorted);
+    if (batched !== undefined) return batched as [Tensor, Tensor];
+  }
   if (op_topk < 0) op_topk = native.resolve('aten::topk', '');
   const r = native.call(op_topk, tensorArg(self_, 'topk', 'self'), numberArgOf(k, 'topk', 'k'), dim === undefined ? undefined : numberArgOf(dim, 'topk', 'dim'), largest, sorted) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
@@ -1111,6 +1183,10 @@ export function addmm(self_: Tensor, mat1: Tensor, mat2: Tensor, beta?: Scalar, 
 let op_outer = -1;
 /** `aten::outer(Tensor self, Tensor vec2) -> Tensor` */
 export function outer(self_: Tensor, vec2: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.outer?.(self_, vec2);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_outer < 0) op_outer = native.resolve('aten::outer', '');
   return wrap(native.call(op_outer, tensorArg(self_, 'outer', 'self'), tensorArg(vec2, 'outer', 'vec2')) as number);
 }
@@ -1125,6 +1201,10 @@ export function dot(self_: Tensor, tensor: Tensor): Tensor {
 let op_einsum = -1;
 /** `aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor` */
 export function einsum(equation: string, tensors: Tensor[], path?: number | number[] | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.einsum?.(equation, tensors, path);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_einsum < 0) op_einsum = native.resolve('aten::einsum', '');
   return wrap(native.call(op_einsum, equation, tensorListArg(tensors, 'einsum', 'tensors'), path) as number);
 }
@@ -1132,6 +1212,10 @@ export function einsum(equation: string, tensors: Tensor[], path?: number | numb
 let op_linalg_vector_norm = -1;
 /** `aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` */
 export function linalg_vector_norm(self_: Tensor, ord?: Scalar, dim?: number | number[] | null, keepdim?: boolean, dtype?: DType | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.linalg_vector_norm?.(self_, ord, dim, keepdim, dtype);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_linalg_vector_norm < 0) op_linalg_vector_norm = native.resolve('aten::linalg_vector_norm', '');
   return wrap(native.call(op_linalg_vector_norm, tensorArg(self_, 'linalg_vector_norm', 'self'), ord === undefined ? undefined : scalarArgOf(ord, 'linalg_vector_norm', 'ord'), dim, keepdim, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype)) as number);
 }
@@ -1321,6 +1405,10 @@ export function flatten_using_ints(self_: Tensor, start_dim?: number, end_dim?: 
 let op_unflatten_int = -1;
 /** `aten::unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)` */
 export function unflatten_int(self_: Tensor, dim: number, sizes: number | number[]): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.unflatten_int?.(self_, dim, sizes);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_unflatten_int < 0) op_unflatten_int = native.resolve('aten::unflatten', 'int');
   return wrap(native.call(op_unflatten_int, tensorArg(self_, 'unflatten.int', 'self'), numberArgOf(dim, 'unflatten.int', 'dim'), sizes) as number);
 }
@@ -1342,6 +1430,10 @@ export function expand_as(self_: Tensor, other: Tensor): Tensor {
 let op_repeat = -1;
 /** `aten::repeat(Tensor self, SymInt[] repeats) -> Tensor` */
 export function repeat(self_: Tensor, repeats: number | number[]): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.repeat?.(self_, repeats);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_repeat < 0) op_repeat = native.resolve('aten::repeat', '');
   return wrap(native.call(op_repeat, tensorArg(self_, 'repeat', 'self'), repeats) as number);
 }
@@ -1440,6 +1532,10 @@ export function select_int(self_: Tensor, dim: number, index: number): Tensor {
 let op_index_select = -1;
 /** `aten::index_select(Tensor self, int dim, Tensor index) -> Tensor` */
 export function index_select(self_: Tensor, dim: number, index: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.index_select?.(self_, dim, index);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_index_select < 0) op_index_select = native.resolve('aten::index_select', '');
   return wrap(native.call(op_index_select, tensorArg(self_, 'index_select', 'self'), numberArgOf(dim, 'index_select', 'dim'), tensorArg(index, 'index_select', 'index')) as number);
 }
@@ -1447,6 +1543,10 @@ export function index_select(self_: Tensor, dim: number, index: Tensor): Tensor 
 let op_gather = -1;
 /** `aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor` */
 export function gather(self_: Tensor, dim: number, index: Tensor, sparse_grad?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.gather?.(self_, dim, index, sparse_grad);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_gather < 0) op_gather = native.resolve('aten::gather', '');
   return wrap(native.call(op_gather, tensorArg(self_, 'gather', 'self'), numberArgOf(dim, 'gather', 'dim'), tensorArg(index, 'gather', 'index'), sparse_grad) as number);
 }
@@ -1504,6 +1604,10 @@ export function index_add(self_: Tensor, dim: number, index: Tensor, source: Ten
 let op_masked_fill_Scalar = -1;
 /** `aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` */
 export function masked_fill_Scalar(self_: Tensor, mask: Tensor, value: Scalar): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.masked_fill_Scalar?.(self_, mask, value);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_masked_fill_Scalar < 0) op_masked_fill_Scalar = native.resolve('aten::masked_fill', 'Scalar');
   return wrap(native.call(op_masked_fill_Scalar, tensorArg(self_, 'masked_fill.Scalar', 'self'), tensorArg(mask, 'masked_fill.Scalar', 'mask'), scalarArgOf(value, 'masked_fill.Scalar', 'value')) as number);
 }
@@ -1511,6 +1615,10 @@ export function masked_fill_Scalar(self_: Tensor, mask: Tensor, value: Scalar): 
 let op_masked_fill_Tensor = -1;
 /** `aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` */
 export function masked_fill_Tensor(self_: Tensor, mask: Tensor, value: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.masked_fill_Tensor?.(self_, mask, value);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_masked_fill_Tensor < 0) op_masked_fill_Tensor = native.resolve('aten::masked_fill', 'Tensor');
   return wrap(native.call(op_masked_fill_Tensor, tensorArg(self_, 'masked_fill.Tensor', 'self'), tensorArg(mask, 'masked_fill.Tensor', 'mask'), tensorArg(value, 'masked_fill.Tensor', 'value')) as number);
 }
@@ -1532,6 +1640,10 @@ export function nonzero(self_: Tensor): Tensor {
 let op_flip = -1;
 /** `aten::flip(Tensor self, int[] dims) -> Tensor` */
 export function flip(self_: Tensor, dims: number | number[]): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.flip?.(self_, dims);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_flip < 0) op_flip = native.resolve('aten::flip', '');
   return wrap(native.call(op_flip, tensorArg(self_, 'flip', 'self'), dims) as number);
 }
@@ -1539,6 +1651,10 @@ export function flip(self_: Tensor, dims: number | number[]): Tensor {
 let op_roll = -1;
 /** `aten::roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor` */
 export function roll(self_: Tensor, shifts: number | number[], dims?: number | number[]): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.roll?.(self_, shifts, dims);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_roll < 0) op_roll = native.resolve('aten::roll', '');
   return wrap(native.call(op_roll, tensorArg(self_, 'roll', 'self'), shifts, dims) as number);
 }
@@ -1742,6 +1858,10 @@ export function one_hot(self_: Tensor, num_classes?: number): Tensor {
 let op_embedding = -1;
 /** `aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` */
 export function embedding(weight: Tensor, indices: Tensor, padding_idx?: number, scale_grad_by_freq?: boolean, sparse?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.embedding?.(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_embedding < 0) op_embedding = native.resolve('aten::embedding', '');
   return wrap(native.call(op_embedding, tensorArg(weight, 'embedding', 'weight'), tensorArg(indices, 'embedding', 'indices'), padding_idx === undefined ? undefined : numberArgOf(padding_idx, 'embedding', 'padding_idx'), scale_grad_by_freq, sparse) as number);
 }
@@ -1913,6 +2033,10 @@ export function batch_norm(input: Tensor, weight?: Tensor | null, bias?: Tensor 
 let op_group_norm = -1;
 /** `aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enabled=True) -> Tensor` */
 export function group_norm(input: Tensor, num_groups: number, weight?: Tensor | null, bias?: Tensor | null, eps?: number, cudnn_enabled?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.group_norm?.(input, num_groups, weight, bias, eps, cudnn_enabled);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_group_norm < 0) op_group_norm = native.resolve('aten::group_norm', '');
   return wrap(native.call(op_group_norm, tensorArg(input, 'group_norm', 'input'), numberArgOf(num_groups, 'group_norm', 'num_groups'), weight === undefined ? undefined : weight == null ? weight : tensorArg(weight, 'group_norm', 'weight'), bias === undefined ? undefined : bias == null ? bias : tensorArg(bias, 'group_norm', 'bias'), eps === undefined ? undefined : numberArgOf(eps, 'group_norm', 'eps'), cudnn_enabled) as number);
 }
@@ -2129,6 +2253,10 @@ export function affine_grid_generator(theta: Tensor, size: number | number[], al
 let op_pad = -1;
 /** `aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None) -> Tensor` */
 export function pad(self_: Tensor, pad: number | number[], mode?: string, value?: number | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.pad?.(self_, pad, mode, value);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_pad < 0) op_pad = native.resolve('aten::pad', '');
   return wrap(native.call(op_pad, tensorArg(self_, 'pad', 'self'), pad, mode, value === undefined ? undefined : value == null ? value : numberArgOf(value, 'pad', 'value')) as number);
 }
@@ -2136,6 +2264,10 @@ export function pad(self_: Tensor, pad: number | number[], mode?: string, value?
 let op_constant_pad_nd = -1;
 /** `aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor` */
 export function constant_pad_nd(self_: Tensor, pad: number | number[], value?: Scalar): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.constant_pad_nd?.(self_, pad, value);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_constant_pad_nd < 0) op_constant_pad_nd = native.resolve('aten::constant_pad_nd', '');
   return wrap(native.call(op_constant_pad_nd, tensorArg(self_, 'constant_pad_nd', 'self'), pad, value === undefined ? undefined : scalarArgOf(value, 'constant_pad_nd', 'value')) as number);
 }
@@ -2211,6 +2343,10 @@ export function l1_loss(self_: Tensor, target: Tensor, reduction?: number): Tens
 let op_smooth_l1_loss = -1;
 /** `aten::smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.) -> Tensor` */
 export function smooth_l1_loss(self_: Tensor, target: Tensor, reduction?: number, beta?: number): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.smooth_l1_loss?.(self_, target, reduction, beta);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_smooth_l1_loss < 0) op_smooth_l1_loss = native.resolve('aten::smooth_l1_loss', '');
   return wrap(native.call(op_smooth_l1_loss, tensorArg(self_, 'smooth_l1_loss', 'self'), tensorArg(target, 'smooth_l1_loss', 'target'), reduction === undefined ? undefined : numberArgOf(reduction, 'smooth_l1_loss', 'reduction'), beta === undefined ? undefined : numberArgOf(beta, 'smooth_l1_loss', 'beta')) as number);
 }
@@ -2218,6 +2354,10 @@ export function smooth_l1_loss(self_: Tensor, target: Tensor, reduction?: number
 let op_huber_loss = -1;
 /** `aten::huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.) -> Tensor` */
 export function huber_loss(self_: Tensor, target: Tensor, reduction?: number, delta?: number): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.huber_loss?.(self_, target, reduction, delta);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_huber_loss < 0) op_huber_loss = native.resolve('aten::huber_loss', '');
   return wrap(native.call(op_huber_loss, tensorArg(self_, 'huber_loss', 'self'), tensorArg(target, 'huber_loss', 'target'), reduction === undefined ? undefined : numberArgOf(reduction, 'huber_loss', 'reduction'), delta === undefined ? undefined : numberArgOf(delta, 'huber_loss', 'delta')) as number);
 }
@@ -2243,6 +2383,10 @@ export function binary_cross_entropy_with_logits(self_: Tensor, target: Tensor, 
 let op_kl_div = -1;
 /** `aten::kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor` */
 export function kl_div(self_: Tensor, target: Tensor, reduction?: number, log_target?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.kl_div?.(self_, target, reduction, log_target);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_kl_div < 0) op_kl_div = native.resolve('aten::kl_div', '');
   return wrap(native.call(op_kl_div, tensorArg(self_, 'kl_div', 'self'), tensorArg(target, 'kl_div', 'target'), reduction === undefined ? undefined : numberArgOf(reduction, 'kl_div', 'reduction'), log_target) as number);
 }
@@ -2250,6 +2394,10 @@ export function kl_div(self_: Tensor, target: Tensor, reduction?: number, log_ta
 let op_cosine_similarity = -1;
 /** `aten::cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor` */
 export function cosine_similarity(x1: Tensor, x2: Tensor, dim?: number, eps?: number): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.cosine_similarity?.(x1, x2, dim, eps);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_cosine_similarity < 0) op_cosine_similarity = native.resolve('aten::cosine_similarity', '');
   return wrap(native.call(op_cosine_similarity, tensorArg(x1, 'cosine_similarity', 'x1'), tensorArg(x2, 'cosine_similarity', 'x2'), dim === undefined ? undefined : numberArgOf(dim, 'cosine_similarity', 'dim'), eps === undefined ? undefined : numberArgOf(eps, 'cosine_similarity', 'eps')) as number);
 }
@@ -2457,6 +2605,10 @@ export function conj(self_: Tensor): Tensor {
 let op_erf = -1;
 /** `aten::erf(Tensor self) -> Tensor` */
 export function erf(self_: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.erf?.(self_);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_erf < 0) op_erf = native.resolve('aten::erf', '');
   return wrap(native.call(op_erf, tensorArg(self_, 'erf', 'self')) as number);
 }
@@ -2807,6 +2959,10 @@ export function cummin(self_: Tensor, dim: number): [Tensor, Tensor] {
 let op_logcumsumexp = -1;
 /** `aten::logcumsumexp(Tensor self, int dim) -> Tensor` */
 export function logcumsumexp(self_: Tensor, dim: number): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.logcumsumexp?.(self_, dim);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_logcumsumexp < 0) op_logcumsumexp = native.resolve('aten::logcumsumexp', '');
   return wrap(native.call(op_logcumsumexp, tensorArg(self_, 'logcumsumexp', 'self'), numberArgOf(dim, 'logcumsumexp', 'dim')) as number);
 }
@@ -3650,6 +3806,10 @@ export function mode(self_: Tensor, dim?: number, keepdim?: boolean): [Tensor, T
 let op_sort_stable = -1;
 /** `aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)` */
 export function sort_stable(self_: Tensor, stable?: boolean | null, dim?: number, descending?: boolean): [Tensor, Tensor] {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.sort_stable?.(self_, stable, dim, descending);
+    if (batched !== undefined) return batched as [Tensor, Tensor];
+  }
   if (op_sort_stable < 0) op_sort_stable = native.resolve('aten::sort', 'stable');
   const r = native.call(op_sort_stable, tensorArg(self_, 'sort.stable', 'self'), stable, dim === undefined ? undefined : numberArgOf(dim, 'sort.stable', 'dim'), descending) as unknown[];
   return [wrap(r[0] as number), wrap(r[1] as number)];
@@ -3658,6 +3818,10 @@ export function sort_stable(self_: Tensor, stable?: boolean | null, dim?: number
 let op_argsort_stable = -1;
 /** `aten::argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor` */
 export function argsort_stable(self_: Tensor, stable: boolean, dim?: number, descending?: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.argsort_stable?.(self_, stable, dim, descending);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_argsort_stable < 0) op_argsort_stable = native.resolve('aten::argsort', 'stable');
   return wrap(native.call(op_argsort_stable, tensorArg(self_, 'argsort.stable', 'self'), stable, dim === undefined ? undefined : numberArgOf(dim, 'argsort.stable', 'dim'), descending) as number);
 }
@@ -4425,6 +4589,10 @@ export function movedim_intlist(self_: Tensor, source: number | number[], destin
 let op_ravel = -1;
 /** `aten::ravel(Tensor(a) self) -> Tensor(a)` */
 export function ravel(self_: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.ravel?.(self_);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_ravel < 0) op_ravel = native.resolve('aten::ravel', '');
   return wrap(native.call(op_ravel, tensorArg(self_, 'ravel', 'self')) as number);
 }
@@ -5010,6 +5178,10 @@ export function xlogy__Scalar_Other(self_: Tensor, other: Scalar): Tensor {
 let op_fmod_Tensor = -1;
 /** `aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor` */
 export function fmod_Tensor(self_: Tensor, other: Tensor): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.fmod_Tensor?.(self_, other);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_fmod_Tensor < 0) op_fmod_Tensor = native.resolve('aten::fmod', 'Tensor');
   return wrap(native.call(op_fmod_Tensor, tensorArg(self_, 'fmod.Tensor', 'self'), tensorArg(other, 'fmod.Tensor', 'other')) as number);
 }
@@ -5017,6 +5189,10 @@ export function fmod_Tensor(self_: Tensor, other: Tensor): Tensor {
 let op_fmod_Scalar = -1;
 /** `aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor` */
 export function fmod_Scalar(self_: Tensor, other: Scalar): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.fmod_Scalar?.(self_, other);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_fmod_Scalar < 0) op_fmod_Scalar = native.resolve('aten::fmod', 'Scalar');
   return wrap(native.call(op_fmod_Scalar, tensorArg(self_, 'fmod.Scalar', 'self'), scalarArgOf(other, 'fmod.Scalar', 'other')) as number);
 }
