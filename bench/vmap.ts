@@ -5,7 +5,8 @@
 // loop of func.grad against vmap(func.grad(loss)) over functionalCall, and those of a small CNN
 // (conv 3x3 3->8, ReLU, 2x2 max pool, linear to 10, on 16x16 images) by vmap(func.grad); tailor's
 // own batching rules (src/torch/vmap-rules.ts) vectorize them where libtorch 1.13's batched
-// tensors would run the examples one by one. Median seconds of --repeats calls after one warm-up.
+// tensors would run the examples one by one; and per-example Hessians of a small energy
+// (sum tanh(W x)^2, x in R^16) by vmap(hessian). Median seconds of --repeats calls after one warm-up.
 //
 //   npm run bench -- vmap [--json] [--n 64] [--batch 64] [--repeats 5] [--python /usr/bin/python3]
 import './lib/user-errors.js';
@@ -67,6 +68,8 @@ function tailorSide(): Record<string, number> {
     [...cnn.namedParameters()].map(([k, v]) => [k, torch.keep(v.detach())]),
   );
   const images = torch.keep(torch.randn([batch, 3, 16, 16]));
+  const points = torch.keep(torch.randn([batch, 16]));
+  const energy = (v: Tensor) => W.narrow(0, 0, 16).narrow(1, 0, 16).matmul(v).tanh().pow(2).sum();
   const cnnLoss = (p: Record<string, Tensor>, v: Tensor, t: Tensor) =>
     nn.functional.crossEntropy(func.functionalCall(cnn, p, [v.unsqueeze(0)]) as Tensor, t.unsqueeze(0));
   return {
@@ -80,6 +83,7 @@ function tailorSide(): Record<string, number> {
     per_example_cnn_vmap_s: median(
       () => void torch.vmap(func.grad(cnnLoss), [null, 0, 0])(cnnParams, images, ys),
     ),
+    per_example_hessian_vmap_s: median(() => void torch.vmap(func.hessian(energy))(points)),
   };
 }
 

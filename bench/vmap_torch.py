@@ -9,7 +9,7 @@ import warnings
 
 import torch
 import torch.nn.functional as F
-from functorch import grad, vmap
+from functorch import grad, hessian, vmap
 from torch.autograd.functional import jacobian
 from torch.nn.utils.stateless import functional_call
 
@@ -48,6 +48,12 @@ cnn = torch.nn.Sequential(
     torch.nn.Linear(8 * 8 * 8, 10))
 cnn_params = {k: v.detach() for k, v in cnn.named_parameters()}
 images = torch.randn(batch, 3, 16, 16)
+points = torch.randn(batch, 16)
+W16 = W[:16, :16]
+
+
+def energy(v):
+    return torch.tanh(W16 @ v).pow(2).sum()
 
 
 def cnn_loss(p, v, t):
@@ -64,5 +70,6 @@ print(json.dumps({
     "jacobian_vectorized_s": median(lambda: jacobian(f, x, vectorize=True)),
     "per_example_loop_s": median(loop),
     "per_example_vmap_s": median(lambda: vmap(grad(loss), in_dims=(None, 0, 0))(params, xs, ys)),
+    "per_example_hessian_vmap_s": median(lambda: vmap(hessian(energy))(points)),
     "per_example_cnn_vmap_s": median(lambda: vmap(grad(cnn_loss), in_dims=(None, 0, 0))(cnn_params, images, ys)),
 }))

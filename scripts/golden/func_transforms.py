@@ -77,6 +77,26 @@ out["per_example"] = {"targets": targets.tolist(), "grads": {k: flat(v) for k, v
                       "shapes": {k: list(v.shape) for k, v in per.items()},
                       "eval_running_mean": flat(model[1].running_mean), "eval_running_var": flat(model[1].running_var)}
 
+# Per-example Jacobians and Hessians: jacrev and hessian inside vmap (an unmapped weight too).
+A = torch.randn(2, 3)
+xs = torch.randn(4, 3)
+
+
+def layer(w, x):
+    return torch.tanh(w @ x)
+
+
+def cubic(x):
+    return (x ** 3).sum() + x.prod()
+
+
+out["per_example_jacobians"] = {
+    "A": flat(A), "x": flat(xs),
+    "jacrev_x": flat(vmap(jacrev(layer, argnums=1), in_dims=(None, 0))(A, xs)),
+    "jacrev_w": flat(vmap(jacrev(layer), in_dims=(None, 0))(A, xs)),
+    "hessian": flat(vmap(hessian(cubic))(xs)),
+}
+
 path = os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "func-transforms.json")
 with open(path, "w") as fh:
     json.dump(out, fh, indent=1)

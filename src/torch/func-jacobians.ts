@@ -1,17 +1,19 @@
 // torch.func's Jacobians: jacrev (one batched backward pass over the standard basis of the
-// outputs, through vmap), jacfwd (one vmapped forward-mode pass over the standard basis of the
+// outputs, through vmap; inside vmap, for all examples at once), jacfwd (one vmapped forward-mode pass over the standard basis of the
 // inputs) and hessian (jacfwd of jacrev). For output leaf i and input leaf k the block has shape
 // [...output_i.shape, ...input_k.shape]; blocks are arranged as the output and then as the
 // differentiated arguments (an array of them when argnums is an array), as functorch's.
 import type { Tensor } from './tensor.js';
-import { zerosLike } from './creation.js';
+import { zeros, zerosLike } from './creation.js';
 import { tidy } from './scope.js';
 import { enableGrad } from './autograd.js';
 import * as forwardAd from './forward-ad.js';
 import { split } from './tensor-shape.js';
 import { flattenTree, type Flattened } from './pytree.js';
-import { vmapInternal } from './vmap.js';
+import { currentVmap, vmapInternal } from './vmap.js';
+import * as aten from './generated/aten.js';
 import { standardBasis, vectorizedJacobian } from './autograd-functional-vectorized.js';
+import { autogradGrad, gradPostprocess } from './autograd-functional-parts.js';
 import {
   argnumsOf,
   callWithStandIns,
@@ -72,6 +74,8 @@ export function jacrev(
   const hasAux = check(fn, func, options);
   return (...args: unknown[]) => {
     refuseInsideForward(fn);
+    const v = currentVmap();
+    if (v !== null) return batchedJacrev(fn, func, argnums, hasAux, args, v);
     return perExample(fn, args, (args) =>
       tidy(() =>
         transformLevel((nested) =>
@@ -93,6 +97,94 @@ export function jacrev(
       ),
     );
   };
+}
+
+/**
+ * Each example's Jacobian blocks [output i][input k] of physical outputs [B, ...out_i] with
+ * respect to physical inputs [B, ...in_k], as [B, ...out_i, ...in_k], in one backward pass: the
+ * batched gradient outputs are the standard basis of one example's output elements, repeated for
+ * every example (an example's outputs depend on its own inputs only).
+ */
+function perExampleJacobian(
+  outputs: Tensor[],
+  inputs: Tensor[],
+  batch: number,
+  createGraph: boolean,
+): Tensor[][] {
+  const shapes = outputs.map((o) => o.shape.slice(1));
+  const numels = shapes.map((s) => s.reduce((a, b) => a * b, 1));
+  const total = numels.reduce((a, b) => a + b, 0);
+  const basis = standardBasis(outputs, numels).map((b, i) =>
+    b.reshape(total, 1, ...shapes[i]!).expand(total, batch, ...shapes[i]!),
+  );
+  const perInput = autogradGrad(outputs, inputs, basis, createGraph, undefined, true);
+  return outputs.map((_, i) =>
+    gradPostprocess(
+      inputs.map((input, k) => {
+        const inShape = input.shape.slice(1);
+        const g = perInput[k];
+        if (g === null || g === undefined)
+          return zeros([batch, ...shapes[i]!, ...inShape], input.dtype, input.device);
+        return split(g, numels, 0)
+          [i]!.movedim(0, 1)
+          .reshape(batch, ...shapes[i]!, ...inShape);
+      }),
+      createGraph,
+    ),
+  );
+}
+
+/**
+ * jacrev inside vmap, for every example at once: the differentiated inputs become physical
+ * [batch, ...] stand-ins (batched again for func), and each example's Jacobian comes from one
+ * backward pass over the physical outputs (see perExampleJacobian), as the gradient does in
+ * func.ts. Nested, it differentiates again (hessian is jacrev of jacrev).
+ */
+function batchedJacrev(
+  fn: string,
+  func: TransformedFunction,
+  argnums: Argnums,
+  hasAux: boolean,
+  args: unknown[],
+  v: { level: number; batchSize: number },
+): TensorTree {
+  const unbatch = (t: Tensor) => aten._remove_batch_dim(t, v.level, v.batchSize, 0);
+  const batch = (t: Tensor) => aten._add_batch_dim(t, 0, v.level);
+  return tidy(() =>
+    transformLevel((nested) =>
+      enableGrad(() => {
+        const nums = argnumsOf(fn, argnums, args.length);
+        const flats = differentiated(fn, args, nums);
+        const physical = flats.map((f) => f.leaves.map(unbatch));
+        const keepGraph = nested || physical.some((ps) => ps.some((t) => t.requiresGrad));
+        const stands = physical.map((ps) =>
+          ps.map((t) => (t.requiresGrad ? t.view(...t.shape) : t.detach().requiresGrad_(true))),
+        );
+        const inputs = replaceArgs(
+          args,
+          nums,
+          flats,
+          stands.map((ss) => ss.map(batch)),
+        );
+        const [output, aux] = splitAux(fn, (func as (...a: unknown[]) => unknown)(...inputs), hasAux);
+        const outFlat = outputLeaves(fn, output);
+        const rows = perExampleJacobian(outFlat.leaves.map(unbatch), stands.flat(), v.batchSize, keepGraph);
+        const jac = arrange(
+          outFlat,
+          flats,
+          rows.map((row) => row.map(batch)),
+          argnums,
+        );
+        if (!hasAux) return jac;
+        // Batched tensors have no detach of their own: detach on the physical side.
+        const auxFlat = flattenTree(aux, `${fn}: aux`);
+        return [
+          jac,
+          auxFlat.rebuild(auxFlat.leaves.map((t) => (keepGraph ? t : batch(unbatch(t).detach())))),
+        ];
+      }),
+    ),
+  );
 }
 
 /**

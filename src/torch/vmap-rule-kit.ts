@@ -53,6 +53,7 @@ export function attempt<T>(fn: () => T): T | undefined {
 /** The logical dimensions `dims` (all when null or empty) as physical ones, or null when out of range. */
 export function physicalDims(dims: Dims, rank: number): number[] | null {
   const list = dims === null || dims === undefined ? [] : typeof dims === 'number' ? [dims] : dims;
+  if (!Array.isArray(list)) return null;
   if (list.length === 0) return Array.from({ length: rank }, (_, i) => i + 1);
   const out: number[] = [];
   for (const d of list) {

@@ -333,4 +333,13 @@ const rules: Record<(typeof BATCHING_RULE_OPS)[number], BatchingRule> = {
   minimum: elementwise(aten.minimum),
   ...tensorRules,
 };
-Object.assign(batchingRules, rules);
+// A rule that fails while inspecting unusual arguments (junk in a dims list, say) leaves the call
+// to the operator, whose own check then names the problem.
+for (const [name, rule] of Object.entries(rules))
+  batchingRules[name] = (...args: unknown[]) => {
+    try {
+      return rule(...args);
+    } catch {
+      return undefined;
+    }
+  };

@@ -1,7 +1,8 @@
 // torch.func against functorch 1.13 (scripts/golden/func_transforms.py): grad (argnums, hasAux,
 // grad of grad), gradAndValue, vjp, jvp, jacrev and jacfwd with respect to a record of weights,
 // hessian, functionalCall of an MLP with batch norm (the given buffers updated), per-example
-// gradients by vmap(grad(loss)); then tied weights, the errors and the memory.
+// gradients by vmap(grad(loss)), per-example Jacobians and Hessians by vmap(jacrev) and
+// vmap(hessian); then tied weights, the errors and the memory.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -27,6 +28,7 @@ const g = JSON.parse(readFileSync(join(goldenDir, 'torch', 'func-transforms.json
     running_var: Flat;
   };
   per_example: { targets: number[]; grads: Record<string, Flat>; shapes: Record<string, number[]> };
+  per_example_jacobians: { A: Flat; x: Flat; jacrev_x: Flat; jacrev_w: Flat; hessian: Flat };
 };
 
 const T = (data: Flat, shape: number[]): Tensor => torch.tensor(data, { dtype: 'float64', shape });
@@ -186,6 +188,28 @@ test('func.functionalCall: tied weights, and named errors', () => {
     assert.deepEqual(m.a.weight.toFloat64Array(), before);
   });
   m.dispose();
+  assert.equal(torch.liveTensors(), before);
+});
+
+test("per-example Jacobians and Hessians (jacrev and hessian inside vmap) equal functorch's", () => {
+  const before = torch.liveTensors();
+  torch.tidy(() => {
+    const pe = g.per_example_jacobians;
+    const A = T(pe.A, [2, 3]);
+    const xs = T(pe.x, [4, 3]);
+    const layer = (w: Tensor, x: Tensor) => w.matmul(x).tanh();
+    const cubic = (x: Tensor) => x.pow(3).sum().add(x.prod());
+    const jx = torch.vmap(func.jacrev(layer, 1), [null, 0])(A, xs) as Tensor;
+    assert.deepEqual(jx.shape, [4, 2, 3]);
+    close(jx, pe.jacrev_x, 'vmap(jacrev) with respect to x');
+    const jw = torch.vmap(func.jacrev(layer), [null, 0])(A, xs) as Tensor;
+    assert.deepEqual(jw.shape, [4, 2, 2, 3]);
+    close(jw, pe.jacrev_w, 'vmap(jacrev) with respect to the unmapped weight');
+    const h = torch.vmap(func.hessian(cubic))(xs) as Tensor;
+    assert.deepEqual(h.shape, [4, 3, 3]);
+    close(h, pe.hessian, 'vmap(hessian)');
+    close(torch.vmap(func.jacrev(func.grad(cubic)))(xs) as Tensor, pe.hessian, 'vmap(jacrev(grad))');
+  });
   assert.equal(torch.liveTensors(), before);
 });
 

@@ -229,6 +229,11 @@ test("a call the rule does not cover runs as without it, with libtorch's error",
       () => vmap((xi: Tensor) => F.linear(xi, w))(x),
       (error: Error) => error.message.includes(outside),
     );
+    // Junk where a rule reads its arguments: the operator's own named error (fuzz input 1286).
+    assert.throws(
+      () => vmap((xi: Tensor) => xi.std({ dim: 0 } as unknown as number[]))(x),
+      /std\.correction: argument 'dim' \(int\[\]\?\) expects an array of integers/,
+    );
     // Batch norm in training uses each example's own statistics: no rule, the loop's values.
     answered.clear();
     const normed = vmap((xi: Tensor) => aten.batch_norm(xi, null, null, null, null, true, 0.1, 1e-5, false))(
