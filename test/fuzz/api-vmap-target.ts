@@ -1,5 +1,5 @@
-// The API fuzz target of vmap and torch.func: a random Tensor method (hostile arguments at times) run on batched
-// tensors inside vmap, with in_dims/out_dims sensible or hostile, nested at times, and at times
+// The API fuzz target of vmap and torch.func: a random Tensor method or nn.functional function
+// (hostile arguments at times) run on batched tensors inside vmap, with in_dims/out_dims sensible or hostile, nested at times, and at times
 // autograd.grad with batched gradients, a vectorized Jacobian, or a torch.func transform. Batched tensors hide a dimension
 // from every operator and refuse strides, data and some operators inside libtorch; what this looks
 // for is a crash or an abort there, and any error that names nothing.
@@ -63,12 +63,27 @@ export function fuzzVmap(torch: Torch, p: Pools, note: (l: string) => void): unk
         { vectorize: true, strategy: p.pick(['reverse-mode', 'forward-mode', p.value('any')]) },
       ],
     );
-  const body = (a: Tensor, b: unknown) =>
-    !(a instanceof torch.Tensor)
-      ? a
-      : p.chance(0.8)
-        ? callMethod(torch, p, note, 'Tensor(batched)', a, SKIP)
-        : invoke(torch, note, 'Tensor(batched).add', a.add as Fn, a, [b]);
+  // At times a function of nn.functional (layers and losses: tailor's own batching rules answer
+  // many of them, and must leave what they do not cover to the operator's own checks).
+  const functional = functionsOf(torch.nn.functional);
+  const body = (a: Tensor, b: unknown) => {
+    if (!(a instanceof torch.Tensor)) return a;
+    if (p.chance(0.25)) {
+      const [name, f] = p.pick(functional);
+      const rest = p.args(['any', 'options'], p.rng.int(3));
+      return invoke(
+        torch,
+        note,
+        `F.${name}(batched)`,
+        f,
+        undefined,
+        p.chance(0.6) ? [a, b, ...rest] : [a, ...rest],
+      );
+    }
+    return p.chance(0.8)
+      ? callMethod(torch, p, note, 'Tensor(batched)', a, SKIP)
+      : invoke(torch, note, 'Tensor(batched).add', a.add as Fn, a, [b]);
+  };
   const inDims = p.chance(0.7) ? p.pick([0, [0, 0], [0, null], -1]) : p.value('any');
   const outDims = p.chance(0.8) ? 0 : p.value('any');
   const mapped = torch.vmap(body as never, inDims as never, outDims as never);
