@@ -125,9 +125,8 @@ function perExampleJacobian(
         const g = perInput[k];
         if (g === null || g === undefined)
           return zeros([batch, ...shapes[i]!, ...inShape], input.dtype, input.device);
-        return split(g, numels, 0)
-          [i]!.movedim(0, 1)
-          .reshape(batch, ...shapes[i]!, ...inShape);
+        const block = split(g, numels, 0)[i]!;
+        return block.movedim(0, 1).reshape(batch, ...shapes[i]!, ...inShape);
       }),
       createGraph,
     ),
