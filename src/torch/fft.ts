@@ -1,8 +1,8 @@
 // Discrete Fourier transforms (torch.fft): PyTorch's functions and arguments in camelCase over
 // libtorch's fft_* kernels (pocketfft on the CPU, cuFFT on CUDA), so results and gradients are
-// PyTorch's. Complex results are complex64/complex128 tensors: `aten.view_as_real(X)` reads them
-// as [..., 2] (real, imaginary) pairs, `X.abs()` gives magnitudes. ihfft returns a conjugated view
-// (as PyTorch does): `aten.resolve_conj` makes it an ordinary tensor before view_as_real.
+// PyTorch's. Complex results are complex64/complex128 tensors (complex.ts): `viewAsReal(X)` reads
+// them as [..., 2] (real, imaginary) pairs, `X.toArray()` as interleaved pairs, `X.abs()` gives
+// magnitudes. ihfft returns a lazily conjugated view (as PyTorch does), which both readers resolve.
 import { Tensor } from './tensor.js';
 import * as aten from './generated/aten.js';
 import type { DType } from './dtype.js';
@@ -79,7 +79,7 @@ export function hfft(input: Tensor, n: number | null = null, dim = -1, norm: Fft
 
 /**
  * The inverse of {@link hfft} for a real input (torch.fft.ihfft): a conjugated view, as in PyTorch
- * (`aten.resolve_conj` before `aten.view_as_real`). Shape: `input`'s with n/2 + 1 at `dim`.
+ * (`resolveConj` makes it an ordinary tensor). Shape: `input`'s with n/2 + 1 at `dim`.
  */
 export function ihfft(input: Tensor, n: number | null = null, dim = -1, norm: FftNorm | null = null): Tensor {
   const a = checked('ihfft', input, norm);

@@ -111,6 +111,22 @@ export * from './tensor-arithmetic.js';
 export * from './tensor-logical.js';
 import './tensor-methods-elementwise.js';
 import './tensor-methods-inplace.js';
+// Complex tensors: parts and views (torch.real, torch.complex, torch.viewAsReal...); their Tensor
+// members (x.real, x.imag, x.conj()...) are attached on import.
+export {
+  real,
+  imag,
+  viewAsReal,
+  viewAsComplex,
+  complex,
+  polar,
+  angle,
+  conj,
+  conjPhysical,
+  resolveConj,
+  isComplex,
+  isComplexDtype,
+} from './complex.js';
 // Sparse COO tensors: creation here, their Tensor members (toDense(), indices()...) attached on import.
 export { sparseCooTensor, type SparseCooOptions } from './sparse-tensor.js';
 /** Sparse COO tensors' functions (torch.sparse): sum, mm, addmm, softmax, logSoftmax. */

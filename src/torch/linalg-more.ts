@@ -1,6 +1,7 @@
 // More of torch.linalg (re-exported by linalg.ts): matrix powers and rank, chained products, the
 // tensor inverse and solve, the condition number, diagonals, Vandermonde matrices and batched dot
-// products, over libtorch's linalg_* kernels, so results and gradients are PyTorch's.
+// products, and the eigenvalues of general matrices, over libtorch's linalg_* kernels, so results
+// and gradients are PyTorch's.
 import type { Tensor } from './tensor.js';
 import * as aten from './generated/aten.js';
 import type { MatrixNormOrder } from './linalg.js';
@@ -206,4 +207,37 @@ export function vecdot(x: Tensor, y: Tensor, options: { dim?: number } = {}): Te
   tensorArg(c, x, 'x');
   tensorArg(c, y, 'y');
   return aten.linalg_vecdot(x, y, c.integer(options.dim ?? -1, 'options.dim'));
+}
+
+/**
+ * The eigenvalues and eigenvectors of the square matrices `A` [..., n, n] (torch.linalg.eig):
+ * `[L [..., n], V [..., n, n]]`, complex (complex64 for float32 input, complex128 for float64)
+ * even for a real A, with A V = V diag(L); each eigenvector has norm 1 and is unique only up to a
+ * complex phase, so a loss through V must not depend on that phase (PyTorch's backward checks
+ * it). For symmetric or Hermitian A, eigh is faster and real. CPU and CUDA (through the CPU on
+ * CUDA, as PyTorch).
+ *
+ * @example
+ * ```ts
+ * import { linalg, tensor } from 'tailor/torch';
+ *
+ * const [L] = linalg.eig(tensor([[0, 1], [-1, 0]])); // a rotation: eigenvalues i and -i
+ * console.log(L.toArray()); // Float32Array [0, 1, 0, -1] (re, im pairs)
+ * ```
+ */
+export function eig(A: Tensor): [eigenvalues: Tensor, eigenvectors: Tensor] {
+  const c = checksOf('linalg.eig');
+  return aten.linalg_eig(matrixArg(c, A, 'A', true));
+}
+
+/** The eigenvalues of the square matrices `A` [..., n, n], complex (torch.linalg.eigvals). Shape: [..., n]. */
+export function eigvals(A: Tensor): Tensor {
+  const c = checksOf('linalg.eigvals');
+  return aten.linalg_eigvals(matrixArg(c, A, 'A', true));
+}
+
+/** The matrix product, as torch.matmul (torch.linalg.matmul). */
+export function matmul(input: Tensor, other: Tensor): Tensor {
+  const c = checksOf('linalg.matmul');
+  return aten.matmul(tensorArg(c, input, 'input'), tensorArg(c, other, 'other'));
 }

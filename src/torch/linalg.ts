@@ -3,8 +3,8 @@
 // keyword only (`left`, `upper`, `driver`, `dtype`...) are an options object here. Functions that
 // return several tensors return them as an array in PyTorch's order (`const [U, S, Vh] =
 // linalg.svd(A)`), each owned by the current scope. The other functions of torch.linalg live beside
-// this file (linalg-more.ts, linalg-factor.ts) and are re-exported here. Functions whose results
-// are complex for real inputs (eig, eigvals) are not there.
+// this file (linalg-more.ts, linalg-factor.ts) and are re-exported here; eig and eigvals return
+// complex tensors (complex.ts) even for real inputs.
 import { Tensor } from './tensor.js';
 import * as aten from './generated/aten.js';
 import type { DType } from './dtype.js';

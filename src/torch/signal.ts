@@ -127,7 +127,7 @@ export interface StftOptions extends FrameOptions {
   padMode?: 'reflect' | 'constant';
   /**
    * Only true (default): the result is a complex tensor. PyTorch's real [..., 2] form (false) is
-   * deprecated there and not offered; `aten.view_as_real` reads the complex result that way.
+   * deprecated there and not offered; `viewAsReal` reads the complex result that way.
    */
   returnComplex?: true;
 }
@@ -190,7 +190,7 @@ export function stft(input: Tensor, nFft: number, options: StftOptions = {}): Te
   if (options.returnComplex !== undefined && options.returnComplex !== true)
     c.fail(
       'options.returnComplex',
-      'true (the real [..., 2] form is deprecated in PyTorch: read the complex result with aten.view_as_real)',
+      'true (the real [..., 2] form is deprecated in PyTorch: read the complex result with torch.viewAsReal)',
       options.returnComplex,
     );
   const length = input.shape[input.ndim - 1];

@@ -3,7 +3,7 @@
 // autograd, of shape and views, and of dtype and device conversion live in tensor-autograd.ts,
 // tensor-views.ts and tensor-convert.ts (attached when the package's index loads).
 import { native } from './native.js';
-import { describeValue } from '../util/arguments.js';
+import { ArgumentError, describeValue } from '../util/arguments.js';
 import { dtypeCode, dtypeName, type DType, type NumericArray } from './dtype.js';
 import { track, untrack, inSafetyNet, scopeOwner, type ScopeOwner } from './scope.js';
 import * as aten from './generated/aten.js';
@@ -13,6 +13,7 @@ import { div as divChecked } from './tensor-arithmetic.js';
 import type { RoundingMode } from './elementwise-args.js';
 import { isChannelsLastContiguous, memoryFormatCode, type MemoryFormat } from './memory-format.js';
 import { isSparseHandle, sparseItem, sparseRefused, sparseToArray } from './sparse-layout.js';
+import { complexToArray, formatComplex, isComplexDtype } from './complex-values.js';
 
 /** A number (integral values are int Scalars), a boolean, or {float: x} to force a float Scalar. */
 export type Scalar = number | boolean | { float: number };
@@ -117,6 +118,7 @@ export class Tensor {
     } catch (error) {
       // asked only after a failure, so that reading a dense tensor costs no layout query
       if (isSparseHandle(handle)) return sparseToArray(this);
+      if (isComplexDtype(this.dtype)) return complexToArray(this);
       throw error;
     }
   }
@@ -141,20 +143,28 @@ export class Tensor {
       return Number(native.item(handle));
     } catch (error) {
       if (this.numel === 1 && isSparseHandle(handle)) return Number(sparseItem(this));
+      if (isComplexDtype(this.dtype))
+        throw new ArgumentError(
+          'item: the tensor is complex and a JavaScript number is real; read [re, im] with toArray(), or x.real.item() and x.imag.item()',
+        );
       throw error;
     }
   }
   /** A readable description: shape, dtype, device, and the values of small tensors. */
   toString(): string {
     if (this.isDisposed) return 'Tensor(disposed)';
-    const values =
-      this.numel <= 20
-        ? `[${this.toNumbers()
-            .map((v) => +v.toPrecision(6))
-            .join(', ')}]`
-        : '[...]';
+    const values = this.numel > 20 ? '[...]' : `[${this.formatValues().join(', ')}]`;
     const layout = isSparseHandle(this.handle) ? ', layout=sparse_coo' : '';
     return `Tensor(shape=[${this.shape}], dtype=${this.dtype}${layout}, ${values})`;
+  }
+
+  /** The values as toString shows them (complex ones as 1+2j). */
+  private formatValues(): string[] {
+    if (!isComplexDtype(this.dtype)) return this.toNumbers().map((v) => String(+v.toPrecision(6)));
+    const pairs = complexToArray(this);
+    return Array.from({ length: pairs.length / 2 }, (_, i) =>
+      formatComplex(pairs[2 * i]!, pairs[2 * i + 1]!),
+    );
   }
 
   // ---- arithmetic (broadcasting) ----

@@ -140,7 +140,7 @@ test('bad arguments are named errors with the remedy; nothing leaks', () => {
     throwsNamed(() => torch.stft(x, 16, { padMode: 'circular' as 'constant' }), /options\.padMode/);
     throwsNamed(
       () => torch.stft(x, 16, { returnComplex: false as true }),
-      /deprecated in PyTorch.*view_as_real/,
+      /deprecated in PyTorch.*torch\.viewAsReal/,
     );
     throwsNamed(() => torch.stft(x.reshape(1, 1, 50), 16), /torch\.stft: input must be a 1-d signal/);
     throwsNamed(() => torch.istft(x.reshape(5, 10), 8), /torch\.istft: input must be a complex spectrogram/);

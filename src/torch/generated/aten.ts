@@ -6035,3 +6035,25 @@ export function istft(self_: Tensor, n_fft: number, hop_length?: number | null, 
   if (op_istft < 0) op_istft = native.resolve('aten::istft', '');
   return wrap(native.call(op_istft, tensorArg(self_, 'istft', 'self'), numberArgOf(n_fft, 'istft', 'n_fft'), hop_length === undefined ? undefined : hop_length == null ? hop_length : numberArgOf(hop_length, 'istft', 'hop_length'), win_length === undefined ? undefined : win_length == null ? win_length : numberArgOf(win_length, 'istft', 'win_length'), window === undefined ? undefined : window == null ? window : tensorArg(window, 'istft', 'window'), center, normalized, onesided, length === undefined ? undefined : length == null ? length : numberArgOf(length, 'istft', 'length'), return_complex) as number);
 }
+
+let op_conj_physical = -1;
+/** `aten::conj_physical(Tensor self) -> Tensor` */
+export function conj_physical(self_: Tensor): Tensor {
+  if (op_conj_physical < 0) op_conj_physical = native.resolve('aten::conj_physical', '');
+  return wrap(native.call(op_conj_physical, tensorArg(self_, 'conj_physical', 'self')) as number);
+}
+
+let op_linalg_eig = -1;
+/** `aten::linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)` */
+export function linalg_eig(self_: Tensor): [Tensor, Tensor] {
+  if (op_linalg_eig < 0) op_linalg_eig = native.resolve('aten::linalg_eig', '');
+  const r = native.call(op_linalg_eig, tensorArg(self_, 'linalg_eig', 'self')) as unknown[];
+  return [wrap(r[0] as number), wrap(r[1] as number)];
+}
+
+let op_linalg_eigvals = -1;
+/** `aten::linalg_eigvals(Tensor self) -> Tensor` */
+export function linalg_eigvals(self_: Tensor): Tensor {
+  if (op_linalg_eigvals < 0) op_linalg_eigvals = native.resolve('aten::linalg_eigvals', '');
+  return wrap(native.call(op_linalg_eigvals, tensorArg(self_, 'linalg_eigvals', 'self')) as number);
+}

@@ -793,4 +793,7 @@ export const EXPECTED_SCHEMAS: Readonly<Record<string, string>> = {
   "kaiser_window.beta": "aten::kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
   "stft.center": "aten::stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode=\"reflect\", bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor",
   "istft": "aten::istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor",
+  "conj_physical": "aten::conj_physical(Tensor self) -> Tensor",
+  "linalg_eig": "aten::linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)",
+  "linalg_eigvals": "aten::linalg_eigvals(Tensor self) -> Tensor",
 };
