@@ -146,6 +146,58 @@ export function callWithStandIns(
   return { nums, flats, leaves, keepGraph, output, aux };
 }
 
+/** A call of func inside vmap on batched physical stand-ins (see callWithBatchedStandIns). */
+export interface BatchedStandInCall {
+  nums: number[];
+  flats: Flattened[];
+  /** The physical [batch, ...] stand-ins, all differentiated arguments' in order. */
+  stands: Tensor[];
+  keepGraph: boolean;
+  output: unknown;
+  aux: unknown;
+  /** A tensor of this vmap level as its physical [batch, ...] form. */
+  unbatch: (t: Tensor) => Tensor;
+  /** A physical [batch, ...] tensor mapped by this vmap level. */
+  batch: (t: Tensor) => Tensor;
+  /** A mapped tensor detached unless keepGraph (batched tensors have no detach of their own). */
+  detached: (t: Tensor) => Tensor;
+}
+
+/**
+ * Calls func inside vmap level `v` for every example at once: each differentiated input becomes
+ * a physical [batch, ...] stand-in (an expanded view for an input the vmap does not map), batched
+ * again for func. Differentiating the physical outputs with respect to the stand-ins gives every
+ * example's derivatives in one backward pass (grad and jacrev inside vmap). Grad mode on.
+ */
+export function callWithBatchedStandIns(
+  fn: string,
+  func: (...args: never[]) => unknown,
+  args: unknown[],
+  argnums: Argnums,
+  hasAux: boolean,
+  nested: boolean,
+  v: { level: number; batchSize: number },
+): BatchedStandInCall {
+  const unbatch = (t: Tensor) => aten._remove_batch_dim(t, v.level, v.batchSize, 0);
+  const batch = (t: Tensor) => aten._add_batch_dim(t, 0, v.level);
+  const nums = argnumsOf(fn, argnums, args.length);
+  const flats = differentiated(fn, args, nums);
+  const physical = flats.map((f) => f.leaves.map(unbatch));
+  const keepGraph = nested || physical.some((ps) => ps.some((t) => t.requiresGrad));
+  const stands = physical.map((ps) =>
+    ps.map((t) => (t.requiresGrad ? t.view(...t.shape) : t.detach().requiresGrad_(true))),
+  );
+  const inputs = replaceArgs(
+    args,
+    nums,
+    flats,
+    stands.map((ss) => ss.map(batch)),
+  );
+  const [output, aux] = splitAux(fn, (func as (...a: unknown[]) => unknown)(...inputs), hasAux);
+  const detached = (t: Tensor) => (keepGraph ? t : batch(unbatch(t).detach()));
+  return { nums, flats, stands: stands.flat(), keepGraph, output, aux, unbatch, batch, detached };
+}
+
 /** The tensor leaves of func's output, which must hold at least one. */
 export function outputLeaves(fn: string, output: unknown): Flattened {
   const flat = flattenTree(output, `${fn}: the output of func`);

@@ -11,11 +11,11 @@ import * as forwardAd from './forward-ad.js';
 import { split } from './tensor-shape.js';
 import { flattenTree, type Flattened } from './pytree.js';
 import { currentVmap, vmapInternal } from './vmap.js';
-import * as aten from './generated/aten.js';
 import { standardBasis, vectorizedJacobian } from './autograd-functional-vectorized.js';
 import { autogradGrad, gradPostprocess } from './autograd-functional-parts.js';
 import {
   argnumsOf,
+  callWithBatchedStandIns,
   callWithStandIns,
   detachTree,
   differentiated,
@@ -147,40 +147,22 @@ function batchedJacrev(
   args: unknown[],
   v: { level: number; batchSize: number },
 ): TensorTree {
-  const unbatch = (t: Tensor) => aten._remove_batch_dim(t, v.level, v.batchSize, 0);
-  const batch = (t: Tensor) => aten._add_batch_dim(t, 0, v.level);
   return tidy(() =>
     transformLevel((nested) =>
       enableGrad(() => {
-        const nums = argnumsOf(fn, argnums, args.length);
-        const flats = differentiated(fn, args, nums);
-        const physical = flats.map((f) => f.leaves.map(unbatch));
-        const keepGraph = nested || physical.some((ps) => ps.some((t) => t.requiresGrad));
-        const stands = physical.map((ps) =>
-          ps.map((t) => (t.requiresGrad ? t.view(...t.shape) : t.detach().requiresGrad_(true))),
-        );
-        const inputs = replaceArgs(
-          args,
-          nums,
-          flats,
-          stands.map((ss) => ss.map(batch)),
-        );
-        const [output, aux] = splitAux(fn, (func as (...a: unknown[]) => unknown)(...inputs), hasAux);
-        const outFlat = outputLeaves(fn, output);
-        const rows = perExampleJacobian(outFlat.leaves.map(unbatch), stands.flat(), v.batchSize, keepGraph);
+        const call = callWithBatchedStandIns(fn, func, args, argnums, hasAux, nested, v);
+        const outFlat = outputLeaves(fn, call.output);
+        const physicalOutputs = outFlat.leaves.map(call.unbatch);
+        const rows = perExampleJacobian(physicalOutputs, call.stands, v.batchSize, call.keepGraph);
         const jac = arrange(
           outFlat,
-          flats,
-          rows.map((row) => row.map(batch)),
+          call.flats,
+          rows.map((row) => row.map(call.batch)),
           argnums,
         );
         if (!hasAux) return jac;
-        // Batched tensors have no detach of their own: detach on the physical side.
-        const auxFlat = flattenTree(aux, `${fn}: aux`);
-        return [
-          jac,
-          auxFlat.rebuild(auxFlat.leaves.map((t) => (keepGraph ? t : batch(unbatch(t).detach())))),
-        ];
+        const auxFlat = flattenTree(call.aux, `${fn}: aux`);
+        return [jac, auxFlat.rebuild(auxFlat.leaves.map(call.detached))];
       }),
     ),
   );

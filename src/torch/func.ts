@@ -11,9 +11,8 @@ import { enableGrad, grad as autogradGrad } from './autograd.js';
 import * as forwardAd from './forward-ad.js';
 import { flattenTree } from './pytree.js';
 import { currentVmap } from './vmap.js';
-import * as aten from './generated/aten.js';
 import {
-  argnumsOf,
+  callWithBatchedStandIns,
   callWithStandIns,
   detachTree,
   differentiated,
@@ -113,35 +112,18 @@ function batchedGradient(
   args: unknown[],
   v: { level: number; batchSize: number },
 ): unknown {
-  const unbatch = (t: Tensor) => aten._remove_batch_dim(t, v.level, v.batchSize, 0);
-  const batch = (t: Tensor) => aten._add_batch_dim(t, 0, v.level);
   return tidy(() =>
     transformLevel((nested) =>
       enableGrad(() => {
-        const nums = argnumsOf(fn, argnums, args.length);
-        const flats = differentiated(fn, args, nums);
-        const physical = flats.map((f) => f.leaves.map(unbatch));
-        const keepGraph = nested || physical.some((ps) => ps.some((t) => t.requiresGrad));
-        const stands = physical.map((ps) =>
-          ps.map((t) => (t.requiresGrad ? t.view(...t.shape) : t.detach().requiresGrad_(true))),
-        );
-        const inputs = replaceArgs(
-          args,
-          nums,
-          flats,
-          stands.map((ss) => ss.map(batch)),
-        );
-        const [output, aux] = splitAux(fn, (func as (...a: unknown[]) => unknown)(...inputs), hasAux);
+        const call = callWithBatchedStandIns(fn, func, args, argnums, hasAux, nested, v);
+        const { flats, stands, keepGraph, output, detached } = call;
         checkScalar(fn, output);
-        const outputs = unbatch(output);
-        const all = stands.flat();
+        const outputs = call.unbatch(output);
         const grads = outputs.requiresGrad
-          ? autogradGrad([outputs.sum()], all, { createGraph: keepGraph, allowUnused: true })
-          : all.map(() => null);
-        const perArg = perArgument(flats, all, grads, batch);
-        // Batched tensors have no detach of their own: detach on the physical side.
-        const detached = (t: Tensor) => (keepGraph ? t : batch(unbatch(t).detach()));
-        const auxFlat = flattenTree(aux, `${fn}: aux`);
+          ? autogradGrad([outputs.sum()], stands, { createGraph: keepGraph, allowUnused: true })
+          : stands.map(() => null);
+        const perArg = perArgument(flats, stands, grads, call.batch);
+        const auxFlat = flattenTree(call.aux, `${fn}: aux`);
         const g = typeof argnums === 'number' ? perArg[0] : perArg;
         return [g, detached(output), auxFlat.rebuild(auxFlat.leaves.map(detached))];
       }),
