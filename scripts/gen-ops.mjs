@@ -188,6 +188,16 @@ const BATCHING_RULES = new Set([
   'sort_stable',
   'argsort_stable',
   'pad',
+  'randn',
+  'rand',
+  'randint_low',
+  'randperm',
+  'rand_like',
+  'randn_like',
+  'randint_like',
+  'randint_like_low_dtype',
+  'feature_dropout',
+  'alpha_dropout',
 ]);
 
 const out = [

@@ -12,6 +12,7 @@
 #else
 #include <ATen/VmapMode.h>
 #endif
+#include <c10/core/impl/LocalDispatchKeySet.h>
 #if __has_include(<ATen/LegacyBatchedTensorImpl.h>)
 #include <ATen/LegacyBatchedTensorImpl.h>
 #else
@@ -174,6 +175,19 @@ Napi::Value VmapBatchDim(const Napi::CallbackInfo& info) {
   });
 }
 
+// outsideVmapMode(fn) -> fn(): runs fn with the VmapMode dispatch key excluded, so that random
+// operators run as outside vmap (vmap's randomness 'same' and 'different', src/torch/vmap-random.ts).
+// The vmap levels and the batched tensors stay as they are.
+Napi::Value OutsideVmapMode(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsFunction()) {
+    Napi::TypeError::New(env, "outsideVmapMode: expects a function").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  c10::impl::ExcludeDispatchKeyGuard guard(c10::DispatchKey::VmapMode);
+  return info[0].As<Napi::Function>().Call({});
+}
+
 Napi::Value SetGradEnabled(const Napi::CallbackInfo& info) {
   at::GradMode::set_enabled(info[0].ToBoolean().Value());
   return info.Env().Undefined();
@@ -199,6 +213,7 @@ void initAutograd(Napi::Env env, Napi::Object exports) {
   exports.Set("vmapIncrementNesting", Napi::Function::New(env, VmapIncrementNesting));
   exports.Set("vmapDecrementNesting", Napi::Function::New(env, VmapDecrementNesting));
   exports.Set("vmapBatchDim", Napi::Function::New(env, VmapBatchDim));
+  exports.Set("outsideVmapMode", Napi::Function::New(env, OutsideVmapMode));
   exports.Set("setGradEnabled", Napi::Function::New(env, SetGradEnabled));
   exports.Set("isGradEnabled", Napi::Function::New(env, IsGradEnabled));
 }

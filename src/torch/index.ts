@@ -135,7 +135,7 @@ export { noGrad, enableGrad, isGradEnabled, grad } from './autograd.js';
 export { vmap } from './vmap.js';
 /** torch.func: function transforms (grad, gradAndValue, vjp, jvp, jacrev, jacfwd, hessian, vmap) and functionalCall. */
 export * as func from './func.js';
-export type { InDims, OutDims, VmapOutput } from './vmap.js';
+export type { InDims, OutDims, VmapOutput, VmapOptions, VmapRandomness } from './vmap.js';
 export type { GradHook } from './autograd-hooks.js';
 export {
   engineInfo,

@@ -129,6 +129,8 @@ export interface NativeAddon {
   vmapDecrementNesting(): number;
   /** The physical dimension vmap level `level` maps in the tensor, or -1 when it is not batched there. */
   vmapBatchDim(handle: number, level: number): number;
+  /** Runs fn with libtorch's VmapMode key excluded (random operators run as outside vmap). */
+  outsideVmapMode<T>(fn: () => T): T;
   setGradEnabled(enabled: boolean): void;
   isGradEnabled(): boolean;
   buildInfo(): BuildInfo;

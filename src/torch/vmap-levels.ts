@@ -3,10 +3,14 @@
 // read it without an import cycle; vmap.ts pushes and pops the levels, vmap-rules.ts registers
 // the rules.
 
-/** One vmap call running now: its libtorch vmap level and batch size. */
+/** How random operators behave inside a vmap call (PyTorch 2.x's `randomness`). */
+export type VmapRandomness = 'error' | 'different' | 'same';
+
+/** One vmap call running now: its libtorch vmap level, batch size and randomness. */
 export interface VmapLevel {
   level: number;
   batchSize: number;
+  randomness: VmapRandomness;
 }
 
 /** The vmap calls running now, innermost last. */

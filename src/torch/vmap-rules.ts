@@ -16,6 +16,7 @@ import * as aten from './generated/aten.js';
 import type { BATCHING_RULE_OPS } from './generated/batching-rule-ops.js';
 import { batchingRules, type BatchingRule, type VmapLevel } from './vmap-levels.js';
 import { tensorRules } from './vmap-rules-tensor.js';
+import { randomRules } from './vmap-random.js';
 import {
   aligned,
   alongDim,
@@ -280,14 +281,6 @@ function batchNorm(
   });
 }
 
-function dropout(input: Tensor, p: number, train: boolean): Tensor | undefined {
-  // Outside training (or with p 0) dropout is the identity; in training it draws random numbers,
-  // which vmap refuses by name.
-  const v = mappedLevel(input);
-  if (v === null || (train && p !== 0)) return undefined;
-  return attempt(() => batched(physical(input, v), v));
-}
-
 const rules: Record<(typeof BATCHING_RULE_OPS)[number], BatchingRule> = {
   linear: linear as BatchingRule,
   matmul: matmul as BatchingRule,
@@ -300,7 +293,6 @@ const rules: Record<(typeof BATCHING_RULE_OPS)[number], BatchingRule> = {
   adaptive_avg_pool2d: perSample(3, aten.adaptive_avg_pool2d as never),
   layer_norm: layerNorm as BatchingRule,
   batch_norm: batchNorm as BatchingRule,
-  dropout: dropout as BatchingRule,
   log_softmax_int: alongDim(aten.log_softmax_int as never, 1),
   softmax_int: alongDim(aten.softmax_int as never, 1),
   cross_entropy_loss: classification('cross_entropy'),
@@ -332,6 +324,7 @@ const rules: Record<(typeof BATCHING_RULE_OPS)[number], BatchingRule> = {
   maximum: elementwise(aten.maximum),
   minimum: elementwise(aten.minimum),
   ...tensorRules,
+  ...randomRules,
 };
 // A rule that fails while inspecting unusual arguments (junk in a dims list, say) leaves the call
 // to the operator, whose own check then names the problem.

@@ -9,8 +9,11 @@ import * as aten from './generated/aten.js';
 import { tidy } from './scope.js';
 import { ArgumentError } from '../util/arguments.js';
 import { flattenTree, isPlainObject } from './pytree.js';
-import { vmapLevels as active } from './vmap-levels.js';
+import { vmapLevels as active, type VmapRandomness } from './vmap-levels.js';
+import { chunkedCall } from './vmap-chunks.js';
 import './vmap-rules.js';
+
+export type { VmapRandomness } from './vmap-levels.js';
 
 /**
  * Where an input is mapped: a dimension (negative counts from the end), `null` for an input
@@ -119,14 +122,39 @@ function checkOutDims(outDims: unknown): void {
 }
 
 /** The innermost vmap call running now (its level and batch size), or null outside vmap. */
-export function currentVmap(): { level: number; batchSize: number } | null {
+export function currentVmap(): { level: number; batchSize: number; randomness: VmapRandomness } | null {
   return active.length > 0 ? active[active.length - 1]! : null;
 }
 
+/** Options of vmap (PyTorch 2.x's torch.vmap arguments `randomness` and `chunk_size`). */
+export interface VmapOptions {
+  /**
+   * Random operators inside func (randn, rand, randint, randperm, the *Like forms, dropout):
+   * 'error' (default) refuses them, 'different' gives every example its own draw, 'same' one
+   * draw shared by every example.
+   */
+  randomness?: VmapRandomness;
+  /** Map at most this many examples per call of func (lower peak memory); default all at once. */
+  chunkSize?: number | null;
+}
+
 /** Options of the internal form (autograd.grad's batched gradients). */
-export interface VmapInternalOptions {
+export interface VmapInternalOptions extends VmapOptions {
   /** Outputs may be null (an input not used by autograd.grad); they stay null. */
   allowNonePassThrough?: boolean;
+}
+
+function checkOptions(options: unknown): Required<VmapOptions> {
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    fail(`options must be an object ({ randomness, chunkSize }), not ${describe(options)}`);
+  const { randomness = 'error', chunkSize = null } = options as VmapOptions;
+  if (randomness !== 'error' && randomness !== 'different' && randomness !== 'same')
+    fail(
+      `options.randomness must be 'error', 'different' or 'same', not ${JSON.stringify(randomness) ?? describe(randomness)}`,
+    );
+  if (chunkSize !== null && (typeof chunkSize !== 'number' || !Number.isInteger(chunkSize) || chunkSize < 1))
+    fail(`options.chunkSize must be a positive integer or null, not ${describe(chunkSize)}`);
+  return { randomness, chunkSize };
 }
 
 /**
@@ -144,6 +172,8 @@ export interface VmapInternalOptions {
  *   objects) and other values in, a tensor or an array of tensors out.
  * @param inDims Per input, the dimension to map over or `null` (default 0 for every tensor).
  * @param outDims Where the mapped dimension goes in each output (default 0).
+ * @param options `randomness` ('error', 'different' or 'same': how random operators inside func
+ *   draw, as PyTorch 2.x's torch.vmap) and `chunkSize` (at most this many examples per call).
  * @example
  * ```ts
  * import { randn, vmap, dot, type Tensor } from 'tailor/torch';
@@ -158,9 +188,10 @@ export function vmap<A extends unknown[], R extends VmapOutput>(
   func: (...args: A) => R,
   inDims: InDims = 0,
   outDims: OutDims = 0,
+  options: VmapOptions = {},
 ): (...args: A) => R {
   if (typeof func !== 'function') fail(`func must be a function, not ${describe(func)}`);
-  return vmapInternal(func, inDims, outDims) as unknown as (...args: A) => R;
+  return vmapInternal(func, inDims, outDims, checkOptions(options)) as unknown as (...args: A) => R;
 }
 
 /** vmap with PyTorch's internal pass-through of null outputs (see VmapInternalOptions). */
@@ -203,8 +234,25 @@ export function vmapInternal(
           'they must all have the batch size',
       );
     const batchSize = sizes[0]!;
+    const chunkSize = options.chunkSize ?? null;
+    if (chunkSize !== null && chunkSize < batchSize) {
+      // Each chunk is a vmap call of its own over the chunk's slices of the mapped inputs.
+      const whole = { ...options, chunkSize: null };
+      const slice = (start: number, length: number) =>
+        args.map((a, i) =>
+          (argDims as InDims[])[i] === null
+            ? a
+            : rebuild(a, (t) => {
+                const d = dims.get(t);
+                return d === undefined ? t : t.narrow(d, start, length);
+              }),
+        );
+      return chunkedCall(batchSize, chunkSize, outDims, options.randomness === 'same', (start, length) =>
+        vmapInternal(func, inDims, outDims, whole)(...slice(start, length)),
+      ) as VmapOutput;
+    }
     const level = native.vmapIncrementNesting();
-    active.push({ level, batchSize });
+    active.push({ level, batchSize, randomness: options.randomness ?? 'error' });
     try {
       return tidy(() => {
         const batched = new Map<Tensor, Tensor>();
@@ -256,7 +304,7 @@ function callMapped(func: (...args: never[]) => unknown, inputs: unknown[], name
     if (!(error instanceof ArgumentError) && LIBTORCH_REFUSAL.test(message)) {
       const first = message.split('\n')[0]!.replace(/\.$/, '');
       const remedy = RANDOM_OPERATOR.test(first)
-        ? 'draw random numbers outside vmap and pass them in as a mapped input'
+        ? "pass { randomness: 'different' } (or 'same') to vmap where tailor covers the operator (randn, rand, randint, randperm, their *Like forms, dropout), or draw random numbers outside vmap and pass them in as a mapped input"
         : VALUE_READ.test(first)
           ? 'a mapped tensor stands for the whole batch, so its values cannot be read or branched on inside vmap'
           : 'libtorch has no batched form of this operator: compute it outside vmap, or loop over the batch';

@@ -1,14 +1,17 @@
 // tailor's own batching rules (src/torch/vmap-rules.ts): every operator with one gives, inside
 // vmap and through the rule (counted), what a loop over the examples gives, for mapped and
 // unmapped arguments; per-example gradients of a small CNN through the rules equal a loop of
-// func.grad; a call the rule does not cover runs (and fails) as without it; nested vmaps.
+// func.grad; a call the rule does not cover runs (and fails) as without it; nested vmaps; the
+// randomness option against functorch 1.13 (scripts/golden/vmap_randomness.py) and chunkSize.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as torch from '../../src/torch/index.js';
 import { func, nn, randint, randn, stack, tensor, vmap, type Tensor } from '../../src/torch/index.js';
 import * as aten from '../../src/torch/generated/aten.js';
 import { batchingRules, type BatchingRule } from '../../src/torch/vmap-levels.js';
-import { assertClose } from '../helpers.js';
+import { assertClose, goldenDir } from '../helpers.js';
 
 const F = nn.functional;
 const B = 5;
@@ -252,5 +255,76 @@ test('nested vmaps: a rule at the inner level with a weight mapped only by the o
     const want = torch.einsum('bod,nd->bno', W, Y);
     assert.deepEqual(out.shape, [3, 4, 2]);
     assertClose(out.toFloat64Array(), want.toFloat64Array(), 1e-5, 1e-5, 'nested linear');
+  });
+});
+
+test("vmap's randomness 'different' and 'same' draw what functorch 1.13's do after the same seed", () => {
+  type Case = { shape: number[]; data: number[] };
+  const golden = JSON.parse(readFileSync(join(goldenDir, 'torch', 'vmap-randomness.json'), 'utf8')) as Record<
+    string,
+    Case
+  >;
+  const cases: Record<string, [Fn, Tensor]> = {
+    randn: [(v) => v.add(randn([3])), torch.zeros([4, 3])],
+    dropout: [(v) => F.dropout(v, 0.5, true), torch.ones([4, 6])],
+    rand_like: [(v) => torch.randLike(v), torch.zeros([4, 2])],
+    randint: [(v) => v.add(randint(0, 10, [5])), torch.zeros([4, 5], 'int64')],
+    feature_dropout: [(v) => F.dropout2d(v, 0.5, true), torch.ones([4, 2, 3, 2, 2])],
+  };
+  torch.tidy(() => {
+    for (const [name, [fn, x]] of Object.entries(cases))
+      for (const randomness of ['different', 'same'] as const) {
+        torch.manualSeed(0);
+        const y = vmap(fn, 0, 0, { randomness })(x);
+        const want = golden[`${name}_${randomness}`]!;
+        assert.deepEqual(y.shape, want.shape, `${name} ${randomness}`);
+        assertClose(y.toFloat64Array(), want.data, 1e-6, 0, `${name} ${randomness}`);
+      }
+    // 'error' (the default) refuses, naming the option.
+    assert.throws(
+      () => vmap((v: Tensor) => v.add(randn([3])))(torch.zeros([2, 3])),
+      /randomness: 'different'/,
+    );
+    // Alpha dropout is not a mask: 'same' leaves it refused.
+    assert.throws(
+      () =>
+        vmap((v: Tensor) => F.alphaDropout(v, 0.5, true), 0, 0, { randomness: 'same' })(torch.ones([2, 3])),
+      /random operations/,
+    );
+  });
+});
+
+test("vmap's chunkSize maps the batch a chunk at a time, with the same results", () => {
+  torch.tidy(() => {
+    const x = randn([7, 3]);
+    const w = randn([3, 2]);
+    const f = (v: Tensor) => [v.matmul(w), { sq: v.mul(v).sum() }] as [Tensor, { sq: Tensor }];
+    const whole = vmap(f, 0, [1, 0])(x) as unknown as [Tensor, { sq: Tensor }];
+    for (const chunkSize of [1, 3, 7, 50]) {
+      const chunked = vmap(f, 0, [1, 0], { chunkSize })(x) as unknown as [Tensor, { sq: Tensor }];
+      assert.deepEqual(chunked[0].shape, [2, 7]);
+      assertClose(chunked[0].toFloat64Array(), whole[0].toFloat64Array(), 1e-6, 0, `chunk ${chunkSize}`);
+      assertClose(
+        chunked[1].sq.toFloat64Array(),
+        whole[1].sq.toFloat64Array(),
+        1e-6,
+        0,
+        `chunk ${chunkSize}`,
+      );
+    }
+    // With 'same', every chunk shares the one draw.
+    const same = vmap((v: Tensor) => v.add(torch.rand([2])), 0, 0, { chunkSize: 2, randomness: 'same' })(
+      torch.zeros([5, 2]),
+    );
+    for (let b = 1; b < 5; b++)
+      assert.deepEqual(
+        Array.from(same.select(0, b).toFloat64Array()),
+        Array.from(same.select(0, 0).toFloat64Array()),
+      );
+    assert.throws(() => vmap(f, 0, 0, { chunkSize: 0 }), /options\.chunkSize must be a positive integer/);
+    assert.throws(
+      () => vmap(f, 0, 0, { randomness: 'sometimes' as never }),
+      /options\.randomness must be 'error', 'different' or 'same'/,
+    );
   });
 });

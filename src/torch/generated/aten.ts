@@ -1802,6 +1802,10 @@ export function linspace(start: Scalar, end: Scalar, steps: number, dtype?: DTyp
 let op_rand = -1;
 /** `aten::rand(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function rand(size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.rand?.(size, dtype, layout, device, pin_memory);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_rand < 0) op_rand = native.resolve('aten::rand', '');
   return wrap(native.call(op_rand, size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
@@ -1809,6 +1813,10 @@ export function rand(size: number | number[], dtype?: DType | null, layout?: num
 let op_randn = -1;
 /** `aten::randn(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function randn(size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.randn?.(size, dtype, layout, device, pin_memory);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_randn < 0) op_randn = native.resolve('aten::randn', '');
   return wrap(native.call(op_randn, size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
@@ -1816,6 +1824,10 @@ export function randn(size: number | number[], dtype?: DType | null, layout?: nu
 let op_randint_low = -1;
 /** `aten::randint.low(int low, int high, int[] size, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function randint_low(low: number, high: number, size: number | number[], dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.randint_low?.(low, high, size, dtype, layout, device, pin_memory);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_randint_low < 0) op_randint_low = native.resolve('aten::randint', 'low');
   return wrap(native.call(op_randint_low, numberArgOf(low, 'randint.low', 'low'), numberArgOf(high, 'randint.low', 'high'), size, dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
@@ -1823,6 +1835,10 @@ export function randint_low(low: number, high: number, size: number | number[], 
 let op_randperm = -1;
 /** `aten::randperm(int n, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor` */
 export function randperm(n: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.randperm?.(n, dtype, layout, device, pin_memory);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_randperm < 0) op_randperm = native.resolve('aten::randperm', '');
   return wrap(native.call(op_randperm, numberArgOf(n, 'randperm', 'n'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory) as number);
 }
@@ -1830,6 +1846,10 @@ export function randperm(n: number, dtype?: DType | null, layout?: number | null
 let op_rand_like = -1;
 /** `aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` */
 export function rand_like(self_: Tensor, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null, memory_format?: number | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.rand_like?.(self_, dtype, layout, device, pin_memory, memory_format);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_rand_like < 0) op_rand_like = native.resolve('aten::rand_like', '');
   return wrap(native.call(op_rand_like, tensorArg(self_, 'rand_like', 'self'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format) as number);
 }
@@ -1837,6 +1857,10 @@ export function rand_like(self_: Tensor, dtype?: DType | null, layout?: number |
 let op_randn_like = -1;
 /** `aten::randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` */
 export function randn_like(self_: Tensor, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null, memory_format?: number | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.randn_like?.(self_, dtype, layout, device, pin_memory, memory_format);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_randn_like < 0) op_randn_like = native.resolve('aten::randn_like', '');
   return wrap(native.call(op_randn_like, tensorArg(self_, 'randn_like', 'self'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format) as number);
 }
@@ -2073,6 +2097,10 @@ export function dropout(input: Tensor, p: number, train: boolean): Tensor {
 let op_feature_dropout = -1;
 /** `aten::feature_dropout(Tensor input, float p, bool train) -> Tensor` */
 export function feature_dropout(input: Tensor, p: number, train: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.feature_dropout?.(input, p, train);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_feature_dropout < 0) op_feature_dropout = native.resolve('aten::feature_dropout', '');
   return wrap(native.call(op_feature_dropout, tensorArg(input, 'feature_dropout', 'input'), numberArgOf(p, 'feature_dropout', 'p'), train) as number);
 }
@@ -3940,6 +3968,10 @@ export function rrelu(self_: Tensor, lower?: Scalar, upper?: Scalar, training?: 
 let op_alpha_dropout = -1;
 /** `aten::alpha_dropout(Tensor input, float p, bool train) -> Tensor` */
 export function alpha_dropout(input: Tensor, p: number, train: boolean): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.alpha_dropout?.(input, p, train);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_alpha_dropout < 0) op_alpha_dropout = native.resolve('aten::alpha_dropout', '');
   return wrap(native.call(op_alpha_dropout, tensorArg(input, 'alpha_dropout', 'input'), numberArgOf(p, 'alpha_dropout', 'p'), train) as number);
 }
@@ -4811,6 +4843,10 @@ export function new_empty(self_: Tensor, size: number | number[], dtype?: DType 
 let op_randint_like = -1;
 /** `aten::randint_like(Tensor self, int high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` */
 export function randint_like(self_: Tensor, high: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null, memory_format?: number | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.randint_like?.(self_, high, dtype, layout, device, pin_memory, memory_format);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_randint_like < 0) op_randint_like = native.resolve('aten::randint_like', '');
   return wrap(native.call(op_randint_like, tensorArg(self_, 'randint_like', 'self'), numberArgOf(high, 'randint_like', 'high'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format) as number);
 }
@@ -4818,6 +4854,10 @@ export function randint_like(self_: Tensor, high: number, dtype?: DType | null, 
 let op_randint_like_low_dtype = -1;
 /** `aten::randint_like.low_dtype(Tensor self, int low, int high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` */
 export function randint_like_low_dtype(self_: Tensor, low: number, high: number, dtype?: DType | null, layout?: number | null, device?: string | null, pin_memory?: boolean | null, memory_format?: number | null): Tensor {
+  if (vmapLevels.length > 0) {
+    const batched = batchingRules.randint_like_low_dtype?.(self_, low, high, dtype, layout, device, pin_memory, memory_format);
+    if (batched !== undefined) return batched as Tensor;
+  }
   if (op_randint_like_low_dtype < 0) op_randint_like_low_dtype = native.resolve('aten::randint_like', 'low_dtype');
   return wrap(native.call(op_randint_like_low_dtype, tensorArg(self_, 'randint_like.low_dtype', 'self'), numberArgOf(low, 'randint_like.low_dtype', 'low'), numberArgOf(high, 'randint_like.low_dtype', 'high'), dtype === undefined ? undefined : dtype == null ? dtype : dtypeCode(dtype), layout, device, pin_memory, memory_format) as number);
 }
