@@ -150,7 +150,7 @@ function checkOptions(options: unknown): Required<VmapOptions> {
   const { randomness = 'error', chunkSize = null } = options as VmapOptions;
   if (randomness !== 'error' && randomness !== 'different' && randomness !== 'same')
     fail(
-      `options.randomness must be 'error', 'different' or 'same', not ${JSON.stringify(randomness) ?? describe(randomness)}`,
+      `options.randomness must be 'error', 'different' or 'same', not ${typeof randomness === 'string' ? `'${randomness}'` : describe(randomness)}`,
     );
   if (chunkSize !== null && (typeof chunkSize !== 'number' || !Number.isInteger(chunkSize) || chunkSize < 1))
     fail(`options.chunkSize must be a positive integer or null, not ${describe(chunkSize)}`);

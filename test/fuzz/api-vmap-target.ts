@@ -86,7 +86,21 @@ export function fuzzVmap(torch: Torch, p: Pools, note: (l: string) => void): unk
   };
   const inDims = p.chance(0.7) ? p.pick([0, [0, 0], [0, null], -1]) : p.value('any');
   const outDims = p.chance(0.8) ? 0 : p.value('any');
-  const mapped = torch.vmap(body as never, inDims as never, outDims as never);
+  // At times vmap's options (randomness, chunkSize), sensible or hostile, and a random operator.
+  const options = p.chance(0.3)
+    ? {
+        randomness: p.pick(['error', 'different', 'same', p.value('any')]),
+        chunkSize: p.pick([1, 2, null, p.value('any')]),
+      }
+    : p.chance(0.05)
+      ? p.value('any')
+      : {};
+  const random = (a: Tensor) =>
+    a instanceof torch.Tensor && p.chance(0.5)
+      ? a.add(torch.randLike(a))
+      : torch.nn.functional.dropout(a, p.pick([0.5, 0, p.value('any')]) as number, p.chance(0.8));
+  const fnBody = p.chance(0.15) ? random : body;
+  const mapped = torch.vmap(fnBody as never, inDims as never, outDims as never, options as never);
   const fn = p.chance(0.2) ? torch.vmap(mapped as never, 0, 0) : mapped;
   return invoke(
     torch,

@@ -322,6 +322,14 @@ test("vmap's chunkSize maps the batch a chunk at a time, with the same results",
         Array.from(same.select(0, 0).toFloat64Array()),
       );
     assert.throws(() => vmap(f, 0, 0, { chunkSize: 0 }), /options\.chunkSize must be a positive integer/);
+    // A structure that contains itself, or a bigint, is described, not serialized (fuzz seed 1 #141).
+    const loop: Record<string, unknown> = {};
+    loop.self = loop;
+    assert.throws(
+      () => vmap(f, 0, 0, { randomness: loop as never }),
+      /options\.randomness must be .* not object/,
+    );
+    assert.throws(() => vmap(f, 0, 0, { randomness: 3n as never }), /options\.randomness must be/);
     assert.throws(
       () => vmap(f, 0, 0, { randomness: 'sometimes' as never }),
       /options\.randomness must be 'error', 'different' or 'same'/,
