@@ -1,18 +1,17 @@
 // What the function transforms of torch.func (func.ts, func-jacobians.ts) share: the argnums
-// rule, the differentiable stand-ins of the inputs, the nesting depth that decides whether results
-// keep their graph, and the per-example loop that runs a transform inside vmap.
+// rule, the differentiable stand-ins of the inputs (physical [batch, ...] ones inside vmap), and
+// the nesting depth that decides whether results keep their graph.
 //
 // tailor builds these transforms on libtorch's ordinary autograd (PyTorch 1.13's libtorch has no
 // functorch layers): a transform makes fresh differentiable stand-ins of the inputs, and inside
 // another transform (or for inputs that require grad) it computes its derivatives with a graph, so
-// that the outer one can differentiate them again. Inside vmap, whose batched tensors carry no
-// autograd of their own, a transform runs once per example and stacks the results.
+// that the outer one can differentiate them again. Inside vmap a transform differentiates every
+// example at once through physical stand-ins (callWithBatchedStandIns; jacfwd's tangents alike).
 import { Tensor } from './tensor.js';
-import { stack, zerosLike } from './creation.js';
+import { zerosLike } from './creation.js';
 import * as aten from './generated/aten.js';
 import * as forwardAd from './forward-ad.js';
 import { isFloatingPoint } from './dtype.js';
-import { currentVmap } from './vmap.js';
 import { flattenTree, type Flattened } from './pytree.js';
 import { ArgumentError, describeValue } from '../util/arguments.js';
 
@@ -241,40 +240,4 @@ export function detachTree(value: unknown, keepGraph: boolean): unknown {
   if (keepGraph) return value;
   const flat = flattenTree(value, 'output');
   return flat.rebuild(flat.leaves.map((t) => (t.requiresGrad ? t.detach() : t)));
-}
-
-/**
- * Runs `run(args)` directly, or inside vmap once per example of the innermost vmap call: the
- * tensors of `args` are unbatched (the batch first), each example's results are stacked and
- * batched again at that level, as vmap's own fallback does for an operator without a rule.
- */
-export function perExample(fn: string, args: unknown[], run: (args: unknown[]) => unknown): unknown {
-  const v = currentVmap();
-  if (v === null) return run(args);
-  const flat = flattenTree(args, `${fn}: the arguments`);
-  const full = flat.leaves.map((t) => aten._remove_batch_dim(t, v.level, v.batchSize, 0));
-  const results: Tensor[][] = [];
-  let shape: Flattened | null = null;
-  for (let b = 0; b < v.batchSize; b++) {
-    const out = flattenTree(
-      run(flat.rebuild(full.map((t) => t.select(0, b))) as unknown[]),
-      `${fn}: the result`,
-    );
-    shape ??= out;
-    if (out.leaves.length !== shape.leaves.length)
-      throw new ArgumentError(`${fn}: inside vmap, the examples gave results of different structures`);
-    results.push(out.leaves);
-  }
-  return shape!.rebuild(
-    shape!.leaves.map((_, i) =>
-      aten._add_batch_dim(
-        stack(
-          results.map((r) => r[i]!),
-          0,
-        ),
-        0,
-        v.level,
-      ),
-    ),
-  );
 }

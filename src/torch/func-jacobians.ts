@@ -11,6 +11,7 @@ import * as forwardAd from './forward-ad.js';
 import { split } from './tensor-shape.js';
 import { flattenTree, type Flattened } from './pytree.js';
 import { currentVmap, vmapInternal } from './vmap.js';
+import * as aten from './generated/aten.js';
 import { standardBasis, vectorizedJacobian } from './autograd-functional-vectorized.js';
 import { autogradGrad, gradPostprocess } from './autograd-functional-parts.js';
 import {
@@ -21,7 +22,6 @@ import {
   differentiated,
   forwardPass,
   outputLeaves,
-  perExample,
   refuseInsideForward,
   replaceArgs,
   splitAux,
@@ -76,24 +76,22 @@ export function jacrev(
     refuseInsideForward(fn);
     const v = currentVmap();
     if (v !== null) return batchedJacrev(fn, func, argnums, hasAux, args, v);
-    return perExample(fn, args, (args) =>
-      tidy(() =>
-        transformLevel((nested) =>
-          enableGrad(() => {
-            const { flats, leaves, keepGraph, output, aux } = callWithStandIns(
-              fn,
-              func,
-              args,
-              argnums,
-              hasAux,
-              nested,
-            );
-            const outFlat = outputLeaves(fn, output);
-            const rows = vectorizedJacobian(outFlat.leaves, leaves.flat(), keepGraph);
-            const jac = arrange(outFlat, flats, rows, argnums);
-            return hasAux ? [jac, detachTree(aux, keepGraph)] : jac;
-          }),
-        ),
+    return tidy(() =>
+      transformLevel((nested) =>
+        enableGrad(() => {
+          const { flats, leaves, keepGraph, output, aux } = callWithStandIns(
+            fn,
+            func,
+            args,
+            argnums,
+            hasAux,
+            nested,
+          );
+          const outFlat = outputLeaves(fn, output);
+          const rows = vectorizedJacobian(outFlat.leaves, leaves.flat(), keepGraph);
+          const jac = arrange(outFlat, flats, rows, argnums);
+          return hasAux ? [jac, detachTree(aux, keepGraph)] : jac;
+        }),
       ),
     );
   };
@@ -169,6 +167,81 @@ function batchedJacrev(
 }
 
 /**
+ * jacfwd inside vmap, for every example at once: the standard basis of one example's inputs goes
+ * in as tangents of the physical [batch, ...] inputs (the same basis for every example), through
+ * one vmapped forward-mode pass; each output's tangents, unpacked on the physical side, are every
+ * example's Jacobian columns.
+ */
+function batchedJacfwd(
+  fn: string,
+  func: TransformedFunction,
+  argnums: Argnums,
+  hasAux: boolean,
+  args: unknown[],
+  v: { level: number; batchSize: number },
+): TensorTree {
+  const unbatch = (t: Tensor) => aten._remove_batch_dim(t, v.level, v.batchSize, 0);
+  const batch = (t: Tensor) => aten._add_batch_dim(t, 0, v.level);
+  return tidy(() =>
+    transformLevel(() => {
+      const nums = argnumsOf(fn, argnums, args.length);
+      const flats = differentiated(fn, args, nums);
+      const physical = flats.map((f) => f.leaves.map(unbatch));
+      const inputs = physical.flat();
+      const shapes = inputs.map((t) => t.shape.slice(1));
+      const numels = shapes.map((s: number[]) => s.reduce((a, b) => a * b, 1));
+      const total = numels.reduce((a, b) => a + b, 0);
+      const basis = standardBasis(inputs, numels).map((b, k) =>
+        b.reshape(total, 1, ...shapes[k]!).expand(total, v.batchSize, ...shapes[k]!),
+      );
+      let outFlat: Flattened | null = null;
+      let auxFlat: Flattened | null = null;
+      let outShapes: number[][] = [];
+      const tangentsOf = (...tangents: Tensor[]): Tensor[] =>
+        forwardAd.dualLevel(() => {
+          let k = 0;
+          const duals = physical.map((ps) => ps.map((p) => batch(forwardAd.makeDual(p, tangents[k++]!))));
+          const [output, aux] = splitAux(
+            fn,
+            (func as (...a: unknown[]) => unknown)(...replaceArgs(args, nums, flats, duals)),
+            hasAux,
+          );
+          outFlat = flattenTree(output, `${fn}: the output of func`);
+          outShapes = outFlat.leaves.map((o) => o.shape);
+          auxFlat = flattenTree(aux, `${fn}: aux`);
+          // Unpacked on the physical side: batched tensors have no unpack of their own.
+          const unpacked = (t: Tensor) => forwardAd.unpackDual(unbatch(t));
+          return [
+            ...outFlat.leaves.map((o) => {
+              const { primal, tangent } = unpacked(o);
+              return tangent ?? zerosLike(primal);
+            }),
+            ...auxFlat.leaves.map((t) => unpacked(t).primal),
+          ];
+        });
+      const results = forwardPass(() => vmapInternal(tangentsOf, 0, 0)(...basis)) as Tensor[];
+      const out = outFlat! as Flattened;
+      if (out.leaves.length === 0)
+        throw new ArgumentError(`${fn}: func must return a Tensor, or arrays and records of them`);
+      const perOutput = results.slice(0, out.leaves.length);
+      const rows = perOutput.map((jac, i) =>
+        split(jac, numels, 0).map((part, k) => {
+          // [numel_k, B, ...out_i] -> [B, ...out_i, ...in_k]
+          const order = [...Array(part.ndim).keys()].slice(1);
+          return batch(part.permute(...order, 0).reshape(v.batchSize, ...outShapes[i]!, ...shapes[k]!));
+        }),
+      );
+      const jac = arrange(out, flats, rows, argnums);
+      if (!hasAux) return jac;
+      const aux = (auxFlat! as Flattened).rebuild(
+        results.slice(out.leaves.length).map((t) => batch(t.select(0, 0))),
+      );
+      return [jac, aux];
+    }),
+  );
+}
+
+/**
  * torch.func.jacfwd: the function that returns the Jacobian of `func` with respect to argument
  * `argnums` by forward mode (one vmapped pass of forward-mode AD over the inputs' elements):
  * the cheaper form where inputs are fewer than outputs.
@@ -180,62 +253,63 @@ export function jacfwd(
 ): (...args: unknown[]) => TensorTree {
   const fn = 'func.jacfwd';
   const hasAux = check(fn, func, options);
-  return (...args: unknown[]) =>
-    perExample(fn, args, (args) =>
-      tidy(() =>
-        transformLevel(() => {
-          const nums = argnumsOf(fn, argnums, args.length);
-          const flats = differentiated(fn, args, nums);
-          const inputs = flats.flatMap((f) => f.leaves);
-          const numels = inputs.map((t) => t.numel);
-          let outFlat: Flattened | null = null;
-          let auxFlat: Flattened | null = null;
-          let outShapes: number[][] = [];
-          const tangentsOf = (...batch: Tensor[]): Tensor[] =>
-            forwardAd.dualLevel(() => {
-              let k = 0;
-              const duals = flats.map((f) =>
-                f.leaves.map((t) => {
-                  const d = forwardAd.makeDual(t, batch[k]!.view(...t.shape));
-                  k++;
-                  return d;
-                }),
-              );
-              const [output, aux] = splitAux(
-                fn,
-                (func as (...a: unknown[]) => unknown)(...replaceArgs(args, nums, flats, duals)),
-                hasAux,
-              );
-              outFlat = flattenTree(output, `${fn}: the output of func`);
-              outShapes = outFlat.leaves.map((o) => o.shape);
-              auxFlat = flattenTree(aux, `${fn}: aux`);
-              const tangents = outFlat.leaves.map((o) => {
-                const { primal, tangent } = forwardAd.unpackDual(o);
-                return tangent ?? zerosLike(primal);
-              });
-              return [...tangents, ...auxFlat.leaves.map((t) => forwardAd.unpackDual(t).primal)];
+  return (...args: unknown[]) => {
+    const v = currentVmap();
+    if (v !== null) return batchedJacfwd(fn, func, argnums, hasAux, args, v);
+    return tidy(() =>
+      transformLevel(() => {
+        const nums = argnumsOf(fn, argnums, args.length);
+        const flats = differentiated(fn, args, nums);
+        const inputs = flats.flatMap((f) => f.leaves);
+        const numels = inputs.map((t) => t.numel);
+        let outFlat: Flattened | null = null;
+        let auxFlat: Flattened | null = null;
+        let outShapes: number[][] = [];
+        const tangentsOf = (...batch: Tensor[]): Tensor[] =>
+          forwardAd.dualLevel(() => {
+            let k = 0;
+            const duals = flats.map((f) =>
+              f.leaves.map((t) => {
+                const d = forwardAd.makeDual(t, batch[k]!.view(...t.shape));
+                k++;
+                return d;
+              }),
+            );
+            const [output, aux] = splitAux(
+              fn,
+              (func as (...a: unknown[]) => unknown)(...replaceArgs(args, nums, flats, duals)),
+              hasAux,
+            );
+            outFlat = flattenTree(output, `${fn}: the output of func`);
+            outShapes = outFlat.leaves.map((o) => o.shape);
+            auxFlat = flattenTree(aux, `${fn}: aux`);
+            const tangents = outFlat.leaves.map((o) => {
+              const { primal, tangent } = forwardAd.unpackDual(o);
+              return tangent ?? zerosLike(primal);
             });
-          const batched = forwardPass(() =>
-            vmapInternal(tangentsOf, 0, 0)(...standardBasis(inputs, numels)),
-          ) as Tensor[];
-          const out = outFlat! as Flattened;
-          if (out.leaves.length === 0)
-            throw new ArgumentError(`${fn}: func must return a Tensor, or arrays and records of them`);
-          const rows = batched.slice(0, out.leaves.length).map((jac, i) =>
-            split(jac, numels, 0).map((part, k) => {
-              const order = [...Array(part.ndim).keys()].slice(1);
-              return part.permute(...order, 0).reshape(...outShapes[i]!, ...inputs[k]!.shape);
-            }),
-          );
-          const jac = arrange(out, flats, rows, argnums);
-          if (!hasAux) return jac;
-          const aux = (auxFlat! as Flattened).rebuild(
-            batched.slice(out.leaves.length).map((t) => t.select(0, 0)),
-          );
-          return [jac, aux];
-        }),
-      ),
+            return [...tangents, ...auxFlat.leaves.map((t) => forwardAd.unpackDual(t).primal)];
+          });
+        const batched = forwardPass(() =>
+          vmapInternal(tangentsOf, 0, 0)(...standardBasis(inputs, numels)),
+        ) as Tensor[];
+        const out = outFlat! as Flattened;
+        if (out.leaves.length === 0)
+          throw new ArgumentError(`${fn}: func must return a Tensor, or arrays and records of them`);
+        const rows = batched.slice(0, out.leaves.length).map((jac, i) =>
+          split(jac, numels, 0).map((part, k) => {
+            const order = [...Array(part.ndim).keys()].slice(1);
+            return part.permute(...order, 0).reshape(...outShapes[i]!, ...inputs[k]!.shape);
+          }),
+        );
+        const jac = arrange(out, flats, rows, argnums);
+        if (!hasAux) return jac;
+        const aux = (auxFlat! as Flattened).rebuild(
+          batched.slice(out.leaves.length).map((t) => t.select(0, 0)),
+        );
+        return [jac, aux];
+      }),
     );
+  };
 }
 
 /**

@@ -191,7 +191,7 @@ test('func.functionalCall: tied weights, and named errors', () => {
   assert.equal(torch.liveTensors(), before);
 });
 
-test("per-example Jacobians and Hessians (jacrev and hessian inside vmap) equal functorch's", () => {
+test("per-example Jacobians and Hessians (jacrev, jacfwd and hessian inside vmap) equal functorch's", () => {
   const before = torch.liveTensors();
   torch.tidy(() => {
     const pe = g.per_example_jacobians;
@@ -209,6 +209,13 @@ test("per-example Jacobians and Hessians (jacrev and hessian inside vmap) equal 
     assert.deepEqual(h.shape, [4, 3, 3]);
     close(h, pe.hessian, 'vmap(hessian)');
     close(torch.vmap(func.jacrev(func.grad(cubic)))(xs) as Tensor, pe.hessian, 'vmap(jacrev(grad))');
+    // jacfwd gives the same Jacobians by forward mode, every example in one vmapped pass.
+    close(torch.vmap(func.jacfwd(layer, 1), [null, 0])(A, xs) as Tensor, pe.jacrev_x, 'vmap(jacfwd), x');
+    close(torch.vmap(func.jacfwd(layer), [null, 0])(A, xs) as Tensor, pe.jacrev_w, 'vmap(jacfwd), weight');
+    const withAux = (x: Tensor) => [layer(A, x), x.sum()];
+    const [jx2, aux] = torch.vmap(func.jacfwd(withAux, 0, { hasAux: true }))(xs) as [Tensor, Tensor];
+    close(jx2, pe.jacrev_x, 'vmap(jacfwd) with aux');
+    assertClose(aux.toFloat64Array(), xs.sum(1).toFloat64Array(), 1e-12, 0, 'the aux of each example');
   });
   assert.equal(torch.liveTensors(), before);
 });
