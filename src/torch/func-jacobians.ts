@@ -167,32 +167,34 @@ function batchedJacrev(
 }
 
 /**
- * jacfwd inside vmap, for every example at once: the standard basis of one example's inputs goes
- * in as tangents of the physical [batch, ...] inputs (the same basis for every example), through
- * one vmapped forward-mode pass; each output's tangents, unpacked on the physical side, are every
- * example's Jacobian columns.
+ * The forward-mode Jacobian: the standard basis of the inputs' elements goes in as tangents
+ * through one vmapped pass, and each output's tangents are its Jacobian columns. Inside vmap `v`
+ * the inputs are the physical [batch, ...] ones and the basis is one example's, repeated for
+ * every example (an example's outputs depend on its own inputs only); duals are made and
+ * unpacked on the physical side, since batched tensors have neither of their own.
  */
-function batchedJacfwd(
+function forwardJacobian(
   fn: string,
   func: TransformedFunction,
   argnums: Argnums,
   hasAux: boolean,
   args: unknown[],
-  v: { level: number; batchSize: number },
+  v: { level: number; batchSize: number } | null,
 ): TensorTree {
-  const unbatch = (t: Tensor) => aten._remove_batch_dim(t, v.level, v.batchSize, 0);
-  const batch = (t: Tensor) => aten._add_batch_dim(t, 0, v.level);
+  const unbatch = (t: Tensor) => (v === null ? t : aten._remove_batch_dim(t, v.level, v.batchSize, 0));
+  const batch = (t: Tensor) => (v === null ? t : aten._add_batch_dim(t, 0, v.level));
+  const lead = v === null ? [] : [v.batchSize];
   return tidy(() =>
     transformLevel(() => {
       const nums = argnumsOf(fn, argnums, args.length);
       const flats = differentiated(fn, args, nums);
-      const physical = flats.map((f) => f.leaves.map(unbatch));
-      const inputs = physical.flat();
-      const shapes = inputs.map((t) => t.shape.slice(1));
-      const numels = shapes.map((s: number[]) => s.reduce((a, b) => a * b, 1));
-      const total = numels.reduce((a, b) => a + b, 0);
+      const primals = flats.map((f) => f.leaves.map(unbatch));
+      const inputs = primals.flat();
+      const shapes = inputs.map((t) => t.shape.slice(lead.length));
+      const numels = shapes.map((shape: number[]) => shape.reduce((x, y) => x * y, 1));
+      const total = numels.reduce((x, y) => x + y, 0);
       const basis = standardBasis(inputs, numels).map((b, k) =>
-        b.reshape(total, 1, ...shapes[k]!).expand(total, v.batchSize, ...shapes[k]!),
+        b.reshape(total, ...lead.map(() => 1), ...shapes[k]!).expand(total, ...lead, ...shapes[k]!),
       );
       let outFlat: Flattened | null = null;
       let auxFlat: Flattened | null = null;
@@ -200,7 +202,7 @@ function batchedJacfwd(
       const tangentsOf = (...tangents: Tensor[]): Tensor[] =>
         forwardAd.dualLevel(() => {
           let k = 0;
-          const duals = physical.map((ps) => ps.map((p) => batch(forwardAd.makeDual(p, tangents[k++]!))));
+          const duals = primals.map((ps) => ps.map((p) => batch(forwardAd.makeDual(p, tangents[k++]!))));
           const [output, aux] = splitAux(
             fn,
             (func as (...a: unknown[]) => unknown)(...replaceArgs(args, nums, flats, duals)),
@@ -209,7 +211,6 @@ function batchedJacfwd(
           outFlat = flattenTree(output, `${fn}: the output of func`);
           outShapes = outFlat.leaves.map((o) => o.shape);
           auxFlat = flattenTree(aux, `${fn}: aux`);
-          // Unpacked on the physical side: batched tensors have no unpack of their own.
           const unpacked = (t: Tensor) => forwardAd.unpackDual(unbatch(t));
           return [
             ...outFlat.leaves.map((o) => {
@@ -223,12 +224,11 @@ function batchedJacfwd(
       const out = outFlat! as Flattened;
       if (out.leaves.length === 0)
         throw new ArgumentError(`${fn}: func must return a Tensor, or arrays and records of them`);
-      const perOutput = results.slice(0, out.leaves.length);
-      const rows = perOutput.map((jac, i) =>
+      const rows = results.slice(0, out.leaves.length).map((jac, i) =>
         split(jac, numels, 0).map((part, k) => {
-          // [numel_k, B, ...out_i] -> [B, ...out_i, ...in_k]
+          // [numel_k, (batch,) ...out_i] -> [(batch,) ...out_i, ...in_k]
           const order = [...Array(part.ndim).keys()].slice(1);
-          return batch(part.permute(...order, 0).reshape(v.batchSize, ...outShapes[i]!, ...shapes[k]!));
+          return batch(part.permute(...order, 0).reshape(...lead, ...outShapes[i]!, ...shapes[k]!));
         }),
       );
       const jac = arrange(out, flats, rows, argnums);
@@ -253,63 +253,7 @@ export function jacfwd(
 ): (...args: unknown[]) => TensorTree {
   const fn = 'func.jacfwd';
   const hasAux = check(fn, func, options);
-  return (...args: unknown[]) => {
-    const v = currentVmap();
-    if (v !== null) return batchedJacfwd(fn, func, argnums, hasAux, args, v);
-    return tidy(() =>
-      transformLevel(() => {
-        const nums = argnumsOf(fn, argnums, args.length);
-        const flats = differentiated(fn, args, nums);
-        const inputs = flats.flatMap((f) => f.leaves);
-        const numels = inputs.map((t) => t.numel);
-        let outFlat: Flattened | null = null;
-        let auxFlat: Flattened | null = null;
-        let outShapes: number[][] = [];
-        const tangentsOf = (...batch: Tensor[]): Tensor[] =>
-          forwardAd.dualLevel(() => {
-            let k = 0;
-            const duals = flats.map((f) =>
-              f.leaves.map((t) => {
-                const d = forwardAd.makeDual(t, batch[k]!.view(...t.shape));
-                k++;
-                return d;
-              }),
-            );
-            const [output, aux] = splitAux(
-              fn,
-              (func as (...a: unknown[]) => unknown)(...replaceArgs(args, nums, flats, duals)),
-              hasAux,
-            );
-            outFlat = flattenTree(output, `${fn}: the output of func`);
-            outShapes = outFlat.leaves.map((o) => o.shape);
-            auxFlat = flattenTree(aux, `${fn}: aux`);
-            const tangents = outFlat.leaves.map((o) => {
-              const { primal, tangent } = forwardAd.unpackDual(o);
-              return tangent ?? zerosLike(primal);
-            });
-            return [...tangents, ...auxFlat.leaves.map((t) => forwardAd.unpackDual(t).primal)];
-          });
-        const batched = forwardPass(() =>
-          vmapInternal(tangentsOf, 0, 0)(...standardBasis(inputs, numels)),
-        ) as Tensor[];
-        const out = outFlat! as Flattened;
-        if (out.leaves.length === 0)
-          throw new ArgumentError(`${fn}: func must return a Tensor, or arrays and records of them`);
-        const rows = batched.slice(0, out.leaves.length).map((jac, i) =>
-          split(jac, numels, 0).map((part, k) => {
-            const order = [...Array(part.ndim).keys()].slice(1);
-            return part.permute(...order, 0).reshape(...outShapes[i]!, ...inputs[k]!.shape);
-          }),
-        );
-        const jac = arrange(out, flats, rows, argnums);
-        if (!hasAux) return jac;
-        const aux = (auxFlat! as Flattened).rebuild(
-          batched.slice(out.leaves.length).map((t) => t.select(0, 0)),
-        );
-        return [jac, aux];
-      }),
-    );
-  };
+  return (...args: unknown[]) => forwardJacobian(fn, func, argnums, hasAux, args, currentVmap());
 }
 
 /**
