@@ -3,6 +3,7 @@
 // called, so shapes and options are checked here first.
 import { Tensor } from './tensor.js';
 import { ArgumentError, type ArgumentChecks } from '../util/arguments.js';
+import { scalarTensor } from './creation.js';
 
 /** `value` as a Tensor, or an error naming the function and the argument. */
 export function tensorArg(c: ArgumentChecks, value: unknown, name: string): Tensor {
@@ -49,4 +50,39 @@ export function pivotsArg(c: ArgumentChecks, value: unknown, factor: Tensor): Te
       `${c.fn}: pivots must be the int32 pivots [..., ${n}] returned with the factorisation, got a ${pivots.dtype} tensor of shape [${pivots.shape.join(', ')}]`,
     );
   return pivots;
+}
+
+/** matrixRank's and pinv's tolerances: numbers (or null), or tensors broadcast over the batch. */
+export type Tolerance = number | Tensor | null | undefined;
+
+/**
+ * The tolerances `atol` and `rtol` for the float overload (both numbers or absent) or the tensor
+ * one (at least one a tensor: a number beside it becomes a 0-d tensor of A's dtype, as PyTorch's
+ * own conversion). Numbers must be finite and >= 0; tensors of a floating dtype.
+ */
+export function tolerances(
+  c: ArgumentChecks,
+  A: Tensor,
+  atol: unknown,
+  rtol: unknown,
+):
+  | { tensors: false; atol: number | null; rtol: number | null }
+  | { tensors: true; atol: Tensor | null; rtol: Tensor | null } {
+  const check = (value: unknown, name: string): number | Tensor | null => {
+    if (value === undefined || value === null) return null;
+    if (value instanceof Tensor) {
+      if (!value.dtype.startsWith('float') && value.dtype !== 'bfloat16')
+        throw new ArgumentError(`${c.fn}: ${name} must be a floating point tensor, got ${value.dtype}`);
+      return value;
+    }
+    return c.number(value, name, { min: 0 });
+  };
+  const a = check(atol, 'options.atol');
+  const r = check(rtol, 'options.rtol');
+  if (!(a instanceof Tensor) && !(r instanceof Tensor)) return { tensors: false, atol: a, rtol: r };
+  const asTensor = (v: number | Tensor | null) =>
+    v === null || v instanceof Tensor
+      ? v
+      : scalarTensor(v, A.dtype === 'float64' ? 'float64' : 'float32', A.device);
+  return { tensors: true, atol: asTensor(a), rtol: asTensor(r) };
 }

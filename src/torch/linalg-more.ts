@@ -5,17 +5,12 @@
 import type { Tensor } from './tensor.js';
 import * as aten from './generated/aten.js';
 import type { MatrixNormOrder } from './linalg.js';
-import { ArgumentError, checksOf, type ArgumentChecks } from '../util/arguments.js';
-import { flagOptions, matrixArg, tensorArg } from './linalg-args.js';
+import { ArgumentError, checksOf } from '../util/arguments.js';
+import { flagOptions, matrixArg, tensorArg, tolerances, type Tolerance } from './linalg-args.js';
 import { tidy } from './scope.js';
 
 const product = (sizes: readonly number[]): number => sizes.reduce((a, b) => a * b, 1);
 const shapeText = (t: Tensor): string => `[${t.shape.join(', ')}]`;
-
-/** An optional tolerance: absent, null, or a finite number >= 0. */
-function tolerance(c: ArgumentChecks, value: unknown, name: string): number | null {
-  return value === undefined || value === null ? null : c.number(value, name, { min: 0 });
-}
 
 /**
  * The `n`-th power of the square matrices `A` [..., n, n] (torch.linalg.matrix_power), by
@@ -31,19 +26,23 @@ export function matrixPower(A: Tensor, n: number): Tensor {
 /**
  * The numerical rank of `A` [..., m, n] (torch.linalg.matrix_rank): the number of singular values
  * (eigenvalue magnitudes with `hermitian`) above max(atol, rtol · σ₁). Without tolerances, rtol
- * is eps(A's dtype) · max(m, n); with only `atol`, rtol is 0. Shape: [...], int64.
+ * is eps(A's dtype) · max(m, n); with only `atol`, rtol is 0. The tolerances are numbers, or
+ * tensors broadcast over the batch (one per matrix). Shape: [...], int64.
  */
 export function matrixRank(
   A: Tensor,
-  options: { atol?: number | null; rtol?: number | null; hermitian?: boolean } = {},
+  options: { atol?: Tolerance; rtol?: Tolerance; hermitian?: boolean } = {},
 ): Tensor {
   const c = checksOf('linalg.matrixRank');
   const flags = flagOptions(c, options, ['hermitian']);
   const hermitian = flags.hermitian ?? false;
   matrixArg(c, A, 'A', hermitian);
-  const atol = tolerance(c, options.atol, 'options.atol');
-  const rtol = tolerance(c, options.rtol, 'options.rtol');
-  return aten.linalg_matrix_rank_atol_rtol_float(A, atol, rtol, hermitian);
+  return tidy(() => {
+    const t = tolerances(c, A, options.atol, options.rtol);
+    return t.tensors
+      ? aten.linalg_matrix_rank_atol_rtol_tensor(A, t.atol, t.rtol, hermitian)
+      : aten.linalg_matrix_rank_atol_rtol_float(A, t.atol, t.rtol, hermitian);
+  });
 }
 
 /**

@@ -9,7 +9,9 @@ import { Tensor } from './tensor.js';
 import * as aten from './generated/aten.js';
 import type { DType } from './dtype.js';
 import { ArgumentError, checksOf, type ArgumentChecks } from '../util/arguments.js';
-import { matrixArg, tensorArg } from './linalg-args.js';
+import { matrixArg, tensorArg, tolerances, type Tolerance } from './linalg-args.js';
+export type { Tolerance } from './linalg-args.js';
+import { tidy } from './scope.js';
 
 export * from './linalg-more.js';
 export * from './linalg-factor.js';
@@ -231,19 +233,23 @@ export function lstsq(
 
 /**
  * The Moore-Penrose pseudo-inverse of `A` [..., m, n] (torch.linalg.pinv), from the SVD
- * (or eigh with `hermitian`), dropping singular values below max(atol, rtol · σ₁). Shape:
- * [..., n, m].
+ * (or eigh with `hermitian`), dropping singular values below max(atol, rtol · σ₁). The
+ * tolerances are numbers, or tensors broadcast over the batch (one per matrix). Shape: [..., n, m].
  */
-export function pinv(A: Tensor, options: { atol?: number; rtol?: number; hermitian?: boolean } = {}): Tensor {
+export function pinv(
+  A: Tensor,
+  options: { atol?: Tolerance; rtol?: Tolerance; hermitian?: boolean } = {},
+): Tensor {
   const c = checksOf('linalg.pinv');
   c.object(options, 'options');
-  matrixArg(c, A, 'A', options.hermitian === true);
-  return aten.linalg_pinv_atol_rtol_float(
-    A,
-    options.atol ?? null,
-    options.rtol ?? null,
-    options.hermitian ?? false,
-  );
+  const hermitian = options.hermitian ?? false;
+  matrixArg(c, A, 'A', hermitian === true);
+  return tidy(() => {
+    const t = tolerances(c, A, options.atol, options.rtol);
+    return t.tensors
+      ? aten.linalg_pinv_atol_rtol_tensor(A, t.atol, t.rtol, hermitian)
+      : aten.linalg_pinv_atol_rtol_float(A, t.atol, t.rtol, hermitian);
+  });
 }
 
 /** The matrix exponential of the square `A` [..., n, n] (torch.linalg.matrix_exp). Shape: `A`'s. */

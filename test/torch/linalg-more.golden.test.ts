@@ -2,12 +2,16 @@
 // scripts/golden/linalg_more.py), in float64 to 1e-9: values (LU and LDL factors and pivots as
 // they are, info codes exactly) and gradients of the differentiable functions; cond's gradient
 // for 'fro', ±1 and ±Infinity, whose backward fails in PyTorch 1.13, against the same steps out
-// of place. Then identities the factorisations satisfy, the named errors, and leaks.
+// of place. Then identities the factorisations satisfy, the named errors, and leaks; and
+// matrixRank's and pinv's tensor tolerances (scripts/golden/linalg_tolerances.py).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as torch from '../../src/torch/index.js';
 import { aten, linalg } from '../../src/torch/index.js';
 import { checkCase, loadGolden, type Inputs } from './linalg-fft-golden.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { assertClose, goldenDir } from '../helpers.js';
 
 type T = torch.Tensor;
 const golden = loadGolden<'cases'>('linalg_more.json');
@@ -219,4 +223,36 @@ test('bad arguments are errors naming the function, the argument and the remedy'
     for (const [fn, message] of cases) assert.throws(fn, message);
   });
   assert.equal(torch.liveTensors(), before, 'no tensor leaks');
+});
+
+test('matrixRank and pinv take tensor tolerances, one per matrix, as PyTorch 1.13 (scripts/golden/linalg_tolerances.py)', () => {
+  const g = JSON.parse(readFileSync(join(goldenDir, 'torch', 'linalg-tolerances.json'), 'utf8')) as Record<
+    string,
+    number[] | number[][][]
+  >;
+  const before = torch.liveTensors();
+  torch.tidy(() => {
+    const A = torch.tensor(g.A as number[][][], { dtype: 'float64' });
+    const atol = torch.tensor(g.atol as number[], { dtype: 'float64' });
+    const rtol = torch.tensor(g.rtol as number[], { dtype: 'float64' });
+    const ints = (t: T) => Array.from(t.toFloat64Array());
+    assert.deepEqual(ints(linalg.matrixRank(A, { atol })), g.rank_atol);
+    assert.deepEqual(ints(linalg.matrixRank(A, { rtol })), g.rank_rtol);
+    assert.deepEqual(ints(linalg.matrixRank(A, { atol, rtol })), g.rank_both);
+    const H = A.matmul(A.transpose(-1, -2));
+    assert.deepEqual(ints(linalg.matrixRank(H, { atol, hermitian: true })), g.rank_hermitian);
+    assertClose(linalg.pinv(A, { atol }).toFloat64Array(), g.pinv_atol as number[], 1e-9, 1e-9, 'pinv atol');
+    assertClose(linalg.pinv(A, { rtol }).toFloat64Array(), g.pinv_rtol as number[], 1e-9, 1e-9, 'pinv rtol');
+    // A number beside a tensor is that tolerance for every matrix.
+    assert.deepEqual(
+      ints(linalg.matrixRank(A, { atol: 0.05, rtol })),
+      ints(linalg.matrixRank(A, { atol: torch.full([3], 0.05, 'float64'), rtol })),
+    );
+    assert.throws(
+      () => linalg.matrixRank(A, { atol: torch.ones([3], 'int64') }),
+      /linalg\.matrixRank: options\.atol must be a floating point tensor, got int64/,
+    );
+    assert.throws(() => linalg.pinv(A, { rtol: -1 }), /linalg\.pinv: options\.rtol/);
+  });
+  assert.equal(torch.liveTensors(), before);
 });

@@ -6097,3 +6097,17 @@ export function linalg_eigvals(self_: Tensor): Tensor {
   if (op_linalg_eigvals < 0) op_linalg_eigvals = native.resolve('aten::linalg_eigvals', '');
   return wrap(native.call(op_linalg_eigvals, tensorArg(self_, 'linalg_eigvals', 'self')) as number);
 }
+
+let op_linalg_matrix_rank_atol_rtol_tensor = -1;
+/** `aten::linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor` */
+export function linalg_matrix_rank_atol_rtol_tensor(input: Tensor, atol?: Tensor | null, rtol?: Tensor | null, hermitian?: boolean): Tensor {
+  if (op_linalg_matrix_rank_atol_rtol_tensor < 0) op_linalg_matrix_rank_atol_rtol_tensor = native.resolve('aten::linalg_matrix_rank', 'atol_rtol_tensor');
+  return wrap(native.call(op_linalg_matrix_rank_atol_rtol_tensor, tensorArg(input, 'linalg_matrix_rank.atol_rtol_tensor', 'input'), atol === undefined ? undefined : atol == null ? atol : tensorArg(atol, 'linalg_matrix_rank.atol_rtol_tensor', 'atol'), rtol === undefined ? undefined : rtol == null ? rtol : tensorArg(rtol, 'linalg_matrix_rank.atol_rtol_tensor', 'rtol'), hermitian) as number);
+}
+
+let op_linalg_pinv_atol_rtol_tensor = -1;
+/** `aten::linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor` */
+export function linalg_pinv_atol_rtol_tensor(self_: Tensor, atol?: Tensor | null, rtol?: Tensor | null, hermitian?: boolean): Tensor {
+  if (op_linalg_pinv_atol_rtol_tensor < 0) op_linalg_pinv_atol_rtol_tensor = native.resolve('aten::linalg_pinv', 'atol_rtol_tensor');
+  return wrap(native.call(op_linalg_pinv_atol_rtol_tensor, tensorArg(self_, 'linalg_pinv.atol_rtol_tensor', 'self'), atol === undefined ? undefined : atol == null ? atol : tensorArg(atol, 'linalg_pinv.atol_rtol_tensor', 'atol'), rtol === undefined ? undefined : rtol == null ? rtol : tensorArg(rtol, 'linalg_pinv.atol_rtol_tensor', 'rtol'), hermitian) as number);
+}

@@ -796,4 +796,6 @@ export const EXPECTED_SCHEMAS: Readonly<Record<string, string>> = {
   "conj_physical": "aten::conj_physical(Tensor self) -> Tensor",
   "linalg_eig": "aten::linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)",
   "linalg_eigvals": "aten::linalg_eigvals(Tensor self) -> Tensor",
+  "linalg_matrix_rank.atol_rtol_tensor": "aten::linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor",
+  "linalg_pinv.atol_rtol_tensor": "aten::linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor",
 };
