@@ -8,34 +8,13 @@ dtypes; each case names a function of them whose outputs are listed with their d
 differentiable cases, the gradients with respect to the float inputs of sum_k (out_k * w_k).sum()
 over the float outputs, w_k = sin(1 + arange(numel)) in out_k's shape.
 Run: /usr/bin/python3 scripts/golden/tensor_elementwise.py"""
-import json
-import os
 
 import torch
+from tensor_cases import data, run, write
 
 torch.set_num_threads(1)
 torch.set_default_dtype(torch.float64)
 nan, inf = float("nan"), float("inf")
-
-
-def num(v):
-    """JSON has no NaN or infinities: they are written as the strings "NaN", "Infinity", "-Infinity"."""
-    return v if v == v and abs(v) != inf else str(v).replace("nan", "NaN").replace("inf", "Infinity")
-
-
-def data(x):
-    x = x.detach()
-    if x._is_zerotensor():  # the zero gradients of some operators have no storage
-        x = torch.zeros(x.shape, dtype=x.dtype)
-    return {
-        "shape": list(x.shape),
-        "dtype": str(x.dtype).replace("torch.", ""),
-        "data": [num(v) for v in x.reshape(-1).double().tolist()] if x.dtype != torch.int64 else x.reshape(-1).tolist(),
-    }
-
-
-def weights(x):
-    return torch.arange(x.numel(), dtype=torch.float64).add(1).sin().reshape(x.shape)
 
 
 T = torch.tensor
@@ -183,23 +162,4 @@ cases["logical"] = (
 )
 
 
-def run(table):
-    out = []
-    for label, (fn, differentiable) in table.items():
-        leaves = {k: v.clone().requires_grad_(differentiable and v.is_floating_point()) for k, v in inputs.items()}
-        outs = fn(leaves)
-        case = {"label": label, "outputs": [data(o) for o in outs]}
-        if differentiable:
-            loss = sum((o * weights(o)).sum() for o in outs if o.is_floating_point())
-            used = [k for k, v in leaves.items() if v.requires_grad]
-            grads = torch.autograd.grad(loss, [leaves[k] for k in used], allow_unused=True)
-            case["grads"] = {k: data(g) for k, g in zip(used, grads) if g is not None}
-        out.append(case)
-    return out
-
-
-golden = {"inputs": {k: data(v) for k, v in inputs.items()}, "cases": run(cases)}
-path = os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "tensor_elementwise.json")
-with open(path, "w") as f:
-    json.dump(golden, f)
-print(f"wrote {path}: {len(golden['cases'])} cases")
+write("tensor_elementwise.json", {"inputs": {k: data(v) for k, v in inputs.items()}, "cases": run(cases, inputs)})

@@ -9,32 +9,13 @@ them whose outputs are listed with their dtypes. For the differentiable cases, t
 respect to the float inputs of sum_k (out_k * w_k).sum() over the float outputs, w_k =
 sin(1 + arange(numel)) in out_k's shape.
 Run: /usr/bin/python3 scripts/golden/tensor_reductions.py"""
-import json
-import os
 
 import torch
+from tensor_cases import data, run, write
 
 torch.set_num_threads(1)
 torch.set_default_dtype(torch.float64)
 torch.manual_seed(0)
-
-
-def num(v):
-    """JSON has no NaN or infinities: they are written as the strings "NaN", "Infinity", "-Infinity"."""
-    return v if v == v and abs(v) != float("inf") else str(v).replace("nan", "NaN").replace("inf", "Infinity")
-
-
-def data(x):
-    x = x.detach()
-    return {
-        "shape": list(x.shape),
-        "dtype": str(x.dtype).replace("torch.", ""),
-        "data": [num(v) for v in x.reshape(-1).double().tolist()] if x.is_floating_point() else x.reshape(-1).long().tolist(),
-    }
-
-
-def weights(x):
-    return torch.arange(x.numel(), dtype=torch.float64).add(1).sin().reshape(x.shape)
 
 
 L = torch.tensor  # int64 for integer lists
@@ -169,21 +150,6 @@ cases = {
 }
 
 
-def run(table):
-    out = []
-    for label, (fn, differentiable) in table.items():
-        leaves = {k: v.clone().requires_grad_(differentiable and v.is_floating_point()) for k, v in inputs.items()}
-        outs = fn(leaves)
-        case = {"label": label, "outputs": [data(o) for o in outs]}
-        if differentiable:
-            loss = sum((o * weights(o)).sum() for o in outs if o.is_floating_point())
-            used = [k for k, v in leaves.items() if v.requires_grad]
-            grads = torch.autograd.grad(loss, [leaves[k] for k in used], allow_unused=True)
-            case["grads"] = {k: data(g) for k, g in zip(used, grads) if g is not None}
-        out.append(case)
-    return out
-
-
 # The random fills and draws: label -> (seed, function returning the filled tensor). Each starts
 # from torch.manual_seed(seed) on the global generator.
 F = lambda *shape: torch.empty(*shape, dtype=torch.float64)  # noqa: E731
@@ -215,8 +181,6 @@ def run_random(table):
     return out
 
 
-golden = {"inputs": {k: data(v) for k, v in inputs.items()}, "cases": run(cases), "random": run_random(random_cases)}
-path = os.path.join(os.path.dirname(__file__), "..", "..", "test", "golden", "torch", "tensor_reductions.json")
-with open(path, "w") as f:
-    json.dump(golden, f)
-print(f"wrote {path}: {len(golden['cases'])} cases, {len(golden['random'])} random draws")
+golden = {"inputs": {k: data(v) for k, v in inputs.items()}, "cases": run(cases, inputs), "random": run_random(random_cases)}
+write("tensor_reductions.json", golden)
+print(f"{len(golden['random'])} random draws")

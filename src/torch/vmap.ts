@@ -283,19 +283,21 @@ export function vmapInternal(
 }
 
 /**
- * Runs the mapped function. libtorch's refusals of what cannot run on a batch (an operator
- * without a batching rule, reading values, a random operator) become one ArgumentError naming
- * vmap and the way out; other errors pass unchanged.
+ * libtorch's refusals of work on batched tensors: an operator without a batching rule (its
+ * message "Batching rule not implemented for aten::<op>") and libtorch's own messages that start
+ * "vmap: " (a random operator, data-dependent control flow).
  */
-// libtorch's refusals of work on batched tensors: an operator without a batching rule ("Batching
-// rule not implemented for aten::op ...") and its own messages that start "vmap: " (a random
-// operator, data-dependent control flow).
 const LIBTORCH_REFUSAL = /Batching rule not implemented|\bvmap: /;
 /** "vmap: We do not yet support calling random operations inside of vmap". */
 const RANDOM_OPERATOR = /random operations/;
 /** Reading a mapped tensor's values: tailor's readers (item, toArray...) or the ATen ops behind them. */
 const VALUE_READ = /^(item|to[A-Z]\w*):|aten::(item|_local_scalar_dense|is_nonzero)\b/;
 
+/**
+ * Runs the mapped function. libtorch's refusals of what cannot run on a batch (an operator
+ * without a batching rule, reading values, a random operator) become one ArgumentError naming
+ * vmap and the way out; other errors pass unchanged.
+ */
 function callMapped(func: (...args: never[]) => unknown, inputs: unknown[], name: string): unknown {
   try {
     return (func as (...a: unknown[]) => unknown)(...inputs);
