@@ -9,16 +9,11 @@ import { Tensor } from './tensor.js';
 import * as aten from './generated/aten.js';
 import { attachTensorFunctions, attachTensorMembers } from './tensor-attach.js';
 import { isComplexDtype } from './complex-values.js';
-import { ArgumentError, describeValue } from '../util/arguments.js';
-
-function tensorArg(fn: string, value: unknown, name = 'input'): Tensor {
-  if (!(value instanceof Tensor))
-    throw new ArgumentError(`${fn}: ${name} must be a Tensor, got ${describeValue(value)}`);
-  return value;
-}
+import { ArgumentError, checksOf } from '../util/arguments.js';
+import { tensorArg } from './tensor-args.js';
 
 function complexArg(fn: string, value: unknown): Tensor {
-  const t = tensorArg(fn, value);
+  const t = tensorArg(checksOf(fn), value, 'input');
   if (!isComplexDtype(t.dtype))
     throw new ArgumentError(
       `${fn}: input must be a complex tensor (complex64 or complex128), got ${t.dtype}; make one with torch.complex(real, imag) or torch.viewAsComplex`,
@@ -31,7 +26,7 @@ function complexArg(fn: string, value: unknown): Tensor {
  * float64 for complex128); a real tensor itself.
  */
 export function real(input: Tensor): Tensor {
-  return aten.real(tensorArg('real', input));
+  return aten.real(tensorArg(checksOf('real'), input, 'input'));
 }
 
 /** The imaginary part of a complex tensor, a view (torch.imag). */
@@ -47,7 +42,7 @@ export function viewAsReal(input: Tensor): Tensor {
 
 /** A float tensor [..., 2] of (real, imaginary) pairs as a complex view [...] (torch.view_as_complex). */
 export function viewAsComplex(input: Tensor): Tensor {
-  const t = tensorArg('viewAsComplex', input);
+  const t = tensorArg(checksOf('viewAsComplex'), input, 'input');
   if (t.dtype !== 'float32' && t.dtype !== 'float64')
     throw new ArgumentError(
       `viewAsComplex: input must be float32 or float64 (pairs of parts), got ${t.dtype}`,
@@ -72,41 +67,41 @@ export function viewAsComplex(input: Tensor): Tensor {
  * ```
  */
 export function complex(realPart: Tensor, imagPart: Tensor): Tensor {
-  tensorArg('complex', realPart, 'real');
-  tensorArg('complex', imagPart, 'imag');
+  tensorArg(checksOf('complex'), realPart, 'real');
+  tensorArg(checksOf('complex'), imagPart, 'imag');
   return aten.complex(realPart, imagPart);
 }
 
 /** The complex tensor abs * (cos(angle) + i sin(angle)) (torch.polar). */
 export function polar(abs: Tensor, angle: Tensor): Tensor {
-  tensorArg('polar', abs, 'abs');
-  tensorArg('polar', angle, 'angle');
+  tensorArg(checksOf('polar'), abs, 'abs');
+  tensorArg(checksOf('polar'), angle, 'angle');
   return aten.polar(abs, angle);
 }
 
 /** The argument (phase) of each element in radians; 0 or pi for real numbers (torch.angle). */
 export function angle(input: Tensor): Tensor {
-  return aten.angle(tensorArg('angle', input));
+  return aten.angle(tensorArg(checksOf('angle'), input, 'input'));
 }
 
 /** The complex conjugate, as a lazily conjugated view (torch.conj); a real tensor itself. */
 export function conj(input: Tensor): Tensor {
-  return aten.conj(tensorArg('conj', input));
+  return aten.conj(tensorArg(checksOf('conj'), input, 'input'));
 }
 
 /** The complex conjugate computed into new memory (torch.conj_physical). */
 export function conjPhysical(input: Tensor): Tensor {
-  return aten.conj_physical(tensorArg('conjPhysical', input));
+  return aten.conj_physical(tensorArg(checksOf('conjPhysical'), input, 'input'));
 }
 
 /** A lazily conjugated tensor materialized (torch.resolve_conj); any other tensor itself. */
 export function resolveConj(input: Tensor): Tensor {
-  return aten.resolve_conj(tensorArg('resolveConj', input));
+  return aten.resolve_conj(tensorArg(checksOf('resolveConj'), input, 'input'));
 }
 
 /** Whether the tensor's dtype is complex (torch.is_complex). */
 export function isComplex(input: Tensor): boolean {
-  return isComplexDtype(tensorArg('isComplex', input).dtype);
+  return isComplexDtype(tensorArg(checksOf('isComplex'), input, 'input').dtype);
 }
 
 declare module './tensor.js' {
